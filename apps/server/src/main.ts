@@ -1,0 +1,2 @@
+// Placeholder entry; the server issue replaces it.
+console.log('server skeleton');

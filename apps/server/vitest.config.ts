@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests start real servers on loopback ports with temporary databases;
+// they are slower than unit tests, so they get generous time-outs.
+export default defineConfig({
+  test: {
+    name: 'server',
+    environment: 'node',
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});

@@ -1,0 +1,29 @@
+// Sums the test runners' machine-readable reports into the one closing line CI reads.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const [dir, ...failedSteps] = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+
+const vitest = join(dir, 'vitest.json');
+if (existsSync(vitest)) {
+  const report = JSON.parse(readFileSync(vitest, 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  console.log(`vitest: ${report.numPassedTests} passed, ${report.numFailedTests} failed`);
+}
+const playwright = join(dir, 'playwright.json');
+if (existsSync(playwright)) {
+  const { stats } = JSON.parse(readFileSync(playwright, 'utf8'));
+  passed += stats.expected + (stats.flaky ?? 0);
+  failed += stats.unexpected;
+  console.log(`playwright: ${stats.expected} passed, ${stats.unexpected} failed`);
+}
+if (failedSteps.length > 0) {
+  console.log(`failed steps: ${failedSteps.join(', ')}`);
+  // A failed step with no failing test of its own (lint, types, build) still fails the run.
+  failed += failedSteps.filter((s) => s !== 'vitest' && s !== 'e2e').length;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed > 0 || failedSteps.length > 0 ? 1 : 0);

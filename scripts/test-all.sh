@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Every test of the repository: lint, types, unit and integration suites (SQLite and PostgreSQL),
+# the web bundle budget, then the browser journeys in Chromium. Ends with one summary line that
+# sums every runner: `N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=.test-results
+rm -rf "$out" && mkdir -p "$out"
+failed_steps=()
+
+run_step() {
+  local name=$1; shift
+  echo "::: $name"
+  if ! "$@"; then failed_steps+=("$name"); fi
+}
+
+run_step lint npm run lint
+run_step typecheck npm run typecheck
+
+pg_env=$(bash scripts/ensure-postgres.sh) || { echo "could not start PostgreSQL"; failed_steps+=(postgres); }
+eval "$pg_env"
+trap '[ -n "${UNIT_PG_DIR:-}" ] && bash scripts/ensure-postgres.sh stop "$UNIT_PG_DIR"' EXIT
+
+run_step vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json"
+run_step build npm run build
+if [ -f apps/web/scripts/bundle-size.mjs ]; then run_step bundle-budget node apps/web/scripts/bundle-size.mjs; fi
+run_step e2e bash scripts/test-e2e.sh "$out/playwright.json"
+
+node scripts/summarize.mjs "$out" "${failed_steps[@]}"
