@@ -1,0 +1,53 @@
+// The one way the guardian and the API reach a Bitcoin network. Two adapters implement it: the
+// in-process devnet and an HTTP client of esplora/mempool/ordinals-compatible services.
+import type { AddressStatsDto, RecommendedFeesDto, UnitOutputDto, UtxoDto } from '@unit/protocol';
+
+export interface TxStatus {
+  confirmed: boolean;
+  block_height?: number;
+  block_hash?: string;
+  block_time?: number;
+}
+
+export interface ChainTip {
+  height: number;
+  hash: string;
+}
+
+/** A transaction output as the chain sees it, with the UNIT it carries. */
+export interface ChainOutput {
+  txid: string;
+  vout: number;
+  value: number;
+  script_hex: string;
+  address: string | null;
+  unit_amount: number;
+  spent: boolean;
+  status: TxStatus;
+}
+
+export class BroadcastError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BroadcastError';
+  }
+}
+
+export interface Chain {
+  tip(): Promise<ChainTip>;
+  addressStats(address: string): Promise<AddressStatsDto>;
+  /** Every unspent output of the address, mempool included. */
+  utxos(address: string): Promise<UtxoDto[]>;
+  /** Unspent outputs that carry no runes: safe to spend for BTC. */
+  paymentUtxos(address: string): Promise<UtxoDto[]>;
+  /** Outputs carrying UNIT at the address (SPEC §3 UNIT output). */
+  unitOutputs(address: string): Promise<UnitOutputDto[]>;
+  output(txid: string, vout: number): Promise<ChainOutput | null>;
+  txHex(txid: string): Promise<string | null>;
+  txStatus(txid: string): Promise<TxStatus | null>;
+  /** Raw hex in, txid out; refusals throw BroadcastError with the node's reason. */
+  broadcast(rawHex: string): Promise<string>;
+  fees(): Promise<RecommendedFeesDto>;
+  /** Resolves on each new block; returns an unsubscribe function. */
+  onBlock(listener: (tip: ChainTip) => void): () => void;
+}

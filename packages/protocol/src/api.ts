@@ -1,0 +1,333 @@
+// The wire contract between apps/server and apps/web: JSON shapes of /api, the guardian RPC and the
+// chain services. Amounts on the wire are integers (sats, UNIT hundredths) as JSON numbers or, where
+// they may exceed 2^53, decimal strings. SPEC §3 field names are kept as the spec spells them.
+
+export type Network = 'devnet' | 'signet' | 'mutinynet' | 'mainnet';
+
+/** GET /api/config: every URL and configurable constant the web app uses. */
+export interface ConfigDto {
+  network: Network;
+  /** Base URLs, absolute or relative to the app's origin. */
+  esploraUrl: string;
+  mempoolUrl: string;
+  ordinalsUrl: string;
+  runesUrl: string;
+  explorerUrl: string;
+  guardianUrl: string;
+  docsUrl: string;
+  social: { twitter: string; discord: string; telegram: string };
+  guardPubkey: string;
+  treasuryPubkey: string;
+  unitRuneId: string;
+  telegramBot: string | null;
+  constants: {
+    minBtcSats: number;
+    dustLimitSats: number;
+    minVaultBalanceSats: number;
+    collateralPercent: number;
+    liquidationThresholdPercent: number;
+    unitPostageSats: number;
+    flowTimeoutMs: number;
+    amountIntDigits: { btc: number; unit: number; usd: number };
+  };
+}
+
+/** GET /api/bitcoin-price (SPEC §7). */
+export interface BitcoinPriceDto {
+  USD: number;
+  /** unix seconds */
+  time: number;
+}
+
+export type TimePeriod = '24h' | '7d' | '30d' | '1y';
+
+export interface PricePointDto {
+  /** unix seconds */
+  timestamp: number;
+  price: number;
+}
+
+/** GET /api/price-history?timePeriod= (SPEC §7). */
+export interface PriceHistoryDto {
+  data: PricePointDto[];
+  /** percent change over the period */
+  change: number;
+  error: string | null;
+}
+
+/** GET /api/oracle/quote?th=&ts= */
+export interface OracleQuoteDto {
+  price_cents: number;
+  /** unix seconds of the price */
+  time: number;
+  th: number;
+  ts: number;
+  threshold_hash: string;
+  is_expired: boolean;
+  secret: string | null;
+  oracle_pubkey: string;
+  /** Schnorr signature over sha256("unit/quote" || u64be(price_cents) || u32be(time) || u64be(th) || u32be(ts)) */
+  signature: string;
+}
+
+/** GET /api/vaults/by-pubkey/:pubkey (404 {code:'not_found'} when none) — SPEC §3 Vault. */
+export interface VaultDto {
+  vault_id: string;
+  vault_tag: string;
+  name: string;
+  unit_borrowed: number;
+  /** sats */
+  btc_locked: number;
+  creation_account: string;
+  guard_pubkey: string;
+  master_id: string;
+  vault_pubkey: string;
+  vault_txid: string;
+  vault_vout: number;
+  threshold_cents: number;
+  stamp: number;
+  status: 'active' | 'liquidated' | 'repossessed';
+  created_at: number;
+}
+
+export type ActionCode = 'o' | 'b' | 'd' | 'r' | 'w' | 'l' | 'x';
+
+/** GET /api/vaults/:vaultId/history — SPEC §3 Vault history record. */
+export interface VaultHistoryRecordDto {
+  timestamp: number;
+  action: ActionCode;
+  btc_amt: number;
+  unit_amt: number;
+  vault_amount: number;
+  amount_borrowed: number;
+  oracle_price: number;
+  transaction_id: string;
+  utxo: string;
+  utxo_script: string;
+  liquidation_hash: string | null;
+  liquidation_threshold: number | null;
+  vault_id: string;
+  confirmed: boolean;
+}
+
+/** GET /api/vaults/:vaultId/points — SPEC §3 History point. */
+export interface HistoryPointDto {
+  timestamp: number;
+  btc_locked: number;
+  unit_borrowed: number;
+  vaults: number;
+}
+
+/** GET /api/liquidations */
+export interface LiquidatedVaultDto {
+  vault_id: string;
+  name: string;
+  btc_locked: number;
+  unit_borrowed: number;
+  threshold_cents: number;
+  liquidated_at: number;
+  liquidation_hash: string;
+  status: 'liquidated' | 'repossessed';
+}
+
+/** GET /api/quote?action=&amount=&feeRate= : operation cost of an action. */
+export interface OperationQuoteDto {
+  action: VaultAction;
+  fee_rate: number;
+  vsize: number;
+  operation_cost_sats: number;
+}
+
+/** GET {mempool}/{network}/api/v1/fees/recommended (SPEC §7). */
+export interface RecommendedFeesDto {
+  fastestFee: number;
+  halfHourFee: number;
+  hourFee: number;
+  economyFee: number;
+  minimumFee: number;
+}
+
+/** Esplora UTXO (GET {esplora}/address/:address/utxo). */
+export interface UtxoDto {
+  txid: string;
+  vout: number;
+  value: number;
+  status: { confirmed: boolean; block_height?: number; block_hash?: string; block_time?: number };
+}
+
+/** GET {runes}/address/:address/outputs — SPEC §3 UNIT output. */
+export interface UnitOutputDto {
+  txid: string;
+  vout: number;
+  script_hex: string;
+  btc_amount: number;
+  unit_amount: number;
+  spent: boolean;
+}
+
+/** Esplora address summary (SPEC §7: funded - spent = balance). */
+export interface AddressStatsDto {
+  address: string;
+  chain_stats: {
+    funded_txo_count: number;
+    funded_txo_sum: number;
+    spent_txo_count: number;
+    spent_txo_sum: number;
+    tx_count: number;
+  };
+  mempool_stats: {
+    funded_txo_count: number;
+    funded_txo_sum: number;
+    spent_txo_count: number;
+    spent_txo_sum: number;
+    tx_count: number;
+  };
+}
+
+/** Every error body of /api and every guardian RPC error's data. */
+export interface ApiErrorDto {
+  error: string;
+  code: ErrorCode;
+}
+
+export type ErrorCode =
+  | 'bad_request'
+  | 'not_found'
+  | 'rate_limited'
+  | 'not_devnet'
+  | 'no_price'
+  | 'quote_expired'
+  | 'below_minimum'
+  | 'dust'
+  | 'fee_too_low'
+  | 'ratio_too_low'
+  | 'insufficient_funds'
+  | 'bad_signature'
+  | 'bad_transaction'
+  | 'replayed'
+  | 'expired'
+  | 'foreign_vault'
+  | 'vault_exists'
+  | 'vault_busy'
+  | 'vault_liquidated'
+  | 'not_liquidated'
+  | 'reservation_missing'
+  | 'broadcast_failed'
+  | 'internal';
+
+// ---- Guardian RPC (JSON-RPC 2.0 over WebSocket at /guardian) ----
+
+export type VaultAction = 'open' | 'deposit' | 'withdraw' | 'borrow' | 'repay' | 'repossess';
+
+/** unit.reserve params (SPEC §3 Reserve). */
+export interface ReserveParams {
+  unit_amount: number;
+  vault_action: 'open' | 'borrow' | 'repay';
+  vault_pubkey: string;
+}
+
+export interface ReserveResult {
+  reservation_id: string;
+  /** unix seconds */
+  expires_at: number;
+  /** open and borrow: the treasury UNIT UTXO the transaction must spend */
+  treasury_utxo: {
+    txid: string;
+    vout: number;
+    value: number;
+    script_hex: string;
+    unit_amount: number;
+  } | null;
+  treasury_address: string;
+  postage_sats: number;
+}
+
+/** Common envelope of vault.* requests: the wallet-signed PSBT plus what the guardian needs to check it. */
+export interface SignedVaultRequest<P> {
+  payload: P;
+  vault_pubkey: string;
+  /** base64 PSBT with the wallet's signatures */
+  psbt: string;
+  /** hex, 16 bytes; also inside the state record */
+  nonce: string;
+  expires_at: number;
+  quote: { th: number; ts: number };
+  reservation_id?: string;
+}
+
+export interface CreateConfigPayload {
+  borrow_amount: number;
+  deposit_amount: number;
+  vault_label: string;
+  tx_feerate: number;
+}
+export interface BorrowPayload {
+  borrow_amount: number;
+  deposit_amount: 0;
+  tx_feerate: number;
+}
+export interface RepayPayload {
+  repay_amount: number;
+  deposit_amount: 0;
+  tx_feerate: number;
+}
+export interface DepositPayload {
+  deposit_amount: number;
+  tx_feerate: number;
+}
+export interface WithdrawPayload {
+  change_amount: number;
+  tx_feerate: number;
+}
+export interface RepossessPayload {
+  liquidated_vault_id: string;
+  tx_feerate: number;
+}
+
+/** SPEC §3 Responses. Open and borrow are one transaction, so issue_txid equals vault_txid. */
+export interface OpenResult {
+  issue_txid: string;
+  vault_txid: string;
+  vault_id: string;
+}
+export interface BorrowResult {
+  issue_txid: string;
+  vault_txid: string;
+}
+export interface RepayResult {
+  repay_txid: string;
+  vault_txid: string;
+}
+export interface VaultTxResult {
+  vault_txid: string;
+}
+
+export interface GuardianMethods {
+  'unit.reserve': { params: ReserveParams; result: ReserveResult };
+  'vault.open': { params: SignedVaultRequest<CreateConfigPayload>; result: OpenResult };
+  'vault.deposit': { params: SignedVaultRequest<DepositPayload>; result: VaultTxResult };
+  'vault.withdraw': { params: SignedVaultRequest<WithdrawPayload>; result: VaultTxResult };
+  'vault.borrow': { params: SignedVaultRequest<BorrowPayload>; result: BorrowResult };
+  'vault.repay': { params: SignedVaultRequest<RepayPayload>; result: RepayResult };
+  'vault.repossess': { params: SignedVaultRequest<RepossessPayload>; result: VaultTxResult };
+}
+
+/**
+ * Progress notification `vault.progress` for tracker steps (SPEC §4): 2 request received,
+ * 3 validation, 4 network approvals, 5 submitting. `request` is the request's nonce.
+ */
+export interface ProgressNotification {
+  request: string;
+  step: 2 | 3 | 4 | 5;
+}
+
+/** POST /api/notify (SPEC §3 Telegram notify payload). */
+export interface TelegramNotifyDto {
+  network: Network;
+  address: string;
+  tx_id: string;
+  tx_action: VaultAction;
+  btc_amount: number;
+  unit_amount: number;
+  vault_id: string;
+}
