@@ -242,6 +242,9 @@ export interface ReserveResult {
   postage_sats: number;
 }
 
+/** What the guardian needs of an oracle quote to check it: the oracle's signature binds them. */
+export type SignedQuote = Pick<OracleQuoteDto, 'price_cents' | 'time' | 'th' | 'ts' | 'signature'>;
+
 /** Common envelope of vault.* requests: the wallet-signed PSBT plus what the guardian needs to check it. */
 export interface SignedVaultRequest<P> {
   payload: P;
@@ -251,7 +254,8 @@ export interface SignedVaultRequest<P> {
   /** hex, 16 bytes; also inside the state record */
   nonce: string;
   expires_at: number;
-  quote: { th: number; ts: number };
+  /** the oracle quote the state record was built on, as GET /api/oracle/quote answered it */
+  quote: SignedQuote;
   reservation_id?: string;
 }
 

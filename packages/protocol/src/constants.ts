@@ -1,3 +1,103 @@
-// SPEC §9 and ../shared/CONSTANTS.md: the one source of every business constant.
+// SPEC §9 and ../shared/CONSTANTS.md: the one source of every business constant. Values SPEC.md
+// leaves open are ours (CONSTANTS.md says where each comes from); the configurable ones are served to
+// the web app by GET /api/config, so the functions that use them also take an override.
+
+import type { ConfigDto } from './api';
+
+// ---- Units (SPEC §9) ----
 export const SATS_PER_BTC = 100_000_000n;
 export const UNIT_CENTS_PER_UNIT = 100n;
+export const USD_CENTS_PER_USD = 100n;
+export const BTC_DECIMALS = 8;
+export const UNIT_DECIMALS = 2;
+export const USD_DECIMALS = 2;
+/** Integer-part digit cap of an amount input (SPEC §5: value not shown; ours, configurable). */
+export const AMOUNT_INT_DIGITS = { btc: 8, unit: 12, usd: 12 } as const;
+
+// ---- Amount limits (ours, SPEC §9: values not shown) ----
+/** Standard P2WPKH/P2TR dust limit. */
+export const DUST_LIMIT_SATS = 546;
+export const MIN_VAULT_BALANCE_SATS = 10_000;
+/** 0.00005 BTC, configurable. */
+export const MIN_BTC_SATS = 5_000;
+
+// ---- Ratios (SPEC §4, §9) ----
+/** Collateral constant of the borrow and withdraw maxima: 1.6, i.e. 160%. */
+export const COLLATERAL_PERCENT = 160;
+export const LIQUIDATION_THRESHOLD_PERCENT = 135;
+/** Collateral ratio shown when it cannot be computed (SPEC §9). */
+export const DEFAULT_COLLATERAL_RATIO = 160;
+export const HEALTH_DISPLAY_CAP_PERCENT = 500;
+/** SPEC §5: a health factor of 1 means N/A. */
+export const HEALTH_FACTOR_NOT_APPLICABLE = 1;
+export const HEALTH_BANDS = {
+  risky: { min: 135, max: 160 },
+  moderate: { min: 161, max: 195, gaugeMax: 200 },
+  healthy: { min: 196, max: 230 },
+} as const;
+
+// ---- Chart (SPEC §9) ----
+export const CHART_Y_FLOOR = 125;
+export const CHART_Y_TOP = 500;
+export const CHART_LIQUIDATION_LINE = 135;
+export const CHART_Y_TICKS = [125, 200, 275, 350, 425, 500] as const;
+
+// ---- UNIT ----
+/** UNIT is valued at face value (SPEC §9: value not shown; ours). */
+export const UNIT_PRICE_USD = 1;
+export const UNIT_POSTAGE_SATS = 10_000;
+
+// ---- Fees (SPEC §9) ----
+/** Vin allowance: 350 vbytes per fee-rate unit added to every operation cost. */
+export const VIN_ALLOWANCE_VBYTES = 350;
+export const DUST_CHANGE_RETRIES = 5;
+export const DEFAULT_FEE_RATE = 1;
+/** The fee rate is reduced while FEE_CAP_VBYTES at that rate cost more than FEE_CAP_USD. */
+export const FEE_CAP_VBYTES = 1000;
+export const FEE_CAP_USD = 1000;
+
+// ---- Time (SPEC §4, §7, §9; ours where marked) ----
+/** Flow time-out: guardian 60 s + 5 s buffer (ours). */
+export const FLOW_TIMEOUT_MS = 65_000;
+/** unit.reserve time limit for repay and open (SPEC §7). */
+export const RESERVE_TIMEOUT_MS = 30_000;
+export const RETRY_COUNTDOWN_SECONDS = 30;
+export const LIQUIDATED_MARKER_TTL_SECONDS = 21_600;
+/** The guardian refuses an oracle quote older than this (ours, protocol docs). */
+export const ORACLE_QUOTE_MAX_AGE_SECONDS = 300;
+/** Repossession tax: share of the liquidated collateral sent to the treasury (ours, protocol docs). */
+export const REPOSSESSION_TAX_PERCENT = 15;
+export const PRICE_REFETCH_MS = 30_000;
+export const PRICE_HISTORY_24H_STALE_MS = 3_600_000;
+export const PRICE_HISTORY_RETRIES = 5;
+export const PRICE_HISTORY_RETRY_DELAY_MS = 5_000;
+export const WALLET_BALANCE_STALE_MS = 60_000;
+export const POST_STEP_DELAY_MS = 350;
+export const CLIPBOARD_TOAST_MS = 1_500;
+export const VAULT_REFRESH_AFTER_CREATE_MS = 5_000;
+export const TELEGRAM_NOTIFY_DELAY_MS = 5_000;
+export const TELEGRAM_NOTIFY_RETRIES_ACTION = 0;
+export const TELEGRAM_NOTIFY_RETRIES_CREATE = 5;
+export const TELEGRAM_NOTIFY_RETRY_DELAY_MS = 5_000;
+
+// ---- Storage, tables, inputs ----
+/** Pending transactions are stored per wallet under the first 6 characters of the address (SPEC §4). */
+export const PENDING_KEY_PREFIX_LENGTH = 6;
+/** SPEC §2, first reading: desktop pages of 5 rows, mobile batches of 5 per month group. */
+export const TRANSACTIONS_PAGE_SIZE = 5;
+export const TRANSACTIONS_MOBILE_BATCH = 5;
+export const VAULT_NAME_MAX_LENGTH = 20;
+export const TESTNET_ADDRESS_MIN_LENGTH = 39;
+export const TESTNET_ADDRESS_MAX_LENGTH = 59;
+
+/** The configurable constants as GET /api/config serves them by default. */
+export const DEFAULT_CONFIG_CONSTANTS: ConfigDto['constants'] = {
+  minBtcSats: MIN_BTC_SATS,
+  dustLimitSats: DUST_LIMIT_SATS,
+  minVaultBalanceSats: MIN_VAULT_BALANCE_SATS,
+  collateralPercent: COLLATERAL_PERCENT,
+  liquidationThresholdPercent: LIQUIDATION_THRESHOLD_PERCENT,
+  unitPostageSats: UNIT_POSTAGE_SATS,
+  flowTimeoutMs: FLOW_TIMEOUT_MS,
+  amountIntDigits: { ...AMOUNT_INT_DIGITS },
+};

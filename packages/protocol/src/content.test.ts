@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { CONTENT } from './content';
+import * as constants from './constants';
+
+describe('content', () => {
+  it('quotes the spec texts exactly, typos included', () => {
+    expect(CONTENT.walletPicker.prompt).toBe('Select your preffered wallet to open a vault.');
+    expect(CONTENT.vaultPage.creationPending).toBe(
+      'Your vault is under construction. Almost there! This might take about 10 minutes.',
+    );
+    expect(CONTENT.vaultPage.created).toBe('Vault Successfully Created!');
+    expect(CONTENT.actionDrawer.successTitles).toEqual({
+      deposit: 'BTC Deposit Submitted',
+      withdraw: 'BTC Withdrawal Submitted',
+      borrow: 'Vault Borrow Submitted!',
+      repay: 'UNIT Repayment Submitted',
+    });
+    expect(CONTENT.actionDrawer.withdrawTooltip).toBe(
+      'Amount of BTC you can withdraw from your vault while keeping your collateral ratio >=160%.',
+    );
+    expect(CONTENT.errorScreen.body).toBe(
+      "We've encountered an unexpected error. Our team has been notified and is working on a fix.",
+    );
+    expect(CONTENT.dashboard.liquidatingBadge).toBe('Liquidating...');
+    expect(CONTENT.dashboard.liquidationModalTitle).toBe('Vault in Liquidation');
+    expect(CONTENT.pendingStatus['In Progress']).toBe('Finalizing...');
+  });
+  it('names the five create steps in order', () => {
+    expect(CONTENT.createDrawer.steps).toEqual([
+      'Name Your Vault',
+      'Create Vault',
+      'Confirmation',
+      'Transaction tracker',
+      'Success',
+    ]);
+  });
+});
+
+describe('constants', () => {
+  it('hold the values of CONSTANTS.md', () => {
+    expect(constants.SATS_PER_BTC).toBe(100_000_000n);
+    expect(constants.UNIT_CENTS_PER_UNIT).toBe(100n);
+    expect(constants.DUST_LIMIT_SATS).toBe(546);
+    expect(constants.MIN_VAULT_BALANCE_SATS).toBe(10_000);
+    expect(constants.MIN_BTC_SATS).toBe(5_000);
+    expect(constants.COLLATERAL_PERCENT).toBe(160);
+    expect(constants.LIQUIDATION_THRESHOLD_PERCENT).toBe(135);
+    expect(constants.UNIT_POSTAGE_SATS).toBe(10_000);
+    expect(constants.VIN_ALLOWANCE_VBYTES).toBe(350);
+    expect(constants.LIQUIDATED_MARKER_TTL_SECONDS).toBe(21_600);
+    expect(constants.FLOW_TIMEOUT_MS).toBe(65_000);
+    expect(constants.AMOUNT_INT_DIGITS).toEqual({ btc: 8, unit: 12, usd: 12 });
+  });
+  it('serve the configurable ones to /api/config with the same values', () => {
+    expect(constants.DEFAULT_CONFIG_CONSTANTS).toEqual({
+      minBtcSats: 5_000,
+      dustLimitSats: 546,
+      minVaultBalanceSats: 10_000,
+      collateralPercent: 160,
+      liquidationThresholdPercent: 135,
+      unitPostageSats: 10_000,
+      flowTimeoutMs: 65_000,
+      amountIntDigits: { btc: 8, unit: 12, usd: 12 },
+    });
+  });
+});

@@ -1,0 +1,116 @@
+// Every user-facing text of SPEC.md, quoted exactly (typos included: 'preffered'). The web app takes
+// its copy from here. Error texts live in errors.ts, validation messages in validation.ts, fee labels
+// in fees.ts, action labels in history.ts; they are re-exported here as one catalogue.
+import { ERROR_MESSAGES } from './errors';
+import { FEE_LABELS } from './fees';
+import { ACTION_LABELS } from './history';
+import { PENDING_STATUS_LABELS } from './pending';
+import { HEALTH_BAND_LABELS } from './ratio';
+import { VALIDATION_MESSAGES } from './validation';
+
+export const CONTENT = {
+  vaultPage: {
+    createVault: 'Create Vault',
+    creationPending:
+      'Your vault is under construction. Almost there! This might take about 10 minutes.',
+    enableTelegram: 'Enable Telegram Notification',
+    transactionTracker: 'Transaction Tracker',
+    created: 'Vault Successfully Created!',
+    goToVault: 'Go to Vault',
+    social: { twitter: 'Twitter', discord: 'Discord', telegram: 'Telegram' },
+  },
+  dashboard: {
+    deposit: 'Deposit',
+    withdraw: 'Withdraw',
+    borrow: 'Borrow',
+    repay: 'Repay',
+    liquidatingBadge: 'Liquidating...',
+    liquidationModalTitle: 'Vault in Liquidation',
+    liquidationModalBody: 'All actions are disabled until liquidation completes.',
+  },
+  gauge: {
+    youAreHere: 'You are here!',
+    bands: HEALTH_BAND_LABELS,
+  },
+  createDrawer: {
+    steps: [
+      'Name Your Vault',
+      'Create Vault',
+      'Confirmation',
+      'Transaction tracker',
+      'Success',
+    ] as const,
+    connectWalletStep: 'Connect Wallet',
+    buttons: {
+      continue: 'Continue',
+      preview: 'Preview',
+      confirm: 'Confirm',
+      details: 'Details',
+      back: 'Back',
+      close: 'Close',
+    },
+    trackerSteps: [
+      'signature collection',
+      'request received',
+      'validation',
+      'network approvals',
+      'submitting',
+    ] as const,
+  },
+  actionDrawer: {
+    processingStep: 'Processing transaction',
+    buttons: { cancel: 'Cancel', details: 'Details', back: 'Back', close: 'Close' },
+    confirmationSteps: [
+      'signature collection',
+      'received by node',
+      'validation',
+      'submitting',
+    ] as const,
+    successTitles: {
+      deposit: 'BTC Deposit Submitted',
+      withdraw: 'BTC Withdrawal Submitted',
+      borrow: 'Vault Borrow Submitted!',
+      repay: 'UNIT Repayment Submitted',
+    },
+    withdrawTooltip:
+      'Amount of BTC you can withdraw from your vault while keeping your collateral ratio >=160%.',
+    max: 'Max',
+    tryAgain: 'Try again',
+  },
+  walletPicker: {
+    prompt: 'Select your preffered wallet to open a vault.',
+    get: 'Get',
+    wallets: ['Xverse', 'Unisat'] as const,
+  },
+  chart: {
+    intervals: { '24h': '1D', '7d': '1W', '30d': '1M', '1y': 'YTD' },
+  },
+  errorScreen: {
+    title: 'Oops! Something went wrong',
+    body: "We've encountered an unexpected error. Our team has been notified and is working on a fix.",
+    tryAgain: 'Try again',
+    reload: 'Reload page',
+  },
+  missions: {
+    buttons: { start: 'Start', verify: 'Verify', inProgress: 'In progress...' },
+    actionButtons: { login: 'Login', register: 'Register', connectWallet: 'Connect Wallet' },
+    referralLevels: { level_one: 'Nebula', level_two: 'Red Giant', level_three: 'Super Giant' },
+    discordRoles: ['Anomaly', 'Exponent', 'Optimizer', 'Prime', 'Genesis'] as const,
+    badges: [
+      'Boost',
+      'Low Ordinal',
+      'Top Ethereum',
+      'Top Ordinal',
+      'Top Rune',
+      'Top Solana',
+      'Mog Dante',
+      'Mog Dante Gold',
+      'Referral',
+    ] as const,
+  },
+  pendingStatus: PENDING_STATUS_LABELS,
+  actions: ACTION_LABELS,
+  fees: FEE_LABELS,
+  errors: ERROR_MESSAGES,
+  validation: VALIDATION_MESSAGES,
+} as const;

@@ -1,0 +1,61 @@
+// SPEC §8 error catalogue and the one mapping from a thrown value to what the user reads.
+
+export const ERROR_MESSAGES = {
+  noPrice: 'Can not fetch bitcoin price',
+  noVaultProfile: 'No Vault profile',
+  userTimeout: 'user timeout',
+  generic: 'An error occurred',
+  timedOut: 'Request timed out. Please try again',
+  vaultOpenFailed: 'Vault Open failed',
+  unknown: 'Unknown error',
+  maxDepositUtxo: 'Cannot get utxo for max deposit amount',
+  priceQuote: 'Error fetching price quote',
+  unexpectedScript: 'Unexpected script type',
+} as const;
+
+/** The text of any thrown value: an Error's message, a string, or an object's `message`/`error`. */
+export function errorMessageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  if (error && typeof error === 'object') {
+    const { message, error: inner } = error as { message?: unknown; error?: unknown };
+    if (typeof message === 'string') return message;
+    if (typeof inner === 'string') return inner;
+  }
+  return '';
+}
+
+function isTimeoutText(message: string): boolean {
+  const lower = message.toLowerCase();
+  return lower.includes('timed out') || lower.includes('timeout');
+}
+
+/**
+ * SPEC §8: messages with 'timed out' or 'timeout' (the wallet's 'user timeout' among them) become
+ * 'Request timed out. Please try again'; an empty message becomes 'Unknown error'; others as they are.
+ */
+export function toUserMessage(error: unknown): string {
+  const message = errorMessageOf(error).trim();
+  if (!message) return ERROR_MESSAGES.unknown;
+  if (isTimeoutText(message)) return ERROR_MESSAGES.timedOut;
+  return message;
+}
+
+/** SPEC §8: 'user timeout' is shown as a time-out but not sent to error reporting. */
+export function shouldReportError(error: unknown): boolean {
+  return errorMessageOf(error).trim().toLowerCase() !== ERROR_MESSAGES.userTimeout;
+}
+
+/** SPEC §4, §8: the wallet has no accounts; a Try again button is offered in borrow and repay. */
+export function isNoAccountsError(error: unknown): boolean {
+  return /no accounts/i.test(errorMessageOf(error));
+}
+
+/** SPEC §8: a 404 is a distinct not-found case (e.g. no vault yet), not an error banner. */
+export function isNotFoundError(error: unknown): boolean {
+  if (error && typeof error === 'object') {
+    const { status, code } = error as { status?: unknown; code?: unknown };
+    if (status === 404 || code === 'not_found') return true;
+  }
+  return false;
+}

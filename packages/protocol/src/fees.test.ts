@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import {
+  capFeeRate,
+  estimateVsize,
+  feeOptions,
+  operationCostSats,
+  postageOutputs,
+  selectedFeeRate,
+} from './fees';
+
+describe('feeOptions', () => {
+  const recommended = { fastestFee: 20, halfHourFee: 12, hourFee: 8, economyFee: 4, minimumFee: 1 };
+  it('maps hourFee, halfHourFee and fastestFee to Slow, Medium and Fast', () => {
+    expect(feeOptions(recommended)).toEqual([
+      { speed: 'slow', fee: 8, time: 60, label: 'Slow ~60+ min' },
+      { speed: 'medium', fee: 12, time: 30, label: 'Medium ~30 min' },
+      { speed: 'fast', fee: 20, time: 10, label: 'Fast ~10 min' },
+    ]);
+  });
+  it('uses 1 sat/vB for every option when there are no recommendations', () => {
+    expect(feeOptions(null).map((o) => o.fee)).toEqual([1, 1, 1]);
+    expect(feeOptions({ fastestFee: 0 }).map((o) => o.fee)).toEqual([1, 1, 1]);
+  });
+  it('selects Fast by default', () => {
+    expect(selectedFeeRate(feeOptions(recommended), null)).toBe(20);
+    expect(selectedFeeRate(feeOptions(recommended), 'slow')).toBe(8);
+    expect(selectedFeeRate([], 'slow')).toBe(1);
+  });
+});
+
+describe('capFeeRate', () => {
+  it('keeps a rate at which 1000 vB cost exactly 1000 USD and reduces one above', () => {
+    // at $100,000, 1000 vB x 1000 sat/vB = 0.01 BTC = $1000
+    expect(capFeeRate(1000, 100_000)).toBe(1000);
+    expect(capFeeRate(1001, 100_000)).toBe(1000);
+    expect(capFeeRate(5000, 200_000)).toBe(500);
+  });
+  it('leaves ordinary rates and unknown prices alone, never below 1', () => {
+    expect(capFeeRate(25, 95_000)).toBe(25);
+    expect(capFeeRate(5000, null)).toBe(5000);
+    expect(capFeeRate(0, 95_000)).toBe(1);
+    expect(capFeeRate(50, 1e12)).toBe(1);
+  });
+});
+
+describe('estimateVsize', () => {
+  it('sizes a deposit: script-path vault input, one P2WPKH input, vault, state and change', () => {
+    // 42 overhead + 430 vault + 272 P2WPKH + 172 vault out + 296 state + 172 change = 1384 WU
+    expect(estimateVsize({ action: 'deposit', paymentInputs: 1 })).toBe(346);
+  });
+  it('adds 68 vB per P2WPKH payment input', () => {
+    const one = estimateVsize({ action: 'borrow', paymentInputs: 1 });
+    expect(estimateVsize({ action: 'borrow', paymentInputs: 3 }) - one).toBe(136);
+  });
+  it('sizes a withdraw with the vault input alone and no change', () => {
+    // 42 + 430 + 2 x 172 + 296 = 1112 WU
+    expect(estimateVsize({ action: 'withdraw', paymentInputs: 0 })).toBe(278);
+  });
+  it('orders actions by their layouts', () => {
+    const size = (action: Parameters<typeof estimateVsize>[0]['action']) =>
+      estimateVsize({ action, paymentInputs: 1 });
+    expect(size('borrow')).toBeGreaterThan(size('open'));
+    expect(size('repay')).toBeGreaterThan(size('deposit'));
+    expect(size('repossess')).toBeGreaterThan(size('deposit'));
+    expect(estimateVsize({ action: 'repay', paymentInputs: 1, unitInputs: 2 })).toBeGreaterThan(
+      size('repay'),
+    );
+  });
+});
+
+describe('operationCostSats', () => {
+  it('charges (vsize + 350 vB) x rate for a deposit', () => {
+    expect(operationCostSats({ action: 'deposit', feeRate: 2, paymentInputs: 1 })).toBe(
+      BigInt((346 + 350) * 2),
+    );
+  });
+  it('adds UNIT postage for open, borrow and repay only', () => {
+    const vsize = estimateVsize({ action: 'borrow', paymentInputs: 1 });
+    expect(operationCostSats({ action: 'borrow', feeRate: 1, paymentInputs: 1 })).toBe(
+      BigInt(vsize + 350 + 10_000),
+    );
+    expect(
+      operationCostSats({ action: 'borrow', feeRate: 1, paymentInputs: 1, postageSats: 546 }),
+    ).toBe(BigInt(vsize + 350 + 546));
+    expect(postageOutputs('open')).toBe(1);
+    expect(postageOutputs('repay')).toBe(1);
+    expect(postageOutputs('withdraw')).toBe(0);
+    expect(postageOutputs('deposit')).toBe(0);
+  });
+  it('rounds fractional rates up', () => {
+    expect(operationCostSats({ action: 'withdraw', feeRate: 1.5, paymentInputs: 0 })).toBe(
+      BigInt(Math.ceil((278 + 350) * 1.5)),
+    );
+  });
+});

@@ -1,0 +1,209 @@
+// Fee options, the fee sanity cap and operation-cost estimates (SPEC §3 Fee option, §7, §9). The
+// vsize estimates follow the transaction layouts of docs/protocol.md input by input, output by output.
+import type { RecommendedFeesDto, VaultAction } from './api';
+import {
+  DEFAULT_FEE_RATE,
+  FEE_CAP_USD,
+  FEE_CAP_VBYTES,
+  UNIT_POSTAGE_SATS,
+  VIN_ALLOWANCE_VBYTES,
+} from './constants';
+import { priceToCents, sats, type PriceInput, type Sats, type SatsInput } from './units';
+
+export type FeeSpeed = 'slow' | 'medium' | 'fast';
+
+export interface FeeOption {
+  speed: FeeSpeed;
+  /** sat/vB */
+  fee: number;
+  /** expected confirmation time in minutes */
+  time: number;
+  label: string;
+}
+
+export const FEE_LABELS: Record<FeeSpeed, string> = {
+  slow: 'Slow ~60+ min',
+  medium: 'Medium ~30 min',
+  fast: 'Fast ~10 min',
+};
+
+/** SPEC §9: the default option is Fast. */
+export const DEFAULT_FEE_SPEED: FeeSpeed = 'fast';
+
+function usableRate(rate: number | undefined): number {
+  return typeof rate === 'number' && Number.isFinite(rate) && rate > 0 ? rate : DEFAULT_FEE_RATE;
+}
+
+/** Slow (hourFee), Medium (halfHourFee), Fast (fastestFee); 1 sat/vB for any rate missing (SPEC §9). */
+export function feeOptions(
+  recommended: Partial<RecommendedFeesDto> | null | undefined,
+): FeeOption[] {
+  return [
+    { speed: 'slow', fee: usableRate(recommended?.hourFee), time: 60, label: FEE_LABELS.slow },
+    {
+      speed: 'medium',
+      fee: usableRate(recommended?.halfHourFee),
+      time: 30,
+      label: FEE_LABELS.medium,
+    },
+    { speed: 'fast', fee: usableRate(recommended?.fastestFee), time: 10, label: FEE_LABELS.fast },
+  ];
+}
+
+/** The fee rate of the selected option, Fast by default, 1 sat/vB when none (SPEC §9). */
+export function selectedFeeRate(
+  options: readonly FeeOption[],
+  speed: FeeSpeed | null | undefined,
+): number {
+  const chosen = options.find((o) => o.speed === (speed ?? DEFAULT_FEE_SPEED));
+  return chosen ? chosen.fee : DEFAULT_FEE_RATE;
+}
+
+/**
+ * SPEC §9: reduce the rate while 1000 vB at that rate cost more than 1000 USD. 1000 vB x rate sats
+ * exceeds 1000 USD exactly when rate x price_cents > 1e10, so the largest allowed rate is
+ * floor(1e10 / price_cents); never below 1 sat/vB. An unknown price leaves the rate as it is.
+ */
+export function capFeeRate(rate: number, priceUsd: PriceInput): number {
+  const pc = priceToCents(priceUsd);
+  const r = usableRate(rate);
+  if (pc === null) return r;
+  const capSatsTimesCents = BigInt(FEE_CAP_USD) * 100n * 100_000_000n; // USD -> cents, BTC -> sats
+  const maxRate = Number(capSatsTimesCents / (pc * BigInt(FEE_CAP_VBYTES)));
+  return Math.max(DEFAULT_FEE_RATE, Math.min(r, maxRate));
+}
+
+// ---- Weights (weight units; vbytes = ceil(weight / 4)) ----
+const OUTPOINT_AND_SEQUENCE = 32 + 4 + 4;
+/** A segwit input's non-witness part: outpoint, empty scriptSig length byte, sequence. */
+const INPUT_BASE_WU = (OUTPOINT_AND_SEQUENCE + 1) * 4;
+/** version, locktime, input and output counts; segwit marker and flag count once. */
+const TX_OVERHEAD_WU = (4 + 4 + 1 + 1) * 4 + 2;
+
+/** P2WPKH: witness of 2 items, a 72-byte DER signature and a 33-byte key. */
+const P2WPKH_INPUT_WU = INPUT_BASE_WU + 1 + (1 + 72) + (1 + 33);
+/** P2TR key path: one 64-byte Schnorr signature (SIGHASH_DEFAULT). */
+const P2TR_KEY_INPUT_WU = INPUT_BASE_WU + 1 + (1 + 64);
+/** Update leaf `<vault> CHECKSIGVERIFY <guard> CHECKSIG`: 68 bytes. */
+const UPDATE_LEAF_BYTES = 1 + 32 + 1 + 1 + 32 + 1;
+/** Liquidation leaf `HASH160 <20> EQUALVERIFY <guard> CHECKSIG`: 57 bytes. */
+const LIQUIDATION_LEAF_BYTES = 1 + 1 + 20 + 1 + 1 + 32 + 1;
+/** Control block of a two-leaf tree: leaf version/parity, internal key, one sibling hash. */
+const CONTROL_BLOCK_BYTES = 1 + 32 + 32;
+/** Vault spent through the update leaf: 2 signatures + script + control block. */
+const VAULT_UPDATE_INPUT_WU =
+  INPUT_BASE_WU + 1 + 2 * (1 + 64) + (1 + UPDATE_LEAF_BYTES) + (1 + CONTROL_BLOCK_BYTES);
+/** Liquidated vault spent through the liquidation leaf: guardian signature + 32-byte secret. */
+const VAULT_LIQUIDATION_INPUT_WU =
+  INPUT_BASE_WU +
+  1 +
+  (1 + 64) +
+  (1 + 32) +
+  (1 + LIQUIDATION_LEAF_BYTES) +
+  (1 + CONTROL_BLOCK_BYTES);
+
+/** value (8) + script length (1) + script; user outputs are sized as P2TR (the larger of P2WPKH/P2TR). */
+const P2TR_OUTPUT_WU = (8 + 1 + 34) * 4;
+/** State record: OP_RETURN + a direct push of 63 bytes (docs/protocol.md). */
+const STATE_OUTPUT_WU = (8 + 1 + 1 + 1 + 63) * 4;
+/** Runestone `OP_RETURN OP_13 <payload>`: one edict and a pointer fit in 30 payload bytes. */
+const RUNESTONE_OUTPUT_WU = (8 + 1 + 1 + 1 + 1 + 30) * 4;
+
+export interface VsizeInput {
+  action: VaultAction;
+  /** P2WPKH payment inputs P of the user (docs/protocol.md). */
+  paymentInputs: number;
+  /** repay: the user's UNIT outputs spent (default 1). */
+  unitInputs?: number;
+  /** whether a BTC change output C is added (default true for actions with payment inputs). */
+  change?: boolean;
+}
+
+/** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it. */
+export function estimateVsize({
+  action,
+  paymentInputs,
+  unitInputs = 1,
+  change,
+}: VsizeInput): number {
+  const payments = Math.max(0, Math.floor(paymentInputs)) * P2WPKH_INPUT_WU;
+  const withChange = change ?? action !== 'withdraw';
+  const changeWu = withChange ? P2TR_OUTPUT_WU : 0;
+  let weight = TX_OVERHEAD_WU;
+  switch (action) {
+    case 'open':
+      // treasury UNIT UTXO, P… -> vault, postage, treasury change, R, S, C
+      weight +=
+        P2TR_KEY_INPUT_WU +
+        payments +
+        3 * P2TR_OUTPUT_WU +
+        RUNESTONE_OUTPUT_WU +
+        STATE_OUTPUT_WU +
+        changeWu;
+      break;
+    case 'deposit':
+      // vault, P… -> vault, S, C
+      weight += VAULT_UPDATE_INPUT_WU + payments + P2TR_OUTPUT_WU + STATE_OUTPUT_WU + changeWu;
+      break;
+    case 'borrow':
+      // vault, treasury UNIT UTXO, P… -> vault, postage, treasury change, R, S, C
+      weight +=
+        VAULT_UPDATE_INPUT_WU +
+        P2TR_KEY_INPUT_WU +
+        payments +
+        3 * P2TR_OUTPUT_WU +
+        RUNESTONE_OUTPUT_WU +
+        STATE_OUTPUT_WU +
+        changeWu;
+      break;
+    case 'repay':
+      // vault, user UNIT outputs…, P… -> vault, UNIT to treasury, UNIT change, R, S, C
+      weight +=
+        VAULT_UPDATE_INPUT_WU +
+        Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU +
+        payments +
+        3 * P2TR_OUTPUT_WU +
+        RUNESTONE_OUTPUT_WU +
+        STATE_OUTPUT_WU +
+        changeWu;
+      break;
+    case 'withdraw':
+      // vault -> vault, withdrawal, S (the fee comes out of the vault)
+      weight += VAULT_UPDATE_INPUT_WU + payments + 2 * P2TR_OUTPUT_WU + STATE_OUTPUT_WU + changeWu;
+      break;
+    case 'repossess':
+      // liquidated vault, claimant's vault, P… -> claimant's vault, tax, S, C
+      weight +=
+        VAULT_LIQUIDATION_INPUT_WU +
+        VAULT_UPDATE_INPUT_WU +
+        payments +
+        2 * P2TR_OUTPUT_WU +
+        STATE_OUTPUT_WU +
+        changeWu;
+      break;
+  }
+  return Math.ceil(weight / 4);
+}
+
+/** Actions whose transaction pays UNIT postage on the user's behalf (docs/protocol.md). */
+export function postageOutputs(action: VaultAction): number {
+  return action === 'open' || action === 'borrow' || action === 'repay' ? 1 : 0;
+}
+
+export interface OperationCostInput extends VsizeInput {
+  /** sat/vB */
+  feeRate: number;
+  postageSats?: SatsInput;
+}
+
+/**
+ * Operation cost in sats: (vsize + 350 vB vin allowance) x fee rate, rounded up (SPEC §9), plus the
+ * UNIT postage where the action sends UNIT to the user or the treasury.
+ */
+export function operationCostSats(input: OperationCostInput): Sats {
+  const vsize = estimateVsize(input) + VIN_ALLOWANCE_VBYTES;
+  const fee = Math.ceil(vsize * usableRate(input.feeRate));
+  const postage =
+    sats(input.postageSats ?? UNIT_POSTAGE_SATS) * BigInt(postageOutputs(input.action));
+  return (BigInt(fee) + postage) as Sats;
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { VaultHistoryRecordDto } from './api';
+import { ACTION_COLOURS, ACTION_LABELS, amountUnitOf, deriveHistoryRows } from './history';
+
+function record(
+  partial: Partial<VaultHistoryRecordDto> & Pick<VaultHistoryRecordDto, 'timestamp' | 'action'>,
+): VaultHistoryRecordDto {
+  return {
+    btc_amt: 0,
+    unit_amt: 0,
+    vault_amount: 0,
+    amount_borrowed: 0,
+    oracle_price: 0,
+    transaction_id: `tx-${partial.timestamp}`,
+    utxo: `tx-${partial.timestamp}:0`,
+    utxo_script: '',
+    liquidation_hash: null,
+    liquidation_threshold: null,
+    vault_id: 'vault',
+    confirmed: true,
+    ...partial,
+  };
+}
+
+describe('action codes', () => {
+  it('label every code as the spec does', () => {
+    expect(ACTION_LABELS).toEqual({
+      o: 'Open Vault',
+      b: 'Borrow UNIT',
+      d: 'Deposit BTC',
+      r: 'Repay UNIT',
+      w: 'Withdraw BTC',
+      l: 'Vault Liquidation',
+      x: 'Liquidation Claim',
+    });
+  });
+  it('colour o, r, d, x green and the others red', () => {
+    const green = Object.entries(ACTION_COLOURS)
+      .filter(([, c]) => c === 'green')
+      .map(([code]) => code)
+      .sort();
+    expect(green).toEqual(['d', 'o', 'r', 'x']);
+  });
+  it('uses BTC for deposit and withdraw, UNIT otherwise', () => {
+    expect(amountUnitOf('d')).toBe('BTC');
+    expect(amountUnitOf('w')).toBe('BTC');
+    expect(amountUnitOf('o')).toBe('UNIT');
+    expect(amountUnitOf('b')).toBe('UNIT');
+  });
+});
+
+describe('deriveHistoryRows', () => {
+  // open 1 BTC / 50,000 UNIT, then borrow 10,000 UNIT, then deposit 0.5 BTC (given out of order)
+  const records = [
+    record({
+      timestamp: 300,
+      action: 'd',
+      btc_amt: 50_000_000,
+      vault_amount: 150_000_000,
+      amount_borrowed: 6_000_000,
+    }),
+    record({
+      timestamp: 100,
+      action: 'o',
+      btc_amt: 100_000_000,
+      unit_amt: 5_000_000,
+      vault_amount: 100_000_000,
+      amount_borrowed: 5_000_000,
+    }),
+    record({
+      timestamp: 200,
+      action: 'b',
+      unit_amt: 1_000_000,
+      vault_amount: 100_000_000,
+      amount_borrowed: 6_000_000,
+      confirmed: false,
+    }),
+  ];
+  const prices: Record<number, number> = { 100: 100_000, 200: 120_000 };
+
+  it('returns rows newest first with health before and after from the running state', () => {
+    const rows = deriveHistoryRows(records, (t) => prices[t], 90_000);
+    expect(rows.map((r) => r.type)).toEqual(['d', 'b', 'o']);
+    const [deposit, borrow, open] = rows;
+    expect(open).toMatchObject({
+      typeLabel: 'Open Vault',
+      amount: 5_000_000n,
+      amountUnit: 'UNIT',
+      healthFactorBefore: Infinity,
+      healthFactorAfter: 200,
+      bitcoinPrice: 100_000,
+      btcInVault: 100_000_000n,
+      unitInVault: 5_000_000n,
+    });
+    expect(open!.healthStatusBefore).toEqual({ text: 'N/A', colour: 'grey' });
+    expect(open!.healthStatusAfter).toEqual({ text: 'Healthy', colour: 'green' });
+    // 1 BTC at $120,000: 50,000 UNIT -> 240%, 60,000 UNIT -> 200%
+    expect(borrow).toMatchObject({
+      healthFactorBefore: 240,
+      healthFactorAfter: 200,
+      status: 'In Progress',
+    });
+    // no price at 300: the current price ($90,000) is used; 1 BTC -> 150%, 1.5 BTC -> 225%
+    expect(deposit).toMatchObject({
+      amount: 50_000_000n,
+      amountUnit: 'BTC',
+      bitcoinPrice: 90_000,
+      healthFactorBefore: 150,
+      healthFactorAfter: 225,
+      status: 'Completed',
+    });
+    expect(deposit!.healthStatusBefore).toEqual({ text: 'Risky', colour: 'red' });
+  });
+  it('replaces an invalid historical price by the current price', () => {
+    const rows = deriveHistoryRows([records[1]!], () => Number.NaN, 100_000);
+    expect(rows[0]!.bitcoinPrice).toBe(100_000);
+    expect(rows[0]!.healthFactorAfter).toBe(200);
+  });
+});

@@ -1,0 +1,111 @@
+// Vault history (SPEC §3): action codes, their labels and colours, and the derived history row with
+// health before and after computed from the running vault state.
+import type { ActionCode, VaultHistoryRecordDto } from './api';
+import { collateralRatio, healthStatus, type BandColour } from './ratio';
+import { isKnownPrice, sats, unitCents, type PriceInput, type Sats, type UnitCents } from './units';
+
+export const ACTION_CODES: readonly ActionCode[] = ['o', 'b', 'd', 'r', 'w', 'l', 'x'];
+
+export const ACTION_LABELS: Record<ActionCode, string> = {
+  o: 'Open Vault',
+  b: 'Borrow UNIT',
+  d: 'Deposit BTC',
+  r: 'Repay UNIT',
+  w: 'Withdraw BTC',
+  l: 'Vault Liquidation',
+  x: 'Liquidation Claim',
+};
+
+/** SPEC §3: o, r, d, x show green; others red. */
+export const ACTION_COLOURS: Record<ActionCode, 'green' | 'red'> = {
+  o: 'green',
+  b: 'red',
+  d: 'green',
+  r: 'green',
+  w: 'red',
+  l: 'red',
+  x: 'green',
+};
+
+/** SPEC §3: the amount is BTC for deposit and withdraw, otherwise UNIT. */
+export function amountUnitOf(action: ActionCode): 'BTC' | 'UNIT' {
+  return action === 'd' || action === 'w' ? 'BTC' : 'UNIT';
+}
+
+export type HistoryStatus = 'In Progress' | 'Completed';
+
+export interface HealthStatusText {
+  text: string;
+  colour: BandColour | 'grey';
+}
+
+/** SPEC §3 Derived history row. */
+export interface HistoryRow {
+  /** unix seconds */
+  date: number;
+  type: ActionCode;
+  typeLabel: string;
+  /** sats when amountUnit is BTC, UNIT hundredths otherwise */
+  amount: bigint;
+  amountUnit: 'BTC' | 'UNIT';
+  status: HistoryStatus;
+  transactionId: string;
+  healthFactorBefore: number;
+  healthFactorAfter: number;
+  healthStatusBefore: HealthStatusText;
+  healthStatusAfter: HealthStatusText;
+  /** USD price used for the health columns */
+  bitcoinPrice: number;
+  unitInVault: UnitCents;
+  btcInVault: Sats;
+}
+
+/**
+ * Rows from history records, newest first. The state before each record is the state after the one
+ * before it (the first starts empty); the state after is the record's vault_amount and
+ * amount_borrowed. SPEC §8: a missing or invalid historical price is replaced by the current price.
+ */
+export function deriveHistoryRows(
+  records: readonly VaultHistoryRecordDto[],
+  priceAt: (timestamp: number) => PriceInput,
+  currentPriceUsd: PriceInput = null,
+): HistoryRow[] {
+  const chronological = [...records].sort((a, b) => a.timestamp - b.timestamp);
+  let before = { btc: 0n as Sats, debt: 0n as UnitCents };
+  const rows: HistoryRow[] = [];
+  for (const record of chronological) {
+    const historical = priceAt(record.timestamp);
+    const price = isKnownPrice(historical)
+      ? historical
+      : isKnownPrice(currentPriceUsd)
+        ? currentPriceUsd
+        : NaN;
+    const after = { btc: sats(record.vault_amount), debt: unitCents(record.amount_borrowed) };
+    const ratioBefore = collateralRatio(before.btc, before.debt, price);
+    const ratioAfter = collateralRatio(after.btc, after.debt, price);
+    const unit = amountUnitOf(record.action);
+    rows.push({
+      date: record.timestamp,
+      type: record.action,
+      typeLabel: ACTION_LABELS[record.action],
+      amount: unit === 'BTC' ? BigInt(record.btc_amt) : BigInt(record.unit_amt),
+      amountUnit: unit,
+      status: record.confirmed ? 'Completed' : 'In Progress',
+      transactionId: record.transaction_id,
+      healthFactorBefore: ratioBefore,
+      healthFactorAfter: ratioAfter,
+      healthStatusBefore: statusText(ratioBefore),
+      healthStatusAfter: statusText(ratioAfter),
+      bitcoinPrice: price,
+      unitInVault: after.debt,
+      btcInVault: after.btc,
+    });
+    before = after;
+  }
+  return rows.reverse();
+}
+
+function statusText(ratio: number): HealthStatusText {
+  const { text, colour } = healthStatus(ratio);
+  return { text, colour };
+}

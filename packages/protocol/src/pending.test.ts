@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  PENDING_STATUS_LABELS,
+  completePending,
+  hasPendingInProgress,
+  parsePendingList,
+  pendingStorageKey,
+  reconcilePending,
+  type PendingTransaction,
+} from './pending';
+
+const pending = (transactionId: string, vault_txid: string | null): PendingTransaction => ({
+  date: 1_700_000_000,
+  type: 'borrow',
+  amount: '1000',
+  amountUnit: 'UNIT',
+  status: 'In Progress',
+  transactionId,
+  vault_txid,
+  btcInVault: '100000',
+  unitInVault: '5000',
+  healthFactorBefore: 200,
+  healthFactorAfter: 180,
+  healthStatusBefore: { text: 'Healthy', colour: 'green' },
+  healthStatusAfter: { text: 'Moderate', colour: 'yellow' },
+  isFullRepay: false,
+});
+
+describe('pending transactions', () => {
+  it('are keyed by the first 6 characters of the address', () => {
+    expect(pendingStorageKey('tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx')).toBe(
+      'unit-pending-tb1qw5',
+    );
+    expect(pendingStorageKey('tb1qw5zzzz')).toBe(pendingStorageKey('tb1qw5yyyy'));
+  });
+  it('display In Progress as Finalizing...', () => {
+    expect(PENDING_STATUS_LABELS['In Progress']).toBe('Finalizing...');
+    expect(PENDING_STATUS_LABELS.Completed).toBe('Completed');
+  });
+  it('complete once history holds the transaction id or the vault transaction id', () => {
+    const list = [pending('a', null), pending('b', 'vb'), pending('c', 'vc')];
+    const result = reconcilePending(list, [{ transaction_id: 'a' }, { transaction_id: 'vb' }]);
+    expect(result.map((p) => p.status)).toEqual(['Completed', 'Completed', 'In Progress']);
+    expect(hasPendingInProgress(result)).toBe(true);
+    expect(hasPendingInProgress(completePending(result, 'vc'))).toBe(false);
+  });
+  it('drop malformed entries read back from storage', () => {
+    const good = pending('a', null);
+    const json = JSON.stringify([good, { ...good, amount: 1.5 }, { nonsense: true }]);
+    expect(parsePendingList(json)).toEqual([good]);
+    expect(parsePendingList('not json')).toEqual([]);
+    expect(parsePendingList(null)).toEqual([]);
+    expect(parsePendingList('{}')).toEqual([]);
+  });
+});

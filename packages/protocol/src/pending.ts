@@ -1,0 +1,87 @@
+// Pending transactions (SPEC §3, §4): what the app stores in local storage per wallet after a
+// submitted action until vault history shows it.
+import * as z from 'zod';
+import type { VaultHistoryRecordDto } from './api';
+import { PENDING_KEY_PREFIX_LENGTH } from './constants';
+
+export type PendingType = 'create' | 'deposit' | 'withdraw' | 'borrow' | 'repay';
+export type PendingStatus = 'In Progress' | 'Completed';
+
+/** SPEC §4: 'In Progress' is displayed 'Finalizing...'. */
+export const PENDING_STATUS_LABELS: Record<PendingStatus, string> = {
+  'In Progress': 'Finalizing...',
+  Completed: 'Completed',
+};
+
+const healthSchema = z.object({ text: z.string(), colour: z.string() });
+
+// Amounts are stored as decimal strings: local storage is JSON and bigint is not.
+export const pendingTransactionSchema = z.object({
+  /** unix seconds */
+  date: z.number(),
+  type: z.enum(['create', 'deposit', 'withdraw', 'borrow', 'repay']),
+  /** sats for BTC, UNIT hundredths for UNIT, as a decimal string */
+  amount: z.string().regex(/^\d+$/),
+  amountUnit: z.enum(['BTC', 'UNIT']),
+  status: z.enum(['In Progress', 'Completed']),
+  transactionId: z.string(),
+  vault_txid: z.string().nullable(),
+  btcInVault: z.string().regex(/^\d+$/),
+  unitInVault: z.string().regex(/^\d+$/),
+  healthFactorBefore: z.number().nullable(),
+  healthFactorAfter: z.number().nullable(),
+  healthStatusBefore: healthSchema.nullable(),
+  healthStatusAfter: healthSchema.nullable(),
+  isFullRepay: z.boolean(),
+});
+
+export type PendingTransaction = z.infer<typeof pendingTransactionSchema>;
+
+/** SPEC §4: stored per wallet, keyed by the first 6 characters of the address. */
+export function pendingStorageKey(address: string): string {
+  return `unit-pending-${address.slice(0, PENDING_KEY_PREFIX_LENGTH)}`;
+}
+
+/** Re-validate what local storage holds: anything malformed is dropped, never trusted. */
+export function parsePendingList(json: string | null): PendingTransaction[] {
+  if (!json) return [];
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(data)) return [];
+  return data.flatMap((item) => {
+    const parsed = pendingTransactionSchema.safeParse(item);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** SPEC §4: Completed once vault history holds its transaction id or its vault transaction id. */
+export function reconcilePending(
+  pending: readonly PendingTransaction[],
+  history: readonly Pick<VaultHistoryRecordDto, 'transaction_id'>[],
+): PendingTransaction[] {
+  const seen = new Set(history.map((r) => r.transaction_id));
+  return pending.map((p) =>
+    p.status === 'In Progress' &&
+    (seen.has(p.transactionId) || (p.vault_txid !== null && seen.has(p.vault_txid)))
+      ? { ...p, status: 'Completed' }
+      : p,
+  );
+}
+
+/** SPEC §4: after a sync completes on confirmation, the transaction is Completed. */
+export function completePending(
+  pending: readonly PendingTransaction[],
+  txid: string,
+): PendingTransaction[] {
+  return pending.map((p) =>
+    p.transactionId === txid || p.vault_txid === txid ? { ...p, status: 'Completed' } : p,
+  );
+}
+
+export function hasPendingInProgress(pending: readonly PendingTransaction[]): boolean {
+  return pending.some((p) => p.status === 'In Progress');
+}

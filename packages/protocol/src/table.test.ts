@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { groupByMonth, monthHeading, paginate, sortRows } from './table';
+
+const day = 86_400;
+// 2025-03-31T12:00Z, 2025-04-01T12:00Z, 2025-04-15T12:00Z
+const rows = [
+  { date: 1_743_422_400, status: 'Completed', amount: 300n },
+  { date: 1_743_422_400 + day, status: 'In Progress', amount: 100n },
+  { date: 1_743_422_400 + 15 * day, status: 'Completed', amount: 200n },
+];
+
+describe('transactions table', () => {
+  it('heads months as MMMM yyyy in en-US', () => {
+    expect(monthHeading(rows[0]!.date, 'UTC')).toBe('March 2025');
+    expect(monthHeading(rows[1]!.date, 'UTC')).toBe('April 2025');
+  });
+  it('groups rows by month in the given order', () => {
+    const groups = groupByMonth(sortRows(rows, 'date', 'desc'), 'UTC');
+    expect(groups.map((g) => g.heading)).toEqual(['April 2025', 'March 2025']);
+    expect(groups[0]!.rows.map((r) => r.amount)).toEqual([200n, 100n]);
+  });
+  it('sorts on date, status and amount in both directions', () => {
+    expect(sortRows(rows, 'amount', 'asc').map((r) => r.amount)).toEqual([100n, 200n, 300n]);
+    expect(sortRows(rows, 'amount', 'desc').map((r) => r.amount)).toEqual([300n, 200n, 100n]);
+    expect(sortRows(rows, 'status', 'asc').map((r) => r.status)).toEqual([
+      'Completed',
+      'Completed',
+      'In Progress',
+    ]);
+    expect(sortRows(rows, 'date', 'asc')[0]).toBe(rows[0]);
+  });
+  it('pages 5 rows at a time and clamps the page', () => {
+    const many = Array.from({ length: 12 }, (_, i) => i);
+    expect(paginate(many, 1)).toEqual({ rows: [0, 1, 2, 3, 4], page: 1, pageCount: 3 });
+    expect(paginate(many, 3)).toEqual({ rows: [10, 11], page: 3, pageCount: 3 });
+    expect(paginate(many, 9).page).toBe(3);
+    expect(paginate([], 1)).toEqual({ rows: [], page: 1, pageCount: 1 });
+  });
+});

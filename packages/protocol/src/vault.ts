@@ -1,0 +1,78 @@
+// The vault state after an action: the live before -> after preview of the drawers and the state the
+// guardian writes into the state record (docs/protocol.md).
+import type { ActionCode, VaultAction } from './api';
+import {
+  sats,
+  unitCents,
+  type Sats,
+  type SatsInput,
+  type UnitCents,
+  type UnitCentsInput,
+} from './units';
+
+export interface VaultState {
+  btcSats: Sats;
+  unitCents: UnitCents;
+}
+
+export const ACTION_CODE_OF: Record<VaultAction, ActionCode> = {
+  open: 'o',
+  deposit: 'd',
+  withdraw: 'w',
+  borrow: 'b',
+  repay: 'r',
+  repossess: 'x',
+};
+
+/** What an action moves: BTC for deposit and withdraw, UNIT for borrow and repay, both to open. */
+export type ActionAmount =
+  SatsInput | UnitCentsInput | { btcSats: SatsInput; unitCents: UnitCentsInput };
+
+export interface ApplyOptions {
+  /** withdraw: the fee, taken out of the vault (docs/protocol.md). */
+  feeSats?: SatsInput;
+}
+
+/**
+ * The next {btcSats, unitCents} after `action`. Open takes {btcSats, unitCents}; deposit and withdraw
+ * take sats; borrow and repay take UNIT hundredths. Throws a RangeError when the result would be
+ * negative (withdrawing or repaying more than there is).
+ */
+export function applyAction(
+  state: { btcSats: SatsInput; unitCents: UnitCentsInput },
+  action: Exclude<VaultAction, 'repossess'>,
+  amount: ActionAmount,
+  options: ApplyOptions = {},
+): VaultState {
+  const btc = sats(state.btcSats);
+  const debt = unitCents(state.unitCents);
+  const single = (): bigint => {
+    if (typeof amount === 'object') throw new TypeError(`${action} takes a single amount`);
+    const v = BigInt(amount);
+    if (v < 0n) throw new RangeError('an amount cannot be negative');
+    return v;
+  };
+  let next: { btc: bigint; debt: bigint };
+  switch (action) {
+    case 'open': {
+      if (typeof amount !== 'object') throw new TypeError('open takes {btcSats, unitCents}');
+      next = { btc: btc + sats(amount.btcSats), debt: debt + unitCents(amount.unitCents) };
+      break;
+    }
+    case 'deposit':
+      next = { btc: btc + single(), debt };
+      break;
+    case 'withdraw':
+      next = { btc: btc - single() - sats(options.feeSats ?? 0), debt };
+      break;
+    case 'borrow':
+      next = { btc, debt: debt + single() };
+      break;
+    case 'repay':
+      next = { btc, debt: debt - single() };
+      break;
+  }
+  if (next.btc < 0n) throw new RangeError('the vault does not hold that much BTC');
+  if (next.debt < 0n) throw new RangeError('the repayment exceeds the debt');
+  return { btcSats: next.btc as Sats, unitCents: next.debt as UnitCents };
+}
