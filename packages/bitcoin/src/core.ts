@@ -1,0 +1,9 @@
+// Core of @unit/bitcoin: the vault script, the state record, runestones, script types, addresses
+// and the signature checks the devnet runs. src/flows builds on these.
+export * from './vault-script';
+export * from './state-record';
+export * from './transaction';
+export * from './runestone';
+export * from './script-type';
+export * from './address';
+export * from './verify';

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { hex } from '@scure/base';
+import { p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { fakeTxid, userKey } from '../test/testKeys';
+import { encodeRunestone } from './runestone';
+import {
+  decodeStateRecord,
+  encodeStateRecord,
+  findStateRecord,
+  parseStateRecordScript,
+  stateRecordScript,
+  type StateRecord,
+} from './state-record';
+
+const record: StateRecord = {
+  action: 'b',
+  unitDebt: 625_000n,
+  vaultSats: 10_000_000n,
+  quotePriceCents: 9_500_000n,
+  thresholdCents: 8_437_500n,
+  quoteStamp: 1_750_000_000,
+  nonce: hex.decode('000102030405060708090a0b0c0d0e0f'),
+  expiry: 1_750_000_060,
+};
+
+describe('state record', () => {
+  it('lays out the 63 bytes of docs/protocol.md, big-endian', () => {
+    const bytes = encodeStateRecord(record);
+    expect(bytes).toHaveLength(63);
+    expect(hex.encode(bytes)).toBe(
+      [
+        '554e495456', // UNITV
+        '01',
+        '62', // 'b'
+        '0000000000098968', // 625,000
+        '0000000000989680', // 10,000,000
+        '000000000090f560', // 9,500,000
+        '000000000080befc', // 8,437,500
+        '684ee180', // 1,750,000,000
+        '000102030405060708090a0b0c0d0e0f',
+        '684ee1bc', // 1,750,000,060
+      ].join(''),
+    );
+  });
+
+  it('round-trips any record', () => {
+    const u64 = fc.bigInt({ min: 0n, max: (1n << 64n) - 1n });
+    const u32 = fc.integer({ min: 0, max: 0xffffffff });
+    fc.assert(
+      fc.property(
+        fc.record({
+          action: fc.constantFrom('o', 'b', 'd', 'r', 'w', 'x') as fc.Arbitrary<
+            StateRecord['action']
+          >,
+          unitDebt: u64,
+          vaultSats: u64,
+          quotePriceCents: u64,
+          thresholdCents: u64,
+          quoteStamp: u32,
+          nonce: fc.uint8Array({ minLength: 16, maxLength: 16 }),
+          expiry: u32,
+        }),
+        (r) => {
+          expect(decodeStateRecord(encodeStateRecord(r))).toEqual(r);
+          expect(parseStateRecordScript(stateRecordScript(r))).toEqual(r);
+        },
+      ),
+    );
+  });
+
+  it('refuses values that do not fit their field', () => {
+    expect(() => encodeStateRecord({ ...record, unitDebt: 1n << 64n })).toThrow('unitDebt');
+    expect(() => encodeStateRecord({ ...record, vaultSats: -1n })).toThrow('vaultSats');
+    expect(() => encodeStateRecord({ ...record, expiry: 2 ** 32 })).toThrow('expiry');
+    expect(() => encodeStateRecord({ ...record, nonce: new Uint8Array(15) })).toThrow('16 bytes');
+  });
+
+  it('decodes nothing from bytes with another magic, version, action or length', () => {
+    const bytes = encodeStateRecord(record);
+    const wrongMagic = bytes.slice();
+    wrongMagic[0] = 0x41;
+    const wrongVersion = bytes.slice();
+    wrongVersion[5] = 2;
+    const wrongAction = bytes.slice();
+    wrongAction[6] = 'l'.charCodeAt(0);
+    expect(decodeStateRecord(wrongMagic)).toBeNull();
+    expect(decodeStateRecord(wrongVersion)).toBeNull();
+    expect(decodeStateRecord(wrongAction)).toBeNull();
+    expect(decodeStateRecord(bytes.subarray(0, 62))).toBeNull();
+  });
+
+  it('is an OP_RETURN with one direct 63-byte push', () => {
+    const script = stateRecordScript(record);
+    expect(hex.encode(script.subarray(0, 2))).toBe('6a3f');
+    expect(script).toHaveLength(65);
+  });
+
+  it('is found among the outputs of a real transaction, after the runestone', () => {
+    const tx = new Transaction({ allowUnknownOutputs: true });
+    tx.addInput({ txid: fakeTxid(1), index: 0 });
+    tx.addOutput({ script: p2wpkh(userKey.compressed, TEST_NETWORK).script, amount: 10_000n });
+    tx.addOutput({ script: encodeRunestone({ edicts: [], pointer: 0 }), amount: 0n });
+    tx.addOutput({ script: stateRecordScript(record), amount: 0n });
+    expect(findStateRecord(hex.encode(tx.unsignedTx))).toEqual({ vout: 2, record });
+    expect(findStateRecord(tx)).toEqual({ vout: 2, record });
+  });
+
+  it('finds nothing in a transaction without a record', () => {
+    expect(findStateRecord([{ script: p2wpkh(userKey.compressed).script }])).toBeNull();
+  });
+});
