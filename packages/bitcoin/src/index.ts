@@ -1,1 +1,4 @@
-export {};
+// Core: scripts, addresses, the vault output, the state record, runestones, signature checks.
+export * from './core';
+// Flows: coin selection, max-deposit refinement, the PSBT of each vault action, signing.
+export * from './flows';

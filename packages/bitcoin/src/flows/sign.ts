@@ -1,0 +1,98 @@
+// Signing the PSBTs of builders.ts: the wallet's inputs, the guardian's co-signature on the vault,
+// the treasury's key-path signature, the liquidation-leaf witness, and finalisation to raw hex.
+import { hex } from '@scure/base';
+import { TaprootControlBlock, Transaction } from '@scure/btc-signer';
+import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
+import { classifyTapLeaf } from '../core';
+import { VAULT_TX_OPTS } from './vault-tx';
+
+function load(psbt: Uint8Array): Transaction {
+  return Transaction.fromPSBT(psbt, VAULT_TX_OPTS);
+}
+
+function signIndexes(
+  psbt: Uint8Array,
+  privateKey: Uint8Array,
+  indexes: readonly number[],
+): Uint8Array {
+  const tx = load(psbt);
+  // btc-signer picks the spend path from the input: ECDSA for P2WPKH / P2SH-P2WPKH, a tweaked
+  // key-path signature for P2TR with tapInternalKey, and a leaf signature where the key is in a leaf.
+  for (const index of indexes) tx.signIdx(privateKey, index);
+  return tx.toPSBT(0);
+}
+
+/**
+ * The wallet's signatures (what a wallet does for the devnet wallet and in tests): P2WPKH,
+ * P2SH-P2WPKH, P2TR key path, and the vault's update leaf with the vault key.
+ */
+export function signUserInputs(
+  psbt: Uint8Array,
+  privateKey: Uint8Array,
+  indexes: readonly number[],
+): Uint8Array {
+  return signIndexes(psbt, privateKey, indexes);
+}
+
+/** The guardian's signature on a vault input's leaf (update leaf, or liquidation leaf on repossess). */
+export function cosignVaultInput(
+  psbt: Uint8Array,
+  guardianKey: Uint8Array,
+  index: number,
+): Uint8Array {
+  return signIndexes(psbt, guardianKey, [index]);
+}
+
+/** The treasury UNIT input, key path with the guardian's treasury key. */
+export function signTreasuryInput(
+  psbt: Uint8Array,
+  treasuryKey: Uint8Array,
+  index: number,
+): Uint8Array {
+  return signIndexes(psbt, treasuryKey, [index]);
+}
+
+/**
+ * Completes the liquidated vault's input on repossess: the guardian signs the liquidation leaf and
+ * the witness is assembled by hand, since no library template knows the leaf:
+ * `<guardian signature> <secret> <leaf script> <control block>` (the script hashes the secret first,
+ * then checks the signature).
+ */
+export function addLiquidationWitness(
+  psbt: Uint8Array,
+  index: number,
+  { secret, guardianKey }: { secret: Uint8Array; guardianKey: Uint8Array },
+): Uint8Array {
+  const tx = load(cosignVaultInput(psbt, guardianKey, index));
+  const input = tx.getInput(index);
+  const leaf = input.tapLeafScript?.find(
+    ([, script]) => classifyTapLeaf(script.subarray(0, -1))?.kind === 'liquidation',
+  );
+  if (!leaf) throw new Error(`input ${index} has no liquidation leaf`);
+  const guardPub = pubSchnorr(guardianKey);
+  const signature = input.tapScriptSig?.find(([{ pubKey }]) => equalBytes(pubKey, guardPub))?.[1];
+  if (!signature) throw new Error('guardian signature missing');
+  const [controlBlock, scriptWithVersion] = leaf;
+  tx.updateInput(
+    index,
+    {
+      finalScriptWitness: [
+        signature,
+        secret,
+        scriptWithVersion.subarray(0, -1),
+        TaprootControlBlock.encode(controlBlock),
+      ],
+    },
+    true,
+  );
+  return tx.toPSBT(0);
+}
+
+/** Finalises every input not yet final and returns the raw transaction as hex. */
+export function finalize(psbt: Uint8Array): string {
+  const tx = load(psbt);
+  for (let i = 0; i < tx.inputsLength; i++) {
+    if (!tx.getInput(i).finalScriptWitness) tx.finalizeIdx(i);
+  }
+  return hex.encode(tx.extract());
+}
