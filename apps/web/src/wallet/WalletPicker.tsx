@@ -1,0 +1,164 @@
+import { Dialog } from '@base-ui/react/dialog';
+import { useEffect, useRef, useState } from 'react';
+import type { WalletId, WalletInfo } from './types';
+import { LATE_INJECTION_POLL_MS, LATE_INJECTION_WINDOW_MS, useWallet } from './WalletProvider';
+
+/** SPEC §2, quoted exactly (its spelling included). */
+export const WALLET_PICKER_PROMPT = 'Select your preffered wallet to open a vault.';
+
+export interface WalletPickerProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}
+
+export function WalletPicker({ open, onOpenChange }: WalletPickerProps) {
+  const wallet = useWallet();
+  const { refreshAvailable } = wallet;
+
+  // Extensions can inject after the page loaded: keep looking for a few seconds once opened.
+  useEffect(() => {
+    if (!open) return;
+    refreshAvailable();
+    const poll = setInterval(refreshAvailable, LATE_INJECTION_POLL_MS);
+    const stop = setTimeout(() => clearInterval(poll), LATE_INJECTION_WINDOW_MS);
+    return () => {
+      clearInterval(poll);
+      clearTimeout(stop);
+    };
+  }, [open, refreshAvailable]);
+
+  const choose = async (id: WalletId) => {
+    await wallet.connect(id);
+  };
+
+  // Close once a connection is made from this dialog (the devnet wallet stays open to show Fund).
+  const closeOnConnect = useRef(false);
+  useEffect(() => {
+    if (closeOnConnect.current && wallet.status === 'connected' && wallet.walletId !== 'devnet') {
+      closeOnConnect.current = false;
+      onOpenChange(false);
+    }
+  }, [wallet.status, wallet.walletId, onOpenChange]);
+
+  return (
+    <Dialog.Root open={open} onOpenChange={(next) => onOpenChange(next)}>
+      <Dialog.Portal>
+        <Dialog.Backdrop className="sheet-backdrop" />
+        <Dialog.Popup className="wallet-picker">
+          <Dialog.Title className="wallet-picker__title">Connect Wallet</Dialog.Title>
+          <Dialog.Description className="wallet-picker__prompt">
+            {WALLET_PICKER_PROMPT}
+          </Dialog.Description>
+          <ul className="wallet-picker__list" aria-label="Wallets">
+            {wallet.available.map((info) => (
+              <WalletRow
+                key={info.id}
+                info={info}
+                busy={wallet.status === 'connecting' && wallet.walletId === info.id}
+                connected={wallet.status === 'connected' && wallet.walletId === info.id}
+                onChoose={() => {
+                  closeOnConnect.current = true;
+                  void choose(info.id);
+                }}
+              />
+            ))}
+          </ul>
+          {wallet.error && (
+            <div className="wallet-picker__error" role="alert">
+              <p>{wallet.error}</p>
+              {wallet.wrongNetwork?.canSwitch && wallet.switchNetwork && (
+                <button type="button" onClick={() => void wallet.switchNetwork?.()}>
+                  Switch network
+                </button>
+              )}
+            </div>
+          )}
+          {wallet.status === 'connected' && wallet.walletId === 'devnet' && <DevnetPanel />}
+          <Dialog.Close className="wallet-picker__close">Close</Dialog.Close>
+        </Dialog.Popup>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}
+
+function WalletRow(props: {
+  info: WalletInfo;
+  busy: boolean;
+  connected: boolean;
+  onChoose: () => void;
+}) {
+  const { info } = props;
+  return (
+    <li className="wallet-picker__row">
+      <span className="wallet-picker__name">{info.name}</span>
+      {info.note && <span className="wallet-picker__note">{info.note}</span>}
+      {!info.installed && info.downloadUrl ? (
+        <a
+          href={info.downloadUrl}
+          target="_blank"
+          rel="noopener noreferrer"
+          aria-label={`Get ${info.name}`}
+        >
+          Get
+        </a>
+      ) : !info.supported ? (
+        <span className="wallet-picker__detected">Detected</span>
+      ) : props.connected ? (
+        <span className="wallet-picker__detected">Connected</span>
+      ) : (
+        <button
+          type="button"
+          onClick={props.onChoose}
+          disabled={props.busy}
+          aria-label={`Connect ${info.name}`}
+        >
+          {props.busy ? 'Connecting…' : 'Connect'}
+        </button>
+      )}
+    </li>
+  );
+}
+
+/** The devnet wallet's own controls: faucet and key export. */
+function DevnetPanel() {
+  const wallet = useWallet();
+  const [funding, setFunding] = useState<'idle' | 'funding' | 'done' | 'failed'>('idle');
+  const [exported, setExported] = useState<{ hex: string; wif: string } | null>(null);
+  return (
+    <section className="wallet-picker__devnet" aria-label="Devnet wallet">
+      <p>
+        Sats address: <code>{wallet.account?.satsAddress}</code>
+      </p>
+      <button
+        type="button"
+        disabled={funding === 'funding' || !wallet.fund}
+        onClick={() => {
+          setFunding('funding');
+          wallet.fund?.().then(
+            () => setFunding('done'),
+            () => setFunding('failed'),
+          );
+        }}
+      >
+        Fund
+      </button>
+      {funding === 'done' && <p role="status">1 BTC is on its way from the devnet faucet.</p>}
+      {funding === 'failed' && <p role="alert">The devnet faucet did not answer. Try again.</p>}
+      <button type="button" onClick={() => setExported(wallet.exportDevnetKey?.() ?? null)}>
+        Export key
+      </button>
+      {exported && (
+        <dl>
+          <dt>Hex</dt>
+          <dd>
+            <code>{exported.hex}</code>
+          </dd>
+          <dt>WIF</dt>
+          <dd>
+            <code>{exported.wif}</code>
+          </dd>
+        </dl>
+      )}
+    </section>
+  );
+}

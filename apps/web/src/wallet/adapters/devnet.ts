@@ -1,0 +1,127 @@
+// Devnet wallet: a key kept in this browser, offered only when the app runs on the devnet
+// network. It signs like a real wallet would, so the whole vault flow runs without an extension.
+import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
+import { hex } from '@scure/base';
+import type { Network } from '@unit/protocol';
+import { getJson } from '../../api/http';
+import {
+  DEVNET_FUNDED_STORAGE,
+  DEVNET_KEY_STORAGE,
+  deriveDevnetKeys,
+  exportDevnetSecret,
+  loadOrCreateDevnetSecret,
+  readDevnetSecret,
+} from '../devnet-key';
+import { WalletError, walletMessages } from '../errors';
+import { signPsbtWithKeys } from '../psbt-signing';
+import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
+
+/** What the faucet gives a new devnet wallet: 1 BTC (CONSTANTS.md, devnet defaults). */
+export const DEVNET_FAUCET_SATS = 100_000_000;
+
+export interface DevnetAdapterOptions {
+  network: Network;
+  storage?: Storage;
+  /** POST /api/devnet/faucet; a test hands in its own */
+  requestFaucet?: (address: string, sats: number) => Promise<void>;
+}
+
+export interface DevnetAdapter extends WalletAdapter {
+  fund(): Promise<void>;
+  exportKey(): { hex: string; wif: string } | null;
+  /** true once the faucet paid this key (the first use funds it automatically) */
+  isFunded(): boolean;
+}
+
+const postFaucet = async (address: string, sats: number) => {
+  await getJson<unknown>('/api/devnet/faucet', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ address, sats }),
+  });
+};
+
+/** Derives the account of a devnet secret: addresses need btc-signer, loaded on first connect. */
+export async function devnetAccountOf(secret: Uint8Array): Promise<WalletAccount> {
+  const btc = await import('@scure/btc-signer');
+  const { paymentKey, vaultKey } = deriveDevnetKeys(secret);
+  const paymentPub = secp256k1.getPublicKey(paymentKey, true);
+  return {
+    satsAddress: btc.p2wpkh(paymentPub, btc.TEST_NETWORK).address!,
+    satsPublicKey: hex.encode(paymentPub),
+    vaultPubkey: hex.encode(schnorr.getPublicKey(vaultKey)),
+    runesAddress: btc.p2tr(paymentPub.subarray(1), undefined, btc.TEST_NETWORK).address!,
+  };
+}
+
+export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapter {
+  const storage = options.storage ?? window.localStorage;
+  const requestFaucet = options.requestFaucet ?? postFaucet;
+  let connected: WalletAccount | null = null;
+
+  const fund = async () => {
+    const secret = readDevnetSecret(storage);
+    if (!secret) throw new WalletError('failed', 'Connect the devnet wallet first.');
+    const account = connected ?? (await devnetAccountOf(secret));
+    await requestFaucet(account.satsAddress, DEVNET_FAUCET_SATS);
+    storage.setItem(DEVNET_FUNDED_STORAGE, '1');
+  };
+
+  return {
+    id: 'devnet',
+    reconnectsSilently: true,
+    isInstalled: () => options.network === 'devnet',
+    async connect() {
+      if (options.network !== 'devnet')
+        throw new WalletError(
+          'unsupported',
+          'The devnet wallet only exists on the devnet network.',
+        );
+      const { secret } = loadOrCreateDevnetSecret(storage);
+      connected = await devnetAccountOf(secret);
+      // First use of a key: ask the faucet once, so the wallet can open a vault right away.
+      // A failing faucet is no reason to refuse the connection; the Fund action retries.
+      if (storage.getItem(DEVNET_FUNDED_STORAGE) !== '1') await fund().catch(() => undefined);
+      return connected;
+    },
+    async disconnect() {
+      connected = null;
+    },
+    async accounts() {
+      if (connected) return connected;
+      const secret = readDevnetSecret(storage);
+      return secret ? devnetAccountOf(secret) : null;
+    },
+    async network(): Promise<WalletNetwork> {
+      return 'devnet';
+    },
+    async signPsbt(psbtBase64, { signInputs }) {
+      const secret = readDevnetSecret(storage);
+      if (!secret) throw new WalletError('failed', walletMessages.noSigner);
+      const { paymentKey, vaultKey } = deriveDevnetKeys(secret);
+      return signPsbtWithKeys(psbtBase64, signInputs, [paymentKey, vaultKey]);
+    },
+    async signMessage(message) {
+      const secret = readDevnetSecret(storage);
+      if (!secret) throw new WalletError('failed', walletMessages.noSigner);
+      // BIP340 signature over sha256(message) with the vault key: verifiable against vault_pubkey.
+      const { sha256 } = await import('@noble/hashes/sha2.js');
+      const digest = sha256(new TextEncoder().encode(message));
+      return hex.encode(schnorr.sign(digest, deriveDevnetKeys(secret).vaultKey));
+    },
+    subscribe(events) {
+      // Another tab replacing the key is the devnet wallet's "account changed".
+      const onStorage = (event: StorageEvent) => {
+        if (event.key === DEVNET_KEY_STORAGE) events.onAccountsChanged?.();
+      };
+      window.addEventListener('storage', onStorage);
+      return () => window.removeEventListener('storage', onStorage);
+    },
+    fund,
+    exportKey() {
+      const secret = readDevnetSecret(storage);
+      return secret ? exportDevnetSecret(secret) : null;
+    },
+    isFunded: () => storage.getItem(DEVNET_FUNDED_STORAGE) === '1',
+  };
+}

@@ -1,0 +1,134 @@
+// Leather through window.LeatherProvider's request(method, params) RPC. Leather hands out a native
+// segwit address (sats) and a Taproot address (runes; its key is the vault key).
+import type { Network } from '@unit/protocol';
+import { WalletError, toWalletError, walletMessages } from '../errors';
+import { addressNetwork } from '../network';
+import { psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
+import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
+
+export const LEATHER_DOWNLOAD_URL = 'https://leather.io/install-extension';
+
+export interface LeatherAddress {
+  symbol: string;
+  type?: 'p2wpkh' | 'p2tr' | string;
+  address: string;
+  publicKey?: string;
+}
+
+/** The subset of Leather's RPC we call; it resolves `{ result }` and rejects `{ error }`. */
+export interface LeatherApi {
+  request(
+    method: 'getAddresses',
+  ): Promise<{ jsonrpc: '2.0'; id: string; result: { addresses: LeatherAddress[] } }>;
+  request(
+    method: 'signPsbt',
+    params: { hex: string; signAtIndex?: number | number[]; network?: string; broadcast?: boolean },
+  ): Promise<{ jsonrpc: '2.0'; id: string; result: { hex: string } }>;
+  request(
+    method: 'signMessage',
+    params: { message: string; paymentType?: 'p2wpkh' | 'p2tr'; network?: string },
+  ): Promise<{ jsonrpc: '2.0'; id: string; result: { signature: string; address: string } }>;
+}
+
+declare global {
+  interface Window {
+    LeatherProvider?: LeatherApi;
+  }
+}
+
+const LEATHER_REJECTED = 4001;
+const JSON_RPC_USER_REJECTION = -32000;
+
+function mapLeatherError(error: unknown): WalletError {
+  const inner = (error as { error?: { code?: number; message?: string } } | null)?.error;
+  const code = inner?.code ?? (error as { code?: number } | null)?.code;
+  if (code === LEATHER_REJECTED || code === JSON_RPC_USER_REJECTION)
+    return new WalletError('rejected', walletMessages.rejected);
+  return toWalletError(inner ?? error, 'Leather could not complete the request.');
+}
+
+/** Leather's network names for its `network` parameter. */
+const leatherNetwork = (network: Network) =>
+  network === 'mainnet' ? 'mainnet' : network === 'devnet' ? 'testnet' : 'signet';
+
+export function createLeatherAdapter(
+  getApi: () => LeatherApi | undefined = () => window.LeatherProvider,
+  appNetwork: Network = 'mainnet',
+): WalletAdapter {
+  let account: WalletAccount | null = null;
+
+  const api = () => {
+    const found = getApi();
+    if (!found) throw new WalletError('not_installed', walletMessages.notInstalled('Leather'));
+    return found;
+  };
+
+  return {
+    id: 'leather',
+    reconnectsSilently: false,
+    isInstalled: () => getApi() !== undefined,
+    async connect() {
+      const leather = api();
+      let addresses: LeatherAddress[];
+      try {
+        addresses = (await leather.request('getAddresses')).result.addresses;
+      } catch (error) {
+        throw mapLeatherError(error);
+      }
+      const btc = addresses.filter((a) => a.symbol === 'BTC');
+      const payment = btc.find((a) => a.type === 'p2wpkh');
+      const taproot = btc.find((a) => a.type === 'p2tr');
+      if (!payment?.publicKey) throw new WalletError('no_accounts', walletMessages.noAccounts);
+      if (!taproot?.publicKey) throw new WalletError('no_accounts', walletMessages.taprootNeeded);
+      const taprootKey = taproot.publicKey.toLowerCase();
+      account = {
+        satsAddress: payment.address,
+        satsPublicKey: payment.publicKey.toLowerCase(),
+        vaultPubkey: taprootKey.length === 66 ? taprootKey.slice(2) : taprootKey,
+        runesAddress: taproot.address,
+      };
+      return account;
+    },
+    async disconnect() {
+      account = null;
+    },
+    async accounts() {
+      return account;
+    },
+    async network(): Promise<WalletNetwork> {
+      // Leather has no network query in its RPC: its addresses tell.
+      return account ? addressNetwork(account.satsAddress) : 'unknown';
+    },
+    async signPsbt(psbtBase64, { signInputs }) {
+      const leather = api();
+      try {
+        const { result } = await leather.request('signPsbt', {
+          hex: psbtBase64ToHex(psbtBase64),
+          signAtIndex: signInputs,
+          network: leatherNetwork(appNetwork),
+          broadcast: false,
+        });
+        return psbtHexToBase64(result.hex);
+      } catch (error) {
+        throw mapLeatherError(error);
+      }
+    },
+    async signMessage(message) {
+      const leather = api();
+      try {
+        const { result } = await leather.request('signMessage', {
+          message,
+          paymentType: 'p2wpkh',
+          network: leatherNetwork(appNetwork),
+        });
+        return result.signature;
+      } catch (error) {
+        throw mapLeatherError(error);
+      }
+    },
+    subscribe() {
+      // Leather emits no account or network events to web pages.
+      return () => undefined;
+    },
+  };
+}

@@ -1,0 +1,13 @@
+// Public face of the wallet feature: the rest of the web app imports only from here.
+export type {
+  WalletId,
+  WalletAccount,
+  WalletInfo,
+  WalletStatus,
+  WalletContextValue,
+  SignPsbtOptions,
+  WrongNetwork,
+} from './types';
+export { WalletProvider, useWallet } from './WalletProvider';
+export { WalletPicker } from './WalletPicker';
+export { WalletError, type WalletErrorCode } from './errors';

@@ -1,0 +1,324 @@
+// Injected wallet providers with each wallet's real API shape, signing with real test keys through
+// @scure/btc-signer. Unit tests install them on `window`; browser tests can inject the same code.
+import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
+import { base64, hex } from '@scure/base';
+import * as btc from '@scure/btc-signer';
+import { addressesOf, userKeys, type TestWalletKeys } from './fixtures';
+
+type Listener = () => void;
+
+const signIndices = (psbt: Uint8Array, jobs: Array<{ index: number; key: Uint8Array }>) => {
+  const tx = btc.Transaction.fromPSBT(psbt, { allowUnknownOutputs: true });
+  for (const { index, key } of jobs) {
+    if (!tx.signIdx(key, index)) throw new Error(`fake wallet: nothing signed at input ${index}`);
+  }
+  return tx.toPSBT();
+};
+
+// ------------------------------------------------------------------------------------ Xverse
+
+export interface FakeXverse {
+  /** the next request fails as the user pressing "Cancel" */
+  rejectNext: boolean;
+  network: 'Mainnet' | 'Testnet' | 'Signet';
+  connected: boolean;
+  calls: Array<{ method: string; params: unknown }>;
+  emit(event: 'accountChange' | 'networkChange'): void;
+  uninstall(): void;
+}
+
+/** window.XverseProviders.BitcoinProvider: JSON-RPC 2.0 `request(method, params)`, as sats-connect calls it. */
+export function installFakeXverse(
+  opts: { keys?: TestWalletKeys; network?: FakeXverse['network'] } = {},
+): FakeXverse {
+  const keys = opts.keys ?? userKeys;
+  const listeners = new Map<string, Set<Listener>>();
+  const state: FakeXverse = {
+    rejectNext: false,
+    network: opts.network ?? 'Signet',
+    connected: false,
+    calls: [],
+    emit: (event) => listeners.get(event)?.forEach((cb) => cb()),
+    uninstall: () => {
+      delete (window as { XverseProviders?: unknown }).XverseProviders;
+    },
+  };
+  const addresses = () => {
+    const own = addressesOf(keys, state.network === 'Mainnet' ? 'mainnet' : 'testnet');
+    return [
+      { ...own.payment, purpose: 'payment', addressType: 'p2wpkh', walletType: 'software' },
+      { ...own.taproot, purpose: 'ordinals', addressType: 'p2tr', walletType: 'software' },
+    ];
+  };
+  const ok = (result: unknown) => ({ jsonrpc: '2.0', id: '1', result });
+  const fail = (code: number, message: string) => ({
+    jsonrpc: '2.0',
+    id: '1',
+    error: { code, message },
+  });
+  const networkResult = () => ({
+    bitcoin: { name: state.network },
+    stacks: { name: 'testnet' },
+    spark: { name: 'regtest' },
+  });
+
+  const provider = {
+    async request(method: string, params: unknown) {
+      state.calls.push({ method, params });
+      if (method === 'getInfo') return ok({ version: '1.10.0', platform: 'web', methods: [] });
+      if (state.rejectNext) {
+        state.rejectNext = false;
+        return fail(-32000, 'User rejected the request');
+      }
+      switch (method) {
+        case 'wallet_connect':
+          state.connected = true;
+          return ok({
+            id: 'acc',
+            addresses: addresses(),
+            walletType: 'software',
+            network: networkResult(),
+          });
+        case 'wallet_getAccount':
+          if (!state.connected) return fail(-32002, 'Access denied');
+          return ok({
+            id: 'acc',
+            addresses: addresses(),
+            walletType: 'software',
+            network: networkResult(),
+          });
+        case 'wallet_getNetwork':
+          return ok(networkResult());
+        case 'wallet_changeNetwork':
+          state.network = (params as { name: FakeXverse['network'] }).name;
+          return ok(null);
+        case 'wallet_disconnect':
+          state.connected = false;
+          return ok(null);
+        case 'getBalance':
+          return ok({ confirmed: '150000', unconfirmed: '0', total: '150000' });
+        case 'signPsbt': {
+          const { psbt, signInputs } = params as {
+            psbt: string;
+            signInputs: Record<string, number[]>;
+          };
+          const own = addressesOf(keys, state.network === 'Mainnet' ? 'mainnet' : 'testnet');
+          const jobs = Object.entries(signInputs).flatMap(([address, indices]) => {
+            const key =
+              address === own.payment.address
+                ? keys.paymentKey
+                : address === own.taproot.address
+                  ? keys.taprootKey
+                  : null;
+            if (!key) throw new Error(`fake Xverse: ${address} is not this wallet's`);
+            return indices.map((index) => ({ index, key }));
+          });
+          return ok({ psbt: base64.encode(signIndices(base64.decode(psbt), jobs)) });
+        }
+        case 'signMessage': {
+          const { message } = params as { message: string };
+          const digest = new TextEncoder().encode(message);
+          return ok({
+            signature: hex.encode(schnorr.sign(digest, keys.taprootKey)),
+            messageHash: '',
+            address: '',
+            protocol: 'BIP322',
+          });
+        }
+        default:
+          return fail(-32601, `Method ${method} not found`);
+      }
+    },
+    addListener({ eventName, cb }: { eventName: string; cb: Listener }) {
+      if (!listeners.has(eventName)) listeners.set(eventName, new Set());
+      listeners.get(eventName)!.add(cb);
+      return () => listeners.get(eventName)?.delete(cb);
+    },
+  };
+  (window as { XverseProviders?: unknown }).XverseProviders = { BitcoinProvider: provider };
+  return state;
+}
+
+// ------------------------------------------------------------------------------------ Unisat
+
+export interface FakeUnisat {
+  rejectNext: boolean;
+  chain: 'BITCOIN_MAINNET' | 'BITCOIN_TESTNET' | 'BITCOIN_SIGNET';
+  granted: boolean;
+  lastSignOptions: unknown;
+  emit(event: 'accountsChanged' | 'networkChanged'): void;
+  uninstall(): void;
+}
+
+/**
+ * window.unisat with one account, Native SegWit by default or Taproot: Unisat shows one address, so
+ * the same key pays the sats, receives the runes and is the vault key.
+ */
+export function installFakeUnisat(
+  opts: { key?: Uint8Array; chain?: FakeUnisat['chain']; addressType?: 'p2wpkh' | 'p2tr' } = {},
+): FakeUnisat {
+  const key = opts.key ?? userKeys.paymentKey;
+  const compressed = secp256k1.getPublicKey(key, true);
+  const listeners = new Map<string, Set<Listener>>();
+  const state: FakeUnisat = {
+    rejectNext: false,
+    chain: opts.chain ?? 'BITCOIN_SIGNET',
+    granted: false,
+    lastSignOptions: null,
+    emit: (event) => listeners.get(event)?.forEach((cb) => cb()),
+    uninstall: () => {
+      delete window.unisat;
+    },
+  };
+  const address = () => {
+    const net = state.chain === 'BITCOIN_MAINNET' ? btc.NETWORK : btc.TEST_NETWORK;
+    return opts.addressType === 'p2tr'
+      ? btc.p2tr(compressed.subarray(1), undefined, net).address!
+      : btc.p2wpkh(compressed, net).address!;
+  };
+  const maybeReject = () => {
+    if (state.rejectNext) {
+      state.rejectNext = false;
+      throw { code: 4001, message: 'User rejected the request.' };
+    }
+  };
+  window.unisat = {
+    async requestAccounts() {
+      maybeReject();
+      state.granted = true;
+      return [address()];
+    },
+    async getAccounts() {
+      return state.granted ? [address()] : [];
+    },
+    async getPublicKey() {
+      return hex.encode(compressed);
+    },
+    async getBalance() {
+      return { confirmed: 90_000, unconfirmed: 10_000, total: 100_000 };
+    },
+    async getChain() {
+      return {
+        enum: state.chain,
+        name: state.chain,
+        network: state.chain === 'BITCOIN_MAINNET' ? 'livenet' : 'testnet',
+      };
+    },
+    async switchChain(chain: string) {
+      maybeReject();
+      state.chain = chain as FakeUnisat['chain'];
+      return { enum: chain };
+    },
+    async signPsbt(psbtHex, options) {
+      maybeReject();
+      state.lastSignOptions = options;
+      const own = hex.encode(compressed);
+      const jobs = options.toSignInputs.map(({ index, publicKey }) => {
+        if (publicKey !== own) throw new Error('fake Unisat: asked to sign with a foreign key');
+        return { index, key };
+      });
+      const signed = signIndices(hex.decode(psbtHex), jobs);
+      if (options.autoFinalized) throw new Error('fake Unisat: vault PSBTs must not be finalized');
+      return hex.encode(signed);
+    },
+    async signMessage(message) {
+      maybeReject();
+      return base64.encode(schnorr.sign(new TextEncoder().encode(message), key));
+    },
+    on(event, handler) {
+      if (!listeners.has(event)) listeners.set(event, new Set());
+      listeners.get(event)!.add(handler);
+    },
+    removeListener(event, handler) {
+      listeners.get(event)?.delete(handler);
+    },
+  };
+  return state;
+}
+
+// ------------------------------------------------------------------------------------ Leather
+
+export interface FakeLeather {
+  rejectNext: boolean;
+  uninstall(): void;
+}
+
+/** window.LeatherProvider: `request(method, params)` resolving `{ result }`, rejecting `{ error }`. */
+export function installFakeLeather(
+  opts: { keys?: TestWalletKeys; network?: 'mainnet' | 'testnet' } = {},
+): FakeLeather {
+  const keys = opts.keys ?? userKeys;
+  const own = addressesOf(keys, opts.network ?? 'testnet');
+  const state: FakeLeather = {
+    rejectNext: false,
+    uninstall: () => {
+      delete window.LeatherProvider;
+    },
+  };
+  const request = async (method: string, params?: Record<string, unknown>): Promise<never> => {
+    if (state.rejectNext) {
+      state.rejectNext = false;
+      throw { jsonrpc: '2.0', id: '1', error: { code: 4001, message: 'User rejected request' } };
+    }
+    const reply = (result: unknown) => ({ jsonrpc: '2.0', id: '1', result }) as never;
+    if (method === 'getAddresses')
+      return reply({
+        addresses: [
+          { symbol: 'BTC', type: 'p2wpkh', ...own.payment },
+          // Leather reports the Taproot key compressed (33 bytes)
+          {
+            symbol: 'BTC',
+            type: 'p2tr',
+            address: own.taproot.address,
+            publicKey: hex.encode(secp256k1.getPublicKey(keys.taprootKey, true)),
+          },
+          { symbol: 'STX', address: 'ST000000000000000000002AMW42H' },
+        ],
+      });
+    if (method === 'signPsbt') {
+      const { hex: psbtHex, signAtIndex } = params as { hex: string; signAtIndex: number[] };
+      const tx = btc.Transaction.fromPSBT(hex.decode(psbtHex), { allowUnknownOutputs: true });
+      for (const index of signAtIndex) {
+        let signed = false;
+        for (const key of [keys.paymentKey, keys.taprootKey]) {
+          try {
+            signed = tx.signIdx(key, index) || signed;
+          } catch {
+            // not this key's input
+          }
+        }
+        if (!signed)
+          throw { jsonrpc: '2.0', id: '1', error: { code: -32603, message: 'Cannot sign input' } };
+      }
+      return reply({ hex: hex.encode(tx.toPSBT()) });
+    }
+    if (method === 'signMessage') {
+      const { message } = params as { message: string };
+      return reply({
+        signature: base64.encode(schnorr.sign(new TextEncoder().encode(message), keys.taprootKey)),
+        address: own.payment.address,
+      });
+    }
+    throw { jsonrpc: '2.0', id: '1', error: { code: -32601, message: 'Method not found' } };
+  };
+  window.LeatherProvider = { request } as unknown as NonNullable<Window['LeatherProvider']>;
+  return state;
+}
+
+// ------------------------------------------------------------------------------------ MetaMask
+
+/** Answers EIP-6963 discovery the way MetaMask does; returns the function that stops it. */
+export function announceMetaMask(): () => void {
+  const announce = () =>
+    window.dispatchEvent(
+      new CustomEvent('eip6963:announceProvider', {
+        detail: Object.freeze({
+          info: { uuid: 'mm-test', name: 'MetaMask', icon: 'data:,', rdns: 'io.metamask' },
+          provider: {},
+        }),
+      }),
+    );
+  window.addEventListener('eip6963:requestProvider', announce);
+  announce();
+  return () => window.removeEventListener('eip6963:requestProvider', announce);
+}
