@@ -1,0 +1,198 @@
+// The Chain port over HTTP: esplora (blocks, transactions, addresses), mempool.space (fees), an
+// ordinals service (UTXOs without inscriptions or runes) and a runes service (UNIT outputs). The
+// devnet serves the same routes, so one adapter covers the devnet, signet, mutinynet and mainnet.
+import type {
+  AddressStatsDto,
+  Network,
+  RecommendedFeesDto,
+  UnitOutputDto,
+  UtxoDto,
+} from '@unit/protocol';
+import type { EsploraOutspend, EsploraTx } from './esplora-types';
+import { BroadcastError, type Chain, type ChainOutput, type ChainTip, type TxStatus } from './port';
+
+export interface EsploraChainOptions {
+  esploraUrl: string;
+  mempoolUrl: string;
+  ordinalsUrl: string;
+  runesUrl: string;
+  network: Network;
+  /** How often onBlock polls the tip while someone listens. Default 5 s. */
+  pollMs?: number;
+  fetch?: typeof fetch;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+    url: string,
+  ) {
+    super(`${url} answered ${status}: ${body.slice(0, 200)}`);
+    this.name = 'HttpError';
+  }
+}
+
+const trimSlash = (url: string): string => url.replace(/\/+$/, '');
+
+/**
+ * Bitcoin Core's reason out of esplora's broadcast error
+ * (`sendrawtransaction RPC error: {"code":-26,"message":"dust"}`), or the body as it is.
+ */
+export function broadcastReason(body: string): string {
+  const match = /RPC error:\s*(\{.*\})\s*$/s.exec(body);
+  if (match) {
+    try {
+      const parsed = JSON.parse(match[1]!) as { message?: unknown };
+      if (typeof parsed.message === 'string') return parsed.message;
+    } catch {
+      // not JSON after all: fall through to the raw text
+    }
+  }
+  return body.trim();
+}
+
+export class EsploraChain implements Chain {
+  private readonly esplora: string;
+  private readonly mempool: string;
+  private readonly ordinals: string;
+  private readonly runes: string;
+  private readonly fetch: typeof fetch;
+  private readonly pollMs: number;
+  private readonly listeners = new Set<(tip: ChainTip) => void>();
+  private poller: ReturnType<typeof setInterval> | null = null;
+  private lastTip: ChainTip | null = null;
+
+  constructor(private readonly options: EsploraChainOptions) {
+    this.esplora = trimSlash(options.esploraUrl);
+    this.mempool = trimSlash(options.mempoolUrl);
+    this.ordinals = trimSlash(options.ordinalsUrl);
+    this.runes = trimSlash(options.runesUrl);
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.pollMs = options.pollMs ?? 5_000;
+  }
+
+  private async request(url: string, init?: RequestInit): Promise<string> {
+    const response = await this.fetch(url, init);
+    const body = await response.text();
+    if (!response.ok) throw new HttpError(response.status, body, url);
+    return body;
+  }
+
+  private async json<T>(url: string): Promise<T> {
+    return JSON.parse(await this.request(url)) as T;
+  }
+
+  /** null for a 404 (esplora's "Transaction not found"); other failures throw. */
+  private async orNull<T>(work: Promise<T>): Promise<T | null> {
+    try {
+      return await work;
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  async tip(): Promise<ChainTip> {
+    const height = Number(await this.request(`${this.esplora}/blocks/tip/height`));
+    // The hash of that very height, so a block found between the two calls cannot mix them up.
+    const hash = (await this.request(`${this.esplora}/block-height/${height}`)).trim();
+    return { height, hash };
+  }
+
+  addressStats(address: string): Promise<AddressStatsDto> {
+    return this.json(`${this.esplora}/address/${encodeURIComponent(address)}`);
+  }
+
+  utxos(address: string): Promise<UtxoDto[]> {
+    return this.json(`${this.esplora}/address/${encodeURIComponent(address)}/utxo`);
+  }
+
+  paymentUtxos(address: string): Promise<UtxoDto[]> {
+    return this.json(`${this.ordinals}/address/${encodeURIComponent(address)}/utxos`);
+  }
+
+  unitOutputs(address: string): Promise<UnitOutputDto[]> {
+    return this.json(`${this.runes}/address/${encodeURIComponent(address)}/outputs`);
+  }
+
+  async output(txid: string, vout: number): Promise<ChainOutput | null> {
+    const tx = await this.orNull(this.json<EsploraTx>(`${this.esplora}/tx/${txid}`));
+    const out = tx?.vout[vout];
+    if (!tx || !out) return null;
+    const outspend = await this.json<EsploraOutspend>(
+      `${this.esplora}/tx/${txid}/outspend/${vout}`,
+    );
+    const address = out.scriptpubkey_address ?? null;
+    let unitAmount = 0;
+    if (address !== null) {
+      const unitOutputs = await this.unitOutputs(address);
+      unitAmount = unitOutputs.find((o) => o.txid === txid && o.vout === vout)?.unit_amount ?? 0;
+    }
+    return {
+      txid,
+      vout,
+      value: out.value,
+      script_hex: out.scriptpubkey,
+      address,
+      unit_amount: unitAmount,
+      spent: outspend.spent,
+      status: tx.status,
+    };
+  }
+
+  txHex(txid: string): Promise<string | null> {
+    return this.orNull(this.request(`${this.esplora}/tx/${txid}/hex`).then((hex) => hex.trim()));
+  }
+
+  txStatus(txid: string): Promise<TxStatus | null> {
+    return this.orNull(this.json<TxStatus>(`${this.esplora}/tx/${txid}/status`));
+  }
+
+  async broadcast(rawHex: string): Promise<string> {
+    const response = await this.fetch(`${this.esplora}/tx`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: rawHex,
+    });
+    const body = await response.text();
+    if (!response.ok) throw new BroadcastError(broadcastReason(body));
+    return body.trim();
+  }
+
+  fees(): Promise<RecommendedFeesDto> {
+    // SPEC §7: mutinynet's mempool instance answers under the signet path.
+    const network = this.options.network === 'mutinynet' ? 'signet' : this.options.network;
+    const prefix = network === 'mainnet' ? '' : `/${network}`;
+    return this.json(`${this.mempool}${prefix}/api/v1/fees/recommended`);
+  }
+
+  onBlock(listener: (tip: ChainTip) => void): () => void {
+    this.listeners.add(listener);
+    if (this.poller === null) {
+      this.poller = setInterval(() => void this.poll(), this.pollMs);
+      this.poller.unref?.();
+    }
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.poller !== null) {
+        clearInterval(this.poller);
+        this.poller = null;
+        this.lastTip = null;
+      }
+    };
+  }
+
+  private async poll(): Promise<void> {
+    let tip: ChainTip;
+    try {
+      tip = await this.tip();
+    } catch {
+      return; // a flaky service: try again on the next tick
+    }
+    const previous = this.lastTip;
+    this.lastTip = tip;
+    if (previous === null || previous.hash === tip.hash) return;
+    for (const listener of this.listeners) listener(tip);
+  }
+}

@@ -1,0 +1,41 @@
+// Fee estimates from what waits in the devnet mempool, in the shape of mempool.space's
+// /api/v1/fees/recommended (SPEC §7). Blocks take the whole mempool, so the estimate only says
+// where a new transaction would rank: Fast outbids three quarters of the waiting vbytes, Medium
+// half, Slow a quarter; economy is the cheapest rate waiting; minimum the relay floor.
+import type { RecommendedFeesDto } from '@unit/protocol';
+import { MIN_RELAY_FEE_RATE } from './policy';
+
+const MIN = Number(MIN_RELAY_FEE_RATE);
+
+export interface WaitingTx {
+  fee: number;
+  vsize: number;
+}
+
+/** The fee rate (sat/vB, rounded up) under which `share` of the waiting vbytes sit. */
+function rateAtShare(
+  sorted: readonly { rate: number; vsize: number }[],
+  totalVsize: number,
+  share: number,
+): number {
+  let cumulative = 0;
+  for (const tx of sorted) {
+    cumulative += tx.vsize;
+    if (cumulative >= totalVsize * share) return tx.rate;
+  }
+  return sorted[sorted.length - 1]?.rate ?? MIN;
+}
+
+export function recommendedFees(waiting: readonly WaitingTx[]): RecommendedFeesDto {
+  const sorted = waiting
+    .filter((tx) => tx.vsize > 0)
+    .map((tx) => ({ rate: Math.ceil(tx.fee / tx.vsize), vsize: tx.vsize }))
+    .sort((a, b) => a.rate - b.rate);
+  const total = sorted.reduce((sum, tx) => sum + tx.vsize, 0);
+  const minimumFee = MIN;
+  const economyFee = Math.max(minimumFee, sorted[0]?.rate ?? MIN);
+  const hourFee = Math.max(economyFee, rateAtShare(sorted, total, 0.25));
+  const halfHourFee = Math.max(hourFee, rateAtShare(sorted, total, 0.5));
+  const fastestFee = Math.max(halfHourFee, rateAtShare(sorted, total, 0.75));
+  return { fastestFee, halfHourFee, hourFee, economyFee, minimumFee };
+}

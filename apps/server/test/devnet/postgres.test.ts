@@ -1,0 +1,96 @@
+// The devnet on PostgreSQL: the same chain rules with pg's bigint-as-string rows. Runs when
+// TEST_DATABASE_URL is set (scripts/ensure-postgres.sh), like the storage suite.
+import { describe, expect, it } from 'vitest';
+import { encodeRunestone, parseRuneId } from '@unit/bitcoin';
+import { createDevnet } from '../../src/devnet/devnet';
+import {
+  ALICE,
+  BOB,
+  dropPostgresSchema,
+  openPostgresTestDb,
+  signedSpend,
+  TREASURY,
+} from './fixtures';
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
+  it('moves BTC and UNIT, refuses a double spend, and survives a restart', async () => {
+    const url = pgUrl!;
+    const first = await openPostgresTestDb(url);
+    try {
+      const devnet = await createDevnet({
+        db: first.db,
+        treasuryScript: TREASURY.trScript,
+        blockIntervalMs: 0,
+      });
+      const funding = await devnet.fund(ALICE.address, 80_000n);
+      await devnet.mine(1);
+      const vout = (await devnet.getTx(funding))!.outputs.findIndex(
+        (o) => o.address === ALICE.address,
+      );
+      const [treasury] = await devnet.unitOutputs(TREASURY.trAddress);
+      const transfer = signedSpend(
+        [
+          {
+            txid: treasury!.txid,
+            vout: treasury!.vout,
+            value: 10_000n,
+            key: TREASURY,
+            taproot: true,
+          },
+          { txid: funding, vout, value: 80_000n, key: ALICE },
+        ],
+        [
+          { script: TREASURY.trScript, amount: 10_000n },
+          { script: BOB.script, amount: 10_000n },
+          {
+            script: encodeRunestone({
+              edicts: [{ id: parseRuneId(devnet.unitRuneId), amount: 2_500n, output: 1 }],
+              pointer: 0,
+            }),
+            amount: 0n,
+          },
+          { script: ALICE.script, amount: 69_000n },
+        ],
+      );
+      await devnet.broadcast(transfer.hex);
+      const conflict = signedSpend(
+        [{ txid: funding, vout, value: 80_000n, key: ALICE }],
+        [{ script: BOB.script, amount: 70_000n }],
+      );
+      await expect(devnet.broadcast(conflict.hex)).rejects.toThrow('txn-mempool-conflict');
+      await devnet.mine(1);
+      const tip = await devnet.tip();
+      await first.close();
+
+      const second = await openPostgresTestDb(url, first.schema);
+      const after = await createDevnet({
+        db: second.db,
+        treasuryScript: TREASURY.trScript,
+        blockIntervalMs: 0,
+      });
+      expect(await after.tip()).toEqual(tip);
+      expect((await after.unitOutputs(BOB.address)).map((o) => o.unit_amount)).toEqual([2_500]);
+      expect((await after.unitOutputs(TREASURY.trAddress)).map((o) => o.unit_amount)).toEqual([
+        100_000_000_000 - 2_500,
+      ]);
+      const stats = await after.addressStats(ALICE.address);
+      expect(stats.chain_stats).toMatchObject({
+        funded_txo_sum: 80_000 + 69_000,
+        spent_txo_sum: 80_000,
+        tx_count: 2,
+      });
+      expect(await after.fees()).toEqual({
+        fastestFee: 1,
+        halfHourFee: 1,
+        hourFee: 1,
+        economyFee: 1,
+        minimumFee: 1,
+      });
+      await second.close();
+    } finally {
+      await dropPostgresSchema(url, first.schema);
+    }
+  });
+});
