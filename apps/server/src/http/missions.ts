@@ -1,0 +1,40 @@
+// /api/missions and /api/users (SPEC §3 Mission, User; SPEC §7 mission and user calls).
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import * as z from 'zod';
+import { findUser, listMissions, registerUser, verifyMission } from '../missions/missions';
+import type { Database } from '../store/schema';
+import { notFound, parseInput } from './errors';
+import { WRITE_LIMIT } from './security';
+
+const address = z.string().regex(/^[A-Za-z0-9]{14,90}$/, 'expected a Bitcoin address');
+
+export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>): void {
+  app.get('/api/missions', async (request) => {
+    const query = parseInput(z.object({ address }), request.query);
+    return listMissions(db, query.address);
+  });
+
+  app.post('/api/missions/:id/verify', { config: WRITE_LIMIT }, async (request) => {
+    const { id } = parseInput(z.object({ id: z.string().max(20) }), request.params);
+    const body = parseInput(z.object({ address }), request.body);
+    const mission = await verifyMission(db, id, body.address);
+    if (!mission) throw notFound('No such mission');
+    return mission;
+  });
+
+  app.get('/api/users/:address', async (request) => {
+    const params = parseInput(z.object({ address }), request.params);
+    const user = await findUser(db, params.address);
+    if (!user) throw notFound('No such user');
+    return user;
+  });
+
+  app.post('/api/users', { config: WRITE_LIMIT }, async (request, reply) => {
+    const body = parseInput(
+      z.object({ address, referral_code: z.string().max(20).nullable().optional() }),
+      request.body,
+    );
+    return reply.status(201).send(await registerUser(db, body.address, body.referral_code ?? null));
+  });
+}

@@ -1,0 +1,46 @@
+// Serves the built web app with an SPA fallback: any GET that is not an API or chain-service path
+// gets index.html, so client-side routes (/, /liquidations) survive a reload.
+import fs from 'node:fs';
+import path from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { notFound } from './errors';
+
+/** Prefixes owned by the server itself; unknown paths under them are JSON 404s, not the SPA. */
+const SERVER_PREFIXES = [
+  '/api',
+  '/guardian',
+  '/esplora',
+  '/mempool',
+  '/ordinals',
+  '/runes',
+  '/explorer',
+];
+
+const MISSING_BUILD_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>UNIT vault: web app not built</title></head>
+<body><h1>The web app is not built</h1>
+<p>Run <code>npm run build</code> (or <code>npm start</code>, which builds it) from the repository
+root, then reload this page. The API is up at <a href="/api/health">/api/health</a>.</p></body></html>`;
+
+export async function registerStatic(app: FastifyInstance, distDir: string): Promise<void> {
+  const indexFile = path.join(distDir, 'index.html');
+  const built = fs.existsSync(indexFile);
+  if (built) {
+    await app.register(fastifyStatic, { root: distDir, wildcard: false, index: false });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '/';
+    const ownedByServer = SERVER_PREFIXES.some(
+      (p) => pathname === p || pathname.startsWith(`${p}/`),
+    );
+    if (ownedByServer || (request.method !== 'GET' && request.method !== 'HEAD')) {
+      throw notFound(`No route ${request.method} ${pathname}`);
+    }
+    if (!built) {
+      return reply.status(503).type('text/html; charset=utf-8').send(MISSING_BUILD_PAGE);
+    }
+    // Assets are content-hashed and may be cached; the page itself must not be.
+    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+  });
+}

@@ -1,0 +1,144 @@
+// Missions, users and referral levels (SPEC §3 Mission, User, Referral levels; SPEC §4 Mission
+// actions). A mission is verified against what the chain-backed vault history records, so a
+// completion cannot be claimed by asking.
+import type { Kysely } from 'kysely';
+import type { ActionCode } from '@unit/protocol';
+import type { Database } from '../store/schema';
+import {
+  completeMission,
+  completedMissions,
+  countReferrals,
+  ensureUser,
+  getUser,
+  getUserByReferralCode,
+  type UserRow,
+} from '../store/users';
+
+/** SPEC §4 Mission actions. */
+export type MissionAction =
+  'create-vault' | 'deposit' | 'repay' | 'borrow' | 'withdraw' | 'repossess';
+
+interface MissionDefinition {
+  id: string;
+  title: string;
+  action: MissionAction;
+  /** The vault history action that proves the mission done. */
+  proof: ActionCode;
+}
+
+export const MISSIONS: readonly MissionDefinition[] = [
+  { id: '1', title: 'Open your vault', action: 'create-vault', proof: 'o' },
+  { id: '2', title: 'Deposit BTC into your vault', action: 'deposit', proof: 'd' },
+  { id: '3', title: 'Borrow UNIT', action: 'borrow', proof: 'b' },
+  { id: '4', title: 'Repay UNIT', action: 'repay', proof: 'r' },
+  { id: '5', title: 'Withdraw BTC', action: 'withdraw', proof: 'w' },
+  { id: '6', title: 'Repossess a liquidated vault', action: 'repossess', proof: 'x' },
+];
+
+export interface MissionDto {
+  id: string;
+  title: string;
+  action: MissionAction;
+  mission_tasks: number;
+  completed_tasks: number;
+}
+
+export type ReferralLevel = 'level_one' | 'level_two' | 'level_three';
+
+/** SPEC §3 Referral levels; thresholds and postage are ours (SPEC: level values from config). */
+export const REFERRAL_LEVELS: Record<
+  ReferralLevel,
+  { title: string; minReferrals: number; postage_sats: number }
+> = {
+  level_one: { title: 'Nebula', minReferrals: 1, postage_sats: 10_000 },
+  level_two: { title: 'Red Giant', minReferrals: 5, postage_sats: 15_000 },
+  level_three: { title: 'Super Giant', minReferrals: 20, postage_sats: 20_000 },
+};
+
+export function referralLevel(referrals: number): ReferralLevel | null {
+  const reached = (Object.keys(REFERRAL_LEVELS) as ReferralLevel[]).filter(
+    (level) => referrals >= REFERRAL_LEVELS[level].minReferrals,
+  );
+  return reached[reached.length - 1] ?? null;
+}
+
+export interface UserDto {
+  address: string;
+  discord_id: string | null;
+  twitter_id: string | null;
+  telegram_id: string | null;
+  referral_code: string;
+  referred_by: string | null;
+  referrals: number;
+  level: ReferralLevel | null;
+  level_title: string | null;
+  postage_sats: number | null;
+}
+
+async function toUserDto(db: Kysely<Database>, user: UserRow): Promise<UserDto> {
+  const referrals = await countReferrals(db, user.address);
+  const level = referralLevel(referrals);
+  return {
+    address: user.address,
+    discord_id: user.discord_id,
+    twitter_id: user.twitter_id,
+    telegram_id: user.telegram_id,
+    referral_code: user.referral_code,
+    referred_by: user.referred_by,
+    referrals,
+    level,
+    level_title: level ? REFERRAL_LEVELS[level].title : null,
+    postage_sats: level ? REFERRAL_LEVELS[level].postage_sats : null,
+  };
+}
+
+export async function findUser(db: Kysely<Database>, address: string): Promise<UserDto | null> {
+  const user = await getUser(db, address);
+  return user ? toUserDto(db, user) : null;
+}
+
+/** Registers the address (idempotent); a referral code names the referrer, never oneself. */
+export async function registerUser(
+  db: Kysely<Database>,
+  address: string,
+  referralCode: string | null,
+): Promise<UserDto> {
+  const referrer = referralCode ? await getUserByReferralCode(db, referralCode) : null;
+  return toUserDto(db, await ensureUser(db, address, referrer?.address ?? null));
+}
+
+export async function listMissions(db: Kysely<Database>, address: string): Promise<MissionDto[]> {
+  const done = new Set(await completedMissions(db, address));
+  return MISSIONS.map((m) => ({
+    id: m.id,
+    title: m.title,
+    action: m.action,
+    mission_tasks: 1,
+    completed_tasks: done.has(m.id) ? 1 : 0,
+  }));
+}
+
+/**
+ * Checks the mission against the history of the vaults the address opened and records it done
+ * when the proving action is there. Null for an unknown mission.
+ */
+export async function verifyMission(
+  db: Kysely<Database>,
+  missionId: string,
+  address: string,
+): Promise<MissionDto | null> {
+  const mission = MISSIONS.find((m) => m.id === missionId);
+  if (!mission) return null;
+  await ensureUser(db, address);
+  const proof = await db
+    .selectFrom('vault_history')
+    .innerJoin('vaults', 'vaults.vault_id', 'vault_history.vault_id')
+    .select('vault_history.id')
+    .where('vaults.creation_account', '=', address)
+    .where('vault_history.action', '=', mission.proof)
+    .limit(1)
+    .executeTakeFirst();
+  if (proof) await completeMission(db, address, mission.id);
+  const missions = await listMissions(db, address);
+  return missions.find((m) => m.id === missionId) ?? null;
+}

@@ -1,0 +1,13 @@
+// The store's public surface: open, migrate, and one repository module per table family.
+export * from './open';
+export * from './migrations';
+export type * from './schema';
+export * from './settings';
+export * from './prices';
+export * from './vaults';
+export * from './guardian-requests';
+export * from './reservations';
+export * from './liquidations';
+export * from './telegram';
+export * from './users';
+export * from './keys';

@@ -1,0 +1,254 @@
+// Versioned schema migrations run by Kysely's Migrator. Other modules (the devnet) bring their own
+// migrations; `migrateToLatest` merges them, so one migration table records every module's history.
+import {
+  Migrator,
+  PostgresAdapter,
+  type ColumnDefinitionBuilder,
+  type CreateTableBuilder,
+  type Kysely,
+  type Migration,
+  type MigrationResultSet,
+} from 'kysely';
+
+/** True on PostgreSQL: the few DDL differences (identity columns) branch on it. */
+export function isPostgres<DB>(db: Kysely<DB>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** An auto-numbered integer primary key on either dialect. */
+export function addSerialId<T extends string>(
+  db: Kysely<unknown>,
+  table: CreateTableBuilder<T, never>,
+  name = 'id',
+): CreateTableBuilder<T, never> {
+  const pk = (c: ColumnDefinitionBuilder) => c.primaryKey().notNull();
+  return isPostgres(db)
+    ? table.addColumn(name, 'integer', (c) => pk(c).generatedByDefaultAsIdentity())
+    : table.addColumn(name, 'integer', (c) => pk(c).autoIncrement());
+}
+
+export const coreMigrations: Record<string, Migration> = {
+  '0001_core': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('settings')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+        .execute();
+
+      await db.schema
+        .createTable('price_points')
+        .addColumn('timestamp', 'bigint', (c) => c.primaryKey())
+        .addColumn('price_cents', 'bigint', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('vaults')
+        .addColumn('vault_id', 'text', (c) => c.primaryKey())
+        .addColumn('vault_tag', 'text', (c) => c.notNull())
+        .addColumn('vault_pubkey', 'text', (c) => c.notNull().unique())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('creation_account', 'text', (c) => c.notNull())
+        .addColumn('runes_account', 'text', (c) => c.notNull())
+        .addColumn('btc_locked', 'bigint', (c) => c.notNull())
+        .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
+        .addColumn('vault_txid', 'text', (c) => c.notNull())
+        .addColumn('vault_vout', 'integer', (c) => c.notNull())
+        .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
+        .addColumn('stamp', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      // The liquidation sweep asks "which vaults have threshold >= price" on every tick.
+      await db.schema
+        .createIndex('vaults_status_threshold')
+        .on('vaults')
+        .columns(['status', 'threshold_cents'])
+        .execute();
+      await db.schema
+        .createIndex('vaults_creation_account')
+        .on('vaults')
+        .column('creation_account')
+        .execute();
+
+      await addSerialId(db, db.schema.createTable('vault_history'))
+        .addColumn('vault_id', 'text', (c) => c.notNull())
+        .addColumn('timestamp', 'bigint', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('btc_amt', 'bigint', (c) => c.notNull())
+        .addColumn('unit_amt', 'bigint', (c) => c.notNull())
+        .addColumn('vault_amount', 'bigint', (c) => c.notNull())
+        .addColumn('amount_borrowed', 'bigint', (c) => c.notNull())
+        .addColumn('oracle_price', 'bigint', (c) => c.notNull())
+        .addColumn('transaction_id', 'text', (c) => c.notNull())
+        .addColumn('utxo', 'text', (c) => c.notNull())
+        .addColumn('utxo_script', 'text', (c) => c.notNull())
+        .addColumn('liquidation_hash', 'text')
+        .addColumn('liquidation_threshold', 'bigint')
+        .addColumn('confirmed', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createIndex('vault_history_vault_time')
+        .on('vault_history')
+        .columns(['vault_id', 'timestamp'])
+        .execute();
+      await db.schema
+        .createIndex('vault_history_txid')
+        .on('vault_history')
+        .column('transaction_id')
+        .execute();
+
+      await db.schema
+        .createTable('guardian_requests')
+        .addColumn('nonce', 'text', (c) => c.primaryKey())
+        .addColumn('method', 'text', (c) => c.notNull())
+        .addColumn('vault_id', 'text')
+        .addColumn('vault_pubkey', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('txid', 'text')
+        .addColumn('raw_hex', 'text')
+        .addColumn('error', 'text')
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable('reservations')
+        .addColumn('reservation_id', 'text', (c) => c.primaryKey())
+        .addColumn('vault_pubkey', 'text', (c) => c.notNull())
+        .addColumn('vault_action', 'text', (c) => c.notNull())
+        .addColumn('unit_amount', 'bigint', (c) => c.notNull())
+        .addColumn('treasury_txid', 'text')
+        .addColumn('treasury_vout', 'integer')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('reservations_status_expiry')
+        .on('reservations')
+        .columns(['status', 'expires_at'])
+        .execute();
+
+      await db.schema
+        .createTable('liquidations')
+        .addColumn('vault_id', 'text', (c) => c.primaryKey())
+        .addColumn('liquidated_at', 'bigint', (c) => c.notNull())
+        .addColumn('liquidation_hash', 'text', (c) => c.notNull())
+        .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
+        .addColumn('price_cents', 'bigint', (c) => c.notNull())
+        .addColumn('btc_locked', 'bigint', (c) => c.notNull())
+        .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('claimed_by', 'text')
+        .addColumn('claim_txid', 'text')
+        .execute();
+
+      await db.schema
+        .createTable('telegram_subscriptions')
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('chat_id', 'text', (c) => c.notNull())
+        .addColumn('network', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('telegram_subscriptions_pk', ['address', 'chat_id'])
+        .execute();
+
+      await addSerialId(db, db.schema.createTable('telegram_outbox'))
+        .addColumn('chat_id', 'text', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('max_attempts', 'integer', (c) => c.notNull())
+        .addColumn('retry_delay_ms', 'bigint', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('telegram_outbox_due')
+        .on('telegram_outbox')
+        .columns(['status', 'next_attempt_at'])
+        .execute();
+
+      await db.schema
+        .createTable('users')
+        .addColumn('address', 'text', (c) => c.primaryKey())
+        .addColumn('discord_id', 'text')
+        .addColumn('twitter_id', 'text')
+        .addColumn('telegram_id', 'text')
+        .addColumn('referral_code', 'text', (c) => c.notNull().unique())
+        .addColumn('referred_by', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('users_referred_by').on('users').column('referred_by').execute();
+
+      await db.schema
+        .createTable('mission_completions')
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('mission_id', 'text', (c) => c.notNull())
+        .addColumn('completed_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('mission_completions_pk', ['address', 'mission_id'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const table of [
+        'mission_completions',
+        'users',
+        'telegram_outbox',
+        'telegram_subscriptions',
+        'liquidations',
+        'reservations',
+        'guardian_requests',
+        'vault_history',
+        'vaults',
+        'price_points',
+        'settings',
+      ]) {
+        await db.schema.dropTable(table).ifExists().execute();
+      }
+    },
+  },
+};
+
+export class MigrationError extends Error {
+  constructor(
+    message: string,
+    readonly results: MigrationResultSet['results'],
+  ) {
+    super(message);
+    this.name = 'MigrationError';
+  }
+}
+
+/**
+ * Runs every pending migration, ours and `extraMigrations` (names must not collide). Unordered
+ * migrations are allowed because modules add theirs independently of each other.
+ */
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  extraMigrations: Record<string, Migration> = {},
+): Promise<string[]> {
+  for (const name of Object.keys(extraMigrations)) {
+    if (Object.hasOwn(coreMigrations, name)) {
+      throw new Error(`Migration name ${name} is used twice`);
+    }
+  }
+  const migrations = { ...coreMigrations, ...extraMigrations };
+  const migrator = new Migrator({
+    db: db as Kysely<unknown>,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    allowUnorderedMigrations: true,
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((r) => r.status === 'Error');
+    throw new MigrationError(
+      `Migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`,
+      results,
+    );
+  }
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

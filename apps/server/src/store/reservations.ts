@@ -1,0 +1,69 @@
+// unit.reserve reservations: the treasury UNIT UTXO handed to one open/borrow/repay until it
+// expires (SPEC §7: 30 s for open and repay).
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Database, ReservationsTable } from './schema';
+
+export type ReservationRow = Selectable<ReservationsTable>;
+export type NewReservation = Omit<Insertable<ReservationsTable>, 'status'>;
+
+export async function insertReservation(
+  db: Kysely<Database>,
+  reservation: NewReservation,
+): Promise<void> {
+  await db
+    .insertInto('reservations')
+    .values({ ...reservation, status: 'active' })
+    .execute();
+}
+
+export async function getReservation(
+  db: Kysely<Database>,
+  reservationId: string,
+): Promise<ReservationRow | null> {
+  const row = await db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('reservation_id', '=', reservationId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Active, unexpired reservations holding a treasury outpoint. */
+export async function activeReservations(
+  db: Kysely<Database>,
+  now = Math.floor(Date.now() / 1000),
+): Promise<ReservationRow[]> {
+  return db
+    .selectFrom('reservations')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('expires_at', '>', now)
+    .execute();
+}
+
+/** Marks an active reservation used; false if it was not active (already used or released). */
+export async function consumeReservation(
+  db: Kysely<Database>,
+  reservationId: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('reservations')
+    .set({ status: 'used' })
+    .where('reservation_id', '=', reservationId)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+export async function releaseExpiredReservations(
+  db: Kysely<Database>,
+  now = Math.floor(Date.now() / 1000),
+): Promise<number> {
+  const result = await db
+    .updateTable('reservations')
+    .set({ status: 'released' })
+    .where('status', '=', 'active')
+    .where('expires_at', '<=', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

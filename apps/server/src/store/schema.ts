@@ -1,0 +1,156 @@
+// The Kysely view of every table. Money columns are integers (sats, UNIT hundredths) stored as
+// 64-bit integers; both drivers hand them back as JS numbers (see store/open.ts), which is exact
+// for any real amount (all bitcoin ever is 2.1e15 sats < 2^53).
+import type { ColumnType, Generated } from 'kysely';
+
+/** A 64-bit integer column: written as number or bigint, read as number. */
+export type Int64 = ColumnType<number, number | bigint, number | bigint>;
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: Int64;
+}
+
+export interface PricePointsTable {
+  /** unix seconds */
+  timestamp: Int64;
+  price_cents: Int64;
+}
+
+export type VaultStatus = 'active' | 'liquidated' | 'repossessed';
+
+export interface VaultsTable {
+  vault_id: string;
+  vault_tag: string;
+  vault_pubkey: string;
+  name: string;
+  creation_account: string;
+  runes_account: string;
+  btc_locked: Int64;
+  unit_borrowed: Int64;
+  vault_txid: string;
+  vault_vout: number;
+  threshold_cents: Int64;
+  stamp: Int64;
+  status: VaultStatus;
+  created_at: Int64;
+  updated_at: Int64;
+}
+
+export type ActionCodeColumn = 'o' | 'b' | 'd' | 'r' | 'w' | 'l' | 'x';
+
+/** SPEC §3 Vault history record. */
+export interface VaultHistoryTable {
+  id: Generated<number>;
+  vault_id: string;
+  timestamp: Int64;
+  action: ActionCodeColumn;
+  btc_amt: Int64;
+  unit_amt: Int64;
+  vault_amount: Int64;
+  amount_borrowed: Int64;
+  oracle_price: Int64;
+  transaction_id: string;
+  utxo: string;
+  utxo_script: string;
+  liquidation_hash: string | null;
+  liquidation_threshold: Int64 | null;
+  confirmed: ColumnType<number, number | boolean, number | boolean>;
+}
+
+export type GuardianRequestState = 'received' | 'validated' | 'cosigned' | 'broadcast' | 'failed';
+
+export interface GuardianRequestsTable {
+  nonce: string;
+  method: string;
+  vault_id: string | null;
+  vault_pubkey: string;
+  state: GuardianRequestState;
+  txid: string | null;
+  /** The co-signed transaction, kept before broadcast so a restart can recover it. */
+  raw_hex: string | null;
+  error: string | null;
+  expires_at: Int64;
+  created_at: Int64;
+  updated_at: Int64;
+}
+
+export type ReservationStatus = 'active' | 'used' | 'released';
+
+export interface ReservationsTable {
+  reservation_id: string;
+  vault_pubkey: string;
+  vault_action: 'open' | 'borrow' | 'repay';
+  unit_amount: Int64;
+  treasury_txid: string | null;
+  treasury_vout: number | null;
+  status: ReservationStatus;
+  expires_at: Int64;
+  created_at: Int64;
+}
+
+export interface LiquidationsTable {
+  vault_id: string;
+  liquidated_at: Int64;
+  liquidation_hash: string;
+  threshold_cents: Int64;
+  price_cents: Int64;
+  btc_locked: Int64;
+  unit_borrowed: Int64;
+  status: 'liquidated' | 'repossessed';
+  claimed_by: string | null;
+  claim_txid: string | null;
+}
+
+export interface TelegramSubscriptionsTable {
+  address: string;
+  chat_id: string;
+  network: string;
+  created_at: Int64;
+}
+
+export type OutboxStatus = 'pending' | 'sent' | 'failed';
+
+export interface TelegramOutboxTable {
+  id: Generated<number>;
+  chat_id: string;
+  text: string;
+  status: OutboxStatus;
+  attempts: number;
+  max_attempts: number;
+  retry_delay_ms: Int64;
+  next_attempt_at: Int64;
+  last_error: string | null;
+  created_at: Int64;
+}
+
+export interface UsersTable {
+  address: string;
+  discord_id: string | null;
+  twitter_id: string | null;
+  telegram_id: string | null;
+  referral_code: string;
+  referred_by: string | null;
+  created_at: Int64;
+}
+
+export interface MissionCompletionsTable {
+  address: string;
+  mission_id: string;
+  completed_at: Int64;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  price_points: PricePointsTable;
+  vaults: VaultsTable;
+  vault_history: VaultHistoryTable;
+  guardian_requests: GuardianRequestsTable;
+  reservations: ReservationsTable;
+  liquidations: LiquidationsTable;
+  telegram_subscriptions: TelegramSubscriptionsTable;
+  telegram_outbox: TelegramOutboxTable;
+  users: UsersTable;
+  mission_completions: MissionCompletionsTable;
+}

@@ -1,0 +1,42 @@
+// Key-value settings: generated keys (guardian, oracle) and other once-per-install values.
+import type { Kysely } from 'kysely';
+import type { Database } from './schema';
+
+export async function getSetting(db: Kysely<Database>, key: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', key)
+    .executeTakeFirst();
+  return row?.value ?? null;
+}
+
+export async function putSetting(db: Kysely<Database>, key: string, value: string): Promise<void> {
+  const updated_at = Math.floor(Date.now() / 1000);
+  await db
+    .insertInto('settings')
+    .values({ key, value, updated_at })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at }))
+    .execute();
+}
+
+/**
+ * Returns the stored value, or stores `create()` and returns it. When two instances race, the
+ * first writer wins and both return its value.
+ */
+export async function getOrCreateSetting(
+  db: Kysely<Database>,
+  key: string,
+  create: () => string,
+): Promise<string> {
+  const existing = await getSetting(db, key);
+  if (existing !== null) return existing;
+  await db
+    .insertInto('settings')
+    .values({ key, value: create(), updated_at: Math.floor(Date.now() / 1000) })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const stored = await getSetting(db, key);
+  if (stored === null) throw new Error(`setting ${key} vanished`);
+  return stored;
+}

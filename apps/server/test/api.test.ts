@@ -1,0 +1,253 @@
+// The real app on a loopback port with a temporary SQLite file, driven over HTTP.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type {
+  ApiErrorDto,
+  BitcoinPriceDto,
+  ConfigDto,
+  OperationQuoteDto,
+  OracleQuoteDto,
+  PriceHistoryDto,
+  VaultDto,
+} from '@unit/protocol';
+import { operationCostSats } from '@unit/protocol';
+import { appendVaultHistory, insertVault } from '../src/store';
+import { getJson, postJson, startTestApp, type RunningApp } from './support';
+
+let server: RunningApp;
+
+beforeAll(async () => {
+  server = await startTestApp({}, { writeLimitPerMinute: 5 });
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+describe('prices and the oracle over HTTP', () => {
+  it('answers the config with devnet service URLs and the guardian keys', async () => {
+    const { status, body } = await getJson(`${server.url}/api/config`);
+    const config = body as ConfigDto;
+    expect(status).toBe(200);
+    expect(config.network).toBe('devnet');
+    expect(config.esploraUrl).toBe('/esplora');
+    expect(config.guardPubkey).toBe(server.keys.guardPubkey);
+    expect(config.guardPubkey).toMatch(/^[0-9a-f]{64}$/);
+    expect(config.constants.liquidationThresholdPercent).toBe(135);
+  });
+
+  it('answers the current bitcoin price as USD and time', async () => {
+    const { body } = await getJson(`${server.url}/api/bitcoin-price`);
+    const price = body as BitcoinPriceDto;
+    expect(price.USD).toBe(server.oracle.price().priceCents / 100);
+    expect(Number.isInteger(price.time)).toBe(true);
+  });
+
+  it('answers 288 five-minute points for 24h and refuses an unknown period with 400', async () => {
+    const day = (await getJson(`${server.url}/api/price-history?timePeriod=24h`))
+      .body as PriceHistoryDto;
+    expect(day.data).toHaveLength(288);
+    const bad = await getJson(`${server.url}/api/price-history?timePeriod=2w`);
+    expect(bad.status).toBe(400);
+    expect((bad.body as ApiErrorDto).code).toBe('bad_request');
+  });
+
+  it('sets the devnet price and reveals a threshold secret once the price reaches it', async () => {
+    const set = await postJson(`${server.url}/api/devnet/price`, { usd: 60_000 });
+    expect(set.status).toBe(200);
+    expect((set.body as BitcoinPriceDto).USD).toBe(60_000);
+    const ts = Math.floor(Date.now() / 1000);
+    const hidden = (await getJson(`${server.url}/api/oracle/quote?th=5999999&ts=${ts}`))
+      .body as OracleQuoteDto;
+    expect(hidden.secret).toBeNull();
+    expect(hidden.price_cents).toBe(6_000_000);
+    const shown = (await getJson(`${server.url}/api/oracle/quote?th=6000000&ts=${ts}`))
+      .body as OracleQuoteDto;
+    expect(shown.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(shown.is_expired).toBe(false);
+  });
+
+  it('refuses a quote without a numeric threshold', async () => {
+    const res = await getJson(`${server.url}/api/oracle/quote?th=abc&ts=1`);
+    expect(res.status).toBe(400);
+  });
+});
+
+describe('vaults over HTTP', () => {
+  const pubkey = 'ab'.repeat(32);
+  const vaultId = 'cd'.repeat(32);
+
+  beforeAll(async () => {
+    await insertVault(server.store.db, {
+      vault_id: vaultId,
+      vault_tag: 'tag',
+      vault_pubkey: pubkey,
+      name: 'Savings',
+      creation_account: 'tb1qowner000000000000000000000000000000',
+      runes_account: 'tb1powner000000000000000000000000000000',
+      btc_locked: 50_000_000,
+      unit_borrowed: 1_000_000,
+      vault_txid: vaultId,
+      vault_vout: 0,
+      threshold_cents: 2_700_000,
+      stamp: 1_700_000_000,
+      status: 'active',
+      created_at: 1_700_000_000,
+    });
+    await appendVaultHistory(server.store.db, {
+      vault_id: vaultId,
+      timestamp: 1_700_000_000,
+      action: 'o',
+      btc_amt: 50_000_000,
+      unit_amt: 1_000_000,
+      vault_amount: 50_000_000,
+      amount_borrowed: 1_000_000,
+      oracle_price: 9_500_000,
+      transaction_id: vaultId,
+      utxo: `${vaultId}:0`,
+      utxo_script: '5120' + 'ee'.repeat(32),
+      liquidation_hash: null,
+      liquidation_threshold: null,
+      confirmed: 1,
+    });
+  });
+
+  it('finds a vault by pubkey with the guardian key filled in', async () => {
+    const { status, body } = await getJson(`${server.url}/api/vaults/by-pubkey/${pubkey}`);
+    expect(status).toBe(200);
+    const vault = body as VaultDto;
+    expect(vault.vault_id).toBe(vaultId);
+    expect(vault.btc_locked).toBe(50_000_000);
+    expect(vault.guard_pubkey).toBe(server.keys.guardPubkey);
+  });
+
+  it('answers 404 not_found for an unknown pubkey', async () => {
+    const { status, body } = await getJson(`${server.url}/api/vaults/by-pubkey/${'00'.repeat(32)}`);
+    expect(status).toBe(404);
+    expect(body).toEqual({ error: 'No vault for this public key', code: 'not_found' });
+  });
+
+  it('answers the history records and chart points of a vault', async () => {
+    const history = await getJson(`${server.url}/api/vaults/${vaultId}/history`);
+    expect(history.body).toMatchObject([
+      { action: 'o', confirmed: true, vault_amount: 50_000_000 },
+    ]);
+    const points = await getJson(`${server.url}/api/vaults/${vaultId}/points`);
+    expect(points.body).toEqual([
+      { timestamp: 1_700_000_000, btc_locked: 50_000_000, unit_borrowed: 1_000_000, vaults: 1 },
+    ]);
+    expect((await getJson(`${server.url}/api/vaults/nope/history`)).status).toBe(404);
+  });
+
+  it('lists no liquidations on a fresh devnet', async () => {
+    expect((await getJson(`${server.url}/api/liquidations`)).body).toEqual([]);
+  });
+});
+
+describe('operation quotes, notify, missions and the rest of the surface', () => {
+  it('prices an operation with the protocol package cost rule', async () => {
+    const { body } = await getJson(`${server.url}/api/quote?action=borrow&feeRate=3`);
+    const quote = body as OperationQuoteDto;
+    expect(quote.operation_cost_sats).toBe(
+      Number(operationCostSats({ action: 'borrow', paymentInputs: 1, feeRate: 3 })),
+    );
+    expect((await getJson(`${server.url}/api/quote?action=steal&feeRate=3`)).status).toBe(400);
+  });
+
+  it('accepts a notification with 202 even with Telegram off, and validates it', async () => {
+    const dto = {
+      network: 'devnet',
+      address: 'tb1qowner000000000000000000000000000000',
+      tx_id: 'ab'.repeat(32),
+      tx_action: 'deposit',
+      btc_amount: 10_000,
+      unit_amount: 0,
+      vault_id: 'cd'.repeat(32),
+    };
+    const ok = await postJson(`${server.url}/api/notify`, dto);
+    expect(ok).toEqual({ status: 202, body: { queued: 0, enabled: false } });
+    const bad = await postJson(`${server.url}/api/notify`, { ...dto, tx_id: 'x' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('completes a mission only when the vault history proves it', async () => {
+    const address = 'tb1qowner000000000000000000000000000000';
+    const before = await getJson(`${server.url}/api/missions?address=${address}`);
+    expect(before.body).toHaveLength(6);
+    const open = await postJson(`${server.url}/api/missions/1/verify`, { address });
+    expect(open.body).toMatchObject({ id: '1', mission_tasks: 1, completed_tasks: 1 });
+    const repay = await postJson(`${server.url}/api/missions/4/verify`, { address });
+    expect(repay.body).toMatchObject({ id: '4', completed_tasks: 0 });
+    const user = await getJson(`${server.url}/api/users/${address}`);
+    expect(user.body).toMatchObject({ address, referrals: 0, level: null });
+    expect((await getJson(`${server.url}/api/users/tb1qnobody00000000000000000000`)).status).toBe(
+      404,
+    );
+  });
+
+  it('answers a JSON 404 under /api and a clear 503 page when the web app is not built', async () => {
+    const api = await getJson(`${server.url}/api/nothing-here`);
+    expect(api).toEqual({
+      status: 404,
+      body: { error: 'No route GET /api/nothing-here', code: 'not_found' },
+    });
+    const page = await fetch(`${server.url}/liquidations`);
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain('npm run build');
+  });
+
+  it('sends security headers with a CSP that allows WebSocket connections to self', async () => {
+    const res = await fetch(`${server.url}/api/health`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toMatch(/connect-src 'self' ws:/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('rate-limits writes with a rate_limited error', async () => {
+    let last = { status: 0, body: {} as unknown };
+    for (let i = 0; i < 8; i++) {
+      last = await postJson(`${server.url}/api/users`, { address: 'tb1qratelimit0000000000000' });
+    }
+    expect(last.status).toBe(429);
+    expect((last.body as ApiErrorDto).code).toBe('rate_limited');
+  });
+});
+
+describe('POST /api/devnet/price off the devnet', () => {
+  it('refuses with 403 not_devnet', async () => {
+    const signet = await startTestApp({
+      NETWORK: 'signet',
+      GUARDIAN_KEY: '11'.repeat(32),
+    });
+    try {
+      const res = await postJson(`${signet.url}/api/devnet/price`, { usd: 1 });
+      expect(res.status).toBe(403);
+      expect((res.body as ApiErrorDto).code).toBe('not_devnet');
+    } finally {
+      await signet.stop();
+    }
+  });
+});
+
+describe('the built web app', () => {
+  it('serves assets and falls back to index.html for client routes', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-dist-'));
+    fs.mkdirSync(path.join(dist, 'assets'));
+    fs.writeFileSync(path.join(dist, 'index.html'), '<!doctype html><div id="root"></div>');
+    fs.writeFileSync(path.join(dist, 'assets', 'app.js'), 'console.log(1)');
+    const web = await startTestApp({}, { webDistDir: dist });
+    try {
+      const route = await fetch(`${web.url}/liquidations`);
+      expect(route.status).toBe(200);
+      expect(await route.text()).toContain('<div id="root">');
+      const asset = await fetch(`${web.url}/assets/app.js`);
+      expect(asset.headers.get('content-type')).toContain('javascript');
+      expect((await fetch(`${web.url}/api/missing`)).status).toBe(404);
+    } finally {
+      await web.stop();
+      fs.rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});

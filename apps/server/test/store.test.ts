@@ -1,0 +1,274 @@
+// One storage suite, run on SQLite always and on PostgreSQL when TEST_DATABASE_URL is set (the
+// test script starts a throwaway cluster). Each PostgreSQL run gets a fresh schema.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  activeReservations,
+  advanceGuardianRequest,
+  appendVaultHistory,
+  consumeReservation,
+  dueOutbox,
+  enqueueOutbox,
+  getGuardianRequest,
+  getOrCreateSetting,
+  getVaultByPubkey,
+  insertPricePoints,
+  insertReservation,
+  insertVault,
+  latestPricePoint,
+  liquidatableVaults,
+  listLiquidations,
+  markOutboxFailed,
+  migrateToLatest,
+  openStore,
+  pricePointsBetween,
+  recordGuardianRequest,
+  recordLiquidation,
+  recordRepossession,
+  releaseExpiredReservations,
+  subscribeTelegram,
+  subscribedChats,
+  updateVaultState,
+  vaultHistory,
+  type NewVault,
+  type Store,
+} from '../src/store';
+import { devnetMigrations } from '../src/devnet/migrations';
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+function vault(overrides: Partial<NewVault> = {}): NewVault {
+  return {
+    vault_id: randomBytes(32).toString('hex'),
+    vault_tag: 'tag',
+    vault_pubkey: randomBytes(32).toString('hex'),
+    name: 'My vault',
+    creation_account: 'tb1qexampleaddress0000000000000000000000',
+    runes_account: 'tb1pexampleaddress0000000000000000000000',
+    btc_locked: 100_000_000,
+    unit_borrowed: 5_000_000,
+    vault_txid: randomBytes(32).toString('hex'),
+    vault_vout: 0,
+    threshold_cents: 6_750_000,
+    stamp: 1_700_000_000,
+    status: 'active',
+    created_at: 1_700_000_000,
+    ...overrides,
+  };
+}
+
+function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<void> }>) {
+  let store: Store;
+  let cleanup: () => Promise<void>;
+
+  beforeEach(async () => {
+    ({ store, cleanup } = await open());
+    await migrateToLatest(store.db, devnetMigrations);
+  });
+  afterEach(async () => {
+    await store.close();
+    await cleanup();
+  });
+
+  it('migrates once: a second run has nothing left to do', async () => {
+    expect(await migrateToLatest(store.db, devnetMigrations)).toEqual([]);
+  });
+
+  it('keeps a generated setting across calls', async () => {
+    const first = await getOrCreateSetting(store.db, 'guardian_key', () => 'aa');
+    const second = await getOrCreateSetting(store.db, 'guardian_key', () => 'bb');
+    expect([first, second]).toEqual(['aa', 'aa']);
+  });
+
+  it('stores price points and ignores a duplicate timestamp', async () => {
+    await insertPricePoints(store.db, [
+      { timestamp: 100, priceCents: 9_500_000 },
+      { timestamp: 200, priceCents: 9_600_000 },
+    ]);
+    await insertPricePoints(store.db, [{ timestamp: 200, priceCents: 1 }]);
+    expect(await latestPricePoint(store.db)).toEqual({ timestamp: 200, priceCents: 9_600_000 });
+    expect(await pricePointsBetween(store.db, 0, 200)).toEqual([
+      { timestamp: 100, priceCents: 9_500_000 },
+    ]);
+  });
+
+  it('round-trips money above 2^32 exactly as integers', async () => {
+    const big = vault({ btc_locked: 2_100_000_000_000_000, unit_borrowed: 123_456_789_012 });
+    await insertVault(store.db, big);
+    const row = await getVaultByPubkey(store.db, big.vault_pubkey);
+    expect(row?.btc_locked).toBe(2_100_000_000_000_000);
+    expect(row?.unit_borrowed).toBe(123_456_789_012);
+    expect(typeof row?.btc_locked).toBe('number');
+  });
+
+  it('refuses a second vault for the same pubkey', async () => {
+    const first = vault();
+    await insertVault(store.db, first);
+    await expect(
+      insertVault(store.db, vault({ vault_pubkey: first.vault_pubkey })),
+    ).rejects.toThrow();
+  });
+
+  it('finds exactly the vaults whose threshold is at or above the price', async () => {
+    const at = vault({ threshold_cents: 6_000_000 });
+    const above = vault({ threshold_cents: 7_000_000 });
+    const below = vault({ threshold_cents: 5_999_999 });
+    const debtFree = vault({ threshold_cents: 0, unit_borrowed: 0 });
+    for (const v of [at, above, below, debtFree]) await insertVault(store.db, v);
+    const hits = await liquidatableVaults(store.db, 6_000_000);
+    expect(hits.map((v) => v.vault_id).sort()).toEqual([at.vault_id, above.vault_id].sort());
+  });
+
+  it('records vault history newest first and updates the vault state', async () => {
+    const v = vault();
+    await insertVault(store.db, v);
+    const base = {
+      vault_id: v.vault_id,
+      btc_amt: 100_000_000,
+      unit_amt: 0,
+      vault_amount: 100_000_000,
+      amount_borrowed: 0,
+      oracle_price: 9_500_000,
+      utxo: `${v.vault_txid}:0`,
+      utxo_script: '5120' + '00'.repeat(32),
+      liquidation_hash: null,
+      liquidation_threshold: null,
+      confirmed: 0,
+    };
+    await appendVaultHistory(store.db, {
+      ...base,
+      timestamp: 10,
+      action: 'o',
+      transaction_id: 'a'.repeat(64),
+    });
+    await appendVaultHistory(store.db, {
+      ...base,
+      timestamp: 20,
+      action: 'b',
+      unit_amt: 500_000,
+      amount_borrowed: 500_000,
+      transaction_id: 'b'.repeat(64),
+    });
+    await updateVaultState(store.db, v.vault_id, {
+      btc_locked: 100_000_000,
+      unit_borrowed: 500_000,
+      vault_txid: 'b'.repeat(64),
+      vault_vout: 0,
+      threshold_cents: 675_000,
+      stamp: 20,
+    });
+    const history = await vaultHistory(store.db, v.vault_id);
+    expect(history.map((h) => h.action)).toEqual(['b', 'o']);
+    expect((await getVaultByPubkey(store.db, v.vault_pubkey))?.unit_borrowed).toBe(500_000);
+  });
+
+  it('refuses a replayed guardian request nonce and tracks its state', async () => {
+    const request = {
+      nonce: 'ab'.repeat(16),
+      method: 'vault.deposit',
+      vault_id: null,
+      vault_pubkey: 'cd'.repeat(32),
+      expires_at: 2_000_000_000,
+    };
+    expect(await recordGuardianRequest(store.db, request)).toBe(true);
+    expect(await recordGuardianRequest(store.db, request)).toBe(false);
+    await advanceGuardianRequest(store.db, request.nonce, 'broadcast', { txid: 'ee'.repeat(32) });
+    const row = await getGuardianRequest(store.db, request.nonce);
+    expect(row?.state).toBe('broadcast');
+    expect(row?.txid).toBe('ee'.repeat(32));
+  });
+
+  it('uses a reservation once and releases expired ones', async () => {
+    const common = {
+      vault_pubkey: 'cd'.repeat(32),
+      vault_action: 'borrow' as const,
+      unit_amount: 10_000,
+      treasury_txid: 'ff'.repeat(32),
+      treasury_vout: 1,
+      created_at: 100,
+    };
+    await insertReservation(store.db, { ...common, reservation_id: 'live', expires_at: 1_000 });
+    await insertReservation(store.db, { ...common, reservation_id: 'old', expires_at: 150 });
+    expect((await activeReservations(store.db, 200)).map((r) => r.reservation_id)).toEqual([
+      'live',
+    ]);
+    expect(await releaseExpiredReservations(store.db, 200)).toBe(1);
+    expect(await consumeReservation(store.db, 'live')).toBe(true);
+    expect(await consumeReservation(store.db, 'live')).toBe(false);
+  });
+
+  it('records a liquidation once, then its repossession once', async () => {
+    const v = vault();
+    await insertVault(store.db, v);
+    const liquidation = {
+      vault_id: v.vault_id,
+      liquidated_at: 500,
+      liquidation_hash: '11'.repeat(20),
+      threshold_cents: 6_750_000,
+      price_cents: 6_700_000,
+      btc_locked: 100_000_000,
+      unit_borrowed: 5_000_000,
+    };
+    expect(await recordLiquidation(store.db, liquidation)).toBe(true);
+    expect(await recordLiquidation(store.db, liquidation)).toBe(false);
+    expect((await getVaultByPubkey(store.db, v.vault_pubkey))?.status).toBe('liquidated');
+    expect(await listLiquidations(store.db)).toEqual([
+      {
+        vault_id: v.vault_id,
+        name: 'My vault',
+        btc_locked: 100_000_000,
+        unit_borrowed: 5_000_000,
+        threshold_cents: 6_750_000,
+        liquidated_at: 500,
+        liquidation_hash: '11'.repeat(20),
+        status: 'liquidated',
+      },
+    ]);
+    expect(await recordRepossession(store.db, v.vault_id, 'claimer', '22'.repeat(32))).toBe(true);
+    expect(await recordRepossession(store.db, v.vault_id, 'other', '33'.repeat(32))).toBe(false);
+  });
+
+  it('retries an outbox message until its tries are spent', async () => {
+    await subscribeTelegram(store.db, { address: 'tb1qaddr', chat_id: '42', network: 'devnet' });
+    expect(await subscribedChats(store.db, 'tb1qaddr', 'devnet')).toEqual(['42']);
+    await enqueueOutbox(
+      store.db,
+      [{ chat_id: '42', text: 'hi', max_attempts: 2, retry_delay_ms: 5000 }],
+      0,
+    );
+    const [first] = await dueOutbox(store.db, 0);
+    expect(await markOutboxFailed(store.db, first!, 'down', 0)).toBe('retry');
+    expect(await dueOutbox(store.db, 4_999)).toEqual([]);
+    const [second] = await dueOutbox(store.db, 5_000);
+    expect(await markOutboxFailed(store.db, second!, 'down', 5_000)).toBe('failed');
+    expect(await dueOutbox(store.db, 1_000_000)).toEqual([]);
+  });
+}
+
+describe('storage on SQLite (temp file)', () => {
+  storageSuite(async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-store-'));
+    const store = await openStore({ file: path.join(dir, 'unit.db') });
+    return { store, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  });
+});
+
+describe.runIf(pgUrl)('storage on PostgreSQL (needs TEST_DATABASE_URL)', () => {
+  const fileSchema = `store_test_${process.pid}_${Date.now()}`;
+  let counter = 0;
+  storageSuite(async () => {
+    const schema = `${fileSchema}_${counter++}`;
+    const store = await openStore({ databaseUrl: pgUrl, schema });
+    return {
+      store,
+      cleanup: async () => {
+        const admin = await openStore({ databaseUrl: pgUrl });
+        await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
+        await admin.close();
+      },
+    };
+  });
+});

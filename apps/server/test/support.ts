@@ -1,0 +1,58 @@
+// Starts the real app on a free loopback port with a temporary SQLite file, for tests that drive
+// it over HTTP.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { buildApp, type BuildAppOptions, type UnitApp } from '../src/app';
+import { loadConfig } from '../src/config';
+
+export interface RunningApp extends UnitApp {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: BuildAppOptions = {},
+): Promise<RunningApp> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-server-'));
+  const config = loadConfig({
+    DATA_DIR: dir,
+    PORT: '0',
+    BLOCK_INTERVAL: '3600000',
+    PRICE_TICK: '86400000',
+    ...env,
+  });
+  const unit = await buildApp(config, {
+    logger: pino({ level: 'silent' }),
+    webDistDir: path.join(dir, 'no-web-build'),
+    ...options,
+  });
+  const address = await unit.app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    ...unit,
+    url: address,
+    stop: async () => {
+      await unit.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function getJson(url: string): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url);
+  return { status: res.status, body: await res.json() };
+}
+
+export async function postJson(
+  url: string,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
