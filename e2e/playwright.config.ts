@@ -1,6 +1,21 @@
-import { defineConfig } from '@playwright/test';
+import { defineConfig, devices } from '@playwright/test';
 
-// Debian's Chromium only: nothing here may download a browser build.
+// Debian's Chromium only: nothing here may download a browser build. Every journey runs at desktop
+// and phone size against a real server the fixtures start (support/server.ts).
+const chromium = {
+  executablePath: '/usr/bin/chromium',
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+};
+
 export default defineConfig({
   testDir: './tests',
   timeout: 120_000,
@@ -9,19 +24,18 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   outputDir: './test-results',
-  use: {
-    launchOptions: {
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+  use: { launchOptions: chromium, trace: 'retain-on-failure' },
+  projects: [
+    { name: 'desktop', use: { viewport: { width: 1440, height: 900 } } },
+    {
+      name: 'phone',
+      use: {
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+        userAgent: devices['Pixel 7'].userAgent,
+        deviceScaleFactor: 2,
+      },
     },
-  },
+  ],
 });

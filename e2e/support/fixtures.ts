@@ -1,0 +1,84 @@
+// Playwright fixtures: one real server per worker, devnet controls, accessibility checks and
+// screenshots a person can look at afterwards (e2e/screenshots/, gitignored).
+import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { startServer, type RunningServer } from './server';
+
+const require = createRequire(import.meta.url);
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const screenshotRoot = resolve(import.meta.dirname, '../screenshots');
+
+export interface Devnet {
+  mine(blocks?: number): Promise<void>;
+  setPrice(usd: number): Promise<void>;
+  fund(address: string, sats: number): Promise<string>;
+}
+
+async function post(url: string, body: unknown): Promise<unknown> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+interface Fixtures {
+  devnet: Devnet;
+  /** Runs axe-core on the page and fails on serious or critical violations. */
+  checkA11y: (page: Page) => Promise<void>;
+  /** Saves a full-page screenshot under e2e/screenshots/<project>/. */
+  snap: (page: Page, name: string) => Promise<void>;
+}
+
+export const test = base.extend<Fixtures, { server: RunningServer }>({
+  server: [
+    async ({}, use) => {
+      const server = await startServer();
+      await use(server);
+      await server.stop();
+    },
+    { scope: 'worker', timeout: 90_000 },
+  ],
+  baseURL: async ({ server }, use) => use(server.url),
+  devnet: async ({ server }, use) =>
+    use({
+      mine: async (blocks = 1) => void (await post(`${server.url}/api/devnet/mine`, { blocks })),
+      setPrice: async (usd) => void (await post(`${server.url}/api/devnet/price`, { usd })),
+      fund: async (address, sats) =>
+        ((await post(`${server.url}/api/devnet/faucet`, { address, sats })) as { txid: string })
+          .txid,
+    }),
+  checkA11y: async ({}, use) =>
+    use(async (page) => {
+      await page.addScriptTag({ content: axeSource });
+      const violations = await page.evaluate(async () => {
+        const axe = (window as unknown as { axe: { run(): Promise<{ violations: Violation[] }> } })
+          .axe;
+        const result = await axe.run();
+        return result.violations
+          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+          .map((v) => `${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+      });
+      expect(violations, 'serious or critical accessibility violations').toEqual([]);
+    }),
+  snap: async ({}, use, testInfo: TestInfo) =>
+    use(async (page, name) => {
+      const dir = resolve(screenshotRoot, testInfo.project.name);
+      mkdirSync(dir, { recursive: true });
+      await page.screenshot({ path: resolve(dir, `${name}.png`), fullPage: true });
+    }),
+});
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: unknown[];
+}
+
+export { expect };
