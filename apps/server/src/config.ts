@@ -120,7 +120,8 @@ const envSchema = z.object({
       })
       .optional(),
   ),
-  BLOCK_INTERVAL: intInRange('BLOCK_INTERVAL (milliseconds)', 100, 86_400_000),
+  // 0 mines only on demand (tests, the browser journeys); otherwise a block every N ms.
+  BLOCK_INTERVAL: intInRange('BLOCK_INTERVAL (milliseconds)', 0, 86_400_000),
   START_PRICE: intInRange('START_PRICE (whole USD)', 1, 100_000_000),
   PRICE_TICK: intInRange('PRICE_TICK (milliseconds)', 100, 86_400_000),
   PRICE_SEED: intInRange('PRICE_SEED', 0, 2 ** 31 - 1),

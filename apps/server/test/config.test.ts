@@ -57,4 +57,9 @@ describe('loadConfig', () => {
     expect(config.startPriceCents).toBe(6_000_000);
     expect(config.blockIntervalMs).toBe(2500);
   });
+
+  it('takes BLOCK_INTERVAL=0 as blocks only on demand', () => {
+    expect(loadConfig({ BLOCK_INTERVAL: '0' }).blockIntervalMs).toBe(0);
+    expect(() => loadConfig({ BLOCK_INTERVAL: '-5' })).toThrow(/BLOCK_INTERVAL/);
+  });
 });
