@@ -26,6 +26,9 @@ import { registerDevnetRoutes } from './devnet/http';
 import { DevnetChain } from './chain/devnet-chain';
 import { EsploraChain } from './chain/esplora';
 import type { Chain } from './chain/port';
+import { createGuardian, guardianMigrations, type Guardian } from './guardian';
+import { serveJsonRpc } from './rpc/json-rpc';
+import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -49,6 +52,7 @@ export interface UnitApp {
   notifier: TelegramNotifier;
   chain: Chain;
   devnet: Devnet | null;
+  guardian: Guardian;
   log: Logger;
   /** Stops timers, the server and the database, in that order. */
   close(): Promise<void>;
@@ -73,7 +77,7 @@ export async function buildApp(
   };
   try {
     // Devnet tables are migrated on every network so one migration history fits all.
-    await migrateToLatest(store.db, devnetMigrations);
+    await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
     const keys = await loadGuardianKeys(store.db, config);
 
     const oracle = new Oracle({
@@ -103,6 +107,34 @@ export async function buildApp(
     } else {
       chain = new EsploraChain({ ...config.services, network: config.network });
     }
+
+    const guardian = createGuardian({
+      db: store.db,
+      chain,
+      oracle,
+      guardianKey: keys.guardianSecretKey,
+      treasuryKey: keys.treasurySecretKey,
+      network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+      unitRuneId: devnet?.unitRuneId ?? config.unitRuneId,
+      log: log.child({ module: 'guardian' }),
+      now: () => Math.floor(Date.now() / 1000),
+    });
+    // A request that was co-signed before a crash is settled before anything new is accepted.
+    await guardian.recover();
+    const onTick = (point: { priceCents: number; timestamp: number }) =>
+      void guardian.onPriceTick(point.priceCents, point.timestamp).catch((err: unknown) => {
+        log.error({ err }, 'liquidation sweep failed');
+      });
+    oracle.on('tick', onTick);
+    stops.push(() => oracle.off('tick', onTick));
+    stops.push(
+      chain.onBlock(
+        () =>
+          void guardian
+            .onBlock()
+            .catch((err: unknown) => log.error({ err }, 'confirmations failed')),
+      ),
+    );
 
     const notifier = new TelegramNotifier({
       db: store.db,
@@ -146,11 +178,15 @@ export async function buildApp(
       unitRuneId: () => runeId,
     });
     registerMissionRoutes(app, store.db);
+    const rpcLog = log.child({ module: 'rpc' });
+    app.get('/guardian', { websocket: true }, (socket) =>
+      serveJsonRpc(socket, guardian.methods, rpcLog),
+    );
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });
     await registerStatic(app, options.webDistDir ?? path.join(REPO_ROOT, 'apps/web/dist'));
     await app.ready();
 
-    return { app, store, keys, oracle, notifier, chain, devnet, log, close };
+    return { app, store, keys, oracle, notifier, chain, devnet, guardian, log, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -29,6 +29,8 @@ export interface ServerConfig {
   telegramApiRoot: string | null;
   /** 32-byte hex secret key; generated and stored at first devnet start when unset. */
   guardianKey: string | null;
+  /** The UNIT rune's id (`block:tx`) on a real network; the devnet etches its own. */
+  unitRuneId: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   blockIntervalMs: number;
   /** Devnet starting price, USD cents. */
@@ -105,6 +107,13 @@ const envSchema = z.object({
       .optional(),
   ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT'),
+  UNIT_RUNE_ID: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\d+:\d+$/, { error: 'UNIT_RUNE_ID must look like 840000:3 (block:tx)' })
+      .optional(),
+  ),
   GUARDIAN_KEY: z.preprocess(
     blankToUndefined,
     z
@@ -187,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
     guardianKey: e.GUARDIAN_KEY?.toLowerCase() ?? null,
+    unitRuneId: e.UNIT_RUNE_ID ?? '1:1',
     logLevel: e.LOG_LEVEL ?? 'info',
     blockIntervalMs: e.BLOCK_INTERVAL ?? 10_000,
     startPriceCents: (e.START_PRICE ?? 95_000) * 100,

@@ -1,0 +1,63 @@
+// The guardian's dependencies and the identities derived once from its keys.
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { p2tr } from '@scure/btc-signer';
+import { pubSchnorr, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import { parseRuneId, type RuneId } from '@unit/bitcoin';
+import { UNIT_POSTAGE_SATS } from '@unit/protocol';
+import type { Chain } from '../chain/port';
+import type { Database } from '../store';
+import type { OracleForGuardian, PipelineDeps } from './pipeline';
+
+export interface GuardianDeps {
+  db: Kysely<Database>;
+  chain: Chain;
+  oracle: OracleForGuardian;
+  /** 32-byte secret of guard_pubkey: co-signs every vault spend. */
+  guardianKey: Uint8Array;
+  /** 32-byte secret of treasury_pubkey: signs the treasury's UNIT input (key path). */
+  treasuryKey: Uint8Array;
+  /** btc-signer network (TEST_NETWORK on the devnet). */
+  network: BTC_NETWORK;
+  /** `block:tx` of the UNIT rune. */
+  unitRuneId: string;
+  log: Logger;
+  /** unix seconds */
+  now: () => number;
+  /** UNIT postage in sats; CONSTANTS.md default 10,000. */
+  postageSats?: number;
+}
+
+export interface GuardianContext extends PipelineDeps {
+  guardianKey: Uint8Array;
+  treasuryKey: Uint8Array;
+  network: BTC_NETWORK;
+  guardPubkey: Uint8Array;
+  treasuryPubkey: Uint8Array;
+  treasuryScript: Uint8Array;
+  treasuryAddress: string;
+  runeId: RuneId;
+  postageSats: number;
+}
+
+export function guardianContext(deps: GuardianDeps): GuardianContext {
+  const treasuryPubkey = pubSchnorr(deps.treasuryKey);
+  // The treasury is a key-path P2TR output of the treasury key (docs/protocol.md, Keys).
+  const treasury = p2tr(treasuryPubkey, undefined, deps.network);
+  return {
+    db: deps.db,
+    chain: deps.chain,
+    oracle: deps.oracle,
+    log: deps.log,
+    now: deps.now,
+    guardianKey: deps.guardianKey,
+    treasuryKey: deps.treasuryKey,
+    network: deps.network,
+    guardPubkey: pubSchnorr(deps.guardianKey),
+    treasuryPubkey,
+    treasuryScript: treasury.script,
+    treasuryAddress: treasury.address!,
+    runeId: parseRuneId(deps.unitRuneId),
+    postageSats: deps.postageSats ?? UNIT_POSTAGE_SATS,
+  };
+}

@@ -1,0 +1,160 @@
+// What a vault request changes in the store once its transaction is on the network, as plain data.
+// It is written with the request before the broadcast, so the same effects can be committed by the
+// request itself or, after a crash between broadcast and commit, by recover.ts.
+import type { Kysely } from 'kysely';
+import type { ActionCodeColumn, Database, GuardianRequestsTable } from '../store';
+import { appendVaultHistory, insertVault, updateVaultState } from '../store';
+
+/** The store's schema plus the guardian's own column (migrations.ts). */
+export interface GuardianDatabase extends Omit<Database, 'guardian_requests'> {
+  guardian_requests: GuardianRequestsTable & { effects: string | null };
+}
+
+/** The vault's state after the transaction; its output is always vout 0 (docs/protocol.md). */
+export interface VaultAfter {
+  btc_locked: number;
+  unit_borrowed: number;
+  threshold_cents: number;
+  stamp: number;
+  /** hex of the new vault output script */
+  utxo_script: string;
+}
+
+export interface HistoryEffect {
+  action: Exclude<ActionCodeColumn, 'l'>;
+  btc_amt: number;
+  unit_amt: number;
+  oracle_price: number;
+}
+
+export type Effects =
+  | {
+      kind: 'open';
+      vault_pubkey: string;
+      name: string;
+      creation_account: string;
+      runes_account: string;
+      after: VaultAfter;
+      history: HistoryEffect;
+      reservation_id: string | null;
+    }
+  | {
+      kind: 'update';
+      vault_id: string;
+      after: VaultAfter;
+      history: HistoryEffect;
+      reservation_id: string | null;
+    }
+  | {
+      kind: 'repossess';
+      /** the claimant's vault */
+      vault_id: string;
+      after: VaultAfter;
+      history: HistoryEffect;
+      liquidated: { vault_id: string; btc_amt: number; unit_amt: number; utxo_script: string };
+    };
+
+export function guardianDb(db: Kysely<Database>): Kysely<GuardianDatabase> {
+  return db as unknown as Kysely<GuardianDatabase>;
+}
+
+export async function saveEffects(
+  db: Kysely<Database>,
+  nonce: string,
+  effects: Effects,
+): Promise<void> {
+  await guardianDb(db)
+    .updateTable('guardian_requests')
+    .set({ effects: JSON.stringify(effects) })
+    .where('nonce', '=', nonce.toLowerCase())
+    .execute();
+}
+
+/** The vault id a transaction creates or updates: an open's vault is named by its txid. */
+export function effectsVaultId(effects: Effects, txid: string): string {
+  return effects.kind === 'open' ? txid : effects.vault_id;
+}
+
+/** Stores what the broadcast transaction `txid` did; run inside one database transaction. */
+export async function applyEffects(
+  trx: Kysely<Database>,
+  effects: Effects,
+  txid: string,
+  now: number,
+): Promise<void> {
+  const vaultId = effectsVaultId(effects, txid);
+  const { after } = effects;
+  const state = {
+    btc_locked: after.btc_locked,
+    unit_borrowed: after.unit_borrowed,
+    vault_txid: txid,
+    vault_vout: 0,
+    threshold_cents: after.threshold_cents,
+    stamp: after.stamp,
+  };
+  if (effects.kind === 'open') {
+    await insertVault(trx, {
+      vault_id: vaultId,
+      vault_tag: vaultId.slice(0, 8),
+      vault_pubkey: effects.vault_pubkey,
+      name: effects.name,
+      creation_account: effects.creation_account,
+      runes_account: effects.runes_account,
+      ...state,
+      status: 'active',
+      created_at: now,
+    });
+  } else {
+    await updateVaultState(trx, vaultId, state, now);
+  }
+  const record = {
+    timestamp: now,
+    transaction_id: txid,
+    liquidation_hash: null,
+    liquidation_threshold: null,
+    confirmed: 0,
+  };
+  await appendVaultHistory(trx, {
+    ...record,
+    ...effects.history,
+    vault_id: vaultId,
+    vault_amount: after.btc_locked,
+    amount_borrowed: after.unit_borrowed,
+    utxo: `${txid}:0`,
+    utxo_script: after.utxo_script,
+  });
+  if (effects.kind !== 'repossess' && effects.reservation_id !== null) {
+    await trx
+      .updateTable('reservations')
+      .set({ status: 'used' })
+      .where('reservation_id', '=', effects.reservation_id)
+      .execute();
+  }
+  if (effects.kind === 'repossess') {
+    const { liquidated } = effects;
+    // recordRepossession opens its own database transaction, which Kysely cannot nest inside
+    // this one; these are its two writes, kept atomic with the claimant's new state.
+    await trx
+      .updateTable('liquidations')
+      .set({ status: 'repossessed', claimed_by: vaultId, claim_txid: txid })
+      .where('vault_id', '=', liquidated.vault_id)
+      .execute();
+    await trx
+      .updateTable('vaults')
+      .set({ status: 'repossessed', updated_at: now })
+      .where('vault_id', '=', liquidated.vault_id)
+      .execute();
+    await appendVaultHistory(trx, {
+      ...record,
+      vault_id: liquidated.vault_id,
+      action: 'x',
+      btc_amt: liquidated.btc_amt,
+      unit_amt: liquidated.unit_amt,
+      vault_amount: 0,
+      amount_borrowed: 0,
+      oracle_price: effects.history.oracle_price,
+      utxo: `${txid}:0`,
+      utxo_script: liquidated.utxo_script,
+    });
+  }
+}

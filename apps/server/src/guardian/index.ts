@@ -1,0 +1,91 @@
+// The guardian (ARCHITECTURE.md, The vault protocol): reservations, request validation, co-signing
+// and broadcasting of every vault action, the liquidation sweep, confirmations and restart recovery.
+// The composition root mounts `methods` on the /guardian WebSocket (serveJsonRpc) and feeds the
+// oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
+import { hex } from '@scure/base';
+import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
+import { rpcMethod, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
+import { prepareAction, type ActionPayloads, type ActionResults } from './actions';
+import { guardianContext, type GuardianDeps } from './context';
+import { runRequest } from './pipeline';
+import { recoverRequests, type RecoveryReport } from './recover';
+import { releaseReservation, reserve } from './reserve';
+import {
+  borrowSchema,
+  depositSchema,
+  openSchema,
+  repaySchema,
+  repossessSchema,
+  reserveSchema,
+  withdrawSchema,
+} from './schemas';
+import { confirmHistory, liquidationSweep } from './sweep';
+
+export type { GuardianDeps } from './context';
+export type { OracleForGuardian } from './pipeline';
+export { guardianMigrations } from './migrations';
+
+export interface Guardian {
+  /** JSON-RPC methods of api.ts GuardianMethods, for serveJsonRpc. */
+  methods: Record<string, RpcMethod<unknown>>;
+  /** Liquidation sweep at a new oracle price; resolves to the vault ids liquidated now. */
+  onPriceTick(priceCents: number, time: number): Promise<string[]>;
+  /** Marks history confirmed for transactions now in a block; resolves to their txids. */
+  onBlock(): Promise<string[]>;
+  /** Settles requests a previous process left in flight; run once at start, before serving. */
+  recover(): Promise<RecoveryReport>;
+  treasuryAddress: string;
+  /** x-only hex of the guardian's and the treasury's keys, as /api/config serves them. */
+  guardPubkey: string;
+  treasuryPubkey: string;
+}
+
+export function createGuardian(deps: GuardianDeps): Guardian {
+  const g = guardianContext(deps);
+
+  // Reservations pick a free treasury output, then lock it: one at a time, so two never pick the
+  // same output between the pick and the lock.
+  let reserving: Promise<unknown> = Promise.resolve();
+  const serialReserve = (params: Parameters<typeof reserve>[1]) => {
+    const next = reserving.then(() => reserve(g, params));
+    reserving = next.catch(() => undefined);
+    return next;
+  };
+
+  const vaultMethod =
+    <A extends VaultAction>(action: A) =>
+    async (
+      params: SignedVaultRequest<ActionPayloads[A]>,
+      ctx: RpcContext,
+    ): Promise<ActionResults[A]> => {
+      try {
+        return await runRequest(`vault.${action}`, params, ctx, g, () =>
+          prepareAction(g, action, params),
+        );
+      } catch (error) {
+        if (params.reservation_id)
+          await releaseReservation(g, params.reservation_id, params.vault_pubkey);
+        throw error;
+      }
+    };
+
+  const methods: Record<string, RpcMethod<unknown>> = {
+    'unit.reserve': rpcMethod(reserveSchema, (params) => serialReserve(params)),
+    'vault.open': rpcMethod(openSchema, vaultMethod('open')),
+    'vault.deposit': rpcMethod(depositSchema, vaultMethod('deposit')),
+    'vault.withdraw': rpcMethod(withdrawSchema, vaultMethod('withdraw')),
+    'vault.borrow': rpcMethod(borrowSchema, vaultMethod('borrow')),
+    'vault.repay': rpcMethod(repaySchema, vaultMethod('repay')),
+    'vault.repossess': rpcMethod(repossessSchema, vaultMethod('repossess')),
+  };
+
+  return {
+    methods,
+    onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
+    onBlock: () => confirmHistory(g),
+    recover: () => recoverRequests(g),
+    treasuryAddress: g.treasuryAddress,
+    guardPubkey: hex.encode(g.guardPubkey),
+    treasuryPubkey: hex.encode(g.treasuryPubkey),
+  };
+}

@@ -1,0 +1,538 @@
+// A real devnet, the real store and the real oracle on a temporary SQLite file, a guardian over
+// them, and test wallets that build and sign vault PSBTs the way the web app does (@unit/bitcoin).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { base64, hex } from '@scure/base';
+import { p2tr, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import {
+  buildBorrowPsbt,
+  buildDepositPsbt,
+  buildOpenPsbt,
+  buildRepayPsbt,
+  buildRepossessPsbt,
+  buildWithdrawPsbt,
+  parseRuneId,
+  signUserInputs,
+  vaultOutput,
+  withdrawFee,
+  type BuiltVaultTx,
+  type PaymentUtxo,
+  type VaultStateFields,
+  type VaultUtxo,
+  type VaultWallet,
+} from '@unit/bitcoin';
+import {
+  liquidationThresholdCents,
+  sats,
+  unitCents,
+  type ReserveResult,
+  type SignedVaultRequest,
+} from '@unit/protocol';
+import { createDevnet, type Devnet } from '../../src/devnet/devnet';
+import { devnetMigrations } from '../../src/devnet/migrations';
+import { DevnetChain } from '../../src/chain/devnet-chain';
+import type { Chain } from '../../src/chain/port';
+import { Oracle } from '../../src/oracle/oracle';
+import { SimulatedPriceSource } from '../../src/oracle/price-source';
+import { getVaultByPubkey, migrateToLatest, openStore, type Store } from '../../src/store';
+import { createGuardian, guardianMigrations, type Guardian } from '../../src/guardian';
+import { DomainError, type RpcContext } from '../../src/rpc/json-rpc';
+
+export const START = 1_800_000_000;
+export const START_PRICE_CENTS = 9_500_000;
+export const FEE_RATE = 2;
+
+const keyOf = (label: string) => sha256(new TextEncoder().encode(`guardian test key: ${label}`));
+export const GUARDIAN_KEY = keyOf('guardian');
+export const TREASURY_KEY = keyOf('treasury');
+const silent = pino({ level: 'silent' });
+
+export interface Harness {
+  dir: string;
+  store: Store;
+  devnet: Devnet;
+  chain: Chain;
+  oracle: Oracle;
+  guardian: Guardian;
+  clock: { now: number };
+  /** Another guardian process over the same database, as after a restart. */
+  restart(chain?: Chain): Guardian;
+  wallet(label: string): Promise<TestWallet>;
+  close(): Promise<void>;
+}
+
+export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'guardian-test-'));
+  const store = await openStore({ file: join(dir, 'unit.db') });
+  await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+  const clock = { now: START };
+  const devnet = await createDevnet({
+    db: store.db,
+    treasuryScript: p2tr(pubSchnorr(TREASURY_KEY)).script,
+    guardianScript: p2tr(pubSchnorr(GUARDIAN_KEY)).script,
+    blockIntervalMs: 0,
+    now: () => clock.now * 1000,
+    faucetSecret: keyOf('faucet'),
+  });
+  const chain = new DevnetChain(devnet);
+  const oracle = new Oracle({
+    db: store.db,
+    source: new SimulatedPriceSource(3),
+    keys: {
+      secretKey: keyOf('oracle'),
+      pubkey: bytesToHex(pubSchnorr(keyOf('oracle'))),
+      oracleSecret: keyOf('oracle secret'),
+    },
+    startPriceCents: START_PRICE_CENTS,
+    tickMs: 0,
+    log: silent,
+    clock: () => clock.now,
+  });
+  await oracle.start();
+  const makeGuardian = (c: Chain) =>
+    createGuardian({
+      db: store.db,
+      chain: c,
+      oracle,
+      guardianKey: GUARDIAN_KEY,
+      treasuryKey: TREASURY_KEY,
+      network: TEST_NETWORK,
+      unitRuneId: devnet.unitRuneId,
+      log: silent,
+      now: () => clock.now,
+    });
+  const guardian = makeGuardian(chainWrapper ? chainWrapper(chain) : chain);
+  const harness: Harness = {
+    dir,
+    store,
+    devnet,
+    chain,
+    oracle,
+    guardian,
+    clock,
+    restart: (c = chain) => makeGuardian(c),
+    wallet: async (label) => {
+      const wallet = new TestWallet(label, harness);
+      await devnet.fund(wallet.paymentAddress, 20_000_000n);
+      await devnet.mine(1);
+      return wallet;
+    },
+    close: async () => {
+      oracle.stop();
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+/** Collects the progress notifications a request sends. */
+export function recorder(): RpcContext & { steps: number[] } {
+  const steps: number[] = [];
+  return {
+    steps,
+    notify: (method, params) => {
+      if (method === 'vault.progress') steps.push((params as { step: number }).step);
+    },
+  };
+}
+
+/** Calls an RPC method as serveJsonRpc would: params through its zod schema, then the handler. */
+export async function call<R>(
+  guardian: Guardian,
+  method: string,
+  params: unknown,
+  ctx: RpcContext = recorder(),
+): Promise<R> {
+  const entry = guardian.methods[method]!;
+  const parsed = entry.params.safeParse(params);
+  if (!parsed.success) throw new DomainError('bad_request', parsed.error.message);
+  return (await entry.handler(parsed.data, ctx)) as R;
+}
+
+/** The refusal code of a failing call, or 'ok'. */
+export async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    if (error instanceof DomainError) return error.code;
+    throw error;
+  }
+}
+
+export interface Draft<P> {
+  request: SignedVaultRequest<P>;
+  built: BuiltVaultTx;
+}
+
+interface DraftOptions {
+  /** Quote stamp and time offset from now (negative = older). */
+  quoteAge?: number;
+  expiresIn?: number;
+  /** false: leave the vault input unsigned. */
+  signVault?: boolean;
+  /** Flip a bit of the wallet's vault signature after signing. */
+  forgeVaultSignature?: boolean;
+}
+
+/** The same PSBT with one bit of the input's leaf signature flipped: a signature that fails. */
+function forgeLeafSignature(unsigned: Uint8Array, signed: Uint8Array, index: number): Uint8Array {
+  const opts = { allowUnknownOutputs: true } as const;
+  const [entry] = Transaction.fromPSBT(signed, opts).getInput(index).tapScriptSig ?? [];
+  if (!entry) throw new Error('no leaf signature to forge');
+  const forged = entry[1].slice();
+  forged[10]! ^= 1;
+  const tx = Transaction.fromPSBT(unsigned, opts);
+  tx.updateInput(index, { tapScriptSig: [[entry[0], forged]] }, true);
+  return tx.toPSBT(0);
+}
+
+/** A wallet: P2WPKH payments, a P2TR runes address, a vault key. */
+export class TestWallet {
+  readonly paymentKey: Uint8Array;
+  readonly runesKey: Uint8Array;
+  readonly vaultKey: Uint8Array;
+  readonly vaultPubkey: string;
+  readonly paymentAddress: string;
+  readonly runesAddress: string;
+  readonly vaultWallet: VaultWallet;
+
+  constructor(
+    readonly label: string,
+    private readonly h: Harness,
+  ) {
+    this.paymentKey = keyOf(`${label} payment`);
+    this.runesKey = keyOf(`${label} runes`);
+    this.vaultKey = keyOf(`${label} vault`);
+    this.vaultPubkey = hex.encode(pubSchnorr(this.vaultKey));
+    const payment = p2wpkh(pubECDSA(this.paymentKey), TEST_NETWORK);
+    const runes = p2tr(pubSchnorr(this.runesKey), undefined, TEST_NETWORK);
+    this.paymentAddress = payment.address!;
+    this.runesAddress = runes.address!;
+    this.vaultWallet = {
+      satsScript: payment.script,
+      paymentPublicKey: pubECDSA(this.paymentKey),
+      runesScript: runes.script,
+      runesPublicKey: pubSchnorr(this.runesKey),
+    };
+  }
+
+  private get guardPub() {
+    return pubSchnorr(GUARDIAN_KEY);
+  }
+
+  async paymentUtxos(): Promise<PaymentUtxo[]> {
+    const utxos = await this.h.chain.paymentUtxos(this.paymentAddress);
+    return utxos.map((u) => ({
+      txid: u.txid,
+      vout: u.vout,
+      value: BigInt(u.value),
+      script: this.vaultWallet.satsScript,
+    }));
+  }
+
+  /** The vault as the app reads it: the store's row and its output on chain. */
+  async vault(pubkey = this.vaultPubkey): Promise<VaultUtxo> {
+    const row = await getVaultByPubkey(this.h.store.db, pubkey);
+    if (!row) throw new Error('no vault');
+    const output = await this.h.chain.output(row.vault_txid, row.vault_vout);
+    return {
+      txid: row.vault_txid,
+      vout: row.vault_vout,
+      value: BigInt(output!.value),
+      unitDebt: BigInt(row.unit_borrowed),
+      output: vaultOutput({
+        vaultPubkey: hex.decode(pubkey),
+        guardPubkey: this.guardPub,
+        thresholdHash: this.h.oracle.thresholdHash(row.threshold_cents, row.stamp),
+        network: TEST_NETWORK,
+      }),
+    };
+  }
+
+  reserve(action: 'open' | 'borrow' | 'repay', unitAmount: number): Promise<ReserveResult> {
+    return call(this.h.guardian, 'unit.reserve', {
+      unit_amount: unitAmount,
+      vault_action: action,
+      vault_pubkey: this.vaultPubkey,
+    });
+  }
+
+  /** Quote, state fields and the new vault output for a state after the action. */
+  private prepare(vaultSats: bigint, debt: bigint, options: DraftOptions) {
+    const now = this.h.clock.now;
+    const th = liquidationThresholdCents(sats(vaultSats), unitCents(debt));
+    const quote = this.h.oracle.quote(th, now + (options.quoteAge ?? 0));
+    const expiresAt = now + (options.expiresIn ?? 120);
+    const nonce = randomBytes(16);
+    const state: VaultStateFields = {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(th),
+      quoteStamp: quote.ts,
+      nonce,
+      expiry: expiresAt,
+    };
+    const newVault = vaultOutput({
+      vaultPubkey: hex.decode(this.vaultPubkey),
+      guardPubkey: this.guardPub,
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network: TEST_NETWORK,
+    });
+    const envelope = {
+      vault_pubkey: this.vaultPubkey,
+      nonce: hex.encode(nonce),
+      expires_at: expiresAt,
+      quote: {
+        price_cents: quote.price_cents,
+        time: quote.time,
+        th: quote.th,
+        ts: quote.ts,
+        signature: quote.signature,
+      },
+    };
+    return { state, newVault, envelope };
+  }
+
+  /** The wallet's signatures: the vault input with the vault key, UNIT inputs, payments. */
+  private sign(
+    built: BuiltVaultTx,
+    vaultIndex: number | null,
+    unitInputs: number,
+    options: DraftOptions,
+  ) {
+    let psbt = built.psbt;
+    for (const index of built.signInputs.user) {
+      if (index === vaultIndex) {
+        if (options.signVault === false) continue;
+        const signed = signUserInputs(psbt, this.vaultKey, [index]);
+        psbt = options.forgeVaultSignature ? forgeLeafSignature(psbt, signed, index) : signed;
+      } else if (vaultIndex !== null && index > vaultIndex && index <= vaultIndex + unitInputs) {
+        psbt = signUserInputs(psbt, this.runesKey, [index]);
+      } else {
+        psbt = signUserInputs(psbt, this.paymentKey, [index]);
+      }
+    }
+    return base64.encode(psbt);
+  }
+
+  async open(deposit: bigint, borrow: bigint, options: DraftOptions = {}) {
+    const reservation = await this.reserve('open', Number(borrow));
+    const t = reservation.treasury_utxo!;
+    const { state, newVault, envelope } = this.prepare(deposit, borrow, options);
+    const built = buildOpenPsbt({
+      wallet: this.vaultWallet,
+      utxos: await this.paymentUtxos(),
+      feeRate: FEE_RATE,
+      state,
+      newVault,
+      depositAmount: deposit,
+      borrowAmount: borrow,
+      unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+      treasury: {
+        txid: t.txid,
+        vout: t.vout,
+        value: BigInt(t.value),
+        script: hex.decode(t.script_hex),
+        unitAmount: BigInt(t.unit_amount),
+        internalKey: pubSchnorr(TREASURY_KEY),
+      },
+    });
+    return {
+      built,
+      request: {
+        ...envelope,
+        psbt: this.sign(built, null, 0, options),
+        reservation_id: reservation.reservation_id,
+        payload: {
+          borrow_amount: Number(borrow),
+          deposit_amount: Number(deposit),
+          vault_label: `${this.label} vault`,
+          tx_feerate: FEE_RATE,
+        },
+      },
+    };
+  }
+
+  async deposit(amount: bigint, options: DraftOptions = {}) {
+    const vault = await this.vault();
+    const { state, newVault, envelope } = this.prepare(
+      vault.value + amount,
+      vault.unitDebt,
+      options,
+    );
+    const built = buildDepositPsbt({
+      wallet: this.vaultWallet,
+      utxos: await this.paymentUtxos(),
+      feeRate: FEE_RATE,
+      state,
+      newVault,
+      vault,
+      depositAmount: amount,
+    });
+    return {
+      built,
+      request: {
+        ...envelope,
+        psbt: this.sign(built, 0, 0, options),
+        payload: { deposit_amount: Number(amount), tx_feerate: FEE_RATE },
+      },
+    };
+  }
+
+  async borrow(amount: bigint, options: DraftOptions = {}) {
+    const vault = await this.vault();
+    const reservation = await this.reserve('borrow', Number(amount));
+    const t = reservation.treasury_utxo!;
+    const { state, newVault, envelope } = this.prepare(
+      vault.value,
+      vault.unitDebt + amount,
+      options,
+    );
+    const built = buildBorrowPsbt({
+      wallet: this.vaultWallet,
+      utxos: await this.paymentUtxos(),
+      feeRate: FEE_RATE,
+      state,
+      newVault,
+      vault,
+      borrowAmount: amount,
+      unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+      treasury: {
+        txid: t.txid,
+        vout: t.vout,
+        value: BigInt(t.value),
+        script: hex.decode(t.script_hex),
+        unitAmount: BigInt(t.unit_amount),
+        internalKey: pubSchnorr(TREASURY_KEY),
+      },
+    });
+    return {
+      built,
+      request: {
+        ...envelope,
+        psbt: this.sign(built, 0, 0, options),
+        reservation_id: reservation.reservation_id,
+        payload: {
+          borrow_amount: Number(amount),
+          deposit_amount: 0 as const,
+          tx_feerate: FEE_RATE,
+        },
+      },
+    };
+  }
+
+  async repay(amount: bigint, options: DraftOptions = {}) {
+    const vault = await this.vault();
+    const reservation = await this.reserve('repay', Number(amount));
+    const unitUtxos = (await this.h.chain.unitOutputs(this.runesAddress))
+      .filter((o) => !o.spent)
+      .map((o) => ({
+        txid: o.txid,
+        vout: o.vout,
+        value: BigInt(o.btc_amount),
+        script: hex.decode(o.script_hex),
+        unitAmount: BigInt(o.unit_amount),
+      }));
+    const { state, newVault, envelope } = this.prepare(
+      vault.value,
+      vault.unitDebt - amount,
+      options,
+    );
+    const built = buildRepayPsbt({
+      wallet: this.vaultWallet,
+      utxos: await this.paymentUtxos(),
+      feeRate: FEE_RATE,
+      state,
+      newVault,
+      vault,
+      repayAmount: amount,
+      unitUtxos,
+      treasuryScript: hex.decode(
+        hex.encode(p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script),
+      ),
+      unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+    });
+    return {
+      built,
+      request: {
+        ...envelope,
+        psbt: this.sign(built, 0, unitUtxos.length, options),
+        reservation_id: reservation.reservation_id,
+        payload: { repay_amount: Number(amount), deposit_amount: 0 as const, tx_feerate: FEE_RATE },
+      },
+    };
+  }
+
+  async withdraw(amount: bigint, options: DraftOptions = {}) {
+    const vault = await this.vault();
+    const draftParams = {
+      wallet: this.vaultWallet,
+      feeRate: FEE_RATE,
+      vault,
+      withdrawAmount: amount,
+    };
+    // The fee is fixed by the layout, so the state after is known before building.
+    const fee = withdrawFee({
+      ...draftParams,
+      state: {
+        quotePriceCents: 0n,
+        thresholdCents: 0n,
+        quoteStamp: 0,
+        nonce: new Uint8Array(16),
+        expiry: 0,
+      },
+      newVault: vault.output,
+    });
+    const { state, newVault, envelope } = this.prepare(
+      vault.value - amount - fee,
+      vault.unitDebt,
+      options,
+    );
+    const built = buildWithdrawPsbt({ ...draftParams, state, newVault });
+    return {
+      built,
+      request: {
+        ...envelope,
+        psbt: this.sign(built, 0, 0, options),
+        payload: { change_amount: Number(amount), tx_feerate: FEE_RATE },
+      },
+    };
+  }
+
+  /** Claims `liquidatedPubkey`'s liquidated vault into this wallet's vault. */
+  async repossess(liquidatedPubkey: string, liquidatedVaultId: string, options: DraftOptions = {}) {
+    const vault = await this.vault();
+    const liquidated = await this.vault(liquidatedPubkey);
+    const tax = (liquidated.value * 15n) / 100n;
+    const { state, newVault, envelope } = this.prepare(
+      vault.value + liquidated.value - tax,
+      vault.unitDebt + liquidated.unitDebt,
+      options,
+    );
+    const built = buildRepossessPsbt({
+      wallet: this.vaultWallet,
+      utxos: await this.paymentUtxos(),
+      feeRate: FEE_RATE,
+      state,
+      newVault,
+      vault,
+      liquidated,
+      treasuryScript: p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script,
+    });
+    return {
+      built,
+      request: {
+        ...envelope,
+        psbt: this.sign(built, 1, 0, options),
+        payload: { liquidated_vault_id: liquidatedVaultId, tx_feerate: FEE_RATE },
+      },
+    };
+  }
+}
