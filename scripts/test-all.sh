@@ -22,6 +22,12 @@ eval "$pg_env"
 trap '[ -n "${UNIT_PG_DIR:-}" ] && bash scripts/ensure-postgres.sh stop "$UNIT_PG_DIR"' EXIT
 
 run_step vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json"
+# The guardian flow suite again, on PostgreSQL (the storage suite already covers both databases).
+if [ -n "${TEST_DATABASE_URL:-}" ]; then
+  run_step vitest-flows-postgres env FLOW_DATABASE_URL="$TEST_DATABASE_URL" npx vitest run \
+    --project server test/guardian --reporter=default --reporter=json \
+    --outputFile.json="$out/vitest-flows-postgres.json"
+fi
 run_step build npm run build
 if [ -f apps/web/scripts/bundle-size.mjs ]; then run_step bundle-budget node apps/web/scripts/bundle-size.mjs; fi
 run_step e2e bash scripts/test-e2e.sh "$out/playwright.json"

@@ -8,6 +8,7 @@ import {
   type Kysely,
   type Migration,
   type MigrationResultSet,
+  sql,
 } from 'kysely';
 
 /** True on PostgreSQL: the few DDL differences (identity columns) branch on it. */
@@ -237,10 +238,17 @@ export async function migrateToLatest<DB>(
     }
   }
   const migrations = { ...coreMigrations, ...extraMigrations };
+  // On PostgreSQL, Kysely looks its bookkeeping tables up in information_schema without a schema
+  // filter unless told one: with several schemas in one database (instances side by side, tests)
+  // it would find another schema's lock table and never create its own.
+  const schema = isPostgres(db)
+    ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+    : undefined;
   const migrator = new Migrator({
     db: db as Kysely<unknown>,
     provider: { getMigrations: () => Promise.resolve(migrations) },
     allowUnorderedMigrations: true,
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) {

@@ -69,7 +69,12 @@ export interface Harness {
 
 export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'guardian-test-'));
-  const store = await openStore({ file: join(dir, 'unit.db') });
+  // The flow suite runs on SQLite, and again on PostgreSQL when the test script sets
+  // FLOW_DATABASE_URL (each harness in a fresh schema).
+  const flowPg = process.env.FLOW_DATABASE_URL;
+  const store = flowPg
+    ? await openStore({ databaseUrl: flowPg, schema: `flow_${randomBytes(6).toString('hex')}` })
+    : await openStore({ file: join(dir, 'unit.db') });
   await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
   const clock = { now: START };
   const devnet = await createDevnet({
