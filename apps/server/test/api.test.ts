@@ -245,6 +245,8 @@ describe('the built web app', () => {
       const asset = await fetch(`${web.url}/assets/app.js`);
       expect(asset.headers.get('content-type')).toContain('javascript');
       expect((await fetch(`${web.url}/api/missing`)).status).toBe(404);
+      // A stale page asking for an old bundle gets a 404, not the SPA's HTML.
+      expect((await fetch(`${web.url}/assets/index-old.js`)).status).toBe(404);
     } finally {
       await web.stop();
       fs.rmSync(dist, { recursive: true, force: true });

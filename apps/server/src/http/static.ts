@@ -34,7 +34,10 @@ export async function registerStatic(app: FastifyInstance, distDir: string): Pro
     const ownedByServer = SERVER_PREFIXES.some(
       (p) => pathname === p || pathname.startsWith(`${p}/`),
     );
-    if (ownedByServer || (request.method !== 'GET' && request.method !== 'HEAD')) {
+    // A missing asset (a stale page asking for an old hashed bundle) is a 404: answering it with
+    // index.html would surface as baffling MIME errors in the browser.
+    const isAsset = pathname.startsWith('/assets/') || /\.[a-z0-9]+$/i.test(pathname);
+    if (ownedByServer || isAsset || (request.method !== 'GET' && request.method !== 'HEAD')) {
       throw notFound(`No route ${request.method} ${pathname}`);
     }
     if (!built) {
