@@ -1,3 +1,4 @@
+import './wallet-picker.css';
 import { Dialog } from '@base-ui/react/dialog';
 import { useEffect, useRef, useState } from 'react';
 import type { WalletId, WalletInfo } from './types';

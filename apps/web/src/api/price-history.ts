@@ -1,0 +1,32 @@
+import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { PriceHistoryDto, TimePeriod } from '@unit/protocol';
+import { getJson } from './http';
+
+export const getPriceHistory = async (period: TimePeriod): Promise<PriceHistoryDto> => {
+  const body = await getJson<PriceHistoryDto>(
+    `/api/price-history?timePeriod=${encodeURIComponent(period)}`,
+  );
+  // SPEC §8: the error field is thrown.
+  if (body.error) throw new Error(body.error);
+  return body;
+};
+
+// SPEC §7: stale 1 hour for 24h, otherwise never; 5 retries at 5 s.
+export const priceHistoryQueryOptions = (period: TimePeriod) =>
+  queryOptions({
+    queryKey: ['price-history', period],
+    queryFn: () => getPriceHistory(period),
+    staleTime: period === '24h' ? 3_600_000 : Infinity,
+    retry: 5,
+    retryDelay: 5_000,
+  });
+
+/** SPEC §8: on failure the cached 1y data is reused for that interval. */
+export function usePriceHistory(period: TimePeriod) {
+  const client = useQueryClient();
+  const query = useQuery(priceHistoryQueryOptions(period));
+  const fallback = query.isError
+    ? client.getQueryData<PriceHistoryDto>(priceHistoryQueryOptions('1y').queryKey)
+    : undefined;
+  return { ...query, data: query.data ?? fallback };
+}

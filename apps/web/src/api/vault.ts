@@ -1,0 +1,23 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { VaultDto } from '@unit/protocol';
+import { getJson, isNotFound } from './http';
+
+/** The vault of a wallet key, or null when it has none (404 not_found). */
+export const getVaultByPubkey = async (pubkey: string): Promise<VaultDto | null> => {
+  try {
+    return await getJson<VaultDto>(`/api/vaults/by-pubkey/${encodeURIComponent(pubkey)}`);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+};
+
+export const vaultQueryOptions = (pubkey: string | null) =>
+  queryOptions({
+    queryKey: ['vault', pubkey],
+    queryFn: () => getVaultByPubkey(pubkey!),
+    enabled: pubkey != null,
+    staleTime: 10_000,
+  });
+
+export const useVault = (pubkey: string | null) => useQuery(vaultQueryOptions(pubkey));

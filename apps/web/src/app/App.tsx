@@ -1,0 +1,55 @@
+import { useState, type ReactNode } from 'react';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import { RouterProvider, createBrowserRouter, type DataRouter } from 'react-router';
+import { Tooltip } from '@base-ui/react/tooltip';
+import { useConfig } from '../api/config';
+import { FlowProvider } from '../flows/FlowProvider';
+import type { ExecuteFlow } from '../flows/execute';
+import { ToastProvider } from '../ui/toasts';
+import { WalletProvider } from '../wallet';
+import { ConfigGate } from './ConfigGate';
+import { AppErrorBoundary } from './ErrorScreen';
+import { createQueryClient } from './query-client';
+import { routes } from './routes';
+import '../styles/tokens.css';
+import '../styles/ui.css';
+
+function WalletAndFlows({ children, execute }: { children: ReactNode; execute?: ExecuteFlow }) {
+  const config = useConfig();
+  return (
+    <WalletProvider config={config}>
+      <FlowProvider execute={execute}>{children}</FlowProvider>
+    </WalletProvider>
+  );
+}
+
+/** Providers in the order they depend on each other: query client, config, wallet, flows. */
+export function AppProviders(props: {
+  children: ReactNode;
+  queryClient: QueryClient;
+  execute?: ExecuteFlow;
+}) {
+  return (
+    <AppErrorBoundary>
+      <QueryClientProvider client={props.queryClient}>
+        <ToastProvider>
+          <Tooltip.Provider>
+            <ConfigGate>
+              <WalletAndFlows execute={props.execute}>{props.children}</WalletAndFlows>
+            </ConfigGate>
+          </Tooltip.Provider>
+        </ToastProvider>
+      </QueryClientProvider>
+    </AppErrorBoundary>
+  );
+}
+
+export function App({ router, queryClient }: { router?: DataRouter; queryClient?: QueryClient }) {
+  const [client] = useState(() => queryClient ?? createQueryClient());
+  const [appRouter] = useState(() => router ?? createBrowserRouter(routes));
+  return (
+    <AppProviders queryClient={client}>
+      <RouterProvider router={appRouter} />
+    </AppProviders>
+  );
+}

@@ -1,0 +1,62 @@
+import { Component, type ErrorInfo, type ReactNode } from 'react';
+import { useNavigate, useLocation } from 'react-router';
+import { useQueryErrorResetBoundary } from '@tanstack/react-query';
+import { content } from '../protocol-gaps';
+import './error-screen.css';
+
+/** SPEC §2 Other: the error screen with its two ways out. */
+export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
+  const copy = content.errorScreen;
+  return (
+    <main className="error-screen" role="alert">
+      <h1>{copy.title}</h1>
+      <p>{copy.body}</p>
+      <div className="error-screen__actions">
+        <button type="button" className="btn btn--primary" onClick={onTryAgain}>
+          {copy.tryAgain}
+        </button>
+        <button type="button" className="btn" onClick={() => window.location.reload()}>
+          {copy.reload}
+        </button>
+      </div>
+    </main>
+  );
+}
+
+/** errorElement of the router: Try again re-renders the route by navigating to where we are. */
+export function RouteErrorScreen() {
+  const navigate = useNavigate();
+  const location = useLocation();
+  const { reset } = useQueryErrorResetBoundary();
+  return (
+    <ErrorScreen
+      onTryAgain={() => {
+        reset();
+        void navigate(`${location.pathname}${location.search}`, { replace: true });
+      }}
+    />
+  );
+}
+
+interface BoundaryState {
+  error: Error | null;
+}
+
+/** Catches what happens outside the router (config loading, providers). */
+export class AppErrorBoundary extends Component<{ children: ReactNode }, BoundaryState> {
+  override state: BoundaryState = { error: null };
+
+  static getDerivedStateFromError(error: Error): BoundaryState {
+    return { error };
+  }
+
+  override componentDidCatch(error: Error, info: ErrorInfo) {
+    // Error reporting is out of scope (SPEC §1); the console keeps the trace for developers.
+    console.error(error, info.componentStack);
+  }
+
+  override render() {
+    if (this.state.error) return <ErrorScreen onTryAgain={() => this.setState({ error: null })} />;
+    return this.props.children;
+  }
+}

@@ -1,0 +1,53 @@
+import { lazy, Suspense } from 'react';
+import type { RouteObject } from 'react-router';
+import { useFlows } from '../flows/FlowProvider';
+import { Layout } from '../layout/Layout';
+import { VaultPage } from '../vault/VaultPage';
+import { RouteErrorScreen } from './ErrorScreen';
+
+// Budget (scripts/bundle-size.mjs): the drawer and the secondary pages load when first needed.
+const FlowDrawer = lazy(async () => ({
+  default: (await import('../flows/FlowDrawer')).FlowDrawer,
+}));
+
+function Root() {
+  const { flow } = useFlows();
+  return (
+    <>
+      <Layout />
+      {flow && (
+        <Suspense fallback={null}>
+          <FlowDrawer />
+        </Suspense>
+      )}
+    </>
+  );
+}
+
+/** SPEC §2 Routes. The error screen replaces the page on any render error. */
+export const routes: RouteObject[] = [
+  {
+    element: <Root />,
+    errorElement: <RouteErrorScreen />,
+    children: [
+      {
+        errorElement: <RouteErrorScreen />,
+        children: [
+          { path: '/', element: <VaultPage /> },
+          {
+            path: '/liquidations',
+            lazy: async () => ({
+              Component: (await import('../liquidations/LiquidationsPage')).LiquidationsPage,
+            }),
+          },
+          {
+            path: '/missions',
+            lazy: async () => ({
+              Component: (await import('../missions/MissionsPage')).MissionsPage,
+            }),
+          },
+        ],
+      },
+    ],
+  },
+];

@@ -1,0 +1,151 @@
+import { useId } from 'react';
+import { Slider } from '@base-ui/react/slider';
+import {
+  BTC_DECIMALS,
+  USD_DECIMALS,
+  UNIT_DECIMALS,
+  btcToSats,
+  formatBtc,
+  formatHundredths,
+  sanitizeAmountInput,
+  satsToUsdCents,
+  toHundredths,
+  usdCentsToSats,
+} from '../protocol-gaps';
+
+export type AmountMode = 'BTC' | 'USD' | 'UNIT';
+
+export interface AmountValue {
+  text: string;
+  mode: AmountMode;
+}
+
+/** The integer amount a text stands for: sats for BTC/USD, hundredths for UNIT. */
+export function amountOf(value: AmountValue, priceCents: bigint | null): bigint {
+  if (value.mode === 'BTC') return btcToSats(value.text) ?? 0n;
+  const hundredths = toHundredths(value.text) ?? 0n;
+  if (value.mode === 'UNIT') return hundredths;
+  return priceCents ? usdCentsToSats(hundredths, priceCents) : 0n;
+}
+
+/** The text of an integer amount in a mode. */
+export function textOf(amount: bigint, mode: AmountMode, priceCents: bigint | null): string {
+  if (mode === 'BTC') return formatBtc(amount);
+  if (mode === 'UNIT') return formatHundredths(amount).replace(/,/g, '');
+  return priceCents ? formatHundredths(satsToUsdCents(amount, priceCents)).replace(/,/g, '') : '';
+}
+
+/**
+ * Amount field with slider (percent of the maximum), Max, and for BTC a BTC/USD toggle (SPEC §5).
+ * The caller owns validation; this component only sanitises, clamps and converts.
+ */
+export function AmountInput(props: {
+  label: string;
+  value: AmountValue;
+  onChange: (value: AmountValue) => void;
+  max: bigint;
+  /** above this the value is refused with a message instead of clamped (BTC: the balance) */
+  available: bigint;
+  priceCents: bigint | null;
+  intDigits: { btc: number; unit: number; usd: number };
+  error: string | null;
+  hint?: string;
+}) {
+  const id = useId();
+  const { value, max, priceCents } = props;
+  const amount = amountOf(value, priceCents);
+  const decimals =
+    value.mode === 'BTC' ? BTC_DECIMALS : value.mode === 'UNIT' ? UNIT_DECIMALS : USD_DECIMALS;
+  const intCap =
+    value.mode === 'BTC'
+      ? props.intDigits.btc
+      : value.mode === 'UNIT'
+        ? props.intDigits.unit
+        : props.intDigits.usd;
+  const percent = max > 0n ? Number((amount * 100n) / max) : 0;
+
+  const setAmount = (next: bigint, mode = value.mode) =>
+    props.onChange({ mode, text: next > 0n ? textOf(next, mode, priceCents) : '' });
+
+  const onType = (raw: string) => {
+    const text = sanitizeAmountInput(raw, decimals, intCap);
+    const typed = amountOf({ text, mode: value.mode }, priceCents);
+    // SPEC §5: a value above the maximum is clamped; above what is available it is refused.
+    if (typed > max && typed <= props.available) setAmount(max);
+    else if (value.mode === 'UNIT' && typed > max) setAmount(max);
+    else props.onChange({ ...value, text });
+  };
+
+  return (
+    <div className="amount">
+      <div className="amount__row">
+        <label htmlFor={id} className="field-label">
+          {props.label}
+        </label>
+        {value.mode !== 'UNIT' && (
+          <div className="segmented" role="group" aria-label="Amount currency">
+            {(['BTC', 'USD'] as const).map((mode) => (
+              <button
+                key={mode}
+                type="button"
+                aria-pressed={value.mode === mode}
+                disabled={mode === 'USD' && priceCents == null}
+                onClick={() => setAmount(amount, mode)}
+              >
+                {mode}
+              </button>
+            ))}
+          </div>
+        )}
+      </div>
+      <div className={`amount__field ${props.error ? 'amount__field--error' : ''}`}>
+        <input
+          id={id}
+          inputMode="decimal"
+          autoComplete="off"
+          placeholder="0.00"
+          value={value.mode === 'UNIT' ? groupForDisplay(value.text) : value.text}
+          aria-invalid={props.error != null}
+          aria-describedby={props.error ? `${id}-error` : undefined}
+          onChange={(e) => onType(e.target.value)}
+        />
+        <span className="amount__unit">{value.mode}</span>
+        <button type="button" className="btn btn--small" onClick={() => setAmount(max)}>
+          Max
+        </button>
+      </div>
+      <Slider.Root
+        value={Math.min(100, percent)}
+        onValueChange={(v) => {
+          const p = BigInt(Math.round(Array.isArray(v) ? (v[0] ?? 0) : v));
+          setAmount((max * p) / 100n);
+        }}
+        className="slider"
+      >
+        <Slider.Control className="slider__control">
+          <Slider.Track className="slider__track">
+            <Slider.Indicator className="slider__indicator" />
+            <Slider.Thumb
+              className="slider__thumb"
+              aria-label={`${props.label} percent of maximum`}
+            />
+          </Slider.Track>
+        </Slider.Control>
+      </Slider.Root>
+      {props.error ? (
+        <p id={`${id}-error`} className="field-error" role="alert">
+          {props.error}
+        </p>
+      ) : (
+        props.hint && <p className="field-hint">{props.hint}</p>
+      )}
+    </div>
+  );
+}
+
+// SPEC §5: UNIT shows thousands separators while typing.
+function groupForDisplay(text: string): string {
+  const [int = '', frac] = text.split('.');
+  const grouped = int.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return frac === undefined ? grouped : `${grouped}.${frac}`;
+}

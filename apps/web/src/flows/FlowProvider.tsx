@@ -1,0 +1,273 @@
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  type ReactNode,
+} from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useConfig } from '../api/config';
+import { useWallet } from '../wallet';
+import {
+  formatBtc,
+  formatHundredths,
+  reconcilePending,
+  VAULT_REFRESH_AFTER_CREATE_MS,
+  type FlowAction,
+  type PendingTx,
+} from '../protocol-gaps';
+import { FLOWS } from './declarations';
+import { flowReducer, initialFlowState, type FlowEvent, type FlowState } from './engine';
+import { executeFlow, type ExecuteFlow, type FlowInput } from './execute';
+import { loadPending, savePending } from './pending-store';
+
+export type CreationStage = 'initial' | 'processing' | 'success';
+
+export interface FlowBanner {
+  tone: 'info' | 'success' | 'error';
+  action: FlowAction;
+  text: string;
+  txid: string | null;
+}
+
+export interface FlowsApi {
+  flow: FlowState | null;
+  drawerOpen: boolean;
+  openFlow(action: FlowAction): void;
+  setDrawerOpen(open: boolean): void;
+  dispatch(event: FlowEvent): void;
+  run(input: FlowInput): Promise<void>;
+  /** SPEC §4 Create flow */
+  stage: CreationStage;
+  isVaultCreationFlowInProgress: boolean;
+  markVaultCreated(): void;
+  goToVault(): void;
+  pending: PendingTx[];
+  syncPending(history: { transaction_id: string }[]): void;
+  banner: FlowBanner | null;
+  dismissBanner(): void;
+  /** a flow is running or its drawer is open: other action buttons wait (SPEC §4) */
+  activeAction: boolean;
+}
+
+const FlowsContext = createContext<FlowsApi | null>(null);
+
+type Slot = FlowState | null;
+function slotReducer(
+  state: Slot,
+  event: FlowEvent | { type: 'open'; action: FlowAction } | { type: 'clear' },
+): Slot {
+  if (event.type === 'open') return initialFlowState(event.action);
+  if (event.type === 'clear') return null;
+  return state ? flowReducer(state, event) : state;
+}
+
+const withTimeout = <T,>(promise: Promise<T>, ms: number) =>
+  new Promise<T>((resolve, reject) => {
+    // SPEC §4: a timer flags the flow as timed out after the configured time-out.
+    const timer = setTimeout(() => reject(new Error('user timeout')), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+
+export function FlowProvider({
+  children,
+  execute = executeFlow,
+}: {
+  children: ReactNode;
+  /** injected so tests and the lead can swap the guardian client */
+  execute?: ExecuteFlow;
+}) {
+  const config = useConfig();
+  const wallet = useWallet();
+  const queryClient = useQueryClient();
+  const address = wallet.account?.satsAddress ?? null;
+  const [flow, dispatchSlot] = useReducer(slotReducer, null);
+  const [drawerOpen, setDrawerOpenState] = useState(false);
+  const [stage, setStage] = useState<CreationStage>('initial');
+  const [creating, setCreating] = useState(false);
+  const [banner, setBanner] = useState<FlowBanner | null>(null);
+  const [pendingByAddress, setPendingByAddress] = useState<{
+    address: string | null;
+    list: PendingTx[];
+  }>({
+    address: null,
+    list: [],
+  });
+  const flowRef = useRef(flow);
+  useEffect(() => {
+    flowRef.current = flow;
+  }, [flow]);
+
+  // Re-read the stored pending list whenever the wallet changes.
+  const pending =
+    pendingByAddress.address === address ? pendingByAddress.list : loadPending(address);
+  const setPending = useCallback(
+    (update: (list: PendingTx[]) => PendingTx[]) => {
+      setPendingByAddress((current) => {
+        const base = current.address === address ? current.list : loadPending(address);
+        const list = update(base);
+        savePending(address, list);
+        return { address, list };
+      });
+    },
+    [address],
+  );
+
+  const openFlow = useCallback((action: FlowAction) => {
+    dispatchSlot({ type: 'open', action });
+    setDrawerOpenState(true);
+  }, []);
+
+  const setDrawerOpen = useCallback((open: boolean) => {
+    setDrawerOpenState(open);
+    if (open) return;
+    const current = flowRef.current;
+    if (!current) return;
+    // Closing in error resets the drawer; closing an idle or finished flow forgets it; a running
+    // flow keeps running behind its banner.
+    if (current.status === 'error') dispatchSlot({ type: 'clear' });
+    else if (current.status === 'idle' || current.status === 'confirmed')
+      dispatchSlot({ type: 'clear' });
+  }, []);
+
+  const run = useCallback(
+    async (input: FlowInput) => {
+      const current = flowRef.current;
+      if (!current) return;
+      const action = current.action;
+      const decl = FLOWS[action];
+      dispatchSlot({ type: 'start' });
+      let signed = false;
+      try {
+        const result = await withTimeout(
+          execute(
+            action,
+            input,
+            (step) => {
+              dispatchSlot({ type: 'progress', step });
+              if (step >= 2 && !signed) {
+                // SPEC §4: signatures collected: the drawer closes and a banner takes over.
+                signed = true;
+                setDrawerOpenState(false);
+                setBanner({
+                  tone: 'info',
+                  action,
+                  text: `${decl.actionLabel} in progress`,
+                  txid: null,
+                });
+                if (action === 'create') {
+                  setStage('processing');
+                  setCreating(true);
+                }
+              }
+            },
+            { config, wallet },
+          ),
+          config.constants.flowTimeoutMs,
+        );
+        dispatchSlot({ type: 'confirmed', result });
+        const btc = action === 'deposit' || action === 'withdraw' || action === 'create';
+        setPending((list) => [
+          ...list,
+          {
+            date: Math.floor(Date.now() / 1000),
+            type: action,
+            amount: btc ? formatBtc(input.sats) : formatHundredths(input.cents),
+            amountUnit: btc ? 'BTC' : 'UNIT',
+            status: 'In Progress',
+            transactionId: result.txid,
+            vault_txid: result.vaultTxid,
+          },
+        ]);
+        setBanner({ tone: 'success', action, text: `${decl.successTitle}`, txid: result.txid });
+        if (action === 'create') {
+          // SPEC §7: after create these are invalidated; SPEC §4: vault data refreshed after 5 s.
+          for (const key of ['vault', 'fee-rates', 'bitcoin-price', 'block-height'])
+            void queryClient.invalidateQueries({ queryKey: [key] });
+          setTimeout(
+            () => void queryClient.invalidateQueries({ queryKey: ['vault'] }),
+            VAULT_REFRESH_AFTER_CREATE_MS,
+          );
+        } else {
+          // SPEC §4: wallet balance refresh; repay and borrow also refresh rune data.
+          void queryClient.invalidateQueries({ queryKey: ['balance'] });
+          void queryClient.invalidateQueries({ queryKey: ['vault'] });
+          void queryClient.invalidateQueries({ queryKey: ['vault-history'] });
+          if (action === 'borrow' || action === 'repay')
+            void queryClient.invalidateQueries({ queryKey: ['unit-outputs'] });
+        }
+      } catch (error) {
+        dispatchSlot({ type: 'failed', error });
+        setBanner({
+          tone: 'error',
+          action,
+          text: decl.action === 'create' ? 'Vault Open failed' : 'Transaction failed',
+          txid: null,
+        });
+        if (action === 'create') {
+          // SPEC §4: on error the drawer reopens with Back.
+          setStage('initial');
+          setCreating(false);
+        }
+        setDrawerOpenState(true);
+      }
+    },
+    [config, execute, queryClient, setPending, wallet],
+  );
+
+  const syncPending = useCallback(
+    (history: { transaction_id: string }[]) => {
+      const next = reconcilePending(pending, history);
+      if (next.some((p, i) => p.status !== pending[i]?.status)) setPending(() => next);
+    },
+    [pending, setPending],
+  );
+
+  const api = useMemo<FlowsApi>(
+    () => ({
+      flow,
+      drawerOpen,
+      openFlow,
+      setDrawerOpen,
+      dispatch: dispatchSlot,
+      run,
+      stage,
+      isVaultCreationFlowInProgress: creating,
+      markVaultCreated: () => setStage('success'),
+      goToVault: () => {
+        setCreating(false);
+        setStage('initial');
+        dispatchSlot({ type: 'clear' });
+        setBanner(null);
+      },
+      pending,
+      syncPending,
+      banner,
+      dismissBanner: () => setBanner(null),
+      activeAction:
+        drawerOpen || flow?.status === 'awaiting-signature' || flow?.status === 'processing',
+    }),
+    [flow, drawerOpen, openFlow, setDrawerOpen, run, stage, creating, pending, syncPending, banner],
+  );
+
+  return <FlowsContext.Provider value={api}>{children}</FlowsContext.Provider>;
+}
+
+export function useFlows(): FlowsApi {
+  const api = useContext(FlowsContext);
+  if (!api) throw new Error('useFlows outside FlowProvider');
+  return api;
+}

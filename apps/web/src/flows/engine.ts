@@ -1,0 +1,99 @@
+import type { FlowAction } from '../protocol-gaps';
+import { FLOWS } from './declarations';
+
+// The one flow engine: a pure reducer over (step, status, progress), the same for every action.
+export type FlowStatus = 'idle' | 'awaiting-signature' | 'processing' | 'confirmed' | 'error';
+
+export interface FlowResultIds {
+  txid: string;
+  vaultTxid: string;
+  vaultId?: string;
+}
+
+export interface FlowState {
+  action: FlowAction;
+  step: number;
+  status: FlowStatus;
+  /** active tracker step, 1-based; 0 before the flow starts */
+  progress: number;
+  error: unknown;
+  result: FlowResultIds | null;
+  /** bumps when the form must forget what was typed (SPEC §4: Back resets the amount) */
+  formKey: number;
+}
+
+export type FlowEvent =
+  | { type: 'next' }
+  | { type: 'back' }
+  | { type: 'start' }
+  | { type: 'progress'; step: number }
+  | { type: 'confirmed'; result: FlowResultIds }
+  | { type: 'failed'; error: unknown }
+  | { type: 'reset' };
+
+export const initialFlowState = (action: FlowAction): FlowState => ({
+  action,
+  step: 0,
+  status: 'idle',
+  progress: 0,
+  error: null,
+  result: null,
+  formKey: 0,
+});
+
+const indexOf = (action: FlowAction, kind: string) =>
+  FLOWS[action].steps.findIndex((s) => s.kind === kind);
+
+export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
+  const steps = FLOWS[state.action].steps;
+  const busy = state.status === 'awaiting-signature' || state.status === 'processing';
+  switch (event.type) {
+    case 'next':
+      return busy ? state : { ...state, step: Math.min(state.step + 1, steps.length - 1) };
+    case 'back': {
+      if (busy) return state;
+      // SPEC §4: Back on the tracker after an error returns to the step before it (confirmation
+      // for create, the form for actions) and, for actions, resets the amount.
+      if (steps[state.step]?.kind === 'tracker') {
+        const formReset = state.action !== 'create';
+        return {
+          ...state,
+          step: state.step - 1,
+          status: 'idle',
+          progress: 0,
+          error: null,
+          formKey: formReset ? state.formKey + 1 : state.formKey,
+        };
+      }
+      return { ...state, step: Math.max(0, state.step - 1) };
+    }
+    case 'start':
+      return {
+        ...state,
+        step: indexOf(state.action, 'tracker'),
+        status: 'awaiting-signature',
+        progress: 1,
+        error: null,
+        result: null,
+      };
+    case 'progress':
+      if (state.status !== 'awaiting-signature' && state.status !== 'processing') return state;
+      return {
+        ...state,
+        progress: event.step,
+        status: event.step >= 2 ? 'processing' : state.status,
+      };
+    case 'confirmed':
+      return {
+        ...state,
+        status: 'confirmed',
+        result: event.result,
+        progress: FLOWS[state.action].progressSteps.length,
+        step: indexOf(state.action, 'success'),
+      };
+    case 'failed':
+      return { ...state, status: 'error', error: event.error };
+    case 'reset':
+      return { ...initialFlowState(state.action), formKey: state.formKey + 1 };
+  }
+}

@@ -1,0 +1,38 @@
+import type { ConfigDto } from '@unit/protocol';
+import type { FlowAction } from '../protocol-gaps';
+import type { useWallet } from '../wallet';
+import type { FlowResultIds } from './engine';
+
+/** What a flow's form collected; amounts are integers (sats, UNIT hundredths). */
+export interface FlowInput {
+  name: string;
+  /** deposit/withdraw amount, or the create deposit */
+  sats: bigint;
+  /** borrow/repay amount, or the create borrow */
+  cents: bigint;
+  feeRate: number;
+}
+
+/** Reports the tracker step that is now active (1 signature collection … last submitting). */
+export type OnProgress = (step: number) => void;
+
+export interface ExecuteContext {
+  config: ConfigDto;
+  wallet: Pick<ReturnType<typeof useWallet>, 'account' | 'signPsbt'>;
+}
+
+export type ExecuteFlow = (
+  action: FlowAction,
+  input: FlowInput,
+  onProgress: OnProgress,
+  context: ExecuteContext,
+) => Promise<FlowResultIds>;
+
+/**
+ * The step that talks to the wallet and the guardian. The client (PSBT building with @unit/bitcoin)
+ * is imported dynamically so @scure/* stays out of the dashboard's initial chunk.
+ */
+export const executeFlow: ExecuteFlow = async (action, input, onProgress, context) => {
+  const { runVaultAction } = await import('./guardian-client');
+  return runVaultAction(action, input, onProgress, context);
+};

@@ -1,0 +1,382 @@
+// The browser's half of the vault protocol (docs/protocol.md): read the vault and the wallet's
+// outputs, get a signed oracle quote for the state after the action, reserve treasury UNIT where
+// needed, build the PSBT with @unit/bitcoin, have the wallet sign its inputs, and hand the request to
+// the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries.
+import { base64, hex } from '@scure/base';
+import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
+import {
+  addressToScript,
+  buildBorrowPsbt,
+  buildDepositPsbt,
+  buildOpenPsbt,
+  buildRepayPsbt,
+  buildWithdrawPsbt,
+  parseRuneId,
+  vaultOutput,
+  withdrawFee,
+  type BuiltVaultTx,
+  type PaymentUtxo,
+  type VaultStateFields,
+  type VaultUtxo,
+  type VaultWallet,
+} from '@unit/bitcoin';
+import {
+  liquidationThresholdCents,
+  sats,
+  unitCents,
+  type ConfigDto,
+  type OracleQuoteDto,
+  type ReserveResult,
+  type UnitOutputDto,
+  type UtxoDto,
+  type VaultDto,
+} from '@unit/protocol';
+import { getJson, joinUrl } from '../api/http';
+import type { WalletAccount } from '../wallet';
+import type { FlowAction } from '../protocol-gaps';
+import type { FlowResultIds } from './engine';
+import type { ExecuteContext, FlowInput, OnProgress } from './execute';
+
+/** Signed requests stay valid this long: enough to sign on a hardware wallet. */
+const REQUEST_LIFETIME_SECONDS = 300;
+
+export class GuardianError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'GuardianError';
+  }
+}
+
+interface RpcClient {
+  call<R>(method: string, params: unknown, onProgress?: (step: number) => void): Promise<R>;
+  close(): void;
+}
+
+function wsUrl(guardianUrl: string): string {
+  const url = new URL(guardianUrl, window.location.href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
+}
+
+/** A JSON-RPC 2.0 client on one WebSocket; `vault.progress` notifications go to the caller. */
+function connect(guardianUrl: string): Promise<RpcClient> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl(guardianUrl));
+    let nextId = 1;
+    const waiting = new Map<
+      number,
+      {
+        resolve(v: unknown): void;
+        reject(e: Error): void;
+        nonce?: string;
+        onProgress?(s: number): void;
+      }
+    >();
+    socket.onerror = () => reject(new Error('Could not reach the guardian'));
+    socket.onclose = () => {
+      for (const entry of waiting.values())
+        entry.reject(new Error('The guardian connection closed'));
+      waiting.clear();
+    };
+    socket.onmessage = (event) => {
+      const message = JSON.parse(String(event.data)) as {
+        id?: number;
+        method?: string;
+        params?: { request: string; step: number };
+        result?: unknown;
+        error?: { message: string; data?: { code: string } };
+      };
+      if (message.method === 'vault.progress' && message.params) {
+        for (const entry of waiting.values())
+          if (entry.nonce === message.params.request) entry.onProgress?.(message.params.step);
+        return;
+      }
+      const entry = message.id !== undefined ? waiting.get(message.id) : undefined;
+      if (!entry) return;
+      waiting.delete(message.id!);
+      if (message.error)
+        entry.reject(
+          new GuardianError(message.error.message, message.error.data?.code ?? 'internal'),
+        );
+      else entry.resolve(message.result);
+    };
+    socket.onopen = () =>
+      resolve({
+        call<R>(method: string, params: unknown, onProgress?: (step: number) => void) {
+          const id = nextId++;
+          const nonce = (params as { nonce?: string }).nonce;
+          return new Promise<R>((res, rej) => {
+            waiting.set(id, { resolve: (v) => res(v as R), reject: rej, nonce, onProgress });
+            socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+          });
+        },
+        close: () => socket.close(),
+      });
+  });
+}
+
+const bitcoinNetwork = (config: ConfigDto) =>
+  config.network === 'mainnet' ? NETWORK : TEST_NETWORK;
+
+async function paymentUtxos(
+  config: ConfigDto,
+  account: WalletAccount,
+  script: Uint8Array,
+): Promise<PaymentUtxo[]> {
+  // Outputs carrying no runes: spending a UNIT output for fees would burn it (SPEC §7).
+  const utxos = await getJson<UtxoDto[]>(
+    joinUrl(config.ordinalsUrl, `address/${account.satsAddress}/utxos`),
+  );
+  return utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value), script }));
+}
+
+async function quoteFor(config: ConfigDto, th: number, ts: number): Promise<OracleQuoteDto> {
+  return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
+}
+
+/** The vault's current output: its leaves commit to the threshold of its last state. */
+async function currentVault(config: ConfigDto, vault: VaultDto): Promise<VaultUtxo> {
+  const quote = await quoteFor(config, vault.threshold_cents, vault.stamp);
+  return {
+    txid: vault.vault_txid,
+    vout: vault.vault_vout,
+    value: BigInt(vault.btc_locked),
+    unitDebt: BigInt(vault.unit_borrowed),
+    output: vaultOutput({
+      vaultPubkey: hex.decode(vault.vault_pubkey),
+      guardPubkey: hex.decode(config.guardPubkey),
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network: bitcoinNetwork(config),
+    }),
+  };
+}
+
+const METHOD: Record<FlowAction, string> = {
+  create: 'vault.open',
+  deposit: 'vault.deposit',
+  withdraw: 'vault.withdraw',
+  borrow: 'vault.borrow',
+  repay: 'vault.repay',
+};
+
+export async function runVaultAction(
+  action: FlowAction,
+  input: FlowInput,
+  onProgress: OnProgress,
+  { config, wallet }: ExecuteContext,
+): Promise<FlowResultIds> {
+  const account = wallet.account;
+  // SPEC §4 and §8: the no-accounts case is the one that offers Try again.
+  if (!account) throw new Error('No accounts');
+  onProgress(1);
+  const network = bitcoinNetwork(config);
+  const satsScript = addressToScript(account.satsAddress, network);
+  const runesScript = addressToScript(account.runesAddress, network);
+  // Wallets that do not report a separate runes key keep runes on the payment key (devnet wallet).
+  const walletKeys: VaultWallet = {
+    satsScript,
+    paymentPublicKey: hex.decode(account.satsPublicKey),
+    runesScript,
+    runesPublicKey: hex.decode(account.satsPublicKey),
+  };
+  const vaultDto =
+    action === 'create'
+      ? null
+      : await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
+  const vault = vaultDto ? await currentVault(config, vaultDto) : null;
+
+  const rpc = await connect(config.guardianUrl);
+  try {
+    let reservation: ReserveResult | null = null;
+    if (action === 'create' || action === 'borrow' || action === 'repay') {
+      reservation = await rpc.call<ReserveResult>('unit.reserve', {
+        unit_amount: Number(input.cents),
+        vault_action: action === 'create' ? 'open' : action,
+        vault_pubkey: account.vaultPubkey,
+      });
+    }
+
+    // The state after the action decides the threshold the new vault output commits to.
+    const now = Math.floor(Date.now() / 1000);
+    const btcBefore = vault?.value ?? 0n;
+    const debtBefore = vault?.unitDebt ?? 0n;
+    const nonce = crypto.getRandomValues(new Uint8Array(16));
+    const expiresAt = now + REQUEST_LIFETIME_SECONDS;
+    const stateAfter = (btc: bigint, debt: bigint) =>
+      liquidationThresholdCents(sats(btc), unitCents(debt));
+    let btcAfter = btcBefore;
+    let debtAfter = debtBefore;
+    if (action === 'create') [btcAfter, debtAfter] = [input.sats, input.cents];
+    if (action === 'deposit') btcAfter = btcBefore + input.sats;
+    if (action === 'borrow') debtAfter = debtBefore + input.cents;
+    if (action === 'repay') debtAfter = debtBefore - input.cents;
+    if (action === 'withdraw') {
+      const draftState: VaultStateFields = {
+        quotePriceCents: 0n,
+        thresholdCents: 0n,
+        quoteStamp: now,
+        nonce,
+        expiry: expiresAt,
+      };
+      const fee = withdrawFee({
+        wallet: walletKeys,
+        feeRate: input.feeRate,
+        state: draftState,
+        newVault: vault!.output,
+        vault: vault!,
+        withdrawAmount: input.sats,
+      });
+      btcAfter = btcBefore - input.sats - fee;
+    }
+    const th = stateAfter(btcAfter, debtAfter);
+    const quote = await quoteFor(config, th, now);
+    const state: VaultStateFields = {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(th),
+      quoteStamp: quote.ts,
+      nonce,
+      expiry: expiresAt,
+    };
+    const newVault = vaultOutput({
+      vaultPubkey: hex.decode(account.vaultPubkey),
+      guardPubkey: hex.decode(config.guardPubkey),
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network,
+    });
+    const unitRuneId = parseRuneId(config.unitRuneId);
+    const treasury = reservation?.treasury_utxo
+      ? {
+          txid: reservation.treasury_utxo.txid,
+          vout: reservation.treasury_utxo.vout,
+          value: BigInt(reservation.treasury_utxo.value),
+          script: hex.decode(reservation.treasury_utxo.script_hex),
+          unitAmount: BigInt(reservation.treasury_utxo.unit_amount),
+          internalKey: hex.decode(config.treasuryPubkey),
+        }
+      : null;
+    const base = {
+      wallet: walletKeys,
+      feeRate: input.feeRate,
+      state,
+      newVault,
+      utxos: action === 'withdraw' ? [] : await paymentUtxos(config, account, satsScript),
+    };
+    let built: BuiltVaultTx;
+    let payload: Record<string, unknown>;
+    switch (action) {
+      case 'create':
+        built = buildOpenPsbt({
+          ...base,
+          depositAmount: input.sats,
+          borrowAmount: input.cents,
+          treasury: treasury!,
+          unitRuneId,
+        });
+        payload = {
+          borrow_amount: Number(input.cents),
+          deposit_amount: Number(input.sats),
+          vault_label: input.name,
+          tx_feerate: input.feeRate,
+        };
+        break;
+      case 'deposit':
+        built = buildDepositPsbt({ ...base, vault: vault!, depositAmount: input.sats });
+        payload = { deposit_amount: Number(input.sats), tx_feerate: input.feeRate };
+        break;
+      case 'borrow':
+        built = buildBorrowPsbt({
+          ...base,
+          vault: vault!,
+          borrowAmount: input.cents,
+          treasury: treasury!,
+          unitRuneId,
+        });
+        payload = {
+          borrow_amount: Number(input.cents),
+          deposit_amount: 0,
+          tx_feerate: input.feeRate,
+        };
+        break;
+      case 'repay': {
+        const outputs = await getJson<UnitOutputDto[]>(
+          joinUrl(config.runesUrl, `address/${account.runesAddress}/outputs`),
+        );
+        const unitUtxos = outputs
+          .filter((o) => !o.spent && o.unit_amount > 0)
+          .map((o) => ({
+            txid: o.txid,
+            vout: o.vout,
+            value: BigInt(o.btc_amount),
+            script: hex.decode(o.script_hex),
+            unitAmount: BigInt(o.unit_amount),
+          }));
+        built = buildRepayPsbt({
+          ...base,
+          vault: vault!,
+          repayAmount: input.cents,
+          unitUtxos,
+          treasuryScript: addressToScript(reservation!.treasury_address, network),
+          unitRuneId,
+        });
+        payload = {
+          repay_amount: Number(input.cents),
+          deposit_amount: 0,
+          tx_feerate: input.feeRate,
+        };
+        break;
+      }
+      case 'withdraw':
+        built = buildWithdrawPsbt({
+          wallet: walletKeys,
+          feeRate: input.feeRate,
+          state,
+          newVault,
+          vault: vault!,
+          withdrawAmount: input.sats,
+        });
+        payload = { change_amount: Number(input.sats), tx_feerate: input.feeRate };
+        break;
+    }
+
+    // [1 signature collection]: the wallet signs only its own inputs.
+    const signed = await wallet.signPsbt(base64.encode(built.psbt), {
+      signInputs: built.signInputs.user,
+    });
+    const progressOf = (step: number) =>
+      // The create tracker has five steps; the action drawers four (no separate network approvals).
+      action === 'create'
+        ? step
+        : (({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step);
+    const request = {
+      payload,
+      vault_pubkey: account.vaultPubkey,
+      psbt: signed,
+      nonce: hex.encode(nonce),
+      expires_at: expiresAt,
+      quote: {
+        price_cents: quote.price_cents,
+        time: quote.time,
+        th: quote.th,
+        ts: quote.ts,
+        signature: quote.signature,
+      },
+      ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
+    };
+    const result = await rpc.call<{
+      vault_txid: string;
+      issue_txid?: string;
+      repay_txid?: string;
+      vault_id?: string;
+    }>(METHOD[action], request, (step) => onProgress(progressOf(step)));
+    return {
+      txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
+      vaultTxid: result.vault_txid,
+      ...(result.vault_id ? { vaultId: result.vault_id } : {}),
+    };
+  } finally {
+    rpc.close();
+  }
+}

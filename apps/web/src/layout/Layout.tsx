@@ -1,0 +1,40 @@
+import { NavLink, Outlet } from 'react-router';
+import { useConfig } from '../api/config';
+import { PriceBanner } from './PriceBanner';
+import { SocialLinks } from './SocialLinks';
+import { WalletButton } from './WalletButton';
+import './layout.css';
+
+export function Layout() {
+  const config = useConfig();
+  return (
+    <div className="shell">
+      <header className="header">
+        <NavLink to="/" className="brand">
+          <span className="brand__mark" aria-hidden="true">
+            U
+          </span>
+          UNIT
+        </NavLink>
+        <nav className="nav" aria-label="Main">
+          <NavLink to="/" end>
+            Vault
+          </NavLink>
+          <NavLink to="/liquidations">Liquidations</NavLink>
+          <NavLink to="/missions">Missions</NavLink>
+          <a href={config.docsUrl} target="_blank" rel="noreferrer">
+            Docs
+          </a>
+        </nav>
+        <div className="header__end">
+          <PriceBanner />
+          <SocialLinks />
+          <WalletButton />
+        </div>
+      </header>
+      <main className="main">
+        <Outlet />
+      </main>
+    </div>
+  );
+}

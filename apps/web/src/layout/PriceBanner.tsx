@@ -1,0 +1,37 @@
+import { PRICE_REFETCH_MS, useBitcoinPrice } from '../api/bitcoin-price';
+import { formatUsd, priceToCents } from '../protocol-gaps';
+import { Skeleton } from '../ui/Skeleton';
+import { useNow } from '../ui/useNow';
+
+// Intl rather than date-fns: this banner is in the initial chunk (bundle budget).
+const hhmm = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  hour12: false,
+});
+
+/** Live BTC price; says 'Price as of hh:mm' once the price is older than its refetch interval. */
+export function PriceBanner() {
+  const price = useBitcoinPrice();
+  const now = useNow(5_000);
+  if (!price.data)
+    return (
+      <div className="price-banner" aria-busy="true">
+        <span className="price-banner__label">BTC</span>
+        <Skeleton width="7ch" />
+      </div>
+    );
+  const ageMs = now - price.data.time * 1000;
+  const stale = ageMs > PRICE_REFETCH_MS;
+  return (
+    <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`} aria-live="polite">
+      <span className="price-banner__label">BTC</span>
+      <strong className="num">{formatUsd(priceToCents(price.data.USD))}</strong>
+      {stale && (
+        <span className="price-banner__stale">
+          Price as of {hhmm.format(new Date(price.data.time * 1000))}
+        </span>
+      )}
+    </div>
+  );
+}

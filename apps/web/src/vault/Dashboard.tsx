@@ -1,0 +1,256 @@
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { useConfig } from '../api/config';
+import { usePosition } from '../api/position';
+import { useVaultHistory } from '../api/vault-history';
+import { TxLink } from '../ui/TxLink';
+import { useFlows } from '../flows/FlowProvider';
+import { TransactionsTable } from '../transactions/TransactionsTable';
+import {
+  borrowButtonState,
+  content,
+  depositButtonState,
+  formatBtc,
+  formatHundredths,
+  formatUsd,
+  liquidationPriceCents,
+  operationCostSats,
+  repayButtonState,
+  withdrawButtonState,
+  type FlowAction,
+  type VaultActionContext,
+} from '../protocol-gaps';
+import { ReasonButton } from '../ui/ReasonButton';
+import { Sheet } from '../ui/Sheet';
+import { Skeleton } from '../ui/Skeleton';
+import { HealthGauge } from './HealthGauge';
+import { useLiquidatedState } from './liquidated';
+
+// d3 and the chart load after the cards: the chart sits below them (bundle budget).
+const RatioChart = lazy(async () => ({
+  default: (await import('../chart/RatioChart')).RatioChart,
+}));
+
+export function Dashboard() {
+  const config = useConfig();
+  const position = usePosition();
+  const flows = useFlows();
+  const vault = position.vault!;
+  const history = useVaultHistory(vault.vault_id);
+  const hasDebt = position.debtCents > 0n;
+  const liquidated =
+    useLiquidatedState(vault.vault_id, position.ratio, hasDebt) || vault.status === 'liquidated';
+  const [liquidationModal, setLiquidationModal] = useState(liquidated);
+  const [shownFor, setShownFor] = useState(liquidated);
+  if (liquidated !== shownFor) {
+    setShownFor(liquidated);
+    setLiquidationModal(liquidated);
+  }
+
+  // SPEC §4: a pending entry completes once the vault history holds its transaction.
+  const { syncPending } = flows;
+  useEffect(() => {
+    if (history.data) syncPending(history.data);
+  }, [history.data, syncPending]);
+
+  const pendingInProgress = flows.pending.some((p) => p.status === 'In Progress');
+  const ctx: VaultActionContext = {
+    pending: pendingInProgress,
+    liquidated,
+    activeAction: flows.activeAction,
+    priceCents: position.priceCents,
+    walletSats: position.walletSats ?? 0n,
+    vaultSats: position.sats,
+    debtCents: position.debtCents,
+    runeCents: position.runeCents ?? 0n,
+    collateralPercent: config.constants.collateralPercent,
+    minVaultBalanceSats: BigInt(config.constants.minVaultBalanceSats),
+    costSats: (action) =>
+      operationCostSats(action, position.fees?.fastestFee ?? 1, config.constants.unitPostageSats),
+  };
+  const states = {
+    deposit: depositButtonState(ctx),
+    withdraw: withdrawButtonState(ctx),
+    borrow: borrowButtonState(ctx),
+    repay: repayButtonState(ctx),
+  };
+  // SPEC §6: the four actions appear only with a connected wallet and a loaded price.
+  const showActions = position.priceCents != null;
+  const action = (a: Exclude<FlowAction, 'create'>, label: string) =>
+    showActions ? (
+      <ReasonButton
+        enabled={states[a].enabled}
+        reason={states[a].reason}
+        onClick={() => flows.openFlow(a)}
+      >
+        {label}
+      </ReasonButton>
+    ) : (
+      <Skeleton width="9ch" height="36px" />
+    );
+
+  const liq = liquidationPriceCents(position.sats, position.debtCents);
+  const btcUsd =
+    position.priceCents != null ? (position.sats * position.priceCents) / 100_000_000n : null;
+  const walletUnit = position.runeCents ?? 0n;
+  const progressMax = walletUnit > position.debtCents ? walletUnit : position.debtCents;
+
+  return (
+    <div className="dashboard">
+      <PendingBanner />
+      <header className="dashboard__head">
+        <h1>
+          {vault.name}
+          {liquidated && <span className="badge badge--red">{content.vault.liquidatingBadge}</span>}
+        </h1>
+        {liquidated && (
+          <p className="notice notice--error" role="status">
+            {content.vault.liquidationNotice}
+          </p>
+        )}
+      </header>
+      <div className="dashboard__grid">
+        <section className="card" aria-labelledby="btc-card">
+          <h2 id="btc-card" className="card__title">
+            BTC deposited
+          </h2>
+          <p className="card__value num" data-testid="btc-deposited">
+            {formatBtc(position.sats)} BTC
+          </p>
+          <p className="muted num">
+            {btcUsd != null ? formatUsd(btcUsd) : <Skeleton width="8ch" />}
+          </p>
+          <div className="card__actions">
+            {action('deposit', 'Deposit')}
+            {action('withdraw', 'Withdraw')}
+          </div>
+        </section>
+        <section className="card" aria-labelledby="unit-card">
+          <h2 id="unit-card" className="card__title">
+            UNIT loan balance
+          </h2>
+          <p className="card__value num" data-testid="unit-debt">
+            {formatHundredths(position.debtCents)} UNIT
+          </p>
+          <div className="progress">
+            <div
+              className="progress__bar"
+              role="progressbar"
+              aria-label="UNIT in wallet versus UNIT debt"
+              aria-valuemin={0}
+              aria-valuemax={100}
+              aria-valuenow={progressMax > 0n ? Number((walletUnit * 100n) / progressMax) : 0}
+              style={{
+                width: `${progressMax > 0n ? Number((walletUnit * 100n) / progressMax) : 0}%`,
+              }}
+            />
+          </div>
+          <p className="muted num">
+            In wallet: {position.runeCents != null ? `${formatHundredths(walletUnit)} UNIT` : '—'}
+          </p>
+          <div className="card__actions">
+            {action('borrow', 'Borrow')}
+            {action('repay', 'Repay')}
+          </div>
+        </section>
+        <HealthGauge
+          ratio={position.ratio}
+          hasDebt={hasDebt}
+          onDeposit={() => flows.openFlow('deposit')}
+          depositEnabled={states.deposit.enabled}
+        />
+        <section className="card" aria-labelledby="liq-card">
+          <h2 id="liq-card" className="card__title">
+            Liquidation price
+          </h2>
+          <p className="card__value num" data-testid="liquidation-price">
+            {liq != null ? formatUsd(liq) : 'N/A'}
+          </p>
+          <p className="muted mobile-only num">
+            BTC price:{' '}
+            {position.priceCents != null ? (
+              formatUsd(position.priceCents)
+            ) : (
+              <Skeleton width="8ch" />
+            )}
+          </p>
+        </section>
+      </div>
+      <Suspense
+        fallback={
+          <section className="card">
+            <div className="chart__placeholder skeleton" role="status" aria-label="Loading chart" />
+          </section>
+        }
+      >
+        <RatioChart vaultId={vault.vault_id} />
+      </Suspense>
+      <TransactionsTable
+        records={history.data}
+        loading={history.isPending}
+        error={history.isError}
+        pending={flows.pending}
+      />
+      <Sheet
+        open={liquidationModal}
+        onOpenChange={setLiquidationModal}
+        title={content.vault.liquidationModalTitle}
+        description={content.vault.liquidationModalBody}
+      />
+    </div>
+  );
+}
+
+/** The banner of a running or finished flow and of stored pending transactions (SPEC §4). */
+function PendingBanner() {
+  const flows = useFlows();
+  const config = useConfig();
+  const latest = [...flows.pending].reverse().find((p) => p.status === 'In Progress') ?? null;
+  const banner = flows.banner;
+  if (!banner && !latest) return null;
+  const tone = banner?.tone ?? 'info';
+  return (
+    <div className={`banner banner--${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
+      {banner && <strong>{banner.text}</strong>}
+      {latest && (
+        <span>
+          {latest.type} {latest.amount} {latest.amountUnit}: {content.vault.finalizing}
+        </span>
+      )}
+      {!latest && banner?.tone === 'success' && <span>{content.vault.completed}</span>}
+      {(banner?.txid ?? latest?.transactionId) && (
+        <TxLink txid={(banner?.txid ?? latest?.transactionId)!} />
+      )}
+      {config.telegramBot && (
+        <a href={`https://t.me/${config.telegramBot}`} target="_blank" rel="noreferrer">
+          {content.vault.enableTelegram}
+        </a>
+      )}
+      {banner && (
+        <button
+          type="button"
+          className="icon-btn"
+          aria-label="Dismiss"
+          onClick={flows.dismissBanner}
+        >
+          ×
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function DashboardSkeleton() {
+  return (
+    <div className="dashboard" aria-busy="true">
+      <div className="dashboard__grid">
+        {[0, 1, 2, 3].map((i) => (
+          <section className="card" key={i}>
+            <Skeleton width="40%" />
+            <Skeleton width="70%" height="2rem" />
+            <Skeleton width="50%" />
+          </section>
+        ))}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,141 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createQueryClient } from '../src/app/query-client';
+import { RouteErrorScreen } from '../src/app/ErrorScreen';
+import { HealthGauge } from '../src/vault/HealthGauge';
+import { TransactionsTable } from '../src/transactions/TransactionsTable';
+import { history } from './fixtures';
+import { fakeWallet } from './fake-wallet';
+import { renderApp } from './render-app';
+import { server } from './server';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+afterEach(() => {
+  server.resetHandlers();
+  fakeWallet.reset();
+});
+
+describe('health gauge', () => {
+  const gauge = (ratio: number) =>
+    render(<HealthGauge ratio={ratio} hasDebt onDeposit={() => {}} depositEnabled />);
+
+  it.each([
+    [150, 'Risky', true],
+    [180, 'Moderate', true],
+    [220, 'Healthy', false],
+  ])('puts a %i%% vault in the %s band (Deposit shortcut: %s)', (ratio, band, shortcut) => {
+    gauge(ratio);
+    expect(
+      screen.getByRole('group', { name: `Collateral ratio ${ratio}%, ${band}` }),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Deposit to improve health' }) != null).toBe(
+      shortcut,
+    );
+  });
+
+  it('shows the range subtitle and You are here! when hovering the vault band', () => {
+    gauge(180);
+    fireEvent.mouseEnter(screen.getByRole('button', { name: 'Moderate 161% - 195%' }));
+    expect(screen.getByText('You are here!')).toBeInTheDocument();
+    fireEvent.mouseEnter(screen.getByRole('button', { name: 'Healthy 196% - 230%+' }));
+    expect(screen.getByText(/Healthy: 196% - 230%\+/)).toBeInTheDocument();
+    expect(screen.queryByText('You are here!')).not.toBeInTheDocument();
+  });
+
+  it('shows 500+% for a ratio of 500 or more', () => {
+    gauge(640);
+    expect(
+      screen.getByRole('group', { name: 'Collateral ratio 500+%, Healthy' }),
+    ).toBeInTheDocument();
+  });
+});
+
+describe('transactions table', () => {
+  it('groups rows by month, newest first, five rows per desktop page', async () => {
+    const user = userEvent.setup();
+    render(<TransactionsTable records={history} loading={false} error={false} />);
+    const groups = screen.getAllByRole('rowgroup').slice(1); // first is thead
+    expect(within(groups[0]!).getByText('April 2026')).toBeInTheDocument();
+    expect(within(groups[1]!).getByText('March 2026')).toBeInTheDocument();
+    expect(screen.getByText('Page 1 of 2')).toBeInTheDocument();
+    expect(within(groups[0]!).getAllByRole('row')).toHaveLength(1 + 4);
+    expect(within(groups[1]!).getAllByRole('row')).toHaveLength(1 + 1);
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    expect(screen.getByText('Page 2 of 2')).toBeInTheDocument();
+    expect(screen.getByText('Open Vault')).toBeInTheDocument();
+  });
+
+  it('sorts by amount and by date both ways', async () => {
+    const user = userEvent.setup();
+    render(<TransactionsTable records={history} loading={false} error={false} />);
+    await user.click(screen.getByRole('button', { name: /Date/ }));
+    // ascending: the opening record comes first
+    expect(screen.getAllByRole('row')[2]).toHaveTextContent('Open Vault');
+    await user.click(screen.getByRole('button', { name: /Amount/ }));
+    // descending by amount: 0.5 BTC open vault is the largest raw amount
+    expect(screen.getAllByRole('row')[2]).toHaveTextContent('0.5 BTC');
+  });
+
+  it('colours o, r, d, x green and the others red', () => {
+    render(<TransactionsTable records={history} loading={false} error={false} />);
+    expect(screen.getAllByText('Deposit BTC')[0]).toHaveAttribute('data-colour', 'green');
+    expect(screen.getByText('Repay UNIT')).toHaveAttribute('data-colour', 'green');
+    expect(screen.getAllByText('Borrow UNIT')[0]).toHaveAttribute('data-colour', 'red');
+    expect(screen.getByText('Withdraw BTC')).toHaveAttribute('data-colour', 'red');
+  });
+});
+
+describe('collateral ratio chart', () => {
+  it('switches between 1D, 1W, 1M and YTD with the point count of each interval', async () => {
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    const chart = async () => screen.findByRole('img', { name: /Collateral ratio, latest/ });
+    expect(await chart()).toHaveAttribute('data-points', '288');
+    for (const [label, points] of [
+      ['1W', '168'],
+      ['1M', '120'],
+      ['YTD', '365'],
+    ] as const) {
+      await user.click(screen.getByRole('button', { name: label }));
+      await waitFor(async () => expect(await chart()).toHaveAttribute('data-points', points));
+      expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-pressed', 'true');
+    }
+    expect(screen.getByTestId('liquidation-line')).toBeInTheDocument();
+  });
+});
+
+describe('error screen', () => {
+  it('shows the SPEC text and Try again renders the route again', async () => {
+    let fail = true;
+    function Flaky() {
+      if (fail) throw new Error('boom');
+      return <p>Recovered</p>;
+    }
+    const router = createMemoryRouter([
+      { path: '/', element: <Flaky />, errorElement: <RouteErrorScreen /> },
+    ]);
+    vi.spyOn(console, 'error').mockImplementation(() => {});
+    render(
+      <QueryClientProvider client={createQueryClient()}>
+        <RouterProvider router={router} />
+      </QueryClientProvider>,
+    );
+    expect(await screen.findByText('Oops! Something went wrong')).toBeInTheDocument();
+    expect(
+      screen.getByText(
+        "We've encountered an unexpected error. Our team has been notified and is working on a fix.",
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Reload page' })).toBeInTheDocument();
+    fail = false;
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByText('Recovered')).toBeInTheDocument();
+  });
+});

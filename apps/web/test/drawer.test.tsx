@@ -1,0 +1,135 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fakeWallet } from './fake-wallet';
+import { vault } from './fixtures';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+import type { ExecuteFlow } from '../src/flows/execute';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+beforeEach(() => {
+  scenario.vault = vault;
+  scenario.walletSats = 50_000_000;
+  scenario.unitCents = 1_000_000;
+  localStorage.clear();
+});
+afterEach(() => {
+  server.resetHandlers();
+  fakeWallet.reset();
+});
+
+async function openDrawer(url: string, execute?: ExecuteFlow) {
+  const utils = renderApp(url, { execute });
+  const drawer = await screen.findByRole('dialog');
+  return { ...utils, drawer };
+}
+
+describe('create drawer', () => {
+  it('refuses a name over 20 characters with the counter and message, and Enter advances a valid one', async () => {
+    const user = userEvent.setup();
+    const { drawer } = await openDrawer('/?action=create-vault');
+    const name = within(drawer).getByLabelText('Vault name');
+    await user.type(name, 'a'.repeat(21));
+    expect(within(drawer).getByText('Use a maximum of 20 characters.')).toBeInTheDocument();
+    expect(within(drawer).getByText('21/20')).toBeInTheDocument();
+    expect(within(drawer).getByRole('button', { name: 'Continue' })).toBeDisabled();
+    await user.clear(name);
+    await user.type(name, 'Mine{Enter}');
+    // no wallet: step 2 asks to connect one
+    expect(
+      await within(drawer).findByRole('heading', { name: 'Connect Wallet' }),
+    ).toBeInTheDocument();
+    expect(
+      within(drawer).getByText('Select your preffered wallet to open a vault.'),
+    ).toBeInTheDocument();
+    await user.click(within(drawer).getByRole('button', { name: 'Back' }));
+    expect(within(drawer).getByLabelText('Vault name')).toHaveValue('Mine');
+  });
+
+  it('goes back from the tracker to the confirmation step after a failure', async () => {
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const execute: ExecuteFlow = async () => {
+      throw new Error('Vault Open failed');
+    };
+    const { drawer } = await openDrawer('/?action=create-vault', execute);
+    await user.type(within(drawer).getByLabelText('Vault name'), 'Mine');
+    await user.click(within(drawer).getByRole('button', { name: 'Continue' }));
+    await user.type(await within(drawer).findByLabelText('Deposit BTC'), '0.1');
+    await user.type(within(drawer).getByLabelText('Borrow UNIT'), '100');
+    await user.click(within(drawer).getByRole('button', { name: 'Preview' }));
+    await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Vault Open failed');
+    await user.click(within(dialog).getByRole('button', { name: 'Back' }));
+    expect(await screen.findByRole('button', { name: 'Confirm' })).toBeInTheDocument();
+  });
+});
+
+describe('action drawers', () => {
+  it('says Not Enough Bitcoin above the wallet balance and clamps to the maximum below it', async () => {
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const { drawer } = await openDrawer('/?action=deposit');
+    await waitFor(() => expect(within(drawer).getByText(/^Available: 0\.4/)).toBeInTheDocument());
+    const input = within(drawer).getByLabelText('Deposit amount');
+    await user.type(input, '1');
+    expect(within(drawer).getByRole('alert')).toHaveTextContent('Not Enough Bitcoin');
+    expect(within(drawer).getByRole('button', { name: 'Deposit' })).toBeDisabled();
+    await user.clear(input);
+    await user.type(input, '0.5');
+    // 0.5 BTC is the whole wallet: clamped to the maximum (balance minus the operation cost)
+    expect((input as HTMLInputElement).value).toMatch(/^0\.49/);
+    expect(within(drawer).queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('says the lowest accepted amount under the minimum', async () => {
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const { drawer } = await openDrawer('/?action=deposit');
+    await user.type(within(drawer).getByLabelText('Deposit amount'), '0.00001');
+    expect(within(drawer).getByRole('alert')).toHaveTextContent(
+      'The lowest accepted amount is 0.00005 BTC',
+    );
+  });
+
+  it('clamps a repay to the UNIT in the wallet with the maximum message', async () => {
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const { drawer } = await openDrawer('/?action=repay');
+    await waitFor(() =>
+      expect(within(drawer).getByText('Up to 10,000.00 UNIT')).toBeInTheDocument(),
+    );
+    const input = within(drawer).getByLabelText('Repay amount');
+    await user.type(input, '20000');
+    expect(input).toHaveValue('10,000.00');
+  });
+
+  it('runs a deposit through processing to the success title and stores it as pending', async () => {
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const execute: ExecuteFlow = async (_a, _i, onProgress) => {
+      onProgress(1);
+      onProgress(2);
+      return { txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) };
+    };
+    const { drawer } = await openDrawer('/?action=deposit', execute);
+    await waitFor(() => expect(within(drawer).getByText(/^Available: 0\.4/)).toBeInTheDocument());
+    await user.type(within(drawer).getByLabelText('Deposit amount'), '0.1');
+    await user.click(within(drawer).getByRole('button', { name: 'Deposit' }));
+    expect(
+      await screen.findByText('BTC Deposit Submitted', { selector: 'strong' }),
+    ).toBeInTheDocument();
+    const stored = JSON.parse(localStorage.getItem('unit.pending.tb1qfa') ?? '[]') as {
+      amount: string;
+    }[];
+    expect(stored).toEqual([
+      expect.objectContaining({ amount: '0.1', status: 'In Progress', type: 'deposit' }),
+    ]);
+  });
+});

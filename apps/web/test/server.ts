@@ -1,0 +1,77 @@
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { config, history, price, priceHistory, vault } from './fixtures';
+import type { VaultDto } from '@unit/protocol';
+
+// The network edge of the web app: every HTTP endpoint it calls, answered from fixtures.
+export interface Scenario {
+  vault: VaultDto | null;
+  walletSats: number;
+  unitCents: number;
+}
+
+export const scenario: Scenario = { vault, walletSats: 50_000_000, unitCents: 1_000_000 };
+
+const STEPS = {
+  '24h': [288, 300],
+  '7d': [168, 3600],
+  '30d': [120, 21_600],
+  '1y': [365, 86_400],
+} as const;
+
+export const server = setupServer(
+  http.get('*/api/config', () => HttpResponse.json(config)),
+  http.get('*/api/bitcoin-price', () => HttpResponse.json(price)),
+  http.get('*/api/price-history', ({ request }) => {
+    const period = (new URL(request.url).searchParams.get('timePeriod') ??
+      '24h') as keyof typeof STEPS;
+    const [n, step] = STEPS[period];
+    return HttpResponse.json(priceHistory(n, step));
+  }),
+  http.get('*/api/vaults/by-pubkey/:pubkey', () =>
+    scenario.vault
+      ? HttpResponse.json(scenario.vault)
+      : HttpResponse.json({ error: 'No vault', code: 'not_found' }, { status: 404 }),
+  ),
+  http.get('*/api/vaults/:id/history', () => HttpResponse.json(history)),
+  http.get('*/api/vaults/:id/points', () =>
+    HttpResponse.json([
+      { timestamp: 0, btc_locked: vault.btc_locked, unit_borrowed: vault.unit_borrowed, vaults: 1 },
+    ]),
+  ),
+  http.get('*/api/liquidations', () => HttpResponse.json([])),
+  http.get('*/esplora/address/:address', ({ params }) =>
+    HttpResponse.json({
+      address: params.address,
+      chain_stats: {
+        funded_txo_count: 1,
+        funded_txo_sum: scenario.walletSats,
+        spent_txo_count: 0,
+        spent_txo_sum: 0,
+        tx_count: 1,
+      },
+      mempool_stats: {
+        funded_txo_count: 0,
+        funded_txo_sum: 0,
+        spent_txo_count: 0,
+        spent_txo_sum: 0,
+        tx_count: 0,
+      },
+    }),
+  ),
+  http.get('*/runes/address/:address/outputs', () =>
+    HttpResponse.json([
+      {
+        txid: 'a'.repeat(64),
+        vout: 1,
+        script_hex: '51',
+        btc_amount: 10_000,
+        unit_amount: scenario.unitCents,
+        spent: false,
+      },
+    ]),
+  ),
+  http.get('*/mempool/devnet/api/v1/fees/recommended', () =>
+    HttpResponse.json({ fastestFee: 5, halfHourFee: 3, hourFee: 2, economyFee: 1, minimumFee: 1 }),
+  ),
+);

@@ -1,0 +1,124 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { fakeWallet } from './fake-wallet';
+import { vault } from './fixtures';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+import type { ExecuteFlow } from '../src/flows/execute';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+beforeEach(() => {
+  scenario.vault = vault;
+  localStorage.clear();
+  sessionStorage.clear();
+});
+afterEach(() => {
+  server.resetHandlers();
+  fakeWallet.reset();
+});
+
+describe('vault page states', () => {
+  it('shows the welcome screen with Create Vault and social links when no wallet is connected', async () => {
+    renderApp('/');
+    expect(await screen.findByRole('button', { name: 'Create Vault' })).toBeInTheDocument();
+    expect(screen.getAllByRole('link', { name: 'X (Twitter)' })[0]).toHaveAttribute(
+      'href',
+      'https://x.com/unit',
+    );
+    expect(screen.getAllByRole('link', { name: 'Discord' }).length).toBeGreaterThan(0);
+    expect(screen.getAllByRole('link', { name: 'Telegram' }).length).toBeGreaterThan(0);
+  });
+
+  it('shows the welcome screen when the connected wallet has no vault (404)', async () => {
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    renderApp('/');
+    expect(await screen.findByRole('button', { name: 'Create Vault' })).toBeInTheDocument();
+    expect(screen.queryByText('BTC deposited')).not.toBeInTheDocument();
+  });
+
+  it('shows the dashboard values of the vault fixture', async () => {
+    fakeWallet.connectAs();
+    renderApp('/');
+    expect(await screen.findByTestId('btc-deposited')).toHaveTextContent('1 BTC');
+    expect(screen.getByTestId('unit-debt')).toHaveTextContent('50,000.00 UNIT');
+    // 50,000 UNIT × 1.35 / 1 BTC
+    expect(screen.getByTestId('liquidation-price')).toHaveTextContent('$67,500.00');
+    // 1 BTC × 95,000 / 50,000 → 190%: Moderate
+    expect(
+      await screen.findByRole('group', { name: /Collateral ratio 190%, Moderate/ }),
+    ).toBeInTheDocument();
+    expect(await screen.findByRole('button', { name: 'Deposit' })).toBeEnabled();
+    expect(screen.getByRole('button', { name: 'Borrow' })).toBeEnabled();
+    // Moderate band: the gauge offers a Deposit shortcut
+    expect(screen.getByRole('button', { name: 'Deposit to improve health' })).toBeInTheDocument();
+  });
+
+  it('goes from creation to pending to success and back to the vault with Go to Vault', async () => {
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    let finish: (() => void) | null = null;
+    const execute: ExecuteFlow = async (_action, _input, onProgress) => {
+      onProgress(1);
+      onProgress(2);
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { txid: '1'.repeat(64), vaultTxid: '1'.repeat(64) };
+    };
+    const user = userEvent.setup();
+    const { queryClient } = renderApp('/', { execute });
+    await user.click(await screen.findByRole('button', { name: 'Create Vault' }));
+    await user.type(await screen.findByLabelText('Vault name'), 'Treasure');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    await user.type(await screen.findByLabelText('Deposit BTC'), '0.5');
+    await user.type(screen.getByLabelText('Borrow UNIT'), '1000');
+    await user.click(screen.getByRole('button', { name: 'Preview' }));
+    await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+
+    expect(
+      await screen.findByText(
+        'Your vault is under construction. Almost there! This might take about 10 minutes.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Enable Telegram Notification' })).toHaveAttribute(
+      'href',
+      'https://t.me/unit_bot',
+    );
+    expect(screen.getByRole('button', { name: 'Transaction Tracker' })).toBeInTheDocument();
+
+    scenario.vault = vault;
+    finish!();
+    await queryClient.invalidateQueries({ queryKey: ['vault'] });
+    expect(
+      await screen.findByText('Vault Successfully Created!', { selector: 'h1' }),
+    ).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Go to Vault' }));
+    expect(await screen.findByTestId('btc-deposited')).toHaveTextContent('1 BTC');
+  });
+});
+
+describe('?action= handling', () => {
+  it('opens the deposit drawer and resets the URL to /', async () => {
+    fakeWallet.connectAs();
+    const { router } = renderApp('/?action=deposit');
+    const drawer = await screen.findByRole('dialog');
+    expect(within(drawer).getByText('Deposit amount')).toBeInTheDocument();
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+    expect(router.state.location.pathname).toBe('/');
+  });
+
+  it('opens the create drawer for create-vault', async () => {
+    const { router } = renderApp('/?action=create-vault');
+    expect(await screen.findByRole('dialog')).toHaveTextContent('Name Your Vault');
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+  });
+
+  it('ignores an unknown action but still resets the URL', async () => {
+    const { router } = renderApp('/?action=steal');
+    await waitFor(() => expect(router.state.location.search).toBe(''));
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+});
