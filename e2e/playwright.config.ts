@@ -24,7 +24,8 @@ export default defineConfig({
   workers: 1,
   retries: 0,
   outputDir: './test-results',
-  use: { launchOptions: chromium, trace: 'retain-on-failure' },
+  // bypassCSP lets the fixtures inject axe-core; the app's own CSP stays strict for people.
+  use: { launchOptions: chromium, trace: 'retain-on-failure', bypassCSP: true },
   projects: [
     { name: 'desktop', use: { viewport: { width: 1440, height: 900 } } },
     {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every test of the repository: lint, types, unit and integration suites (SQLite and PostgreSQL),
-# the web bundle budget, then the browser journeys in Chromium. Ends with one summary line that
+# then the browser journeys in Chromium. Ends with one summary line that
 # sums every runner: `N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,6 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
     --outputFile.json="$out/vitest-flows-postgres.json"
 fi
 run_step build npm run build
-if [ -f apps/web/scripts/bundle-size.mjs ]; then run_step bundle-budget node apps/web/scripts/bundle-size.mjs; fi
 run_step e2e bash scripts/test-e2e.sh "$out/playwright.json"
 
 node scripts/summarize.mjs "$out" "${failed_steps[@]}"

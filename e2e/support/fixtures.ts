@@ -62,7 +62,10 @@ export const test = base.extend<Fixtures, { server: RunningServer }>({
         const result = await axe.run();
         return result.violations
           .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map((v) => `${v.impact}: ${v.id} (${v.nodes.length}) ${v.help}`);
+          .map(
+            (v) =>
+              `${v.impact}: ${v.id} ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+          );
       });
       expect(violations, 'serious or critical accessibility violations').toEqual([]);
     }),
@@ -78,7 +81,7 @@ interface Violation {
   id: string;
   impact: string | null;
   help: string;
-  nodes: unknown[];
+  nodes: { target: string[] }[];
 }
 
 export { expect };

@@ -1,0 +1,60 @@
+// Journey 1: a new user meets the app, connects the devnet wallet, funds it, and opens a vault
+// through the real guardian on the real devnet.
+import { test, expect } from '../support/fixtures';
+
+/** Set by the devnet wallet once the faucet has paid it (apps/web/src/wallet). */
+const FUNDED_KEY = 'unit.wallet.devnet-funded';
+
+test('a new user opens a vault with the devnet wallet', async ({
+  page,
+  devnet,
+  checkA11y,
+  snap,
+}) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Create Vault' }).first()).toBeVisible();
+  await checkA11y(page);
+  await snap(page, '01-welcome');
+
+  await page.getByRole('button', { name: 'Connect Wallet' }).first().click();
+  await expect(page.getByText('Select your preffered wallet to open a vault.')).toBeVisible();
+  await snap(page, '02-wallet-picker');
+  await page.getByRole('button', { name: 'Connect Devnet wallet' }).click();
+  // The devnet wallet funds itself from the faucet on first use; a block confirms it.
+  await expect(page.getByRole('button', { name: 'Connect Devnet wallet' })).toBeHidden();
+  await expect
+    .poll(() => page.evaluate((key) => window.localStorage.getItem(key), FUNDED_KEY))
+    .toBe('1');
+  await devnet.mine(1);
+  await page.reload();
+
+  await page.getByRole('button', { name: 'Create Vault' }).first().click();
+  const name = page.getByLabel('Vault name');
+  await name.fill('A name of twenty-one!');
+  await expect(page.getByText('Use a maximum of 20 characters.')).toBeVisible();
+  await name.fill('Savings');
+  await page.getByRole('button', { name: 'Continue' }).click();
+
+  const amounts = page.locator('.sheet input[inputmode="decimal"]');
+  await expect(page.getByText(/Available: 0\.99/)).toBeVisible();
+  await amounts.nth(0).fill('0.01');
+  await amounts.nth(1).fill('300');
+  await snap(page, '03-create-amounts');
+  await page.getByRole('button', { name: 'Preview' }).click();
+  await expect(page.getByText('Confirmation')).toBeVisible();
+  await expect(page.getByText('$40,500.00')).toBeVisible();
+  await checkA11y(page);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+
+  await expect(page.getByText('Vault Successfully Created!')).toBeVisible();
+  await snap(page, '04-created');
+  await devnet.mine(1);
+  await page.getByRole('button', { name: 'Go to Vault' }).click();
+  // The dashboard shows what the chain holds: 0.01 BTC locked, 300 UNIT owed.
+  await expect(page.getByText('0.01 BTC').first()).toBeVisible();
+  await expect(page.getByText(/300(\.00)? UNIT/).first()).toBeVisible();
+  await expect(page.getByText('$40,500.00').first()).toBeVisible();
+  await checkA11y(page);
+  await snap(page, '05-dashboard');
+});
