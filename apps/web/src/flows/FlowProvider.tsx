@@ -195,7 +195,15 @@ export function FlowProvider({
         setBanner({ tone: 'success', action, text: `${decl.successTitle}`, txid: result.txid });
         if (action === 'create') {
           // SPEC §7: after create these are invalidated; SPEC §4: vault data refreshed after 5 s.
-          for (const key of ['vault', 'fee-rates', 'bitcoin-price', 'block-height'])
+          // Beyond SPEC §7's list, the wallet's sats and the UNIT just issued change too.
+          for (const key of [
+            'vault',
+            'fee-rates',
+            'bitcoin-price',
+            'block-height',
+            'balance',
+            'unit-outputs',
+          ])
             void queryClient.invalidateQueries({ queryKey: [key] });
           setTimeout(
             () => void queryClient.invalidateQueries({ queryKey: ['vault'] }),
