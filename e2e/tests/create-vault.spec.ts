@@ -59,4 +59,26 @@ test('a new user opens a vault with the devnet wallet', async ({
   await expect(page.getByText('In wallet: 300.00 UNIT')).toBeVisible();
   await checkA11y(page);
   await snap(page, '05-dashboard');
+
+  // SPEC §2: /?action=deposit opens the deposit drawer, then the URL returns to /.
+  await page.goto('/?action=deposit');
+  const drawer = page.getByRole('dialog');
+  await expect(drawer.getByRole('heading', { name: 'Deposit' })).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+  await drawer.locator('input[inputmode="decimal"]').first().fill('0.005');
+  await snap(page, '06-deposit-form');
+  await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
+  await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
+  await expect(page.getByText('Finalizing...').first()).toBeVisible();
+  await snap(page, '07-deposit-pending');
+  // One block later the vault's history holds the deposit and the pending entry completes.
+  await devnet.mine(1);
+  await expect(page.getByText('0.015 BTC').first()).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByText('Finalizing...')).toBeHidden({ timeout: 60_000 });
+  // SPEC §2: the status column is hidden on narrow widths.
+  const depositRow =
+    test.info().project.name === 'phone' ? /Deposit BTC/ : /Deposit BTC.*Completed/;
+  await expect(page.getByRole('row', { name: depositRow })).toBeVisible();
+  await checkA11y(page);
+  await snap(page, '08-deposit-confirmed');
 });

@@ -18,6 +18,9 @@ export const vaultQueryOptions = (pubkey: string | null) =>
     queryFn: () => getVaultByPubkey(pubkey!),
     enabled: pubkey != null,
     staleTime: 10_000,
+    // Follow the chain while the page is open: a block confirms pending transactions (SPEC §4)
+    // and moves the vault; a devnet block comes every 10 s, a real one every ~10 min.
+    refetchInterval: 10_000,
   });
 
 export const useVault = (pubkey: string | null) => useQuery(vaultQueryOptions(pubkey));

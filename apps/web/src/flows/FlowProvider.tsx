@@ -47,7 +47,7 @@ export interface FlowsApi {
   markVaultCreated(): void;
   goToVault(): void;
   pending: PendingTx[];
-  syncPending(history: { transaction_id: string }[]): void;
+  syncPending(history: { transaction_id: string; confirmed?: boolean }[]): void;
   banner: FlowBanner | null;
   dismissBanner(): void;
   /** a flow is running or its drawer is open: other action buttons wait (SPEC §4) */
@@ -237,8 +237,13 @@ export function FlowProvider({
   );
 
   const syncPending = useCallback(
-    (history: { transaction_id: string }[]) => {
-      const next = reconcilePending(pending, history);
+    (history: { transaction_id: string; confirmed?: boolean }[]) => {
+      // SPEC §4: 'In Progress' until the vault's history holds the transaction; the guardian
+      // records it at broadcast, so only a confirmed record completes it.
+      const next = reconcilePending(
+        pending,
+        history.filter((record) => record.confirmed !== false),
+      );
       if (next.some((p, i) => p.status !== pending[i]?.status)) setPending(() => next);
     },
     [pending, setPending],
