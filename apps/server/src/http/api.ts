@@ -4,14 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import {
-  AMOUNT_INT_DIGITS,
-  COLLATERAL_PERCENT,
-  DUST_LIMIT_SATS,
-  FLOW_TIMEOUT_MS,
-  LIQUIDATION_THRESHOLD_PERCENT,
-  MIN_BTC_SATS,
-  MIN_VAULT_BALANCE_SATS,
-  UNIT_POSTAGE_SATS,
+  DEFAULT_CONFIG_CONSTANTS,
   estimateVsize,
   operationCostSats,
   type BitcoinPriceDto,
@@ -99,16 +92,7 @@ export function configDto(deps: ApiDeps): ConfigDto {
     treasuryPubkey: keys.treasuryPubkey,
     unitRuneId: deps.unitRuneId(),
     telegramBot: notifier.botUsername,
-    constants: {
-      minBtcSats: MIN_BTC_SATS,
-      dustLimitSats: DUST_LIMIT_SATS,
-      minVaultBalanceSats: MIN_VAULT_BALANCE_SATS,
-      collateralPercent: COLLATERAL_PERCENT,
-      liquidationThresholdPercent: LIQUIDATION_THRESHOLD_PERCENT,
-      unitPostageSats: UNIT_POSTAGE_SATS,
-      flowTimeoutMs: FLOW_TIMEOUT_MS,
-      amountIntDigits: { ...AMOUNT_INT_DIGITS },
-    },
+    constants: DEFAULT_CONFIG_CONSTANTS,
   };
 }
 
