@@ -57,6 +57,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       NETWORK: 'devnet',
       DATA_DIR: dataDir,
       BLOCK_INTERVAL: '0',
+      // The price moves only when a journey sets it (POST /api/devnet/price), so ratios are exact.
+      PRICE_TICK: '3600000',
       LOG_LEVEL: 'warn',
       ...env,
     },

@@ -55,6 +55,8 @@ test('a new user opens a vault with the devnet wallet', async ({
   await expect(page.getByText('0.01 BTC').first()).toBeVisible();
   await expect(page.getByText(/300(\.00)? UNIT/).first()).toBeVisible();
   await expect(page.getByText('$40,500.00').first()).toBeVisible();
+  // 0.01 BTC x 95,000 USD / 300 UNIT = 316.7%, rounded to 317: the Healthy band.
+  await expect(page.getByRole('group', { name: 'Collateral ratio 317%, Healthy' })).toBeVisible();
   // The UNIT issued by the open transaction sits in the wallet's runes address.
   await expect(page.getByText('In wallet: 300.00 UNIT')).toBeVisible();
   await checkA11y(page);
