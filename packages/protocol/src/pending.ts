@@ -13,29 +13,40 @@ export const PENDING_STATUS_LABELS: Record<PendingStatus, string> = {
   Completed: 'Completed',
 };
 
-const healthSchema = z.object({ text: z.string(), colour: z.string() });
+// Built on first use, not at import: a module-level schema is a side effect that keeps zod in the
+// web app's first chunk even for pages that never read a pending list.
+function buildPendingTransactionSchema() {
+  const healthSchema = z.object({ text: z.string(), colour: z.string() });
+  // Amounts are stored as decimal strings: local storage is JSON and bigint is not.
+  return z.object({
+    /** unix seconds */
+    date: z.number(),
+    type: z.enum(['create', 'deposit', 'withdraw', 'borrow', 'repay']),
+    /** sats for BTC, UNIT hundredths for UNIT, as a decimal string */
+    amount: z.string().regex(/^\d+$/),
+    amountUnit: z.enum(['BTC', 'UNIT']),
+    status: z.enum(['In Progress', 'Completed']),
+    transactionId: z.string(),
+    vault_txid: z.string().nullable(),
+    btcInVault: z.string().regex(/^\d+$/),
+    unitInVault: z.string().regex(/^\d+$/),
+    healthFactorBefore: z.number().nullable(),
+    healthFactorAfter: z.number().nullable(),
+    healthStatusBefore: healthSchema.nullable(),
+    healthStatusAfter: healthSchema.nullable(),
+    isFullRepay: z.boolean(),
+  });
+}
 
-// Amounts are stored as decimal strings: local storage is JSON and bigint is not.
-export const pendingTransactionSchema = z.object({
-  /** unix seconds */
-  date: z.number(),
-  type: z.enum(['create', 'deposit', 'withdraw', 'borrow', 'repay']),
-  /** sats for BTC, UNIT hundredths for UNIT, as a decimal string */
-  amount: z.string().regex(/^\d+$/),
-  amountUnit: z.enum(['BTC', 'UNIT']),
-  status: z.enum(['In Progress', 'Completed']),
-  transactionId: z.string(),
-  vault_txid: z.string().nullable(),
-  btcInVault: z.string().regex(/^\d+$/),
-  unitInVault: z.string().regex(/^\d+$/),
-  healthFactorBefore: z.number().nullable(),
-  healthFactorAfter: z.number().nullable(),
-  healthStatusBefore: healthSchema.nullable(),
-  healthStatusAfter: healthSchema.nullable(),
-  isFullRepay: z.boolean(),
-});
+let pendingSchema: ReturnType<typeof buildPendingTransactionSchema> | undefined;
 
-export type PendingTransaction = z.infer<typeof pendingTransactionSchema>;
+/** The zod schema a stored pending transaction must match. */
+export function pendingTransactionSchema(): ReturnType<typeof buildPendingTransactionSchema> {
+  pendingSchema ??= buildPendingTransactionSchema();
+  return pendingSchema;
+}
+
+export type PendingTransaction = z.infer<ReturnType<typeof buildPendingTransactionSchema>>;
 
 /** SPEC §4: stored per wallet, keyed by the first 6 characters of the address. */
 export function pendingStorageKey(address: string): string {
@@ -53,7 +64,7 @@ export function parsePendingList(json: string | null): PendingTransaction[] {
   }
   if (!Array.isArray(data)) return [];
   return data.flatMap((item) => {
-    const parsed = pendingTransactionSchema.safeParse(item);
+    const parsed = pendingTransactionSchema().safeParse(item);
     return parsed.success ? [parsed.data] : [];
   });
 }

@@ -145,7 +145,10 @@ function DevnetPanel() {
       </button>
       {funding === 'done' && <p role="status">1 BTC is on its way from the devnet faucet.</p>}
       {funding === 'failed' && <p role="alert">The devnet faucet did not answer. Try again.</p>}
-      <button type="button" onClick={() => setExported(wallet.exportDevnetKey?.() ?? null)}>
+      <button
+        type="button"
+        onClick={() => void wallet.exportDevnetKey?.().then((key) => setExported(key))}
+      >
         Export key
       </button>
       {exported && (

@@ -39,7 +39,7 @@ export interface WalletInternals extends WalletContextValue {
   /** re-reads which extensions are injected (the picker polls it while open) */
   refreshAvailable(): void;
   /** devnet only: the key as hex and WIF */
-  exportDevnetKey?(): { hex: string; wif: string } | null;
+  exportDevnetKey?(): Promise<{ hex: string; wif: string } | null>;
 }
 
 const WalletContext = createContext<WalletInternals | null>(null);

@@ -4,8 +4,9 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check, hex, utf8 } from '@scure/base';
 
-export const DEVNET_KEY_STORAGE = 'unit.wallet.devnet-key';
-export const DEVNET_FUNDED_STORAGE = 'unit.wallet.devnet-funded';
+import { DEVNET_FUNDED_STORAGE, DEVNET_KEY_STORAGE } from './devnet-storage';
+
+export { DEVNET_FUNDED_STORAGE, DEVNET_KEY_STORAGE };
 
 /** Testnet WIF version byte: devnet addresses are testnet addresses (tb1…). */
 const TESTNET_WIF_VERSION = 0xef;

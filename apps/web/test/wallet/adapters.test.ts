@@ -234,7 +234,7 @@ describe('Devnet wallet', () => {
   it('exports the key as hex and as a testnet WIF that decodes back to the same secret', async () => {
     const adapter = createDevnetAdapter({ network: 'devnet', requestFaucet: async () => {} });
     await adapter.connect();
-    const exported = adapter.exportKey()!;
+    const exported = (await adapter.exportKey())!;
     expect(hex.encode(btc.WIF(btc.TEST_NETWORK).decode(exported.wif))).toBe(exported.hex);
     expect(exported.hex).toBe(hex.encode(readDevnetSecret(localStorage)!));
   });

@@ -1,17 +1,9 @@
 // Devnet wallet: a key kept in this browser, offered only when the app runs on the devnet
 // network. It signs like a real wallet would, so the whole vault flow runs without an extension.
-import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import type { Network } from '@unit/protocol';
 import { getJson } from '../../api/http';
-import {
-  DEVNET_FUNDED_STORAGE,
-  DEVNET_KEY_STORAGE,
-  deriveDevnetKeys,
-  exportDevnetSecret,
-  loadOrCreateDevnetSecret,
-  readDevnetSecret,
-} from '../devnet-key';
+import { DEVNET_FUNDED_STORAGE, DEVNET_KEY_STORAGE } from '../devnet-storage';
 import { WalletError, walletMessages } from '../errors';
 import { signPsbtWithKeys } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
@@ -28,7 +20,7 @@ export interface DevnetAdapterOptions {
 
 export interface DevnetAdapter extends WalletAdapter {
   fund(): Promise<void>;
-  exportKey(): { hex: string; wif: string } | null;
+  exportKey(): Promise<{ hex: string; wif: string } | null>;
   /** true once the faucet paid this key (the first use funds it automatically) */
   isFunded(): boolean;
 }
@@ -41,9 +33,14 @@ const postFaucet = async (address: string, sats: number) => {
   });
 };
 
+// The key and curve code load on first use, keeping them out of every page's first download.
+const keyModule = () => import('../devnet-key');
+
 /** Derives the account of a devnet secret: addresses need btc-signer, loaded on first connect. */
 export async function devnetAccountOf(secret: Uint8Array): Promise<WalletAccount> {
   const btc = await import('@scure/btc-signer');
+  const { secp256k1, schnorr } = await import('@noble/curves/secp256k1.js');
+  const { deriveDevnetKeys } = await keyModule();
   const { paymentKey, vaultKey } = deriveDevnetKeys(secret);
   const paymentPub = secp256k1.getPublicKey(paymentKey, true);
   return {
@@ -60,6 +57,7 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
   let connected: WalletAccount | null = null;
 
   const fund = async () => {
+    const { readDevnetSecret } = await keyModule();
     const secret = readDevnetSecret(storage);
     if (!secret) throw new WalletError('failed', 'Connect the devnet wallet first.');
     const account = connected ?? (await devnetAccountOf(secret));
@@ -77,6 +75,7 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
           'unsupported',
           'The devnet wallet only exists on the devnet network.',
         );
+      const { loadOrCreateDevnetSecret } = await keyModule();
       const { secret } = loadOrCreateDevnetSecret(storage);
       connected = await devnetAccountOf(secret);
       // First use of a key: ask the faucet once, so the wallet can open a vault right away.
@@ -89,6 +88,7 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
     },
     async accounts() {
       if (connected) return connected;
+      const { readDevnetSecret } = await keyModule();
       const secret = readDevnetSecret(storage);
       return secret ? devnetAccountOf(secret) : null;
     },
@@ -96,12 +96,15 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
       return 'devnet';
     },
     async signPsbt(psbtBase64, { signInputs }) {
+      const { deriveDevnetKeys, readDevnetSecret } = await keyModule();
       const secret = readDevnetSecret(storage);
       if (!secret) throw new WalletError('failed', walletMessages.noSigner);
       const { paymentKey, vaultKey } = deriveDevnetKeys(secret);
       return signPsbtWithKeys(psbtBase64, signInputs, [paymentKey, vaultKey]);
     },
     async signMessage(message) {
+      const { deriveDevnetKeys, readDevnetSecret } = await keyModule();
+      const { schnorr } = await import('@noble/curves/secp256k1.js');
       const secret = readDevnetSecret(storage);
       if (!secret) throw new WalletError('failed', walletMessages.noSigner);
       // BIP340 signature over sha256(message) with the vault key: verifiable against vault_pubkey.
@@ -118,7 +121,8 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
       return () => window.removeEventListener('storage', onStorage);
     },
     fund,
-    exportKey() {
+    async exportKey() {
+      const { exportDevnetSecret, readDevnetSecret } = await keyModule();
       const secret = readDevnetSecret(storage);
       return secret ? exportDevnetSecret(secret) : null;
     },
