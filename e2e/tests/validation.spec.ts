@@ -36,6 +36,8 @@ test('the create drawer explains every refused amount', async ({
   // Above the balance.
   await btc.fill('5');
   await expect(page.getByText('Not Enough Bitcoin')).toBeVisible();
+  // The borrow limit follows what the wallet can deposit (under 1 BTC: under 59,375 UNIT).
+  await expect(page.getByText(/Up to 59,3\d\d\.\d\d UNIT/)).toBeVisible();
   await expect(page.getByRole('button', { name: 'Preview' })).toBeDisabled();
   await snap(page, '11-above-balance');
   await checkA11y(page);

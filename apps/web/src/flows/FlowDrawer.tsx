@@ -115,7 +115,13 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   );
   const createBorrowMax =
     forCreate && position.priceCents != null
-      ? maxBorrowCents(sats, 0n, position.priceCents, c.collateralPercent)
+      ? // Only what the wallet can actually deposit backs the borrow, not an over-typed amount.
+        maxBorrowCents(
+          sats < maxSats ? sats : maxSats,
+          0n,
+          position.priceCents,
+          c.collateralPercent,
+        )
       : 0n;
   const maxCents =
     flow.action === 'borrow' && position.priceCents != null
