@@ -21,6 +21,7 @@ import {
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
+  applyAction,
   liquidationThresholdCents,
   sats,
   unitCents,
@@ -133,13 +134,13 @@ async function paymentUtxos(
   return utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value), script }));
 }
 
-async function quoteFor(config: ConfigDto, th: number, ts: number): Promise<OracleQuoteDto> {
+async function quoteFor(th: number, ts: number): Promise<OracleQuoteDto> {
   return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
 }
 
 /** The vault's current output: its leaves commit to the threshold of its last state. */
 async function currentVault(config: ConfigDto, vault: VaultDto): Promise<VaultUtxo> {
-  const quote = await quoteFor(config, vault.threshold_cents, vault.stamp);
+  const quote = await quoteFor(vault.threshold_cents, vault.stamp);
   return {
     txid: vault.vault_txid,
     vout: vault.vault_vout,
@@ -201,38 +202,46 @@ export async function runVaultAction(
 
     // The state after the action decides the threshold the new vault output commits to.
     const now = Math.floor(Date.now() / 1000);
-    const btcBefore = vault?.value ?? 0n;
-    const debtBefore = vault?.unitDebt ?? 0n;
     const nonce = crypto.getRandomValues(new Uint8Array(16));
     const expiresAt = now + REQUEST_LIFETIME_SECONDS;
-    const stateAfter = (btc: bigint, debt: bigint) =>
-      liquidationThresholdCents(sats(btc), unitCents(debt));
-    let btcAfter = btcBefore;
-    let debtAfter = debtBefore;
-    if (action === 'create') [btcAfter, debtAfter] = [input.sats, input.cents];
-    if (action === 'deposit') btcAfter = btcBefore + input.sats;
-    if (action === 'borrow') debtAfter = debtBefore + input.cents;
-    if (action === 'repay') debtAfter = debtBefore - input.cents;
-    if (action === 'withdraw') {
-      const draftState: VaultStateFields = {
-        quotePriceCents: 0n,
-        thresholdCents: 0n,
-        quoteStamp: now,
-        nonce,
-        expiry: expiresAt,
-      };
-      const fee = withdrawFee({
-        wallet: walletKeys,
-        feeRate: input.feeRate,
-        state: draftState,
-        newVault: vault!.output,
-        vault: vault!,
-        withdrawAmount: input.sats,
-      });
-      btcAfter = btcBefore - input.sats - fee;
-    }
-    const th = stateAfter(btcAfter, debtAfter);
-    const quote = await quoteFor(config, th, now);
+    // A withdraw's fee comes out of the vault, so it is part of the state after it.
+    const withdrawFeeSats =
+      action === 'withdraw'
+        ? withdrawFee({
+            wallet: walletKeys,
+            feeRate: input.feeRate,
+            state: {
+              quotePriceCents: 0n,
+              thresholdCents: 0n,
+              quoteStamp: now,
+              nonce,
+              expiry: expiresAt,
+            },
+            newVault: vault!.output,
+            vault: vault!,
+            withdrawAmount: input.sats,
+          })
+        : 0n;
+    const before = {
+      btcSats: sats(vault?.value ?? 0n),
+      unitCents: unitCents(vault?.unitDebt ?? 0n),
+    };
+    const after =
+      action === 'create'
+        ? applyAction(before, 'open', {
+            btcSats: sats(input.sats),
+            unitCents: unitCents(input.cents),
+          })
+        : applyAction(
+            before,
+            action,
+            action === 'borrow' || action === 'repay' ? unitCents(input.cents) : sats(input.sats),
+            {
+              feeSats: sats(withdrawFeeSats),
+            },
+          );
+    const th = liquidationThresholdCents(after.btcSats, after.unitCents);
+    const quote = await quoteFor(th, now);
     const state: VaultStateFields = {
       quotePriceCents: BigInt(quote.price_cents),
       thresholdCents: BigInt(th),
