@@ -219,6 +219,10 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
       {
         vault_id: v.vault_id,
         name: 'My vault',
+        vault_pubkey: v.vault_pubkey,
+        vault_txid: v.vault_txid,
+        vault_vout: v.vault_vout,
+        stamp: v.stamp,
         btc_locked: 100_000_000,
         unit_borrowed: 5_000_000,
         threshold_cents: 6_750_000,

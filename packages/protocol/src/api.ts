@@ -122,6 +122,11 @@ export interface HistoryPointDto {
 export interface LiquidatedVaultDto {
   vault_id: string;
   name: string;
+  /** What a repossessor needs to spend the vault's liquidation leaf (docs/protocol.md). */
+  vault_pubkey: string;
+  vault_txid: string;
+  vault_vout: number;
+  stamp: number;
   btc_locked: number;
   unit_borrowed: number;
   threshold_cents: number;

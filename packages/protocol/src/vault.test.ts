@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAction } from './vault';
+import { applyAction, repossessionTaxSats, repossessState } from './vault';
 
 const state = { btcSats: 1_000_000, unitCents: 50_000 };
 
@@ -34,5 +34,21 @@ describe('applyAction', () => {
     expect(() => applyAction(state, 'repay', 50_001)).toThrow(RangeError);
     expect(() => applyAction(state, 'deposit', -1)).toThrow(RangeError);
     expect(() => applyAction(state, 'deposit', { btcSats: 1, unitCents: 1 })).toThrow(TypeError);
+  });
+});
+
+describe('repossess', () => {
+  it('taxes 15% of the liquidated collateral, rounded down', () => {
+    expect(repossessionTaxSats(100_000_000)).toBe(15_000_000n);
+    expect(repossessionTaxSats(10_001)).toBe(1_500n); // 1500.15 rounds down
+    expect(repossessionTaxSats(0)).toBe(0n);
+  });
+
+  it('gives the claimant the debt and the collateral less the tax', () => {
+    const after = repossessState(
+      { btcSats: 200_000_000, unitCents: 5_000_000 },
+      { btcSats: 10_000_000, unitCents: 700_000 },
+    );
+    expect(after).toEqual({ btcSats: 208_500_000n, unitCents: 5_700_000n });
   });
 });

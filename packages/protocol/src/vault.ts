@@ -1,6 +1,7 @@
 // The vault state after an action: the live before -> after preview of the drawers and the state the
 // guardian writes into the state record (docs/protocol.md).
 import type { ActionCode, VaultAction } from './api';
+import { REPOSSESSION_TAX_PERCENT } from './constants';
 import {
   sats,
   unitCents,
@@ -75,4 +76,24 @@ export function applyAction(
   if (next.btc < 0n) throw new RangeError('the vault does not hold that much BTC');
   if (next.debt < 0n) throw new RangeError('the repayment exceeds the debt');
   return { btcSats: next.btc as Sats, unitCents: next.debt as UnitCents };
+}
+
+/** The repossession tax: 15% of the liquidated collateral, rounded down (ARCHITECTURE: Liquidation). */
+export function repossessionTaxSats(liquidatedSats: SatsInput | bigint): Sats {
+  return sats((BigInt(liquidatedSats) * BigInt(REPOSSESSION_TAX_PERCENT)) / 100n);
+}
+
+/**
+ * The claimant's vault after a repossess: it takes the liquidated vault's debt and its collateral
+ * less the tax. The guardian accepts it only if the result keeps 160% at the oracle price.
+ */
+export function repossessState(
+  own: { btcSats: SatsInput; unitCents: UnitCentsInput },
+  liquidated: { btcSats: SatsInput; unitCents: UnitCentsInput },
+): VaultState {
+  const taken = sats(liquidated.btcSats) - repossessionTaxSats(liquidated.btcSats);
+  return {
+    btcSats: sats(sats(own.btcSats) + taken),
+    unitCents: unitCents(unitCents(own.unitCents) + unitCents(liquidated.unitCents)),
+  };
 }

@@ -78,6 +78,10 @@ export async function listLiquidations(db: Kysely<Database>): Promise<Liquidated
     .select([
       'liquidations.vault_id',
       'vaults.name',
+      'vaults.vault_pubkey',
+      'vaults.vault_txid',
+      'vaults.vault_vout',
+      'vaults.stamp',
       'liquidations.btc_locked',
       'liquidations.unit_borrowed',
       'liquidations.threshold_cents',

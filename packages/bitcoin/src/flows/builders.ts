@@ -1,7 +1,7 @@
 // One PSBT builder per vault action of docs/protocol.md ("Transactions"). Each states the action's
 // fixed inputs and outputs in the contract's order and hands them to assembleVaultTx, which adds the
 // payment inputs and BTC change.
-import { REPOSSESSION_TAX_PERCENT, UNIT_POSTAGE_SATS } from '@unit/protocol';
+import { repossessionTaxSats, UNIT_POSTAGE_SATS } from '@unit/protocol';
 import {
   encodeRunestone,
   stateRecordScript,
@@ -339,9 +339,9 @@ export function buildWithdrawPsbt(params: WithdrawParams): BuiltVaultTx {
   return build({ inputs: [vaultUpdateInput(params.vault)], outputs }, state.record);
 }
 
-/** The repossession tax: 15% of the liquidated collateral, rounded down (ours, protocol docs). */
+/** The repossession tax, as @unit/protocol defines it, in plain bigint for the builders. */
 export function repossessionTax(liquidatedSats: bigint): bigint {
-  return (liquidatedSats * BigInt(REPOSSESSION_TAX_PERCENT)) / 100n;
+  return repossessionTaxSats(liquidatedSats);
 }
 
 /**
