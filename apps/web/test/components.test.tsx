@@ -69,6 +69,8 @@ describe('transactions table', () => {
     await user.click(screen.getByRole('button', { name: 'Next' }));
     expect(screen.getByText('Page 2 of 2')).toBeInTheDocument();
     expect(screen.getByText('Open Vault')).toBeInTheDocument();
+    // SPEC §3: amountUnit is BTC for deposit and withdraw, otherwise UNIT
+    expect(screen.getByText('Open Vault').closest('tr')).toHaveTextContent('20,000.00 UNIT');
   });
 
   it('sorts by amount and by date both ways', async () => {
@@ -78,8 +80,8 @@ describe('transactions table', () => {
     // ascending: the opening record comes first
     expect(screen.getAllByRole('row')[2]).toHaveTextContent('Open Vault');
     await user.click(screen.getByRole('button', { name: /Amount/ }));
-    // descending by amount: 0.5 BTC open vault is the largest raw amount
-    expect(screen.getAllByRole('row')[2]).toHaveTextContent('0.5 BTC');
+    // descending by raw amount: a 0.3 BTC deposit (30,000,000 sats) is the largest
+    expect(screen.getAllByRole('row')[2]).toHaveTextContent('0.3 BTC');
   });
 
   it('colours o, r, d, x green and the others red', () => {

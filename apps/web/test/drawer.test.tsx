@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { parsePendingList, pendingStorageKey } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
 import { vault } from './fixtures';
 import { renderApp } from './render-app';
@@ -125,11 +126,16 @@ describe('action drawers', () => {
     expect(
       await screen.findByText('BTC Deposit Submitted', { selector: 'strong' }),
     ).toBeInTheDocument();
-    const stored = JSON.parse(localStorage.getItem('unit.pending.tb1qfa') ?? '[]') as {
-      amount: string;
-    }[];
+    // stored under the wallet's first 6 address characters, valid against the protocol schema
+    const stored = parsePendingList(localStorage.getItem(pendingStorageKey('tb1qfa')));
     expect(stored).toEqual([
-      expect.objectContaining({ amount: '0.1', status: 'In Progress', type: 'deposit' }),
+      expect.objectContaining({
+        amount: '10000000',
+        amountUnit: 'BTC',
+        status: 'In Progress',
+        type: 'deposit',
+      }),
     ]);
+    expect(await screen.findByText('deposit 0.1 BTC: Finalizing...')).toBeInTheDocument();
   });
 });

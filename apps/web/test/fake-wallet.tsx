@@ -21,6 +21,7 @@ export const FAKE_ACCOUNT: WalletAccount = {
   satsPublicKey: '02'.padEnd(66, 'a'),
   vaultPubkey: 'b'.repeat(64),
   runesAddress: 'tb1pfakerunes0000000000000000000000000000000000000000000',
+  runesPublicKey: 'c'.repeat(64),
 };
 
 export const fakeWallet = {

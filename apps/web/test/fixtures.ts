@@ -108,6 +108,10 @@ export const priceHistory = (points: number, stepSeconds: number): PriceHistoryD
 export const liquidated: LiquidatedVaultDto = {
   vault_id: '9'.repeat(64),
   name: 'Sunk',
+  vault_pubkey: '8'.repeat(64),
+  vault_txid: '7'.repeat(64),
+  vault_vout: 0,
+  stamp: NOW_S - 7200,
   btc_locked: 10_000_000,
   unit_borrowed: 700_000,
   threshold_cents: 9_450_000,

@@ -5,6 +5,10 @@ import * as constants from './constants';
 describe('content', () => {
   it('quotes the spec texts exactly, typos included', () => {
     expect(CONTENT.walletPicker.prompt).toBe('Select your preffered wallet to open a vault.');
+    expect(CONTENT.walletPicker.connect).toBe('Connect Wallet');
+    expect(CONTENT.dashboard.liquidationModalBody).toBe(
+      'All actions are disabled until liquidation completes.',
+    );
     expect(CONTENT.vaultPage.creationPending).toBe(
       'Your vault is under construction. Almost there! This might take about 10 minutes.',
     );

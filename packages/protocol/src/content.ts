@@ -79,6 +79,7 @@ export const CONTENT = {
   },
   walletPicker: {
     prompt: 'Select your preffered wallet to open a vault.',
+    connect: 'Connect Wallet',
     get: 'Get',
     wallets: ['Xverse', 'Unisat'] as const,
   },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   capFeeRate,
+  defaultPaymentInputs,
   estimateVsize,
   feeOptions,
   operationCostSats,
@@ -91,5 +92,13 @@ describe('operationCostSats', () => {
     expect(operationCostSats({ action: 'withdraw', feeRate: 1.5, paymentInputs: 0 })).toBe(
       BigInt(Math.ceil((278 + 350) * 1.5)),
     );
+  });
+});
+
+describe('defaultPaymentInputs', () => {
+  it('quotes a withdraw with no payment input and every other action with one', () => {
+    expect(defaultPaymentInputs('withdraw')).toBe(0);
+    for (const action of ['open', 'deposit', 'borrow', 'repay', 'repossess'] as const)
+      expect(defaultPaymentInputs(action)).toBe(1);
   });
 });

@@ -190,6 +190,15 @@ export function postageOutputs(action: VaultAction): number {
   return action === 'open' || action === 'borrow' || action === 'repay' ? 1 : 0;
 }
 
+/**
+ * Payment inputs assumed when quoting an action before coin selection: a withdraw pays its fee from
+ * the vault and spends none; every other action spends at least one (extra inputs are what the 350 vB
+ * vin allowance is for). GET /api/quote and the web app's estimates use the same count.
+ */
+export function defaultPaymentInputs(action: VaultAction): number {
+  return action === 'withdraw' ? 0 : 1;
+}
+
 export interface OperationCostInput extends VsizeInput {
   /** sat/vB */
   feeRate: number;

@@ -1,6 +1,7 @@
 // Pending transactions (SPEC §3, §4): what the app stores in local storage per wallet after a
 // submitted action until vault history shows it.
-import * as z from 'zod';
+// zod/mini: the web app validates this list on its first screen, where full zod would cost ~22 KB gzip.
+import * as z from 'zod/mini';
 import type { VaultHistoryRecordDto } from './api';
 import { PENDING_KEY_PREFIX_LENGTH } from './constants';
 
@@ -17,23 +18,24 @@ export const PENDING_STATUS_LABELS: Record<PendingStatus, string> = {
 // web app's first chunk even for pages that never read a pending list.
 function buildPendingTransactionSchema() {
   const healthSchema = z.object({ text: z.string(), colour: z.string() });
+  const digits = () => z.string().check(z.regex(/^\d+$/));
   // Amounts are stored as decimal strings: local storage is JSON and bigint is not.
   return z.object({
     /** unix seconds */
     date: z.number(),
     type: z.enum(['create', 'deposit', 'withdraw', 'borrow', 'repay']),
     /** sats for BTC, UNIT hundredths for UNIT, as a decimal string */
-    amount: z.string().regex(/^\d+$/),
+    amount: digits(),
     amountUnit: z.enum(['BTC', 'UNIT']),
     status: z.enum(['In Progress', 'Completed']),
     transactionId: z.string(),
-    vault_txid: z.string().nullable(),
-    btcInVault: z.string().regex(/^\d+$/),
-    unitInVault: z.string().regex(/^\d+$/),
-    healthFactorBefore: z.number().nullable(),
-    healthFactorAfter: z.number().nullable(),
-    healthStatusBefore: healthSchema.nullable(),
-    healthStatusAfter: healthSchema.nullable(),
+    vault_txid: z.nullable(z.string()),
+    btcInVault: digits(),
+    unitInVault: digits(),
+    healthFactorBefore: z.nullable(z.number()),
+    healthFactorAfter: z.nullable(z.number()),
+    healthStatusBefore: z.nullable(healthSchema),
+    healthStatusAfter: z.nullable(healthSchema),
     isFullRepay: z.boolean(),
   });
 }

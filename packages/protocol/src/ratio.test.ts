@@ -39,6 +39,9 @@ describe('collateralRatio', () => {
     expect(collateralRatio(ONE_BTC, 0, 95_000)).toBe(Infinity);
     expect(collateralRatio(ONE_BTC, 0, null)).toBe(Infinity);
   });
+  it('is 190% for 1 BTC backing 50,000 UNIT at 95,000 USD', () => {
+    expect(collateralRatio(ONE_BTC, 5_000_000, 95_000)).toBe(190);
+  });
   it('matches the protocol docs example: $10,000 of BTC backs 6,250 UNIT at 160%', () => {
     expect(collateralRatio(10_000_000, 625_000, 100_000)).toBe(160);
   });
@@ -111,6 +114,10 @@ describe('liquidation price', () => {
     // 0.01 UNIT x 1.35 / 0.00000007 BTC = $192,857.1428… -> $192,857.14
     expect(liquidationThresholdCents(7, 1)).toBe(19_285_714);
     expect(liquidationPriceUsd(7, 1)).toBe(192_857.14);
+  });
+  it('puts 50,000 UNIT on 1 BTC at $67,500.00 and 300 UNIT on 0.01 BTC at $40,500.00', () => {
+    expect(liquidationThresholdCents(ONE_BTC, 5_000_000)).toBe(6_750_000);
+    expect(liquidationThresholdCents(1_000_000, 30_000)).toBe(4_050_000);
   });
   it('is null (and th_cents 0) with no debt', () => {
     expect(liquidationPriceUsd(ONE_BTC, 0)).toBeNull();

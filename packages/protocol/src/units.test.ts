@@ -13,6 +13,8 @@ import {
   toWireNumber,
   unitCents,
   unitStringToCents,
+  usdCentsToSats,
+  usdStringToCents,
 } from './units';
 
 describe('sats and unitCents constructors', () => {
@@ -118,5 +120,34 @@ describe('USD', () => {
     expect(satsValueUsdCents(50_000_000, 100_000)).toBe(5_000_000n);
     expect(satsValueUsdCents(1, 100_000)).toBe(0n);
     expect(satsValueUsdCents(1, undefined)).toBeNull();
+  });
+});
+
+describe('USD entry of a BTC amount (SPEC §5)', () => {
+  it('parses up to 2 decimals with thousands separators and refuses a third', () => {
+    expect(usdStringToCents('950')).toBe(95_000n);
+    expect(usdStringToCents('1,234.5')).toBe(123_450n);
+    expect(usdStringToCents('0.01')).toBe(1n);
+    expect(usdStringToCents('1.001')).toBeNull();
+    expect(usdStringToCents('')).toBeNull();
+  });
+  it('buys 0.01 BTC with $950.00 at 95,000 USD, floored to the sat', () => {
+    expect(usdCentsToSats(95_000n, 95_000)).toBe(1_000_000n);
+    // $1.00 at 95,000 USD is 1052.63 sats
+    expect(usdCentsToSats(100n, 95_000)).toBe(1_052n);
+    expect(usdCentsToSats(100n, null)).toBeNull();
+    expect(usdCentsToSats(100n, 0)).toBeNull();
+  });
+  it('never gives more sats than the USD value it was typed from', () => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 0n, max: 10n ** 12n }),
+        fc.integer({ min: 1, max: 10_000_000 }),
+        (cents, price) => {
+          const s = usdCentsToSats(cents, price)!;
+          expect(satsValueUsdCents(s, price)!).toBeLessThanOrEqual(cents);
+        },
+      ),
+    );
   });
 });

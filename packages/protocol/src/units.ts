@@ -1,6 +1,12 @@
 // Money as integers (SPEC §9): sats and UNIT hundredths are bigint brands so a function that takes
 // sats cannot be handed UNIT; prices are USD numbers and become integer cents before any math.
-import { BTC_DECIMALS, SATS_PER_BTC, UNIT_CENTS_PER_UNIT, UNIT_DECIMALS } from './constants';
+import {
+  BTC_DECIMALS,
+  SATS_PER_BTC,
+  UNIT_CENTS_PER_UNIT,
+  UNIT_DECIMALS,
+  USD_DECIMALS,
+} from './constants';
 
 declare const brand: unique symbol;
 type Brand<T, B extends string> = T & { readonly [brand]: B };
@@ -139,6 +145,21 @@ export function satsValueUsdCents(amount: SatsInput | bigint, price: PriceInput)
   const pc = priceToCents(price);
   if (pc === null) return null;
   return (toInteger(amount, 'sats') * pc) / SATS_PER_BTC;
+}
+
+/**
+ * Sats bought by an amount of USD cents at a price, floored; null when the price is unknown. The BTC
+ * field can be typed in USD (SPEC §5: 'Not Enough USD'), so the amount the user means is in sats.
+ */
+export function usdCentsToSats(usdCents: bigint, price: PriceInput): Sats | null {
+  const pc = priceToCents(price);
+  if (pc === null) return null;
+  return ((usdCents * SATS_PER_BTC) / pc) as Sats;
+}
+
+/** '1,234.5' -> 123450 USD cents (SPEC §5: USD up to 2 decimals); null when not a number. */
+export function usdStringToCents(text: string): bigint | null {
+  return parseDecimal(text, USD_DECIMALS, true);
 }
 
 const usdFormat = new Intl.NumberFormat('en-US', {

@@ -1,6 +1,13 @@
-import type { RecommendedFeesDto, VaultDto } from '@unit/protocol';
+import {
+  collateralRatio,
+  sats as toSats,
+  unitCents as toUnitCents,
+  type RecommendedFeesDto,
+  type Sats,
+  type UnitCents,
+  type VaultDto,
+} from '@unit/protocol';
 import { useWallet } from '../wallet';
-import { collateralRatio, priceToCents } from '../protocol-gaps';
 import { useSatsBalance } from './balance';
 import { useBitcoinPrice } from './bitcoin-price';
 import { useConfig } from './config';
@@ -13,14 +20,15 @@ export interface Position {
   vault: VaultDto | null;
   vaultLoading: boolean;
   vaultError: unknown;
+  /** USD per BTC as the price endpoint serves it; @unit/protocol turns it into cents for math */
   priceUsd: number | null;
-  priceCents: bigint | null;
   priceTime: number | null;
-  walletSats: bigint | null;
-  runeCents: bigint | null;
+  walletSats: Sats | null;
+  runeCents: UnitCents | null;
   fees: RecommendedFeesDto | undefined;
-  sats: bigint;
-  debtCents: bigint;
+  sats: Sats;
+  debtCents: UnitCents;
+  /** SPEC §9 collateral ratio: Infinity with no debt, 160 while the price is unknown */
   ratio: number;
 }
 
@@ -33,21 +41,20 @@ export function usePosition(): Position {
   const outputs = useUnitOutputs(config, account?.runesAddress ?? null);
   const fees = useRecommendedFees(config);
   const v = vault.data ?? null;
-  const sats = BigInt(v?.btc_locked ?? 0);
-  const debtCents = BigInt(v?.unit_borrowed ?? 0);
-  const priceCents = price.data ? priceToCents(price.data.USD) : null;
+  const sats = toSats(v?.btc_locked ?? 0);
+  const debtCents = toUnitCents(v?.unit_borrowed ?? 0);
+  const priceUsd = price.data?.USD ?? null;
   return {
     vault: v,
     vaultLoading: account != null && vault.isPending,
     vaultError: vault.error,
-    priceUsd: price.data?.USD ?? null,
-    priceCents,
+    priceUsd,
     priceTime: price.data?.time ?? null,
-    walletSats: balance.data ?? null,
-    runeCents: outputs.data ? unitBalanceCents(outputs.data) : null,
+    walletSats: balance.data != null ? toSats(balance.data) : null,
+    runeCents: outputs.data ? toUnitCents(unitBalanceCents(outputs.data)) : null,
     fees: fees.data,
     sats,
     debtCents,
-    ratio: collateralRatio(sats, debtCents, priceCents),
+    ratio: collateralRatio(sats, debtCents, priceUsd),
   };
 }

@@ -1,12 +1,12 @@
 import { Component, type ErrorInfo, type ReactNode } from 'react';
 import { useNavigate, useLocation } from 'react-router';
 import { useQueryErrorResetBoundary } from '@tanstack/react-query';
-import { content } from '../protocol-gaps';
+import { CONTENT } from '@unit/protocol';
 import './error-screen.css';
 
 /** SPEC §2 Other: the error screen with its two ways out. */
 export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
-  const copy = content.errorScreen;
+  const copy = CONTENT.errorScreen;
   return (
     <main className="error-screen" role="alert">
       <h1>{copy.title}</h1>

@@ -3,6 +3,7 @@ import type { RouteObject } from 'react-router';
 import { useFlows } from '../flows/FlowProvider';
 import { Layout } from '../layout/Layout';
 import { VaultPage } from '../vault/VaultPage';
+import { CrashDrill } from './CrashDrill';
 import { RouteErrorScreen } from './ErrorScreen';
 
 // Budget (scripts/bundle-size.mjs): the drawer and the secondary pages load when first needed.
@@ -33,7 +34,15 @@ export const routes: RouteObject[] = [
       {
         errorElement: <RouteErrorScreen />,
         children: [
-          { path: '/', element: <VaultPage /> },
+          {
+            path: '/',
+            element: (
+              <>
+                <CrashDrill />
+                <VaultPage />
+              </>
+            ),
+          },
           {
             path: '/liquidations',
             lazy: async () => ({

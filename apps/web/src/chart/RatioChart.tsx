@@ -2,23 +2,24 @@ import { useState } from 'react';
 import { scaleLinear, scaleTime } from 'd3-scale';
 import { area, line } from 'd3-shape';
 import { format } from 'date-fns';
-import type { TimePeriod } from '@unit/protocol';
+import {
+  CHART_INTERVALS,
+  CHART_PERIODS,
+  CHART_Y_AXIS,
+  formatHealth,
+  type RatioPoint,
+  type TimePeriod,
+} from '@unit/protocol';
 import { usePosition } from '../api/position';
 import { usePriceHistory } from '../api/price-history';
 import { useVaultPoints } from '../api/vault-points';
-import {
-  CHART_FLOOR,
-  CHART_INTERVALS,
-  CHART_TICKS,
-  CHART_TOP,
-  LIQUIDATION_THRESHOLD_PERCENT,
-} from '../protocol-gaps';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
-import { ratioSeries, type RatioPoint } from './series';
+import { useNow } from '../ui/useNow';
+import { chartSeries } from './series';
 import './chart.css';
 
-const W = 800;
-const H = 260;
+// The SVG scales to its card; a narrower drawing on phones keeps the axis labels readable.
+const SIZE = { desktop: { W: 800, H: 260 }, phone: { W: 400, H: 240 } } as const;
 const M = { top: 12, right: 16, bottom: 24, left: 44 };
 
 /** Collateral ratio history with the 1D/1W/1M/YTD intervals (SPEC §2 Chart, §9). */
@@ -29,12 +30,16 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
   const position = usePosition();
   const prices = usePriceHistory(period);
   const points = useVaultPoints(vaultId, period);
+  const now = useNow(60_000);
   const series =
     prices.data != null
-      ? ratioSeries(prices.data.data, points.isError ? undefined : points.data, {
-          sats: position.sats,
-          debtCents: position.debtCents,
-        })
+      ? chartSeries(
+          prices.data.data,
+          points.isError ? undefined : points.data,
+          { sats: position.sats, debtCents: position.debtCents },
+          period,
+          Math.floor(now / 1000),
+        )
       : null;
   const isFull = mobile && fullscreen;
 
@@ -48,14 +53,9 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
           Collateral ratio
         </h2>
         <div className="segmented" role="group" aria-label="Chart interval">
-          {CHART_INTERVALS.map((i) => (
-            <button
-              key={i.period}
-              type="button"
-              aria-pressed={period === i.period}
-              onClick={() => setPeriod(i.period)}
-            >
-              {i.label}
+          {CHART_PERIODS.map((p) => (
+            <button key={p} type="button" aria-pressed={period === p} onClick={() => setPeriod(p)}>
+              {CHART_INTERVALS[p].label}
             </button>
           ))}
         </div>
@@ -82,30 +82,47 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
             No collateral ratio history for this period yet.
           </p>
         ) : (
-          <RatioSvg series={series} period={period} />
+          <RatioSvg
+            series={series}
+            period={period}
+            nowSeconds={Math.floor(now / 1000)}
+            size={mobile ? SIZE.phone : SIZE.desktop}
+          />
         )}
       </div>
     </section>
   );
 }
 
-function RatioSvg({ series, period }: { series: RatioPoint[]; period: TimePeriod }) {
-  const first = series[0]!.t;
-  const last = series[series.length - 1]!.t;
+function RatioSvg({
+  series,
+  period,
+  nowSeconds,
+  size: { W, H },
+}: {
+  series: RatioPoint[];
+  period: TimePeriod;
+  nowSeconds: number;
+  size: { W: number; H: number };
+}) {
+  // The axis spans the whole interval, so a vault opened today sits at the right edge of 1M.
+  const { buckets, bucketSeconds } = CHART_INTERVALS[period];
+  const start = Math.min(series[0]!.timestamp, nowSeconds - (buckets - 1) * bucketSeconds);
+  const end = Math.max(series[series.length - 1]!.timestamp, nowSeconds);
   const x = scaleTime()
-    .domain([new Date(first * 1000), new Date(Math.max(last, first + 1) * 1000)])
+    .domain([new Date(start * 1000), new Date(end * 1000)])
     .range([M.left, W - M.right]);
   const y = scaleLinear()
-    .domain([CHART_FLOOR, CHART_TOP])
+    .domain([CHART_Y_AXIS.min, CHART_Y_AXIS.max])
     .range([H - M.bottom, M.top])
     .clamp(true);
   const toXY = line<RatioPoint>()
-    .x((d) => x(new Date(d.t * 1000)))
-    .y((d) => y(d.ratio));
+    .x((d) => x(new Date(d.timestamp * 1000)))
+    .y((d) => y(d.plotted));
   const fill = area<RatioPoint>()
-    .x((d) => x(new Date(d.t * 1000)))
+    .x((d) => x(new Date(d.timestamp * 1000)))
     .y0(H - M.bottom)
-    .y1((d) => y(d.ratio));
+    .y1((d) => y(d.plotted));
   const tickFormat = period === '24h' ? 'HH:mm' : period === '1y' ? 'MMM' : 'MMM d';
   const latest = series[series.length - 1]!;
   return (
@@ -113,7 +130,7 @@ function RatioSvg({ series, period }: { series: RatioPoint[]; period: TimePeriod
       viewBox={`0 0 ${W} ${H}`}
       className="chart__svg"
       role="img"
-      aria-label={`Collateral ratio, latest ${latest.ratio}%`}
+      aria-label={`Collateral ratio, latest ${formatHealth(latest.ratio)}`}
       data-points={series.length}
     >
       <defs>
@@ -122,7 +139,7 @@ function RatioSvg({ series, period }: { series: RatioPoint[]; period: TimePeriod
           <stop offset="100%" stopColor="var(--accent)" stopOpacity="0" />
         </linearGradient>
       </defs>
-      {CHART_TICKS.map((t) => (
+      {CHART_Y_AXIS.ticks.map((t) => (
         <g key={t}>
           <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} className="chart__grid" />
           <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" className="chart__tick">
@@ -130,7 +147,7 @@ function RatioSvg({ series, period }: { series: RatioPoint[]; period: TimePeriod
           </text>
         </g>
       ))}
-      {x.ticks(5).map((d) => (
+      {x.ticks(W < 600 ? 3 : 5).map((d) => (
         <text key={d.getTime()} x={x(d)} y={H - 6} textAnchor="middle" className="chart__tick">
           {format(d, tickFormat)}
         </text>
@@ -138,13 +155,20 @@ function RatioSvg({ series, period }: { series: RatioPoint[]; period: TimePeriod
       <line
         x1={M.left}
         x2={W - M.right}
-        y1={y(LIQUIDATION_THRESHOLD_PERCENT)}
-        y2={y(LIQUIDATION_THRESHOLD_PERCENT)}
+        y1={y(CHART_Y_AXIS.liquidationLine)}
+        y2={y(CHART_Y_AXIS.liquidationLine)}
         className="chart__liquidation"
         data-testid="liquidation-line"
       />
       <path d={fill(series) ?? ''} fill="url(#ratio-fill)" />
       <path d={toXY(series) ?? ''} className="chart__line" />
+      {/* The latest ratio, visible even when the vault has a single point in this interval. */}
+      <circle
+        cx={x(new Date(latest.timestamp * 1000))}
+        cy={y(latest.plotted)}
+        r={5}
+        className="chart__latest"
+      />
     </svg>
   );
 }

@@ -1,40 +1,37 @@
-import type { HistoryPointDto, PricePointDto } from '@unit/protocol';
-import { collateralRatio, priceToCents } from '../protocol-gaps';
-
-export interface RatioPoint {
-  /** unix seconds */
-  t: number;
-  ratio: number;
-}
+import {
+  ratioSeries,
+  toWireNumber,
+  type HistoryPointDto,
+  type PricePointDto,
+  type RatioPoint,
+  type Sats,
+  type TimePeriod,
+  type UnitCents,
+} from '@unit/protocol';
 
 /**
- * The vault's collateral ratio at each price point: the vault state is the last history point at
- * or before that time (the current state when there is none). Points before the vault had debt
- * are left out: a ratio without debt means nothing on this chart.
+ * The chart's points: one per bucket of the interval (SPEC §9), by @unit/protocol's ratioSeries.
+ * When the vault's points are missing the current state stands for the whole period. Buckets without
+ * debt are left out: an infinite ratio means nothing on this chart.
  */
-export function ratioSeries(
-  prices: PricePointDto[],
-  points: HistoryPointDto[] | undefined,
-  current: { sats: bigint; debtCents: bigint },
+export function chartSeries(
+  prices: readonly PricePointDto[],
+  points: readonly HistoryPointDto[] | undefined,
+  current: { sats: Sats; debtCents: UnitCents },
+  period: TimePeriod,
+  nowSeconds: number,
 ): RatioPoint[] {
-  const sorted = [...(points ?? [])].sort((a, b) => a.timestamp - b.timestamp);
-  let i = -1;
-  const out: RatioPoint[] = [];
-  for (const p of [...prices].sort((a, b) => a.timestamp - b.timestamp)) {
-    while (i + 1 < sorted.length && sorted[i + 1]!.timestamp <= p.timestamp) i += 1;
-    const state =
-      i >= 0
-        ? sorted[i]!
-        : sorted.length
-          ? null
-          : { btc_locked: current.sats, unit_borrowed: current.debtCents };
-    if (!state) continue;
-    const debt = BigInt(state.unit_borrowed);
-    if (debt <= 0n || !Number.isFinite(p.price) || p.price <= 0) continue;
-    out.push({
-      t: p.timestamp,
-      ratio: collateralRatio(BigInt(state.btc_locked), debt, priceToCents(p.price)),
-    });
-  }
-  return out;
+  const states: readonly HistoryPointDto[] = points?.length
+    ? points
+    : [
+        {
+          timestamp: 0,
+          btc_locked: toWireNumber(current.sats),
+          unit_borrowed: toWireNumber(current.debtCents),
+          vaults: 1,
+        },
+      ];
+  // The clock ticks once a minute; a point written since then still belongs in the last bucket.
+  const end = Math.max(nowSeconds, ...states.map((p) => p.timestamp));
+  return ratioSeries(states, prices, period, end).filter((p) => Number.isFinite(p.ratio));
 }

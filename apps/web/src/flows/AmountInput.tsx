@@ -4,14 +4,19 @@ import {
   BTC_DECIMALS,
   USD_DECIMALS,
   UNIT_DECIMALS,
-  btcToSats,
-  formatBtc,
-  formatHundredths,
+  btcStringToSats,
+  isKnownPrice,
   sanitizeAmountInput,
-  satsToUsdCents,
-  toHundredths,
+  satsToBtcString,
+  satsValueUsdCents,
+  sliderAmount,
+  sliderPercent,
+  unitStringToCents,
   usdCentsToSats,
-} from '../protocol-gaps';
+  usdStringToCents,
+  type PriceInput,
+} from '@unit/protocol';
+import { unitCentsToInputText, usdCentsToInputText } from '../ui/format';
 
 export type AmountMode = 'BTC' | 'USD' | 'UNIT';
 
@@ -21,18 +26,18 @@ export interface AmountValue {
 }
 
 /** The integer amount a text stands for: sats for BTC/USD, hundredths for UNIT. */
-export function amountOf(value: AmountValue, priceCents: bigint | null): bigint {
-  if (value.mode === 'BTC') return btcToSats(value.text) ?? 0n;
-  const hundredths = toHundredths(value.text) ?? 0n;
-  if (value.mode === 'UNIT') return hundredths;
-  return priceCents ? usdCentsToSats(hundredths, priceCents) : 0n;
+export function amountOf(value: AmountValue, priceUsd: PriceInput): bigint {
+  if (value.mode === 'BTC') return btcStringToSats(value.text) ?? 0n;
+  if (value.mode === 'UNIT') return unitStringToCents(value.text) ?? 0n;
+  return usdCentsToSats(usdStringToCents(value.text) ?? 0n, priceUsd) ?? 0n;
 }
 
 /** The text of an integer amount in a mode. */
-export function textOf(amount: bigint, mode: AmountMode, priceCents: bigint | null): string {
-  if (mode === 'BTC') return formatBtc(amount);
-  if (mode === 'UNIT') return formatHundredths(amount).replace(/,/g, '');
-  return priceCents ? formatHundredths(satsToUsdCents(amount, priceCents)).replace(/,/g, '') : '';
+export function textOf(amount: bigint, mode: AmountMode, priceUsd: PriceInput): string {
+  if (mode === 'BTC') return satsToBtcString(amount);
+  if (mode === 'UNIT') return unitCentsToInputText(amount);
+  const cents = satsValueUsdCents(amount, priceUsd);
+  return cents == null ? '' : usdCentsToInputText(cents);
 }
 
 /**
@@ -46,14 +51,14 @@ export function AmountInput(props: {
   max: bigint;
   /** above this the value is refused with a message instead of clamped (BTC: the balance) */
   available: bigint;
-  priceCents: bigint | null;
+  priceUsd: PriceInput;
   intDigits: { btc: number; unit: number; usd: number };
   error: string | null;
   hint?: string;
 }) {
   const id = useId();
-  const { value, max, priceCents } = props;
-  const amount = amountOf(value, priceCents);
+  const { value, max, priceUsd } = props;
+  const amount = amountOf(value, priceUsd);
   const decimals =
     value.mode === 'BTC' ? BTC_DECIMALS : value.mode === 'UNIT' ? UNIT_DECIMALS : USD_DECIMALS;
   const intCap =
@@ -62,14 +67,14 @@ export function AmountInput(props: {
       : value.mode === 'UNIT'
         ? props.intDigits.unit
         : props.intDigits.usd;
-  const percent = max > 0n ? Number((amount * 100n) / max) : 0;
+  const percent = sliderPercent(amount, max);
 
   const setAmount = (next: bigint, mode = value.mode) =>
-    props.onChange({ mode, text: next > 0n ? textOf(next, mode, priceCents) : '' });
+    props.onChange({ mode, text: next > 0n ? textOf(next, mode, priceUsd) : '' });
 
   const onType = (raw: string) => {
-    const text = sanitizeAmountInput(raw, decimals, intCap);
-    const typed = amountOf({ text, mode: value.mode }, priceCents);
+    const text = sanitizeAmountInput(raw, { decimals, intDigits: intCap });
+    const typed = amountOf({ text, mode: value.mode }, priceUsd);
     // SPEC §5: a value above the maximum is clamped; above what is available it is refused.
     if (typed > max && typed <= props.available) setAmount(max);
     else if (value.mode === 'UNIT' && typed > max) setAmount(max);
@@ -89,7 +94,7 @@ export function AmountInput(props: {
                 key={mode}
                 type="button"
                 aria-pressed={value.mode === mode}
-                disabled={mode === 'USD' && priceCents == null}
+                disabled={mode === 'USD' && !isKnownPrice(priceUsd)}
                 onClick={() => setAmount(amount, mode)}
               >
                 {mode}
@@ -115,10 +120,9 @@ export function AmountInput(props: {
         </button>
       </div>
       <Slider.Root
-        value={Math.min(100, percent)}
+        value={percent}
         onValueChange={(v) => {
-          const p = BigInt(Math.round(Array.isArray(v) ? (v[0] ?? 0) : v));
-          setAmount((max * p) / 100n);
+          setAmount(sliderAmount(max, Array.isArray(v) ? (v[0] ?? 0) : v));
         }}
         className="slider"
       >

@@ -1,25 +1,36 @@
 import {
+  HEALTH_BAND_LABELS,
   collateralRatio,
   formatHealth,
-  formatUsd,
+  formatUsdCents,
   healthBand,
-  liquidationPriceCents,
-  type VaultPosition,
-} from '../protocol-gaps';
+  liquidationThresholdCents,
+  type PriceInput,
+  type VaultState,
+} from '@unit/protocol';
+
+const NONE = '—';
 
 /** The live "before -> after" line of a flow: ratio, band and liquidation price. */
 export function BeforeAfter(props: {
-  before: VaultPosition;
-  after: VaultPosition;
-  priceCents: bigint | null;
+  before: VaultState;
+  /** null when the amount cannot be applied to the vault */
+  after: VaultState | null;
+  priceUsd: PriceInput;
 }) {
-  const describe = (p: VaultPosition) => {
-    const ratio = collateralRatio(p.sats, p.debtCents, props.priceCents);
-    const liq = liquidationPriceCents(p.sats, p.debtCents);
+  const describe = (p: VaultState | null) => {
+    if (!p) return { ratio: NONE, band: NONE, liq: NONE };
+    const hasDebt = p.unitCents > 0n;
+    // SPEC §9: no debt gives an infinite ratio, shown N/A (SPEC §5) and without a band.
+    const ratio = collateralRatio(p.btcSats, p.unitCents, props.priceUsd);
+    const band = healthBand(ratio);
     return {
-      ratio: p.debtCents > 0n ? formatHealth(ratio) : 'N/A',
-      band: p.debtCents > 0n ? (healthBand(ratio) ?? 'Liquidatable') : '—',
-      liq: liq == null ? '—' : formatUsd(liq),
+      ratio: formatHealth(ratio),
+      band: hasDebt ? (band ? HEALTH_BAND_LABELS[band] : 'Liquidatable') : NONE,
+      liq:
+        hasDebt && p.btcSats > 0n
+          ? formatUsdCents(liquidationThresholdCents(p.btcSats, p.unitCents))
+          : NONE,
     };
   };
   const b = describe(props.before);

@@ -1,27 +1,26 @@
-import type { FeeLabel, FeeOption } from '../protocol-gaps';
+import type { FeeOption, FeeSpeed } from '@unit/protocol';
 
-/** Slow / Medium / Fast, default Fast (SPEC §3, §9). */
+/** Slow / Medium / Fast with their SPEC §3 labels, default Fast (SPEC §9). */
 export function FeeSelector(props: {
   options: FeeOption[];
-  value: FeeLabel;
-  onChange: (label: FeeLabel) => void;
+  value: FeeSpeed;
+  onChange: (speed: FeeSpeed) => void;
 }) {
   return (
     <fieldset className="fees">
       <legend className="field-label">Network fee</legend>
       <div className="fees__options">
         {props.options.map((o) => (
-          <label key={o.label} className={`fee ${props.value === o.label ? 'fee--active' : ''}`}>
+          <label key={o.speed} className={`fee ${props.value === o.speed ? 'fee--active' : ''}`}>
             <input
               type="radio"
               name="fee"
-              value={o.label}
-              checked={props.value === o.label}
-              onChange={() => props.onChange(o.label)}
+              value={o.speed}
+              checked={props.value === o.speed}
+              onChange={() => props.onChange(o.speed)}
             />
             <span className="fee__label">{o.label}</span>
             <span className="fee__rate">{o.fee} sat/vB</span>
-            <span className="fee__time">{o.time}</span>
           </label>
         ))}
       </div>

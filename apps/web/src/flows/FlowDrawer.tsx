@@ -5,49 +5,62 @@ import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
 import { useWallet, WalletPicker } from '../wallet';
 import {
-  DEFAULT_FEE_LABEL,
+  CONTENT,
+  DEFAULT_FEE_SPEED,
+  FEE_LABELS,
   RETRY_COUNTDOWN_SECONDS,
-  VAULT_NAME_MAX,
-  applyAction,
+  VALIDATION_MESSAGES,
   avoidDustChange,
-  content,
+  canContinueWithVaultName,
+  capFeeRate,
+  centsToUnitString,
+  defaultPaymentInputs,
   feeOptions,
-  formatBtc,
-  formatHundredths,
+  isKnownPrice,
   isNoAccountsError,
   maxBorrowCents,
   maxDepositSats,
   maxRepayCents,
   maxWithdrawSats,
+  minBigint,
   operationCostSats,
+  sats as toSats,
+  satsToBtcString,
+  selectedFeeRate,
   toUserMessage,
+  unitCents as toUnitCents,
   validateBtcAmount,
+  validateCreateVault,
+  validateOperationCost,
   validateUnitAmount,
   validateVaultName,
-  type FeeLabel,
-  type FlowAction,
-} from '../protocol-gaps';
+  vaultNameCounter,
+  type FeeSpeed,
+  type Sats,
+  type UnitCents,
+} from '@unit/protocol';
 import { AmountInput, amountOf, type AmountValue } from './AmountInput';
 import { BeforeAfter } from './BeforeAfter';
-import { FLOWS, type FlowDecl } from './declarations';
+import { FLOWS, type FlowAction, type FlowDecl } from './declarations';
 import type { FlowState } from './engine';
 import type { FlowInput } from './execute';
 import { FeeSelector } from './FeeSelector';
 import { useFlows } from './FlowProvider';
+import { previewAfter, type FlowPreview } from './preview';
 import './flows.css';
 
 interface FormState {
   name: string;
   btc: AmountValue;
   unit: AmountValue;
-  fee: FeeLabel;
+  fee: FeeSpeed;
 }
 
 const emptyForm = (): FormState => ({
   name: '',
   btc: { text: '', mode: 'BTC' },
   unit: { text: '', mode: 'UNIT' },
-  fee: DEFAULT_FEE_LABEL,
+  fee: DEFAULT_FEE_SPEED,
 });
 
 /** The one drawer of every flow: what it shows comes from the flow's declaration. */
@@ -78,104 +91,106 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const wallet = useWallet();
   const position = usePosition();
   const [form, setForm] = useState<FormState>(emptyForm);
-  const [lastInput, setLastInput] = useState<FlowInput | null>(null);
+  const [lastRun, setLastRun] = useState<{ input: FlowInput; preview: FlowPreview } | null>(null);
   const [pickerOpen, setPickerOpen] = useState(false);
   const step = decl.steps[flow.step]!;
   const c = config.constants;
 
-  const options = feeOptions(position.fees, position.priceUsd);
-  const feeRate = options.find((o) => o.label === form.fee)?.fee ?? 1;
+  const priceUsd = position.priceUsd;
+  // SPEC §9: each option's rate is capped so 1000 vB never cost more than 1000 USD.
+  const options = feeOptions(position.fees).map((o) => ({
+    ...o,
+    fee: capFeeRate(o.fee, priceUsd),
+  }));
+  const feeRate = selectedFeeRate(options, form.fee);
   const guardianAction = decl.guardianAction;
-  const cost = operationCostSats(guardianAction, feeRate, c.unitPostageSats);
-  const walletSats = position.walletSats ?? 0n;
-  const before = { sats: position.sats, debtCents: position.debtCents };
+  const cost = operationCostSats({
+    action: guardianAction,
+    paymentInputs: defaultPaymentInputs(guardianAction),
+    feeRate,
+    postageSats: c.unitPostageSats,
+  });
+  const walletSats = position.walletSats ?? toSats(0);
+  const before = { btcSats: position.sats, unitCents: position.debtCents };
 
   // Maxima and validation, all from the protocol rules (SPEC §5).
   const forCreate = flow.action === 'create';
-  let maxSats = 0n;
-  let availableSats = 0n;
+  let maxSats: Sats = toSats(0);
+  let availableSats: Sats = toSats(0);
   if (flow.action === 'deposit' || forCreate) {
-    maxSats = maxDepositSats(walletSats, cost, BigInt(c.dustLimitSats), forCreate);
+    maxSats = maxDepositSats({
+      walletSats,
+      operationCostSats: cost,
+      forCreate,
+      dustLimitSats: c.dustLimitSats,
+    });
     availableSats = walletSats;
-  } else if (flow.action === 'withdraw' && position.priceCents != null) {
+  } else if (flow.action === 'withdraw') {
     maxSats = maxWithdrawSats({
       vaultSats: position.sats,
-      debtCents: position.debtCents,
-      priceCents: position.priceCents,
+      unitCents: position.debtCents,
+      priceUsd,
+      operationCostSats: cost,
+      minVaultBalanceSats: c.minVaultBalanceSats,
       collateralPercent: c.collateralPercent,
-      costSats: cost,
-      minVaultBalanceSats: BigInt(c.minVaultBalanceSats),
     });
     availableSats = maxSats;
   }
-  const sats = avoidDustChange(
-    amountOf(form.btc, position.priceCents),
-    maxSats,
-    BigInt(c.dustLimitSats),
-  );
-  const createBorrowMax =
-    forCreate && position.priceCents != null
-      ? // Only what the wallet can actually deposit backs the borrow, not an over-typed amount.
-        maxBorrowCents(
-          sats < maxSats ? sats : maxSats,
-          0n,
-          position.priceCents,
-          c.collateralPercent,
-        )
-      : 0n;
-  const maxCents =
-    flow.action === 'borrow' && position.priceCents != null
-      ? maxBorrowCents(position.sats, position.debtCents, position.priceCents, c.collateralPercent)
+  const typedSats = toSats(amountOf(form.btc, priceUsd));
+  const sats = avoidDustChange(typedSats, maxSats, c.dustLimitSats);
+  // Only what the wallet can actually deposit backs the create borrow, not an over-typed amount.
+  const createBorrowMax = forCreate
+    ? maxBorrowCents(toSats(minBigint(sats, maxSats)), 0, priceUsd, c.collateralPercent)
+    : toUnitCents(0);
+  const maxCents: UnitCents =
+    flow.action === 'borrow'
+      ? maxBorrowCents(position.sats, position.debtCents, priceUsd, c.collateralPercent)
       : flow.action === 'repay'
-        ? maxRepayCents(position.runeCents ?? 0n, position.debtCents)
+        ? maxRepayCents({
+            runeBalanceCents: position.runeCents ?? 0,
+            debtCents: position.debtCents,
+          })
         : createBorrowMax;
-  const cents = amountOf(form.unit, position.priceCents);
+  const cents = toUnitCents(amountOf(form.unit, priceUsd));
 
   const btcError =
     decl.amount === 'unit'
       ? null
       : validateBtcAmount({
-          sats: amountOf(form.btc, position.priceCents),
-          minSats: BigInt(c.minBtcSats),
+          amountSats: typedSats,
+          minSats: c.minBtcSats,
           maxSats: availableSats,
-          mode: form.btc.mode === 'USD' ? 'USD' : 'BTC',
+          currency: form.btc.mode === 'USD' ? 'USD' : 'BTC',
         });
-  const unitError = decl.amount === 'btc' ? null : validateUnitAmount(cents, maxCents);
+  const unitError =
+    decl.amount === 'btc' ? null : validateUnitAmount({ amountCents: cents, maxCents });
   const costError =
-    (flow.action === 'borrow' || flow.action === 'repay') && walletSats < cost
-      ? content.validation.costExceedsWallet(
-          `${formatBtc(cost)} BTC`,
-          `${formatBtc(walletSats)} BTC`,
-        )
+    flow.action === 'borrow' || flow.action === 'repay'
+      ? validateOperationCost({ walletSats, costSats: cost })
       : null;
   const priceError =
-    (forCreate || flow.action === 'withdraw' || flow.action === 'borrow') &&
-    position.priceCents == null
-      ? content.validation.noPrice
+    (forCreate || flow.action === 'withdraw' || flow.action === 'borrow') && !isKnownPrice(priceUsd)
+      ? VALIDATION_MESSAGES.noPrice
       : null;
-  const amountOk =
-    decl.amount === 'btc'
+  const amountOk = forCreate
+    ? validateCreateVault({
+        walletConnected: wallet.account != null,
+        btcSats: sats,
+        unitCents: cents,
+        priceUsd,
+      }).ok
+    : decl.amount === 'btc'
       ? sats > 0n
-      : decl.amount === 'unit'
-        ? cents > 0n
-        : sats > 0n && cents > 0n;
-  const formValid =
-    amountOk &&
-    !btcError &&
-    !unitError &&
-    !costError &&
-    !priceError &&
-    (!forCreate || wallet.account != null);
+      : cents > 0n;
+  const formValid = amountOk && !btcError && !unitError && !costError && !priceError;
 
-  const after = applyAction(before, flow.action, decl.amount === 'unit' ? cents : sats, {
-    borrowCents: cents,
-    costSats: cost,
-  });
+  const after = previewAfter(before, flow.action, { sats, cents, feeSats: cost });
 
   const start = () => {
     const input: FlowInput = { name: form.name.trim(), sats, cents, feeRate };
-    setLastInput(input);
-    void flows.run(input);
+    const preview: FlowPreview = { before, after, priceUsd };
+    setLastRun({ input, preview });
+    void flows.run(input, preview);
   };
 
   const nameError = validateVaultName(form.name);
@@ -188,7 +203,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
           onSubmit={(e) => {
             e.preventDefault();
             // SPEC §5: Enter advances when there is no error.
-            if (form.name.trim() && !nameError) flows.dispatch({ type: 'next' });
+            if (canContinueWithVaultName(form.name)) flows.dispatch({ type: 'next' });
           }}
         >
           <label className="field-label" htmlFor="vault-name">
@@ -211,15 +226,13 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             ) : (
               <span />
             )}
-            <span className="counter">
-              {form.name.length}/{VAULT_NAME_MAX}
-            </span>
+            <span className="counter">{vaultNameCounter(form.name)}</span>
           </div>
           <footer className="flow-actions">
             <button
               type="submit"
               className="btn btn--primary"
-              disabled={!form.name.trim() || nameError != null}
+              disabled={!canContinueWithVaultName(form.name)}
             >
               {step.primary}
             </button>
@@ -231,8 +244,8 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
       if (forCreate && !wallet.account)
         return (
           <div className="flow-step">
-            <h3>{content.wallet.connect}</h3>
-            <p className="muted">{content.wallet.prompt}</p>
+            <h3>{CONTENT.createDrawer.connectWalletStep}</h3>
+            <p className="muted">{CONTENT.walletPicker.prompt}</p>
             <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
             <footer className="flow-actions">
               <button
@@ -247,7 +260,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
                 className="btn btn--primary"
                 onClick={() => setPickerOpen(true)}
               >
-                {content.wallet.connect}
+                {CONTENT.walletPicker.connect}
               </button>
             </footer>
           </div>
@@ -267,13 +280,13 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               onChange={(btc) => setForm({ ...form, btc })}
               max={maxSats}
               available={availableSats}
-              priceCents={position.priceCents}
+              priceUsd={priceUsd}
               intDigits={c.amountIntDigits}
               error={btcError ?? priceError}
               hint={
                 flow.action === 'withdraw'
-                  ? content.vault.withdrawTooltip
-                  : `Available: ${formatBtc(maxSats)} BTC`
+                  ? CONTENT.actionDrawer.withdrawTooltip
+                  : `Available: ${satsToBtcString(maxSats)} BTC`
               }
             />
           )}
@@ -290,10 +303,10 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               onChange={(unit) => setForm({ ...form, unit })}
               max={maxCents}
               available={maxCents}
-              priceCents={position.priceCents}
+              priceUsd={priceUsd}
               intDigits={c.amountIntDigits}
               error={unitError ?? costError ?? (forCreate ? null : priceError)}
-              hint={`Up to ${formatHundredths(maxCents)} UNIT`}
+              hint={`Up to ${centsToUnitString(maxCents)} UNIT`}
             />
           )}
           <FeeSelector
@@ -301,8 +314,8 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             value={form.fee}
             onChange={(fee) => setForm({ ...form, fee })}
           />
-          <p className="muted">Estimated network cost: {formatBtc(cost)} BTC</p>
-          <BeforeAfter before={before} after={after} priceCents={position.priceCents} />
+          <p className="muted">Estimated network cost: {satsToBtcString(cost)} BTC</p>
+          <BeforeAfter before={before} after={after} priceUsd={priceUsd} />
           <footer className="flow-actions">
             <button
               type="button"
@@ -336,20 +349,20 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             </div>
             <div>
               <dt>Deposit</dt>
-              <dd>{formatBtc(sats)} BTC</dd>
+              <dd>{satsToBtcString(sats)} BTC</dd>
             </div>
             <div>
               <dt>Borrow</dt>
-              <dd>{formatHundredths(cents)} UNIT</dd>
+              <dd>{centsToUnitString(cents)} UNIT</dd>
             </div>
             <div>
               <dt>Network fee</dt>
               <dd>
-                {form.fee} · {feeRate} sat/vB
+                {FEE_LABELS[form.fee]} · {feeRate} sat/vB
               </dd>
             </div>
           </dl>
-          <BeforeAfter before={before} after={after} priceCents={position.priceCents} />
+          <BeforeAfter before={before} after={after} priceUsd={priceUsd} />
           <footer className="flow-actions">
             <button type="button" className="btn" onClick={() => flows.dispatch({ type: 'back' })}>
               {step.secondary}
@@ -366,7 +379,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
         <Tracker
           flow={flow}
           decl={decl}
-          onRetry={lastInput ? () => void flows.run(lastInput) : null}
+          onRetry={lastRun ? () => void flows.run(lastRun.input, lastRun.preview) : null}
         />
       );
 
@@ -481,7 +494,7 @@ function RetryCountdown({ onRetry }: { onRetry: () => void }) {
   }, [left]);
   return (
     <button type="button" className="btn" disabled={left > 0} onClick={onRetry}>
-      {left > 0 ? `Try again (${left}s)` : content.errorScreen.tryAgain}
+      {left > 0 ? `Try again (${left}s)` : CONTENT.actionDrawer.tryAgain}
     </button>
   );
 }

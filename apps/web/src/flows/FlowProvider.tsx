@@ -10,20 +10,18 @@ import {
   type ReactNode,
 } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useConfig } from '../api/config';
-import { useWallet } from '../wallet';
 import {
-  formatBtc,
-  formatHundredths,
   reconcilePending,
   VAULT_REFRESH_AFTER_CREATE_MS,
-  type FlowAction,
-  type PendingTx,
-} from '../protocol-gaps';
-import { FLOWS } from './declarations';
+  type PendingTransaction,
+} from '@unit/protocol';
+import { useConfig } from '../api/config';
+import { useWallet } from '../wallet';
+import { FLOWS, type FlowAction } from './declarations';
 import { flowReducer, initialFlowState, type FlowEvent, type FlowState } from './engine';
 import { executeFlow, type ExecuteFlow, type FlowInput } from './execute';
 import { loadPending, savePending } from './pending-store';
+import { pendingEntry, type FlowPreview } from './preview';
 
 export type CreationStage = 'initial' | 'processing' | 'success';
 
@@ -40,13 +38,14 @@ export interface FlowsApi {
   openFlow(action: FlowAction): void;
   setDrawerOpen(open: boolean): void;
   dispatch(event: FlowEvent): void;
-  run(input: FlowInput): Promise<void>;
+  /** runs the open flow; the preview is what its pending entry records */
+  run(input: FlowInput, preview: FlowPreview): Promise<void>;
   /** SPEC §4 Create flow */
   stage: CreationStage;
   isVaultCreationFlowInProgress: boolean;
   markVaultCreated(): void;
   goToVault(): void;
-  pending: PendingTx[];
+  pending: PendingTransaction[];
   syncPending(history: { transaction_id: string; confirmed?: boolean }[]): void;
   banner: FlowBanner | null;
   dismissBanner(): void;
@@ -101,7 +100,7 @@ export function FlowProvider({
   const [banner, setBanner] = useState<FlowBanner | null>(null);
   const [pendingByAddress, setPendingByAddress] = useState<{
     address: string | null;
-    list: PendingTx[];
+    list: PendingTransaction[];
   }>({
     address: null,
     list: [],
@@ -115,7 +114,7 @@ export function FlowProvider({
   const pending =
     pendingByAddress.address === address ? pendingByAddress.list : loadPending(address);
   const setPending = useCallback(
-    (update: (list: PendingTx[]) => PendingTx[]) => {
+    (update: (list: PendingTransaction[]) => PendingTransaction[]) => {
       setPendingByAddress((current) => {
         const base = current.address === address ? current.list : loadPending(address);
         const list = update(base);
@@ -144,7 +143,7 @@ export function FlowProvider({
   }, []);
 
   const run = useCallback(
-    async (input: FlowInput) => {
+    async (input: FlowInput, preview: FlowPreview) => {
       const current = flowRef.current;
       if (!current) return;
       const action = current.action;
@@ -179,18 +178,9 @@ export function FlowProvider({
           config.constants.flowTimeoutMs,
         );
         dispatchSlot({ type: 'confirmed', result });
-        const btc = action === 'deposit' || action === 'withdraw' || action === 'create';
         setPending((list) => [
           ...list,
-          {
-            date: Math.floor(Date.now() / 1000),
-            type: action,
-            amount: btc ? formatBtc(input.sats) : formatHundredths(input.cents),
-            amountUnit: btc ? 'BTC' : 'UNIT',
-            status: 'In Progress',
-            transactionId: result.txid,
-            vault_txid: result.vaultTxid,
-          },
+          pendingEntry(action, input, preview, result, Math.floor(Date.now() / 1000)),
         ]);
         setBanner({ tone: 'success', action, text: `${decl.successTitle}`, txid: result.txid });
         if (action === 'create') {

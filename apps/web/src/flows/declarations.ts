@@ -1,5 +1,7 @@
-import type { VaultAction } from '@unit/protocol';
-import { content, type FlowAction } from '../protocol-gaps';
+import { CONTENT, type PendingType, type VaultAction } from '@unit/protocol';
+
+/** The five flows of the drawer; each is stored as a pending transaction of the same type (SPEC §3). */
+export type FlowAction = PendingType;
 
 // Flows are data (STYLE.md): one declaration per action drives the one engine and the one drawer.
 export type StepKind = 'name' | 'form' | 'confirm' | 'tracker' | 'success';
@@ -48,10 +50,10 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'open',
     steps: [
       { kind: 'name', title: 'Name Your Vault', primary: 'Continue' },
-      { kind: 'form', title: content.vault.createVault, primary: 'Preview', secondary: 'Back' },
+      { kind: 'form', title: CONTENT.vaultPage.createVault, primary: 'Preview', secondary: 'Back' },
       { kind: 'confirm', title: 'Confirmation', primary: 'Confirm', secondary: 'Back' },
       { kind: 'tracker', title: 'Transaction tracker', primary: 'Details', secondary: 'Back' },
-      { kind: 'success', title: content.vault.success, primary: 'Close' },
+      { kind: 'success', title: CONTENT.vaultPage.created, primary: 'Close' },
     ],
     progressSteps: [
       'Signature collection',
@@ -61,48 +63,48 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
       'Submitting',
     ],
     amount: 'create',
-    actionLabel: content.vault.createVault,
-    successTitle: content.vault.success,
+    actionLabel: CONTENT.vaultPage.createVault,
+    successTitle: CONTENT.vaultPage.created,
     retryOnNoAccounts: false,
   },
   deposit: {
     action: 'deposit',
     guardianAction: 'deposit',
-    steps: actionSteps('Deposit', content.successTitles.deposit),
+    steps: actionSteps('Deposit', CONTENT.actionDrawer.successTitles.deposit),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'btc',
     actionLabel: 'Deposit',
-    successTitle: content.successTitles.deposit,
+    successTitle: CONTENT.actionDrawer.successTitles.deposit,
     retryOnNoAccounts: false,
   },
   withdraw: {
     action: 'withdraw',
     guardianAction: 'withdraw',
-    steps: actionSteps('Withdraw', content.successTitles.withdraw),
+    steps: actionSteps('Withdraw', CONTENT.actionDrawer.successTitles.withdraw),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'btc',
     actionLabel: 'Withdraw',
-    successTitle: content.successTitles.withdraw,
+    successTitle: CONTENT.actionDrawer.successTitles.withdraw,
     retryOnNoAccounts: false,
   },
   borrow: {
     action: 'borrow',
     guardianAction: 'borrow',
-    steps: actionSteps('Borrow', content.successTitles.borrow),
+    steps: actionSteps('Borrow', CONTENT.actionDrawer.successTitles.borrow),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'unit',
     actionLabel: 'Borrow',
-    successTitle: content.successTitles.borrow,
+    successTitle: CONTENT.actionDrawer.successTitles.borrow,
     retryOnNoAccounts: true,
   },
   repay: {
     action: 'repay',
     guardianAction: 'repay',
-    steps: actionSteps('Repay', content.successTitles.repay),
+    steps: actionSteps('Repay', CONTENT.actionDrawer.successTitles.repay),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'unit',
     actionLabel: 'Repay',
-    successTitle: content.successTitles.repay,
+    successTitle: CONTENT.actionDrawer.successTitles.repay,
     retryOnNoAccounts: true,
   },
 };

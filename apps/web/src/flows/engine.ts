@@ -1,5 +1,4 @@
-import type { FlowAction } from '../protocol-gaps';
-import { FLOWS } from './declarations';
+import { FLOWS, type FlowAction } from './declarations';
 
 // The one flow engine: a pure reducer over (step, status, progress), the same for every action.
 export type FlowStatus = 'idle' | 'awaiting-signature' | 'processing' | 'confirmed' | 'error';

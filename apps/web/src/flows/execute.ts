@@ -1,6 +1,6 @@
 import type { ConfigDto } from '@unit/protocol';
-import type { FlowAction } from '../protocol-gaps';
 import type { useWallet } from '../wallet';
+import type { FlowAction } from './declarations';
 import type { FlowResultIds } from './engine';
 
 /** What a flow's form collected; amounts are integers (sats, UNIT hundredths). */

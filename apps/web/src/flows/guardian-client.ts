@@ -3,11 +3,12 @@
 // needed, build the PSBT with @unit/bitcoin, have the wallet sign its inputs, and hand the request to
 // the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries.
 import { base64, hex } from '@scure/base';
-import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
+import { TEST_NETWORK, NETWORK, p2tr } from '@scure/btc-signer';
 import {
   addressToScript,
   buildBorrowPsbt,
   buildDepositPsbt,
+  buildRepossessPsbt,
   buildOpenPsbt,
   buildRepayPsbt,
   buildWithdrawPsbt,
@@ -23,18 +24,21 @@ import {
 import {
   applyAction,
   liquidationThresholdCents,
+  repossessState,
   sats,
   unitCents,
   type ConfigDto,
+  type LiquidatedVaultDto,
   type OracleQuoteDto,
   type ReserveResult,
   type UnitOutputDto,
   type UtxoDto,
   type VaultDto,
+  type VaultTxResult,
 } from '@unit/protocol';
 import { getJson, joinUrl } from '../api/http';
 import type { WalletAccount } from '../wallet';
-import type { FlowAction } from '../protocol-gaps';
+import type { FlowAction } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { ExecuteContext, FlowInput, OnProgress } from './execute';
 
@@ -119,6 +123,19 @@ function connect(guardianUrl: string): Promise<RpcClient> {
   });
 }
 
+/**
+ * The wallet's two accounts as the builders see them. UNIT inputs (repay) are spent with the runes
+ * address's own key: Xverse's and Leather's ordinals key, the payment key for Unisat and devnet.
+ */
+function walletKeysOf(account: WalletAccount, network: typeof NETWORK): VaultWallet {
+  return {
+    satsScript: addressToScript(account.satsAddress, network),
+    paymentPublicKey: hex.decode(account.satsPublicKey),
+    runesScript: addressToScript(account.runesAddress, network),
+    runesPublicKey: hex.decode(account.runesPublicKey),
+  };
+}
+
 const bitcoinNetwork = (config: ConfigDto) =>
   config.network === 'mainnet' ? NETWORK : TEST_NETWORK;
 
@@ -138,8 +155,20 @@ async function quoteFor(th: number, ts: number): Promise<OracleQuoteDto> {
   return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
 }
 
+/** What locates a vault output and the threshold its leaves commit to. */
+type VaultOutputDto = Pick<
+  VaultDto,
+  | 'vault_txid'
+  | 'vault_vout'
+  | 'btc_locked'
+  | 'unit_borrowed'
+  | 'vault_pubkey'
+  | 'threshold_cents'
+  | 'stamp'
+>;
+
 /** The vault's current output: its leaves commit to the threshold of its last state. */
-async function currentVault(config: ConfigDto, vault: VaultDto): Promise<VaultUtxo> {
+async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<VaultUtxo> {
   const quote = await quoteFor(vault.threshold_cents, vault.stamp);
   return {
     txid: vault.vault_txid,
@@ -174,15 +203,8 @@ export async function runVaultAction(
   if (!account) throw new Error('No accounts');
   onProgress(1);
   const network = bitcoinNetwork(config);
-  const satsScript = addressToScript(account.satsAddress, network);
-  const runesScript = addressToScript(account.runesAddress, network);
-  // Wallets that do not report a separate runes key keep runes on the payment key (devnet wallet).
-  const walletKeys: VaultWallet = {
-    satsScript,
-    paymentPublicKey: hex.decode(account.satsPublicKey),
-    runesScript,
-    runesPublicKey: hex.decode(account.satsPublicKey),
-  };
+  const walletKeys = walletKeysOf(account, network);
+  const { satsScript } = walletKeys;
   const vaultDto =
     action === 'create'
       ? null
@@ -385,6 +407,87 @@ export async function runVaultAction(
       vaultTxid: result.vault_txid,
       ...(result.vault_id ? { vaultId: result.vault_id } : {}),
     };
+  } finally {
+    rpc.close();
+  }
+}
+
+/**
+ * Repossess (ARCHITECTURE: Liquidation): the caller's vault absorbs a liquidated vault's collateral
+ * and debt, paying the repossession tax to the treasury. The guardian spends the liquidated vault's
+ * liquidation leaf with the threshold secret the oracle revealed; the wallet signs its own vault.
+ */
+export async function runRepossess(
+  liquidatedVault: LiquidatedVaultDto,
+  feeRate: number,
+  onProgress: OnProgress,
+  { config, wallet }: ExecuteContext,
+): Promise<FlowResultIds> {
+  const account = wallet.account;
+  if (!account) throw new Error('No accounts');
+  onProgress(1);
+  const network = bitcoinNetwork(config);
+  const walletKeys = walletKeysOf(account, network);
+  const { satsScript } = walletKeys;
+  const own = await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
+  const vault = await currentVault(config, own);
+  const liquidated = await currentVault(config, liquidatedVault);
+
+  const after = repossessState(
+    { btcSats: sats(vault.value), unitCents: unitCents(vault.unitDebt) },
+    { btcSats: sats(liquidated.value), unitCents: unitCents(liquidated.unitDebt) },
+  );
+  const now = Math.floor(Date.now() / 1000);
+  const nonce = crypto.getRandomValues(new Uint8Array(16));
+  const expiresAt = now + REQUEST_LIFETIME_SECONDS;
+  const th = liquidationThresholdCents(after.btcSats, after.unitCents);
+  const quote = await quoteFor(th, now);
+  const built = buildRepossessPsbt({
+    wallet: walletKeys,
+    feeRate,
+    state: {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(th),
+      quoteStamp: quote.ts,
+      nonce,
+      expiry: expiresAt,
+    },
+    newVault: vaultOutput({
+      vaultPubkey: hex.decode(account.vaultPubkey),
+      guardPubkey: hex.decode(config.guardPubkey),
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network,
+    }),
+    utxos: await paymentUtxos(config, account, satsScript),
+    vault,
+    liquidated,
+    // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
+    treasuryScript: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
+  });
+  const signed = await wallet.signPsbt(base64.encode(built.psbt), {
+    signInputs: built.signInputs.user,
+  });
+  const rpc = await connect(config.guardianUrl);
+  try {
+    const result = await rpc.call<VaultTxResult>(
+      'vault.repossess',
+      {
+        payload: { liquidated_vault_id: liquidatedVault.vault_id, tx_feerate: feeRate },
+        vault_pubkey: account.vaultPubkey,
+        psbt: signed,
+        nonce: hex.encode(nonce),
+        expires_at: expiresAt,
+        quote: {
+          price_cents: quote.price_cents,
+          time: quote.time,
+          th: quote.th,
+          ts: quote.ts,
+          signature: quote.signature,
+        },
+      },
+      (step) => onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
+    );
+    return { txid: result.vault_txid, vaultTxid: result.vault_txid };
   } finally {
     rpc.close();
   }

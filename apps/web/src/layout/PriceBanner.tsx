@@ -1,5 +1,5 @@
+import { formatUsd } from '@unit/protocol';
 import { PRICE_REFETCH_MS, useBitcoinPrice } from '../api/bitcoin-price';
-import { formatUsd, priceToCents } from '../protocol-gaps';
 import { Skeleton } from '../ui/Skeleton';
 import { useNow } from '../ui/useNow';
 
@@ -26,7 +26,7 @@ export function PriceBanner() {
   return (
     <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`} aria-live="polite">
       <span className="price-banner__label">BTC</span>
-      <strong className="num">{formatUsd(priceToCents(price.data.USD))}</strong>
+      <strong className="num">{formatUsd(price.data.USD)}</strong>
       {stale && (
         <span className="price-banner__stale">
           Price as of {hhmm.format(new Date(price.data.time * 1000))}

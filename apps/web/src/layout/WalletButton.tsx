@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import { CONTENT } from '@unit/protocol';
 import { useWallet, WalletPicker } from '../wallet';
-import { content } from '../protocol-gaps';
 
 export function WalletButton() {
   const wallet = useWallet();
@@ -27,7 +27,7 @@ export function WalletButton() {
         disabled={wallet.status === 'connecting'}
         onClick={() => setOpen(true)}
       >
-        {wallet.status === 'connecting' ? 'Connecting…' : content.wallet.connect}
+        {wallet.status === 'connecting' ? 'Connecting…' : CONTENT.walletPicker.connect}
       </button>
       <WalletPicker open={open} onOpenChange={setOpen} />
     </>

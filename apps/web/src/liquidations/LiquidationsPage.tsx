@@ -1,19 +1,24 @@
+import { useState } from 'react';
 import { format } from 'date-fns';
+import {
+  centsToUnitString,
+  formatUsdCents,
+  satsToBtcString,
+  type LiquidatedVaultDto,
+} from '@unit/protocol';
 import { useLiquidations } from '../api/liquidations';
 import { usePosition } from '../api/position';
-import { formatBtc, formatHundredths, formatUsd } from '../protocol-gaps';
 import { ReasonButton } from '../ui/ReasonButton';
 import { Skeleton } from '../ui/Skeleton';
-import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
-import { repossessVault } from './repossess';
+import { RepossessDialog } from './RepossessDialog';
 
 /** Liquidated vaults; any user with an active vault may repossess one (ARCHITECTURE: Liquidation). */
 export function LiquidationsPage() {
   const list = useLiquidations();
   const wallet = useWallet();
   const position = usePosition();
-  const toasts = useToasts();
+  const [target, setTarget] = useState<LiquidatedVaultDto | null>(null);
   const canClaim = wallet.account != null && position.vault?.status === 'active';
   const reason = !wallet.account
     ? 'Connect a wallet first'
@@ -52,9 +57,9 @@ export function LiquidationsPage() {
             {list.data.map((v) => (
               <tr key={v.vault_id}>
                 <td>{v.name}</td>
-                <td className="num">{formatBtc(v.btc_locked)} BTC</td>
-                <td className="num">{formatHundredths(v.unit_borrowed)} UNIT</td>
-                <td className="col-wide num">{formatUsd(v.threshold_cents)}</td>
+                <td className="num">{satsToBtcString(v.btc_locked)} BTC</td>
+                <td className="num">{centsToUnitString(v.unit_borrowed)} UNIT</td>
+                <td className="col-wide num">{formatUsdCents(v.threshold_cents)}</td>
                 <td className="col-wide">
                   {format(new Date(v.liquidated_at * 1000), 'MMM d, HH:mm')}
                 </td>
@@ -65,9 +70,7 @@ export function LiquidationsPage() {
                     <ReasonButton
                       enabled={canClaim}
                       reason={canClaim ? null : reason}
-                      onClick={() =>
-                        repossessVault(v.vault_id).catch((e: unknown) => toasts.error(e))
-                      }
+                      onClick={() => setTarget(v)}
                     >
                       Repossess
                     </ReasonButton>
@@ -78,6 +81,7 @@ export function LiquidationsPage() {
           </tbody>
         </table>
       )}
+      <RepossessDialog target={target} position={position} onClose={() => setTarget(null)} />
     </section>
   );
 }

@@ -1,8 +1,17 @@
+import type { LiquidatedVaultDto } from '@unit/protocol';
+import type { ExecuteContext, OnProgress } from '../flows/execute';
+import type { FlowResultIds } from '../flows/engine';
+
 /**
- * Repossess goes through the guardian like every vault action; the guardian client is not wired
- * into the web app yet (see src/flows/execute.ts), so this refuses with the same message.
+ * Repossess goes through the guardian like every vault action. The client carries the Bitcoin
+ * libraries, so it is loaded only when someone repossesses.
  */
-export async function repossessVault(liquidatedVaultId: string): Promise<never> {
-  void liquidatedVaultId;
-  throw new Error('Guardian client not wired yet');
+export async function repossessVault(
+  liquidated: LiquidatedVaultDto,
+  feeRate: number,
+  onProgress: OnProgress,
+  context: ExecuteContext,
+): Promise<FlowResultIds> {
+  const { runRepossess } = await import('../flows/guardian-client');
+  return runRepossess(liquidated, feeRate, onProgress, context);
 }

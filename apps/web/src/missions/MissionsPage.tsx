@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
+import { CONTENT } from '@unit/protocol';
 import { usePosition } from '../api/position';
-import { content } from '../protocol-gaps';
 import { useWallet, WalletPicker } from '../wallet';
 import './missions.css';
 
@@ -34,10 +34,10 @@ export function missionDisabled(o: {
 
 export const missionButtonLabel = (status: MissionStatus) =>
   status === 'todo'
-    ? content.missions.start
+    ? CONTENT.missions.buttons.start
     : status === 'started'
-      ? content.missions.verify
-      : content.missions.inProgress;
+      ? CONTENT.missions.buttons.verify
+      : CONTENT.missions.buttons.inProgress;
 
 export function MissionsPage() {
   const wallet = useWallet();
@@ -54,7 +54,7 @@ export function MissionsPage() {
         {!hasUser && (
           <>
             <button type="button" className="btn btn--primary" onClick={() => setPickerOpen(true)}>
-              {content.missions.connectWallet}
+              {CONTENT.missions.actionButtons.connectWallet}
             </button>
             <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
           </>
@@ -97,7 +97,7 @@ export function MissionsPage() {
       <section className="card">
         <h2 className="card__title">Referral levels</h2>
         <ol className="levels">
-          {content.missions.levels.map((level, i) => (
+          {Object.values(CONTENT.missions.referralLevels).map((level, i) => (
             <li key={level} className={`level level--${i + 1}`}>
               {level}
             </li>

@@ -1,14 +1,21 @@
 import { useEffect, useRef, useState } from 'react';
-import type { VaultHistoryRecordDto } from '@unit/protocol';
 import {
+  ACTION_COLOURS,
+  TRANSACTIONS_MOBILE_BATCH,
+  TRANSACTIONS_PAGE_SIZE,
   deriveHistoryRows,
-  formatBtc,
   formatHealth,
-  formatHundredths,
   groupByMonth,
+  paginate,
+  sortRows,
   type HistoryRow,
-  type PendingTx,
-} from '../protocol-gaps';
+  type PendingTransaction,
+  type PriceInput,
+  type SortDirection,
+  type SortKey,
+  type VaultHistoryRecordDto,
+} from '@unit/protocol';
+import { formatAmount } from '../ui/format';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 import { Skeleton } from '../ui/Skeleton';
 import './transactions.css';
@@ -21,55 +28,53 @@ const rowDate = new Intl.DateTimeFormat('en-US', {
   hour12: false,
 });
 
-export type SortKey = 'date' | 'status' | 'amount';
-export const PAGE_SIZE = 5; // SPEC §2: desktop pages of 5 rows; mobile batches of 5 per month group
-
-export function sortRows(rows: HistoryRow[], key: SortKey, descending: boolean): HistoryRow[] {
-  const sign = descending ? -1 : 1;
-  const compare = (a: HistoryRow, b: HistoryRow): number => {
-    if (key === 'status') return a.status.localeCompare(b.status) || b.date - a.date;
-    if (key === 'amount') return a.amount === b.amount ? 0 : a.amount < b.amount ? -1 : 1;
-    return a.date - b.date;
-  };
-  return [...rows].sort((a, b) => sign * compare(a, b));
+/** Each record is priced at its own oracle price (SPEC §8: an invalid one falls back to the current). */
+function historyRows(records: VaultHistoryRecordDto[], currentPriceUsd: PriceInput): HistoryRow[] {
+  const priceAt = new Map(records.map((r) => [r.timestamp, r.oracle_price]));
+  return deriveHistoryRows(records, (t) => priceAt.get(t), currentPriceUsd);
 }
-
-const amountText = (r: HistoryRow) =>
-  r.amountUnit === 'BTC' ? `${formatBtc(r.amount)} BTC` : `${formatHundredths(r.amount)} UNIT`;
 
 /** The vault transactions table (SPEC §2): grouped by month, sortable, paged or scrolled. */
 export function TransactionsTable(props: {
   records: VaultHistoryRecordDto[] | undefined;
   loading: boolean;
   error: boolean;
-  pending?: PendingTx[];
+  pending?: PendingTransaction[];
+  /** the current price, for records whose own price is missing or invalid */
+  priceUsd?: PriceInput;
 }) {
   const mobile = useMediaQuery(MOBILE_QUERY);
-  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
+  const [sort, setSort] = useState<{ key: SortKey; direction: SortDirection }>({
     key: 'date',
-    descending: true,
+    direction: 'desc',
   });
-  const [page, setPage] = useState(0);
-  const rows = sortRows(deriveHistoryRows(props.records ?? []), sort.key, sort.descending);
-  const pageCount = Math.max(1, Math.ceil(rows.length / PAGE_SIZE));
-  const safePage = Math.min(page, pageCount - 1);
+  const [page, setPage] = useState(1);
+  const rows = sortRows(historyRows(props.records ?? [], props.priceUsd), sort.key, sort.direction);
+  const current = paginate(rows, page);
 
   const header = (key: SortKey, label: string, className = '') => (
     <th
       scope="col"
       className={className}
-      aria-sort={sort.key === key ? (sort.descending ? 'descending' : 'ascending') : 'none'}
+      aria-sort={
+        sort.key === key ? (sort.direction === 'desc' ? 'descending' : 'ascending') : 'none'
+      }
     >
       <button
         type="button"
         className="sort-btn"
         onClick={() => {
-          setSort((s) => ({ key, descending: s.key === key ? !s.descending : true }));
-          setPage(0);
+          setSort((s) => ({
+            key,
+            direction: s.key === key && s.direction === 'desc' ? 'asc' : 'desc',
+          }));
+          setPage(1);
         }}
       >
         {label}
-        <span aria-hidden="true">{sort.key === key ? (sort.descending ? ' ↓' : ' ↑') : ''}</span>
+        <span aria-hidden="true">
+          {sort.key === key ? (sort.direction === 'desc' ? ' ↓' : ' ↑') : ''}
+        </span>
       </button>
     </th>
   );
@@ -81,7 +86,7 @@ export function TransactionsTable(props: {
       </h2>
       {props.loading ? (
         <div role="status" aria-label="Loading transactions">
-          {Array.from({ length: PAGE_SIZE }, (_, i) => (
+          {Array.from({ length: TRANSACTIONS_PAGE_SIZE }, (_, i) => (
             <Skeleton key={i} height="2.5rem" />
           ))}
         </div>
@@ -107,37 +112,35 @@ export function TransactionsTable(props: {
             </thead>
             {mobile
               ? groupByMonth(rows).map((g) => (
-                  <MobileGroup key={g.month} month={g.month} rows={g.rows} />
+                  <MobileGroup key={g.heading} month={g.heading} rows={g.rows} />
                 ))
-              : groupByMonth(rows.slice(safePage * PAGE_SIZE, (safePage + 1) * PAGE_SIZE)).map(
-                  (g) => (
-                    <tbody key={g.month}>
-                      <MonthRow month={g.month} />
-                      {g.rows.map((r) => (
-                        <Row key={r.transactionId + r.code} row={r} />
-                      ))}
-                    </tbody>
-                  ),
-                )}
+              : groupByMonth(current.rows).map((g) => (
+                  <tbody key={g.heading}>
+                    <MonthRow month={g.heading} />
+                    {g.rows.map((r) => (
+                      <Row key={r.transactionId + r.type} row={r} />
+                    ))}
+                  </tbody>
+                ))}
           </table>
-          {!mobile && pageCount > 1 && (
+          {!mobile && current.pageCount > 1 && (
             <nav className="pager" aria-label="Transactions pages">
               <button
                 type="button"
                 className="btn btn--small"
-                disabled={safePage === 0}
-                onClick={() => setPage(safePage - 1)}
+                disabled={current.page === 1}
+                onClick={() => setPage(current.page - 1)}
               >
                 Previous
               </button>
               <span>
-                Page {safePage + 1} of {pageCount}
+                Page {current.page} of {current.pageCount}
               </span>
               <button
                 type="button"
                 className="btn btn--small"
-                disabled={safePage >= pageCount - 1}
-                onClick={() => setPage(safePage + 1)}
+                disabled={current.page >= current.pageCount}
+                onClick={() => setPage(current.page + 1)}
               >
                 Next
               </button>
@@ -164,15 +167,18 @@ function Row({ row }: { row: HistoryRow }) {
     <tr>
       <td className="num">{rowDate.format(new Date(row.date * 1000))}</td>
       <td>
-        <span className={`tx-type tx-type--${row.colour}`} data-colour={row.colour}>
-          {row.type}
+        <span
+          className={`tx-type tx-type--${ACTION_COLOURS[row.type]}`}
+          data-colour={ACTION_COLOURS[row.type]}
+        >
+          {row.typeLabel}
         </span>
       </td>
-      <td className="num">{amountText(row)}</td>
+      <td className="num">{formatAmount(row.amount, row.amountUnit)}</td>
       <td className="col-wide num">
-        {row.code === 'o'
-          ? formatHealth(row.healthAfter)
-          : `${formatHealth(row.healthBefore)} → ${formatHealth(row.healthAfter)}`}
+        {row.type === 'o'
+          ? formatHealth(row.healthFactorAfter)
+          : `${formatHealth(row.healthFactorBefore)} → ${formatHealth(row.healthFactorAfter)}`}
       </td>
       <td className="col-wide">{row.status}</td>
     </tr>
@@ -181,14 +187,14 @@ function Row({ row }: { row: HistoryRow }) {
 
 /** Mobile: batches of 5 per month group, the next batch when the group's end scrolls into view. */
 function MobileGroup({ month, rows }: { month: string; rows: HistoryRow[] }) {
-  const [shown, setShown] = useState(PAGE_SIZE);
+  const [shown, setShown] = useState(TRANSACTIONS_MOBILE_BATCH);
   const sentinel = useRef<HTMLTableRowElement>(null);
   const more = shown < rows.length;
   useEffect(() => {
     const el = sentinel.current;
     if (!el || !more || typeof IntersectionObserver === 'undefined') return;
     const io = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) setShown((n) => n + PAGE_SIZE);
+      if (entries.some((e) => e.isIntersecting)) setShown((n) => n + TRANSACTIONS_MOBILE_BATCH);
     });
     io.observe(el);
     return () => io.disconnect();
@@ -197,7 +203,7 @@ function MobileGroup({ month, rows }: { month: string; rows: HistoryRow[] }) {
     <tbody>
       <MonthRow month={month} />
       {rows.slice(0, shown).map((r) => (
-        <Row key={r.transactionId + r.code} row={r} />
+        <Row key={r.transactionId + r.type} row={r} />
       ))}
       {more && (
         <tr ref={sentinel}>
@@ -205,7 +211,7 @@ function MobileGroup({ month, rows }: { month: string; rows: HistoryRow[] }) {
             <button
               type="button"
               className="btn btn--small"
-              onClick={() => setShown((n) => n + PAGE_SIZE)}
+              onClick={() => setShown((n) => n + TRANSACTIONS_MOBILE_BATCH)}
             >
               Show more
             </button>

@@ -7,7 +7,7 @@ import {
   useState,
   type ReactNode,
 } from 'react';
-import { CLIPBOARD_TOAST_MS, content, toUserMessage } from '../protocol-gaps';
+import { CLIPBOARD_TOAST_MS, ERROR_MESSAGES, toUserMessage } from '@unit/protocol';
 
 interface Toast {
   id: number;
@@ -38,10 +38,10 @@ export function ToastProvider({ children }: { children: ReactNode }) {
     () => ({
       show,
       error: (error) =>
-        show({ title: content.errors.generic, description: toUserMessage(error), tone: 'error' }),
+        show({ title: ERROR_MESSAGES.generic, description: toUserMessage(error), tone: 'error' }),
       copy: async (text) => {
         await navigator.clipboard?.writeText(text);
-        show({ title: content.copied, tone: 'success' }, CLIPBOARD_TOAST_MS);
+        show({ title: 'Copied to clipboard', tone: 'success' }, CLIPBOARD_TOAST_MS);
       },
     }),
     [show],

@@ -1,24 +1,32 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
+import {
+  CONTENT,
+  DEFAULT_FEE_SPEED,
+  PENDING_STATUS_LABELS,
+  buttonState,
+  capFeeRate,
+  centsToUnitString,
+  defaultPaymentInputs,
+  feeOptions,
+  formatUsd,
+  formatUsdCents,
+  hasPendingInProgress,
+  isKnownPrice,
+  liquidationThresholdCents,
+  operationCostSats,
+  satsToBtcString,
+  satsValueUsdCents,
+  selectedFeeRate,
+  type ButtonContext,
+  type DashboardAction,
+} from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import { TxLink } from '../ui/TxLink';
 import { useFlows } from '../flows/FlowProvider';
 import { TransactionsTable } from '../transactions/TransactionsTable';
-import {
-  borrowButtonState,
-  content,
-  depositButtonState,
-  formatBtc,
-  formatHundredths,
-  formatUsd,
-  liquidationPriceCents,
-  operationCostSats,
-  repayButtonState,
-  withdrawButtonState,
-  type FlowAction,
-  type VaultActionContext,
-} from '../protocol-gaps';
+import { formatAmount } from '../ui/format';
 import { ReasonButton } from '../ui/ReasonButton';
 import { Sheet } from '../ui/Sheet';
 import { Skeleton } from '../ui/Skeleton';
@@ -38,7 +46,7 @@ export function Dashboard() {
   const history = useVaultHistory(vault.vault_id);
   const hasDebt = position.debtCents > 0n;
   const liquidated =
-    useLiquidatedState(vault.vault_id, position.ratio, hasDebt) || vault.status === 'liquidated';
+    useLiquidatedState(vault.vault_id, position.ratio) || vault.status === 'liquidated';
   const [liquidationModal, setLiquidationModal] = useState(liquidated);
   const [shownFor, setShownFor] = useState(liquidated);
   if (liquidated !== shownFor) {
@@ -52,34 +60,45 @@ export function Dashboard() {
     if (history.data) syncPending(history.data);
   }, [history.data, syncPending]);
 
-  const pendingInProgress = flows.pending.some((p) => p.status === 'In Progress');
-  const ctx: VaultActionContext = {
-    pending: pendingInProgress,
-    liquidated,
-    activeAction: flows.activeAction,
-    priceCents: position.priceCents,
-    walletSats: position.walletSats ?? 0n,
+  // SPEC §4 Button enablement, each action quoted at the default (Fast, SPEC §9) fee rate.
+  const feeRate = selectedFeeRate(
+    feeOptions(position.fees).map((o) => ({ ...o, fee: capFeeRate(o.fee, position.priceUsd) })),
+    DEFAULT_FEE_SPEED,
+  );
+  // A flow past its form (signing or submitting) is a pending transaction for every button; an open
+  // drawer makes its action the active one, which disables the others.
+  const flowRunning =
+    flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
+  const activeAction = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
+  const ctx = (action: DashboardAction): ButtonContext => ({
+    hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending),
+    isLiquidated: liquidated,
+    activeAction,
+    walletSats: position.walletSats ?? 0,
     vaultSats: position.sats,
     debtCents: position.debtCents,
-    runeCents: position.runeCents ?? 0n,
-    collateralPercent: config.constants.collateralPercent,
-    minVaultBalanceSats: BigInt(config.constants.minVaultBalanceSats),
-    costSats: (action) =>
-      operationCostSats(action, position.fees?.fastestFee ?? 1, config.constants.unitPostageSats),
-  };
+    priceUsd: position.priceUsd,
+    operationCostSats: operationCostSats({
+      action,
+      paymentInputs: defaultPaymentInputs(action),
+      feeRate,
+      postageSats: config.constants.unitPostageSats,
+    }),
+  });
   const states = {
-    deposit: depositButtonState(ctx),
-    withdraw: withdrawButtonState(ctx),
-    borrow: borrowButtonState(ctx),
-    repay: repayButtonState(ctx),
+    deposit: buttonState('deposit', ctx('deposit')),
+    withdraw: buttonState('withdraw', ctx('withdraw')),
+    borrow: buttonState('borrow', ctx('borrow')),
+    repay: buttonState('repay', ctx('repay')),
   };
   // SPEC §6: the four actions appear only with a connected wallet and a loaded price.
-  const showActions = position.priceCents != null;
-  const action = (a: Exclude<FlowAction, 'create'>, label: string) =>
-    showActions ? (
+  const showActions = isKnownPrice(position.priceUsd);
+  const action = (a: DashboardAction, label: string) => {
+    const state = states[a];
+    return showActions ? (
       <ReasonButton
-        enabled={states[a].enabled}
-        reason={states[a].reason}
+        enabled={state.enabled}
+        reason={state.enabled ? null : state.reason}
         onClick={() => flows.openFlow(a)}
       >
         {label}
@@ -87,10 +106,13 @@ export function Dashboard() {
     ) : (
       <Skeleton width="9ch" height="36px" />
     );
+  };
 
-  const liq = liquidationPriceCents(position.sats, position.debtCents);
-  const btcUsd =
-    position.priceCents != null ? (position.sats * position.priceCents) / 100_000_000n : null;
+  const liq =
+    hasDebt && position.sats > 0n
+      ? formatUsdCents(liquidationThresholdCents(position.sats, position.debtCents))
+      : null;
+  const btcUsd = satsValueUsdCents(position.sats, position.priceUsd);
   const walletUnit = position.runeCents ?? 0n;
   const progressMax = walletUnit > position.debtCents ? walletUnit : position.debtCents;
 
@@ -100,11 +122,13 @@ export function Dashboard() {
       <header className="dashboard__head">
         <h1>
           {vault.name}
-          {liquidated && <span className="badge badge--red">{content.vault.liquidatingBadge}</span>}
+          {liquidated && (
+            <span className="badge badge--red">{CONTENT.dashboard.liquidatingBadge}</span>
+          )}
         </h1>
         {liquidated && (
           <p className="notice notice--error" role="status">
-            {content.vault.liquidationNotice}
+            This vault has been liquidated: its collateral ratio fell to 135% or below.
           </p>
         )}
       </header>
@@ -114,10 +138,10 @@ export function Dashboard() {
             BTC deposited
           </h2>
           <p className="card__value num" data-testid="btc-deposited">
-            {formatBtc(position.sats)} BTC
+            {satsToBtcString(position.sats)} BTC
           </p>
           <p className="muted num">
-            {btcUsd != null ? formatUsd(btcUsd) : <Skeleton width="8ch" />}
+            {btcUsd != null ? formatUsdCents(btcUsd) : <Skeleton width="8ch" />}
           </p>
           <div className="card__actions">
             {action('deposit', 'Deposit')}
@@ -129,7 +153,7 @@ export function Dashboard() {
             UNIT loan balance
           </h2>
           <p className="card__value num" data-testid="unit-debt">
-            {formatHundredths(position.debtCents)} UNIT
+            {centsToUnitString(position.debtCents)} UNIT
           </p>
           <div className="progress">
             <div
@@ -145,7 +169,7 @@ export function Dashboard() {
             />
           </div>
           <p className="muted num">
-            In wallet: {position.runeCents != null ? `${formatHundredths(walletUnit)} UNIT` : '—'}
+            In wallet: {position.runeCents != null ? formatAmount(walletUnit, 'UNIT') : '—'}
           </p>
           <div className="card__actions">
             {action('borrow', 'Borrow')}
@@ -163,12 +187,12 @@ export function Dashboard() {
             Liquidation price
           </h2>
           <p className="card__value num" data-testid="liquidation-price">
-            {liq != null ? formatUsd(liq) : 'N/A'}
+            {liq ?? 'N/A'}
           </p>
           <p className="muted mobile-only num">
             BTC price:{' '}
-            {position.priceCents != null ? (
-              formatUsd(position.priceCents)
+            {isKnownPrice(position.priceUsd) ? (
+              formatUsd(position.priceUsd)
             ) : (
               <Skeleton width="8ch" />
             )}
@@ -189,12 +213,13 @@ export function Dashboard() {
         loading={history.isPending}
         error={history.isError}
         pending={flows.pending}
+        priceUsd={position.priceUsd}
       />
       <Sheet
         open={liquidationModal}
         onOpenChange={setLiquidationModal}
-        title={content.vault.liquidationModalTitle}
-        description={content.vault.liquidationModalBody}
+        title={CONTENT.dashboard.liquidationModalTitle}
+        description={CONTENT.dashboard.liquidationModalBody}
       />
     </div>
   );
@@ -213,16 +238,17 @@ function PendingBanner() {
       {banner && <strong>{banner.text}</strong>}
       {latest && (
         <span>
-          {latest.type} {latest.amount} {latest.amountUnit}: {content.vault.finalizing}
+          {latest.type} {formatAmount(BigInt(latest.amount), latest.amountUnit)}:{' '}
+          {PENDING_STATUS_LABELS['In Progress']}
         </span>
       )}
-      {!latest && banner?.tone === 'success' && <span>{content.vault.completed}</span>}
+      {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
       {(banner?.txid ?? latest?.transactionId) && (
         <TxLink txid={(banner?.txid ?? latest?.transactionId)!} />
       )}
       {config.telegramBot && (
         <a href={`https://t.me/${config.telegramBot}`} target="_blank" rel="noreferrer">
-          {content.vault.enableTelegram}
+          {CONTENT.vaultPage.enableTelegram}
         </a>
       )}
       {banner && (

@@ -1,32 +1,28 @@
 import { useState } from 'react';
-import { Sheet } from '../ui/Sheet';
-import { TAP_INFO_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 import {
-  GAUGE_MAX,
+  CONTENT,
+  GAUGE_ARCS,
+  HEALTH_BANDS,
+  HEALTH_BAND_COLOURS,
+  HEALTH_BAND_LABELS,
+  HEALTH_BAND_RANGES,
   LIQUIDATION_THRESHOLD_PERCENT,
-  bandRange,
-  content,
   formatHealth,
   healthBand,
   type HealthBand,
-} from '../protocol-gaps';
+} from '@unit/protocol';
+import { Sheet } from '../ui/Sheet';
+import { TAP_INFO_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 
-// SPEC §9: Risky 135-160 (red), Moderate 161-195 (yellow), Healthy 196-230+ (green).
-const ARCS: { band: HealthBand; from: number; to: number; colour: string }[] = [
-  { band: 'Risky', from: LIQUIDATION_THRESHOLD_PERCENT, to: 160, colour: 'var(--red)' },
-  { band: 'Moderate', from: 160, to: 195, colour: 'var(--yellow)' },
-  { band: 'Healthy', from: 195, to: GAUGE_MAX, colour: 'var(--green)' },
-];
+// SPEC §2 Gauge, §9: red, yellow and green arcs from 135% to 230% (moderate runs to 200 on the gauge).
+const GAUGE_MIN = LIQUIDATION_THRESHOLD_PERCENT;
+const GAUGE_MAX = HEALTH_BANDS.healthy.max;
 
 // Hand-written arcs rather than d3: the gauge is in the dashboard's initial chunk (bundle budget).
 // Angles run from -90° (135%) to +90° (230%), measured from 12 o'clock.
 const angle = (ratio: number) => {
-  const clamped = Math.min(GAUGE_MAX, Math.max(LIQUIDATION_THRESHOLD_PERCENT, ratio));
-  return (
-    -Math.PI / 2 +
-    ((clamped - LIQUIDATION_THRESHOLD_PERCENT) / (GAUGE_MAX - LIQUIDATION_THRESHOLD_PERCENT)) *
-      Math.PI
-  );
+  const clamped = Math.min(GAUGE_MAX, Math.max(GAUGE_MIN, ratio));
+  return -Math.PI / 2 + ((clamped - GAUGE_MIN) / (GAUGE_MAX - GAUGE_MIN)) * Math.PI;
 };
 const point = (a: number, r: number) =>
   `${(Math.sin(a) * r).toFixed(2)} ${(-Math.cos(a) * r).toFixed(2)}`;
@@ -38,6 +34,8 @@ function arcPath(d: { from: number; to: number }): string {
   return `M ${point(a0, outer)} A ${outer} ${outer} 0 0 1 ${point(a1, outer)} L ${point(a1, inner)} A ${inner} ${inner} 0 0 0 ${point(a0, inner)} Z`;
 }
 
+const label = (band: HealthBand) => HEALTH_BAND_LABELS[band];
+
 /** Vault health gauge: three arcs, the vault's marker, range subtitle on hover, Deposit shortcut. */
 export function HealthGauge(props: {
   ratio: number;
@@ -45,14 +43,18 @@ export function HealthGauge(props: {
   onDeposit: () => void;
   depositEnabled: boolean;
 }) {
-  const band = props.hasDebt ? healthBand(props.ratio) : 'Healthy';
+  // SPEC §9: no band below 135% or when the ratio is not finite (no debt).
+  const band = props.hasDebt ? healthBand(props.ratio) : null;
   const [hovered, setHovered] = useState<HealthBand | null>(null);
   const [info, setInfo] = useState<HealthBand | null>(null);
   const tapForInfo = useMediaQuery(TAP_INFO_QUERY);
   const shown = hovered ?? band;
+  // Without debt nothing can be liquidated: the marker rests at the healthy end.
   const a = angle(props.hasDebt ? props.ratio : GAUGE_MAX);
   const marker = { x: Math.sin(a) * 100, y: -Math.cos(a) * 100 };
-  const label = props.hasDebt ? formatHealth(props.ratio) : 'N/A';
+  // SPEC §5: N/A without debt (an infinite ratio), 500+% at 500 or more.
+  const value = props.hasDebt ? formatHealth(props.ratio) : formatHealth(Infinity);
+  const bandText = band ? label(band) : props.hasDebt ? 'Liquidatable' : '';
   return (
     <section className="card gauge" aria-labelledby="gauge-title">
       <h2 id="gauge-title" className="card__title">
@@ -63,18 +65,18 @@ export function HealthGauge(props: {
         className="gauge__svg"
         // a group, not an img: its arcs are focusable controls that open the band's info
         role="group"
-        aria-label={`Collateral ratio ${label}, ${band ?? 'liquidatable'}`}
+        aria-label={`Collateral ratio ${value}${props.hasDebt ? `, ${band ? label(band) : 'liquidatable'}` : ''}`}
       >
-        {ARCS.map((d) => (
+        {GAUGE_ARCS.map((d) => (
           <path
             key={d.band}
             d={arcPath(d)}
-            fill={d.colour}
+            fill={`var(--${HEALTH_BAND_COLOURS[d.band]})`}
             opacity={shown === d.band ? 1 : 0.35}
             data-band={d.band}
             tabIndex={0}
             role="button"
-            aria-label={`${d.band} ${bandRange[d.band]}`}
+            aria-label={`${label(d.band)} ${HEALTH_BAND_RANGES[d.band]}`}
             onMouseEnter={() => setHovered(d.band)}
             onMouseLeave={() => setHovered(null)}
             onFocus={() => setHovered(d.band)}
@@ -86,27 +88,27 @@ export function HealthGauge(props: {
           <circle r="6" />
         </g>
         <text y="-18" textAnchor="middle" className="gauge__value">
-          {label}
+          {value}
         </text>
         <text y="4" textAnchor="middle" className="gauge__band">
-          {band ?? 'Liquidatable'}
+          {bandText}
         </text>
       </svg>
       <p className="gauge__subtitle" aria-live="polite">
         {hovered ? (
           <>
-            {hovered}: {bandRange[hovered]}
+            {label(hovered)}: {HEALTH_BAND_RANGES[hovered]}
             {hovered === band && (
-              <strong className="gauge__here"> {content.vault.youAreHere}</strong>
+              <strong className="gauge__here"> {CONTENT.gauge.youAreHere}</strong>
             )}
           </>
         ) : band ? (
-          bandRange[band]
-        ) : (
-          'Below 135%'
-        )}
+          HEALTH_BAND_RANGES[band]
+        ) : props.hasDebt ? (
+          `Below ${LIQUIDATION_THRESHOLD_PERCENT}%`
+        ) : null}
       </p>
-      {props.hasDebt && (band === 'Risky' || band === 'Moderate' || band == null) && (
+      {props.hasDebt && (band === 'risky' || band === 'moderate' || band == null) && (
         <button
           type="button"
           className="btn btn--small"
@@ -120,11 +122,11 @@ export function HealthGauge(props: {
       <Sheet
         open={info != null}
         onOpenChange={(o) => !o && setInfo(null)}
-        title={info ?? ''}
+        title={info ? label(info) : ''}
         placement="bottom-sheet"
-        description={info ? bandRange[info] : ''}
+        description={info ? HEALTH_BAND_RANGES[info] : ''}
       >
-        {info === band && <p className="gauge__here">{content.vault.youAreHere}</p>}
+        {info === band && <p className="gauge__here">{CONTENT.gauge.youAreHere}</p>}
       </Sheet>
     </section>
   );

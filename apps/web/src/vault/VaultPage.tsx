@@ -1,11 +1,12 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { useSearchParams } from 'react-router';
+import { CONTENT } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
+import type { FlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../layout/SocialLinks';
-import { content, type FlowAction } from '../protocol-gaps';
 import { useWallet } from '../wallet';
 import { Dashboard, DashboardSkeleton } from './Dashboard';
 import './vault.css';
@@ -70,7 +71,7 @@ function Welcome() {
           className="btn btn--primary btn--large"
           onClick={() => flows.openFlow('create')}
         >
-          {content.vault.createVault}
+          {CONTENT.vaultPage.createVault}
         </button>
         <SocialLinks />
       </div>
@@ -93,18 +94,18 @@ function CreationPending() {
   return (
     <section className="state-card" aria-live="polite">
       <span className="spinner spinner--large" aria-hidden="true" />
-      <p className="state-card__text">{content.vault.pending}</p>
+      <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
       <div className="state-card__links">
         {config.telegramBot && (
           <a href={`https://t.me/${config.telegramBot}`} target="_blank" rel="noreferrer">
-            {content.vault.enableTelegram}
+            {CONTENT.vaultPage.enableTelegram}
           </a>
         )}
         {txid && <TxLink txid={txid} />}
       </div>
       {running && (
         <button type="button" className="btn" onClick={() => flows.setDrawerOpen(true)}>
-          {content.vault.transactionTracker}
+          {CONTENT.vaultPage.transactionTracker}
         </button>
       )}
     </section>
@@ -117,9 +118,9 @@ function CreationSuccess({ onGoToVault }: { onGoToVault: () => void }) {
       <p className="success-mark" aria-hidden="true">
         ✓
       </p>
-      <h1>{content.vault.success}</h1>
+      <h1>{CONTENT.vaultPage.created}</h1>
       <button type="button" className="btn btn--primary" onClick={onGoToVault}>
-        {content.vault.goToVault}
+        {CONTENT.vaultPage.goToVault}
       </button>
     </section>
   );

@@ -12,12 +12,14 @@ const PSBT_OPTIONS = { allowUnknownOutputs: true, allowUnknownInputs: true } as 
 export const psbtBase64ToHex = (psbt: string) => hex.encode(base64.decode(psbt));
 export const psbtHexToBase64 = (psbt: string) => base64.encode(hex.decode(psbt));
 
-/** Which of the account's keys an input needs. */
-export type InputOwner = 'payment' | 'taproot' | 'vault';
+/** Which of the account's keys an input needs: the sats address's, the runes address's, the vault's. */
+export type InputOwner = 'payment' | 'runes' | 'vault';
 
 /**
  * Tells, for each requested input, which key of the account signs it: a vault input (spent through
- * the update leaf) needs the vault key; others are matched by the address their prevout pays.
+ * the update leaf) needs the vault key; a UNIT input pays the runes address and needs its key
+ * (Xverse's and Leather's ordinals key); the rest are payment inputs. Where the runes address is
+ * the sats address (Unisat) the one key signs either way.
  */
 export async function inputOwners(
   psbtBase64: string,
@@ -41,7 +43,8 @@ export async function inputOwners(
     }
     const script = input.witnessUtxo?.script;
     const paysTo = script ? safeAddress(btc, script, account.satsAddress) : null;
-    owners.set(index, paysTo === account.runesAddress ? 'taproot' : 'payment');
+    const isRunes = paysTo === account.runesAddress && paysTo !== account.satsAddress;
+    owners.set(index, isRunes ? 'runes' : 'payment');
   }
   return owners;
 }

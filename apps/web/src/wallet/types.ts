@@ -10,8 +10,15 @@ export interface WalletAccount {
   satsPublicKey: string;
   /** 32-byte x-only hex key that goes into the vault's update leaf */
   vaultPubkey: string;
-  /** where UNIT runes are sent (P2TR) */
+  /** where UNIT runes are sent, and spent from on repay (P2TR; Unisat's one address may be P2WPKH) */
   runesAddress: string;
+  /**
+   * hex public key of runesAddress: 32-byte x-only when it is P2TR (the tapInternalKey of its
+   * inputs), 33-byte compressed for P2WPKH. Xverse and Leather keep runes on their Taproot
+   * (ordinals) account, whose key differs from the payment key; Unisat and the devnet wallet
+   * reuse the payment key.
+   */
+  runesPublicKey: string;
 }
 
 /** One row of the wallet picker. */

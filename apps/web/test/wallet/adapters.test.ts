@@ -1,4 +1,4 @@
-import { schnorr } from '@noble/curves/secp256k1.js';
+import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import * as btc from '@scure/btc-signer';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,8 +11,10 @@ import { deriveDevnetKeys, readDevnetSecret } from '../../src/wallet/devnet-key'
 import { WalletError } from '../../src/wallet/errors';
 import {
   addressesOf,
+  buildRepayPsbtFor,
   buildVaultPsbt,
   cosignFinalizeAndVerify,
+  cosignRepayAndVerify,
   parsePsbt,
   userKeys,
 } from './fixtures';
@@ -35,6 +37,7 @@ afterEach(() => {
 });
 
 const own = addressesOf(userKeys);
+const taprootXOnly = hex.encode(schnorr.getPublicKey(userKeys.taprootKey));
 
 describe('Xverse adapter (sats-connect against an injected provider)', () => {
   it('connects with payment and ordinals addresses and derives the vault key from the Taproot key', async () => {
@@ -43,27 +46,40 @@ describe('Xverse adapter (sats-connect against an injected provider)', () => {
     expect(account).toEqual({
       satsAddress: own.payment.address,
       satsPublicKey: own.payment.publicKey,
-      vaultPubkey: hex.encode(schnorr.getPublicKey(userKeys.taprootKey)),
+      vaultPubkey: taprootXOnly,
       runesAddress: own.taproot.address,
+      runesPublicKey: taprootXOnly,
     });
+    // The ordinals account has a key of its own: the payment key cannot spend the runes.
+    expect(account.runesPublicKey).not.toBe(account.satsPublicKey.slice(2));
   });
 
-  it('signs only the requested inputs, and the guardian can complete a valid transaction', async () => {
-    installFakeXverse();
+  it('signs a repay with all three keys: payment input by the payment address, UNIT and vault inputs by the ordinals address', async () => {
+    const fake = installFakeXverse();
     const adapter = createXverseAdapter();
-    await adapter.connect();
-    const fixture = buildVaultPsbt({
-      vaultKey: userKeys.taprootKey,
-      paymentScript: btc.OutScript.encode(
-        btc.Address(btc.TEST_NETWORK).decode(own.payment.address),
-      ),
-    });
+    const account = await adapter.connect();
+    const fixture = buildRepayPsbtFor(account);
     const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
+    const request = fake.calls.find((c) => c.method === 'signPsbt')!.params as {
+      signInputs: Record<string, number[]>;
+    };
+    expect(request.signInputs).toEqual({
+      [own.taproot.address]: [fixture.vaultInput, fixture.unitInput],
+      [own.payment.address]: [fixture.paymentInput],
+    });
     const tx = parsePsbt(signed);
-    expect(tx.getInput(fixture.treasuryInput).tapKeySig).toBeUndefined();
-    expect(tx.getInput(fixture.vaultInput).tapScriptSig).toHaveLength(1);
-    expect(tx.getInput(2).partialSig).toHaveLength(1);
-    expect(cosignFinalizeAndVerify(signed, fixture).verdict).toEqual({ ok: true });
+    expect(tx.getInput(fixture.unitInput).tapKeySig).toBeDefined();
+    expect(tx.getInput(fixture.paymentInput).partialSig).toHaveLength(1);
+    expect(cosignRepayAndVerify(signed, fixture)).toEqual({ ok: true });
+  });
+
+  it('needs the runes key for a repay: with the payment key in its place no PSBT can be built', async () => {
+    installFakeXverse();
+    const account = await createXverseAdapter().connect();
+    // btc-signer checks tapInternalKey against the prevout's Taproot output key.
+    expect(() => buildRepayPsbtFor({ ...account, runesPublicKey: account.satsPublicKey })).toThrow(
+      /Taproot commitment does not match/,
+    );
   });
 
   it('turns a cancelled request into a rejection, not a failure', async () => {
@@ -110,7 +126,38 @@ describe('Unisat adapter (window.unisat)', () => {
     expect(account.satsAddress).toBe(unisatAddress);
     expect(account.runesAddress).toBe(unisatAddress);
     expect(account.vaultPubkey).toBe(hex.encode(schnorr.getPublicKey(userKeys.paymentKey)));
+    // One key for both: compressed, since the shared address is P2WPKH.
+    expect(account.runesPublicKey).toBe(account.satsPublicKey);
+    expect(account.runesPublicKey).toBe(
+      hex.encode(secp256k1.getPublicKey(userKeys.paymentKey, true)),
+    );
     expect(await adapter.balance!()).toBe(100_000n);
+  });
+
+  it('gives a Taproot account the x-only key as its runes key', async () => {
+    installFakeUnisat({ key: userKeys.taprootKey, addressType: 'p2tr' });
+    const account = await createUnisatAdapter().connect();
+    expect(account.runesAddress).toBe(own.taproot.address);
+    expect(account.runesPublicKey).toBe(taprootXOnly);
+  });
+
+  it('signs a repay (UNIT and payment inputs on its one address, the vault leaf) with its one key', async () => {
+    for (const addressType of ['p2wpkh', 'p2tr'] as const) {
+      const fake = installFakeUnisat({ key: userKeys.taprootKey, addressType });
+      const adapter = createUnisatAdapter();
+      const account = await adapter.connect();
+      const fixture = buildRepayPsbtFor(account);
+      const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
+      expect(fake.lastSignOptions).toEqual({
+        autoFinalized: false,
+        toSignInputs: [
+          { index: fixture.vaultInput, publicKey: account.satsPublicKey, disableTweakSigner: true },
+          { index: fixture.unitInput, publicKey: account.satsPublicKey },
+          { index: fixture.paymentInput, publicKey: account.satsPublicKey },
+        ],
+      });
+      expect(cosignRepayAndVerify(signed, fixture)).toEqual({ ok: true });
+    }
   });
 
   it('signs hex PSBTs unfinalized with toSignInputs by public key, producing valid signatures', async () => {
@@ -178,7 +225,7 @@ describe('Leather adapter (window.LeatherProvider)', () => {
     const account = await adapter.connect();
     expect(account.satsAddress).toBe(own.payment.address);
     expect(account.runesAddress).toBe(own.taproot.address);
-    expect(account.vaultPubkey).toBe(hex.encode(schnorr.getPublicKey(userKeys.taprootKey)));
+    expect(account.vaultPubkey).toBe(taprootXOnly);
     const fixture = buildVaultPsbt({
       vaultKey: userKeys.taprootKey,
       paymentScript: btc.OutScript.encode(
@@ -187,6 +234,19 @@ describe('Leather adapter (window.LeatherProvider)', () => {
     });
     const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
     expect(cosignFinalizeAndVerify(signed, fixture).verdict).toEqual({ ok: true });
+  });
+
+  it("reports its Taproot account's own key, x-only, as the runes key and signs a repay with it", async () => {
+    installFakeLeather();
+    const adapter = createLeatherAdapter(undefined, 'signet');
+    const account = await adapter.connect();
+    // Leather hands the Taproot key out compressed; the account carries it x-only.
+    expect(account.runesPublicKey).toBe(taprootXOnly);
+    expect(account.runesPublicKey).not.toBe(account.satsPublicKey.slice(2));
+    const fixture = buildRepayPsbtFor(account);
+    const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
+    expect(parsePsbt(signed).getInput(fixture.unitInput).tapKeySig).toBeDefined();
+    expect(cosignRepayAndVerify(signed, fixture)).toEqual({ ok: true });
   });
 
   it('maps a rejected request to a rejection and a mainnet account to mainnet', async () => {
@@ -225,6 +285,11 @@ describe('Devnet wallet', () => {
     const { vaultKey } = deriveDevnetKeys(secret);
     expect(account.vaultPubkey).toBe(hex.encode(schnorr.getPublicKey(vaultKey)));
     expect(account.vaultPubkey).not.toBe(account.satsPublicKey.slice(2));
+    // The runes address is the payment key's Taproot output: its key, x-only.
+    expect(account.runesPublicKey).toBe(account.satsPublicKey.slice(2));
+    expect(account.runesAddress).toBe(
+      btc.p2tr(hex.decode(account.runesPublicKey), undefined, btc.TEST_NETWORK).address,
+    );
     // funded once, on first use only
     expect(faucet).toEqual([{ address: account.satsAddress, sats: DEVNET_FAUCET_SATS }]);
     expect((await adapter.connect()).satsAddress).toBe(account.satsAddress);
@@ -252,6 +317,14 @@ describe('Devnet wallet', () => {
     const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
     expect(parsePsbt(signed).getInput(fixture.treasuryInput).tapKeySig).toBeUndefined();
     expect(cosignFinalizeAndVerify(signed, fixture).verdict).toEqual({ ok: true });
+  });
+
+  it('signs a repay: its UNIT input with the payment key (key path), the vault leaf with the vault key', async () => {
+    const adapter = createDevnetAdapter({ network: 'devnet', requestFaucet: async () => {} });
+    const account = await adapter.connect();
+    const fixture = buildRepayPsbtFor(account);
+    const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
+    expect(cosignRepayAndVerify(signed, fixture)).toEqual({ ok: true });
   });
 
   it('is not offered off the devnet', async () => {

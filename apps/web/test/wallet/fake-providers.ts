@@ -1,11 +1,25 @@
 // Injected wallet providers with each wallet's real API shape, signing with real test keys through
-// @scure/btc-signer. Unit tests install them on `window`; browser tests can inject the same code.
+// @scure/btc-signer. Unit tests install them on `window`; the browser journeys inject the same code
+// before the app loads (e2e/support/wallets/ bundles it), so keep it free of test-runner imports.
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import * as btc from '@scure/btc-signer';
-import { addressesOf, userKeys, type TestWalletKeys } from './fixtures';
+// The adapters' descriptions of each wallet's API (they also declare window.unisat and
+// window.LeatherProvider, which keeps this file type-checked wherever it is bundled from).
+import type { LeatherApi } from '../../src/wallet/adapters/leather';
+import type { UnisatApi } from '../../src/wallet/adapters/unisat';
+import { addressesOf, userKeys, type TestWalletKeys } from './keys';
 
 type Listener = () => void;
+
+/**
+ * Xverse and Leather derive the payment and the Taproot (ordinals) account on different paths, so
+ * the two keys always differ; a fake with one key for both would hide a mixed-up key.
+ */
+function assertTwoAccounts(keys: TestWalletKeys): void {
+  if (hex.encode(keys.paymentKey) === hex.encode(keys.taprootKey))
+    throw new Error('fake wallet: the payment and Taproot accounts need different keys');
+}
 
 const signIndices = (psbt: Uint8Array, jobs: Array<{ index: number; key: Uint8Array }>) => {
   const tx = btc.Transaction.fromPSBT(psbt, { allowUnknownOutputs: true });
@@ -32,6 +46,7 @@ export function installFakeXverse(
   opts: { keys?: TestWalletKeys; network?: FakeXverse['network'] } = {},
 ): FakeXverse {
   const keys = opts.keys ?? userKeys;
+  assertTwoAccounts(keys);
   const listeners = new Map<string, Set<Listener>>();
   const state: FakeXverse = {
     rejectNext: false,
@@ -45,6 +60,7 @@ export function installFakeXverse(
   };
   const addresses = () => {
     const own = addressesOf(keys, state.network === 'Mainnet' ? 'mainnet' : 'testnet');
+    // The ordinals key comes x-only, as Xverse reports Taproot keys.
     return [
       { ...own.payment, purpose: 'payment', addressType: 'p2wpkh', walletType: 'software' },
       { ...own.taproot, purpose: 'ordinals', addressType: 'p2tr', walletType: 'software' },
@@ -182,7 +198,7 @@ export function installFakeUnisat(
       throw { code: 4001, message: 'User rejected the request.' };
     }
   };
-  window.unisat = {
+  const unisat: UnisatApi = {
     async requestAccounts() {
       maybeReject();
       state.granted = true;
@@ -233,6 +249,7 @@ export function installFakeUnisat(
       listeners.get(event)?.delete(handler);
     },
   };
+  window.unisat = unisat;
   return state;
 }
 
@@ -248,6 +265,7 @@ export function installFakeLeather(
   opts: { keys?: TestWalletKeys; network?: 'mainnet' | 'testnet' } = {},
 ): FakeLeather {
   const keys = opts.keys ?? userKeys;
+  assertTwoAccounts(keys);
   const own = addressesOf(keys, opts.network ?? 'testnet');
   const state: FakeLeather = {
     rejectNext: false,
@@ -301,7 +319,7 @@ export function installFakeLeather(
     }
     throw { jsonrpc: '2.0', id: '1', error: { code: -32601, message: 'Method not found' } };
   };
-  window.LeatherProvider = { request } as unknown as NonNullable<Window['LeatherProvider']>;
+  window.LeatherProvider = { request } as unknown as LeatherApi;
   return state;
 }
 

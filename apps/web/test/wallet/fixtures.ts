@@ -1,38 +1,30 @@
-// Keys, a vault-shaped PSBT and the co-signing + verification a guardian would do. Shared by the
-// wallet unit tests and (later) the browser tests, which inject the fake providers beside this file.
-import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
+// Vault-shaped PSBTs and the co-signing + verification a guardian would do, for the wallet unit
+// tests. The keys live in keys.ts, which the injected providers of the browser tests share
+// (e2e/support/wallets/ bundles fake-providers.ts).
+import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import * as btc from '@scure/btc-signer';
 import type { ConfigDto, Network } from '@unit/protocol';
-import { vaultOutput, verifyInputs, type Prevout } from '@unit/bitcoin';
+import {
+  addressToScript,
+  buildRepayPsbt,
+  vaultOutput,
+  verifyInputs,
+  type Prevout,
+  type VaultWallet,
+} from '@unit/bitcoin';
+import type { WalletAccount } from '../../src/wallet';
+import { guardKey, treasuryKey } from './keys';
 
-export const keyFrom = (byte: number) => new Uint8Array(32).fill(byte);
-
-/** A wallet's keys: one for the payment (P2WPKH) address, one for the Taproot (runes) address. */
-export interface TestWalletKeys {
-  paymentKey: Uint8Array;
-  taprootKey: Uint8Array;
-}
-
-export const userKeys: TestWalletKeys = { paymentKey: keyFrom(0x11), taprootKey: keyFrom(0x22) };
-export const guardKey = keyFrom(0x33);
-export const treasuryKey = keyFrom(0x44);
-
-export const btcNetworkOf = (network: 'mainnet' | 'testnet') =>
-  network === 'mainnet' ? btc.NETWORK : btc.TEST_NETWORK;
-
-export function addressesOf(keys: TestWalletKeys, network: 'mainnet' | 'testnet' = 'testnet') {
-  const net = btcNetworkOf(network);
-  const paymentPub = secp256k1.getPublicKey(keys.paymentKey, true);
-  const taprootPub = schnorr.getPublicKey(keys.taprootKey);
-  return {
-    payment: { address: btc.p2wpkh(paymentPub, net).address!, publicKey: hex.encode(paymentPub) },
-    taproot: {
-      address: btc.p2tr(taprootPub, undefined, net).address!,
-      publicKey: hex.encode(taprootPub),
-    },
-  };
-}
+export {
+  addressesOf,
+  btcNetworkOf,
+  guardKey,
+  keyFrom,
+  treasuryKey,
+  userKeys,
+  type TestWalletKeys,
+} from './keys';
 
 const TXID_A = 'aa'.repeat(32);
 const TXID_B = 'bb'.repeat(32);
@@ -116,6 +108,89 @@ export function cosignFinalizeAndVerify(signed: string, fixture: VaultPsbt) {
   tx.signIdx(treasuryKey, fixture.treasuryInput);
   tx.finalize();
   return { verdict: verifyInputs(tx.extract(), fixture.prevouts), tx };
+}
+
+/**
+ * The wallet half of a vault transaction as the browser's guardian client builds it from the
+ * connected account (apps/web/src/flows/guardian-client.ts): UNIT inputs carry the runes key.
+ */
+export function vaultWalletOf(account: WalletAccount): VaultWallet {
+  return {
+    satsScript: addressToScript(account.satsAddress, btc.TEST_NETWORK),
+    paymentPublicKey: hex.decode(account.satsPublicKey),
+    runesScript: addressToScript(account.runesAddress, btc.TEST_NETWORK),
+    runesPublicKey: hex.decode(account.runesPublicKey),
+  };
+}
+
+export interface RepayPsbt {
+  psbt: string;
+  prevouts: Prevout[];
+  /** what the wallet signs: the vault's update leaf, its UNIT input and its payment input */
+  userInputs: number[];
+  guardianInputs: number[];
+  vaultInput: number;
+  /** the UNIT output of the runes address being spent back to the treasury */
+  unitInput: number;
+  paymentInput: number;
+}
+
+/**
+ * A real repay PSBT (@unit/bitcoin's builder, docs/protocol.md): the vault through its update leaf,
+ * a UNIT output held at the account's runes address, and a payment UTXO of its sats address for
+ * the fee. Signing it needs every key of the account: vault, runes and payment.
+ */
+export function buildRepayPsbtFor(account: WalletAccount): RepayPsbt {
+  const wallet = vaultWalletOf(account);
+  const vaultOf = (threshold: number) =>
+    vaultOutput({
+      vaultPubkey: hex.decode(account.vaultPubkey),
+      guardPubkey: schnorr.getPublicKey(guardKey),
+      thresholdHash: new Uint8Array(20).fill(threshold),
+      network: btc.TEST_NETWORK,
+    });
+  const built = buildRepayPsbt({
+    wallet,
+    feeRate: 2,
+    state: {
+      quotePriceCents: 9_500_000n,
+      thresholdCents: 4_000_000n,
+      quoteStamp: 1_700_000_000,
+      nonce: new Uint8Array(16).fill(9),
+      expiry: 1_700_000_300,
+    },
+    newVault: vaultOf(8),
+    vault: { txid: TXID_A, vout: 0, value: 1_000_000n, unitDebt: 30_000n, output: vaultOf(7) },
+    repayAmount: 10_000n,
+    unitUtxos: [
+      { txid: TXID_B, vout: 1, value: 10_000n, script: wallet.runesScript, unitAmount: 30_000n },
+    ],
+    utxos: [{ txid: TXID_C, vout: 2, value: 200_000n, script: wallet.satsScript }],
+    treasuryScript: btc.p2tr(schnorr.getPublicKey(treasuryKey), undefined, btc.TEST_NETWORK).script,
+    unitRuneId: { block: 1n, tx: 0 },
+  });
+  const tx = btc.Transaction.fromPSBT(built.psbt, { allowUnknownOutputs: true });
+  const prevouts = Array.from({ length: tx.inputsLength }, (_, i) => {
+    const { script, amount } = tx.getInput(i).witnessUtxo!;
+    return { script, amount };
+  });
+  return {
+    psbt: base64.encode(built.psbt),
+    prevouts,
+    userInputs: built.signInputs.user,
+    guardianInputs: built.signInputs.guardian,
+    vaultInput: 0,
+    unitInput: 1,
+    paymentInput: 2,
+  };
+}
+
+/** The guardian's co-signature on the vault, then finalisation and the devnet's witness checks. */
+export function cosignRepayAndVerify(signed: string, fixture: RepayPsbt) {
+  const tx = parsePsbt(signed);
+  for (const index of fixture.guardianInputs) tx.signIdx(guardKey, index);
+  tx.finalize();
+  return verifyInputs(tx.extract(), fixture.prevouts);
 }
 
 export function testConfig(network: Network): ConfigDto {

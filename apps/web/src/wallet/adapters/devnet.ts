@@ -47,7 +47,9 @@ export async function devnetAccountOf(secret: Uint8Array): Promise<WalletAccount
     satsAddress: btc.p2wpkh(paymentPub, btc.TEST_NETWORK).address!,
     satsPublicKey: hex.encode(paymentPub),
     vaultPubkey: hex.encode(schnorr.getPublicKey(vaultKey)),
+    // The runes address is the payment key's Taproot output (key path).
     runesAddress: btc.p2tr(paymentPub.subarray(1), undefined, btc.TEST_NETWORK).address!,
+    runesPublicKey: hex.encode(paymentPub.subarray(1)),
   };
 }
 

@@ -1,7 +1,8 @@
 // Leather through window.LeatherProvider's request(method, params) RPC. Leather hands out a native
-// segwit address (sats) and a Taproot address (runes; its key is the vault key).
+// segwit address (sats) and a Taproot address (runes) with a key of its own, which is the vault key.
 import type { Network } from '@unit/protocol';
 import { WalletError, toWalletError, walletMessages } from '../errors';
+import { xOnlyKeyHex } from '../keys';
 import { addressNetwork } from '../network';
 import { psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
@@ -80,12 +81,14 @@ export function createLeatherAdapter(
       const taproot = btc.find((a) => a.type === 'p2tr');
       if (!payment?.publicKey) throw new WalletError('no_accounts', walletMessages.noAccounts);
       if (!taproot?.publicKey) throw new WalletError('no_accounts', walletMessages.taprootNeeded);
-      const taprootKey = taproot.publicKey.toLowerCase();
+      // Leather reports its Taproot key compressed (33 bytes).
+      const taprootKey = xOnlyKeyHex(taproot.publicKey);
       account = {
         satsAddress: payment.address,
         satsPublicKey: payment.publicKey.toLowerCase(),
-        vaultPubkey: taprootKey.length === 66 ? taprootKey.slice(2) : taprootKey,
+        vaultPubkey: taprootKey,
         runesAddress: taproot.address,
+        runesPublicKey: taprootKey,
       };
       return account;
     },
@@ -101,6 +104,8 @@ export function createLeatherAdapter(
     },
     async signPsbt(psbtBase64, { signInputs }) {
       const leather = api();
+      // signAtIndex names inputs only: Leather signs each with whichever of its two keys (native
+      // segwit, Taproot) the input needs, so payment, UNIT and vault inputs go in one list.
       try {
         const { result } = await leather.request('signPsbt', {
           hex: psbtBase64ToHex(psbtBase64),

@@ -1,7 +1,9 @@
 // Unisat through its injected window.unisat API. Unisat shares one address per account, so that
-// address is both the sats and the runes address; its key (x-only) is the vault key.
+// address is both the sats and the runes address, spent with the one key; its key (x-only) is the
+// vault key.
 import type { Network } from '@unit/protocol';
 import { WalletError, toWalletError, walletMessages } from '../errors';
+import { spendingKeyHex, xOnlyKeyHex } from '../keys';
 import { addressNetwork } from '../network';
 import { inputOwners, psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
@@ -80,8 +82,9 @@ export function createUnisatAdapter(
     const next: WalletAccount = {
       satsAddress: address,
       satsPublicKey: publicKey,
-      vaultPubkey: publicKey.length === 66 ? publicKey.slice(2) : publicKey,
+      vaultPubkey: xOnlyKeyHex(publicKey),
       runesAddress: address,
+      runesPublicKey: spendingKeyHex(address, publicKey),
     };
     return next;
   };
@@ -144,6 +147,7 @@ export function createUnisatAdapter(
       const unisat = api();
       if (!account) throw new WalletError('failed', 'Connect Unisat first.');
       const owners = await inputOwners(psbtBase64, signInputs, account);
+      // One key signs every input (payment, UNIT, vault); Unisat wants it as it reported it.
       const toSignInputs = signInputs.map((index) => ({
         index,
         publicKey: account!.satsPublicKey,

@@ -1,8 +1,9 @@
 // Xverse through sats-connect, loaded lazily: most visitors never pick Xverse, and the library pulls
 // in its own dependencies. The payment address holds the sats, the ordinals (Taproot) address
-// receives UNIT runes, and its key is the vault key.
+// receives UNIT runes; its key, not the payment key, spends them and is the vault key.
 import type { Network } from '@unit/protocol';
 import { WalletError, toWalletError, walletMessages } from '../errors';
+import { xOnlyKeyHex } from '../keys';
 import { inputOwners } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
 
@@ -55,12 +56,14 @@ function accountOf(addresses: readonly XverseAddress[]): WalletAccount {
   const ordinals = addresses.find((a) => a.purpose === 'ordinals');
   if (!payment) throw new WalletError('no_accounts', walletMessages.noAccounts);
   if (!ordinals) throw new WalletError('no_accounts', walletMessages.taprootNeeded);
-  const taprootKey = ordinals.publicKey.toLowerCase();
+  // Xverse reports the ordinals key x-only already; older versions sent it compressed.
+  const taprootKey = xOnlyKeyHex(ordinals.publicKey);
   return {
     satsAddress: payment.address,
     satsPublicKey: payment.publicKey.toLowerCase(),
-    vaultPubkey: taprootKey.length === 66 ? taprootKey.slice(2) : taprootKey,
+    vaultPubkey: taprootKey,
     runesAddress: ordinals.address,
+    runesPublicKey: taprootKey,
   };
 }
 
@@ -155,7 +158,9 @@ export function createXverseAdapter(
     async signPsbt(psbtBase64, { signInputs }) {
       if (!account) throw new WalletError('failed', 'Connect Xverse first.');
       const current = account;
-      // sats-connect wants the inputs grouped by the address whose key signs them.
+      // sats-connect wants the inputs grouped by the address whose key signs them: the payment
+      // address for payment inputs, the ordinals address for UNIT (runes) inputs and for the
+      // vault's update leaf (the ordinals key is the vault key).
       const owners = await inputOwners(psbtBase64, signInputs, current);
       const byAddress: Record<string, number[]> = {};
       for (const index of signInputs) {

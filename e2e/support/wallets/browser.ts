@@ -1,0 +1,59 @@
+// Runs inside the page, before the app's own scripts (bundled by inject.ts for
+// page.addInitScript): stands an Unisat- or Xverse-shaped extension on window with the wallet's
+// real API, signing with real secp256k1 keys. The providers are the ones the wallet unit tests use
+// (apps/web/test/wallet/fake-providers.ts), set to the devnet's testnet addresses.
+import { installFakeUnisat, installFakeXverse } from '../../../apps/web/test/wallet/fake-providers';
+import { injectedWalletKeys, type InjectedWalletKind } from './keys';
+
+export interface InjectedWalletOptions {
+  kind: InjectedWalletKind;
+  privateKeyHex: string;
+}
+
+/** A real extension remembers which sites it trusts; the injected one keeps that per origin. */
+const GRANT_STORAGE = 'e2e.injected-wallet.granted';
+
+function grantStore() {
+  try {
+    const storage = window.localStorage;
+    return {
+      granted: () => storage.getItem(GRANT_STORAGE) === '1',
+      grant: () => storage.setItem(GRANT_STORAGE, '1'),
+      revoke: () => storage.removeItem(GRANT_STORAGE),
+    };
+  } catch {
+    // about:blank and other opaque origins have no storage: no memory there, and no app either.
+    return { granted: () => false, grant: () => undefined, revoke: () => undefined };
+  }
+}
+
+export function installInjectedWallet({ kind, privateKeyHex }: InjectedWalletOptions): void {
+  const keys = injectedWalletKeys(privateKeyHex);
+  const grants = grantStore();
+  if (kind === 'unisat') {
+    const state = installFakeUnisat({ key: keys.paymentKey, chain: 'BITCOIN_TESTNET' });
+    state.granted = grants.granted();
+    const unisat = window.unisat!;
+    const requestAccounts = unisat.requestAccounts.bind(unisat);
+    unisat.requestAccounts = async () => {
+      const accounts = await requestAccounts();
+      grants.grant();
+      return accounts;
+    };
+    return;
+  }
+  const state = installFakeXverse({ keys, network: 'Testnet' });
+  state.connected = grants.granted();
+  const provider = (
+    window as unknown as {
+      XverseProviders: { BitcoinProvider: { request(m: string, p: unknown): Promise<unknown> } };
+    }
+  ).XverseProviders.BitcoinProvider;
+  const request = provider.request.bind(provider);
+  provider.request = async (method, params) => {
+    const reply = await request(method, params);
+    if (method === 'wallet_connect' && state.connected) grants.grant();
+    if (method === 'wallet_disconnect') grants.revoke();
+    return reply;
+  };
+}

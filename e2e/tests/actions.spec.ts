@@ -1,0 +1,98 @@
+// Journey 2: borrow, repay and withdraw from the dashboard, each through its drawer's three steps,
+// the pending banner, a block, and the cards, table and chart that follow (the deposit part is in
+// create-vault.spec.ts). The price stays at the devnet's 95,000 USD throughout.
+import { format } from 'date-fns';
+import type { Locator, Page } from '@playwright/test';
+import { test, expect, type Devnet } from '../support/fixtures';
+import { connectDevnetWallet, openDrawer, openVault } from '../support/journey';
+
+/** Fills the drawer's amount, submits it and follows the pending entry to Completed. */
+async function runAction(
+  page: Page,
+  devnet: Devnet,
+  drawer: Locator,
+  { action, amount, title }: { action: string; amount: string; title: string },
+) {
+  await drawer.locator('input[inputmode="decimal"]').first().fill(amount);
+  await drawer.getByRole('button', { name: action, exact: true }).click();
+  // Step 3: the exact success title, and the pending banner with 'Finalizing...'.
+  await expect(page.getByText(title).first()).toBeVisible();
+  await expect(page.getByText('Finalizing...').first()).toBeVisible();
+  await devnet.mine(1);
+  await expect(page.getByText('Finalizing...')).toBeHidden({ timeout: 60_000 });
+}
+
+test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, checkA11y, snap }) => {
+  const phone = test.info().project.name === 'phone';
+  await connectDevnetWallet(page, devnet);
+  await openVault(page, devnet, { name: 'Actions', btc: '0.02', unit: '300' });
+  // 0.02 BTC x 95,000 / 300 UNIT = 633%: shown as 500+%.
+  await expect(page.getByRole('group', { name: 'Collateral ratio 500+%, Healthy' })).toBeVisible();
+  await expect(page.getByText('$20,250.00').first()).toBeVisible();
+
+  // Borrow 200 UNIT: 500 UNIT owed, 380%, liquidation at 500 x 1.35 / 0.02 = $33,750.00.
+  let drawer = await openDrawer(page, 'Borrow');
+  await expect(drawer.getByRole('button', { name: 'Cancel' })).toBeVisible();
+  await snap(page, '20-borrow-form');
+  await checkA11y(page);
+  await runAction(page, devnet, drawer, {
+    action: 'Borrow',
+    amount: '200',
+    title: 'Vault Borrow Submitted!',
+  });
+  await expect(page.getByRole('group', { name: 'Collateral ratio 380%, Healthy' })).toBeVisible();
+  await expect(page.getByText('$33,750.00').first()).toBeVisible();
+  await expect(page.getByText('In wallet: 500.00 UNIT')).toBeVisible({ timeout: 30_000 });
+  await snap(page, '21-borrowed');
+
+  // Repay 100 UNIT: 400 UNIT owed, 475%, liquidation at $27,000.00.
+  drawer = await openDrawer(page, 'Repay');
+  await runAction(page, devnet, drawer, {
+    action: 'Repay',
+    amount: '100',
+    title: 'UNIT Repayment Submitted',
+  });
+  await expect(page.getByRole('group', { name: 'Collateral ratio 475%, Healthy' })).toBeVisible();
+  await expect(page.getByText('$27,000.00').first()).toBeVisible();
+  await expect(page.getByText('In wallet: 400.00 UNIT')).toBeVisible({ timeout: 30_000 });
+  await snap(page, '22-repaid');
+
+  // Withdraw 0.005 BTC: the vault pays the fee, so it keeps a little under 0.015 BTC (356%).
+  drawer = await openDrawer(page, 'Withdraw');
+  await runAction(page, devnet, drawer, {
+    action: 'Withdraw',
+    amount: '0.005',
+    title: 'BTC Withdrawal Submitted',
+  });
+  await expect(page.getByText(/0\.0149\d* BTC/).first()).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Collateral ratio 356%, Healthy' })).toBeVisible();
+  await checkA11y(page);
+  await snap(page, '23-withdrawn');
+
+  // The transactions table: this month's group, every action with its code's colour (SPEC §3).
+  const table = page.getByRole('region', { name: 'Vault transactions', exact: true });
+  await expect(table.getByText(format(new Date(), 'MMMM yyyy'))).toBeVisible();
+  const colours: Record<string, 'green' | 'red'> = {
+    'Open Vault': 'green',
+    'Borrow UNIT': 'red',
+    'Repay UNIT': 'green',
+    'Withdraw BTC': 'red',
+  };
+  for (const [type, colour] of Object.entries(colours)) {
+    const row = table.getByRole('row', { name: new RegExp(type) });
+    await expect(row).toBeVisible();
+    await expect(row.locator('[data-colour]')).toHaveAttribute('data-colour', colour);
+    // SPEC §2: the status column is hidden on narrow widths.
+    if (!phone) await expect(row).toContainText('Completed');
+  }
+
+  // The chart has points on every interval.
+  const chart = page.getByRole('region', { name: 'Collateral ratio', exact: true });
+  for (const label of ['1D', '1W', '1M', 'YTD']) {
+    await chart.getByRole('button', { name: label }).click();
+    const svg = chart.getByRole('img', { name: /^Collateral ratio, latest/ });
+    await expect(svg).toBeVisible();
+    expect(Number(await svg.getAttribute('data-points'))).toBeGreaterThan(0);
+  }
+  await snap(page, '24-chart-and-table');
+});

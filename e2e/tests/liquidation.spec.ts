@@ -1,0 +1,90 @@
+// Journey 5: the devnet price falls under a vault's liquidation price; its owner sees the vault in
+// liquidation with every action disabled, and a second user with a vault repossesses it from
+// /liquidations. The first user's history then shows the liquidation (l) and the claim (x).
+import { test, expect } from '../support/fixtures';
+import { connectDevnetWallet, openVault } from '../support/journey';
+
+const START_PRICE_USD = 95_000;
+
+test('a vault under its liquidation price is liquidated and repossessed by another user', async ({
+  page,
+  browser,
+  baseURL,
+  devnet,
+  checkA11y,
+  snap,
+}) => {
+  // Other journeys share this server: the price goes back whatever happens here.
+  test.info().setTimeout(240_000);
+  try {
+    // The first user borrows 400 UNIT on 0.01 BTC: liquidation at 400 x 1.35 / 0.01 = $54,000.00.
+    await connectDevnetWallet(page, devnet);
+    await openVault(page, devnet, { name: 'Fragile', btc: '0.01', unit: '400' });
+    await expect(page.getByText('$54,000.00').first()).toBeVisible();
+
+    // A second user, in a browser of their own, opens a well-collateralised vault.
+    const other = await browser.newContext({
+      baseURL,
+      viewport: page.viewportSize(),
+      bypassCSP: true,
+    });
+    const claimant = await other.newPage();
+    await connectDevnetWallet(claimant, devnet);
+    await openVault(claimant, devnet, { name: 'Sturdy', btc: '0.5', unit: '100' });
+
+    // 0.01 BTC x 50,000 / 400 UNIT = 125%, under the 135% threshold.
+    await devnet.setPrice(50_000);
+    await page.reload();
+    await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeVisible();
+    await expect(
+      page.getByText('All actions are disabled until liquidation completes.'),
+    ).toBeVisible();
+    await checkA11y(page);
+    await snap(page, '30-liquidation-modal');
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeHidden();
+    await expect(page.getByText('Liquidating...').first()).toBeVisible();
+    for (const action of ['Deposit', 'Withdraw', 'Borrow', 'Repay'])
+      await expect(page.getByRole('button', { name: action, exact: true })).toBeDisabled();
+    await snap(page, '31-liquidating');
+
+    // The claimant repossesses it from /liquidations.
+    await claimant.goto('/liquidations');
+    const row = claimant.getByRole('row', { name: /Fragile/ });
+    await expect(row).toBeVisible();
+    await checkA11y(claimant);
+    await snap(claimant, '32-liquidations');
+    await row.getByRole('button', { name: 'Repossess' }).click();
+    const confirm = claimant.getByRole('dialog', { name: 'Repossess Fragile' });
+    // 15% of 0.01 BTC goes to the treasury; the claimant takes the rest and the 400 UNIT debt.
+    await expect(confirm.getByText('0.0085 BTC')).toBeVisible();
+    await expect(confirm.getByText('400.00 UNIT')).toBeVisible();
+    await snap(claimant, '33-repossess-confirm');
+    await confirm.getByRole('button', { name: 'Repossess', exact: true }).click();
+    await expect(confirm.getByText('Liquidation claim submitted')).toBeVisible();
+    await expect(confirm.getByRole('link', { name: /^View transaction/ })).toBeVisible();
+    await snap(claimant, '34-claim-submitted');
+    await confirm.getByRole('button', { name: 'Close' }).last().click();
+    await expect(confirm).toBeHidden();
+    await devnet.mine(1);
+    await expect(row.getByText('Repossessed')).toBeVisible({ timeout: 30_000 });
+    await snap(claimant, '35-repossessed');
+
+    // The claimant's vault took the collateral (0.5 + 0.0085 BTC) and the debt (100 + 400 UNIT).
+    await claimant.goto('/');
+    await expect(claimant.getByText('0.5085 BTC').first()).toBeVisible();
+    await expect(claimant.getByText(/500(\.00)? UNIT/).first()).toBeVisible();
+    await other.close();
+
+    // The first user's history holds the liquidation and the claim.
+    await page.reload();
+    await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeVisible();
+    await page.keyboard.press('Escape');
+    const table = page.getByRole('region', { name: 'Vault transactions', exact: true });
+    await expect(table.getByRole('row', { name: /Vault Liquidation/ })).toBeVisible();
+    await expect(table.getByRole('row', { name: /Liquidation Claim/ })).toBeVisible();
+    await snap(page, '36-history-l-and-x');
+  } finally {
+    await devnet.setPrice(START_PRICE_USD);
+  }
+});
