@@ -33,6 +33,8 @@ const DEFAULT_GUARDIAN_FUNDING_SATS = 10n * SATS_PER_BTC;
 const DEFAULT_UNIT_SUPPLY = 100_000_000_000n;
 /** UNIT postage of the treasury output (CONSTANTS.md UNIT postage). */
 const TREASURY_POSTAGE_SATS = 10_000n;
+/** How many treasury UNIT outputs genesis creates: how many issues can be reserved at once. */
+const TREASURY_OUTPUTS = 8;
 const GENESIS_ETCHING_FEE_SATS = 10_000n;
 const FAUCET_FEE_RATE = 2n;
 /** Mainnet's schedule: at 10 s blocks the first halving is weeks away, so the faucet never dries. */
@@ -421,7 +423,7 @@ export class Devnet {
 
   /**
    * Genesis: block 0 pays the faucet's allowance; block 1 holds the UNIT etching, a faucet-signed
-   * transaction whose runestone premines the whole supply to the treasury output (and funds the
+   * transaction whose runestone premines the whole supply over the treasury outputs (and funds the
    * guardian). The rune id is therefore 1:1, never the 0:0 that edicts reserve for "this etching".
    */
   async genesis(opts: {
@@ -445,11 +447,20 @@ export class Devnet {
           index: first.vout,
           witnessUtxo: { script: this.faucetScript, amount: big(first.value) },
         });
-        etching.addOutput({ script: opts.treasuryScript, amount: TREASURY_POSTAGE_SATS });
+        // The premine is split over several treasury outputs: each open or borrow locks one for
+        // its 30 s reservation, so one output alone would make concurrent issues wait in line.
+        for (let i = 0; i < TREASURY_OUTPUTS; i++)
+          etching.addOutput({ script: opts.treasuryScript, amount: TREASURY_POSTAGE_SATS });
+        const share = opts.unitSupply / BigInt(TREASURY_OUTPUTS);
         const { rune, spacers } = parseSpacedRune(UNIT_RUNE_NAME);
         etching.addOutput({
           script: encodeRunestone({
-            edicts: [],
+            // 0:0 names the rune this transaction etches; the remainder goes to the pointer.
+            edicts: Array.from({ length: TREASURY_OUTPUTS - 1 }, (_, i) => ({
+              id: { block: 0n, tx: 0 },
+              amount: share,
+              output: i + 1,
+            })),
             pointer: 0,
             etching: {
               rune,
@@ -461,7 +472,7 @@ export class Devnet {
           }),
           amount: 0n,
         });
-        let spent = TREASURY_POSTAGE_SATS + GENESIS_ETCHING_FEE_SATS;
+        let spent = TREASURY_POSTAGE_SATS * BigInt(TREASURY_OUTPUTS) + GENESIS_ETCHING_FEE_SATS;
         if (opts.guardianScript) {
           etching.addOutput({ script: opts.guardianScript, amount: opts.guardianFundingSats });
           spent += opts.guardianFundingSats;

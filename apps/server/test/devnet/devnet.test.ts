@@ -52,14 +52,16 @@ async function refusal(promise: Promise<unknown>): Promise<string> {
 }
 
 describe('devnet genesis', () => {
-  it('etches UNIT with divisibility 2 and premines the whole supply to the treasury output', async () => {
+  it('etches UNIT with divisibility 2 and premines the whole supply over 8 treasury outputs', async () => {
     const { devnet } = await fresh();
     expect(devnet.unitRuneId).toBe('1:1');
     expect((await devnet.tip()).height).toBe(1);
     const treasury = await devnet.unitOutputs(TREASURY.trAddress);
-    expect(treasury).toHaveLength(1);
-    expect(treasury[0]!.unit_amount).toBe(100_000_000_000);
-    expect(treasury[0]!.btc_amount).toBe(10_000);
+    // One output per concurrent reservation; together they hold the whole supply.
+    expect(treasury).toHaveLength(8);
+    expect(treasury.map((o) => o.unit_amount)).toEqual(Array(8).fill(12_500_000_000));
+    expect(treasury.every((o) => o.btc_amount === 10_000)).toBe(true);
+    expect(new Set(treasury.map((o) => o.txid)).size).toBe(1);
 
     const etchingHex = await devnet.txHex(treasury[0]!.txid);
     const artifact = decodeRunestone(transactionOutputs(etchingHex!));

@@ -37,7 +37,16 @@ describe('unit.reserve', () => {
     });
   });
 
-  it('does not hand the same treasury output to a second reservation while the first holds it', async () => {
+  it('hands each concurrent reservation an output of its own, until all 8 are held', async () => {
+    const outpoints = new Set<string>();
+    for (let i = 0; i < 7; i++) {
+      const { treasury_utxo: utxo } = await bob.reserve('open', 1_000);
+      outpoints.add(`${utxo!.txid}:${utxo!.vout}`);
+    }
+    // Seven further outputs, none of them the one alice holds.
+    expect(outpoints.size).toBe(7);
+    const [first] = await h.chain.unitOutputs(h.guardian.treasuryAddress);
+    expect(outpoints.has(`${first!.txid}:${first!.vout}`)).toBe(false);
     expect(await codeOf(bob.reserve('open', 1_000))).toBe('insufficient_funds');
   });
 
