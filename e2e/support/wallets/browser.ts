@@ -8,6 +8,10 @@ import { injectedWalletKeys, type InjectedWalletKind } from './keys';
 export interface InjectedWalletOptions {
   kind: InjectedWalletKind;
   privateKeyHex: string;
+  /** Unisat only: the chain the extension starts on (the devnet's testnet addresses by default). */
+  unisatChain?: 'BITCOIN_TESTNET' | 'BITCOIN_MAINNET';
+  /** The user declines the first request the app makes (connect). */
+  rejectFirst?: boolean;
 }
 
 /** A real extension remembers which sites it trusts; the injected one keeps that per origin. */
@@ -27,12 +31,18 @@ function grantStore() {
   }
 }
 
-export function installInjectedWallet({ kind, privateKeyHex }: InjectedWalletOptions): void {
+export function installInjectedWallet({
+  kind,
+  privateKeyHex,
+  unisatChain = 'BITCOIN_TESTNET',
+  rejectFirst = false,
+}: InjectedWalletOptions): void {
   const keys = injectedWalletKeys(privateKeyHex);
   const grants = grantStore();
   if (kind === 'unisat') {
-    const state = installFakeUnisat({ key: keys.paymentKey, chain: 'BITCOIN_TESTNET' });
+    const state = installFakeUnisat({ key: keys.paymentKey, chain: unisatChain });
     state.granted = grants.granted();
+    state.rejectNext = rejectFirst;
     const unisat = window.unisat!;
     const requestAccounts = unisat.requestAccounts.bind(unisat);
     unisat.requestAccounts = async () => {
@@ -44,6 +54,7 @@ export function installInjectedWallet({ kind, privateKeyHex }: InjectedWalletOpt
   }
   const state = installFakeXverse({ keys, network: 'Testnet' });
   state.connected = grants.granted();
+  state.rejectNext = rejectFirst;
   const provider = (
     window as unknown as {
       XverseProviders: { BitcoinProvider: { request(m: string, p: unknown): Promise<unknown> } };

@@ -17,6 +17,9 @@ export { injectedWalletAddresses, type InjectedWalletAddresses, type InjectedWal
 /** The bundle's global: `installInjectedWallet` of browser.ts. */
 const GLOBAL_NAME = '__unitInjectedWallet';
 
+/** How the injected extension behaves beyond its key: its starting chain, a declined request. */
+export type InjectedWalletBehaviour = Omit<InjectedWalletOptions, 'kind' | 'privateKeyHex'>;
+
 let bundled: Promise<string> | null = null;
 
 /** browser.ts and its crypto as one IIFE, built once per test worker. */
@@ -41,8 +44,9 @@ function walletBundle(): Promise<string> {
 export async function bundleWalletInit(
   kind: InjectedWalletKind,
   privateKeyHex: string,
+  behaviour: InjectedWalletBehaviour = {},
 ): Promise<string> {
-  const options: InjectedWalletOptions = { kind, privateKeyHex };
+  const options: InjectedWalletOptions = { kind, privateKeyHex, ...behaviour };
   return `${await walletBundle()}\n${GLOBAL_NAME}.installInjectedWallet(${JSON.stringify(options)});\n`;
 }
 
@@ -57,7 +61,8 @@ export async function injectWallet(
   page: Page,
   kind: InjectedWalletKind,
   privateKeyHex: string = randomWalletKey(),
+  behaviour: InjectedWalletBehaviour = {},
 ): Promise<InjectedWalletAddresses> {
-  await page.addInitScript({ content: await bundleWalletInit(kind, privateKeyHex) });
+  await page.addInitScript({ content: await bundleWalletInit(kind, privateKeyHex, behaviour) });
   return injectedWalletAddresses(kind, privateKeyHex);
 }
