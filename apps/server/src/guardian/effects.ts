@@ -139,9 +139,10 @@ export async function applyEffects(
       .set({ status: 'repossessed', claimed_by: vaultId, claim_txid: txid })
       .where('vault_id', '=', liquidated.vault_id)
       .execute();
+    // Its collateral and debt now belong to the claimant's vault: the record holds nothing.
     await trx
       .updateTable('vaults')
-      .set({ status: 'repossessed', updated_at: now })
+      .set({ status: 'repossessed', btc_locked: 0, unit_borrowed: 0, updated_at: now })
       .where('vault_id', '=', liquidated.vault_id)
       .execute();
     await appendVaultHistory(trx, {

@@ -99,7 +99,12 @@ describe('liquidation and repossession', () => {
       btc_amt: 1_000_000,
       vault_amount: 0,
     });
-    expect((await getVaultByPubkey(h.store.db, alice.vaultPubkey))?.status).toBe('repossessed');
+    // The claimed vault holds nothing any more: its owner's dashboard shows 0 BTC and 0 UNIT.
+    expect(await getVaultByPubkey(h.store.db, alice.vaultPubkey)).toMatchObject({
+      status: 'repossessed',
+      btc_locked: 0,
+      unit_borrowed: 0,
+    });
     expect(await getLiquidation(h.store.db, aliceVault.vault_id)).toMatchObject({
       status: 'repossessed',
       claimed_by: bobAfter.vault_id,
