@@ -85,7 +85,7 @@ describe('vault page states', () => {
     ).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Enable Telegram Notification' })).toHaveAttribute(
       'href',
-      'https://t.me/unit_bot',
+      'https://t.me/unit_bot?start=tb1qfakeaddress000000000000000000000000000',
     );
     expect(screen.getByRole('button', { name: 'Transaction Tracker' })).toBeInTheDocument();
 

@@ -1,6 +1,7 @@
 // The wire contract between apps/server and apps/web: JSON shapes of /api, the guardian RPC and the
 // chain services. Amounts on the wire are integers (sats, UNIT hundredths) as JSON numbers or, where
 // they may exceed 2^53, decimal strings. SPEC §3 field names are kept as the spec spells them.
+import type { MissionAction, ReferralLevel } from './missions';
 
 export type Network = 'devnet' | 'signet' | 'mutinynet' | 'mainnet';
 
@@ -339,4 +340,45 @@ export interface TelegramNotifyDto {
   btc_amount: number;
   unit_amount: number;
   vault_id: string;
+}
+
+/** 202 answer of POST /api/notify: how many chats the message was queued for. */
+export interface TelegramNotifyAcceptedDto {
+  queued: number;
+  /** false when the server runs without a Telegram bot */
+  enabled: boolean;
+}
+
+/** GET /api/missions?address= and POST /api/missions/:id/verify — SPEC §3 Mission. */
+export interface MissionDto {
+  id: string;
+  title: string;
+  action: MissionAction;
+  mission_tasks: number;
+  completed_tasks: number;
+}
+
+/** POST /api/missions/:id/verify body. */
+export interface VerifyMissionBody {
+  address: string;
+}
+
+/** GET /api/users/:address (404 {code:'not_found'} when none), POST /api/users — SPEC §3 User. */
+export interface UserDto {
+  address: string;
+  discord_id: string | null;
+  twitter_id: string | null;
+  telegram_id: string | null;
+  referral_code: string;
+  referred_by: string | null;
+  referrals: number;
+  level: ReferralLevel | null;
+  level_title: string | null;
+  postage_sats: number | null;
+}
+
+/** POST /api/users body (201 UserDto; idempotent). */
+export interface RegisterUserBody {
+  address: string;
+  referral_code?: string | null;
 }

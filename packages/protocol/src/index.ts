@@ -12,5 +12,6 @@ export * from './pending';
 export * from './chart';
 export * from './table';
 export * from './errors';
+export * from './missions';
 export * from './content';
 export type * from './api';

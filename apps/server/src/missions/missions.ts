@@ -2,7 +2,14 @@
 // actions). A mission is verified against what the chain-backed vault history records, so a
 // completion cannot be claimed by asking.
 import type { Kysely } from 'kysely';
-import type { ActionCode } from '@unit/protocol';
+import {
+  REFERRAL_LEVELS,
+  referralLevel,
+  type ActionCode,
+  type MissionAction,
+  type MissionDto,
+  type UserDto,
+} from '@unit/protocol';
 import type { Database } from '../store/schema';
 import {
   completeMission,
@@ -13,10 +20,6 @@ import {
   getUserByReferralCode,
   type UserRow,
 } from '../store/users';
-
-/** SPEC §4 Mission actions. */
-export type MissionAction =
-  'create-vault' | 'deposit' | 'repay' | 'borrow' | 'withdraw' | 'repossess';
 
 interface MissionDefinition {
   id: string;
@@ -34,46 +37,6 @@ export const MISSIONS: readonly MissionDefinition[] = [
   { id: '5', title: 'Withdraw BTC', action: 'withdraw', proof: 'w' },
   { id: '6', title: 'Repossess a liquidated vault', action: 'repossess', proof: 'x' },
 ];
-
-export interface MissionDto {
-  id: string;
-  title: string;
-  action: MissionAction;
-  mission_tasks: number;
-  completed_tasks: number;
-}
-
-export type ReferralLevel = 'level_one' | 'level_two' | 'level_three';
-
-/** SPEC §3 Referral levels; thresholds and postage are ours (SPEC: level values from config). */
-export const REFERRAL_LEVELS: Record<
-  ReferralLevel,
-  { title: string; minReferrals: number; postage_sats: number }
-> = {
-  level_one: { title: 'Nebula', minReferrals: 1, postage_sats: 10_000 },
-  level_two: { title: 'Red Giant', minReferrals: 5, postage_sats: 15_000 },
-  level_three: { title: 'Super Giant', minReferrals: 20, postage_sats: 20_000 },
-};
-
-export function referralLevel(referrals: number): ReferralLevel | null {
-  const reached = (Object.keys(REFERRAL_LEVELS) as ReferralLevel[]).filter(
-    (level) => referrals >= REFERRAL_LEVELS[level].minReferrals,
-  );
-  return reached[reached.length - 1] ?? null;
-}
-
-export interface UserDto {
-  address: string;
-  discord_id: string | null;
-  twitter_id: string | null;
-  telegram_id: string | null;
-  referral_code: string;
-  referred_by: string | null;
-  referrals: number;
-  level: ReferralLevel | null;
-  level_title: string | null;
-  postage_sats: number | null;
-}
 
 async function toUserDto(db: Kysely<Database>, user: UserRow): Promise<UserDto> {
   const referrals = await countReferrals(db, user.address);

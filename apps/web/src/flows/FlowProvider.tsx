@@ -16,6 +16,8 @@ import {
   type PendingTransaction,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
+import { telegramNotification, useTelegramNotify } from '../api/notify';
+import { vaultQueryOptions } from '../api/vault';
 import { useWallet } from '../wallet';
 import { FLOWS, type FlowAction } from './declarations';
 import { flowReducer, initialFlowState, type FlowEvent, type FlowState } from './engine';
@@ -92,6 +94,7 @@ export function FlowProvider({
   const config = useConfig();
   const wallet = useWallet();
   const queryClient = useQueryClient();
+  const notifyTelegram = useTelegramNotify();
   const address = wallet.account?.satsAddress ?? null;
   const [flow, dispatchSlot] = useReducer(slotReducer, null);
   const [drawerOpen, setDrawerOpenState] = useState(false);
@@ -178,6 +181,25 @@ export function FlowProvider({
           config.constants.flowTimeoutMs,
         );
         dispatchSlot({ type: 'confirmed', result });
+        // SPEC §7: Telegram notify 5 s later, in the background; it never holds the flow up.
+        const account = wallet.account;
+        if (account) {
+          const vaultId =
+            result.vaultId ??
+            queryClient.getQueryData(vaultQueryOptions(account.vaultPubkey).queryKey)?.vault_id ??
+            '';
+          notifyTelegram(
+            telegramNotification({
+              network: config.network,
+              address: account.satsAddress,
+              action: decl.guardianAction,
+              txid: result.txid,
+              vaultId,
+              sats: input.sats,
+              cents: input.cents,
+            }),
+          );
+        }
         setPending((list) => [
           ...list,
           pendingEntry(action, input, preview, result, Math.floor(Date.now() / 1000)),
@@ -223,7 +245,7 @@ export function FlowProvider({
         setDrawerOpenState(true);
       }
     },
-    [config, execute, queryClient, setPending, wallet],
+    [config, execute, notifyTelegram, queryClient, setPending, wallet],
   );
 
   const syncPending = useCallback(

@@ -1,109 +1,344 @@
-import { useState } from 'react';
-import { useNavigate } from 'react-router';
-import { CONTENT } from '@unit/protocol';
-import { usePosition } from '../api/position';
+import { useEffect, useId, useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { useMutationState } from '@tanstack/react-query';
+import {
+  REFERRAL_LEVEL_IDS,
+  REFERRAL_LEVELS,
+  hasPendingInProgress,
+  isMissionComplete,
+  missionActionButton,
+  missionActionButtonLabel,
+  missionButtonLabel,
+  missionButtonState,
+  missionStartPath,
+  missionStatus,
+  nextReferralLevel,
+  referralLevel,
+  referralLevelTitle,
+  toUserMessage,
+  type MissionContext,
+  type MissionDto,
+  type UserDto,
+} from '@unit/protocol';
+import {
+  useMissionUser,
+  useMissions,
+  useRegisterUser,
+  useVerifyMission,
+  verifyMissionKey,
+} from '../api/missions';
+import { useVault } from '../api/vault';
+import { useFlows } from '../flows/FlowProvider';
+import { Skeleton } from '../ui/Skeleton';
+import { useToasts } from '../ui/toasts';
 import { useWallet, WalletPicker } from '../wallet';
+import {
+  markMissionStarted,
+  rememberUser,
+  useReturningUser,
+  useStartedMissions,
+} from './started-missions';
 import './missions.css';
 
-// SPEC §4 Mission actions: the six action types; query ?action= opens the matching drawer.
-export type MissionAction =
-  'create-vault' | 'deposit' | 'repay' | 'borrow' | 'withdraw' | 'repossess';
-type MissionStatus = 'todo' | 'started' | 'verifying';
+/** A referral code as the server issues it (hex, at most 20 characters); anything else is ignored. */
+const REFERRAL_CODE = /^[A-Za-z0-9]{1,20}$/;
 
-const MISSIONS: { id: number; title: string; action: MissionAction }[] = [
-  { id: 1, title: 'Open your first vault', action: 'create-vault' },
-  { id: 2, title: 'Deposit more BTC', action: 'deposit' },
-  { id: 3, title: 'Borrow UNIT', action: 'borrow' },
-  { id: 4, title: 'Repay some UNIT', action: 'repay' },
-  { id: 5, title: 'Withdraw BTC', action: 'withdraw' },
-  { id: 6, title: 'Repossess a liquidated vault', action: 'repossess' },
-];
-
-/** SPEC §4: disabled with no user, while pending, or mission 2 with no vault unless create-vault. */
-export function missionDisabled(o: {
-  hasUser: boolean;
-  pending: boolean;
-  missionId: number;
-  hasVault: boolean;
-  action: MissionAction;
-}) {
-  return (
-    !o.hasUser || o.pending || (o.missionId === 2 && !o.hasVault && o.action !== 'create-vault')
-  );
+interface Notice {
+  tone: 'success' | 'info' | 'error';
+  text: string;
 }
 
-export const missionButtonLabel = (status: MissionStatus) =>
-  status === 'todo'
-    ? CONTENT.missions.buttons.start
-    : status === 'started'
-      ? CONTENT.missions.buttons.verify
-      : CONTENT.missions.buttons.inProgress;
-
+/** SPEC §2 Other, §3 Mission/User/Referral levels, §4 Mission actions; layout is ours. */
 export function MissionsPage() {
   const wallet = useWallet();
-  const position = usePosition();
+  const address = wallet.account?.satsAddress ?? null;
+  const vault = useVault(wallet.account?.vaultPubkey ?? null);
+  const flows = useFlows();
+  const missions = useMissions(address);
+  const user = useMissionUser(address);
+  const register = useRegisterUser(address);
+  const verify = useVerifyMission(address);
+  const verifying = useMutationState({
+    filters: { mutationKey: verifyMissionKey(address), status: 'pending' },
+    select: (mutation) => mutation.state.variables as string,
+  });
+  const started = useStartedMissions(address);
+  const returningUser = useReturningUser();
   const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const ref = params.get('ref');
+  const referralCode = ref && REFERRAL_CODE.test(ref) ? ref : null;
   const [pickerOpen, setPickerOpen] = useState(false);
-  const [status, setStatus] = useState<Record<number, MissionStatus>>({});
-  const hasUser = wallet.account != null;
+  const [notice, setNotice] = useState<Notice | null>(null);
+
+  const registered = user.data != null;
+  useEffect(() => {
+    if (registered) rememberUser();
+  }, [registered]);
+
+  const ctx: MissionContext = {
+    hasUser: registered,
+    pending: hasPendingInProgress(flows.pending),
+    hasVault: vault.data != null,
+  };
+  // Until the user and the vault are known, a disabled button gives no (possibly wrong) reason.
+  const settled = address == null || (!user.isPending && !vault.isPending);
+  const actionButton = missionActionButton({
+    walletConnected: address != null,
+    registered,
+    returningUser,
+  });
+
+  const start = (mission: MissionDto) => {
+    if (!address) return;
+    markMissionStarted(address, mission.id);
+    void navigate(missionStartPath(mission.action));
+  };
+
+  const runVerify = async (mission: MissionDto) => {
+    setNotice(null);
+    try {
+      const result = await verify.mutateAsync(mission.id);
+      setNotice(
+        isMissionComplete(result)
+          ? { tone: 'success', text: `Mission completed: ${result.title}` }
+          : {
+              tone: 'info',
+              text: `${result.title} is not done yet. Finish it in your vault, then verify again.`,
+            },
+      );
+    } catch (error) {
+      setNotice({ tone: 'error', text: `Verification failed: ${toUserMessage(error)}` });
+    }
+  };
+
+  const list = missions.data ?? [];
+  const done = list.filter(isMissionComplete).length;
 
   return (
     <div className="missions">
-      <section className="card">
-        <h1 className="card__title">Missions</h1>
-        {!hasUser && (
-          <>
-            <button type="button" className="btn btn--primary" onClick={() => setPickerOpen(true)}>
-              {CONTENT.missions.actionButtons.connectWallet}
+      <section className="card missions__main" aria-labelledby="missions-title">
+        <header className="missions__header">
+          <div>
+            <h1 className="card__title" id="missions-title">
+              Missions
+            </h1>
+            {missions.isSuccess && list.length > 0 && (
+              <p className="muted missions__summary">
+                {done} of {list.length} completed
+              </p>
+            )}
+          </div>
+          {actionButton && (
+            <button
+              type="button"
+              className="btn btn--primary"
+              disabled={actionButton === 'register' && (user.isPending || register.isPending)}
+              aria-busy={register.isPending || undefined}
+              onClick={() =>
+                actionButton === 'register' ? register.mutate(referralCode) : setPickerOpen(true)
+              }
+            >
+              {missionActionButtonLabel(actionButton)}
             </button>
-            <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
-          </>
+          )}
+        </header>
+        {missions.isSuccess && list.length > 0 && (
+          <progress
+            className="missions__progress"
+            max={list.length}
+            value={done}
+            aria-label="Missions completed"
+          />
         )}
-        <ul className="mission-list">
-          {MISSIONS.map((m) => {
-            const s = status[m.id] ?? 'todo';
-            const disabled =
-              s === 'verifying' ||
-              missionDisabled({
-                hasUser,
-                pending: false,
-                missionId: m.id,
-                hasVault: position.vault != null,
-                action: m.action,
-              });
-            return (
-              <li key={m.id} className="mission">
-                <span>{m.title}</span>
-                <button
-                  type="button"
-                  className="btn btn--small"
-                  disabled={disabled}
-                  onClick={() => {
-                    if (s === 'todo') {
-                      setStatus({ ...status, [m.id]: 'started' });
-                      void navigate(
-                        m.action === 'repossess' ? '/liquidations' : `/?action=${m.action}`,
-                      );
-                    } else setStatus({ ...status, [m.id]: 'verifying' });
-                  }}
-                >
-                  {missionButtonLabel(s)}
-                </button>
-              </li>
-            );
-          })}
-        </ul>
+        {register.isError && (
+          <p role="alert" className="missions__error">
+            Registration failed: {toUserMessage(register.error)}
+          </p>
+        )}
+        {user.isError && (
+          <p role="alert" className="missions__error">
+            Your missions account could not be loaded.
+          </p>
+        )}
+        <p
+          role="status"
+          aria-live="polite"
+          className={`missions__notice missions__notice--${notice?.tone ?? 'info'}`}
+        >
+          {notice?.text}
+        </p>
+        {address == null ? (
+          <p className="missions__empty muted">Connect your wallet to see your missions.</p>
+        ) : missions.isPending ? (
+          <div role="status" aria-label="Loading missions" className="mission-list">
+            {[0, 1, 2, 3].map((i) => (
+              <div className="mission" key={i}>
+                <div className="mission__body">
+                  <Skeleton width="55%" height="1.1em" />
+                  <Skeleton width="30%" />
+                </div>
+                <Skeleton width="72px" height="30px" />
+              </div>
+            ))}
+          </div>
+        ) : missions.isError ? (
+          <div role="alert" className="missions__empty">
+            <p>Missions could not be loaded.</p>
+            <button type="button" className="btn" onClick={() => void missions.refetch()}>
+              Try again
+            </button>
+          </div>
+        ) : list.length === 0 ? (
+          <p className="missions__empty muted">No missions are available right now.</p>
+        ) : (
+          <ul className="mission-list" aria-labelledby="missions-title">
+            {list.map((m) => (
+              <MissionItem
+                key={m.id}
+                mission={m}
+                ctx={ctx}
+                settled={settled}
+                started={started.has(m.id)}
+                verifying={verifying.includes(m.id)}
+                onStart={() => start(m)}
+                onVerify={() => void runVerify(m)}
+              />
+            ))}
+          </ul>
+        )}
+        <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
       </section>
-      <section className="card">
-        <h2 className="card__title">Referral levels</h2>
-        <ol className="levels">
-          {Object.values(CONTENT.missions.referralLevels).map((level, i) => (
-            <li key={level} className={`level level--${i + 1}`}>
-              {level}
-            </li>
-          ))}
-        </ol>
-      </section>
+      <aside className="missions__side">
+        {user.data && <ReferralCard user={user.data} />}
+        <ReferralLevels referrals={user.data?.referrals ?? null} />
+      </aside>
     </div>
+  );
+}
+
+function MissionItem(props: {
+  mission: MissionDto;
+  ctx: MissionContext;
+  settled: boolean;
+  started: boolean;
+  verifying: boolean;
+  onStart: () => void;
+  onVerify: () => void;
+}) {
+  const { mission } = props;
+  const id = useId();
+  const complete = isMissionComplete(mission);
+  const status = missionStatus({ complete, started: props.started, verifying: props.verifying });
+  const state = missionButtonState(mission, props.ctx);
+  const reason = !state.enabled && props.settled ? state.reason : null;
+  // aria-disabled keeps a disabled button focusable, so keyboard users reach it and hear why.
+  const unavailable = !state.enabled || status === 'verifying';
+  return (
+    <li className={`mission${complete ? ' mission--done' : ''}`} aria-busy={props.verifying}>
+      <div className="mission__body">
+        <h2 className="mission__title" id={`${id}-title`}>
+          {mission.title}
+        </h2>
+        <p className="mission__meta muted">
+          {mission.completed_tasks}/{mission.mission_tasks} tasks
+        </p>
+        {reason && (
+          <p className="mission__reason" id={`${id}-reason`}>
+            {reason}
+          </p>
+        )}
+      </div>
+      {status === 'completed' ? (
+        <span className="mission__done">
+          <span aria-hidden="true">✓ </span>Completed
+        </span>
+      ) : (
+        <button
+          type="button"
+          className="btn btn--small mission__button"
+          aria-disabled={unavailable || undefined}
+          aria-describedby={reason ? `${id}-title ${id}-reason` : `${id}-title`}
+          onClick={() => {
+            if (unavailable) return;
+            if (status === 'todo') props.onStart();
+            else props.onVerify();
+          }}
+        >
+          {status === 'verifying' && <span className="spinner" aria-hidden="true" />}
+          {missionButtonLabel(status)}
+        </button>
+      )}
+    </li>
+  );
+}
+
+function ReferralCard({ user }: { user: UserDto }) {
+  const toasts = useToasts();
+  const link = `${window.location.origin}/missions?ref=${user.referral_code}`;
+  return (
+    <section className="card" aria-labelledby="referral-title">
+      <h2 className="card__title" id="referral-title">
+        Your referrals
+      </h2>
+      <dl className="referral-stats">
+        <div>
+          <dt className="muted">Level</dt>
+          <dd>{user.level ? referralLevelTitle(user.level) : 'None yet'}</dd>
+        </div>
+        <div>
+          <dt className="muted">Referrals</dt>
+          <dd>{user.referrals}</dd>
+        </div>
+      </dl>
+      <label className="field-label" htmlFor="referral-link">
+        Referral link
+      </label>
+      <div className="referral-link">
+        <input id="referral-link" className="text-input" readOnly value={link} />
+        <button type="button" className="btn" onClick={() => void toasts.copy(link)}>
+          Copy
+        </button>
+      </div>
+    </section>
+  );
+}
+
+/** SPEC §3 Referral levels: Nebula, Red Giant, Super Giant, each with its postage. */
+function ReferralLevels({ referrals }: { referrals: number | null }) {
+  const next = referrals == null ? null : nextReferralLevel(referrals);
+  return (
+    <section className="card" aria-labelledby="levels-title">
+      <h2 className="card__title" id="levels-title">
+        Referral levels
+      </h2>
+      <ol className="levels">
+        {REFERRAL_LEVEL_IDS.map((level, i) => {
+          const rule = REFERRAL_LEVELS[level];
+          const reached = referrals != null && referrals >= rule.minReferrals;
+          const current = referrals != null && referralLevel(referrals) === level;
+          return (
+            <li
+              key={level}
+              className={`level level--${i + 1}${reached ? ' level--reached' : ''}`}
+              aria-current={current ? 'step' : undefined}
+            >
+              <span className="level__title">{referralLevelTitle(level)}</span>
+              <span className="level__detail muted">
+                {rule.minReferrals} referral{rule.minReferrals === 1 ? '' : 's'} ·{' '}
+                {rule.postage_sats.toLocaleString('en-US')} sats postage
+              </span>
+              {current && <span className="badge level__badge">Your level</span>}
+            </li>
+          );
+        })}
+      </ol>
+      {next && (
+        <p className="muted levels__next">
+          {next.remaining} more referral{next.remaining === 1 ? '' : 's'} to reach{' '}
+          {referralLevelTitle(next.level)}.
+        </p>
+      )}
+    </section>
   );
 }

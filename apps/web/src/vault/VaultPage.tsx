@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect } from 'react';
 import { useSearchParams } from 'react-router';
 import { CONTENT } from '@unit/protocol';
-import { useConfig } from '../api/config';
+import { useTelegramLink } from '../api/notify';
 import { usePosition } from '../api/position';
 import type { FlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
@@ -86,7 +86,7 @@ function Welcome() {
 
 function CreationPending() {
   const flows = useFlows();
-  const config = useConfig();
+  const telegramLink = useTelegramLink();
   const txid =
     flows.flow?.result?.txid ?? (flows.banner?.action === 'create' ? flows.banner.txid : null);
   const running =
@@ -96,8 +96,8 @@ function CreationPending() {
       <span className="spinner spinner--large" aria-hidden="true" />
       <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
       <div className="state-card__links">
-        {config.telegramBot && (
-          <a href={`https://t.me/${config.telegramBot}`} target="_blank" rel="noreferrer">
+        {telegramLink && (
+          <a href={telegramLink} target="_blank" rel="noreferrer">
             {CONTENT.vaultPage.enableTelegram}
           </a>
         )}

@@ -1,0 +1,82 @@
+// Missions and users of the missions area (SPEC §3 Mission, User; SPEC §7 mission and user calls):
+// GET /api/missions?address=, POST /api/missions/:id/verify, GET /api/users/:address, POST /api/users.
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { MissionDto, RegisterUserBody, UserDto, VerifyMissionBody } from '@unit/protocol';
+import { getJson, isNotFound } from './http';
+
+const post = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+export const getMissions = (address: string) =>
+  getJson<MissionDto[]>(`/api/missions?address=${encodeURIComponent(address)}`);
+
+export const missionsQueryOptions = (address: string | null) =>
+  queryOptions({
+    queryKey: ['missions', address],
+    queryFn: () => getMissions(address!),
+    enabled: address != null,
+    staleTime: 30_000,
+  });
+
+export const useMissions = (address: string | null) => useQuery(missionsQueryOptions(address));
+
+/** The server checks the vault history and answers the mission with its completion. */
+export const verifyMission = (missionId: string, address: string) =>
+  getJson<MissionDto>(
+    `/api/missions/${encodeURIComponent(missionId)}/verify`,
+    post({ address } satisfies VerifyMissionBody),
+  );
+
+/** Key of the verify mutations of an address: the page reads which missions are being verified. */
+export const verifyMissionKey = (address: string | null) => ['verify-mission', address];
+
+export function useVerifyMission(address: string | null) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationKey: verifyMissionKey(address),
+    mutationFn: (missionId: string) => verifyMission(missionId, address!),
+    onSuccess: (mission) => {
+      queryClient.setQueryData(missionsQueryOptions(address).queryKey, (list) =>
+        list?.map((m) => (m.id === mission.id ? mission : m)),
+      );
+      // Verifying registers the address on the server (and may move the user's level).
+      void queryClient.invalidateQueries({ queryKey: userQueryOptions(address).queryKey });
+    },
+  });
+}
+
+/** The user of an address, or null when it has not registered (404 not_found). */
+export const getUser = async (address: string): Promise<UserDto | null> => {
+  try {
+    return await getJson<UserDto>(`/api/users/${encodeURIComponent(address)}`);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+};
+
+export const userQueryOptions = (address: string | null) =>
+  queryOptions({
+    queryKey: ['mission-user', address],
+    queryFn: () => getUser(address!),
+    enabled: address != null,
+    staleTime: 30_000,
+  });
+
+export const useMissionUser = (address: string | null) => useQuery(userQueryOptions(address));
+
+/** Registers the address (idempotent on the server); a referral code names who invited it. */
+export const registerUser = (body: RegisterUserBody) => getJson<UserDto>('/api/users', post(body));
+
+export function useRegisterUser(address: string | null) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationKey: ['register-user', address],
+    mutationFn: (referralCode: string | null) =>
+      registerUser({ address: address!, referral_code: referralCode }),
+    onSuccess: (user) => queryClient.setQueryData(userQueryOptions(user.address).queryKey, user),
+  });
+}

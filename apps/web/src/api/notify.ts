@@ -1,0 +1,113 @@
+// Telegram (SPEC §7): POST /api/notify 5 s after a flow's transaction ids arrive; the create
+// notification is retried 5 times at 5 s, the other actions not at all. A notification never blocks
+// a flow: failures are only logged. The "Enable Telegram Notification" links open the server's bot
+// with /start <address>, which subscribes that chat to the address's notifications.
+import { useCallback, useEffect, useRef } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import {
+  TELEGRAM_NOTIFY_DELAY_MS,
+  TELEGRAM_NOTIFY_RETRIES_ACTION,
+  TELEGRAM_NOTIFY_RETRIES_CREATE,
+  TELEGRAM_NOTIFY_RETRY_DELAY_MS,
+  type Network,
+  type TelegramNotifyAcceptedDto,
+  type TelegramNotifyDto,
+  type VaultAction,
+} from '@unit/protocol';
+import { useWallet } from '../wallet';
+import { useConfig } from './config';
+import { getJson } from './http';
+
+export const postTelegramNotify = (dto: TelegramNotifyDto) =>
+  getJson<TelegramNotifyAcceptedDto>('/api/notify', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(dto),
+  });
+
+/** SPEC §7: retry 0 for actions, 5 retries for create. */
+export const telegramNotifyRetries = (action: VaultAction) =>
+  action === 'open' ? TELEGRAM_NOTIFY_RETRIES_CREATE : TELEGRAM_NOTIFY_RETRIES_ACTION;
+
+/**
+ * SPEC §3 Telegram notify payload of a finished flow: the BTC it moved (create, deposit, withdraw)
+ * and the UNIT it moved (create, borrow, repay), as integers (sats, UNIT hundredths).
+ */
+export function telegramNotification(o: {
+  network: Network;
+  address: string;
+  action: VaultAction;
+  txid: string;
+  vaultId: string;
+  sats: bigint;
+  cents: bigint;
+}): TelegramNotifyDto {
+  const movesBtc = o.action === 'open' || o.action === 'deposit' || o.action === 'withdraw';
+  const movesUnit = o.action === 'open' || o.action === 'borrow' || o.action === 'repay';
+  return {
+    network: o.network,
+    address: o.address,
+    tx_id: o.txid,
+    tx_action: o.action,
+    btc_amount: movesBtc ? Number(o.sats) : 0,
+    unit_amount: movesUnit ? Number(o.cents) : 0,
+    vault_id: o.vaultId,
+  };
+}
+
+const notifyMutation = (retries: number) => ({
+  mutationFn: postTelegramNotify,
+  retry: retries,
+  retryDelay: TELEGRAM_NOTIFY_RETRY_DELAY_MS,
+  onError: (error: unknown, dto: TelegramNotifyDto) => {
+    console.warn(`Telegram notification for ${dto.tx_id} failed`, error);
+  },
+});
+
+/**
+ * Returns `schedule(dto)`: posts the notification TELEGRAM_NOTIFY_DELAY_MS later with its action's
+ * retry policy. Scheduled posts are dropped if the app unmounts first.
+ */
+export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
+  // One mutation per policy: TanStack's retry cannot depend on the variables.
+  const { mutate: notifyCreate } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_CREATE));
+  const { mutate: notifyAction } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_ACTION));
+  const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
+  useEffect(() => {
+    const pending = timers.current;
+    return () => {
+      pending.forEach(clearTimeout);
+      pending.clear();
+    };
+  }, []);
+  return useCallback(
+    (dto: TelegramNotifyDto) => {
+      const send = telegramNotifyRetries(dto.tx_action) > 0 ? notifyCreate : notifyAction;
+      const timer = setTimeout(() => {
+        timers.current.delete(timer);
+        send(dto);
+      }, TELEGRAM_NOTIFY_DELAY_MS);
+      timers.current.add(timer);
+    },
+    [notifyCreate, notifyAction],
+  );
+}
+
+/** The server's /start handler accepts a payload of [A-Za-z0-9_-]{14,64} (a Telegram limit). */
+const START_PAYLOAD = /^[A-Za-z0-9_-]{14,64}$/;
+
+/**
+ * The bot link that subscribes a chat to an address's notifications (apps/server notify: /start
+ * <address>); without a usable address the bot itself.
+ */
+export function telegramStartUrl(bot: string, address: string | null): string {
+  const base = `https://t.me/${encodeURIComponent(bot.replace(/^@/, ''))}`;
+  return address && START_PAYLOAD.test(address) ? `${base}?start=${address}` : base;
+}
+
+/** The "Enable Telegram Notification" link for the connected wallet; null when no bot runs. */
+export function useTelegramLink(): string | null {
+  const { telegramBot } = useConfig();
+  const { account } = useWallet();
+  return telegramBot ? telegramStartUrl(telegramBot, account?.satsAddress ?? null) : null;
+}

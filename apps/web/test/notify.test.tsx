@@ -1,0 +1,236 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { pendingStorageKey, type PendingTransaction, type TelegramNotifyDto } from '@unit/protocol';
+import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
+import { vault } from './fixtures';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+import type { ExecuteFlow } from '../src/flows/execute';
+import type { FlowResultIds } from '../src/flows/engine';
+import { PendingBanner } from '../src/vault/PendingBanner';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+/** Every POST /api/notify body, and whether the server answers it. */
+let posted: TelegramNotifyDto[] = [];
+let notifyOk = true;
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+beforeEach(() => {
+  scenario.vault = vault;
+  scenario.walletSats = 50_000_000;
+  localStorage.clear();
+  posted = [];
+  notifyOk = true;
+  server.use(
+    http.post('*/api/notify', async ({ request }) => {
+      posted.push((await request.json()) as TelegramNotifyDto);
+      return notifyOk
+        ? HttpResponse.json({ queued: 1, enabled: true }, { status: 202 })
+        : HttpResponse.json({ error: 'Telegram is down', code: 'internal' }, { status: 500 });
+    }),
+  );
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+  server.resetHandlers();
+  fakeWallet.reset();
+});
+
+/**
+ * An execute that reports the signatures, then waits: the test switches to fake timers before the
+ * transaction ids arrive, so the 5 s that follow are the test's to advance.
+ */
+function heldExecute(ids: FlowResultIds) {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let called: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (called = resolve));
+  const execute: ExecuteFlow = async (_action, _input, onProgress) => {
+    onProgress(1);
+    onProgress(2);
+    called();
+    await gate;
+    return ids;
+  };
+  return {
+    execute,
+    started,
+    /** fake timers from here on, then the guardian answers */
+    async answer() {
+      vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+      release();
+      await settle();
+    },
+  };
+}
+
+/** Lets promises, fetches (real I/O ticks) and zero-delay timers run without moving the clock. */
+async function settle() {
+  for (let i = 0; i < 10; i++) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await vi.advanceTimersByTimeAsync(0);
+  }
+}
+
+async function advance(ms: number) {
+  await vi.advanceTimersByTimeAsync(ms);
+  await settle();
+}
+
+async function runDeposit(ids: FlowResultIds) {
+  fakeWallet.connectAs();
+  const held = heldExecute(ids);
+  const user = userEvent.setup();
+  renderApp('/?action=deposit', { execute: held.execute });
+  const drawer = await screen.findByRole('dialog');
+  await waitFor(() => expect(within(drawer).getByText(/^Available: 0\.4/)).toBeInTheDocument());
+  await user.type(within(drawer).getByLabelText('Deposit amount'), '0.1');
+  await user.click(within(drawer).getByRole('button', { name: 'Deposit' }));
+  await held.started;
+  await held.answer();
+}
+
+async function runCreate(ids: FlowResultIds) {
+  scenario.vault = null;
+  fakeWallet.connectAs();
+  const held = heldExecute(ids);
+  const user = userEvent.setup();
+  renderApp('/', { execute: held.execute });
+  await user.click(await screen.findByRole('button', { name: 'Create Vault' }));
+  await user.type(await screen.findByLabelText('Vault name'), 'Treasure');
+  await user.click(screen.getByRole('button', { name: 'Continue' }));
+  await user.type(await screen.findByLabelText('Deposit BTC'), '0.1');
+  await user.type(screen.getByLabelText('Borrow UNIT'), '1000');
+  await user.click(screen.getByRole('button', { name: 'Preview' }));
+  await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+  await held.started;
+  await held.answer();
+}
+
+describe('Telegram notify (SPEC §7)', () => {
+  it('posts the deposit 5 s after its transaction ids arrive, with the exact payload', async () => {
+    await runDeposit({ txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) });
+    // the flow is not held up: it has already finished
+    expect(screen.getByText('BTC Deposit Submitted', { selector: 'strong' })).toBeInTheDocument();
+    await advance(4_999);
+    expect(posted).toEqual([]);
+    await advance(1);
+    expect(posted).toEqual([
+      {
+        network: 'devnet',
+        address: FAKE_ACCOUNT.satsAddress,
+        tx_id: '2'.repeat(64),
+        tx_action: 'deposit',
+        btc_amount: 10_000_000,
+        unit_amount: 0,
+        vault_id: vault.vault_id,
+      },
+    ]);
+  });
+
+  it('does not retry an action notification that fails, and only logs it', async () => {
+    notifyOk = false;
+    await runDeposit({ txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) });
+    await advance(5_000);
+    expect(posted).toHaveLength(1);
+    await advance(60_000);
+    expect(posted).toHaveLength(1);
+    expect(console.warn).toHaveBeenCalledWith(
+      `Telegram notification for ${'2'.repeat(64)} failed`,
+      expect.any(Error),
+    );
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+  });
+
+  it('posts the create notification with the vault id and both amounts', async () => {
+    await runCreate({ txid: '1'.repeat(64), vaultTxid: '1'.repeat(64), vaultId: 'v1' });
+    await advance(5_000);
+    expect(posted).toEqual([
+      {
+        network: 'devnet',
+        address: FAKE_ACCOUNT.satsAddress,
+        tx_id: '1'.repeat(64),
+        tx_action: 'open',
+        btc_amount: 10_000_000,
+        unit_amount: 100_000,
+        vault_id: 'v1',
+      },
+    ]);
+  });
+
+  it('retries a failing create notification 5 times at 5 s', async () => {
+    notifyOk = false;
+    await runCreate({ txid: '1'.repeat(64), vaultTxid: '1'.repeat(64), vaultId: 'v1' });
+    await advance(5_000);
+    expect(posted).toHaveLength(1);
+    for (let retry = 1; retry <= 5; retry++) {
+      await advance(4_999);
+      expect(posted).toHaveLength(retry);
+      await advance(1);
+      expect(posted).toHaveLength(retry + 1);
+    }
+    await advance(60_000);
+    expect(posted).toHaveLength(6);
+    expect(new Set(posted.map((p) => p.tx_id))).toEqual(new Set(['1'.repeat(64)]));
+    expect(console.warn).toHaveBeenCalledTimes(1);
+  });
+
+  it('stops retrying the create notification once the server accepts it', async () => {
+    notifyOk = false;
+    await runCreate({ txid: '1'.repeat(64), vaultTxid: '1'.repeat(64), vaultId: 'v1' });
+    await advance(5_000);
+    await advance(5_000);
+    expect(posted).toHaveLength(2);
+    notifyOk = true;
+    await advance(5_000);
+    expect(posted).toHaveLength(3);
+    await advance(60_000);
+    expect(posted).toHaveLength(3);
+    expect(console.warn).not.toHaveBeenCalled();
+  });
+});
+
+describe('Enable Telegram Notification links', () => {
+  it("opens the bot with /start and the wallet's address on the creation pending screen", async () => {
+    await runCreate({ txid: '1'.repeat(64), vaultTxid: '1'.repeat(64), vaultId: 'v1' });
+    vi.useRealTimers();
+    expect(
+      await screen.findByRole('link', { name: 'Enable Telegram Notification' }),
+    ).toHaveAttribute('href', `https://t.me/unit_bot?start=${FAKE_ACCOUNT.satsAddress}`);
+  });
+
+  it('offers the same link on the pending-transaction banner', async () => {
+    const pending: PendingTransaction = {
+      date: 1,
+      type: 'deposit',
+      amount: '10000000',
+      amountUnit: 'BTC',
+      status: 'In Progress',
+      transactionId: '3'.repeat(64),
+      vault_txid: null,
+      btcInVault: '110000000',
+      unitInVault: '5000000',
+      healthFactorBefore: null,
+      healthFactorAfter: null,
+      healthStatusBefore: null,
+      healthStatusAfter: null,
+      isFullRepay: false,
+    };
+    localStorage.setItem(pendingStorageKey(FAKE_ACCOUNT.satsAddress), JSON.stringify([pending]));
+    fakeWallet.connectAs();
+    renderApp('/', { routes: [{ path: '/', element: <PendingBanner /> }] });
+    const banner = (await screen.findByText('deposit 0.1 BTC: Finalizing...')).closest(
+      '[role="status"]',
+    ) as HTMLElement;
+    expect(within(banner).getByRole('link', { name: /View transaction/ })).toBeInTheDocument();
+    expect(
+      within(banner).getByRole('link', { name: 'Enable Telegram Notification' }),
+    ).toHaveAttribute('href', `https://t.me/unit_bot?start=${FAKE_ACCOUNT.satsAddress}`);
+  });
+});

@@ -1,0 +1,180 @@
+// Missions and referrals: SPEC §2 Other (button texts), §3 Mission, User and Referral levels, §4
+// Mission actions. The server's mission list and verification answer what each mission is and
+// whether it is done; these rules decide what the missions area shows and allows.
+import { BUTTON_REASONS, type ButtonState } from './buttons';
+import { CONTENT } from './content';
+
+/** SPEC §4 Mission actions: the six action types. */
+export const MISSION_ACTIONS = [
+  'create-vault',
+  'deposit',
+  'repay',
+  'borrow',
+  'withdraw',
+  'repossess',
+] as const;
+
+export type MissionAction = (typeof MISSION_ACTIONS)[number];
+
+export const isMissionAction = (value: string): value is MissionAction =>
+  (MISSION_ACTIONS as readonly string[]).includes(value);
+
+/**
+ * Where a mission's Start leads: SPEC §2 Routes, `/?action=` opens the matching drawer; repossess
+ * reaches /liquidations.
+ */
+export function missionStartPath(action: MissionAction): string {
+  return action === 'repossess' ? '/liquidations' : `/?action=${action}`;
+}
+
+/** SPEC §3 Mission: done once every task is completed. */
+export function isMissionComplete(mission: {
+  mission_tasks: number;
+  completed_tasks: number;
+}): boolean {
+  return mission.completed_tasks >= mission.mission_tasks;
+}
+
+/** todo → Start; started → Verify; verifying → In progress...; completed shows no button. */
+export type MissionStatus = 'todo' | 'started' | 'verifying' | 'completed';
+
+export function missionStatus(o: {
+  complete: boolean;
+  started: boolean;
+  verifying: boolean;
+}): MissionStatus {
+  if (o.verifying) return 'verifying';
+  if (o.complete) return 'completed';
+  return o.started ? 'started' : 'todo';
+}
+
+/** SPEC §2 Other: mission buttons read 'Start', 'Verify' or 'In progress...'. */
+export function missionButtonLabel(status: Exclude<MissionStatus, 'completed'>): string {
+  const { buttons } = CONTENT.missions;
+  if (status === 'todo') return buttons.start;
+  if (status === 'started') return buttons.verify;
+  return buttons.inProgress;
+}
+
+/** SPEC §4: the mission that needs a vault unless its action creates one. */
+export const MISSION_NEEDING_VAULT = '2';
+
+export type MissionDisabledReason = 'no-user' | 'pending' | 'no-vault';
+
+/** Why a mission button is disabled (ours: SPEC §4 gives the rule, not the words). */
+export const MISSION_REASONS: Record<MissionDisabledReason, string> = {
+  'no-user': 'Register to take part in missions.',
+  pending: BUTTON_REASONS.pending,
+  'no-vault': 'Open a vault first.',
+};
+
+export interface MissionContext {
+  /** a registered user for the connected wallet */
+  hasUser: boolean;
+  /** a transaction of the wallet is pending */
+  pending: boolean;
+  hasVault: boolean;
+}
+
+/**
+ * SPEC §4 Mission actions: the button is disabled when there is no user, while a transaction is
+ * pending, or for mission 2 with no vault when its action is not create-vault.
+ */
+export function missionDisabledReason(
+  mission: { id: string | number; action: MissionAction },
+  ctx: MissionContext,
+): MissionDisabledReason | null {
+  if (!ctx.hasUser) return 'no-user';
+  if (ctx.pending) return 'pending';
+  if (
+    String(mission.id) === MISSION_NEEDING_VAULT &&
+    !ctx.hasVault &&
+    mission.action !== 'create-vault'
+  )
+    return 'no-vault';
+  return null;
+}
+
+export function missionDisabled(
+  mission: { id: string | number; action: MissionAction },
+  ctx: MissionContext,
+): boolean {
+  return missionDisabledReason(mission, ctx) !== null;
+}
+
+/** The mission button's state with the reason to show when it is disabled. */
+export function missionButtonState(
+  mission: { id: string | number; action: MissionAction },
+  ctx: MissionContext,
+): ButtonState {
+  const reason = missionDisabledReason(mission, ctx);
+  return reason === null ? { enabled: true } : { enabled: false, reason: MISSION_REASONS[reason] };
+}
+
+/** SPEC §2 Other: the mission-action button reads 'Login', 'Register' or 'Connect Wallet'. */
+export type MissionActionButton = keyof typeof CONTENT.missions.actionButtons;
+
+/**
+ * Which mission-action button shows (our reading; SPEC names the three labels only): no wallet gives
+ * Connect Wallet, or Login for an address registered on this device before; a wallet whose address
+ * has no user gives Register; a registered user needs no button.
+ */
+export function missionActionButton(o: {
+  walletConnected: boolean;
+  registered: boolean;
+  returningUser: boolean;
+}): MissionActionButton | null {
+  if (!o.walletConnected) return o.returningUser ? 'login' : 'connectWallet';
+  return o.registered ? null : 'register';
+}
+
+export const missionActionButtonLabel = (button: MissionActionButton): string =>
+  CONTENT.missions.actionButtons[button];
+
+/** SPEC §3 Referral levels. */
+export const REFERRAL_LEVEL_IDS = ['level_one', 'level_two', 'level_three'] as const;
+
+export type ReferralLevel = (typeof REFERRAL_LEVEL_IDS)[number];
+
+/**
+ * SPEC §3: each level gives a postage amount; titles Nebula, Red Giant, Super Giant. The referral
+ * counts and postage amounts are ours (SPEC: not shown).
+ */
+export const REFERRAL_LEVELS: Record<
+  ReferralLevel,
+  { title: string; minReferrals: number; postage_sats: number }
+> = {
+  level_one: {
+    title: CONTENT.missions.referralLevels.level_one,
+    minReferrals: 1,
+    postage_sats: 10_000,
+  },
+  level_two: {
+    title: CONTENT.missions.referralLevels.level_two,
+    minReferrals: 5,
+    postage_sats: 15_000,
+  },
+  level_three: {
+    title: CONTENT.missions.referralLevels.level_three,
+    minReferrals: 20,
+    postage_sats: 20_000,
+  },
+};
+
+/** The highest level the referral count reaches, or null below the first. */
+export function referralLevel(referrals: number): ReferralLevel | null {
+  const reached = REFERRAL_LEVEL_IDS.filter(
+    (level) => referrals >= REFERRAL_LEVELS[level].minReferrals,
+  );
+  return reached[reached.length - 1] ?? null;
+}
+
+export const referralLevelTitle = (level: ReferralLevel): string => REFERRAL_LEVELS[level].title;
+
+/** The next level to reach and how many more referrals it takes; null at the top level. */
+export function nextReferralLevel(
+  referrals: number,
+): { level: ReferralLevel; remaining: number } | null {
+  const level = REFERRAL_LEVEL_IDS.find((l) => referrals < REFERRAL_LEVELS[l].minReferrals);
+  return level ? { level, remaining: REFERRAL_LEVELS[level].minReferrals - referrals } : null;
+}
