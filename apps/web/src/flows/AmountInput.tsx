@@ -4,9 +4,11 @@ import {
   BTC_DECIMALS,
   USD_DECIMALS,
   UNIT_DECIMALS,
+  avoidDustChange,
   btcStringToSats,
   isKnownPrice,
   sanitizeAmountInput,
+  sats,
   satsToBtcString,
   satsValueUsdCents,
   sliderAmount,
@@ -55,6 +57,18 @@ export function AmountInput(props: {
   intDigits: { btc: number; unit: number; usd: number };
   error: string | null;
   hint?: string;
+  /**
+   * BTC amounts: an amount within this many sats below the maximum is reduced when the field is
+   * left, so the form shows what is sent (SPEC §5: reduced to avoid dust change).
+   */
+  dustLimit?: bigint;
+  /**
+   * Replaces Max (and the slider reaching 100%): the caller works the maximum out itself (SPEC §5:
+   * a max deposit is refined using the wallet's UTXOs) and sets the value.
+   */
+  onMax?: () => void;
+  /** while the caller works the maximum out */
+  maxBusy?: boolean;
 }) {
   const id = useId();
   const { value, max, priceUsd } = props;
@@ -79,6 +93,17 @@ export function AmountInput(props: {
     if (typed > max && typed <= props.available) setAmount(max);
     else if (value.mode === 'UNIT' && typed > max) setAmount(max);
     else props.onChange({ ...value, text });
+  };
+
+  const onLeave = () => {
+    if (props.dustLimit === undefined || value.mode === 'UNIT' || amount <= 0n) return;
+    const reduced = avoidDustChange(sats(amount), sats(max), sats(props.dustLimit));
+    if (reduced !== amount) setAmount(reduced);
+  };
+
+  const chooseMax = () => {
+    if (props.onMax) props.onMax();
+    else setAmount(max);
   };
 
   return (
@@ -113,16 +138,31 @@ export function AmountInput(props: {
           aria-invalid={props.error != null}
           aria-describedby={props.error ? `${id}-error` : undefined}
           onChange={(e) => onType(e.target.value)}
+          onBlur={onLeave}
         />
         <span className="amount__unit">{value.mode}</span>
-        <button type="button" className="btn btn--small" onClick={() => setAmount(max)}>
+        <button
+          type="button"
+          className="btn btn--small"
+          aria-busy={props.maxBusy || undefined}
+          disabled={props.maxBusy}
+          onClick={chooseMax}
+        >
           Max
         </button>
       </div>
       <Slider.Root
         value={percent}
         onValueChange={(v) => {
-          setAmount(sliderAmount(max, Array.isArray(v) ? (v[0] ?? 0) : v));
+          const next = Array.isArray(v) ? (v[0] ?? 0) : v;
+          // Reaching 100% is Max: the thumb follows at once, the caller then refines the value; a
+          // drag that stays at 100% asks for it once.
+          if (next >= 100 && props.onMax) {
+            if (percent < 100 && !props.maxBusy) {
+              setAmount(max);
+              props.onMax();
+            }
+          } else setAmount(sliderAmount(max, next));
         }}
         className="slider"
       >
@@ -136,13 +176,13 @@ export function AmountInput(props: {
           </Slider.Track>
         </Slider.Control>
       </Slider.Root>
-      {props.error ? (
+      {props.error && (
         <p id={`${id}-error`} className="field-error" role="alert">
           {props.error}
         </p>
-      ) : (
-        props.hint && <p className="field-hint">{props.hint}</p>
       )}
+      {/* The hint stays beside an error: it says what the field accepts. */}
+      {props.hint && <p className="field-hint">{props.hint}</p>}
     </div>
   );
 }

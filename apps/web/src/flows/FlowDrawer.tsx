@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
 import { Sheet } from '../ui/Sheet';
@@ -7,6 +8,7 @@ import { useWallet, WalletPicker } from '../wallet';
 import {
   CONTENT,
   DEFAULT_FEE_SPEED,
+  ERROR_MESSAGES,
   FEE_LABELS,
   RETRY_COUNTDOWN_SECONDS,
   VALIDATION_MESSAGES,
@@ -39,13 +41,14 @@ import {
   type Sats,
   type UnitCents,
 } from '@unit/protocol';
-import { AmountInput, amountOf, type AmountValue } from './AmountInput';
+import { AmountInput, amountOf, textOf, type AmountValue } from './AmountInput';
 import { BeforeAfter } from './BeforeAfter';
 import { FLOWS, type FlowAction, type FlowDecl } from './declarations';
 import type { FlowState } from './engine';
 import type { FlowInput } from './execute';
 import { FeeSelector } from './FeeSelector';
 import { useFlows } from './FlowProvider';
+import type { MaxDepositAt, MaxDepositRequest } from './max-deposit';
 import { previewAfter, type FlowPreview } from './preview';
 import './flows.css';
 
@@ -55,6 +58,14 @@ interface FormState {
   unit: AmountValue;
   fee: FeeSpeed;
 }
+
+/** The wallet's UTXOs behind Max (SPEC §5), fetched when Max is chosen. */
+type MaxPlan =
+  { status: 'loading' } | { status: 'error' } | { status: 'ready'; maxAt: MaxDepositAt };
+
+// The refinement needs the Bitcoin libraries: loaded on the first Max, never with the dashboard.
+const loadMaxDeposit = async (request: MaxDepositRequest) =>
+  (await import('./max-deposit')).loadMaxDeposit(request);
 
 const emptyForm = (): FormState => ({
   name: '',
@@ -93,8 +104,20 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const [form, setForm] = useState<FormState>(emptyForm);
   const [lastRun, setLastRun] = useState<{ input: FlowInput; preview: FlowPreview } | null>(null);
   const [pickerOpen, setPickerOpen] = useState(false);
+  const [maxPlan, setMaxPlan] = useState<MaxPlan | null>(null);
+  // Max chosen: the amount is the refined maximum at whatever fee rate is selected.
+  const [atMax, setAtMax] = useState(false);
+  // Only the latest Max counts: typing or another Max meanwhile makes an answer stale.
+  const maxRun = useRef(0);
   const step = decl.steps[flow.step]!;
   const c = config.constants;
+
+  // A form that spends the wallet's sats reads them afresh: a transaction that confirmed since the
+  // balance was fetched has changed it, and the maxima follow it (SPEC §5).
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    void queryClient.invalidateQueries({ queryKey: ['balance'] });
+  }, [queryClient]);
 
   const priceUsd = position.priceUsd;
   // SPEC §9: each option's rate is capped so 1000 vB never cost more than 1000 USD.
@@ -115,16 +138,23 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
 
   // Maxima and validation, all from the protocol rules (SPEC §5).
   const forCreate = flow.action === 'create';
+  const refinesMax = forCreate || flow.action === 'deposit';
+  // SPEC §5: once Max has been refined from the wallet's UTXOs, that is the maximum.
+  const refinedMax = maxPlan?.status === 'ready' ? maxPlan.maxAt(feeRate) : null;
+  const refinedSats = refinedMax != null ? toSats(refinedMax) : null;
   let maxSats: Sats = toSats(0);
   let availableSats: Sats = toSats(0);
-  if (flow.action === 'deposit' || forCreate) {
-    maxSats = maxDepositSats({
-      walletSats,
-      operationCostSats: cost,
-      forCreate,
-      dustLimitSats: c.dustLimitSats,
-    });
-    availableSats = walletSats;
+  if (refinesMax) {
+    maxSats =
+      refinedSats ??
+      maxDepositSats({
+        walletSats,
+        operationCostSats: cost,
+        forCreate,
+        dustLimitSats: c.dustLimitSats,
+      });
+    // The UTXOs the refinement found are spendable even before the balance counts them confirmed.
+    availableSats = refinedSats != null && refinedSats > walletSats ? refinedSats : walletSats;
   } else if (flow.action === 'withdraw') {
     maxSats = maxWithdrawSats({
       vaultSats: position.sats,
@@ -136,7 +166,13 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
     });
     availableSats = maxSats;
   }
-  const typedSats = toSats(amountOf(form.btc, priceUsd));
+  // At Max the field shows the refined maximum and its exact sats count (no USD rounding).
+  const btcValue: AmountValue =
+    atMax && refinedSats != null
+      ? { mode: form.btc.mode, text: textOf(refinedSats, form.btc.mode, priceUsd) }
+      : form.btc;
+  const typedSats =
+    atMax && refinedSats != null ? refinedSats : toSats(amountOf(form.btc, priceUsd));
   const sats = avoidDustChange(typedSats, maxSats, c.dustLimitSats);
   // Only what the wallet can actually deposit backs the create borrow, not an over-typed amount.
   const createBorrowMax = forCreate
@@ -153,15 +189,22 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
         : createBorrowMax;
   const cents = toUnitCents(amountOf(form.unit, priceUsd));
 
+  const refining = atMax && maxPlan?.status === 'loading';
+  // SPEC §8: the refinement failed (the UTXOs could not be had, or none can pay at this rate).
+  const maxError =
+    atMax && (maxPlan?.status === 'error' || (maxPlan?.status === 'ready' && refinedSats == null))
+      ? ERROR_MESSAGES.maxDepositUtxo
+      : null;
   const btcError =
     decl.amount === 'unit'
       ? null
-      : validateBtcAmount({
+      : (maxError ??
+        validateBtcAmount({
           amountSats: typedSats,
           minSats: c.minBtcSats,
           maxSats: availableSats,
           currency: form.btc.mode === 'USD' ? 'USD' : 'BTC',
-        });
+        }));
   const unitError =
     decl.amount === 'btc' ? null : validateUnitAmount({ amountCents: cents, maxCents });
   const costError =
@@ -182,7 +225,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
     : decl.amount === 'btc'
       ? sats > 0n
       : cents > 0n;
-  const formValid = amountOk && !btcError && !unitError && !costError && !priceError;
+  const formValid = amountOk && !refining && !btcError && !unitError && !costError && !priceError;
 
   const after = previewAfter(before, flow.action, { sats, cents, feeSats: cost });
 
@@ -194,6 +237,43 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   };
 
   const nameError = validateVaultName(form.name);
+
+  /** SPEC §5: Max of a deposit or a vault opening, refined using the wallet's UTXOs. */
+  const chooseMax = async () => {
+    const account = wallet.account;
+    if (!account) return;
+    const run = ++maxRun.current;
+    setAtMax(true);
+    setMaxPlan({ status: 'loading' });
+    try {
+      const maxAt = await loadMaxDeposit({
+        action: forCreate ? 'create' : 'deposit',
+        config,
+        account,
+        vault: position.vault,
+        priceUsd,
+      });
+      if (run === maxRun.current) setMaxPlan({ status: 'ready', maxAt });
+    } catch {
+      if (run === maxRun.current) setMaxPlan({ status: 'error' });
+    }
+  };
+
+  const changeBtc = (btc: AmountValue) => {
+    // Switching BTC/USD keeps Max; any other change replaces it (and a Max still being fetched).
+    if (atMax && btc.mode !== form.btc.mode) {
+      setForm({ ...form, btc });
+      return;
+    }
+    if (atMax) {
+      setAtMax(false);
+      if (maxPlan?.status !== 'ready') {
+        maxRun.current++;
+        setMaxPlan(null);
+      }
+    }
+    setForm({ ...form, btc });
+  };
 
   switch (step.kind) {
     case 'name':
@@ -276,12 +356,14 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
                     ? 'Deposit amount'
                     : 'Withdraw amount'
               }
-              value={form.btc}
-              onChange={(btc) => setForm({ ...form, btc })}
+              value={btcValue}
+              onChange={changeBtc}
               max={maxSats}
               available={availableSats}
               priceUsd={priceUsd}
               intDigits={c.amountIntDigits}
+              dustLimit={BigInt(c.dustLimitSats)}
+              {...(refinesMax ? { onMax: () => void chooseMax(), maxBusy: refining } : {})}
               error={btcError ?? priceError}
               hint={
                 flow.action === 'withdraw'
