@@ -74,6 +74,11 @@ interface Evaluated {
  * output is dropped on the first selection that covers target and fee without it: the sub-dust
  * remainder goes to the miners, and no needless input is spent.
  */
+/** True when spending the output at `feeRate` adds more than its own input fee. */
+export function isEconomic(utxo: PaymentUtxo, kind: PaymentScriptKind, feeRate: number): boolean {
+  return utxo.value > feeFor(weightToVsize(inputWeight(kind)), feeRate);
+}
+
 export function selectCoins(params: SelectCoinsParams): CoinSelectionResult {
   const dustLimit = params.dustLimit ?? BigInt(DUST_LIMIT_SATS);
   const maxRetries = params.maxRetries ?? DUST_CHANGE_RETRIES;
@@ -90,18 +95,22 @@ export function selectCoins(params: SelectCoinsParams): CoinSelectionResult {
     }
     kinds.set(utxo, kind);
   }
-  // Largest first keeps the input count (and fee) low; ties broken by outpoint for determinism.
-  const sorted = [...params.utxos].sort((a, b) =>
-    a.value !== b.value
-      ? a.value > b.value
-        ? -1
-        : 1
-      : a.txid !== b.txid
-        ? a.txid < b.txid
+  // An output worth no more than the fee of spending it only lowers what the wallet can pay
+  // (the max deposit leaves such crumbs out too). Largest first keeps the input count (and fee)
+  // low; ties broken by outpoint for determinism.
+  const sorted = params.utxos
+    .filter((utxo) => isEconomic(utxo, kinds.get(utxo)!, params.feeRate))
+    .sort((a, b) =>
+      a.value !== b.value
+        ? a.value > b.value
           ? -1
           : 1
-        : a.vout - b.vout,
-  );
+        : a.txid !== b.txid
+          ? a.txid < b.txid
+            ? -1
+            : 1
+          : a.vout - b.vout,
+    );
   const changeWeight = changeOutputWeight(params.changeScriptType);
 
   const evaluate = (mustCover: bigint): Evaluated => {

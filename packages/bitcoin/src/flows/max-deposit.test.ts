@@ -73,6 +73,23 @@ describe('refineMaxDeposit', () => {
     expect(() => buildDepositPsbt({ ...params, depositAmount: max + 1_000n })).toThrow(/needs/);
   });
 
+  it('gives a deposit the builder can pay when the wallet also holds a crumb', () => {
+    // 150 sats cannot pay the 272 sats it costs to spend at 4 sat/vB: Max leaves it out, and
+    // coin selection must not need it either.
+    const utxos = [paymentUtxo(120_000n), paymentUtxo(150n)];
+    const params = {
+      wallet,
+      utxos,
+      feeRate,
+      state: stateFields,
+      newVault,
+      vault: vaultUtxo(50_000n, 0n),
+    };
+    const max = maxVaultDeposit(params);
+    const built = buildDepositPsbt({ ...params, depositAmount: max });
+    expect(built.fee).toBeGreaterThanOrEqual(feeFor(built.vsize, feeRate));
+  });
+
   it('accounts for the UNIT postage when opening a vault', () => {
     const utxos = [paymentUtxo(200_000n)];
     const params = {

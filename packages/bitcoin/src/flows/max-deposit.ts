@@ -2,7 +2,7 @@
 // refined using the wallet's UTXOs").
 import { feeFor, inputWeight, paymentScriptKind, weightToVsize } from './vsize';
 import { depositPlan, openPlan, type DepositParams, type OpenParams } from './builders';
-import type { PaymentUtxo } from './coin-select';
+import { isEconomic, type PaymentUtxo } from './coin-select';
 import { planWeight, type VaultTxPlan } from './vault-tx';
 
 /** SPEC §8: the error of a max deposit refinement that fails. */
@@ -36,8 +36,7 @@ export function refineMaxDeposit(params: RefineMaxDepositParams): bigint {
   for (const utxo of params.utxos) {
     const kind = paymentScriptKind(utxo.script);
     if (!kind) continue;
-    const inputFee = feeFor(weightToVsize(inputWeight(kind)), params.feeRate);
-    if (utxo.value <= inputFee) continue;
+    if (!isEconomic(utxo, kind, params.feeRate)) continue;
     weight += inputWeight(kind);
     sum += utxo.value;
   }
