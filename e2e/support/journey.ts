@@ -17,6 +17,20 @@ export async function connectDevnetWallet(page: Page, devnet: Devnet): Promise<v
   await page.reload();
 }
 
+export const UNDER_CONSTRUCTION =
+  'Your vault is under construction. Almost there! This might take about 10 minutes.';
+
+/**
+ * After Confirm: the creation screen waits for the block (SPEC §2 Creation pending) with a link to
+ * the broadcast transaction; one block later the vault exists and the success state shows.
+ */
+export async function confirmCreation(page: Page, devnet: Devnet): Promise<void> {
+  await expect(page.getByText(UNDER_CONSTRUCTION)).toBeVisible();
+  await expect(page.getByRole('link', { name: /^View transaction/ })).toBeVisible();
+  await devnet.mine(1);
+  await expect(page.getByRole('heading', { name: 'Vault Successfully Created!' })).toBeVisible();
+}
+
 /** Opens a vault through the create drawer and lands on its dashboard once a block confirms it. */
 export async function openVault(
   page: Page,
@@ -32,8 +46,7 @@ export async function openVault(
   await amounts.nth(1).fill(unit);
   await page.getByRole('button', { name: 'Preview' }).click();
   await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(page.getByText('Vault Successfully Created!')).toBeVisible();
-  await devnet.mine(1);
+  await confirmCreation(page, devnet);
   await page.getByRole('button', { name: 'Go to Vault' }).click();
   await expect(page.getByRole('group', { name: /^Collateral ratio / })).toBeVisible();
 }

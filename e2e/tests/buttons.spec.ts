@@ -2,7 +2,7 @@
 // accessible description and as a tooltip on hover or focus (apps/web/src/ui/ReasonButton.tsx).
 import type { Page } from '@playwright/test';
 import { test, expect } from '../support/fixtures';
-import { connectDevnetWallet, openDrawer, openVault } from '../support/journey';
+import { confirmCreation, connectDevnetWallet, openDrawer, openVault } from '../support/journey';
 
 // BUTTON_REASONS of packages/protocol/src/buttons.ts.
 const PENDING = 'A transaction is pending. Please wait until it completes.';
@@ -22,20 +22,14 @@ async function expectDisabledBecause(page: Page, name: string, reason: string | 
 }
 
 /**
- * Shows the reason's tooltip: hovering with a mouse on desktop, on the phone by keyboard focus (a
- * tooltip does not open on touch). A disabled button takes no pointer or focus, so the tooltip
- * hangs on its focusable wrapper.
+ * Shows the reason's tooltip: hovering with a mouse on desktop, a tap on the phone. A disabled
+ * button takes no pointer or focus, so the tooltip hangs on its focusable wrapper.
  */
 async function showReason(page: Page, name: string, reason: string) {
   const wrapper = actionButton(page, name).locator('xpath=..');
-  if (test.info().project.name === 'phone') {
-    await wrapper.focus();
-    // Arrive by Tab, so the focus is a keyboard (focus-visible) one.
-    await page.keyboard.press('Shift+Tab');
-    await page.keyboard.press('Tab');
-    await expect(wrapper).toBeFocused();
-  } else await wrapper.hover();
-  await expect(page.locator('.tooltip').filter({ hasText: reason })).toBeVisible();
+  if (test.info().project.name === 'phone') await wrapper.tap();
+  else await wrapper.hover();
+  await expect(page.locator('.tooltip').filter({ hasText: reason }).first()).toBeVisible();
 }
 
 test('a pending transaction disables every action, and a repaid vault explains Repay', async ({
@@ -92,8 +86,7 @@ test('a wallet a Max vault opening emptied cannot deposit', async ({
   await drawer.getByRole('textbox', { name: 'Borrow UNIT' }).fill('300');
   await page.getByRole('button', { name: 'Preview' }).click();
   await page.getByRole('button', { name: 'Confirm' }).click();
-  await expect(page.getByText('Vault Successfully Created!')).toBeVisible();
-  await devnet.mine(1);
+  await confirmCreation(page, devnet);
   await page.getByRole('button', { name: 'Go to Vault' }).click();
   await expect(page.getByRole('group', { name: /^Collateral ratio / })).toBeVisible();
   // The wallet's balance is read again on the next visit (SPEC §7: stale after 60 s).

@@ -1,6 +1,7 @@
 // Journey 1: a new user meets the app, connects the devnet wallet, funds it, and opens a vault
 // through the real guardian on the real devnet.
 import { test, expect } from '../support/fixtures';
+import { UNDER_CONSTRUCTION } from '../support/journey';
 
 /** Set by the devnet wallet once the faucet has paid it (apps/web/src/wallet). */
 const FUNDED_KEY = 'unit.wallet.devnet-funded';
@@ -47,9 +48,15 @@ test('a new user opens a vault with the devnet wallet', async ({
   await checkA11y(page);
   await page.getByRole('button', { name: 'Confirm' }).click();
 
-  await expect(page.getByText('Vault Successfully Created!')).toBeVisible();
-  await snap(page, '04-created');
+  // Broadcast, not yet mined: the creation screen waits for the block, links the transaction and
+  // offers Telegram; the tracker stays reachable while the flow runs.
+  await expect(page.getByText(UNDER_CONSTRUCTION)).toBeVisible();
+  await expect(page.getByRole('link', { name: /^View transaction/ })).toBeVisible();
+  await checkA11y(page);
+  await snap(page, '04-under-construction');
   await devnet.mine(1);
+  await expect(page.getByRole('heading', { name: 'Vault Successfully Created!' })).toBeVisible();
+  await snap(page, '04-created');
   await page.getByRole('button', { name: 'Go to Vault' }).click();
   // The dashboard shows what the chain holds: 0.01 BTC locked, 300 UNIT owed.
   await expect(page.getByText('0.01 BTC').first()).toBeVisible();

@@ -4,6 +4,7 @@
 // the devnet. Xverse keeps UNIT on its own Taproot (ordinals) key; Unisat on its one address.
 import { test, expect } from '../support/fixtures';
 import { injectWallet, type InjectedWalletKind } from '../support/wallets/inject';
+import { confirmCreation } from '../support/journey';
 
 const ONE_BTC = 100_000_000;
 
@@ -47,8 +48,7 @@ for (const { kind, name } of wallets) {
     await snap(page, `21-${kind}-create-confirm`);
     // The extension signs the open transaction's payment inputs.
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await expect(page.getByText('Vault Successfully Created!')).toBeVisible();
-    await devnet.mine(1);
+    await confirmCreation(page, devnet);
     await page.getByRole('button', { name: 'Go to Vault' }).click();
 
     await expect(page.getByText('0.01 BTC').first()).toBeVisible();

@@ -1,8 +1,9 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
 import { fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { history, vault } from './fixtures';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
@@ -89,9 +90,23 @@ describe('vault page states', () => {
     );
     expect(screen.getByRole('button', { name: 'Transaction Tracker' })).toBeInTheDocument();
 
+    // The guardian has broadcast the opening: the vault is recorded, its block not yet mined.
+    server.use(
+      http.get('*/api/vaults/:id/history', () =>
+        HttpResponse.json(history.map((r) => ({ ...r, confirmed: false }))),
+      ),
+    );
     scenario.vault = vault;
     finish!();
     await queryClient.invalidateQueries({ queryKey: ['vault'] });
+    await waitFor(() =>
+      expect(queryClient.getQueryData(['vault-history', vault.vault_id])).toBeDefined(),
+    );
+    expect(screen.getByText(/Your vault is under construction/)).toBeInTheDocument();
+
+    // A block confirms it: now it exists.
+    server.resetHandlers();
+    await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
     expect(
       await screen.findByText('Vault Successfully Created!', { selector: 'h1' }),
     ).toBeInTheDocument();

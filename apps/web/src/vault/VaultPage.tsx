@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router';
 import { CONTENT } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
 import { usePosition } from '../api/position';
+import { useVaultHistory } from '../api/vault-history';
 import type { FlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { TxLink } from '../ui/TxLink';
@@ -41,12 +42,20 @@ export function VaultPage() {
   const position = usePosition();
   const flows = useFlows();
   const hasVault = position.vault != null;
-  const { isVaultCreationFlowInProgress: creating, stage, markVaultCreated } = flows;
+  const { isVaultCreationFlowInProgress: creating, stage, markVaultCreated, syncPending } = flows;
+  // The guardian records a vault when it broadcasts the opening; it exists once a block has
+  // confirmed it ("This might take about 10 minutes", SPEC §2), which its history tells.
+  // It polls faster than the dashboard: the user is watching this one screen for that block.
+  const history = useVaultHistory(creating ? (position.vault?.vault_id ?? null) : null, 3_000);
+  const openConfirmed =
+    history.data?.some((record) => record.action === 'o' && record.confirmed) ?? false;
 
   // SPEC §4: once a vault exists while the creation flow runs, the success state shows.
   useEffect(() => {
-    if (creating && hasVault && stage !== 'success') markVaultCreated();
-  }, [creating, hasVault, stage, markVaultCreated]);
+    if (!creating || !openConfirmed) return;
+    syncPending(history.data ?? []);
+    if (stage !== 'success') markVaultCreated();
+  }, [creating, openConfirmed, history.data, stage, markVaultCreated, syncPending]);
 
   if (stage === 'success') return <CreationSuccess onGoToVault={flows.goToVault} />;
   if (creating || stage === 'processing') return <CreationPending />;
