@@ -49,6 +49,8 @@ export interface FlowsApi {
   goToVault(): void;
   pending: PendingTransaction[];
   syncPending(history: { transaction_id: string; confirmed?: boolean }[]): void;
+  /** drops a pending entry the user gave up on (a transaction that never confirms) */
+  forgetPending(transactionId: string): void;
   banner: FlowBanner | null;
   dismissBanner(): void;
   /** a flow is running or its drawer is open: other action buttons wait (SPEC §4) */
@@ -256,9 +258,22 @@ export function FlowProvider({
         pending,
         history.filter((record) => record.confirmed !== false),
       );
-      if (next.some((p, i) => p.status !== pending[i]?.status)) setPending(() => next);
+      if (next.some((p, i) => p.status !== pending[i]?.status)) {
+        setPending(() => next);
+        // SPEC §4: on confirmation the wallet balance refreshes, and rune data for borrow and
+        // repay (every action moves sats through the wallet, so the balance always).
+        void queryClient.invalidateQueries({ queryKey: ['balance'] });
+        void queryClient.invalidateQueries({ queryKey: ['unit-outputs'] });
+        void queryClient.invalidateQueries({ queryKey: ['vault-points'] });
+      }
     },
-    [pending, setPending],
+    [pending, setPending, queryClient],
+  );
+
+  const forgetPending = useCallback(
+    (transactionId: string) =>
+      setPending((list) => list.filter((p) => p.transactionId !== transactionId)),
+    [setPending],
   );
 
   const api = useMemo<FlowsApi>(
@@ -280,12 +295,25 @@ export function FlowProvider({
       },
       pending,
       syncPending,
+      forgetPending,
       banner,
       dismissBanner: () => setBanner(null),
       activeAction:
         drawerOpen || flow?.status === 'awaiting-signature' || flow?.status === 'processing',
     }),
-    [flow, drawerOpen, openFlow, setDrawerOpen, run, stage, creating, pending, syncPending, banner],
+    [
+      flow,
+      drawerOpen,
+      openFlow,
+      setDrawerOpen,
+      run,
+      stage,
+      creating,
+      pending,
+      syncPending,
+      forgetPending,
+      banner,
+    ],
   );
 
   return <FlowsContext.Provider value={api}>{children}</FlowsContext.Provider>;

@@ -2,7 +2,6 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   CONTENT,
   DEFAULT_FEE_SPEED,
-  PENDING_STATUS_LABELS,
   buttonState,
   capFeeRate,
   centsToUnitString,
@@ -23,7 +22,6 @@ import {
 import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
-import { TxLink } from '../ui/TxLink';
 import { useFlows } from '../flows/FlowProvider';
 import { TransactionsTable } from '../transactions/TransactionsTable';
 import { formatAmount } from '../ui/format';
@@ -32,6 +30,7 @@ import { Sheet } from '../ui/Sheet';
 import { Skeleton } from '../ui/Skeleton';
 import { HealthGauge } from './HealthGauge';
 import { useLiquidatedState } from './liquidated';
+import { PendingBanner } from './PendingBanner';
 
 // d3 and the chart load after the cards: the chart sits below them (bundle budget).
 const RatioChart = lazy(async () => ({
@@ -221,46 +220,6 @@ export function Dashboard() {
         title={CONTENT.dashboard.liquidationModalTitle}
         description={CONTENT.dashboard.liquidationModalBody}
       />
-    </div>
-  );
-}
-
-/** The banner of a running or finished flow and of stored pending transactions (SPEC §4). */
-function PendingBanner() {
-  const flows = useFlows();
-  const config = useConfig();
-  const latest = [...flows.pending].reverse().find((p) => p.status === 'In Progress') ?? null;
-  const banner = flows.banner;
-  if (!banner && !latest) return null;
-  const tone = banner?.tone ?? 'info';
-  return (
-    <div className={`banner banner--${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
-      {banner && <strong>{banner.text}</strong>}
-      {latest && (
-        <span>
-          {latest.type} {formatAmount(BigInt(latest.amount), latest.amountUnit)}:{' '}
-          {PENDING_STATUS_LABELS['In Progress']}
-        </span>
-      )}
-      {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
-      {(banner?.txid ?? latest?.transactionId) && (
-        <TxLink txid={(banner?.txid ?? latest?.transactionId)!} />
-      )}
-      {config.telegramBot && (
-        <a href={`https://t.me/${config.telegramBot}`} target="_blank" rel="noreferrer">
-          {CONTENT.vaultPage.enableTelegram}
-        </a>
-      )}
-      {banner && (
-        <button
-          type="button"
-          className="icon-btn"
-          aria-label="Dismiss"
-          onClick={flows.dismissBanner}
-        >
-          ×
-        </button>
-      )}
     </div>
   );
 }

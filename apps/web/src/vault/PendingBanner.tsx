@@ -1,8 +1,14 @@
-import { CONTENT, PENDING_STATUS_LABELS } from '@unit/protocol';
+import { useState } from 'react';
+import { CONTENT, PENDING_STATUS_LABELS, type PendingTransaction } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
 import { useFlows } from '../flows/FlowProvider';
 import { formatAmount } from '../ui/format';
+import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
+import { useNow } from '../ui/useNow';
+
+/** After this long without confirmation a pending entry may be forgotten (ours: SPEC is silent). */
+export const PENDING_FORGET_AFTER_SECONDS = 3_600;
 
 /**
  * The banner of a running or finished flow and of stored pending transactions (SPEC §4); it links
@@ -32,6 +38,7 @@ export function PendingBanner() {
           {CONTENT.vaultPage.enableTelegram}
         </a>
       )}
+      {latest && <ForgetPending entry={latest} />}
       {banner && (
         <button
           type="button"
@@ -43,5 +50,45 @@ export function PendingBanner() {
         </button>
       )}
     </div>
+  );
+}
+
+/**
+ * A transaction that never confirms (dropped from the mempool) would keep every action disabled
+ * forever; after an hour the user may forget it, once they have read what that means.
+ */
+function ForgetPending({ entry }: { entry: PendingTransaction }) {
+  const flows = useFlows();
+  const now = useNow(60_000);
+  const [confirming, setConfirming] = useState(false);
+  if (now / 1000 - entry.date < PENDING_FORGET_AFTER_SECONDS) return null;
+  return (
+    <>
+      <button type="button" className="btn btn--small" onClick={() => setConfirming(true)}>
+        Forget this transaction
+      </button>
+      <Sheet
+        open={confirming}
+        onOpenChange={setConfirming}
+        title="Forget this transaction?"
+        description="It has not confirmed for over an hour. Check the explorer link first: if the transaction is still in the mempool it may yet confirm, and your vault will show it then. Forgetting it only removes it from this list and unblocks your actions."
+      >
+        <footer className="flow-actions">
+          <button type="button" className="btn" onClick={() => setConfirming(false)}>
+            Keep waiting
+          </button>
+          <button
+            type="button"
+            className="btn btn--primary"
+            onClick={() => {
+              setConfirming(false);
+              flows.forgetPending(entry.transactionId);
+            }}
+          >
+            Forget it
+          </button>
+        </footer>
+      </Sheet>
+    </>
   );
 }
