@@ -83,6 +83,9 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     const table = page.getByRole('region', { name: 'Vault transactions', exact: true });
     await expect(table.getByRole('row', { name: /Vault Liquidation/ })).toBeVisible();
     await expect(table.getByRole('row', { name: /Liquidation Claim/ })).toBeVisible();
+    // Its collateral and debt went to the claimant: the cards show an empty vault.
+    await expect(page.getByText('0 BTC', { exact: true }).first()).toBeVisible();
+    await expect(page.getByText('0.00 UNIT', { exact: true }).first()).toBeVisible();
     await snap(page, '36-history-l-and-x');
   } finally {
     await devnet.setPrice(START_PRICE_USD);

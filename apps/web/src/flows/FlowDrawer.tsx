@@ -397,7 +397,8 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             onChange={(fee) => setForm({ ...form, fee })}
           />
           <p className="muted">Estimated network cost: {satsToBtcString(cost)} BTC</p>
-          <BeforeAfter before={before} after={after} priceUsd={priceUsd} />
+          {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
+          <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
           <footer className="flow-actions">
             <button
               type="button"

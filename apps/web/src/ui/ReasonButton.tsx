@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Tooltip } from '@base-ui/react/tooltip';
 
 /**
@@ -20,18 +20,43 @@ export function ReasonButton(props: {
         {props.children}
       </button>
     );
+  return <DisabledWithReason className={className} reason={props.reason} label={props.children} />;
+}
+
+/**
+ * Hover and keyboard focus open the reason as a tooltip. Phones have neither, so a tap shows it
+ * under the button until the wrapper loses focus.
+ */
+function DisabledWithReason(props: { className: string; reason: string | null; label: ReactNode }) {
+  const [tapped, setTapped] = useState(false);
   return (
-    <Tooltip.Root>
-      <Tooltip.Trigger render={<span className="reason-wrap" tabIndex={0} />}>
-        <button type="button" className={className} disabled title={props.reason ?? undefined}>
-          {props.children}
-        </button>
-      </Tooltip.Trigger>
-      <Tooltip.Portal>
-        <Tooltip.Positioner sideOffset={8}>
-          <Tooltip.Popup className="tooltip">{props.reason}</Tooltip.Popup>
-        </Tooltip.Positioner>
-      </Tooltip.Portal>
-    </Tooltip.Root>
+    <span className="reason-anchor">
+      <Tooltip.Root>
+        <Tooltip.Trigger
+          render={<span className="reason-wrap" tabIndex={0} />}
+          onClick={() => setTapped((shown) => !shown)}
+          onBlur={() => setTapped(false)}
+        >
+          <button
+            type="button"
+            className={props.className}
+            disabled
+            title={props.reason ?? undefined}
+          >
+            {props.label}
+          </button>
+        </Tooltip.Trigger>
+        <Tooltip.Portal>
+          <Tooltip.Positioner sideOffset={8}>
+            <Tooltip.Popup className="tooltip">{props.reason}</Tooltip.Popup>
+          </Tooltip.Positioner>
+        </Tooltip.Portal>
+      </Tooltip.Root>
+      {tapped && props.reason && (
+        <span className="tooltip tooltip--tapped" role="status">
+          {props.reason}
+        </span>
+      )}
+    </span>
   );
 }
