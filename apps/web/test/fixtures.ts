@@ -60,7 +60,7 @@ export const vault: VaultDto = {
   created_at: NOW_S - 86_400 * 60,
 };
 
-const record = (
+export const record = (
   i: number,
   timestamp: number,
   action: VaultHistoryRecordDto['action'],

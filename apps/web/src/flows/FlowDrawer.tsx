@@ -5,6 +5,7 @@ import { usePosition } from '../api/position';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
 import { useWallet, WalletPicker } from '../wallet';
+import { WalletError } from '../wallet/errors';
 import {
   CONTENT,
   DEFAULT_FEE_SPEED,
@@ -500,7 +501,11 @@ function Tracker({
   const flows = useFlows();
   const [showDetails, setShowDetails] = useState(false);
   const failed = flow.status === 'error';
-  const offerRetry = failed && decl.retryOnNoAccounts && isNoAccountsError(flow.error);
+  // A wallet that shares no account says so in its own words: its error code is what counts.
+  const noAccounts =
+    isNoAccountsError(flow.error) ||
+    (flow.error instanceof WalletError && flow.error.code === 'no_accounts');
+  const offerRetry = failed && decl.retryOnNoAccounts && noAccounts;
   return (
     <div className="flow-step">
       <ol className="tracker" aria-label="Progress">

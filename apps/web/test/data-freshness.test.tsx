@@ -1,0 +1,162 @@
+// What the dashboard shows when its market data is old or missing: the stale-price indicator of the
+// price banner, and the chart's fallback to the cached 1y prices (SPEC §7, §8).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import {
+  PRICE_HISTORY_RETRIES,
+  PRICE_HISTORY_RETRY_DELAY_MS,
+  type PriceHistoryDto,
+} from '@unit/protocol';
+import { advance, eventually, startFakeClock, stopFakeClock } from './fake-clock';
+import { fakeWallet } from './fake-wallet';
+import { priceHistory, vault } from './fixtures';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+beforeEach(() => {
+  scenario.vault = vault;
+  localStorage.clear();
+  sessionStorage.clear();
+});
+afterEach(() => {
+  stopFakeClock();
+  server.resetHandlers();
+  fakeWallet.reset();
+});
+
+/** The local hh:mm of a unix time, written out by hand rather than with the banner's formatter. */
+const hhmm = (seconds: number) => {
+  const d = new Date(seconds * 1000);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+};
+
+describe("stale price: 'Price as of hh:mm'", () => {
+  const banner = () => screen.getByText('BTC', { selector: '.price-banner__label' }).parentElement!;
+
+  it('is absent while the price is younger than its 30 s refetch interval', async () => {
+    const time = Math.floor(Date.now() / 1000) - 20;
+    server.use(http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 95_000, time })));
+    renderApp('/');
+    await waitFor(() => expect(banner()).toHaveTextContent('$95,000'));
+    expect(banner()).not.toHaveTextContent('Price as of');
+    expect(banner()).not.toHaveClass('price-banner--stale');
+  });
+
+  it('shows the time of a price older than 30 s', async () => {
+    const time = Math.floor(Date.now() / 1000) - 45 * 60;
+    server.use(http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 95_000, time })));
+    renderApp('/');
+    await waitFor(() => expect(banner()).toHaveTextContent('$95,000'));
+    expect(banner()).toHaveTextContent(`Price as of ${hhmm(time)}`);
+    expect(banner()).toHaveClass('price-banner--stale');
+  });
+
+  it('appears once the price ages past 30 s, and goes when a fresh price arrives', async () => {
+    vi.useFakeTimers({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+      shouldAdvanceTime: true,
+    });
+    // The feed answers the same price until it recovers.
+    const stuckAt = Math.floor(Date.now() / 1000) - 20;
+    let time = stuckAt;
+    server.use(http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 95_000, time })));
+    renderApp('/');
+    await waitFor(() => expect(banner()).toHaveTextContent('$95,000'));
+    expect(banner()).not.toHaveTextContent('Price as of');
+
+    // 20 s + 15 s: older than the refetch interval (the clock re-reads every 5 s).
+    await advance(15_000);
+    expect(banner()).toHaveTextContent(`Price as of ${hhmm(stuckAt)}`);
+
+    // The next refetch (30 s after the first fetch) brings a fresh price.
+    time = Math.floor(Date.now() / 1000) + 15;
+    await advance(15_000);
+    await waitFor(() => expect(banner()).not.toHaveTextContent('Price as of'));
+  });
+});
+
+describe('price history failure (SPEC §8)', () => {
+  /** 1y prices that no other interval has: the chart reads 380% only if it uses them. */
+  const YEAR: PriceHistoryDto = {
+    ...priceHistory(365, 86_400),
+    data: priceHistory(365, 86_400).data.map((p) => ({ ...p, price: 190_000 })),
+  };
+  const chart = () => screen.getByRole('img', { name: /Collateral ratio, latest/ });
+
+  function answer(failing: { period: string; how: 'status' | 'error-field' }) {
+    const asked: string[] = [];
+    server.use(
+      http.get('*/api/price-history', ({ request }) => {
+        const period = new URL(request.url).searchParams.get('timePeriod') ?? '24h';
+        asked.push(period);
+        if (period === failing.period)
+          return failing.how === 'status'
+            ? HttpResponse.json({ error: 'Upstream down', code: 'internal' }, { status: 502 })
+            : HttpResponse.json({ data: [], change: 0, error: 'Price source unavailable' });
+        if (period === '1y') return HttpResponse.json(YEAR);
+        return HttpResponse.json(priceHistory(168, 3600));
+      }),
+    );
+    return asked;
+  }
+
+  it.each(['status', 'error-field'] as const)(
+    'retries 5 times at 5 s, then draws the interval from the cached 1y prices (%s)',
+    async (how) => {
+      const asked = answer({ period: '7d', how });
+      fakeWallet.connectAs();
+      const user = userEvent.setup();
+      renderApp('/');
+      await waitFor(() => expect(chart()).toHaveAttribute('data-points', '288'), {
+        timeout: 5_000,
+      });
+      // YTD once: the 1y prices are now cached.
+      await user.click(screen.getByRole('button', { name: 'YTD' }));
+      await waitFor(() =>
+        expect(chart()).toHaveAttribute('aria-label', 'Collateral ratio, latest 380%'),
+      );
+
+      startFakeClock();
+      fireEvent.click(screen.getByRole('button', { name: '1W' }));
+      const weekly = () => asked.filter((p) => p === '7d').length;
+      await eventually(() => expect(weekly()).toBe(1));
+      for (let retry = 1; retry <= PRICE_HISTORY_RETRIES; retry++) {
+        // still retrying: the chart waits rather than giving up
+        expect(screen.getByRole('status', { name: 'Loading chart' })).toBeInTheDocument();
+        await advance(PRICE_HISTORY_RETRY_DELAY_MS - 1);
+        expect(weekly()).toBe(retry);
+        await advance(1);
+        await eventually(() => expect(weekly()).toBe(retry + 1));
+      }
+      // 1W's 168 hourly buckets, priced from the 1y data (1 BTC × 190,000 / 50,000 UNIT)
+      await eventually(() => expect(chart()).toHaveAttribute('data-points', '168'));
+      expect(chart()).toHaveAttribute('aria-label', 'Collateral ratio, latest 380%');
+      expect(screen.getByRole('button', { name: '1W' })).toHaveAttribute('aria-pressed', 'true');
+      expect(screen.queryByText('The chart could not be loaded.')).not.toBeInTheDocument();
+      await advance(60_000);
+      expect(weekly()).toBe(1 + PRICE_HISTORY_RETRIES);
+    },
+  );
+
+  it('says the chart could not be loaded when no 1y prices are cached', async () => {
+    answer({ period: '24h', how: 'error-field' });
+    fakeWallet.connectAs();
+    startFakeClock();
+    renderApp('/');
+    await eventually(() =>
+      expect(screen.getByRole('status', { name: 'Loading chart' })).toBeInTheDocument(),
+    );
+    for (let retry = 1; retry <= PRICE_HISTORY_RETRIES; retry++)
+      await advance(PRICE_HISTORY_RETRY_DELAY_MS);
+    await eventually(() =>
+      expect(screen.getByRole('alert')).toHaveTextContent('The chart could not be loaded.'),
+    );
+    expect(screen.queryByRole('img', { name: /Collateral ratio/ })).not.toBeInTheDocument();
+  });
+});

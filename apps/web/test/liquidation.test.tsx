@@ -1,0 +1,263 @@
+// SPEC §4 Liquidated state on the dashboard, and the /liquidations page where a liquidated vault is
+// repossessed (SPEC §2 Routes; the review rules are the guardian's: 15% tax, claimant keeps 160%).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import {
+  BUTTON_REASONS,
+  LIQUIDATED_MARKER_TTL_SECONDS,
+  type LiquidatedVaultDto,
+} from '@unit/protocol';
+import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
+import { config, liquidated, price, vault } from './fixtures';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+// The real repossess loads the guardian client and its Bitcoin libraries; the page is under test.
+const { repossessVault } = vi.hoisted(() => ({ repossessVault: vi.fn() }));
+vi.mock('../src/liquidations/repossess', () => ({ repossessVault }));
+
+const MARKER = `unit.liquidated.${vault.vault_id}`;
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+let priceUsd = price.USD;
+let liquidations: LiquidatedVaultDto[] = [];
+let liquidationsAsked = 0;
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+beforeEach(() => {
+  scenario.vault = vault;
+  localStorage.clear();
+  sessionStorage.clear();
+  priceUsd = price.USD;
+  liquidations = [];
+  liquidationsAsked = 0;
+  repossessVault.mockReset();
+  server.use(
+    http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: priceUsd, time: nowSeconds() })),
+    http.get('*/api/liquidations', () => {
+      liquidationsAsked++;
+      return HttpResponse.json(liquidations);
+    }),
+  );
+});
+afterEach(() => {
+  server.resetHandlers();
+  fakeWallet.reset();
+});
+
+const ACTIONS = ['Deposit', 'Withdraw', 'Borrow', 'Repay'] as const;
+
+async function expectActions(enabled: boolean) {
+  for (const name of ACTIONS) {
+    const button = await screen.findByRole('button', { name });
+    if (enabled) await waitFor(() => expect(button).toBeEnabled());
+    else {
+      expect(button).toBeDisabled();
+      expect(button).toHaveAttribute('title', BUTTON_REASONS.liquidated);
+    }
+  }
+}
+
+/** Waits for the dashboard to show the ratio at the current price. */
+const dashboardAt = (ratio: string) =>
+  screen.findByRole(
+    'group',
+    { name: new RegExp(`^Collateral ratio ${ratio}`) },
+    { timeout: 5_000 },
+  );
+
+async function closeLiquidationModal(user: ReturnType<typeof userEvent.setup>) {
+  const modal = await screen.findByRole(
+    'dialog',
+    { name: 'Vault in Liquidation' },
+    { timeout: 5_000 },
+  );
+  await user.click(within(modal).getByRole('button', { name: 'Close' }));
+  await waitFor(() => expect(screen.queryByRole('dialog')).not.toBeInTheDocument());
+}
+
+describe('liquidated vault on the dashboard (SPEC §4)', () => {
+  it('at a ratio of 135% shows Liquidating..., the Vault in Liquidation modal and disables the four actions', async () => {
+    // 1 BTC × 67,500 / 50,000 UNIT = 135%
+    priceUsd = 67_500;
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    const modal = await screen.findByRole(
+      'dialog',
+      { name: 'Vault in Liquidation' },
+      { timeout: 5_000 },
+    );
+    expect(modal).toHaveAccessibleDescription(
+      'All actions are disabled until liquidation completes.',
+    );
+    expect(screen.getByText('Liquidating...')).toBeInTheDocument();
+    await closeLiquidationModal(user);
+    await dashboardAt('135%');
+    await expectActions(false);
+    // the gauge's shortcut waits too
+    expect(screen.getByRole('button', { name: 'Deposit to improve health' })).toBeDisabled();
+  });
+
+  it('stays liquidated when the price recovers, by its session marker', async () => {
+    priceUsd = 67_500;
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const { queryClient } = renderApp('/');
+    await closeLiquidationModal(user);
+    const marker = Number(sessionStorage.getItem(MARKER));
+    expect(nowSeconds() - marker).toBeLessThan(60);
+
+    priceUsd = 95_000;
+    await queryClient.invalidateQueries({ queryKey: ['bitcoin-price'] });
+    await dashboardAt('190%, Moderate');
+    expect(screen.getByText('Liquidating...')).toBeInTheDocument();
+    await expectActions(false);
+    expect(sessionStorage.getItem(MARKER)).toBe(String(marker));
+  });
+
+  it.each([
+    ['under 6 hours old keeps', LIQUIDATED_MARKER_TTL_SECONDS - 10, true],
+    ['over 6 hours old does not keep', LIQUIDATED_MARKER_TTL_SECONDS + 10, false],
+  ])('a marker %s a healthy vault liquidated', async (_label, age, stays) => {
+    sessionStorage.setItem(MARKER, String(nowSeconds() - age));
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    if (stays) {
+      await closeLiquidationModal(user);
+      await dashboardAt('190%, Moderate');
+      expect(screen.getByText('Liquidating...')).toBeInTheDocument();
+      await expectActions(false);
+    } else {
+      await dashboardAt('190%, Moderate');
+      await expectActions(true);
+      expect(screen.queryByText('Liquidating...')).not.toBeInTheDocument();
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    }
+  });
+
+  it('is liquidated at any price once the liquidated list has it, without a marker', async () => {
+    liquidations = [{ ...liquidated, vault_id: vault.vault_id, name: vault.name }];
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    await closeLiquidationModal(user);
+    await dashboardAt('190%, Moderate');
+    expect(screen.getByText('Liquidating...')).toBeInTheDocument();
+    await expectActions(false);
+    expect(sessionStorage.getItem(MARKER)).toBeNull();
+  });
+});
+
+describe('/liquidations', () => {
+  const row = async () =>
+    (await screen.findByRole('cell', { name: 'Sunk' }, { timeout: 5_000 })).closest('tr')!;
+
+  it('lists a liquidated vault, with Repossess disabled and why without a wallet', async () => {
+    liquidations = [liquidated];
+    const user = userEvent.setup();
+    renderApp('/liquidations');
+    const sunk = await row();
+    expect(sunk).toHaveTextContent('0.1 BTC');
+    expect(sunk).toHaveTextContent('7,000.00 UNIT');
+    expect(sunk).toHaveTextContent('$94,500.00');
+    const repossess = within(sunk).getByRole('button', { name: 'Repossess' });
+    expect(repossess).toBeDisabled();
+    expect(repossess).toHaveAttribute('title', 'Connect a wallet first');
+    // a tap on a phone tells the same
+    await user.click(repossess.parentElement!);
+    expect(within(sunk).getByRole('status')).toHaveTextContent('Connect a wallet first');
+  });
+
+  it('disables Repossess for a wallet without a vault of its own', async () => {
+    liquidations = [liquidated];
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    renderApp('/liquidations');
+    const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
+    expect(repossess).toBeDisabled();
+    expect(repossess).toHaveAttribute('title', 'Repossessing needs an active vault of your own');
+  });
+
+  it('says when no vault is in liquidation', async () => {
+    renderApp('/liquidations');
+    expect(
+      await screen.findByText('No vault is in liquidation.', {}, { timeout: 5_000 }),
+    ).toBeInTheDocument();
+  });
+
+  it('reviews the claim (85% collateral, the debt, 15% tax) and submits it', async () => {
+    liquidations = [liquidated];
+    fakeWallet.connectAs();
+    repossessVault.mockImplementation(
+      async (_target: unknown, _fee: number, onProgress: (step: number) => void) => {
+        onProgress(2);
+        return { txid: '6'.repeat(64), vaultTxid: '6'.repeat(64) };
+      },
+    );
+    const user = userEvent.setup();
+    renderApp('/liquidations');
+    const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
+    await waitFor(() => expect(repossess).toBeEnabled());
+    await user.click(repossess);
+
+    const dialog = await screen.findByRole('dialog', { name: 'Repossess Sunk' });
+    const value = (term: string) => within(dialog).getByText(term).nextElementSibling;
+    expect(value('Collateral you take')).toHaveTextContent('0.085 BTC');
+    expect(value('Debt you take on')).toHaveTextContent('7,000.00 UNIT');
+    expect(value('Repossession tax (15%)')).toHaveTextContent('0.015 BTC');
+    // (1 + 0.085) BTC × 95,000 / (50,000 + 7,000) UNIT = 180.8%
+    expect(value('Your collateral ratio after')).toHaveTextContent('181%');
+    expect(within(dialog).queryByRole('alert')).not.toBeInTheDocument();
+
+    const asked = liquidationsAsked;
+    await user.click(within(dialog).getByRole('button', { name: 'Repossess' }));
+    expect(await within(dialog).findByText('Liquidation claim submitted')).toBeInTheDocument();
+    expect(within(dialog).getByRole('link', { name: /View transaction 66666666/ })).toHaveAttribute(
+      'href',
+      `${config.explorerUrl}/tx/${'6'.repeat(64)}`,
+    );
+    expect(repossessVault).toHaveBeenCalledTimes(1);
+    expect(repossessVault).toHaveBeenCalledWith(
+      liquidated,
+      expect.any(Number),
+      expect.any(Function),
+      expect.objectContaining({
+        config: expect.objectContaining({ guardianUrl: config.guardianUrl }),
+        wallet: expect.objectContaining({ account: FAKE_ACCOUNT }),
+      }),
+    );
+    // the list is asked again: the claimed vault changes state
+    await waitFor(() => expect(liquidationsAsked).toBeGreaterThan(asked));
+  });
+
+  it('refuses a claim that would take the claimant under 160%', async () => {
+    // 30,000 UNIT of debt: (1 + 0.085) BTC × 95,000 / 80,000 UNIT = 128.8%
+    const heavy = { ...liquidated, unit_borrowed: 3_000_000 };
+    liquidations = [heavy];
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/liquidations');
+    const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
+    await waitFor(() => expect(repossess).toBeEnabled());
+    await user.click(repossess);
+
+    const dialog = await screen.findByRole('dialog', { name: 'Repossess Sunk' });
+    expect(
+      within(dialog).getByText('Your collateral ratio after').nextElementSibling,
+    ).toHaveTextContent('129%');
+    expect(within(dialog).getByRole('alert')).toHaveTextContent(
+      'Your vault would fall under 160%: deposit BTC first.',
+    );
+    const confirm = within(dialog).getByRole('button', { name: 'Repossess' });
+    expect(confirm).toBeDisabled();
+    await user.click(confirm);
+    expect(repossessVault).not.toHaveBeenCalled();
+  });
+});
