@@ -43,6 +43,7 @@ function useWallet() {
   );
   return {
     ...s,
+    restoring: false,
     error: null,
     available: [],
     network: 'devnet' as const,
@@ -68,4 +69,8 @@ function WalletPicker({ open }: { open: boolean; onOpenChange: (open: boolean) =
   ) : null;
 }
 
-export const walletModule = { useWallet, WalletProvider, WalletPicker };
+function DevnetControls() {
+  return null;
+}
+
+export const walletModule = { useWallet, WalletProvider, WalletPicker, DevnetControls };

@@ -80,6 +80,7 @@ export const CONTENT = {
   walletPicker: {
     prompt: 'Select your preffered wallet to open a vault.',
     connect: 'Connect Wallet',
+    disconnect: 'Disconnect',
     get: 'Get',
     wallets: ['Xverse', 'Unisat'] as const,
   },

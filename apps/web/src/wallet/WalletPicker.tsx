@@ -1,11 +1,10 @@
 import './wallet-picker.css';
 import { Dialog } from '@base-ui/react/dialog';
-import { useEffect, useRef, useState } from 'react';
+import { CONTENT } from '@unit/protocol';
+import { useEffect, useRef } from 'react';
 import type { WalletId, WalletInfo } from './types';
+import { DevnetControls } from './DevnetControls';
 import { LATE_INJECTION_POLL_MS, LATE_INJECTION_WINDOW_MS, useWallet } from './WalletProvider';
-
-/** SPEC §2, quoted exactly (its spelling included). */
-export const WALLET_PICKER_PROMPT = 'Select your preffered wallet to open a vault.';
 
 export interface WalletPickerProps {
   open: boolean;
@@ -46,9 +45,11 @@ export function WalletPicker({ open, onOpenChange }: WalletPickerProps) {
       <Dialog.Portal>
         <Dialog.Backdrop className="sheet-backdrop" />
         <Dialog.Popup className="wallet-picker">
-          <Dialog.Title className="wallet-picker__title">Connect Wallet</Dialog.Title>
+          <Dialog.Title className="wallet-picker__title">
+            {CONTENT.walletPicker.connect}
+          </Dialog.Title>
           <Dialog.Description className="wallet-picker__prompt">
-            {WALLET_PICKER_PROMPT}
+            {CONTENT.walletPicker.prompt}
           </Dialog.Description>
           <ul className="wallet-picker__list" aria-label="Wallets">
             {wallet.available.map((info) => (
@@ -74,7 +75,7 @@ export function WalletPicker({ open, onOpenChange }: WalletPickerProps) {
               )}
             </div>
           )}
-          {wallet.status === 'connected' && wallet.walletId === 'devnet' && <DevnetPanel />}
+          {wallet.status === 'connected' && wallet.walletId === 'devnet' && <DevnetControls />}
           <Dialog.Close className="wallet-picker__close">Close</Dialog.Close>
         </Dialog.Popup>
       </Dialog.Portal>
@@ -117,52 +118,5 @@ function WalletRow(props: {
         </button>
       )}
     </li>
-  );
-}
-
-/** The devnet wallet's own controls: faucet and key export. */
-function DevnetPanel() {
-  const wallet = useWallet();
-  const [funding, setFunding] = useState<'idle' | 'funding' | 'done' | 'failed'>('idle');
-  const [exported, setExported] = useState<{ hex: string; wif: string } | null>(null);
-  return (
-    <section className="wallet-picker__devnet" aria-label="Devnet wallet">
-      <p>
-        Sats address: <code>{wallet.account?.satsAddress}</code>
-      </p>
-      <button
-        type="button"
-        disabled={funding === 'funding' || !wallet.fund}
-        onClick={() => {
-          setFunding('funding');
-          wallet.fund?.().then(
-            () => setFunding('done'),
-            () => setFunding('failed'),
-          );
-        }}
-      >
-        Fund
-      </button>
-      {funding === 'done' && <p role="status">1 BTC is on its way from the devnet faucet.</p>}
-      {funding === 'failed' && <p role="alert">The devnet faucet did not answer. Try again.</p>}
-      <button
-        type="button"
-        onClick={() => void wallet.exportDevnetKey?.().then((key) => setExported(key))}
-      >
-        Export key
-      </button>
-      {exported && (
-        <dl>
-          <dt>Hex</dt>
-          <dd>
-            <code>{exported.hex}</code>
-          </dd>
-          <dt>WIF</dt>
-          <dd>
-            <code>{exported.wif}</code>
-          </dd>
-        </dl>
-      )}
-    </section>
   );
 }

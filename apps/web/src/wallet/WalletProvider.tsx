@@ -98,6 +98,16 @@ export function WalletProvider({
   const metamaskSeen = useCallback(() => metamaskRef.current, []);
   const adapters = useAdapters(appNetwork, store, metamaskSeen, overrides);
   const [state, setState] = useState<State>(DISCONNECTED);
+  // Until the remembered wallet's silent reconnect settles, the page cannot tell a returning user
+  // from a new one: it waits rather than flash the welcome screen.
+  const [restoring, setRestoring] = useState(() => {
+    const remembered = store.getItem(REMEMBERED_WALLET_STORAGE) as WalletId | null;
+    return (
+      remembered != null &&
+      WALLET_IDS.includes(remembered) &&
+      adapters[remembered].reconnectsSilently
+    );
+  });
   const [installed, setInstalled] = useState<Record<WalletId, boolean>>(() => detect(adapters));
   // A newer connect() supersedes an older one still waiting for its wallet.
   const attempt = useRef(0);
@@ -201,9 +211,11 @@ export function WalletProvider({
     const started = Date.now();
     const tryNow = () => {
       if (cancelled) return;
-      if (adapter.isInstalled()) void establish(remembered, true);
+      if (adapter.isInstalled())
+        void establish(remembered, true).finally(() => setRestoring(false));
       else if (Date.now() - started < LATE_INJECTION_WINDOW_MS)
         timer = setTimeout(tryNow, LATE_INJECTION_POLL_MS);
+      else setRestoring(false);
     };
     let timer = setTimeout(tryNow, 0);
     return () => {
@@ -289,6 +301,7 @@ export function WalletProvider({
   const value = useMemo<WalletInternals>(
     () => ({
       status: state.status,
+      restoring: restoring && state.status !== 'connected',
       walletId: state.walletId,
       account: state.account,
       error: state.error,
@@ -306,6 +319,7 @@ export function WalletProvider({
     }),
     [
       state,
+      restoring,
       available,
       appNetwork,
       connect,

@@ -10,4 +10,5 @@ export type {
 } from './types';
 export { WalletProvider, useWallet } from './WalletProvider';
 export { WalletPicker } from './WalletPicker';
+export { DevnetControls } from './DevnetControls';
 export { WalletError, type WalletErrorCode } from './errors';

@@ -44,6 +44,8 @@ export interface SignPsbtOptions {
 
 export interface WalletContextValue {
   status: WalletStatus;
+  /** a remembered wallet is being reconnected silently after a reload: not yet known either way */
+  restoring: boolean;
   walletId: WalletId | null;
   account: WalletAccount | null;
   error: string | null;

@@ -96,9 +96,25 @@ describe('WalletProvider', () => {
     await act(() => first.result.current.connect('unisat'));
     first.unmount();
     const second = renderWallet('signet');
+    // Until the reconnect settles the page must not take the user for a new one.
+    expect(second.result.current.restoring).toBe(true);
     await waitFor(() => expect(second.result.current.status).toBe('connected'));
+    expect(second.result.current.restoring).toBe(false);
     expect(second.result.current.walletId).toBe('unisat');
     expect(fake.granted).toBe(true);
+  });
+
+  it('stops restoring when the remembered extension never appears', async () => {
+    localStorage.setItem(REMEMBERED_WALLET_STORAGE, 'unisat');
+    const { result } = renderWallet('signet');
+    expect(result.current.restoring).toBe(true);
+    await waitFor(() => expect(result.current.restoring).toBe(false), { timeout: 5_000 });
+    expect(result.current.status).toBe('disconnected');
+  });
+
+  it('has nothing to restore for a first visit', () => {
+    const { result } = renderWallet('signet');
+    expect(result.current.restoring).toBe(false);
   });
 
   it('forgets the wallet on disconnect and when the wallet revokes the account', async () => {
