@@ -1,25 +1,15 @@
 import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   CONTENT,
-  DEFAULT_FEE_SPEED,
-  buttonState,
-  capFeeRate,
   centsToUnitString,
-  defaultPaymentInputs,
-  feeOptions,
   formatUsd,
   formatUsdCents,
-  hasPendingInProgress,
   isKnownPrice,
   liquidationThresholdCents,
-  operationCostSats,
   satsToBtcString,
   satsValueUsdCents,
-  selectedFeeRate,
-  type ButtonContext,
   type DashboardAction,
 } from '@unit/protocol';
-import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import { useFlows } from '../flows/FlowProvider';
@@ -28,8 +18,9 @@ import { formatAmount } from '../ui/format';
 import { ReasonButton } from '../ui/ReasonButton';
 import { Sheet } from '../ui/Sheet';
 import { Skeleton } from '../ui/Skeleton';
+import { useToasts } from '../ui/toasts';
 import { HealthGauge } from './HealthGauge';
-import { useLiquidatedState } from './liquidated';
+import { useActionStates } from './action-states';
 import { PendingBanner } from './PendingBanner';
 
 // d3 and the chart load after the cards: the chart sits below them (bundle budget).
@@ -37,15 +28,24 @@ const RatioChart = lazy(async () => ({
   default: (await import('../chart/RatioChart')).RatioChart,
 }));
 
-export function Dashboard() {
-  const config = useConfig();
+const ACTION_LABELS: Record<DashboardAction, string> = {
+  deposit: 'Deposit',
+  withdraw: 'Withdraw',
+  borrow: 'Borrow',
+  repay: 'Repay',
+};
+
+export function Dashboard(props: {
+  /** a `?action=` link's drawer, opened once its button's state is known (VaultPage) */
+  intent?: DashboardAction | null;
+  onIntentHandled?: () => void;
+}) {
   const position = usePosition();
   const flows = useFlows();
   const vault = position.vault!;
   const history = useVaultHistory(vault.vault_id);
   const hasDebt = position.debtCents > 0n;
-  const liquidated =
-    useLiquidatedState(vault.vault_id, position.ratio) || vault.status === 'liquidated';
+  const { liquidated, buttons: states } = useActionStates(position);
   const [liquidationModal, setLiquidationModal] = useState(liquidated);
   const [shownFor, setShownFor] = useState(liquidated);
   if (liquidated !== shownFor) {
@@ -59,39 +59,25 @@ export function Dashboard() {
     if (history.data) syncPending(history.data);
   }, [history.data, syncPending]);
 
-  // SPEC §4 Button enablement, each action quoted at the default (Fast, SPEC §9) fee rate.
-  const feeRate = selectedFeeRate(
-    feeOptions(position.fees).map((o) => ({ ...o, fee: capFeeRate(o.fee, position.priceUsd) })),
-    DEFAULT_FEE_SPEED,
-  );
-  // A flow past its form (signing or submitting) is a pending transaction for every button; an open
-  // drawer makes its action the active one, which disables the others.
-  const flowRunning =
-    flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
-  const activeAction = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
-  const ctx = (action: DashboardAction): ButtonContext => ({
-    hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending),
-    isLiquidated: liquidated,
-    activeAction,
-    walletSats: position.walletSats ?? 0,
-    vaultSats: position.sats,
-    debtCents: position.debtCents,
-    priceUsd: position.priceUsd,
-    operationCostSats: operationCostSats({
-      action,
-      paymentInputs: defaultPaymentInputs(action),
-      feeRate,
-      postageSats: config.constants.unitPostageSats,
-    }),
-  });
-  const states = {
-    deposit: buttonState('deposit', ctx('deposit')),
-    withdraw: buttonState('withdraw', ctx('withdraw')),
-    borrow: buttonState('borrow', ctx('borrow')),
-    repay: buttonState('repay', ctx('repay')),
-  };
   // SPEC §6: the four actions appear only with a connected wallet and a loaded price.
   const showActions = isKnownPrice(position.priceUsd);
+
+  // A `?action=` link opens its drawer only where the button would, and says why not otherwise.
+  const { intent, onIntentHandled } = props;
+  const intentState = intent ? states[intent] : null;
+  const { openFlow } = flows;
+  const { show: showToast } = useToasts();
+  useEffect(() => {
+    if (!intent || !intentState || !showActions || position.walletSats == null) return;
+    onIntentHandled?.();
+    if (intentState.enabled) openFlow(intent);
+    else
+      showToast({
+        title: `${ACTION_LABELS[intent]} is not available`,
+        description: intentState.reason,
+        tone: 'info',
+      });
+  }, [intent, intentState, showActions, position.walletSats, onIntentHandled, openFlow, showToast]);
   const action = (a: DashboardAction, label: string) => {
     const state = states[a];
     return showActions ? (
@@ -143,8 +129,8 @@ export function Dashboard() {
             {btcUsd != null ? formatUsdCents(btcUsd) : <Skeleton width="8ch" />}
           </p>
           <div className="card__actions">
-            {action('deposit', 'Deposit')}
-            {action('withdraw', 'Withdraw')}
+            {action('deposit', ACTION_LABELS.deposit)}
+            {action('withdraw', ACTION_LABELS.withdraw)}
           </div>
         </section>
         <section className="card" aria-labelledby="unit-card">
@@ -171,8 +157,8 @@ export function Dashboard() {
             In wallet: {position.runeCents != null ? formatAmount(walletUnit, 'UNIT') : '—'}
           </p>
           <div className="card__actions">
-            {action('borrow', 'Borrow')}
-            {action('repay', 'Repay')}
+            {action('borrow', ACTION_LABELS.borrow)}
+            {action('repay', ACTION_LABELS.repay)}
           </div>
         </section>
         <HealthGauge

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { CONTENT } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
@@ -6,6 +6,7 @@ import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import type { FlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
+import { useToasts } from '../ui/toasts';
 import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../layout/SocialLinks';
 import { useWallet } from '../wallet';
@@ -15,6 +16,17 @@ import './vault.css';
 // The scene is decoration: loaded lazily, never blocking the welcome screen (SPEC §2 state 1).
 const WelcomeScene = lazy(() => import('./WelcomeScene'));
 
+const ALREADY_HAS_VAULT = {
+  title: 'You already have a vault',
+  description: 'A wallet opens one vault: yours is shown here.',
+  tone: 'info',
+} as const;
+const NO_VAULT_YET = {
+  title: 'Open a vault first',
+  description: 'Deposit, withdraw, borrow and repay act on your vault: create it to begin.',
+  tone: 'info',
+} as const;
+
 const ACTION_PARAM: Record<string, FlowAction> = {
   'create-vault': 'create',
   deposit: 'deposit',
@@ -23,26 +35,56 @@ const ACTION_PARAM: Record<string, FlowAction> = {
   borrow: 'borrow',
 };
 
-/** SPEC §2 Routes: ?action= opens the matching drawer, then the URL is reset to /. */
-function useActionParam() {
+/**
+ * SPEC §2 Routes: ?action= opens the matching drawer, then the URL is reset to /. The URL is reset
+ * at once; the drawer opens once the page knows the wallet and its vault (a reload reconnects the
+ * wallet first), and only where the dashboard's own button would open it: a link cannot start a
+ * second vault or an action the vault's state forbids. What the link asked for and why it did not
+ * open is said in a toast.
+ */
+function useActionParam(): [FlowAction | null, () => void] {
   const [params, setParams] = useSearchParams();
-  const { openFlow } = useFlows();
   const action = params.get('action');
+  const [intent, setIntent] = useState<FlowAction | null>(null);
+  // Taken when the URL brings it, during render, so no frame runs without it.
+  const [taken, setTaken] = useState<string | null>(null);
+  if (action !== taken) {
+    setTaken(action);
+    if (action != null) setIntent(ACTION_PARAM[action] ?? null);
+  }
   useEffect(() => {
-    if (action == null) return;
-    const flow = ACTION_PARAM[action];
-    if (flow) openFlow(flow);
-    setParams({}, { replace: true });
-  }, [action, openFlow, setParams]);
+    if (action != null) setParams({}, { replace: true });
+  }, [action, setParams]);
+  return [intent, useCallback(() => setIntent(null), [])];
 }
 
 export function VaultPage() {
-  useActionParam();
+  const [intent, clearIntent] = useActionParam();
   const wallet = useWallet();
   const position = usePosition();
   const flows = useFlows();
+  const toasts = useToasts();
   const hasVault = position.vault != null;
   const { isVaultCreationFlowInProgress: creating, stage, markVaultCreated, syncPending } = flows;
+  // Known: the wallet (or its absence) and, with a wallet, whether it has a vault.
+  const settled = !wallet.restoring && !position.vaultLoading;
+
+  // ?action=create-vault opens the create drawer for a wallet without a vault, or without a wallet
+  // (its step 2 connects one). The other actions need the vault: they wait for a wallet to connect,
+  // then the dashboard opens them (below) if its button would.
+  const { openFlow } = flows;
+  const { show: showToast } = toasts;
+  useEffect(() => {
+    if (!intent || !settled) return;
+    if (intent === 'create') {
+      clearIntent();
+      if (hasVault) showToast(ALREADY_HAS_VAULT);
+      else if (!creating) openFlow('create');
+    } else if (wallet.account && !hasVault) {
+      clearIntent();
+      showToast(NO_VAULT_YET);
+    }
+  }, [intent, settled, hasVault, creating, wallet.account, clearIntent, openFlow, showToast]);
   // The guardian records a vault when it broadcasts the opening; it exists once a block has
   // confirmed it ("This might take about 10 minutes", SPEC §2), which its history tells.
   // It polls faster than the dashboard: the user is watching this one screen for that block.
@@ -59,11 +101,11 @@ export function VaultPage() {
 
   if (stage === 'success') return <CreationSuccess onGoToVault={flows.goToVault} />;
   if (creating || stage === 'processing') return <CreationPending />;
-  if (!wallet.account) return <Welcome />;
+  if (!wallet.account) return wallet.restoring ? <DashboardSkeleton /> : <Welcome />;
   if (position.vaultLoading) return <DashboardSkeleton />;
   if (position.vaultError) throw position.vaultError;
   if (!hasVault) return <Welcome />;
-  return <Dashboard />;
+  return <Dashboard intent={intent === 'create' ? null : intent} onIntentHandled={clearIntent} />;
 }
 
 function Welcome() {

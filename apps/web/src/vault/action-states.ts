@@ -1,0 +1,67 @@
+import {
+  DEFAULT_FEE_SPEED,
+  buttonState,
+  capFeeRate,
+  defaultPaymentInputs,
+  feeOptions,
+  hasPendingInProgress,
+  operationCostSats,
+  selectedFeeRate,
+  type ButtonContext,
+  type ButtonState,
+  type DashboardAction,
+} from '@unit/protocol';
+import { useConfig } from '../api/config';
+import type { Position } from '../api/position';
+import { useFlows } from '../flows/FlowProvider';
+import { useLiquidatedState } from './liquidated';
+
+export interface ActionStates {
+  liquidated: boolean;
+  buttons: Record<DashboardAction, ButtonState>;
+}
+
+/**
+ * SPEC §4 Button enablement for the four vault actions, each quoted at the default (Fast, SPEC §9)
+ * fee rate; the dashboard's buttons and the `?action=` link both ask it.
+ */
+export function useActionStates(position: Position): ActionStates {
+  const config = useConfig();
+  const flows = useFlows();
+  const vault = position.vault;
+  const liquidated =
+    useLiquidatedState(vault?.vault_id ?? null, position.ratio) || vault?.status === 'liquidated';
+  const feeRate = selectedFeeRate(
+    feeOptions(position.fees).map((o) => ({ ...o, fee: capFeeRate(o.fee, position.priceUsd) })),
+    DEFAULT_FEE_SPEED,
+  );
+  // A flow past its form (signing or submitting) is a pending transaction for every button; an open
+  // drawer makes its action the active one, which disables the others.
+  const flowRunning =
+    flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
+  const activeAction = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
+  const ctx = (action: DashboardAction): ButtonContext => ({
+    hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending),
+    isLiquidated: liquidated,
+    activeAction,
+    walletSats: position.walletSats ?? 0,
+    vaultSats: position.sats,
+    debtCents: position.debtCents,
+    priceUsd: position.priceUsd,
+    operationCostSats: operationCostSats({
+      action,
+      paymentInputs: defaultPaymentInputs(action),
+      feeRate,
+      postageSats: config.constants.unitPostageSats,
+    }),
+  });
+  return {
+    liquidated,
+    buttons: {
+      deposit: buttonState('deposit', ctx('deposit')),
+      withdraw: buttonState('withdraw', ctx('withdraw')),
+      borrow: buttonState('borrow', ctx('borrow')),
+      repay: buttonState('repay', ctx('repay')),
+    },
+  };
+}
