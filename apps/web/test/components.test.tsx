@@ -7,7 +7,7 @@ import { createQueryClient } from '../src/app/query-client';
 import { RouteErrorScreen } from '../src/app/ErrorScreen';
 import { HealthGauge } from '../src/vault/HealthGauge';
 import { TransactionsTable } from '../src/transactions/TransactionsTable';
-import { history } from './fixtures';
+import { history, record } from './fixtures';
 import { fakeWallet } from './fake-wallet';
 import { renderApp } from './render-app';
 import { server } from './server';
@@ -85,11 +85,46 @@ describe('transactions table', () => {
   });
 
   it('colours o, r, d, x green and the others red', () => {
-    render(<TransactionsTable records={history} loading={false} error={false} />);
-    expect(screen.getAllByText('Deposit BTC')[0]).toHaveAttribute('data-colour', 'green');
+    const liquidation = [
+      record(8, Date.UTC(2026, 3, 20) / 1000, 'l', 100_000_000, 5_000_000, 0, 0),
+      record(9, Date.UTC(2026, 3, 21) / 1000, 'x', 85_000_000, 5_000_000, 85_000_000, 5_000_000),
+    ];
+    render(
+      <TransactionsTable
+        records={[history[0]!, ...liquidation, history[1]!, history[3]!]}
+        loading={false}
+        error={false}
+      />,
+    );
+    expect(screen.getByText('Open Vault')).toHaveAttribute('data-colour', 'green');
+    expect(screen.getByText('Deposit BTC')).toHaveAttribute('data-colour', 'green');
     expect(screen.getByText('Repay UNIT')).toHaveAttribute('data-colour', 'green');
-    expect(screen.getAllByText('Borrow UNIT')[0]).toHaveAttribute('data-colour', 'red');
-    expect(screen.getByText('Withdraw BTC')).toHaveAttribute('data-colour', 'red');
+    expect(screen.getByText('Liquidation Claim')).toHaveAttribute('data-colour', 'green');
+    expect(screen.getByText('Vault Liquidation')).toHaveAttribute('data-colour', 'red');
+  });
+
+  it("shows an unconfirmed record as 'Finalizing...' and each health factor in its band's colour", () => {
+    const unconfirmed = { ...history[6]!, confirmed: false };
+    render(
+      <TransactionsTable
+        records={[...history.slice(0, 6), unconfirmed]}
+        loading={false}
+        error={false}
+      />,
+    );
+    const row = screen.getAllByRole('row')[2]!; // the newest: the unconfirmed borrow
+    expect(row).toHaveTextContent('Finalizing...');
+    expect(row).not.toHaveTextContent('In Progress');
+    // 1.1 BTC at 95,000 for 30,000 UNIT is 348% (Healthy); 50,000 UNIT makes it 209% (Healthy).
+    // 1 BTC at 95,000 for 30,000 UNIT is 317% (Healthy); 50,000 UNIT makes it 190% (Moderate).
+    const before = within(row).getByTitle('Healthy');
+    expect(before).toHaveTextContent('317%');
+    expect(before).toHaveClass('health--green');
+    const after = within(row).getByTitle('Moderate');
+    expect(after).toHaveTextContent('190%');
+    expect(after).toHaveClass('health--yellow');
+    // Midnight reads 00:00 on a 24-hour clock, never 24:00.
+    expect(row).not.toHaveTextContent('24:00');
   });
 });
 

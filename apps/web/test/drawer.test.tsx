@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
 import { parsePendingList, pendingStorageKey } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { history, NOW_S, record, vault } from './fixtures';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
@@ -119,7 +120,7 @@ describe('action drawers', () => {
       onProgress(2);
       return { txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) };
     };
-    const { drawer } = await openDrawer('/?action=deposit', execute);
+    const { drawer, queryClient } = await openDrawer('/?action=deposit', execute);
     await waitFor(() => expect(within(drawer).getByText(/^Available: 0\.4/)).toBeInTheDocument());
     await user.type(within(drawer).getByLabelText('Deposit amount'), '0.1');
     await user.click(within(drawer).getByRole('button', { name: 'Deposit' }));
@@ -137,5 +138,27 @@ describe('action drawers', () => {
       }),
     ]);
     expect(await screen.findByText('deposit 0.1 BTC: Finalizing...')).toBeInTheDocument();
+    // Submitted is not yet done: the banner is informational until a block confirms it.
+    const banner = () => screen.getByText('BTC Deposit Submitted', { selector: 'strong' });
+    expect(banner().closest('.banner')).toHaveClass('banner--info');
+
+    // A block confirms it: the vault's history now holds the transaction (SPEC §4).
+    server.use(
+      http.get('*/api/vaults/:id/history', () =>
+        HttpResponse.json([
+          ...history,
+          {
+            ...record(8, NOW_S, 'd', 110_000_000, 50_000_000, 10_000_000, 0),
+            transaction_id: '2'.repeat(64),
+          },
+        ]),
+      ),
+    );
+    await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
+    await waitFor(() => expect(banner().closest('.banner')).toHaveClass('banner--success'));
+    expect(screen.getByText('Completed', { selector: '.banner span' })).toBeInTheDocument();
+    expect(parsePendingList(localStorage.getItem(pendingStorageKey('tb1qfa')))[0]?.status).toBe(
+      'Completed',
+    );
   });
 });

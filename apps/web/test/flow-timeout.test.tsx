@@ -5,7 +5,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { ERROR_MESSAGES, RETRY_COUNTDOWN_SECONDS } from '@unit/protocol';
+import {
+  ERROR_MESSAGES,
+  RETRY_COUNTDOWN_SECONDS,
+  parsePendingList,
+  pendingStorageKey,
+} from '@unit/protocol';
 import { advance, eventually, settle, startFakeClock, stopFakeClock } from './fake-clock';
 import { fakeWallet } from './fake-wallet';
 import { config, vault } from './fixtures';
@@ -43,7 +48,10 @@ afterEach(() => {
   fakeWallet.reset();
 });
 
-type Attempt = 'hang' | 'no-accounts' | 'wallet-no-accounts' | 'succeed';
+type Attempt = 'hang' | 'no-accounts' | 'wallet-no-accounts' | 'declined' | 'late' | 'succeed';
+
+/** Answers the 'late' attempt: the guardian's reply that comes after the time-out. */
+let answerLate: () => void = () => undefined;
 
 /** The guardian side of each attempt, in order; records what each attempt was asked to send. */
 function scriptedExecute(attempts: Attempt[]) {
@@ -57,8 +65,14 @@ function scriptedExecute(attempts: Attempt[]) {
     if (attempt === 'no-accounts') throw new Error('No accounts');
     if (attempt === 'wallet-no-accounts')
       throw new WalletError('no_accounts', 'Xverse has not shared an account with this app yet.');
+    if (attempt === 'declined')
+      throw new WalletError('rejected', 'Request cancelled in the wallet.');
     onProgress(2);
     if (attempt === 'succeed') return { txid: '5'.repeat(64), vaultTxid: '5'.repeat(64) };
+    if (attempt === 'late')
+      return new Promise((resolve) => {
+        answerLate = () => resolve({ txid: '6'.repeat(64), vaultTxid: '6'.repeat(64) });
+      });
     return new Promise<never>(() => undefined);
   };
   return { execute, inputs };
@@ -98,6 +112,39 @@ const trackerAlert = async () => {
 };
 
 describe('flow time-out (SPEC §4)', () => {
+  it('still records a borrow the guardian broadcasts after the time-out, so it is never lost', async () => {
+    const { execute } = scriptedExecute(['late']);
+    renderApp('/?action=borrow', { execute });
+    await fillAndSubmit('borrow');
+    await advance(TIMEOUT_MS);
+    expect(await trackerAlert()).toHaveTextContent('Request timed out. Please try again');
+    // SPEC §8: the generic toast says it too.
+    expect(screen.getByText('An error occurred').closest('li')).toHaveTextContent(
+      'Request timed out. Please try again',
+    );
+
+    answerLate();
+    await settle();
+    // The late transaction is pending like any other: its banner, and every action waits for it.
+    await eventually(() => expect(screen.getByText('Vault Borrow Submitted!')).toBeInTheDocument());
+    expect(screen.getByText(/Finalizing\.\.\./)).toBeInTheDocument();
+    const stored = parsePendingList(localStorage.getItem(pendingStorageKey('tb1qfa')));
+    expect(stored.map((p) => p.transactionId)).toEqual(['6'.repeat(64)]);
+  });
+
+  it('returns a borrow declined in the wallet to its form, amount kept, without an error', async () => {
+    const { execute } = scriptedExecute(['declined']);
+    renderApp('/?action=borrow', { execute });
+    await fillAndSubmit('borrow');
+    const dialog = screen.getByRole('dialog');
+    await eventually(() =>
+      expect(within(dialog).getByLabelText('Borrow amount')).toHaveValue('100'),
+    );
+    expect(within(dialog).getByRole('button', { name: 'Borrow' })).toBeEnabled();
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.queryByText('Transaction failed')).not.toBeInTheDocument();
+  });
+
   it('flags a borrow the guardian never answers as timed out after the configured time-out', async () => {
     const { execute } = scriptedExecute(['hang']);
     renderApp('/?action=borrow', { execute });

@@ -11,6 +11,7 @@ import {
 } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import {
+  ERROR_MESSAGES,
   reconcilePending,
   VAULT_REFRESH_AFTER_CREATE_MS,
   type PendingTransaction,
@@ -18,9 +19,17 @@ import {
 import { useConfig } from '../api/config';
 import { telegramNotification, useTelegramNotify } from '../api/notify';
 import { vaultQueryOptions } from '../api/vault';
+import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
+import { isRejection } from '../wallet/errors';
 import { FLOWS, type FlowAction } from './declarations';
-import { flowReducer, initialFlowState, type FlowEvent, type FlowState } from './engine';
+import {
+  flowReducer,
+  initialFlowState,
+  type FlowEvent,
+  type FlowResultIds,
+  type FlowState,
+} from './engine';
 import { executeFlow, type ExecuteFlow, type FlowInput } from './execute';
 import { loadPending, savePending } from './pending-store';
 import { pendingEntry, type FlowPreview } from './preview';
@@ -69,10 +78,13 @@ function slotReducer(
   return state ? flowReducer(state, event) : state;
 }
 
+const isUserTimeout = (error: unknown) =>
+  error instanceof Error && error.message === ERROR_MESSAGES.userTimeout;
+
 const withTimeout = <T,>(promise: Promise<T>, ms: number) =>
   new Promise<T>((resolve, reject) => {
     // SPEC §4: a timer flags the flow as timed out after the configured time-out.
-    const timer = setTimeout(() => reject(new Error('user timeout')), ms);
+    const timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
     promise.then(
       (value) => {
         clearTimeout(timer);
@@ -97,6 +109,7 @@ export function FlowProvider({
   const wallet = useWallet();
   const queryClient = useQueryClient();
   const notifyTelegram = useTelegramNotify();
+  const toasts = useToasts();
   const address = wallet.account?.satsAddress ?? null;
   const [flow, dispatchSlot] = useReducer(slotReducer, null);
   const [drawerOpen, setDrawerOpenState] = useState(false);
@@ -147,6 +160,66 @@ export function FlowProvider({
       dispatchSlot({ type: 'clear' });
   }, []);
 
+  /**
+   * What a submitted transaction leaves behind, whether its flow is still on screen or not: the
+   * pending entry, the 'submitted' banner, the Telegram notice and the refreshed queries.
+   */
+  const recordSubmitted = useCallback(
+    (action: FlowAction, input: FlowInput, preview: FlowPreview, result: FlowResultIds) => {
+      const decl = FLOWS[action];
+      // SPEC §7: Telegram notify 5 s later, in the background; it never holds the flow up.
+      const account = wallet.account;
+      if (account) {
+        const vaultId =
+          result.vaultId ??
+          queryClient.getQueryData(vaultQueryOptions(account.vaultPubkey).queryKey)?.vault_id ??
+          '';
+        notifyTelegram(
+          telegramNotification({
+            network: config.network,
+            address: account.satsAddress,
+            action: decl.guardianAction,
+            txid: result.txid,
+            vaultId,
+            sats: input.sats,
+            cents: input.cents,
+          }),
+        );
+      }
+      setPending((list) => [
+        ...list,
+        pendingEntry(action, input, preview, result, Math.floor(Date.now() / 1000)),
+      ]);
+      // SPEC §4: the 'submitted' banner shows the txid; it turns success once a block confirms it.
+      setBanner({ tone: 'info', action, text: decl.successTitle, txid: result.txid });
+      if (action === 'create') {
+        // SPEC §7: after create these are invalidated; SPEC §4: vault data refreshed after 5 s.
+        // Beyond SPEC §7's list, the wallet's sats and the UNIT just issued change too.
+        for (const key of [
+          'vault',
+          'fee-rates',
+          'bitcoin-price',
+          'block-height',
+          'balance',
+          'unit-outputs',
+        ])
+          void queryClient.invalidateQueries({ queryKey: [key] });
+        setTimeout(
+          () => void queryClient.invalidateQueries({ queryKey: ['vault'] }),
+          VAULT_REFRESH_AFTER_CREATE_MS,
+        );
+      } else {
+        // SPEC §4: wallet balance refresh; repay and borrow also refresh rune data.
+        void queryClient.invalidateQueries({ queryKey: ['balance'] });
+        void queryClient.invalidateQueries({ queryKey: ['vault'] });
+        void queryClient.invalidateQueries({ queryKey: ['vault-history'] });
+        if (action === 'borrow' || action === 'repay')
+          void queryClient.invalidateQueries({ queryKey: ['unit-outputs'] });
+      }
+    },
+    [config.network, notifyTelegram, queryClient, setPending, wallet.account],
+  );
+
   const run = useCallback(
     async (input: FlowInput, preview: FlowPreview) => {
       const current = flowRef.current;
@@ -155,88 +228,55 @@ export function FlowProvider({
       const decl = FLOWS[action];
       dispatchSlot({ type: 'start' });
       let signed = false;
+      const execution = execute(
+        action,
+        input,
+        (step) => {
+          dispatchSlot({ type: 'progress', step });
+          if (step >= 2 && !signed) {
+            // SPEC §4: signatures collected: the drawer closes and a banner takes over.
+            signed = true;
+            setDrawerOpenState(false);
+            setBanner({
+              tone: 'info',
+              action,
+              text: `${decl.actionLabel} in progress`,
+              txid: null,
+            });
+            if (action === 'create') {
+              setStage('processing');
+              setCreating(true);
+            }
+          }
+        },
+        { config, wallet },
+      );
       try {
-        const result = await withTimeout(
-          execute(
-            action,
-            input,
-            (step) => {
-              dispatchSlot({ type: 'progress', step });
-              if (step >= 2 && !signed) {
-                // SPEC §4: signatures collected: the drawer closes and a banner takes over.
-                signed = true;
-                setDrawerOpenState(false);
-                setBanner({
-                  tone: 'info',
-                  action,
-                  text: `${decl.actionLabel} in progress`,
-                  txid: null,
-                });
-                if (action === 'create') {
-                  setStage('processing');
-                  setCreating(true);
-                }
-              }
-            },
-            { config, wallet },
-          ),
-          config.constants.flowTimeoutMs,
-        );
+        const result = await withTimeout(execution, config.constants.flowTimeoutMs);
         dispatchSlot({ type: 'confirmed', result });
-        // SPEC §7: Telegram notify 5 s later, in the background; it never holds the flow up.
-        const account = wallet.account;
-        if (account) {
-          const vaultId =
-            result.vaultId ??
-            queryClient.getQueryData(vaultQueryOptions(account.vaultPubkey).queryKey)?.vault_id ??
-            '';
-          notifyTelegram(
-            telegramNotification({
-              network: config.network,
-              address: account.satsAddress,
-              action: decl.guardianAction,
-              txid: result.txid,
-              vaultId,
-              sats: input.sats,
-              cents: input.cents,
-            }),
-          );
-        }
-        setPending((list) => [
-          ...list,
-          pendingEntry(action, input, preview, result, Math.floor(Date.now() / 1000)),
-        ]);
-        setBanner({ tone: 'success', action, text: `${decl.successTitle}`, txid: result.txid });
-        if (action === 'create') {
-          // SPEC §7: after create these are invalidated; SPEC §4: vault data refreshed after 5 s.
-          // Beyond SPEC §7's list, the wallet's sats and the UNIT just issued change too.
-          for (const key of [
-            'vault',
-            'fee-rates',
-            'bitcoin-price',
-            'block-height',
-            'balance',
-            'unit-outputs',
-          ])
-            void queryClient.invalidateQueries({ queryKey: [key] });
-          setTimeout(
-            () => void queryClient.invalidateQueries({ queryKey: ['vault'] }),
-            VAULT_REFRESH_AFTER_CREATE_MS,
-          );
-        } else {
-          // SPEC §4: wallet balance refresh; repay and borrow also refresh rune data.
-          void queryClient.invalidateQueries({ queryKey: ['balance'] });
-          void queryClient.invalidateQueries({ queryKey: ['vault'] });
-          void queryClient.invalidateQueries({ queryKey: ['vault-history'] });
-          if (action === 'borrow' || action === 'repay')
-            void queryClient.invalidateQueries({ queryKey: ['unit-outputs'] });
-        }
+        recordSubmitted(action, input, preview, result);
       } catch (error) {
+        if (isRejection(error)) {
+          // Declined in the wallet: a reset to where the user was, not an error (nothing was sent).
+          dispatchSlot({ type: 'cancelled' });
+          setBanner(null);
+          return;
+        }
+        if (isUserTimeout(error)) {
+          // The time-out stops the waiting, not the request: a transaction the guardian still
+          // broadcasts is recorded like any other, so it is never lost nor sent twice.
+          execution.then(
+            (result) => recordSubmitted(action, input, preview, result),
+            () => undefined,
+          );
+        }
         dispatchSlot({ type: 'failed', error });
+        // SPEC §8: the generic toast (time-outs read as such) and an error banner.
+        toasts.error(error);
         setBanner({
           tone: 'error',
           action,
-          text: decl.action === 'create' ? 'Vault Open failed' : 'Transaction failed',
+          text: decl.action === 'create' ? ERROR_MESSAGES.vaultOpenFailed : 'Transaction failed',
           txid: null,
         });
         if (action === 'create') {
@@ -247,7 +287,7 @@ export function FlowProvider({
         setDrawerOpenState(true);
       }
     },
-    [config, execute, notifyTelegram, queryClient, setPending, wallet],
+    [config, execute, recordSubmitted, toasts, wallet],
   );
 
   const syncPending = useCallback(
@@ -260,6 +300,13 @@ export function FlowProvider({
       );
       if (next.some((p, i) => p.status !== pending[i]?.status)) {
         setPending(() => next);
+        // SPEC §4: the banner becomes success on completion.
+        const completed = new Set(
+          next.filter((p) => p.status === 'Completed').map((p) => p.transactionId),
+        );
+        setBanner((b) =>
+          b && b.tone === 'info' && b.txid && completed.has(b.txid) ? { ...b, tone: 'success' } : b,
+        );
         // SPEC §4: on confirmation the wallet balance refreshes, and rune data for borrow and
         // repay (every action moves sats through the wallet, so the balance always).
         void queryClient.invalidateQueries({ queryKey: ['balance'] });

@@ -56,4 +56,21 @@ describe('flow engine', () => {
     const s = run('deposit', [{ type: 'start' }, { type: 'back' }]);
     expect([s.step, s.status]).toEqual([1, 'awaiting-signature']);
   });
+
+  it('returns a flow declined in the wallet to the step its button was on, keeping the amount', () => {
+    const action = run('deposit', [{ type: 'start' }, { type: 'cancelled' }]);
+    expect([action.step, action.status, action.progress, action.formKey]).toEqual([
+      0,
+      'idle',
+      0,
+      0,
+    ]);
+    const create = run('create', [
+      { type: 'next' },
+      { type: 'next' },
+      { type: 'start' },
+      { type: 'cancelled' },
+    ]);
+    expect([create.step, create.status, create.formKey]).toEqual([2, 'idle', 0]);
+  });
 });

@@ -28,6 +28,8 @@ export type FlowEvent =
   | { type: 'progress'; step: number }
   | { type: 'confirmed'; result: FlowResultIds }
   | { type: 'failed'; error: unknown }
+  /** the user declined in the wallet: back to where they pressed the button, nothing lost */
+  | { type: 'cancelled' }
   | { type: 'reset' };
 
 export const initialFlowState = (action: FlowAction): FlowState => ({
@@ -92,6 +94,9 @@ export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
       };
     case 'failed':
       return { ...state, status: 'error', error: event.error };
+    case 'cancelled':
+      if (steps[state.step]?.kind !== 'tracker') return state;
+      return { ...state, step: state.step - 1, status: 'idle', progress: 0, error: null };
     case 'reset':
       return { ...initialFlowState(state.action), formKey: state.formKey + 1 };
   }

@@ -7,7 +7,7 @@ import { useNow } from '../ui/useNow';
 const hhmm = new Intl.DateTimeFormat('en-GB', {
   hour: '2-digit',
   minute: '2-digit',
-  hour12: false,
+  hourCycle: 'h23',
 });
 
 /** Live BTC price; says 'Price as of hh:mm' once the price is older than its refetch interval. */

@@ -5,11 +5,11 @@ import {
   TRANSACTIONS_PAGE_SIZE,
   deriveHistoryRows,
   formatHealth,
+  PENDING_STATUS_LABELS,
   groupByMonth,
   paginate,
   sortRows,
   type HistoryRow,
-  type PendingTransaction,
   type PriceInput,
   type SortDirection,
   type SortKey,
@@ -25,7 +25,7 @@ const rowDate = new Intl.DateTimeFormat('en-US', {
   day: 'numeric',
   hour: '2-digit',
   minute: '2-digit',
-  hour12: false,
+  hourCycle: 'h23',
 });
 
 /** Each record is priced at its own oracle price (SPEC §8: an invalid one falls back to the current). */
@@ -39,7 +39,6 @@ export function TransactionsTable(props: {
   records: VaultHistoryRecordDto[] | undefined;
   loading: boolean;
   error: boolean;
-  pending?: PendingTransaction[];
   /** the current price, for records whose own price is missing or invalid */
   priceUsd?: PriceInput;
 }) {
@@ -176,12 +175,24 @@ function Row({ row }: { row: HistoryRow }) {
       </td>
       <td className="num">{formatAmount(row.amount, row.amountUnit)}</td>
       <td className="col-wide num">
-        {row.type === 'o'
-          ? formatHealth(row.healthFactorAfter)
-          : `${formatHealth(row.healthFactorBefore)} → ${formatHealth(row.healthFactorAfter)}`}
+        {row.type !== 'o' && (
+          <>
+            <Health ratio={row.healthFactorBefore} status={row.healthStatusBefore} /> →{' '}
+          </>
+        )}
+        <Health ratio={row.healthFactorAfter} status={row.healthStatusAfter} />
       </td>
-      <td className="col-wide">{row.status}</td>
+      <td className="col-wide">{PENDING_STATUS_LABELS[row.status]}</td>
     </tr>
+  );
+}
+
+/** SPEC §3: a health factor with its status text (as its title) and colour. */
+function Health({ ratio, status }: { ratio: number; status: HistoryRow['healthStatusAfter'] }) {
+  return (
+    <span className={`health health--${status.colour}`} title={status.text || undefined}>
+      {formatHealth(ratio)}
+    </span>
   );
 }
 

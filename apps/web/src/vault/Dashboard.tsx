@@ -197,7 +197,6 @@ export function Dashboard(props: {
         records={history.data}
         loading={history.isPending}
         error={history.isError}
-        pending={flows.pending}
         priceUsd={position.priceUsd}
       />
       <Sheet
