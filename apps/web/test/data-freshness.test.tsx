@@ -39,8 +39,8 @@ const hhmm = (seconds: number) => {
 describe("stale price: 'Price as of hh:mm'", () => {
   const banner = () => screen.getByText('BTC', { selector: '.price-banner__label' }).parentElement!;
 
-  it('is absent while the price is younger than its 30 s refetch interval', async () => {
-    const time = Math.floor(Date.now() / 1000) - 20;
+  it('is absent for a price one oracle tick and one refetch old (60 s), as a healthy one is', async () => {
+    const time = Math.floor(Date.now() / 1000) - 55;
     server.use(http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 95_000, time })));
     renderApp('/');
     await waitFor(() => expect(banner()).toHaveTextContent('$95,000'));
@@ -48,7 +48,7 @@ describe("stale price: 'Price as of hh:mm'", () => {
     expect(banner()).not.toHaveClass('price-banner--stale');
   });
 
-  it('shows the time of a price older than 30 s', async () => {
+  it('shows the time of a price older than that', async () => {
     const time = Math.floor(Date.now() / 1000) - 45 * 60;
     server.use(http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 95_000, time })));
     renderApp('/');
@@ -57,7 +57,7 @@ describe("stale price: 'Price as of hh:mm'", () => {
     expect(banner()).toHaveClass('price-banner--stale');
   });
 
-  it('appears once the price ages past 30 s, and goes when a fresh price arrives', async () => {
+  it('appears once the price ages past 60 s, and goes when a fresh price arrives', async () => {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
       shouldAdvanceTime: true,
@@ -70,11 +70,14 @@ describe("stale price: 'Price as of hh:mm'", () => {
     await waitFor(() => expect(banner()).toHaveTextContent('$95,000'));
     expect(banner()).not.toHaveTextContent('Price as of');
 
-    // 20 s + 15 s: older than the refetch interval (the clock re-reads every 5 s).
+    // 20 s + 30 s: the refetch answered the same stuck price, still within 60 s.
+    await advance(30_000);
+    expect(banner()).not.toHaveTextContent('Price as of');
+    // 20 s + 45 s: a tick was missed (the clock re-reads every 5 s).
     await advance(15_000);
     expect(banner()).toHaveTextContent(`Price as of ${hhmm(stuckAt)}`);
 
-    // The next refetch (30 s after the first fetch) brings a fresh price.
+    // The next refetch (60 s after the first fetch) brings a fresh price.
     time = Math.floor(Date.now() / 1000) + 15;
     await advance(15_000);
     await waitFor(() => expect(banner()).not.toHaveTextContent('Price as of'));
@@ -89,13 +92,14 @@ describe('price history failure (SPEC §8)', () => {
   };
   const chart = () => screen.getByRole('img', { name: /Collateral ratio, latest/ });
 
-  function answer(failing: { period: string; how: 'status' | 'error-field' }) {
+  function answer(failing: { period: string | string[]; how: 'status' | 'error-field' }) {
+    const failed = [failing.period].flat();
     const asked: string[] = [];
     server.use(
       http.get('*/api/price-history', ({ request }) => {
         const period = new URL(request.url).searchParams.get('timePeriod') ?? '24h';
         asked.push(period);
-        if (period === failing.period)
+        if (failed.includes(period))
           return failing.how === 'status'
             ? HttpResponse.json({ error: 'Upstream down', code: 'internal' }, { status: 502 })
             : HttpResponse.json({ data: [], change: 0, error: 'Price source unavailable' });
@@ -144,8 +148,8 @@ describe('price history failure (SPEC §8)', () => {
     },
   );
 
-  it('says the chart could not be loaded when no 1y prices are cached', async () => {
-    answer({ period: '24h', how: 'error-field' });
+  it('fetches the 1y prices for the fallback when none are cached yet', async () => {
+    const asked = answer({ period: '24h', how: 'error-field' });
     fakeWallet.connectAs();
     startFakeClock();
     renderApp('/');
@@ -153,6 +157,24 @@ describe('price history failure (SPEC §8)', () => {
       expect(screen.getByRole('status', { name: 'Loading chart' })).toBeInTheDocument(),
     );
     for (let retry = 1; retry <= PRICE_HISTORY_RETRIES; retry++)
+      await advance(PRICE_HISTORY_RETRY_DELAY_MS);
+    // 1D's 288 buckets, priced from the 1y data (1 BTC × 190,000 / 50,000 UNIT)
+    await eventually(() => expect(chart()).toHaveAttribute('data-points', '288'));
+    expect(chart()).toHaveAttribute('aria-label', 'Collateral ratio, latest 380%');
+    expect(asked.filter((p) => p === '1y')).toHaveLength(1);
+    expect(screen.queryByText('The chart could not be loaded.')).not.toBeInTheDocument();
+  });
+
+  it('says the chart could not be loaded when the 1y prices fail too', async () => {
+    answer({ period: ['24h', '1y'], how: 'error-field' });
+    fakeWallet.connectAs();
+    startFakeClock();
+    renderApp('/');
+    await eventually(() =>
+      expect(screen.getByRole('status', { name: 'Loading chart' })).toBeInTheDocument(),
+    );
+    // the interval's retries, then the 1y fallback's own
+    for (let retry = 1; retry <= 2 * PRICE_HISTORY_RETRIES; retry++)
       await advance(PRICE_HISTORY_RETRY_DELAY_MS);
     await eventually(() =>
       expect(screen.getByRole('alert')).toHaveTextContent('The chart could not be loaded.'),

@@ -4,6 +4,12 @@ import { getJson } from './http';
 
 // SPEC §7: the price is refetched every 30 s.
 export const PRICE_REFETCH_MS = 30_000;
+/**
+ * The oracle ticks every 30 s and the app reads it every 30 s, so a healthy price is up to 60 s
+ * old when shown; past that a refetch or a tick was missed (server or feed silent) and the banner
+ * says 'Price as of hh:mm'.
+ */
+export const PRICE_STALE_AFTER_MS = 2 * PRICE_REFETCH_MS;
 
 export const getBitcoinPrice = () => getJson<BitcoinPriceDto>('/api/bitcoin-price');
 

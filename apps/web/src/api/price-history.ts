@@ -1,4 +1,4 @@
-import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { PriceHistoryDto, TimePeriod } from '@unit/protocol';
 import { getJson } from './http';
 
@@ -21,12 +21,22 @@ export const priceHistoryQueryOptions = (period: TimePeriod) =>
     retryDelay: 5_000,
   });
 
-/** SPEC §8: on failure the cached 1y data is reused for that interval. */
+/**
+ * SPEC §8: on failure the cached 1y data is reused for that interval. When the user never opened
+ * YTD there is nothing cached yet: the 1y prices are fetched then, once the interval has failed.
+ */
 export function usePriceHistory(period: TimePeriod) {
-  const client = useQueryClient();
   const query = useQuery(priceHistoryQueryOptions(period));
-  const fallback = query.isError
-    ? client.getQueryData<PriceHistoryDto>(priceHistoryQueryOptions('1y').queryKey)
-    : undefined;
-  return { ...query, data: query.data ?? fallback };
+  const year = useQuery({
+    ...priceHistoryQueryOptions('1y'),
+    enabled: query.isError && period !== '1y',
+  });
+  const fallback = query.isError ? year.data : undefined;
+  return {
+    ...query,
+    data: query.data ?? fallback,
+    // still loading while the fallback is on its way; failed only when it failed too
+    isPending: query.isPending || (query.isError && !fallback && year.fetchStatus === 'fetching'),
+    isError: query.isError && !fallback && year.fetchStatus !== 'fetching',
+  };
 }

@@ -1,5 +1,5 @@
 import { formatUsd } from '@unit/protocol';
-import { PRICE_REFETCH_MS, useBitcoinPrice } from '../api/bitcoin-price';
+import { PRICE_STALE_AFTER_MS, useBitcoinPrice } from '../api/bitcoin-price';
 import { Skeleton } from '../ui/Skeleton';
 import { useNow } from '../ui/useNow';
 
@@ -10,7 +10,7 @@ const hhmm = new Intl.DateTimeFormat('en-GB', {
   hourCycle: 'h23',
 });
 
-/** Live BTC price; says 'Price as of hh:mm' once the price is older than its refetch interval. */
+/** Live BTC price; says 'Price as of hh:mm' once a refetch or an oracle tick was missed. */
 export function PriceBanner() {
   const price = useBitcoinPrice();
   const now = useNow(5_000);
@@ -22,7 +22,7 @@ export function PriceBanner() {
       </div>
     );
   const ageMs = now - price.data.time * 1000;
-  const stale = ageMs > PRICE_REFETCH_MS;
+  const stale = ageMs > PRICE_STALE_AFTER_MS;
   return (
     <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`} aria-live="polite">
       <span className="price-banner__label">BTC</span>
