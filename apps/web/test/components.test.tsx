@@ -23,7 +23,7 @@ afterEach(() => {
 
 describe('health gauge', () => {
   const gauge = (ratio: number) =>
-    render(<HealthGauge ratio={ratio} hasDebt onDeposit={() => {}} depositEnabled />);
+    render(<HealthGauge ratio={ratio} hasDebt onDeposit={() => {}} deposit={{ enabled: true }} />);
 
   it.each([
     [150, 'Risky', true],
@@ -46,6 +46,27 @@ describe('health gauge', () => {
     fireEvent.mouseEnter(screen.getByRole('button', { name: 'Healthy 196% - 230%+' }));
     expect(screen.getByText(/Healthy: 196% - 230%\+/)).toBeInTheDocument();
     expect(screen.queryByText('You are here!')).not.toBeInTheDocument();
+  });
+
+  it('says why its Deposit shortcut is disabled, as the dashboard button does', () => {
+    const reason = 'Disabled while a transaction is pending.';
+    render(
+      <HealthGauge ratio={150} hasDebt onDeposit={() => {}} deposit={{ enabled: false, reason }} />,
+    );
+    const shortcut = screen.getByRole('button', { name: 'Deposit to improve health' });
+    expect(shortcut).toBeDisabled();
+    expect(shortcut).toHaveAttribute('title', reason);
+  });
+
+  it("opens a band's info from the keyboard, with You are here! on the vault's band", async () => {
+    const user = userEvent.setup();
+    gauge(180);
+    screen.getByRole('button', { name: 'Moderate 161% - 195%' }).focus();
+    await user.keyboard('{Enter}');
+    const info = await screen.findByRole('dialog');
+    expect(info).toHaveTextContent('Moderate');
+    expect(info).toHaveTextContent('161% - 195%');
+    expect(info).toHaveTextContent('You are here!');
   });
 
   it('shows 500+% for a ratio of 500 or more', () => {

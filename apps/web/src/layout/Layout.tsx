@@ -3,6 +3,7 @@ import { useConfig } from '../api/config';
 import { PriceBanner } from './PriceBanner';
 import { SocialLinks } from './SocialLinks';
 import { WalletButton } from './WalletButton';
+import { WrongNetworkNotice } from './WrongNetworkNotice';
 import './layout.css';
 
 export function Layout() {
@@ -33,6 +34,7 @@ export function Layout() {
         </div>
       </header>
       <main className="main">
+        <WrongNetworkNotice />
         <Outlet />
       </main>
     </div>

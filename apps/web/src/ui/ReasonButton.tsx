@@ -12,22 +12,48 @@ export function ReasonButton(props: {
   enabled: boolean;
   reason: string | null;
   variant?: 'primary' | 'secondary';
+  size?: 'small';
+  /** an accessible name when the visible label alone is ambiguous */
+  'aria-label'?: string;
 }) {
-  const className = `btn ${props.variant === 'primary' ? 'btn--primary' : ''}`;
+  const className = [
+    'btn',
+    props.variant === 'primary' ? 'btn--primary' : '',
+    props.size === 'small' ? 'btn--small' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   if (props.enabled)
     return (
-      <button type="button" className={className} onClick={props.onClick}>
+      <button
+        type="button"
+        className={className}
+        onClick={props.onClick}
+        aria-label={props['aria-label']}
+      >
         {props.children}
       </button>
     );
-  return <DisabledWithReason className={className} reason={props.reason} label={props.children} />;
+  return (
+    <DisabledWithReason
+      className={className}
+      reason={props.reason}
+      label={props.children}
+      ariaLabel={props['aria-label']}
+    />
+  );
 }
 
 /**
  * Hover and keyboard focus open the reason as a tooltip. Phones have neither, so a tap shows it
  * under the button until the wrapper loses focus.
  */
-function DisabledWithReason(props: { className: string; reason: string | null; label: ReactNode }) {
+function DisabledWithReason(props: {
+  className: string;
+  reason: string | null;
+  label: ReactNode;
+  ariaLabel?: string;
+}) {
   const [tapped, setTapped] = useState(false);
   return (
     <span className="reason-anchor">
@@ -41,6 +67,7 @@ function DisabledWithReason(props: { className: string; reason: string | null; l
             type="button"
             className={props.className}
             disabled
+            aria-label={props.ariaLabel}
             title={props.reason ?? undefined}
           >
             {props.label}

@@ -165,7 +165,7 @@ export function Dashboard(props: {
           ratio={position.ratio}
           hasDebt={hasDebt}
           onDeposit={() => flows.openFlow('deposit')}
-          depositEnabled={states.deposit.enabled}
+          deposit={states.deposit}
         />
         <section className="card" aria-labelledby="liq-card">
           <h2 id="liq-card" className="card__title">

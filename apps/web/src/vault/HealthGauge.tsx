@@ -9,8 +9,10 @@ import {
   LIQUIDATION_THRESHOLD_PERCENT,
   formatHealth,
   healthBand,
+  type ButtonState,
   type HealthBand,
 } from '@unit/protocol';
+import { ReasonButton } from '../ui/ReasonButton';
 import { Sheet } from '../ui/Sheet';
 import { TAP_INFO_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 
@@ -41,7 +43,8 @@ export function HealthGauge(props: {
   ratio: number;
   hasDebt: boolean;
   onDeposit: () => void;
-  depositEnabled: boolean;
+  /** the dashboard's Deposit button state: the shortcut is the same action (SPEC §4) */
+  deposit: ButtonState;
 }) {
   // SPEC §9: no band below 135% or when the ratio is not finite (no debt).
   const band = props.hasDebt ? healthBand(props.ratio) : null;
@@ -82,6 +85,12 @@ export function HealthGauge(props: {
             onFocus={() => setHovered(d.band)}
             onBlur={() => setHovered(null)}
             onClick={() => tapForInfo && setInfo(d.band)}
+            // the keyboard's way to the band's info, at any width
+            onKeyDown={(event) => {
+              if (event.key !== 'Enter' && event.key !== ' ') return;
+              event.preventDefault();
+              setInfo(d.band);
+            }}
           />
         ))}
         <g transform={`translate(${marker.x} ${marker.y})`} className="gauge__marker">
@@ -109,15 +118,15 @@ export function HealthGauge(props: {
         ) : null}
       </p>
       {props.hasDebt && (band === 'risky' || band === 'moderate' || band == null) && (
-        <button
-          type="button"
-          className="btn btn--small"
+        <ReasonButton
+          size="small"
           aria-label="Deposit to improve health"
+          enabled={props.deposit.enabled}
+          reason={props.deposit.enabled ? null : props.deposit.reason}
           onClick={props.onDeposit}
-          disabled={!props.depositEnabled}
         >
           Deposit
-        </button>
+        </ReasonButton>
       )}
       <Sheet
         open={info != null}
