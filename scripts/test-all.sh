@@ -29,6 +29,8 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
     --outputFile.json="$out/vitest-flows-postgres.json"
 fi
 run_step build npm run build
+# The dashboard's JS budget (issue: at most 180 KB gzip), measured on the build just made.
+run_step bundle-budget npm run bench
 run_step e2e bash scripts/test-e2e.sh "$out/playwright.json"
 
 node scripts/summarize.mjs "$out" "${failed_steps[@]}"

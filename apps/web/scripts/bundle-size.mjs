@@ -1,5 +1,6 @@
-// Measures the JS the dashboard route loads before anything lazy: the entry chunk plus every
-// chunk it imports statically (transitively), gzip-compressed. Run after `vite build`.
+// Measures the JS the dashboard route ships: the entry chunk plus every chunk it imports
+// statically (transitively), and the lazy chunks the dashboard requests as soon as it renders
+// (the chart below the cards) with theirs, gzip-compressed. Run after `vite build`.
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,15 @@ const visit = (key) => {
   for (const dep of manifest[key]?.imports ?? []) visit(dep);
 };
 for (const [key] of entries) visit(key);
+// Lazy for the cards' sake, but loaded on every dashboard visit: it counts.
+const DASHBOARD_LAZY = ['src/chart/RatioChart.tsx'];
+for (const key of DASHBOARD_LAZY) {
+  if (!manifest[key]) {
+    console.error(`${key} is not a chunk of this build: update DASHBOARD_LAZY`);
+    process.exit(1);
+  }
+  visit(key);
+}
 
 let bytes = 0;
 for (const key of seen) {

@@ -1,7 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { RouterProvider, createBrowserRouter, type DataRouter } from 'react-router';
-import { Tooltip } from '@base-ui/react/tooltip';
 import { useConfig } from '../api/config';
 import { FlowProvider } from '../flows/FlowProvider';
 import type { ExecuteFlow } from '../flows/execute';
@@ -33,11 +32,9 @@ export function AppProviders(props: {
     <AppErrorBoundary>
       <QueryClientProvider client={props.queryClient}>
         <ToastProvider>
-          <Tooltip.Provider>
-            <ConfigGate>
-              <WalletAndFlows execute={props.execute}>{props.children}</WalletAndFlows>
-            </ConfigGate>
-          </Tooltip.Provider>
+          <ConfigGate>
+            <WalletAndFlows execute={props.execute}>{props.children}</WalletAndFlows>
+          </ConfigGate>
         </ToastProvider>
       </QueryClientProvider>
     </AppErrorBoundary>

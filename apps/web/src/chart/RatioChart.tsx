@@ -1,7 +1,6 @@
 import { useState } from 'react';
-import { scaleLinear, scaleTime } from 'd3-scale';
 import { area, line } from 'd3-shape';
-import { format } from 'date-fns';
+import { timeDay, timeHour, timeMonth, timeWeek, type TimeInterval } from 'd3-time';
 import {
   CHART_INTERVALS,
   CHART_PERIODS,
@@ -21,6 +20,49 @@ import './chart.css';
 // The SVG scales to its card; a narrower drawing on phones keeps the axis labels readable.
 const SIZE = { desktop: { W: 800, H: 260 }, phone: { W: 400, H: 240 } } as const;
 const M = { top: 12, right: 16, bottom: 24, left: 44 };
+
+/**
+ * Time-axis ticks per interval, wide and narrow, on local boundaries (d3-time), labelled with Intl
+ * (no d3-scale / date-fns here: the chart loads with the dashboard, within its budget).
+ */
+const X_TICKS: Record<
+  TimePeriod,
+  { wide: TimeInterval; narrow: TimeInterval; label: Intl.DateTimeFormat }
+> = {
+  '24h': {
+    wide: timeHour.every(6)!,
+    narrow: timeHour.every(12)!,
+    label: new Intl.DateTimeFormat('en-US', {
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }),
+  },
+  '7d': {
+    wide: timeDay,
+    narrow: timeDay.every(2)!,
+    label: new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' }),
+  },
+  '30d': {
+    // weeks, not every 7th day of the month (the 29th and the 1st would touch)
+    wide: timeWeek,
+    narrow: timeWeek.every(2)!,
+    label: new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' }),
+  },
+  '1y': {
+    wide: timeMonth.every(3)!,
+    narrow: timeMonth.every(4)!,
+    label: new Intl.DateTimeFormat('en-US', { month: 'short' }),
+  },
+};
+
+/** A linear map from a domain onto a range, clamped to the range. */
+function linear([d0, d1]: [number, number], [r0, r1]: [number, number]) {
+  const span = d1 - d0 || 1;
+  const lo = Math.min(r0, r1);
+  const hi = Math.max(r0, r1);
+  return (v: number) => Math.min(hi, Math.max(lo, r0 + ((v - d0) / span) * (r1 - r0)));
+}
 
 /** Collateral ratio history with the 1D/1W/1M/YTD intervals (SPEC §2 Chart, §9). */
 export function RatioChart({ vaultId }: { vaultId: string }) {
@@ -109,21 +151,20 @@ function RatioSvg({
   const { buckets, bucketSeconds } = CHART_INTERVALS[period];
   const start = Math.min(series[0]!.timestamp, nowSeconds - (buckets - 1) * bucketSeconds);
   const end = Math.max(series[series.length - 1]!.timestamp, nowSeconds);
-  const x = scaleTime()
-    .domain([new Date(start * 1000), new Date(end * 1000)])
-    .range([M.left, W - M.right]);
-  const y = scaleLinear()
-    .domain([CHART_Y_AXIS.min, CHART_Y_AXIS.max])
-    .range([H - M.bottom, M.top])
-    .clamp(true);
+  const x = linear([start, end], [M.left, W - M.right]);
+  const y = linear([CHART_Y_AXIS.min, CHART_Y_AXIS.max], [H - M.bottom, M.top]);
   const toXY = line<RatioPoint>()
-    .x((d) => x(new Date(d.timestamp * 1000)))
+    .x((d) => x(d.timestamp))
     .y((d) => y(d.plotted));
   const fill = area<RatioPoint>()
-    .x((d) => x(new Date(d.timestamp * 1000)))
+    .x((d) => x(d.timestamp))
     .y0(H - M.bottom)
     .y1((d) => y(d.plotted));
-  const tickFormat = period === '24h' ? 'HH:mm' : period === '1y' ? 'MMM' : 'MMM d';
+  const ticks = X_TICKS[period];
+  const xTicks = (W < 600 ? ticks.narrow : ticks.wide).range(
+    new Date(start * 1000),
+    new Date(end * 1000 + 1),
+  );
   const latest = series[series.length - 1]!;
   return (
     <svg
@@ -147,9 +188,15 @@ function RatioSvg({
           </text>
         </g>
       ))}
-      {x.ticks(W < 600 ? 3 : 5).map((d) => (
-        <text key={d.getTime()} x={x(d)} y={H - 6} textAnchor="middle" className="chart__tick">
-          {format(d, tickFormat)}
+      {xTicks.map((d) => (
+        <text
+          key={d.getTime()}
+          x={x(d.getTime() / 1000)}
+          y={H - 6}
+          textAnchor="middle"
+          className="chart__tick"
+        >
+          {ticks.label.format(d)}
         </text>
       ))}
       <line
@@ -163,12 +210,7 @@ function RatioSvg({
       <path d={fill(series) ?? ''} fill="url(#ratio-fill)" />
       <path d={toXY(series) ?? ''} className="chart__line" />
       {/* The latest ratio, visible even when the vault has a single point in this interval. */}
-      <circle
-        cx={x(new Date(latest.timestamp * 1000))}
-        cy={y(latest.plotted)}
-        r={5}
-        className="chart__latest"
-      />
+      <circle cx={x(latest.timestamp)} cy={y(latest.plotted)} r={5} className="chart__latest" />
     </svg>
   );
 }

@@ -1,10 +1,9 @@
-import { useState, type ReactNode } from 'react';
-import { Tooltip } from '@base-ui/react/tooltip';
+import { useId, useState, type ReactNode } from 'react';
 
 /**
  * A button that, when disabled, tells why (SPEC §4 Button enablement): the reason is a tooltip on
  * hover/focus and the button's accessible description. A disabled <button> gets no pointer
- * events, so the tooltip hangs on a focusable wrapper.
+ * events, so the reason hangs on a focusable wrapper.
  */
 export function ReasonButton(props: {
   children: ReactNode;
@@ -45,8 +44,9 @@ export function ReasonButton(props: {
 }
 
 /**
- * Hover and keyboard focus open the reason as a tooltip. Phones have neither, so a tap shows it
- * under the button until the wrapper loses focus.
+ * Hover and keyboard focus show the reason above the button (CSS, no positioning engine: the
+ * dashboard's first load has a budget). Phones have neither, so a tap shows it under the button
+ * until the wrapper loses focus.
  */
 function DisabledWithReason(props: {
   className: string;
@@ -55,32 +55,32 @@ function DisabledWithReason(props: {
   ariaLabel?: string;
 }) {
   const [tapped, setTapped] = useState(false);
+  const id = useId();
   return (
     <span className="reason-anchor">
-      <Tooltip.Root>
-        <Tooltip.Trigger
-          render={<span className="reason-wrap" tabIndex={0} />}
-          onClick={() => setTapped((shown) => !shown)}
-          onBlur={() => setTapped(false)}
+      <span
+        className="reason-wrap"
+        tabIndex={0}
+        aria-describedby={props.reason ? id : undefined}
+        onClick={() => setTapped((shown) => !shown)}
+        onBlur={() => setTapped(false)}
+      >
+        <button
+          type="button"
+          className={props.className}
+          disabled
+          aria-label={props.ariaLabel}
+          title={props.reason ?? undefined}
         >
-          <button
-            type="button"
-            className={props.className}
-            disabled
-            aria-label={props.ariaLabel}
-            title={props.reason ?? undefined}
-          >
-            {props.label}
-          </button>
-        </Tooltip.Trigger>
-        <Tooltip.Portal>
-          <Tooltip.Positioner sideOffset={8}>
-            <Tooltip.Popup className="tooltip">{props.reason}</Tooltip.Popup>
-          </Tooltip.Positioner>
-        </Tooltip.Portal>
-      </Tooltip.Root>
-      {tapped && props.reason && (
-        <span className="tooltip tooltip--tapped" role="status">
+          {props.label}
+        </button>
+      </span>
+      {props.reason && (
+        <span
+          id={id}
+          role={tapped ? 'status' : 'tooltip'}
+          className={`tooltip ${tapped ? 'tooltip--tapped' : 'tooltip--hover'}`}
+        >
           {props.reason}
         </span>
       )}
