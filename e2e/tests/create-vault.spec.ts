@@ -20,6 +20,7 @@ test('a new user opens a vault with the devnet wallet', async ({
 
   await page.getByRole('button', { name: 'Connect Wallet' }).first().click();
   await expect(page.getByText('Select your preffered wallet to open a vault.')).toBeVisible();
+  await checkA11y(page);
   await snap(page, '02-wallet-picker');
   await page.getByRole('button', { name: 'Connect Devnet wallet' }).click();
   // The devnet wallet funds itself from the faucet on first use; a block confirms it.
@@ -30,6 +31,17 @@ test('a new user opens a vault with the devnet wallet', async ({
   await devnet.mine(1);
   await page.reload();
 
+  // The wallet menu: the address, what the wallet holds, and the faucet's Fund for one more BTC.
+  await page.getByRole('button', { name: /^Wallet tb1q/ }).click();
+  const menu = page.getByRole('dialog', { name: 'Devnet wallet' });
+  await expect(menu.getByText('1 BTC', { exact: true })).toBeVisible();
+  await menu.getByRole('button', { name: 'Fund' }).click();
+  await expect(menu.getByText('1 BTC is on its way from the devnet faucet.')).toBeVisible();
+  await checkA11y(page);
+  await snap(page, '02-wallet-menu');
+  await menu.getByRole('button', { name: 'Close' }).click();
+  await devnet.mine(1);
+
   await page.getByRole('button', { name: 'Create Vault' }).first().click();
   const name = page.getByLabel('Vault name');
   await name.fill('A name of twenty-one!');
@@ -38,9 +50,11 @@ test('a new user opens a vault with the devnet wallet', async ({
   await page.getByRole('button', { name: 'Continue' }).click();
 
   const amounts = page.locator('.sheet input[inputmode="decimal"]');
-  await expect(page.getByText(/Available: 0\.99/)).toBeVisible();
+  // Two faucet payments, less the fee of this opening: just under 2 BTC.
+  await expect(page.getByText(/Available: 1\.99/)).toBeVisible({ timeout: 60_000 });
   await amounts.nth(0).fill('0.01');
   await amounts.nth(1).fill('300');
+  await checkA11y(page);
   await snap(page, '03-create-amounts');
   await page.getByRole('button', { name: 'Preview' }).click();
   await expect(page.getByText('Confirmation')).toBeVisible();
@@ -56,6 +70,7 @@ test('a new user opens a vault with the devnet wallet', async ({
   await snap(page, '04-under-construction');
   await devnet.mine(1);
   await expect(page.getByRole('heading', { name: 'Vault Successfully Created!' })).toBeVisible();
+  await checkA11y(page);
   await snap(page, '04-created');
   await page.getByRole('button', { name: 'Go to Vault' }).click();
   // The dashboard shows what the chain holds: 0.01 BTC locked, 300 UNIT owed.
@@ -75,10 +90,12 @@ test('a new user opens a vault with the devnet wallet', async ({
   await expect(drawer.getByRole('heading', { name: 'Deposit' })).toBeVisible();
   await expect(page).toHaveURL(/\/$/);
   await drawer.locator('input[inputmode="decimal"]').first().fill('0.005');
+  await checkA11y(page);
   await snap(page, '06-deposit-form');
   await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
   await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
   await expect(page.getByText('Finalizing...').first()).toBeVisible();
+  await checkA11y(page);
   await snap(page, '07-deposit-pending');
   // One block later the vault's history holds the deposit and the pending entry completes.
   await devnet.mine(1);
@@ -90,4 +107,11 @@ test('a new user opens a vault with the devnet wallet', async ({
   await expect(page.getByRole('row', { name: depositRow })).toBeVisible();
   await checkA11y(page);
   await snap(page, '08-deposit-confirmed');
+
+  // One wallet, one vault: a create-vault link opens no second one, and says so.
+  await page.goto('/?action=create-vault');
+  await expect(page.getByText('You already have a vault')).toBeVisible();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await expect(page.getByRole('group', { name: /^Collateral ratio / })).toBeVisible();
 });

@@ -60,9 +60,9 @@ test('a Unisat wallet on mainnet is told so and can switch to the app network', 
   await checkA11y(page);
   await snap(page, '62-wrong-network');
   // Nothing of the mainnet account reached the app: no address in the header.
-  await expect(page.getByRole('button', { name: /^(bc1|tb1)/ })).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /^Wallet (bc1|tb1)/ })).toHaveCount(0);
   await alert.getByRole('button', { name: 'Switch network' }).click();
   await expect(page.getByText(PROMPT)).toBeHidden();
-  await expect(page.getByRole('button', { name: /^tb1/ }).first()).toBeVisible();
+  await expect(page.getByRole('button', { name: /^Wallet tb1/ }).first()).toBeVisible();
   await snap(page, '63-switched');
 });

@@ -8,9 +8,15 @@ export interface Scenario {
   vault: VaultDto | null;
   walletSats: number;
   unitCents: number;
+  tipHeight: number;
 }
 
-export const scenario: Scenario = { vault, walletSats: 50_000_000, unitCents: 1_000_000 };
+export const scenario: Scenario = {
+  vault,
+  walletSats: 50_000_000,
+  unitCents: 1_000_000,
+  tipHeight: 100,
+};
 
 const STEPS = {
   '24h': [288, 300],
@@ -40,6 +46,7 @@ export const server = setupServer(
     ]),
   ),
   http.get('*/api/liquidations', () => HttpResponse.json([])),
+  http.get('*/esplora/blocks/tip/height', () => HttpResponse.json(scenario.tipHeight)),
   http.get('*/esplora/address/:address', ({ params }) =>
     HttpResponse.json({
       address: params.address,

@@ -1,4 +1,5 @@
 import { NavLink, Outlet } from 'react-router';
+import { useNewBlocks } from '../api/block-height';
 import { useConfig } from '../api/config';
 import { PriceBanner } from './PriceBanner';
 import { SocialLinks } from './SocialLinks';
@@ -8,6 +9,7 @@ import './layout.css';
 
 export function Layout() {
   const config = useConfig();
+  useNewBlocks();
   return (
     <div className="shell">
       <header className="header">
