@@ -26,7 +26,7 @@ describe('?action= links', () => {
   it('opens the deposit drawer once the vault is known, and resets the URL to /', async () => {
     fakeWallet.connectAs();
     const { router } = renderApp('/?action=deposit');
-    expect(await screen.findByRole('dialog')).toHaveTextContent('Deposit');
+    expect(await screen.findByRole('dialog', {}, { timeout: 5_000 })).toHaveTextContent('Deposit');
     expect(router.state.location.search).toBe('');
   });
 
@@ -61,7 +61,7 @@ describe('?action= links', () => {
     renderApp('/?action=withdraw');
     await user.click(await screen.findByRole('button', { name: 'Connect Wallet' }));
     await user.click(await screen.findByRole('button', { name: 'Devnet wallet' }));
-    expect(await screen.findByRole('dialog')).toHaveTextContent('Withdraw');
+    expect(await screen.findByRole('dialog', {}, { timeout: 5_000 })).toHaveTextContent('Withdraw');
   });
 });
 
@@ -72,7 +72,7 @@ describe('wallet menu', () => {
     renderApp('/');
     await screen.findByTestId('btc-deposited');
     await user.click(screen.getByRole('button', { name: /^Wallet tb1qfa/ }));
-    const menu = await screen.findByRole('dialog');
+    const menu = await screen.findByRole('dialog', {}, { timeout: 5_000 });
     expect(menu).toHaveTextContent('tb1qfakeaddress000000000000000000000000000');
     expect(menu).toHaveTextContent('0.5 BTC');
     expect(menu).toHaveTextContent('10,000.00 UNIT');

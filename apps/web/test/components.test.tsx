@@ -63,7 +63,7 @@ describe('health gauge', () => {
     gauge(180);
     screen.getByRole('button', { name: 'Moderate 161% - 195%' }).focus();
     await user.keyboard('{Enter}');
-    const info = await screen.findByRole('dialog');
+    const info = await screen.findByRole('dialog', {}, { timeout: 5_000 });
     expect(info).toHaveTextContent('Moderate');
     expect(info).toHaveTextContent('161% - 195%');
     expect(info).toHaveTextContent('You are here!');

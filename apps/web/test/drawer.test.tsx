@@ -26,7 +26,7 @@ afterEach(() => {
 
 async function openDrawer(url: string, execute?: ExecuteFlow) {
   const utils = renderApp(url, { execute });
-  const drawer = await screen.findByRole('dialog');
+  const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
   return { ...utils, drawer };
 }
 
@@ -66,7 +66,7 @@ describe('create drawer', () => {
     await user.type(within(drawer).getByLabelText('Borrow UNIT'), '100');
     await user.click(within(drawer).getByRole('button', { name: 'Preview' }));
     await user.click(await screen.findByRole('button', { name: 'Confirm' }));
-    const dialog = await screen.findByRole('dialog');
+    const dialog = await screen.findByRole('dialog', {}, { timeout: 5_000 });
     expect(await within(dialog).findByRole('alert')).toHaveTextContent('Vault Open failed');
     await user.click(within(dialog).getByRole('button', { name: 'Back' }));
     expect(await screen.findByRole('button', { name: 'Confirm' })).toBeInTheDocument();

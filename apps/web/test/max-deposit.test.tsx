@@ -82,7 +82,7 @@ afterEach(() => {
 
 async function openDeposit(execute?: ExecuteFlow) {
   renderApp('/?action=deposit', { execute });
-  const drawer = await screen.findByRole('dialog');
+  const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
   await waitFor(() => expect(within(drawer).getByText(/^Available: 0\.4/)).toBeInTheDocument());
   return { drawer, input: within(drawer).getByLabelText('Deposit amount') };
 }
@@ -207,7 +207,7 @@ describe('Max in the create drawer', () => {
     answerUtxos(UTXOS);
     const user = userEvent.setup();
     renderApp('/?action=create-vault');
-    const drawer = await screen.findByRole('dialog');
+    const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
     await user.type(within(drawer).getByLabelText('Vault name'), 'Mine');
     await user.click(within(drawer).getByRole('button', { name: 'Continue' }));
     const input = await within(drawer).findByLabelText('Deposit BTC');

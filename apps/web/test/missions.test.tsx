@@ -202,7 +202,7 @@ describe('missions page', () => {
     );
     expect(seen).toContain('/?action=borrow');
     // the vault page opens the borrow drawer
-    expect(await screen.findByRole('dialog')).toBeInTheDocument();
+    expect(await screen.findByRole('dialog', {}, { timeout: 5_000 })).toBeInTheDocument();
 
     await router.navigate('/missions');
     await user.click(

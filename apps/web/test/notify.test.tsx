@@ -88,7 +88,7 @@ async function runDeposit(ids: FlowResultIds) {
   const held = heldExecute(ids);
   const user = userEvent.setup();
   renderApp('/?action=deposit', { execute: held.execute });
-  const drawer = await screen.findByRole('dialog');
+  const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
   await waitFor(() => expect(within(drawer).getByText(/^Available: 0\.4/)).toBeInTheDocument());
   await user.type(within(drawer).getByLabelText('Deposit amount'), '0.1');
   await user.click(within(drawer).getByRole('button', { name: 'Deposit' }));

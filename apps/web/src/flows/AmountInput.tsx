@@ -1,6 +1,7 @@
 import { useId } from 'react';
 import { Slider } from '@base-ui/react/slider';
 import {
+  CONTENT,
   BTC_DECIMALS,
   USD_DECIMALS,
   UNIT_DECIMALS,
@@ -148,7 +149,7 @@ export function AmountInput(props: {
           disabled={props.maxBusy}
           onClick={chooseMax}
         >
-          Max
+          {CONTENT.actionDrawer.max}
         </button>
       </div>
       <Slider.Root

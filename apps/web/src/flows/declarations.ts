@@ -29,19 +29,25 @@ export interface FlowDecl {
   retryOnNoAccounts: boolean;
 }
 
+const ACTION = CONTENT.actionDrawer;
+const CREATE = CONTENT.createDrawer;
+
 const actionSteps = (actionLabel: string, successTitle: string): StepDecl[] => [
-  { kind: 'form', title: actionLabel, primary: actionLabel, secondary: 'Cancel' },
-  { kind: 'tracker', title: 'Processing transaction', primary: 'Details', secondary: 'Back' },
-  { kind: 'success', title: successTitle, primary: 'Close' },
+  { kind: 'form', title: actionLabel, primary: actionLabel, secondary: ACTION.buttons.cancel },
+  {
+    kind: 'tracker',
+    title: ACTION.processingStep,
+    primary: ACTION.buttons.details,
+    secondary: ACTION.buttons.back,
+  },
+  { kind: 'success', title: successTitle, primary: ACTION.buttons.close },
 ];
 
+/** SPEC §4 names the steps in running prose; a tracker line starts with a capital. */
+const asLine = (step: string) => step.charAt(0).toUpperCase() + step.slice(1);
+
 // SPEC §4 Action drawers: confirmation steps 1 to 4.
-const CONFIRMATION_STEPS = [
-  'Signature collection',
-  'Received by node',
-  'Validation',
-  'Submitting',
-] as const;
+const CONFIRMATION_STEPS = ACTION.confirmationSteps.map(asLine);
 
 export const FLOWS: Record<FlowAction, FlowDecl> = {
   // SPEC §2 Drawers / §4 Create flow: 5 steps, tracker internal steps 1-5.
@@ -49,19 +55,29 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     action: 'create',
     guardianAction: 'open',
     steps: [
-      { kind: 'name', title: 'Name Your Vault', primary: 'Continue' },
-      { kind: 'form', title: CONTENT.vaultPage.createVault, primary: 'Preview', secondary: 'Back' },
-      { kind: 'confirm', title: 'Confirmation', primary: 'Confirm', secondary: 'Back' },
-      { kind: 'tracker', title: 'Transaction tracker', primary: 'Details', secondary: 'Back' },
-      { kind: 'success', title: CONTENT.vaultPage.created, primary: 'Close' },
+      { kind: 'name', title: CREATE.steps[0], primary: CREATE.buttons.continue },
+      {
+        kind: 'form',
+        title: CREATE.steps[1],
+        primary: CREATE.buttons.preview,
+        secondary: CREATE.buttons.back,
+      },
+      {
+        kind: 'confirm',
+        title: CREATE.steps[2],
+        primary: CREATE.buttons.confirm,
+        secondary: CREATE.buttons.back,
+      },
+      {
+        kind: 'tracker',
+        title: CREATE.steps[3],
+        primary: CREATE.buttons.details,
+        secondary: CREATE.buttons.back,
+      },
+      // SPEC §2: step 5 is the success step; its title is the SPEC §2 success text.
+      { kind: 'success', title: CONTENT.vaultPage.created, primary: CREATE.buttons.close },
     ],
-    progressSteps: [
-      'Signature collection',
-      'Request received',
-      'Validation',
-      'Network approvals',
-      'Submitting',
-    ],
+    progressSteps: CREATE.trackerSteps.map(asLine),
     amount: 'create',
     actionLabel: CONTENT.vaultPage.createVault,
     successTitle: CONTENT.vaultPage.created,
@@ -70,41 +86,41 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   deposit: {
     action: 'deposit',
     guardianAction: 'deposit',
-    steps: actionSteps('Deposit', CONTENT.actionDrawer.successTitles.deposit),
+    steps: actionSteps(CONTENT.dashboard.deposit, ACTION.successTitles.deposit),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'btc',
-    actionLabel: 'Deposit',
-    successTitle: CONTENT.actionDrawer.successTitles.deposit,
+    actionLabel: CONTENT.dashboard.deposit,
+    successTitle: ACTION.successTitles.deposit,
     retryOnNoAccounts: false,
   },
   withdraw: {
     action: 'withdraw',
     guardianAction: 'withdraw',
-    steps: actionSteps('Withdraw', CONTENT.actionDrawer.successTitles.withdraw),
+    steps: actionSteps(CONTENT.dashboard.withdraw, ACTION.successTitles.withdraw),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'btc',
-    actionLabel: 'Withdraw',
-    successTitle: CONTENT.actionDrawer.successTitles.withdraw,
+    actionLabel: CONTENT.dashboard.withdraw,
+    successTitle: ACTION.successTitles.withdraw,
     retryOnNoAccounts: false,
   },
   borrow: {
     action: 'borrow',
     guardianAction: 'borrow',
-    steps: actionSteps('Borrow', CONTENT.actionDrawer.successTitles.borrow),
+    steps: actionSteps(CONTENT.dashboard.borrow, ACTION.successTitles.borrow),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'unit',
-    actionLabel: 'Borrow',
-    successTitle: CONTENT.actionDrawer.successTitles.borrow,
+    actionLabel: CONTENT.dashboard.borrow,
+    successTitle: ACTION.successTitles.borrow,
     retryOnNoAccounts: true,
   },
   repay: {
     action: 'repay',
     guardianAction: 'repay',
-    steps: actionSteps('Repay', CONTENT.actionDrawer.successTitles.repay),
+    steps: actionSteps(CONTENT.dashboard.repay, ACTION.successTitles.repay),
     progressSteps: CONFIRMATION_STEPS,
     amount: 'unit',
-    actionLabel: 'Repay',
-    successTitle: CONTENT.actionDrawer.successTitles.repay,
+    actionLabel: CONTENT.dashboard.repay,
+    successTitle: ACTION.successTitles.repay,
     retryOnNoAccounts: true,
   },
 };
