@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   capFeeRate,
+  cappedFeeOptions,
   defaultPaymentInputs,
   estimateVsize,
   feeOptions,
@@ -100,5 +101,21 @@ describe('defaultPaymentInputs', () => {
     expect(defaultPaymentInputs('withdraw')).toBe(0);
     for (const action of ['open', 'deposit', 'borrow', 'repay', 'repossess'] as const)
       expect(defaultPaymentInputs(action)).toBe(1);
+  });
+});
+
+describe('cappedFeeOptions', () => {
+  it('offers Slow, Medium and Fast with each rate under the 1000 USD per 1000 vB cap', () => {
+    // At 200,000 USD the cap is 500 sat/vB: Fast (900) is reduced, the others stay.
+    const options = cappedFeeOptions({ hourFee: 20, halfHourFee: 600, fastestFee: 900 }, 200_000);
+    expect(options.map((o) => [o.speed, o.fee])).toEqual([
+      ['slow', 20],
+      ['medium', 500],
+      ['fast', 500],
+    ]);
+  });
+
+  it('leaves the rates as they are while the price is unknown', () => {
+    expect(cappedFeeOptions({ fastestFee: 900 }, null).map((o) => o.fee)).toEqual([1, 1, 900]);
   });
 });

@@ -73,6 +73,14 @@ export function capFeeRate(rate: number, priceUsd: PriceInput): number {
   return Math.max(DEFAULT_FEE_RATE, Math.min(r, maxRate));
 }
 
+/** The fee options as offered: each rate capped by SPEC §9's 1000 USD per 1000 vB rule. */
+export function cappedFeeOptions(
+  recommended: Partial<RecommendedFeesDto> | null | undefined,
+  priceUsd: PriceInput,
+): FeeOption[] {
+  return feeOptions(recommended).map((o) => ({ ...o, fee: capFeeRate(o.fee, priceUsd) }));
+}
+
 // ---- Weights (weight units; vbytes = ceil(weight / 4)) ----
 const OUTPOINT_AND_SEQUENCE = 32 + 4 + 4;
 /** A segwit input's non-witness part: outpoint, empty scriptSig length byte, sequence. */

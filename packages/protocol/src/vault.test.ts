@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyAction, repossessionTaxSats, repossessState } from './vault';
+import { applyAction, repossessionClaim, repossessionTaxSats, repossessState } from './vault';
 
 const state = { btcSats: 1_000_000, unitCents: 50_000 };
 
@@ -50,5 +50,18 @@ describe('repossess', () => {
       { btcSats: 10_000_000, unitCents: 700_000 },
     );
     expect(after).toEqual({ btcSats: 208_500_000n, unitCents: 5_700_000n });
+  });
+});
+
+describe('repossessionClaim', () => {
+  it('splits the liquidated collateral into 85% taken and 15% tax, to the sat', () => {
+    expect(repossessionClaim(100_000_000)).toEqual({
+      takenSats: 85_000_000n,
+      taxSats: 15_000_000n,
+    });
+    // the tax rounds down, so the claimant keeps the odd sats
+    const odd = repossessionClaim(10_001);
+    expect(odd).toEqual({ takenSats: 8_501n, taxSats: 1_500n });
+    expect(odd.takenSats + odd.taxSats).toBe(10_001n);
   });
 });

@@ -83,6 +83,15 @@ export function repossessionTaxSats(liquidatedSats: SatsInput | bigint): Sats {
   return sats((BigInt(liquidatedSats) * BigInt(REPOSSESSION_TAX_PERCENT)) / 100n);
 }
 
+/** What a repossess moves: the collateral the claimant takes and the tax the treasury keeps. */
+export function repossessionClaim(liquidatedSats: SatsInput | bigint): {
+  takenSats: Sats;
+  taxSats: Sats;
+} {
+  const taxSats = repossessionTaxSats(liquidatedSats);
+  return { takenSats: sats(BigInt(liquidatedSats) - taxSats), taxSats };
+}
+
 /**
  * The claimant's vault after a repossess: it takes the liquidated vault's debt and its collateral
  * less the tax. The guardian accepts it only if the result keeps 160% at the oracle price.
@@ -91,7 +100,7 @@ export function repossessState(
   own: { btcSats: SatsInput; unitCents: UnitCentsInput },
   liquidated: { btcSats: SatsInput; unitCents: UnitCentsInput },
 ): VaultState {
-  const taken = sats(liquidated.btcSats) - repossessionTaxSats(liquidated.btcSats);
+  const taken = repossessionClaim(liquidated.btcSats).takenSats;
   return {
     btcSats: sats(sats(own.btcSats) + taken),
     unitCents: unitCents(unitCents(own.unitCents) + unitCents(liquidated.unitCents)),

@@ -15,10 +15,8 @@ import {
   VALIDATION_MESSAGES,
   avoidDustChange,
   canContinueWithVaultName,
-  capFeeRate,
   centsToUnitString,
   defaultPaymentInputs,
-  feeOptions,
   isKnownPrice,
   isNoAccountsError,
   maxBorrowCents,
@@ -41,6 +39,7 @@ import {
   type FeeSpeed,
   type Sats,
   type UnitCents,
+  cappedFeeOptions,
 } from '@unit/protocol';
 import { AmountInput, amountOf, textOf, type AmountValue } from './AmountInput';
 import { BeforeAfter } from './BeforeAfter';
@@ -122,10 +121,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
 
   const priceUsd = position.priceUsd;
   // SPEC §9: each option's rate is capped so 1000 vB never cost more than 1000 USD.
-  const options = feeOptions(position.fees).map((o) => ({
-    ...o,
-    fee: capFeeRate(o.fee, priceUsd),
-  }));
+  const options = cappedFeeOptions(position.fees, priceUsd);
   const feeRate = selectedFeeRate(options, form.fee);
   const guardianAction = decl.guardianAction;
   const cost = operationCostSats({

@@ -4,15 +4,16 @@ import {
   COLLATERAL_PERCENT,
   centsToUnitString,
   collateralRatio,
-  feeOptions,
   formatHealth,
   ratioAtLeast,
-  repossessionTaxSats,
   repossessState,
   satsToBtcString,
   selectedFeeRate,
   toUserMessage,
   type LiquidatedVaultDto,
+  DEFAULT_FEE_SPEED,
+  cappedFeeOptions,
+  repossessionClaim,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import type { Position } from '../api/position';
@@ -51,8 +52,7 @@ export function RepossessDialog(props: {
   };
   if (!target) return <Sheet open={false} onOpenChange={close} title="Repossess" />;
 
-  const tax = repossessionTaxSats(target.btc_locked);
-  const takenSats = BigInt(target.btc_locked) - tax;
+  const { takenSats, taxSats: tax } = repossessionClaim(target.btc_locked);
   const after = repossessState(
     { btcSats: position.sats, unitCents: position.debtCents },
     { btcSats: target.btc_locked, unitCents: target.unit_borrowed },
@@ -62,7 +62,11 @@ export function RepossessDialog(props: {
 
   const start = () => {
     setPhase({ kind: 'running', step: 1 });
-    const feeRate = selectedFeeRate(feeOptions(position.fees), null);
+    // SPEC §9: the default speed (Fast), capped like every other flow's rate.
+    const feeRate = selectedFeeRate(
+      cappedFeeOptions(position.fees, position.priceUsd),
+      DEFAULT_FEE_SPEED,
+    );
     repossessVault(target, feeRate, (step) => setPhase({ kind: 'running', step }), {
       config,
       wallet,

@@ -1,15 +1,14 @@
 import {
   DEFAULT_FEE_SPEED,
   buttonState,
-  capFeeRate,
   defaultPaymentInputs,
-  feeOptions,
   hasPendingInProgress,
   operationCostSats,
   selectedFeeRate,
   type ButtonContext,
   type ButtonState,
   type DashboardAction,
+  cappedFeeOptions,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import type { Position } from '../api/position';
@@ -32,7 +31,7 @@ export function useActionStates(position: Position): ActionStates {
   const liquidated =
     useLiquidatedState(vault?.vault_id ?? null, position.ratio) || vault?.status === 'liquidated';
   const feeRate = selectedFeeRate(
-    feeOptions(position.fees).map((o) => ({ ...o, fee: capFeeRate(o.fee, position.priceUsd) })),
+    cappedFeeOptions(position.fees, position.priceUsd),
     DEFAULT_FEE_SPEED,
   );
   // A flow past its form (signing or submitting) is a pending transaction for every button; an open
