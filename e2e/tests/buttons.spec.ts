@@ -58,7 +58,7 @@ test('a pending transaction disables every action, and a repaid vault explains R
   await checkA11y(page);
 
   await devnet.mine(1);
-  await expect(page.getByText('Finalizing...')).toBeHidden({ timeout: 60_000 });
+  await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
   await expect(page.getByTestId('unit-debt')).toHaveText(/^0(\.00)? UNIT$/, { timeout: 30_000 });
   await expectDisabledBecause(page, 'Repay', NO_DEBT);
   for (const name of ['Deposit', 'Withdraw', 'Borrow'])

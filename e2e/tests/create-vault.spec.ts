@@ -100,7 +100,7 @@ test('a new user opens a vault with the devnet wallet', async ({
   // One block later the vault's history holds the deposit and the pending entry completes.
   await devnet.mine(1);
   await expect(page.getByText('0.015 BTC').first()).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByText('Finalizing...')).toBeHidden({ timeout: 60_000 });
+  await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
   // SPEC §2: the status column is hidden on narrow widths.
   const depositRow =
     test.info().project.name === 'phone' ? /Deposit BTC/ : /Deposit BTC.*Completed/;

@@ -75,7 +75,7 @@ for (const { kind, name } of wallets) {
 
     await devnet.mine(1);
     await expect(page.getByText('0.015 BTC').first()).toBeVisible({ timeout: 60_000 });
-    await expect(page.getByText('Finalizing...')).toBeHidden({ timeout: 60_000 });
+    await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
     await expect(page.getByRole('status').filter({ hasText: 'Completed' })).toBeVisible();
     await checkA11y(page);
     await snap(page, `25-${kind}-deposit-completed`);

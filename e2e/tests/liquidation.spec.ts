@@ -35,9 +35,10 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     // 0.01 BTC x 50,000 / 400 UNIT = 125%, under the 135% threshold.
     await devnet.setPrice(50_000);
     await page.reload();
-    await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeVisible();
+    const modal = page.getByRole('dialog', { name: 'Vault in Liquidation' });
+    await expect(modal).toBeVisible();
     await expect(
-      page.getByText('All actions are disabled until liquidation completes.'),
+      modal.getByText('All actions are disabled until liquidation completes.'),
     ).toBeVisible();
     await checkA11y(page);
     await snap(page, '30-liquidation-modal');

@@ -173,7 +173,7 @@ test('an action drawer refuses what the wallet cannot pay, clamps a borrow to 16
   await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
   await expect(page.getByText('Finalizing...').first()).toBeVisible();
   await devnet.mine(1);
-  await expect(page.getByText('Finalizing...')).toBeHidden({ timeout: 60_000 });
+  await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
   // Nothing worth a change output is left behind.
   expect(await chainBalance(baseURL!, address)).toBeLessThan(DUST_LIMIT_SATS);
   await snap(page, '53-deposit-max-done');
