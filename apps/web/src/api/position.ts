@@ -19,7 +19,9 @@ import { useVault } from './vault';
 export interface Position {
   vault: VaultDto | null;
   vaultLoading: boolean;
+  /** set when the vault could not be read; a failed background refetch keeps the last vault */
   vaultError: unknown;
+  refetchVault(): void;
   /** USD per BTC as the price endpoint serves it; @unit/protocol turns it into cents for math */
   priceUsd: number | null;
   priceTime: number | null;
@@ -48,6 +50,7 @@ export function usePosition(): Position {
     vault: v,
     vaultLoading: account != null && vault.isPending,
     vaultError: vault.error,
+    refetchVault: () => void vault.refetch(),
     priceUsd,
     priceTime: price.data?.time ?? null,
     walletSats: balance.data != null ? toSats(balance.data) : null,

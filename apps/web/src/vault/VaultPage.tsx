@@ -103,7 +103,8 @@ export function VaultPage() {
   if (creating || stage === 'processing') return <CreationPending />;
   if (!wallet.account) return wallet.restoring ? <DashboardSkeleton /> : <Welcome />;
   if (position.vaultLoading) return <DashboardSkeleton />;
-  if (position.vaultError) throw position.vaultError;
+  // A failed refetch keeps the vault on screen; only a vault never read says so, with a retry.
+  if (!hasVault && position.vaultError) return <VaultUnavailable onRetry={position.refetchVault} />;
   if (!hasVault) return <Welcome />;
   return <Dashboard intent={intent === 'create' ? null : intent} onIntentHandled={clearIntent} />;
 }
@@ -159,6 +160,19 @@ function CreationPending() {
           {CONTENT.vaultPage.transactionTracker}
         </button>
       )}
+    </section>
+  );
+}
+
+function VaultUnavailable({ onRetry }: { onRetry: () => void }) {
+  return (
+    <section className="state-card" role="alert">
+      <p className="state-card__text">
+        Your vault could not be loaded. Check your connection and try again.
+      </p>
+      <button type="button" className="btn btn--primary" onClick={onRetry}>
+        {CONTENT.errorScreen.tryAgain}
+      </button>
     </section>
   );
 }
