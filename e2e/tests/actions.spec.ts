@@ -51,6 +51,7 @@ test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, che
   await expect(page.getByRole('group', { name: 'Collateral ratio 380%, Healthy' })).toBeVisible();
   await expect(page.getByText('$33,750.00').first()).toBeVisible();
   await expect(page.getByText('In wallet: 500.00 UNIT')).toBeVisible({ timeout: 30_000 });
+  await checkA11y(page);
   await snap(page, '21-borrowed');
 
   // Repay 100 UNIT: 400 UNIT owed, 475%, liquidation at $27,000.00.
@@ -63,6 +64,7 @@ test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, che
   await expect(page.getByRole('group', { name: 'Collateral ratio 475%, Healthy' })).toBeVisible();
   await expect(page.getByText('$27,000.00').first()).toBeVisible();
   await expect(page.getByText('In wallet: 400.00 UNIT')).toBeVisible({ timeout: 30_000 });
+  await checkA11y(page);
   await snap(page, '22-repaid');
 
   // Withdraw 0.005 BTC: the vault pays the fee, so it keeps a little under 0.015 BTC (356%).
@@ -102,5 +104,6 @@ test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, che
     await expect(svg).toBeVisible();
     expect(Number(await svg.getAttribute('data-points'))).toBeGreaterThan(0);
   }
+  await checkA11y(page);
   await snap(page, '24-chart-and-table');
 });

@@ -22,5 +22,6 @@ test('the error screen appears on a render error and Try again recovers', async 
   await page.getByRole('button', { name: 'Try again' }).click();
   await expect(page.getByRole('heading', { name: 'Oops! Something went wrong' })).toBeHidden();
   await expect(page.getByRole('button', { name: 'Create Vault' }).first()).toBeVisible();
+  await checkA11y(page);
   await snap(page, '41-recovered');
 });

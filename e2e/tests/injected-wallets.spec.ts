@@ -45,6 +45,7 @@ for (const { kind, name } of wallets) {
     await amounts.nth(1).fill('300');
     await page.getByRole('button', { name: 'Preview' }).click();
     await expect(page.getByText('Confirmation')).toBeVisible();
+    await checkA11y(page);
     await snap(page, `21-${kind}-create-confirm`);
     // The extension signs the open transaction's payment inputs.
     await page.getByRole('button', { name: 'Confirm' }).click();
@@ -55,6 +56,7 @@ for (const { kind, name } of wallets) {
     await expect(page.getByText(/300(\.00)? UNIT/).first()).toBeVisible();
     // The issued UNIT reached the wallet's runes address (Xverse: the ordinals account).
     await expect(page.getByText('In wallet: 300.00 UNIT')).toBeVisible();
+    await checkA11y(page);
     await snap(page, `22-${kind}-dashboard`);
     // Like the real extension, the injected one remembers this site: a reload reconnects silently.
     await page.reload();
@@ -65,12 +67,14 @@ for (const { kind, name } of wallets) {
     const drawer = page.getByRole('dialog');
     await expect(drawer.getByRole('heading', { name: 'Deposit' })).toBeVisible();
     await drawer.locator('input[inputmode="decimal"]').first().fill('0.005');
+    await checkA11y(page);
     await snap(page, `23-${kind}-deposit-form`);
     // The extension signs the vault's update leaf and its payment inputs.
     await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
     await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
     // SPEC §4: 'In Progress' is shown as 'Finalizing...' until the vault history holds it.
     await expect(page.getByText('Finalizing...').first()).toBeVisible();
+    await checkA11y(page);
     await snap(page, `24-${kind}-deposit-pending`);
 
     await devnet.mine(1);

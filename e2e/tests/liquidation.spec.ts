@@ -47,6 +47,7 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await expect(page.getByText('Liquidating...').first()).toBeVisible();
     for (const action of ['Deposit', 'Withdraw', 'Borrow', 'Repay'])
       await expect(page.getByRole('button', { name: action, exact: true })).toBeDisabled();
+    await checkA11y(page);
     await snap(page, '31-liquidating');
 
     // The claimant repossesses it from /liquidations.
@@ -60,15 +61,18 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     // 15% of 0.01 BTC goes to the treasury; the claimant takes the rest and the 400 UNIT debt.
     await expect(confirm.getByText('0.0085 BTC')).toBeVisible();
     await expect(confirm.getByText('400.00 UNIT')).toBeVisible();
+    await checkA11y(claimant);
     await snap(claimant, '33-repossess-confirm');
     await confirm.getByRole('button', { name: 'Repossess', exact: true }).click();
     await expect(confirm.getByText('Liquidation claim submitted')).toBeVisible();
     await expect(confirm.getByRole('link', { name: /^View transaction/ })).toBeVisible();
+    await checkA11y(claimant);
     await snap(claimant, '34-claim-submitted');
     await confirm.getByRole('button', { name: 'Close' }).last().click();
     await expect(confirm).toBeHidden();
     await devnet.mine(1);
     await expect(row.getByText('Repossessed')).toBeVisible({ timeout: 30_000 });
+    await checkA11y(claimant);
     await snap(claimant, '35-repossessed');
 
     // The claimant's vault took the collateral (0.5 + 0.0085 BTC) and the debt (100 + 400 UNIT).
@@ -87,6 +91,7 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     // Its collateral and debt went to the claimant: the cards show an empty vault.
     await expect(page.getByText('0 BTC', { exact: true }).first()).toBeVisible();
     await expect(page.getByText('0.00 UNIT', { exact: true }).first()).toBeVisible();
+    await checkA11y(page);
     await snap(page, '36-history-l-and-x');
   } finally {
     await devnet.setPrice(START_PRICE_USD);

@@ -82,6 +82,7 @@ test('the create drawer explains every refused amount', async ({
   await btc.fill('0.00001');
   await expect(page.getByText('The lowest accepted amount is 0.00005 BTC')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Preview' })).toBeDisabled();
+  await checkA11y(page);
   await snap(page, '10-below-minimum');
 
   // BTC takes at most 8 decimals: the ninth is not accepted.
@@ -105,6 +106,7 @@ test('the create drawer explains every refused amount', async ({
   await expect(unit).toHaveValue('593.75');
   await expect(page.getByText('Up to 593.75 UNIT')).toBeVisible();
   await expect(page.getByText(/N\/A → 160%/)).toBeVisible();
+  await checkA11y(page);
   await snap(page, '12-borrow-over-limit');
 });
 
@@ -176,6 +178,7 @@ test('an action drawer refuses what the wallet cannot pay, clamps a borrow to 16
   await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
   // Nothing worth a change output is left behind.
   expect(await chainBalance(baseURL!, address)).toBeLessThan(DUST_LIMIT_SATS);
+  await checkA11y(page);
   await snap(page, '53-deposit-max-done');
 });
 

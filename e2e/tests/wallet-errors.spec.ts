@@ -29,6 +29,7 @@ for (const { kind, name } of [
 ] as const) {
   test(`declining the ${name} prompt leaves the app as it was, without an error`, async ({
     page,
+    checkA11y,
     snap,
   }) => {
     await injectWallet(page, kind, undefined, { rejectFirst: true });
@@ -39,6 +40,7 @@ for (const { kind, name } of [
     const picker = page.getByRole('dialog');
     await expect(picker.getByRole('button', { name: `Connect ${name}` })).toBeEnabled();
     await expect(picker.getByRole('alert')).toHaveCount(0);
+    await checkA11y(page);
     await snap(page, `61-${kind}-declined`);
     await picker.getByRole('button', { name: `Connect ${name}` }).click();
     await expect(page.getByText(PROMPT)).toBeHidden();
@@ -64,5 +66,6 @@ test('a Unisat wallet on mainnet is told so and can switch to the app network', 
   await alert.getByRole('button', { name: 'Switch network' }).click();
   await expect(page.getByText(PROMPT)).toBeHidden();
   await expect(page.getByRole('button', { name: /^Wallet tb1/ }).first()).toBeVisible();
+  await checkA11y(page);
   await snap(page, '63-switched');
 });
