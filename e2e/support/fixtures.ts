@@ -28,6 +28,8 @@ async function post(url: string, body: unknown): Promise<unknown> {
 }
 
 interface Fixtures {
+  /** on a failed journey, attaches and prints what the server logged (a crash, a refusal) */
+  serverLog: void;
   devnet: Devnet;
   /** Runs axe-core on the page and fails on serious or critical violations. */
   checkA11y: (page: Page) => Promise<void>;
@@ -45,6 +47,17 @@ export const test = base.extend<Fixtures, { server: RunningServer }>({
     { scope: 'worker', timeout: 90_000 },
   ],
   baseURL: async ({ server }, use) => use(server.url),
+  serverLog: [
+    async ({ server }, use, testInfo) => {
+      const from = server.output().length;
+      await use();
+      if (testInfo.status === testInfo.expectedStatus) return;
+      const log = server.output().slice(from) || '(the server printed nothing)';
+      await testInfo.attach('server.log', { body: log, contentType: 'text/plain' });
+      console.error(`--- server log during "${testInfo.title}" ---\n${log.slice(-4000)}`);
+    },
+    { auto: true },
+  ],
   devnet: async ({ server }, use) =>
     use({
       mine: async (blocks = 1) => void (await post(`${server.url}/api/devnet/mine`, { blocks })),

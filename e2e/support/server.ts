@@ -10,6 +10,8 @@ const repoRoot = resolve(import.meta.dirname, '../..');
 
 export interface RunningServer {
   url: string;
+  /** what the server printed so far (warnings and errors: LOG_LEVEL=warn) */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   await waitForHealth(url, child, () => log);
   return {
     url,
+    output: () => log,
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
