@@ -3,7 +3,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { fakeWallet } from './fake-wallet';
-import { history, vault } from './fixtures';
+import { history, record, vault } from './fixtures';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
@@ -119,7 +119,7 @@ describe('?action= handling', () => {
   it('opens the deposit drawer and resets the URL to /', async () => {
     fakeWallet.connectAs();
     const { router } = renderApp('/?action=deposit');
-    const drawer = await screen.findByRole('dialog');
+    const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
     expect(within(drawer).getByText('Deposit amount')).toBeInTheDocument();
     await waitFor(() => expect(router.state.location.search).toBe(''));
     expect(router.state.location.pathname).toBe('/');
@@ -127,7 +127,9 @@ describe('?action= handling', () => {
 
   it('opens the create drawer for create-vault', async () => {
     const { router } = renderApp('/?action=create-vault');
-    expect(await screen.findByRole('dialog')).toHaveTextContent('Name Your Vault');
+    expect(await screen.findByRole('dialog', {}, { timeout: 5_000 })).toHaveTextContent(
+      'Name Your Vault',
+    );
     await waitFor(() => expect(router.state.location.search).toBe(''));
   });
 
@@ -135,5 +137,35 @@ describe('?action= handling', () => {
     const { router } = renderApp('/?action=steal');
     await waitFor(() => expect(router.state.location.search).toBe(''));
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+  });
+});
+
+describe('a transaction pending elsewhere', () => {
+  it("holds every action back while the vault's history has it unconfirmed", async () => {
+    // A repossess (not a drawer flow), or an action sent from another device: no local entry.
+    const unconfirmed = {
+      ...record(
+        8,
+        Math.floor(Date.now() / 1000) - 60,
+        'x',
+        185_000_000,
+        9_000_000,
+        85_000_000,
+        4_000_000,
+      ),
+      confirmed: false,
+    };
+    server.use(
+      http.get('*/api/vaults/:id/history', () => HttpResponse.json([...history, unconfirmed])),
+    );
+    fakeWallet.connectAs();
+    renderApp('/');
+    await screen.findByTestId('btc-deposited');
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Deposit' })).toBeDisabled());
+    for (const name of ['Deposit', 'Withdraw', 'Borrow', 'Repay'])
+      expect(screen.getByRole('button', { name })).toHaveAttribute(
+        'title',
+        'A transaction is pending. Please wait until it completes.',
+      );
   });
 });

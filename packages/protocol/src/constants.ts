@@ -63,6 +63,12 @@ export const FLOW_TIMEOUT_MS = 65_000;
 export const RESERVE_TIMEOUT_MS = 30_000;
 export const RETRY_COUNTDOWN_SECONDS = 30;
 export const LIQUIDATED_MARKER_TTL_SECONDS = 21_600;
+/**
+ * Ours (SPEC is silent): a transaction unconfirmed for an hour may have been dropped. Past that
+ * the user may forget its pending entry, and it no longer holds the vault's actions back (the
+ * guardian still refuses a spend of an output that is really in use).
+ */
+export const PENDING_STALE_AFTER_SECONDS = 3_600;
 /** The guardian refuses an oracle quote older than this (ours, protocol docs). */
 export const ORACLE_QUOTE_MAX_AGE_SECONDS = 300;
 /** Repossession tax: share of the liquidated collateral sent to the treasury (ours, protocol docs). */

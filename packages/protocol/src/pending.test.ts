@@ -44,6 +44,18 @@ describe('pending transactions', () => {
     expect(hasPendingInProgress(result)).toBe(true);
     expect(hasPendingInProgress(completePending(result, 'vc'))).toBe(false);
   });
+  it("count a transaction the vault's history holds unconfirmed, sent from anywhere", () => {
+    // a repossess (not a drawer flow) or an action from another device: no local entry
+    const now = 1_800_000_000;
+    const at = (ago: number, confirmed?: boolean) => ({ timestamp: now - ago, confirmed });
+    expect(hasPendingInProgress([], [at(600, true), at(60, false)], now)).toBe(true);
+    expect(hasPendingInProgress([], [at(600, true)], now)).toBe(false);
+    // records without the flag (older servers) are taken as confirmed
+    expect(hasPendingInProgress([], [at(60)], now)).toBe(false);
+    // an hour unconfirmed: perhaps dropped, it no longer holds the actions back
+    expect(hasPendingInProgress([], [at(3_599, false)], now)).toBe(true);
+    expect(hasPendingInProgress([], [at(3_600, false)], now)).toBe(false);
+  });
   it('drop malformed entries read back from storage', () => {
     const good = pending('a', null);
     const json = JSON.stringify([good, { ...good, amount: 1.5 }, { nonsense: true }]);

@@ -3,7 +3,7 @@
 // zod/mini: the web app validates this list on its first screen, where full zod would cost ~22 KB gzip.
 import * as z from 'zod/mini';
 import type { VaultHistoryRecordDto } from './api';
-import { PENDING_KEY_PREFIX_LENGTH } from './constants';
+import { PENDING_KEY_PREFIX_LENGTH, PENDING_STALE_AFTER_SECONDS } from './constants';
 
 export type PendingType = 'create' | 'deposit' | 'withdraw' | 'borrow' | 'repay';
 export type PendingStatus = 'In Progress' | 'Completed';
@@ -95,6 +95,20 @@ export function completePending(
   );
 }
 
-export function hasPendingInProgress(pending: readonly PendingTransaction[]): boolean {
-  return pending.some((p) => p.status === 'In Progress');
+/**
+ * SPEC §4: actions wait while a transaction is pending: one this browser sent and still tracks,
+ * or one the vault's history holds unconfirmed (a repossess, another tab or device), since the
+ * vault's output is spent until a block confirms it; an hour on, it may have been dropped.
+ */
+export function hasPendingInProgress(
+  pending: readonly PendingTransaction[],
+  history: readonly { confirmed?: boolean; timestamp: number }[] = [],
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
+  return (
+    pending.some((p) => p.status === 'In Progress') ||
+    history.some(
+      (r) => r.confirmed === false && nowSeconds - r.timestamp < PENDING_STALE_AFTER_SECONDS,
+    )
+  );
 }

@@ -1,14 +1,16 @@
 import { useState } from 'react';
-import { CONTENT, PENDING_STATUS_LABELS, type PendingTransaction } from '@unit/protocol';
+import {
+  CONTENT,
+  PENDING_STALE_AFTER_SECONDS,
+  PENDING_STATUS_LABELS,
+  type PendingTransaction,
+} from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
 import { useFlows } from '../flows/FlowProvider';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
 import { useNow } from '../ui/useNow';
-
-/** After this long without confirmation a pending entry may be forgotten (ours: SPEC is silent). */
-export const PENDING_FORGET_AFTER_SECONDS = 3_600;
 
 /**
  * The banner of a running or finished flow and of stored pending transactions (SPEC §4); it links
@@ -61,7 +63,7 @@ function ForgetPending({ entry }: { entry: PendingTransaction }) {
   const flows = useFlows();
   const now = useNow(60_000);
   const [confirming, setConfirming] = useState(false);
-  if (now / 1000 - entry.date < PENDING_FORGET_AFTER_SECONDS) return null;
+  if (now / 1000 - entry.date < PENDING_STALE_AFTER_SECONDS) return null;
   return (
     <>
       <button type="button" className="btn btn--small" onClick={() => setConfirming(true)}>

@@ -12,6 +12,7 @@ import {
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import type { Position } from '../api/position';
+import { useVaultHistory } from '../api/vault-history';
 import { useFlows } from '../flows/FlowProvider';
 import { useLiquidatedState } from './liquidated';
 
@@ -28,6 +29,7 @@ export function useActionStates(position: Position): ActionStates {
   const config = useConfig();
   const flows = useFlows();
   const vault = position.vault;
+  const history = useVaultHistory(vault?.vault_id ?? null);
   const liquidated =
     useLiquidatedState(vault?.vault_id ?? null, position.ratio) || vault?.status === 'liquidated';
   const feeRate = selectedFeeRate(
@@ -40,7 +42,7 @@ export function useActionStates(position: Position): ActionStates {
     flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
   const activeAction = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
   const ctx = (action: DashboardAction): ButtonContext => ({
-    hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending),
+    hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,
     activeAction,
     walletSats: position.walletSats ?? 0,
