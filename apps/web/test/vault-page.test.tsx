@@ -133,11 +133,14 @@ describe('?action= handling', () => {
     await waitFor(() => expect(router.state.location.search).toBe(''));
   });
 
-  it('ignores an unknown action but still resets the URL', async () => {
-    const { router } = renderApp('/?action=steal');
-    await waitFor(() => expect(router.state.location.search).toBe(''));
-    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
-  });
+  it.each(['steal', 'constructor'])(
+    'ignores the unknown action %s but still resets the URL',
+    async (action) => {
+      const { router } = renderApp(`/?action=${action}`);
+      await waitFor(() => expect(router.state.location.search).toBe(''));
+      expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    },
+  );
 });
 
 describe('a transaction pending elsewhere', () => {

@@ -50,7 +50,8 @@ function useActionParam(): [FlowAction | null, () => void] {
   const [taken, setTaken] = useState<string | null>(null);
   if (action !== taken) {
     setTaken(action);
-    if (action != null) setIntent(ACTION_PARAM[action] ?? null);
+    if (action != null)
+      setIntent(Object.hasOwn(ACTION_PARAM, action) ? ACTION_PARAM[action]! : null);
   }
   useEffect(() => {
     if (action != null) setParams({}, { replace: true });
@@ -67,7 +68,8 @@ export function VaultPage() {
   const hasVault = position.vault != null;
   const { isVaultCreationFlowInProgress: creating, stage, markVaultCreated, syncPending } = flows;
   // Known: the wallet (or its absence) and, with a wallet, whether it has a vault.
-  const settled = !wallet.restoring && !position.vaultLoading;
+  const settled =
+    !wallet.restoring && !position.vaultLoading && !(position.vaultError && !hasVault);
 
   // ?action=create-vault opens the create drawer for a wallet without a vault, or without a wallet
   // (its step 2 connects one). The other actions need the vault: they wait for a wallet to connect,
