@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { fakeWallet } from './fake-wallet';
+import { pendingStorageKey } from '@unit/protocol';
+import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { history, record, vault } from './fixtures';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
@@ -170,5 +171,67 @@ describe('a transaction pending elsewhere', () => {
         'title',
         'A transaction is pending. Please wait until it completes.',
       );
+  });
+});
+
+describe('a creation across a reload', () => {
+  it('keeps the creation screen until the opening confirms, then shows success', async () => {
+    // What the create flow stored before the reload: its opening, still in progress.
+    const openTxid = 'a'.repeat(64);
+    localStorage.setItem(
+      pendingStorageKey(FAKE_ACCOUNT.satsAddress),
+      JSON.stringify([
+        {
+          date: Math.floor(Date.now() / 1000) - 120,
+          type: 'create',
+          amount: '2000000',
+          amountUnit: 'UNIT',
+          status: 'In Progress',
+          transactionId: openTxid,
+          vault_txid: openTxid,
+          btcInVault: '50000000',
+          unitInVault: '2000000',
+          healthFactorBefore: null,
+          healthFactorAfter: 238,
+          healthStatusBefore: null,
+          healthStatusAfter: { text: 'Healthy', colour: 'green' },
+          isFullRepay: false,
+        },
+      ]),
+    );
+    const opening = {
+      ...record(
+        1,
+        Math.floor(Date.now() / 1000) - 120,
+        'o',
+        50_000_000,
+        2_000_000,
+        50_000_000,
+        2_000_000,
+      ),
+      transaction_id: openTxid,
+    };
+    let confirmed = false;
+    server.use(
+      http.get('*/api/vaults/:id/history', () => HttpResponse.json([{ ...opening, confirmed }])),
+    );
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    const { queryClient } = renderApp('/');
+    expect(
+      await screen.findByText(
+        'Your vault is under construction. Almost there! This might take about 10 minutes.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: /^View transaction aaaaaaaa/ })).toBeInTheDocument();
+    expect(screen.queryByTestId('btc-deposited')).not.toBeInTheDocument();
+
+    // The block: the history holds the opening, confirmed.
+    confirmed = true;
+    await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
+    await user.click(
+      await screen.findByRole('button', { name: 'Go to Vault' }, { timeout: 5_000 }),
+    );
+    expect(await screen.findByTestId('btc-deposited')).toBeInTheDocument();
   });
 });

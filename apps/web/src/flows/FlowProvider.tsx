@@ -12,6 +12,7 @@ import {
 import { useQueryClient } from '@tanstack/react-query';
 import {
   ERROR_MESSAGES,
+  PENDING_STALE_AFTER_SECONDS,
   reconcilePending,
   VAULT_REFRESH_AFTER_CREATE_MS,
   type PendingTransaction,
@@ -20,6 +21,7 @@ import { useConfig } from '../api/config';
 import { telegramNotification, useTelegramNotify } from '../api/notify';
 import { vaultQueryOptions } from '../api/vault';
 import { useToasts } from '../ui/toasts';
+import { useNow } from '../ui/useNow';
 import { useWallet } from '../wallet';
 import { isRejection } from '../wallet/errors';
 import { FLOWS, type FlowAction } from './declarations';
@@ -54,6 +56,8 @@ export interface FlowsApi {
   /** SPEC §4 Create flow */
   stage: CreationStage;
   isVaultCreationFlowInProgress: boolean;
+  /** the opening transaction of a creation restored from storage after a reload */
+  creationTxid: string | null;
   markVaultCreated(): void;
   goToVault(): void;
   pending: PendingTransaction[];
@@ -323,6 +327,19 @@ export function FlowProvider({
     [setPending],
   );
 
+  const now = useNow(60_000);
+  // A creation survives a reload: its pending entry (stored per wallet) is still 'In Progress'
+  // until the opening's block, so the creation screen stays up (SPEC §2), for an hour at most
+  // (past that the transaction may have been dropped and the dashboard offers to forget it).
+  const storedCreation = pending.find(
+    (p) =>
+      p.type === 'create' &&
+      p.status === 'In Progress' &&
+      now / 1000 - p.date < PENDING_STALE_AFTER_SECONDS,
+  );
+  const creationInProgress = creating || storedCreation != null;
+  const creationStage: CreationStage = stage === 'initial' && storedCreation ? 'processing' : stage;
+
   const api = useMemo<FlowsApi>(
     () => ({
       flow,
@@ -331,14 +348,24 @@ export function FlowProvider({
       setDrawerOpen,
       dispatch: dispatchSlot,
       run,
-      stage,
-      isVaultCreationFlowInProgress: creating,
+      stage: creationStage,
+      isVaultCreationFlowInProgress: creationInProgress,
+      creationTxid: storedCreation?.transactionId ?? null,
       markVaultCreated: () => setStage('success'),
       goToVault: () => {
         setCreating(false);
         setStage('initial');
         dispatchSlot({ type: 'clear' });
         setBanner(null);
+        // Success showed because the opening confirmed: the creation is over, whatever its entry.
+        if (storedCreation)
+          setPending((list) =>
+            list.map((p) =>
+              p.type === 'create' && p.status === 'In Progress'
+                ? { ...p, status: 'Completed' as const }
+                : p,
+            ),
+          );
       },
       pending,
       syncPending,
@@ -354,8 +381,10 @@ export function FlowProvider({
       openFlow,
       setDrawerOpen,
       run,
-      stage,
-      creating,
+      creationStage,
+      creationInProgress,
+      storedCreation,
+      setPending,
       pending,
       syncPending,
       forgetPending,

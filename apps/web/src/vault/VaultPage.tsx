@@ -142,7 +142,9 @@ function CreationPending() {
   const flows = useFlows();
   const telegramLink = useTelegramLink();
   const txid =
-    flows.flow?.result?.txid ?? (flows.banner?.action === 'create' ? flows.banner.txid : null);
+    flows.flow?.result?.txid ??
+    (flows.banner?.action === 'create' ? flows.banner.txid : null) ??
+    flows.creationTxid;
   const running =
     flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
   return (
