@@ -1,26 +1,15 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { fakeWallet } from './fake-wallet';
 import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { scenario } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(() => {
-  scenario.vault = vault;
-  scenario.walletSats = 50_000_000;
-  scenario.unitCents = 1_000_000;
-  localStorage.clear();
-  sessionStorage.clear();
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
-});
+withNetworkEdge();
 
 describe('?action= links', () => {
   it('opens the deposit drawer once the vault is known, and resets the URL to /', async () => {

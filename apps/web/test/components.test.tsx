@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClientProvider } from '@tanstack/react-query';
@@ -9,17 +9,12 @@ import { HealthGauge } from '../src/vault/HealthGauge';
 import { TransactionsTable } from '../src/transactions/TransactionsTable';
 import { history, record } from './fixtures';
 import { fakeWallet } from './fake-wallet';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
-});
+withNetworkEdge();
 
 describe('health gauge', () => {
   const gauge = (ratio: number) =>

@@ -1,6 +1,6 @@
 // What the dashboard shows when its market data is old or missing: the stale-price indicator of the
 // price banner, and the chart's fallback to the cached 1y prices (SPEC §7, §8).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -11,23 +11,17 @@ import {
 } from '@unit/protocol';
 import { advance, eventually, startFakeClock, stopFakeClock } from './fake-clock';
 import { fakeWallet } from './fake-wallet';
-import { priceHistory, vault } from './fixtures';
+import { priceHistory } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
-  sessionStorage.clear();
-});
+withNetworkEdge();
+
 afterEach(() => {
   stopFakeClock();
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 /** The local hh:mm of a unix time, written out by hand rather than with the banner's formatter. */

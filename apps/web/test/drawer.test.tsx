@@ -1,28 +1,18 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { parsePendingList, pendingStorageKey } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
-import { history, NOW_S, record, vault } from './fixtures';
+import { history, NOW_S, record } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(() => {
-  scenario.vault = vault;
-  scenario.walletSats = 50_000_000;
-  scenario.unitCents = 1_000_000;
-  localStorage.clear();
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
-});
+withNetworkEdge();
 
 async function openDrawer(url: string, execute?: ExecuteFlow) {
   const utils = renderApp(url, { execute });

@@ -1,7 +1,7 @@
 // SPEC §4 Timeout and retry, §8 error catalogue: a flow the guardian never answers is flagged timed
 // out after the configured time-out; the no-accounts error of borrow and repay offers Try again
 // after a 30 s countdown.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -13,25 +13,21 @@ import {
 } from '@unit/protocol';
 import { advance, eventually, settle, startFakeClock, stopFakeClock } from './fake-clock';
 import { fakeWallet } from './fake-wallet';
-import { config, vault } from './fixtures';
+import { config } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { server } from './server';
 import type { ExecuteFlow, FlowInput } from '../src/flows/execute';
 import { WalletError } from '../src/wallet/errors';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
+withNetworkEdge();
+
 /** Not the fixture's 65 s: the flow must read its time-out from /api/config. */
 const TIMEOUT_MS = 20_000;
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
-  scenario.walletSats = 50_000_000;
-  scenario.unitCents = 1_000_000;
-  localStorage.clear();
-  sessionStorage.clear();
   server.use(
     http.get('*/api/config', () =>
       HttpResponse.json({
@@ -44,8 +40,6 @@ beforeEach(() => {
 });
 afterEach(() => {
   stopFakeClock();
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 type Attempt = 'hang' | 'no-accounts' | 'wallet-no-accounts' | 'declined' | 'late' | 'succeed';

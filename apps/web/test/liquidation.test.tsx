@@ -1,6 +1,6 @@
 // SPEC §4 Liquidated state on the dashboard, and the /liquidations page where a liquidated vault is
 // repossessed (SPEC §2 Routes; the review rules are the guardian's: 15% tax, claimant keeps 160%).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -11,10 +11,13 @@ import {
 } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { config, liquidated, price, vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
 
 // The real repossess loads the guardian client and its Bitcoin libraries; the page is under test.
 const { repossessVault } = vi.hoisted(() => ({ repossessVault: vi.fn() }));
@@ -27,12 +30,7 @@ let priceUsd = price.USD;
 let liquidations: LiquidatedVaultDto[] = [];
 let liquidationsAsked = 0;
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
-  sessionStorage.clear();
   priceUsd = price.USD;
   liquidations = [];
   liquidationsAsked = 0;
@@ -44,10 +42,6 @@ beforeEach(() => {
       return HttpResponse.json(liquidations);
     }),
   );
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 const ACTIONS = ['Deposit', 'Withdraw', 'Borrow', 'Repay'] as const;

@@ -1,6 +1,6 @@
 // SPEC §5 and §8: Max of a deposit or a vault opening is refined from the wallet's UTXOs, and says
 // 'Cannot get utxo for max deposit amount' when it cannot be.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -23,6 +23,7 @@ import {
 } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
 import { config, price, vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import { addressesOf, userKeys } from './wallet/keys';
@@ -30,6 +31,8 @@ import type { ExecuteFlow, FlowInput } from '../src/flows/execute';
 import type { WalletAccount } from '../src/wallet';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
 
 // The refinement reads real addresses: a P2WPKH payment address and a P2TR runes address.
 const keys = addressesOf(userKeys);
@@ -66,18 +69,8 @@ const payments: InputKind[] = UTXOS.map(() => 'p2wpkh');
 /** Deposit: vault, P, P -> vault, S; no change, so the whole UTXO sum less that fee. */
 const expectedDepositMax = total - feeOf(['vault-update', ...payments], [P2TR, STATE]);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
-  scenario.walletSats = 50_000_000;
-  scenario.unitCents = 1_000_000;
-  localStorage.clear();
   fakeWallet.connectAs(account);
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 async function openDeposit(execute?: ExecuteFlow) {

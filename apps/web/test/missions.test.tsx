@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
@@ -11,11 +11,13 @@ import {
   type UserDto,
 } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
 
 const ADDRESS = FAKE_ACCOUNT.satsAddress;
 
@@ -84,11 +86,7 @@ const missionRoutes = [
   }),
 ];
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
   api.missions = MISSIONS;
   api.user = USER;
   api.listedFor = [];
@@ -96,10 +94,6 @@ beforeEach(() => {
   api.verified = [];
   api.verify = (id) => ({ ...api.missions.find((m) => m.id === id)!, completed_tasks: 1 });
   server.use(...missionRoutes);
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 const item = (title: string) => screen.getByRole('heading', { name: title }).closest('li')!;

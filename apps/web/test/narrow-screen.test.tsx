@@ -1,15 +1,16 @@
 // The dashboard at phone and tablet widths (SPEC §2): the transactions table's narrow layout and
 // infinite scroll, the chart's fullscreen toggle, and the gauge's tap-for-info up to 1320 px.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { readFileSync } from 'node:fs';
 import { http, HttpResponse } from 'msw';
 import { CONTENT, type VaultHistoryRecordDto } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
-import { price, record, vault } from './fixtures';
+import { price, record } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { server } from './server';
 import {
   installIntersectionObserver,
   resetViewport,
@@ -19,20 +20,15 @@ import {
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
+withNetworkEdge();
+
 beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
-  sessionStorage.clear();
   installIntersectionObserver();
   fakeWallet.connectAs();
 });
 afterEach(() => {
   resetViewport();
   vi.unstubAllGlobals();
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 const answerPrice = (usd: number) =>

@@ -1,27 +1,16 @@
 // A block is what changes confirmed balances (SPEC §7 counts chain_stats): the app watches the tip
 // and refreshes the wallet's sats and UNIT when it moves, not only when their stale time runs out.
 // Real timers: the devnet tip is polled every 5 s, so this test waits that long.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
 import { fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { scenario } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(() => {
-  scenario.vault = vault;
-  scenario.unitCents = 1_000_000;
-  scenario.tipHeight = 100;
-  localStorage.clear();
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
-});
+withNetworkEdge();
 
 describe('new blocks', () => {
   it("refreshes the wallet's UNIT once a block arrives, and not before", async () => {

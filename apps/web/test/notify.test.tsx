@@ -1,10 +1,11 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { pendingStorageKey, type PendingTransaction, type TelegramNotifyDto } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
@@ -13,16 +14,13 @@ import { PendingBanner } from '../src/vault/PendingBanner';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
+withNetworkEdge();
+
 /** Every POST /api/notify body, and whether the server answers it. */
 let posted: TelegramNotifyDto[] = [];
 let notifyOk = true;
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
-  scenario.walletSats = 50_000_000;
-  localStorage.clear();
   posted = [];
   notifyOk = true;
   server.use(
@@ -38,8 +36,6 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers();
   vi.restoreAllMocks();
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 /**

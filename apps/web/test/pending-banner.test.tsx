@@ -1,13 +1,14 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { parsePendingList, pendingStorageKey, type PendingTransaction } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
 
 const KEY = pendingStorageKey(FAKE_ACCOUNT.satsAddress);
 
@@ -26,17 +27,6 @@ const pendingDeposit = (ageSeconds: number): PendingTransaction => ({
   healthStatusBefore: null,
   healthStatusAfter: null,
   isFullRepay: false,
-});
-
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 describe('a pending transaction that never confirms', () => {

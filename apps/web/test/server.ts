@@ -11,12 +11,17 @@ export interface Scenario {
   tipHeight: number;
 }
 
-export const scenario: Scenario = {
+const defaultScenario = (): Scenario => ({
   vault,
   walletSats: 50_000_000,
   unitCents: 1_000_000,
   tipHeight: 100,
-};
+});
+
+export const scenario: Scenario = defaultScenario();
+
+/** Back to the fixtures' vault, wallet and chain (each test starts here). */
+export const resetScenario = () => Object.assign(scenario, defaultScenario());
 
 const STEPS = {
   '24h': [288, 300],

@@ -1,16 +1,18 @@
 // SPEC §8, §9: the clipboard toast lasts 1.5 s; the generic error toast maps time-outs.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, screen, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { CLIPBOARD_TOAST_MS, type UserDto } from '@unit/protocol';
 import { advance, eventually, startFakeClock, stopFakeClock } from './fake-clock';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { server } from './server';
 import { useToasts } from '../src/ui/toasts';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
 
 const USER: UserDto = {
   address: FAKE_ACCOUNT.satsAddress,
@@ -27,18 +29,12 @@ const USER: UserDto = {
 
 const writeText = vi.fn(async (_text: string) => undefined);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
   writeText.mockClear();
   Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
 });
 afterEach(() => {
   stopFakeClock();
-  server.resetHandlers();
-  fakeWallet.reset();
   Reflect.deleteProperty(navigator, 'clipboard');
 });
 

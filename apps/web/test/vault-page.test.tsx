@@ -1,27 +1,18 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { pendingStorageKey } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { history, record, vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
-beforeEach(() => {
-  scenario.vault = vault;
-  localStorage.clear();
-  sessionStorage.clear();
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
-});
+withNetworkEdge();
 
 describe('vault page states', () => {
   it('shows the welcome screen with Create Vault and social links when no wallet is connected', async () => {

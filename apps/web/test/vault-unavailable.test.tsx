@@ -1,23 +1,21 @@
 // The vault endpoint failing must not replace the page with the error screen: a vault never read
 // offers Try again; a vault already shown stays on screen through a failed refetch.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
+withNetworkEdge();
+
 let failing = false;
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
-afterAll(() => server.close());
 beforeEach(() => {
-  scenario.vault = vault;
   failing = false;
-  localStorage.clear();
   server.use(
     http.get('*/api/vaults/by-pubkey/:pubkey', () =>
       failing
@@ -25,10 +23,6 @@ beforeEach(() => {
         : HttpResponse.json(scenario.vault),
     ),
   );
-});
-afterEach(() => {
-  server.resetHandlers();
-  fakeWallet.reset();
 });
 
 describe('vault unavailable', () => {
