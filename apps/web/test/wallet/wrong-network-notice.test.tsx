@@ -5,21 +5,22 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useWallet, WalletProvider } from '../../src/wallet';
 import { WrongNetworkNotice } from '../../src/layout/WrongNetworkNotice';
-import { installFakeUnisat } from './fake-providers';
+import { installFakeUnisat, installFakeXverse } from './fake-providers';
 import { testConfig } from './fixtures';
 
 afterEach(() => {
   delete window.unisat;
+  delete (window as { XverseProviders?: unknown }).XverseProviders;
   localStorage.clear();
 });
 
-function Page() {
+function Page({ walletId = 'unisat' }: { walletId?: 'unisat' | 'xverse' }) {
   const wallet = useWallet();
   return (
     <>
       <WrongNetworkNotice />
       <p>{wallet.status}</p>
-      <button type="button" onClick={() => void wallet.connect('unisat')}>
+      <button type="button" onClick={() => void wallet.connect(walletId)}>
         Connect
       </button>
     </>
@@ -51,5 +52,24 @@ describe('wrong network notice', () => {
     await screen.findByText('connected');
     expect(fake.chain).toBe('BITCOIN_SIGNET');
     await waitFor(() => expect(screen.queryByRole('alert')).not.toBeInTheDocument());
+  });
+
+  it('follows an Xverse switched to mainnet through its networkChange event', async () => {
+    const fake = installFakeXverse();
+    const user = userEvent.setup();
+    render(
+      <WalletProvider config={testConfig('signet')}>
+        <Page walletId="xverse" />
+      </WalletProvider>,
+    );
+    await user.click(screen.getByRole('button', { name: 'Connect' }));
+    await screen.findByText('connected');
+
+    fake.network = 'Mainnet';
+    act(() => fake.emit('networkChange'));
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Your wallet is on Bitcoin mainnet, but this app runs on Signet.',
+    );
+    expect(screen.getByText('disconnected')).toBeInTheDocument();
   });
 });
