@@ -8,4 +8,5 @@ mkdir -p "$(dirname "$json")"
 if ! ls e2e/tests/*.spec.ts >/dev/null 2>&1; then echo "no browser journeys yet"; echo '{"stats":{"expected":0,"unexpected":0,"flaky":0,"skipped":0}}' > "$json"; exit 0; fi
 bash scripts/ensure-chromium.sh
 [ -d apps/web/dist ] || npm run build
-PLAYWRIGHT_JSON_OUTPUT_NAME="$(pwd)/$json" npx playwright test -c e2e/playwright.config.ts --reporter=list,json
+case $json in /*) ;; *) json="$(pwd)/$json" ;; esac
+PLAYWRIGHT_JSON_OUTPUT_NAME="$json" npx playwright test -c e2e/playwright.config.ts --reporter=list,json
