@@ -153,6 +153,17 @@ describe('/liquidations', () => {
   const row = async () =>
     (await screen.findByRole('cell', { name: 'Sunk' }, { timeout: 5_000 })).closest('tr')!;
 
+  /** /liquidations with the wallet's own vault: Repossess on 'Sunk' opens its review. */
+  async function openRepossess() {
+    const user = userEvent.setup();
+    renderApp('/liquidations');
+    const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
+    await waitFor(() => expect(repossess).toBeEnabled());
+    await user.click(repossess);
+    const dialog = await screen.findByRole('dialog', { name: 'Repossess Sunk' });
+    return { user, dialog };
+  }
+
   it('lists a liquidated vault, with Repossess disabled and why without a wallet', async () => {
     liquidations = [liquidated];
     const user = userEvent.setup();
@@ -195,13 +206,7 @@ describe('/liquidations', () => {
         return { txid: '6'.repeat(64), vaultTxid: '6'.repeat(64) };
       },
     );
-    const user = userEvent.setup();
-    renderApp('/liquidations');
-    const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
-    await waitFor(() => expect(repossess).toBeEnabled());
-    await user.click(repossess);
-
-    const dialog = await screen.findByRole('dialog', { name: 'Repossess Sunk' });
+    const { user, dialog } = await openRepossess();
     const value = (term: string) => within(dialog).getByText(term).nextElementSibling;
     expect(value('Collateral you take')).toHaveTextContent('0.085 BTC');
     expect(value('Debt you take on')).toHaveTextContent('7,000.00 UNIT');
@@ -236,13 +241,7 @@ describe('/liquidations', () => {
     const heavy = { ...liquidated, unit_borrowed: 3_000_000 };
     liquidations = [heavy];
     fakeWallet.connectAs();
-    const user = userEvent.setup();
-    renderApp('/liquidations');
-    const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
-    await waitFor(() => expect(repossess).toBeEnabled());
-    await user.click(repossess);
-
-    const dialog = await screen.findByRole('dialog', { name: 'Repossess Sunk' });
+    const { user, dialog } = await openRepossess();
     expect(
       within(dialog).getByText('Your collateral ratio after').nextElementSibling,
     ).toHaveTextContent('129%');

@@ -204,9 +204,9 @@ describe('chart fullscreen on a phone', () => {
 
 describe('health gauge up to 1320 px', () => {
   const moderateArc = () => screen.getByRole('button', { name: 'Moderate 161% - 195%' });
-
-  it('opens the info dialog of a tapped band at 1320 px', async () => {
-    setViewportWidth(1320);
+  /** The dashboard at a viewport width, once its gauge shows the fixture's 190% vault. */
+  async function renderGaugeAt(width: number) {
+    setViewportWidth(width);
     const user = userEvent.setup();
     renderApp('/');
     await screen.findByRole(
@@ -214,6 +214,11 @@ describe('health gauge up to 1320 px', () => {
       { name: /Collateral ratio 190%, Moderate/ },
       { timeout: 5_000 },
     );
+    return user;
+  }
+
+  it('opens the info dialog of a tapped band at 1320 px', async () => {
+    const user = await renderGaugeAt(1320);
     await user.click(moderateArc());
     const info = await screen.findByRole('dialog', { name: 'Moderate' });
     expect(info).toHaveAccessibleDescription('161% - 195%');
@@ -229,14 +234,7 @@ describe('health gauge up to 1320 px', () => {
   });
 
   it('opens no dialog on a click above 1320 px, where hovering tells the range', async () => {
-    setViewportWidth(1321);
-    const user = userEvent.setup();
-    renderApp('/');
-    await screen.findByRole(
-      'group',
-      { name: /Collateral ratio 190%, Moderate/ },
-      { timeout: 5_000 },
-    );
+    const user = await renderGaugeAt(1321);
     await user.click(moderateArc());
     // the hover subtitle, not a dialog
     expect(screen.getByText(CONTENT.gauge.youAreHere)).toBeInTheDocument();

@@ -6,7 +6,6 @@ import { unitBalanceCents, useUnitOutputs } from '../api/unit-outputs';
 import { formatAmount } from '../ui/format';
 import { useToasts } from '../ui/toasts';
 import { DevnetControls, useWallet } from '../wallet';
-import '../wallet/wallet-picker.css';
 
 /**
  * The connected wallet at a glance: which wallet and network, its addresses (copyable), what it
