@@ -38,7 +38,9 @@ export interface BuildAppOptions {
   sqliteFile?: string;
   /** PostgreSQL schema to use (tests isolate themselves with one). */
   databaseSchema?: string;
+  /** Raise the write limits for tests that legitimately write a lot; default from config. */
   writeLimitPerMinute?: number;
+  devnetWriteLimitPerMinute?: number;
   telegramPolling?: boolean;
   telegramDrainIntervalMs?: number;
   telegramRetryDelayMs?: number;
@@ -59,6 +61,11 @@ export interface UnitApp {
 }
 
 const xOnly = (hex: string) => hexToBytes(hex);
+/** The largest /api body: every one is a small JSON object. */
+const API_BODY_LIMIT = 64 * 1024;
+const HEADERS_TIMEOUT_MS = 10_000;
+/** Node's own default: an idle keep-alive connection is closed after 5 s. */
+const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 export async function buildApp(
   config: ServerConfig,
@@ -154,18 +161,31 @@ export async function buildApp(
     await notifier.start();
     stops.push(() => notifier.stop());
 
+    const { limits } = config;
     const app = Fastify({
       loggerInstance: log as FastifyBaseLogger,
-      bodyLimit: 1_048_576,
+      // Every /api body is a small JSON object; the esplora broadcast raises its own limit.
+      bodyLimit: API_BODY_LIMIT,
+      // A client must send its whole request in time: a body trickled a byte at a time is cut off
+      // (Node answers 408 and closes), as is a connection silent for the idle time.
+      requestTimeout: limits.requestTimeoutMs,
+      connectionTimeout: limits.idleTimeoutMs,
+      keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      http: {
+        headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
+        requestTimeout: limits.requestTimeoutMs,
+        // Node looks for requests past their time-outs this often (its default is 30 s).
+        connectionsCheckingInterval: 1_000,
+      },
       // Long-poll WebSocket clients must not hold a shutdown forever.
       forceCloseConnections: true,
     });
     stops.push(() => app.close());
     installErrorHandling(app);
     await installSecurity(app, {
-      ...(options.writeLimitPerMinute !== undefined
-        ? { writeLimitPerMinute: options.writeLimitPerMinute }
-        : {}),
+      writesPerMinute: options.writeLimitPerMinute ?? limits.writesPerMinute,
+      devnetWritesPerMinute: options.devnetWriteLimitPerMinute ?? limits.devnetWritesPerMinute,
+      services: config.services,
     });
     await app.register(websocket);
     const runeId = devnet?.unitRuneId ?? '';

@@ -38,6 +38,19 @@ export interface ServerConfig {
   priceTickMs: number;
   /** Seed of the simulated random walk, so a devnet is reproducible. */
   priceSeed: number;
+  limits: EdgeLimits;
+}
+
+/** Limits at the HTTP edge; they hold for every client address, loopback included. */
+export interface EdgeLimits {
+  /** POST routes under /api (and the esplora broadcast), per client address per minute. */
+  writesPerMinute: number;
+  /** The devnet faucet, mine and price controls, per client address per minute. */
+  devnetWritesPerMinute: number;
+  /** Longest a client may take to send a whole request, headers and body. */
+  requestTimeoutMs: number;
+  /** A connection silent this long is closed (an upgraded WebSocket is not an HTTP connection). */
+  idleTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +147,10 @@ const envSchema = z.object({
   START_PRICE: intInRange('START_PRICE (whole USD)', 1, 100_000_000),
   PRICE_TICK: intInRange('PRICE_TICK (milliseconds)', 100, 86_400_000),
   PRICE_SEED: intInRange('PRICE_SEED', 0, 2 ** 31 - 1),
+  WRITES_PER_MINUTE: intInRange('WRITES_PER_MINUTE', 1, 1_000_000),
+  DEVNET_WRITES_PER_MINUTE: intInRange('DEVNET_WRITES_PER_MINUTE', 1, 1_000_000),
+  REQUEST_TIMEOUT: intInRange('REQUEST_TIMEOUT (milliseconds)', 1_000, 3_600_000),
+  IDLE_TIMEOUT: intInRange('IDLE_TIMEOUT (milliseconds)', 1_000, 3_600_000),
 });
 
 /** The devnet serves its chain services itself, so its URLs are relative to this origin. */
@@ -202,5 +219,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     startPriceCents: (e.START_PRICE ?? 95_000) * 100,
     priceTickMs: e.PRICE_TICK ?? 30_000,
     priceSeed: e.PRICE_SEED ?? 21,
+    limits: {
+      writesPerMinute: e.WRITES_PER_MINUTE ?? 30,
+      devnetWritesPerMinute: e.DEVNET_WRITES_PER_MINUTE ?? 100,
+      requestTimeoutMs: e.REQUEST_TIMEOUT ?? 30_000,
+      idleTimeoutMs: e.IDLE_TIMEOUT ?? 60_000,
+    },
   };
 }

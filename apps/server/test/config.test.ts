@@ -62,4 +62,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ BLOCK_INTERVAL: '0' }).blockIntervalMs).toBe(0);
     expect(() => loadConfig({ BLOCK_INTERVAL: '-5' })).toThrow(/BLOCK_INTERVAL/);
   });
+
+  it('reads the edge limits, with modest defaults, and refuses a time-out under a second', () => {
+    expect(loadConfig({}).limits).toEqual({
+      writesPerMinute: 30,
+      devnetWritesPerMinute: 100,
+      requestTimeoutMs: 30_000,
+      idleTimeoutMs: 60_000,
+    });
+    const raised = loadConfig({ WRITES_PER_MINUTE: '1000', DEVNET_WRITES_PER_MINUTE: '5000' });
+    expect(raised.limits.writesPerMinute).toBe(1000);
+    expect(raised.limits.devnetWritesPerMinute).toBe(5000);
+    expect(() => loadConfig({ REQUEST_TIMEOUT: '10' })).toThrow(
+      /REQUEST_TIMEOUT \(milliseconds\) must be at least 1000/,
+    );
+    expect(() => loadConfig({ WRITES_PER_MINUTE: '0' })).toThrow(/WRITES_PER_MINUTE/);
+  });
 });

@@ -19,6 +19,7 @@ const TXID = /^[0-9a-fA-F]{64}$/;
 const TESTNET_ADDRESS = /^tb1[02-9ac-hj-np-z]{36,56}$/;
 const MAX_FAUCET_SATS = 100 * 100_000_000;
 const MAX_MINE_BLOCKS = 100;
+const MAX_BROADCAST_BODY = 1_048_576;
 
 const faucetBody = z.object({
   address: z.string().regex(TESTNET_ADDRESS, 'address must be a tb1 address'),
@@ -134,16 +135,21 @@ export async function registerDevnetRoutes(
         return outspend ?? textError(reply, 404, 'Transaction not found');
       },
     );
-    scope.post<{ Body: string | undefined }>('/esplora/tx', async (req, reply) => {
-      try {
-        const txid = await devnet.broadcast(String(req.body ?? ''));
-        return reply.type('text/plain').send(txid);
-      } catch (error) {
-        if (error instanceof BroadcastError)
-          return textError(reply, 400, esploraRejectText(error.message));
-        throw error;
-      }
-    });
+    // A standard transaction weighs at most 400,000 WU, so its hex is under 800,000 characters.
+    scope.post<{ Body: string | undefined }>(
+      '/esplora/tx',
+      { bodyLimit: MAX_BROADCAST_BODY },
+      async (req, reply) => {
+        try {
+          const txid = await devnet.broadcast(String(req.body ?? ''));
+          return reply.type('text/plain').send(txid);
+        } catch (error) {
+          if (error instanceof BroadcastError)
+            return textError(reply, 400, esploraRejectText(error.message));
+          throw error;
+        }
+      },
+    );
 
     // ---- mempool.space fees (SPEC §7) ----
     scope.get(`/mempool/${options.network}/api/v1/fees/recommended`, async () => devnet.fees());

@@ -1,29 +1,108 @@
-// Security headers and write rate limits. The CSP allows only this origin's scripts and styles
-// (the Vite build emits no inline script) and WebSocket connections back to it (the guardian).
+// Security headers, write rate limits and the devnet controls' same-origin rule (issue 12, findings
+// 6 and 7). The CSP allows only this origin's scripts and styles (the Vite build emits no inline
+// script), and connections and images only to this origin and the configured chain services.
+import type { IncomingMessage } from 'node:http';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ApiErrorDto } from '@unit/protocol';
+import type { ServiceUrls } from '../config';
 
 /** Writes allowed per client address per minute unless configured otherwise. */
 export const DEFAULT_WRITES_PER_MINUTE = 30;
+/** Devnet faucet, mine and price calls per client address per minute unless configured otherwise. */
+export const DEFAULT_DEVNET_WRITES_PER_MINUTE = 100;
 
-/** Per-route config of write endpoints (`{config: WRITE_LIMIT}`): the plugin's limits apply. */
+/**
+ * Per-route config of write endpoints (`{config: WRITE_LIMIT}`). Every write route is limited
+ * anyway (see installSecurity); the marker stays for readers of the route.
+ */
 export const WRITE_LIMIT = { rateLimit: {} };
+
+/** The routes that drive the devnet: only this app's own pages and local tools may call them. */
+const DEVNET_CONTROLS = '/api/devnet/';
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface SecurityOptions {
+  writesPerMinute?: number;
+  devnetWritesPerMinute?: number;
+  /** The chain services the web app calls; their origins are the only others in the CSP. */
+  services?: ServiceUrls;
+}
+
+/** The origins of the absolute service URLs; relative ones (the devnet's) are this origin. */
+export function serviceOrigins(services: ServiceUrls | undefined): string[] {
+  if (!services) return [];
+  const origins = new Set<string>();
+  for (const value of Object.values(services)) {
+    if (!/^https?:\/\//i.test(value)) continue;
+    origins.add(new URL(value).origin);
+  }
+  return [...origins];
+}
+
+/** host[:port] as a browser would send it; anything else never reaches a CSP header. */
+const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The WebSocket origin of the page's own host: CSP Level 3 lets 'self' match ws: and wss: on the
+ * same host, but older browsers do not, and the guardian is a WebSocket on this host.
+ */
+const selfSocket = (scheme: 'ws' | 'wss') => (req: IncomingMessage) => {
+  const host = req.headers.host;
+  return host && HOST.test(host) ? `${scheme}://${host}` : "'self'";
+};
+
+const refusal = (error: string): ApiErrorDto => ({ error, code: 'bad_request' });
+
+/**
+ * Why a devnet control request is refused, or null. A web page on another origin can send a
+ * `text/plain` POST without a CORS preflight, so only JSON is accepted (a cross-origin JSON POST
+ * needs a preflight this server never grants), and a browser's `Origin` / `Sec-Fetch-Site` must
+ * say the request comes from this app's own pages. A command-line tool sends neither and passes.
+ */
+export function devnetControlRefusal(
+  request: FastifyRequest,
+): { status: number; body: ApiErrorDto } | null {
+  const contentType = request.headers['content-type'];
+  const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  if (mediaType !== 'application/json')
+    return {
+      status: 415,
+      body: refusal('Devnet controls accept only application/json'),
+    };
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    return { status: 403, body: refusal("Devnet controls accept only this app's own pages") };
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    let host: string | null = null;
+    try {
+      host = new URL(origin).host;
+    } catch {
+      // 'null' (a sandboxed frame, a file) or garbage: not this app
+    }
+    if (host === null || host !== request.headers.host)
+      return { status: 403, body: refusal("Devnet controls accept only this app's own pages") };
+  }
+  return null;
+}
 
 export async function installSecurity(
   app: FastifyInstance,
-  options: { writeLimitPerMinute?: number } = {},
+  options: SecurityOptions = {},
 ): Promise<void> {
+  const services = serviceOrigins(options.services);
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {
         defaultSrc: ["'self'"],
         scriptSrc: ["'self'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:', 'https:'],
+        // data: for wallet icons, which wallets hand over as data: URLs.
+        imgSrc: ["'self'", 'data:', ...services],
         fontSrc: ["'self'", 'data:'],
-        // 'self' does not cover ws: in every browser; name the WebSocket schemes explicitly.
-        connectSrc: ["'self'", 'ws:', 'wss:', 'https:'],
+        connectSrc: ["'self'", selfSocket('ws'), selfSocket('wss'), ...services],
         objectSrc: ["'none'"],
         frameAncestors: ["'none'"],
         baseUri: ["'self'"],
@@ -34,9 +113,23 @@ export async function installSecurity(
     // The app is reached over plain HTTP on loopback; HSTS would break that.
     hsts: false,
   });
-  await app.register(rateLimit, {
-    global: false,
-    max: options.writeLimitPerMinute ?? DEFAULT_WRITES_PER_MINUTE,
-    timeWindow: '1 minute',
+
+  // Every write route gets a limit per client address, whichever module registers it, so a new
+  // POST cannot be added unlimited. This hook runs before the rate-limit plugin's own onRoute hook,
+  // which then reads the per-route config. Buckets are per route.
+  const writes = options.writesPerMinute ?? DEFAULT_WRITES_PER_MINUTE;
+  const devnetWrites = options.devnetWritesPerMinute ?? DEFAULT_DEVNET_WRITES_PER_MINUTE;
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((method) => WRITE_METHODS.has(method))) return;
+    const max = route.url.startsWith(DEVNET_CONTROLS) ? devnetWrites : writes;
+    route.config = { ...route.config, rateLimit: { max } };
+  });
+  await app.register(rateLimit, { global: false, max: writes, timeWindow: '1 minute' });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'POST' || !request.routeOptions.url?.startsWith(DEVNET_CONTROLS)) return;
+    const refused = devnetControlRefusal(request);
+    if (refused) return reply.code(refused.status).send(refused.body);
   });
 }
