@@ -14,6 +14,7 @@ import { loadGuardianKeys, type GuardianKeys } from './store/keys';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
 import { SimulatedPriceSource } from './oracle/price-source';
+import { FeedsPriceSource } from './oracle/feeds';
 import { TelegramNotifier } from './notify/telegram';
 import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
@@ -64,6 +65,8 @@ const xOnly = (hex: string) => hexToBytes(hex);
 /** The largest /api body: every one is a small JSON object. */
 const API_BODY_LIMIT = 64 * 1024;
 const HEADERS_TIMEOUT_MS = 10_000;
+/** However long the tick, a ticker service that takes a minute to answer is not answering. */
+const MAX_FEED_TIMEOUT_MS = 60_000;
 /** Node's own default: an idle keep-alive connection is closed after 5 s. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
@@ -89,7 +92,16 @@ export async function buildApp(
 
     const oracle = new Oracle({
       db: store.db,
-      source: new SimulatedPriceSource(config.priceSeed),
+      source:
+        config.priceSource === 'feeds'
+          ? new FeedsPriceSource({
+              feeds: config.priceFeeds,
+              maxSpreadBasisPoints: config.priceMaxSpreadBasisPoints,
+              // A feed that has not answered by about the next tick is not fresh this round.
+              timeoutMs: Math.min(Math.floor(config.priceTickMs * 0.9), MAX_FEED_TIMEOUT_MS),
+              log: log.child({ module: 'price-feeds' }),
+            })
+          : new SimulatedPriceSource(config.priceSeed),
       keys: await loadOracleKeys(store.db),
       startPriceCents: config.startPriceCents,
       tickMs: config.priceTickMs,

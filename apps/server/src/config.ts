@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import type { Network } from '@unit/protocol';
+import { parsePriceFeeds, type PriceFeed } from './oracle/feeds';
 
 /** The repository root: DATA_DIR defaults to ./data beside it, whatever the working directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -23,7 +24,11 @@ export interface ServerConfig {
   /** postgres://… selects PostgreSQL; unset means SQLite at `${dataDir}/unit.db`. */
   databaseUrl: string | null;
   dataDir: string;
-  priceSource: 'simulated';
+  /** simulated only on the devnet; feeds read PRICE_FEEDS every tick. */
+  priceSource: 'simulated' | 'feeds';
+  priceFeeds: PriceFeed[];
+  /** Largest spread of fresh feed answers, in basis points of their median, before it is stale. */
+  priceMaxSpreadBasisPoints: number;
   services: ServiceUrls;
   telegramBotToken: string | null;
   telegramApiRoot: string | null;
@@ -105,7 +110,22 @@ const envSchema = z.object({
   DATA_DIR: z.preprocess(blankToUndefined, z.string().optional()),
   PRICE_SOURCE: z.preprocess(
     blankToUndefined,
-    z.enum(['simulated'], { error: 'PRICE_SOURCE must be simulated' }).optional(),
+    z.enum(['simulated', 'feeds'], { error: 'PRICE_SOURCE must be simulated or feeds' }).optional(),
+  ),
+  PRICE_FEEDS: z.preprocess(blankToUndefined, z.string().optional()),
+  // Percent with up to two decimals; sources within 1% of each other are always fine.
+  PRICE_MAX_SPREAD: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\d{1,2}(\.\d{1,2})?$/, {
+        error: 'PRICE_MAX_SPREAD must be a percentage from 1 to 50, e.g. 3 or 2.5',
+      })
+      .transform((text) => Math.round(Number(text) * 100))
+      .refine((bp) => bp >= 100 && bp <= 5_000, {
+        error: 'PRICE_MAX_SPREAD must be a percentage from 1 to 50, e.g. 3 or 2.5',
+      })
+      .optional(),
   ),
   ESPLORA_URL: url('ESPLORA_URL'),
   MEMPOOL_URL: url('MEMPOOL_URL'),
@@ -189,9 +209,10 @@ const publicServices: Record<Exclude<Network, 'devnet'>, ServiceUrls> = {
 /** Parses the environment; throws ConfigError listing every bad value at once. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const parsed = envSchema.safeParse(env);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => issue.message));
-  }
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
+  const price = priceSettings(env);
+  problems.push(...price.problems);
+  if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const network = e.NETWORK ?? 'devnet';
   const defaults = network === 'devnet' ? devnetServices : publicServices[network];
@@ -202,7 +223,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     network,
     databaseUrl: e.DATABASE_URL ?? null,
     dataDir,
-    priceSource: e.PRICE_SOURCE ?? 'simulated',
+    priceSource: price.source,
+    priceFeeds: price.feeds,
+    priceMaxSpreadBasisPoints: e.PRICE_MAX_SPREAD ?? DEFAULT_PRICE_MAX_SPREAD_BASIS_POINTS,
     services: {
       esploraUrl: e.ESPLORA_URL ?? defaults.esploraUrl,
       mempoolUrl: e.MEMPOOL_URL ?? defaults.mempoolUrl,
@@ -226,4 +249,36 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       idleTimeoutMs: e.IDLE_TIMEOUT ?? 60_000,
     },
   };
+}
+
+/** Feed answers more than 3% apart make the price stale unless PRICE_MAX_SPREAD says otherwise. */
+export const DEFAULT_PRICE_MAX_SPREAD_BASIS_POINTS = 300;
+
+/**
+ * PRICE_SOURCE and PRICE_FEEDS together. A random walk is fine for a local devnet but a guardian on
+ * a real network would co-sign against it, so simulated is refused there; feeds are the default
+ * off the devnet and need at least two feeds, since one source alone is never a fresh price.
+ */
+function priceSettings(env: NodeJS.ProcessEnv): {
+  source: 'simulated' | 'feeds';
+  feeds: PriceFeed[];
+  problems: string[];
+} {
+  const network = envSchema.shape.NETWORK.safeParse(env.NETWORK);
+  const chosen = envSchema.shape.PRICE_SOURCE.safeParse(env.PRICE_SOURCE);
+  const onDevnet = !network.success || (network.data ?? 'devnet') === 'devnet';
+  const source = (chosen.success ? chosen.data : undefined) ?? (onDevnet ? 'simulated' : 'feeds');
+  const problems: string[] = [];
+  if (source === 'simulated' && !onDevnet)
+    problems.push(
+      `PRICE_SOURCE=simulated is only for the devnet; on ${String(network.data)} set PRICE_SOURCE=feeds and PRICE_FEEDS`,
+    );
+  const text = blankToUndefined(env.PRICE_FEEDS);
+  const { feeds, problems: feedProblems } = parsePriceFeeds(typeof text === 'string' ? text : '');
+  problems.push(...feedProblems);
+  if (source === 'feeds' && feedProblems.length === 0 && feeds.length < 2)
+    problems.push(
+      'PRICE_FEEDS must list at least two feeds as kind@baseUrl, comma-separated, when PRICE_SOURCE is feeds (the default off the devnet)',
+    );
+  return { source, feeds, problems };
 }

@@ -38,6 +38,8 @@ describe('prices and the oracle over HTTP', () => {
     const { body } = await getJson(`${server.url}/api/bitcoin-price`);
     const price = body as BitcoinPriceDto;
     expect(price.USD).toBe(server.oracle.price().priceCents / 100);
+    // The simulated devnet price is never stale.
+    expect(price.stale).toBe(false);
     expect(Number.isInteger(price.time)).toBe(true);
   });
 
@@ -214,14 +216,25 @@ describe('operation quotes, notify, missions and the rest of the surface', () =>
 
 describe('POST /api/devnet/price off the devnet', () => {
   it('refuses with 403 not_devnet', async () => {
+    // Feeds that refuse connections: this test is about the route, not the price.
     const signet = await startTestApp({
       NETWORK: 'signet',
       GUARDIAN_KEY: '11'.repeat(32),
+      PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9',
     });
     try {
       const res = await postJson(`${signet.url}/api/devnet/price`, { usd: 1 });
       expect(res.status).toBe(403);
       expect((res.body as ApiErrorDto).code).toBe('not_devnet');
+      // No feed has ever answered: no price at all, but the server is up.
+      const price = await getJson(`${signet.url}/api/bitcoin-price`);
+      expect(price.status).toBe(503);
+      expect((price.body as ApiErrorDto).code).toBe('no_price');
+      expect((await getJson(`${signet.url}/api/health`)).body).toMatchObject({
+        status: 'ok',
+        price_time: null,
+        price_stale: true,
+      });
     } finally {
       await signet.stop();
     }

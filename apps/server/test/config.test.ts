@@ -25,7 +25,11 @@ describe('loadConfig', () => {
   });
 
   it('uses public services on signet unless overridden', () => {
-    const config = loadConfig({ NETWORK: 'signet', ESPLORA_URL: 'https://example.org/api' });
+    const config = loadConfig({
+      NETWORK: 'signet',
+      ESPLORA_URL: 'https://example.org/api',
+      PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
+    });
     expect(config.services.esploraUrl).toBe('https://example.org/api');
     expect(config.services.mempoolUrl).toBe('https://mempool.space');
   });
@@ -77,5 +81,47 @@ describe('loadConfig', () => {
       /REQUEST_TIMEOUT \(milliseconds\) must be at least 1000/,
     );
     expect(() => loadConfig({ WRITES_PER_MINUTE: '0' })).toThrow(/WRITES_PER_MINUTE/);
+  });
+
+  it('reads the price feeds on real networks, with feeds as the default there', () => {
+    const config = loadConfig({
+      NETWORK: 'mainnet',
+      GUARDIAN_KEY: '11'.repeat(32),
+      PRICE_FEEDS: 'coinbase@https://api.coinbase.com,bitstamp@https://www.bitstamp.net',
+      PRICE_MAX_SPREAD: '2.5',
+    });
+    expect(config.priceSource).toBe('feeds');
+    expect(config.priceFeeds.map((f) => f.kind)).toEqual(['coinbase', 'bitstamp']);
+    expect(config.priceMaxSpreadBasisPoints).toBe(250);
+    expect(loadConfig({}).priceSource).toBe('simulated');
+    expect(loadConfig({}).priceMaxSpreadBasisPoints).toBe(300);
+  });
+
+  it('refuses the simulated price off the devnet, naming PRICE_SOURCE, one message per problem', () => {
+    let caught: unknown;
+    try {
+      loadConfig({
+        NETWORK: 'signet',
+        PRICE_SOURCE: 'simulated',
+        PRICE_FEEDS: 'binance@https://api.binance.com',
+        PRICE_MAX_SPREAD: '0.5',
+        PORT: 'eighty',
+      });
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    expect((caught as ConfigError).problems).toEqual([
+      'PORT must be a whole number',
+      'PRICE_MAX_SPREAD must be a percentage from 1 to 50, e.g. 3 or 2.5',
+      'PRICE_SOURCE=simulated is only for the devnet; on signet set PRICE_SOURCE=feeds and PRICE_FEEDS',
+      'PRICE_FEEDS entry "binance@https://api.binance.com" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
+    ]);
+    expect(() => loadConfig({ NETWORK: 'mainnet' })).toThrow(
+      /PRICE_FEEDS must list at least two feeds .* when PRICE_SOURCE is feeds/,
+    );
+    expect(() =>
+      loadConfig({ NETWORK: 'mainnet', PRICE_FEEDS: 'kraken@https://api.kraken.com' }),
+    ).toThrow(/at least two feeds/);
   });
 });

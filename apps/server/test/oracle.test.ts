@@ -136,7 +136,7 @@ describe('oracle quotes', () => {
     now += 30;
     const ticked = await oracle.tick();
     await oracle.setPrice(5_000_000);
-    expect(seen).toEqual([ticked.priceCents, 5_000_000]);
+    expect(seen).toEqual([ticked!.priceCents, 5_000_000]);
     expect(oracle.price().priceCents).toBe(5_000_000);
     await store.close();
   });

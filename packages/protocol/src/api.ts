@@ -38,6 +38,11 @@ export interface BitcoinPriceDto {
   USD: number;
   /** unix seconds */
   time: number;
+  /**
+   * true while the oracle's live feeds give no fresh price (fewer than two answered, or they
+   * disagree): USD and time are then the last fresh price, and the guardian co-signs nothing.
+   */
+  stale?: boolean;
 }
 
 export type TimePeriod = '24h' | '7d' | '30d' | '1y';

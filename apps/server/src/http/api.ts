@@ -13,7 +13,7 @@ import {
   type TelegramNotifyDto,
 } from '@unit/protocol';
 import type { ServerConfig } from '../config';
-import type { Oracle } from '../oracle/oracle';
+import { StalePriceError, type Oracle } from '../oracle/oracle';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { Database } from '../store/schema';
 import type { GuardianKeys } from '../store/keys';
@@ -100,15 +100,20 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { config, db, oracle, keys, notifier } = deps;
 
   app.get('/api/health', async () => {
-    const price = oracle.price();
-    return { status: 'ok', network: config.network, price_time: price.timestamp };
+    const price = oracle.latest();
+    return {
+      status: 'ok',
+      network: config.network,
+      price_time: price?.timestamp ?? null,
+      price_stale: oracle.stale,
+    };
   });
 
   app.get('/api/config', async () => configDto(deps));
 
   app.get('/api/bitcoin-price', async (): Promise<BitcoinPriceDto> => {
-    const { priceCents, timestamp } = oracle.price();
-    return { USD: priceCents / 100, time: timestamp };
+    const { priceCents, timestamp } = withFreshPrice(() => oracle.price());
+    return { USD: priceCents / 100, time: timestamp, stale: oracle.stale };
   });
 
   app.get('/api/price-history', async (request) => {
@@ -122,7 +127,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (ts > Math.floor(Date.now() / 1000) + 60) {
       throw new ApiError(400, 'bad_request', 'ts is in the future');
     }
-    return oracle.quote(th, ts);
+    return withFreshPrice(() => oracle.quote(th, ts));
   });
 
   app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {
@@ -175,4 +180,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const queued = await notifier.notify(dto);
     return reply.status(202).send({ queued, enabled: notifier.enabled });
   });
+}
+
+/** No price at all, or a stale one where a fresh one is needed: 503 no_price, not a failure. */
+function withFreshPrice<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof StalePriceError) throw new ApiError(503, 'no_price', error.message);
+    throw error;
+  }
 }

@@ -1,5 +1,7 @@
 // The price oracle: keeps the stored price series current, answers history by SPEC §9 interval,
-// and signs quotes that reveal a vault's threshold secret once the price reaches it.
+// and signs quotes that reveal a vault's threshold secret once the price reaches it. With live
+// feeds the price can be stale (issue 12): then no point is recorded, no liquidation sweep runs,
+// no quote is signed and the guardian's quote check refuses, until a round is fresh again.
 import { EventEmitter } from 'node:events';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Kysely } from 'kysely';
@@ -13,7 +15,8 @@ import {
   pricePointsBetween,
   type PricePoint,
 } from '../store/prices';
-import type { PriceSource } from './price-source';
+import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
+import { DomainError } from '../rpc/json-rpc';
 import { aggregateBuckets, backfillTimestamps, percentChange, periodRange } from './intervals';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { signQuote, verifyQuote, type OracleKeys } from './keys';
@@ -27,7 +30,7 @@ const GAP_MAX_POINTS = 10_000;
 
 export interface OracleOptions {
   db: Kysely<Database>;
-  source: PriceSource;
+  source: PriceSource | LivePriceSource;
   keys: OracleKeys;
   startPriceCents: number;
   tickMs: number;
@@ -40,10 +43,21 @@ export interface OracleEvents {
   tick: [PricePoint];
 }
 
+/** The oracle has no fresh price: quotes are neither signed nor accepted until it has one. */
+export class StalePriceError extends DomainError {
+  constructor(reason: string) {
+    super('no_price', `The price is stale (${reason}); vault actions wait for a fresh price`);
+    this.name = 'StalePriceError';
+  }
+}
+
 export class Oracle extends EventEmitter<OracleEvents> {
   private current: PricePoint | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly clock: () => number;
+  /** Why the live price is not fresh; null while it is (a simulated price always is). */
+  private staleReason: string | null = null;
+  private ticking: Promise<PricePoint | null> | null = null;
 
   constructor(private readonly options: OracleOptions) {
     super();
@@ -54,12 +68,20 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return this.options.keys.pubkey;
   }
 
-  /** Back-fills a year at first start, fills any downtime gap, then ticks. */
+  /**
+   * Simulated: back-fills a year at first start, fills any downtime gap, then ticks. Live: reads the
+   * feeds once before the server answers (at most one fetch time-out), then ticks; a live source
+   * has no history to back-fill, so the chart starts at the first real price.
+   */
   async start(): Promise<void> {
     const { db, source, startPriceCents, log } = this.options;
     const now = this.clock();
     const latest = await latestPricePoint(db);
-    if (!latest) {
+    if (isLivePriceSource(source)) {
+      this.current = latest;
+      this.staleReason = 'no price read yet';
+      await this.tick();
+    } else if (!latest) {
       const anchor = { timestamp: now, priceCents: startPriceCents };
       const history = source.history(anchor, backfillTimestamps(now));
       await insertPricePoints(db, [...history, anchor]);
@@ -93,33 +115,68 @@ export class Oracle extends EventEmitter<OracleEvents> {
     this.timer = null;
   }
 
-  /** The latest price; start() must have run. */
+  /** The latest price; start() must have run and a live source must have answered once. */
   price(): PricePoint {
-    if (!this.current) throw new Error('oracle not started');
+    if (!this.current) throw new StalePriceError(this.staleReason ?? 'oracle not started');
     return this.current;
   }
 
-  /** Appends the next simulated point and tells subscribers (the liquidation engine). */
-  async tick(): Promise<PricePoint> {
-    const previous = this.price();
-    const timestamp = Math.max(this.clock(), previous.timestamp + 1);
-    return this.record({ timestamp, priceCents: this.options.source.next(previous, timestamp) });
+  /** The latest price, or null before the first one. */
+  latest(): PricePoint | null {
+    return this.current;
+  }
+
+  /** Whether the latest price may not be relied on (live feeds only). */
+  get stale(): boolean {
+    return this.staleReason !== null;
+  }
+
+  /**
+   * Appends the next point and tells subscribers (the liquidation engine). A live round that is not
+   * fresh records nothing, so nothing is liquidated on a price no two sources agree on; it answers
+   * null. Rounds never overlap: a tick during one waits for it.
+   */
+  async tick(): Promise<PricePoint | null> {
+    if (this.ticking) return this.ticking;
+    this.ticking = this.nextPoint().finally(() => (this.ticking = null));
+    return this.ticking;
+  }
+
+  private async nextPoint(): Promise<PricePoint | null> {
+    const { source, log } = this.options;
+    if (!isLivePriceSource(source)) {
+      const previous = this.price();
+      const timestamp = Math.max(this.clock(), previous.timestamp + 1);
+      return this.record({ timestamp, priceCents: source.next(previous, timestamp) });
+    }
+    const reading = await source.read();
+    if (!reading.fresh) {
+      if (this.staleReason === null || this.staleReason !== reading.reason)
+        log.warn({ reason: reading.reason, answers: reading.answers }, 'price is stale');
+      this.staleReason = reading.reason;
+      return null;
+    }
+    if (this.staleReason !== null) log.info({ answers: reading.answers }, 'price is fresh');
+    const timestamp = Math.max(this.clock(), (this.current?.timestamp ?? 0) + 1);
+    return this.record({ timestamp, priceCents: reading.priceCents });
   }
 
   /** Devnet control: sets the price now, as a tick would. */
   async setPrice(priceCents: number): Promise<PricePoint> {
-    const timestamp = Math.max(this.clock(), this.price().timestamp + 1);
+    const timestamp = Math.max(this.clock(), (this.current?.timestamp ?? 0) + 1);
     return this.record({ timestamp, priceCents });
   }
 
   private async record(point: PricePoint): Promise<PricePoint> {
     await insertPricePoints(this.options.db, [point]);
     this.current = point;
+    this.staleReason = null;
     this.emit('tick', point);
     return point;
   }
 
   async history(period: TimePeriod): Promise<PriceHistoryDto> {
+    if (!this.current) return { data: [], change: 0, error: 'No price yet' };
     const now = this.clock();
     const { from, to } = periodRange(period, now);
     const { db } = this.options;
@@ -131,8 +188,12 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return { data, change: percentChange(data), error: null };
   }
 
-  /** The guardian's check that a quote came from this oracle. */
+  /**
+   * The guardian's check that a quote came from this oracle. While the price is stale it refuses
+   * every quote, even one signed while it was fresh, so nothing is co-signed until it is fresh.
+   */
   verifyQuote(quote: SignedQuote): boolean {
+    if (this.staleReason !== null) throw new StalePriceError(this.staleReason);
     return verifyQuote(this.options.keys.pubkey, quote);
   }
 
@@ -151,6 +212,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** GET /api/oracle/quote: signed price, threshold hash, and the secret once price <= th. */
   quote(th: number, ts: number): OracleQuoteDto {
     const { keys } = this.options;
+    if (this.staleReason !== null) throw new StalePriceError(this.staleReason);
     const { timestamp, priceCents } = this.price();
     const signed = signQuote(keys, { price_cents: priceCents, time: timestamp, th, ts });
     // th 0 means no debt: never revealed (docs/protocol.md).

@@ -1,6 +1,8 @@
-// Where prices come from. The default is a simulated feed: a seeded random walk, so a devnet's
-// history is reproducible and the app works offline (ARCHITECTURE.md, Configuration).
+// Where prices come from. The devnet's default is a simulated feed: a seeded random walk, so a
+// devnet's history is reproducible and the app works offline (ARCHITECTURE.md, Configuration).
+// Real networks read live feeds (feeds.ts).
 import type { PricePoint } from '../store/prices';
+import type { PriceReading } from './feeds';
 
 export interface PriceSource {
   readonly name: string;
@@ -12,6 +14,17 @@ export interface PriceSource {
    */
   history(anchor: PricePoint, timestamps: number[]): PricePoint[];
 }
+
+/** A source that is read each tick (the public price feeds) rather than computed. */
+export interface LivePriceSource {
+  readonly name: string;
+  readonly live: true;
+  read(): Promise<PriceReading>;
+}
+
+export const isLivePriceSource = (
+  source: PriceSource | LivePriceSource,
+): source is LivePriceSource => 'live' in source && source.live;
 
 const SECONDS_PER_YEAR = 365 * 86_400;
 /** Annualised volatility of the walk: in the range Bitcoin has shown for years. */
