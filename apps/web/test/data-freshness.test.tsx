@@ -51,6 +51,17 @@ describe("stale price: 'Price as of hh:mm'", () => {
     expect(banner()).toHaveClass('price-banner--stale');
   });
 
+  it('shows the time at once when the oracle says its price is stale', async () => {
+    const time = Math.floor(Date.now() / 1000) - 5;
+    server.use(
+      http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 95_000, time, stale: true })),
+    );
+    renderApp('/');
+    await waitFor(() => expect(banner()).toHaveTextContent('$95,000'));
+    expect(banner()).toHaveTextContent(`Price as of ${hhmm(time)}`);
+    expect(banner()).toHaveClass('price-banner--stale');
+  });
+
   it('appears once the price ages past 60 s, and goes when a fresh price arrives', async () => {
     vi.useFakeTimers({
       toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],

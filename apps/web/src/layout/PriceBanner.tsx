@@ -10,7 +10,10 @@ const hhmm = new Intl.DateTimeFormat('en-GB', {
   hourCycle: 'h23',
 });
 
-/** Live BTC price; says 'Price as of hh:mm' once a refetch or an oracle tick was missed. */
+/**
+ * Live BTC price; says 'Price as of hh:mm' once a refetch or an oracle tick was missed, or as soon
+ * as the oracle says its feeds give no fresh price (vault actions then wait for one).
+ */
 export function PriceBanner() {
   const price = useBitcoinPrice();
   const now = useNow(5_000);
@@ -22,7 +25,7 @@ export function PriceBanner() {
       </div>
     );
   const ageMs = now - price.data.time * 1000;
-  const stale = ageMs > PRICE_STALE_AFTER_MS;
+  const stale = price.data.stale === true || ageMs > PRICE_STALE_AFTER_MS;
   return (
     <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`} aria-live="polite">
       <span className="price-banner__label">BTC</span>
