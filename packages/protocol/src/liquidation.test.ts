@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VaultHistoryRecordDto } from './api';
-import { liquidationOutcome } from './liquidation';
+import { liquidationOutcome, liquidationStage } from './liquidation';
 
 const record = (
   action: VaultHistoryRecordDto['action'],
@@ -85,5 +85,41 @@ describe('liquidationOutcome', () => {
     // the owner keeps the 7,000.00 UNIT borrowed and loses the 0.1 BTC
     expect(outcome.keptUnitCents).toBe(700_000n);
     expect(outcome.lostSats).toBe(10_000_000n);
+  });
+});
+
+describe('liquidationStage', () => {
+  const none = {
+    liquidated: false,
+    vaultStatus: 'active',
+    listedStatus: null,
+    outcome: null,
+  } as const;
+
+  it('is pending from any sign of liquidation until a repossession is known', () => {
+    expect(liquidationStage(none)).toBe('none');
+    // the ratio or the session marker, before the guardian's sweep lists it
+    expect(liquidationStage({ ...none, liquidated: true })).toBe('pending');
+    expect(liquidationStage({ ...none, vaultStatus: 'liquidated' })).toBe('pending');
+    expect(liquidationStage({ ...none, listedStatus: 'liquidated' })).toBe('pending');
+    expect(liquidationStage({ ...none, outcome: liquidationOutcome([liquidated]) })).toBe(
+      'pending',
+    );
+  });
+
+  it('is repossessed once any source says so, even while another still says liquidated', () => {
+    expect(liquidationStage({ ...none, liquidated: true, vaultStatus: 'repossessed' })).toBe(
+      'repossessed',
+    );
+    expect(
+      liquidationStage({ ...none, vaultStatus: 'liquidated', listedStatus: 'repossessed' }),
+    ).toBe('repossessed');
+    expect(
+      liquidationStage({
+        ...none,
+        liquidated: true,
+        outcome: liquidationOutcome([liquidated, claimed]),
+      }),
+    ).toBe('repossessed');
   });
 });

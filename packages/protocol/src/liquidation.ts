@@ -76,3 +76,32 @@ export function liquidationOutcome(
     lostSats: collateralSats,
   };
 }
+
+/**
+ * Where a vault stands (SPEC §4 Liquidated state): 'pending' from the moment it is liquidated until
+ * a claimant repossesses it, then 'repossessed' for good; the 'Vault in Liquidation' modal and the
+ * 'Liquidating...' badge belong to 'pending' only. Any source that knows of the repossession wins.
+ */
+export function liquidationStage(input: {
+  /** SPEC §4's liquidated state: listed, ratio at or under 135, or the session marker */
+  liquidated: boolean;
+  vaultStatus: 'active' | 'liquidated' | 'repossessed' | null;
+  /** the vault's status in the liquidated list, null when not listed */
+  listedStatus: 'liquidated' | 'repossessed' | null;
+  outcome: LiquidationOutcome | null;
+}): LiquidationStage | 'none' {
+  if (
+    input.vaultStatus === 'repossessed' ||
+    input.listedStatus === 'repossessed' ||
+    input.outcome?.stage === 'repossessed'
+  )
+    return 'repossessed';
+  if (
+    input.liquidated ||
+    input.vaultStatus === 'liquidated' ||
+    input.listedStatus != null ||
+    input.outcome != null
+  )
+    return 'pending';
+  return 'none';
+}
