@@ -88,7 +88,7 @@ describe('price history failure (SPEC §8)', () => {
     data: priceHistory(365, 86_400).data.map((p) => ({ ...p, price: 190_000 })),
   };
   const chart = (interval: '1D' | '1W' | 'YTD') =>
-    screen.getByRole('group', { name: `Collateral ratio chart, ${interval}` });
+    screen.getByRole('group', { name: `Chart of the collateral ratio, ${interval}` });
 
   function answer(failing: { period: string | string[]; how: 'status' | 'error-field' }) {
     const failed = [failing.period].flat();

@@ -52,7 +52,11 @@ beforeEach(() => {
 afterEach(() => resetViewport());
 
 const plot = (interval = '1D') =>
-  screen.findByRole('group', { name: `Collateral ratio chart, ${interval}` }, { timeout: 5_000 });
+  screen.findByRole(
+    'group',
+    { name: `Chart of the collateral ratio, ${interval}` },
+    { timeout: 5_000 },
+  );
 
 const moment = (seconds: number) =>
   new Intl.DateTimeFormat('en-US', {
@@ -164,7 +168,9 @@ describe('chart fullscreen on a phone', () => {
     expect(document.body.style.overflow).toBe('hidden');
     // Tab stays inside: from the close button round to the first interval
     await user.tab();
-    expect(within(dialog).getByRole('group', { name: /Collateral ratio chart/ })).toHaveFocus();
+    expect(
+      within(dialog).getByRole('group', { name: /Chart of the collateral ratio/ }),
+    ).toHaveFocus();
     await user.tab();
     expect(within(dialog).getByRole('button', { name: '1D' })).toHaveFocus();
 

@@ -130,7 +130,7 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
         ) : (
           <RatioPlot
             line={line}
-            label={`Collateral ratio chart, ${label}`}
+            label={`Chart of the collateral ratio, ${label}`}
             summary={summaryText(summary, label)}
             compact={mobile}
             fill={isFull}
