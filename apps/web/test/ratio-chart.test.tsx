@@ -31,7 +31,12 @@ beforeEach(() => {
       ]);
     }),
     http.get('*/api/vaults/:id/history', () =>
-      HttpResponse.json([record(1, OPENED, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000)]),
+      HttpResponse.json([
+        {
+          ...record(1, OPENED, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
+          oracle_price: 100_000,
+        },
+      ]),
     ),
     // The price was 100,000 when the vault opened and fell to 80,000 an hour ago; it is 95,000
     // now (the fixture's /api/bitcoin-price). The same prices for every interval.

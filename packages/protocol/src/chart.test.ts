@@ -76,6 +76,33 @@ describe('chart model', () => {
     expect(ratioSummary(line.points)).toEqual({ current: 270, min: 160, max: 270 });
   });
 
+  it('prices each action at its own oracle price, finer than the bucket that holds it', () => {
+    const now = 1_000_000;
+    const opened = now - 120;
+    const line = ratioLine({
+      // 0.01 BTC against 400.00 UNIT
+      states: [{ timestamp: opened, btc_locked: 1_000_000, unit_borrowed: 40_000 }],
+      // one 5-minute bucket holding the latest price, stamped before the opening
+      prices: [{ timestamp: now - 300, price: 50_000 }],
+      actions: [
+        { timestamp: opened, action: 'o', oracle_price: 95_000 },
+        { timestamp: now - 30, action: 'l', oracle_price: 50_000 },
+      ],
+      period: '24h',
+      now,
+      openedAt: opened,
+      current: { btc_locked: 1_000_000, unit_borrowed: 40_000, priceUsd: 50_000 },
+    });
+    // 0.01 × 95,000 / 400 = 237.5%, rounded half up: 238%; then 0.01 × 50,000 / 400 = 125%
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-120, 238],
+      [-30, 125],
+      [0, 125],
+    ]);
+    // `l` is no marker: it ends the line's story rather than moving the vault
+    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([['o', 238]]);
+  });
+
   it('starts at the interval for an older vault and carries its state in', () => {
     const now = 2_000_000;
     const day = 86_400;

@@ -93,8 +93,11 @@ export interface RatioLineInput {
   states: readonly VaultStateAt[];
   /** the interval's price buckets (GET /api/price-history), any order */
   prices: readonly PricePointDto[];
-  /** actions to mark: the vault history's timestamps and codes */
-  actions?: readonly { timestamp: number; action: ActionCode }[];
+  /**
+   * actions to mark: the vault history's records. Their oracle_price (whole USD) is the price at
+   * that very moment, finer than a bucket: a vault minutes old still shows the moves since.
+   */
+  actions?: readonly { timestamp: number; action: ActionCode; oracle_price?: number }[];
   period: TimePeriod;
   /** unix seconds */
   now: number;
@@ -123,7 +126,12 @@ export function ratioLine(input: RatioLineInput): RatioLine {
     if (!last || last.btc_locked !== btc_locked || last.unit_borrowed !== unit_borrowed)
       states.push({ timestamp: Math.max(now, last?.timestamp ?? now), btc_locked, unit_borrowed });
   }
-  const prices = [...input.prices]
+  const observed = (input.actions ?? []).map((a) => ({
+    timestamp: a.timestamp,
+    price: a.oracle_price ?? NaN,
+  }));
+  // At equal times the action's own price comes last, so it wins over the bucket.
+  const prices = [...input.prices, ...observed]
     .filter((p) => isKnownPrice(p.price))
     .sort((a, b) => a.timestamp - b.timestamp);
   const openedAt = input.openedAt ?? states[0]?.timestamp ?? now;

@@ -25,9 +25,9 @@ import { formatMoment, timeTicks } from './axis';
 const HEIGHT = { wide: 300, compact: 260 } as const;
 /** Widths used until the card is measured (and where nothing measures: tests). */
 const FALLBACK_WIDTH = { wide: 800, compact: 360 } as const;
-const M = { top: 14, right: 12, bottom: 28, left: 46 };
-/** A vault opened seconds ago still gets an axis: one 1D bucket, five minutes. */
-const MIN_SPAN_SECONDS = 300;
+const M = { top: 14, right: 12, bottom: 28, left: 52 };
+/** A vault opened seconds ago still gets an axis a minute wide. */
+const MIN_SPAN_SECONDS = 60;
 
 /**
  * SPEC §9 bands shaded behind the line: under 135 liquidated, Risky 135–160, Moderate 161–195,
@@ -260,11 +260,11 @@ export function RatioPlot({
           y2={liquidationY}
           className="chart__liquidation"
         />
+        {/* at the left, away from the latest point at the right end */}
         <text
-          x={W - M.right - 4}
+          x={M.left + 6}
           y={liquidationY}
           dy="1.1em"
-          textAnchor="end"
           className="chart__liquidation-label"
           data-testid="liquidation-line"
         >
