@@ -62,7 +62,7 @@ export function LiquidationOutcome({
           <dd>{threshold}</dd>
         </div>
         <div>
-          <dt>BTC price at liquidation</dt>
+          <dt>BTC price then</dt>
           <dd>{price}</dd>
         </div>
         <div>
