@@ -20,6 +20,7 @@ import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
 import { registerMissionRoutes } from './http/missions';
+import { registerLiquidationRoutes } from './http/liquidation';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -210,6 +211,7 @@ export async function buildApp(
       unitRuneId: () => runeId,
     });
     registerMissionRoutes(app, store.db);
+    registerLiquidationRoutes(app, store.db);
     const rpcLog = log.child({ module: 'rpc' });
     app.get('/guardian', { websocket: true }, (socket) =>
       serveJsonRpc(socket, guardian.methods, rpcLog),

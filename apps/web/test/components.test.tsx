@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createMemoryRouter, RouterProvider } from 'react-router';
@@ -8,9 +8,7 @@ import { RouteErrorScreen } from '../src/app/ErrorScreen';
 import { HealthGauge } from '../src/vault/HealthGauge';
 import { TransactionsTable } from '../src/transactions/TransactionsTable';
 import { history, record } from './fixtures';
-import { fakeWallet } from './fake-wallet';
 import { withNetworkEdge } from './network-edge';
-import { renderApp } from './render-app';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
@@ -141,26 +139,6 @@ describe('transactions table', () => {
     expect(after).toHaveClass('health--yellow');
     // Midnight reads 00:00 on a 24-hour clock, never 24:00.
     expect(row).not.toHaveTextContent('24:00');
-  });
-});
-
-describe('collateral ratio chart', () => {
-  it('switches between 1D, 1W, 1M and YTD with the point count of each interval', async () => {
-    fakeWallet.connectAs();
-    const user = userEvent.setup();
-    renderApp('/');
-    const chart = async () => screen.findByRole('img', { name: /Collateral ratio, latest/ });
-    expect(await chart()).toHaveAttribute('data-points', '288');
-    for (const [label, points] of [
-      ['1W', '168'],
-      ['1M', '120'],
-      ['YTD', '365'],
-    ] as const) {
-      await user.click(screen.getByRole('button', { name: label }));
-      await waitFor(async () => expect(await chart()).toHaveAttribute('data-points', points));
-      expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-pressed', 'true');
-    }
-    expect(screen.getByTestId('liquidation-line')).toBeInTheDocument();
   });
 });
 

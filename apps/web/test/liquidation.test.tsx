@@ -8,9 +8,11 @@ import {
   BUTTON_REASONS,
   LIQUIDATED_MARKER_TTL_SECONDS,
   type LiquidatedVaultDto,
+  type VaultHistoryRecordDto,
+  type VaultLiquidationDto,
 } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { config, liquidated, price, vault } from './fixtures';
+import { config, liquidated, price, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
@@ -252,5 +254,143 @@ describe('/liquidations', () => {
     expect(confirm).toBeDisabled();
     await user.click(confirm);
     expect(repossessVault).not.toHaveBeenCalled();
+  });
+});
+
+describe("liquidation, start to finish, on the owner's page", () => {
+  // The fixture's vault: 1 BTC against 50,000.00 UNIT, liquidation price 67,500.00 USD. The oracle
+  // fell to 67,000.12 an hour ago: 1 × 67,000 / 50,000 = 134%.
+  const LIQUIDATED_AT = nowSeconds() - 3600;
+  const CLAIM_TXID = '5'.repeat(64);
+  const opened = record(
+    1,
+    LIQUIDATED_AT - 86_400,
+    'o',
+    100_000_000,
+    5_000_000,
+    100_000_000,
+    5_000_000,
+  );
+  const l: VaultHistoryRecordDto = {
+    ...record(2, LIQUIDATED_AT, 'l', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
+    oracle_price: 67_000,
+    transaction_id: vault.vault_txid,
+    liquidation_hash: 'a'.repeat(40),
+    liquidation_threshold: 6_750_000,
+  };
+  const x: VaultHistoryRecordDto = {
+    ...record(3, LIQUIDATED_AT + 1800, 'x', 0, 0, 100_000_000, 5_000_000),
+    transaction_id: CLAIM_TXID,
+  };
+  const serverRecord: VaultLiquidationDto = {
+    vault_id: vault.vault_id,
+    liquidated_at: LIQUIDATED_AT,
+    threshold_cents: 6_750_000,
+    price_cents: 6_700_012,
+    btc_locked: 100_000_000,
+    unit_borrowed: 5_000_000,
+    status: 'liquidated',
+    claimant: null,
+    claim_txid: null,
+  };
+  const listed: LiquidatedVaultDto = {
+    ...liquidated,
+    vault_id: vault.vault_id,
+    name: vault.name,
+    btc_locked: 100_000_000,
+    unit_borrowed: 5_000_000,
+    threshold_cents: 6_750_000,
+    liquidated_at: LIQUIDATED_AT,
+  };
+
+  function answer(records: VaultHistoryRecordDto[], dto: VaultLiquidationDto) {
+    server.use(
+      http.get('*/api/vaults/:id/history', () => HttpResponse.json(records)),
+      http.get('*/api/vaults/:id/liquidation', () => HttpResponse.json(dto)),
+    );
+  }
+  const outcome = () => screen.findByRole('region', { name: /this vault/i }, { timeout: 5_000 });
+  const figure = (card: HTMLElement, term: string) =>
+    within(card).getByText(term).nextElementSibling;
+
+  it('while pending: the price, the state then, the transaction, and the modal', async () => {
+    scenario.vault = { ...vault, status: 'liquidated' };
+    liquidations = [listed];
+    answer([opened, l], serverRecord);
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    await closeLiquidationModal(user);
+    const card = await outcome();
+    expect(card).toHaveAccessibleName('What happened to this vault');
+    // the exact oracle price from the server's record, the figures from the `l` record
+    expect(card).toHaveTextContent(
+      "the oracle price of BTC fell to $67,000.12, at or under this vault's liquidation price of $67,500.00. Its collateral ratio was 134%",
+    );
+    expect(figure(card, 'Liquidation price')).toHaveTextContent('$67,500.00');
+    expect(figure(card, 'Collateral then')).toHaveTextContent('1 BTC');
+    expect(figure(card, 'Debt then')).toHaveTextContent('50,000.00 UNIT');
+    expect(within(card).getByRole('link', { name: /View transaction eeeeeeee/ })).toHaveAttribute(
+      'href',
+      `${config.explorerUrl}/tx/${vault.vault_txid}`,
+    );
+    expect(card).toHaveTextContent('The 50,000.00 UNIT you borrowed stay yours.');
+    expect(screen.getByText('Liquidating...')).toBeInTheDocument();
+  });
+
+  it('after a repossess: who claimed it and when, what the owner keeps, no modal, a way on', async () => {
+    // The claimed vault holds nothing; its key still finds it.
+    scenario.vault = { ...vault, status: 'repossessed', btc_locked: 0, unit_borrowed: 0 };
+    liquidations = [{ ...listed, status: 'repossessed' }];
+    answer([opened, l, x], {
+      ...serverRecord,
+      status: 'repossessed',
+      claimant: { vault_id: 'c'.repeat(64), vault_tag: 'cccccccc', name: 'Lucky' },
+      claim_txid: CLAIM_TXID,
+    });
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    const card = await outcome();
+    await waitFor(() =>
+      expect(figure(card, 'Claimed by')).toHaveTextContent('Lucky (vault cccccccc)'),
+    );
+    expect(card).toHaveAccessibleName('This vault was liquidated and repossessed');
+    expect(within(card).getByRole('link', { name: /View transaction 55555555/ })).toHaveAttribute(
+      'href',
+      `${config.explorerUrl}/tx/${CLAIM_TXID}`,
+    );
+    // 15% of 1 BTC to the treasury, the rest to the claimant; the UNIT stays with the owner
+    expect(card).toHaveTextContent(
+      'The 50,000.00 UNIT you borrowed are yours to keep: the debt went to the claimant with the collateral, so nothing is owed on this vault. The 1 BTC of collateral is gone: 0.85 BTC to the claimant and 0.15 BTC (15%) to the treasury. Your wallet holds 10,000.00 UNIT now.',
+    );
+    // SPEC §2: the modal and 'Liquidating...' belong to a liquidation still pending
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(`${vault.name}Repossessed`);
+    expect(screen.queryByText('Liquidating...')).not.toBeInTheDocument();
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    await expectActions(false);
+
+    // One vault per key: a new vault is opened with another wallet account.
+    await user.click(
+      within(card).getByRole('button', { name: 'Open a new vault with another wallet' }),
+    );
+    expect(await screen.findByRole('dialog', {}, { timeout: 5_000 })).toHaveTextContent(
+      'Name Your Vault',
+    );
+    expect(screen.queryByRole('region', { name: /this vault/i })).not.toBeInTheDocument();
+  });
+
+  it('keeps the modal away on every later load once repossessed', async () => {
+    scenario.vault = { ...vault, status: 'repossessed', btc_locked: 0, unit_borrowed: 0 };
+    liquidations = [{ ...listed, status: 'repossessed' }];
+    // a session marker from when it was liquidated
+    sessionStorage.setItem(MARKER, String(nowSeconds() - 600));
+    answer([opened, l, x], { ...serverRecord, status: 'repossessed', claim_txid: CLAIM_TXID });
+    fakeWallet.connectAs();
+    renderApp('/');
+    await outcome();
+    await dashboardAt('N/A');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(screen.queryByText('Liquidating...')).not.toBeInTheDocument();
   });
 });

@@ -158,50 +158,6 @@ describe('transactions table on a narrow screen', () => {
   });
 });
 
-describe('chart fullscreen on a phone', () => {
-  const chartCard = () => screen.getByRole('region', { name: 'Collateral ratio' });
-
-  it('toggles fullscreen with Fullscreen and Exit fullscreen', async () => {
-    setViewportWidth(390);
-    const user = userEvent.setup();
-    renderApp('/');
-    const toggle = await screen.findByRole('button', { name: 'Fullscreen' }, { timeout: 5_000 });
-    expect(toggle).toHaveAttribute('aria-pressed', 'false');
-    expect(chartCard()).not.toHaveClass('chart--fullscreen');
-    // the phone drawing: narrower, so its axis labels stay readable
-    expect(await screen.findByRole('img', { name: /Collateral ratio, latest/ })).toHaveAttribute(
-      'viewBox',
-      '0 0 400 240',
-    );
-
-    await user.click(toggle);
-    expect(toggle).toHaveAccessibleName('Exit fullscreen');
-    expect(toggle).toHaveAttribute('aria-pressed', 'true');
-    expect(chartCard()).toHaveClass('chart--fullscreen');
-
-    await user.click(toggle);
-    expect(toggle).toHaveAccessibleName('Fullscreen');
-    expect(toggle).toHaveAttribute('aria-pressed', 'false');
-    expect(chartCard()).not.toHaveClass('chart--fullscreen');
-  });
-
-  it('leaves fullscreen when the screen widens, and offers no toggle on a desktop', async () => {
-    setViewportWidth(390);
-    const user = userEvent.setup();
-    renderApp('/');
-    await user.click(await screen.findByRole('button', { name: 'Fullscreen' }, { timeout: 5_000 }));
-    expect(chartCard()).toHaveClass('chart--fullscreen');
-
-    setViewportWidth(1280);
-    expect(chartCard()).not.toHaveClass('chart--fullscreen');
-    expect(screen.queryByRole('button', { name: /fullscreen/i })).not.toBeInTheDocument();
-    expect(screen.getByRole('img', { name: /Collateral ratio, latest/ })).toHaveAttribute(
-      'viewBox',
-      '0 0 800 260',
-    );
-  });
-});
-
 describe('health gauge up to 1320 px', () => {
   const moderateArc = () => screen.getByRole('button', { name: 'Moderate 161% - 195%' });
   /** The dashboard at a viewport width, once its gauge shows the fixture's 190% vault. */

@@ -51,6 +51,9 @@ export const server = setupServer(
     ]),
   ),
   http.get('*/api/liquidations', () => HttpResponse.json([])),
+  http.get('*/api/vaults/:id/liquidation', () =>
+    HttpResponse.json({ error: 'Not liquidated', code: 'not_found' }, { status: 404 }),
+  ),
   http.get('*/esplora/blocks/tip/height', () => HttpResponse.json(scenario.tipHeight)),
   http.get('*/esplora/address/:address', ({ params }) =>
     HttpResponse.json({

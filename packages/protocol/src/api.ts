@@ -141,6 +141,25 @@ export interface LiquidatedVaultDto {
   status: 'liquidated' | 'repossessed';
 }
 
+/**
+ * GET /api/vaults/:vaultId/liquidation (404 when the vault was never liquidated): what the vault's
+ * history does not hold, the claimant of a repossessed vault, with the exact oracle price.
+ */
+export interface VaultLiquidationDto {
+  vault_id: string;
+  liquidated_at: number;
+  /** the vault's liquidation price, USD cents */
+  threshold_cents: number;
+  /** the oracle price that liquidated it, USD cents */
+  price_cents: number;
+  btc_locked: number;
+  unit_borrowed: number;
+  status: 'liquidated' | 'repossessed';
+  /** the vault that repossessed it, once claimed */
+  claimant: { vault_id: string; vault_tag: string; name: string } | null;
+  claim_txid: string | null;
+}
+
 /** GET /api/quote?action=&amount=&feeRate= : operation cost of an action. */
 export interface OperationQuoteDto {
   action: VaultAction;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHART_INTERVALS, CHART_Y_AXIS, clampToChart, ratioSeries } from './chart';
+import { CHART_INTERVALS, CHART_Y_AXIS, clampToChart, ratioLine, ratioSummary } from './chart';
 
 describe('chart model', () => {
   it('has the spec intervals and labels', () => {
@@ -29,41 +29,148 @@ describe('chart model', () => {
     expect(clampToChart(Infinity)).toBe(500);
     expect(clampToChart(180)).toBe(180);
   });
-  it('turns points and prices into one ratio per bucket from the vault opening on', () => {
+  it('draws the ratio from the opening on, moving with each price bucket and stepping at an action', () => {
     const now = 1_000_000;
-    const day = 86_400;
-    const points = [
-      { timestamp: now - 2 * day, btc_locked: 100_000_000, unit_borrowed: 5_000_000, vaults: 1 },
-      {
-        timestamp: now - 287 * 300 + 10,
-        btc_locked: 100_000_000,
-        unit_borrowed: 6_250_000,
-        vaults: 1,
-      },
+    const opened = now - 3600;
+    // 1 BTC against 50,000.00 UNIT, then a deposit to 1.5 BTC ten minutes ago.
+    const states = [
+      { timestamp: opened, btc_locked: 100_000_000, unit_borrowed: 5_000_000 },
+      { timestamp: now - 600, btc_locked: 150_000_000, unit_borrowed: 5_000_000 },
     ];
     const prices = [
-      { timestamp: now - 3 * day, price: 100_000 },
-      { timestamp: now - 30 * 60, price: 80_000 },
+      { timestamp: now - 7200, price: 100_000 },
+      { timestamp: now - 3000, price: 95_000 },
+      { timestamp: now - 1200, price: 80_000 },
     ];
-    const series = ratioSeries(points, prices, '24h', now);
-    // the second point lands 10 s after the first bucket ends: that bucket still holds the first state
-    expect(series).toHaveLength(288);
-    expect(series[0]).toEqual({ timestamp: now - 287 * 300, ratio: 200, plotted: 200 });
-    expect(series[1]!.ratio).toBe(160);
-    // half an hour ago the price fell to $80,000: 128%, under the 135 line
-    expect(series.at(-1)).toEqual({ timestamp: now, ratio: 128, plotted: 128 });
-    const week = ratioSeries(points, prices, '7d', now);
-    // buckets before the first point are left out
-    expect(week.length).toBeLessThan(168);
-    expect(week[0]!.timestamp).toBeGreaterThanOrEqual(now - 2 * day);
+    const line = ratioLine({
+      states,
+      prices,
+      actions: [
+        { timestamp: opened, action: 'o' },
+        { timestamp: now - 600, action: 'd' },
+      ],
+      period: '24h',
+      now,
+      openedAt: opened,
+      current: { btc_locked: 150_000_000, unit_borrowed: 5_000_000, priceUsd: 90_000 },
+    });
+    // The vault is an hour old: the axis starts at its opening, not 24 hours back.
+    expect(line.start).toBe(opened);
+    expect(line.end).toBe(now);
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio, p.priceUsd])).toEqual([
+      // 1 × 100,000 / 50,000 = 200%: the bucket before the opening prices it
+      [-3600, 200, 100_000],
+      // the vault does nothing, the price falls: 190%, then 160%
+      [-3000, 190, 95_000],
+      [-1200, 160, 80_000],
+      // the deposit: 160% just before, 1.5 × 80,000 / 50,000 = 240% after
+      [-600, 160, 80_000],
+      [-600, 240, 80_000],
+      // now, at the gauge's price: 1.5 × 90,000 / 50,000 = 270%
+      [0, 270, 90_000],
+    ]);
+    expect(line.markers.map((m) => [m.action, m.timestamp - now, m.ratio])).toEqual([
+      ['o', -3600, 200],
+      ['d', -600, 240],
+    ]);
+    expect(ratioSummary(line.points)).toEqual({ current: 270, min: 160, max: 270 });
   });
-  it('uses the first price when no price precedes a bucket', () => {
-    const series = ratioSeries(
-      [{ timestamp: 0, btc_locked: 100_000_000, unit_borrowed: 10_000_000, vaults: 1 }],
-      [{ timestamp: 999_999, price: 150_000 }],
-      '24h',
-      1_000_000,
-    );
-    expect(series[0]!.ratio).toBe(150);
+
+  it('prices each action at its own oracle price, finer than the bucket that holds it', () => {
+    const now = 1_000_000;
+    const opened = now - 120;
+    const line = ratioLine({
+      // 0.01 BTC against 400.00 UNIT
+      states: [{ timestamp: opened, btc_locked: 1_000_000, unit_borrowed: 40_000 }],
+      // one 5-minute bucket holding the latest price, stamped before the opening
+      prices: [{ timestamp: now - 300, price: 50_000 }],
+      actions: [
+        { timestamp: opened, action: 'o', oracle_price: 95_000 },
+        { timestamp: now - 30, action: 'l', oracle_price: 50_000 },
+      ],
+      period: '24h',
+      now,
+      openedAt: opened,
+      current: { btc_locked: 1_000_000, unit_borrowed: 40_000, priceUsd: 50_000 },
+    });
+    // 0.01 × 95,000 / 400 = 237.5%, rounded half up: 238%; then 0.01 × 50,000 / 400 = 125%
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-120, 238],
+      [-30, 125],
+      [0, 125],
+    ]);
+    // `l` is no marker: it ends the line's story rather than moving the vault
+    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([['o', 238]]);
+  });
+
+  it('starts at the interval for an older vault and carries its state in', () => {
+    const now = 2_000_000;
+    const day = 86_400;
+    const line = ratioLine({
+      // opened 40 days ago at 1 BTC against 62,500.00 UNIT; nothing since
+      states: [{ timestamp: now - 40 * day, btc_locked: 100_000_000, unit_borrowed: 6_250_000 }],
+      prices: [
+        { timestamp: now - 31 * day, price: 100_000 },
+        { timestamp: now - 2 * day, price: 0 }, // an invalid bucket is left out
+        { timestamp: now - day, price: 85_000 },
+      ],
+      actions: [{ timestamp: now - 40 * day, action: 'o' }],
+      period: '30d',
+      now,
+      openedAt: now - 40 * day,
+    });
+    expect(line.start).toBe(now - 30 * day);
+    // 100,000 / 62,500 = 160%, then 85,000 / 62,500 = 136%; the opening is off the axis
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-30 * day, 160],
+      [-day, 136],
+      [0, 136],
+    ]);
+    expect(line.markers).toEqual([]);
+    expect(clampToChart(line.points[1]!.ratio)).toBe(line.points[1]!.plotted);
+  });
+
+  it('leaves out moments before the first known state and keeps a debt-free stretch as a gap', () => {
+    const now = 1_000_000;
+    const line = ratioLine({
+      states: [
+        { timestamp: now - 1000, btc_locked: 100_000_000, unit_borrowed: 0 },
+        { timestamp: now - 500, btc_locked: 100_000_000, unit_borrowed: 4_000_000 },
+      ],
+      prices: [{ timestamp: now - 5000, price: 100_000 }],
+      period: '24h',
+      now,
+      // the points route did not carry the state of the opening into the interval
+      openedAt: now - 2000,
+    });
+    expect(line.start).toBe(now - 2000);
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-1000, Infinity],
+      [-500, Infinity],
+      // 100,000 / 40,000 = 250%
+      [-500, 250],
+      [0, 250],
+    ]);
+    expect(line.points[0]!.plotted).toBe(500);
+    // infinite ratios (no debt) are not a minimum or maximum
+    expect(ratioSummary(line.points)).toEqual({ current: 250, min: 250, max: 250 });
+    expect(ratioSummary([])).toBeNull();
+  });
+
+  it('ends the line where the gauge reads while the points lag behind an action', () => {
+    const now = 1_000_000;
+    const line = ratioLine({
+      states: [{ timestamp: now - 100, btc_locked: 100_000_000, unit_borrowed: 5_000_000 }],
+      prices: [{ timestamp: now - 200, price: 100_000 }],
+      period: '24h',
+      now,
+      // a borrow to 80,000.00 UNIT the points route has not returned yet
+      current: { btc_locked: 100_000_000, unit_borrowed: 8_000_000, priceUsd: 100_000 },
+    });
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-100, 200],
+      [0, 200],
+      [0, 125],
+    ]);
   });
 });

@@ -1,7 +1,8 @@
 // Collateral ratio chart (SPEC §2 Chart, §9): intervals, axis and the bucketed ratio series.
-import type { HistoryPointDto, PricePointDto, TimePeriod } from './api';
+import type { ActionCode, PricePointDto, TimePeriod } from './api';
 import { CHART_LIQUIDATION_LINE, CHART_Y_FLOOR, CHART_Y_TICKS, CHART_Y_TOP } from './constants';
 import { collateralRatio } from './ratio';
+import { isKnownPrice, type PriceInput } from './units';
 
 export interface ChartInterval {
   period: TimePeriod;
@@ -58,30 +59,150 @@ function lastAtOrBefore<T extends { timestamp: number }>(sorted: readonly T[], t
   return found;
 }
 
+/** The vault's state from a moment on: sats locked and UNIT hundredths owed (SPEC §3 History point). */
+export interface VaultStateAt {
+  timestamp: number;
+  btc_locked: number;
+  unit_borrowed: number;
+}
+
+/** One point of the ratio line. */
+export interface RatioLinePoint extends RatioPoint {
+  /** the USD price the ratio was computed at */
+  priceUsd: number;
+  /** the action taken at this moment, on marker points */
+  action?: ActionCode;
+}
+
+export interface RatioLine {
+  /** unix seconds the x axis starts at: the vault's opening or the interval's start, the later */
+  start: number;
+  /** unix seconds the x axis ends at: now */
+  end: number;
+  /** in time order; a state change is two points at the same second (before, after): a step */
+  points: RatioLinePoint[];
+  /** one per action of CHART_MARKER_ACTIONS inside the axis, on the line (state after it) */
+  markers: RatioLinePoint[];
+}
+
+/** The actions drawn on the line; `l` and `x` end the line rather than move it. */
+export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r'];
+
+export interface RatioLineInput {
+  /** the vault's states (GET /api/vaults/:id/points), any order */
+  states: readonly VaultStateAt[];
+  /** the interval's price buckets (GET /api/price-history), any order */
+  prices: readonly PricePointDto[];
+  /**
+   * actions to mark: the vault history's records. Their oracle_price (whole USD) is the price at
+   * that very moment, finer than a bucket: a vault minutes old still shows the moves since.
+   */
+  actions?: readonly { timestamp: number; action: ActionCode; oracle_price?: number }[];
+  period: TimePeriod;
+  /** unix seconds */
+  now: number;
+  /** unix seconds the vault opened; the first state's time when not given */
+  openedAt?: number;
+  /** the state and price on screen now (the gauge's), so the line ends where the gauge reads */
+  current?: { btc_locked: number; unit_borrowed: number; priceUsd: PriceInput };
+}
+
 /**
- * One ratio per bucket of the interval ending at `now` (unix seconds): the vault state of the last
- * history point at or before the bucket's end, priced at the last price at or before it (the first
- * price when none precedes it). Buckets before the vault's first point are left out.
+ * The collateral ratio line over an interval (SPEC §2 Chart, §9): the vault's state at each moment
+ * (the last state at or before it) times the price then (the last price bucket at or before it, the
+ * first bucket when none precedes it). The ratio moves with every price bucket even when the vault
+ * does nothing, and steps at each action. The axis starts when the vault opened when that is later
+ * than the interval's start: no stretch of axis where the vault did not exist. Moments before the
+ * first known state are left out.
  */
-export function ratioSeries(
-  points: readonly HistoryPointDto[],
-  prices: readonly PricePointDto[],
-  period: TimePeriod,
-  now: number,
-): RatioPoint[] {
+export function ratioLine(input: RatioLineInput): RatioLine {
+  const { period, now } = input;
   const { buckets, bucketSeconds } = CHART_INTERVALS[period];
-  const sortedPoints = [...points].sort((a, b) => a.timestamp - b.timestamp);
-  const sortedPrices = [...prices].sort((a, b) => a.timestamp - b.timestamp);
-  const series: RatioPoint[] = [];
-  for (let i = 0; i < buckets; i++) {
-    const t = now - (buckets - 1 - i) * bucketSeconds;
-    const pi = lastAtOrBefore(sortedPoints, t);
-    if (pi < 0) continue;
-    const point = sortedPoints[pi]!;
-    const qi = lastAtOrBefore(sortedPrices, t);
-    const price = sortedPrices[Math.max(qi, 0)]?.price;
-    const ratio = collateralRatio(point.btc_locked, point.unit_borrowed, price);
-    series.push({ timestamp: t, ratio, plotted: clampToChart(ratio) });
+  const states = [...input.states].sort((a, b) => a.timestamp - b.timestamp);
+  if (input.current) {
+    const last = states.at(-1);
+    const { btc_locked, unit_borrowed } = input.current;
+    // The current state is in force now; it differs from the last point while the points lag.
+    if (!last || last.btc_locked !== btc_locked || last.unit_borrowed !== unit_borrowed)
+      states.push({ timestamp: Math.max(now, last?.timestamp ?? now), btc_locked, unit_borrowed });
   }
-  return series;
+  const observed = (input.actions ?? []).map((a) => ({
+    timestamp: a.timestamp,
+    price: a.oracle_price ?? NaN,
+  }));
+  // At equal times the action's own price comes last, so it wins over the bucket.
+  const prices = [...input.prices, ...observed]
+    .filter((p) => isKnownPrice(p.price))
+    .sort((a, b) => a.timestamp - b.timestamp);
+  const openedAt = input.openedAt ?? states[0]?.timestamp ?? now;
+  const end = Math.max(now, states.at(-1)?.timestamp ?? now);
+  const start = Math.min(end, Math.max(now - buckets * bucketSeconds, openedAt));
+  const currentPrice = input.current?.priceUsd;
+
+  const priceAt = (t: number): number => {
+    if (t >= end && isKnownPrice(currentPrice)) return currentPrice;
+    const i = lastAtOrBefore(prices, t);
+    return prices[Math.max(i, 0)]?.price ?? NaN;
+  };
+  const pointAt = (t: number, state: VaultStateAt, action?: ActionCode): RatioLinePoint => {
+    const priceUsd = priceAt(t);
+    const ratio = collateralRatio(state.btc_locked, state.unit_borrowed, priceUsd);
+    return {
+      timestamp: t,
+      ratio,
+      plotted: clampToChart(ratio),
+      priceUsd,
+      ...(action ? { action } : {}),
+    };
+  };
+
+  // Every moment the ratio can change: the axis start, each price bucket, each state change, now.
+  const moments = new Set<number>([start, end]);
+  for (const p of prices) if (p.timestamp > start && p.timestamp < end) moments.add(p.timestamp);
+  const changes = new Set<number>();
+  for (const s of states)
+    if (s.timestamp > start && s.timestamp <= end) {
+      moments.add(s.timestamp);
+      changes.add(s.timestamp);
+    }
+  const points: RatioLinePoint[] = [];
+  for (const t of [...moments].sort((a, b) => a - b)) {
+    const i = lastAtOrBefore(states, t);
+    if (i < 0) continue;
+    // The state just before a change, so the line steps at the action rather than slanting to it.
+    if (changes.has(t)) {
+      const before = lastAtOrBefore(states, t - 1);
+      if (before >= 0) points.push(pointAt(t, states[before]!));
+    }
+    points.push(pointAt(t, states[i]!));
+  }
+
+  const markers: RatioLinePoint[] = [];
+  for (const a of input.actions ?? []) {
+    if (!CHART_MARKER_ACTIONS.includes(a.action) || a.timestamp < start || a.timestamp > end)
+      continue;
+    const i = lastAtOrBefore(states, a.timestamp);
+    if (i >= 0) markers.push(pointAt(a.timestamp, states[i]!, a.action));
+  }
+  markers.sort((a, b) => a.timestamp - b.timestamp);
+  return { start, end, points, markers };
+}
+
+/** The figures a reader of the chart needs first: the ratio now, and its lowest and highest. */
+export interface RatioSummary {
+  current: number;
+  min: number;
+  max: number;
+}
+
+/** Over the line's points with debt (a finite ratio); null when there are none. */
+export function ratioSummary(points: readonly RatioPoint[]): RatioSummary | null {
+  const finite = points.filter((p) => Number.isFinite(p.ratio));
+  if (finite.length === 0) return null;
+  const ratios = finite.map((p) => p.ratio);
+  return {
+    current: points.at(-1)!.ratio,
+    min: Math.min(...ratios),
+    max: Math.max(...ratios),
+  };
 }

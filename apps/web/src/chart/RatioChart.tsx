@@ -1,70 +1,25 @@
-import { useState } from 'react';
-import { area, line } from 'd3-shape';
-import { timeDay, timeHour, timeMonth, timeWeek, type TimeInterval } from 'd3-time';
+import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import {
   CHART_INTERVALS,
   CHART_PERIODS,
-  CHART_Y_AXIS,
   formatHealth,
-  type RatioPoint,
+  ratioLine,
+  ratioSummary,
+  toWireNumber,
+  type RatioLine,
+  type RatioSummary,
   type TimePeriod,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
 import { usePriceHistory } from '../api/price-history';
+import { useVaultHistory } from '../api/vault-history';
 import { useVaultPoints } from '../api/vault-points';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 import { useNow } from '../ui/useNow';
-import { chartSeries } from './series';
+import { RatioPlot } from './RatioPlot';
 import './chart.css';
 
-// The SVG scales to its card; a narrower drawing on phones keeps the axis labels readable.
-const SIZE = { desktop: { W: 800, H: 260 }, phone: { W: 400, H: 240 } } as const;
-const M = { top: 12, right: 16, bottom: 24, left: 44 };
-
-/**
- * Time-axis ticks per interval, wide and narrow, on local boundaries (d3-time), labelled with Intl
- * (no d3-scale / date-fns here: the chart loads with the dashboard, within its budget).
- */
-const X_TICKS: Record<
-  TimePeriod,
-  { wide: TimeInterval; narrow: TimeInterval; label: Intl.DateTimeFormat }
-> = {
-  '24h': {
-    wide: timeHour.every(6)!,
-    narrow: timeHour.every(12)!,
-    label: new Intl.DateTimeFormat('en-US', {
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    }),
-  },
-  '7d': {
-    wide: timeDay,
-    narrow: timeDay.every(2)!,
-    label: new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' }),
-  },
-  '30d': {
-    // weeks, not every 7th day of the month (the 29th and the 1st would touch)
-    wide: timeWeek,
-    narrow: timeWeek.every(2)!,
-    label: new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric' }),
-  },
-  '1y': {
-    wide: timeMonth.every(3)!,
-    narrow: timeMonth.every(4)!,
-    label: new Intl.DateTimeFormat('en-US', { month: 'short' }),
-  },
-};
-
-/** A linear map from a domain onto a range, clamped to the range. */
-function linear([d0, d1]: [number, number], [r0, r1]: [number, number]) {
-  const span = d1 - d0 || 1;
-  const lo = Math.min(r0, r1);
-  const hi = Math.max(r0, r1);
-  return (v: number) => Math.min(hi, Math.max(lo, r0 + ((v - d0) / span) * (r1 - r0)));
-}
-
-/** Collateral ratio history with the 1D/1W/1M/YTD intervals (SPEC §2 Chart, §9). */
+/** Collateral ratio over the 1D/1W/1M/YTD intervals (SPEC §2 Chart, §9). */
 export function RatioChart({ vaultId }: { vaultId: string }) {
   const [period, setPeriod] = useState<TimePeriod>('24h');
   const [fullscreen, setFullscreen] = useState(false);
@@ -72,63 +27,113 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
   const position = usePosition();
   const prices = usePriceHistory(period);
   const points = useVaultPoints(vaultId, period);
-  const now = useNow(60_000);
-  const series =
-    prices.data != null
-      ? chartSeries(
-          prices.data.data,
-          points.isError ? undefined : points.data,
-          { sats: position.sats, debtCents: position.debtCents },
-          period,
-          Math.floor(now / 1000),
-        )
-      : null;
+  const history = useVaultHistory(vaultId);
+  const now = Math.floor(useNow(60_000) / 1000);
+  // SPEC §2: the fullscreen toggle is a phone's; a screen that widens leaves fullscreen.
   const isFull = mobile && fullscreen;
+
+  const vault = position.vault;
+  const openedAt = vault?.created_at;
+  const btc = toWireNumber(position.sats);
+  const debt = toWireNumber(position.debtCents);
+  const priceUsd = position.priceUsd;
+  const priceData = prices.data?.data;
+  const pointsReady = !points.isPending || points.isError;
+  const line: RatioLine | null = useMemo(() => {
+    if (priceData == null || !pointsReady) return null;
+    const current = { btc_locked: btc, unit_borrowed: debt, priceUsd };
+    return ratioLine({
+      // Without the points the vault's current state stands for its whole life.
+      states: points.isError ? [{ timestamp: openedAt ?? now, ...current }] : (points.data ?? []),
+      prices: priceData,
+      actions: history.data ?? [],
+      period,
+      now,
+      ...(openedAt != null ? { openedAt } : {}),
+      current,
+    });
+  }, [
+    priceData,
+    pointsReady,
+    points.isError,
+    points.data,
+    history.data,
+    period,
+    now,
+    openedAt,
+    btc,
+    debt,
+    priceUsd,
+  ]);
+  const summary = line ? ratioSummary(line.points) : null;
+  const label = CHART_INTERVALS[period].label;
+
+  const sectionRef = useRef<HTMLElement>(null);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  useFullscreen(isFull, () => setFullscreen(false), sectionRef, toggleRef);
 
   return (
     <section
+      ref={sectionRef}
       className={`card chart ${isFull ? 'chart--fullscreen' : ''}`}
       aria-labelledby="chart-title"
+      {...(isFull ? { role: 'dialog', 'aria-modal': true } : {})}
+      onKeyDown={isFull ? (e) => trapTab(e, sectionRef.current) : undefined}
     >
       <header className="chart__head">
-        <h2 id="chart-title" className="card__title">
-          Collateral ratio
-        </h2>
-        <div className="segmented" role="group" aria-label="Chart interval">
-          {CHART_PERIODS.map((p) => (
-            <button key={p} type="button" aria-pressed={period === p} onClick={() => setPeriod(p)}>
-              {CHART_INTERVALS[p].label}
-            </button>
-          ))}
+        <div className="chart__title">
+          <h2 id="chart-title" className="card__title">
+            Collateral ratio
+          </h2>
+          {summary && <SummaryLine summary={summary} />}
         </div>
-        {mobile && (
-          <button
-            type="button"
-            className="icon-btn"
-            aria-pressed={fullscreen}
-            onClick={() => setFullscreen((v) => !v)}
-          >
-            {fullscreen ? 'Exit fullscreen' : 'Fullscreen'}
-          </button>
-        )}
+        <div className="chart__controls">
+          <div className="segmented" role="group" aria-label="Chart interval">
+            {CHART_PERIODS.map((p) => (
+              <button
+                key={p}
+                type="button"
+                aria-pressed={period === p}
+                onClick={() => setPeriod(p)}
+              >
+                {CHART_INTERVALS[p].label}
+              </button>
+            ))}
+          </div>
+          {mobile && (
+            <button
+              ref={toggleRef}
+              type="button"
+              className={`btn chart__toggle ${isFull ? 'chart__toggle--close' : ''}`}
+              aria-pressed={isFull}
+              onClick={() => setFullscreen((v) => !v)}
+            >
+              <span aria-hidden="true" className="chart__toggle-icon">
+                {isFull ? '✕' : '⤢'}
+              </span>
+              {isFull ? 'Exit fullscreen' : 'Fullscreen'}
+            </button>
+          )}
+        </div>
       </header>
       <div className="chart__body">
-        {prices.isPending ? (
+        {prices.isPending || !pointsReady ? (
           <div className="chart__placeholder skeleton" role="status" aria-label="Loading chart" />
-        ) : series == null ? (
+        ) : line == null ? (
           <p className="chart__placeholder chart__message" role="alert">
             The chart could not be loaded.
           </p>
-        ) : series.length === 0 ? (
+        ) : summary == null ? (
           <p className="chart__placeholder chart__message">
-            No collateral ratio history for this period yet.
+            No collateral ratio in this period: the vault had no UNIT debt.
           </p>
         ) : (
-          <RatioSvg
-            series={series}
-            period={period}
-            nowSeconds={Math.floor(now / 1000)}
-            size={mobile ? SIZE.phone : SIZE.desktop}
+          <RatioPlot
+            line={line}
+            label={`Chart of the collateral ratio, ${label}`}
+            summary={summaryText(summary, label)}
+            compact={mobile}
+            fill={isFull}
           />
         )}
       </div>
@@ -136,81 +141,77 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
   );
 }
 
-function RatioSvg({
-  series,
-  period,
-  nowSeconds,
-  size: { W, H },
-}: {
-  series: RatioPoint[];
-  period: TimePeriod;
-  nowSeconds: number;
-  size: { W: number; H: number };
-}) {
-  // The axis spans the whole interval, so a vault opened today sits at the right edge of 1M.
-  const { buckets, bucketSeconds } = CHART_INTERVALS[period];
-  const start = Math.min(series[0]!.timestamp, nowSeconds - (buckets - 1) * bucketSeconds);
-  const end = Math.max(series[series.length - 1]!.timestamp, nowSeconds);
-  const x = linear([start, end], [M.left, W - M.right]);
-  const y = linear([CHART_Y_AXIS.min, CHART_Y_AXIS.max], [H - M.bottom, M.top]);
-  const toXY = line<RatioPoint>()
-    .x((d) => x(d.timestamp))
-    .y((d) => y(d.plotted));
-  const fill = area<RatioPoint>()
-    .x((d) => x(d.timestamp))
-    .y0(H - M.bottom)
-    .y1((d) => y(d.plotted));
-  const ticks = X_TICKS[period];
-  const xTicks = (W < 600 ? ticks.narrow : ticks.wide).range(
-    new Date(start * 1000),
-    new Date(end * 1000 + 1),
-  );
-  const latest = series[series.length - 1]!;
+function SummaryLine({ summary }: { summary: RatioSummary }) {
   return (
-    <svg
-      viewBox={`0 0 ${W} ${H}`}
-      className="chart__svg"
-      role="img"
-      aria-label={`Collateral ratio, latest ${formatHealth(latest.ratio)}`}
-      data-points={series.length}
-    >
-      <defs>
-        <linearGradient id="ratio-fill" x1="0" x2="0" y1="0" y2="1">
-          <stop offset="0%" stopColor="var(--accent)" stopOpacity="0.35" />
-          <stop offset="100%" stopColor="var(--accent)" stopOpacity="0" />
-        </linearGradient>
-      </defs>
-      {CHART_Y_AXIS.ticks.map((t) => (
-        <g key={t}>
-          <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} className="chart__grid" />
-          <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" className="chart__tick">
-            {t}%
-          </text>
-        </g>
-      ))}
-      {xTicks.map((d) => (
-        <text
-          key={d.getTime()}
-          x={x(d.getTime() / 1000)}
-          y={H - 6}
-          textAnchor="middle"
-          className="chart__tick"
-        >
-          {ticks.label.format(d)}
-        </text>
-      ))}
-      <line
-        x1={M.left}
-        x2={W - M.right}
-        y1={y(CHART_Y_AXIS.liquidationLine)}
-        y2={y(CHART_Y_AXIS.liquidationLine)}
-        className="chart__liquidation"
-        data-testid="liquidation-line"
-      />
-      <path d={fill(series) ?? ''} fill="url(#ratio-fill)" />
-      <path d={toXY(series) ?? ''} className="chart__line" />
-      {/* The latest ratio, visible even when the vault has a single point in this interval. */}
-      <circle cx={x(latest.timestamp)} cy={y(latest.plotted)} r={5} className="chart__latest" />
-    </svg>
+    <p className="chart__summary num" aria-hidden="true">
+      <span>
+        Now <strong>{formatHealth(summary.current)}</strong>
+      </span>
+      <span>Low {formatHealth(summary.min)}</span>
+      <span>High {formatHealth(summary.max)}</span>
+    </p>
   );
+}
+
+/** What a screen reader hears first: the ratio now and its range over the interval. */
+function summaryText(summary: RatioSummary, interval: string): string {
+  return (
+    `Collateral ratio now ${formatHealth(summary.current)}; over ${interval} ` +
+    `lowest ${formatHealth(summary.min)}, highest ${formatHealth(summary.max)}. ` +
+    'Use the left and right arrow keys to read each point.'
+  );
+}
+
+/**
+ * Fullscreen is a modal view: focus moves to its close button, Escape leaves it, the page behind
+ * does not scroll, and focus returns to the toggle when it ends.
+ */
+function useFullscreen(
+  active: boolean,
+  close: () => void,
+  section: RefObject<HTMLElement | null>,
+  toggle: RefObject<HTMLButtonElement | null>,
+) {
+  const closeRef = useRef(close);
+  useEffect(() => {
+    closeRef.current = close;
+  });
+  useEffect(() => {
+    if (!active) return;
+    const button = toggle.current;
+    button?.focus();
+    const onKey = (e: globalThis.KeyboardEvent) => {
+      if (e.key === 'Escape') {
+        e.preventDefault();
+        closeRef.current();
+      }
+    };
+    document.addEventListener('keydown', onKey);
+    const overflow = document.body.style.overflow;
+    document.body.style.overflow = 'hidden';
+    return () => {
+      document.removeEventListener('keydown', onKey);
+      document.body.style.overflow = overflow;
+      // the toggle stays mounted: it reads Fullscreen again and keeps the focus
+      button?.focus();
+    };
+  }, [active, section, toggle]);
+}
+
+/** Keeps Tab inside the fullscreen view. */
+function trapTab(e: KeyboardEvent, root: HTMLElement | null) {
+  if (e.key !== 'Tab' || !root) return;
+  const focusables = [
+    ...root.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"]'),
+  ];
+  if (focusables.length === 0) return;
+  const first = focusables[0]!;
+  const last = focusables.at(-1)!;
+  if (e.shiftKey && document.activeElement === first) {
+    e.preventDefault();
+    last.focus();
+  } else if (!e.shiftKey && document.activeElement === last) {
+    e.preventDefault();
+    first.focus();
+  }
 }

@@ -21,6 +21,8 @@ import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { HealthGauge } from './HealthGauge';
 import { useActionStates } from './action-states';
+import { useVaultLiquidation } from './liquidated';
+import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 
 // d3 and the chart load after the cards: the chart sits below them (bundle budget).
@@ -46,11 +48,15 @@ export function Dashboard(props: {
   const history = useVaultHistory(vault.vault_id);
   const hasDebt = position.debtCents > 0n;
   const { liquidated, buttons: states } = useActionStates(position);
-  const [liquidationModal, setLiquidationModal] = useState(liquidated);
-  const [shownFor, setShownFor] = useState(liquidated);
-  if (liquidated !== shownFor) {
-    setShownFor(liquidated);
-    setLiquidationModal(liquidated);
+  const liquidation = useVaultLiquidation(vault, liquidated);
+  // SPEC §2: the modal says actions wait until liquidation completes, so it shows only while it
+  // is pending; a repossessed vault's page explains the outcome instead.
+  const pending = liquidation.stage === 'pending';
+  const [liquidationModal, setLiquidationModal] = useState(pending);
+  const [shownFor, setShownFor] = useState(pending);
+  if (pending !== shownFor) {
+    setShownFor(pending);
+    setLiquidationModal(pending);
   }
 
   // SPEC §4: a pending entry completes once the vault history holds its transaction.
@@ -107,16 +113,26 @@ export function Dashboard(props: {
       <header className="dashboard__head">
         <h1>
           {vault.name}
-          {liquidated && (
+          {pending && (
             <span className="badge badge--red">{CONTENT.dashboard.liquidatingBadge}</span>
           )}
+          {liquidation.stage === 'repossessed' && (
+            <span className="badge badge--muted">Repossessed</span>
+          )}
         </h1>
-        {liquidated && (
+        {pending && (
           <p className="notice notice--error" role="status">
             This vault has been liquidated: its collateral ratio fell to 135% or below.
           </p>
         )}
       </header>
+      {liquidation.outcome && (
+        <LiquidationOutcome
+          outcome={liquidation.outcome}
+          record={liquidation.record}
+          walletUnitCents={position.runeCents}
+        />
+      )}
       <div className="dashboard__grid">
         <section className="card" aria-labelledby="btc-card">
           <h2 id="btc-card" className="card__title">

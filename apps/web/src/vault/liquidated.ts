@@ -1,6 +1,17 @@
 import { useEffect } from 'react';
-import { isLiquidated, shouldSetLiquidatedMarker } from '@unit/protocol';
+import {
+  isLiquidated,
+  liquidationOutcome,
+  liquidationStage,
+  shouldSetLiquidatedMarker,
+  type LiquidationOutcome,
+  type LiquidationStage,
+  type VaultDto,
+  type VaultLiquidationDto,
+} from '@unit/protocol';
 import { useLiquidations } from '../api/liquidations';
+import { useVaultHistory } from '../api/vault-history';
+import { useVaultLiquidation as useVaultLiquidationRecord } from '../api/vault-liquidation';
 import { useNow } from '../ui/useNow';
 
 const markerKey = (vaultId: string) => `unit.liquidated.${vaultId}`;
@@ -28,4 +39,35 @@ export function useLiquidatedState(vaultId: string | null, ratio: number): boole
     markerSetAt: marker ? Number(marker) : null,
     nowSeconds: Math.floor(now / 1000),
   });
+}
+
+export interface VaultLiquidation {
+  stage: LiquidationStage | 'none';
+  /** the figures from the vault's `l` and `x` records; null before the guardian records an `l` */
+  outcome: LiquidationOutcome | null;
+  /** the server's record: the exact oracle price and the claimant */
+  record: VaultLiquidationDto | null;
+}
+
+/**
+ * Where the vault stands in its liquidation, from every source the page has: SPEC §4's liquidated
+ * state (`liquidated`), the vault's status, the liquidated list and the vault's history.
+ */
+export function useVaultLiquidation(vault: VaultDto | null, liquidated: boolean): VaultLiquidation {
+  const list = useLiquidations();
+  const history = useVaultHistory(vault?.vault_id ?? null);
+  const listed = vault ? (list.data ?? []).find((v) => v.vault_id === vault.vault_id) : undefined;
+  const outcome = history.data ? liquidationOutcome(history.data) : null;
+  const stage = liquidationStage({
+    liquidated,
+    vaultStatus: vault?.status ?? null,
+    listedStatus: listed?.status ?? null,
+    outcome,
+  });
+  const record = useVaultLiquidationRecord(stage !== 'none' ? (vault?.vault_id ?? null) : null);
+  return {
+    stage: record.data?.status === 'repossessed' ? 'repossessed' : stage,
+    outcome,
+    record: record.data ?? null,
+  };
 }

@@ -1,0 +1,54 @@
+// GET /api/vaults/:vaultId/liquidation: the facts a liquidated vault's page needs beyond its
+// history (the `l` and `x` records): which vault repossessed it, and the exact oracle price.
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import * as z from 'zod';
+import type { VaultLiquidationDto } from '@unit/protocol';
+import type { Database } from '../store/schema';
+import { notFound, parseInput } from './errors';
+
+const params = z.object({ vaultId: z.string().min(1).max(100) });
+
+export function registerLiquidationRoutes(app: FastifyInstance, db: Kysely<Database>): void {
+  app.get('/api/vaults/:vaultId/liquidation', async (request): Promise<VaultLiquidationDto> => {
+    const { vaultId } = parseInput(params, request.params);
+    // One row per vault (vault_id is the key); the claimant joined by its own vault id.
+    const row = await db
+      .selectFrom('liquidations')
+      .leftJoin('vaults as claimant', 'claimant.vault_id', 'liquidations.claimed_by')
+      .select([
+        'liquidations.vault_id',
+        'liquidations.liquidated_at',
+        'liquidations.threshold_cents',
+        'liquidations.price_cents',
+        'liquidations.btc_locked',
+        'liquidations.unit_borrowed',
+        'liquidations.status',
+        'liquidations.claimed_by',
+        'liquidations.claim_txid',
+        'claimant.vault_tag as claimant_tag',
+        'claimant.name as claimant_name',
+      ])
+      .where('liquidations.vault_id', '=', vaultId)
+      .executeTakeFirst();
+    if (!row) throw notFound('This vault was not liquidated');
+    return {
+      vault_id: row.vault_id,
+      liquidated_at: Number(row.liquidated_at),
+      threshold_cents: Number(row.threshold_cents),
+      price_cents: Number(row.price_cents),
+      btc_locked: Number(row.btc_locked),
+      unit_borrowed: Number(row.unit_borrowed),
+      status: row.status,
+      claimant:
+        row.claimed_by != null
+          ? {
+              vault_id: row.claimed_by,
+              vault_tag: row.claimant_tag ?? row.claimed_by.slice(0, 8),
+              name: row.claimant_name ?? '',
+            }
+          : null,
+      claim_txid: row.claim_txid,
+    };
+  });
+}

@@ -1,0 +1,156 @@
+import {
+  centsToUnitString,
+  formatHealth,
+  formatUsdCents,
+  satsToBtcString,
+  type LiquidationOutcome as Outcome,
+  type UnitCents,
+  type VaultLiquidationDto,
+} from '@unit/protocol';
+import { useFlows } from '../flows/FlowProvider';
+import { TxLink } from '../ui/TxLink';
+import { useWallet } from '../wallet';
+
+const WHEN = new Intl.DateTimeFormat('en-US', {
+  month: 'long',
+  day: 'numeric',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+const when = (seconds: number) => WHEN.format(new Date(seconds * 1000));
+
+/**
+ * What happened to a liquidated vault, with figures and links: the price that liquidated it, its
+ * collateral and debt then, the transactions; after a repossess, who claimed it, what the owner
+ * keeps, and how to open a new vault.
+ */
+export function LiquidationOutcome({
+  outcome,
+  record,
+  walletUnitCents,
+}: {
+  outcome: Outcome;
+  /** the server's record: the exact oracle price and the claimant, once loaded */
+  record: VaultLiquidationDto | null;
+  walletUnitCents: UnitCents | null;
+}) {
+  // The record's price is exact to the cent; the history's is whole dollars.
+  const priceCents = record ? BigInt(record.price_cents) : BigInt(outcome.oraclePriceUsd) * 100n;
+  const price = formatUsdCents(priceCents);
+  const threshold = formatUsdCents(outcome.thresholdCents);
+  const debt = `${centsToUnitString(outcome.debtCents)} UNIT`;
+  const collateral = `${satsToBtcString(outcome.collateralSats)} BTC`;
+  const claim = outcome.claim;
+  const claimant = record?.claimant ?? null;
+
+  return (
+    <section className="card liquidation" aria-labelledby="liquidation-title">
+      <h2 id="liquidation-title" className="liquidation__title">
+        {claim ? 'This vault was liquidated and repossessed' : 'What happened to this vault'}
+      </h2>
+      <p>
+        On {when(outcome.liquidatedAt)} the oracle price of BTC fell to <strong>{price}</strong>, at
+        or under this vault&apos;s liquidation price of <strong>{threshold}</strong>. Its collateral
+        ratio was {formatHealth(outcome.ratioAtLiquidation)}, at or under 135%, so the vault was
+        liquidated.
+      </p>
+      <dl className="liquidation__figures num">
+        <div>
+          <dt>Liquidation price</dt>
+          <dd>{threshold}</dd>
+        </div>
+        <div>
+          <dt>BTC price then</dt>
+          <dd>{price}</dd>
+        </div>
+        <div>
+          <dt>Collateral then</dt>
+          <dd>{collateral}</dd>
+        </div>
+        <div>
+          <dt>Debt then</dt>
+          <dd>{debt}</dd>
+        </div>
+        {claim && (
+          <div>
+            <dt>Repossessed</dt>
+            <dd>{when(claim.at)}</dd>
+          </div>
+        )}
+        {claim && (
+          <div>
+            <dt>Claimed by</dt>
+            <dd>
+              {claimant
+                ? `${claimant.name || 'A vault'} (vault ${claimant.vault_tag})`
+                : 'Another vault'}
+            </dd>
+          </div>
+        )}
+      </dl>
+      <ul className="liquidation__links">
+        <li>
+          Vault output opened to claimants: <TxLink txid={outcome.vaultTxid} />
+        </li>
+        {claim && (
+          <li>
+            Repossession{claim.confirmed ? '' : ' (awaiting a block)'}: <TxLink txid={claim.txid} />
+          </li>
+        )}
+      </ul>
+      {claim ? (
+        <>
+          <h3 className="liquidation__subtitle">What you keep</h3>
+          <p>
+            The <strong>{debt}</strong> you borrowed are yours to keep: the debt went to the
+            claimant with the collateral, so nothing is owed on this vault. The {collateral} of
+            collateral is gone: {satsToBtcString(claim.claimantSats)} BTC to the claimant and{' '}
+            {satsToBtcString(claim.taxSats)} BTC (15%) to the treasury.
+            {walletUnitCents != null &&
+              ` Your wallet holds ${centsToUnitString(walletUnitCents)} UNIT now.`}
+          </p>
+          <NewVault />
+        </>
+      ) : (
+        <>
+          <h3 className="liquidation__subtitle">What happens next</h3>
+          <p>
+            Any other vault can now repossess this one: it takes on the {debt} of debt and 85% of
+            the collateral; 15% goes to the treasury. The {debt} you borrowed stay yours.
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+/**
+ * docs/protocol.md: one vault per key, and the repossessed vault keeps this wallet's key. A new
+ * vault takes another wallet account: this disconnects and starts the create flow, whose step 2
+ * connects one.
+ */
+function NewVault() {
+  const wallet = useWallet();
+  const flows = useFlows();
+  return (
+    <div className="liquidation__next">
+      <h3 className="liquidation__subtitle">Open a new vault</h3>
+      <p>
+        This vault is closed. Each wallet key opens one vault and this wallet&apos;s key opened this
+        one, so a new vault needs another wallet account.
+      </p>
+      <button
+        type="button"
+        className="btn btn--primary"
+        onClick={() => {
+          wallet.disconnect();
+          flows.openFlow('create');
+        }}
+      >
+        Open a new vault with another wallet
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,205 @@
+// The collateral ratio chart (SPEC §2 Chart, §9): the line from the vault's opening, moving with
+// the price; its summary, crosshair and tooltip by keyboard and pointer; the labelled 135% line
+// and the bands; the intervals; fullscreen on a phone, left with Escape or its close button.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { fakeWallet } from './fake-wallet';
+import { NOW_S, record, vault } from './fixtures';
+import { withNetworkEdge } from './network-edge';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+import { resetViewport, setViewportWidth } from './viewport';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
+
+// Opened two hours ago with the fixture's 1 BTC against 50,000.00 UNIT; nothing since.
+const OPENED = NOW_S - 7200;
+const periods: string[] = [];
+
+beforeEach(() => {
+  periods.length = 0;
+  scenario.vault = { ...vault, created_at: OPENED };
+  server.use(
+    http.get('*/api/vaults/:id/points', ({ request }) => {
+      periods.push(new URL(request.url).searchParams.get('timePeriod') ?? '');
+      return HttpResponse.json([
+        { timestamp: OPENED, btc_locked: 100_000_000, unit_borrowed: 5_000_000, vaults: 1 },
+      ]);
+    }),
+    http.get('*/api/vaults/:id/history', () =>
+      HttpResponse.json([
+        {
+          ...record(1, OPENED, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
+          oracle_price: 100_000,
+        },
+      ]),
+    ),
+    // The price was 100,000 when the vault opened and fell to 80,000 an hour ago; it is 95,000
+    // now (the fixture's /api/bitcoin-price). The same prices for every interval.
+    http.get('*/api/price-history', () =>
+      HttpResponse.json({
+        data: [
+          { timestamp: NOW_S - 400 * 86_400, price: 70_000 },
+          { timestamp: NOW_S - 8000, price: 100_000 },
+          { timestamp: NOW_S - 3600, price: 80_000 },
+        ],
+        change: 0,
+        error: null,
+      }),
+    ),
+  );
+  fakeWallet.connectAs();
+});
+afterEach(() => resetViewport());
+
+const plot = (interval = '1D') =>
+  screen.findByRole(
+    'group',
+    { name: `Chart of the collateral ratio, ${interval}` },
+    { timeout: 5_000 },
+  );
+
+const moment = (seconds: number) =>
+  new Intl.DateTimeFormat('en-US', {
+    month: 'short',
+    day: 'numeric',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(seconds * 1000));
+
+describe('collateral ratio chart', () => {
+  it('sums up the ratio now, its low and high, the line moving with the price alone', async () => {
+    renderApp('/');
+    const chart = await plot();
+    // 1 × 100,000 / 50,000 = 200% at the opening; 80,000: 160%; 95,000 now: 190%
+    expect(chart).toHaveAccessibleDescription(
+      'Collateral ratio now 190%; over 1D lowest 160%, highest 200%. ' +
+        'Use the left and right arrow keys to read each point.',
+    );
+    const card = screen.getByRole('region', { name: 'Collateral ratio' });
+    expect(card).toHaveTextContent('Now 190%Low 160%High 200%');
+    // the 135% line says what it is; the SPEC §9 bands are named
+    expect(within(chart).getByText('Liquidation 135%')).toBeInTheDocument();
+    for (const band of ['Risky', 'Moderate', 'Healthy'])
+      expect(within(chart).getByText(band)).toBeInTheDocument();
+    // SPEC §9: the axis tops out at 500+
+    expect(within(chart).getByText('500+%')).toBeInTheDocument();
+    expect(within(chart).getByText('125%')).toBeInTheDocument();
+  });
+
+  it('reads each point by keyboard: date, ratio, price, and the action taken there', async () => {
+    const user = userEvent.setup();
+    renderApp('/');
+    const chart = await plot();
+    act(() => chart.focus());
+    const tooltip = within(chart).getByRole('status');
+    // focus starts at now
+    expect(tooltip).toHaveTextContent('Ratio 190%');
+    expect(tooltip).toHaveTextContent('BTC $95,000.00');
+    await user.keyboard('{ArrowLeft}');
+    expect(tooltip).toHaveTextContent(moment(NOW_S - 3600));
+    expect(tooltip).toHaveTextContent('Ratio 160%');
+    expect(tooltip).toHaveTextContent('BTC $80,000.00');
+    // the first point is the opening, not the start of the day: the axis starts there
+    await user.keyboard('{Home}');
+    expect(tooltip).toHaveTextContent(moment(OPENED));
+    expect(tooltip).toHaveTextContent('Ratio 200%');
+    expect(tooltip).toHaveTextContent('BTC $100,000.00');
+    expect(tooltip).toHaveTextContent('Open Vault');
+    await user.keyboard('{End}');
+    expect(tooltip).toHaveTextContent('Ratio 190%');
+    // leaving the chart hides it
+    await user.tab();
+    expect(within(chart).queryByRole('status')).not.toBeInTheDocument();
+  });
+
+  it('follows the pointer with the crosshair', async () => {
+    renderApp('/');
+    const chart = await plot();
+    // jsdom lays nothing out: the drawing is 800 px wide from x = 0, the plot from 46 px
+    fireEvent.pointerMove(chart, { clientX: 40 });
+    expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 200%');
+    // halfway across is an hour ago: the axis spans the vault's two hours, not the whole day
+    // (over 24 hours the middle would be nearest the opening, at the right end)
+    fireEvent.pointerMove(chart, { clientX: 417 });
+    expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 160%');
+    fireEvent.pointerMove(chart, { clientX: 790 });
+    expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 190%');
+    fireEvent.pointerLeave(chart);
+    expect(within(chart).queryByRole('status')).not.toBeInTheDocument();
+  });
+
+  it('asks each interval of the points route; YTD too starts at the opening', async () => {
+    const user = userEvent.setup();
+    renderApp('/');
+    await plot();
+    for (const label of ['1W', '1M', 'YTD']) {
+      await user.click(screen.getByRole('button', { name: label }));
+      expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-pressed', 'true');
+      await plot(label);
+    }
+    expect(periods).toEqual(expect.arrayContaining(['24h', '7d', '30d', '1y']));
+    const year = await plot('YTD');
+    expect(year).toHaveAccessibleDescription(/lowest 160%, highest 200%/);
+    // halfway across the year's axis is still an hour ago: it starts at the opening
+    fireEvent.pointerMove(year, { clientX: 417 });
+    expect(within(year).getByRole('status')).toHaveTextContent(moment(NOW_S - 3600));
+  });
+});
+
+describe('chart fullscreen on a phone', () => {
+  // a region, or a dialog while fullscreen
+  const card = () => screen.getByRole('heading', { name: 'Collateral ratio' }).closest('section');
+
+  it('fills the screen as a dialog, focuses its close button and leaves with Escape', async () => {
+    setViewportWidth(390);
+    const user = userEvent.setup();
+    renderApp('/');
+    await plot();
+    const toggle = screen.getByRole('button', { name: 'Fullscreen' });
+    expect(toggle).toHaveAttribute('aria-pressed', 'false');
+
+    await user.click(toggle);
+    const dialog = screen.getByRole('dialog', { name: 'Collateral ratio' });
+    expect(dialog).toHaveClass('chart--fullscreen');
+    const close = within(dialog).getByRole('button', { name: 'Exit fullscreen' });
+    expect(close).toHaveFocus();
+    expect(document.body.style.overflow).toBe('hidden');
+    // Tab stays inside: from the close button round to the first interval
+    await user.tab();
+    expect(
+      within(dialog).getByRole('group', { name: /Chart of the collateral ratio/ }),
+    ).toHaveFocus();
+    await user.tab();
+    expect(within(dialog).getByRole('button', { name: '1D' })).toHaveFocus();
+
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
+    expect(card()).not.toHaveClass('chart--fullscreen');
+    expect(screen.getByRole('button', { name: 'Fullscreen' })).toHaveFocus();
+    expect(document.body.style.overflow).toBe('');
+  });
+
+  it('leaves with its visible close button, and when the screen widens', async () => {
+    setViewportWidth(390);
+    const user = userEvent.setup();
+    renderApp('/');
+    await plot();
+    await user.click(screen.getByRole('button', { name: 'Fullscreen' }));
+    await user.click(screen.getByRole('button', { name: 'Exit fullscreen' }));
+    expect(card()).not.toHaveClass('chart--fullscreen');
+
+    await user.click(screen.getByRole('button', { name: 'Fullscreen' }));
+    expect(card()).toHaveClass('chart--fullscreen');
+    setViewportWidth(1280);
+    await waitFor(() => expect(card()).not.toHaveClass('chart--fullscreen'));
+    // SPEC §2: the toggle is a phone's
+    expect(screen.queryByRole('button', { name: /fullscreen/i })).not.toBeInTheDocument();
+  });
+});

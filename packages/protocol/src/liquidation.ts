@@ -1,0 +1,107 @@
+// What happened to a liquidated vault, from its own history (SPEC §3 action codes `l` and `x`,
+// §4 Liquidated state): the figures its owner is shown once the vault is liquidated.
+import type { VaultHistoryRecordDto } from './api';
+import { collateralRatio } from './ratio';
+import { sats, unitCents, type Sats, type UnitCents } from './units';
+import { repossessionClaim } from './vault';
+
+export type LiquidationStage = 'pending' | 'repossessed';
+
+export interface LiquidationOutcome {
+  stage: LiquidationStage;
+  /** unix seconds of the `l` record: when the oracle price reached the vault's threshold */
+  liquidatedAt: number;
+  /** the vault's liquidation price, USD cents (the `l` record's liquidation_threshold) */
+  thresholdCents: bigint;
+  /** the oracle price that liquidated it, whole USD (the `l` record's oracle_price) */
+  oraclePriceUsd: number;
+  /** the collateral locked and the debt owed at that moment */
+  collateralSats: Sats;
+  debtCents: UnitCents;
+  /** the ratio at the oracle price: at or under 135% (SPEC §9) */
+  ratioAtLiquidation: number;
+  /** the vault output the liquidation opened to claimants (the `l` record's transaction) */
+  vaultTxid: string;
+  /** the repossession, once a claimant has spent that output (the `x` record) */
+  claim: {
+    at: number;
+    txid: string;
+    confirmed: boolean;
+    /** collateral the claimant took (85%) and the treasury's tax (15%) */
+    claimantSats: Sats;
+    taxSats: Sats;
+  } | null;
+  /**
+   * The borrowed UNIT is the owner's to keep: the debt moved to the claimant with the collateral,
+   * so nothing is owed any more. What is lost is the collateral.
+   */
+  keptUnitCents: UnitCents;
+  lostSats: Sats;
+}
+
+/**
+ * The outcome of a vault's liquidation from its history, or null when the history holds no `l`.
+ * The latest `l` counts (a vault is liquidated once; a replayed history cannot make two).
+ */
+export function liquidationOutcome(
+  records: readonly VaultHistoryRecordDto[],
+): LiquidationOutcome | null {
+  const byTime = [...records].sort((a, b) => a.timestamp - b.timestamp);
+  const l = byTime.findLast((r) => r.action === 'l');
+  if (!l) return null;
+  const x = byTime.findLast((r) => r.action === 'x' && r.timestamp >= l.timestamp);
+  const collateralSats = sats(l.vault_amount);
+  const debtCents = unitCents(l.amount_borrowed);
+  const split = x ? repossessionClaim(x.btc_amt) : null;
+  return {
+    stage: x ? 'repossessed' : 'pending',
+    liquidatedAt: l.timestamp,
+    thresholdCents: BigInt(l.liquidation_threshold ?? 0),
+    oraclePriceUsd: l.oracle_price,
+    collateralSats,
+    debtCents,
+    ratioAtLiquidation: collateralRatio(collateralSats, debtCents, l.oracle_price),
+    vaultTxid: l.transaction_id,
+    claim:
+      x && split
+        ? {
+            at: x.timestamp,
+            txid: x.transaction_id,
+            confirmed: x.confirmed,
+            claimantSats: split.takenSats,
+            taxSats: split.taxSats,
+          }
+        : null,
+    keptUnitCents: debtCents,
+    lostSats: collateralSats,
+  };
+}
+
+/**
+ * Where a vault stands (SPEC §4 Liquidated state): 'pending' from the moment it is liquidated until
+ * a claimant repossesses it, then 'repossessed' for good; the 'Vault in Liquidation' modal and the
+ * 'Liquidating...' badge belong to 'pending' only. Any source that knows of the repossession wins.
+ */
+export function liquidationStage(input: {
+  /** SPEC §4's liquidated state: listed, ratio at or under 135, or the session marker */
+  liquidated: boolean;
+  vaultStatus: 'active' | 'liquidated' | 'repossessed' | null;
+  /** the vault's status in the liquidated list, null when not listed */
+  listedStatus: 'liquidated' | 'repossessed' | null;
+  outcome: LiquidationOutcome | null;
+}): LiquidationStage | 'none' {
+  if (
+    input.vaultStatus === 'repossessed' ||
+    input.listedStatus === 'repossessed' ||
+    input.outcome?.stage === 'repossessed'
+  )
+    return 'repossessed';
+  if (
+    input.liquidated ||
+    input.vaultStatus === 'liquidated' ||
+    input.listedStatus != null ||
+    input.outcome != null
+  )
+    return 'pending';
+  return 'none';
+}
