@@ -199,6 +199,7 @@ export async function buildApp(
       writesPerMinute: options.writeLimitPerMinute ?? limits.writesPerMinute,
       devnetWritesPerMinute: options.devnetWriteLimitPerMinute ?? limits.devnetWritesPerMinute,
       services: config.services,
+      listenHost: config.host,
     });
     await app.register(websocket);
     const runeId = devnet?.unitRuneId ?? '';

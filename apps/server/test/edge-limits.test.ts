@@ -1,6 +1,7 @@
 // Issue 12, findings 6 and 7, against the real server on a loopback port: time-outs for slow
 // clients, body size, rate limits on every write, the devnet controls' same-origin rule, and a CSP
 // that names only this origin and the configured services.
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -175,6 +176,35 @@ describe('devnet controls accept only JSON from this app', () => {
     });
     expect(price.status).toBe(403);
     expect(server.oracle.price().priceCents).not.toBe(100);
+    expect(await height()).toBe(before);
+  });
+
+  it('refuses a page re-pointed at loopback by DNS rebinding, as Host and Origin agree', async () => {
+    const before = await height();
+    const { port } = new URL(server.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/api/devnet/mine',
+          headers: {
+            host: `rebind.example:${port}`,
+            origin: `http://rebind.example:${port}`,
+            'sec-fetch-site': 'same-origin',
+            'content-type': 'application/json',
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.once('error', reject);
+      req.end('{"blocks":1}');
+    });
+    expect(status).toBe(403);
     expect(await height()).toBe(before);
   });
 

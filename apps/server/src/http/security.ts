@@ -28,6 +28,25 @@ export interface SecurityOptions {
   devnetWritesPerMinute?: number;
   /** The chain services the web app calls; their origins are the only others in the CSP. */
   services?: ServiceUrls;
+  /** The address the server listens on (HOST): on loopback, pages must be on a loopback name. */
+  listenHost?: string;
+}
+
+const isLoopbackName = (hostname: string): boolean =>
+  hostname === 'localhost' ||
+  hostname.endsWith('.localhost') ||
+  hostname === '[::1]' ||
+  hostname === '::1' ||
+  /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+
+/** The hostname of a Host header, or null when it is not one. */
+function hostnameOf(host: string | undefined): string | null {
+  if (!host || !HOST.test(host)) return null;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return null;
+  }
 }
 
 /** The origins of the absolute service URLs; relative ones (the devnet's) are this origin. */
@@ -63,6 +82,7 @@ const refusal = (error: string): ApiErrorDto => ({ error, code: 'bad_request' })
  */
 export function devnetControlRefusal(
   request: FastifyRequest,
+  options: { loopbackOnly: boolean } = { loopbackOnly: false },
 ): { status: number; body: ApiErrorDto } | null {
   const contentType = request.headers['content-type'];
   const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
@@ -83,6 +103,11 @@ export function devnetControlRefusal(
       // 'null' (a sandboxed frame, a file) or garbage: not this app
     }
     if (host === null || host !== request.headers.host)
+      return { status: 403, body: refusal("Devnet controls accept only this app's own pages") };
+    // DNS rebinding: a page on evil.example, re-pointed at 127.0.0.1, is "same origin" with
+    // itself. A server listening on loopback is reached by its own pages under a loopback name.
+    const hostname = hostnameOf(request.headers.host);
+    if (options.loopbackOnly && (hostname === null || !isLoopbackName(hostname)))
       return { status: 403, body: refusal("Devnet controls accept only this app's own pages") };
   }
   return null;
@@ -127,9 +152,10 @@ export async function installSecurity(
   });
   await app.register(rateLimit, { global: false, max: writes, timeWindow: '1 minute' });
 
+  const loopbackOnly = isLoopbackName(options.listenHost ?? '127.0.0.1');
   app.addHook('onRequest', async (request, reply) => {
     if (request.method !== 'POST' || !request.routeOptions.url?.startsWith(DEVNET_CONTROLS)) return;
-    const refused = devnetControlRefusal(request);
+    const refused = devnetControlRefusal(request, { loopbackOnly });
     if (refused) return reply.code(refused.status).send(refused.body);
   });
 }
