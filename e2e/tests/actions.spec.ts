@@ -96,13 +96,42 @@ test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, che
     if (!phone) await expect(row).toContainText('Completed');
   }
 
-  // The chart has points on every interval.
+  // The chart draws the ratio on every interval from the vault's opening, with its summary.
   const chart = page.getByRole('region', { name: 'Collateral ratio', exact: true });
   for (const label of ['1D', '1W', '1M', 'YTD']) {
     await chart.getByRole('button', { name: label }).click();
-    const svg = chart.getByRole('img', { name: /^Collateral ratio, latest/ });
-    await expect(svg).toBeVisible();
-    expect(Number(await svg.getAttribute('data-points'))).toBeGreaterThan(0);
+    const plot = chart.getByRole('group', { name: `Chart of the collateral ratio, ${label}` });
+    await expect(plot).toBeVisible();
+    await expect(chart.getByText(/^Now (\d+|500\+)%$/)).toBeVisible();
+  }
+  // Keyboard: focus reads the latest point, the arrows step back to the actions before it.
+  const plot = chart.getByRole('group', { name: 'Chart of the collateral ratio, YTD' });
+  await plot.focus();
+  const tooltip = plot.getByRole('status');
+  await expect(tooltip).toContainText(/Ratio \d+%/);
+  await expect(tooltip).toContainText('BTC $95,000.00');
+  await page.keyboard.press('Home');
+  // the axis starts when the vault opened: its first point is the opening
+  await expect(tooltip).toContainText('Open Vault');
+  // SPEC §9: the 135% line is labelled; the axis labels are at least 11 px
+  await expect(plot.getByText('Liquidation 135%')).toBeVisible();
+  const tickSize = await plot
+    .getByText('125%', { exact: true })
+    .evaluate((el) => parseFloat(getComputedStyle(el).fontSize));
+  expect(tickSize).toBeGreaterThanOrEqual(11);
+  if (phone) {
+    // SPEC §2: fullscreen on a phone fills the screen, and Escape leaves it.
+    await chart.getByRole('button', { name: 'Fullscreen' }).click();
+    const full = page.getByRole('dialog', { name: 'Collateral ratio' });
+    await expect(full.getByRole('button', { name: 'Exit fullscreen' })).toBeFocused();
+    const box = (await full.boundingBox())!;
+    expect(box.width).toBe(page.viewportSize()!.width);
+    expect(box.height).toBe(page.viewportSize()!.height);
+    await checkA11y(page);
+    await snap(page, '23-chart-fullscreen');
+    await page.keyboard.press('Escape');
+    await expect(full).toBeHidden();
+    await expect(chart.getByRole('button', { name: 'Fullscreen' })).toBeFocused();
   }
   await checkA11y(page);
   await snap(page, '24-chart-and-table');

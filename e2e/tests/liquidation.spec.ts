@@ -1,6 +1,8 @@
 // Journey 5: the devnet price falls under a vault's liquidation price; its owner sees the vault in
-// liquidation with every action disabled, and a second user with a vault repossesses it from
-// /liquidations. The first user's history then shows the liquidation (l) and the claim (x).
+// liquidation with every action disabled and what happened, with figures, and a second user with a
+// vault repossesses it from /liquidations. The first user's history then shows the liquidation (l)
+// and the claim (x); the page tells who claimed it and what the owner keeps, the modal is gone, and
+// a new vault is offered with another wallet (one vault per key).
 import { test, expect } from '../support/fixtures';
 import { connectDevnetWallet, openVault } from '../support/journey';
 
@@ -45,6 +47,14 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await page.keyboard.press('Escape');
     await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeHidden();
     await expect(page.getByText('Liquidating...').first()).toBeVisible();
+    // What happened: the oracle price against the vault's liquidation price, the state then.
+    const outcome = page.getByRole('region', { name: 'What happened to this vault' });
+    await expect(outcome).toContainText('the oracle price of BTC fell to $50,000.00');
+    await expect(outcome).toContainText("this vault's liquidation price of $54,000.00");
+    await expect(outcome).toContainText('Its collateral ratio was 125%');
+    await expect(outcome.getByText('0.01 BTC', { exact: true })).toBeVisible();
+    await expect(outcome.getByText('400.00 UNIT', { exact: true })).toBeVisible();
+    await expect(outcome.getByRole('link', { name: /^View transaction/ })).toBeVisible();
     for (const action of ['Deposit', 'Withdraw', 'Borrow', 'Repay'])
       await expect(page.getByRole('button', { name: action, exact: true })).toBeDisabled();
     await checkA11y(page);
@@ -83,16 +93,30 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
 
     // The first user's history holds the liquidation and the claim.
     await page.reload();
-    await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeVisible();
-    await page.keyboard.press('Escape');
     const table = page.getByRole('region', { name: 'Vault transactions', exact: true });
     await expect(table.getByRole('row', { name: /Vault Liquidation/ })).toBeVisible();
     await expect(table.getByRole('row', { name: /Liquidation Claim/ })).toBeVisible();
     // Its collateral and debt went to the claimant: the cards show an empty vault.
     await expect(page.getByText('0 BTC', { exact: true }).first()).toBeVisible();
     await expect(page.getByText('0.00 UNIT', { exact: true }).first()).toBeVisible();
+    // The liquidation has completed: no modal, no 'Liquidating...', but what came of it.
+    const closed = page.getByRole('region', { name: 'This vault was liquidated and repossessed' });
+    await expect(closed).toBeVisible();
+    await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeHidden();
+    await expect(page.getByText('Liquidating...')).toHaveCount(0);
+    await expect(closed.getByText('Claimed by').locator('..')).toContainText('Sturdy (vault ');
+    await expect(closed.getByRole('link', { name: /^View transaction/ })).toHaveCount(2);
+    await expect(closed).toContainText('The 400.00 UNIT you borrowed are yours to keep');
+    await expect(closed).toContainText('0.0085 BTC to the claimant and 0.0015 BTC (15%)');
     await checkA11y(page);
     await snap(page, '36-history-l-and-x');
+    await snap(page, '37-liquidation-outcome');
+
+    // One vault per key: a new vault is opened with another wallet account.
+    await closed.getByRole('button', { name: 'Open a new vault with another wallet' }).click();
+    await expect(page.getByRole('dialog')).toContainText('Name Your Vault');
+    await checkA11y(page);
+    await snap(page, '38-new-vault-after-repossession');
   } finally {
     await devnet.setPrice(START_PRICE_USD);
   }

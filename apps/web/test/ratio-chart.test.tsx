@@ -131,7 +131,7 @@ describe('collateral ratio chart', () => {
     expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 160%');
     fireEvent.pointerMove(chart, { clientX: 790 });
     expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 190%');
-    fireEvent.pointerLeave(chart);
+    fireEvent.pointerLeave(chart, { pointerType: 'mouse' });
     expect(within(chart).queryByRole('status')).not.toBeInTheDocument();
   });
 

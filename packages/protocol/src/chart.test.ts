@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CHART_INTERVALS, CHART_Y_AXIS, clampToChart, ratioLine, ratioSummary } from './chart';
+import {
+  CHART_INTERVALS,
+  CHART_Y_AXIS,
+  chartStates,
+  clampToChart,
+  ratioLine,
+  ratioSummary,
+} from './chart';
 
 describe('chart model', () => {
   it('has the spec intervals and labels', () => {
@@ -170,6 +177,38 @@ describe('chart model', () => {
     expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
       [-100, 200],
       [0, 200],
+      [0, 125],
+    ]);
+  });
+
+  it('takes the state at the interval start from the history when the points start inside it', () => {
+    const now = 2_000_000;
+    const day = 86_400;
+    // the points route answers the week's one change; the history knows the opening 20 days ago
+    const points = [
+      { timestamp: now - 2 * day, btc_locked: 100_000_000, unit_borrowed: 8_000_000 },
+    ];
+    const records = [
+      { timestamp: now - 2 * day, vault_amount: 100_000_000, amount_borrowed: 8_000_000 },
+      { timestamp: now - 20 * day, vault_amount: 100_000_000, amount_borrowed: 5_000_000 },
+    ];
+    const states = chartStates(points, records);
+    expect(states).toEqual([
+      { timestamp: now - 20 * day, btc_locked: 100_000_000, unit_borrowed: 5_000_000 },
+      points[0],
+    ]);
+    const line = ratioLine({
+      states,
+      prices: [{ timestamp: now - 30 * day, price: 100_000 }],
+      period: '7d',
+      now,
+      openedAt: now - 20 * day,
+    });
+    // 100,000 / 50,000 = 200% from the week's start, 100,000 / 80,000 = 125% after the borrow
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-7 * day, 200],
+      [-2 * day, 200],
+      [-2 * day, 125],
       [0, 125],
     ]);
   });

@@ -66,6 +66,26 @@ export interface VaultStateAt {
   unit_borrowed: number;
 }
 
+/**
+ * The states the line is drawn from: the points route's, and before its first point the states the
+ * vault's history records give (each record holds the state after it). A points answer that starts
+ * inside the interval does not say what the vault held at the interval's start; the history does.
+ */
+export function chartStates(
+  points: readonly VaultStateAt[],
+  records: readonly { timestamp: number; vault_amount: number; amount_borrowed: number }[],
+): VaultStateAt[] {
+  const first = points.reduce((t, p) => Math.min(t, p.timestamp), Infinity);
+  const before = records
+    .filter((r) => r.timestamp < first)
+    .map((r) => ({
+      timestamp: r.timestamp,
+      btc_locked: r.vault_amount,
+      unit_borrowed: r.amount_borrowed,
+    }));
+  return [...before, ...points];
+}
+
 /** One point of the ratio line. */
 export interface RatioLinePoint extends RatioPoint {
   /** the USD price the ratio was computed at */

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObjec
 import {
   CHART_INTERVALS,
   CHART_PERIODS,
+  chartStates,
   formatHealth,
   ratioLine,
   ratioSummary,
@@ -44,7 +45,9 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
     const current = { btc_locked: btc, unit_borrowed: debt, priceUsd };
     return ratioLine({
       // Without the points the vault's current state stands for its whole life.
-      states: points.isError ? [{ timestamp: openedAt ?? now, ...current }] : (points.data ?? []),
+      states: points.isError
+        ? [{ timestamp: openedAt ?? now, ...current }]
+        : chartStates(points.data ?? [], history.data ?? []),
       prices: priceData,
       actions: history.data ?? [],
       period,

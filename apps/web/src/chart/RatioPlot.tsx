@@ -190,7 +190,8 @@ export function RatioPlot({
       data-points={line.points.length}
       onPointerMove={onPointer}
       onPointerDown={onPointer}
-      onPointerLeave={() => setActive(null)}
+      // A finger lifts before it reads: on touch the tooltip stays until the chart loses focus.
+      onPointerLeave={(e) => e.pointerType === 'mouse' && setActive(null)}
       onFocus={() => setActive((a) => a ?? readable.length - 1)}
       onBlur={() => setActive(null)}
       onKeyDown={onKey}
