@@ -5,11 +5,17 @@
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
 import { rpcMethod, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
-import { prepareAction, type ActionPayloads, type ActionResults } from './actions';
+import {
+  precheckAction,
+  prepareAction,
+  type ActionPayloads,
+  type ActionResults,
+  type PrecheckedAction,
+} from './actions';
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
-import { releaseReservation, reserve } from './reserve';
+import { reserve } from './reserve';
 import {
   borrowSchema,
   depositSchema,
@@ -58,15 +64,17 @@ export function createGuardian(deps: GuardianDeps): Guardian {
       params: SignedVaultRequest<ActionPayloads[A]>,
       ctx: RpcContext,
     ): Promise<ActionResults[A]> => {
-      try {
-        return await runRequest(`vault.${action}`, params, ctx, g, () =>
-          prepareAction(g, action, params),
-        );
-      } catch (error) {
-        if (params.reservation_id)
-          await releaseReservation(g, params.reservation_id, params.vault_pubkey);
-        throw error;
-      }
+      // A refused request frees nothing it does not own: its reservation stays for a retry (and
+      // holds no output exclusively, reserve.ts), and runRequest frees only the locks it took.
+      let checked: PrecheckedAction | null = null;
+      return runRequest(
+        `vault.${action}`,
+        params,
+        ctx,
+        g,
+        () => (checked = precheckAction(g, action, params)),
+        () => prepareAction(g, action, params, checked!),
+      );
     };
 
   const methods: Record<string, RpcMethod<unknown>> = {
