@@ -4,7 +4,7 @@
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
-import { rpcMethod, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
+import { rpcMethod, type RpcClient, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
 import {
   precheckAction,
   prepareAction,
@@ -15,7 +15,7 @@ import {
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
-import { reserve } from './reserve';
+import { releaseConnection, reserve } from './reserve';
 import {
   borrowSchema,
   depositSchema,
@@ -38,6 +38,8 @@ export interface Guardian {
   onPriceTick(priceCents: number, time: number): Promise<string[]>;
   /** Marks history confirmed for transactions now in a block; resolves to their txids. */
   onBlock(): Promise<string[]>;
+  /** Releases the reservations of a socket that has closed. */
+  disconnect(client: RpcClient): Promise<void>;
   /** Settles requests a previous process left in flight; run once at start, before serving. */
   recover(): Promise<RecoveryReport>;
   treasuryAddress: string;
@@ -48,15 +50,6 @@ export interface Guardian {
 
 export function createGuardian(deps: GuardianDeps): Guardian {
   const g = guardianContext(deps);
-
-  // Reservations pick a free treasury output, then lock it: one at a time, so two never pick the
-  // same output between the pick and the lock.
-  let reserving: Promise<unknown> = Promise.resolve();
-  const serialReserve = (params: Parameters<typeof reserve>[1]) => {
-    const next = reserving.then(() => reserve(g, params));
-    reserving = next.catch(() => undefined);
-    return next;
-  };
 
   const vaultMethod =
     <A extends VaultAction>(action: A) =>
@@ -78,7 +71,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     };
 
   const methods: Record<string, RpcMethod<unknown>> = {
-    'unit.reserve': rpcMethod(reserveSchema, (params) => serialReserve(params)),
+    'unit.reserve': rpcMethod(reserveSchema, (params, ctx) => reserve(g, params, ctx.client)),
     'vault.open': rpcMethod(openSchema, vaultMethod('open')),
     'vault.deposit': rpcMethod(depositSchema, vaultMethod('deposit')),
     'vault.withdraw': rpcMethod(withdrawSchema, vaultMethod('withdraw')),
@@ -92,6 +85,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
     onBlock: () => confirmHistory(g),
     recover: () => recoverRequests(g),
+    disconnect: (client) => releaseConnection(g, client.connectionId),
     treasuryAddress: g.treasuryAddress,
     guardPubkey: hex.encode(g.guardPubkey),
     treasuryPubkey: hex.encode(g.treasuryPubkey),
