@@ -170,11 +170,12 @@ describe('the /guardian socket’s limits', () => {
   it('accepts its own origin, configured ones and clients without one; refuses other sites', async () => {
     await withApp({ guardianLimits: { origins: ['https://app.example'] } }, async (url) => {
       const own = new URL(url);
-      for (const headers of [
+      const accepted: Record<string, string>[] = [
         {},
         { Origin: `http://${own.host}` },
         { Origin: 'https://app.example' },
-      ]) {
+      ];
+      for (const headers of accepted) {
         const socket = await open(url, headers);
         socket.close();
       }
