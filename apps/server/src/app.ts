@@ -169,7 +169,10 @@ export async function buildApp(
         ? { writeLimitPerMinute: options.writeLimitPerMinute }
         : {}),
     });
-    const guardianSockets = new RpcSocketPolicy(options.guardianLimits);
+    const guardianSockets = new RpcSocketPolicy({
+      origins: config.guardianOrigins,
+      ...options.guardianLimits,
+    });
     await app.register(websocket, {
       options: { maxPayload: guardianSockets.limits.maxPayloadBytes },
     });

@@ -9,6 +9,7 @@ import { getReservation } from '../../src/store';
 import { DEFAULT_RPC_LIMITS, MAX_RPC_PAYLOAD_BYTES } from '../../src/rpc/json-rpc';
 import { openSchema } from '../../src/guardian/schemas';
 import type { BuildAppOptions } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { startTestApp, type RunningApp } from '../support';
 
 interface Reply {
@@ -54,9 +55,10 @@ const reserveParams = () => ({
 
 async function withApp(
   options: BuildAppOptions,
+  env: Record<string, string>,
   run: (url: string, unit: RunningApp) => Promise<void>,
 ) {
-  const unit = await startTestApp({}, options);
+  const unit = await startTestApp(env, options);
   try {
     await run(`${unit.url.replace('http', 'ws')}/guardian`, unit);
   } finally {
@@ -134,7 +136,7 @@ describe('the /guardian socket with its default limits, on loopback', () => {
 
 describe('the /guardian socket’s limits', () => {
   it('limits calls per client address across its sockets', async () => {
-    await withApp({ guardianLimits: { callsPerAddress: 5 } }, async (url) => {
+    await withApp({ guardianLimits: { callsPerAddress: 5 } }, {}, async (url) => {
       const a = await open(url);
       const b = await open(url);
       const codes: string[] = [];
@@ -149,7 +151,7 @@ describe('the /guardian socket’s limits', () => {
   });
 
   it('caps the sockets of one address and closes idle ones', async () => {
-    await withApp({ guardianLimits: { socketsPerAddress: 2, idleMs: 300 } }, async (url) => {
+    await withApp({ guardianLimits: { socketsPerAddress: 2, idleMs: 300 } }, {}, async (url) => {
       const first = await open(url);
       const second = await open(url);
       const third = new WebSocket(url);
@@ -168,12 +170,19 @@ describe('the /guardian socket’s limits', () => {
   });
 
   it('accepts its own origin, configured ones and clients without one; refuses other sites', async () => {
-    await withApp({ guardianLimits: { origins: ['https://app.example'] } }, async (url) => {
+    const env = { GUARDIAN_ORIGINS: 'https://app.example, https://other.example:8443/' };
+    expect(loadConfig(env).guardianOrigins).toEqual([
+      'https://app.example',
+      'https://other.example:8443',
+    ]);
+    expect(() => loadConfig({ GUARDIAN_ORIGINS: 'app.example' })).toThrow(/GUARDIAN_ORIGINS/);
+    await withApp({}, env, async (url) => {
       const own = new URL(url);
       const accepted: Record<string, string>[] = [
         {},
         { Origin: `http://${own.host}` },
         { Origin: 'https://app.example' },
+        { Origin: 'https://other.example:8443' },
       ];
       for (const headers of accepted) {
         const socket = await open(url, headers);
@@ -185,7 +194,7 @@ describe('the /guardian socket’s limits', () => {
   });
 
   it('releases a socket’s reservations when it closes', async () => {
-    await withApp({}, async (url, unit) => {
+    await withApp({}, {}, async (url, unit) => {
       const socket = await open(url);
       const reply = await rpc(socket, 'unit.reserve', reserveParams());
       const id = reply.result!.reservation_id!;
