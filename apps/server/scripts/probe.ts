@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -21,10 +22,11 @@ const config = loadConfig({
   BLOCK_INTERVAL: '0',
   ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
 });
+const schema = `probe_${randomBytes(6).toString('hex')}`;
 const unit = await buildApp(config, {
   logger: pino({ level: 'silent' }),
   webDistDir: path.join(dir, 'no-web-build'),
-  ...(databaseUrl ? { databaseSchema: `probe_${randomBytes(6).toString('hex')}` } : {}),
+  ...(databaseUrl ? { databaseSchema: schema } : {}),
 });
 let failed = true;
 try {
@@ -54,5 +56,12 @@ try {
 } finally {
   await unit.close();
   fs.rmSync(dir, { recursive: true, force: true });
+  if (databaseUrl) {
+    // The probe's schema goes with it (a left-over one confuses Kysely's migrator elsewhere).
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    await client.query(`drop schema if exists ${schema} cascade`);
+    await client.end();
+  }
 }
 process.exit(failed ? 1 : 0);

@@ -7,18 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getVaultByPubkey } from '../../src/store';
 import { floodWhileOpening } from '../../scripts/reserve-flood';
 import { startTestApp, type RunningApp } from '../support';
+import { dropSchema } from './harness';
 
 describe('a reserve flood against a funded user’s open', () => {
   let unit: RunningApp;
+  // The flow suite's database: PostgreSQL when FLOW_DATABASE_URL is set, else SQLite.
+  const pg = process.env.FLOW_DATABASE_URL;
+  const schema = `flood_${randomBytes(6).toString('hex')}`;
   beforeAll(async () => {
-    // The flow suite's database: PostgreSQL when FLOW_DATABASE_URL is set, else SQLite.
-    const pg = process.env.FLOW_DATABASE_URL;
-    unit = await startTestApp(
-      pg ? { DATABASE_URL: pg } : {},
-      pg ? { databaseSchema: `flood_${randomBytes(6).toString('hex')}` } : {},
-    );
+    unit = await startTestApp(pg ? { DATABASE_URL: pg } : {}, pg ? { databaseSchema: schema } : {});
   });
-  afterAll(() => unit.stop());
+  afterAll(async () => {
+    await unit.stop();
+    if (pg) await dropSchema(pg, schema);
+  });
 
   it('opens the vault on the first try', async () => {
     const report = await floodWhileOpening({

@@ -110,8 +110,9 @@ describe('the same signed borrow sent twice at once (finding 3)', () => {
 
   it('lets the original through on one guardian; the copy is refused and frees nothing', async () => {
     const { codes, before, after, request } = await sendTwice([h.guardian, h.guardian]);
-    expect(codes[0]).toBe('ok');
-    expect(['vault_busy', 'replayed']).toContain(codes[1]);
+    // Which copy takes the vault's lock first is the database's call; exactly one goes through.
+    expect(codes.filter((c) => c === 'ok')).toHaveLength(1);
+    expect(codes.filter((c) => c === 'vault_busy' || c === 'replayed')).toHaveLength(1);
     expect(after.unit_borrowed).toBe(before.unit_borrowed + 5_000);
     expect((await getReservation(h.store.db, request.reservation_id))?.status).toBe('used');
     expect((await getGuardianRequest(h.store.db, request.nonce))?.state).toBe('broadcast');
