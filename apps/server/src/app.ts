@@ -29,7 +29,7 @@ import { DevnetChain } from './chain/devnet-chain';
 import { EsploraChain } from './chain/esplora';
 import type { Chain } from './chain/port';
 import { createGuardian, guardianMigrations, type Guardian } from './guardian';
-import { serveJsonRpc } from './rpc/json-rpc';
+import { RpcSocketPolicy, serveJsonRpc, type RpcLimits } from './rpc/json-rpc';
 import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 
 export interface BuildAppOptions {
@@ -46,6 +46,8 @@ export interface BuildAppOptions {
   telegramPolling?: boolean;
   telegramDrainIntervalMs?: number;
   telegramRetryDelayMs?: number;
+  /** The /guardian socket's limits (rpc/json-rpc.ts DEFAULT_RPC_LIMITS); tests raise them. */
+  guardianLimits?: Partial<RpcLimits>;
 }
 
 export interface UnitApp {
@@ -201,7 +203,13 @@ export async function buildApp(
       services: config.services,
       listenHost: config.host,
     });
-    await app.register(websocket);
+    const guardianSockets = new RpcSocketPolicy({
+      origins: config.guardianOrigins,
+      ...options.guardianLimits,
+    });
+    await app.register(websocket, {
+      options: { maxPayload: guardianSockets.limits.maxPayloadBytes },
+    });
     const runeId = devnet?.unitRuneId ?? '';
     registerApiRoutes(app, {
       config,
@@ -214,8 +222,25 @@ export async function buildApp(
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
     const rpcLog = log.child({ module: 'rpc' });
-    app.get('/guardian', { websocket: true }, (socket) =>
-      serveJsonRpc(socket, guardian.methods, rpcLog),
+    app.get(
+      '/guardian',
+      {
+        websocket: true,
+        // Another site's page may not drive the guardian with its visitor's browser.
+        preValidation: async (request, reply) => {
+          if (!guardianSockets.originAllowed(request.headers.origin, request.headers.host))
+            await reply.code(403).send({ error: 'Origin not allowed', code: 'bad_request' });
+        },
+      },
+      (socket, request) =>
+        serveJsonRpc(socket, guardian.methods, rpcLog, {
+          address: request.ip,
+          policy: guardianSockets,
+          onClose: (client) =>
+            void guardian.disconnect(client).catch((err: unknown) => {
+              rpcLog.error({ err }, 'releasing reservations failed');
+            }),
+        }),
     );
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });
     await registerStatic(app, options.webDistDir ?? path.join(REPO_ROOT, 'apps/web/dist'));

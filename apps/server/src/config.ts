@@ -34,6 +34,8 @@ export interface ServerConfig {
   telegramApiRoot: string | null;
   /** 32-byte hex secret key; generated and stored at first devnet start when unset. */
   guardianKey: string | null;
+  /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
+  guardianOrigins: string[];
   /** The UNIT rune's id (`block:tx`) on a real network; the devnet etches its own. */
   unitRuneId: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -67,6 +69,16 @@ export class ConfigError extends Error {
 
 const blankToUndefined = (value: unknown) =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/** `http(s)://host[:port]` and nothing more: what a browser sends as Origin. */
+const isWebOrigin = (text: string) => {
+  try {
+    const parsed = new URL(text);
+    return /^https?:$/.test(parsed.protocol) && parsed.origin === text;
+  } catch {
+    return false;
+  }
+};
 
 const url = (name: string) =>
   z.preprocess(
@@ -154,6 +166,16 @@ const envSchema = z.object({
       .regex(/^[0-9a-fA-F]{64}$/, { error: 'GUARDIAN_KEY must be 64 hex characters (32 bytes)' })
       .optional(),
   ),
+  GUARDIAN_ORIGINS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .transform((list) => list.split(',').map((origin) => origin.trim().replace(/\/$/, '')))
+      .refine((origins) => origins.every(isWebOrigin), {
+        error: 'GUARDIAN_ORIGINS must be comma-separated origins, e.g. https://app.example',
+      })
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     blankToUndefined,
     z
@@ -236,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
     guardianKey: e.GUARDIAN_KEY?.toLowerCase() ?? null,
+    guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
     unitRuneId: e.UNIT_RUNE_ID ?? '1:1',
     logLevel: e.LOG_LEVEL ?? 'info',
     blockIntervalMs: e.BLOCK_INTERVAL ?? 10_000,

@@ -42,7 +42,11 @@ afterEach(() => {
   stopFakeClock();
 });
 
-type Attempt = 'hang' | 'no-accounts' | 'wallet-no-accounts' | 'declined' | 'late' | 'succeed';
+type Attempt =
+  'hang' | 'no-accounts' | 'wallet-no-accounts' | 'declined' | 'late' | 'succeed' | 'slow-signer';
+
+/** Ends the 'slow-signer' attempt's wallet prompt: the request then goes to the guardian. */
+let finishSigning: () => void = () => undefined;
 
 /** Answers the 'late' attempt: the guardian's reply that comes after the time-out. */
 let answerLate: () => void = () => undefined;
@@ -50,10 +54,16 @@ let answerLate: () => void = () => undefined;
 /** The guardian side of each attempt, in order; records what each attempt was asked to send. */
 function scriptedExecute(attempts: Attempt[]) {
   const inputs: FlowInput[] = [];
-  const execute: ExecuteFlow = async (_action, input, onProgress) => {
+  const execute: ExecuteFlow = async (_action, input, onProgress, context) => {
     const attempt = attempts[inputs.length] ?? 'hang';
     inputs.push(input);
     onProgress(1);
+    if (attempt === 'slow-signer') {
+      // Minutes in the wallet prompt, then sent; the guardian then never answers.
+      await new Promise<void>((resolve) => (finishSigning = resolve));
+      context.onSent?.();
+      return new Promise<never>(() => undefined);
+    }
     // SPEC §4: the no-accounts error comes before anything is signed (guardian-client checks the
     // account first; a wallet that shares none refuses to sign).
     if (attempt === 'no-accounts') throw new Error('No accounts');
@@ -124,6 +134,23 @@ describe('flow time-out (SPEC §4)', () => {
     expect(screen.getByText(/Finalizing\.\.\./)).toBeInTheDocument();
     const stored = parsePendingList(localStorage.getItem(pendingStorageKey('tb1qfa')));
     expect(stored.map((p) => p.transactionId)).toEqual(['6'.repeat(64)]);
+  });
+
+  it('counts the time-out from when the request is sent, not from the wallet prompt', async () => {
+    const { execute } = scriptedExecute(['slow-signer']);
+    renderApp('/?action=borrow', { execute });
+    await fillAndSubmit('borrow');
+    // The user reads the wallet prompt for three time-outs' worth: no time-out meanwhile.
+    await advance(TIMEOUT_MS * 3);
+    expect(screen.queryByRole('alert')).not.toBeInTheDocument();
+    expect(screen.queryByText('Transaction failed')).not.toBeInTheDocument();
+
+    finishSigning();
+    await settle();
+    await advance(TIMEOUT_MS - 1);
+    expect(screen.queryByText('Transaction failed')).not.toBeInTheDocument();
+    await advance(1);
+    expect(await trackerAlert()).toHaveTextContent('Request timed out. Please try again');
   });
 
   it('returns a borrow declined in the wallet to its form, amount kept, without an error', async () => {

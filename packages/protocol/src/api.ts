@@ -239,6 +239,7 @@ export type ErrorCode =
   | 'foreign_vault'
   | 'vault_exists'
   | 'vault_busy'
+  | 'vault_changed'
   | 'vault_liquidated'
   | 'not_liquidated'
   | 'reservation_missing'

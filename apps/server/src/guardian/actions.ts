@@ -4,7 +4,9 @@
 // (once co-signed) every input's signature against the outputs the chain holds.
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
+import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { equalBytes } from '@scure/btc-signer/utils.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import {
   addLiquidationWitness,
   cosignVaultInput,
@@ -14,6 +16,8 @@ import {
   parseVaultTransaction,
   scriptToAddress,
   signTreasuryInput,
+  TAPSCRIPT_LEAF_VERSION,
+  updateLeafScript,
   vaultOutput,
   verifyInputs,
   type KnownUtxo,
@@ -43,7 +47,8 @@ import { DomainError } from '../rpc/json-rpc';
 import { getReservation, getVault, getVaultByPubkey, type VaultRow } from '../store';
 import type { GuardianContext } from './context';
 import type { Effects, HistoryEffect, VaultAfter } from './effects';
-import type { Prepared } from './pipeline';
+import { claimLock, vaultLock } from './locks';
+import type { Prechecked, Prepared } from './pipeline';
 
 // btc-signer refuses OP_RETURN outputs (state record, runestone) unless told they are wanted.
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
@@ -145,7 +150,7 @@ interface Outpoint {
   amount: bigint;
 }
 
-function readPsbt(psbtBase64: string): { bytes: Uint8Array; inputs: Outpoint[] } {
+function readPsbt(psbtBase64: string): { bytes: Uint8Array; tx: Transaction; inputs: Outpoint[] } {
   let bytes: Uint8Array;
   let tx: Transaction;
   try {
@@ -166,7 +171,89 @@ function readPsbt(psbtBase64: string): { bytes: Uint8Array; inputs: Outpoint[] }
       amount: input.witnessUtxo.amount,
     });
   }
-  return { bytes, inputs };
+  return { bytes, tx, inputs };
+}
+
+/** Where the wallet signs its own vault's update leaf; an open spends no vault. */
+const VAULT_INPUT: Record<VaultAction, number | null> = {
+  open: null,
+  deposit: 0,
+  withdraw: 0,
+  borrow: 0,
+  repay: 0,
+  repossess: 1,
+};
+
+/**
+ * The vault key's signature of its vault input, over the prevouts the PSBT itself claims: CPU only,
+ * no database or chain. A request that carries only someone's public vault key cannot pass it, so
+ * it never gets to lock that vault. (The prevouts are checked against the chain later; a lie there
+ * makes this signature fail the final check.)
+ */
+function checkVaultSignature(
+  g: GuardianContext,
+  tx: Transaction,
+  inputs: Outpoint[],
+  index: number,
+  vaultPubkey: Uint8Array,
+): void {
+  const refused = new DomainError(
+    'bad_signature',
+    'The vault input is not signed by the vault key',
+  );
+  if (index >= inputs.length) throw bad('the vault input is missing');
+  const leafScript = updateLeafScript(vaultPubkey, g.guardPubkey);
+  const leafHash = tapLeafHash(leafScript, TAPSCRIPT_LEAF_VERSION);
+  const entry = tx
+    .getInput(index)
+    .tapScriptSig?.find(
+      ([key]) => equalBytes(key.pubKey, vaultPubkey) && equalBytes(key.leafHash, leafHash),
+    );
+  if (!entry) throw refused;
+  const signature = entry[1];
+  if (signature.length !== 64 && signature.length !== 65) throw refused;
+  const hashType = signature.length === 65 ? signature[64]! : 0;
+  let ok = false;
+  try {
+    const message = tx.preimageWitnessV1(
+      index,
+      inputs.map((i) => i.script),
+      hashType,
+      inputs.map((i) => i.amount),
+      -1,
+      leafScript,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    ok = schnorr.verify(signature.subarray(0, 64), message, vaultPubkey);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw refused;
+}
+
+export interface PrecheckedAction extends Prechecked {
+  bytes: Uint8Array;
+  inputs: Outpoint[];
+}
+
+/**
+ * The checks that cost no database read: the PSBT parses and the vault key signed its input. Runs
+ * before any lock is taken. Names the locks the request needs: its own vault, and for repossess
+ * the vault it claims.
+ */
+export function precheckAction<A extends VaultAction>(
+  g: GuardianContext,
+  action: A,
+  request: SignedVaultRequest<ActionPayloads[A]>,
+): PrecheckedAction {
+  const { bytes, tx, inputs } = readPsbt(request.psbt);
+  const vaultIndex = VAULT_INPUT[action];
+  if (vaultIndex !== null)
+    checkVaultSignature(g, tx, inputs, vaultIndex, hex.decode(request.vault_pubkey.toLowerCase()));
+  const lockKeys = [vaultLock(request.vault_pubkey)];
+  if (action === 'repossess')
+    lockKeys.push(claimLock((request.payload as RepossessPayload).liquidated_vault_id));
+  return { bytes, inputs, lockKeys };
 }
 
 /**
@@ -229,11 +316,11 @@ export async function prepareAction<A extends VaultAction>(
   g: GuardianContext,
   action: A,
   request: SignedVaultRequest<ActionPayloads[A]>,
+  { bytes, inputs }: PrecheckedAction,
 ): Promise<Prepared<ActionResults[A]>> {
   const pubkey = request.vault_pubkey.toLowerCase();
   const { quote } = request;
   const payload = request.payload as ActionPayloads[VaultAction];
-  const { bytes, inputs } = readPsbt(request.psbt);
 
   const liquidatedId =
     action === 'repossess' ? (payload as RepossessPayload).liquidated_vault_id.toLowerCase() : null;
@@ -339,8 +426,21 @@ export async function prepareAction<A extends VaultAction>(
     };
   }
 
+  // The vaults as validated: the same output and status must hold at the broadcast.
+  const unchanged = (row: VaultRow | null, was: VaultRow | null) =>
+    row === null || was === null
+      ? row === was
+      : row.status === was.status &&
+        row.vault_txid === was.vault_txid &&
+        row.vault_vout === was.vault_vout;
+  const stillCurrent = async () =>
+    unchanged(await getVaultByPubkey(g.db, pubkey), own) &&
+    (liquidated === null || unchanged(await getVault(g.db, liquidated.vault_id), liquidated));
+
   return {
     vaultId: own?.vault_id ?? null,
+    treasuryOutput: treasury ? { txid: treasury.utxo.txid, vout: treasury.utxo.vout } : null,
+    stillCurrent,
     effects,
     cosign: () => cosign(g, action, bytes, prevouts, secret),
     result: (txid) => resultOf(action, txid, own?.vault_id ?? txid) as ActionResults[A],

@@ -2,12 +2,23 @@
 // It is written with the request before the broadcast, so the same effects can be committed by the
 // request itself or, after a crash between broadcast and commit, by recover.ts.
 import type { Kysely } from 'kysely';
-import type { ActionCodeColumn, Database, GuardianRequestsTable } from '../store';
+import type {
+  ActionCodeColumn,
+  Database,
+  GuardianRequestsTable,
+  Int64,
+  ReservationsTable,
+} from '../store';
 import { appendVaultHistory, insertVault, updateVaultState } from '../store';
 
-/** The store's schema plus the guardian's own column (migrations.ts). */
-export interface GuardianDatabase extends Omit<Database, 'guardian_requests'> {
+/** The store's schema plus the guardian's own columns and tables (migrations.ts). */
+export interface GuardianDatabase extends Omit<Database, 'guardian_requests' | 'reservations'> {
   guardian_requests: GuardianRequestsTable & { effects: string | null };
+  reservations: ReservationsTable & {
+    connection_id: string | null;
+    client_address: string | null;
+  };
+  guardian_locks: { lock_key: string; owner: string; expires_at: Int64 };
 }
 
 /** The vault's state after the transaction; its output is always vout 0 (docs/protocol.md). */

@@ -4,12 +4,18 @@
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
-import { rpcMethod, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
-import { prepareAction, type ActionPayloads, type ActionResults } from './actions';
+import { rpcMethod, type RpcClient, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
+import {
+  precheckAction,
+  prepareAction,
+  type ActionPayloads,
+  type ActionResults,
+  type PrecheckedAction,
+} from './actions';
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
-import { releaseReservation, reserve } from './reserve';
+import { releaseConnection, reserve } from './reserve';
 import {
   borrowSchema,
   depositSchema,
@@ -32,6 +38,8 @@ export interface Guardian {
   onPriceTick(priceCents: number, time: number): Promise<string[]>;
   /** Marks history confirmed for transactions now in a block; resolves to their txids. */
   onBlock(): Promise<string[]>;
+  /** Releases the reservations of a socket that has closed. */
+  disconnect(client: RpcClient): Promise<void>;
   /** Settles requests a previous process left in flight; run once at start, before serving. */
   recover(): Promise<RecoveryReport>;
   treasuryAddress: string;
@@ -43,34 +51,27 @@ export interface Guardian {
 export function createGuardian(deps: GuardianDeps): Guardian {
   const g = guardianContext(deps);
 
-  // Reservations pick a free treasury output, then lock it: one at a time, so two never pick the
-  // same output between the pick and the lock.
-  let reserving: Promise<unknown> = Promise.resolve();
-  const serialReserve = (params: Parameters<typeof reserve>[1]) => {
-    const next = reserving.then(() => reserve(g, params));
-    reserving = next.catch(() => undefined);
-    return next;
-  };
-
   const vaultMethod =
     <A extends VaultAction>(action: A) =>
     async (
       params: SignedVaultRequest<ActionPayloads[A]>,
       ctx: RpcContext,
     ): Promise<ActionResults[A]> => {
-      try {
-        return await runRequest(`vault.${action}`, params, ctx, g, () =>
-          prepareAction(g, action, params),
-        );
-      } catch (error) {
-        if (params.reservation_id)
-          await releaseReservation(g, params.reservation_id, params.vault_pubkey);
-        throw error;
-      }
+      // A refused request frees nothing it does not own: its reservation stays for a retry (and
+      // holds no output exclusively, reserve.ts), and runRequest frees only the locks it took.
+      let checked: PrecheckedAction | null = null;
+      return runRequest(
+        `vault.${action}`,
+        params,
+        ctx,
+        g,
+        () => (checked = precheckAction(g, action, params)),
+        () => prepareAction(g, action, params, checked!),
+      );
     };
 
   const methods: Record<string, RpcMethod<unknown>> = {
-    'unit.reserve': rpcMethod(reserveSchema, (params) => serialReserve(params)),
+    'unit.reserve': rpcMethod(reserveSchema, (params, ctx) => reserve(g, params, ctx.client)),
     'vault.open': rpcMethod(openSchema, vaultMethod('open')),
     'vault.deposit': rpcMethod(depositSchema, vaultMethod('deposit')),
     'vault.withdraw': rpcMethod(withdrawSchema, vaultMethod('withdraw')),
@@ -84,6 +85,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
     onBlock: () => confirmHistory(g),
     recover: () => recoverRequests(g),
+    disconnect: (client) => releaseConnection(g, client.connectionId),
     treasuryAddress: g.treasuryAddress,
     guardPubkey: hex.encode(g.guardPubkey),
     treasuryPubkey: hex.encode(g.treasuryPubkey),

@@ -13,4 +13,43 @@ export const guardianMigrations: Record<string, Migration> = {
       await db.schema.alterTable('guardian_requests').dropColumn('effects').execute();
     },
   },
+  // Locks live in the database, not in process memory, so several server instances over one
+  // PostgreSQL exclude each other (locks.ts). A lock names what it holds ('vault:<pubkey>',
+  // 'claim:<vault id>', 'treasury:<txid>:<vout>') and expires, so a crashed holder frees it.
+  guardian_0002_locks: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('guardian_locks')
+        .addColumn('lock_key', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('guardian_locks_owner')
+        .on('guardian_locks')
+        .column('owner')
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('guardian_locks').execute();
+    },
+  },
+  // Who asked for a reservation: the caps per connection and the release when its socket closes
+  // (reserve.ts).
+  guardian_0003_reservation_client: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('reservations').addColumn('connection_id', 'text').execute();
+      await db.schema.alterTable('reservations').addColumn('client_address', 'text').execute();
+      await db.schema
+        .createIndex('reservations_connection')
+        .on('reservations')
+        .columns(['connection_id', 'status'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropIndex('reservations_connection').execute();
+      await db.schema.alterTable('reservations').dropColumn('client_address').execute();
+      await db.schema.alterTable('reservations').dropColumn('connection_id').execute();
+    },
+  },
 };

@@ -1,13 +1,17 @@
-// The life of one guardian request, the same for every vault action: recorded (a replayed nonce is
-// refused), the vault locked, validated, co-signed, broadcast, its effects stored. Each step is
-// persisted, so a restart can tell a request that reached the network from one that did not
-// (recover.ts), and each step is reported to the caller as the tracker's progress (SPEC §4).
+// The life of one guardian request, the same for every vault action: cheap checks first (the
+// envelope, the PSBT's shape and the vault key's signature), so junk never holds a vault; then the
+// vault locked in the database (locks.ts), the request recorded (a replayed nonce is refused),
+// validated, its treasury output locked, co-signed, re-checked against the vault as it is now,
+// broadcast, its effects stored. Each step is persisted, so a restart can tell a request that
+// reached the network from one that did not (recover.ts), and each step is reported to the caller
+// as the tracker's progress (SPEC §4).
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { SignedQuote, SignedVaultRequest } from '@unit/protocol';
 import { BroadcastError, type Chain } from '../chain/port';
 import { DomainError, type RpcContext } from '../rpc/json-rpc';
 import { applyEffects, saveEffects, type Effects } from './effects';
+import { acquireLocks, lockOwner, releaseLocks, renewLocks, treasuryLock } from './locks';
 import {
   advanceGuardianRequest,
   openRequestsForVault,
@@ -28,8 +32,15 @@ export interface OracleForGuardian {
 
 /** What an action hands the pipeline once it has checked the request against every rule. */
 export interface Prepared<R> {
-  /** The vault the request spends or creates, for the lock and the request row. */
+  /** The vault the request spends or creates, for the request row. */
   vaultId: string | null;
+  /** The treasury output an open or a borrow spends: locked from validation to broadcast. */
+  treasuryOutput: { txid: string; vout: number } | null;
+  /**
+   * Whether the vaults the request was validated against are still as they were (same output, same
+   * status). Asked under the locks just before the broadcast.
+   */
+  stillCurrent(): Promise<boolean>;
   /** Adds the guardian's signatures, finalizes and returns the raw transaction. */
   cosign(): { txid: string; hex: string };
   /** What the broadcast transaction changes in the store; saved first so a restart can commit it. */
@@ -45,8 +56,10 @@ export interface PipelineDeps {
   now: () => number;
 }
 
-/** Vaults with a request in this process right now; the database check covers other processes. */
-const lockedVaults = new Set<string>();
+/** What the cheap checks hand the pipeline: the locks the request needs. */
+export interface Prechecked {
+  lockKeys: string[];
+}
 
 export function checkEnvelope(
   request: SignedVaultRequest<unknown>,
@@ -70,17 +83,21 @@ export async function runRequest<R>(
   request: SignedVaultRequest<unknown>,
   ctx: RpcContext,
   deps: PipelineDeps,
+  precheck: () => Prechecked,
   prepare: () => Promise<Prepared<R>>,
 ): Promise<R> {
+  // Cheap checks, nothing read or locked yet: junk naming someone else's vault stops here.
   checkEnvelope(request, deps);
-  const lockKey = request.vault_pubkey.toLowerCase();
-  if (lockedVaults.has(lockKey))
+  const { lockKeys } = precheck();
+  const vaultPubkey = request.vault_pubkey.toLowerCase();
+  const owner = lockOwner(request.nonce);
+  if (!(await acquireLocks(deps.db, lockKeys, owner, deps.now())))
     throw new DomainError('vault_busy', 'Another request is already spending this vault');
-  lockedVaults.add(lockKey);
   const progress = (step: 2 | 3 | 4 | 5) =>
     ctx.notify('vault.progress', { request: request.nonce, step });
   try {
-    const inFlight = await openRequestsForVault(deps.db, lockKey, deps.now());
+    // A request a stopped process left in flight may still reach the network (recover.ts).
+    const inFlight = await openRequestsForVault(deps.db, vaultPubkey, deps.now());
     if (inFlight.length > 0)
       throw new DomainError('vault_busy', 'Another request is already spending this vault');
     const fresh = await recordGuardianRequest(
@@ -89,16 +106,16 @@ export async function runRequest<R>(
         nonce: request.nonce,
         method,
         vault_id: null,
-        vault_pubkey: lockKey,
+        vault_pubkey: vaultPubkey,
         expires_at: request.expires_at,
       },
       deps.now(),
     );
     if (!fresh) throw new DomainError('replayed', 'This request was already submitted');
     progress(2);
-    return await finish(request.nonce, deps, prepare, progress);
+    return await finish(request.nonce, deps, prepare, progress, { keys: lockKeys, owner });
   } finally {
-    lockedVaults.delete(lockKey);
+    await releaseLocks(deps.db, owner);
   }
 }
 
@@ -107,12 +124,29 @@ async function finish<R>(
   deps: PipelineDeps,
   prepare: () => Promise<Prepared<R>>,
   progress: (step: 2 | 3 | 4 | 5) => void,
+  locks: { keys: string[]; owner: string },
 ): Promise<R> {
   const fail = (error: string) =>
     advanceGuardianRequest(deps.db, nonce, 'failed', { error }, deps.now());
   let prepared: Prepared<R>;
+  const held = [...locks.keys];
   try {
     prepared = await prepare();
+    // The treasury output becomes this request's only now, once the request has proved its funds
+    // and signatures: a reservation alone holds nothing (reserve.ts).
+    const treasury = prepared.treasuryOutput;
+    if (treasury) {
+      const key = treasuryLock(treasury.txid, treasury.vout);
+      const output = (await acquireLocks(deps.db, [key], locks.owner, deps.now()))
+        ? await deps.chain.output(treasury.txid, treasury.vout)
+        : null;
+      if (!output || output.spent)
+        throw new DomainError(
+          'reservation_missing',
+          'The reserved treasury UNIT was just taken by another request; please try again',
+        );
+      held.push(key);
+    }
   } catch (error) {
     await fail(error instanceof Error ? error.message : String(error));
     throw error;
@@ -136,6 +170,18 @@ async function finish<R>(
       ? error
       : new DomainError('bad_transaction', 'The transaction could not be co-signed');
   }
+  // The last look before the network: the locks are still ours (renewed for the broadcast), and
+  // the vault is the one validated; a vault the sweep or another request changed meanwhile is
+  // refused here, never broadcast.
+  const current =
+    (await renewLocks(deps.db, held, locks.owner, deps.now())) && (await prepared.stillCurrent());
+  if (!current) {
+    await fail('the vault changed while the request was checked');
+    throw new DomainError(
+      'vault_changed',
+      'The vault changed while this request was being checked; please try again',
+    );
+  }
   // Persisted before the broadcast: after a crash, recover.ts asks the chain about this txid
   // instead of broadcasting blindly.
   await advanceGuardianRequest(
@@ -146,7 +192,6 @@ async function finish<R>(
     deps.now(),
   );
   progress(4);
-
   progress(5);
   try {
     await deps.chain.broadcast(signed.hex);

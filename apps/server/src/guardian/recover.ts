@@ -6,6 +6,7 @@ import { BroadcastError } from '../chain/port';
 import { advanceGuardianRequest } from '../store';
 import type { GuardianContext } from './context';
 import { applyEffects, guardianDb, type Effects } from './effects';
+import { releaseRequestLocks } from './locks';
 
 export const INTERRUPTED = 'interrupted by restart';
 
@@ -23,33 +24,49 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
     .where('state', 'in', ['received', 'validated', 'cosigned'])
     .execute();
   for (const row of rows) {
-    const now = g.now();
-    if (row.state !== 'cosigned' || !row.txid || !row.raw_hex || !row.effects) {
-      await advanceGuardianRequest(g.db, row.nonce, 'failed', { error: INTERRUPTED }, now);
-      report.failed.push(row.nonce);
-      continue;
-    }
-    const txid = row.txid;
-    const known = (await g.chain.txStatus(txid)) !== null;
-    if (!known) {
-      try {
-        await g.chain.broadcast(row.raw_hex);
-        report.rebroadcast.push(row.nonce);
-      } catch (error) {
-        const reason = error instanceof BroadcastError ? error.message : String(error);
-        g.log.warn({ nonce: row.nonce, txid, reason }, 'rebroadcast after restart refused');
-        await advanceGuardianRequest(g.db, row.nonce, 'failed', { error: reason }, now);
-        report.failed.push(row.nonce);
-        continue;
-      }
-    }
-    const effects = JSON.parse(row.effects) as Effects;
-    await g.db.transaction().execute(async (trx) => {
-      await applyEffects(trx, effects, txid, now);
-      await advanceGuardianRequest(trx, row.nonce, 'broadcast', { txid }, now);
-    });
-    report.committed.push(row.nonce);
-    g.log.info({ nonce: row.nonce, txid, rebroadcast: !known }, 'request recovered');
+    await settle(g, row, report);
+    // Settled one way or the other: the locks a stopped process held for it are free now.
+    await releaseRequestLocks(g.db, row.nonce);
   }
   return report;
+}
+
+async function settle(
+  g: GuardianContext,
+  row: {
+    nonce: string;
+    state: string;
+    txid: string | null;
+    raw_hex: string | null;
+    effects: string | null;
+  },
+  report: RecoveryReport,
+): Promise<void> {
+  const now = g.now();
+  if (row.state !== 'cosigned' || !row.txid || !row.raw_hex || !row.effects) {
+    await advanceGuardianRequest(g.db, row.nonce, 'failed', { error: INTERRUPTED }, now);
+    report.failed.push(row.nonce);
+    return;
+  }
+  const txid = row.txid;
+  const known = (await g.chain.txStatus(txid)) !== null;
+  if (!known) {
+    try {
+      await g.chain.broadcast(row.raw_hex);
+      report.rebroadcast.push(row.nonce);
+    } catch (error) {
+      const reason = error instanceof BroadcastError ? error.message : String(error);
+      g.log.warn({ nonce: row.nonce, txid, reason }, 'rebroadcast after restart refused');
+      await advanceGuardianRequest(g.db, row.nonce, 'failed', { error: reason }, now);
+      report.failed.push(row.nonce);
+      return;
+    }
+  }
+  const effects = JSON.parse(row.effects) as Effects;
+  await g.db.transaction().execute(async (trx) => {
+    await applyEffects(trx, effects, txid, now);
+    await advanceGuardianRequest(trx, row.nonce, 'broadcast', { txid }, now);
+  });
+  report.committed.push(row.nonce);
+  g.log.info({ nonce: row.nonce, txid, rebroadcast: !known }, 'request recovered');
 }

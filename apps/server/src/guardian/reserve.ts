@@ -1,17 +1,42 @@
 // unit.reserve (SPEC §3 Reserve, §7): hands an open or a borrow the treasury UNIT UTXO its
-// transaction must spend, locked to that reservation until it expires, so two issues never race for
-// one output. A repay needs no treasury UTXO, only the treasury address to pay back to.
+// transaction must spend; a repay needs no treasury UTXO, only the treasury address to pay back to.
+//
+// A treasury no one can starve: reserve is unsigned and free, so a reservation holds nothing
+// exclusively. It names the output least held by other live reservations (a free one whenever
+// there is one), and the output becomes one request's only once that request has passed every
+// check: signatures, funds on chain, the rules (pipeline.ts locks it from validation to broadcast).
+// Flooding reserve from many keys therefore takes nothing from a user who can sign and pay. What
+// bounds the flood is the transport (json-rpc.ts: calls per connection and per address, sockets per
+// address) and, here, a few live reservations per connection, each released when its socket closes.
 import { randomBytes } from 'node:crypto';
-import { RESERVE_TIMEOUT_MS, type ReserveParams, type ReserveResult } from '@unit/protocol';
-import { DomainError } from '../rpc/json-rpc';
-import { activeReservations, getVaultByPubkey, insertReservation } from '../store';
+import type { ReserveParams, ReserveResult } from '@unit/protocol';
+import { DomainError, type RpcClient } from '../rpc/json-rpc';
+import { getVaultByPubkey } from '../store';
 import type { GuardianContext } from './context';
+import { guardianDb } from './effects';
+import { heldTreasuryOutputs } from './locks';
 
-/** SPEC §7: 30 s. */
-export const RESERVATION_SECONDS = RESERVE_TIMEOUT_MS / 1000;
+/**
+ * How long a reservation stays valid: it is taken before the wallet prompt, so it covers a user
+ * reading that prompt (and a hardware wallet); SPEC §7's 30 s is how long the reserve call itself
+ * may take to answer. As long as the web app's signed requests live (guardian-client.ts).
+ */
+export const RESERVATION_SECONDS = 300;
 
-export async function reserve(g: GuardianContext, params: ReserveParams): Promise<ReserveResult> {
+/** Live reservations one connection may hold; the web app uses one per flow and socket. */
+export const RESERVATIONS_PER_CONNECTION = 4;
+
+/** Most live reservations counted when ranking outputs; the transport's limits keep it far off. */
+const COUNT_LIMIT = 10_000;
+
+export async function reserve(
+  g: GuardianContext,
+  params: ReserveParams,
+  client: RpcClient | undefined,
+): Promise<ReserveResult> {
   const pubkey = params.vault_pubkey.toLowerCase();
+  if (params.vault_action !== 'repay' && params.unit_amount <= 0)
+    throw new DomainError('bad_request', 'The UNIT amount must be positive');
   const vault = await getVaultByPubkey(g.db, pubkey);
   if (params.vault_action === 'open') {
     // docs/protocol.md: one vault per key.
@@ -21,10 +46,34 @@ export async function reserve(g: GuardianContext, params: ReserveParams): Promis
     if (vault.status !== 'active')
       throw new DomainError('vault_liquidated', 'This vault has been liquidated');
   }
-  if (params.vault_action !== 'repay' && params.unit_amount <= 0)
-    throw new DomainError('bad_request', 'The UNIT amount must be positive');
 
+  const db = guardianDb(g.db);
   const now = g.now();
+  if (client) {
+    // The same key asking again on its connection replaces its earlier reservation (a retry);
+    // another connection's reservations for the key are left alone: reserve is unsigned, so
+    // anyone may name any key.
+    await db
+      .updateTable('reservations')
+      .set({ status: 'released' })
+      .where('connection_id', '=', client.connectionId)
+      .where('vault_pubkey', '=', pubkey)
+      .where('status', '=', 'active')
+      .execute();
+    const live = await db
+      .selectFrom('reservations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('connection_id', '=', client.connectionId)
+      .where('status', '=', 'active')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    if (Number(live.n) >= RESERVATIONS_PER_CONNECTION)
+      throw new DomainError(
+        'rate_limited',
+        'This connection already holds its share of reservations; please use them or reconnect',
+      );
+  }
+
   const expiresAt = now + RESERVATION_SECONDS;
   const reservationId = randomBytes(16).toString('hex');
   const base = {
@@ -34,6 +83,9 @@ export async function reserve(g: GuardianContext, params: ReserveParams): Promis
     unit_amount: params.unit_amount,
     expires_at: expiresAt,
     created_at: now,
+    status: 'active' as const,
+    connection_id: client?.connectionId ?? null,
+    client_address: client?.address ?? null,
   };
   const result = {
     reservation_id: reservationId,
@@ -42,27 +94,35 @@ export async function reserve(g: GuardianContext, params: ReserveParams): Promis
     postage_sats: g.postageSats,
   };
   if (params.vault_action === 'repay') {
-    await insertReservation(g.db, { ...base, treasury_txid: null, treasury_vout: null });
+    await db
+      .insertInto('reservations')
+      .values({ ...base, treasury_txid: null, treasury_vout: null })
+      .execute();
     return { ...result, treasury_utxo: null };
   }
 
-  const held = new Set(
-    (await activeReservations(g.db, now))
-      .filter((r) => r.treasury_txid !== null)
-      .map((r) => `${r.treasury_txid}:${r.treasury_vout}`),
-  );
-  const free = (await g.chain.unitOutputs(g.treasuryAddress))
+  const inFlight = await heldTreasuryOutputs(g.db, now);
+  const load = await reservationsPerOutput(g, now);
+  const candidates = (await g.chain.unitOutputs(g.treasuryAddress))
     .filter((o) => !o.spent && o.unit_amount >= params.unit_amount)
-    .filter((o) => !held.has(`${o.txid}:${o.vout}`))
-    // The smallest output that covers the amount leaves larger ones for larger issues.
-    .sort((a, b) => a.unit_amount - b.unit_amount);
-  const utxo = free[0];
+    .filter((o) => !inFlight.has(`${o.txid}:${o.vout}`))
+    // The least held output first; among equals the smallest that covers the amount, which
+    // leaves larger ones for larger issues.
+    .sort(
+      (a, b) =>
+        (load.get(`${a.txid}:${a.vout}`) ?? 0) - (load.get(`${b.txid}:${b.vout}`) ?? 0) ||
+        a.unit_amount - b.unit_amount,
+    );
+  const utxo = candidates[0];
   if (!utxo)
     throw new DomainError(
       'insufficient_funds',
       'The treasury has no free UNIT output for this amount right now; please try again',
     );
-  await insertReservation(g.db, { ...base, treasury_txid: utxo.txid, treasury_vout: utxo.vout });
+  await db
+    .insertInto('reservations')
+    .values({ ...base, treasury_txid: utxo.txid, treasury_vout: utxo.vout })
+    .execute();
   return {
     ...result,
     treasury_utxo: {
@@ -75,20 +135,29 @@ export async function reserve(g: GuardianContext, params: ReserveParams): Promis
   };
 }
 
-/**
- * Frees the treasury output of a request that was refused, so the next open or borrow need not
- * wait out the 30 s; only the key that reserved it can free it.
- */
-export async function releaseReservation(
+/** Live reservations per treasury outpoint (`txid:vout`). */
+async function reservationsPerOutput(
   g: GuardianContext,
-  reservationId: string,
-  vaultPubkey: string,
-): Promise<void> {
-  await g.db
+  now: number,
+): Promise<Map<string, number>> {
+  const rows = await g.db
+    .selectFrom('reservations')
+    .select(['treasury_txid', 'treasury_vout', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('status', '=', 'active')
+    .where('expires_at', '>', now)
+    .where('treasury_txid', 'is not', null)
+    .groupBy(['treasury_txid', 'treasury_vout'])
+    .limit(COUNT_LIMIT)
+    .execute();
+  return new Map(rows.map((r) => [`${r.treasury_txid}:${r.treasury_vout}`, Number(r.n)]));
+}
+
+/** Releases what a connection still holds once its socket has closed. */
+export async function releaseConnection(g: GuardianContext, connectionId: string): Promise<void> {
+  await guardianDb(g.db)
     .updateTable('reservations')
     .set({ status: 'released' })
-    .where('reservation_id', '=', reservationId)
-    .where('vault_pubkey', '=', vaultPubkey.toLowerCase())
+    .where('connection_id', '=', connectionId)
     .where('status', '=', 'active')
     .execute();
 }

@@ -3,11 +3,30 @@
 import { hex } from '@scure/base';
 import {
   appendVaultHistory,
+  getVault,
   liquidatableVaults,
   markHistoryConfirmed,
   recordLiquidation,
+  type VaultRow,
 } from '../store';
 import type { GuardianContext } from './context';
+import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
+
+/** The vault as it is now, if the price still reaches its threshold and its output is unspent. */
+async function stillLiquidatable(
+  g: GuardianContext,
+  vaultId: string,
+  priceCents: number,
+): Promise<VaultRow | null> {
+  const vault = await getVault(g.db, vaultId);
+  if (!vault || vault.status !== 'active') return null;
+  if (vault.threshold_cents <= 0 || vault.threshold_cents < priceCents) return null;
+  // A transaction already moved the vault (its effects not yet stored, e.g. before a restart's
+  // recovery): the stored threshold is no longer the one its output commits to.
+  const output = await g.chain.output(vault.vault_txid, vault.vault_vout);
+  if (!output || output.spent) return null;
+  return vault;
+}
 
 /**
  * ARCHITECTURE.md, Liquidation: every active vault whose threshold price the oracle price has
@@ -19,40 +38,59 @@ export async function liquidationSweep(
   time: number,
 ): Promise<string[]> {
   const liquidated: string[] = [];
-  for (const vault of await liquidatableVaults(g.db, priceCents)) {
-    const hash = hex.encode(g.oracle.thresholdHash(BigInt(vault.threshold_cents), vault.stamp));
-    const fresh = await recordLiquidation(g.db, {
-      vault_id: vault.vault_id,
-      liquidated_at: time,
-      liquidation_hash: hash,
-      threshold_cents: vault.threshold_cents,
-      price_cents: priceCents,
-      btc_locked: vault.btc_locked,
-      unit_borrowed: vault.unit_borrowed,
-    });
-    // A vault already recorded by an earlier tick gets no second `l`.
-    if (!fresh) continue;
-    await appendVaultHistory(g.db, {
-      vault_id: vault.vault_id,
-      timestamp: time,
-      action: 'l',
-      btc_amt: vault.btc_locked,
-      unit_amt: vault.unit_borrowed,
-      vault_amount: vault.btc_locked,
-      amount_borrowed: vault.unit_borrowed,
-      oracle_price: Math.floor(priceCents / 100),
-      // No transaction of its own: the record points at the vault output the liquidation opens.
-      transaction_id: vault.vault_txid,
-      utxo: `${vault.vault_txid}:${vault.vault_vout}`,
-      utxo_script: '',
-      liquidation_hash: hash,
-      liquidation_threshold: vault.threshold_cents,
-      confirmed: 1,
-    });
-    g.log.info({ vault: vault.vault_id, priceCents }, 'vault liquidated');
-    liquidated.push(vault.vault_id);
+  for (const candidate of await liquidatableVaults(g.db, priceCents)) {
+    // The vault's lock, as every request takes it: a vault with a request in flight is left to
+    // the next tick, which judges it by the threshold its new output commits to.
+    const owner = lockOwner('sweep');
+    if (!(await acquireLocks(g.db, [vaultLock(candidate.vault_pubkey)], owner, g.now()))) continue;
+    try {
+      const vault = await stillLiquidatable(g, candidate.vault_id, priceCents);
+      if (vault && (await liquidate(g, vault, priceCents, time))) liquidated.push(vault.vault_id);
+    } finally {
+      await releaseLocks(g.db, owner);
+    }
   }
   return liquidated;
+}
+
+/** Records one liquidation and its history `l`; false when an earlier tick already did. */
+async function liquidate(
+  g: GuardianContext,
+  vault: VaultRow,
+  priceCents: number,
+  time: number,
+): Promise<boolean> {
+  const hash = hex.encode(g.oracle.thresholdHash(BigInt(vault.threshold_cents), vault.stamp));
+  const fresh = await recordLiquidation(g.db, {
+    vault_id: vault.vault_id,
+    liquidated_at: time,
+    liquidation_hash: hash,
+    threshold_cents: vault.threshold_cents,
+    price_cents: priceCents,
+    btc_locked: vault.btc_locked,
+    unit_borrowed: vault.unit_borrowed,
+  });
+  // A vault already recorded by an earlier tick gets no second `l`.
+  if (!fresh) return false;
+  await appendVaultHistory(g.db, {
+    vault_id: vault.vault_id,
+    timestamp: time,
+    action: 'l',
+    btc_amt: vault.btc_locked,
+    unit_amt: vault.unit_borrowed,
+    vault_amount: vault.btc_locked,
+    amount_borrowed: vault.unit_borrowed,
+    oracle_price: Math.floor(priceCents / 100),
+    // No transaction of its own: the record points at the vault output the liquidation opens.
+    transaction_id: vault.vault_txid,
+    utxo: `${vault.vault_txid}:${vault.vault_vout}`,
+    utxo_script: '',
+    liquidation_hash: hash,
+    liquidation_threshold: vault.threshold_cents,
+    confirmed: 1,
+  });
+  g.log.info({ vault: vault.vault_id, priceCents }, 'vault liquidated');
+  return true;
 }
 
 /** Marks history confirmed for every pending transaction the chain now reports in a block. */

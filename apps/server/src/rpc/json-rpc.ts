@@ -1,5 +1,8 @@
 // JSON-RPC 2.0 over one WebSocket: requests are validated with zod at the edge, handlers get typed
 // params and a way to push notifications (the guardian's progress steps) to the same socket.
+// RpcSocketPolicy holds the transport's limits against uncooperative clients: message size, calls
+// per connection and per client address, sockets per address, idle time and the page's Origin.
+import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import * as z from 'zod';
@@ -23,8 +26,16 @@ export const RPC_INVALID_PARAMS = -32602;
 /** Every domain refusal; `data` carries `{error, code}`. */
 export const RPC_DOMAIN_ERROR = -32000;
 
+/** Who is calling: one socket, and the address it came from. */
+export interface RpcClient {
+  connectionId: string;
+  address: string;
+}
+
 export interface RpcContext {
   notify(method: string, params: unknown): void;
+  /** The socket's client; absent for in-process callers (tests call methods directly). */
+  client?: RpcClient;
 }
 
 export interface RpcMethod<P> {
@@ -53,19 +64,165 @@ interface RpcErrorBody {
   data?: ApiErrorDto;
 }
 
+export interface RpcLimits {
+  /** Largest message parsed; a larger one closes the socket (1009). */
+  maxPayloadBytes: number;
+  /** Calls one socket may make per window. */
+  callsPerConnection: number;
+  /** Calls all sockets of one client address may make per window. */
+  callsPerAddress: number;
+  windowMs: number;
+  /** Open sockets per client address; one more is closed at once (1013). */
+  socketsPerAddress: number;
+  /** A socket with no message either way for this long is closed. */
+  idleMs: number;
+  /** Page origins accepted besides the app's own (`https://host[:port]`). */
+  origins: string[];
+}
+
+/**
+ * The largest legitimate message is a vault request whose PSBT is at its schema cap (200,000
+ * base64 characters, guardian/schemas.ts; real ones are a few kilobytes) with its envelope.
+ */
+export const MAX_RPC_PAYLOAD_BYTES = 256 * 1024;
+
+export const DEFAULT_RPC_LIMITS: RpcLimits = {
+  maxPayloadBytes: MAX_RPC_PAYLOAD_BYTES,
+  // A vault flow makes two calls on its own socket (reserve, then the request).
+  callsPerConnection: 20,
+  callsPerAddress: 120,
+  windowMs: 60_000,
+  socketsPerAddress: 16,
+  // Longer than a reservation lives (guardian/reserve.ts): a socket waits quietly while the user
+  // reads the wallet prompt.
+  idleMs: 330_000,
+  origins: [],
+};
+
+/** A fixed-window counter per key, purged of stale windows as it grows. */
+class WindowCounter {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {}
+
+  /** Counts one call; false when the key is over its limit in this window. */
+  hit(key: string, now: number): boolean {
+    if (this.windows.size > 10_000)
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+    let window = this.windows.get(key);
+    if (!window || window.resetAt <= now) {
+      window = { count: 0, resetAt: now + this.windowMs };
+      this.windows.set(key, window);
+    }
+    window.count += 1;
+    return window.count <= this.limit;
+  }
+}
+
+/** The limits of one server's /guardian sockets; shared by every socket it serves. */
+export class RpcSocketPolicy {
+  readonly limits: RpcLimits;
+  private readonly perAddress: WindowCounter;
+  private readonly sockets = new Map<string, number>();
+
+  constructor(limits: Partial<RpcLimits> = {}) {
+    this.limits = { ...DEFAULT_RPC_LIMITS, ...limits };
+    this.perAddress = new WindowCounter(this.limits.callsPerAddress, this.limits.windowMs);
+  }
+
+  /**
+   * Whether a page at `origin` may open a socket: the app's own origin (the host it was reached
+   * at) and the configured ones. No Origin at all is a non-browser client (a script, a CLI): a
+   * browser always sends one, so this refuses only what other sites' pages would do.
+   */
+  originAllowed(origin: string | undefined, host: string | undefined): boolean {
+    if (origin === undefined) return true;
+    let parsed: URL;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      return false;
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return false;
+    if (host !== undefined && parsed.host === host.toLowerCase()) return true;
+    return this.limits.origins.some((allowed) => allowed.replace(/\/$/, '') === parsed.origin);
+  }
+
+  /** Takes a socket slot for the address; false (and nothing taken) when it has none left. */
+  open(address: string): boolean {
+    const count = this.sockets.get(address) ?? 0;
+    if (count >= this.limits.socketsPerAddress) return false;
+    this.sockets.set(address, count + 1);
+    return true;
+  }
+
+  close(address: string): void {
+    const count = (this.sockets.get(address) ?? 1) - 1;
+    if (count <= 0) this.sockets.delete(address);
+    else this.sockets.set(address, count);
+  }
+
+  callAllowed(address: string, now = Date.now()): boolean {
+    return this.perAddress.hit(address, now);
+  }
+
+  connectionCounter(): WindowCounter {
+    return new WindowCounter(this.limits.callsPerConnection, this.limits.windowMs);
+  }
+}
+
+export interface ServeOptions {
+  /** The client address (Fastify's request.ip). */
+  address: string;
+  policy: RpcSocketPolicy;
+  /** Called once the socket has closed, with the client it served. */
+  onClose?(client: RpcClient): void;
+}
+
 export function serveJsonRpc(
   socket: WebSocket,
   methods: Record<string, RpcMethod<unknown>>,
   log: Logger,
+  options: ServeOptions = { address: 'local', policy: new RpcSocketPolicy() },
 ): void {
-  const send = (message: object) => {
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
+  const { policy, address } = options;
+  const client: RpcClient = { connectionId: randomBytes(12).toString('hex'), address };
+  if (!policy.open(address)) {
+    log.info({ address }, 'guardian socket refused: too many from this address');
+    socket.close(1013, 'Too many connections from this address');
+    return;
+  }
+  const perConnection = policy.connectionCounter();
+  let idle: NodeJS.Timeout | undefined;
+  const touch = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => socket.close(1000, 'Idle'), policy.limits.idleMs);
+    idle.unref();
   };
-  const ctx: RpcContext = { notify: (method, params) => send({ jsonrpc: '2.0', method, params }) };
+  touch();
+  socket.on('close', () => {
+    clearTimeout(idle);
+    policy.close(address);
+    options.onClose?.(client);
+  });
+
+  const send = (message: object) => {
+    if (socket.readyState === socket.OPEN) {
+      touch();
+      socket.send(JSON.stringify(message));
+    }
+  };
+  const ctx: RpcContext = {
+    notify: (method, params) => send({ jsonrpc: '2.0', method, params }),
+    client,
+  };
   const fail = (id: string | number | null, error: RpcErrorBody) =>
     send({ jsonrpc: '2.0', id, error });
 
   socket.on('message', (raw) => {
+    touch();
     let parsed: unknown;
     try {
       parsed = JSON.parse(String(raw));
@@ -80,6 +237,19 @@ export function serveJsonRpc(
     }
     const { id, method, params } = request.data;
     const reply = id !== undefined;
+    // Counted before any method runs (the message itself is bounded by maxPayload): a flood costs
+    // the server a parse and a counter, never a database read.
+    const now = Date.now();
+    if (!perConnection.hit(client.connectionId, now) || !policy.callAllowed(address, now)) {
+      const message = 'Too many calls; please wait a minute';
+      if (reply)
+        fail(id, {
+          code: RPC_DOMAIN_ERROR,
+          message,
+          data: { error: message, code: 'rate_limited' },
+        });
+      return;
+    }
     const entry = Object.hasOwn(methods, method) ? methods[method] : undefined;
     if (!entry) {
       if (reply) fail(id, { code: RPC_METHOD_NOT_FOUND, message: `Unknown method ${method}` });

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import pino from 'pino';
 import { base64, hex } from '@scure/base';
 import { p2tr, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
@@ -72,8 +73,9 @@ export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Prom
   // The flow suite runs on SQLite, and again on PostgreSQL when the test script sets
   // FLOW_DATABASE_URL (each harness in a fresh schema).
   const flowPg = process.env.FLOW_DATABASE_URL;
+  const schema = `flow_${randomBytes(6).toString('hex')}`;
   const store = flowPg
-    ? await openStore({ databaseUrl: flowPg, schema: `flow_${randomBytes(6).toString('hex')}` })
+    ? await openStore({ databaseUrl: flowPg, schema })
     : await openStore({ file: join(dir, 'unit.db') });
   await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
   const clock = { now: START };
@@ -131,10 +133,24 @@ export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Prom
     close: async () => {
       oracle.stop();
       await store.close();
+      // A schema left behind would hold migration tables that Kysely's migrator, looking in every
+      // schema, mistakes for another test's own.
+      if (flowPg) await dropSchema(flowPg, schema);
       rmSync(dir, { recursive: true, force: true });
     },
   };
   return harness;
+}
+
+/** Drops a PostgreSQL schema a test made (its name is checked by openStore). */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists ${schema} cascade`);
+  } finally {
+    await client.end();
+  }
 }
 
 /** Collects the progress notifications a request sends. */

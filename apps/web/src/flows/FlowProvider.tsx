@@ -85,10 +85,14 @@ function slotReducer(
 const isUserTimeout = (error: unknown) =>
   error instanceof Error && error.message === ERROR_MESSAGES.userTimeout;
 
-const withTimeout = <T,>(promise: Promise<T>, ms: number) =>
+const withTimeout = <T,>(promise: Promise<T>, ms: number, started: Promise<void>) =>
   new Promise<T>((resolve, reject) => {
-    // SPEC §4: a timer flags the flow as timed out after the configured time-out.
-    const timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
+    // SPEC §4: a timer flags the flow as timed out after the configured time-out, counted from
+    // when the request was sent (time in the wallet prompt does not count).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    void started.then(() => {
+      timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
+    });
     promise.then(
       (value) => {
         clearTimeout(timer);
@@ -232,10 +236,14 @@ export function FlowProvider({
       const decl = FLOWS[action];
       dispatchSlot({ type: 'start' });
       let signed = false;
+      let markSent!: () => void;
+      const sent = new Promise<void>((resolve) => (markSent = resolve));
       const execution = execute(
         action,
         input,
         (step) => {
+          // The guardian's first step means the request reached it, whoever sent it.
+          if (step >= 2) markSent();
           dispatchSlot({ type: 'progress', step });
           if (step >= 2 && !signed) {
             // SPEC §4: signatures collected: the drawer closes and a banner takes over.
@@ -253,10 +261,10 @@ export function FlowProvider({
             }
           }
         },
-        { config, wallet },
+        { config, wallet, onSent: () => markSent() },
       );
       try {
-        const result = await withTimeout(execution, config.constants.flowTimeoutMs);
+        const result = await withTimeout(execution, config.constants.flowTimeoutMs, sent);
         dispatchSlot({ type: 'confirmed', result });
         recordSubmitted(action, input, preview, result);
       } catch (error) {

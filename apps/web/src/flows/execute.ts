@@ -19,6 +19,11 @@ export type OnProgress = (step: number) => void;
 export interface ExecuteContext {
   config: ConfigDto;
   wallet: Pick<ReturnType<typeof useWallet>, 'account' | 'signPsbt'>;
+  /**
+   * Called as the signed request goes to the guardian: the flow's time-out counts from here, not
+   * from the wallet prompt (a user may read the prompt for minutes).
+   */
+  onSent?: () => void;
 }
 
 export type ExecuteFlow = (

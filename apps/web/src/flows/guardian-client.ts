@@ -22,6 +22,8 @@ import {
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
+  ERROR_MESSAGES,
+  RESERVE_TIMEOUT_MS,
   applyAction,
   liquidationThresholdCents,
   repossessState,
@@ -184,6 +186,15 @@ async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<V
   };
 }
 
+/** SPEC §7: the reserve call's time limit (the reservation itself lives for minutes). */
+function answeredWithin<T>(ms: number, call: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
+  });
+  return Promise.race([call, limit]).finally(() => clearTimeout(timer));
+}
+
 const METHOD: Record<FlowAction, string> = {
   create: 'vault.open',
   deposit: 'vault.deposit',
@@ -196,7 +207,7 @@ export async function runVaultAction(
   action: FlowAction,
   input: FlowInput,
   onProgress: OnProgress,
-  { config, wallet }: ExecuteContext,
+  { config, wallet, onSent }: ExecuteContext,
 ): Promise<FlowResultIds> {
   const account = wallet.account;
   // SPEC §4 and §8: the no-accounts case is the one that offers Try again.
@@ -215,11 +226,14 @@ export async function runVaultAction(
   try {
     let reservation: ReserveResult | null = null;
     if (action === 'create' || action === 'borrow' || action === 'repay') {
-      reservation = await rpc.call<ReserveResult>('unit.reserve', {
-        unit_amount: Number(input.cents),
-        vault_action: action === 'create' ? 'open' : action,
-        vault_pubkey: account.vaultPubkey,
-      });
+      reservation = await answeredWithin(
+        RESERVE_TIMEOUT_MS,
+        rpc.call<ReserveResult>('unit.reserve', {
+          unit_amount: Number(input.cents),
+          vault_action: action === 'create' ? 'open' : action,
+          vault_pubkey: account.vaultPubkey,
+        }),
+      );
     }
 
     // The state after the action decides the threshold the new vault output commits to.
@@ -396,6 +410,7 @@ export async function runVaultAction(
       },
       ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
     };
+    onSent?.();
     const result = await rpc.call<{
       vault_txid: string;
       issue_txid?: string;

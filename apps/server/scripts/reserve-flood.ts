@@ -1,0 +1,325 @@
+// An attacker with no key and no funds floods `unit.reserve` from many vault keys, sockets and
+// loopback addresses, while a funded user (a devnet wallet funded through the devnet faucet) opens
+// a vault over the same server, the way the web app does (guardian-client.ts): reserve, quote,
+// build with @unit/bitcoin, sign, send. Used by `npm run probe` (scripts/probe.ts) and by
+// test/guardian/flood.test.ts. Talks to the server over HTTP and WebSocket only, on loopback.
+import { randomBytes } from 'node:crypto';
+import WebSocket from 'ws';
+import { base64, hex } from '@scure/base';
+import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
+import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
+import {
+  buildOpenPsbt,
+  parseRuneId,
+  signUserInputs,
+  vaultOutput,
+  type VaultWallet,
+} from '@unit/bitcoin';
+import {
+  liquidationThresholdCents,
+  sats,
+  unitCents,
+  type ConfigDto,
+  type OracleQuoteDto,
+  type ReserveResult,
+  type UtxoDto,
+} from '@unit/protocol';
+
+export interface FloodOptions {
+  /** http://127.0.0.1:port of the running server. */
+  baseUrl: string;
+  /** Loopback addresses the attacker connects from (127.0.0.x), each with `socketsPerAddress`. */
+  attackerAddresses: number;
+  socketsPerAddress: number;
+  /** Most reserve calls the whole flood makes; it also stops once the user is done. */
+  maxCalls: number;
+  /** Most open attempts the user makes before giving up. */
+  maxTries: number;
+  /** Wall-clock bound of the whole run. */
+  deadlineMs: number;
+}
+
+export interface FloodReport {
+  /** Open attempts the user needed (maxTries + 1 when none succeeded). */
+  tries: number;
+  /** Refusal codes of the user's failed attempts, in order. */
+  failures: string[];
+  /** Reserve calls the attacker made, and how many were answered with a reservation. */
+  attackerCalls: number;
+  attackerReservations: number;
+  vaultTxid: string | null;
+  /** Bytes of the user's signed vault.open message (maxPayload is sized against it). */
+  requestBytes: number;
+}
+
+class RpcError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Rpc {
+  call<R>(method: string, params: unknown): Promise<R>;
+  close(): void;
+  closed: Promise<void>;
+}
+
+function connect(wsUrl: string, localAddress?: string): Promise<Rpc> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(wsUrl, localAddress ? { localAddress } : {});
+    const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+    let nextId = 1;
+    const closed = new Promise<void>((done) =>
+      socket.once('close', () => {
+        for (const w of waiting.values()) w.reject(new RpcError('socket closed', 'closed'));
+        waiting.clear();
+        done();
+      }),
+    );
+    socket.once('error', reject);
+    socket.on('message', (raw) => {
+      const message = JSON.parse(String(raw)) as {
+        id?: number;
+        result?: unknown;
+        error?: { message: string; data?: { code: string } };
+      };
+      const entry = message.id === undefined ? undefined : waiting.get(message.id);
+      if (!entry) return;
+      waiting.delete(message.id!);
+      if (message.error)
+        entry.reject(new RpcError(message.error.message, message.error.data?.code ?? 'internal'));
+      else entry.resolve(message.result);
+    });
+    socket.once('open', () =>
+      resolve({
+        call: <R>(method: string, params: unknown) =>
+          new Promise<R>((res, rej) => {
+            const id = nextId++;
+            waiting.set(id, { resolve: (v) => res(v as R), reject: rej });
+            socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+          }),
+        close: () => socket.close(),
+        closed,
+      }),
+    );
+  });
+}
+
+async function http<T>(baseUrl: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers:
+      body === undefined
+        ? {}
+        : { 'content-type': 'application/json', origin: new URL(baseUrl).origin },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+/** A devnet wallet: P2WPKH payments, a P2TR runes address and a vault key, all fresh. */
+class DevnetUser {
+  readonly paymentKey = randomBytes(32);
+  readonly runesKey = randomBytes(32);
+  readonly vaultKey = randomBytes(32);
+  readonly vaultPubkey = hex.encode(pubSchnorr(this.vaultKey));
+  readonly payment = p2wpkh(pubECDSA(this.paymentKey), TEST_NETWORK);
+  readonly runes = p2tr(pubSchnorr(this.runesKey), undefined, TEST_NETWORK);
+  readonly wallet: VaultWallet = {
+    satsScript: this.payment.script,
+    paymentPublicKey: pubECDSA(this.paymentKey),
+    runesScript: this.runes.script,
+    runesPublicKey: pubSchnorr(this.runesKey),
+  };
+
+  /** Size of the last signed request sent, as the /guardian socket receives it. */
+  requestBytes = 0;
+
+  constructor(private readonly baseUrl: string) {}
+
+  async fund(satsAmount: number): Promise<void> {
+    await http(this.baseUrl, '/api/devnet/faucet', {
+      address: this.payment.address,
+      sats: satsAmount,
+    });
+    await http(this.baseUrl, '/api/devnet/mine', { blocks: 1 });
+  }
+
+  /** One open, as the web app makes it; throws the guardian's refusal. */
+  async open(config: ConfigDto, depositSats: bigint, borrowCents: bigint): Promise<string> {
+    const rpc = await connect(`${this.baseUrl.replace('http', 'ws')}${config.guardianUrl}`);
+    try {
+      const reservation = await rpc.call<ReserveResult>('unit.reserve', {
+        unit_amount: Number(borrowCents),
+        vault_action: 'open',
+        vault_pubkey: this.vaultPubkey,
+      });
+      const t = reservation.treasury_utxo!;
+      const now = Math.floor(Date.now() / 1000);
+      const th = liquidationThresholdCents(sats(depositSats), unitCents(borrowCents));
+      const quote = await http<OracleQuoteDto>(
+        this.baseUrl,
+        `/api/oracle/quote?th=${th}&ts=${now}`,
+      );
+      const nonce = randomBytes(16);
+      const expiresAt = now + 300;
+      const utxos = await http<UtxoDto[]>(
+        this.baseUrl,
+        `${new URL(config.ordinalsUrl, this.baseUrl).pathname.replace(/\/$/, '')}/address/${this.payment.address}/utxos`,
+      );
+      const built = buildOpenPsbt({
+        wallet: this.wallet,
+        utxos: utxos.map((u) => ({
+          txid: u.txid,
+          vout: u.vout,
+          value: BigInt(u.value),
+          script: this.payment.script,
+        })),
+        feeRate: 2,
+        state: {
+          quotePriceCents: BigInt(quote.price_cents),
+          thresholdCents: BigInt(th),
+          quoteStamp: quote.ts,
+          nonce,
+          expiry: expiresAt,
+        },
+        newVault: vaultOutput({
+          vaultPubkey: hex.decode(this.vaultPubkey),
+          guardPubkey: hex.decode(config.guardPubkey),
+          thresholdHash: hex.decode(quote.threshold_hash),
+          network: TEST_NETWORK,
+        }),
+        depositAmount: depositSats,
+        borrowAmount: borrowCents,
+        unitRuneId: parseRuneId(config.unitRuneId),
+        treasury: {
+          txid: t.txid,
+          vout: t.vout,
+          value: BigInt(t.value),
+          script: hex.decode(t.script_hex),
+          unitAmount: BigInt(t.unit_amount),
+          internalKey: hex.decode(config.treasuryPubkey),
+        },
+      });
+      const psbt = signUserInputs(built.psbt, this.paymentKey, built.signInputs.user);
+      const request = {
+        payload: {
+          borrow_amount: Number(borrowCents),
+          deposit_amount: Number(depositSats),
+          vault_label: 'Probe vault',
+          tx_feerate: 2,
+        },
+        vault_pubkey: this.vaultPubkey,
+        psbt: base64.encode(psbt),
+        nonce: hex.encode(nonce),
+        expires_at: expiresAt,
+        quote: {
+          price_cents: quote.price_cents,
+          time: quote.time,
+          th: quote.th,
+          ts: quote.ts,
+          signature: quote.signature,
+        },
+        reservation_id: reservation.reservation_id,
+      };
+      this.requestBytes = Buffer.byteLength(
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'vault.open', params: request }),
+      );
+      const result = await rpc.call<{ vault_txid: string }>('vault.open', request);
+      return result.vault_txid;
+    } finally {
+      rpc.close();
+    }
+  }
+}
+
+/**
+ * One attacker socket: reserves for random keys until its connection is capped, then reconnects
+ * (which frees what it held, so it keeps a fresh share). Stops when `stop()` says so.
+ */
+async function attackerSocket(
+  wsUrl: string,
+  localAddress: string,
+  budget: { calls: number; reservations: number; max: number },
+  stop: () => boolean,
+): Promise<void> {
+  while (!stop() && budget.calls < budget.max) {
+    let rpc: Rpc;
+    try {
+      rpc = await connect(wsUrl, localAddress);
+    } catch {
+      // Refused (too many sockets from this address): try again shortly.
+      await new Promise((r) => setTimeout(r, 50));
+      continue;
+    }
+    try {
+      while (!stop() && budget.calls < budget.max) {
+        budget.calls += 1;
+        try {
+          await rpc.call('unit.reserve', {
+            unit_amount: 1_000,
+            vault_action: 'open',
+            vault_pubkey: randomBytes(32).toString('hex'),
+          });
+          budget.reservations += 1;
+        } catch (error) {
+          // Capped or closed: a new socket gets a new share.
+          if (error instanceof RpcError) break;
+          throw error;
+        }
+      }
+    } finally {
+      rpc.close();
+      await rpc.closed;
+    }
+    // Rate limited: pausing briefly keeps the flood at the server's limits, not a busy loop.
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Floods while the funded user opens; resolves to what happened. */
+export async function floodWhileOpening(options: FloodOptions): Promise<FloodReport> {
+  const deadline = Date.now() + options.deadlineMs;
+  const config = await http<ConfigDto>(options.baseUrl, '/api/config');
+  const wsUrl = `${options.baseUrl.replace('http', 'ws')}${config.guardianUrl}`;
+  const user = new DevnetUser(options.baseUrl);
+  await user.fund(20_000_000);
+
+  let userDone = false;
+  const stop = () => userDone || Date.now() > deadline;
+  const budget = { calls: 0, reservations: 0, max: options.maxCalls };
+  const attackers: Promise<void>[] = [];
+  for (let a = 0; a < options.attackerAddresses; a++)
+    for (let s = 0; s < options.socketsPerAddress; s++)
+      attackers.push(attackerSocket(wsUrl, `127.0.0.${10 + a}`, budget, stop));
+  // The flood is under way (every output named many times over) before the user starts.
+  while (budget.calls < Math.min(128, options.maxCalls / 2) && !stop())
+    await new Promise((r) => setTimeout(r, 20));
+
+  const failures: string[] = [];
+  let vaultTxid: string | null = null;
+  let tries = 0;
+  while (tries < options.maxTries && vaultTxid === null && Date.now() < deadline) {
+    tries += 1;
+    try {
+      vaultTxid = await user.open(config, 1_000_000n, 50_000n);
+    } catch (error) {
+      failures.push(error instanceof RpcError ? error.code : String(error));
+    }
+  }
+  userDone = true;
+  await Promise.all(attackers);
+  return {
+    tries: vaultTxid === null ? options.maxTries + 1 : tries,
+    failures,
+    attackerCalls: budget.calls,
+    attackerReservations: budget.reservations,
+    vaultTxid,
+    requestBytes: user.requestBytes,
+  };
+}

@@ -1,0 +1,107 @@
+// The guardian's locks, in the database so that every server instance over one PostgreSQL (or one
+// SQLite file) sees them: a vault's state changes only under its lock, which every request, the
+// liquidation sweep and repossess take. Taking a lock is one conditional upsert, atomic on both
+// dialects: the row is inserted, or taken over only once its holder's time has run out. Nobody
+// waits for a lock: a busy one is refused at once ('vault_busy'), so a lock never deadlocks.
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store';
+import { guardianDb } from './effects';
+
+/**
+ * How long a holder may keep a lock without renewing it. A request renews it just before it
+ * broadcasts; a holder that crashed frees it after this long.
+ */
+export const LOCK_SECONDS = 120;
+
+/** What a vault request's own vault, or the sweep, locks. */
+export const vaultLock = (vaultPubkey: string) => `vault:${vaultPubkey.toLowerCase()}`;
+/** What repossess locks besides the claimant's vault: the liquidated vault being claimed. */
+export const claimLock = (vaultId: string) => `claim:${vaultId.toLowerCase()}`;
+/** A treasury output held by the request about to spend it. */
+export const treasuryLock = (txid: string, vout: number) => `treasury:${txid}:${vout}`;
+
+/**
+ * A holder's name: unique per attempt, so a duplicate of a request (same nonce) never owns, and so
+ * never frees, the locks of the original. `label` (a nonce) lets recovery find a request's locks.
+ */
+export function lockOwner(label: string): string {
+  return `${label.toLowerCase()}:${randomBytes(8).toString('hex')}`;
+}
+
+async function acquireOne(
+  db: Kysely<Database>,
+  key: string,
+  owner: string,
+  now: number,
+): Promise<boolean> {
+  const result = await guardianDb(db)
+    .insertInto('guardian_locks')
+    .values({ lock_key: key, owner, expires_at: now + LOCK_SECONDS })
+    .onConflict((oc) =>
+      oc
+        .column('lock_key')
+        .doUpdateSet({ owner, expires_at: now + LOCK_SECONDS })
+        .where('guardian_locks.expires_at', '<=', now),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** Takes every lock or none: true when `owner` now holds them all. */
+export async function acquireLocks(
+  db: Kysely<Database>,
+  keys: readonly string[],
+  owner: string,
+  now: number,
+): Promise<boolean> {
+  for (const key of keys) {
+    if (!(await acquireOne(db, key, owner, now))) {
+      await releaseLocks(db, owner);
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Renews the owner's locks; false when any of them was lost (it expired and was taken). */
+export async function renewLocks(
+  db: Kysely<Database>,
+  keys: readonly string[],
+  owner: string,
+  now: number,
+): Promise<boolean> {
+  if (keys.length === 0) return true;
+  const result = await guardianDb(db)
+    .updateTable('guardian_locks')
+    .set({ expires_at: now + LOCK_SECONDS })
+    .where('lock_key', 'in', [...keys])
+    .where('owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === keys.length;
+}
+
+/** Frees what `owner` holds, and nothing of anyone else. */
+export async function releaseLocks(db: Kysely<Database>, owner: string): Promise<void> {
+  await guardianDb(db).deleteFrom('guardian_locks').where('owner', '=', owner).execute();
+}
+
+/** Frees the locks of every attempt of a request, by its nonce (after a restart settled it). */
+export async function releaseRequestLocks(db: Kysely<Database>, nonce: string): Promise<void> {
+  await guardianDb(db)
+    .deleteFrom('guardian_locks')
+    .where('owner', 'like', `${nonce.toLowerCase()}:%`)
+    .execute();
+}
+
+/** Treasury outputs held by requests in flight right now, as `txid:vout`. */
+export async function heldTreasuryOutputs(db: Kysely<Database>, now: number): Promise<Set<string>> {
+  const rows = await guardianDb(db)
+    .selectFrom('guardian_locks')
+    .select('lock_key')
+    .where('lock_key', 'like', 'treasury:%')
+    .where('expires_at', '>', now)
+    .limit(1000)
+    .execute();
+  return new Set(rows.map((r) => r.lock_key.slice('treasury:'.length)));
+}
