@@ -14,4 +14,5 @@ export * from './table';
 export * from './errors';
 export * from './missions';
 export * from './content';
+export * from './live';
 export type * from './api';

@@ -56,6 +56,15 @@ export class Oracle extends EventEmitter<OracleEvents> {
 
   /** Back-fills a year at first start, fills any downtime gap, then ticks. */
   async start(): Promise<void> {
+    await this.load();
+    this.startTicking();
+  }
+
+  /**
+   * Back-fills a year at first start and fills any downtime gap, without ticking: with several
+   * instances every one loads, and only the one leading the tick job ticks (cluster/leadership.ts).
+   */
+  async load(): Promise<void> {
     const { db, source, startPriceCents, log } = this.options;
     const now = this.clock();
     const latest = await latestPricePoint(db);
@@ -80,7 +89,12 @@ export class Oracle extends EventEmitter<OracleEvents> {
         log.info({ points: gap.length }, 'price gap filled');
       }
     }
-    if (this.options.tickMs > 0) {
+  }
+
+  /** Ticks every tickMs (none when 0) until stop(). */
+  startTicking(): void {
+    const { log } = this.options;
+    if (this.timer === null && this.options.tickMs > 0) {
       this.timer = setInterval(() => {
         this.tick().catch((err: unknown) => log.error({ err }, 'price tick failed'));
       }, this.options.tickMs);
@@ -93,7 +107,22 @@ export class Oracle extends EventEmitter<OracleEvents> {
     this.timer = null;
   }
 
-  /** The latest price; start() must have run. */
+  /**
+   * A point another instance recorded (heard on the event bus): the latest price moves forward,
+   * never back, and no tick is emitted, since the instance that recorded it already did.
+   */
+  observe(point: PricePoint): void {
+    if (this.current && point.timestamp < this.current.timestamp) return;
+    this.current = point;
+  }
+
+  /** Re-reads the latest stored point, after events may have been missed. */
+  async refresh(): Promise<void> {
+    const latest = await latestPricePoint(this.options.db);
+    if (latest) this.observe(latest);
+  }
+
+  /** The latest price; start() or load() must have run. */
   price(): PricePoint {
     if (!this.current) throw new Error('oracle not started');
     return this.current;
