@@ -140,6 +140,21 @@ describe.runIf(pgUrl)('two instances on one PostgreSQL', () => {
     }
   }, 30_000);
 
+  it('stops the jobs of an instance whose lock connection is cut, and one instance takes each', async () => {
+    const holder = running(a).includes('oracle-tick') ? a : b;
+    // What a crash or a network cut looks like to PostgreSQL: the session ends, its locks go.
+    const key = `${schema}:unit-job:oracle-tick`;
+    const cut = await sql<{ ok: boolean }>`
+      select pg_terminate_backend(pid) as ok from pg_locks
+      where locktype = 'advisory' and granted and objsubid = 1
+        and objid = (hashtext(${key})::bigint & 4294967295)::text::oid`.execute(a.store.db);
+    expect(cut.rows.map((r) => r.ok)).toEqual([true]);
+    await eventually(() => !running(holder).includes('oracle-tick'), 5_000);
+    // Both campaign again; each job ends up in exactly one of them.
+    await eventually(() => running(a).length + running(b).length === JOBS.length, 10_000);
+    expect([...running(a), ...running(b)].sort()).toEqual(JOBS);
+  }, 30_000);
+
   it('moves every job to the other instance when the holder dies', async () => {
     const holder = running(a).includes('oracle-tick') ? a : b;
     const survivor = holder === a ? b : a;
