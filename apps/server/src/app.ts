@@ -268,6 +268,8 @@ export async function buildApp(
       bodyLimit: 1_048_576,
       // Long-poll WebSocket clients must not hold a shutdown forever.
       forceCloseConnections: true,
+      // Behind a load balancer request.ip is the client's, not the balancer's (TRUST_PROXY).
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
     stops.push(() => app.close());
     installErrorHandling(app);

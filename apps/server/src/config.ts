@@ -38,6 +38,12 @@ export interface ServerConfig {
   priceTickMs: number;
   /** Seed of the simulated random walk, so a devnet is reproducible. */
   priceSeed: number;
+  /**
+   * Addresses or CIDR ranges of the load balancers whose X-Forwarded-For is believed (Fastify's
+   * trustProxy list, e.g. `10.0.0.0/8,loopback`); null uses the socket's address. Per-address
+   * limits (writes, live streams) need the client's own address, not the balancer's.
+   */
+  trustProxy: string | null;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +140,16 @@ const envSchema = z.object({
   START_PRICE: intInRange('START_PRICE (whole USD)', 1, 100_000_000),
   PRICE_TICK: intInRange('PRICE_TICK (milliseconds)', 100, 86_400_000),
   PRICE_SEED: intInRange('PRICE_SEED', 0, 2 ** 31 - 1),
+  TRUST_PROXY: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .max(1_000)
+      .regex(/^[0-9A-Za-z.:/]+(\s*,\s*[0-9A-Za-z.:/]+)*$/, {
+        error: 'TRUST_PROXY must list proxy addresses or CIDR ranges, e.g. 10.0.0.0/8,loopback',
+      })
+      .optional(),
+  ),
 });
 
 /** The devnet serves its chain services itself, so its URLs are relative to this origin. */
@@ -202,5 +218,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     startPriceCents: (e.START_PRICE ?? 95_000) * 100,
     priceTickMs: e.PRICE_TICK ?? 30_000,
     priceSeed: e.PRICE_SEED ?? 21,
+    trustProxy: e.TRUST_PROXY ?? null,
   };
 }

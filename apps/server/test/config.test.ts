@@ -62,4 +62,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ BLOCK_INTERVAL: '0' }).blockIntervalMs).toBe(0);
     expect(() => loadConfig({ BLOCK_INTERVAL: '-5' })).toThrow(/BLOCK_INTERVAL/);
   });
+
+  it('takes the load balancers to believe as a list of addresses, and nothing else', () => {
+    expect(loadConfig({}).trustProxy).toBeNull();
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy).toBe(
+      '10.0.0.0/8, loopback',
+    );
+    expect(() => loadConfig({ TRUST_PROXY: 'true; drop' })).toThrow(ConfigError);
+  });
 });

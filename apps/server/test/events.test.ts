@@ -66,3 +66,19 @@ describe('GET /api/events', () => {
     again.close();
   });
 });
+
+describe('GET /api/events behind a load balancer (TRUST_PROXY=loopback)', () => {
+  let unit: RunningApp;
+  beforeAll(async () => {
+    unit = await startTestApp({ TRUST_PROXY: 'loopback' }, { live: { maxPerAddress: 1 } });
+  });
+  afterAll(() => unit.stop());
+
+  it("counts each client's streams by its forwarded address, not the balancer's", async () => {
+    const first = await openEvents(unit, { 'x-forwarded-for': '203.0.113.7' });
+    const other = await openEvents(unit, { 'x-forwarded-for': '198.51.100.2' });
+    const again = await openEvents(unit, { 'x-forwarded-for': '203.0.113.7' });
+    expect([first.status, other.status, again.status]).toEqual([200, 200, 429]);
+    for (const stream of [first, other, again]) stream.close();
+  });
+});

@@ -168,10 +168,13 @@ export interface EventStream {
   close(): void;
 }
 
-export async function openEvents(unit: RunningApp): Promise<EventStream> {
+export async function openEvents(
+  unit: RunningApp,
+  headers: Record<string, string> = {},
+): Promise<EventStream> {
   const abort = new AbortController();
   const res = await fetch(`${unit.url}/api/events`, {
-    headers: { accept: 'text/event-stream' },
+    headers: { accept: 'text/event-stream', ...headers },
     signal: abort.signal,
   });
   const events: LiveEvent[] = [];
