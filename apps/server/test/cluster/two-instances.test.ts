@@ -3,7 +3,7 @@
 // singleton jobs run in one instance and move to the other when it dies; every price point and
 // every liquidation is recorded once; each instance's event stream carries the other's events.
 // Runs when TEST_DATABASE_URL is set, like the other PostgreSQL suites.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import type { VaultDto } from '@unit/protocol';
 import type { RunningApp } from '../support';
@@ -142,6 +142,8 @@ describe.runIf(pgUrl)('two instances on one PostgreSQL', () => {
 
   it('stops the jobs of an instance whose lock connection is cut, and one instance takes each', async () => {
     const holder = running(a).includes('oracle-tick') ? a : b;
+    // Passes through: it only records that the holder stopped its ticks (it may take them back).
+    const ticksStopped = vi.spyOn(holder.oracle, 'stop');
     // What a crash or a network cut looks like to PostgreSQL: the session ends, its locks go.
     const key = `${schema}:unit-job:oracle-tick`;
     const cut = await sql<{ ok: boolean }>`
@@ -149,7 +151,8 @@ describe.runIf(pgUrl)('two instances on one PostgreSQL', () => {
       where locktype = 'advisory' and granted and objsubid = 1
         and objid = (hashtext(${key})::bigint & 4294967295)::text::oid`.execute(a.store.db);
     expect(cut.rows.map((r) => r.ok)).toEqual([true]);
-    await eventually(() => !running(holder).includes('oracle-tick'), 5_000);
+    await eventually(() => ticksStopped.mock.calls.length > 0, 5_000);
+    ticksStopped.mockRestore();
     // Both campaign again; each job ends up in exactly one of them.
     await eventually(() => running(a).length + running(b).length === JOBS.length, 10_000);
     expect([...running(a), ...running(b)].sort()).toEqual(JOBS);
