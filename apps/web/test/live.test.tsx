@@ -126,4 +126,23 @@ describe('live state over the event stream', () => {
     expect(interval()).toBe(30_000);
     await waitFor(() => expect(priceReads).toBeGreaterThan(reads));
   });
+
+  it('falls back to polling when the server refuses the stream', async () => {
+    let asked = 0;
+    server.use(
+      http.get('*/api/events', () => {
+        asked++;
+        return HttpResponse.json(
+          { error: 'Too many live connections, try again shortly', code: 'rate_limited' },
+          { status: 429 },
+        );
+      }),
+    );
+    fakeWallet.connectAs();
+    renderApp('/');
+    await screen.findByRole('group', { name: /^Collateral ratio 190%/ }, { timeout: 5_000 });
+    await waitFor(() => expect(asked).toBe(1));
+    expect(isLive()).toBe(false);
+    expect(pollEvery(30_000, 300_000)()).toBe(30_000);
+  });
 });

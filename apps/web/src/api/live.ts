@@ -2,7 +2,6 @@
 // new block and each vault change; the app writes them into the query cache, so the header price,
 // the gauge, the liquidation price, the badge and the modal all re-render from one price at once.
 // While the stream is up the queries poll rarely; while it is down they poll as they always did.
-import { useSyncExternalStore } from 'react';
 import type { QueryClient } from '@tanstack/react-query';
 import {
   LIVE_EVENT_TYPES,
@@ -14,29 +13,15 @@ import {
 
 export const LIVE_EVENTS_URL = '/api/events';
 
-export type LiveStatus = 'off' | 'connecting' | 'open';
+/** After the server refused the stream (over its limit, an older server), when to ask again. */
+const REOPEN_AFTER_REFUSAL_MS = 60_000;
+
+type LiveStatus = 'off' | 'connecting' | 'open';
 
 let status: LiveStatus = 'off';
-const statusListeners = new Set<() => void>();
-
-function setStatus(next: LiveStatus): void {
-  if (next === status) return;
-  status = next;
-  for (const listener of statusListeners) listener();
-}
 
 /** True while the stream is open: pushed events keep the live queries current. */
 export const isLive = (): boolean => status === 'open';
-
-export const useLiveStatus = (): LiveStatus =>
-  useSyncExternalStore(
-    (listener) => {
-      statusListeners.add(listener);
-      return () => void statusListeners.delete(listener);
-    },
-    () => status,
-    () => 'off',
-  );
 
 /**
  * A query's refetch interval: its own while the stream is down (the fallback), a longer one while
@@ -88,28 +73,38 @@ export function applyLiveEvent(client: QueryClient, event: LiveEvent): void {
  */
 export function connectLive(client: QueryClient, url = LIVE_EVENTS_URL): () => void {
   if (typeof EventSource === 'undefined') return () => undefined;
-  const source = new EventSource(new URL(url, window.location.href));
-  setStatus('connecting');
+  let source: EventSource | null = null;
+  let reopen: ReturnType<typeof setTimeout> | null = null;
   const resync = () => {
     for (const key of FOLLOWED_BY_THE_STREAM) void client.invalidateQueries({ queryKey: [key] });
   };
-  source.onopen = () => {
-    // Events sent while the stream was down are lost: read once what they would have changed.
-    if (status !== 'open') resync();
-    setStatus('open');
+  const open = () => {
+    const current = new EventSource(new URL(url, window.location.href));
+    source = current;
+    status = 'connecting';
+    current.onopen = () => {
+      // Events sent while the stream was down are lost: read once what they would have changed.
+      if (status !== 'open') resync();
+      status = 'open';
+    };
+    current.onerror = () => {
+      if (status === 'open') resync();
+      status = 'connecting';
+      // A drop reconnects by itself; a refusal (429, 404) closes for good, so ask again later.
+      if (current.readyState === EventSource.CLOSED)
+        reopen = setTimeout(open, REOPEN_AFTER_REFUSAL_MS);
+    };
+    for (const type of LIVE_EVENT_TYPES) {
+      current.addEventListener(type, (message: MessageEvent<string>) => {
+        const event = parseLiveEvent(type, message.data);
+        if (event) applyLiveEvent(client, event);
+      });
+    }
   };
-  source.onerror = () => {
-    if (status === 'open') resync();
-    setStatus('connecting');
-  };
-  for (const type of LIVE_EVENT_TYPES) {
-    source.addEventListener(type, (message: MessageEvent<string>) => {
-      const event = parseLiveEvent(type, message.data);
-      if (event) applyLiveEvent(client, event);
-    });
-  }
+  open();
   return () => {
-    source.close();
-    setStatus('off');
+    if (reopen) clearTimeout(reopen);
+    source?.close();
+    status = 'off';
   };
 }
