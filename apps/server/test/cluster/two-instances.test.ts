@@ -158,6 +158,26 @@ describe.runIf(pgUrl)('two instances on one PostgreSQL', () => {
     expect([...running(a), ...running(b)].sort()).toEqual(JOBS);
   }, 30_000);
 
+  it('hears the other instance again after its LISTEN connection is cut', async () => {
+    const stream = await openEvents(b);
+    try {
+      const cut = await sql<{ ok: boolean }>`
+        select pg_terminate_backend(pid) as ok from pg_stat_activity
+        where query = ${`listen "unit_live:${schema}"`}`.execute(a.store.db);
+      expect(cut.rows.length).toBe(2);
+      // Both reconnect within their retry (200 ms here); events sent meanwhile are lost.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await fetch(`${a.url}/api/devnet/price`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ usd: 12_345.67 }),
+      });
+      await stream.next((e) => e.type === 'price' && e.data.USD === 12_345.67);
+    } finally {
+      stream.close();
+    }
+  }, 30_000);
+
   it('moves every job to the other instance when the holder dies', async () => {
     const holder = running(a).includes('oracle-tick') ? a : b;
     const survivor = holder === a ? b : a;
