@@ -1,5 +1,7 @@
 // Composition root: opens the store, runs every module's migrations, loads keys, starts the oracle,
 // the devnet (on NETWORK=devnet), the Telegram worker, and mounts every route on one Fastify app.
+// Several instances may share one PostgreSQL: first-start work runs under a cluster-wide lock, the
+// singleton jobs run where their leadership lock is held, and events cross instances on the bus.
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import websocket from '@fastify/websocket';
@@ -31,6 +33,9 @@ import type { Chain } from './chain/port';
 import { createGuardian, guardianMigrations, type Guardian } from './guardian';
 import { RpcSocketPolicy, serveJsonRpc, type RpcLimits } from './rpc/json-rpc';
 import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
+import { openCluster, type Cluster } from './cluster';
+import { announceVaultChange, announcingVaultActions } from './cluster/vault-changes';
+import { registerEventRoutes, type LiveStreamOptions } from './http/events';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -48,6 +53,10 @@ export interface BuildAppOptions {
   telegramRetryDelayMs?: number;
   /** The /guardian socket's limits (rpc/json-rpc.ts DEFAULT_RPC_LIMITS); tests raise them. */
   guardianLimits?: Partial<RpcLimits>;
+  /** How often an instance tries to take over the singleton jobs (PostgreSQL); default 3 s. */
+  jobRetryMs?: number;
+  /** Limits of GET /api/events. */
+  live?: LiveStreamOptions;
 }
 
 export interface UnitApp {
@@ -59,6 +68,8 @@ export interface UnitApp {
   chain: Chain;
   devnet: Devnet | null;
   guardian: Guardian;
+  /** Event bus and job leadership shared with the other instances on the database. */
+  cluster: Cluster;
   log: Logger;
   /** Stops timers, the server and the database, in that order. */
   close(): Promise<void>;
@@ -89,42 +100,91 @@ export async function buildApp(
     await store.close();
   };
   try {
-    // Devnet tables are migrated on every network so one migration history fits all.
-    await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
-    const keys = await loadGuardianKeys(store.db, config);
-
-    const oracle = new Oracle({
+    const cluster = await openCluster({
       db: store.db,
-      source:
-        config.priceSource === 'feeds'
-          ? new FeedsPriceSource({
-              feeds: config.priceFeeds,
-              maxSpreadBasisPoints: config.priceMaxSpreadBasisPoints,
-              // A feed that has not answered by about the next tick is not fresh this round.
-              timeoutMs: Math.min(Math.floor(config.priceTickMs * 0.9), MAX_FEED_TIMEOUT_MS),
-              log: log.child({ module: 'price-feeds' }),
-            })
-          : new SimulatedPriceSource(config.priceSeed),
-      keys: await loadOracleKeys(store.db),
-      startPriceCents: config.startPriceCents,
-      tickMs: config.priceTickMs,
-      log: log.child({ module: 'oracle' }),
+      databaseUrl: config.databaseUrl,
+      ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
+      log: log.child({ module: 'cluster' }),
+      ...(options.jobRetryMs !== undefined ? { retryMs: options.jobRetryMs } : {}),
     });
-    await oracle.start();
-    stops.push(() => oracle.stop());
+    // Stopped after the server (pushed first, run last): jobs and locks outlive open requests.
+    stops.push(() => cluster.close());
+    const { bus, leadership } = cluster;
 
-    let devnet: Devnet | null = null;
-    let chain: Chain;
-    if (config.network === 'devnet') {
-      devnet = await createDevnet({
+    // First-start work (migrations, keys, the price back-fill, the devnet's genesis) writes once:
+    // instances starting together take turns, and the later ones find it done.
+    const { keys, oracle, devnet } = await cluster.exclusive('startup', async () => {
+      // Devnet tables are migrated on every network so one migration history fits all.
+      await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+      const keys = await loadGuardianKeys(store.db, config);
+      const oracle = new Oracle({
         db: store.db,
-        treasuryScript: p2tr(xOnly(keys.treasuryPubkey)).script,
-        guardianScript: p2tr(xOnly(keys.guardPubkey)).script,
-        blockIntervalMs: config.blockIntervalMs,
+        source:
+          config.priceSource === 'feeds'
+            ? new FeedsPriceSource({
+                feeds: config.priceFeeds,
+                maxSpreadBasisPoints: config.priceMaxSpreadBasisPoints,
+                // A feed that has not answered by about the next tick is not fresh this round.
+                timeoutMs: Math.min(Math.floor(config.priceTickMs * 0.9), MAX_FEED_TIMEOUT_MS),
+                log: log.child({ module: 'price-feeds' }),
+              })
+            : new SimulatedPriceSource(config.priceSeed),
+        keys: await loadOracleKeys(store.db),
+        startPriceCents: config.startPriceCents,
+        tickMs: config.priceTickMs,
+        log: log.child({ module: 'oracle' }),
       });
-      devnet.start();
-      const running = devnet;
-      stops.push(() => running.stop());
+      await oracle.load();
+      // The devnet's chain lives in the database; every instance reads it there, and its writes
+      // (broadcast, faucet, mining) take a cluster-wide lock so two instances never race a spend.
+      const devnet =
+        config.network === 'devnet'
+          ? await createDevnet({
+              db: store.db,
+              treasuryScript: p2tr(xOnly(keys.treasuryPubkey)).script,
+              guardianScript: p2tr(xOnly(keys.guardPubkey)).script,
+              blockIntervalMs: config.blockIntervalMs,
+              exclusive: (work) => cluster.exclusive('devnet', work),
+            })
+          : null;
+      return { keys, oracle, devnet };
+    });
+
+    // Every price point reaches every instance: each keeps its oracle's latest price current.
+    const onTick = (point: { priceCents: number; timestamp: number }) =>
+      void bus
+        .publish({ type: 'price', data: { USD: point.priceCents / 100, time: point.timestamp } })
+        .catch((err: unknown) => log.error({ err }, 'price tick not announced'));
+    oracle.on('tick', onTick);
+    stops.push(() => oracle.off('tick', onTick));
+    stops.push(
+      bus.subscribe((event) => {
+        if (event.type === 'price')
+          oracle.observe({
+            priceCents: Math.round(event.data.USD * 100),
+            timestamp: event.data.time,
+          });
+      }),
+    );
+    stops.push(bus.onResync(() => void oracle.refresh().catch(() => undefined)));
+    leadership.add({
+      name: 'oracle-tick',
+      // The previous holder's last ticks may not have reached this instance.
+      start: async () => {
+        await oracle.refresh();
+        oracle.startTicking();
+      },
+      stop: () => oracle.stop(),
+    });
+
+    let chain: Chain;
+    if (devnet) {
+      const miner = devnet;
+      leadership.add({
+        name: 'devnet-miner',
+        start: () => miner.start(),
+        stop: () => miner.stop(),
+      });
       chain = new DevnetChain(devnet);
     } else {
       chain = new EsploraChain({ ...config.services, network: config.network });
@@ -143,20 +203,65 @@ export async function buildApp(
     });
     // A request that was co-signed before a crash is settled before anything new is accepted.
     await guardian.recover();
-    const onTick = (point: { priceCents: number; timestamp: number }) =>
-      void guardian.onPriceTick(point.priceCents, point.timestamp).catch((err: unknown) => {
-        log.error({ err }, 'liquidation sweep failed');
-      });
-    oracle.on('tick', onTick);
-    stops.push(() => oracle.off('tick', onTick));
+
+    // The liquidation sweep runs on every price point, wherever it was recorded, in the one
+    // instance that leads it; on taking the lead it sweeps at once at the latest price.
+    let sweeping = false;
+    const sweep = (priceCents: number, time: number) =>
+      void guardian.onPriceTick(priceCents, time).then(
+        (liquidated) => {
+          for (const vault_id of liquidated)
+            announceVaultChange(bus, { vault_id, kind: 'liquidation' }, log);
+        },
+        (err: unknown) => log.error({ err }, 'liquidation sweep failed'),
+      );
     stops.push(
-      chain.onBlock(
-        () =>
-          void guardian
-            .onBlock()
-            .catch((err: unknown) => log.error({ err }, 'confirmations failed')),
-      ),
+      bus.subscribe((event) => {
+        if (event.type === 'price' && sweeping)
+          sweep(Math.round(event.data.USD * 100), event.data.time);
+      }),
     );
+    leadership.add({
+      name: 'liquidation-sweep',
+      start: () => {
+        sweeping = true;
+        const { priceCents, timestamp } = oracle.price();
+        sweep(priceCents, timestamp);
+      },
+      stop: () => {
+        sweeping = false;
+      },
+    });
+
+    // Blocks: the devnet instance that mined one announces it; on a public network the block
+    // watcher's leader polls the tip. The leader confirms history on each block it hears of.
+    const announceBlock = (tip: { height: number }) =>
+      void bus
+        .publish({ type: 'block', data: { height: tip.height } })
+        .catch((err: unknown) => log.error({ err }, 'block not announced'));
+    if (devnet) stops.push(chain.onBlock(announceBlock));
+    let watching = false;
+    let unwatch: (() => void) | null = null;
+    const confirm = () =>
+      void guardian.onBlock().catch((err: unknown) => log.error({ err }, 'confirmations failed'));
+    stops.push(
+      bus.subscribe((event) => {
+        if (event.type === 'block' && watching) confirm();
+      }),
+    );
+    leadership.add({
+      name: 'block-watcher',
+      start: () => {
+        watching = true;
+        if (!devnet) unwatch = chain.onBlock(announceBlock);
+        confirm();
+      },
+      stop: () => {
+        watching = false;
+        unwatch?.();
+        unwatch = null;
+      },
+    });
 
     const notifier = new TelegramNotifier({
       db: store.db,
@@ -173,8 +278,12 @@ export async function buildApp(
         ? { retryDelayMs: options.telegramRetryDelayMs }
         : {}),
     });
-    await notifier.start();
-    stops.push(() => notifier.stop());
+    await notifier.init();
+    leadership.add({
+      name: 'telegram-outbox',
+      start: () => notifier.startWorker(),
+      stop: () => notifier.stop(),
+    });
 
     const { limits } = config;
     const app = Fastify({
@@ -194,6 +303,8 @@ export async function buildApp(
       },
       // Long-poll WebSocket clients must not hold a shutdown forever.
       forceCloseConnections: true,
+      // Behind a load balancer request.ip is the client's, not the balancer's (TRUST_PROXY).
+      ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
     });
     stops.push(() => app.close());
     installErrorHandling(app);
@@ -222,6 +333,7 @@ export async function buildApp(
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
     const rpcLog = log.child({ module: 'rpc' });
+    const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });
     app.get(
       '/guardian',
       {
@@ -233,7 +345,7 @@ export async function buildApp(
         },
       },
       (socket, request) =>
-        serveJsonRpc(socket, guardian.methods, rpcLog, {
+        serveJsonRpc(socket, rpcMethods, rpcLog, {
           address: request.ip,
           policy: guardianSockets,
           onClose: (client) =>
@@ -242,11 +354,22 @@ export async function buildApp(
             }),
         }),
     );
+    registerEventRoutes(app, {
+      bus,
+      initial: () => {
+        const latest = oracle.latest();
+        return latest
+          ? [{ type: 'price', data: { USD: latest.priceCents / 100, time: latest.timestamp } }]
+          : [];
+      },
+      ...(options.live ? { options: options.live } : {}),
+    });
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });
     await registerStatic(app, options.webDistDir ?? path.join(REPO_ROOT, 'apps/web/dist'));
     await app.ready();
+    await leadership.start();
 
-    return { app, store, keys, oracle, notifier, chain, devnet, guardian, log, close };
+    return { app, store, keys, oracle, notifier, chain, devnet, guardian, cluster, log, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

@@ -46,6 +46,12 @@ export interface ServerConfig {
   /** Seed of the simulated random walk, so a devnet is reproducible. */
   priceSeed: number;
   limits: EdgeLimits;
+  /**
+   * Addresses or CIDR ranges of the load balancers whose X-Forwarded-For is believed (Fastify's
+   * trustProxy list, e.g. `10.0.0.0/8,loopback`); null uses the socket's address. Per-address
+   * limits (writes, live streams) need the client's own address, not the balancer's.
+   */
+  trustProxy: string | null;
 }
 
 /** Limits at the HTTP edge; they hold for every client address, loopback included. */
@@ -193,6 +199,16 @@ const envSchema = z.object({
   DEVNET_WRITES_PER_MINUTE: intInRange('DEVNET_WRITES_PER_MINUTE', 1, 1_000_000),
   REQUEST_TIMEOUT: intInRange('REQUEST_TIMEOUT (milliseconds)', 1_000, 3_600_000),
   IDLE_TIMEOUT: intInRange('IDLE_TIMEOUT (milliseconds)', 1_000, 3_600_000),
+  TRUST_PROXY: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .max(1_000)
+      .regex(/^[0-9A-Za-z.:/]+(\s*,\s*[0-9A-Za-z.:/]+)*$/, {
+        error: 'TRUST_PROXY must list proxy addresses or CIDR ranges, e.g. 10.0.0.0/8,loopback',
+      })
+      .optional(),
+  ),
 });
 
 /** The devnet serves its chain services itself, so its URLs are relative to this origin. */
@@ -271,6 +287,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       requestTimeoutMs: e.REQUEST_TIMEOUT ?? 30_000,
       idleTimeoutMs: e.IDLE_TIMEOUT ?? 60_000,
     },
+    trustProxy: e.TRUST_PROXY ?? null,
   };
 }
 

@@ -124,4 +124,12 @@ describe('loadConfig', () => {
       loadConfig({ NETWORK: 'mainnet', PRICE_FEEDS: 'kraken@https://api.kraken.com' }),
     ).toThrow(/at least two feeds/);
   });
+
+  it('takes the load balancers to believe as a list of addresses, and nothing else', () => {
+    expect(loadConfig({}).trustProxy).toBeNull();
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, loopback' }).trustProxy).toBe(
+      '10.0.0.0/8, loopback',
+    );
+    expect(() => loadConfig({ TRUST_PROXY: 'true; drop' })).toThrow(ConfigError);
+  });
 });

@@ -14,5 +14,6 @@ export * from './table';
 export * from './errors';
 export * from './missions';
 export * from './content';
+export * from './live';
 export type * from './api';
 export * from './liquidation';

@@ -59,6 +59,8 @@ export interface DevnetOptions<DB> {
   /** Faucet key; random (and stored) on first start when not given. */
   faucetSecret?: Uint8Array;
   unitSupply?: bigint;
+  /** Cross-process lock around every write; none needed when one process owns the database. */
+  exclusive?: DevnetExclusive;
 }
 
 export interface DevnetTxOutput {
@@ -108,10 +110,18 @@ function dbInt(v: bigint): number {
   return Number(v);
 }
 
-/** Serialises every state change: validation and its write happen as one step. */
+/** Runs work while no other process changes the devnet (several instances on one PostgreSQL). */
+export type DevnetExclusive = <T>(work: () => Promise<T>) => Promise<T>;
+
+/**
+ * Serialises every state change: validation and its write happen as one step. Within the process
+ * by a promise chain; across instances sharing the database, by `exclusive` inside it.
+ */
 class Mutex {
   private last: Promise<unknown> = Promise.resolve();
-  run<T>(work: () => Promise<T>): Promise<T> {
+  constructor(private readonly exclusive: DevnetExclusive = (work) => work()) {}
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const work = () => this.exclusive(task);
     const result = this.last.then(work, work);
     this.last = result.catch(() => undefined);
     return result;
@@ -158,7 +168,7 @@ export class Devnet {
   private readonly now: () => number;
   private readonly faucetSecret: Uint8Array;
   private readonly faucetScript: Uint8Array;
-  private readonly mutex = new Mutex();
+  private readonly mutex: Mutex;
   private readonly listeners = new Set<(tip: DevnetTip) => void>();
   private timer: ReturnType<typeof setInterval> | null = null;
 
@@ -169,7 +179,9 @@ export class Devnet {
     now: () => number;
     faucetSecret: Uint8Array;
     unitRuneId: string;
+    exclusive?: DevnetExclusive;
   }) {
+    this.mutex = new Mutex(init.exclusive);
     this.db = init.db;
     this.network = init.network;
     this.blockIntervalMs = init.blockIntervalMs;
@@ -933,6 +945,7 @@ export async function createDevnet<DB>(opts: DevnetOptions<DB>): Promise<Devnet>
     now,
     faucetSecret: hex.decode(secretHex),
     unitRuneId: meta.get('unit_rune_id') ?? '1:1',
+    ...(opts.exclusive ? { exclusive: opts.exclusive } : {}),
   });
   if (!meta.has('unit_rune_id')) {
     await devnet.genesis({

@@ -70,6 +70,7 @@ export class TelegramNotifier {
   private timer: NodeJS.Timeout | null = null;
   private draining: Promise<void> | null = null;
   private username: string | null = null;
+  private handlersInstalled = false;
 
   constructor(private readonly options: TelegramNotifierOptions) {
     this.bot = options.token
@@ -89,6 +90,12 @@ export class TelegramNotifier {
   }
 
   async start(): Promise<void> {
+    await this.init();
+    this.startWorker();
+  }
+
+  /** Learns the bot's @username, which every instance serves in /api/config. */
+  async init(): Promise<void> {
     const { bot, options } = this;
     if (!bot) return;
     try {
@@ -98,27 +105,43 @@ export class TelegramNotifier {
       // A wrong token or an unreachable API must not stop the vault app; the outbox keeps trying.
       options.log.warn({ err: String(err) }, 'telegram bot init failed');
     }
+  }
+
+  /**
+   * The worker: /start long-polling and the outbox drain. One instance at a time runs it (Telegram
+   * allows one getUpdates consumer per bot, and one drainer sends each message once).
+   */
+  startWorker(): void {
+    const { bot, options } = this;
+    if (!bot || this.timer) return;
     if (options.polling && this.username) {
-      bot.command('start', async (ctx) => {
-        const address = ctx.match.trim();
-        if (!START_PAYLOAD.test(address)) {
-          await ctx.reply('Open this bot from the vault app to follow your vault.');
-          return;
-        }
-        await subscribeTelegram(options.db, {
-          address,
-          chat_id: String(ctx.chat.id),
-          network: options.network,
-        });
-        await ctx.reply('Notifications are on for your vault.');
-      });
-      bot.catch((err) => options.log.warn({ err: String(err.error) }, 'telegram update failed'));
+      // A worker taken back after a lost lock polls again with the handlers it already has.
+      if (!this.handlersInstalled) this.installHandlers(bot);
       void bot.start({ drop_pending_updates: true }).catch((err: unknown) => {
         options.log.warn({ err: String(err) }, 'telegram polling stopped');
       });
     }
     this.timer = setInterval(() => void this.drain(), options.drainIntervalMs ?? 1000);
     this.timer.unref();
+  }
+
+  private installHandlers(bot: Bot): void {
+    const { options } = this;
+    this.handlersInstalled = true;
+    bot.command('start', async (ctx) => {
+      const address = ctx.match.trim();
+      if (!START_PAYLOAD.test(address)) {
+        await ctx.reply('Open this bot from the vault app to follow your vault.');
+        return;
+      }
+      await subscribeTelegram(options.db, {
+        address,
+        chat_id: String(ctx.chat.id),
+        network: options.network,
+      });
+      await ctx.reply('Notifications are on for your vault.');
+    });
+    bot.catch((err) => options.log.warn({ err: String(err.error) }, 'telegram update failed'));
   }
 
   async stop(): Promise<void> {

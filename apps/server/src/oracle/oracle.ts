@@ -80,6 +80,15 @@ export class Oracle extends EventEmitter<OracleEvents> {
    * has no history to back-fill, so the chart starts at the first real price.
    */
   async start(): Promise<void> {
+    await this.load();
+    this.startTicking();
+  }
+
+  /**
+   * Back-fills a year at first start and fills any downtime gap, without ticking: with several
+   * instances every one loads, and only the one leading the tick job ticks (cluster/leadership.ts).
+   */
+  async load(): Promise<void> {
     const { db, source, startPriceCents, log } = this.options;
     const now = this.clock();
     const latest = await latestPricePoint(db);
@@ -108,7 +117,12 @@ export class Oracle extends EventEmitter<OracleEvents> {
         log.info({ points: gap.length }, 'price gap filled');
       }
     }
-    if (this.options.tickMs > 0) {
+  }
+
+  /** Ticks every tickMs (none when 0) until stop(). */
+  startTicking(): void {
+    const { log } = this.options;
+    if (this.timer === null && this.options.tickMs > 0) {
       this.timer = setInterval(() => {
         this.tick().catch((err: unknown) => log.error({ err }, 'price tick failed'));
       }, this.options.tickMs);
@@ -121,7 +135,24 @@ export class Oracle extends EventEmitter<OracleEvents> {
     this.timer = null;
   }
 
-  /** The latest price; start() must have run and a live source must have answered once. */
+  /**
+   * A point another instance recorded (heard on the event bus): the latest price moves forward,
+   * never back, and no tick is emitted, since the instance that recorded it already did.
+   */
+  observe(point: PricePoint): void {
+    if (this.current && point.timestamp < this.current.timestamp) return;
+    this.current = point;
+    // A point recorded by the leader was fresh when it was recorded; its age says the rest.
+    if (isLivePriceSource(this.options.source)) this.staleReason = null;
+  }
+
+  /** Re-reads the latest stored point, after events may have been missed. */
+  async refresh(): Promise<void> {
+    const latest = await latestPricePoint(this.options.db);
+    if (latest) this.observe(latest);
+  }
+
+  /** The latest price; start() or load() must have run. */
   price(): PricePoint {
     if (!this.current) throw new StalePriceError(this.staleReason ?? 'oracle not started');
     return this.current;
@@ -134,7 +165,21 @@ export class Oracle extends EventEmitter<OracleEvents> {
 
   /** Whether the latest price may not be relied on (live feeds only). */
   get stale(): boolean {
-    return this.staleReason !== null;
+    return this.whyStale() !== null;
+  }
+
+  /**
+   * Why a live price may not be relied on, or null. Besides a round that was not fresh, a live
+   * price older than two ticks is stale: on an instance that does not lead the tick job, points
+   * arrive from the leader, and a leader that records nothing (its feeds disagree) or has died
+   * leaves them to age.
+   */
+  private whyStale(): string | null {
+    if (this.staleReason !== null) return this.staleReason;
+    const { source, tickMs } = this.options;
+    if (!isLivePriceSource(source) || !this.current || tickMs <= 0) return null;
+    const age = this.clock() - this.current.timestamp;
+    return age * 1000 > 2 * tickMs ? `no fresh price for ${age} s` : null;
   }
 
   /**
@@ -199,7 +244,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
    * every quote, even one signed while it was fresh, so nothing is co-signed until it is fresh.
    */
   verifyQuote(quote: SignedQuote): boolean {
-    if (this.staleReason !== null) throw new StalePriceError(this.staleReason);
+    const stale = this.whyStale();
+    if (stale !== null) throw new StalePriceError(stale);
     return verifyQuote(this.options.keys.pubkey, quote);
   }
 
@@ -218,7 +264,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** GET /api/oracle/quote: signed price, threshold hash, and the secret once price <= th. */
   quote(th: number, ts: number): OracleQuoteDto {
     const { keys } = this.options;
-    if (this.staleReason !== null) throw new StalePriceError(this.staleReason);
+    const stale = this.whyStale();
+    if (stale !== null) throw new StalePriceError(stale);
     const { timestamp, priceCents } = this.price();
     const signed = signQuote(keys, { price_cents: priceCents, time: timestamp, th, ts });
     // th 0 means no debt: never revealed (docs/protocol.md).

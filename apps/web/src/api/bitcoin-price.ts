@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { BitcoinPriceDto } from '@unit/protocol';
 import { getJson } from './http';
+import { pollEvery } from './live';
 
 // SPEC §7: the price is refetched every 30 s.
 export const PRICE_REFETCH_MS = 30_000;
@@ -11,12 +12,15 @@ export const PRICE_REFETCH_MS = 30_000;
  */
 export const PRICE_STALE_AFTER_MS = 2 * PRICE_REFETCH_MS;
 
+/** While the stream pushes every tick, a poll is only a safety net. */
+export const PRICE_REFETCH_LIVE_MS = 5 * 60_000;
+
 export const getBitcoinPrice = () => getJson<BitcoinPriceDto>('/api/bitcoin-price');
 
 export const bitcoinPriceQueryOptions = queryOptions({
   queryKey: ['bitcoin-price'],
   queryFn: getBitcoinPrice,
-  refetchInterval: PRICE_REFETCH_MS,
+  refetchInterval: pollEvery(PRICE_REFETCH_MS, PRICE_REFETCH_LIVE_MS),
   staleTime: PRICE_REFETCH_MS,
 });
 

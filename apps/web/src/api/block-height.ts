@@ -3,16 +3,19 @@ import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ConfigDto } from '@unit/protocol';
 import { useConfig } from './config';
 import { getJson, joinUrl } from './http';
+import { pollEvery } from './live';
 
 /** The devnet mines on demand or every few seconds; public networks every ten minutes or so. */
 const refetchMs = (config: ConfigDto) => (config.network === 'devnet' ? 5_000 : 30_000);
+/** While the stream announces each block (api/live.ts), a poll is only a safety net. */
+const REFETCH_LIVE_MS = 2 * 60_000;
 
 // SPEC §7 names the block height among the queries refreshed after a vault is created.
 export const blockHeightQueryOptions = (config: ConfigDto) =>
   queryOptions({
     queryKey: ['block-height'],
     queryFn: () => getJson<number>(joinUrl(config.esploraUrl, 'blocks/tip/height')),
-    refetchInterval: refetchMs(config),
+    refetchInterval: pollEvery(refetchMs(config), REFETCH_LIVE_MS),
   });
 
 /** What a block can change: confirmed balances (SPEC §7), the vault, its history and chart. */

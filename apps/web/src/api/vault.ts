@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { VaultDto } from '@unit/protocol';
 import { getJson, isNotFound } from './http';
+import { pollEvery } from './live';
 
 /** The vault of a wallet key, or null when it has none (404 not_found). */
 export const getVaultByPubkey = async (pubkey: string): Promise<VaultDto | null> => {
@@ -19,8 +20,9 @@ export const vaultQueryOptions = (pubkey: string | null) =>
     enabled: pubkey != null,
     staleTime: 10_000,
     // Follow the chain while the page is open: a block confirms pending transactions (SPEC §4)
-    // and moves the vault; a devnet block comes every 10 s, a real one every ~10 min.
-    refetchInterval: 10_000,
+    // and moves the vault; a devnet block comes every 10 s, a real one every ~10 min. While the
+    // stream is up, its block and vault events refresh the vault and a poll is only a safety net.
+    refetchInterval: pollEvery(10_000, 2 * 60_000),
   });
 
 export const useVault = (pubkey: string | null) => useQuery(vaultQueryOptions(pubkey));

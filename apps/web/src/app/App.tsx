@@ -8,6 +8,7 @@ import { ToastProvider } from '../ui/toasts';
 import { WalletProvider } from '../wallet';
 import { ConfigGate } from './ConfigGate';
 import { AppErrorBoundary } from './ErrorScreen';
+import { LiveUpdates } from './LiveUpdates';
 import { createQueryClient } from './query-client';
 import { routes } from './routes';
 import '../styles/tokens.css';
@@ -22,7 +23,7 @@ function WalletAndFlows({ children, execute }: { children: ReactNode; execute?: 
   );
 }
 
-/** Providers in the order they depend on each other: query client, config, wallet, flows. */
+/** Providers in the order they depend on each other: query client, live updates, config, wallet, flows. */
 export function AppProviders(props: {
   children: ReactNode;
   queryClient: QueryClient;
@@ -31,11 +32,13 @@ export function AppProviders(props: {
   return (
     <AppErrorBoundary>
       <QueryClientProvider client={props.queryClient}>
-        <ToastProvider>
-          <ConfigGate>
-            <WalletAndFlows execute={props.execute}>{props.children}</WalletAndFlows>
-          </ConfigGate>
-        </ToastProvider>
+        <LiveUpdates>
+          <ToastProvider>
+            <ConfigGate>
+              <WalletAndFlows execute={props.execute}>{props.children}</WalletAndFlows>
+            </ConfigGate>
+          </ToastProvider>
+        </LiveUpdates>
       </QueryClientProvider>
     </AppErrorBoundary>
   );

@@ -1,0 +1,237 @@
+// Several instances of the real app on one PostgreSQL schema, as a load balancer would run them,
+// and what the tests of the cluster do to them: open a vault over one's /guardian WebSocket, read
+// one's event stream.
+import { randomBytes } from 'node:crypto';
+import { base64, hex } from '@scure/base';
+import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
+import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import WebSocket from 'ws';
+import {
+  buildOpenPsbt,
+  parseRuneId,
+  signUserInputs,
+  vaultOutput,
+  type VaultWallet,
+} from '@unit/bitcoin';
+import {
+  liquidationThresholdCents,
+  parseLiveEvent,
+  sats,
+  unitCents,
+  type LiveEvent,
+  type ReserveResult,
+} from '@unit/protocol';
+import { openStore } from '../../src/store';
+import { startTestApp, type RunningApp } from '../support';
+
+export const pgUrl = process.env.TEST_DATABASE_URL;
+
+/** A fresh schema per test file: advisory locks and channels are keyed by it. */
+export const newSchema = (label: string) => `${label}_${randomBytes(5).toString('hex')}`;
+
+export async function dropSchema(schema: string): Promise<void> {
+  const admin = await openStore({ databaseUrl: pgUrl! });
+  try {
+    await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
+  } finally {
+    await admin.close();
+  }
+}
+
+/** One guardian key for every instance of a deployment (on the devnet each would make its own). */
+const GUARDIAN_KEY = hex.encode(sha256(new TextEncoder().encode('cluster test guardian')));
+
+export function startInstance(schema: string, env: Record<string, string> = {}) {
+  return startTestApp(
+    { DATABASE_URL: pgUrl!, GUARDIAN_KEY, ...env },
+    { databaseSchema: schema, jobRetryMs: 200 },
+  );
+}
+
+/** One JSON-RPC call over a new /guardian WebSocket of this instance. */
+export function rpc<R>(unit: RunningApp, method: string, params: unknown): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
+    socket.once('error', reject);
+    socket.once('open', () =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })),
+    );
+    socket.on('message', (raw) => {
+      const message = JSON.parse(String(raw)) as { id?: number; result?: R; error?: unknown };
+      if (message.id !== 1) return;
+      socket.close();
+      if (message.error) reject(new Error(JSON.stringify(message.error)));
+      else resolve(message.result as R);
+    });
+  });
+}
+
+const FEE_RATE = 2;
+
+/**
+ * Opens a vault as the web app does, every request to `via`: reserve, build and sign the opening,
+ * vault.open. The faucet pays the wallet first (a block mined through `via` too).
+ */
+export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint) {
+  const paymentKey = secp256k1.utils.randomSecretKey();
+  const runesKey = secp256k1.utils.randomSecretKey();
+  const vaultKey = secp256k1.utils.randomSecretKey();
+  const vaultPubkey = hex.encode(pubSchnorr(vaultKey));
+  const payment = p2wpkh(pubECDSA(paymentKey), TEST_NETWORK);
+  const runes = p2tr(pubSchnorr(runesKey), undefined, TEST_NETWORK);
+  const wallet: VaultWallet = {
+    satsScript: payment.script,
+    paymentPublicKey: pubECDSA(paymentKey),
+    runesScript: runes.script,
+    runesPublicKey: pubSchnorr(runesKey),
+  };
+  const devnet = via.devnet!;
+  await devnet.fund(payment.address!, 20_000_000n);
+  await devnet.mine(1);
+
+  const reservation = await rpc<ReserveResult>(via, 'unit.reserve', {
+    unit_amount: Number(borrow),
+    vault_action: 'open',
+    vault_pubkey: vaultPubkey,
+  });
+  const treasury = reservation.treasury_utxo!;
+  const th = liquidationThresholdCents(sats(deposit), unitCents(borrow));
+  const now = Math.floor(Date.now() / 1000);
+  const quote = via.oracle.quote(th, now);
+  const nonce = randomBytes(16);
+  const built = buildOpenPsbt({
+    wallet,
+    utxos: (await via.chain.paymentUtxos(payment.address!)).map((u) => ({
+      txid: u.txid,
+      vout: u.vout,
+      value: BigInt(u.value),
+      script: payment.script,
+    })),
+    feeRate: FEE_RATE,
+    state: {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(th),
+      quoteStamp: quote.ts,
+      nonce,
+      expiry: now + 120,
+    },
+    newVault: vaultOutput({
+      vaultPubkey: hex.decode(vaultPubkey),
+      guardPubkey: hex.decode(via.keys.guardPubkey),
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network: TEST_NETWORK,
+    }),
+    depositAmount: deposit,
+    borrowAmount: borrow,
+    unitRuneId: parseRuneId(devnet.unitRuneId),
+    treasury: {
+      txid: treasury.txid,
+      vout: treasury.vout,
+      value: BigInt(treasury.value),
+      script: hex.decode(treasury.script_hex),
+      unitAmount: BigInt(treasury.unit_amount),
+      internalKey: hex.decode(via.keys.treasuryPubkey),
+    },
+  });
+  const psbt = signUserInputs(built.psbt, paymentKey, built.signInputs.user);
+  const result = await rpc<{ vault_id: string }>(via, 'vault.open', {
+    vault_pubkey: vaultPubkey,
+    nonce: hex.encode(nonce),
+    expires_at: now + 120,
+    quote: {
+      price_cents: quote.price_cents,
+      time: quote.time,
+      th: quote.th,
+      ts: quote.ts,
+      signature: quote.signature,
+    },
+    psbt: base64.encode(psbt),
+    reservation_id: reservation.reservation_id,
+    payload: {
+      borrow_amount: Number(borrow),
+      deposit_amount: Number(deposit),
+      vault_label: 'cluster vault',
+      tx_feerate: FEE_RATE,
+    },
+  });
+  return { vaultId: result.vault_id, vaultPubkey };
+}
+
+/** An open GET /api/events of one instance, collecting what it carries. */
+export interface EventStream {
+  status: number;
+  events: LiveEvent[];
+  /** Resolves with the first event (already received or to come) that matches. */
+  next(match: (event: LiveEvent) => boolean, timeoutMs?: number): Promise<LiveEvent>;
+  close(): void;
+}
+
+export async function openEvents(
+  unit: RunningApp,
+  headers: Record<string, string> = {},
+): Promise<EventStream> {
+  const abort = new AbortController();
+  const res = await fetch(`${unit.url}/api/events`, {
+    headers: { accept: 'text/event-stream', ...headers },
+    signal: abort.signal,
+  });
+  const events: LiveEvent[] = [];
+  const waiters = new Set<() => void>();
+  if (res.ok && res.body) {
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buffer += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const type = /^event: (.*)$/m.exec(block)?.[1];
+            const data = /^data: (.*)$/m.exec(block)?.[1];
+            const event = type && data ? parseLiveEvent(type, data) : null;
+            if (event) events.push(event);
+            for (const wake of waiters) wake();
+          }
+        }
+      } catch {
+        // aborted by close()
+      }
+    })();
+  } else {
+    await res.body?.cancel();
+  }
+  return {
+    status: res.status,
+    events,
+    next: (match, timeoutMs = 5_000) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const found = events.find(match);
+          if (!found) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`no matching event within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
+    close: () => abort.abort(),
+  };
+}
+
+/** Polls until the condition holds, or fails after the timeout. */
+export async function eventually(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
+  const until = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
