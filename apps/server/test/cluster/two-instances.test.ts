@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sql } from 'kysely';
 import type { VaultDto } from '@unit/protocol';
 import type { RunningApp } from '../support';
+import { ALICE, BOB, signedSpend } from '../devnet/fixtures';
 import {
   dropSchema,
   eventually,
@@ -82,6 +83,26 @@ describe.runIf(pgUrl)('two instances on one PostgreSQL', () => {
         a.oracle.price().timestamp >= latest.timestamp &&
         b.oracle.price().timestamp >= latest.timestamp,
     );
+  });
+
+  it('accepts one of two spends of one output, sent to the two instances at once', async () => {
+    // The devnet's chain is in the database; its writes take a cluster-wide lock, so the second
+    // spend sees the first and is refused as a conflict, on whichever instance it arrives.
+    for (let round = 0; round < 4; round++) {
+      const funding = await a.devnet!.fund(ALICE.address, 50_000n);
+      const vout = (await a.devnet!.getTx(funding))!.outputs.findIndex(
+        (o) => o.address === ALICE.address,
+      );
+      const spend = (to: Uint8Array, amount: bigint) =>
+        signedSpend([{ txid: funding, vout, value: 50_000n, key: ALICE }], [{ script: to, amount }])
+          .hex;
+      const results = await Promise.allSettled([
+        a.devnet!.broadcast(spend(BOB.script, 40_000n)),
+        b.devnet!.broadcast(spend(ALICE.script, 41_000n)),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    }
+    await b.devnet!.mine(1);
   });
 
   it('opens a vault through one instance and reads it through the other', async () => {
