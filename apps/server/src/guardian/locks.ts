@@ -55,11 +55,19 @@ export async function acquireLocks(
   owner: string,
   now: number,
 ): Promise<boolean> {
+  const taken: string[] = [];
   for (const key of keys) {
     if (!(await acquireOne(db, key, owner, now))) {
-      await releaseLocks(db, owner);
+      // Frees what this call took, and nothing the owner held before it.
+      if (taken.length > 0)
+        await guardianDb(db)
+          .deleteFrom('guardian_locks')
+          .where('lock_key', 'in', taken)
+          .where('owner', '=', owner)
+          .execute();
       return false;
     }
+    taken.push(key);
   }
   return true;
 }

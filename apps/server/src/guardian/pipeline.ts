@@ -1,8 +1,8 @@
 // The life of one guardian request, the same for every vault action: cheap checks first (the
 // envelope, the PSBT's shape and the vault key's signature), so junk never holds a vault; then the
 // vault locked in the database (locks.ts), the request recorded (a replayed nonce is refused),
-// validated, its treasury output locked, co-signed, re-checked against the vault as it is now,
-// broadcast, its effects stored. Each step is persisted, so a restart can tell a request that
+// validated, co-signed (every signature checked), its treasury output locked, re-checked against
+// the vault as it is now, broadcast, its effects stored. Each step is persisted, so a restart can tell a request that
 // reached the network from one that did not (recover.ts), and each step is reported to the caller
 // as the tracker's progress (SPEC §4).
 import type { Kysely } from 'kysely';
@@ -129,24 +129,8 @@ async function finish<R>(
   const fail = (error: string) =>
     advanceGuardianRequest(deps.db, nonce, 'failed', { error }, deps.now());
   let prepared: Prepared<R>;
-  const held = [...locks.keys];
   try {
     prepared = await prepare();
-    // The treasury output becomes this request's only now, once the request has proved its funds
-    // and signatures: a reservation alone holds nothing (reserve.ts).
-    const treasury = prepared.treasuryOutput;
-    if (treasury) {
-      const key = treasuryLock(treasury.txid, treasury.vout);
-      const output = (await acquireLocks(deps.db, [key], locks.owner, deps.now()))
-        ? await deps.chain.output(treasury.txid, treasury.vout)
-        : null;
-      if (!output || output.spent)
-        throw new DomainError(
-          'reservation_missing',
-          'The reserved treasury UNIT was just taken by another request; please try again',
-        );
-      held.push(key);
-    }
   } catch (error) {
     await fail(error instanceof Error ? error.message : String(error));
     throw error;
@@ -162,8 +146,25 @@ async function finish<R>(
   progress(3);
 
   let signed: { txid: string; hex: string };
+  const held = [...locks.keys];
   try {
+    // Co-signing checks every input's signature against the chain's outputs (actions.ts).
     signed = prepared.cosign();
+    // The treasury output becomes this request's own only now, once the request has proved its
+    // funds and signatures: a reservation alone holds nothing (reserve.ts).
+    const treasury = prepared.treasuryOutput;
+    if (treasury) {
+      const key = treasuryLock(treasury.txid, treasury.vout);
+      const output = (await acquireLocks(deps.db, [key], locks.owner, deps.now()))
+        ? await deps.chain.output(treasury.txid, treasury.vout)
+        : null;
+      if (!output || output.spent)
+        throw new DomainError(
+          'reservation_missing',
+          'The reserved treasury UNIT was just taken by another request; please try again',
+        );
+      held.push(key);
+    }
   } catch (error) {
     await fail(error instanceof Error ? error.message : String(error));
     throw error instanceof DomainError

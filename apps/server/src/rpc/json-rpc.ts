@@ -107,8 +107,8 @@ class WindowCounter {
     private readonly windowMs: number,
   ) {}
 
-  /** Counts one call; false when the key is over its limit in this window. */
-  hit(key: string, now: number): boolean {
+  /** Counts one call; returns the key's calls in this window, this one included. */
+  hit(key: string, now: number): number {
     if (this.windows.size > 10_000)
       for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
     let window = this.windows.get(key);
@@ -117,7 +117,11 @@ class WindowCounter {
       this.windows.set(key, window);
     }
     window.count += 1;
-    return window.count <= this.limit;
+    return window.count;
+  }
+
+  over(count: number): boolean {
+    return count > this.limit;
   }
 }
 
@@ -165,7 +169,7 @@ export class RpcSocketPolicy {
   }
 
   callAllowed(address: string, now = Date.now()): boolean {
-    return this.perAddress.hit(address, now);
+    return !this.perAddress.over(this.perAddress.hit(address, now));
   }
 
   connectionCounter(): WindowCounter {
@@ -223,6 +227,16 @@ export function serveJsonRpc(
 
   socket.on('message', (raw) => {
     touch();
+    // Every message counts, parsable or not: a flood costs the server a counter and a parse
+    // (bounded by maxPayload), never a database read. Twice over the limit closes the socket.
+    const now = Date.now();
+    const calls = perConnection.hit(client.connectionId, now);
+    const withinAddress = policy.callAllowed(address, now);
+    if (calls > 2 * policy.limits.callsPerConnection) {
+      socket.close(1008, 'Too many calls');
+      return;
+    }
+    const limited = perConnection.over(calls) || !withinAddress;
     let parsed: unknown;
     try {
       parsed = JSON.parse(String(raw));
@@ -237,10 +251,7 @@ export function serveJsonRpc(
     }
     const { id, method, params } = request.data;
     const reply = id !== undefined;
-    // Counted before any method runs (the message itself is bounded by maxPayload): a flood costs
-    // the server a parse and a counter, never a database read.
-    const now = Date.now();
-    if (!perConnection.hit(client.connectionId, now) || !policy.callAllowed(address, now)) {
+    if (limited) {
       const message = 'Too many calls; please wait a minute';
       if (reply)
         fail(id, {

@@ -14,10 +14,11 @@ import {
   getVaultByPubkey,
 } from '../../src/store';
 import type { Guardian } from '../../src/guardian';
+import { LOCK_SECONDS } from '../../src/guardian/locks';
 import { call, codeOf, recorder, startHarness, type Harness, type TestWallet } from './harness';
 
-/** A chain whose next broadcast waits until the test lets it go. */
-function gatedChain() {
+/** A chain whose next broadcast (or output read) waits until the test lets it go. */
+function gatedChain(method: 'broadcast' | 'output' = 'broadcast') {
   let entered!: () => void;
   let release!: () => void;
   const state = {
@@ -28,14 +29,23 @@ function gatedChain() {
   };
   const wrap = (chain: Chain): Chain => {
     const gated = Object.create(chain) as Chain;
-    gated.broadcast = async (rawHex: string) => {
+    const gate = async () => {
       if (state.armed) {
         state.armed = false;
         entered();
         await state.released;
       }
-      return chain.broadcast(rawHex);
     };
+    if (method === 'broadcast')
+      gated.broadcast = async (rawHex: string) => {
+        await gate();
+        return chain.broadcast(rawHex);
+      };
+    else
+      gated.output = async (txid: string, vout: number) => {
+        await gate();
+        return chain.output(txid, vout);
+      };
     return gated;
   };
   return { state, wrap };
@@ -85,6 +95,50 @@ describe('a price drop while a deposit is in flight (finding 1)', () => {
     const record = (await getLiquidation(h.store.db, after.vault_id))!;
     expect(record.threshold_cents).toBe(after.threshold_cents);
     expect(h.oracle.revealedSecret(BigInt(after.threshold_cents), after.stamp)).not.toBeNull();
+  });
+});
+
+describe('a request whose lock ran out while it was being checked (finding 1)', () => {
+  let h: Harness;
+  let alice: TestWallet;
+  const gate = gatedChain('output');
+  beforeAll(async () => {
+    h = await startHarness(gate.wrap);
+    alice = await h.wallet('alice');
+    await call(h.guardian, 'vault.open', (await alice.open(1_000_000n, 59_000n)).request);
+  });
+  afterAll(() => h.close());
+
+  it('is refused with vault_changed and never broadcast once the sweep took the vault', async () => {
+    const before = (await getVaultByPubkey(h.store.db, alice.vaultPubkey))!;
+    const { request } = await alice.deposit(500_000n, { expiresIn: 300 });
+    const ctx = recorder();
+    const deposit = codeOf(
+      call(h.guardian, 'vault.deposit', request, {
+        ...ctx,
+        notify: (method, params) => {
+          ctx.notify(method, params);
+          // Recorded and holding the vault's lock: its next chain read (the vault output) waits.
+          if ((params as { step: number }).step === 2) gate.state.armed = true;
+        },
+      }),
+    );
+    await gate.state.entered;
+    // The request stalls past its lock's lifetime; the sweep may then take the vault, and does.
+    h.clock.now += LOCK_SECONDS + 1;
+    const point = await h.oracle.setPrice(before.threshold_cents);
+    expect(await h.guardian.onPriceTick(point.priceCents, point.timestamp)).toEqual([
+      before.vault_id,
+    ]);
+    gate.state.release();
+    expect(await deposit).toBe('vault_changed');
+
+    // Nothing reached the network: the vault output is the one the liquidation record opens.
+    expect((await h.chain.output(before.vault_txid, before.vault_vout))?.spent).toBe(false);
+    expect((await getLiquidation(h.store.db, before.vault_id))?.threshold_cents).toBe(
+      before.threshold_cents,
+    );
+    expect((await getGuardianRequest(h.store.db, request.nonce))?.state).toBe('failed');
   });
 });
 

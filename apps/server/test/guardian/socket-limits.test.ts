@@ -130,7 +130,14 @@ describe('the /guardian socket with its default limits, on loopback', () => {
       Array(DEFAULT_RPC_LIMITS.callsPerConnection).fill('bad_request'),
     );
     expect(codes.at(-1)).toBe('rate_limited');
-    socket.close();
+    // Unparsable messages count too; twice the limit closes the socket.
+    const gone = closed(socket);
+    for (let i = codes.length; i < 2 * DEFAULT_RPC_LIMITS.callsPerConnection; i++)
+      socket.send('not json');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(socket.readyState).toBe(WebSocket.OPEN);
+    socket.send('not json');
+    expect(await gone).toBe(1008);
   });
 });
 
