@@ -24,6 +24,7 @@ import {
   maxRepayCents,
   maxWithdrawSats,
   minBigint,
+  networkFeeSats,
   operationCostSats,
   sats as toSats,
   satsToBtcString,
@@ -124,12 +125,16 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const options = cappedFeeOptions(position.fees, priceUsd);
   const feeRate = selectedFeeRate(options, form.fee);
   const guardianAction = decl.guardianAction;
-  const cost = operationCostSats({
+  const costInput = {
     action: guardianAction,
     paymentInputs: defaultPaymentInputs(guardianAction),
     feeRate,
     postageSats: c.unitPostageSats,
-  });
+  };
+  // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
+  // the transaction is expected to pay (issue 15: the allowance doubled the figure shown).
+  const cost = operationCostSats(costInput);
+  const networkFee = networkFeeSats(costInput);
   const walletSats = position.walletSats ?? toSats(0);
   const before = { btcSats: position.sats, unitCents: position.debtCents };
 
@@ -224,7 +229,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
       : cents > 0n;
   const formValid = amountOk && !refining && !btcError && !unitError && !costError && !priceError;
 
-  const after = previewAfter(before, flow.action, { sats, cents, feeSats: cost });
+  const after = previewAfter(before, flow.action, { sats, cents, feeSats: networkFee });
 
   const start = () => {
     const input: FlowInput = { name: form.name.trim(), sats, cents, feeRate };
@@ -393,7 +398,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             value={form.fee}
             onChange={(fee) => setForm({ ...form, fee })}
           />
-          <p className="muted">Estimated network cost: {satsToBtcString(cost)} BTC</p>
+          <p className="muted">Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
           {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
           <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
           <footer className="flow-actions">
