@@ -18,6 +18,7 @@ import { TelegramNotifier } from './notify/telegram';
 import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
+import { registerClientErrorRoutes } from './http/client-errors';
 import { registerMissionRoutes } from './http/missions';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
@@ -178,6 +179,7 @@ export async function buildApp(
       unitRuneId: () => runeId,
     });
     registerMissionRoutes(app, store.db);
+    registerClientErrorRoutes(app);
     const rpcLog = log.child({ module: 'rpc' });
     app.get('/guardian', { websocket: true }, (socket) =>
       serveJsonRpc(socket, guardian.methods, rpcLog),
