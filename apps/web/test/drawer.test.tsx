@@ -100,6 +100,13 @@ describe('action drawers', () => {
     const input = within(drawer).getByLabelText('Repay amount');
     await user.type(input, '20000');
     expect(input).toHaveValue('10,000.00');
+    // SPEC §5: the message shows first, then the clamp; a keystroke within the maximum clears it.
+    expect(
+      within(drawer).getByText('Maximum value cannot exceed 10,000.00 UNIT'),
+    ).toBeInTheDocument();
+    await user.clear(input);
+    await user.type(input, '5');
+    expect(within(drawer).queryByText(/Maximum value cannot exceed/)).not.toBeInTheDocument();
   });
 
   it('runs a deposit through processing to the success title and stores it as pending', async () => {
