@@ -15,6 +15,7 @@ import {
   satsValueUsdCents,
   sliderAmount,
   sliderPercent,
+  unitCents,
   unitStringToCents,
   usdCentsToSats,
   usdStringToCents,
@@ -88,7 +89,7 @@ export function AmountInput(props: {
   // clamped; the message stays until the next keystroke that is within the maximum.
   const [clampedAt, setClampedAt] = useState<bigint | null>(null);
   const clampMessage =
-    value.mode === 'UNIT' && clampedAt != null ? maximumUnitMessage(clampedAt) : null;
+    value.mode === 'UNIT' && clampedAt != null ? maximumUnitMessage(unitCents(clampedAt)) : null;
 
   const setAmount = (next: bigint, mode = value.mode) =>
     props.onChange({ mode, text: next > 0n ? textOf(next, mode, priceUsd) : '' });
