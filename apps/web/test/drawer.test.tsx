@@ -134,7 +134,11 @@ describe('action drawers', () => {
         type: 'deposit',
       }),
     ]);
-    expect(await screen.findByText('deposit 0.1 BTC: Finalizing...')).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'Your deposit of 0.1 BTC is waiting for a block: usually within a minute.',
+      ),
+    ).toBeInTheDocument();
     // Submitted is not yet done: the banner is informational until a block confirms it.
     const banner = () => screen.getByText('BTC Deposit Submitted', { selector: 'strong' });
     expect(banner().closest('.banner')).toHaveClass('banner--info');

@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useConfig } from '../api/config';
+import { useIncomingSats } from '../api/incoming';
 import { usePosition } from '../api/position';
+import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
 import { useWallet, WalletPicker } from '../wallet';
@@ -136,6 +138,10 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const cost = operationCostSats(costInput);
   const networkFee = networkFeeSats(costInput);
   const walletSats = position.walletSats ?? toSats(0);
+  // A balance still loading, or sats still in the mempool (a new devnet wallet's faucet payment),
+  // is not 'Available: 0 BTC' nor 'Not Enough Bitcoin' (issue 15): the field says which it is.
+  const incoming = useIncomingSats(config, wallet.account?.satsAddress ?? null).data ?? 0n;
+  const balanceLoading = position.walletSats == null && wallet.account != null;
   const before = { btcSats: position.sats, unitCents: position.debtCents };
 
   // Maxima and validation, all from the protocol rules (SPEC §5).
@@ -227,7 +233,23 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
     : decl.amount === 'btc'
       ? sats > 0n
       : cents > 0n;
-  const formValid = amountOk && !refining && !btcError && !unitError && !costError && !priceError;
+  const fundsArriving =
+    incoming > 0n &&
+    (btcError === VALIDATION_MESSAGES.notEnoughBitcoin ||
+      btcError === VALIDATION_MESSAGES.notEnoughUsd);
+  const shownBtcError = balanceLoading
+    ? null
+    : fundsArriving
+      ? `${CONTENT.walletFunds.arriving}: ${CONTENT.walletFunds.arrivingDetail(formatAmount(incoming, 'BTC'))}`
+      : btcError;
+  const formValid =
+    amountOk &&
+    !balanceLoading &&
+    !refining &&
+    !btcError &&
+    !unitError &&
+    !costError &&
+    !priceError;
 
   const after = previewAfter(before, flow.action, { sats, cents, feeSats: networkFee });
 
@@ -366,11 +388,15 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               intDigits={c.amountIntDigits}
               dustLimit={BigInt(c.dustLimitSats)}
               {...(refinesMax ? { onMax: () => void chooseMax(), maxBusy: refining } : {})}
-              error={btcError ?? priceError}
+              error={shownBtcError ?? priceError}
               hint={
                 flow.action === 'withdraw'
                   ? CONTENT.actionDrawer.withdrawTooltip
-                  : `Available: ${satsToBtcString(maxSats)} BTC`
+                  : balanceLoading
+                    ? CONTENT.walletFunds.loading
+                    : incoming > 0n && maxSats === 0n
+                      ? `${CONTENT.walletFunds.arriving}…`
+                      : `Available: ${satsToBtcString(maxSats)} BTC`
               }
             />
           )}

@@ -32,10 +32,12 @@ export function WalletPicker({ open, onOpenChange }: WalletPickerProps) {
     await wallet.connect(id);
   };
 
-  // Close once a connection is made from this dialog (the devnet wallet stays open to show Fund).
+  // Close once a connection is made from this dialog. A new devnet wallet's faucet payment is then
+  // followed on the page itself (layout/FundsArrivingNotice) until a block confirms it; Fund and
+  // Export key live in the wallet menu.
   const closeOnConnect = useRef(false);
   useEffect(() => {
-    if (closeOnConnect.current && wallet.status === 'connected' && wallet.walletId !== 'devnet') {
+    if (closeOnConnect.current && wallet.status === 'connected') {
       closeOnConnect.current = false;
       onOpenChange(false);
     }
