@@ -1,5 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { Activity } from 'lucide-react';
 import { CONTENT } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
 import { usePosition } from '../api/position';
@@ -145,8 +146,11 @@ function CreationPending() {
     flows.flow?.result?.txid ??
     (flows.banner?.action === 'create' ? flows.banner.txid : null) ??
     flows.creationTxid;
-  const running =
-    flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
+  // SPEC §2: the Transaction Tracker while the creation flow is in progress, which it is until the
+  // opening's block (this screen), not only while the drawer's steps run: those end in seconds, and
+  // the button vanished long before the block (issue 15). It reopens the drawer's tracker, so it
+  // shows while this page still holds the flow (a reload keeps the screen, not the tracker).
+  const trackable = flows.flow?.action === 'create' && flows.flow.status !== 'idle';
   return (
     <section className="state-card" aria-live="polite">
       <span className="spinner spinner--large" aria-hidden="true" />
@@ -159,8 +163,13 @@ function CreationPending() {
         )}
         {txid && <TxLink txid={txid} />}
       </div>
-      {running && (
-        <button type="button" className="btn" onClick={() => flows.setDrawerOpen(true)}>
+      {trackable && (
+        <button
+          type="button"
+          className="btn btn--secondary"
+          onClick={() => flows.setDrawerOpen(true)}
+        >
+          <Activity size={16} aria-hidden="true" />
           {CONTENT.vaultPage.transactionTracker}
         </button>
       )}
