@@ -77,3 +77,30 @@ describe('a chart error', () => {
     );
   });
 });
+
+describe('the price change in the banner', () => {
+  it("shows each period's change from price-history and cycles 24h, 7d, 30d, 1y on click", async () => {
+    const changes: Record<string, number> = { '24h': 1.2, '7d': -3.456, '30d': 0, '1y': 48 };
+    server.use(
+      http.get('*/api/price-history', ({ request }) => {
+        const period = new URL(request.url).searchParams.get('timePeriod')!;
+        return HttpResponse.json({ data: [], change: changes[period], error: null });
+      }),
+    );
+    const user = userEvent.setup();
+    renderApp('/');
+    const button = await screen.findByRole('button', { name: /^Price change over 24h: \+1\.20%/ });
+    await user.click(button);
+    expect(
+      await screen.findByRole('button', { name: /^Price change over 7d: \u22123\.46%/ }),
+    ).toHaveClass('price-change--down');
+    await user.click(button);
+    expect(
+      await screen.findByRole('button', { name: /^Price change over 30d: 0\.00%/ }),
+    ).toHaveClass('price-change--flat');
+    await user.click(button);
+    await screen.findByRole('button', { name: /^Price change over 1y: \+48\.00%/ });
+    await user.click(button);
+    await screen.findByRole('button', { name: /^Price change over 24h/ });
+  });
+});

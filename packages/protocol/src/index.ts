@@ -15,3 +15,4 @@ export * from './errors';
 export * from './missions';
 export * from './content';
 export type * from './api';
+export * from './price-change';
