@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { Activity } from 'lucide-react';
+import { Activity, Coins, Gauge, Lock } from 'lucide-react';
 import { CONTENT } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
 import { usePosition } from '../api/position';
@@ -135,6 +135,30 @@ function Welcome() {
           <WelcomeScene />
         </Suspense>
       </div>
+      <ol className="welcome__steps" aria-label="How it works">
+        <li>
+          <Lock size={20} aria-hidden="true" />
+          <strong>Lock BTC</strong>
+          <span className="muted">
+            Your bitcoin sits in a vault on chain that moves only with your signature and the
+            guardian's.
+          </span>
+        </li>
+        <li>
+          <Coins size={20} aria-hidden="true" />
+          <strong>Borrow UNIT</strong>
+          <span className="muted">
+            Mint UNIT against it, up to a 160% collateral ratio, straight to your wallet.
+          </span>
+        </li>
+        <li>
+          <Gauge size={20} aria-hidden="true" />
+          <strong>Stay above 135%</strong>
+          <span className="muted">
+            Watch health and the liquidation price; deposit or repay at any time.
+          </span>
+        </li>
+      </ol>
     </section>
   );
 }
