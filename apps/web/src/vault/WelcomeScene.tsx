@@ -15,6 +15,15 @@ function Coin(props: { x: number; y: number; fill: string; edge: string; glyph: 
       <path d="M-24 0v7a24 9 0 0 0 48 0V0z" fill={props.edge} />
       <ellipse rx="24" ry="9" fill={props.fill} />
       <ellipse rx="17" ry="6" fill="none" stroke={props.edge} strokeWidth="1.5" />
+      {/* Bitcoin's B with its two strokes, drawn: the latin font subset has no ₿ */}
+      {props.glyph === 'B' && (
+        <path
+          d="M-1.5 -5.2v1.4M1.5 -5.2v1.4M-1.5 3.8v1.4M1.5 3.8v1.4"
+          stroke={props.edge}
+          strokeWidth="1.2"
+          transform="scale(1 0.62)"
+        />
+      )}
       <text
         y="3.5"
         textAnchor="middle"
@@ -104,8 +113,8 @@ export default function WelcomeScene() {
 
       {/* Bitcoin in, on the left; UNIT out, on the right */}
       <g className="scene__coin scene__coin--in">
-        <Coin x={48} y={236} fill="#f7931a" edge="#b86a0c" glyph="₿" />
-        <Coin x={48} y={222} fill="#ffa94d" edge="#b86a0c" glyph="₿" />
+        <Coin x={48} y={236} fill="#f7931a" edge="#b86a0c" glyph="B" />
+        <Coin x={48} y={222} fill="#ffa94d" edge="#b86a0c" glyph="B" />
       </g>
       <g className="scene__coin scene__coin--out">
         <Coin x={274} y={244} fill="#3ecf8e" edge="#1f7f55" glyph="U" />
