@@ -89,18 +89,18 @@ describe('the price change in the banner', () => {
     );
     const user = userEvent.setup();
     renderApp('/');
-    const button = await screen.findByRole('button', { name: /^Price change over 24h: \+1\.20%/ });
+    const button = await screen.findByRole('button', { name: /^Price change\s*\+1\.20%\s*24h$/ });
     await user.click(button);
     expect(
-      await screen.findByRole('button', { name: /^Price change over 7d: \u22123\.46%/ }),
+      await screen.findByRole('button', { name: /^Price change\s*\u22123\.46%\s*7d$/ }),
     ).toHaveClass('price-change--down');
     await user.click(button);
     expect(
-      await screen.findByRole('button', { name: /^Price change over 30d: 0\.00%/ }),
+      await screen.findByRole('button', { name: /^Price change\s*0\.00%\s*30d$/ }),
     ).toHaveClass('price-change--flat');
     await user.click(button);
-    await screen.findByRole('button', { name: /^Price change over 1y: \+48\.00%/ });
+    await screen.findByRole('button', { name: /^Price change\s*\+48\.00%\s*1y$/ });
     await user.click(button);
-    await screen.findByRole('button', { name: /^Price change over 24h/ });
+    await screen.findByRole('button', { name: /^Price change\s*\+1\.20%\s*24h$/ });
   });
 });

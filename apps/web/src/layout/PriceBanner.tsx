@@ -63,9 +63,9 @@ function PriceChange() {
       type="button"
       className={`price-change price-change--${change?.direction ?? 'flat'}`}
       onClick={() => setPeriod(nextPriceChangePeriod)}
-      aria-label={`Price change over ${period}: ${change?.text ?? 'loading'}. Show the next period.`}
       title="Show the next period"
     >
+      <span className="sr-only">Price change </span>
       {change ? (
         <span className="num">
           {ARROWS[change.direction] && <span aria-hidden="true">{ARROWS[change.direction]} </span>}
@@ -73,7 +73,7 @@ function PriceChange() {
         </span>
       ) : (
         <Skeleton width="5ch" />
-      )}
+      )}{' '}
       <span className="price-change__period">{period}</span>
     </button>
   );
