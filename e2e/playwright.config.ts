@@ -1,7 +1,8 @@
 import { defineConfig, devices } from '@playwright/test';
 
 // Debian's Chromium only: nothing here may download a browser build. Every journey runs at desktop
-// and phone size against a real server the fixtures start (support/server.ts).
+// (1440), phone (390) and the narrowest phone the app supports (360, body min-width) against a real
+// server the fixtures start (support/server.ts).
 const chromium = {
   executablePath: '/usr/bin/chromium',
   args: [
@@ -35,6 +36,16 @@ export default defineConfig({
         isMobile: true,
         hasTouch: true,
         userAgent: devices['Pixel 7'].userAgent,
+        deviceScaleFactor: 2,
+      },
+    },
+    {
+      name: 'phone-360',
+      use: {
+        viewport: { width: 360, height: 740 },
+        isMobile: true,
+        hasTouch: true,
+        userAgent: devices['Galaxy S9+'].userAgent,
         deviceScaleFactor: 2,
       },
     },

@@ -83,6 +83,15 @@ test('a new user opens a vault with the devnet wallet', async ({
   await expect(page.getByText('In wallet: 300.00 UNIT')).toBeVisible();
   await checkA11y(page);
   await snap(page, '05-dashboard');
+  // The gauge's 'You are here!' on the vault's own band neither wraps nor grows the card.
+  const gauge = page.locator('section.gauge');
+  const before = await gauge.boundingBox();
+  await gauge.locator('path[data-band="healthy"]').hover();
+  const here = gauge.locator('.gauge__subtitle').getByText('You are here!');
+  await expect(here).toBeVisible();
+  const line = await here.boundingBox();
+  expect(line!.height).toBeLessThan(30);
+  expect((await gauge.boundingBox())!.height).toBe(before!.height);
 
   // SPEC §2: /?action=deposit opens the deposit drawer, then the URL returns to /.
   await page.goto('/?action=deposit');
@@ -102,8 +111,9 @@ test('a new user opens a vault with the devnet wallet', async ({
   await expect(page.getByText('0.015 BTC').first()).toBeVisible({ timeout: 60_000 });
   await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
   // SPEC §2: the status column is hidden on narrow widths.
-  const depositRow =
-    test.info().project.name === 'phone' ? /Deposit BTC/ : /Deposit BTC.*Completed/;
+  const depositRow = test.info().project.name.startsWith('phone')
+    ? /Deposit BTC/
+    : /Deposit BTC.*Completed/;
   await expect(page.getByRole('row', { name: depositRow })).toBeVisible();
   await checkA11y(page);
   await snap(page, '08-deposit-confirmed');

@@ -8,8 +8,17 @@ test('the error screen appears on a render error and Try again recovers', async 
   checkA11y,
   snap,
 }) => {
+  // 'Our team has been notified' is true: the boundary reports the error to the server.
+  const report = page.waitForRequest(
+    (r) => r.url().endsWith('/api/client-errors') && r.method() === 'POST',
+  );
   await page.goto('/?devnet-crash=render');
   await expect(page.getByRole('heading', { name: 'Oops! Something went wrong' })).toBeVisible();
+  expect((await report).postDataJSON()).toMatchObject({
+    boundary: 'screen',
+    message: 'Devnet crash drill: a deliberate render error',
+  });
+  expect((await (await report).response())?.status()).toBe(204);
   await expect(
     page.getByText(
       "We've encountered an unexpected error. Our team has been notified and is working on a fix.",
@@ -24,4 +33,19 @@ test('the error screen appears on a render error and Try again recovers', async 
   await expect(page.getByRole('button', { name: 'Create Vault' }).first()).toBeVisible();
   await checkA11y(page);
   await snap(page, '41-recovered');
+});
+
+test('an unknown address shows the not-found page inside the shell, not the crash screen', async ({
+  page,
+  checkA11y,
+  snap,
+}) => {
+  await page.goto('/no-such-page');
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Oops! Something went wrong' })).toBeHidden();
+  await checkA11y(page);
+  await snap(page, '42-not-found');
+  await page.getByRole('link', { name: 'Go to your vault' }).click();
+  await expect(page.getByRole('button', { name: 'Create Vault' }).first()).toBeVisible();
 });

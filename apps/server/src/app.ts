@@ -21,6 +21,7 @@ import { TelegramNotifier } from './notify/telegram';
 import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
+import { registerClientErrorRoutes } from './http/client-errors';
 import { registerMissionRoutes } from './http/missions';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerStatic } from './http/static';
@@ -332,6 +333,7 @@ export async function buildApp(
     });
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
+    registerClientErrorRoutes(app);
     const rpcLog = log.child({ module: 'rpc' });
     const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });
     app.get(

@@ -127,6 +127,15 @@ describe('vaults over HTTP', () => {
     expect(body).toEqual({ error: 'No vault for this public key', code: 'not_found' });
   });
 
+  it('lists the vault of a pubkey, or none as an empty list rather than a 404', async () => {
+    const found = await getJson(`${server.url}/api/vaults?pubkey=${pubkey}`);
+    expect(found.status).toBe(200);
+    expect((found.body as VaultDto[]).map((v) => v.vault_id)).toEqual([vaultId]);
+    const none = await getJson(`${server.url}/api/vaults?pubkey=${'00'.repeat(32)}`);
+    expect(none).toEqual({ status: 200, body: [] });
+    expect((await getJson(`${server.url}/api/vaults?pubkey=zz`)).status).toBe(400);
+  });
+
   it('answers the history records and chart points of a vault', async () => {
     const history = await getJson(`${server.url}/api/vaults/${vaultId}/history`);
     expect(history.body).toMatchObject([

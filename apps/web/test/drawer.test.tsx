@@ -100,6 +100,13 @@ describe('action drawers', () => {
     const input = within(drawer).getByLabelText('Repay amount');
     await user.type(input, '20000');
     expect(input).toHaveValue('10,000.00');
+    // SPEC §5: the message shows first, then the clamp; a keystroke within the maximum clears it.
+    expect(
+      within(drawer).getByText('Maximum value cannot exceed 10,000.00 UNIT'),
+    ).toBeInTheDocument();
+    await user.clear(input);
+    await user.type(input, '5');
+    expect(within(drawer).queryByText(/Maximum value cannot exceed/)).not.toBeInTheDocument();
   });
 
   it('runs a deposit through processing to the success title and stores it as pending', async () => {
@@ -127,7 +134,11 @@ describe('action drawers', () => {
         type: 'deposit',
       }),
     ]);
-    expect(await screen.findByText('deposit 0.1 BTC: Finalizing...')).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'Your deposit of 0.1 BTC is waiting for a block: usually within a minute.',
+      ),
+    ).toBeInTheDocument();
     // Submitted is not yet done: the banner is informational until a block confirms it.
     const banner = () => screen.getByText('BTC Deposit Submitted', { selector: 'strong' });
     expect(banner().closest('.banner')).toHaveClass('banner--info');

@@ -2,6 +2,8 @@
 // its place with the same public contract as src/wallet/index.ts.
 import { useSyncExternalStore, type ReactNode } from 'react';
 import type { WalletAccount, WalletId } from '../src/wallet';
+// Drawing only: the real marks stand in the fake's picker and menu.
+import { WalletMark } from '../src/wallet/WalletMark';
 
 interface FakeState {
   status: 'disconnected' | 'connecting' | 'connected';
@@ -73,4 +75,10 @@ function DevnetControls() {
   return null;
 }
 
-export const walletModule = { useWallet, WalletProvider, WalletPicker, DevnetControls };
+export const walletModule = {
+  useWallet,
+  WalletProvider,
+  WalletPicker,
+  DevnetControls,
+  WalletMark,
+};

@@ -221,9 +221,11 @@ describe('Enable Telegram Notification links', () => {
     localStorage.setItem(pendingStorageKey(FAKE_ACCOUNT.satsAddress), JSON.stringify([pending]));
     fakeWallet.connectAs();
     renderApp('/', { routes: [{ path: '/', element: <PendingBanner /> }] });
-    const banner = (await screen.findByText('deposit 0.1 BTC: Finalizing...')).closest(
-      '[role="status"]',
-    ) as HTMLElement;
+    const banner = (
+      await screen.findByText(
+        'Your deposit of 0.1 BTC is waiting for a block: usually within a minute.',
+      )
+    ).closest('[role="status"]') as HTMLElement;
     expect(within(banner).getByRole('link', { name: /View transaction/ })).toBeInTheDocument();
     expect(
       within(banner).getByRole('link', { name: 'Enable Telegram Notification' }),

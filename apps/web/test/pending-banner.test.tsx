@@ -34,7 +34,12 @@ describe('a pending transaction that never confirms', () => {
     localStorage.setItem(KEY, JSON.stringify([pendingDeposit(30 * 60)]));
     fakeWallet.connectAs();
     renderApp('/');
-    expect(await screen.findByText(/deposit 0\.001 BTC: Finalizing\.\.\./)).toBeInTheDocument();
+    expect(
+      await screen.findByText(
+        'Your deposit of 0.001 BTC is waiting for a block: usually within a minute.',
+      ),
+    ).toBeInTheDocument();
+    expect(screen.getByText('Finalizing...')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Forget this transaction' })).toBeNull();
   });
 

@@ -9,6 +9,8 @@ export interface Scenario {
   walletSats: number;
   unitCents: number;
   tipHeight: number;
+  /** sats paid to the wallet by transactions still in the mempool */
+  incomingSats: number;
 }
 
 const defaultScenario = (): Scenario => ({
@@ -16,6 +18,7 @@ const defaultScenario = (): Scenario => ({
   walletSats: 50_000_000,
   unitCents: 1_000_000,
   tipHeight: 100,
+  incomingSats: 0,
 });
 
 export const scenario: Scenario = defaultScenario();
@@ -44,6 +47,7 @@ export const server = setupServer(
       ? HttpResponse.json(scenario.vault)
       : HttpResponse.json({ error: 'No vault', code: 'not_found' }, { status: 404 }),
   ),
+  http.get('*/api/vaults', () => HttpResponse.json(scenario.vault ? [scenario.vault] : [])),
   http.get('*/api/vaults/:id/history', () => HttpResponse.json(history)),
   http.get('*/api/vaults/:id/points', () =>
     HttpResponse.json([
@@ -66,8 +70,8 @@ export const server = setupServer(
         tx_count: 1,
       },
       mempool_stats: {
-        funded_txo_count: 0,
-        funded_txo_sum: 0,
+        funded_txo_count: scenario.incomingSats > 0 ? 1 : 0,
+        funded_txo_sum: scenario.incomingSats,
         spent_txo_count: 0,
         spent_txo_sum: 0,
         tx_count: 0,

@@ -95,6 +95,10 @@ describe('vault page states', () => {
       expect(queryClient.getQueryData(['vault-history', vault.vault_id])).toBeDefined(),
     );
     expect(screen.getByText(/Your vault is under construction/)).toBeInTheDocument();
+    // Submitted, waiting for its block: the flow is still in progress, the tracker still reachable.
+    await user.click(screen.getByRole('button', { name: 'Transaction Tracker' }));
+    expect(await screen.findByRole('dialog')).toBeInTheDocument();
+    await user.keyboard('{Escape}');
 
     // A block confirms it: now it exists.
     server.resetHandlers();

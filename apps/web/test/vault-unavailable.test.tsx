@@ -17,10 +17,10 @@ let failing = false;
 beforeEach(() => {
   failing = false;
   server.use(
-    http.get('*/api/vaults/by-pubkey/:pubkey', () =>
+    http.get('*/api/vaults', () =>
       failing
         ? HttpResponse.json({ error: 'Service unavailable', code: 'internal' }, { status: 503 })
-        : HttpResponse.json(scenario.vault),
+        : HttpResponse.json([scenario.vault]),
     ),
   );
 });

@@ -76,7 +76,10 @@ export interface OracleQuoteDto {
   signature: string;
 }
 
-/** GET /api/vaults/by-pubkey/:pubkey (404 {code:'not_found'} when none) — SPEC §3 Vault. */
+/**
+ * GET /api/vaults/by-pubkey/:pubkey (404 {code:'not_found'} when none) — SPEC §3 Vault; also
+ * GET /api/vaults?pubkey= as a list of zero or one, for the web app's polling.
+ */
 export interface VaultDto {
   vault_id: string;
   vault_tag: string;

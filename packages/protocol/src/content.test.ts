@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTENT } from './content';
+import { CONTENT, pendingSentence } from './content';
 import * as constants from './constants';
 
 describe('content', () => {
@@ -66,5 +66,17 @@ describe('constants', () => {
       flowTimeoutMs: 65_000,
       amountIntDigits: { btc: 8, unit: 12, usd: 12 },
     });
+  });
+});
+
+describe('pendingSentence', () => {
+  it('says what waits, how much, for what and how long, in plain words', () => {
+    expect(pendingSentence('deposit', '0.01 BTC', 10)).toBe(
+      'Your deposit of 0.01 BTC is waiting for a block: usually about 10 minutes.',
+    );
+    expect(pendingSentence('repay', '25.00 UNIT', 1)).toBe(
+      'Your repayment of 25.00 UNIT is waiting for a block: usually within a minute.',
+    );
+    expect(pendingSentence('create', '0.5 BTC', 10)).toMatch(/^Your vault opening of 0\.5 BTC/);
   });
 });

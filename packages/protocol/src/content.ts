@@ -84,6 +84,15 @@ export const CONTENT = {
     get: 'Get',
     wallets: ['Xverse', 'Unisat'] as const,
   },
+  /** The wallet's sats while they are not yet spendable (issue 15's onboarding). */
+  walletFunds: {
+    loading: 'Reading your wallet balance…',
+    arriving: 'Funds arriving',
+    /** '{amount} is on its way to your wallet: it counts once a block confirms it.' */
+    arrivingDetail: (amount: string) =>
+      `${amount} is on its way to your wallet: it counts once a block confirms it.`,
+    faucetPaying: 'The devnet faucet is sending you 1 BTC',
+  },
   chart: {
     intervals: { '24h': '1D', '7d': '1W', '30d': '1M', '1y': 'YTD' },
   },
@@ -116,3 +125,26 @@ export const CONTENT = {
   errors: ERROR_MESSAGES,
   validation: VALIDATION_MESSAGES,
 } as const;
+
+/** A pending transaction's kind, as the banner says it ('Your deposit of…'). */
+const PENDING_NOUNS = {
+  create: 'vault opening',
+  deposit: 'deposit',
+  withdraw: 'withdrawal',
+  borrow: 'borrow',
+  repay: 'repayment',
+} as const;
+
+/**
+ * The pending banner in plain words (issue 15: it read like a log line, 'deposit 0.01 BTC:
+ * Finalizing...'): what, how much, what it waits for and how long that usually takes.
+ */
+export function pendingSentence(
+  type: keyof typeof PENDING_NOUNS,
+  amount: string,
+  blockMinutes: number,
+): string {
+  const wait =
+    blockMinutes <= 1 ? 'usually within a minute' : `usually about ${blockMinutes} minutes`;
+  return `Your ${PENDING_NOUNS[type]} of ${amount} is waiting for a block: ${wait}.`;
+}

@@ -5,6 +5,7 @@ import {
   defaultPaymentInputs,
   estimateVsize,
   feeOptions,
+  networkFeeSats,
   operationCostSats,
   postageOutputs,
   selectedFeeRate,
@@ -93,6 +94,25 @@ describe('operationCostSats', () => {
     expect(operationCostSats({ action: 'withdraw', feeRate: 1.5, paymentInputs: 0 })).toBe(
       BigInt(Math.ceil((278 + 350) * 1.5)),
     );
+  });
+});
+
+describe('networkFeeSats', () => {
+  it('is the estimated vsize at the rate, without the vin allowance or postage', () => {
+    expect(networkFeeSats({ action: 'deposit', feeRate: 1, paymentInputs: 1 })).toBe(346n);
+    const borrow = estimateVsize({ action: 'borrow', paymentInputs: 1 });
+    expect(networkFeeSats({ action: 'borrow', feeRate: 3, paymentInputs: 1 })).toBe(
+      BigInt(borrow * 3),
+    );
+    expect(networkFeeSats({ action: 'withdraw', feeRate: 1.5, paymentInputs: 0 })).toBe(
+      BigInt(Math.ceil(278 * 1.5)),
+    );
+  });
+  it('stays under the operation cost that maxima and balance checks use', () => {
+    for (const action of ['open', 'deposit', 'borrow', 'repay', 'withdraw', 'repossess'] as const) {
+      const input = { action, feeRate: 5, paymentInputs: defaultPaymentInputs(action) };
+      expect(networkFeeSats(input)).toBeLessThan(operationCostSats(input));
+    }
   });
 });
 

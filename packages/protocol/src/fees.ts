@@ -114,8 +114,13 @@ const VAULT_LIQUIDATION_INPUT_WU =
 const P2TR_OUTPUT_WU = (8 + 1 + 34) * 4;
 /** State record: OP_RETURN + a direct push of 63 bytes (docs/protocol.md). */
 const STATE_OUTPUT_WU = (8 + 1 + 1 + 1 + 63) * 4;
-/** Runestone `OP_RETURN OP_13 <payload>`: one edict and a pointer fit in 30 payload bytes. */
-const RUNESTONE_OUTPUT_WU = (8 + 1 + 1 + 1 + 1 + 30) * 4;
+/**
+ * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
+ * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
+ * hundredths), output (1), pointer tag and value (2). Sized at 16 bytes: an older 30 over-priced
+ * every UNIT transaction (measured against the real PSBTs in packages/bitcoin's builders.test.ts).
+ */
+const RUNESTONE_OUTPUT_WU = (8 + 1 + 1 + 1 + 1 + 16) * 4;
 
 export interface VsizeInput {
   action: VaultAction;
@@ -211,6 +216,16 @@ export interface OperationCostInput extends VsizeInput {
   /** sat/vB */
   feeRate: number;
   postageSats?: SatsInput;
+}
+
+/**
+ * The network fee the action's transaction is expected to pay: estimated vsize x fee rate, rounded
+ * up. This is what the drawers show as the estimated network cost and what a withdraw's preview takes
+ * out of the vault; the 350 vB vin allowance of operationCostSats is a safety margin for maxima and
+ * balance checks (SPEC §9), not a cost the user pays, so showing it doubled the figure (issue 15).
+ */
+export function networkFeeSats(input: OperationCostInput): Sats {
+  return BigInt(Math.ceil(estimateVsize(input) * usableRate(input.feeRate))) as Sats;
 }
 
 /**

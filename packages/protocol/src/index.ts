@@ -17,3 +17,4 @@ export * from './content';
 export * from './live';
 export type * from './api';
 export * from './liquidation';
+export * from './price-change';

@@ -3,10 +3,10 @@ import fc from 'fast-check';
 import { recommendedFees } from './fees';
 
 describe('recommendedFees', () => {
-  it('answers the relay floor for every estimate when the mempool is empty', () => {
+  it('answers the tier floors 1, 2 and 3 sat/vB when the mempool is empty', () => {
     expect(recommendedFees([])).toEqual({
-      fastestFee: 1,
-      halfHourFee: 1,
+      fastestFee: 3,
+      halfHourFee: 2,
       hourFee: 1,
       economyFee: 1,
       minimumFee: 1,
@@ -29,7 +29,15 @@ describe('recommendedFees', () => {
     });
   });
 
-  it('always answers integers of at least 1 in non-increasing order from fastest to minimum', () => {
+  it('keeps Slow, Medium and Fast apart when everything waiting pays the same rate', () => {
+    const fees = recommendedFees([
+      { fee: 700, vsize: 100 },
+      { fee: 700, vsize: 100 },
+    ]);
+    expect([fees.hourFee, fees.halfHourFee, fees.fastestFee]).toEqual([7, 8, 9]);
+  });
+
+  it('always answers integers of at least 1, Fast above Medium above Slow', () => {
     fc.assert(
       fc.property(
         fc.array(
@@ -44,6 +52,8 @@ describe('recommendedFees', () => {
           for (const rate of order) expect(Number.isInteger(rate) && rate >= 1).toBe(true);
           for (let i = 1; i < order.length; i++)
             expect(order[i - 1]!).toBeGreaterThanOrEqual(order[i]!);
+          expect(f.fastestFee).toBeGreaterThan(f.halfHourFee);
+          expect(f.halfHourFee).toBeGreaterThan(f.hourFee);
         },
       ),
     );

@@ -2,10 +2,15 @@
 // /api/v1/fees/recommended (SPEC §7). Blocks take the whole mempool, so the estimate only says
 // where a new transaction would rank: Fast outbids three quarters of the waiting vbytes, Medium
 // half, Slow a quarter; economy is the cheapest rate waiting; minimum the relay floor.
+// Slow, Medium and Fast are kept apart (at least 1, 2 and 3 sat/vB, each above the one before): an
+// idle devnet mempool would otherwise offer three identical options and the fee choice of the
+// drawers (SPEC §9) could not be seen or tried on the devnet (issue 15).
 import type { RecommendedFeesDto } from '@unit/protocol';
 import { MIN_RELAY_FEE_RATE } from './policy';
 
 const MIN = Number(MIN_RELAY_FEE_RATE);
+/** Floors of Slow, Medium and Fast above the relay floor, so the three tiers are always distinct. */
+export const DEVNET_TIER_FLOORS = { hourFee: MIN, halfHourFee: MIN + 1, fastestFee: MIN + 2 };
 
 export interface WaitingTx {
   fee: number;
@@ -34,8 +39,20 @@ export function recommendedFees(waiting: readonly WaitingTx[]): RecommendedFeesD
   const total = sorted.reduce((sum, tx) => sum + tx.vsize, 0);
   const minimumFee = MIN;
   const economyFee = Math.max(minimumFee, sorted[0]?.rate ?? MIN);
-  const hourFee = Math.max(economyFee, rateAtShare(sorted, total, 0.25));
-  const halfHourFee = Math.max(hourFee, rateAtShare(sorted, total, 0.5));
-  const fastestFee = Math.max(halfHourFee, rateAtShare(sorted, total, 0.75));
+  const hourFee = Math.max(
+    DEVNET_TIER_FLOORS.hourFee,
+    economyFee,
+    rateAtShare(sorted, total, 0.25),
+  );
+  const halfHourFee = Math.max(
+    DEVNET_TIER_FLOORS.halfHourFee,
+    hourFee + 1,
+    rateAtShare(sorted, total, 0.5),
+  );
+  const fastestFee = Math.max(
+    DEVNET_TIER_FLOORS.fastestFee,
+    halfHourFee + 1,
+    rateAtShare(sorted, total, 0.75),
+  );
   return { fastestFee, halfHourFee, hourFee, economyFee, minimumFee };
 }

@@ -139,6 +139,15 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return { USD: point.priceCents / 100, time: point.timestamp } satisfies BitcoinPriceDto;
   });
 
+  // The web app's own lookup: a wallet without a vault is an ordinary answer ([]), not a 404 the
+  // browser logs as an error on every poll (issue 15); by-pubkey keeps its 404 for callers that
+  // expect the vault to exist (SPEC §8 'A 404 is treated as a distinct not-found case').
+  app.get('/api/vaults', async (request) => {
+    const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.query);
+    const vault = await getVaultByPubkey(db, pubkey);
+    return vault ? [toVaultDto(vault, keys.guardPubkey)] : [];
+  });
+
   app.get('/api/vaults/by-pubkey/:pubkey', async (request) => {
     const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.params);
     const vault = await getVaultByPubkey(db, pubkey);

@@ -146,8 +146,8 @@ describe('mempool, ordinals and runes routes', () => {
     await devnet.mine(1);
     const empty = (await get('/mempool/devnet/api/v1/fees/recommended')).json();
     expect(empty).toEqual({
-      fastestFee: 1,
-      halfHourFee: 1,
+      fastestFee: 3,
+      halfHourFee: 2,
       hourFee: 1,
       economyFee: 1,
       minimumFee: 1,

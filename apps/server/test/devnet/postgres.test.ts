@@ -85,8 +85,8 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
         tx_count: 2,
       });
       expect(await after.fees()).toEqual({
-        fastestFee: 1,
-        halfHourFee: 1,
+        fastestFee: 3,
+        halfHourFee: 2,
         hourFee: 1,
         economyFee: 1,
         minimumFee: 1,

@@ -1,16 +1,16 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { VaultDto } from '@unit/protocol';
-import { getJson, isNotFound } from './http';
+import { getJson } from './http';
 import { pollEvery } from './live';
 
-/** The vault of a wallet key, or null when it has none (404 not_found). */
+/**
+ * The vault of a wallet key, or null when it has none. Asked as a list (GET /api/vaults?pubkey=)
+ * so a wallet without a vault is an ordinary empty answer: by-pubkey's 404 showed as a red console
+ * error on every poll (issue 15). Any other failure still throws.
+ */
 export const getVaultByPubkey = async (pubkey: string): Promise<VaultDto | null> => {
-  try {
-    return await getJson<VaultDto>(`/api/vaults/by-pubkey/${encodeURIComponent(pubkey)}`);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
+  const vaults = await getJson<VaultDto[]>(`/api/vaults?pubkey=${encodeURIComponent(pubkey)}`);
+  return vaults[0] ?? null;
 };
 
 export const vaultQueryOptions = (pubkey: string | null) =>

@@ -1,10 +1,14 @@
-import { Component, type ErrorInfo, type ReactNode } from 'react';
-import { useNavigate, useLocation } from 'react-router';
+import { Component, useEffect, type ErrorInfo, type ReactNode } from 'react';
+import { useNavigate, useLocation, useRouteError } from 'react-router';
 import { useQueryErrorResetBoundary } from '@tanstack/react-query';
 import { CONTENT } from '@unit/protocol';
+import { reportClientError } from './report-error';
 import './error-screen.css';
 
-/** SPEC §2 Other: the error screen with its two ways out. */
+/**
+ * SPEC §2 Other: the error screen with its two ways out. Its 'Our team has been notified' is true:
+ * the boundary that shows it has sent the error to POST /api/client-errors (report-error.ts).
+ */
 export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
   const copy = CONTENT.errorScreen;
   return (
@@ -15,7 +19,11 @@ export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
         <button type="button" className="btn btn--primary" onClick={onTryAgain}>
           {copy.tryAgain}
         </button>
-        <button type="button" className="btn" onClick={() => window.location.reload()}>
+        <button
+          type="button"
+          className="btn btn--secondary"
+          onClick={() => window.location.reload()}
+        >
           {copy.reload}
         </button>
       </div>
@@ -27,7 +35,9 @@ export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
 export function RouteErrorScreen() {
   const navigate = useNavigate();
   const location = useLocation();
+  const error = useRouteError();
   const { reset } = useQueryErrorResetBoundary();
+  useEffect(() => reportClientError('screen', error), [error]);
   return (
     <ErrorScreen
       onTryAgain={() => {
@@ -51,8 +61,9 @@ export class AppErrorBoundary extends Component<{ children: ReactNode }, Boundar
   }
 
   override componentDidCatch(error: Error, info: ErrorInfo) {
-    // Error reporting is out of scope (SPEC §1); the console keeps the trace for developers.
+    // The console keeps the trace for developers; the server's log gets the report.
     console.error(error, info.componentStack);
+    reportClientError('screen', error, info.componentStack);
   }
 
   override render() {

@@ -4,6 +4,7 @@ import { useFlows } from '../flows/FlowProvider';
 import { Layout } from '../layout/Layout';
 import { VaultPage } from '../vault/VaultPage';
 import { CrashDrill } from './CrashDrill';
+import { NotFoundPage } from './NotFound';
 import { RouteErrorScreen } from './ErrorScreen';
 
 // Budget (scripts/bundle-size.mjs): the drawer and the secondary pages load when first needed.
@@ -55,6 +56,7 @@ export const routes: RouteObject[] = [
               Component: (await import('../missions/MissionsPage')).MissionsPage,
             }),
           },
+          { path: '*', element: <NotFoundPage /> },
         ],
       },
     ],

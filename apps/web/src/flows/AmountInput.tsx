@@ -1,4 +1,4 @@
-import { useId } from 'react';
+import { useId, useState } from 'react';
 import { Slider } from '@base-ui/react/slider';
 import {
   CONTENT,
@@ -8,12 +8,14 @@ import {
   avoidDustChange,
   btcStringToSats,
   isKnownPrice,
+  maximumUnitMessage,
   sanitizeAmountInput,
   sats,
   satsToBtcString,
   satsValueUsdCents,
   sliderAmount,
   sliderPercent,
+  unitCents,
   unitStringToCents,
   usdCentsToSats,
   usdStringToCents,
@@ -83,6 +85,11 @@ export function AmountInput(props: {
         ? props.intDigits.unit
         : props.intDigits.usd;
   const percent = sliderPercent(amount, max);
+  // SPEC §5: UNIT typed above the maximum says 'Maximum value cannot exceed {n} UNIT', then is
+  // clamped; the message stays until the next keystroke that is within the maximum.
+  const [clampedAt, setClampedAt] = useState<bigint | null>(null);
+  const clampMessage =
+    value.mode === 'UNIT' && clampedAt != null ? maximumUnitMessage(unitCents(clampedAt)) : null;
 
   const setAmount = (next: bigint, mode = value.mode) =>
     props.onChange({ mode, text: next > 0n ? textOf(next, mode, priceUsd) : '' });
@@ -91,8 +98,13 @@ export function AmountInput(props: {
     const text = sanitizeAmountInput(raw, { decimals, intDigits: intCap });
     const typed = amountOf({ text, mode: value.mode }, priceUsd);
     // SPEC §5: a value above the maximum is clamped; above what is available it is refused.
+    if (value.mode === 'UNIT' && typed > max) {
+      setClampedAt(max);
+      setAmount(max);
+      return;
+    }
+    setClampedAt(null);
     if (typed > max && typed <= props.available) setAmount(max);
-    else if (value.mode === 'UNIT' && typed > max) setAmount(max);
     else props.onChange({ ...value, text });
   };
 
@@ -103,6 +115,7 @@ export function AmountInput(props: {
   };
 
   const chooseMax = () => {
+    setClampedAt(null);
     if (props.onMax) props.onMax();
     else setAmount(max);
   };
@@ -137,7 +150,7 @@ export function AmountInput(props: {
           placeholder="0.00"
           value={value.mode === 'UNIT' ? groupForDisplay(value.text) : value.text}
           aria-invalid={props.error != null}
-          aria-describedby={props.error ? `${id}-error` : undefined}
+          aria-describedby={(props.error ?? clampMessage) ? `${id}-error` : undefined}
           onChange={(e) => onType(e.target.value)}
           onBlur={onLeave}
         />
@@ -164,6 +177,7 @@ export function AmountInput(props: {
               props.onMax();
             }
           } else setAmount(sliderAmount(max, next));
+          setClampedAt(null);
         }}
         className="slider"
       >
@@ -177,9 +191,9 @@ export function AmountInput(props: {
           </Slider.Track>
         </Slider.Control>
       </Slider.Root>
-      {props.error && (
-        <p id={`${id}-error`} className="field-error" role="alert">
-          {props.error}
+      {(props.error ?? clampMessage) && (
+        <p id={`${id}-error`} className={props.error ? 'field-error' : 'field-notice'} role="alert">
+          {props.error ?? clampMessage}
         </p>
       )}
       {/* The hint stays beside an error: it says what the field accepts. */}

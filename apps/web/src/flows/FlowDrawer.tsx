@@ -1,7 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useConfig } from '../api/config';
+import { useIncomingSats } from '../api/incoming';
 import { usePosition } from '../api/position';
+import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
 import { useWallet, WalletPicker } from '../wallet';
@@ -24,6 +26,7 @@ import {
   maxRepayCents,
   maxWithdrawSats,
   minBigint,
+  networkFeeSats,
   operationCostSats,
   sats as toSats,
   satsToBtcString,
@@ -124,13 +127,21 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const options = cappedFeeOptions(position.fees, priceUsd);
   const feeRate = selectedFeeRate(options, form.fee);
   const guardianAction = decl.guardianAction;
-  const cost = operationCostSats({
+  const costInput = {
     action: guardianAction,
     paymentInputs: defaultPaymentInputs(guardianAction),
     feeRate,
     postageSats: c.unitPostageSats,
-  });
+  };
+  // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
+  // the transaction is expected to pay (issue 15: the allowance doubled the figure shown).
+  const cost = operationCostSats(costInput);
+  const networkFee = networkFeeSats(costInput);
   const walletSats = position.walletSats ?? toSats(0);
+  // A balance still loading, or sats still in the mempool (a new devnet wallet's faucet payment),
+  // is not 'Available: 0 BTC' nor 'Not Enough Bitcoin' (issue 15): the field says which it is.
+  const incoming = useIncomingSats(config, wallet.account?.satsAddress ?? null).data ?? 0n;
+  const balanceLoading = position.walletSats == null && wallet.account != null;
   const before = { btcSats: position.sats, unitCents: position.debtCents };
 
   // Maxima and validation, all from the protocol rules (SPEC §5).
@@ -222,9 +233,25 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
     : decl.amount === 'btc'
       ? sats > 0n
       : cents > 0n;
-  const formValid = amountOk && !refining && !btcError && !unitError && !costError && !priceError;
+  const fundsArriving =
+    incoming > 0n &&
+    (btcError === VALIDATION_MESSAGES.notEnoughBitcoin ||
+      btcError === VALIDATION_MESSAGES.notEnoughUsd);
+  const shownBtcError = balanceLoading
+    ? null
+    : fundsArriving
+      ? `${CONTENT.walletFunds.arriving}: ${CONTENT.walletFunds.arrivingDetail(formatAmount(incoming, 'BTC'))}`
+      : btcError;
+  const formValid =
+    amountOk &&
+    !balanceLoading &&
+    !refining &&
+    !btcError &&
+    !unitError &&
+    !costError &&
+    !priceError;
 
-  const after = previewAfter(before, flow.action, { sats, cents, feeSats: cost });
+  const after = previewAfter(before, flow.action, { sats, cents, feeSats: networkFee });
 
   const start = () => {
     const input: FlowInput = { name: form.name.trim(), sats, cents, feeRate };
@@ -361,11 +388,15 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               intDigits={c.amountIntDigits}
               dustLimit={BigInt(c.dustLimitSats)}
               {...(refinesMax ? { onMax: () => void chooseMax(), maxBusy: refining } : {})}
-              error={btcError ?? priceError}
+              error={shownBtcError ?? priceError}
               hint={
                 flow.action === 'withdraw'
                   ? CONTENT.actionDrawer.withdrawTooltip
-                  : `Available: ${satsToBtcString(maxSats)} BTC`
+                  : balanceLoading
+                    ? CONTENT.walletFunds.loading
+                    : incoming > 0n && maxSats === 0n
+                      ? `${CONTENT.walletFunds.arriving}…`
+                      : `Available: ${satsToBtcString(maxSats)} BTC`
               }
             />
           )}
@@ -393,7 +424,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             value={form.fee}
             onChange={(fee) => setForm({ ...form, fee })}
           />
-          <p className="muted">Estimated network cost: {satsToBtcString(cost)} BTC</p>
+          <p className="muted">Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
           {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
           <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
           <footer className="flow-actions">

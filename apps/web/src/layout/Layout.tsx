@@ -1,6 +1,7 @@
 import { NavLink, Outlet } from 'react-router';
 import { useNewBlocks } from '../api/block-height';
 import { useConfig } from '../api/config';
+import { FundsArrivingNotice } from './FundsArrivingNotice';
 import { PriceBanner } from './PriceBanner';
 import { SocialLinks } from './SocialLinks';
 import { WalletButton } from './WalletButton';
@@ -37,6 +38,7 @@ export function Layout() {
       </header>
       <main className="main">
         <WrongNetworkNotice />
+        <FundsArrivingNotice />
         <Outlet />
       </main>
     </div>

@@ -1,5 +1,13 @@
-import { formatUsd } from '@unit/protocol';
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import {
+  formatPriceChange,
+  formatUsd,
+  nextPriceChangePeriod,
+  type TimePeriod,
+} from '@unit/protocol';
 import { PRICE_STALE_AFTER_MS, useBitcoinPrice } from '../api/bitcoin-price';
+import { priceHistoryQueryOptions } from '../api/price-history';
 import { Skeleton } from '../ui/Skeleton';
 import { useNow } from '../ui/useNow';
 
@@ -9,6 +17,8 @@ const hhmm = new Intl.DateTimeFormat('en-GB', {
   minute: '2-digit',
   hourCycle: 'h23',
 });
+
+const ARROWS = { up: '▲', down: '▼', flat: '' } as const;
 
 /**
  * Live BTC price; says 'Price as of hh:mm' once a refetch or an oracle tick was missed, or as soon
@@ -27,14 +37,47 @@ export function PriceBanner() {
   const ageMs = now - price.data.time * 1000;
   const stale = price.data.stale === true || ageMs > PRICE_STALE_AFTER_MS;
   return (
-    <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`} aria-live="polite">
+    <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`}>
       <span className="price-banner__label">BTC</span>
-      <strong className="num">{formatUsd(price.data.USD)}</strong>
+      <strong className="num" aria-live="polite">
+        {formatUsd(price.data.USD)}
+      </strong>
+      <PriceChange />
       {stale && (
         <span className="price-banner__stale">
           Price as of {hhmm.format(new Date(price.data.time * 1000))}
         </span>
       )}
     </div>
+  );
+}
+
+/**
+ * SPEC §9: the price change over a period; a click moves to the next of 24h, 7d, 30d, 1y. The
+ * percent is the `change` of GET /api/price-history for that period (the chart's own query, so the
+ * 24h figure usually costs no extra request).
+ */
+function PriceChange() {
+  const [period, setPeriod] = useState<TimePeriod>('24h');
+  const history = useQuery(priceHistoryQueryOptions(period));
+  const change = history.data ? formatPriceChange(history.data.change) : null;
+  return (
+    <button
+      type="button"
+      className={`price-change price-change--${change?.direction ?? 'flat'}`}
+      onClick={() => setPeriod(nextPriceChangePeriod)}
+      title="Show the next period"
+    >
+      <span className="sr-only">Price change </span>
+      {change ? (
+        <span className="num">
+          {ARROWS[change.direction] && <span aria-hidden="true">{ARROWS[change.direction]} </span>}
+          {change.text}
+        </span>
+      ) : (
+        <Skeleton width="5ch" />
+      )}{' '}
+      <span className="price-change__period">{period}</span>
+    </button>
   );
 }

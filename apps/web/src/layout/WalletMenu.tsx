@@ -1,11 +1,12 @@
 import { Dialog } from '@base-ui/react/dialog';
+import { Copy } from 'lucide-react';
 import { CONTENT } from '@unit/protocol';
 import { useSatsBalance } from '../api/balance';
 import { useConfig } from '../api/config';
 import { unitBalanceCents, useUnitOutputs } from '../api/unit-outputs';
 import { formatAmount } from '../ui/format';
 import { useToasts } from '../ui/toasts';
-import { DevnetControls, useWallet } from '../wallet';
+import { DevnetControls, useWallet, WalletMark } from '../wallet';
 
 /**
  * The connected wallet at a glance: which wallet and network, its addresses (copyable), what it
@@ -30,7 +31,10 @@ export default function WalletMenu(props: {
       <Dialog.Portal>
         <Dialog.Backdrop className="sheet-backdrop" />
         <Dialog.Popup className="wallet-picker">
-          <Dialog.Title className="wallet-picker__title">{name}</Dialog.Title>
+          <Dialog.Title className="wallet-picker__title wallet-menu__title">
+            {wallet.walletId && <WalletMark id={wallet.walletId} size={28} />}
+            {name}
+          </Dialog.Title>
           <Dialog.Description className="wallet-picker__prompt">
             Connected on {config.network}.
           </Dialog.Description>
@@ -66,10 +70,10 @@ export default function WalletMenu(props: {
           </dl>
           {wallet.walletId === 'devnet' && <DevnetControls showAddress={false} />}
           <footer className="wallet-menu__actions">
-            <Dialog.Close className="wallet-picker__close">Close</Dialog.Close>
+            <Dialog.Close className="btn btn--ghost">Close</Dialog.Close>
             <button
               type="button"
-              className="wallet-menu__disconnect"
+              className="btn btn--danger"
               onClick={() => {
                 props.onOpenChange(false);
                 wallet.disconnect();
@@ -92,9 +96,11 @@ function AddressRow(props: { label: string; address: string; onCopy: () => void 
         <code>{props.address}</code>
         <button
           type="button"
+          className="btn btn--secondary btn--small"
           onClick={props.onCopy}
           aria-label={`Copy ${props.label.toLowerCase()}`}
         >
+          <Copy size={14} aria-hidden="true" />
           Copy
         </button>
       </dd>

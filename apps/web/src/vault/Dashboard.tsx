@@ -11,9 +11,11 @@ import {
   type DashboardAction,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
+import { CrashDrill } from '../app/CrashDrill';
 import { useVaultHistory } from '../api/vault-history';
 import { useFlows } from '../flows/FlowProvider';
 import { TransactionsTable } from '../transactions/TransactionsTable';
+import { ContainedError } from '../ui/ContainedError';
 import { formatAmount } from '../ui/format';
 import { ReasonButton } from '../ui/ReasonButton';
 import { Sheet } from '../ui/Sheet';
@@ -200,15 +202,23 @@ export function Dashboard(props: {
           </p>
         </section>
       </div>
-      <Suspense
-        fallback={
-          <section className="card">
-            <div className="chart__placeholder skeleton" role="status" aria-label="Loading chart" />
-          </section>
-        }
-      >
-        <RatioChart vaultId={vault.vault_id} />
-      </Suspense>
+      {/* SPEC §8: a chart error is caught, reported and kept to the chart. */}
+      <ContainedError part="chart" message="The chart could not be drawn.">
+        <Suspense
+          fallback={
+            <section className="card">
+              <div
+                className="chart__placeholder skeleton"
+                role="status"
+                aria-label="Loading chart"
+              />
+            </section>
+          }
+        >
+          <CrashDrill kind="chart" />
+          <RatioChart vaultId={vault.vault_id} />
+        </Suspense>
+      </ContainedError>
       <TransactionsTable
         records={history.data}
         loading={history.isPending}

@@ -106,9 +106,11 @@ export function HealthGauge(props: {
       <p className="gauge__subtitle" aria-live="polite">
         {hovered ? (
           <>
-            {label(hovered)}: {HEALTH_BAND_RANGES[hovered]}
+            <span>
+              {label(hovered)}: {HEALTH_BAND_RANGES[hovered]}
+            </span>
             {hovered === band && (
-              <strong className="gauge__here"> {CONTENT.gauge.youAreHere}</strong>
+              <strong className="gauge__here">{CONTENT.gauge.youAreHere}</strong>
             )}
           </>
         ) : band ? (

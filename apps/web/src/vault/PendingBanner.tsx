@@ -1,10 +1,13 @@
 import { useState } from 'react';
+import { X } from 'lucide-react';
 import {
   CONTENT,
   PENDING_STALE_AFTER_SECONDS,
   PENDING_STATUS_LABELS,
+  pendingSentence,
   type PendingTransaction,
 } from '@unit/protocol';
+import { useConfig } from '../api/config';
 import { useTelegramLink } from '../api/notify';
 import { useFlows } from '../flows/FlowProvider';
 import { formatAmount } from '../ui/format';
@@ -18,6 +21,7 @@ import { useNow } from '../ui/useNow';
  */
 export function PendingBanner() {
   const flows = useFlows();
+  const config = useConfig();
   const telegramLink = useTelegramLink();
   const latest = [...flows.pending].reverse().find((p) => p.status === 'In Progress') ?? null;
   const banner = flows.banner;
@@ -28,10 +32,19 @@ export function PendingBanner() {
     <div className={`banner banner--${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
       {banner && <strong>{banner.text}</strong>}
       {latest && (
-        <span>
-          {latest.type} {formatAmount(BigInt(latest.amount), latest.amountUnit)}:{' '}
-          {PENDING_STATUS_LABELS['In Progress']}
-        </span>
+        <>
+          <span className="spinner banner__spinner" aria-hidden="true" />
+          <span className="banner__text">
+            {pendingSentence(
+              latest.type,
+              formatAmount(BigInt(latest.amount), latest.amountUnit),
+              // the devnet mines every few seconds; a real network about every ten minutes
+              config.network === 'devnet' ? 1 : 10,
+            )}
+          </span>
+          {/* SPEC §4's status label, kept as the banner's badge */}
+          <span className="badge badge--pending">{PENDING_STATUS_LABELS['In Progress']}</span>
+        </>
       )}
       {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
       {txid && <TxLink txid={txid} />}
@@ -48,7 +61,7 @@ export function PendingBanner() {
           aria-label="Dismiss"
           onClick={flows.dismissBanner}
         >
-          ×
+          <X size={16} aria-hidden="true" />
         </button>
       )}
     </div>
@@ -66,7 +79,11 @@ function ForgetPending({ entry }: { entry: PendingTransaction }) {
   if (now / 1000 - entry.date < PENDING_STALE_AFTER_SECONDS) return null;
   return (
     <>
-      <button type="button" className="btn btn--small" onClick={() => setConfirming(true)}>
+      <button
+        type="button"
+        className="btn btn--secondary btn--small"
+        onClick={() => setConfirming(true)}
+      >
         Forget this transaction
       </button>
       <Sheet
@@ -81,7 +98,7 @@ function ForgetPending({ entry }: { entry: PendingTransaction }) {
           </button>
           <button
             type="button"
-            className="btn btn--primary"
+            className="btn btn--danger"
             onClick={() => {
               setConfirming(false);
               flows.forgetPending(entry.transactionId);

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
+import { Activity, Coins, Gauge, Lock } from 'lucide-react';
 import { CONTENT } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
 import { usePosition } from '../api/position';
@@ -134,6 +135,30 @@ function Welcome() {
           <WelcomeScene />
         </Suspense>
       </div>
+      <ol className="welcome__steps" aria-label="How it works">
+        <li>
+          <Lock size={20} aria-hidden="true" />
+          <strong>Lock BTC</strong>
+          <span className="muted">
+            Your bitcoin sits in a vault on chain that moves only with your signature and the
+            guardian's.
+          </span>
+        </li>
+        <li>
+          <Coins size={20} aria-hidden="true" />
+          <strong>Borrow UNIT</strong>
+          <span className="muted">
+            Mint UNIT against it, up to a 160% collateral ratio, straight to your wallet.
+          </span>
+        </li>
+        <li>
+          <Gauge size={20} aria-hidden="true" />
+          <strong>Stay above 135%</strong>
+          <span className="muted">
+            Watch health and the liquidation price; deposit or repay at any time.
+          </span>
+        </li>
+      </ol>
     </section>
   );
 }
@@ -145,8 +170,11 @@ function CreationPending() {
     flows.flow?.result?.txid ??
     (flows.banner?.action === 'create' ? flows.banner.txid : null) ??
     flows.creationTxid;
-  const running =
-    flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
+  // SPEC §2: the Transaction Tracker while the creation flow is in progress, which it is until the
+  // opening's block (this screen), not only while the drawer's steps run: those end in seconds, and
+  // the button vanished long before the block (issue 15). It reopens the drawer's tracker, so it
+  // shows while this page still holds the flow (a reload keeps the screen, not the tracker).
+  const trackable = flows.flow?.action === 'create' && flows.flow.status !== 'idle';
   return (
     <section className="state-card" aria-live="polite">
       <span className="spinner spinner--large" aria-hidden="true" />
@@ -159,8 +187,13 @@ function CreationPending() {
         )}
         {txid && <TxLink txid={txid} />}
       </div>
-      {running && (
-        <button type="button" className="btn" onClick={() => flows.setDrawerOpen(true)}>
+      {trackable && (
+        <button
+          type="button"
+          className="btn btn--secondary"
+          onClick={() => flows.setDrawerOpen(true)}
+        >
+          <Activity size={16} aria-hidden="true" />
           {CONTENT.vaultPage.transactionTracker}
         </button>
       )}

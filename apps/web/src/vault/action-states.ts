@@ -10,7 +10,11 @@ import {
   type DashboardAction,
   cappedFeeOptions,
 } from '@unit/protocol';
+import { CONTENT } from '@unit/protocol';
 import { useConfig } from '../api/config';
+import { useIncomingSats } from '../api/incoming';
+import { useWallet } from '../wallet';
+import { formatAmount } from '../ui/format';
 import type { Position } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import { useFlows } from '../flows/FlowProvider';
@@ -56,13 +60,31 @@ export function useActionStates(position: Position): ActionStates {
       postageSats: config.constants.unitPostageSats,
     }),
   });
+  // The wallet's sats decide deposit, borrow and repay: while they are unknown, or on their way in
+  // a transaction not yet mined, a disabled button says so rather than 'no bitcoin' (issue 15).
+  const wallet = useWallet();
+  const incoming = useIncomingSats(config, wallet.account?.satsAddress ?? null).data ?? 0n;
+  const walletBound = (action: DashboardAction): ButtonState => {
+    const state = buttonState(action, ctx(action));
+    if (state.enabled) return state;
+    const common = buttonState(action, { ...ctx(action), walletSats: Number.MAX_SAFE_INTEGER });
+    // disabled for a reason of its own (pending, liquidated, no debt): that reason stands
+    if (!common.enabled) return state;
+    if (position.walletSats == null) return { enabled: false, reason: CONTENT.walletFunds.loading };
+    if (incoming > 0n)
+      return {
+        enabled: false,
+        reason: `${CONTENT.walletFunds.arriving}: ${CONTENT.walletFunds.arrivingDetail(formatAmount(incoming, 'BTC'))}`,
+      };
+    return state;
+  };
   return {
     liquidated,
     buttons: {
-      deposit: buttonState('deposit', ctx('deposit')),
+      deposit: walletBound('deposit'),
       withdraw: buttonState('withdraw', ctx('withdraw')),
-      borrow: buttonState('borrow', ctx('borrow')),
-      repay: buttonState('repay', ctx('repay')),
+      borrow: walletBound('borrow'),
+      repay: walletBound('repay'),
     },
   };
 }

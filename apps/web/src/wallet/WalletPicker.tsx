@@ -4,6 +4,7 @@ import { CONTENT } from '@unit/protocol';
 import { useEffect, useRef } from 'react';
 import type { WalletId, WalletInfo } from './types';
 import { DevnetControls } from './DevnetControls';
+import { WalletMark } from './WalletMark';
 import { LATE_INJECTION_POLL_MS, LATE_INJECTION_WINDOW_MS, useWallet } from './WalletProvider';
 
 export interface WalletPickerProps {
@@ -31,10 +32,12 @@ export function WalletPicker({ open, onOpenChange }: WalletPickerProps) {
     await wallet.connect(id);
   };
 
-  // Close once a connection is made from this dialog (the devnet wallet stays open to show Fund).
+  // Close once a connection is made from this dialog. A new devnet wallet's faucet payment is then
+  // followed on the page itself (layout/FundsArrivingNotice) until a block confirms it; Fund and
+  // Export key live in the wallet menu.
   const closeOnConnect = useRef(false);
   useEffect(() => {
-    if (closeOnConnect.current && wallet.status === 'connected' && wallet.walletId !== 'devnet') {
+    if (closeOnConnect.current && wallet.status === 'connected') {
       closeOnConnect.current = false;
       onOpenChange(false);
     }
@@ -69,14 +72,18 @@ export function WalletPicker({ open, onOpenChange }: WalletPickerProps) {
             <div className="wallet-picker__error" role="alert">
               <p>{wallet.error}</p>
               {wallet.wrongNetwork?.canSwitch && wallet.switchNetwork && (
-                <button type="button" onClick={() => void wallet.switchNetwork?.()}>
+                <button
+                  type="button"
+                  className="btn btn--secondary btn--small"
+                  onClick={() => void wallet.switchNetwork?.()}
+                >
                   Switch network
                 </button>
               )}
             </div>
           )}
           {wallet.status === 'connected' && wallet.walletId === 'devnet' && <DevnetControls />}
-          <Dialog.Close className="wallet-picker__close">Close</Dialog.Close>
+          <Dialog.Close className="btn btn--ghost wallet-picker__close">Close</Dialog.Close>
         </Dialog.Popup>
       </Dialog.Portal>
     </Dialog.Root>
@@ -92,6 +99,7 @@ function WalletRow(props: {
   const { info } = props;
   return (
     <li className="wallet-picker__row">
+      <WalletMark id={info.id} />
       <span className="wallet-picker__name">{info.name}</span>
       {info.note && <span className="wallet-picker__note">{info.note}</span>}
       {!info.installed && info.downloadUrl ? (
@@ -99,6 +107,7 @@ function WalletRow(props: {
           href={info.downloadUrl}
           target="_blank"
           rel="noopener noreferrer"
+          className="btn btn--secondary btn--small"
           aria-label={`Get ${info.name}`}
         >
           Get
@@ -110,6 +119,7 @@ function WalletRow(props: {
       ) : (
         <button
           type="button"
+          className="btn btn--primary btn--small"
           onClick={props.onChoose}
           disabled={props.busy}
           aria-label={`Connect ${info.name}`}

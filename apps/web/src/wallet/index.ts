@@ -12,3 +12,4 @@ export { WalletProvider, useWallet } from './WalletProvider';
 export { WalletPicker } from './WalletPicker';
 export { DevnetControls } from './DevnetControls';
 export { WalletError, type WalletErrorCode } from './errors';
+export { WalletMark } from './WalletMark';

@@ -76,8 +76,14 @@ describe('WalletPicker', () => {
     expect(await screen.findByText('1 BTC is on its way from the devnet faucet.')).toBeVisible();
     expect(paid).toHaveLength(2);
     expect(paid[0]).toMatch(/^tb1q/);
+    // Export key warns first: the key is shown only once the user has read who it gives control to.
     await user.click(screen.getByRole('button', { name: 'Export key' }));
-    expect(screen.getByText('WIF')).toBeVisible();
+    expect(screen.getByRole('alertdialog')).toHaveTextContent(
+      'Anyone with this key controls the funds.',
+    );
+    expect(screen.queryByText('WIF')).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Show the private key' }));
+    expect(await screen.findByText('WIF')).toBeVisible();
   });
 });
 

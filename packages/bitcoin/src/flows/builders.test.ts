@@ -1,7 +1,12 @@
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
-import { UNIT_POSTAGE_SATS } from '@unit/protocol';
+import {
+  defaultPaymentInputs,
+  estimateVsize,
+  UNIT_POSTAGE_SATS,
+  type VaultAction,
+} from '@unit/protocol';
 import { describe, expect, it } from 'vitest';
 import { decodeRunestone, parseStateRecordScript, verifyInputs, type Prevout } from '../core';
 import {
@@ -381,4 +386,129 @@ describe('buildRepossessPsbt', () => {
     const signed = signAll(built, { vaultKey: keys.claimantVault, secret: new Uint8Array(32) });
     expect(verifyInputs(signed.rawHex, signed.prevouts)).toMatchObject({ ok: false, input: 0 });
   });
+});
+
+// The drawers quote a network cost from @unit/protocol's estimateVsize before any PSBT exists; it
+// must match what these builders really produce (issue 15: it read twice the real cost), so each
+// action's transaction is built, signed in full and measured here, with one payment input.
+describe("the protocol's vsize estimate against the real transactions", () => {
+  function realVsize(built: BuiltVaultTx, opts?: Parameters<typeof signAll>[1]): number {
+    return signAll(built, opts).tx.vsize;
+  }
+  const unitUtxo = () => ({
+    txid: txid(),
+    vout: 1,
+    value: postage,
+    script: wallet.runesScript,
+    unitAmount: 70_000n,
+  });
+  const claimantPub = pubSchnorr(keys.claimantVault);
+  const liquidated = vaultUtxo(300_000n, 200_000n, 9_000_000n, vaultPub);
+  const cases: [VaultAction, () => number][] = [
+    [
+      'open',
+      () =>
+        realVsize(
+          buildOpenPsbt({
+            wallet,
+            utxos: [paymentUtxo(300_000n)],
+            feeRate,
+            state: stateFields,
+            newVault,
+            depositAmount: 250_000n,
+            borrowAmount: 50_000n,
+            treasury: treasuryUtxo(),
+            unitRuneId,
+          }),
+        ),
+    ],
+    [
+      'deposit',
+      () =>
+        realVsize(
+          buildDepositPsbt({
+            wallet,
+            utxos: [paymentUtxo(150_000n)],
+            feeRate,
+            state: stateFields,
+            newVault,
+            vault: vaultUtxo(200_000n, 60_000n),
+            depositAmount: 100_000n,
+          }),
+        ),
+    ],
+    [
+      'borrow',
+      () =>
+        realVsize(
+          buildBorrowPsbt({
+            wallet,
+            utxos: [paymentUtxo(50_000n)],
+            feeRate,
+            state: stateFields,
+            newVault,
+            vault: vaultUtxo(400_000n, 60_000n),
+            treasury: treasuryUtxo(),
+            borrowAmount: 20_000n,
+            unitRuneId,
+          }),
+        ),
+    ],
+    [
+      'repay',
+      () =>
+        realVsize(
+          buildRepayPsbt({
+            wallet,
+            utxos: [paymentUtxo(50_000n)],
+            feeRate,
+            state: stateFields,
+            newVault,
+            vault: vaultUtxo(400_000n, 60_000n),
+            repayAmount: 25_000n,
+            unitUtxos: [unitUtxo()],
+            treasuryScript,
+            unitRuneId,
+          }),
+        ),
+    ],
+    [
+      'withdraw',
+      () =>
+        realVsize(
+          buildWithdrawPsbt({
+            wallet,
+            feeRate,
+            state: stateFields,
+            newVault,
+            vault: vaultUtxo(400_000n, 60_000n),
+            withdrawAmount: 150_000n,
+          }),
+        ),
+    ],
+    [
+      'repossess',
+      () =>
+        realVsize(
+          buildRepossessPsbt({
+            wallet,
+            utxos: [paymentUtxo(40_000n)],
+            feeRate,
+            state: stateFields,
+            newVault,
+            vault: vaultUtxo(500_000n, 10_000n, 5_000_000n, claimantPub),
+            liquidated,
+            treasuryScript,
+          }),
+          { vaultKey: keys.claimantVault, secret: liquidated.secret },
+        ),
+    ],
+  ];
+  for (const [action, measure] of cases)
+    it(`${action}: never under the real vsize and within 5% of it`, () => {
+      const real = measure();
+      const estimate = estimateVsize({ action, paymentInputs: defaultPaymentInputs(action) });
+      expect(estimate).toBeGreaterThanOrEqual(real);
+      expect(estimate).toBeLessThanOrEqual(Math.ceil(real * 1.05));
+    });
 });
