@@ -19,6 +19,9 @@ import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
 import { registerMissionRoutes } from './http/missions';
+import { registerAuthRoutes } from './http/auth';
+import { accountMigrations } from './auth/migrations';
+import { registerTelegramRoutes } from './notify/routes';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -77,7 +80,11 @@ export async function buildApp(
   };
   try {
     // Devnet tables are migrated on every network so one migration history fits all.
-    await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+    await migrateToLatest(store.db, {
+      ...devnetMigrations,
+      ...guardianMigrations,
+      ...accountMigrations,
+    });
     const keys = await loadGuardianKeys(store.db, config);
 
     const oracle = new Oracle({
@@ -121,10 +128,18 @@ export async function buildApp(
     });
     // A request that was co-signed before a crash is settled before anything new is accepted.
     await guardian.recover();
+    // Telegram (created below) announces band changes after each sweep and history after blocks.
+    const telegramHooks = {
+      afterSweep: (_priceCents: number): Promise<void> => Promise.resolve(),
+      afterBlock: (): Promise<void> => Promise.resolve(),
+    };
     const onTick = (point: { priceCents: number; timestamp: number }) =>
-      void guardian.onPriceTick(point.priceCents, point.timestamp).catch((err: unknown) => {
-        log.error({ err }, 'liquidation sweep failed');
-      });
+      void guardian
+        .onPriceTick(point.priceCents, point.timestamp)
+        .then(() => telegramHooks.afterSweep(point.priceCents))
+        .catch((err: unknown) => {
+          log.error({ err }, 'liquidation sweep failed');
+        });
     oracle.on('tick', onTick);
     stops.push(() => oracle.off('tick', onTick));
     stops.push(
@@ -132,6 +147,7 @@ export async function buildApp(
         () =>
           void guardian
             .onBlock()
+            .then(() => telegramHooks.afterBlock())
             .catch((err: unknown) => log.error({ err }, 'confirmations failed')),
       ),
     );
@@ -142,6 +158,7 @@ export async function buildApp(
       token: config.telegramBotToken,
       apiRoot: config.telegramApiRoot,
       explorerUrl: config.services.explorerUrl,
+      origin: `http://${config.host}:${config.port}`,
       log: log.child({ module: 'telegram' }),
       polling: options.telegramPolling ?? true,
       ...(options.telegramDrainIntervalMs !== undefined
@@ -153,6 +170,8 @@ export async function buildApp(
     });
     await notifier.start();
     stops.push(() => notifier.stop());
+    telegramHooks.afterSweep = (priceCents) => notifier.onPriceTick(priceCents);
+    telegramHooks.afterBlock = () => notifier.scanHistory();
 
     const app = Fastify({
       loggerInstance: log as FastifyBaseLogger,
@@ -168,6 +187,7 @@ export async function buildApp(
         : {}),
     });
     await app.register(websocket);
+    await registerAuthRoutes(app, store.db);
     const runeId = devnet?.unitRuneId ?? '';
     registerApiRoutes(app, {
       config,
@@ -178,6 +198,7 @@ export async function buildApp(
       unitRuneId: () => runeId,
     });
     registerMissionRoutes(app, store.db);
+    registerTelegramRoutes(app, store.db, notifier);
     const rpcLog = log.child({ module: 'rpc' });
     app.get('/guardian', { websocket: true }, (socket) =>
       serveJsonRpc(socket, guardian.methods, rpcLog),

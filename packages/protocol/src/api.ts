@@ -200,6 +200,9 @@ export type ErrorCode =
   | 'bad_request'
   | 'not_found'
   | 'rate_limited'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_configured'
   | 'not_devnet'
   | 'no_price'
   | 'quote_expired'
@@ -381,4 +384,32 @@ export interface UserDto {
 export interface RegisterUserBody {
   address: string;
   referral_code?: string | null;
+}
+
+// ---- Accounts: sign-in with Bitcoin, Telegram links, account links (issue 14) ----
+
+/** POST /api/auth/challenge answer: the text the wallet signs (BIP-322 simple or BIP-137). */
+export interface AuthChallengeDto {
+  message: string;
+  /** unix seconds after which the challenge is refused */
+  expires_at: number;
+}
+
+/** POST /api/auth/verify body. */
+export interface AuthVerifyBody {
+  address: string;
+  message: string;
+  /** base64 */
+  signature: string;
+}
+
+/** GET /api/auth/session and POST /api/auth/verify answer: whose session the cookie carries. */
+export interface AuthSessionDto {
+  address: string;
+}
+
+/** POST /api/telegram/link answer: the bot's deep link carrying a one-time code. */
+export interface TelegramLinkDto {
+  url: string;
+  expires_at: number;
 }

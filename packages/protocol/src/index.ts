@@ -13,5 +13,6 @@ export * from './chart';
 export * from './table';
 export * from './errors';
 export * from './missions';
+export * from './alerts';
 export * from './content';
 export type * from './api';
