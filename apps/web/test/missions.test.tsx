@@ -58,12 +58,30 @@ const api = {
   listedFor: [] as string[],
   registered: [] as unknown[],
   verified: [] as { id: string; body: unknown }[],
+  /** the address the session cookie would carry; null: not signed in */
+  session: ADDRESS as string | null,
+  signatures: [] as { address: string; message: string; signature: string }[],
   /** resolves a POST verify; replaced per test to hold it open */
   verify: (id: string): Promise<MissionDto> | MissionDto =>
     ({ ...api.missions.find((m) => m.id === id)!, completed_tasks: 1 }) as MissionDto,
 };
 
 const missionRoutes = [
+  http.get('*/api/auth/session', () =>
+    api.session
+      ? HttpResponse.json({ address: api.session })
+      : HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
+  ),
+  http.post('*/api/auth/challenge', async ({ request }) => {
+    const { address } = (await request.json()) as { address: string };
+    return HttpResponse.json({ message: `sign in as ${address}`, expires_at: 0 });
+  }),
+  http.post('*/api/auth/verify', async ({ request }) => {
+    const body = (await request.json()) as { address: string; message: string; signature: string };
+    api.signatures.push(body);
+    api.session = body.address;
+    return HttpResponse.json({ address: body.address });
+  }),
   http.get('*/api/missions', ({ request }) => {
     api.listedFor.push(new URL(request.url).searchParams.get('address') ?? '');
     return HttpResponse.json(api.missions);
@@ -92,6 +110,8 @@ beforeEach(() => {
   api.listedFor = [];
   api.registered = [];
   api.verified = [];
+  api.session = ADDRESS;
+  api.signatures = [];
   api.verify = (id) => ({ ...api.missions.find((m) => m.id === id)!, completed_tasks: 1 });
   server.use(...missionRoutes);
 });
@@ -143,7 +163,8 @@ describe('missions page', () => {
     );
   });
 
-  it('offers Connect Wallet with no wallet, and Login to a returning user', async () => {
+  it('offers Connect Wallet with no wallet, and Login to a registered address with no session', async () => {
+    api.session = null;
     const { unmount } = renderApp('/missions');
     const area = await screen.findByRole('region', { name: 'Missions' });
     expect(within(area).getByRole('button', { name: 'Connect Wallet' })).toBeInTheDocument();
@@ -153,20 +174,29 @@ describe('missions page', () => {
     unmount();
 
     fakeWallet.connectAs();
-    const second = renderApp('/missions');
-    await screen.findByRole('heading', { name: 'Borrow UNIT' });
-    await waitFor(() => expect(localStorage.getItem('unit.missions.known-user')).toBe('1'));
-    second.unmount();
-
-    fakeWallet.reset();
+    const user = userEvent.setup();
     renderApp('/missions');
     const again = await screen.findByRole('region', { name: 'Missions' });
-    expect(within(again).getByRole('button', { name: 'Login' })).toBeInTheDocument();
+    const login = await within(again).findByRole('button', { name: 'Login' });
     expect(within(again).queryByRole('button', { name: 'Connect Wallet' })).not.toBeInTheDocument();
+    // Without a session the missions wait: verifying is a write about the user.
+    const start = within(await findItem('Borrow UNIT')).getByRole('button', { name: 'Start' });
+    expect(start).toHaveAccessibleDescription(`Borrow UNIT ${MISSION_REASONS['no-user']}`);
+
+    await user.click(login);
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Login' })).not.toBeInTheDocument(),
+    );
+    // The wallet signed the server's challenge for its own address.
+    expect(api.signatures).toEqual([
+      { address: ADDRESS, message: `sign in as ${ADDRESS}`, signature: `sign in as ${ADDRESS}` },
+    ]);
+    expect(start).not.toHaveAttribute('aria-disabled');
   });
 
   it('asks a new address to Register, with the missions disabled and the reason until it does', async () => {
     api.user = null;
+    api.session = null;
     fakeWallet.connectAs();
     const user = userEvent.setup();
     renderApp('/missions?ref=friend42');
@@ -179,6 +209,8 @@ describe('missions page', () => {
     await waitFor(() =>
       expect(screen.queryByRole('button', { name: 'Register' })).not.toBeInTheDocument(),
     );
+    // Register signs in first: the registration is a write about the user.
+    expect(api.signatures.map((s) => s.address)).toEqual([ADDRESS]);
     expect(api.registered).toEqual([{ address: ADDRESS, referral_code: 'friend42' }]);
     expect(within(item('Borrow UNIT')).getByRole('button', { name: 'Start' })).not.toHaveAttribute(
       'aria-disabled',

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useMutationState } from '@tanstack/react-query';
 import {
@@ -32,12 +32,9 @@ import { useFlows } from '../flows/FlowProvider';
 import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { useWallet, WalletPicker } from '../wallet';
-import {
-  markMissionStarted,
-  rememberUser,
-  useReturningUser,
-  useStartedMissions,
-} from './started-missions';
+import { useSession, useSignIn } from '../auth/session';
+import { EnableTelegram } from '../auth/EnableTelegram';
+import { markMissionStarted, useStartedMissions } from './started-missions';
 import './missions.css';
 
 /** A referral code as the server issues it (hex, at most 20 characters); anything else is ignored. */
@@ -63,7 +60,8 @@ export function MissionsPage() {
     select: (mutation) => mutation.state.variables as string,
   });
   const started = useStartedMissions(address);
-  const returningUser = useReturningUser();
+  const session = useSession();
+  const signIn = useSignIn();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const ref = params.get('ref');
@@ -72,12 +70,10 @@ export function MissionsPage() {
   const [notice, setNotice] = useState<Notice | null>(null);
 
   const registered = user.data != null;
-  useEffect(() => {
-    if (registered) rememberUser();
-  }, [registered]);
 
+  // Verify is a write about the user: it needs the registered user's session.
   const ctx: MissionContext = {
-    hasUser: registered,
+    hasUser: registered && session.signedIn,
     pending: hasPendingInProgress(flows.pending),
     hasVault: vault.data != null,
   };
@@ -85,9 +81,20 @@ export function MissionsPage() {
   const settled = address == null || (!user.isPending && !vault.isPending);
   const actionButton = missionActionButton({
     walletConnected: address != null,
+    signedIn: session.signedIn,
     registered,
-    returningUser,
   });
+  const accountBusy = signIn.isPending || register.isPending;
+  // Login signs the wallet in; Register signs in (when needed) and registers, with the referral.
+  const onAccountAction = async () => {
+    if (actionButton === 'connectWallet') return setPickerOpen(true);
+    try {
+      if (!session.signedIn) await signIn.mutateAsync();
+      if (actionButton === 'register') await register.mutateAsync(referralCode);
+    } catch {
+      // shown below from the mutations' error state
+    }
+  };
 
   const start = (mission: MissionDto) => {
     if (!address) return;
@@ -133,11 +140,9 @@ export function MissionsPage() {
             <button
               type="button"
               className="btn btn--primary"
-              disabled={actionButton === 'register' && (user.isPending || register.isPending)}
-              aria-busy={register.isPending || undefined}
-              onClick={() =>
-                actionButton === 'register' ? register.mutate(referralCode) : setPickerOpen(true)
-              }
+              disabled={actionButton !== 'connectWallet' && (user.isPending || accountBusy)}
+              aria-busy={accountBusy || undefined}
+              onClick={() => void onAccountAction()}
             >
               {missionActionButtonLabel(actionButton)}
             </button>
@@ -150,6 +155,11 @@ export function MissionsPage() {
             value={done}
             aria-label="Missions completed"
           />
+        )}
+        {signIn.isError && (
+          <p role="alert" className="missions__error">
+            Sign-in failed: {toUserMessage(signIn.error)}
+          </p>
         )}
         {register.isError && (
           <p role="alert" className="missions__error">
@@ -211,6 +221,7 @@ export function MissionsPage() {
       </section>
       <aside className="missions__side">
         {user.data && <ReferralCard user={user.data} />}
+        {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
         <ReferralLevels referrals={user.data?.referrals ?? null} />
       </aside>
     </div>
@@ -300,6 +311,30 @@ function ReferralCard({ user }: { user: UserDto }) {
           Copy
         </button>
       </div>
+    </section>
+  );
+}
+
+/** SPEC §3 User: the accounts linked to this address; Telegram links through the bot. */
+function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) {
+  return (
+    <section className="card" aria-labelledby="accounts-title">
+      <h2 className="card__title" id="accounts-title">
+        Linked accounts
+      </h2>
+      <dl className="accounts">
+        <div>
+          <dt>Telegram</dt>
+          <dd>
+            {user.telegram_id ? (
+              <span className="accounts__linked">Linked</span>
+            ) : (
+              <EnableTelegram />
+            )}
+          </dd>
+        </div>
+      </dl>
+      {!signedIn && <p className="muted">Log in to change your linked accounts.</p>}
     </section>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import {
-  CONTENT,
   PENDING_STALE_AFTER_SECONDS,
   PENDING_STATUS_LABELS,
   type PendingTransaction,
 } from '@unit/protocol';
-import { useTelegramLink } from '../api/notify';
+import { EnableTelegram } from '../auth/EnableTelegram';
 import { useFlows } from '../flows/FlowProvider';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
@@ -18,7 +17,6 @@ import { useNow } from '../ui/useNow';
  */
 export function PendingBanner() {
   const flows = useFlows();
-  const telegramLink = useTelegramLink();
   const latest = [...flows.pending].reverse().find((p) => p.status === 'In Progress') ?? null;
   const banner = flows.banner;
   if (!banner && !latest) return null;
@@ -35,11 +33,7 @@ export function PendingBanner() {
       )}
       {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
       {txid && <TxLink txid={txid} />}
-      {telegramLink && tone !== 'error' && (
-        <a href={telegramLink} target="_blank" rel="noreferrer">
-          {CONTENT.vaultPage.enableTelegram}
-        </a>
-      )}
+      {tone !== 'error' && <EnableTelegram />}
       {latest && <ForgetPending entry={latest} />}
       {banner && (
         <button

@@ -1,7 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { CONTENT } from '@unit/protocol';
-import { useTelegramLink } from '../api/notify';
+import { EnableTelegram } from '../auth/EnableTelegram';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import type { FlowAction } from '../flows/declarations';
@@ -140,7 +140,6 @@ function Welcome() {
 
 function CreationPending() {
   const flows = useFlows();
-  const telegramLink = useTelegramLink();
   const txid =
     flows.flow?.result?.txid ??
     (flows.banner?.action === 'create' ? flows.banner.txid : null) ??
@@ -152,11 +151,7 @@ function CreationPending() {
       <span className="spinner spinner--large" aria-hidden="true" />
       <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
       <div className="state-card__links">
-        {telegramLink && (
-          <a href={telegramLink} target="_blank" rel="noreferrer">
-            {CONTENT.vaultPage.enableTelegram}
-          </a>
-        )}
+        <EnableTelegram />
         {txid && <TxLink txid={txid} />}
       </div>
       {running && (
