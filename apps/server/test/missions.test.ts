@@ -3,7 +3,7 @@
 // referred user has opened a vault.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionCodeColumn } from '../src/store';
-import type { MissionDto, UserDto } from '@unit/protocol';
+import type { CommunityAwardDto, CommunityDto, MissionDto, UserDto } from '@unit/protocol';
 import { appendVaultHistory, insertVault } from '../src/store';
 import { postAs, signIn, testAccount, type TestAccount } from './accounts';
 import { getJson, startTestApp, type RunningApp } from './support';
@@ -149,5 +149,63 @@ describe('referrals', () => {
       level_title: 'Nebula',
       postage_sats: 10_000,
     });
+  });
+});
+
+describe('roles and badges', () => {
+  const community = async (address: string) =>
+    (await getJson(`${server.url}/api/users/${address}/community`)).body as CommunityDto;
+  const earned = (awards: CommunityAwardDto[]) => awards.filter((a) => a.earned).map((a) => a.id);
+
+  it('are earned by the rules in configuration, each shown with how to earn it', async () => {
+    const whale = testAccount(0x61);
+    const newcomer = testAccount(0x62);
+    expect((await getJson(`${server.url}/api/users/${whale.address}/community`)).status).toBe(404);
+    for (const account of [whale, newcomer]) {
+      await postAs(await signIn(server.url, account), `${server.url}/api/users`, {
+        address: account.address,
+      });
+    }
+    await server.store.db
+      .updateTable('vaults')
+      .set({ btc_locked: 150_000_000 })
+      .where(
+        'vault_id',
+        '=',
+        await vaultWith(whale, [
+          { action: 'o' },
+          { action: 'd' },
+          { action: 'b' },
+          { action: 'r' },
+          { action: 'w' },
+          { action: 'x', vault_amount: 150_000_000 },
+        ]),
+      )
+      .execute();
+    await server.store.db
+      .updateTable('users')
+      .set({ telegram_id: '9001' })
+      .where('address', '=', whale.address)
+      .execute();
+
+    const rich = await community(whale.address);
+    expect(rich.roles.map((r) => r.title)).toEqual([
+      'Genesis',
+      'Prime',
+      'Optimizer',
+      'Exponent',
+      'Anomaly',
+    ]);
+    expect(earned(rich.roles)).toEqual(['genesis', 'prime', 'optimizer', 'anomaly']);
+    expect(rich.badges).toHaveLength(9);
+    // Every vault here borrows the same 100 UNIT: none is larger, so all rank in the top 10.
+    expect(earned(rich.badges)).toEqual(['boost', 'low-ordinal', 'top-ordinal', 'top-rune']);
+    expect(rich.badges.find((b) => b.id === 'mog-dante')?.how).toBe(
+      'Link your Twitter (X) account.',
+    );
+
+    const fresh = await community(newcomer.address);
+    expect(earned(fresh.roles)).toEqual(['genesis']);
+    expect(earned(fresh.badges)).toEqual([]);
   });
 });

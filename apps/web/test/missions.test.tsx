@@ -66,7 +66,19 @@ const api = {
     ({ ...api.missions.find((m) => m.id === id)!, completed_tasks: 1 }) as MissionDto,
 };
 
+const award = (id: string, title: string, earned: boolean) => ({
+  id,
+  title,
+  how: `How to earn ${title}.`,
+  earned,
+});
+const COMMUNITY = {
+  roles: [award('genesis', 'Genesis', true), award('prime', 'Prime', false)],
+  badges: [award('boost', 'Boost', false), award('referral', 'Referral', true)],
+};
+
 const missionRoutes = [
+  http.get('*/api/users/:address/community', () => HttpResponse.json(COMMUNITY)),
   http.get('*/api/auth/session', () =>
     api.session
       ? HttpResponse.json({ address: api.session })
@@ -161,6 +173,20 @@ describe('missions page', () => {
     expect(screen.getByLabelText('Referral link')).toHaveValue(
       `${window.location.origin}/missions?ref=abc123def0`,
     );
+  });
+
+  it('shows the roles and badges the server computed, earned or not, with how to earn them', async () => {
+    fakeWallet.connectAs();
+    renderApp('/missions');
+    const roles = await screen.findByRole('region', { name: 'Discord roles' });
+    expect(within(roles).getByText('1 of 2 earned')).toBeInTheDocument();
+    const genesis = within(roles).getByText('Genesis').closest('li')!;
+    expect(within(genesis).getByText('Earned')).toBeInTheDocument();
+    const prime = within(roles).getByText('Prime').closest('li')!;
+    expect(within(prime).getByText('Not yet')).toBeInTheDocument();
+    expect(within(prime).getByText('How to earn Prime.')).toBeInTheDocument();
+    const badges = screen.getByRole('region', { name: 'Badges' });
+    expect(within(within(badges).getByText('Referral').closest('li')!).getByText('Earned'));
   });
 
   it('offers Connect Wallet with no wallet, and Login to a registered address with no session', async () => {

@@ -45,6 +45,9 @@ describe('clipboard toast', () => {
     server.use(
       http.get('*/api/missions', () => HttpResponse.json([])),
       http.get('*/api/users/:address', () => HttpResponse.json(USER)),
+      http.get('*/api/users/:address/community', () =>
+        HttpResponse.json({ roles: [], badges: [] }),
+      ),
     );
     fakeWallet.connectAs();
     renderApp('/missions');

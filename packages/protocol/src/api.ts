@@ -413,3 +413,18 @@ export interface TelegramLinkDto {
   url: string;
   expires_at: number;
 }
+
+/** One role or badge of a user's profile: earned or not, and how it is earned. */
+export interface CommunityAwardDto {
+  id: string;
+  title: string;
+  /** the rule, in the user's words */
+  how: string;
+  earned: boolean;
+}
+
+/** GET /api/users/:address/community: SPEC §3 Discord roles and badges, computed on the server. */
+export interface CommunityDto {
+  roles: CommunityAwardDto[];
+  badges: CommunityAwardDto[];
+}

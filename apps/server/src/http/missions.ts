@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import { requireSession } from '../auth/sessions';
+import { communityOf } from '../missions/community';
 import { findUser, listMissions, registerUser, verifyMission } from '../missions/missions';
 import type { Database } from '../store/schema';
 import { notFound, parseInput } from './errors';
@@ -31,6 +32,13 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
     const user = await findUser(db, params.address);
     if (!user) throw notFound('No such user');
     return user;
+  });
+
+  app.get('/api/users/:address/community', async (request) => {
+    const params = parseInput(z.object({ address }), request.params);
+    const community = await communityOf(db, params.address);
+    if (!community) throw notFound('No such user');
+    return community;
   });
 
   app.post('/api/users', { config: WRITE_LIMIT }, async (request, reply) => {

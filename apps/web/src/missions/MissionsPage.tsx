@@ -16,11 +16,13 @@ import {
   referralLevel,
   referralLevelTitle,
   toUserMessage,
+  type CommunityAwardDto,
   type MissionContext,
   type MissionDto,
   type UserDto,
 } from '@unit/protocol';
 import {
+  useCommunity,
   useMissionUser,
   useMissions,
   useRegisterUser,
@@ -53,6 +55,7 @@ export function MissionsPage() {
   const flows = useFlows();
   const missions = useMissions(address);
   const user = useMissionUser(address);
+  const community = useCommunity(user.data ? address : null);
   const register = useRegisterUser(address);
   const verify = useVerifyMission(address);
   const verifying = useMutationState({
@@ -223,6 +226,12 @@ export function MissionsPage() {
         {user.data && <ReferralCard user={user.data} />}
         {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
         <ReferralLevels referrals={user.data?.referrals ?? null} />
+        {community.data && (
+          <>
+            <Awards title="Discord roles" awards={community.data.roles} />
+            <Awards title="Badges" awards={community.data.badges} />
+          </>
+        )}
       </aside>
     </div>
   );
@@ -311,6 +320,31 @@ function ReferralCard({ user }: { user: UserDto }) {
           Copy
         </button>
       </div>
+    </section>
+  );
+}
+
+/** SPEC §3 roles and badges: each earned or not, with the rule that earns it (server-side). */
+function Awards({ title, awards }: { title: string; awards: CommunityAwardDto[] }) {
+  const id = useId();
+  const earned = awards.filter((a) => a.earned).length;
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 className="card__title" id={id}>
+        {title}
+      </h2>
+      <p className="muted">
+        {earned} of {awards.length} earned
+      </p>
+      <ul className="awards">
+        {awards.map((award) => (
+          <li key={award.id} className={`award${award.earned ? ' award--earned' : ''}`}>
+            <span className="award__title">{award.title}</span>
+            <span className="award__state">{award.earned ? 'Earned' : 'Not yet'}</span>
+            <span className="award__how muted">{award.how}</span>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }
