@@ -19,7 +19,8 @@ import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
 import { registerMissionRoutes } from './http/missions';
-import { registerAuthRoutes } from './http/auth';
+import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
+import { AccountLinks } from './auth/oauth';
 import { accountMigrations } from './auth/migrations';
 import { registerTelegramRoutes } from './notify/routes';
 import { registerStatic } from './http/static';
@@ -199,6 +200,7 @@ export async function buildApp(
     });
     registerMissionRoutes(app, store.db);
     registerTelegramRoutes(app, store.db, notifier);
+    registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth));
     const rpcLog = log.child({ module: 'rpc' });
     app.get('/guardian', { websocket: true }, (socket) =>
       serveJsonRpc(socket, guardian.methods, rpcLog),

@@ -79,6 +79,7 @@ const COMMUNITY = {
 
 const missionRoutes = [
   http.get('*/api/users/:address/community', () => HttpResponse.json(COMMUNITY)),
+  http.get('*/api/oauth/providers', () => HttpResponse.json({ discord: true, twitter: false })),
   http.get('*/api/auth/session', () =>
     api.session
       ? HttpResponse.json({ address: api.session })
@@ -187,6 +188,33 @@ describe('missions page', () => {
     expect(within(prime).getByText('How to earn Prime.')).toBeInTheDocument();
     const badges = screen.getByRole('region', { name: 'Badges' });
     expect(within(within(badges).getByText('Referral').closest('li')!).getByText('Earned'));
+  });
+
+  it('links accounts: Discord through its consent screen, Twitter not configured here', async () => {
+    fakeWallet.connectAs();
+    const assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, assign });
+    server.use(
+      http.post('*/api/oauth/discord/start', () =>
+        HttpResponse.json({ url: 'https://discord.example/consent?state=s' }),
+      ),
+    );
+    try {
+      renderApp('/missions?link_error=twitter');
+      const accounts = await screen.findByRole('region', { name: 'Linked accounts' });
+      expect(
+        await within(accounts).findByText('Not configured on this server'),
+      ).toBeInTheDocument();
+      expect(within(accounts).getByRole('alert')).toHaveTextContent(
+        'Twitter (X) could not be linked. Try again.',
+      );
+      await userEvent.click(within(accounts).getByRole('button', { name: 'Link Discord' }));
+      await waitFor(() =>
+        expect(assign).toHaveBeenCalledWith('https://discord.example/consent?state=s'),
+      );
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it('offers Connect Wallet with no wallet, and Login to a registered address with no session', async () => {

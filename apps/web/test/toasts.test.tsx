@@ -48,6 +48,9 @@ describe('clipboard toast', () => {
       http.get('*/api/users/:address/community', () =>
         HttpResponse.json({ roles: [], badges: [] }),
       ),
+      http.get('*/api/oauth/providers', () =>
+        HttpResponse.json({ discord: false, twitter: false }),
+      ),
     );
     fakeWallet.connectAs();
     renderApp('/missions');

@@ -104,3 +104,17 @@ export const useCommunity = (address: string | null) =>
     enabled: address != null,
     staleTime: 30_000,
   });
+
+export type OAuthProvider = 'discord' | 'twitter';
+
+/** GET /api/oauth/providers: which account links the server has an OAuth app for. */
+export const useOAuthProviders = () =>
+  useQuery({
+    queryKey: ['oauth-providers'],
+    queryFn: () => getJson<Record<OAuthProvider, boolean>>('/api/oauth/providers'),
+    staleTime: Infinity,
+  });
+
+/** POST /api/oauth/:provider/start (signed in): the provider's consent URL to go to. */
+export const startAccountLink = (provider: OAuthProvider) =>
+  getJson<{ url: string }>(`/api/oauth/${provider}/start`, post({}));

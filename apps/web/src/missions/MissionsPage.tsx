@@ -1,4 +1,4 @@
-import { useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useMutationState } from '@tanstack/react-query';
 import {
@@ -22,7 +22,10 @@ import {
   type UserDto,
 } from '@unit/protocol';
 import {
+  startAccountLink,
   useCommunity,
+  useOAuthProviders,
+  type OAuthProvider,
   useMissionUser,
   useMissions,
   useRegisterUser,
@@ -349,14 +352,69 @@ function Awards({ title, awards }: { title: string; awards: CommunityAwardDto[] 
   );
 }
 
-/** SPEC §3 User: the accounts linked to this address; Telegram links through the bot. */
+const PROVIDER_NAMES: Record<OAuthProvider, string> = {
+  discord: 'Discord',
+  twitter: 'Twitter (X)',
+};
+
+/**
+ * SPEC §3 User: the accounts linked to this address. Discord and Twitter link through their OAuth2
+ * consent screens (the server returns here with ?linked= or ?link_error=); Telegram through the bot.
+ */
 function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) {
+  const providers = useOAuthProviders();
+  const [params] = useSearchParams();
+  const [error, setError] = useState<string | null>(null);
+  const linked = params.get('linked');
+  const failed = params.get('link_error');
+  const link = async (provider: OAuthProvider) => {
+    setError(null);
+    try {
+      window.location.assign((await startAccountLink(provider)).url);
+    } catch (err) {
+      setError(toUserMessage(err));
+    }
+  };
+  const row = (provider: OAuthProvider) => {
+    const id = provider === 'discord' ? user.discord_id : user.twitter_id;
+    let state: ReactNode;
+    if (id) state = <span className="accounts__linked">Linked</span>;
+    else if (providers.data && !providers.data[provider])
+      state = <span className="muted">Not configured on this server</span>;
+    else
+      state = (
+        <button
+          type="button"
+          className="link-button"
+          disabled={!signedIn || !providers.data}
+          onClick={() => void link(provider)}
+        >
+          Link {PROVIDER_NAMES[provider]}
+        </button>
+      );
+    return (
+      <div key={provider}>
+        <dt>{PROVIDER_NAMES[provider]}</dt>
+        <dd>{state}</dd>
+      </div>
+    );
+  };
   return (
     <section className="card" aria-labelledby="accounts-title">
       <h2 className="card__title" id="accounts-title">
         Linked accounts
       </h2>
+      {linked && (linked === 'discord' || linked === 'twitter') && (
+        <p role="status">{PROVIDER_NAMES[linked]} is now linked.</p>
+      )}
+      {failed && (failed === 'discord' || failed === 'twitter') && (
+        <p role="alert" className="missions__error">
+          {PROVIDER_NAMES[failed]} could not be linked. Try again.
+        </p>
+      )}
       <dl className="accounts">
+        {row('discord')}
+        {row('twitter')}
         <div>
           <dt>Telegram</dt>
           <dd>
@@ -368,6 +426,11 @@ function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) 
           </dd>
         </div>
       </dl>
+      {error && (
+        <p role="alert" className="missions__error">
+          {error}
+        </p>
+      )}
       {!signedIn && <p className="muted">Log in to change your linked accounts.</p>}
     </section>
   );
