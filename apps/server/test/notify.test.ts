@@ -208,6 +208,22 @@ describe('linking a chat through the bot', () => {
     expect(status).toMatch(/Ratio: \d+%/);
     expect(status).toContain('Liquidation price: $27,000');
 
+    bot.sendText(CHAT, '/alerts off');
+    await bot.waitForMessage(CHAT, 'Risk alerts are off.');
+    const subscription = () =>
+      server.store.db
+        .selectFrom('telegram_subscriptions')
+        .select('risk_alerts')
+        .where('chat_id', '=', String(CHAT))
+        .executeTakeFirst();
+    expect(await subscription()).toEqual({ risk_alerts: 0 });
+    bot.sendText(CHAT, '/alerts on');
+    await bot.waitForMessage(CHAT, 'Risk alerts are on.');
+    expect(await subscription()).toEqual({ risk_alerts: 1 });
+
+    bot.sendText(CHAT + 3, '/start');
+    await bot.waitForMessage(CHAT + 3, "press 'Enable Telegram Notification'");
+
     bot.sendText(CHAT, '/stop');
     await bot.waitForMessage(CHAT, 'Notifications are off');
     expect((await getUser(server.store.db, owner.address))?.telegram_id).toBeNull();

@@ -13,6 +13,7 @@ import { FAKE_BOT_TOKEN, startFakeBotApi, type FakeBotApi } from './fake-bot-api
 import { call, startHarness, type Harness, type TestWallet } from './guardian/harness';
 
 const CHAT = 501;
+const QUIET = 502;
 
 describe('messages from guardian and chain events', () => {
   let h: Harness;
@@ -57,6 +58,17 @@ describe('messages from guardian and chain events', () => {
       chat_id: String(CHAT),
       network: 'devnet',
     });
+    // A second chat of the same owner that sent /alerts off: transactions only.
+    await subscribeTelegram(h.store.db, {
+      address: alice.paymentAddress,
+      chat_id: String(QUIET),
+      network: 'devnet',
+    });
+    await h.store.db
+      .updateTable('telegram_subscriptions')
+      .set({ risk_alerts: 0 })
+      .where('chat_id', '=', String(QUIET))
+      .execute();
   });
   afterAll(async () => {
     await notifier.stop();
@@ -100,6 +112,9 @@ describe('messages from guardian and chain events', () => {
     await tick(60_500);
     await settle();
     expect(texts().filter((t) => t.includes('is now'))).toHaveLength(2);
+    const quiet = bot.sent.filter((m) => m.chat_id === String(QUIET)).map((m) => m.text);
+    expect(quiet.some((t) => t.includes('BTC deposit confirmed'))).toBe(true);
+    expect(quiet.some((t) => t.includes('is now'))).toBe(false);
   });
 
   it('sends nothing twice after a restart, then announces the liquidation', async () => {

@@ -20,11 +20,19 @@ withNetworkEdge();
 /** Every POST /api/notify body, and whether the server answers it. */
 let posted: TelegramNotifyDto[] = [];
 let notifyOk = true;
+/** The session the server reports: the owner's, unless a test signs out. */
+let signedIn = true;
 
 beforeEach(() => {
   posted = [];
   notifyOk = true;
+  signedIn = true;
   server.use(
+    http.get('*/api/auth/session', () =>
+      signedIn
+        ? HttpResponse.json({ address: FAKE_ACCOUNT.satsAddress })
+        : HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
+    ),
     http.post('*/api/notify', async ({ request }) => {
       posted.push((await request.json()) as TelegramNotifyDto);
       return notifyOk
@@ -131,6 +139,14 @@ describe('Telegram notify (SPEC §7)', () => {
     ]);
   });
 
+  it("posts nothing without the owner's session: the server announces it itself", async () => {
+    signedIn = false;
+    await runDeposit({ txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) });
+    await advance(10_000);
+    expect(posted).toEqual([]);
+    expect(console.warn).not.toHaveBeenCalled();
+  });
+
   it('does not retry an action notification that fails, and only logs it', async () => {
     notifyOk = false;
     await runDeposit({ txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) });
@@ -219,6 +235,7 @@ describe('Enable Telegram Notification', () => {
   };
 
   it('signs in, then offers a one-time bot link, on the creation pending screen', async () => {
+    signedIn = false;
     const calls = linking();
     await runCreate({ txid: '1'.repeat(64), vaultTxid: '1'.repeat(64), vaultId: 'v1' });
     vi.useRealTimers();

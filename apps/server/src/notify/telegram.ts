@@ -161,6 +161,7 @@ export class TelegramNotifier {
       bot.command('start', (ctx) => this.onStart(ctx));
       bot.command('status', (ctx) => this.onStatus(ctx));
       bot.command('stop', (ctx) => this.onStop(ctx));
+      bot.command('alerts', (ctx) => this.onAlerts(ctx));
       bot.catch((err) => options.log.warn({ err: String(err.error) }, 'telegram update failed'));
       // Updates sent while the server was down are still answered: a /start must not be lost.
       void bot.start().catch((err: unknown) => {
@@ -201,6 +202,13 @@ export class TelegramNotifier {
     const { db, network } = this.options;
     const code = typeof ctx.match === 'string' ? ctx.match.trim() : '';
     const chatId = String(ctx.chat!.id);
+    if (code === '') {
+      await ctx.reply(
+        "To follow your vault, press 'Enable Telegram Notification' in the vault app and open " +
+          'the link it gives you.',
+      );
+      return;
+    }
     const address = LINK_CODE.test(code) ? await consumeLinkCode(db, code) : null;
     if (!address) {
       await ctx.reply(
@@ -216,7 +224,7 @@ export class TelegramNotifier {
       `Linked to ${address}.\n` +
         'You will get a message when a vault transaction is submitted and confirmed, and when ' +
         'your vault becomes Moderate, Risky or is liquidated.\n' +
-        'Send /status for your vault, /stop to end notifications.',
+        'Send /status for your vault, /alerts off to stop risk alerts, /stop to end notifications.',
     );
   }
 
@@ -258,6 +266,34 @@ export class TelegramNotifier {
       }
     }
     await ctx.reply(lines.join('\n\n'));
+  }
+
+  /** `/alerts off` stops the risk alerts (transaction messages go on); `/alerts on` resumes. */
+  private async onAlerts(ctx: Context): Promise<void> {
+    const { db, network } = this.options;
+    const chatId = String(ctx.chat!.id);
+    const choice = typeof ctx.match === 'string' ? ctx.match.trim().toLowerCase() : '';
+    if (choice !== 'on' && choice !== 'off') {
+      await ctx.reply('Send /alerts off to stop risk alerts, /alerts on to resume them.');
+      return;
+    }
+    const updated = await db
+      .updateTable('telegram_subscriptions')
+      .set({ risk_alerts: choice === 'on' ? 1 : 0 })
+      .where('chat_id', '=', chatId)
+      .where('network', '=', network)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) === 0) {
+      await ctx.reply(
+        "This chat follows no vault. In the vault app, press 'Enable Telegram Notification'.",
+      );
+      return;
+    }
+    // Back on: the next tick compares afresh, so a vault already at risk is announced again.
+    if (choice === 'on') {
+      await db.deleteFrom('telegram_alert_bands').where('chat_id', '=', chatId).execute();
+    }
+    await ctx.reply(choice === 'on' ? 'Risk alerts are on.' : 'Risk alerts are off.');
   }
 
   private async onStop(ctx: Context): Promise<void> {

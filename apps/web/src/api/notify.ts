@@ -16,6 +16,7 @@ import {
   type TelegramNotifyDto,
   type VaultAction,
 } from '@unit/protocol';
+import { getSession } from '../auth/session';
 import { useConfig } from './config';
 import { getJson } from './http';
 
@@ -86,7 +87,13 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
       const send = telegramNotifyRetries(dto.tx_action) > 0 ? notifyCreate : notifyAction;
       const timer = setTimeout(() => {
         timers.current.delete(timer);
-        send(dto);
+        // Only the signed-in owner may announce (the server refuses anyone else); without a
+        // session the server's own message is the only one, so there is nothing to send.
+        void getSession()
+          .then((session) => {
+            if (session?.address === dto.address) send(dto);
+          })
+          .catch(() => undefined);
       }, TELEGRAM_NOTIFY_DELAY_MS);
       timers.current.add(timer);
     },
