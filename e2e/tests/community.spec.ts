@@ -6,6 +6,7 @@ import type { Page } from '@playwright/test';
 import { test as base, expect, type Devnet } from '../support/fixtures';
 import { connectDevnetWallet, confirmCreation } from '../support/journey';
 import { startServer, type RunningServer } from '../support/server';
+import { injectWallet } from '../support/wallets/inject';
 import {
   FAKE_BOT_TOKEN,
   startFakeBotApi,
@@ -129,3 +130,25 @@ test('sign in, link Telegram, complete a mission, refer a friend', async ({
   await checkA11y(again);
   await snap(again, 'community-03-referral');
 });
+
+// The extensions people use sign the same challenge through their own APIs (Unisat
+// 'bip322-simple', Xverse sats-connect BIP322); the server verifies them with bip322-js.
+for (const { kind, name } of [
+  { kind: 'unisat', name: 'Unisat' },
+  { kind: 'xverse', name: 'Xverse' },
+] as const) {
+  test(`a ${name} user registers by signing in through the extension`, async ({ page }) => {
+    const wallet = await injectWallet(page, kind);
+    await page.goto('/missions');
+    await page
+      .getByRole('region', { name: 'Missions' })
+      .getByRole('button', { name: 'Connect Wallet' })
+      .click();
+    await page.getByRole('button', { name: `Connect ${name}` }).click();
+    const missions = page.getByRole('region', { name: 'Missions' });
+    await missions.getByRole('button', { name: 'Register' }).click();
+    await expect(missions.getByRole('button', { name: 'Register' })).toBeHidden();
+    const session = await page.evaluate(async () => (await fetch('/api/auth/session')).json());
+    expect(session).toEqual({ address: wallet.satsAddress });
+  });
+}
