@@ -24,6 +24,10 @@ import { registerApiRoutes } from './http/api';
 import { registerClientErrorRoutes } from './http/client-errors';
 import { registerMissionRoutes } from './http/missions';
 import { registerLiquidationRoutes } from './http/liquidation';
+import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
+import { AccountLinks } from './auth/oauth';
+import { accountMigrations } from './auth/migrations';
+import { registerTelegramRoutes } from './notify/routes';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -116,7 +120,11 @@ export async function buildApp(
     // instances starting together take turns, and the later ones find it done.
     const { keys, oracle, devnet } = await cluster.exclusive('startup', async () => {
       // Devnet tables are migrated on every network so one migration history fits all.
-      await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+      await migrateToLatest(store.db, {
+        ...devnetMigrations,
+        ...guardianMigrations,
+        ...accountMigrations,
+      });
       const keys = await loadGuardianKeys(store.db, config);
       const oracle = new Oracle({
         db: store.db,
@@ -204,18 +212,25 @@ export async function buildApp(
     });
     // A request that was co-signed before a crash is settled before anything new is accepted.
     await guardian.recover();
+    // Telegram (created below) announces band changes after each sweep and history after blocks,
+    // in the instance that leads the sweep and the block watcher.
+    const telegramHooks = {
+      afterSweep: (_priceCents: number): Promise<void> => Promise.resolve(),
+      afterBlock: (): Promise<void> => Promise.resolve(),
+    };
 
     // The liquidation sweep runs on every price point, wherever it was recorded, in the one
     // instance that leads it; on taking the lead it sweeps at once at the latest price.
     let sweeping = false;
     const sweep = (priceCents: number, time: number) =>
-      void guardian.onPriceTick(priceCents, time).then(
-        (liquidated) => {
+      void guardian
+        .onPriceTick(priceCents, time)
+        .then((liquidated) => {
           for (const vault_id of liquidated)
             announceVaultChange(bus, { vault_id, kind: 'liquidation' }, log);
-        },
-        (err: unknown) => log.error({ err }, 'liquidation sweep failed'),
-      );
+          return telegramHooks.afterSweep(priceCents);
+        })
+        .catch((err: unknown) => log.error({ err }, 'liquidation sweep failed'));
     stops.push(
       bus.subscribe((event) => {
         if (event.type === 'price' && sweeping)
@@ -244,7 +259,10 @@ export async function buildApp(
     let watching = false;
     let unwatch: (() => void) | null = null;
     const confirm = () =>
-      void guardian.onBlock().catch((err: unknown) => log.error({ err }, 'confirmations failed'));
+      void guardian
+        .onBlock()
+        .then(() => telegramHooks.afterBlock())
+        .catch((err: unknown) => log.error({ err }, 'confirmations failed'));
     stops.push(
       bus.subscribe((event) => {
         if (event.type === 'block' && watching) confirm();
@@ -270,6 +288,7 @@ export async function buildApp(
       token: config.telegramBotToken,
       apiRoot: config.telegramApiRoot,
       explorerUrl: config.services.explorerUrl,
+      origin: `http://${config.host}:${config.port}`,
       log: log.child({ module: 'telegram' }),
       polling: options.telegramPolling ?? true,
       ...(options.telegramDrainIntervalMs !== undefined
@@ -285,6 +304,8 @@ export async function buildApp(
       start: () => notifier.startWorker(),
       stop: () => notifier.stop(),
     });
+    telegramHooks.afterSweep = (priceCents) => notifier.onPriceTick(priceCents);
+    telegramHooks.afterBlock = () => notifier.scanHistory();
 
     const { limits } = config;
     const app = Fastify({
@@ -322,6 +343,7 @@ export async function buildApp(
     await app.register(websocket, {
       options: { maxPayload: guardianSockets.limits.maxPayloadBytes },
     });
+    await registerAuthRoutes(app, store.db);
     const runeId = devnet?.unitRuneId ?? '';
     registerApiRoutes(app, {
       config,
@@ -334,6 +356,8 @@ export async function buildApp(
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
     registerClientErrorRoutes(app);
+    registerTelegramRoutes(app, store.db, notifier);
+    registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth));
     const rpcLog = log.child({ module: 'rpc' });
     const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });
     app.get(

@@ -32,6 +32,8 @@ export interface ServerConfig {
   services: ServiceUrls;
   telegramBotToken: string | null;
   telegramApiRoot: string | null;
+  /** OAuth2 apps for account links (issue 14); null: that link is not configured here. */
+  oauth: { discord: OAuthApp | null; twitter: OAuthApp | null };
   /** 32-byte hex secret key; generated and stored at first devnet start when unset. */
   guardianKey: string | null;
   /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
@@ -64,6 +66,13 @@ export interface EdgeLimits {
   requestTimeoutMs: number;
   /** A connection silent this long is closed (an upgraded WebSocket is not an HTTP connection). */
   idleTimeoutMs: number;
+}
+
+export interface OAuthApp {
+  clientId: string;
+  clientSecret: string | null;
+  /** The provider's base URL (tests point it at a local fake). */
+  apiRoot: string | null;
 }
 
 export class ConfigError extends Error {
@@ -158,6 +167,12 @@ const envSchema = z.object({
       .optional(),
   ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT'),
+  DISCORD_CLIENT_ID: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  DISCORD_CLIENT_SECRET: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  DISCORD_API_ROOT: url('DISCORD_API_ROOT'),
+  TWITTER_CLIENT_ID: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  TWITTER_CLIENT_SECRET: z.preprocess(blankToUndefined, z.string().max(200).optional()),
+  TWITTER_API_ROOT: url('TWITTER_API_ROOT'),
   UNIT_RUNE_ID: z.preprocess(
     blankToUndefined,
     z
@@ -273,6 +288,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     },
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
+    oauth: {
+      discord: e.DISCORD_CLIENT_ID
+        ? {
+            clientId: e.DISCORD_CLIENT_ID,
+            clientSecret: e.DISCORD_CLIENT_SECRET ?? null,
+            apiRoot: e.DISCORD_API_ROOT ?? null,
+          }
+        : null,
+      twitter: e.TWITTER_CLIENT_ID
+        ? {
+            clientId: e.TWITTER_CLIENT_ID,
+            clientSecret: e.TWITTER_CLIENT_SECRET ?? null,
+            apiRoot: e.TWITTER_API_ROOT ?? null,
+          }
+        : null,
+    },
     guardianKey: e.GUARDIAN_KEY?.toLowerCase() ?? null,
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
     unitRuneId: e.UNIT_RUNE_ID ?? '1:1',

@@ -58,12 +58,43 @@ const api = {
   listedFor: [] as string[],
   registered: [] as unknown[],
   verified: [] as { id: string; body: unknown }[],
+  /** the address the session cookie would carry; null: not signed in */
+  session: ADDRESS as string | null,
+  signatures: [] as { address: string; message: string; signature: string }[],
   /** resolves a POST verify; replaced per test to hold it open */
   verify: (id: string): Promise<MissionDto> | MissionDto =>
     ({ ...api.missions.find((m) => m.id === id)!, completed_tasks: 1 }) as MissionDto,
 };
 
+const award = (id: string, title: string, earned: boolean) => ({
+  id,
+  title,
+  how: `How to earn ${title}.`,
+  earned,
+});
+const COMMUNITY = {
+  roles: [award('genesis', 'Genesis', true), award('prime', 'Prime', false)],
+  badges: [award('boost', 'Boost', false), award('referral', 'Referral', true)],
+};
+
 const missionRoutes = [
+  http.get('*/api/users/:address/community', () => HttpResponse.json(COMMUNITY)),
+  http.get('*/api/oauth/providers', () => HttpResponse.json({ discord: true, twitter: false })),
+  http.get('*/api/auth/session', () =>
+    api.session
+      ? HttpResponse.json({ address: api.session })
+      : HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
+  ),
+  http.post('*/api/auth/challenge', async ({ request }) => {
+    const { address } = (await request.json()) as { address: string };
+    return HttpResponse.json({ message: `sign in as ${address}`, expires_at: 0 });
+  }),
+  http.post('*/api/auth/verify', async ({ request }) => {
+    const body = (await request.json()) as { address: string; message: string; signature: string };
+    api.signatures.push(body);
+    api.session = body.address;
+    return HttpResponse.json({ address: body.address });
+  }),
   http.get('*/api/missions', ({ request }) => {
     api.listedFor.push(new URL(request.url).searchParams.get('address') ?? '');
     return HttpResponse.json(api.missions);
@@ -92,6 +123,8 @@ beforeEach(() => {
   api.listedFor = [];
   api.registered = [];
   api.verified = [];
+  api.session = ADDRESS;
+  api.signatures = [];
   api.verify = (id) => ({ ...api.missions.find((m) => m.id === id)!, completed_tasks: 1 });
   server.use(...missionRoutes);
 });
@@ -143,7 +176,49 @@ describe('missions page', () => {
     );
   });
 
-  it('offers Connect Wallet with no wallet, and Login to a returning user', async () => {
+  it('shows the roles and badges the server computed, earned or not, with how to earn them', async () => {
+    fakeWallet.connectAs();
+    renderApp('/missions');
+    const roles = await screen.findByRole('region', { name: 'Discord roles' });
+    expect(within(roles).getByText('1 of 2 earned')).toBeInTheDocument();
+    const genesis = within(roles).getByText('Genesis').closest('li')!;
+    expect(within(genesis).getByText('Earned')).toBeInTheDocument();
+    const prime = within(roles).getByText('Prime').closest('li')!;
+    expect(within(prime).getByText('Not yet')).toBeInTheDocument();
+    expect(within(prime).getByText('How to earn Prime.')).toBeInTheDocument();
+    const badges = screen.getByRole('region', { name: 'Badges' });
+    expect(within(within(badges).getByText('Referral').closest('li')!).getByText('Earned'));
+  });
+
+  it('links accounts: Discord through its consent screen, Twitter not configured here', async () => {
+    fakeWallet.connectAs();
+    const assign = vi.fn();
+    vi.stubGlobal('location', { ...window.location, assign });
+    server.use(
+      http.post('*/api/oauth/discord/start', () =>
+        HttpResponse.json({ url: 'https://discord.example/consent?state=s' }),
+      ),
+    );
+    try {
+      renderApp('/missions?link_error=twitter');
+      const accounts = await screen.findByRole('region', { name: 'Linked accounts' });
+      expect(
+        await within(accounts).findByText('Not configured on this server'),
+      ).toBeInTheDocument();
+      expect(within(accounts).getByRole('alert')).toHaveTextContent(
+        'Twitter (X) could not be linked. Try again.',
+      );
+      await userEvent.click(within(accounts).getByRole('button', { name: 'Link Discord' }));
+      await waitFor(() =>
+        expect(assign).toHaveBeenCalledWith('https://discord.example/consent?state=s'),
+      );
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
+  it('offers Connect Wallet with no wallet, and Login to a registered address with no session', async () => {
+    api.session = null;
     const { unmount } = renderApp('/missions');
     const area = await screen.findByRole('region', { name: 'Missions' });
     expect(within(area).getByRole('button', { name: 'Connect Wallet' })).toBeInTheDocument();
@@ -153,20 +228,29 @@ describe('missions page', () => {
     unmount();
 
     fakeWallet.connectAs();
-    const second = renderApp('/missions');
-    await screen.findByRole('heading', { name: 'Borrow UNIT' });
-    await waitFor(() => expect(localStorage.getItem('unit.missions.known-user')).toBe('1'));
-    second.unmount();
-
-    fakeWallet.reset();
+    const user = userEvent.setup();
     renderApp('/missions');
     const again = await screen.findByRole('region', { name: 'Missions' });
-    expect(within(again).getByRole('button', { name: 'Login' })).toBeInTheDocument();
+    const login = await within(again).findByRole('button', { name: 'Login' });
     expect(within(again).queryByRole('button', { name: 'Connect Wallet' })).not.toBeInTheDocument();
+    // Without a session the missions wait: verifying is a write about the user.
+    const start = within(await findItem('Borrow UNIT')).getByRole('button', { name: 'Start' });
+    expect(start).toHaveAccessibleDescription(`Borrow UNIT ${MISSION_REASONS['no-user']}`);
+
+    await user.click(login);
+    await waitFor(() =>
+      expect(screen.queryByRole('button', { name: 'Login' })).not.toBeInTheDocument(),
+    );
+    // The wallet signed the server's challenge for its own address.
+    expect(api.signatures).toEqual([
+      { address: ADDRESS, message: `sign in as ${ADDRESS}`, signature: `sign in as ${ADDRESS}` },
+    ]);
+    expect(start).not.toHaveAttribute('aria-disabled');
   });
 
   it('asks a new address to Register, with the missions disabled and the reason until it does', async () => {
     api.user = null;
+    api.session = null;
     fakeWallet.connectAs();
     const user = userEvent.setup();
     renderApp('/missions?ref=friend42');
@@ -179,6 +263,8 @@ describe('missions page', () => {
     await waitFor(() =>
       expect(screen.queryByRole('button', { name: 'Register' })).not.toBeInTheDocument(),
     );
+    // Register signs in first: the registration is a write about the user.
+    expect(api.signatures.map((s) => s.address)).toEqual([ADDRESS]);
     expect(api.registered).toEqual([{ address: ADDRESS, referral_code: 'friend42' }]);
     expect(within(item('Borrow UNIT')).getByRole('button', { name: 'Start' })).not.toHaveAttribute(
       'aria-disabled',

@@ -4,13 +4,14 @@ import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { pendingStorageKey, type PendingTransaction, type TelegramNotifyDto } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { vault } from './fixtures';
+import { config, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
 import type { FlowResultIds } from '../src/flows/engine';
 import { PendingBanner } from '../src/vault/PendingBanner';
+import { EnableTelegram } from '../src/auth/EnableTelegram';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
@@ -19,11 +20,19 @@ withNetworkEdge();
 /** Every POST /api/notify body, and whether the server answers it. */
 let posted: TelegramNotifyDto[] = [];
 let notifyOk = true;
+/** The session the server reports: the owner's, unless a test signs out. */
+let signedIn = true;
 
 beforeEach(() => {
   posted = [];
   notifyOk = true;
+  signedIn = true;
   server.use(
+    http.get('*/api/auth/session', () =>
+      signedIn
+        ? HttpResponse.json({ address: FAKE_ACCOUNT.satsAddress })
+        : HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
+    ),
     http.post('*/api/notify', async ({ request }) => {
       posted.push((await request.json()) as TelegramNotifyDto);
       return notifyOk
@@ -130,6 +139,14 @@ describe('Telegram notify (SPEC §7)', () => {
     ]);
   });
 
+  it("posts nothing without the owner's session: the server announces it itself", async () => {
+    signedIn = false;
+    await runDeposit({ txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) });
+    await advance(10_000);
+    expect(posted).toEqual([]);
+    expect(console.warn).not.toHaveBeenCalled();
+  });
+
   it('does not retry an action notification that fails, and only logs it', async () => {
     notifyOk = false;
     await runDeposit({ txid: '2'.repeat(64), vaultTxid: '2'.repeat(64) });
@@ -192,13 +209,54 @@ describe('Telegram notify (SPEC §7)', () => {
   });
 });
 
-describe('Enable Telegram Notification links', () => {
-  it("opens the bot with /start and the wallet's address on the creation pending screen", async () => {
+describe('Enable Telegram Notification', () => {
+  /** The sign-in and link routes of the server, and what they were asked. */
+  const linking = () => {
+    const calls: string[] = [];
+    server.use(
+      http.post('*/api/auth/challenge', () => {
+        calls.push('challenge');
+        return HttpResponse.json({ message: 'sign this', expires_at: 0 });
+      }),
+      http.post('*/api/auth/verify', async ({ request }) => {
+        const body = (await request.json()) as { signature: string };
+        calls.push(`verify ${body.signature}`);
+        return HttpResponse.json({ address: FAKE_ACCOUNT.satsAddress });
+      }),
+      http.post('*/api/telegram/link', () => {
+        calls.push('link');
+        return HttpResponse.json({
+          url: 'https://t.me/unit_bot?start=ONE-TIME-code_0123456789',
+          expires_at: 0,
+        });
+      }),
+    );
+    return calls;
+  };
+
+  it('signs in, then offers a one-time bot link, on the creation pending screen', async () => {
+    signedIn = false;
+    const calls = linking();
     await runCreate({ txid: '1'.repeat(64), vaultTxid: '1'.repeat(64), vaultId: 'v1' });
     vi.useRealTimers();
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Enable Telegram Notification' }),
+    );
     expect(
-      await screen.findByRole('link', { name: 'Enable Telegram Notification' }),
-    ).toHaveAttribute('href', `https://t.me/unit_bot?start=${FAKE_ACCOUNT.satsAddress}`);
+      await screen.findByRole('link', { name: 'Open @unit_bot in Telegram and press Start' }),
+    ).toHaveAttribute('href', 'https://t.me/unit_bot?start=ONE-TIME-code_0123456789');
+    // The fake wallet signs by echoing the message.
+    expect(calls).toEqual(['challenge', 'verify sign this', 'link']);
+  });
+
+  it('says Telegram is not configured when the server runs no bot', async () => {
+    server.use(http.get('*/api/config', () => HttpResponse.json({ ...config, telegramBot: null })));
+    fakeWallet.connectAs();
+    renderApp('/', { routes: [{ path: '/', element: <EnableTelegram /> }] });
+    expect(
+      await screen.findByText('Telegram notifications are not configured on this server.'),
+    ).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Enable Telegram Notification' })).toBeNull();
   });
 
   it('offers the same link on the pending-transaction banner', async () => {
@@ -228,7 +286,7 @@ describe('Enable Telegram Notification links', () => {
     ).closest('[role="status"]') as HTMLElement;
     expect(within(banner).getByRole('link', { name: /View transaction/ })).toBeInTheDocument();
     expect(
-      within(banner).getByRole('link', { name: 'Enable Telegram Notification' }),
-    ).toHaveAttribute('href', `https://t.me/unit_bot?start=${FAKE_ACCOUNT.satsAddress}`);
+      within(banner).getByRole('button', { name: 'Enable Telegram Notification' }),
+    ).toBeInTheDocument();
   });
 });

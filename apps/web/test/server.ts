@@ -35,6 +35,10 @@ const STEPS = {
 
 export const server = setupServer(
   http.get('*/api/config', () => HttpResponse.json(config)),
+  // Not signed in unless a test says otherwise (issue 14: sign-in with Bitcoin).
+  http.get('*/api/auth/session', () =>
+    HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
+  ),
   http.get('*/api/bitcoin-price', () => HttpResponse.json(price)),
   http.get('*/api/price-history', ({ request }) => {
     const period = (new URL(request.url).searchParams.get('timePeriod') ??

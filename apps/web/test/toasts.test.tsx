@@ -45,6 +45,12 @@ describe('clipboard toast', () => {
     server.use(
       http.get('*/api/missions', () => HttpResponse.json([])),
       http.get('*/api/users/:address', () => HttpResponse.json(USER)),
+      http.get('*/api/users/:address/community', () =>
+        HttpResponse.json({ roles: [], badges: [] }),
+      ),
+      http.get('*/api/oauth/providers', () =>
+        HttpResponse.json({ discord: false, twitter: false }),
+      ),
     );
     fakeWallet.connectAs();
     renderApp('/missions');

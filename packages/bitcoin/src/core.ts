@@ -7,3 +7,4 @@ export * from './runestone';
 export * from './script-type';
 export * from './address';
 export * from './verify';
+export * from './bip322';

@@ -227,6 +227,9 @@ export type ErrorCode =
   | 'bad_request'
   | 'not_found'
   | 'rate_limited'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_configured'
   | 'not_devnet'
   | 'no_price'
   | 'quote_expired'
@@ -409,4 +412,47 @@ export interface UserDto {
 export interface RegisterUserBody {
   address: string;
   referral_code?: string | null;
+}
+
+// ---- Accounts: sign-in with Bitcoin, Telegram links, account links (issue 14) ----
+
+/** POST /api/auth/challenge answer: the text the wallet signs (BIP-322 simple or BIP-137). */
+export interface AuthChallengeDto {
+  message: string;
+  /** unix seconds after which the challenge is refused */
+  expires_at: number;
+}
+
+/** POST /api/auth/verify body. */
+export interface AuthVerifyBody {
+  address: string;
+  message: string;
+  /** base64 */
+  signature: string;
+}
+
+/** GET /api/auth/session and POST /api/auth/verify answer: whose session the cookie carries. */
+export interface AuthSessionDto {
+  address: string;
+}
+
+/** POST /api/telegram/link answer: the bot's deep link carrying a one-time code. */
+export interface TelegramLinkDto {
+  url: string;
+  expires_at: number;
+}
+
+/** One role or badge of a user's profile: earned or not, and how it is earned. */
+export interface CommunityAwardDto {
+  id: string;
+  title: string;
+  /** the rule, in the user's words */
+  how: string;
+  earned: boolean;
+}
+
+/** GET /api/users/:address/community: SPEC §3 Discord roles and badges, computed on the server. */
+export interface CommunityDto {
+  roles: CommunityAwardDto[];
+  badges: CommunityAwardDto[];
 }

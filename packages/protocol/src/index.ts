@@ -13,6 +13,7 @@ export * from './chart';
 export * from './table';
 export * from './errors';
 export * from './missions';
+export * from './alerts';
 export * from './content';
 export * from './live';
 export type * from './api';

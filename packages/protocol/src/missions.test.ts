@@ -124,12 +124,15 @@ describe('SPEC §2 mission buttons', () => {
     expect(missionActionButtonLabel('connectWallet')).toBe('Connect Wallet');
   });
 
-  it('asks a visitor to connect, a returning user to log in, a new address to register', () => {
-    const o = { walletConnected: false, registered: false, returningUser: false };
+  it('asks a visitor to connect, a new address to register, a registered one to log in', () => {
+    const o = { walletConnected: false, signedIn: false, registered: false };
     expect(missionActionButton(o)).toBe('connectWallet');
-    expect(missionActionButton({ ...o, returningUser: true })).toBe('login');
     expect(missionActionButton({ ...o, walletConnected: true })).toBe('register');
-    expect(missionActionButton({ ...o, walletConnected: true, registered: true })).toBeNull();
+    expect(missionActionButton({ ...o, walletConnected: true, signedIn: true })).toBe('register');
+    expect(missionActionButton({ ...o, walletConnected: true, registered: true })).toBe('login');
+    expect(
+      missionActionButton({ walletConnected: true, signedIn: true, registered: true }),
+    ).toBeNull();
   });
 });
 

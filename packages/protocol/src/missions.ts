@@ -63,7 +63,7 @@ export type MissionDisabledReason = 'no-user' | 'pending' | 'no-vault';
 
 /** Why a mission button is disabled (ours: SPEC §4 gives the rule, not the words). */
 export const MISSION_REASONS: Record<MissionDisabledReason, string> = {
-  'no-user': 'Register to take part in missions.',
+  'no-user': 'Log in or register to take part in missions.',
   pending: BUTTON_REASONS.pending,
   'no-vault': 'Open a vault first.',
 };
@@ -115,17 +115,19 @@ export function missionButtonState(
 export type MissionActionButton = keyof typeof CONTENT.missions.actionButtons;
 
 /**
- * Which mission-action button shows (our reading; SPEC names the three labels only): no wallet gives
- * Connect Wallet, or Login for an address registered on this device before; a wallet whose address
- * has no user gives Register; a registered user needs no button.
+ * Which mission-action button shows, from the real session (our reading; SPEC names the three
+ * labels only): no wallet gives Connect Wallet; a wallet whose address has no user gives Register
+ * (it signs in and registers); a registered address without a session gives Login (it signs in);
+ * a signed-in registered user needs no button.
  */
 export function missionActionButton(o: {
   walletConnected: boolean;
+  signedIn: boolean;
   registered: boolean;
-  returningUser: boolean;
 }): MissionActionButton | null {
-  if (!o.walletConnected) return o.returningUser ? 'login' : 'connectWallet';
-  return o.registered ? null : 'register';
+  if (!o.walletConnected) return 'connectWallet';
+  if (!o.registered) return 'register';
+  return o.signedIn ? null : 'login';
 }
 
 export const missionActionButtonLabel = (button: MissionActionButton): string =>

@@ -28,6 +28,7 @@ import {
 import { listLiquidations } from '../store/liquidations';
 import { ApiError, notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
+import { requireSession } from '../auth/sessions';
 
 export interface ApiDeps {
   config: ServerConfig;
@@ -186,6 +187,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.post('/api/notify', { config: WRITE_LIMIT }, async (request, reply) => {
     const dto = parseInput(notifyBody, request.body);
+    // Only the address's signed-in owner may announce its transactions (issue 14).
+    await requireSession(db, request, dto.address);
     const queued = await notifier.notify(dto);
     return reply.status(202).send({ queued, enabled: notifier.enabled });
   });

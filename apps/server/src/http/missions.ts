@@ -1,7 +1,10 @@
-// /api/missions and /api/users (SPEC §3 Mission, User; SPEC §7 mission and user calls).
+// /api/missions and /api/users (SPEC §3 Mission, User; SPEC §7 mission and user calls). Reads are
+// public; every write needs the session of the address it is about (auth/sessions.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
+import { requireSession } from '../auth/sessions';
+import { communityOf } from '../missions/community';
 import { findUser, listMissions, registerUser, verifyMission } from '../missions/missions';
 import type { Database } from '../store/schema';
 import { notFound, parseInput } from './errors';
@@ -18,6 +21,7 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
   app.post('/api/missions/:id/verify', { config: WRITE_LIMIT }, async (request) => {
     const { id } = parseInput(z.object({ id: z.string().max(20) }), request.params);
     const body = parseInput(z.object({ address }), request.body);
+    await requireSession(db, request, body.address);
     const mission = await verifyMission(db, id, body.address);
     if (!mission) throw notFound('No such mission');
     return mission;
@@ -30,11 +34,19 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
     return user;
   });
 
+  app.get('/api/users/:address/community', async (request) => {
+    const params = parseInput(z.object({ address }), request.params);
+    const community = await communityOf(db, params.address);
+    if (!community) throw notFound('No such user');
+    return community;
+  });
+
   app.post('/api/users', { config: WRITE_LIMIT }, async (request, reply) => {
     const body = parseInput(
       z.object({ address, referral_code: z.string().max(20).nullable().optional() }),
       request.body,
     );
+    await requireSession(db, request, body.address);
     return reply.status(201).send(await registerUser(db, body.address, body.referral_code ?? null));
   });
 }

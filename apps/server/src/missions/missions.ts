@@ -70,14 +70,40 @@ export async function registerUser(
   return toUserDto(db, await ensureUser(db, address, referrer?.address ?? null));
 }
 
+/**
+ * The vault-history actions that prove missions for the address: every action of the vaults it
+ * opened, whenever it happened, so an action done before Start still counts. The liquidated
+ * vault's own `x` record (it holds nothing afterwards) proves no repossess mission: only the
+ * claimant's, whose vault holds the claimed collateral.
+ */
+async function provenActions(db: Kysely<Database>, address: string): Promise<Set<ActionCode>> {
+  const rows = await db
+    .selectFrom('vault_history')
+    .innerJoin('vaults', 'vaults.vault_id', 'vault_history.vault_id')
+    .select('vault_history.action')
+    .distinct()
+    .where('vaults.creation_account', '=', address)
+    .where((eb) =>
+      eb.or([eb('vault_history.action', '!=', 'x'), eb('vault_history.vault_amount', '>', 0)]),
+    )
+    // At most the seven action codes.
+    .limit(10)
+    .execute();
+  return new Set(rows.map((r) => r.action as ActionCode));
+}
+
 export async function listMissions(db: Kysely<Database>, address: string): Promise<MissionDto[]> {
-  const done = new Set(await completedMissions(db, address));
+  const [recorded, proven] = await Promise.all([
+    completedMissions(db, address),
+    provenActions(db, address),
+  ]);
+  const done = new Set(recorded);
   return MISSIONS.map((m) => ({
     id: m.id,
     title: m.title,
     action: m.action,
     mission_tasks: 1,
-    completed_tasks: done.has(m.id) ? 1 : 0,
+    completed_tasks: done.has(m.id) || proven.has(m.proof) ? 1 : 0,
   }));
 }
 
@@ -93,15 +119,9 @@ export async function verifyMission(
   const mission = MISSIONS.find((m) => m.id === missionId);
   if (!mission) return null;
   await ensureUser(db, address);
-  const proof = await db
-    .selectFrom('vault_history')
-    .innerJoin('vaults', 'vaults.vault_id', 'vault_history.vault_id')
-    .select('vault_history.id')
-    .where('vaults.creation_account', '=', address)
-    .where('vault_history.action', '=', mission.proof)
-    .limit(1)
-    .executeTakeFirst();
-  if (proof) await completeMission(db, address, mission.id);
+  if ((await provenActions(db, address)).has(mission.proof)) {
+    await completeMission(db, address, mission.id);
+  }
   const missions = await listMissions(db, address);
   return missions.find((m) => m.id === missionId) ?? null;
 }

@@ -1,8 +1,109 @@
-// Telegram subscriptions (which chats follow an address) and the outbox the notify worker drains.
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, TelegramOutboxTable } from './schema';
+// Telegram subscriptions (which chats follow an address), one-time link codes, and the outbox the
+// notify worker drains.
+import type { ColumnType, Kysely, Selectable } from 'kysely';
+import type { Database, Int64, TelegramOutboxTable } from './schema';
+
+// Columns and tables of migration 0400_accounts (auth/migrations.ts), merged into the store's
+// schema here so the shared schema file stays untouched.
+declare module './schema' {
+  interface Database {
+    telegram_link_codes: TelegramLinkCodesTable;
+    telegram_watch: TelegramWatchTable;
+    telegram_alert_bands: TelegramAlertBandsTable;
+  }
+  interface TelegramOutboxTable {
+    /** set on messages the server composes, so one event is never queued twice */
+    dedupe_key: string | null;
+  }
+  interface TelegramSubscriptionsTable {
+    risk_alerts: ColumnType<number, number | undefined, number>;
+  }
+}
+
+export interface TelegramLinkCodesTable {
+  code: string;
+  address: string;
+  expires_at: Int64;
+  used_at: Int64 | null;
+}
+
+export interface TelegramWatchTable {
+  history_id: number;
+  created_at: Int64;
+}
+
+export interface TelegramAlertBandsTable {
+  chat_id: string;
+  vault_id: string;
+  band: string;
+  updated_at: Int64;
+}
 
 export type OutboxRow = Selectable<TelegramOutboxTable>;
+
+export async function createLinkCode(
+  db: Kysely<Database>,
+  link: { code: string; address: string; expires_at: number },
+  now = Math.floor(Date.now() / 1000),
+): Promise<void> {
+  // Codes expire in minutes; dropping the old ones here keeps the table small.
+  await db.deleteFrom('telegram_link_codes').where('expires_at', '<', now).execute();
+  await db
+    .insertInto('telegram_link_codes')
+    .values({ ...link, used_at: null })
+    .execute();
+}
+
+/** Spends a link code: its address when the code exists, is unexpired and unused, else null. */
+export async function consumeLinkCode(
+  db: Kysely<Database>,
+  code: string,
+  now = Math.floor(Date.now() / 1000),
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('telegram_link_codes')
+    .select(['address', 'expires_at', 'used_at'])
+    .where('code', '=', code)
+    .executeTakeFirst();
+  if (!row || row.used_at !== null || Number(row.expires_at) < now) return null;
+  const spent = await db
+    .updateTable('telegram_link_codes')
+    .set({ used_at: now })
+    .where('code', '=', code)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(spent.numUpdatedRows) === 1 ? row.address : null;
+}
+
+/** The addresses a chat follows on the network (a chat links a handful at most). */
+export async function chatSubscriptions(
+  db: Kysely<Database>,
+  chatId: string,
+  network: string,
+): Promise<string[]> {
+  const rows = await db
+    .selectFrom('telegram_subscriptions')
+    .select('address')
+    .where('chat_id', '=', chatId)
+    .where('network', '=', network)
+    .orderBy('address')
+    .limit(20)
+    .execute();
+  return rows.map((r) => r.address);
+}
+
+/** /stop: the chat follows nothing any more; returns the addresses it followed. */
+export async function unsubscribeChat(db: Kysely<Database>, chatId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('telegram_subscriptions')
+    .select('address')
+    .where('chat_id', '=', chatId)
+    .limit(100)
+    .execute();
+  await db.deleteFrom('telegram_subscriptions').where('chat_id', '=', chatId).execute();
+  await db.deleteFrom('telegram_alert_bands').where('chat_id', '=', chatId).execute();
+  return rows.map((r) => r.address);
+}
 
 export async function subscribeTelegram(
   db: Kysely<Database>,
@@ -37,6 +138,8 @@ export interface OutboxMessage {
   /** Total tries: 1 + retries. */
   max_attempts: number;
   retry_delay_ms: number;
+  /** a message with a key already queued (sent or not) is not queued again */
+  dedupe_key?: string | null;
 }
 
 export async function enqueueOutbox(
@@ -45,18 +148,23 @@ export async function enqueueOutbox(
   nowMs = Date.now(),
 ): Promise<void> {
   if (messages.length === 0) return;
-  await db
-    .insertInto('telegram_outbox')
-    .values(
-      messages.map((m) => ({
-        ...m,
-        status: 'pending' as const,
-        attempts: 0,
-        next_attempt_at: nowMs,
-        created_at: nowMs,
-      })),
-    )
-    .execute();
+  // The key column is written only when a message has a key: a store without migration 0400
+  // (the storage suite) still queues plain messages.
+  const keyed = messages.some((m) => m.dedupe_key);
+  const rows = messages.map(({ dedupe_key, ...m }) => ({
+    ...m,
+    ...(keyed ? { dedupe_key: dedupe_key ?? null } : {}),
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: nowMs,
+    created_at: nowMs,
+  }));
+  const insert = db.insertInto('telegram_outbox').values(rows);
+  await (
+    messages.some((m) => m.dedupe_key)
+      ? insert.onConflict((oc) => oc.column('dedupe_key').doNothing())
+      : insert
+  ).execute();
 }
 
 /** Pending messages due at `nowMs`, oldest first. */

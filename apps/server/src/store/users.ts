@@ -1,7 +1,41 @@
 // Users of the missions area (SPEC §3 User), their referrals and completed missions.
 import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
+import type { Int64 } from './schema';
 import type { Database, UsersTable } from './schema';
+
+// Tables of migration 0400_accounts (auth/migrations.ts), merged into the store's schema here so
+// the shared schema file stays untouched.
+declare module './schema' {
+  interface Database {
+    auth_challenges: AuthChallengesTable;
+    sessions: SessionsTable;
+    oauth_states: OAuthStatesTable;
+  }
+}
+
+export interface AuthChallengesTable {
+  nonce: string;
+  address: string;
+  message: string;
+  expires_at: Int64;
+  used_at: Int64 | null;
+}
+
+export interface SessionsTable {
+  token_hash: string;
+  address: string;
+  created_at: Int64;
+  expires_at: Int64;
+}
+
+export interface OAuthStatesTable {
+  state: string;
+  provider: 'discord' | 'twitter';
+  address: string;
+  code_verifier: string;
+  expires_at: Int64;
+}
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -62,11 +96,22 @@ export async function linkUserAccounts(
   await db.updateTable('users').set(links).where('address', '=', address).execute();
 }
 
+/**
+ * Referrals that count toward a level: users the address referred who have opened a vault (a
+ * throwaway address that only registered counts for nothing).
+ */
 export async function countReferrals(db: Kysely<Database>, address: string): Promise<number> {
   const row = await db
     .selectFrom('users')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('referred_by', '=', address)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('vaults')
+          .select('vaults.vault_id')
+          .whereRef('vaults.creation_account', '=', 'users.address'),
+      ),
+    )
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

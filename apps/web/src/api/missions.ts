@@ -1,7 +1,13 @@
 // Missions and users of the missions area (SPEC §3 Mission, User; SPEC §7 mission and user calls):
 // GET /api/missions?address=, POST /api/missions/:id/verify, GET /api/users/:address, POST /api/users.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { MissionDto, RegisterUserBody, UserDto, VerifyMissionBody } from '@unit/protocol';
+import type {
+  CommunityDto,
+  MissionDto,
+  RegisterUserBody,
+  UserDto,
+  VerifyMissionBody,
+} from '@unit/protocol';
 import { getJson, isNotFound } from './http';
 
 const post = (body: unknown): RequestInit => ({
@@ -80,3 +86,35 @@ export function useRegisterUser(address: string | null) {
     onSuccess: (user) => queryClient.setQueryData(userQueryOptions(user.address).queryKey, user),
   });
 }
+
+/** GET /api/users/:address/community: roles and badges, earned or not (null: not registered). */
+export const getCommunity = async (address: string): Promise<CommunityDto | null> => {
+  try {
+    return await getJson<CommunityDto>(`/api/users/${encodeURIComponent(address)}/community`);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+};
+
+export const useCommunity = (address: string | null) =>
+  useQuery({
+    queryKey: ['community', address],
+    queryFn: () => getCommunity(address!),
+    enabled: address != null,
+    staleTime: 30_000,
+  });
+
+export type OAuthProvider = 'discord' | 'twitter';
+
+/** GET /api/oauth/providers: which account links the server has an OAuth app for. */
+export const useOAuthProviders = () =>
+  useQuery({
+    queryKey: ['oauth-providers'],
+    queryFn: () => getJson<Record<OAuthProvider, boolean>>('/api/oauth/providers'),
+    staleTime: Infinity,
+  });
+
+/** POST /api/oauth/:provider/start (signed in): the provider's consent URL to go to. */
+export const startAccountLink = (provider: OAuthProvider) =>
+  getJson<{ url: string }>(`/api/oauth/${provider}/start`, post({}));

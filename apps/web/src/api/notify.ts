@@ -1,7 +1,8 @@
 // Telegram (SPEC §7): POST /api/notify 5 s after a flow's transaction ids arrive; the create
 // notification is retried 5 times at 5 s, the other actions not at all. A notification never blocks
-// a flow: failures are only logged. The "Enable Telegram Notification" links open the server's bot
-// with /start <address>, which subscribes that chat to the address's notifications.
+// a flow: failures are only logged, and the server announces every transaction itself anyway (only
+// the signed-in owner may post). "Enable Telegram Notification" asks the server for a one-time
+// link to its bot (auth/EnableTelegram.tsx).
 import { useCallback, useEffect, useRef } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import {
@@ -11,10 +12,11 @@ import {
   TELEGRAM_NOTIFY_RETRY_DELAY_MS,
   type Network,
   type TelegramNotifyAcceptedDto,
+  type TelegramLinkDto,
   type TelegramNotifyDto,
   type VaultAction,
 } from '@unit/protocol';
-import { useWallet } from '../wallet';
+import { getSession } from '../auth/session';
 import { useConfig } from './config';
 import { getJson } from './http';
 
@@ -85,7 +87,13 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
       const send = telegramNotifyRetries(dto.tx_action) > 0 ? notifyCreate : notifyAction;
       const timer = setTimeout(() => {
         timers.current.delete(timer);
-        send(dto);
+        // Only the signed-in owner may announce (the server refuses anyone else); without a
+        // session the server's own message is the only one, so there is nothing to send.
+        void getSession()
+          .then((session) => {
+            if (session?.address === dto.address) send(dto);
+          })
+          .catch(() => undefined);
       }, TELEGRAM_NOTIFY_DELAY_MS);
       timers.current.add(timer);
     },
@@ -93,21 +101,19 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
   );
 }
 
-/** The server's /start handler accepts a payload of [A-Za-z0-9_-]{14,64} (a Telegram limit). */
-const START_PAYLOAD = /^[A-Za-z0-9_-]{14,64}$/;
-
 /**
- * The bot link that subscribes a chat to an address's notifications (apps/server notify: /start
- * <address>); without a usable address the bot itself.
+ * POST /api/telegram/link: a one-time deep link to the bot for the signed-in address (the chat
+ * that opens it is bound to the address, the code works once and expires). 503 not_configured
+ * when the server has no bot.
  */
-export function telegramStartUrl(bot: string, address: string | null): string {
-  const base = `https://t.me/${encodeURIComponent(bot.replace(/^@/, ''))}`;
-  return address && START_PAYLOAD.test(address) ? `${base}?start=${address}` : base;
-}
+export const requestTelegramLink = () =>
+  getJson<TelegramLinkDto>('/api/telegram/link', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
 
-/** The "Enable Telegram Notification" link for the connected wallet; null when no bot runs. */
-export function useTelegramLink(): string | null {
-  const { telegramBot } = useConfig();
-  const { account } = useWallet();
-  return telegramBot ? telegramStartUrl(telegramBot, account?.satsAddress ?? null) : null;
+/** The bot's name when the server runs one; null means "not configured here". */
+export function useTelegramBot(): string | null {
+  return useConfig().telegramBot;
 }

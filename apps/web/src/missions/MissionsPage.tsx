@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useMutationState } from '@tanstack/react-query';
 import {
@@ -16,11 +16,16 @@ import {
   referralLevel,
   referralLevelTitle,
   toUserMessage,
+  type CommunityAwardDto,
   type MissionContext,
   type MissionDto,
   type UserDto,
 } from '@unit/protocol';
 import {
+  startAccountLink,
+  useCommunity,
+  useOAuthProviders,
+  type OAuthProvider,
   useMissionUser,
   useMissions,
   useRegisterUser,
@@ -32,12 +37,9 @@ import { useFlows } from '../flows/FlowProvider';
 import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { useWallet, WalletPicker } from '../wallet';
-import {
-  markMissionStarted,
-  rememberUser,
-  useReturningUser,
-  useStartedMissions,
-} from './started-missions';
+import { useSession, useSignIn } from '../auth/session';
+import { EnableTelegram } from '../auth/EnableTelegram';
+import { markMissionStarted, useStartedMissions } from './started-missions';
 import './missions.css';
 
 /** A referral code as the server issues it (hex, at most 20 characters); anything else is ignored. */
@@ -56,6 +58,7 @@ export function MissionsPage() {
   const flows = useFlows();
   const missions = useMissions(address);
   const user = useMissionUser(address);
+  const community = useCommunity(user.data ? address : null);
   const register = useRegisterUser(address);
   const verify = useVerifyMission(address);
   const verifying = useMutationState({
@@ -63,7 +66,8 @@ export function MissionsPage() {
     select: (mutation) => mutation.state.variables as string,
   });
   const started = useStartedMissions(address);
-  const returningUser = useReturningUser();
+  const session = useSession();
+  const signIn = useSignIn();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const ref = params.get('ref');
@@ -72,12 +76,10 @@ export function MissionsPage() {
   const [notice, setNotice] = useState<Notice | null>(null);
 
   const registered = user.data != null;
-  useEffect(() => {
-    if (registered) rememberUser();
-  }, [registered]);
 
+  // Verify is a write about the user: it needs the registered user's session.
   const ctx: MissionContext = {
-    hasUser: registered,
+    hasUser: registered && session.signedIn,
     pending: hasPendingInProgress(flows.pending),
     hasVault: vault.data != null,
   };
@@ -85,9 +87,20 @@ export function MissionsPage() {
   const settled = address == null || (!user.isPending && !vault.isPending);
   const actionButton = missionActionButton({
     walletConnected: address != null,
+    signedIn: session.signedIn,
     registered,
-    returningUser,
   });
+  const accountBusy = signIn.isPending || register.isPending;
+  // Login signs the wallet in; Register signs in (when needed) and registers, with the referral.
+  const onAccountAction = async () => {
+    if (actionButton === 'connectWallet') return setPickerOpen(true);
+    try {
+      if (!session.signedIn) await signIn.mutateAsync();
+      if (actionButton === 'register') await register.mutateAsync(referralCode);
+    } catch {
+      // shown below from the mutations' error state
+    }
+  };
 
   const start = (mission: MissionDto) => {
     if (!address) return;
@@ -133,11 +146,9 @@ export function MissionsPage() {
             <button
               type="button"
               className="btn btn--primary"
-              disabled={actionButton === 'register' && (user.isPending || register.isPending)}
-              aria-busy={register.isPending || undefined}
-              onClick={() =>
-                actionButton === 'register' ? register.mutate(referralCode) : setPickerOpen(true)
-              }
+              disabled={actionButton !== 'connectWallet' && (user.isPending || accountBusy)}
+              aria-busy={accountBusy || undefined}
+              onClick={() => void onAccountAction()}
             >
               {missionActionButtonLabel(actionButton)}
             </button>
@@ -150,6 +161,11 @@ export function MissionsPage() {
             value={done}
             aria-label="Missions completed"
           />
+        )}
+        {signIn.isError && (
+          <p role="alert" className="missions__error">
+            Sign-in failed: {toUserMessage(signIn.error)}
+          </p>
         )}
         {register.isError && (
           <p role="alert" className="missions__error">
@@ -211,7 +227,14 @@ export function MissionsPage() {
       </section>
       <aside className="missions__side">
         {user.data && <ReferralCard user={user.data} />}
+        {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
         <ReferralLevels referrals={user.data?.referrals ?? null} />
+        {community.data && (
+          <>
+            <Awards title="Discord roles" awards={community.data.roles} />
+            <Awards title="Badges" awards={community.data.badges} />
+          </>
+        )}
       </aside>
     </div>
   );
@@ -300,6 +323,115 @@ function ReferralCard({ user }: { user: UserDto }) {
           Copy
         </button>
       </div>
+    </section>
+  );
+}
+
+/** SPEC §3 roles and badges: each earned or not, with the rule that earns it (server-side). */
+function Awards({ title, awards }: { title: string; awards: CommunityAwardDto[] }) {
+  const id = useId();
+  const earned = awards.filter((a) => a.earned).length;
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 className="card__title" id={id}>
+        {title}
+      </h2>
+      <p className="muted">
+        {earned} of {awards.length} earned
+      </p>
+      <ul className="awards">
+        {awards.map((award) => (
+          <li key={award.id} className={`award${award.earned ? ' award--earned' : ''}`}>
+            <span className="award__title">{award.title}</span>
+            <span className="award__state">{award.earned ? 'Earned' : 'Not yet'}</span>
+            <span className="award__how muted">{award.how}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+const PROVIDER_NAMES: Record<OAuthProvider, string> = {
+  discord: 'Discord',
+  twitter: 'Twitter (X)',
+};
+
+/**
+ * SPEC §3 User: the accounts linked to this address. Discord and Twitter link through their OAuth2
+ * consent screens (the server returns here with ?linked= or ?link_error=); Telegram through the bot.
+ */
+function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) {
+  const providers = useOAuthProviders();
+  const [params] = useSearchParams();
+  const [error, setError] = useState<string | null>(null);
+  const linked = params.get('linked');
+  const failed = params.get('link_error');
+  const link = async (provider: OAuthProvider) => {
+    setError(null);
+    try {
+      window.location.assign((await startAccountLink(provider)).url);
+    } catch (err) {
+      setError(toUserMessage(err));
+    }
+  };
+  const row = (provider: OAuthProvider) => {
+    const id = provider === 'discord' ? user.discord_id : user.twitter_id;
+    let state: ReactNode;
+    if (id) state = <span className="accounts__linked">Linked</span>;
+    else if (providers.data && !providers.data[provider])
+      state = <span className="muted">Not configured on this server</span>;
+    else
+      state = (
+        <button
+          type="button"
+          className="link-button"
+          disabled={!signedIn || !providers.data}
+          onClick={() => void link(provider)}
+        >
+          Link {PROVIDER_NAMES[provider]}
+        </button>
+      );
+    return (
+      <div key={provider}>
+        <dt>{PROVIDER_NAMES[provider]}</dt>
+        <dd>{state}</dd>
+      </div>
+    );
+  };
+  return (
+    <section className="card" aria-labelledby="accounts-title">
+      <h2 className="card__title" id="accounts-title">
+        Linked accounts
+      </h2>
+      {linked && (linked === 'discord' || linked === 'twitter') && (
+        <p role="status">{PROVIDER_NAMES[linked]} is now linked.</p>
+      )}
+      {failed && (failed === 'discord' || failed === 'twitter') && (
+        <p role="alert" className="missions__error">
+          {PROVIDER_NAMES[failed]} could not be linked. Try again.
+        </p>
+      )}
+      <dl className="accounts">
+        {row('discord')}
+        {row('twitter')}
+        <div>
+          <dt>Telegram</dt>
+          <dd>
+            {user.telegram_id ? (
+              <span className="accounts__linked">Linked</span>
+            ) : (
+              <EnableTelegram />
+            )}
+          </dd>
+        </div>
+      </dl>
+      {error && (
+        <p role="alert" className="missions__error">
+          {error}
+        </p>
+      )}
+      {!signedIn && <p className="muted">Log in to change your linked accounts.</p>}
     </section>
   );
 }

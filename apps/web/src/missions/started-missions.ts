@@ -1,11 +1,9 @@
 // What the browser remembers of the missions area: the missions Start was pressed on (so the
-// button reads Verify when the user comes back from the action) per address, and that a user
-// registered here before (so a disconnected returning user is offered Login). The server keeps
-// what is done; this is only where the user left off.
+// button reads Verify when the user comes back from the action) per address. The server keeps
+// what is done, and the session says who is signed in; this is only where the user left off.
 import { useMemo, useSyncExternalStore } from 'react';
 
 const startedKey = (address: string) => `unit.missions.started.${address}`;
-const KNOWN_USER_KEY = 'unit.missions.known-user';
 
 const listeners = new Set<() => void>();
 const subscribe = (listener: () => void) => {
@@ -48,11 +46,4 @@ export function markMissionStarted(address: string, missionId: string): void {
   const ids = new Set(parseIds(read(startedKey(address))));
   ids.add(missionId);
   write(startedKey(address), JSON.stringify([...ids]));
-}
-
-export const useReturningUser = (): boolean =>
-  useSyncExternalStore(subscribe, () => read(KNOWN_USER_KEY) === '1');
-
-export function rememberUser(): void {
-  if (read(KNOWN_USER_KEY) !== '1') write(KNOWN_USER_KEY, '1');
 }

@@ -1,14 +1,13 @@
 import { useState } from 'react';
 import { X } from 'lucide-react';
 import {
-  CONTENT,
   PENDING_STALE_AFTER_SECONDS,
   PENDING_STATUS_LABELS,
   pendingSentence,
   type PendingTransaction,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
-import { useTelegramLink } from '../api/notify';
+import { EnableTelegram } from '../auth/EnableTelegram';
 import { useFlows } from '../flows/FlowProvider';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
@@ -22,7 +21,6 @@ import { useNow } from '../ui/useNow';
 export function PendingBanner() {
   const flows = useFlows();
   const config = useConfig();
-  const telegramLink = useTelegramLink();
   const latest = [...flows.pending].reverse().find((p) => p.status === 'In Progress') ?? null;
   const banner = flows.banner;
   if (!banner && !latest) return null;
@@ -48,11 +46,7 @@ export function PendingBanner() {
       )}
       {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
       {txid && <TxLink txid={txid} />}
-      {telegramLink && tone !== 'error' && (
-        <a href={telegramLink} target="_blank" rel="noreferrer">
-          {CONTENT.vaultPage.enableTelegram}
-        </a>
-      )}
+      {tone !== 'error' && <EnableTelegram />}
       {latest && <ForgetPending entry={latest} />}
       {banner && (
         <button

@@ -2,7 +2,7 @@ import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Activity, Coins, Gauge, Lock } from 'lucide-react';
 import { CONTENT } from '@unit/protocol';
-import { useTelegramLink } from '../api/notify';
+import { EnableTelegram } from '../auth/EnableTelegram';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import type { FlowAction } from '../flows/declarations';
@@ -165,7 +165,6 @@ function Welcome() {
 
 function CreationPending() {
   const flows = useFlows();
-  const telegramLink = useTelegramLink();
   const txid =
     flows.flow?.result?.txid ??
     (flows.banner?.action === 'create' ? flows.banner.txid : null) ??
@@ -180,11 +179,7 @@ function CreationPending() {
       <span className="spinner spinner--large" aria-hidden="true" />
       <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
       <div className="state-card__links">
-        {telegramLink && (
-          <a href={telegramLink} target="_blank" rel="noreferrer">
-            {CONTENT.vaultPage.enableTelegram}
-          </a>
-        )}
+        <EnableTelegram />
         {txid && <TxLink txid={txid} />}
       </div>
       {trackable && (

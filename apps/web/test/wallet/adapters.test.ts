@@ -2,6 +2,7 @@ import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import * as btc from '@scure/btc-signer';
 import { afterEach, describe, expect, it } from 'vitest';
+import { signBip322Simple } from '@unit/bitcoin';
 import { createDevnetAdapter, DEVNET_FAUCET_SATS } from '../../src/wallet/adapters/devnet';
 import { createLeatherAdapter } from '../../src/wallet/adapters/leather';
 import { createMetaMaskAdapter } from '../../src/wallet/adapters/metamask';
@@ -331,5 +332,50 @@ describe('Devnet wallet', () => {
     const adapter = createDevnetAdapter({ network: 'signet', requestFaucet: async () => {} });
     expect(adapter.isInstalled()).toBe(false);
     expect((await rejectionOf(adapter.connect())).code).toBe('unsupported');
+  });
+});
+
+describe('signing the sign-in challenge (BIP-322 simple)', () => {
+  // The server verifies with bip322-js, which needs Node's Buffer and cannot run under jsdom:
+  // here each adapter must ask its wallet for BIP-322 by its sats address and hand back exactly
+  // what a BIP-322 signer makes (signBip322Simple, itself checked against bip322-js in
+  // packages/bitcoin); the browser journeys sign in against the real server.
+  const message = 'localhost wants you to sign in to UNIT with your Bitcoin account:\nNonce: 00';
+  const wpkhSignature = (key: Uint8Array) =>
+    signBip322Simple({
+      message,
+      script: btc.p2wpkh(secp256k1.getPublicKey(key, true), btc.TEST_NETWORK).script,
+      secretKey: key,
+    });
+
+  it('Xverse asks sats-connect for BIP322 by the payment address', async () => {
+    installFakeXverse();
+    const adapter = createXverseAdapter();
+    await adapter.connect();
+    expect(await adapter.signMessage(message)).toBe(wpkhSignature(userKeys.paymentKey));
+  });
+
+  it("Unisat signs with 'bip322-simple'", async () => {
+    installFakeUnisat({ chain: 'BITCOIN_TESTNET' });
+    const adapter = createUnisatAdapter();
+    await adapter.connect();
+    expect(await adapter.signMessage(message)).toBe(wpkhSignature(userKeys.paymentKey));
+  });
+
+  it('Leather signs with its P2WPKH account', async () => {
+    installFakeLeather();
+    const adapter = createLeatherAdapter(undefined, 'signet');
+    await adapter.connect();
+    expect(await adapter.signMessage(message)).toBe(wpkhSignature(userKeys.paymentKey));
+  });
+
+  it('the devnet wallet signs with its own payment key, the key of its sats address', async () => {
+    const adapter = createDevnetAdapter({ network: 'devnet', requestFaucet: async () => {} });
+    const account = await adapter.connect();
+    const { paymentKey } = deriveDevnetKeys(readDevnetSecret(localStorage)!);
+    expect(btc.p2wpkh(secp256k1.getPublicKey(paymentKey, true), btc.TEST_NETWORK).address).toBe(
+      account.satsAddress,
+    );
+    expect(await adapter.signMessage(message)).toBe(wpkhSignature(paymentKey));
   });
 });

@@ -4,6 +4,7 @@
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import * as btc from '@scure/btc-signer';
+import { signBip322Simple } from '@unit/bitcoin';
 // The adapters' descriptions of each wallet's API (they also declare window.unisat and
 // window.LeatherProvider, which keeps this file type-checked wherever it is bundled from).
 import type { LeatherApi } from '../../src/wallet/adapters/leather';
@@ -20,6 +21,18 @@ function assertTwoAccounts(keys: TestWalletKeys): void {
   if (hex.encode(keys.paymentKey) === hex.encode(keys.taprootKey))
     throw new Error('fake wallet: the payment and Taproot accounts need different keys');
 }
+
+/** What a wallet's BIP-322 "simple" signing of a P2WPKH address produces. */
+const bip322Wpkh = (message: string, key: Uint8Array, network: typeof btc.NETWORK) =>
+  signBip322Simple({
+    message,
+    script: btc.p2wpkh(secp256k1.getPublicKey(key, true), network).script,
+    secretKey: key,
+  });
+
+/** A stand-in for a legacy ECDSA message signature: the server must refuse it as BIP-322. */
+const legacySignature = (message: string, key: Uint8Array) =>
+  base64.encode(schnorr.sign(new TextEncoder().encode(message), key));
 
 const signIndices = (psbt: Uint8Array, jobs: Array<{ index: number; key: Uint8Array }>) => {
   const tx = btc.Transaction.fromPSBT(psbt, { allowUnknownOutputs: true });
@@ -132,13 +145,24 @@ export function installFakeXverse(
           return ok({ psbt: base64.encode(signIndices(base64.decode(psbt), jobs)) });
         }
         case 'signMessage': {
-          const { message } = params as { message: string };
-          const digest = new TextEncoder().encode(message);
+          // Xverse signs a payment address with ECDSA unless BIP322 is asked for.
+          const { message, address, protocol } = params as {
+            message: string;
+            address: string;
+            protocol?: string;
+          };
+          const net = state.network === 'Mainnet' ? btc.NETWORK : btc.TEST_NETWORK;
+          const own = addressesOf(keys, state.network === 'Mainnet' ? 'mainnet' : 'testnet');
+          if (address !== own.payment.address)
+            return fail(-32602, `fake Xverse: ${address} is not the payment address`);
           return ok({
-            signature: hex.encode(schnorr.sign(digest, keys.taprootKey)),
+            signature:
+              protocol === 'BIP322'
+                ? bip322Wpkh(message, keys.paymentKey, net)
+                : legacySignature(message, keys.paymentKey),
             messageHash: '',
-            address: '',
-            protocol: 'BIP322',
+            address,
+            protocol: protocol ?? 'ECDSA',
           });
         }
         default:
@@ -237,9 +261,18 @@ export function installFakeUnisat(
       if (options.autoFinalized) throw new Error('fake Unisat: vault PSBTs must not be finalized');
       return hex.encode(signed);
     },
-    async signMessage(message) {
+    async signMessage(message, type) {
       maybeReject();
-      return base64.encode(schnorr.sign(new TextEncoder().encode(message), key));
+      if (type !== 'bip322-simple') return legacySignature(message, key);
+      const net = state.chain === 'BITCOIN_MAINNET' ? btc.NETWORK : btc.TEST_NETWORK;
+      return opts.addressType === 'p2tr'
+        ? signBip322Simple({
+            message,
+            script: btc.p2tr(compressed.subarray(1), undefined, net).script,
+            secretKey: key,
+            internalKey: compressed.subarray(1),
+          })
+        : bip322Wpkh(message, key, net);
     },
     on(event, handler) {
       if (!listeners.has(event)) listeners.set(event, new Set());
@@ -311,9 +344,20 @@ export function installFakeLeather(
       return reply({ hex: hex.encode(tx.toPSBT()) });
     }
     if (method === 'signMessage') {
-      const { message } = params as { message: string };
+      // Leather signs BIP-322 with the account its paymentType names.
+      const { message, paymentType } = params as { message: string; paymentType?: string };
+      if (paymentType !== 'p2wpkh')
+        throw {
+          jsonrpc: '2.0',
+          id: '1',
+          error: { code: -32602, message: 'fake Leather: p2wpkh only' },
+        };
       return reply({
-        signature: base64.encode(schnorr.sign(new TextEncoder().encode(message), keys.taprootKey)),
+        signature: bip322Wpkh(
+          message,
+          keys.paymentKey,
+          opts.network === 'mainnet' ? btc.NETWORK : btc.TEST_NETWORK,
+        ),
         address: own.payment.address,
       });
     }

@@ -106,13 +106,17 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
     },
     async signMessage(message) {
       const { deriveDevnetKeys, readDevnetSecret } = await keyModule();
-      const { schnorr } = await import('@noble/curves/secp256k1.js');
       const secret = readDevnetSecret(storage);
       if (!secret) throw new WalletError('failed', walletMessages.noSigner);
-      // BIP340 signature over sha256(message) with the vault key: verifiable against vault_pubkey.
-      const { sha256 } = await import('@noble/hashes/sha2.js');
-      const digest = sha256(new TextEncoder().encode(message));
-      return hex.encode(schnorr.sign(digest, deriveDevnetKeys(secret).vaultKey));
+      // BIP-322 simple by the sats (P2WPKH) address, the identity the app signs in with.
+      const [btc, { secp256k1 }, { signBip322Simple }] = await Promise.all([
+        import('@scure/btc-signer'),
+        import('@noble/curves/secp256k1.js'),
+        import('@unit/bitcoin'),
+      ]);
+      const { paymentKey } = deriveDevnetKeys(secret);
+      const script = btc.p2wpkh(secp256k1.getPublicKey(paymentKey, true), btc.TEST_NETWORK).script;
+      return signBip322Simple({ message, script, secretKey: paymentKey });
     },
     subscribe(events) {
       // Another tab replacing the key is the devnet wallet's "account changed".

@@ -166,7 +166,8 @@ export function createUnisatAdapter(
     },
     async signMessage(message) {
       try {
-        return await api().signMessage(message);
+        // BIP-322 simple: what the server verifies for every address type Unisat uses.
+        return await api().signMessage(message, 'bip322-simple');
       } catch (error) {
         throw mapUnisatError(error);
       }

@@ -176,8 +176,13 @@ export function createXverseAdapter(
     async signMessage(message) {
       if (!account) throw new WalletError('failed', 'Connect Xverse first.');
       const address = account.satsAddress;
+      // BIP-322 explicitly: for a payment address Xverse would default to a legacy ECDSA signature.
       const result = await call<{ signature: string }>((sc) =>
-        sc.request('signMessage', { address, message }),
+        sc.request('signMessage', {
+          address,
+          message,
+          protocol: sc.MessageSigningProtocols.BIP322,
+        }),
       );
       return result.signature;
     },

@@ -1,0 +1,106 @@
+// Tables of sign-in, sessions, Telegram links and account links (issue 14). Named 0400_* so they
+// never collide with another module's migrations; the table types live beside their queries
+// (store/users.ts, store/telegram.ts).
+import type { Kysely, Migration } from 'kysely';
+
+export const accountMigrations: Record<string, Migration> = {
+  '0400_accounts': {
+    async up(db: Kysely<unknown>) {
+      // One row per challenge handed out; used_at set once, by the verify that wins the race.
+      await db.schema
+        .createTable('auth_challenges')
+        .addColumn('nonce', 'text', (c) => c.primaryKey())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('message', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('used_at', 'bigint')
+        .execute();
+      await db.schema
+        .createIndex('auth_challenges_expiry')
+        .on('auth_challenges')
+        .column('expires_at')
+        .execute();
+
+      // The cookie holds a random token; only its SHA-256 is stored, so a leaked table signs no one in.
+      await db.schema
+        .createTable('sessions')
+        .addColumn('token_hash', 'text', (c) => c.primaryKey())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_address').on('sessions').column('address').execute();
+
+      await db.schema
+        .createTable('telegram_link_codes')
+        .addColumn('code', 'text', (c) => c.primaryKey())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('used_at', 'bigint')
+        .execute();
+
+      // OAuth2 state of a Discord or Twitter link in progress (PKCE verifier kept server-side).
+      await db.schema
+        .createTable('oauth_states')
+        .addColumn('state', 'text', (c) => c.primaryKey())
+        .addColumn('provider', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('code_verifier', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      // A message the server composes itself carries a key, so a restart or a second path (the
+      // browser's POST /api/notify) never queues it twice.
+      await db.schema.alterTable('telegram_outbox').addColumn('dedupe_key', 'text').execute();
+      await db.schema
+        .createIndex('telegram_outbox_dedupe')
+        .on('telegram_outbox')
+        .column('dedupe_key')
+        .unique()
+        .execute();
+      await db.schema
+        .alterTable('telegram_subscriptions')
+        .addColumn('risk_alerts', 'integer', (c) => c.notNull().defaultTo(1))
+        .execute();
+      await db.schema
+        .createIndex('telegram_subscriptions_chat')
+        .on('telegram_subscriptions')
+        .column('chat_id')
+        .execute();
+
+      // History records of followed vaults whose confirmation is still to be announced.
+      await db.schema
+        .createTable('telegram_watch')
+        .addColumn('history_id', 'integer', (c) => c.primaryKey())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+
+      // The last health band announced per chat and vault: a restart compares with it and sends
+      // nothing new.
+      await db.schema
+        .createTable('telegram_alert_bands')
+        .addColumn('chat_id', 'text', (c) => c.notNull())
+        .addColumn('vault_id', 'text', (c) => c.notNull())
+        .addColumn('band', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('telegram_alert_bands_pk', ['chat_id', 'vault_id'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const table of [
+        'telegram_alert_bands',
+        'telegram_watch',
+        'oauth_states',
+        'telegram_link_codes',
+        'sessions',
+        'auth_challenges',
+      ]) {
+        await db.schema.dropTable(table).ifExists().execute();
+      }
+      await db.schema.dropIndex('telegram_subscriptions_chat').ifExists().execute();
+      await db.schema.alterTable('telegram_subscriptions').dropColumn('risk_alerts').execute();
+      await db.schema.dropIndex('telegram_outbox_dedupe').ifExists().execute();
+      await db.schema.alterTable('telegram_outbox').dropColumn('dedupe_key').execute();
+    },
+  },
+};

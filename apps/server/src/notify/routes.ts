@@ -1,0 +1,25 @@
+// POST /api/telegram/link (issue 14): the signed-in owner of an address gets a one-time deep link
+// to the bot; the chat that opens it follows the address. 503 not_configured without a bot.
+import type { FastifyInstance } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { TelegramLinkDto } from '@unit/protocol';
+import { requireSession } from '../auth/sessions';
+import { ApiError } from '../http/errors';
+import { WRITE_LIMIT } from '../http/security';
+import type { Database } from '../store/schema';
+import type { TelegramNotifier } from './telegram';
+
+export function registerTelegramRoutes(
+  app: FastifyInstance,
+  db: Kysely<Database>,
+  notifier: TelegramNotifier,
+): void {
+  app.post('/api/telegram/link', { config: WRITE_LIMIT }, async (request) => {
+    const address = await requireSession(db, request);
+    const link = await notifier.createLink(address);
+    if (!link) {
+      throw new ApiError(503, 'not_configured', 'Telegram is not configured on this server');
+    }
+    return link satisfies TelegramLinkDto;
+  });
+}

@@ -1,0 +1,74 @@
+// Sign-in with Bitcoin in the browser (issue 14): the server's challenge is signed by the connected
+// wallet (BIP-322) and exchanged for an HttpOnly session cookie. The session belongs to one
+// address: a wallet switched to another address is not signed in until it signs too.
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { AuthChallengeDto, AuthSessionDto } from '@unit/protocol';
+import { getJson, HttpError } from '../api/http';
+import { useWallet } from '../wallet';
+
+const post = (body: unknown): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** The signed-in address, or null (401). */
+export async function getSession(): Promise<AuthSessionDto | null> {
+  try {
+    return await getJson<AuthSessionDto>('/api/auth/session');
+  } catch (error) {
+    if (error instanceof HttpError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+export const sessionQueryOptions = queryOptions({
+  queryKey: ['auth-session'],
+  queryFn: getSession,
+  staleTime: 60_000,
+});
+
+export interface SessionState {
+  /** the session's address when it is the connected wallet's sats address */
+  address: string | null;
+  signedIn: boolean;
+  /** the session is still being read */
+  loading: boolean;
+}
+
+export function useSession(): SessionState {
+  const wallet = useWallet();
+  const session = useQuery(sessionQueryOptions);
+  const own = wallet.account?.satsAddress ?? null;
+  const signedIn = own != null && session.data?.address === own;
+  return { address: signedIn ? own : null, signedIn, loading: session.isPending };
+}
+
+/** Signs the connected wallet in: challenge, wallet signature, verify. */
+export function useSignIn() {
+  const wallet = useWallet();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationKey: ['sign-in'],
+    mutationFn: async (): Promise<AuthSessionDto> => {
+      const address = wallet.account?.satsAddress;
+      if (!address) throw new Error('Connect a wallet first.');
+      const { message } = await getJson<AuthChallengeDto>('/api/auth/challenge', post({ address }));
+      const signature = await wallet.signMessage(message);
+      return getJson<AuthSessionDto>('/api/auth/verify', post({ address, message, signature }));
+    },
+    onSuccess: (session) => queryClient.setQueryData(sessionQueryOptions.queryKey, session),
+  });
+}
+
+export function useSignOut() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationKey: ['sign-out'],
+    mutationFn: async () => {
+      const res = await fetch('/api/auth/logout', { method: 'POST' });
+      if (!res.ok && res.status !== 204) throw new HttpError('Sign-out failed', res.status, null);
+    },
+    onSuccess: () => queryClient.setQueryData(sessionQueryOptions.queryKey, null),
+  });
+}
