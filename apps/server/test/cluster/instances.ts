@@ -50,22 +50,44 @@ export function startInstance(schema: string, env: Record<string, string> = {}) 
   );
 }
 
-/** One JSON-RPC call over a new /guardian WebSocket of this instance. */
-export function rpc<R>(unit: RunningApp, method: string, params: unknown): Promise<R> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
+/**
+ * A /guardian connection to this instance. Like the web app, a flow keeps one socket from its
+ * reservation to its request: a reservation is released when its socket closes.
+ */
+export async function guardianSocket(unit: RunningApp) {
+  const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
+  await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
-    socket.once('open', () =>
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })),
-    );
-    socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as { id?: number; result?: R; error?: unknown };
-      if (message.id !== 1) return;
-      socket.close();
-      if (message.error) reject(new Error(JSON.stringify(message.error)));
-      else resolve(message.result as R);
-    });
+    socket.once('open', () => resolve());
   });
+  let nextId = 1;
+  return {
+    call<R>(method: string, params: unknown): Promise<R> {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const onMessage = (raw: unknown) => {
+          const message = JSON.parse(String(raw)) as { id?: number; result?: R; error?: unknown };
+          if (message.id !== id) return;
+          socket.off('message', onMessage);
+          if (message.error) reject(new Error(JSON.stringify(message.error)));
+          else resolve(message.result as R);
+        };
+        socket.on('message', onMessage);
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      });
+    },
+    close: () => socket.close(),
+  };
+}
+
+/** One JSON-RPC call over a new /guardian WebSocket of this instance. */
+export async function rpc<R>(unit: RunningApp, method: string, params: unknown): Promise<R> {
+  const socket = await guardianSocket(unit);
+  try {
+    return await socket.call<R>(method, params);
+  } finally {
+    socket.close();
+  }
 }
 
 const FEE_RATE = 2;
@@ -91,7 +113,8 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
   await devnet.fund(payment.address!, 20_000_000n);
   await devnet.mine(1);
 
-  const reservation = await rpc<ReserveResult>(via, 'unit.reserve', {
+  const guardian = await guardianSocket(via);
+  const reservation = await guardian.call<ReserveResult>('unit.reserve', {
     unit_amount: Number(borrow),
     vault_action: 'open',
     vault_pubkey: vaultPubkey,
@@ -136,7 +159,7 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
     },
   });
   const psbt = signUserInputs(built.psbt, paymentKey, built.signInputs.user);
-  const result = await rpc<{ vault_id: string }>(via, 'vault.open', {
+  const result = await guardian.call<{ vault_id: string }>('vault.open', {
     vault_pubkey: vaultPubkey,
     nonce: hex.encode(nonce),
     expires_at: now + 120,
@@ -156,6 +179,7 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
       tx_feerate: FEE_RATE,
     },
   });
+  guardian.close();
   return { vaultId: result.vault_id, vaultPubkey };
 }
 

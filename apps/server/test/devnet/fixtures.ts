@@ -27,11 +27,17 @@ export interface TestDb {
   cleanup(): void;
 }
 
-async function migrate(db: Kysely<unknown>): Promise<void> {
+async function migrate(db: Kysely<unknown>, schema?: string): Promise<void> {
   const provider: MigrationProvider = {
     getMigrations: async (): Promise<Record<string, Migration>> => devnetMigrations,
   };
-  const { error } = await new Migrator({ db, provider }).migrateToLatest();
+  // On PostgreSQL Kysely looks its bookkeeping tables up in every schema unless told which: other
+  // suites' schemas in the same database would hand it a lock table that is not this one's.
+  const { error } = await new Migrator({
+    db,
+    provider,
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  }).migrateToLatest();
   if (error) throw error;
 }
 
@@ -60,7 +66,7 @@ export async function openPostgresTestDb(
   await admin.end();
   const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${name}` });
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-  await migrate(db);
+  await migrate(db, name);
   return {
     db,
     file: url,
