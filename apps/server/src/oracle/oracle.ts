@@ -6,15 +6,10 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OracleQuoteDto, PriceHistoryDto, TimePeriod } from '@unit/protocol';
 import type { Database } from '../store/schema';
-import {
-  insertPricePoints,
-  latestPricePoint,
-  pricePointAtOrBefore,
-  pricePointsBetween,
-  type PricePoint,
-} from '../store/prices';
+import { insertPricePoints, latestPricePoint, type PricePoint } from '../store/prices';
 import type { PriceSource } from './price-source';
-import { aggregateBuckets, backfillTimestamps, percentChange, periodRange } from './intervals';
+import { backfillTimestamps } from './intervals';
+import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { signQuote, verifyQuote, type OracleKeys } from './keys';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, type SignedQuote } from '@unit/protocol';
@@ -24,6 +19,8 @@ export const QUOTE_MAX_AGE_SECONDS = ORACLE_QUOTE_MAX_AGE_SECONDS;
 /** Gap fill after downtime uses 5-minute points (the finest chart bucket), capped in count. */
 const GAP_STEP_SECONDS = 300;
 const GAP_MAX_POINTS = 10_000;
+/** Old prices are thinned at most this often (price-history.ts says what is kept). */
+const THIN_EVERY_SECONDS = 600;
 
 export interface OracleOptions {
   db: Kysely<Database>;
@@ -44,10 +41,14 @@ export class Oracle extends EventEmitter<OracleEvents> {
   private current: PricePoint | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly clock: () => number;
+  private readonly prices: PriceHistory;
+  private thinnedAt = 0;
+  private thinning: Promise<unknown> | null = null;
 
   constructor(private readonly options: OracleOptions) {
     super();
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.prices = new PriceHistory(options.db);
   }
 
   get pubkey(): string {
@@ -80,6 +81,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
         log.info({ points: gap.length }, 'price gap filled');
       }
     }
+    this.thinOldPrices();
     if (this.options.tickMs > 0) {
       this.timer = setInterval(() => {
         this.tick().catch((err: unknown) => log.error({ err }, 'price tick failed'));
@@ -88,9 +90,24 @@ export class Oracle extends EventEmitter<OracleEvents> {
     }
   }
 
-  stop(): void {
+  /** Stops ticking and waits for a thinning under way (the store closes next). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.thinning;
+  }
+
+  /** Starts thinning old prices in the background unless it ran lately or is running. */
+  private thinOldPrices(): void {
+    const now = this.clock();
+    if (this.thinning || now - this.thinnedAt < THIN_EVERY_SECONDS) return;
+    this.thinnedAt = now;
+    this.thinning = this.prices
+      .thin(now)
+      .catch((err: unknown) => this.options.log.error({ err }, 'price thinning failed'))
+      .finally(() => {
+        this.thinning = null;
+      });
   }
 
   /** The latest price; start() must have run. */
@@ -116,19 +133,17 @@ export class Oracle extends EventEmitter<OracleEvents> {
     await insertPricePoints(this.options.db, [point]);
     this.current = point;
     this.emit('tick', point);
+    this.thinOldPrices();
     return point;
   }
 
   async history(period: TimePeriod): Promise<PriceHistoryDto> {
-    const now = this.clock();
-    const { from, to } = periodRange(period, now);
-    const { db } = this.options;
-    const [points, before] = await Promise.all([
-      pricePointsBetween(db, from, to),
-      pricePointAtOrBefore(db, from - 1),
-    ]);
-    const data = aggregateBuckets(period, now, points, before, this.price().priceCents);
-    return { data, change: percentChange(data), error: null };
+    return this.prices.answer(period, this.clock(), this.price());
+  }
+
+  /** history() as JSON, the same bytes for every request until the next tick or bucket. */
+  async historyJson(period: TimePeriod): Promise<string> {
+    return this.prices.json(period, this.clock(), this.price());
   }
 
   /** The guardian's check that a quote came from this oracle. */
