@@ -7,7 +7,7 @@ import { p2tr } from '@scure/btc-signer';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Logger } from 'pino';
 import { REPO_ROOT, type ServerConfig } from './config';
-import { createLogger } from './logger';
+import { createLogger, requestLogging } from './logger';
 import { openStore, type Store } from './store/open';
 import { migrateToLatest } from './store/migrations';
 import { loadGuardianKeys, type GuardianKeys } from './store/keys';
@@ -159,6 +159,7 @@ export async function buildApp(
       bodyLimit: 1_048_576,
       // Long-poll WebSocket clients must not hold a shutdown forever.
       forceCloseConnections: true,
+      ...requestLogging(),
     });
     stops.push(() => app.close());
     installErrorHandling(app);

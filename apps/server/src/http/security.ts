@@ -1,6 +1,6 @@
 // Security headers and write rate limits. The CSP allows only this origin's scripts and styles
 // (the Vite build emits no inline script) and WebSocket connections back to it (the guardian).
-import helmet from '@fastify/helmet';
+import helmet from './precomputed-helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 

@@ -26,7 +26,7 @@ const CLOSES_KEPT_SECONDS: Record<number, number | null> = {
   86_400: null,
 };
 /** Rows per delete: a few milliseconds of SQLite work, then the event loop gets a turn. */
-const THIN_BATCH = 2000;
+const THIN_BATCH = 1000;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -1,0 +1,39 @@
+// helmet's security headers, computed once. @fastify/helmet builds helmet's middleware on every
+// request (the CSP string included), which cost a third of the throughput of the hot JSON routes;
+// the headers depend only on the options, so this plugin asks helmet for them at start-up and sets
+// the same ones on every reply. It takes helmet's options unchanged: security.ts registers it in
+// @fastify/helmet's place with the same CSP directives.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyPluginCallback } from 'fastify';
+import fp from 'fastify-plugin';
+import helmet, { type HelmetOptions } from 'helmet';
+
+/** The headers helmet's middleware sets for these options (lower-case names). */
+export function helmetHeaders(options: HelmetOptions): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  let failure: unknown = null;
+  helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, (err?: unknown) => {
+    failure = err ?? null;
+  });
+  if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+  return headers;
+}
+
+const precomputedHelmet: FastifyPluginCallback<HelmetOptions> = (app, options, done) => {
+  const headers = helmetHeaders(options);
+  app.addHook('onRequest', (_request, reply, next) => {
+    reply.headers(headers);
+    next();
+  });
+  done();
+};
+
+export default fp(precomputedHelmet, { name: 'precomputed-helmet', fastify: '5.x' });
