@@ -191,7 +191,7 @@ function seedHistory(file: string, count: number, now: number): void {
         i % 2 ? 0 : 100 + (i % 50),
         100_000_000 + i,
         1_000_000 + i,
-        9_500_000 + (i % 10_000),
+        95_000 + (i % 1000),
         txid,
         `${txid}:0`,
         script,
