@@ -29,7 +29,7 @@ if [ -n "${TEST_DATABASE_URL:-}" ]; then
     --outputFile.json="$out/vitest-flows-postgres.json"
 fi
 run_step build npm run build
-# The dashboard's JS budget (issue: at most 180 KB gzip), measured on the build just made.
+# The dashboard's JS budget (at most 180 KB gzip) and the server figures of issue 13, on this build.
 run_step bundle-budget npm run bench
 run_step e2e bash scripts/test-e2e.sh "$out/playwright.json"
 

@@ -9,7 +9,7 @@ import { p2tr } from '@scure/btc-signer';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Logger } from 'pino';
 import { REPO_ROOT, type ServerConfig } from './config';
-import { createLogger } from './logger';
+import { createLogger, requestLogging } from './logger';
 import { openStore, type Store } from './store/open';
 import { migrateToLatest } from './store/migrations';
 import { loadGuardianKeys, type GuardianKeys } from './store/keys';
@@ -327,6 +327,7 @@ export async function buildApp(
       forceCloseConnections: true,
       // Behind a load balancer request.ip is the client's, not the balancer's (TRUST_PROXY).
       ...(config.trustProxy ? { trustProxy: config.trustProxy } : {}),
+      ...requestLogging(),
     });
     stops.push(() => app.close());
     installErrorHandling(app);

@@ -8,6 +8,7 @@ import type {
   OracleQuoteDto,
   PriceHistoryDto,
   VaultDto,
+  VaultHistoryPageDto,
 } from '@unit/protocol';
 import { operationCostSats } from '@unit/protocol';
 import { appendVaultHistory, insertVault } from '../src/store';
@@ -138,14 +139,106 @@ describe('vaults over HTTP', () => {
 
   it('answers the history records and chart points of a vault', async () => {
     const history = await getJson(`${server.url}/api/vaults/${vaultId}/history`);
-    expect(history.body).toMatchObject([
-      { action: 'o', confirmed: true, vault_amount: 50_000_000 },
-    ]);
+    expect(history.body).toMatchObject({
+      records: [{ action: 'o', confirmed: true, vault_amount: 50_000_000 }],
+      next: null,
+      state_before: null,
+    });
     const points = await getJson(`${server.url}/api/vaults/${vaultId}/points`);
     expect(points.body).toEqual([
       { timestamp: 1_700_000_000, btc_locked: 50_000_000, unit_borrowed: 1_000_000, vaults: 1 },
     ]);
     expect((await getJson(`${server.url}/api/vaults/nope/history`)).status).toBe(404);
+  });
+
+  it('pages a long history by cursor over HTTP, and refuses hostile limits and cursors', async () => {
+    const longId = 'ef'.repeat(32);
+    await insertVault(server.store.db, {
+      vault_id: longId,
+      vault_tag: 'tag',
+      vault_pubkey: 'ef'.repeat(32),
+      name: 'Busy',
+      creation_account: 'tb1qbusy',
+      runes_account: 'tb1pbusy',
+      btc_locked: 0,
+      unit_borrowed: 0,
+      vault_txid: longId,
+      vault_vout: 0,
+      threshold_cents: 0,
+      stamp: 0,
+      status: 'active',
+      created_at: 0,
+    });
+    for (let i = 0; i < 12; i++) {
+      await appendVaultHistory(server.store.db, {
+        vault_id: longId,
+        timestamp: 1_700_000_000 + Math.floor(i / 2),
+        action: i === 0 ? 'o' : 'd',
+        btc_amt: 1000,
+        unit_amt: 0,
+        vault_amount: 1000 * (i + 1),
+        amount_borrowed: 0,
+        oracle_price: 9_500_000,
+        transaction_id: i.toString(16).padStart(64, '0'),
+        utxo: `${longId}:0`,
+        utxo_script: '51',
+        liquidation_hash: null,
+        liquidation_threshold: null,
+        confirmed: 1,
+      });
+    }
+    const amounts: number[] = [];
+    let url = `${server.url}/api/vaults/${longId}/history?limit=5`;
+    const bodies: VaultHistoryPageDto[] = [];
+    for (let pages = 0; pages < 5; pages++) {
+      const { status, body } = await getJson(url);
+      expect(status).toBe(200);
+      const page = body as VaultHistoryPageDto;
+      bodies.push(page);
+      amounts.push(...page.records.map((r) => r.vault_amount));
+      if (!page.next) break;
+      url = `${server.url}/api/vaults/${longId}/history?limit=5&before=${page.next}`;
+    }
+    expect(amounts).toEqual(Array.from({ length: 12 }, (_, i) => 12_000 - 1000 * i));
+    expect(bodies.map((b) => b.state_before)).toEqual([
+      { vault_amount: 7000, amount_borrowed: 0 },
+      { vault_amount: 2000, amount_borrowed: 0 },
+      null,
+    ]);
+    // Without a limit the page is bounded all the same.
+    const first = (await getJson(`${server.url}/api/vaults/${longId}/history`))
+      .body as VaultHistoryPageDto;
+    expect(first.records).toHaveLength(12);
+    for (const query of [
+      'limit=0',
+      'limit=101',
+      'limit=-5',
+      'limit=2.5',
+      'limit=abc',
+      'limit=1e9',
+      'before=abc',
+      'before=1.2.3',
+      'before=-1.5',
+      'before=1700000000',
+      `before=${'9'.repeat(40)}.1`,
+      "before=1'%20or%201=1",
+    ]) {
+      const res = await getJson(`${server.url}/api/vaults/${longId}/history?${query}`);
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+      expect((res.body as ApiErrorDto).code).toBe('bad_request');
+    }
+  });
+
+  it('answers chart points per period and refuses an unknown one', async () => {
+    for (const period of ['24h', '7d', '30d', '1y']) {
+      const res = await getJson(`${server.url}/api/vaults/${vaultId}/points?timePeriod=${period}`);
+      // The one record predates every period: it is the state the whole period starts from.
+      expect(res.body).toEqual([
+        { timestamp: 1_700_000_000, btc_locked: 50_000_000, unit_borrowed: 1_000_000, vaults: 1 },
+      ]);
+    }
+    const bad = await getJson(`${server.url}/api/vaults/${vaultId}/points?timePeriod=5y`);
+    expect(bad.status).toBe(400);
   });
 
   it('lists no liquidations on a fresh devnet', async () => {

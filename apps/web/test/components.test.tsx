@@ -6,9 +6,9 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { createQueryClient } from '../src/app/query-client';
 import { RouteErrorScreen } from '../src/app/ErrorScreen';
 import { HealthGauge } from '../src/vault/HealthGauge';
-import { TransactionsTable } from '../src/transactions/TransactionsTable';
 import { history, record } from './fixtures';
 import { withNetworkEdge } from './network-edge';
+import { renderTable } from './render-table';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
@@ -73,7 +73,8 @@ describe('health gauge', () => {
 describe('transactions table', () => {
   it('groups rows by month, newest first, five rows per desktop page', async () => {
     const user = userEvent.setup();
-    render(<TransactionsTable records={history} loading={false} error={false} />);
+    renderTable(history);
+    await screen.findByText('Page 1 of 2');
     const groups = screen.getAllByRole('rowgroup').slice(1); // first is thead
     expect(within(groups[0]!).getByText('April 2026')).toBeInTheDocument();
     expect(within(groups[1]!).getByText('March 2026')).toBeInTheDocument();
@@ -89,43 +90,47 @@ describe('transactions table', () => {
 
   it('sorts by amount and by date both ways', async () => {
     const user = userEvent.setup();
-    render(<TransactionsTable records={history} loading={false} error={false} />);
-    await user.click(screen.getByRole('button', { name: /Date/ }));
+    renderTable(history);
+    await user.click(await screen.findByRole('button', { name: /Date/ }));
     // ascending: the opening record comes first
     expect(screen.getAllByRole('row')[2]).toHaveTextContent('Open Vault');
     await user.click(screen.getByRole('button', { name: /Amount/ }));
-    // descending by raw amount: a 0.3 BTC deposit (30,000,000 sats) is the largest
-    expect(screen.getAllByRole('row')[2]).toHaveTextContent('0.3 BTC');
+    // Descending by USD value at each record's $95,000: 0.3 BTC ($28,500) above 20,000 UNIT, and
+    // the 0.1 BTC withdrawal ($9,500) last, below 10,000 UNIT. By raw units (sats against UNIT
+    // hundredths) its 10,000,000 sats would have come third. Each page groups its rows by month.
+    const amounts = () =>
+      screen
+        .getAllByRole('row')
+        .filter((r) => r.querySelectorAll('td').length > 0)
+        .map((r) => r.querySelectorAll('td')[2]!.textContent);
+    expect(amounts()).toEqual([
+      '0.3 BTC', // April
+      '20,000.00 UNIT',
+      '0.3 BTC', // March
+      '20,000.00 UNIT',
+      '20,000.00 UNIT',
+    ]);
+    await user.click(screen.getByRole('button', { name: 'Next' }));
+    expect(amounts()).toEqual(['10,000.00 UNIT', '0.1 BTC']);
   });
 
-  it('colours o, r, d, x green and the others red', () => {
+  it('colours o, r, d, x green and the others red', async () => {
     const liquidation = [
       record(8, Date.UTC(2026, 3, 20) / 1000, 'l', 100_000_000, 5_000_000, 0, 0),
       record(9, Date.UTC(2026, 3, 21) / 1000, 'x', 85_000_000, 5_000_000, 85_000_000, 5_000_000),
     ];
-    render(
-      <TransactionsTable
-        records={[history[0]!, ...liquidation, history[1]!, history[3]!]}
-        loading={false}
-        error={false}
-      />,
-    );
-    expect(screen.getByText('Open Vault')).toHaveAttribute('data-colour', 'green');
+    renderTable([history[0]!, ...liquidation, history[1]!, history[3]!]);
+    expect(await screen.findByText('Open Vault')).toHaveAttribute('data-colour', 'green');
     expect(screen.getByText('Deposit BTC')).toHaveAttribute('data-colour', 'green');
     expect(screen.getByText('Repay UNIT')).toHaveAttribute('data-colour', 'green');
     expect(screen.getByText('Liquidation Claim')).toHaveAttribute('data-colour', 'green');
     expect(screen.getByText('Vault Liquidation')).toHaveAttribute('data-colour', 'red');
   });
 
-  it("shows an unconfirmed record as 'Finalizing...' and each health factor in its band's colour", () => {
+  it("shows an unconfirmed record as 'Finalizing...' and each health factor in its band's colour", async () => {
     const unconfirmed = { ...history[6]!, confirmed: false };
-    render(
-      <TransactionsTable
-        records={[...history.slice(0, 6), unconfirmed]}
-        loading={false}
-        error={false}
-      />,
-    );
+    renderTable([...history.slice(0, 6), unconfirmed]);
+    await screen.findByText('Page 1 of 2');
     const row = screen.getAllByRole('row')[2]!; // the newest: the unconfirmed borrow
     expect(row).toHaveTextContent('Finalizing...');
     expect(row).not.toHaveTextContent('In Progress');

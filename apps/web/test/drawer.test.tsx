@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { http, HttpResponse } from 'msw';
+import { http } from 'msw';
 import { parsePendingList, pendingStorageKey } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
 import { history, NOW_S, record } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { historyPages, scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
@@ -145,8 +145,9 @@ describe('action drawers', () => {
 
     // A block confirms it: the vault's history now holds the transaction (SPEC §4).
     server.use(
-      http.get('*/api/vaults/:id/history', () =>
-        HttpResponse.json([
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages([
           ...history,
           {
             ...record(8, NOW_S, 'd', 110_000_000, 50_000_000, 10_000_000, 0),

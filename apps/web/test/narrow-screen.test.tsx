@@ -10,7 +10,7 @@ import { fakeWallet } from './fake-wallet';
 import { price, record } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { server } from './server';
+import { historyPages, server } from './server';
 import {
   installIntersectionObserver,
   resetViewport,
@@ -92,7 +92,7 @@ describe('transactions table on a narrow screen', () => {
 
   async function renderTable(width: number) {
     setViewportWidth(width);
-    server.use(http.get('*/api/vaults/:id/history', () => HttpResponse.json(RECORDS)));
+    server.use(http.get('*/api/vaults/:id/history', historyPages(RECORDS)));
     renderApp('/');
     const table = await screen.findByRole('table', {}, { timeout: 5_000 });
     const [, april, march] = within(table).getAllByRole('rowgroup');

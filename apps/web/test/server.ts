@@ -1,7 +1,7 @@
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { config, history, price, priceHistory, vault } from './fixtures';
-import type { VaultDto } from '@unit/protocol';
+import type { VaultDto, VaultHistoryPageDto, VaultHistoryRecordDto } from '@unit/protocol';
 
 // The network edge of the web app: every HTTP endpoint it calls, answered from fixtures.
 export interface Scenario {
@@ -33,6 +33,34 @@ const STEPS = {
   '1y': [365, 86_400],
 } as const;
 
+/**
+ * Answers GET /api/vaults/:id/history as the server does: newest first, `limit` records a page,
+ * `next` naming the page's last record (stable when newer records arrive), the state before it.
+ * `records` may change between calls (a function), as a chain adds records.
+ */
+export function historyPages(records: VaultHistoryRecordDto[] | (() => VaultHistoryRecordDto[])) {
+  return ({ request }: { request: Request }) => {
+    const url = new URL(request.url);
+    const limit = Number(url.searchParams.get('limit') ?? 20);
+    const before = url.searchParams.get('before');
+    const all = (typeof records === 'function' ? records() : records)
+      .map((r, i) => ({ r, i }))
+      .sort((a, b) => b.r.timestamp - a.r.timestamp || b.i - a.i)
+      .map(({ r }) => r);
+    const start = before ? all.findIndex((r) => r.transaction_id === before) + 1 : 0;
+    const page = all.slice(start, start + limit);
+    const older = all[start + page.length];
+    const body: VaultHistoryPageDto = {
+      records: page,
+      next: older ? page.at(-1)!.transaction_id : null,
+      state_before: older
+        ? { vault_amount: older.vault_amount, amount_borrowed: older.amount_borrowed }
+        : null,
+    };
+    return HttpResponse.json(body);
+  };
+}
+
 export const server = setupServer(
   http.get('*/api/config', () => HttpResponse.json(config)),
   // Not signed in unless a test says otherwise (issue 14: sign-in with Bitcoin).
@@ -52,7 +80,7 @@ export const server = setupServer(
       : HttpResponse.json({ error: 'No vault', code: 'not_found' }, { status: 404 }),
   ),
   http.get('*/api/vaults', () => HttpResponse.json(scenario.vault ? [scenario.vault] : [])),
-  http.get('*/api/vaults/:id/history', () => HttpResponse.json(history)),
+  http.get('*/api/vaults/:id/history', historyPages(history)),
   http.get('*/api/vaults/:id/points', () =>
     HttpResponse.json([
       { timestamp: 0, btc_locked: vault.btc_locked, unit_borrowed: vault.unit_borrowed, vaults: 1 },

@@ -1,13 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { http, HttpResponse } from 'msw';
+import { http } from 'msw';
 import { pendingStorageKey } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { history, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { historyPages, scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
@@ -83,8 +83,9 @@ describe('vault page states', () => {
 
     // The guardian has broadcast the opening: the vault is recorded, its block not yet mined.
     server.use(
-      http.get('*/api/vaults/:id/history', () =>
-        HttpResponse.json(history.map((r) => ({ ...r, confirmed: false }))),
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages(history.map((r) => ({ ...r, confirmed: false }))),
       ),
     );
     scenario.vault = vault;
@@ -153,9 +154,7 @@ describe('a transaction pending elsewhere', () => {
       ),
       confirmed: false,
     };
-    server.use(
-      http.get('*/api/vaults/:id/history', () => HttpResponse.json([...history, unconfirmed])),
-    );
+    server.use(http.get('*/api/vaults/:id/history', historyPages([...history, unconfirmed])));
     fakeWallet.connectAs();
     renderApp('/');
     await screen.findByTestId('btc-deposited');
@@ -207,7 +206,10 @@ describe('a creation across a reload', () => {
     };
     let confirmed = false;
     server.use(
-      http.get('*/api/vaults/:id/history', () => HttpResponse.json([{ ...opening, confirmed }])),
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages(() => [{ ...opening, confirmed }]),
+      ),
     );
     fakeWallet.connectAs();
     const user = userEvent.setup();

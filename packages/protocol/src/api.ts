@@ -119,6 +119,18 @@ export interface VaultHistoryRecordDto {
   confirmed: boolean;
 }
 
+/**
+ * GET /api/vaults/:vaultId/history?limit=&before= — one page of a vault's history, newest first.
+ * `before` is a `next` from an earlier page; without it the page is the newest one.
+ */
+export interface VaultHistoryPageDto {
+  records: VaultHistoryRecordDto[];
+  /** cursor of the next older page; null when this page reaches the vault's first record */
+  next: string | null;
+  /** the vault's state before the page's oldest record; null when that record is the first */
+  state_before: { vault_amount: number; amount_borrowed: number } | null;
+}
+
 /** GET /api/vaults/:vaultId/points — SPEC §3 History point. */
 export interface HistoryPointDto {
   timestamp: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { VaultHistoryRecordDto } from './api';
 import { ACTION_COLOURS, ACTION_LABELS, amountUnitOf, deriveHistoryRows } from './history';
+import { sortRows } from './table';
 
 function record(
   partial: Partial<VaultHistoryRecordDto> & Pick<VaultHistoryRecordDto, 'timestamp' | 'action'>,
@@ -110,6 +111,34 @@ describe('deriveHistoryRows', () => {
       status: 'Completed',
     });
     expect(deposit!.healthStatusBefore).toEqual({ text: 'Risky', colour: 'red' });
+  });
+  it('sorts BTC and UNIT amounts together by their USD value at each record price', () => {
+    // 0.5 BTC at $90,000 is $45,000: more than the 10,000 UNIT borrow, less than the 50,000 UNIT open
+    const rows = deriveHistoryRows(records, (t) => prices[t], 90_000);
+    expect(rows.map((r) => [r.type, r.amountUsdCents])).toEqual([
+      ['d', 4_500_000n],
+      ['b', 1_000_000n],
+      ['o', 5_000_000n],
+    ]);
+    expect(sortRows(rows, 'amount', 'desc').map((r) => r.type)).toEqual(['o', 'd', 'b']);
+    // In raw units the 50,000,000-sat deposit would have sorted above the 5,000,000-cent open.
+    expect(rows[0]!.amount > rows[2]!.amount).toBe(true);
+  });
+  it('starts a page from the state before it, and orders equal timestamps newest first', () => {
+    // The newest page of a longer history: the borrow and the deposit, with the state after the
+    // open (the next older record) given; same second for both, listed newest first.
+    const page = [
+      { ...records[0]!, timestamp: 200 },
+      { ...records[2]!, timestamp: 200 },
+    ];
+    const rows = deriveHistoryRows(page, () => 120_000, 120_000, {
+      vault_amount: 100_000_000,
+      amount_borrowed: 5_000_000,
+    });
+    expect(rows.map((r) => r.type)).toEqual(['d', 'b']);
+    const [deposit, borrow] = rows;
+    expect(borrow).toMatchObject({ healthFactorBefore: 240, healthFactorAfter: 200 });
+    expect(deposit).toMatchObject({ healthFactorBefore: 200, healthFactorAfter: 300 });
   });
   it('replaces an invalid historical price by the current price', () => {
     const rows = deriveHistoryRows([records[1]!], () => Number.NaN, 100_000);

@@ -2,7 +2,15 @@
 // health before and after computed from the running vault state.
 import type { ActionCode, VaultHistoryRecordDto } from './api';
 import { collateralRatio, healthStatus, type BandColour } from './ratio';
-import { isKnownPrice, sats, unitCents, type PriceInput, type Sats, type UnitCents } from './units';
+import {
+  isKnownPrice,
+  sats,
+  satsValueUsdCents,
+  unitCents,
+  type PriceInput,
+  type Sats,
+  type UnitCents,
+} from './units';
 
 export const ACTION_CODES: readonly ActionCode[] = ['o', 'b', 'd', 'r', 'w', 'l', 'x'];
 
@@ -48,6 +56,11 @@ export interface HistoryRow {
   /** sats when amountUnit is BTC, UNIT hundredths otherwise */
   amount: bigint;
   amountUnit: 'BTC' | 'UNIT';
+  /**
+   * The amount's USD value in cents at the row's price (a UNIT is a dollar), so amounts of both
+   * units sort together by what they were worth; null when no price is known.
+   */
+  amountUsdCents: bigint | null;
   status: HistoryStatus;
   transactionId: string;
   healthFactorBefore: number;
@@ -60,18 +73,32 @@ export interface HistoryRow {
   btcInVault: Sats;
 }
 
+/** The vault's state after a record: what the next record starts from. */
+export interface VaultStateDto {
+  vault_amount: number;
+  amount_borrowed: number;
+}
+
 /**
  * Rows from history records, newest first. The state before each record is the state after the one
- * before it (the first starts empty); the state after is the record's vault_amount and
- * amount_borrowed. SPEC §8: a missing or invalid historical price is replaced by the current price.
+ * before it; the oldest record starts from `stateBefore` (the state after the next older record,
+ * when the records are one page of a longer history) or empty. The state after is the record's
+ * vault_amount and amount_borrowed. Records with equal timestamps are taken to be newest first, as
+ * the API lists them. SPEC §8: a missing or invalid historical price is replaced by the current price.
  */
 export function deriveHistoryRows(
   records: readonly VaultHistoryRecordDto[],
   priceAt: (timestamp: number) => PriceInput,
   currentPriceUsd: PriceInput = null,
+  stateBefore: VaultStateDto | null = null,
 ): HistoryRow[] {
-  const chronological = [...records].sort((a, b) => a.timestamp - b.timestamp);
-  let before = { btc: 0n as Sats, debt: 0n as UnitCents };
+  const chronological = records
+    .map((record, index) => ({ record, index }))
+    .sort((a, b) => a.record.timestamp - b.record.timestamp || b.index - a.index)
+    .map(({ record }) => record);
+  let before = stateBefore
+    ? { btc: sats(stateBefore.vault_amount), debt: unitCents(stateBefore.amount_borrowed) }
+    : { btc: 0n as Sats, debt: 0n as UnitCents };
   const rows: HistoryRow[] = [];
   for (const record of chronological) {
     const historical = priceAt(record.timestamp);
@@ -84,12 +111,14 @@ export function deriveHistoryRows(
     const ratioBefore = collateralRatio(before.btc, before.debt, price);
     const ratioAfter = collateralRatio(after.btc, after.debt, price);
     const unit = amountUnitOf(record.action);
+    const amount = unit === 'BTC' ? BigInt(record.btc_amt) : BigInt(record.unit_amt);
     rows.push({
       date: record.timestamp,
       type: record.action,
       typeLabel: ACTION_LABELS[record.action],
-      amount: unit === 'BTC' ? BigInt(record.btc_amt) : BigInt(record.unit_amt),
+      amount,
       amountUnit: unit,
+      amountUsdCents: unit === 'BTC' ? satsValueUsdCents(amount, price) : amount,
       status: record.confirmed ? 'Completed' : 'In Progress',
       transactionId: record.transaction_id,
       healthFactorBefore: ratioBefore,

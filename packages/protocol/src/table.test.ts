@@ -4,9 +4,9 @@ import { groupByMonth, monthHeading, paginate, sortRows } from './table';
 const day = 86_400;
 // 2025-03-31T12:00Z, 2025-04-01T12:00Z, 2025-04-15T12:00Z
 const rows = [
-  { date: 1_743_422_400, status: 'Completed', amount: 300n },
-  { date: 1_743_422_400 + day, status: 'In Progress', amount: 100n },
-  { date: 1_743_422_400 + 15 * day, status: 'Completed', amount: 200n },
+  { date: 1_743_422_400, status: 'Completed', amountUsdCents: 300n },
+  { date: 1_743_422_400 + day, status: 'In Progress', amountUsdCents: 100n },
+  { date: 1_743_422_400 + 15 * day, status: 'Completed', amountUsdCents: 200n },
 ];
 
 describe('transactions table', () => {
@@ -17,17 +17,25 @@ describe('transactions table', () => {
   it('groups rows by month in the given order', () => {
     const groups = groupByMonth(sortRows(rows, 'date', 'desc'), 'UTC');
     expect(groups.map((g) => g.heading)).toEqual(['April 2025', 'March 2025']);
-    expect(groups[0]!.rows.map((r) => r.amount)).toEqual([200n, 100n]);
+    expect(groups[0]!.rows.map((r) => r.amountUsdCents)).toEqual([200n, 100n]);
   });
   it('sorts on date, status and amount in both directions', () => {
-    expect(sortRows(rows, 'amount', 'asc').map((r) => r.amount)).toEqual([100n, 200n, 300n]);
-    expect(sortRows(rows, 'amount', 'desc').map((r) => r.amount)).toEqual([300n, 200n, 100n]);
+    const amounts = (r: { amountUsdCents: bigint | null }) => r.amountUsdCents;
+    expect(sortRows(rows, 'amount', 'asc').map(amounts)).toEqual([100n, 200n, 300n]);
+    expect(sortRows(rows, 'amount', 'desc').map(amounts)).toEqual([300n, 200n, 100n]);
     expect(sortRows(rows, 'status', 'asc').map((r) => r.status)).toEqual([
       'Completed',
       'Completed',
       'In Progress',
     ]);
     expect(sortRows(rows, 'date', 'asc')[0]).toBe(rows[0]);
+  });
+  it('puts amounts of unknown value last in both directions', () => {
+    const unknown = { date: 0, status: 'Completed', amountUsdCents: null };
+    const withUnknown = [unknown, ...rows];
+    const amounts = (r: { amountUsdCents: bigint | null }) => r.amountUsdCents;
+    expect(sortRows(withUnknown, 'amount', 'asc').map(amounts)).toEqual([100n, 200n, 300n, null]);
+    expect(sortRows(withUnknown, 'amount', 'desc').map(amounts)).toEqual([300n, 200n, 100n, null]);
   });
   it('pages 5 rows at a time and clamps the page', () => {
     const many = Array.from({ length: 12 }, (_, i) => i);

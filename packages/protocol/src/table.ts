@@ -6,7 +6,8 @@ export interface TableRow {
   /** unix seconds */
   date: number;
   status: string;
-  amount: bigint;
+  /** what the amount was worth, in USD cents; null when unknown (sorted last either way) */
+  amountUsdCents: bigint | null;
 }
 
 export interface MonthGroup<R> {
@@ -55,7 +56,10 @@ export function groupByMonth<R extends Pick<TableRow, 'date'>>(
 export type SortKey = 'date' | 'status' | 'amount';
 export type SortDirection = 'asc' | 'desc';
 
-/** A sorted copy; ties keep their order (Array.prototype.sort is stable). */
+/**
+ * A sorted copy; ties keep their order (Array.prototype.sort is stable). Amounts compare by their
+ * USD value: a row's amount is sats or UNIT hundredths, which do not compare with each other.
+ */
 export function sortRows<R extends TableRow>(
   rows: readonly R[],
   key: SortKey,
@@ -65,14 +69,17 @@ export function sortRows<R extends TableRow>(
   const compare = (a: R, b: R): number => {
     switch (key) {
       case 'date':
-        return a.date - b.date;
+        return sign * (a.date - b.date);
       case 'status':
-        return a.status.localeCompare(b.status);
-      case 'amount':
-        return a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0;
+        return sign * a.status.localeCompare(b.status);
+      case 'amount': {
+        const [x, y] = [a.amountUsdCents, b.amountUsdCents];
+        if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+        return sign * (x < y ? -1 : x > y ? 1 : 0);
+      }
     }
   };
-  return [...rows].sort((a, b) => sign * compare(a, b));
+  return [...rows].sort(compare);
 }
 
 export interface Page<R> {

@@ -1,6 +1,7 @@
 // The guardian's jobs between requests: the liquidation sweep on every oracle tick, and marking
 // history confirmed as blocks arrive.
 import { hex } from '@scure/base';
+import { sql } from 'kysely';
 import {
   appendVaultHistory,
   getVault,
@@ -99,7 +100,9 @@ export async function confirmHistory(g: GuardianContext): Promise<string[]> {
     .selectFrom('vault_history')
     .select('transaction_id')
     .distinct()
-    .where('confirmed', '=', 0)
+    // A literal, not a parameter: SQLite uses the partial index of unconfirmed records (migration
+    // 0300) only when the query names the value.
+    .where('confirmed', '=', sql.lit(0))
     .execute();
   const confirmed: string[] = [];
   for (const { transaction_id: txid } of pending) {

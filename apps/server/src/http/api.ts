@@ -11,6 +11,7 @@ import {
   type ConfigDto,
   type OperationQuoteDto,
   type TelegramNotifyDto,
+  type VaultHistoryPageDto,
 } from '@unit/protocol';
 import type { ServerConfig } from '../config';
 import { StalePriceError, type Oracle } from '../oracle/oracle';
@@ -20,11 +21,15 @@ import type { GuardianKeys } from '../store/keys';
 import {
   getVault,
   getVaultByPubkey,
-  historyPoints,
+  HISTORY_PAGE_MAX,
   toHistoryDto,
   toVaultDto,
-  vaultHistory,
+  vaultHistoryPage,
+  vaultPointsBetween,
+  type HistoryCursor,
 } from '../store/vaults';
+import { periodRange, TIME_PERIODS } from '../oracle/intervals';
+import { BITCOIN_PRICE_SCHEMA, HISTORY_PAGE_SCHEMA, HISTORY_POINTS_SCHEMA } from './schemas';
 import { listLiquidations } from '../store/liquidations';
 import { ApiError, notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
@@ -54,6 +59,23 @@ const hex = (bytes: number) =>
     .transform((s) => s.toLowerCase());
 
 const periodQuery = z.object({ timePeriod: z.enum(['24h', '7d', '30d', '1y']) });
+
+/** Records a history page holds when the client does not say. */
+const HISTORY_PAGE_DEFAULT = 20;
+
+/** A history cursor is `<timestamp>.<id>` of a page's oldest record, both safe integers. */
+const cursor = z
+  .string()
+  .regex(/^\d{1,15}\.\d{1,15}$/, 'expected a cursor from an earlier page')
+  .transform((s): HistoryCursor => {
+    const [timestamp, id] = s.split('.').map(Number) as [number, number];
+    return { timestamp, id };
+  });
+
+const historyQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(HISTORY_PAGE_MAX).default(HISTORY_PAGE_DEFAULT),
+  before: cursor.optional(),
+});
 
 const quoteQuery = z.object({
   th: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
@@ -112,14 +134,21 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/api/config', async () => configDto(deps));
 
-  app.get('/api/bitcoin-price', async (): Promise<BitcoinPriceDto> => {
-    const { priceCents, timestamp } = withFreshPrice(() => oracle.price());
-    return { USD: priceCents / 100, time: timestamp, stale: oracle.stale };
-  });
+  // The hottest route (every open page polls it): serialised by its schema.
+  app.get(
+    '/api/bitcoin-price',
+    { schema: { response: { 200: BITCOIN_PRICE_SCHEMA } } },
+    async (): Promise<BitcoinPriceDto> => {
+      const { priceCents, timestamp } = withFreshPrice(() => oracle.price());
+      return { USD: priceCents / 100, time: timestamp, stale: oracle.stale };
+    },
+  );
 
-  app.get('/api/price-history', async (request) => {
+  // The oracle keeps each period's JSON until the next tick: sent as is.
+  app.get('/api/price-history', async (request, reply) => {
     const { timePeriod } = parseInput(periodQuery, request.query);
-    return oracle.history(timePeriod);
+    const json = await oracle.historyJson(timePeriod);
+    return reply.type('application/json; charset=utf-8').send(json);
   });
 
   app.get('/api/oracle/quote', async (request) => {
@@ -158,17 +187,36 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   const vaultParams = z.object({ vaultId: z.string().min(1).max(100) });
 
-  app.get('/api/vaults/:vaultId/history', async (request) => {
-    const { vaultId } = parseInput(vaultParams, request.params);
-    if (!(await getVault(db, vaultId))) throw notFound('No such vault');
-    return (await vaultHistory(db, vaultId)).map(toHistoryDto);
-  });
+  app.get(
+    '/api/vaults/:vaultId/history',
+    { schema: { response: { 200: HISTORY_PAGE_SCHEMA } } },
+    async (request): Promise<VaultHistoryPageDto> => {
+      const { vaultId } = parseInput(vaultParams, request.params);
+      const { limit, before } = parseInput(historyQuery, request.query);
+      if (!(await getVault(db, vaultId))) throw notFound('No such vault');
+      const page = await vaultHistoryPage(db, vaultId, limit, before ?? null);
+      return {
+        records: page.records.map(toHistoryDto),
+        next: page.next ? `${page.next.timestamp}.${page.next.id}` : null,
+        state_before: page.stateBefore,
+      };
+    },
+  );
 
-  app.get('/api/vaults/:vaultId/points', async (request) => {
-    const { vaultId } = parseInput(vaultParams, request.params);
-    if (!(await getVault(db, vaultId))) throw notFound('No such vault');
-    return historyPoints(await vaultHistory(db, vaultId));
-  });
+  // SPEC §9: the period's buckets; without a period, the year (the widest chart).
+  const pointsQuery = z.object({ timePeriod: periodQuery.shape.timePeriod.default('1y') });
+  app.get(
+    '/api/vaults/:vaultId/points',
+    { schema: { response: { 200: HISTORY_POINTS_SCHEMA } } },
+    async (request) => {
+      const { vaultId } = parseInput(vaultParams, request.params);
+      const { timePeriod } = parseInput(pointsQuery, request.query);
+      if (!(await getVault(db, vaultId))) throw notFound('No such vault');
+      const { buckets, seconds } = TIME_PERIODS[timePeriod];
+      const { from } = periodRange(timePeriod, Math.floor(Date.now() / 1000));
+      return vaultPointsBetween(db, vaultId, from, seconds, buckets);
+    },
+  );
 
   app.get('/api/liquidations', async () => listLiquidations(db));
 

@@ -1,8 +1,9 @@
 // Security headers, write rate limits and the devnet controls' same-origin rule (issue 12, findings
 // 6 and 7). The CSP allows only this origin's scripts and styles (the Vite build emits no inline
 // script), and connections and images only to this origin and the configured chain services.
+// The headers are computed once per host (precomputed-helmet.ts), not on every request.
 import type { IncomingMessage } from 'node:http';
-import helmet from '@fastify/helmet';
+import helmet from './precomputed-helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiErrorDto } from '@unit/protocol';

@@ -1,5 +1,7 @@
 // Serves the built web app with an SPA fallback: any GET that is not an API or chain-service path
-// gets index.html, so client-side routes (/, /liquidations) survive a reload.
+// gets index.html, so client-side routes (/, /liquidations) survive a reload. The build writes
+// brotli and gzip siblings of every asset (apps/web/scripts/precompress.mjs), sent as the client
+// accepts; content-hashed assets are cached for a year, the page itself is revalidated each time.
 import fs from 'node:fs';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
@@ -17,6 +19,10 @@ const SERVER_PREFIXES = [
   '/explorer',
 ];
 
+/** Vite names everything under /assets/ by its content hash: a new build is a new name. */
+export const HASHED_ASSET_CACHE = 'public, max-age=31536000, immutable';
+export const PAGE_CACHE = 'no-cache';
+
 const MISSING_BUILD_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>UNIT vault: web app not built</title></head>
 <body><h1>The web app is not built</h1>
@@ -27,7 +33,21 @@ export async function registerStatic(app: FastifyInstance, distDir: string): Pro
   const indexFile = path.join(distDir, 'index.html');
   const built = fs.existsSync(indexFile);
   if (built) {
-    await app.register(fastifyStatic, { root: distDir, wildcard: false, index: false });
+    const assetsDir = path.join(distDir, 'assets') + path.sep;
+    await app.register(fastifyStatic, {
+      root: distDir,
+      wildcard: false,
+      index: false,
+      preCompressed: true,
+      // Set here instead, per file: the plugin's own header would be one max-age for all.
+      cacheControl: false,
+      setHeaders: (res, filePath) => {
+        res.setHeader(
+          'cache-control',
+          filePath.startsWith(assetsDir) ? HASHED_ASSET_CACHE : PAGE_CACHE,
+        );
+      },
+    });
   }
   app.setNotFoundHandler((request, reply) => {
     const pathname = request.url.split('?')[0] ?? '/';
@@ -44,6 +64,6 @@ export async function registerStatic(app: FastifyInstance, distDir: string): Pro
       return reply.status(503).type('text/html; charset=utf-8').send(MISSING_BUILD_PAGE);
     }
     // Assets are content-hashed and may be cached; the page itself must not be.
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.header('cache-control', PAGE_CACHE).sendFile('index.html');
   });
 }

@@ -8,16 +8,11 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { OracleQuoteDto, PriceHistoryDto, TimePeriod } from '@unit/protocol';
 import type { Database } from '../store/schema';
-import {
-  insertPricePoints,
-  latestPricePoint,
-  pricePointAtOrBefore,
-  pricePointsBetween,
-  type PricePoint,
-} from '../store/prices';
+import { insertPricePoints, latestPricePoint, type PricePoint } from '../store/prices';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
 import { DomainError } from '../rpc/json-rpc';
-import { aggregateBuckets, backfillTimestamps, percentChange, periodRange } from './intervals';
+import { backfillTimestamps } from './intervals';
+import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { signQuote, verifyQuote, type OracleKeys } from './keys';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, type SignedQuote } from '@unit/protocol';
@@ -27,6 +22,8 @@ export const QUOTE_MAX_AGE_SECONDS = ORACLE_QUOTE_MAX_AGE_SECONDS;
 /** Gap fill after downtime uses 5-minute points (the finest chart bucket), capped in count. */
 const GAP_STEP_SECONDS = 300;
 const GAP_MAX_POINTS = 10_000;
+/** Old prices are thinned at most this often (price-history.ts says what is kept). */
+const THIN_EVERY_SECONDS = 600;
 
 export interface OracleOptions {
   db: Kysely<Database>;
@@ -64,10 +61,14 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** Why the live price is not fresh; null while it is (a simulated price always is). */
   private staleReason: string | null = null;
   private ticking: Promise<PricePoint | null> | null = null;
+  private readonly prices: PriceHistory;
+  private thinnedAt = 0;
+  private thinning: Promise<unknown> | null = null;
 
   constructor(private readonly options: OracleOptions) {
     super();
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.prices = new PriceHistory(options.db);
   }
 
   get pubkey(): string {
@@ -117,6 +118,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
         log.info({ points: gap.length }, 'price gap filled');
       }
     }
+    this.thinOldPrices();
   }
 
   /** Ticks every tickMs (none when 0) until stop(). */
@@ -130,9 +132,24 @@ export class Oracle extends EventEmitter<OracleEvents> {
     }
   }
 
-  stop(): void {
+  /** Stops ticking and waits for a thinning under way (the store closes next). */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.thinning;
+  }
+
+  /** Starts thinning old prices in the background unless it ran lately or is running. */
+  private thinOldPrices(): void {
+    const now = this.clock();
+    if (this.thinning || now - this.thinnedAt < THIN_EVERY_SECONDS) return;
+    this.thinnedAt = now;
+    this.thinning = this.prices
+      .thin(now)
+      .catch((err: unknown) => this.options.log.error({ err }, 'price thinning failed'))
+      .finally(() => {
+        this.thinning = null;
+      });
   }
 
   /**
@@ -223,20 +240,24 @@ export class Oracle extends EventEmitter<OracleEvents> {
     this.current = point;
     this.staleReason = null;
     this.emit('tick', point);
+    this.thinOldPrices();
     return point;
   }
 
   async history(period: TimePeriod): Promise<PriceHistoryDto> {
     if (!this.current) return { data: [], change: 0, error: 'No price yet' };
-    const now = this.clock();
-    const { from, to } = periodRange(period, now);
-    const { db } = this.options;
-    const [points, before] = await Promise.all([
-      pricePointsBetween(db, from, to),
-      pricePointAtOrBefore(db, from - 1),
-    ]);
-    const data = aggregateBuckets(period, now, points, before, this.price().priceCents);
-    return { data, change: percentChange(data), error: null };
+    return this.prices.answer(period, this.clock(), this.price());
+  }
+
+  /** history() as JSON, the same bytes for every request until the next tick or bucket. */
+  async historyJson(period: TimePeriod): Promise<string> {
+    if (!this.current)
+      return JSON.stringify({
+        data: [],
+        change: 0,
+        error: 'No price yet',
+      } satisfies PriceHistoryDto);
+    return this.prices.json(period, this.clock(), this.price());
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   type MigrationResultSet,
   sql,
 } from 'kysely';
+import { scaleMigrations } from './scale-migrations';
 
 /** True on PostgreSQL: the few DDL differences (identity columns) branch on it. */
 export function isPostgres<DB>(db: Kysely<DB>): boolean {
@@ -233,11 +234,11 @@ export async function migrateToLatest<DB>(
   extraMigrations: Record<string, Migration> = {},
 ): Promise<string[]> {
   for (const name of Object.keys(extraMigrations)) {
-    if (Object.hasOwn(coreMigrations, name)) {
+    if (Object.hasOwn(coreMigrations, name) || Object.hasOwn(scaleMigrations, name)) {
       throw new Error(`Migration name ${name} is used twice`);
     }
   }
-  const migrations = { ...coreMigrations, ...extraMigrations };
+  const migrations = { ...coreMigrations, ...scaleMigrations, ...extraMigrations };
   // On PostgreSQL, Kysely looks its bookkeeping tables up in information_schema without a schema
   // filter unless told one: with several schemas in one database (instances side by side, tests)
   // it would find another schema's lock table and never create its own.

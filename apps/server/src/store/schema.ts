@@ -18,6 +18,17 @@ export interface PricePointsTable {
   price_cents: Int64;
 }
 
+/** The last price of each chart bucket (SPEC §9), kept as ticks arrive. */
+export interface PriceClosesTable {
+  /** bucket width: 300, 3600, 21600 or 86400 */
+  interval_seconds: number;
+  /** unix seconds of the bucket start, a multiple of interval_seconds */
+  bucket: Int64;
+  /** unix seconds of the point that closes the bucket */
+  timestamp: Int64;
+  price_cents: Int64;
+}
+
 export type VaultStatus = 'active' | 'liquidated' | 'repossessed';
 
 export interface VaultsTable {
@@ -144,6 +155,7 @@ export interface MissionCompletionsTable {
 export interface Database {
   settings: SettingsTable;
   price_points: PricePointsTable;
+  price_closes: PriceClosesTable;
   vaults: VaultsTable;
   vault_history: VaultHistoryTable;
   guardian_requests: GuardianRequestsTable;

@@ -1,6 +1,6 @@
 // Vaults, their history records (SPEC §3) and chart points. The guardian writes them; the API
 // reads them.
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { HistoryPointDto, VaultDto, VaultHistoryRecordDto } from '@unit/protocol';
 import type { Database, VaultHistoryTable, VaultStatus, VaultsTable } from './schema';
 
@@ -117,18 +117,114 @@ export async function appendVaultHistory(
   await db.insertInto('vault_history').values(record).execute();
 }
 
-/** Newest first, as the transactions table lists them. */
+/** Where a history page ends: the (timestamp, id) of its oldest record. */
+export interface HistoryCursor {
+  timestamp: number;
+  id: number;
+}
+
+/** Most records one history page may hold (the API refuses more). */
+export const HISTORY_PAGE_MAX = 100;
+
+/**
+ * Newest first, as the transactions table lists them: at most `limit` records strictly older than
+ * `before`, by keyset on the (vault_id, timestamp, id) index, so a page costs the same at any depth.
+ */
 export async function vaultHistory(
   db: Kysely<Database>,
   vaultId: string,
+  page: { limit?: number; before?: HistoryCursor | null } = {},
 ): Promise<VaultHistoryRow[]> {
-  return db
+  const limit = Math.min(Math.max(1, page.limit ?? HISTORY_PAGE_MAX), HISTORY_PAGE_MAX + 1);
+  let query = db
     .selectFrom('vault_history')
     .selectAll()
     .where('vault_id', '=', vaultId)
     .orderBy('timestamp', 'desc')
     .orderBy('id', 'desc')
-    .execute();
+    .limit(limit);
+  const before = page.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('timestamp', 'id'), '<', eb.tuple(before.timestamp, before.id)),
+    );
+  }
+  return query.execute();
+}
+
+/**
+ * One history page: `limit` records newest first, the cursor of the next older page (null at the
+ * vault's first record), and the vault's state before the page's oldest record (the next older
+ * record's state after), which that record's health-before column needs (SPEC §3 Derived history
+ * row). One read of limit + 1 rows.
+ */
+export async function vaultHistoryPage(
+  db: Kysely<Database>,
+  vaultId: string,
+  limit: number,
+  before: HistoryCursor | null,
+): Promise<{
+  records: VaultHistoryRow[];
+  next: HistoryCursor | null;
+  stateBefore: { vault_amount: number; amount_borrowed: number } | null;
+}> {
+  const rows = await vaultHistory(db, vaultId, { limit: limit + 1, before });
+  const records = rows.slice(0, limit);
+  const older = rows[limit];
+  const last = records[records.length - 1];
+  return {
+    records,
+    next: older && last ? { timestamp: last.timestamp, id: last.id } : null,
+    stateBefore: older
+      ? { vault_amount: older.vault_amount, amount_borrowed: older.amount_borrowed }
+      : null,
+  };
+}
+
+/**
+ * SPEC §3 History points for a chart period (SPEC §9 buckets): the vault's state at the start of
+ * the period and at the end of each bucket, as the records that set them, oldest first and each
+ * once. One index seek per bucket edge (at most 366), never a read of the vault's whole life.
+ */
+export async function vaultPointsBetween(
+  db: Kysely<Database>,
+  vaultId: string,
+  from: number,
+  bucketSeconds: number,
+  buckets: number,
+): Promise<HistoryPointDto[]> {
+  const to = from + bucketSeconds * buckets;
+  // Bucket edges from..to by a recursive CTE (both databases have them); for each, the id of the
+  // last record before it, found by the (vault_id, timestamp, id) index.
+  const result = await sql<{
+    timestamp: number;
+    vault_amount: number;
+    amount_borrowed: number;
+  }>`
+    with recursive edges(edge) as (
+      select cast(${from} as bigint)
+      union all
+      select edge + ${bucketSeconds} from edges where edge < ${to}
+    ),
+    last_ids as (
+      select distinct (
+        select h.id from vault_history h
+        where h.vault_id = ${vaultId} and h.timestamp < edges.edge
+        order by h.timestamp desc, h.id desc
+        limit 1
+      ) as id
+      from edges
+    )
+    select r.timestamp, r.vault_amount, r.amount_borrowed
+    from vault_history r join last_ids on r.id = last_ids.id
+    order by r.timestamp asc, r.id asc
+  `.execute(db);
+  return result.rows.map((r) => ({
+    timestamp: Number(r.timestamp),
+    btc_locked: Number(r.vault_amount),
+    unit_borrowed: Number(r.amount_borrowed),
+    vaults: 1,
+  }));
 }
 
 export async function markHistoryConfirmed(db: Kysely<Database>, txid: string): Promise<number> {
@@ -178,16 +274,4 @@ export function toHistoryDto(row: VaultHistoryRow): VaultHistoryRecordDto {
     vault_id: row.vault_id,
     confirmed: Boolean(row.confirmed),
   };
-}
-
-/** SPEC §3 History point: the vault's state after each of its records, oldest first. */
-export function historyPoints(rows: VaultHistoryRow[]): HistoryPointDto[] {
-  return [...rows]
-    .sort((a, b) => a.timestamp - b.timestamp || a.id - b.id)
-    .map((r) => ({
-      timestamp: r.timestamp,
-      btc_locked: r.vault_amount,
-      unit_borrowed: r.amount_borrowed,
-      vaults: 1,
-    }));
 }

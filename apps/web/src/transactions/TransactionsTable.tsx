@@ -14,7 +14,10 @@ import {
   type SortDirection,
   type SortKey,
   type VaultHistoryRecordDto,
+  type VaultStateDto,
 } from '@unit/protocol';
+import { useConfig } from '../api/config';
+import { useVaultHistoryPages } from '../api/vault-history';
 import { formatAmount } from '../ui/format';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 import { Skeleton } from '../ui/Skeleton';
@@ -28,28 +31,59 @@ const rowDate = new Intl.DateTimeFormat('en-US', {
   hourCycle: 'h23',
 });
 
+/**
+ * Sorting on anything but newest-first needs the records the server has not sent yet: the table
+ * loads pages up to this many records for it, and says so when the history is longer.
+ */
+export const SORT_LOAD_LIMIT = 500;
+
 /** Each record is priced at its own oracle price (SPEC §8: an invalid one falls back to the current). */
-function historyRows(records: VaultHistoryRecordDto[], currentPriceUsd: PriceInput): HistoryRow[] {
+function historyRows(
+  records: VaultHistoryRecordDto[],
+  currentPriceUsd: PriceInput,
+  stateBefore: VaultStateDto | null,
+): HistoryRow[] {
   const priceAt = new Map(records.map((r) => [r.timestamp, r.oracle_price]));
-  return deriveHistoryRows(records, (t) => priceAt.get(t), currentPriceUsd);
+  return deriveHistoryRows(records, (t) => priceAt.get(t), currentPriceUsd, stateBefore);
 }
 
-/** The vault transactions table (SPEC §2): grouped by month, sortable, paged or scrolled. */
+/**
+ * The vault transactions table (SPEC §2): grouped by month, sortable, paged or scrolled. The
+ * history arrives in pages (api/vault-history.ts), fetched as the table needs them: the next one
+ * when the desktop pager nears the last loaded rows or the phone's list scrolls to its end.
+ */
 export function TransactionsTable(props: {
-  records: VaultHistoryRecordDto[] | undefined;
-  loading: boolean;
-  error: boolean;
+  vaultId: string;
   /** the current price, for records whose own price is missing or invalid */
   priceUsd?: PriceInput;
 }) {
   const mobile = useMediaQuery(MOBILE_QUERY);
+  const history = useVaultHistoryPages(props.vaultId);
   const [sort, setSort] = useState<{ key: SortKey; direction: SortDirection }>({
     key: 'date',
     direction: 'desc',
   });
   const [page, setPage] = useState(1);
-  const rows = sortRows(historyRows(props.records ?? [], props.priceUsd), sort.key, sort.direction);
+  const rows = sortRows(
+    historyRows(history.records, props.priceUsd, history.stateBefore),
+    sort.key,
+    sort.direction,
+  );
   const current = paginate(rows, page);
+  const serverOrder = sort.key === 'date' && sort.direction === 'desc';
+  const { hasMore, loadingMore, loadMore } = history;
+  const loaded = history.records.length;
+  // Newest first is the server's order: the next page is needed only near the end of the loaded
+  // rows. Any other order needs every record, up to SORT_LOAD_LIMIT.
+  const wanted = serverOrder
+    ? mobile
+      ? 0
+      : current.page * TRANSACTIONS_PAGE_SIZE
+    : SORT_LOAD_LIMIT;
+  useEffect(() => {
+    if (hasMore && !loadingMore && loaded < wanted + TRANSACTIONS_PAGE_SIZE) loadMore();
+  }, [hasMore, loadingMore, loaded, wanted, loadMore]);
+  const partialSort = !serverOrder && hasMore && loaded >= SORT_LOAD_LIMIT;
 
   const header = (key: SortKey, label: string, className = '') => (
     <th
@@ -83,13 +117,13 @@ export function TransactionsTable(props: {
       <h2 id="tx-title" className="card__title">
         Vault transactions
       </h2>
-      {props.loading ? (
+      {history.isPending ? (
         <div role="status" aria-label="Loading transactions">
           {Array.from({ length: TRANSACTIONS_PAGE_SIZE }, (_, i) => (
             <Skeleton key={i} height="2.5rem" />
           ))}
         </div>
-      ) : props.error ? (
+      ) : history.isError ? (
         <p className="muted" role="alert">
           Transactions could not be loaded.
         </p>
@@ -122,7 +156,13 @@ export function TransactionsTable(props: {
                   </tbody>
                 ))}
           </table>
-          {!mobile && current.pageCount > 1 && (
+          {partialSort && (
+            <p className="muted tx-note">
+              Sorted among the latest {loaded.toLocaleString('en-US')} transactions.
+            </p>
+          )}
+          {mobile && hasMore && <LoadMoreRow loading={loadingMore} onLoad={loadMore} />}
+          {!mobile && (current.pageCount > 1 || hasMore) && (
             <nav className="pager" aria-label="Transactions pages">
               <button
                 type="button"
@@ -133,12 +173,14 @@ export function TransactionsTable(props: {
                 Previous
               </button>
               <span>
-                Page {current.page} of {current.pageCount}
+                Page {current.page}
+                {hasMore ? '' : ` of ${current.pageCount}`}
               </span>
               <button
                 type="button"
                 className="btn btn--small"
-                disabled={current.page >= current.pageCount}
+                // Past the loaded rows the page shows once its records arrive (paginate clamps).
+                disabled={current.page >= current.pageCount && !hasMore}
                 onClick={() => setPage(current.page + 1)}
               >
                 Next
@@ -162,9 +204,21 @@ function MonthRow({ month }: { month: string }) {
 }
 
 function Row({ row }: { row: HistoryRow }) {
+  const { explorerUrl } = useConfig();
+  const date = rowDate.format(new Date(row.date * 1000));
   return (
     <tr>
-      <td className="num">{rowDate.format(new Date(row.date * 1000))}</td>
+      <td className="num">
+        <a
+          className="tx-link"
+          href={`${explorerUrl.replace(/\/+$/, '')}/tx/${row.transactionId}`}
+          target="_blank"
+          rel="noreferrer"
+          aria-label={`${date}: view transaction in the explorer`}
+        >
+          {date}
+        </a>
+      </td>
       <td>
         <span
           className={`tx-type tx-type--${ACTION_COLOURS[row.type]}`}
@@ -230,5 +284,26 @@ function MobileGroup({ month, rows }: { month: string; rows: HistoryRow[] }) {
         </tr>
       )}
     </tbody>
+  );
+}
+
+/** Phones: the next page of history loads when the end of the list scrolls into view. */
+function LoadMoreRow({ loading, onLoad }: { loading: boolean; onLoad: () => void }) {
+  const sentinel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el || typeof IntersectionObserver === 'undefined') return;
+    const io = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) onLoad();
+    });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [onLoad]);
+  return (
+    <div ref={sentinel} className="tx-more">
+      <button type="button" className="btn btn--small" disabled={loading} onClick={onLoad}>
+        {loading ? 'Loading…' : 'Load older transactions'}
+      </button>
+    </div>
   );
 }

@@ -219,12 +219,7 @@ export function Dashboard(props: {
           <RatioChart vaultId={vault.vault_id} />
         </Suspense>
       </ContainedError>
-      <TransactionsTable
-        records={history.data}
-        loading={history.isPending}
-        error={history.isError}
-        priceUsd={position.priceUsd}
-      />
+      <TransactionsTable vaultId={vault.vault_id} priceUsd={position.priceUsd} />
       <Sheet
         open={liquidationModal}
         onOpenChange={setLiquidationModal}
