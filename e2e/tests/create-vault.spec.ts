@@ -23,8 +23,18 @@ test('a new user opens a vault with the devnet wallet', async ({
   await checkA11y(page);
   await snap(page, '02-wallet-picker');
   await page.getByRole('button', { name: 'Connect Devnet wallet' }).click();
-  // The devnet wallet funds itself from the faucet on first use; a block confirms it.
+  // The devnet wallet funds itself from the faucet on first use: the picker closes and the page
+  // says the faucet is paying until a block confirms it; meanwhile the create drawer says the funds
+  // are arriving rather than 'Available: 0 BTC'.
   await expect(page.getByRole('button', { name: 'Connect Devnet wallet' })).toBeHidden();
+  await expect(page.getByText('The devnet faucet is sending you 1 BTC')).toBeVisible();
+  await checkA11y(page);
+  await page.getByRole('button', { name: 'Create Vault' }).first().click();
+  await page.getByLabel('Vault name').fill('Early');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.locator('.sheet').getByText('Funds arriving…')).toBeVisible();
+  await expect(page.getByText(/^Available: 0 BTC/)).toBeHidden();
+  await page.keyboard.press('Escape');
   await expect
     .poll(() => page.evaluate((key) => window.localStorage.getItem(key), FUNDED_KEY))
     .toBe('1');

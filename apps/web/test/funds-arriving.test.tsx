@@ -28,9 +28,11 @@ describe('funds on their way to the wallet', () => {
     expect(notice).toBeInTheDocument();
 
     await user.click(screen.getAllByRole('button', { name: 'Create Vault' })[0]!);
-    const drawer = await screen.findByRole('dialog');
+    const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
     await user.type(within(drawer).getByLabelText('Vault name'), 'First{Enter}');
-    await waitFor(() => expect(within(drawer).getByText('Funds arriving…')).toBeInTheDocument());
+    await waitFor(() => expect(within(drawer).getByText('Funds arriving…')).toBeInTheDocument(), {
+      timeout: 5_000,
+    });
     expect(within(drawer).queryByText(/^Available: 0 BTC/)).toBeNull();
     await user.type(within(drawer).getByLabelText('Deposit BTC'), '0.5');
     expect(within(drawer).queryByText('Not Enough Bitcoin')).toBeNull();

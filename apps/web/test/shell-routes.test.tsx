@@ -28,7 +28,9 @@ describe('an unknown route', () => {
   it('shows the not-found page inside the shell, with the navigation to leave it', async () => {
     const user = userEvent.setup();
     renderApp('/no-such-page');
-    expect(await screen.findByRole('heading', { name: 'Page not found' })).toBeInTheDocument();
+    expect(
+      await screen.findByRole('heading', { name: 'Page not found' }, { timeout: 5_000 }),
+    ).toBeInTheDocument();
     expect(screen.queryByText('Oops! Something went wrong')).not.toBeInTheDocument();
     expect(screen.getByRole('navigation', { name: 'Main' })).toBeInTheDocument();
     await user.click(screen.getByRole('link', { name: 'Go to your vault' }));
@@ -42,7 +44,9 @@ describe('the error screen', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const user = userEvent.setup();
     renderApp('/?devnet-crash=render');
-    expect(await screen.findByText('Oops! Something went wrong')).toBeInTheDocument();
+    expect(
+      await screen.findByText('Oops! Something went wrong', {}, { timeout: 5_000 }),
+    ).toBeInTheDocument();
     await waitFor(() => expect(reports).toHaveLength(1));
     expect(reports[0]).toMatchObject({
       boundary: 'screen',
@@ -64,7 +68,9 @@ describe('a chart error', () => {
     expect(await screen.findByTestId('btc-deposited', {}, { timeout: 8_000 })).toHaveTextContent(
       '1 BTC',
     );
-    expect(await screen.findByText(/The chart could not be drawn\./)).toBeInTheDocument();
+    expect(
+      await screen.findByText(/The chart could not be drawn\./, {}, { timeout: 5_000 }),
+    ).toBeInTheDocument();
     expect(screen.queryByText('Oops! Something went wrong')).not.toBeInTheDocument();
     await waitFor(() => expect(reports).toHaveLength(1));
     expect(reports[0]).toMatchObject({

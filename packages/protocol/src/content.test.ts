@@ -69,6 +69,14 @@ describe('constants', () => {
   });
 });
 
+describe('walletFunds', () => {
+  it('says arriving funds with their amount and what they wait for', () => {
+    expect(CONTENT.walletFunds.arrivingReason('1 BTC')).toBe(
+      'Funds arriving: 1 BTC is on its way to your wallet: it counts once a block confirms it.',
+    );
+  });
+});
+
 describe('pendingSentence', () => {
   it('says what waits, how much, for what and how long, in plain words', () => {
     expect(pendingSentence('deposit', '0.01 BTC', 10)).toBe(

@@ -91,6 +91,9 @@ export const CONTENT = {
     /** '{amount} is on its way to your wallet: it counts once a block confirms it.' */
     arrivingDetail: (amount: string) =>
       `${amount} is on its way to your wallet: it counts once a block confirms it.`,
+    /** the reason a field or a disabled button gives while the sats are on their way */
+    arrivingReason: (amount: string) =>
+      `Funds arriving: ${amount} is on its way to your wallet: it counts once a block confirms it.`,
     faucetPaying: 'The devnet faucet is sending you 1 BTC',
   },
   chart: {

@@ -240,7 +240,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const shownBtcError = balanceLoading
     ? null
     : fundsArriving
-      ? `${CONTENT.walletFunds.arriving}: ${CONTENT.walletFunds.arrivingDetail(formatAmount(incoming, 'BTC'))}`
+      ? CONTENT.walletFunds.arrivingReason(formatAmount(incoming, 'BTC'))
       : btcError;
   const formValid =
     amountOk &&

@@ -9,8 +9,8 @@ import {
   type ButtonState,
   type DashboardAction,
   cappedFeeOptions,
+  CONTENT,
 } from '@unit/protocol';
-import { CONTENT } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { useIncomingSats } from '../api/incoming';
 import { useWallet } from '../wallet';
@@ -74,7 +74,7 @@ export function useActionStates(position: Position): ActionStates {
     if (incoming > 0n)
       return {
         enabled: false,
-        reason: `${CONTENT.walletFunds.arriving}: ${CONTENT.walletFunds.arrivingDetail(formatAmount(incoming, 'BTC'))}`,
+        reason: CONTENT.walletFunds.arrivingReason(formatAmount(incoming, 'BTC')),
       };
     return state;
   };
