@@ -19,6 +19,7 @@ import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
 import { registerMissionRoutes } from './http/missions';
+import { registerHistoryCsvRoute } from './http/history-csv';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -178,6 +179,7 @@ export async function buildApp(
       unitRuneId: () => runeId,
     });
     registerMissionRoutes(app, store.db);
+    registerHistoryCsvRoute(app, store.db, config.services.explorerUrl, oracle);
     const rpcLog = log.child({ module: 'rpc' });
     app.get('/guardian', { websocket: true }, (socket) =>
       serveJsonRpc(socket, guardian.methods, rpcLog),

@@ -71,20 +71,32 @@ export function deriveHistoryRows(
   currentPriceUsd: PriceInput = null,
 ): HistoryRow[] {
   const chronological = [...records].sort((a, b) => a.timestamp - b.timestamp);
+  const next = historyRowStepper();
+  return chronological
+    .map((record) => {
+      const historical = priceAt(record.timestamp);
+      return next(record, isKnownPrice(historical) ? historical : currentPriceUsd);
+    })
+    .reverse();
+}
+
+/**
+ * The same derivation one record at a time, oldest first: each call's "before" is the previous
+ * call's "after". For readers that stream a long history (the CSV export) instead of holding it.
+ */
+export function historyRowStepper(): (
+  record: VaultHistoryRecordDto,
+  priceUsd: PriceInput,
+) => HistoryRow {
   let before = { btc: 0n as Sats, debt: 0n as UnitCents };
-  const rows: HistoryRow[] = [];
-  for (const record of chronological) {
-    const historical = priceAt(record.timestamp);
-    const price = isKnownPrice(historical)
-      ? historical
-      : isKnownPrice(currentPriceUsd)
-        ? currentPriceUsd
-        : NaN;
+  return (record, priceUsd) => {
+    const price = isKnownPrice(priceUsd) ? priceUsd : NaN;
     const after = { btc: sats(record.vault_amount), debt: unitCents(record.amount_borrowed) };
     const ratioBefore = collateralRatio(before.btc, before.debt, price);
     const ratioAfter = collateralRatio(after.btc, after.debt, price);
     const unit = amountUnitOf(record.action);
-    rows.push({
+    before = after;
+    return {
       date: record.timestamp,
       type: record.action,
       typeLabel: ACTION_LABELS[record.action],
@@ -99,10 +111,8 @@ export function deriveHistoryRows(
       bitcoinPrice: price,
       unitInVault: after.debt,
       btcInVault: after.btc,
-    });
-    before = after;
-  }
-  return rows.reverse();
+    };
+  };
 }
 
 function statusText(ratio: number): HealthStatusText {

@@ -8,6 +8,7 @@ export * from './fees';
 export * from './vault';
 export * from './buttons';
 export * from './history';
+export * from './history-csv';
 export * from './pending';
 export * from './chart';
 export * from './table';
