@@ -219,6 +219,7 @@ export type ErrorCode =
   | 'not_liquidated'
   | 'reservation_missing'
   | 'broadcast_failed'
+  | 'not_replaceable'
   | 'internal';
 
 // ---- Guardian RPC (JSON-RPC 2.0 over WebSocket at /guardian) ----
@@ -320,6 +321,24 @@ export interface GuardianMethods {
   'vault.borrow': { params: SignedVaultRequest<BorrowPayload>; result: BorrowResult };
   'vault.repay': { params: SignedVaultRequest<RepayPayload>; result: RepayResult };
   'vault.repossess': { params: SignedVaultRequest<RepossessPayload>; result: VaultTxResult };
+  'vault.speedup': { params: SpeedUpRequest; result: SpeedUpResult };
+}
+
+/**
+ * vault.speedup params: a BIP-125 replacement of `original_txid` (a vault transaction the guardian
+ * broadcast, still unconfirmed) signed by the wallet; it may change nothing but the fee.
+ */
+export interface SpeedUpRequest {
+  original_txid: string;
+  vault_pubkey: string;
+  /** base64 PSBT of the replacement, the wallet's inputs signed */
+  psbt: string;
+}
+
+export interface SpeedUpResult {
+  /** the replacement's txid, now in the mempool in place of the original */
+  vault_txid: string;
+  replaced_txid: string;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   withdrawSchema,
 } from './schemas';
 import { confirmHistory, liquidationSweep } from './sweep';
+import { speedUp, speedUpSchema } from './speedup';
 
 export type { GuardianDeps } from './context';
 export type { OracleForGuardian } from './pipeline';
@@ -77,6 +78,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     'vault.borrow': rpcMethod(borrowSchema, vaultMethod('borrow')),
     'vault.repay': rpcMethod(repaySchema, vaultMethod('repay')),
     'vault.repossess': rpcMethod(repossessSchema, vaultMethod('repossess')),
+    'vault.speedup': rpcMethod(speedUpSchema, (params) => speedUp(g, params)),
   };
 
   return {

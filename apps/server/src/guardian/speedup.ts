@@ -1,0 +1,236 @@
+// vault.speedup: the guardian co-signs a BIP-125 replacement of a vault transaction it broadcast,
+// only while the original is unconfirmed and only when the replacement changes nothing but the fee
+// (checkFeeOnlyReplacement: same inputs, same vault output, state record, runestone and every
+// other amount; the extra fee from the user's change or an added payment input of theirs). Once the
+// network takes it, the store follows the new txid, so history keeps one record per action.
+import { base64, hex } from '@scure/base';
+import { Transaction } from '@scure/btc-signer';
+import { equalBytes } from '@scure/btc-signer/utils.js';
+import * as z from 'zod';
+import { checkFeeOnlyReplacement, parseTransaction, type Prevout } from '@unit/bitcoin';
+import {
+  replacementRefusal,
+  type SpeedUpRequest,
+  type SpeedUpResult,
+  type VaultAction,
+} from '@unit/protocol';
+import { BroadcastError } from '../chain/port';
+import { DomainError } from '../rpc/json-rpc';
+import { getVault, openRequestsForVault } from '../store';
+import { cosign } from './actions';
+import type { GuardianContext } from './context';
+import { guardianDb, type Effects } from './effects';
+
+/** vault.speedup params (api.ts SpeedUpRequest); the edge refuses anything else as bad_request. */
+export const speedUpSchema = z.object({
+  original_txid: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a txid'),
+  vault_pubkey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex'),
+  psbt: z
+    .string()
+    .min(1)
+    .max(200_000)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64'),
+});
+
+const bad = (reason: string) =>
+  new DomainError('bad_transaction', `Invalid replacement: ${reason}`);
+
+/** Vaults with a speed-up in this process right now. */
+const speeding = new Set<string>();
+
+const ACTIONS: readonly VaultAction[] = [
+  'open',
+  'deposit',
+  'withdraw',
+  'borrow',
+  'repay',
+  'repossess',
+];
+
+export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Promise<SpeedUpResult> {
+  const pubkey = request.vault_pubkey.toLowerCase();
+  const originalTxid = request.original_txid.toLowerCase();
+  let psbt: Uint8Array;
+  try {
+    psbt = base64.decode(request.psbt);
+  } catch {
+    throw bad('not a readable PSBT');
+  }
+  if (speeding.has(pubkey))
+    throw new DomainError('vault_busy', 'Another request is already spending this vault');
+  speeding.add(pubkey);
+  try {
+    if ((await openRequestsForVault(g.db, pubkey, g.now())).length > 0)
+      throw new DomainError('vault_busy', 'Another request is already spending this vault');
+
+    // ---- the original: a transaction this guardian broadcast for this key, still unconfirmed ----
+    const row = await guardianDb(g.db)
+      .selectFrom('guardian_requests')
+      .select(['nonce', 'method', 'vault_pubkey', 'raw_hex', 'effects'])
+      .where('txid', '=', originalTxid)
+      .where('state', '=', 'broadcast')
+      .limit(1)
+      .executeTakeFirst();
+    const action = row?.method.replace(/^vault\./, '') as VaultAction | undefined;
+    if (
+      !row ||
+      row.vault_pubkey !== pubkey ||
+      !row.raw_hex ||
+      !row.effects ||
+      !action ||
+      !ACTIONS.includes(action)
+    )
+      throw new DomainError('not_found', 'No transaction of this vault to speed up');
+    const status = await g.chain.txStatus(originalTxid);
+    if (!status)
+      throw new DomainError(
+        'not_replaceable',
+        'The transaction is no longer waiting in the mempool',
+      );
+    if (status.confirmed)
+      throw new DomainError('not_replaceable', 'The transaction is already confirmed');
+    const effects = JSON.parse(row.effects) as Effects;
+
+    // ---- the replacement against the original, then every input against the chain ----
+    const original = parseTransaction(row.raw_hex);
+    const originalPrevouts: Prevout[] = [];
+    for (let i = 0; i < original.inputsLength; i++) {
+      const input = original.getInput(i);
+      const output = await g.chain.output(hex.encode(input.txid!), input.index!);
+      if (!output) throw new DomainError('not_replaceable', 'An input of the transaction is gone');
+      originalPrevouts.push({
+        script: hex.decode(output.script_hex),
+        amount: BigInt(output.value),
+      });
+    }
+    const check = checkFeeOnlyReplacement(
+      action,
+      { hex: row.raw_hex, prevouts: originalPrevouts },
+      psbt,
+    );
+    if (!check.ok) throw bad(check.reason);
+    const replacement = await replacementPrevouts(g, psbt, originalPrevouts, check.addedInputs);
+
+    let secret: Uint8Array | null = null;
+    if (effects.kind === 'repossess') {
+      const liquidated = await getVault(g.db, effects.liquidated.vault_id);
+      secret = liquidated
+        ? g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
+        : null;
+      if (!secret)
+        throw new DomainError(
+          'not_liquidated',
+          'The oracle has not revealed this vault’s threshold',
+        );
+    }
+    const signed = cosign(g, action, psbt, replacement, secret);
+    const signedTx = parseTransaction(signed.hex);
+    const fee = (tx: typeof original, prevouts: Prevout[]) => {
+      let total = prevouts.reduce((s, p) => s + p.amount, 0n);
+      for (let i = 0; i < tx.outputsLength; i++) total -= tx.getOutput(i).amount!;
+      return total;
+    };
+    const before = { fee: fee(original, originalPrevouts), vsize: original.vsize };
+    const refusal = replacementRefusal(
+      { fee: fee(signedTx, replacement), vsize: signedTx.vsize },
+      [before],
+      [before],
+    );
+    if (refusal)
+      throw new DomainError(
+        'fee_too_low',
+        'The new fee does not pay enough to replace the transaction',
+      );
+
+    try {
+      await g.chain.broadcast(signed.hex);
+    } catch (error) {
+      const reason = error instanceof BroadcastError ? error.message : 'the network did not answer';
+      g.log.warn({ original: originalTxid, txid: signed.txid, reason }, 'replacement refused');
+      throw new DomainError('broadcast_failed', `The network refused the replacement: ${reason}`);
+    }
+    await followReplacement(g, row.nonce, originalTxid, signed);
+    g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');
+    return { vault_txid: signed.txid, replaced_txid: originalTxid };
+  } finally {
+    speeding.delete(pubkey);
+  }
+}
+
+/**
+ * Prevouts of the replacement's inputs: the original's as read above (they are spent, by the
+ * original), and each added input unspent on chain, matching what the PSBT claims, carrying no UNIT
+ * (it would fall to the runestone's pointer) and not the treasury's.
+ */
+async function replacementPrevouts(
+  g: GuardianContext,
+  psbt: Uint8Array,
+  originalPrevouts: Prevout[],
+  added: number[],
+): Promise<Prevout[]> {
+  const tx = Transaction.fromPSBT(psbt, { allowUnknownOutputs: true });
+  const prevouts = [...originalPrevouts];
+  for (let i = 0; i < originalPrevouts.length; i++) {
+    const claimed = tx.getInput(i).witnessUtxo;
+    const known = originalPrevouts[i]!;
+    if (!claimed || !equalBytes(claimed.script, known.script) || claimed.amount !== known.amount)
+      throw bad(`input ${i} does not match the output on chain`);
+  }
+  for (const index of added) {
+    const input = tx.getInput(index);
+    const output = await g.chain.output(hex.encode(input.txid!), input.index!);
+    if (!output || output.spent) throw bad(`input ${index} is not an unspent output`);
+    const script = hex.decode(output.script_hex);
+    if (
+      !equalBytes(script, input.witnessUtxo!.script) ||
+      BigInt(output.value) !== input.witnessUtxo!.amount
+    )
+      throw bad(`input ${index} does not match the output on chain`);
+    if (output.unit_amount > 0 || equalBytes(script, g.treasuryScript))
+      throw bad(`input ${index} is not a payment output of the user`);
+    prevouts[index] = { script, amount: BigInt(output.value) };
+  }
+  return prevouts;
+}
+
+/**
+ * Points everything the original's broadcast wrote at the replacement, in one transaction: the
+ * vault's output, its history records (and a liquidated vault's claim record), the liquidation's
+ * claim and the guardian's own request. The vault id of an open stays the original txid: it names
+ * the vault, and the app already holds it.
+ */
+async function followReplacement(
+  g: GuardianContext,
+  nonce: string,
+  originalTxid: string,
+  signed: { txid: string; hex: string },
+): Promise<void> {
+  const txid = signed.txid;
+  await g.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('vaults')
+      .set({ vault_txid: txid, updated_at: g.now() })
+      .where('vault_txid', '=', originalTxid)
+      .execute();
+    await trx
+      .updateTable('vault_history')
+      .set({ utxo: `${txid}:0` })
+      .where('utxo', '=', `${originalTxid}:0`)
+      .execute();
+    await trx
+      .updateTable('vault_history')
+      .set({ transaction_id: txid })
+      .where('transaction_id', '=', originalTxid)
+      .execute();
+    await trx
+      .updateTable('liquidations')
+      .set({ claim_txid: txid })
+      .where('claim_txid', '=', originalTxid)
+      .execute();
+    await guardianDb(trx)
+      .updateTable('guardian_requests')
+      .set({ txid, raw_hex: signed.hex, updated_at: g.now() })
+      .where('nonce', '=', nonce)
+      .execute();
+  });
+}
