@@ -156,6 +156,21 @@ describe('buildSpeedUpPsbt', () => {
   });
 });
 
+describe('buildSpeedUpPsbt without the vault output at hand', () => {
+  it('reads the spent leaf and its control block back from the original witness', () => {
+    const { vault, signed } = slowDeposit();
+    const original = { hex: signed.hex, prevouts: signed.prevouts };
+    const args = { action: 'deposit' as const, original, wallet, utxos: [], feeRate: 5 };
+    const fromWitness = buildSpeedUpPsbt(args);
+    const fromVault = buildSpeedUpPsbt({
+      ...args,
+      vaults: [{ output: vault.output, leaf: 'update' }],
+    });
+    expect(fromWitness.psbt).toEqual(fromVault.psbt);
+    expect(verifyInputs(signAll(fromWitness).hex, signed.prevouts)).toEqual({ ok: true });
+  });
+});
+
 describe('checkFeeOnlyReplacement', () => {
   /** The replacement of the slow deposit with one thing changed. */
   function tampered(change: (tx: Transaction) => void) {

@@ -4,11 +4,10 @@
 // (vault, state record, runestone, postage, tax, withdrawal); the extra fee comes from the user's
 // side only: their change shrinks, or a new payment input of theirs is added.
 import { hex } from '@scure/base';
-import { Transaction } from '@scure/btc-signer';
-import { equalBytes } from '@scure/btc-signer/utils.js';
+import { TaprootControlBlock, Transaction } from '@scure/btc-signer';
+import { concatBytes, equalBytes } from '@scure/btc-signer/utils.js';
 import { DUST_LIMIT_SATS, type VaultAction } from '@unit/protocol';
-import type { TapLeafScript, VaultOutput } from '../core';
-import { parseTransaction } from '../core';
+import { classifyTapLeaf, parseTransaction, type TapLeafScript, type VaultOutput } from '../core';
 import type { PaymentUtxo } from './coin-select';
 import { outputLayoutLength } from './parse';
 import {
@@ -28,8 +27,12 @@ export interface SpeedUpParams {
   /** The original's raw hex and each input's prevout, as the chain has them. */
   original: { hex: string; prevouts: readonly { script: Uint8Array; amount: bigint }[] };
   wallet: VaultWallet;
-  /** The vault outputs the original spends: the user's through its update leaf, a liquidated one through its liquidation leaf. */
-  vaults: readonly {
+  /**
+   * The vault outputs the original spends: the user's through its update leaf, a liquidated one
+   * through its liquidation leaf. Optional: without it, each leaf and its control block are read
+   * back from the original's witness, which holds them.
+   */
+  vaults?: readonly {
     output: Pick<VaultOutput, 'script' | 'tapLeafScript'>;
     leaf: 'update' | 'liquidation';
   }[];
@@ -42,21 +45,41 @@ export interface SpeedUpParams {
   dustLimit?: bigint;
 }
 
+/** The leaf an input of the signed original spent, from its witness: `… <script> <control block>`. */
+function witnessLeaf(
+  witness: readonly Uint8Array[] | undefined,
+): { leaf: TapLeafScript; kind: 'update' | 'liquidation' } | null {
+  if (!witness || witness.length < 3) return null;
+  const script = witness[witness.length - 2]!;
+  const control = witness[witness.length - 1]!;
+  const kind = classifyTapLeaf(script)?.kind;
+  if (!kind) return null;
+  try {
+    const block = TaprootControlBlock.decode(control);
+    return { kind, leaf: [block, concatBytes(script, new Uint8Array([block.version]))] };
+  } catch {
+    return null;
+  }
+}
+
 function plannedInput(
   params: SpeedUpParams,
   utxo: { txid: string; vout: number; value: bigint; script: Uint8Array },
+  witness: readonly Uint8Array[] | undefined,
 ): PlannedInput {
   const { script } = utxo;
-  for (const vault of params.vaults) {
-    if (!equalBytes(vault.output.script, script)) continue;
-    const update = vault.leaf === 'update';
-    return {
-      ...utxo,
-      kind: update ? 'vault-update' : 'vault-liquidation',
-      signers: update ? ['user', 'guardian'] : ['guardian'],
-      tapLeafScript: [vaultLeaf(vault.output, vault.leaf) as TapLeafScript],
-    };
+  const vaultInput = (leaf: TapLeafScript, kind: 'update' | 'liquidation'): PlannedInput => ({
+    ...utxo,
+    kind: kind === 'update' ? 'vault-update' : 'vault-liquidation',
+    signers: kind === 'update' ? ['user', 'guardian'] : ['guardian'],
+    tapLeafScript: [leaf],
+  });
+  for (const vault of params.vaults ?? []) {
+    if (equalBytes(vault.output.script, script))
+      return vaultInput(vaultLeaf(vault.output, vault.leaf), vault.leaf);
   }
+  const spent = witnessLeaf(witness);
+  if (spent) return vaultInput(spent.leaf, spent.kind);
   if (params.treasury && equalBytes(params.treasury.script, script))
     return {
       ...utxo,
@@ -87,12 +110,16 @@ export function buildSpeedUpPsbt(params: SpeedUpParams): AssembledVaultTx {
     const prevout = params.original.prevouts[i];
     if (!prevout) throw new VaultTxError('bad_amount', `no prevout for input ${i}`);
     inputs.push(
-      plannedInput(params, {
-        txid: hex.encode(input.txid!),
-        vout: input.index!,
-        value: prevout.amount,
-        script: prevout.script,
-      }),
+      plannedInput(
+        params,
+        {
+          txid: hex.encode(input.txid!),
+          vout: input.index!,
+          value: prevout.amount,
+          script: prevout.script,
+        },
+        input.finalScriptWitness,
+      ),
     );
   }
   const outputs = [];
