@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import type { Network } from '@unit/protocol';
+import { SPEED_UP_AFTER_SECONDS, type Network } from '@unit/protocol';
 
 /** The repository root: DATA_DIR defaults to ./data beside it, whatever the working directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -38,6 +38,8 @@ export interface ServerConfig {
   priceTickMs: number;
   /** Seed of the simulated random walk, so a devnet is reproducible. */
   priceSeed: number;
+  /** Seconds a vault transaction waits unconfirmed before the app suggests speeding it up. */
+  speedUpAfterSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -134,6 +136,7 @@ const envSchema = z.object({
   START_PRICE: intInRange('START_PRICE (whole USD)', 1, 100_000_000),
   PRICE_TICK: intInRange('PRICE_TICK (milliseconds)', 100, 86_400_000),
   PRICE_SEED: intInRange('PRICE_SEED', 0, 2 ** 31 - 1),
+  SPEED_UP_AFTER: intInRange('SPEED_UP_AFTER (seconds)', 0, 86_400),
 });
 
 /** The devnet serves its chain services itself, so its URLs are relative to this origin. */
@@ -202,5 +205,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     startPriceCents: (e.START_PRICE ?? 95_000) * 100,
     priceTickMs: e.PRICE_TICK ?? 30_000,
     priceSeed: e.PRICE_SEED ?? 21,
+    speedUpAfterSeconds: e.SPEED_UP_AFTER ?? SPEED_UP_AFTER_SECONDS,
   };
 }

@@ -29,6 +29,8 @@ export interface ConfigDto {
     liquidationThresholdPercent: number;
     unitPostageSats: number;
     flowTimeoutMs: number;
+    /** seconds a transaction waits unconfirmed before the app suggests speeding it up */
+    speedUpAfterSeconds: number;
     amountIntDigits: { btc: number; unit: number; usd: number };
   };
 }
