@@ -27,6 +27,12 @@ export const ACTION_CODE_OF: Record<VaultAction, ActionCode> = {
   repossess: 'x',
 };
 
+/** The action a history record's transaction performed; a liquidation (`l`) is no transaction of ours. */
+export function actionOfCode(code: ActionCode): VaultAction | null {
+  const entry = Object.entries(ACTION_CODE_OF).find(([, c]) => c === code);
+  return entry ? (entry[0] as VaultAction) : null;
+}
+
 /** What an action moves: BTC for deposit and withdraw, UNIT for borrow and repay, both to open. */
 export type ActionAmount =
   SatsInput | UnitCentsInput | { btcSats: SatsInput; unitCents: UnitCentsInput };

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import {
   ACTION_COLOURS,
+  actionOfCode,
   TRANSACTIONS_MOBILE_BATCH,
   TRANSACTIONS_PAGE_SIZE,
   deriveHistoryRows,
@@ -15,6 +16,8 @@ import {
   type SortKey,
   type VaultHistoryRecordDto,
 } from '@unit/protocol';
+import { SpeedUpButton } from '../flows/SpeedUpButton';
+import { HistoryCsvLink } from './HistoryCsvLink';
 import { formatAmount } from '../ui/format';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 import { Skeleton } from '../ui/Skeleton';
@@ -83,6 +86,7 @@ export function TransactionsTable(props: {
       <h2 id="tx-title" className="card__title">
         Vault transactions
       </h2>
+      <HistoryCsvLink vaultId={props.records?.[0]?.vault_id ?? null} />
       {props.loading ? (
         <div role="status" aria-label="Loading transactions">
           {Array.from({ length: TRANSACTIONS_PAGE_SIZE }, (_, i) => (
@@ -182,7 +186,16 @@ function Row({ row }: { row: HistoryRow }) {
         )}
         <Health ratio={row.healthFactorAfter} status={row.healthStatusAfter} />
       </td>
-      <td className="col-wide">{PENDING_STATUS_LABELS[row.status]}</td>
+      <td className="col-wide">
+        {PENDING_STATUS_LABELS[row.status]}{' '}
+        {row.status === 'In Progress' && (
+          <SpeedUpButton
+            txid={row.transactionId}
+            action={actionOfCode(row.type)}
+            sentAt={row.date}
+          />
+        )}
+      </td>
     </tr>
   );
 }

@@ -6,7 +6,9 @@ import {
   type PendingTransaction,
 } from '@unit/protocol';
 import { useTelegramLink } from '../api/notify';
+import { FLOWS } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
+import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
@@ -39,6 +41,13 @@ export function PendingBanner() {
         <a href={telegramLink} target="_blank" rel="noreferrer">
           {CONTENT.vaultPage.enableTelegram}
         </a>
+      )}
+      {latest && (
+        <SpeedUpButton
+          txid={latest.transactionId}
+          action={FLOWS[latest.type].guardianAction}
+          sentAt={latest.date}
+        />
       )}
       {latest && <ForgetPending entry={latest} />}
       {banner && (
