@@ -34,36 +34,50 @@ export function LiquidationsPage() {
       ) : list.data.length === 0 ? (
         <p className="muted">No vault is in liquidation.</p>
       ) : (
-        <table className="tx-table liquidations__table">
-          <thead>
-            <tr>
-              <th scope="col">Vault</th>
-              <th scope="col">Collateral</th>
-              <th scope="col">Debt</th>
-              <th scope="col">Threshold</th>
-              <th scope="col">Liquidated</th>
-              <th scope="col">
+        // Explicit roles: under 640 px the rows are laid out as cards (display: block), which would
+        // otherwise drop the table semantics in Chromium.
+        <table className="tx-table liquidations__table" role="table">
+          <thead role="rowgroup">
+            <tr role="row">
+              <th scope="col" role="columnheader">
+                Vault
+              </th>
+              <th scope="col" role="columnheader">
+                Collateral
+              </th>
+              <th scope="col" role="columnheader">
+                Debt
+              </th>
+              <th scope="col" role="columnheader">
+                Threshold
+              </th>
+              <th scope="col" role="columnheader">
+                Liquidated
+              </th>
+              <th scope="col" role="columnheader">
                 <span className="sr-only">Action</span>
               </th>
             </tr>
           </thead>
-          <tbody>
+          <tbody role="rowgroup">
             {list.data.map((v) => (
-              <tr key={v.vault_id}>
-                <td className="liquidations__name">{v.name}</td>
-                <td className="num" data-label="Collateral">
+              <tr key={v.vault_id} role="row">
+                <td role="cell" className="liquidations__name">
+                  {v.name}
+                </td>
+                <td role="cell" className="num" data-label="Collateral">
                   {satsToBtcString(v.btc_locked)} BTC
                 </td>
-                <td className="num" data-label="Debt">
+                <td role="cell" className="num" data-label="Debt">
                   {centsToUnitString(v.unit_borrowed)} UNIT
                 </td>
-                <td className="num" data-label="Threshold">
+                <td role="cell" className="num" data-label="Threshold">
                   {formatUsdCents(v.threshold_cents)}
                 </td>
-                <td data-label="Liquidated">
+                <td role="cell" data-label="Liquidated">
                   {format(new Date(v.liquidated_at * 1000), 'MMM d, HH:mm')}
                 </td>
-                <td className="liquidations__action">
+                <td role="cell" className="liquidations__action">
                   {v.status === 'repossessed' ? (
                     <span className="muted">Repossessed</span>
                   ) : (

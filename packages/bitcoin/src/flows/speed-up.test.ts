@@ -158,16 +158,34 @@ describe('buildSpeedUpPsbt', () => {
 
 describe('buildSpeedUpPsbt without the vault output at hand', () => {
   it('reads the spent leaf and its control block back from the original witness', () => {
-    const { vault, signed } = slowDeposit();
-    const original = { hex: signed.hex, prevouts: signed.prevouts };
-    const args = { action: 'deposit' as const, original, wallet, utxos: [], feeRate: 5 };
-    const fromWitness = buildSpeedUpPsbt(args);
-    const fromVault = buildSpeedUpPsbt({
-      ...args,
-      vaults: [{ output: vault.output, leaf: 'update' }],
-    });
-    expect(fromWitness.psbt).toEqual(fromVault.psbt);
-    expect(verifyInputs(signAll(fromWitness).hex, signed.prevouts)).toEqual({ ok: true });
+    const parities = new Set<number>();
+    // Vaults at several thresholds: their output keys differ in parity, which the control block's
+    // first byte carries beside the leaf version.
+    for (const th of [5_000_000n, 5_000_001n, 5_000_002n, 5_000_003n, 5_000_004n, 5_000_005n]) {
+      const vault = vaultUtxo(200_000n, 60_000n, th);
+      const built = buildDepositPsbt({
+        wallet,
+        utxos: [paymentUtxo(150_000n)],
+        feeRate: 1,
+        state: stateFields,
+        newVault,
+        vault,
+        depositAmount: 100_000n,
+      });
+      const signed = signAll(built);
+      const witness = signed.tx.getInput(0).finalScriptWitness!;
+      parities.add(witness[witness.length - 1]![0]! & 1);
+      const original = { hex: signed.hex, prevouts: signed.prevouts };
+      const args = { action: 'deposit' as const, original, wallet, utxos: [], feeRate: 5 };
+      const fromWitness = buildSpeedUpPsbt(args);
+      const fromVault = buildSpeedUpPsbt({
+        ...args,
+        vaults: [{ output: vault.output, leaf: 'update' }],
+      });
+      expect(fromWitness.psbt).toEqual(fromVault.psbt);
+      expect(verifyInputs(signAll(fromWitness).hex, signed.prevouts)).toEqual({ ok: true });
+    }
+    expect(parities).toEqual(new Set([0, 1]));
   });
 });
 

@@ -56,7 +56,9 @@ function witnessLeaf(
   if (!kind) return null;
   try {
     const block = TaprootControlBlock.decode(control);
-    return { kind, leaf: [block, concatBytes(script, new Uint8Array([block.version]))] };
+    // The control block's first byte also carries the output key's parity; the leaf version is
+    // the rest of it (BIP-341).
+    return { kind, leaf: [block, concatBytes(script, new Uint8Array([block.version & 0xfe]))] };
   } catch {
     return null;
   }
