@@ -56,6 +56,18 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await expect(row).toBeVisible();
     await checkA11y(claimant);
     await snap(claimant, '32-liquidations');
+    // Issue 15: down to 360 px nothing scrolls sideways and Repossess is on screen.
+    const size = claimant.viewportSize()!;
+    for (const width of [390, 360]) {
+      await claimant.setViewportSize({ width, height: size.height });
+      expect(
+        await claimant.evaluate(() => document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(width);
+      await expect(row.getByRole('button', { name: 'Repossess' })).toBeInViewport();
+    }
+    await checkA11y(claimant);
+    await snap(claimant, '32-liquidations-360');
+    await claimant.setViewportSize(size);
     await row.getByRole('button', { name: 'Repossess' }).click();
     // Repossess is a flow like the others: the drawer reviews the claim, tracks it, then succeeds.
     // The drawer's title follows its step (Repossess, Processing transaction, the success title).

@@ -83,10 +83,12 @@ export function TransactionsTable(props: {
 
   return (
     <section className="card transactions" aria-labelledby="tx-title">
-      <h2 id="tx-title" className="card__title">
-        Vault transactions
-      </h2>
-      <HistoryCsvLink vaultId={props.records?.[0]?.vault_id ?? null} />
+      <div className="transactions__head">
+        <h2 id="tx-title" className="card__title">
+          Vault transactions
+        </h2>
+        <HistoryCsvLink vaultId={props.records?.[0]?.vault_id ?? null} />
+      </div>
       {props.loading ? (
         <div role="status" aria-label="Loading transactions">
           {Array.from({ length: TRANSACTIONS_PAGE_SIZE }, (_, i) => (
