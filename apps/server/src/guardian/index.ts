@@ -20,7 +20,7 @@ import {
   withdrawSchema,
 } from './schemas';
 import { confirmHistory, liquidationSweep } from './sweep';
-import { speedUp, speedUpSchema } from './speedup';
+import { settleReplacements, speedUp, speedUpSchema } from './speedup';
 
 export type { GuardianDeps } from './context';
 export type { OracleForGuardian } from './pipeline';
@@ -84,7 +84,11 @@ export function createGuardian(deps: GuardianDeps): Guardian {
   return {
     methods,
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
-    onBlock: () => confirmHistory(g),
+    // A sped-up transaction whose original was mined instead is followed back first.
+    onBlock: async () => {
+      await settleReplacements(g);
+      return confirmHistory(g);
+    },
     recover: () => recoverRequests(g),
     treasuryAddress: g.treasuryAddress,
     guardPubkey: hex.encode(g.guardPubkey),

@@ -6,6 +6,7 @@
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
+import type { Kysely, Migration } from 'kysely';
 import * as z from 'zod';
 import { checkFeeOnlyReplacement, parseTransaction, type Prevout } from '@unit/bitcoin';
 import {
@@ -20,6 +21,76 @@ import { getVault, openRequestsForVault } from '../store';
 import { cosign } from './actions';
 import type { GuardianContext } from './context';
 import { guardianDb, type Effects } from './effects';
+
+/**
+ * Replacements whose original may still be mined instead (on a real network a miner may hold the
+ * original): until one of the two confirms, the store can be pointed back at the original.
+ */
+export const speedUpMigrations: Record<string, Migration> = {
+  guardian_0002_replacements: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('guardian_replacements')
+        .addColumn('txid', 'text', (c) => c.notNull())
+        .addColumn('replaced_txid', 'text', (c) => c.notNull())
+        .addColumn('replaced_hex', 'text', (c) => c.notNull())
+        .addColumn('nonce', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('guardian_replacements_pk', ['txid', 'replaced_txid'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('guardian_replacements').execute();
+    },
+  },
+};
+
+interface ReplacementsTable {
+  txid: string;
+  replaced_txid: string;
+  replaced_hex: string;
+  nonce: string;
+  created_at: number | string;
+}
+
+const replacementsDb = (db: Kysely<unknown>) =>
+  db as unknown as Kysely<{ guardian_replacements: ReplacementsTable }>;
+
+/** How many open replacements one block looks at: a bounded read per block. */
+const SETTLE_BATCH = 100;
+
+/**
+ * On each block: a replacement that confirmed is settled; one whose original confirmed instead has
+ * the store pointed back at the original, so history records the transaction that confirmed.
+ * Returns the txids the store now follows again.
+ */
+export async function settleReplacements(g: GuardianContext): Promise<string[]> {
+  const db = replacementsDb(g.db as unknown as Kysely<unknown>);
+  const rows = await db
+    .selectFrom('guardian_replacements')
+    .selectAll()
+    .orderBy('created_at')
+    .limit(SETTLE_BATCH)
+    .execute();
+  const restored: string[] = [];
+  for (const row of rows) {
+    const replacement = await g.chain.txStatus(row.txid);
+    if (replacement?.confirmed) {
+      await db.deleteFrom('guardian_replacements').where('txid', '=', row.txid).execute();
+      continue;
+    }
+    const original = await g.chain.txStatus(row.replaced_txid);
+    if (!original?.confirmed) continue;
+    await followReplacement(g, row.nonce, row.txid, {
+      txid: row.replaced_txid,
+      hex: row.replaced_hex,
+    });
+    await db.deleteFrom('guardian_replacements').where('txid', '=', row.txid).execute();
+    g.log.warn({ replacement: row.txid, original: row.replaced_txid }, 'the original confirmed');
+    restored.push(row.replaced_txid);
+  }
+  return restored;
+}
 
 /** vault.speedup params (api.ts SpeedUpRequest); the edge refuses anything else as bad_request. */
 export const speedUpSchema = z.object({
@@ -150,6 +221,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
       throw new DomainError('broadcast_failed', `The network refused the replacement: ${reason}`);
     }
     await followReplacement(g, row.nonce, originalTxid, signed);
+    await rememberReplacement(g, row.nonce, originalTxid, row.raw_hex, signed.txid);
     g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');
     return { vault_txid: signed.txid, replaced_txid: originalTxid };
   } finally {
@@ -191,6 +263,38 @@ async function replacementPrevouts(
     prevouts[index] = { script, amount: BigInt(output.value) };
   }
   return prevouts;
+}
+
+/**
+ * Keeps what a block may yet undo: the original (and any transaction it replaced in turn) could
+ * still be mined instead of `txid`.
+ */
+async function rememberReplacement(
+  g: GuardianContext,
+  nonce: string,
+  replacedTxid: string,
+  replacedHex: string,
+  txid: string,
+): Promise<void> {
+  const db = replacementsDb(g.db as unknown as Kysely<unknown>);
+  await db.transaction().execute(async (trx) => {
+    // A second speed-up: what the first replaced now waits on the newest transaction.
+    await trx
+      .updateTable('guardian_replacements')
+      .set({ txid })
+      .where('txid', '=', replacedTxid)
+      .execute();
+    await trx
+      .insertInto('guardian_replacements')
+      .values({
+        txid,
+        replaced_txid: replacedTxid,
+        replaced_hex: replacedHex,
+        nonce,
+        created_at: g.now(),
+      })
+      .execute();
+  });
 }
 
 /**

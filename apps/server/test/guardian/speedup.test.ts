@@ -148,3 +148,88 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     expect(await codeOf(speedUp(original.txid, psbt))).toBe('not_replaceable');
   });
 });
+
+describe('a speed-up whose original is mined instead', () => {
+  // The devnet's own mempool always evicts the original, so a miner that still held it is played
+  // by the chain's answers about the two txids; everything else is the real devnet and store.
+  const mined = new Set<string>();
+  const dropped = new Set<string>();
+  let h: Harness;
+  let carol: TestWallet;
+  beforeAll(async () => {
+    h = await startHarness((chain) => ({
+      tip: () => chain.tip(),
+      addressStats: (a) => chain.addressStats(a),
+      utxos: (a) => chain.utxos(a),
+      paymentUtxos: (a) => chain.paymentUtxos(a),
+      unitOutputs: (a) => chain.unitOutputs(a),
+      output: (t, v) => chain.output(t, v),
+      txHex: (t) => chain.txHex(t),
+      broadcast: (raw) => chain.broadcast(raw),
+      fees: () => chain.fees(),
+      onBlock: (l) => chain.onBlock(l),
+      txStatus: async (txid) => {
+        if (mined.has(txid))
+          return { confirmed: true, block_height: 1, block_hash: '00'.repeat(32), block_time: 1 };
+        if (dropped.has(txid)) return null;
+        return chain.txStatus(txid);
+      },
+    }));
+    carol = await h.wallet('carol');
+    await call(h.guardian, 'vault.open', (await carol.open(1_000_000n, 50_000n)).request);
+    await h.devnet.mine(1);
+    await h.guardian.onBlock();
+  });
+  afterAll(() => h.close());
+
+  it('points the vault and its history back at the original, which confirmed', async () => {
+    const spent = await carol.vault();
+    const { request } = await carol.deposit(100_000n);
+    const { vault_txid: original } = await call<{ vault_txid: string }>(
+      h.guardian,
+      'vault.deposit',
+      request,
+    );
+    const rawHex = (await h.chain.txHex(original))!;
+    const tx = parseTransaction(rawHex);
+    const prevouts = [];
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const input = tx.getInput(i);
+      const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
+      prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
+    }
+    const built = buildSpeedUpPsbt({
+      action: 'deposit',
+      original: { hex: rawHex, prevouts },
+      wallet: carol.vaultWallet,
+      vaults: [{ output: spent.output, leaf: 'update' }],
+      utxos: await carol.paymentUtxos(),
+      feeRate: 10,
+    });
+    let psbt = built.psbt;
+    for (const index of built.signInputs.user)
+      psbt = signUserInputs(psbt, index === 0 ? carol.vaultKey : carol.paymentKey, [index]);
+    const { vault_txid: replacement } = await call<SpeedUpResult>(h.guardian, 'vault.speedup', {
+      original_txid: original,
+      vault_pubkey: carol.vaultPubkey,
+      psbt: base64.encode(psbt),
+    });
+    const vault = (await getVaultByPubkey(h.store.db, carol.vaultPubkey))!;
+    expect(vault.vault_txid).toBe(replacement);
+
+    // A block holds the original; the replacement is gone.
+    mined.add(original);
+    dropped.add(replacement);
+    expect(await h.guardian.onBlock()).toEqual([original]);
+    expect((await getVaultByPubkey(h.store.db, carol.vaultPubkey))!.vault_txid).toBe(original);
+    const [record] = await vaultHistory(h.store.db, vault.vault_id);
+    expect(record).toMatchObject({
+      action: 'd',
+      transaction_id: original,
+      utxo: `${original}:0`,
+      confirmed: 1,
+    });
+    // Settled: the next block changes nothing.
+    expect(await h.guardian.onBlock()).toEqual([]);
+  });
+});
