@@ -5,7 +5,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { parsePendingList, pendingStorageKey, type PendingTransaction } from '@unit/protocol';
+import {
+  parsePendingList,
+  pendingStorageKey,
+  type PendingTransaction,
+  type TelegramNotifyDto,
+} from '@unit/protocol';
 import type { ExecuteFlow } from '../src/flows/execute';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { withNetworkEdge } from './network-edge';
@@ -39,11 +44,17 @@ const pendingDeposit = (ageSeconds: number): PendingTransaction => ({
 
 const execute = vi.fn<ExecuteFlow>();
 let fastest = 1;
+let notices: TelegramNotifyDto[] = [];
 
 beforeEach(() => {
   execute.mockReset();
   fastest = 1;
+  notices = [];
   server.use(
+    http.post('*/api/notify', async ({ request }) => {
+      notices.push((await request.json()) as TelegramNotifyDto);
+      return HttpResponse.json({ queued: 1, enabled: true }, { status: 202 });
+    }),
     // Sent at 1 sat/vB: 200 sats for 200 vB.
     http.get(`*/esplora/tx/${ORIGINAL}`, () =>
       HttpResponse.json({ fee: 200, weight: 800, status: { confirmed: false } }),
@@ -72,9 +83,9 @@ describe('speed-up', () => {
     const user = userEvent.setup();
     renderApp('/', { execute });
     // A minute old: the button, not yet the line that says it is slow.
-    await user.click(await screen.findByRole('button', { name: 'Speed up' }));
+    await user.click(await screen.findByRole('button', { name: 'Speed up' }, { timeout: 5_000 }));
     expect(screen.queryByText(/Still waiting for a block/)).toBeNull();
-    const dialog = await screen.findByRole('dialog', { name: 'Speed up' });
+    const dialog = await screen.findByRole('dialog', { name: 'Speed up' }, { timeout: 5_000 });
     const value = (term: string) => within(dialog).getByText(term).nextElementSibling;
     await waitFor(() => expect(value('Current fee rate')).toHaveTextContent('1 sat/vB'));
     // 200 sats + 1 sat/vB x 200 vB = 400 sats: 2 sat/vB.
@@ -99,7 +110,15 @@ describe('speed-up', () => {
     expect(parsePendingList(localStorage.getItem(KEY))).toMatchObject([
       { transactionId: REPLACEMENT, vault_txid: REPLACEMENT, status: 'In Progress' },
     ]);
-  });
+    // SPEC §7's Telegram notice, 5 s on: the deposit, under its new txid.
+    await waitFor(() => expect(notices).toHaveLength(1), { timeout: 8_000 });
+    expect(notices[0]).toMatchObject({
+      tx_action: 'deposit',
+      tx_id: REPLACEMENT,
+      btc_amount: 100_000,
+      address: FAKE_ACCOUNT.satsAddress,
+    });
+  }, 15_000);
 
   it('offers the fastest tier when it is above the minimum, and says when the wait is long', async () => {
     fastest = 12;
@@ -108,8 +127,8 @@ describe('speed-up', () => {
     const user = userEvent.setup();
     renderApp('/', { execute });
     expect(await screen.findByText(/Still waiting for a block/)).toBeInTheDocument();
-    await user.click(await screen.findByRole('button', { name: 'Speed up' }));
-    const dialog = await screen.findByRole('dialog', { name: 'Speed up' });
+    await user.click(await screen.findByRole('button', { name: 'Speed up' }, { timeout: 5_000 }));
+    const dialog = await screen.findByRole('dialog', { name: 'Speed up' }, { timeout: 5_000 });
     await waitFor(() =>
       expect(within(dialog).getByText('New fee rate').nextElementSibling).toHaveTextContent(
         '12 sat/vB',
