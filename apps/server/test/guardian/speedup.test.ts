@@ -7,7 +7,8 @@ import { Transaction } from '@scure/btc-signer';
 import { buildSpeedUpPsbt, parseTransaction, signUserInputs, type VaultUtxo } from '@unit/bitcoin';
 import type { SpeedUpResult } from '@unit/protocol';
 import { getVaultByPubkey, vaultHistory } from '../../src/store';
-import { call, codeOf, startHarness, type Harness, type TestWallet } from './harness';
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import { call, codeOf, startHarness, TREASURY_KEY, type Harness, type TestWallet } from './harness';
 
 const OPTS = { allowUnknownOutputs: true } as const;
 
@@ -146,6 +147,47 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     const psbt = await replacement(original, 10);
     await h.devnet.mine(1);
     expect(await codeOf(speedUp(original.txid, psbt))).toBe('not_replaceable');
+  });
+
+  it('speeds up an opening: the treasury input is signed again, the vault keeps its id', async () => {
+    const { vault_id: vaultId, vault_txid: opening } = await call<{
+      vault_id: string;
+      vault_txid: string;
+    }>(h.guardian, 'vault.open', (await bob.open(500_000n, 20_000n)).request);
+    const rawHex = (await h.chain.txHex(opening))!;
+    const tx = parseTransaction(rawHex);
+    const prevouts = [];
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const input = tx.getInput(i);
+      const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
+      prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
+    }
+    const built = buildSpeedUpPsbt({
+      action: 'open',
+      original: { hex: rawHex, prevouts },
+      wallet: bob.vaultWallet,
+      treasury: { script: prevouts[0]!.script, internalKey: pubSchnorr(TREASURY_KEY) },
+      utxos: await bob.paymentUtxos(),
+      feeRate: 10,
+    });
+    expect(built.signInputs.treasury).toEqual([0]);
+    let psbt = built.psbt;
+    for (const index of built.signInputs.user) psbt = signUserInputs(psbt, bob.paymentKey, [index]);
+    const result = await speedUp(opening, base64.encode(psbt), bob.vaultPubkey);
+    expect(await h.devnet.mempoolTxids()).toEqual([result.vault_txid]);
+    // The UNIT issued and the vault output are the same, now in the replacement.
+    expect((await h.chain.output(result.vault_txid, 0))?.value).toBe(500_000);
+    expect((await h.chain.unitOutputs(bob.runesAddress)).map((o) => o.txid)).toEqual([
+      result.vault_txid,
+    ]);
+    expect(await getVaultByPubkey(h.store.db, bob.vaultPubkey)).toMatchObject({
+      vault_id: vaultId,
+      vault_txid: result.vault_txid,
+    });
+    await h.devnet.mine(1);
+    expect(await h.guardian.onBlock()).toContain(result.vault_txid);
+    const [record] = await vaultHistory(h.store.db, vaultId);
+    expect(record).toMatchObject({ action: 'o', transaction_id: result.vault_txid, confirmed: 1 });
   });
 });
 
