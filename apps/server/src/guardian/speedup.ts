@@ -38,8 +38,27 @@ export const speedUpMigrations: Record<string, Migration> = {
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('guardian_replacements_pk', ['txid', 'replaced_txid'])
         .execute();
+      // A speed-up finds its original by txid and moves every row that names it: indexed reads.
+      for (const [table, column] of [
+        ['guardian_requests', 'txid'],
+        ['vaults', 'vault_txid'],
+        ['vault_history', 'utxo'],
+        ['liquidations', 'claim_txid'],
+      ] as const)
+        await db.schema
+          .createIndex(`${table}_${column}_speedup`)
+          .on(table)
+          .column(column)
+          .execute();
     },
     async down(db: Kysely<unknown>): Promise<void> {
+      for (const name of [
+        'guardian_requests_txid_speedup',
+        'vaults_vault_txid_speedup',
+        'vault_history_utxo_speedup',
+        'liquidations_claim_txid_speedup',
+      ])
+        await db.schema.dropIndex(name).execute();
       await db.schema.dropTable('guardian_replacements').execute();
     },
   },
