@@ -6,6 +6,7 @@ import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import type { LinkFlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
+import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { useToasts } from '../ui/toasts';
 import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../layout/SocialLinks';
@@ -159,6 +160,13 @@ function CreationPending() {
         )}
         {txid && <TxLink txid={txid} />}
       </div>
+      {txid && !running && (
+        <SpeedUpButton
+          txid={txid}
+          action="open"
+          sentAt={flows.pending.find((p) => p.transactionId === txid)?.date ?? Infinity}
+        />
+      )}
       {running && (
         <button type="button" className="btn" onClick={() => flows.setDrawerOpen(true)}>
           {CONTENT.vaultPage.transactionTracker}
