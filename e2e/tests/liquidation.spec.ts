@@ -66,15 +66,37 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await expect(row).toBeVisible();
     await checkA11y(claimant);
     await snap(claimant, '32-liquidations');
+    // Issue 15: down to 360 px nothing scrolls sideways and Repossess is on screen.
+    const size = claimant.viewportSize()!;
+    for (const width of [390, 360]) {
+      await claimant.setViewportSize({ width, height: size.height });
+      expect(
+        await claimant.evaluate(() => document.documentElement.scrollWidth),
+      ).toBeLessThanOrEqual(width);
+      await expect(row.getByRole('button', { name: 'Repossess' })).toBeInViewport();
+    }
+    await checkA11y(claimant);
+    await snap(claimant, '32-liquidations-360');
+    await claimant.setViewportSize(size);
     await row.getByRole('button', { name: 'Repossess' }).click();
-    const confirm = claimant.getByRole('dialog', { name: 'Repossess Fragile' });
+    // Repossess is a flow like the others: the drawer reviews the claim, tracks it, then succeeds.
+    // The drawer's title follows its step (Repossess, Processing transaction, the success title).
+    const confirm = claimant.getByRole('dialog');
+    await expect(confirm.getByRole('heading', { name: 'Repossess' })).toBeVisible();
+    await expect(confirm.getByText('Fragile')).toBeVisible();
     // 15% of 0.01 BTC goes to the treasury; the claimant takes the rest and the 400 UNIT debt.
     await expect(confirm.getByText('0.0085 BTC')).toBeVisible();
     await expect(confirm.getByText('400.00 UNIT')).toBeVisible();
     await checkA11y(claimant);
     await snap(claimant, '33-repossess-confirm');
     await confirm.getByRole('button', { name: 'Repossess', exact: true }).click();
-    await expect(confirm.getByText('Liquidation claim submitted')).toBeVisible();
+    await expect(
+      confirm.getByRole('heading', { name: 'Liquidation Claim Submitted' }).last(),
+    ).toBeVisible();
+    const tracker = confirm.getByRole('list', { name: 'Progress' });
+    for (const step of ['Signature collection', 'Received by node', 'Validation', 'Submitting'])
+      await expect(tracker.getByText(step)).toBeVisible();
+    await expect(tracker.getByText('✓')).toHaveCount(4);
     await expect(confirm.getByRole('link', { name: /^View transaction/ })).toBeVisible();
     await checkA11y(claimant);
     await snap(claimant, '34-claim-submitted');
@@ -88,6 +110,8 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     // The claimant's vault took the collateral (0.5 + 0.0085 BTC) and the debt (100 + 400 UNIT).
     await claimant.goto('/');
     await expect(claimant.getByText('0.5085 BTC').first()).toBeVisible();
+    // Its pending entry completed with the block, like any flow's.
+    await expect(claimant.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
     await expect(claimant.getByText(/500(\.00)? UNIT/).first()).toBeVisible();
     await other.close();
 

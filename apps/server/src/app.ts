@@ -28,6 +28,7 @@ import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
 import { AccountLinks } from './auth/oauth';
 import { accountMigrations } from './auth/migrations';
 import { registerTelegramRoutes } from './notify/routes';
+import { registerHistoryCsvRoute } from './http/history-csv';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -359,6 +360,7 @@ export async function buildApp(
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
     registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth));
+    registerHistoryCsvRoute(app, store.db, config.services.explorerUrl, oracle);
     const rpcLog = log.child({ module: 'rpc' });
     const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });
     app.get(

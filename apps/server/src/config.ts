@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import type { Network } from '@unit/protocol';
+import { SPEED_UP_AFTER_SECONDS, type Network } from '@unit/protocol';
 import { parsePriceFeeds, type PriceFeed } from './oracle/feeds';
 
 /** The repository root: DATA_DIR defaults to ./data beside it, whatever the working directory. */
@@ -47,6 +47,8 @@ export interface ServerConfig {
   priceTickMs: number;
   /** Seed of the simulated random walk, so a devnet is reproducible. */
   priceSeed: number;
+  /** Seconds a vault transaction waits unconfirmed before the app suggests speeding it up. */
+  speedUpAfterSeconds: number;
   limits: EdgeLimits;
   /**
    * Addresses or CIDR ranges of the load balancers whose X-Forwarded-For is believed (Fastify's
@@ -224,6 +226,7 @@ const envSchema = z.object({
       })
       .optional(),
   ),
+  SPEED_UP_AFTER: intInRange('SPEED_UP_AFTER (seconds)', 0, 86_400),
 });
 
 /** The devnet serves its chain services itself, so its URLs are relative to this origin. */
@@ -319,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       idleTimeoutMs: e.IDLE_TIMEOUT ?? 60_000,
     },
     trustProxy: e.TRUST_PROXY ?? null,
+    speedUpAfterSeconds: e.SPEED_UP_AFTER ?? SPEED_UP_AFTER_SECONDS,
   };
 }
 

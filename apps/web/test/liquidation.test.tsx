@@ -7,6 +7,8 @@ import { http, HttpResponse } from 'msw';
 import {
   BUTTON_REASONS,
   LIQUIDATED_MARKER_TTL_SECONDS,
+  parsePendingList,
+  pendingStorageKey,
   type LiquidatedVaultDto,
   type VaultHistoryRecordDto,
   type VaultLiquidationDto,
@@ -15,15 +17,16 @@ import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { config, liquidated, price, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
+import type { ExecuteFlow } from '../src/flows/execute';
 import { scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 
-// The real repossess loads the guardian client and its Bitcoin libraries; the page is under test.
-const { repossessVault } = vi.hoisted(() => ({ repossessVault: vi.fn() }));
-vi.mock('../src/liquidations/repossess', () => ({ repossessVault }));
+// The real repossess loads the guardian client and its Bitcoin libraries; the page and the flow
+// engine are under test, so the flow's execute step is injected.
+const execute = vi.fn<ExecuteFlow>();
 
 const MARKER = `unit.liquidated.${vault.vault_id}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -36,7 +39,7 @@ beforeEach(() => {
   priceUsd = price.USD;
   liquidations = [];
   liquidationsAsked = 0;
-  repossessVault.mockReset();
+  execute.mockReset();
   server.use(
     http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: priceUsd, time: nowSeconds() })),
     http.get('*/api/liquidations', () => {
@@ -158,11 +161,13 @@ describe('/liquidations', () => {
   /** /liquidations with the wallet's own vault: Repossess on 'Sunk' opens its review. */
   async function openRepossess() {
     const user = userEvent.setup();
-    renderApp('/liquidations');
+    renderApp('/liquidations', { execute });
     const repossess = within(await row()).getByRole('button', { name: 'Repossess' });
     await waitFor(() => expect(repossess).toBeEnabled());
     await user.click(repossess);
-    const dialog = await screen.findByRole('dialog', { name: 'Repossess Sunk' });
+    // The repossess flow's drawer: its review step, titled by the flow declaration.
+    const dialog = await screen.findByRole('dialog', { name: 'Repossess' });
+    expect(within(dialog).getByText('Sunk')).toBeInTheDocument();
     return { user, dialog };
   }
 
@@ -202,12 +207,11 @@ describe('/liquidations', () => {
   it('reviews the claim (85% collateral, the debt, 15% tax) and submits it', async () => {
     liquidations = [liquidated];
     fakeWallet.connectAs();
-    repossessVault.mockImplementation(
-      async (_target: unknown, _fee: number, onProgress: (step: number) => void) => {
-        onProgress(2);
-        return { txid: '6'.repeat(64), vaultTxid: '6'.repeat(64) };
-      },
-    );
+    execute.mockImplementation(async (_action, _input, onProgress) => {
+      onProgress(2);
+      onProgress(4);
+      return { txid: '6'.repeat(64), vaultTxid: '6'.repeat(64) };
+    });
     const { user, dialog } = await openRepossess();
     const value = (term: string) => within(dialog).getByText(term).nextElementSibling;
     expect(value('Collateral you take')).toHaveTextContent('0.085 BTC');
@@ -219,15 +223,26 @@ describe('/liquidations', () => {
 
     const asked = liquidationsAsked;
     await user.click(within(dialog).getByRole('button', { name: 'Repossess' }));
-    expect(await within(dialog).findByText('Liquidation claim submitted')).toBeInTheDocument();
+    // The drawer stays open through the tracker to the success step, all four lines done.
+    // The drawer's title and the success step both say it.
+    expect(
+      await within(dialog).findAllByRole('heading', { name: 'Liquidation Claim Submitted' }),
+    ).toHaveLength(2);
+    const tracker = within(dialog).getByRole('list', { name: 'Progress' });
+    expect(within(tracker).getAllByRole('listitem')).toHaveLength(4);
+    expect(within(tracker).getAllByText('✓')).toHaveLength(4);
     expect(within(dialog).getByRole('link', { name: /View transaction 66666666/ })).toHaveAttribute(
       'href',
       `${config.explorerUrl}/tx/${'6'.repeat(64)}`,
     );
-    expect(repossessVault).toHaveBeenCalledTimes(1);
-    expect(repossessVault).toHaveBeenCalledWith(
-      liquidated,
-      expect.any(Number),
+    expect(execute).toHaveBeenCalledTimes(1);
+    expect(execute).toHaveBeenCalledWith(
+      'repossess',
+      expect.objectContaining({
+        sats: 8_500_000n,
+        cents: 700_000n,
+        target: { kind: 'repossess', vault: liquidated },
+      }),
       expect.any(Function),
       expect.objectContaining({
         config: expect.objectContaining({ guardianUrl: config.guardianUrl }),
@@ -236,6 +251,13 @@ describe('/liquidations', () => {
     );
     // the list is asked again: the claimed vault changes state
     await waitFor(() => expect(liquidationsAsked).toBeGreaterThan(asked));
+    // Like every flow's, the claim is a pending entry of this wallet until a block confirms it.
+    const stored = parsePendingList(
+      localStorage.getItem(pendingStorageKey(FAKE_ACCOUNT.satsAddress)),
+    );
+    expect(stored).toMatchObject([
+      { type: 'repossess', status: 'In Progress', transactionId: '6'.repeat(64), amount: '700000' },
+    ]);
   });
 
   it('refuses a claim that would take the claimant under 160%', async () => {
@@ -253,7 +275,7 @@ describe('/liquidations', () => {
     const confirm = within(dialog).getByRole('button', { name: 'Repossess' });
     expect(confirm).toBeDisabled();
     await user.click(confirm);
-    expect(repossessVault).not.toHaveBeenCalled();
+    expect(execute).not.toHaveBeenCalled();
   });
 });
 

@@ -29,6 +29,8 @@ export interface ConfigDto {
     liquidationThresholdPercent: number;
     unitPostageSats: number;
     flowTimeoutMs: number;
+    /** seconds a transaction waits unconfirmed before the app suggests speeding it up */
+    speedUpAfterSeconds: number;
     amountIntDigits: { btc: number; unit: number; usd: number };
   };
 }
@@ -262,6 +264,7 @@ export type ErrorCode =
   | 'not_liquidated'
   | 'reservation_missing'
   | 'broadcast_failed'
+  | 'not_replaceable'
   | 'internal';
 
 // ---- Guardian RPC (JSON-RPC 2.0 over WebSocket at /guardian) ----
@@ -363,6 +366,24 @@ export interface GuardianMethods {
   'vault.borrow': { params: SignedVaultRequest<BorrowPayload>; result: BorrowResult };
   'vault.repay': { params: SignedVaultRequest<RepayPayload>; result: RepayResult };
   'vault.repossess': { params: SignedVaultRequest<RepossessPayload>; result: VaultTxResult };
+  'vault.speedup': { params: SpeedUpRequest; result: SpeedUpResult };
+}
+
+/**
+ * vault.speedup params: a BIP-125 replacement of `original_txid` (a vault transaction the guardian
+ * broadcast, still unconfirmed) signed by the wallet; it may change nothing but the fee.
+ */
+export interface SpeedUpRequest {
+  original_txid: string;
+  vault_pubkey: string;
+  /** base64 PSBT of the replacement, the wallet's inputs signed */
+  psbt: string;
+}
+
+export interface SpeedUpResult {
+  /** the replacement's txid, now in the mempool in place of the original */
+  vault_txid: string;
+  replaced_txid: string;
 }
 
 /**

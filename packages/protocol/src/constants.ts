@@ -97,6 +97,9 @@ export const TESTNET_ADDRESS_MIN_LENGTH = 39;
 export const TESTNET_ADDRESS_MAX_LENGTH = 59;
 
 /** The configurable constants as GET /api/config serves them by default. */
+/** How long a vault transaction may wait unconfirmed before the app suggests a speed-up (SPEED_UP_AFTER). */
+export const SPEED_UP_AFTER_SECONDS = 600;
+
 export const DEFAULT_CONFIG_CONSTANTS: ConfigDto['constants'] = {
   minBtcSats: MIN_BTC_SATS,
   dustLimitSats: DUST_LIMIT_SATS,
@@ -105,5 +108,6 @@ export const DEFAULT_CONFIG_CONSTANTS: ConfigDto['constants'] = {
   liquidationThresholdPercent: LIQUIDATION_THRESHOLD_PERCENT,
   unitPostageSats: UNIT_POSTAGE_SATS,
   flowTimeoutMs: FLOW_TIMEOUT_MS,
+  speedUpAfterSeconds: SPEED_UP_AFTER_SECONDS,
   amountIntDigits: { ...AMOUNT_INT_DIGITS },
 };

@@ -64,6 +64,7 @@ describe('constants', () => {
       liquidationThresholdPercent: 135,
       unitPostageSats: 10_000,
       flowTimeoutMs: 65_000,
+      speedUpAfterSeconds: 600,
       amountIntDigits: { btc: 8, unit: 12, usd: 12 },
     });
   });

@@ -77,6 +77,30 @@ export const CONTENT = {
     max: 'Max',
     tryAgain: 'Try again',
   },
+  speedUp: {
+    button: 'Speed up',
+    title: 'Speed up transaction',
+    currentRate: 'Current fee rate',
+    newRate: 'New fee rate',
+    extraFee: 'Extra fee (about)',
+    explainer:
+      'Your wallet signs the same transaction again with a higher fee. Nothing else changes: the same amounts, the same vault. Miners take the one that pays more.',
+    stuck: 'Still waiting for a block. Paying a higher fee gets it mined sooner.',
+    confirmed: 'This transaction is already confirmed.',
+    gone: 'This transaction is no longer waiting in the mempool.',
+    success: 'Transaction Sped Up',
+  },
+  repossess: {
+    button: 'Repossess',
+    title: 'Repossess vault',
+    collateralTaken: 'Collateral you take',
+    debtTaken: 'Debt you take on',
+    tax: 'Repossession tax (15%)',
+    ratioAfter: 'Your collateral ratio after',
+    networkFee: 'Network fee',
+    unsafe: 'Your vault would fall under 160%: deposit BTC first.',
+    success: 'Liquidation Claim Submitted',
+  },
   walletPicker: {
     prompt: 'Select your preffered wallet to open a vault.',
     connect: 'Connect Wallet',
@@ -136,6 +160,7 @@ const PENDING_NOUNS = {
   withdraw: 'withdrawal',
   borrow: 'borrow',
   repay: 'repayment',
+  repossess: 'claim of a liquidated vault',
 } as const;
 
 /**

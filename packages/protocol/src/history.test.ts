@@ -146,3 +146,17 @@ describe('deriveHistoryRows', () => {
     expect(rows[0]!.healthFactorAfter).toBe(200);
   });
 });
+
+describe('history CSV cells', () => {
+  it('keeps a cell that a spreadsheet would run as a formula as text, and quotes per RFC 4180', async () => {
+    const { csvCell, csvLine } = await import('./history-csv');
+    expect(csvCell('=HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
+    expect(csvCell('+1')).toBe("'+1");
+    expect(csvCell('-1')).toBe("'-1");
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('line\nbreak')).toBe('"line\nbreak"');
+    expect(csvCell('0.5 BTC')).toBe('0.5 BTC');
+    expect(csvLine(['a', 'b,c'])).toBe('a,"b,c"\r\n');
+  });
+});

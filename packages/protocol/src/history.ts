@@ -96,23 +96,34 @@ export function deriveHistoryRows(
     .map((record, index) => ({ record, index }))
     .sort((a, b) => a.record.timestamp - b.record.timestamp || b.index - a.index)
     .map(({ record }) => record);
+  const next = historyRowStepper(stateBefore);
+  return chronological
+    .map((record) => {
+      const historical = priceAt(record.timestamp);
+      return next(record, isKnownPrice(historical) ? historical : currentPriceUsd);
+    })
+    .reverse();
+}
+
+/**
+ * The same derivation one record at a time, oldest first: each call's "before" is the previous
+ * call's "after". For readers that stream a long history (the CSV export) instead of holding it.
+ */
+export function historyRowStepper(
+  stateBefore: VaultStateDto | null = null,
+): (record: VaultHistoryRecordDto, priceUsd: PriceInput) => HistoryRow {
   let before = stateBefore
     ? { btc: sats(stateBefore.vault_amount), debt: unitCents(stateBefore.amount_borrowed) }
     : { btc: 0n as Sats, debt: 0n as UnitCents };
-  const rows: HistoryRow[] = [];
-  for (const record of chronological) {
-    const historical = priceAt(record.timestamp);
-    const price = isKnownPrice(historical)
-      ? historical
-      : isKnownPrice(currentPriceUsd)
-        ? currentPriceUsd
-        : NaN;
+  return (record, priceUsd) => {
+    const price = isKnownPrice(priceUsd) ? priceUsd : NaN;
     const after = { btc: sats(record.vault_amount), debt: unitCents(record.amount_borrowed) };
     const ratioBefore = collateralRatio(before.btc, before.debt, price);
     const ratioAfter = collateralRatio(after.btc, after.debt, price);
     const unit = amountUnitOf(record.action);
     const amount = unit === 'BTC' ? BigInt(record.btc_amt) : BigInt(record.unit_amt);
-    rows.push({
+    before = after;
+    return {
       date: record.timestamp,
       type: record.action,
       typeLabel: ACTION_LABELS[record.action],
@@ -128,10 +139,8 @@ export function deriveHistoryRows(
       bitcoinPrice: price,
       unitInVault: after.debt,
       btcInVault: after.btc,
-    });
-    before = after;
-  }
-  return rows.reverse();
+    };
+  };
 }
 
 function statusText(ratio: number): HealthStatusText {

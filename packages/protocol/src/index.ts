@@ -8,6 +8,8 @@ export * from './fees';
 export * from './vault';
 export * from './buttons';
 export * from './history';
+export * from './history-csv';
+export * from './replacement';
 export * from './pending';
 export * from './chart';
 export * from './table';

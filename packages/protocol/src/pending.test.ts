@@ -65,3 +65,30 @@ describe('pending transactions', () => {
     expect(parsePendingList('{}')).toEqual([]);
   });
 });
+
+describe('followReplacement', () => {
+  it('points the sped-up entry at the replacement, which alone then completes it', async () => {
+    const { followReplacement, reconcilePending } = await import('./pending');
+    const entry = {
+      date: 1,
+      type: 'deposit' as const,
+      amount: '1000',
+      amountUnit: 'BTC' as const,
+      status: 'In Progress' as const,
+      transactionId: 'old',
+      vault_txid: 'old',
+      btcInVault: '1000',
+      unitInVault: '0',
+      healthFactorBefore: null,
+      healthFactorAfter: null,
+      healthStatusBefore: null,
+      healthStatusAfter: null,
+      isFullRepay: false,
+    };
+    const other = { ...entry, transactionId: 'other', vault_txid: 'other' };
+    const followed = followReplacement([entry, other], 'old', 'new');
+    expect(followed.map((p) => p.transactionId)).toEqual(['new', 'other']);
+    expect(reconcilePending(followed, [{ transaction_id: 'old' }])[0]!.status).toBe('In Progress');
+    expect(reconcilePending(followed, [{ transaction_id: 'new' }])[0]!.status).toBe('Completed');
+  });
+});

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { VaultHistoryRecordDto } from './api';
 import { PENDING_KEY_PREFIX_LENGTH, PENDING_STALE_AFTER_SECONDS } from './constants';
 
-export type PendingType = 'create' | 'deposit' | 'withdraw' | 'borrow' | 'repay';
+export type PendingType = 'create' | 'deposit' | 'withdraw' | 'borrow' | 'repay' | 'repossess';
 export type PendingStatus = 'In Progress' | 'Completed';
 
 /** SPEC §4: 'In Progress' is displayed 'Finalizing...'. */
@@ -23,7 +23,7 @@ function buildPendingTransactionSchema() {
   return z.object({
     /** unix seconds */
     date: z.number(),
-    type: z.enum(['create', 'deposit', 'withdraw', 'borrow', 'repay']),
+    type: z.enum(['create', 'deposit', 'withdraw', 'borrow', 'repay', 'repossess']),
     /** sats for BTC, UNIT hundredths for UNIT, as a decimal string */
     amount: digits(),
     amountUnit: z.enum(['BTC', 'UNIT']),
@@ -81,6 +81,22 @@ export function reconcilePending(
     p.status === 'In Progress' &&
     (seen.has(p.transactionId) || (p.vault_txid !== null && seen.has(p.vault_txid)))
       ? { ...p, status: 'Completed' }
+      : p,
+  );
+}
+
+/**
+ * A sped-up transaction (BIP-125 replacement): its pending entry now follows the replacement's
+ * txid, so the block that confirms the replacement completes it and nothing is counted twice.
+ */
+export function followReplacement(
+  pending: readonly PendingTransaction[],
+  replacedTxid: string,
+  txid: string,
+): PendingTransaction[] {
+  return pending.map((p) =>
+    p.transactionId === replacedTxid || p.vault_txid === replacedTxid
+      ? { ...p, transactionId: txid, vault_txid: txid }
       : p,
   );
 }

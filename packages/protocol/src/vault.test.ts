@@ -65,3 +65,29 @@ describe('repossessionClaim', () => {
     expect(odd.takenSats + odd.taxSats).toBe(10_001n);
   });
 });
+
+describe('repossessFigures', () => {
+  it('takes 85% of the collateral and all the debt, and says whether 160% holds after', async () => {
+    const { repossessFigures } = await import('./vault');
+    // Own 0.1 BTC / 1,000 UNIT; the claim 0.02 BTC / 1,000 UNIT; at 40,000 USD.
+    const figures = repossessFigures(
+      { btcSats: 10_000_000, unitCents: 100_000 },
+      { btcSats: 2_000_000, unitCents: 100_000 },
+      40_000,
+    );
+    expect(figures.takenSats).toBe(1_700_000n);
+    expect(figures.taxSats).toBe(300_000n);
+    expect(figures.debtCents).toBe(100_000n);
+    expect(figures.after).toEqual({ btcSats: 11_700_000n, unitCents: 200_000n });
+    // 0.117 BTC * 40,000 = 4,680 USD over 2,000 UNIT: 234%.
+    expect(figures.ratioAfter).toBe(234);
+    expect(figures.safe).toBe(true);
+    expect(
+      repossessFigures(
+        { btcSats: 1_000_000, unitCents: 100_000 },
+        { btcSats: 2_000_000, unitCents: 100_000 },
+        40_000,
+      ).safe,
+    ).toBe(false);
+  });
+});

@@ -1,7 +1,8 @@
 // The vault state after an action: the live before -> after preview of the drawers and the state the
 // guardian writes into the state record (docs/protocol.md).
 import type { ActionCode, VaultAction } from './api';
-import { REPOSSESSION_TAX_PERCENT } from './constants';
+import { COLLATERAL_PERCENT, REPOSSESSION_TAX_PERCENT } from './constants';
+import { collateralRatio, ratioAtLeast } from './ratio';
 import {
   sats,
   unitCents,
@@ -9,6 +10,7 @@ import {
   type SatsInput,
   type UnitCents,
   type UnitCentsInput,
+  type PriceInput,
 } from './units';
 
 export interface VaultState {
@@ -24,6 +26,12 @@ export const ACTION_CODE_OF: Record<VaultAction, ActionCode> = {
   repay: 'r',
   repossess: 'x',
 };
+
+/** The action a history record's transaction performed; a liquidation (`l`) is no transaction of ours. */
+export function actionOfCode(code: ActionCode): VaultAction | null {
+  const entry = Object.entries(ACTION_CODE_OF).find(([, c]) => c === code);
+  return entry ? (entry[0] as VaultAction) : null;
+}
 
 /** What an action moves: BTC for deposit and withdraw, UNIT for borrow and repay, both to open. */
 export type ActionAmount =
@@ -104,5 +112,33 @@ export function repossessState(
   return {
     btcSats: sats(sats(own.btcSats) + taken),
     unitCents: unitCents(unitCents(own.unitCents) + unitCents(liquidated.unitCents)),
+  };
+}
+
+/** What the repossess review shows, from the claimant's vault and the liquidated one at a price. */
+export interface RepossessFigures {
+  takenSats: Sats;
+  taxSats: Sats;
+  debtCents: UnitCents;
+  after: VaultState;
+  ratioAfter: number;
+  /** the guardian's rule: the claimant's vault keeps 160% after taking the claim on */
+  safe: boolean;
+}
+
+export function repossessFigures(
+  own: { btcSats: SatsInput; unitCents: UnitCentsInput },
+  liquidated: { btcSats: SatsInput; unitCents: UnitCentsInput },
+  priceUsd: PriceInput,
+): RepossessFigures {
+  const { takenSats, taxSats } = repossessionClaim(liquidated.btcSats);
+  const after = repossessState(own, liquidated);
+  return {
+    takenSats,
+    taxSats,
+    debtCents: unitCents(liquidated.unitCents),
+    after,
+    ratioAfter: collateralRatio(after.btcSats, after.unitCents, priceUsd),
+    safe: ratioAtLeast(after.btcSats, after.unitCents, priceUsd, COLLATERAL_PERCENT),
   };
 }

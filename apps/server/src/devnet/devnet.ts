@@ -7,7 +7,16 @@ import { Address, OutScript, p2wpkh, TEST_NETWORK, Transaction } from '@scure/bt
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { encodeRunestone, parseSpacedRune } from '@unit/bitcoin';
-import type { AddressStatsDto, RecommendedFeesDto, UnitOutputDto, UtxoDto } from '@unit/protocol';
+import {
+  MAX_REPLACEMENT_EVICTIONS,
+  replacementRefusal,
+  signalsReplaceability,
+  type AddressStatsDto,
+  type FeeAndSize,
+  type RecommendedFeesDto,
+  type UnitOutputDto,
+  type UtxoDto,
+} from '@unit/protocol';
 import type { ChainOutput, ChainTip, TxStatus } from '../chain/port';
 import type { EsploraPrevout, EsploraTx } from '../chain/esplora-types';
 import { blockHash, ZERO_HASH } from './block';
@@ -102,6 +111,8 @@ type Trx = DbTransaction<DevnetDatabase>;
 type OutputRow = DevnetDatabase['devnet_outputs'];
 
 const num = (v: number | string | bigint): number => Number(v);
+/** A fee rate as Core's reject reasons print it: BTC/kvB. */
+const rateText = (fee: bigint, vsize: number): string => (Number(fee) / vsize / 100_000).toFixed(8);
 const big = (v: number | string | bigint): bigint => BigInt(v);
 
 /** A bigint that the database stores as a plain integer (all devnet amounts stay under 2^53). */
@@ -296,6 +307,8 @@ export class Devnet {
 
     const prevouts: Prevout[] = [];
     const inputUnits: bigint[] = [];
+    /** Mempool transactions that spend one of our inputs: candidates for replacement. */
+    const conflicts = new Set<string>();
     let valueIn = 0n;
     for (let i = 0; i < tx.inputsLength; i++) {
       const input = tx.getInput(i);
@@ -312,7 +325,8 @@ export class Devnet {
           .select('block_height')
           .where('txid', '=', row.spent_txid)
           .executeTakeFirstOrThrow();
-        refuse(spender.block_height === null ? REJECT.mempoolConflict : REJECT.missingOrSpent);
+        if (spender.block_height !== null) refuse(REJECT.missingOrSpent);
+        conflicts.add(row.spent_txid);
       }
       prevouts.push({ script: hex.decode(row.script_hex), amount: big(row.value) });
       inputUnits.push(big(row.unit_amount));
@@ -321,13 +335,134 @@ export class Devnet {
     let valueOut = 0n;
     for (let i = 0; i < tx.outputsLength; i++) valueOut += tx.getOutput(i).amount!;
     const fee = checkAmounts(valueIn, valueOut, tx.vsize);
+    const evicted = conflicts.size > 0 ? await this.replaceable(tx, fee, conflicts) : [];
     checkSignatures(tx, prevouts);
     const units = allocateUnit(tx, inputUnits, this.unitRuneId);
 
     await this.db.transaction().execute(async (trx) => {
+      if (evicted.length > 0) await this.evict(trx, evicted, txid);
       await this.insertTx(trx, tx, { fee, units, blockHeight: null, blockIndex: null });
     });
     return txid;
+  }
+
+  /**
+   * BIP-125: the mempool transactions `tx` would replace (those spending its inputs, and all their
+   * descendants), or a refusal with Bitcoin Core's reject reason. Every directly replaced
+   * transaction must signal (rule 1), the replacement may add no unconfirmed input (rule 2), pays at
+   * least their fees (rule 3) plus the incremental relay fee for its own size (rule 4), at a higher
+   * fee rate, and evicts at most 100 transactions (rule 5).
+   */
+  private async replaceable(
+    tx: Transaction,
+    fee: bigint,
+    conflicts: Set<string>,
+  ): Promise<string[]> {
+    const txid = tx.id;
+    const rows = await this.db
+      .selectFrom('devnet_txs')
+      .select(['txid', 'hex', 'fee', 'vsize'])
+      .where('txid', 'in', [...conflicts])
+      .execute();
+    const direct: FeeAndSize[] = [];
+    const parentsOfConflicts = new Set<string>();
+    for (const row of rows) {
+      const old = parseStoredTx(row.hex);
+      const sequences: number[] = [];
+      for (let i = 0; i < old.inputsLength; i++) {
+        const input = old.getInput(i);
+        sequences.push(input.sequence ?? 0xffffffff);
+        parentsOfConflicts.add(hex.encode(input.txid!));
+      }
+      if (!signalsReplaceability(sequences)) refuse(REJECT.mempoolConflict);
+      direct.push({ fee: big(row.fee), vsize: num(row.vsize) });
+    }
+    // Descendants: whatever spends an output of an evicted transaction, transitively.
+    const evicted = new Set(conflicts);
+    let frontier = [...conflicts];
+    while (frontier.length > 0) {
+      const children = await this.db
+        .selectFrom('devnet_outputs')
+        .select('spent_txid')
+        .distinct()
+        .where('txid', 'in', frontier)
+        .where('spent_txid', 'is not', null)
+        .execute();
+      frontier = [];
+      for (const { spent_txid: child } of children) {
+        if (child === null || evicted.has(child)) continue;
+        evicted.add(child);
+        frontier.push(child);
+      }
+      if (evicted.size > MAX_REPLACEMENT_EVICTIONS)
+        refuse(`too many potential replacements, rejecting replacement ${txid}`);
+    }
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const parent = hex.encode(tx.getInput(i).txid!);
+      if (evicted.has(parent)) refuse(REJECT.spendsConflicting);
+      if (parentsOfConflicts.has(parent)) continue;
+      const status = await this.txStatus(parent);
+      if (status && !status.confirmed) refuse(REJECT.addsUnconfirmed);
+    }
+    const all = await this.db
+      .selectFrom('devnet_txs')
+      .select(['fee', 'vsize'])
+      .where('txid', 'in', [...evicted])
+      .execute();
+    const refusal = replacementRefusal(
+      { fee, vsize: tx.vsize },
+      direct,
+      all.map((row) => ({ fee: big(row.fee), vsize: num(row.vsize) })),
+    );
+    if (refusal?.rule === 'feerate') {
+      const old = direct[refusal.conflict]!;
+      refuse(
+        `insufficient fee, rejecting replacement ${txid}; new feerate ${rateText(fee, tx.vsize)} <= old feerate ${rateText(old.fee, old.vsize)}`,
+      );
+    }
+    if (refusal?.rule === 'fee')
+      refuse(
+        `insufficient fee, rejecting replacement ${txid}, less fees than conflicting txs; ${fee} < ${refusal.needed}`,
+      );
+    if (refusal?.rule === 'relay')
+      refuse(
+        `insufficient fee, rejecting replacement ${txid}, not enough additional fees to relay; ${fee} < ${refusal.needed}`,
+      );
+    return [...evicted];
+  }
+
+  /** Removes replaced transactions from the mempool: their outputs go, their inputs are unspent again. */
+  private async evict(trx: Trx, txids: string[], replacedBy: string): Promise<void> {
+    await trx
+      .updateTable('devnet_outputs')
+      .set({ spent_txid: null, spent_vin: null })
+      .where('spent_txid', 'in', txids)
+      .execute();
+    await trx.deleteFrom('devnet_outputs').where('txid', 'in', txids).execute();
+    await trx.deleteFrom('devnet_txs').where('txid', 'in', txids).execute();
+    const time = Math.floor(this.now() / 1000);
+    for (const txid of txids) {
+      await trx.deleteFrom('devnet_replaced').where('txid', '=', txid).execute();
+      await trx
+        .insertInto('devnet_replaced')
+        .values({ txid, replaced_by: replacedBy, time })
+        .execute();
+    }
+  }
+
+  /** The transaction that replaced `txid` in the mempool (BIP-125), following a chain of replacements. */
+  async replacedBy(txid: string): Promise<string | null> {
+    let current = txid;
+    for (let hops = 0; hops < 100; hops++) {
+      const row = await this.db
+        .selectFrom('devnet_replaced')
+        .select('replaced_by')
+        .where('txid', '=', current)
+        .executeTakeFirst();
+      if (!row) return current === txid ? null : current;
+      current = row.replaced_by;
+    }
+    return current;
   }
 
   private async insertTx(

@@ -48,6 +48,15 @@ function outputRow(base: string, o: DevnetTxOutput): string {
   }</td><td>${spent}</td></tr>`;
 }
 
+/** A txid that BIP-125 replacement took out of the mempool: where to read the transaction now. */
+export function renderReplacedPage(base: string, txid: string, replacedBy: string): string {
+  return page(
+    'Transaction replaced',
+    `<p><code>${escapeHtml(txid)}</code> left the mempool: a transaction paying a higher fee
+replaced it (BIP-125) before it was mined.</p><p>Replaced by ${txLink(base, replacedBy)}</p>`,
+  );
+}
+
 export function renderTxPage(base: string, tx: DevnetTx): string {
   const status = tx.status.confirmed
     ? `Confirmed in block ${tx.status.block_height} (<code>${escapeHtml(tx.status.block_hash ?? '')}</code>), ${

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import type { ApiErrorDto, Network } from '@unit/protocol';
 import { BroadcastError } from '../chain/port';
 import type { Devnet } from './devnet';
-import { renderAddressPage, renderTxPage } from './explorer';
+import { renderAddressPage, renderReplacedPage, renderTxPage } from './explorer';
 import { DUST_LIMIT_SATS } from './policy';
 
 export interface DevnetRoutesOptions {
@@ -177,8 +177,15 @@ export async function registerDevnetRoutes(
       const tx = TXID.test(req.params.txid)
         ? await devnet.getTx(req.params.txid.toLowerCase())
         : null;
-      if (!tx)
+      if (!tx) {
+        const txid = req.params.txid.toLowerCase();
+        const replacedBy = TXID.test(txid) ? await devnet.replacedBy(txid) : null;
+        if (replacedBy)
+          return reply
+            .type('text/html; charset=utf-8')
+            .send(renderReplacedPage('/explorer', txid, replacedBy));
         return reply.code(404).type('text/plain; charset=utf-8').send('Transaction not found');
+      }
       return reply.type('text/html; charset=utf-8').send(renderTxPage('/explorer', tx));
     });
     scope.get<{ Params: { address: string } }>('/explorer/address/:address', async (req, reply) => {

@@ -73,4 +73,19 @@ export const devnetMigrations: Record<string, Migration> = {
       await db.schema.dropTable('devnet_meta').execute();
     },
   },
+  // BIP-125: a replaced transaction leaves the mempool; this remembers what replaced it, so the
+  // explorer can send a reader of the old txid to the new one.
+  devnet_0002_replacements: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('devnet_replaced')
+        .addColumn('txid', 'text', (c) => c.primaryKey())
+        .addColumn('replaced_by', 'text', (c) => c.notNull())
+        .addColumn('time', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.dropTable('devnet_replaced').execute();
+    },
+  },
 };

@@ -22,6 +22,8 @@ export const REJECT = {
   inChain: 'transaction already in block chain',
   missingOrSpent: 'bad-txns-inputs-missingorspent',
   mempoolConflict: 'txn-mempool-conflict',
+  spendsConflicting: 'bad-txns-spends-conflicting-tx',
+  addsUnconfirmed: 'replacement-adds-unconfirmed',
   nonStandardInputs: 'bad-txns-nonstandard-inputs',
 } as const;
 

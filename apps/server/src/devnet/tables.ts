@@ -39,9 +39,16 @@ export interface DevnetOutputsTable {
   spent_vin: number | null;
 }
 
+export interface DevnetReplacedTable {
+  txid: string;
+  replaced_by: string;
+  time: DbInt;
+}
+
 export interface DevnetDatabase {
   devnet_meta: DevnetMetaTable;
   devnet_blocks: DevnetBlocksTable;
   devnet_txs: DevnetTxsTable;
   devnet_outputs: DevnetOutputsTable;
+  devnet_replaced: DevnetReplacedTable;
 }

@@ -538,7 +538,7 @@ function checkRules(
 }
 
 /** Adds the guardian's (and treasury's) signatures, finalizes, and checks every input. */
-function cosign(
+export function cosign(
   g: GuardianContext,
   action: VaultAction,
   psbt: Uint8Array,

@@ -26,6 +26,7 @@ import {
   withdrawSchema,
 } from './schemas';
 import { confirmHistory, liquidationSweep } from './sweep';
+import { settleReplacements, speedUp, speedUpSchema } from './speedup';
 
 export type { GuardianDeps } from './context';
 export type { OracleForGuardian } from './pipeline';
@@ -78,12 +79,17 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     'vault.borrow': rpcMethod(borrowSchema, vaultMethod('borrow')),
     'vault.repay': rpcMethod(repaySchema, vaultMethod('repay')),
     'vault.repossess': rpcMethod(repossessSchema, vaultMethod('repossess')),
+    'vault.speedup': rpcMethod(speedUpSchema, (params) => speedUp(g, params)),
   };
 
   return {
     methods,
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
-    onBlock: () => confirmHistory(g),
+    // A sped-up transaction whose original was mined instead is followed back first.
+    onBlock: async () => {
+      await settleReplacements(g);
+      return confirmHistory(g);
+    },
     recover: () => recoverRequests(g),
     disconnect: (client) => releaseConnection(g, client.connectionId),
     treasuryAddress: g.treasuryAddress,

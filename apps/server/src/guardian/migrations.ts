@@ -3,6 +3,7 @@
 // are kept beside it (see effects.ts and recover.ts). Names carry the 'guardian_' prefix so they
 // never collide with the core's or the devnet's migrations in `migrateToLatest`.
 import type { Kysely, Migration } from 'kysely';
+import { speedUpMigrations } from './speedup';
 
 export const guardianMigrations: Record<string, Migration> = {
   guardian_0001_request_effects: {
@@ -52,4 +53,5 @@ export const guardianMigrations: Record<string, Migration> = {
       await db.schema.alterTable('reservations').dropColumn('connection_id').execute();
     },
   },
+  ...speedUpMigrations,
 };

@@ -115,7 +115,7 @@ export function configDto(deps: ApiDeps): ConfigDto {
     treasuryPubkey: keys.treasuryPubkey,
     unitRuneId: deps.unitRuneId(),
     telegramBot: notifier.botUsername,
-    constants: DEFAULT_CONFIG_CONSTANTS,
+    constants: { ...DEFAULT_CONFIG_CONSTANTS, speedUpAfterSeconds: config.speedUpAfterSeconds },
   };
 }
 

@@ -128,6 +128,8 @@ export interface SpendInput {
   /** the owner: P2WPKH key path unless `taproot` */
   key: ReturnType<typeof testKey>;
   taproot?: boolean;
+  /** nSequence; below 0xfffffffe signals BIP-125 replaceability. Default final (0xffffffff). */
+  sequence?: number;
 }
 
 /** A real signed transaction spending the inputs to the outputs (any script allowed). */
@@ -145,6 +147,7 @@ export function signedSpend(
         amount: input.value,
       },
       ...(input.taproot ? { tapInternalKey: input.key.xonly } : {}),
+      ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
     });
   }
   for (const output of outputs) tx.addOutput(output);

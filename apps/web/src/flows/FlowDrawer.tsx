@@ -53,6 +53,8 @@ import { FeeSelector } from './FeeSelector';
 import { useFlows } from './FlowProvider';
 import type { MaxDepositAt, MaxDepositRequest } from './max-deposit';
 import { previewAfter, type FlowPreview } from './preview';
+import { RepossessReview } from './RepossessReview';
+import { SpeedUpForm } from './SpeedUpForm';
 import './flows.css';
 
 interface FormState {
@@ -345,6 +347,25 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
       );
 
     case 'form': {
+      const begin = (input: FlowInput, preview: FlowPreview) => {
+        setLastRun({ input, preview });
+        void flows.run(input, preview);
+      };
+      const cancel = () => flows.setDrawerOpen(false);
+      if (decl.amount === 'claim' && flows.target?.kind === 'repossess')
+        return (
+          <RepossessReview decl={decl} target={flows.target} onCancel={cancel} onStart={begin} />
+        );
+      if (decl.amount === 'fee' && flows.target?.kind === 'speedup')
+        return (
+          <SpeedUpForm
+            decl={decl}
+            target={flows.target}
+            pending={flows.pending}
+            onCancel={cancel}
+            onStart={begin}
+          />
+        );
       if (forCreate && !wallet.account)
         return (
           <div className="flow-step">
@@ -501,6 +522,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             ✓
           </p>
           <h3>{decl.successTitle}</h3>
+          {decl.keepsDrawer && <TrackerSteps flow={flow} decl={decl} />}
           {flow.result && <TxLink txid={flow.result.txid} />}
           <footer className="flow-actions">
             <button
@@ -535,31 +557,7 @@ function Tracker({
   const offerRetry = failed && decl.retryOnNoAccounts && noAccounts;
   return (
     <div className="flow-step">
-      <ol className="tracker" aria-label="Progress">
-        {decl.progressSteps.map((label, i) => {
-          const n = i + 1;
-          const state =
-            failed && n === flow.progress
-              ? 'error'
-              : n < flow.progress || flow.status === 'confirmed'
-                ? 'done'
-                : n === flow.progress
-                  ? 'active'
-                  : 'todo';
-          return (
-            <li
-              key={label}
-              className={`tracker__step tracker__step--${state}`}
-              aria-current={state === 'active' ? 'step' : undefined}
-            >
-              <span className="tracker__dot" aria-hidden="true">
-                {state === 'done' ? '✓' : n}
-              </span>
-              {label}
-            </li>
-          );
-        })}
-      </ol>
+      <TrackerSteps flow={flow} decl={decl} />
       {failed && (
         <p className="field-error" role="alert">
           {toUserMessage(flow.error)}
@@ -596,6 +594,38 @@ function Tracker({
         )}
       </footer>
     </div>
+  );
+}
+
+/** The tracker's lines: done, active, failed or to do, from the flow's progress (SPEC §4). */
+function TrackerSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
+  const failed = flow.status === 'error';
+  return (
+    <ol className="tracker" aria-label="Progress">
+      {decl.progressSteps.map((label, i) => {
+        const n = i + 1;
+        const state =
+          failed && n === flow.progress
+            ? 'error'
+            : n < flow.progress || flow.status === 'confirmed'
+              ? 'done'
+              : n === flow.progress
+                ? 'active'
+                : 'todo';
+        return (
+          <li
+            key={label}
+            className={`tracker__step tracker__step--${state}`}
+            aria-current={state === 'active' ? 'step' : undefined}
+          >
+            <span className="tracker__dot" aria-hidden="true">
+              {state === 'done' ? '✓' : n}
+            </span>
+            {label}
+          </li>
+        );
+      })}
+    </ol>
   );
 }
 

@@ -13,6 +13,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import {
   ERROR_MESSAGES,
   PENDING_STALE_AFTER_SECONDS,
+  followReplacement,
   reconcilePending,
   VAULT_REFRESH_AFTER_CREATE_MS,
   type PendingTransaction,
@@ -24,7 +25,7 @@ import { useToasts } from '../ui/toasts';
 import { useNow } from '../ui/useNow';
 import { useWallet } from '../wallet';
 import { isRejection } from '../wallet/errors';
-import { FLOWS, type FlowAction } from './declarations';
+import { FLOWS, type FlowAction, type FlowTarget } from './declarations';
 import {
   flowReducer,
   initialFlowState,
@@ -48,7 +49,10 @@ export interface FlowBanner {
 export interface FlowsApi {
   flow: FlowState | null;
   drawerOpen: boolean;
-  openFlow(action: FlowAction): void;
+  /** opens a flow's drawer; a repossess names the liquidated vault, a speed-up its transaction */
+  openFlow(action: FlowAction, target?: FlowTarget): void;
+  /** what the open flow acts on besides the wallet's vault */
+  target: FlowTarget | null;
   setDrawerOpen(open: boolean): void;
   dispatch(event: FlowEvent): void;
   /** runs the open flow; the preview is what its pending entry records */
@@ -120,6 +124,7 @@ export function FlowProvider({
   const toasts = useToasts();
   const address = wallet.account?.satsAddress ?? null;
   const [flow, dispatchSlot] = useReducer(slotReducer, null);
+  const [target, setTarget] = useState<FlowTarget | null>(null);
   const [drawerOpen, setDrawerOpenState] = useState(false);
   const [stage, setStage] = useState<CreationStage>('initial');
   const [creating, setCreating] = useState(false);
@@ -151,7 +156,8 @@ export function FlowProvider({
     [address],
   );
 
-  const openFlow = useCallback((action: FlowAction) => {
+  const openFlow = useCallback((action: FlowAction, next?: FlowTarget) => {
+    setTarget(next ?? null);
     dispatchSlot({ type: 'open', action });
     setDrawerOpenState(true);
   }, []);
@@ -186,7 +192,8 @@ export function FlowProvider({
           telegramNotification({
             network: config.network,
             address: account.satsAddress,
-            action: decl.guardianAction,
+            // A speed-up tells of the action it sped up, under its new txid.
+            action: input.target?.kind === 'speedup' ? input.target.action : decl.guardianAction,
             txid: result.txid,
             vaultId,
             sats: input.sats,
@@ -194,10 +201,16 @@ export function FlowProvider({
           }),
         );
       }
-      setPending((list) => [
-        ...list,
-        pendingEntry(action, input, preview, result, Math.floor(Date.now() / 1000)),
-      ]);
+      if (action === 'speedup') {
+        // The entry of the transaction sped up follows the replacement; none is added.
+        const replaced = result.replacedTxid;
+        if (replaced) setPending((list) => followReplacement(list, replaced, result.txid));
+      } else {
+        setPending((list) => [
+          ...list,
+          pendingEntry(action, input, preview, result, Math.floor(Date.now() / 1000)),
+        ]);
+      }
       // SPEC §4: the 'submitted' banner shows the txid; it turns success once a block confirms it.
       setBanner({ tone: 'info', action, text: decl.successTitle, txid: result.txid });
       if (action === 'create') {
@@ -219,6 +232,8 @@ export function FlowProvider({
       } else {
         // SPEC §4: wallet balance refresh; repay and borrow also refresh rune data.
         void queryClient.invalidateQueries({ queryKey: ['balance'] });
+        if (action === 'repossess')
+          void queryClient.invalidateQueries({ queryKey: ['liquidations'] });
         void queryClient.invalidateQueries({ queryKey: ['vault'] });
         void queryClient.invalidateQueries({ queryKey: ['vault-history'] });
         if (action === 'borrow' || action === 'repay')
@@ -248,7 +263,7 @@ export function FlowProvider({
           if (step >= 2 && !signed) {
             // SPEC §4: signatures collected: the drawer closes and a banner takes over.
             signed = true;
-            setDrawerOpenState(false);
+            if (!decl.keepsDrawer) setDrawerOpenState(false);
             setBanner({
               tone: 'info',
               action,
@@ -353,6 +368,7 @@ export function FlowProvider({
       flow,
       drawerOpen,
       openFlow,
+      target,
       setDrawerOpen,
       dispatch: dispatchSlot,
       run,
@@ -387,6 +403,7 @@ export function FlowProvider({
       flow,
       drawerOpen,
       openFlow,
+      target,
       setDrawerOpen,
       run,
       creationStage,
@@ -407,4 +424,9 @@ export function useFlows(): FlowsApi {
   const api = useContext(FlowsContext);
   if (!api) throw new Error('useFlows outside FlowProvider');
   return api;
+}
+
+/** The flows when the app provides them; null where a part renders on its own (tests of a table). */
+export function useOptionalFlows(): FlowsApi | null {
+  return useContext(FlowsContext);
 }

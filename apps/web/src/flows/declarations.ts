@@ -1,7 +1,24 @@
-import { CONTENT, type PendingType, type VaultAction } from '@unit/protocol';
+import {
+  CONTENT,
+  type LiquidatedVaultDto,
+  type PendingType,
+  type VaultAction,
+} from '@unit/protocol';
 
-/** The five flows of the drawer; each is stored as a pending transaction of the same type (SPEC §3). */
-export type FlowAction = PendingType;
+/**
+ * The flows of the drawer: each vault action is stored as a pending transaction of the same type
+ * (SPEC §3); a speed-up has no entry of its own, it moves its transaction's entry to the new txid.
+ */
+export type FlowAction = PendingType | 'speedup';
+
+/** The flows a dashboard button (or a ?action= link) opens on the wallet's own vault. */
+export type LinkFlowAction = Exclude<FlowAction, 'repossess' | 'speedup'>;
+
+/** What a flow acts on besides the connected wallet's vault. */
+export type FlowTarget =
+  | { kind: 'repossess'; vault: LiquidatedVaultDto }
+  /** a vault transaction of this wallet still waiting in the mempool, and its action */
+  | { kind: 'speedup'; txid: string; action: VaultAction };
 
 // Flows are data (STYLE.md): one declaration per action drives the one engine and the one drawer.
 export type StepKind = 'name' | 'form' | 'confirm' | 'tracker' | 'success';
@@ -21,12 +38,18 @@ export interface FlowDecl {
   steps: readonly StepDecl[];
   /** tracker (create) or confirmation (actions) steps, in order, 1-based in the UI */
   progressSteps: readonly string[];
-  /** what the form asks for */
-  amount: 'btc' | 'unit' | 'create';
+  /** what the form asks for: amounts, a review of a claim (repossess), a fee rate (speed-up) */
+  amount: 'btc' | 'unit' | 'create' | 'claim' | 'fee';
   actionLabel: string;
   successTitle: string;
   /** SPEC §4: the 30 s Try again after a time-out is offered for the no-accounts error only here */
   retryOnNoAccounts: boolean;
+  /**
+   * The drawer stays open through the tracker to the success step once signed, instead of closing
+   * behind the dashboard's banner: repossess runs from /liquidations, which has no banner, and a
+   * speed-up is followed where it was asked for.
+   */
+  keepsDrawer?: boolean;
 }
 
 const ACTION = CONTENT.actionDrawer;
@@ -123,9 +146,34 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     successTitle: ACTION.successTitles.repay,
     retryOnNoAccounts: true,
   },
+  // Repossess (ARCHITECTURE.md, Liquidation): review the claim, then the same tracker as actions.
+  repossess: {
+    action: 'repossess',
+    guardianAction: 'repossess',
+    steps: actionSteps(CONTENT.repossess.button, CONTENT.repossess.success),
+    progressSteps: CONFIRMATION_STEPS,
+    amount: 'claim',
+    actionLabel: CONTENT.repossess.button,
+    successTitle: CONTENT.repossess.success,
+    retryOnNoAccounts: false,
+    keepsDrawer: true,
+  },
+  // Speed-up (BIP-125): the current and the new fee rate, then the wallet signs the replacement.
+  speedup: {
+    action: 'speedup',
+    // The Telegram notice names the action of the transaction sped up, not this one.
+    guardianAction: 'deposit',
+    steps: actionSteps(CONTENT.speedUp.button, CONTENT.speedUp.success),
+    progressSteps: CONFIRMATION_STEPS,
+    amount: 'fee',
+    actionLabel: CONTENT.speedUp.button,
+    successTitle: CONTENT.speedUp.success,
+    retryOnNoAccounts: false,
+    keepsDrawer: true,
+  },
 };
 
-export const isFlowAction = (value: string | null): value is FlowAction =>
+export const isFlowAction = (value: string | null): value is LinkFlowAction =>
   value === 'create' ||
   value === 'deposit' ||
   value === 'withdraw' ||

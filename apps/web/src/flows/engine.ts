@@ -7,6 +7,8 @@ export interface FlowResultIds {
   txid: string;
   vaultTxid: string;
   vaultId?: string;
+  /** a speed-up: the transaction the new one replaced */
+  replacedTxid?: string;
 }
 
 export interface FlowState {

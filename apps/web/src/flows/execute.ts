@@ -1,6 +1,6 @@
 import type { ConfigDto } from '@unit/protocol';
 import type { useWallet } from '../wallet';
-import type { FlowAction } from './declarations';
+import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
 
 /** What a flow's form collected; amounts are integers (sats, UNIT hundredths). */
@@ -11,6 +11,8 @@ export interface FlowInput {
   /** borrow/repay amount, or the create borrow */
   cents: bigint;
   feeRate: number;
+  /** the liquidated vault of a repossess, the transaction of a speed-up */
+  target?: FlowTarget;
 }
 
 /** Reports the tracker step that is now active (1 signature collection … last submitting). */
@@ -38,6 +40,12 @@ export type ExecuteFlow = (
  * is imported dynamically so @scure/* stays out of the dashboard's initial chunk.
  */
 export const executeFlow: ExecuteFlow = async (action, input, onProgress, context) => {
-  const { runVaultAction } = await import('./guardian-client');
-  return runVaultAction(action, input, onProgress, context);
+  const client = await import('./guardian-client');
+  const { target } = input;
+  if (action === 'repossess' && target?.kind === 'repossess')
+    return client.runRepossess(target.vault, input.feeRate, onProgress, context);
+  if (action === 'speedup' && target?.kind === 'speedup')
+    return client.runSpeedUp(target, input.feeRate, onProgress, context);
+  if (action === 'repossess' || action === 'speedup') throw new Error('Nothing to act on');
+  return client.runVaultAction(action, input, onProgress, context);
 };

@@ -3,6 +3,7 @@ import {
   collateralRatio,
   healthStatus,
   type PendingTransaction,
+  type PendingType,
   type PriceInput,
   type Sats,
   type UnitCents,
@@ -39,6 +40,9 @@ export function previewAfter(
         return applyAction(before, 'borrow', amounts.cents);
       case 'repay':
         return applyAction(before, 'repay', amounts.cents);
+      default:
+        // Repossess and speed-up show their own figures (repossessFigures, the fee rates).
+        return null;
     }
   } catch (error) {
     if (error instanceof RangeError) return null;
@@ -56,7 +60,7 @@ function health(state: VaultState, priceUsd: PriceInput) {
 
 /** SPEC §3 Pending transaction: stored once a flow is submitted, 'In Progress' until history has it. */
 export function pendingEntry(
-  action: FlowAction,
+  action: PendingType,
   input: FlowInput,
   preview: FlowPreview,
   ids: FlowResultIds,

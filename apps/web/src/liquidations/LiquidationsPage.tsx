@@ -1,30 +1,28 @@
-import { useState } from 'react';
 import { format } from 'date-fns';
-import {
-  centsToUnitString,
-  formatUsdCents,
-  satsToBtcString,
-  type LiquidatedVaultDto,
-} from '@unit/protocol';
+import { centsToUnitString, CONTENT, formatUsdCents, satsToBtcString } from '@unit/protocol';
 import { useLiquidations } from '../api/liquidations';
 import { usePosition } from '../api/position';
+import { useFlows } from '../flows/FlowProvider';
 import { ReasonButton } from '../ui/ReasonButton';
 import { Skeleton } from '../ui/Skeleton';
 import { useWallet } from '../wallet';
-import { RepossessDialog } from './RepossessDialog';
+import './liquidations.css';
 
-/** Liquidated vaults; any user with an active vault may repossess one (ARCHITECTURE: Liquidation). */
+/**
+ * Liquidated vaults; any user with an active vault may repossess one (ARCHITECTURE: Liquidation).
+ * Repossess opens the repossess flow in the one drawer: review, tracker, pending entry, banner.
+ */
 export function LiquidationsPage() {
   const list = useLiquidations();
   const wallet = useWallet();
   const position = usePosition();
-  const [target, setTarget] = useState<LiquidatedVaultDto | null>(null);
+  const flows = useFlows();
   const canClaim = wallet.account != null && position.vault?.status === 'active';
   const reason = !wallet.account
     ? 'Connect a wallet first'
     : 'Repossessing needs an active vault of your own';
   return (
-    <section className="card">
+    <section className="card liquidations">
       <h1 className="card__title">Liquidated vaults</h1>
       {list.isPending ? (
         <div role="status" aria-label="Loading liquidations">
@@ -36,43 +34,59 @@ export function LiquidationsPage() {
       ) : list.data.length === 0 ? (
         <p className="muted">No vault is in liquidation.</p>
       ) : (
-        <table className="tx-table">
-          <thead>
-            <tr>
-              <th scope="col">Vault</th>
-              <th scope="col">Collateral</th>
-              <th scope="col">Debt</th>
-              <th scope="col" className="col-wide">
+        // Explicit roles: under 640 px the rows are laid out as cards (display: block), which would
+        // otherwise drop the table semantics in Chromium.
+        <table className="tx-table liquidations__table" role="table">
+          <thead role="rowgroup">
+            <tr role="row">
+              <th scope="col" role="columnheader">
+                Vault
+              </th>
+              <th scope="col" role="columnheader">
+                Collateral
+              </th>
+              <th scope="col" role="columnheader">
+                Debt
+              </th>
+              <th scope="col" role="columnheader">
                 Threshold
               </th>
-              <th scope="col" className="col-wide">
+              <th scope="col" role="columnheader">
                 Liquidated
               </th>
-              <th scope="col">
+              <th scope="col" role="columnheader">
                 <span className="sr-only">Action</span>
               </th>
             </tr>
           </thead>
-          <tbody>
+          <tbody role="rowgroup">
             {list.data.map((v) => (
-              <tr key={v.vault_id}>
-                <td>{v.name}</td>
-                <td className="num">{satsToBtcString(v.btc_locked)} BTC</td>
-                <td className="num">{centsToUnitString(v.unit_borrowed)} UNIT</td>
-                <td className="col-wide num">{formatUsdCents(v.threshold_cents)}</td>
-                <td className="col-wide">
+              <tr key={v.vault_id} role="row">
+                <td role="cell" className="liquidations__name">
+                  {v.name}
+                </td>
+                <td role="cell" className="num" data-label="Collateral">
+                  {satsToBtcString(v.btc_locked)} BTC
+                </td>
+                <td role="cell" className="num" data-label="Debt">
+                  {centsToUnitString(v.unit_borrowed)} UNIT
+                </td>
+                <td role="cell" className="num" data-label="Threshold">
+                  {formatUsdCents(v.threshold_cents)}
+                </td>
+                <td role="cell" data-label="Liquidated">
                   {format(new Date(v.liquidated_at * 1000), 'MMM d, HH:mm')}
                 </td>
-                <td>
+                <td role="cell" className="liquidations__action">
                   {v.status === 'repossessed' ? (
                     <span className="muted">Repossessed</span>
                   ) : (
                     <ReasonButton
-                      enabled={canClaim}
+                      enabled={canClaim && !flows.activeAction}
                       reason={canClaim ? null : reason}
-                      onClick={() => setTarget(v)}
+                      onClick={() => flows.openFlow('repossess', { kind: 'repossess', vault: v })}
                     >
-                      Repossess
+                      {CONTENT.repossess.button}
                     </ReasonButton>
                   )}
                 </td>
@@ -81,7 +95,6 @@ export function LiquidationsPage() {
           </tbody>
         </table>
       )}
-      <RepossessDialog target={target} position={position} onClose={() => setTarget(null)} />
     </section>
   );
 }

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import {
   ACTION_COLOURS,
+  actionOfCode,
   TRANSACTIONS_MOBILE_BATCH,
   TRANSACTIONS_PAGE_SIZE,
   deriveHistoryRows,
@@ -18,6 +19,8 @@ import {
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { useVaultHistoryPages } from '../api/vault-history';
+import { SpeedUpButton } from '../flows/SpeedUpButton';
+import { HistoryCsvLink } from './HistoryCsvLink';
 import { formatAmount } from '../ui/format';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
 import { Skeleton } from '../ui/Skeleton';
@@ -114,9 +117,12 @@ export function TransactionsTable(props: {
 
   return (
     <section className="card transactions" aria-labelledby="tx-title">
-      <h2 id="tx-title" className="card__title">
-        Vault transactions
-      </h2>
+      <div className="transactions__head">
+        <h2 id="tx-title" className="card__title">
+          Vault transactions
+        </h2>
+        <HistoryCsvLink vaultId={props.vaultId} />
+      </div>
       {history.isPending ? (
         <div role="status" aria-label="Loading transactions">
           {Array.from({ length: TRANSACTIONS_PAGE_SIZE }, (_, i) => (
@@ -236,7 +242,16 @@ function Row({ row }: { row: HistoryRow }) {
         )}
         <Health ratio={row.healthFactorAfter} status={row.healthStatusAfter} />
       </td>
-      <td className="col-wide">{PENDING_STATUS_LABELS[row.status]}</td>
+      <td className="col-wide">
+        {PENDING_STATUS_LABELS[row.status]}{' '}
+        {row.status === 'In Progress' && (
+          <SpeedUpButton
+            txid={row.transactionId}
+            action={actionOfCode(row.type)}
+            sentAt={row.date}
+          />
+        )}
+      </td>
     </tr>
   );
 }

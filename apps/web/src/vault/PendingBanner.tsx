@@ -8,7 +8,9 @@ import {
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { EnableTelegram } from '../auth/EnableTelegram';
+import { FLOWS } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
+import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
@@ -47,6 +49,13 @@ export function PendingBanner() {
       {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
       {txid && <TxLink txid={txid} />}
       {tone !== 'error' && <EnableTelegram />}
+      {latest && (
+        <SpeedUpButton
+          txid={latest.transactionId}
+          action={FLOWS[latest.type].guardianAction}
+          sentAt={latest.date}
+        />
+      )}
       {latest && <ForgetPending entry={latest} />}
       {banner && (
         <button

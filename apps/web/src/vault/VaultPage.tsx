@@ -5,8 +5,9 @@ import { CONTENT } from '@unit/protocol';
 import { EnableTelegram } from '../auth/EnableTelegram';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
-import type { FlowAction } from '../flows/declarations';
+import type { LinkFlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
+import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { useToasts } from '../ui/toasts';
 import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../layout/SocialLinks';
@@ -28,7 +29,7 @@ const NO_VAULT_YET = {
   tone: 'info',
 } as const;
 
-const ACTION_PARAM: Record<string, FlowAction> = {
+const ACTION_PARAM: Record<string, LinkFlowAction> = {
   'create-vault': 'create',
   deposit: 'deposit',
   withdraw: 'withdraw',
@@ -43,10 +44,10 @@ const ACTION_PARAM: Record<string, FlowAction> = {
  * second vault or an action the vault's state forbids. What the link asked for and why it did not
  * open is said in a toast.
  */
-function useActionParam(): [FlowAction | null, () => void] {
+function useActionParam(): [LinkFlowAction | null, () => void] {
   const [params, setParams] = useSearchParams();
   const action = params.get('action');
-  const [intent, setIntent] = useState<FlowAction | null>(null);
+  const [intent, setIntent] = useState<LinkFlowAction | null>(null);
   // Taken when the URL brings it, during render, so no frame runs without it.
   const [taken, setTaken] = useState<string | null>(null);
   if (action !== taken) {
@@ -182,6 +183,13 @@ function CreationPending() {
         <EnableTelegram />
         {txid && <TxLink txid={txid} />}
       </div>
+      {txid && !trackable && (
+        <SpeedUpButton
+          txid={txid}
+          action="open"
+          sentAt={flows.pending.find((p) => p.transactionId === txid)?.date ?? Infinity}
+        />
+      )}
       {trackable && (
         <button
           type="button"

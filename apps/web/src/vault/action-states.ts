@@ -44,7 +44,9 @@ export function useActionStates(position: Position): ActionStates {
   // drawer makes its action the active one, which disables the others.
   const flowRunning =
     flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
-  const activeAction = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
+  const open = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
+  // A repossess or speed-up drawer holds every vault action back, as the create drawer does.
+  const activeAction = open === 'repossess' || open === 'speedup' ? 'create' : open;
   const ctx = (action: DashboardAction): ButtonContext => ({
     hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,

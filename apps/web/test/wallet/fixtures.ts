@@ -215,6 +215,7 @@ export function testConfig(network: Network): ConfigDto {
       collateralPercent: 160,
       liquidationThresholdPercent: 135,
       unitPostageSats: 10_000,
+      speedUpAfterSeconds: 600,
       flowTimeoutMs: 65_000,
       amountIntDigits: { btc: 8, unit: 12, usd: 12 },
     },

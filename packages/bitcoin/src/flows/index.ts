@@ -38,6 +38,13 @@ export {
   type VaultWallet,
   type WithdrawParams,
 } from './builders';
+export {
+  buildSpeedUpPsbt,
+  checkFeeOnlyReplacement,
+  type ReplacementCheck,
+  type SpeedUpParams,
+} from './speed-up';
+export { outputLayoutLength } from './parse';
 export { VaultTxError, type InputSigner, type SignInputs, type VaultTxErrorCode } from './vault-tx';
 export {
   parseVaultTransaction,

@@ -70,6 +70,9 @@ const OUTPUT_LAYOUT: Record<VaultAction, readonly string[]> = {
   repossess: ['vault', 'tax', 'state'],
 };
 
+/** How many outputs an action has before its optional change (docs/protocol.md). */
+export const outputLayoutLength = (action: VaultAction): number => OUTPUT_LAYOUT[action].length;
+
 class BadTransaction extends Error {}
 
 function check(condition: boolean, reason: string): asserts condition {

@@ -2,6 +2,7 @@
 // docs/protocol.md, then the user's payment inputs and BTC change chosen by coin selection. The
 // per-action builders (builders.ts) only say which inputs and outputs an action has.
 import { p2wpkh, Transaction } from '@scure/btc-signer';
+import { REPLACEABLE_SEQUENCE } from '@unit/protocol';
 import { classifyTapLeaf, type TapLeafScript, type VaultOutput } from '../core';
 import { selectCoins, type PaymentUtxo } from './coin-select';
 import { paymentScriptKind, transactionWeight, weightToVsize, type InputKind } from './vsize';
@@ -167,6 +168,9 @@ export function assembleVaultTx(plan: VaultTxPlan): AssembledVaultTx {
       txid: input.txid,
       index: input.vout,
       witnessUtxo: { script: input.script, amount: input.value },
+      // BIP-125: every vault transaction may be replaced by one paying more (speed-up). None of
+      // the vault's leaves reads nSequence (no CSV), so this changes nothing else.
+      sequence: REPLACEABLE_SEQUENCE,
       ...(input.tapLeafScript ? { tapLeafScript: input.tapLeafScript } : {}),
       ...(input.tapInternalKey ? { tapInternalKey: input.tapInternalKey } : {}),
       ...(input.redeemScript ? { redeemScript: input.redeemScript } : {}),

@@ -1,0 +1,359 @@
+// vault.speedup: the guardian co-signs a BIP-125 replacement of a vault transaction it broadcast,
+// only while the original is unconfirmed and only when the replacement changes nothing but the fee
+// (checkFeeOnlyReplacement: same inputs, same vault output, state record, runestone and every
+// other amount; the extra fee from the user's change or an added payment input of theirs). Once the
+// network takes it, the store follows the new txid, so history keeps one record per action.
+import { base64, hex } from '@scure/base';
+import { Transaction } from '@scure/btc-signer';
+import { equalBytes } from '@scure/btc-signer/utils.js';
+import type { Kysely, Migration } from 'kysely';
+import * as z from 'zod';
+import { checkFeeOnlyReplacement, parseTransaction, type Prevout } from '@unit/bitcoin';
+import {
+  replacementRefusal,
+  type SpeedUpRequest,
+  type SpeedUpResult,
+  type VaultAction,
+} from '@unit/protocol';
+import { BroadcastError } from '../chain/port';
+import { DomainError } from '../rpc/json-rpc';
+import { getVault, openRequestsForVault } from '../store';
+import { cosign } from './actions';
+import type { GuardianContext } from './context';
+import { guardianDb, type Effects } from './effects';
+
+/**
+ * Replacements whose original may still be mined instead (on a real network a miner may hold the
+ * original): until one of the two confirms, the store can be pointed back at the original.
+ */
+export const speedUpMigrations: Record<string, Migration> = {
+  guardian_0002_replacements: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema
+        .createTable('guardian_replacements')
+        .addColumn('txid', 'text', (c) => c.notNull())
+        .addColumn('replaced_txid', 'text', (c) => c.notNull())
+        .addColumn('replaced_hex', 'text', (c) => c.notNull())
+        .addColumn('nonce', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('guardian_replacements_pk', ['txid', 'replaced_txid'])
+        .execute();
+      // A speed-up finds its original by txid and moves every row that names it: indexed reads.
+      for (const [table, column] of [
+        ['guardian_requests', 'txid'],
+        ['vaults', 'vault_txid'],
+        ['vault_history', 'utxo'],
+        ['liquidations', 'claim_txid'],
+      ] as const)
+        await db.schema
+          .createIndex(`${table}_${column}_speedup`)
+          .on(table)
+          .column(column)
+          .execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      for (const name of [
+        'guardian_requests_txid_speedup',
+        'vaults_vault_txid_speedup',
+        'vault_history_utxo_speedup',
+        'liquidations_claim_txid_speedup',
+      ])
+        await db.schema.dropIndex(name).execute();
+      await db.schema.dropTable('guardian_replacements').execute();
+    },
+  },
+};
+
+interface ReplacementsTable {
+  txid: string;
+  replaced_txid: string;
+  replaced_hex: string;
+  nonce: string;
+  created_at: number | string;
+}
+
+const replacementsDb = (db: Kysely<unknown>) =>
+  db as unknown as Kysely<{ guardian_replacements: ReplacementsTable }>;
+
+/** How many open replacements one block looks at: a bounded read per block. */
+const SETTLE_BATCH = 100;
+
+/**
+ * On each block: a replacement that confirmed is settled; one whose original confirmed instead has
+ * the store pointed back at the original, so history records the transaction that confirmed.
+ * Returns the txids the store now follows again.
+ */
+export async function settleReplacements(g: GuardianContext): Promise<string[]> {
+  const db = replacementsDb(g.db as unknown as Kysely<unknown>);
+  const rows = await db
+    .selectFrom('guardian_replacements')
+    .selectAll()
+    .orderBy('created_at')
+    .limit(SETTLE_BATCH)
+    .execute();
+  const restored: string[] = [];
+  for (const row of rows) {
+    const replacement = await g.chain.txStatus(row.txid);
+    if (replacement?.confirmed) {
+      await db.deleteFrom('guardian_replacements').where('txid', '=', row.txid).execute();
+      continue;
+    }
+    const original = await g.chain.txStatus(row.replaced_txid);
+    if (!original?.confirmed) continue;
+    await followReplacement(g, row.nonce, row.txid, {
+      txid: row.replaced_txid,
+      hex: row.replaced_hex,
+    });
+    await db.deleteFrom('guardian_replacements').where('txid', '=', row.txid).execute();
+    g.log.warn({ replacement: row.txid, original: row.replaced_txid }, 'the original confirmed');
+    restored.push(row.replaced_txid);
+  }
+  return restored;
+}
+
+/** vault.speedup params (api.ts SpeedUpRequest); the edge refuses anything else as bad_request. */
+export const speedUpSchema = z.object({
+  original_txid: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a txid'),
+  vault_pubkey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex'),
+  psbt: z
+    .string()
+    .min(1)
+    .max(200_000)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64'),
+});
+
+const bad = (reason: string) =>
+  new DomainError('bad_transaction', `Invalid replacement: ${reason}`);
+
+/** Vaults with a speed-up in this process right now. */
+const speeding = new Set<string>();
+
+const ACTIONS: readonly VaultAction[] = [
+  'open',
+  'deposit',
+  'withdraw',
+  'borrow',
+  'repay',
+  'repossess',
+];
+
+export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Promise<SpeedUpResult> {
+  const pubkey = request.vault_pubkey.toLowerCase();
+  const originalTxid = request.original_txid.toLowerCase();
+  let psbt: Uint8Array;
+  try {
+    psbt = base64.decode(request.psbt);
+  } catch {
+    throw bad('not a readable PSBT');
+  }
+  if (speeding.has(pubkey))
+    throw new DomainError('vault_busy', 'Another request is already spending this vault');
+  speeding.add(pubkey);
+  try {
+    if ((await openRequestsForVault(g.db, pubkey, g.now())).length > 0)
+      throw new DomainError('vault_busy', 'Another request is already spending this vault');
+
+    // ---- the original: a transaction this guardian broadcast for this key, still unconfirmed ----
+    const row = await guardianDb(g.db)
+      .selectFrom('guardian_requests')
+      .select(['nonce', 'method', 'vault_pubkey', 'raw_hex', 'effects'])
+      .where('txid', '=', originalTxid)
+      .where('state', '=', 'broadcast')
+      .limit(1)
+      .executeTakeFirst();
+    const action = row?.method.replace(/^vault\./, '') as VaultAction | undefined;
+    if (
+      !row ||
+      row.vault_pubkey !== pubkey ||
+      !row.raw_hex ||
+      !row.effects ||
+      !action ||
+      !ACTIONS.includes(action)
+    )
+      throw new DomainError('not_found', 'No transaction of this vault to speed up');
+    const status = await g.chain.txStatus(originalTxid);
+    if (!status)
+      throw new DomainError(
+        'not_replaceable',
+        'The transaction is no longer waiting in the mempool',
+      );
+    if (status.confirmed)
+      throw new DomainError('not_replaceable', 'The transaction is already confirmed');
+    const effects = JSON.parse(row.effects) as Effects;
+
+    // ---- the replacement against the original, then every input against the chain ----
+    const original = parseTransaction(row.raw_hex);
+    const originalPrevouts: Prevout[] = [];
+    for (let i = 0; i < original.inputsLength; i++) {
+      const input = original.getInput(i);
+      const output = await g.chain.output(hex.encode(input.txid!), input.index!);
+      if (!output) throw new DomainError('not_replaceable', 'An input of the transaction is gone');
+      originalPrevouts.push({
+        script: hex.decode(output.script_hex),
+        amount: BigInt(output.value),
+      });
+    }
+    const check = checkFeeOnlyReplacement(
+      action,
+      { hex: row.raw_hex, prevouts: originalPrevouts },
+      psbt,
+    );
+    if (!check.ok) throw bad(check.reason);
+    const replacement = await replacementPrevouts(g, psbt, originalPrevouts, check.addedInputs);
+
+    let secret: Uint8Array | null = null;
+    if (effects.kind === 'repossess') {
+      const liquidated = await getVault(g.db, effects.liquidated.vault_id);
+      secret = liquidated
+        ? g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
+        : null;
+      if (!secret)
+        throw new DomainError(
+          'not_liquidated',
+          'The oracle has not revealed this vault’s threshold',
+        );
+    }
+    const signed = cosign(g, action, psbt, replacement, secret);
+    const signedTx = parseTransaction(signed.hex);
+    const fee = (tx: typeof original, prevouts: Prevout[]) => {
+      let total = prevouts.reduce((s, p) => s + p.amount, 0n);
+      for (let i = 0; i < tx.outputsLength; i++) total -= tx.getOutput(i).amount!;
+      return total;
+    };
+    const before = { fee: fee(original, originalPrevouts), vsize: original.vsize };
+    const refusal = replacementRefusal(
+      { fee: fee(signedTx, replacement), vsize: signedTx.vsize },
+      [before],
+      [before],
+    );
+    if (refusal)
+      throw new DomainError(
+        'fee_too_low',
+        'The new fee does not pay enough to replace the transaction',
+      );
+
+    try {
+      await g.chain.broadcast(signed.hex);
+    } catch (error) {
+      const reason = error instanceof BroadcastError ? error.message : 'the network did not answer';
+      g.log.warn({ original: originalTxid, txid: signed.txid, reason }, 'replacement refused');
+      throw new DomainError('broadcast_failed', `The network refused the replacement: ${reason}`);
+    }
+    await followReplacement(g, row.nonce, originalTxid, signed);
+    await rememberReplacement(g, row.nonce, originalTxid, row.raw_hex, signed.txid);
+    g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');
+    return { vault_txid: signed.txid, replaced_txid: originalTxid };
+  } finally {
+    speeding.delete(pubkey);
+  }
+}
+
+/**
+ * Prevouts of the replacement's inputs: the original's as read above (they are spent, by the
+ * original), and each added input unspent on chain, matching what the PSBT claims, carrying no UNIT
+ * (it would fall to the runestone's pointer) and not the treasury's.
+ */
+async function replacementPrevouts(
+  g: GuardianContext,
+  psbt: Uint8Array,
+  originalPrevouts: Prevout[],
+  added: number[],
+): Promise<Prevout[]> {
+  const tx = Transaction.fromPSBT(psbt, { allowUnknownOutputs: true });
+  const prevouts = [...originalPrevouts];
+  for (let i = 0; i < originalPrevouts.length; i++) {
+    const claimed = tx.getInput(i).witnessUtxo;
+    const known = originalPrevouts[i]!;
+    if (!claimed || !equalBytes(claimed.script, known.script) || claimed.amount !== known.amount)
+      throw bad(`input ${i} does not match the output on chain`);
+  }
+  for (const index of added) {
+    const input = tx.getInput(index);
+    const output = await g.chain.output(hex.encode(input.txid!), input.index!);
+    if (!output || output.spent) throw bad(`input ${index} is not an unspent output`);
+    const script = hex.decode(output.script_hex);
+    if (
+      !equalBytes(script, input.witnessUtxo!.script) ||
+      BigInt(output.value) !== input.witnessUtxo!.amount
+    )
+      throw bad(`input ${index} does not match the output on chain`);
+    if (output.unit_amount > 0 || equalBytes(script, g.treasuryScript))
+      throw bad(`input ${index} is not a payment output of the user`);
+    prevouts[index] = { script, amount: BigInt(output.value) };
+  }
+  return prevouts;
+}
+
+/**
+ * Keeps what a block may yet undo: the original (and any transaction it replaced in turn) could
+ * still be mined instead of `txid`.
+ */
+async function rememberReplacement(
+  g: GuardianContext,
+  nonce: string,
+  replacedTxid: string,
+  replacedHex: string,
+  txid: string,
+): Promise<void> {
+  const db = replacementsDb(g.db as unknown as Kysely<unknown>);
+  await db.transaction().execute(async (trx) => {
+    // A second speed-up: what the first replaced now waits on the newest transaction.
+    await trx
+      .updateTable('guardian_replacements')
+      .set({ txid })
+      .where('txid', '=', replacedTxid)
+      .execute();
+    await trx
+      .insertInto('guardian_replacements')
+      .values({
+        txid,
+        replaced_txid: replacedTxid,
+        replaced_hex: replacedHex,
+        nonce,
+        created_at: g.now(),
+      })
+      .execute();
+  });
+}
+
+/**
+ * Points everything the original's broadcast wrote at the replacement, in one transaction: the
+ * vault's output, its history records (and a liquidated vault's claim record), the liquidation's
+ * claim and the guardian's own request. The vault id of an open stays the original txid: it names
+ * the vault, and the app already holds it.
+ */
+async function followReplacement(
+  g: GuardianContext,
+  nonce: string,
+  originalTxid: string,
+  signed: { txid: string; hex: string },
+): Promise<void> {
+  const txid = signed.txid;
+  await g.db.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('vaults')
+      .set({ vault_txid: txid, updated_at: g.now() })
+      .where('vault_txid', '=', originalTxid)
+      .execute();
+    await trx
+      .updateTable('vault_history')
+      .set({ utxo: `${txid}:0` })
+      .where('utxo', '=', `${originalTxid}:0`)
+      .execute();
+    await trx
+      .updateTable('vault_history')
+      .set({ transaction_id: txid })
+      .where('transaction_id', '=', originalTxid)
+      .execute();
+    await trx
+      .updateTable('liquidations')
+      .set({ claim_txid: txid })
+      .where('claim_txid', '=', originalTxid)
+      .execute();
+    await guardianDb(trx)
+      .updateTable('guardian_requests')
+      .set({ txid, raw_hex: signed.hex, updated_at: g.now() })
+      .where('nonce', '=', nonce)
+      .execute();
+  });
+}
