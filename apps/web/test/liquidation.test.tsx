@@ -18,7 +18,7 @@ import { config, liquidated, price, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import type { ExecuteFlow } from '../src/flows/execute';
-import { scenario, server } from './server';
+import { historyPages, scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
@@ -327,7 +327,7 @@ describe("liquidation, start to finish, on the owner's page", () => {
 
   function answer(records: VaultHistoryRecordDto[], dto: VaultLiquidationDto) {
     server.use(
-      http.get('*/api/vaults/:id/history', () => HttpResponse.json(records)),
+      http.get('*/api/vaults/:id/history', historyPages(records)),
       http.get('*/api/vaults/:id/liquidation', () => HttpResponse.json(dto)),
     );
   }

@@ -9,7 +9,7 @@ import { fakeWallet } from './fake-wallet';
 import { NOW_S, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { scenario, server } from './server';
+import { historyPages, scenario, server } from './server';
 import { resetViewport, setViewportWidth } from './viewport';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
@@ -30,8 +30,9 @@ beforeEach(() => {
         { timestamp: OPENED, btc_locked: 100_000_000, unit_borrowed: 5_000_000, vaults: 1 },
       ]);
     }),
-    http.get('*/api/vaults/:id/history', () =>
-      HttpResponse.json([
+    http.get(
+      '*/api/vaults/:id/history',
+      historyPages([
         {
           ...record(1, OPENED, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
           oracle_price: 100_000,

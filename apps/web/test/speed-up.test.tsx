@@ -51,6 +51,8 @@ beforeEach(() => {
   fastest = 1;
   notices = [];
   server.use(
+    // The notice is the signed-in owner's to send (issue 14).
+    http.get('*/api/auth/session', () => HttpResponse.json({ address: FAKE_ACCOUNT.satsAddress })),
     http.post('*/api/notify', async ({ request }) => {
       notices.push((await request.json()) as TelegramNotifyDto);
       return HttpResponse.json({ queued: 1, enabled: true }, { status: 202 });
