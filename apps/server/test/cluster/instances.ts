@@ -23,6 +23,7 @@ import {
   type LiveEvent,
   type ReserveResult,
 } from '@unit/protocol';
+import type { BuildAppOptions } from '../../src/app';
 import { openStore } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
 
@@ -43,10 +44,14 @@ export async function dropSchema(schema: string): Promise<void> {
 /** One guardian key for every instance of a deployment (on the devnet each would make its own). */
 const GUARDIAN_KEY = hex.encode(sha256(new TextEncoder().encode('cluster test guardian')));
 
-export function startInstance(schema: string, env: Record<string, string> = {}) {
+export function startInstance(
+  schema: string,
+  env: Record<string, string> = {},
+  options: BuildAppOptions = {},
+) {
   return startTestApp(
     { DATABASE_URL: pgUrl!, GUARDIAN_KEY, ...env },
-    { databaseSchema: schema, jobRetryMs: 200 },
+    { databaseSchema: schema, jobRetryMs: 200, ...options },
   );
 }
 
@@ -70,11 +75,60 @@ export function rpc<R>(unit: RunningApp, method: string, params: unknown): Promi
 
 const FEE_RATE = 2;
 
+/** A /guardian WebSocket kept open across calls (a reservation lives as long as its socket). */
+export async function connect(unit: RunningApp) {
+  const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  let next = 1;
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  socket.on('message', (raw) => {
+    const message = JSON.parse(String(raw)) as { id?: number; result?: unknown; error?: unknown };
+    const waiter = message.id === undefined ? undefined : waiting.get(message.id);
+    if (!waiter) return;
+    waiting.delete(message.id!);
+    if (message.error) waiter.reject(new Error(JSON.stringify(message.error)));
+    else waiter.resolve(message.result);
+  });
+  return {
+    call: <R>(method: string, params: unknown) =>
+      new Promise<R>((resolve, reject) => {
+        const id = next++;
+        waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
 /**
  * Opens a vault as the web app does, every request to `via`: reserve, build and sign the opening,
  * vault.open. The faucet pays the wallet first (a block mined through `via` too).
  */
 export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint) {
+  const open = await prepareOpen(via, deposit, borrow);
+  try {
+    return await open.submit();
+  } finally {
+    open.close();
+  }
+}
+
+export type TreasuryUtxo = NonNullable<ReserveResult['treasury_utxo']>;
+
+/**
+ * Everything of an opening up to vault.open: the wallet funded, the UNIT reserved through `via`,
+ * the transaction signed. `treasury` makes the reservation name that output instead (as when every
+ * output is named by other live reservations: reservations hold nothing exclusively).
+ */
+export async function prepareOpen(
+  via: RunningApp,
+  deposit: bigint,
+  borrow: bigint,
+  treasuryOverride?: TreasuryUtxo,
+) {
   const paymentKey = secp256k1.utils.randomSecretKey();
   const runesKey = secp256k1.utils.randomSecretKey();
   const vaultKey = secp256k1.utils.randomSecretKey();
@@ -91,12 +145,19 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
   await devnet.fund(payment.address!, 20_000_000n);
   await devnet.mine(1);
 
-  const reservation = await rpc<ReserveResult>(via, 'unit.reserve', {
+  const socket = await connect(via);
+  const reservation = await socket.call<ReserveResult>('unit.reserve', {
     unit_amount: Number(borrow),
     vault_action: 'open',
     vault_pubkey: vaultPubkey,
   });
-  const treasury = reservation.treasury_utxo!;
+  const treasury = treasuryOverride ?? reservation.treasury_utxo!;
+  if (treasuryOverride)
+    await via.store.db
+      .updateTable('reservations')
+      .set({ treasury_txid: treasury.txid, treasury_vout: treasury.vout })
+      .where('reservation_id', '=', reservation.reservation_id)
+      .execute();
   const th = liquidationThresholdCents(sats(deposit), unitCents(borrow));
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
@@ -136,7 +197,7 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
     },
   });
   const psbt = signUserInputs(built.psbt, paymentKey, built.signInputs.user);
-  const result = await rpc<{ vault_id: string }>(via, 'vault.open', {
+  const params = {
     vault_pubkey: vaultPubkey,
     nonce: hex.encode(nonce),
     expires_at: now + 120,
@@ -155,8 +216,23 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
       vault_label: 'cluster vault',
       tx_feerate: FEE_RATE,
     },
-  });
-  return { vaultId: result.vault_id, vaultPubkey };
+  };
+  return {
+    vaultPubkey,
+    nonce: hex.encode(nonce),
+    treasury,
+    /** Sends vault.open to `to` (by default the instance that reserved), over the open socket. */
+    submit: async (to: RunningApp = via) => {
+      const target = to === via ? socket : await connect(to);
+      try {
+        const result = await target.call<{ vault_id: string }>('vault.open', params);
+        return { vaultId: result.vault_id, vaultPubkey };
+      } finally {
+        if (target !== socket) target.close();
+      }
+    },
+    close: () => socket.close(),
+  };
 }
 
 /** An open GET /api/events of one instance, collecting what it carries. */
