@@ -1,6 +1,6 @@
 // Vaults, their history records (SPEC §3) and chart points. The guardian writes them; the API
 // reads them.
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { HistoryPointDto, VaultDto, VaultHistoryRecordDto } from '@unit/protocol';
 import type { Database, VaultHistoryTable, VaultStatus, VaultsTable } from './schema';
 
@@ -34,6 +34,10 @@ export async function getVault(db: Kysely<Database>, vaultId: string): Promise<V
   return row ?? null;
 }
 
+/**
+ * The key's current vault: its live one (at most one, migrations.ts 0500), else the newest of its
+ * closed ones. Older vaults of the key stay reachable by id (their history and outcome).
+ */
 export async function getVaultByPubkey(
   db: Kysely<Database>,
   vaultPubkey: string,
@@ -42,6 +46,9 @@ export async function getVaultByPubkey(
     .selectFrom('vaults')
     .selectAll()
     .where('vault_pubkey', '=', vaultPubkey.toLowerCase())
+    .orderBy(sql`case when status = 'repossessed' then 1 else 0 end`)
+    .orderBy('created_at', 'desc')
+    .limit(1)
     .executeTakeFirst();
   return row ?? null;
 }
