@@ -9,7 +9,6 @@ import {
 } from '@unit/protocol';
 import { useFlows } from '../flows/FlowProvider';
 import { TxLink } from '../ui/TxLink';
-import { useWallet } from '../wallet';
 
 const WHEN = new Intl.DateTimeFormat('en-US', {
   month: 'long',
@@ -127,29 +126,21 @@ export function LiquidationOutcome({
 }
 
 /**
- * docs/protocol.md: one vault per key, and the repossessed vault keeps this wallet's key. A new
- * vault takes another wallet account: this disconnects and starts the create flow, whose step 2
- * connects one.
+ * docs/protocol.md, Vault keys: one live vault per key, and this vault is closed (repossessed), so
+ * this wallet may open a new one (keyMayOpenVault). The create flow runs with the wallet as it is;
+ * this vault keeps its row, history and outcome under its own id.
  */
 function NewVault() {
-  const wallet = useWallet();
   const flows = useFlows();
   return (
     <div className="liquidation__next">
       <h3 className="liquidation__subtitle">Open a new vault</h3>
       <p>
-        This vault is closed. Each wallet key opens one vault and this wallet&apos;s key opened this
-        one, so a new vault needs another wallet account.
+        This vault is closed. You can open a new vault with this wallet; it starts with its own
+        history, and this vault&apos;s record stays as it is.
       </p>
-      <button
-        type="button"
-        className="btn btn--primary"
-        onClick={() => {
-          wallet.disconnect();
-          flows.openFlow('create');
-        }}
-      >
-        Open a new vault with another wallet
+      <button type="button" className="btn btn--primary" onClick={() => flows.openFlow('create')}>
+        Open a new vault
       </button>
     </div>
   );
