@@ -31,6 +31,8 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
     .selectFrom('guardian_requests')
     .select(['nonce', 'state', 'txid', 'raw_hex', 'effects', 'instance_id'])
     .where('state', 'in', ['received', 'validated', 'cosigned'])
+    // This instance's own requests are in its hands: they never crowd a batch.
+    .where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', '!=', g.instance.id)]))
     .orderBy('created_at')
     .limit(RECOVERY_BATCH)
     .execute();
