@@ -8,7 +8,16 @@ import { randomBytes } from 'node:crypto';
 import type { RunningApp } from '../support';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { guardianDb } from '../../src/guardian/effects';
-import { dropSchema, eventually, newSchema, pgUrl, prepareOpen, startInstance } from './instances';
+import {
+  dropSchema,
+  eventually,
+  newSchema,
+  pgUrl,
+  prepareBorrow,
+  prepareOpen,
+  startInstance,
+  type VaultOwner,
+} from './instances';
 
 const state = async (unit: RunningApp, nonce: string) =>
   (await getGuardianRequest(unit.store.db, nonce))?.state;
@@ -107,6 +116,44 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
       ].filter(Boolean);
       expect(opened).toHaveLength(1);
       expect((await a.chain.output(first.treasury.txid, first.treasury.vout))?.spent).toBe(true);
+    }
+  }, 120_000);
+
+  it('gives one treasury output to one of two borrows sent to two instances at once', async () => {
+    const b = running[1]!;
+    const owners: VaultOwner[] = [];
+    for (const via of [a, b]) {
+      const open = await prepareOpen(via, 2_000_000n, 20_000n);
+      await open.submit();
+      open.close();
+      owners.push(open.owner);
+    }
+    await a.devnet!.mine(1);
+    for (let round = 0; round < 2; round++) {
+      const debts = async () =>
+        Promise.all(
+          owners.map(
+            async (o) => (await getVaultByPubkey(a.store.db, o.vaultPubkey))!.unit_borrowed,
+          ),
+        );
+      const before = await debts();
+      const first = await prepareBorrow(a, owners[0]!, 10_000n);
+      const second = await prepareBorrow(b, owners[1]!, 10_000n, first.treasury);
+      const results = await Promise.allSettled([first.submit(), second.submit()]);
+      first.close();
+      second.close();
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      const refused = results.find((r) => r.status === 'rejected')!;
+      expect(String(refused.reason)).toMatch(/"code":"(reservation_missing|vault_changed)"/);
+      expect([await state(a, first.nonce), await state(a, second.nonce)].sort()).toEqual([
+        'broadcast',
+        'failed',
+      ]);
+      // Exactly one vault's debt grew, by the borrow.
+      const after = await debts();
+      const grown = after.map((d, i) => Number(d) - Number(before[i]));
+      expect(grown.sort()).toEqual([0, 10_000]);
+      await a.devnet!.mine(1);
     }
   }, 120_000);
 });

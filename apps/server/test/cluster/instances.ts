@@ -9,6 +9,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import WebSocket from 'ws';
 import {
+  buildBorrowPsbt,
   buildOpenPsbt,
   parseRuneId,
   signUserInputs,
@@ -24,7 +25,7 @@ import {
   type ReserveResult,
 } from '@unit/protocol';
 import type { BuildAppOptions } from '../../src/app';
-import { openStore } from '../../src/store';
+import { getVaultByPubkey, openStore } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
 
 export const pgUrl = process.env.TEST_DATABASE_URL;
@@ -219,6 +220,7 @@ export async function prepareOpen(
   };
   return {
     vaultPubkey,
+    owner: { paymentKey, vaultKey, vaultPubkey, wallet, paymentAddress: payment.address! },
     nonce: hex.encode(nonce),
     treasury,
     /** Sends vault.open to `to` (by default the instance that reserved), over the open socket. */
@@ -310,4 +312,116 @@ export async function eventually(condition: () => boolean | Promise<boolean>, ti
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export type VaultOwner = Awaited<ReturnType<typeof prepareOpen>>['owner'];
+
+/**
+ * A borrow from an opened vault, as the web app builds it, up to vault.borrow: reserve through
+ * `via`, build, sign. `treasuryOverride` as for prepareOpen.
+ */
+export async function prepareBorrow(
+  via: RunningApp,
+  owner: VaultOwner,
+  amount: bigint,
+  treasuryOverride?: TreasuryUtxo,
+) {
+  const row = (await getVaultByPubkey(via.store.db, owner.vaultPubkey))!;
+  const output = (await via.chain.output(row.vault_txid, row.vault_vout))!;
+  const guardPubkey = hex.decode(via.keys.guardPubkey);
+  const vault = {
+    txid: row.vault_txid,
+    vout: row.vault_vout,
+    value: BigInt(output.value),
+    unitDebt: BigInt(row.unit_borrowed),
+    output: vaultOutput({
+      vaultPubkey: hex.decode(owner.vaultPubkey),
+      guardPubkey,
+      thresholdHash: via.oracle.thresholdHash(row.threshold_cents, Number(row.stamp)),
+      network: TEST_NETWORK,
+    }),
+  };
+  const socket = await connect(via);
+  const reservation = await socket.call<ReserveResult>('unit.reserve', {
+    unit_amount: Number(amount),
+    vault_action: 'borrow',
+    vault_pubkey: owner.vaultPubkey,
+  });
+  const treasury = treasuryOverride ?? reservation.treasury_utxo!;
+  if (treasuryOverride)
+    await via.store.db
+      .updateTable('reservations')
+      .set({ treasury_txid: treasury.txid, treasury_vout: treasury.vout })
+      .where('reservation_id', '=', reservation.reservation_id)
+      .execute();
+  const th = liquidationThresholdCents(sats(vault.value), unitCents(vault.unitDebt + amount));
+  const now = Math.floor(Date.now() / 1000);
+  const quote = via.oracle.quote(th, now);
+  const nonce = randomBytes(16);
+  const built = buildBorrowPsbt({
+    wallet: owner.wallet,
+    utxos: (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
+      txid: u.txid,
+      vout: u.vout,
+      value: BigInt(u.value),
+      script: owner.wallet.satsScript,
+    })),
+    feeRate: FEE_RATE,
+    state: {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(th),
+      quoteStamp: quote.ts,
+      nonce,
+      expiry: now + 120,
+    },
+    newVault: vaultOutput({
+      vaultPubkey: hex.decode(owner.vaultPubkey),
+      guardPubkey,
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network: TEST_NETWORK,
+    }),
+    vault,
+    borrowAmount: amount,
+    unitRuneId: parseRuneId(via.devnet!.unitRuneId),
+    treasury: {
+      txid: treasury.txid,
+      vout: treasury.vout,
+      value: BigInt(treasury.value),
+      script: hex.decode(treasury.script_hex),
+      unitAmount: BigInt(treasury.unit_amount),
+      internalKey: hex.decode(via.keys.treasuryPubkey),
+    },
+  });
+  // Input 0 is the vault (signed with the vault key), the others pay the fee.
+  let psbt = built.psbt;
+  for (const index of built.signInputs.user)
+    psbt = signUserInputs(psbt, index === 0 ? owner.vaultKey : owner.paymentKey, [index]);
+  const params = {
+    vault_pubkey: owner.vaultPubkey,
+    nonce: hex.encode(nonce),
+    expires_at: now + 120,
+    quote: {
+      price_cents: quote.price_cents,
+      time: quote.time,
+      th: quote.th,
+      ts: quote.ts,
+      signature: quote.signature,
+    },
+    psbt: base64.encode(psbt),
+    reservation_id: reservation.reservation_id,
+    payload: { borrow_amount: Number(amount), deposit_amount: 0, tx_feerate: FEE_RATE },
+  };
+  return {
+    nonce: hex.encode(nonce),
+    treasury,
+    submit: async (to: RunningApp = via) => {
+      const target = to === via ? socket : await connect(to);
+      try {
+        return await target.call<{ vault_txid: string }>('vault.borrow', params);
+      } finally {
+        if (target !== socket) target.close();
+      }
+    },
+    close: () => socket.close(),
+  };
 }
