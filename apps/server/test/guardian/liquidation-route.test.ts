@@ -93,6 +93,19 @@ describe('GET /api/vaults/:vaultId/liquidation', () => {
     );
     // Its history starts fresh.
     expect((await vaultHistory(h.store.db, vault_id)).map((r) => r.action)).toEqual(['o']);
+    // The new vault's page reaches the closed one.
+    const closed = await app.inject({
+      method: 'GET',
+      url: `/api/vaults/by-pubkey/${alice.vaultPubkey}/closed`,
+    });
+    expect(closed.json()).toEqual([
+      {
+        vault_id: aliceVault.vault_id,
+        vault_tag: aliceVault.vault_tag,
+        name: aliceVault.name,
+        created_at: Number(aliceVault.created_at),
+      },
+    ]);
     // One live vault: a further open with the key is refused.
     expect(await codeOf(alice.reserve('open', 10_000))).toBe('vault_exists');
   });
