@@ -414,6 +414,26 @@ describe("liquidation, start to finish, on the owner's page", () => {
           : HttpResponse.json({ ...serverRecord, status: 'repossessed', claim_txid: CLAIM_TXID }),
       ),
     );
+    server.use(
+      // The create flow tells Telegram subscribers (notify.test.tsx covers it).
+      http.post('*/api/notify', () =>
+        HttpResponse.json({ queued: 0, enabled: false }, { status: 202 }),
+      ),
+      http.get('*/api/vaults/by-pubkey/:pubkey/closed', () =>
+        HttpResponse.json(
+          scenario.vault?.vault_id === NEW_ID
+            ? [
+                {
+                  vault_id: vault.vault_id,
+                  vault_tag: vault.vault_tag,
+                  name: vault.name,
+                  created_at: LIQUIDATED_AT - 86_400,
+                },
+              ]
+            : [],
+        ),
+      ),
+    );
     const execute: ExecuteFlow = async (action) => {
       expect(action).toBe('create');
       return { txid: NEW_ID, vaultTxid: NEW_ID, vaultId: NEW_ID };
@@ -456,6 +476,15 @@ describe("liquidation, start to finish, on the owner's page", () => {
     expect(await screen.findByRole('heading', { level: 1 })).toHaveTextContent('Second');
     expect(screen.queryByRole('region', { name: /this vault/i })).not.toBeInTheDocument();
     await expectActions(true);
+    // The closed vault stays reachable from here, with its outcome, and no second 'new vault'.
+    const earlier = await screen.findByRole('region', { name: 'Earlier vaults of this wallet' });
+    expect(earlier).toHaveTextContent(`${vault.name} (vault ${vault.vault_tag}, repossessed)`);
+    await user.click(within(earlier).getByRole('button', { name: 'What happened' }));
+    const old = await within(earlier).findByRole('region', {
+      name: 'This vault was liquidated and repossessed',
+    });
+    expect(old).toHaveTextContent('The 50,000.00 UNIT you borrowed are yours to keep');
+    expect(within(old).queryByRole('button', { name: 'Open a new vault' })).not.toBeInTheDocument();
   }, 30_000);
 
   it('opens the create drawer from a create-vault link for a wallet whose vault is closed', async () => {

@@ -44,6 +44,7 @@ export const server = setupServer(
       ? HttpResponse.json(scenario.vault)
       : HttpResponse.json({ error: 'No vault', code: 'not_found' }, { status: 404 }),
   ),
+  http.get('*/api/vaults/by-pubkey/:pubkey/closed', () => HttpResponse.json([])),
   http.get('*/api/vaults/:id/history', () => HttpResponse.json(history)),
   http.get('*/api/vaults/:id/points', () =>
     HttpResponse.json([

@@ -22,6 +22,7 @@ import { useToasts } from '../ui/toasts';
 import { HealthGauge } from './HealthGauge';
 import { useActionStates } from './action-states';
 import { useVaultLiquidation } from './liquidated';
+import { ClosedVaults } from './ClosedVaults';
 import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 
@@ -215,6 +216,7 @@ export function Dashboard(props: {
         error={history.isError}
         priceUsd={position.priceUsd}
       />
+      {vault.status === 'active' && <ClosedVaults pubkey={vault.vault_pubkey} />}
       <Sheet
         open={liquidationModal}
         onOpenChange={setLiquidationModal}

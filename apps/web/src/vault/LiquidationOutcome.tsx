@@ -7,6 +7,7 @@ import {
   type UnitCents,
   type VaultLiquidationDto,
 } from '@unit/protocol';
+import { useId } from 'react';
 import { useFlows } from '../flows/FlowProvider';
 import { TxLink } from '../ui/TxLink';
 
@@ -29,12 +30,16 @@ export function LiquidationOutcome({
   outcome,
   record,
   walletUnitCents,
+  offerNewVault = true,
 }: {
   outcome: Outcome;
   /** the server's record: the exact oracle price and the claimant, once loaded */
   record: VaultLiquidationDto | null;
   walletUnitCents: UnitCents | null;
+  /** false where the wallet already has its next vault (ClosedVaults) */
+  offerNewVault?: boolean;
 }) {
+  const titleId = useId();
   // The record's price is exact to the cent; the history's is whole dollars.
   const priceCents = record ? BigInt(record.price_cents) : BigInt(outcome.oraclePriceUsd) * 100n;
   const price = formatUsdCents(priceCents);
@@ -45,8 +50,8 @@ export function LiquidationOutcome({
   const claimant = record?.claimant ?? null;
 
   return (
-    <section className="card liquidation" aria-labelledby="liquidation-title">
-      <h2 id="liquidation-title" className="liquidation__title">
+    <section className="card liquidation" aria-labelledby={titleId}>
+      <h2 id={titleId} className="liquidation__title">
         {claim ? 'This vault was liquidated and repossessed' : 'What happened to this vault'}
       </h2>
       <p>
@@ -110,7 +115,7 @@ export function LiquidationOutcome({
             {walletUnitCents != null &&
               ` Your wallet holds ${centsToUnitString(walletUnitCents)} UNIT now.`}
           </p>
-          <NewVault />
+          {offerNewVault && <NewVault />}
         </>
       ) : (
         <>
