@@ -134,6 +134,15 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await expect(closed).toBeHidden();
     await expect(table.getByRole('row', { name: /Liquidation Claim/ })).toHaveCount(0);
     await expect(table.getByRole('row', { name: /Open Vault/ })).toHaveCount(1);
+    // The closed vault stays reachable from the new one's page, with its outcome.
+    const earlier = page.getByRole('region', { name: 'Earlier vaults of this wallet' });
+    await expect(earlier).toContainText('Fragile (vault ');
+    await earlier.getByRole('button', { name: 'What happened' }).click();
+    await expect(
+      earlier.getByRole('region', { name: 'This vault was liquidated and repossessed' }),
+    ).toContainText('The 400.00 UNIT you borrowed are yours to keep');
+    await checkA11y(page);
+    await snap(page, '39-new-vault-with-earlier-vault');
   } finally {
     await devnet.setPrice(START_PRICE_USD);
   }
