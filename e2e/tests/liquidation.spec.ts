@@ -2,9 +2,9 @@
 // liquidation with every action disabled and what happened, with figures, and a second user with a
 // vault repossesses it from /liquidations. The first user's history then shows the liquidation (l)
 // and the claim (x); the page tells who claimed it and what the owner keeps, the modal is gone, and
-// a new vault is offered with another wallet (one vault per key).
+// the owner opens a new vault with the same wallet (one live vault per key), which starts fresh.
 import { test, expect } from '../support/fixtures';
-import { connectDevnetWallet, openVault } from '../support/journey';
+import { confirmCreation, connectDevnetWallet, openVault } from '../support/journey';
 
 const START_PRICE_USD = 95_000;
 
@@ -136,11 +136,37 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await snap(page, '36-history-l-and-x');
     await snap(page, '37-liquidation-outcome');
 
-    // One vault per key: a new vault is opened with another wallet account.
-    await closed.getByRole('button', { name: 'Open a new vault with another wallet' }).click();
+    // One live vault per key: the repossessed vault is closed, so this wallet opens the next.
+    await closed.getByRole('button', { name: 'Open a new vault' }).click();
     await expect(page.getByRole('dialog')).toContainText('Name Your Vault');
     await checkA11y(page);
     await snap(page, '38-new-vault-after-repossession');
+    await page.getByLabel('Vault name').fill('Phoenix');
+    await page.getByRole('button', { name: 'Continue' }).click();
+    // Still connected: no Connect Wallet step, straight to the amounts.
+    const amounts = page.locator('.sheet input[inputmode="decimal"]');
+    await expect(page.getByText(/Available: 0\.9/)).toBeVisible();
+    await amounts.nth(0).fill('0.01');
+    await amounts.nth(1).fill('100');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await confirmCreation(page, devnet);
+    await page.getByRole('button', { name: 'Go to Vault' }).click();
+    // The new vault, with its own history: the closed vault's outcome is not on its page.
+    await expect(page.getByRole('heading', { level: 1 })).toContainText('Phoenix');
+    await expect(page.getByRole('group', { name: /^Collateral ratio / })).toBeVisible();
+    await expect(closed).toBeHidden();
+    await expect(table.getByRole('row', { name: /Liquidation Claim/ })).toHaveCount(0);
+    await expect(table.getByRole('row', { name: /Open Vault/ })).toHaveCount(1);
+    // The closed vault stays reachable from the new one's page, with its outcome.
+    const earlier = page.getByRole('region', { name: 'Earlier vaults of this wallet' });
+    await expect(earlier).toContainText('Fragile (vault ');
+    await earlier.getByRole('button', { name: 'What happened' }).click();
+    await expect(
+      earlier.getByRole('region', { name: 'This vault was liquidated and repossessed' }),
+    ).toContainText('The 400.00 UNIT you borrowed are yours to keep');
+    await checkA11y(page);
+    await snap(page, '39-new-vault-with-earlier-vault');
   } finally {
     await devnet.setPrice(START_PRICE_USD);
   }

@@ -61,6 +61,8 @@ export interface BuildAppOptions {
   guardianLimits?: Partial<RpcLimits>;
   /** How often an instance tries to take over the singleton jobs (PostgreSQL); default 3 s. */
   jobRetryMs?: number;
+  /** How often the leader settles requests of instances that are gone (default 10 s). */
+  recoveryIntervalMs?: number;
   /** Limits of GET /api/events. */
   live?: LiveStreamOptions;
 }
@@ -89,6 +91,8 @@ const HEADERS_TIMEOUT_MS = 10_000;
 const MAX_FEED_TIMEOUT_MS = 60_000;
 /** Node's own default: an idle keep-alive connection is closed after 5 s. */
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/** A vault an instance left mid-request stays busy at most about this long once it is gone. */
+const RECOVERY_INTERVAL_MS = 10_000;
 
 export async function buildApp(
   config: ServerConfig,
@@ -210,8 +214,11 @@ export async function buildApp(
       unitRuneId: devnet?.unitRuneId ?? config.unitRuneId,
       log: log.child({ module: 'guardian' }),
       now: () => Math.floor(Date.now() / 1000),
+      instance: cluster.presence,
     });
-    // A request that was co-signed before a crash is settled before anything new is accepted.
+    // A request that was co-signed before a crash is settled before anything new is accepted:
+    // this server's previous run's requests, and those of any other instance that is gone, never
+    // those of an instance still running (guardian/recover.ts).
     await guardian.recover();
     // Telegram (created below) announces band changes after each sweep and history after blocks,
     // in the instance that leads the sweep and the block watcher.
@@ -219,6 +226,26 @@ export async function buildApp(
       afterSweep: (_priceCents: number): Promise<void> => Promise.resolve(),
       afterBlock: (): Promise<void> => Promise.resolve(),
     };
+    // Instances that stop while others run leave requests behind too: the leader settles them.
+    let recovering: NodeJS.Timeout | null = null;
+    leadership.add({
+      name: 'guardian-recovery',
+      start: () => {
+        let round: Promise<unknown> | null = null;
+        recovering = setInterval(() => {
+          // Rounds never overlap: a slow chain must not have two rounds settle the same request.
+          round ??= guardian
+            .recover()
+            .catch((err: unknown) => log.error({ err }, 'recovery failed'))
+            .finally(() => (round = null));
+        }, options.recoveryIntervalMs ?? RECOVERY_INTERVAL_MS);
+        recovering.unref();
+      },
+      stop: () => {
+        if (recovering) clearInterval(recovering);
+        recovering = null;
+      },
+    });
 
     // The liquidation sweep runs on every price point, wherever it was recorded, in the one
     // instance that leads it; on taking the lead it sweeps at once at the latest price.

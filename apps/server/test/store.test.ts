@@ -14,7 +14,9 @@ import {
   enqueueOutbox,
   getGuardianRequest,
   getOrCreateSetting,
+  getVault,
   getVaultByPubkey,
+  setVaultStatus,
   insertPricePoints,
   insertReservation,
   insertVault,
@@ -37,6 +39,8 @@ import {
   type Store,
 } from '../src/store';
 import { devnetMigrations } from '../src/devnet/migrations';
+import { coreMigrations, isPostgres } from '../src/store/migrations';
+import { Migrator, sql } from 'kysely';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -104,12 +108,74 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
     expect(typeof row?.btc_locked).toBe('number');
   });
 
-  it('refuses a second vault for the same pubkey', async () => {
+  it('keeps one live vault per pubkey, and a new one once the last is repossessed', async () => {
     const first = vault();
     await insertVault(store.db, first);
     await expect(
       insertVault(store.db, vault({ vault_pubkey: first.vault_pubkey })),
     ).rejects.toThrow();
+    // A liquidation not yet claimed still holds the key.
+    await setVaultStatus(store.db, first.vault_id, 'liquidated');
+    await expect(
+      insertVault(store.db, vault({ vault_pubkey: first.vault_pubkey })),
+    ).rejects.toThrow();
+    await setVaultStatus(store.db, first.vault_id, 'repossessed');
+    const next = vault({
+      vault_pubkey: first.vault_pubkey,
+      created_at: Number(first.created_at) + 60,
+    });
+    await insertVault(store.db, next);
+    expect((await getVaultByPubkey(store.db, first.vault_pubkey))?.vault_id).toBe(next.vault_id);
+    expect((await getVault(store.db, first.vault_id))?.status).toBe('repossessed');
+    await expect(
+      insertVault(store.db, vault({ vault_pubkey: first.vault_pubkey })),
+    ).rejects.toThrow();
+  });
+
+  it('0500 keeps the vaults stored before it and narrows uniqueness to live vaults', async () => {
+    const fresh = await open();
+    try {
+      const db = fresh.store.db;
+      const before = Object.fromEntries(
+        Object.entries({ ...coreMigrations, ...devnetMigrations }).filter(
+          ([name]) => name !== '0500_one_live_vault_per_key',
+        ),
+      );
+      const schema = isPostgres(db)
+        ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]
+            ?.schema
+        : undefined;
+      const { error } = await new Migrator({
+        db,
+        provider: { getMigrations: () => Promise.resolve(before) },
+        allowUnorderedMigrations: true,
+        ...(schema ? { migrationTableSchema: schema } : {}),
+      }).migrateToLatest();
+      expect(error).toBeUndefined();
+      const old = vault({ status: 'repossessed' });
+      const other = vault();
+      await insertVault(db, old);
+      await insertVault(db, other);
+      // Before: one vault per key, whatever its status.
+      await expect(insertVault(db, vault({ vault_pubkey: old.vault_pubkey }))).rejects.toThrow();
+
+      expect(await migrateToLatest(db, devnetMigrations)).toEqual(['0500_one_live_vault_per_key']);
+      expect(await getVault(db, old.vault_id)).toMatchObject({
+        ...old,
+        updated_at: old.created_at,
+      });
+      expect(await getVaultByPubkey(db, other.vault_pubkey)).toMatchObject(other);
+      const next = vault({
+        vault_pubkey: old.vault_pubkey,
+        created_at: Number(old.created_at) + 60,
+      });
+      await insertVault(db, next);
+      expect((await getVaultByPubkey(db, old.vault_pubkey))?.vault_id).toBe(next.vault_id);
+      await expect(insertVault(db, vault({ vault_pubkey: other.vault_pubkey }))).rejects.toThrow();
+    } finally {
+      await fresh.store.close();
+      await fresh.cleanup();
+    }
   });
 
   it('finds exactly the vaults whose threshold is at or above the price', async () => {

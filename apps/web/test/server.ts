@@ -81,6 +81,7 @@ export const server = setupServer(
   ),
   http.get('*/api/vaults', () => HttpResponse.json(scenario.vault ? [scenario.vault] : [])),
   http.get('*/api/vaults/:id/history', historyPages(history)),
+  http.get('*/api/vaults/by-pubkey/:pubkey/closed', () => HttpResponse.json([])),
   http.get('*/api/vaults/:id/points', () =>
     HttpResponse.json([
       { timestamp: 0, btc_locked: vault.btc_locked, unit_borrowed: vault.unit_borrowed, vaults: 1 },

@@ -177,6 +177,15 @@ export interface VaultLiquidationDto {
   claim_txid: string | null;
 }
 
+/** GET /api/vaults/by-pubkey/:pubkey/closed: a key's closed (repossessed) vaults, newest first. */
+export interface ClosedVaultDto {
+  vault_id: string;
+  vault_tag: string;
+  name: string;
+  /** unix seconds */
+  created_at: number;
+}
+
 /** GET /api/quote?action=&amount=&feeRate= : operation cost of an action. */
 export interface OperationQuoteDto {
   action: VaultAction;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { VaultHistoryRecordDto } from './api';
-import { liquidationOutcome, liquidationStage } from './liquidation';
+import { keyMayOpenVault, liquidationOutcome, liquidationStage } from './liquidation';
 
 const record = (
   action: VaultHistoryRecordDto['action'],
@@ -121,5 +121,17 @@ describe('liquidationStage', () => {
         outcome: liquidationOutcome([liquidated, claimed]),
       }),
     ).toBe('repossessed');
+  });
+});
+
+describe('keyMayOpenVault (one live vault per key)', () => {
+  it('lets a key open its first vault, and a new one once the last is repossessed', () => {
+    expect(keyMayOpenVault(null)).toBe(true);
+    expect(keyMayOpenVault({ status: 'repossessed' })).toBe(true);
+  });
+
+  it('refuses while the key has an active vault or a liquidation not yet claimed', () => {
+    expect(keyMayOpenVault({ status: 'active' })).toBe(false);
+    expect(keyMayOpenVault({ status: 'liquidated' })).toBe(false);
   });
 });

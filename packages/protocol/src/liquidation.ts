@@ -1,6 +1,6 @@
 // What happened to a liquidated vault, from its own history (SPEC §3 action codes `l` and `x`,
 // §4 Liquidated state): the figures its owner is shown once the vault is liquidated.
-import type { VaultHistoryRecordDto } from './api';
+import type { VaultDto, VaultHistoryRecordDto } from './api';
 import { collateralRatio } from './ratio';
 import { sats, unitCents, type Sats, type UnitCents } from './units';
 import { repossessionClaim } from './vault';
@@ -104,4 +104,18 @@ export function liquidationStage(input: {
   )
     return 'pending';
   return 'none';
+}
+
+/**
+ * docs/protocol.md, Vault keys: may a key whose latest vault has this status open a new vault?
+ * Only once that vault is closed: liquidated AND repossessed. An active vault is the key's vault.
+ * A liquidated vault not yet claimed still blocks: its output is still on chain under this key
+ * waiting for a claimant, the owner's page must keep showing that pending liquidation (the lookup
+ * by key answers the newest vault, which would hide it), and the key's requests and locks would
+ * otherwise name two live vaults at once. Once repossessed nothing of the old vault remains to
+ * spend, and the new vault's script commits to a fresh threshold and stamp, so its output is
+ * distinct from anything the old one had.
+ */
+export function keyMayOpenVault(latest: Pick<VaultDto, 'status'> | null): boolean {
+  return latest === null || latest.status === 'repossessed';
 }

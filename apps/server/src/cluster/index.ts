@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import type { Database } from '../store/schema';
 import { LocalEventBus, PgEventBus, type EventBus } from './bus';
 import { LocalLeadership, PgLeadership, type Leadership } from './leadership';
+import { localPresence, pgPresence, type Presence } from './presence';
 
 export type { EventBus, LiveListener } from './bus';
 export type { Job, Leadership } from './leadership';
+export type { Presence } from './presence';
 
 /** Runs work while no other instance runs work under the same name. */
 export type Exclusive = <T>(name: string, work: () => Promise<T>) => Promise<T>;
@@ -18,6 +20,8 @@ export interface Cluster {
   bus: EventBus;
   leadership: Leadership;
   exclusive: Exclusive;
+  /** This instance's id, and whether another one still runs. */
+  presence: Presence;
   close(): Promise<void>;
 }
 
@@ -75,6 +79,7 @@ export async function openCluster(options: ClusterOptions): Promise<Cluster> {
       bus,
       leadership,
       exclusive: localExclusive(),
+      presence: localPresence(),
       close: async () => {
         await leadership.close();
         await bus.close();
@@ -92,13 +97,16 @@ export async function openCluster(options: ClusterOptions): Promise<Cluster> {
   const bus = new PgEventBus({ db, newClient, log, retryMs });
   await bus.start();
   const leadership = new PgLeadership({ newClient, log, retryMs });
+  const presence = await pgPresence({ db, newClient, log, retryMs });
   return {
     bus,
     leadership,
     exclusive: pgExclusive(db),
+    presence,
     close: async () => {
       await leadership.close();
       await bus.close();
+      await presence.close();
     },
   };
 }

@@ -49,6 +49,7 @@ import type { GuardianContext } from './context';
 import type { Effects, HistoryEffect, VaultAfter } from './effects';
 import { claimLock, vaultLock } from './locks';
 import type { Prechecked, Prepared } from './pipeline';
+import { refuseSecondVault } from './reserve';
 
 // btc-signer refuses OP_RETURN outputs (state record, runestone) unless told they are wanted.
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
@@ -330,7 +331,7 @@ export async function prepareAction<A extends VaultAction>(
   const existing = await getVaultByPubkey(g.db, pubkey);
   let own: VaultRow | null = null;
   if (action === 'open') {
-    if (existing) throw new DomainError('vault_exists', 'A vault already exists for this key');
+    refuseSecondVault(existing);
   } else {
     own = requireActive(existing);
   }
@@ -434,7 +435,8 @@ export async function prepareAction<A extends VaultAction>(
         row.vault_txid === was.vault_txid &&
         row.vault_vout === was.vault_vout;
   const stillCurrent = async () =>
-    unchanged(await getVaultByPubkey(g.db, pubkey), own) &&
+    // An open was validated against the key's closed vault, if any (refuseSecondVault).
+    unchanged(await getVaultByPubkey(g.db, pubkey), action === 'open' ? existing : own) &&
     (liquidated === null || unchanged(await getVault(g.db, liquidated.vault_id), liquidated));
 
   return {

@@ -7,6 +7,7 @@ import { parseRuneId, type RuneId } from '@unit/bitcoin';
 import { UNIT_POSTAGE_SATS } from '@unit/protocol';
 import type { Chain } from '../chain/port';
 import type { Database } from '../store';
+import { soleInstance, type GuardianInstance } from './ownership';
 import type { OracleForGuardian, PipelineDeps } from './pipeline';
 
 export interface GuardianDeps {
@@ -26,6 +27,8 @@ export interface GuardianDeps {
   now: () => number;
   /** UNIT postage in sats; CONSTANTS.md default 10,000. */
   postageSats?: number;
+  /** This server among the others on the database (cluster/); alone by default. */
+  instance?: GuardianInstance;
 }
 
 export interface GuardianContext extends PipelineDeps {
@@ -50,6 +53,7 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
     oracle: deps.oracle,
     log: deps.log,
     now: deps.now,
+    instance: deps.instance ?? soleInstance(),
     guardianKey: deps.guardianKey,
     treasuryKey: deps.treasuryKey,
     network: deps.network,

@@ -13,7 +13,7 @@ import { appendVaultHistory, insertVault, updateVaultState } from '../store';
 
 /** The store's schema plus the guardian's own columns and tables (migrations.ts). */
 export interface GuardianDatabase extends Omit<Database, 'guardian_requests' | 'reservations'> {
-  guardian_requests: GuardianRequestsTable & { effects: string | null };
+  guardian_requests: GuardianRequestsTable & { effects: string | null; instance_id: string | null };
   reservations: ReservationsTable & {
     connection_id: string | null;
     client_address: string | null;

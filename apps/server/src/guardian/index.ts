@@ -41,7 +41,7 @@ export interface Guardian {
   onBlock(): Promise<string[]>;
   /** Releases the reservations of a socket that has closed. */
   disconnect(client: RpcClient): Promise<void>;
-  /** Settles requests a previous process left in flight; run once at start, before serving. */
+  /** Settles requests that instances now gone left in flight (never a live one's): at start and by the leader. */
   recover(): Promise<RecoveryReport>;
   treasuryAddress: string;
   /** x-only hex of the guardian's and the treasury's keys, as /api/config serves them. */

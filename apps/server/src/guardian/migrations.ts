@@ -54,4 +54,14 @@ export const guardianMigrations: Record<string, Migration> = {
     },
   },
   ...speedUpMigrations,
+  // The instance working on a request (ownership.ts): recovery settles only the requests of
+  // instances that are gone. Rows from before have none and count as left behind.
+  guardian_0004_request_instance: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('guardian_requests').addColumn('instance_id', 'text').execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('guardian_requests').dropColumn('instance_id').execute();
+    },
+  },
 };

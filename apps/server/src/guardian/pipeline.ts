@@ -12,12 +12,8 @@ import { BroadcastError, type Chain } from '../chain/port';
 import { DomainError, type RpcContext } from '../rpc/json-rpc';
 import { applyEffects, saveEffects, type Effects } from './effects';
 import { acquireLocks, lockOwner, releaseLocks, renewLocks, treasuryLock } from './locks';
-import {
-  advanceGuardianRequest,
-  openRequestsForVault,
-  recordGuardianRequest,
-  type Database,
-} from '../store';
+import { advanceOwnedRequest, recordOwnedRequest, type GuardianInstance } from './ownership';
+import { advanceGuardianRequest, openRequestsForVault, type Database } from '../store';
 
 /** Longest a signed request may stay valid: long enough for a hardware wallet, short for replays. */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
@@ -54,6 +50,7 @@ export interface PipelineDeps {
   oracle: OracleForGuardian;
   log: Logger;
   now: () => number;
+  instance: GuardianInstance;
 }
 
 /** What the cheap checks hand the pipeline: the locks the request needs. */
@@ -100,15 +97,10 @@ export async function runRequest<R>(
     const inFlight = await openRequestsForVault(deps.db, vaultPubkey, deps.now());
     if (inFlight.length > 0)
       throw new DomainError('vault_busy', 'Another request is already spending this vault');
-    const fresh = await recordGuardianRequest(
+    const fresh = await recordOwnedRequest(
       deps.db,
-      {
-        nonce: request.nonce,
-        method,
-        vault_id: null,
-        vault_pubkey: vaultPubkey,
-        expires_at: request.expires_at,
-      },
+      { nonce: request.nonce, method, vault_pubkey: vaultPubkey, expires_at: request.expires_at },
+      deps.instance.id,
       deps.now(),
     );
     if (!fresh) throw new DomainError('replayed', 'This request was already submitted');
@@ -184,14 +176,22 @@ async function finish<R>(
     );
   }
   // Persisted before the broadcast: after a crash, recover.ts asks the chain about this txid
-  // instead of broadcasting blindly.
-  await advanceGuardianRequest(
+  // instead of broadcasting blindly. Conditional on the request still being this instance's: one
+  // another instance took over as left behind (ownership.ts) never reaches the network from here.
+  const owned = await advanceOwnedRequest(
     deps.db,
     nonce,
+    deps.instance.id,
+    'validated',
     'cosigned',
     { txid: signed.txid, raw_hex: signed.hex },
     deps.now(),
   );
+  if (!owned)
+    throw new DomainError(
+      'vault_changed',
+      'This request was settled by another server while it was checked; please try again',
+    );
   progress(4);
   progress(5);
   try {
@@ -204,8 +204,20 @@ async function finish<R>(
   }
   const now = deps.now();
   await deps.db.transaction().execute(async (trx) => {
-    await applyEffects(trx, prepared.effects, signed.txid, now);
-    await advanceGuardianRequest(trx, nonce, 'broadcast', { txid: signed.txid }, now);
+    // A request taken over after its broadcast is committed by the recoverer, from the same
+    // effects: committing here too would count them twice.
+    if (
+      await advanceOwnedRequest(
+        trx,
+        nonce,
+        deps.instance.id,
+        'cosigned',
+        'broadcast',
+        { txid: signed.txid },
+        now,
+      )
+    )
+      await applyEffects(trx, prepared.effects, signed.txid, now);
   });
   deps.log.info({ nonce, txid: signed.txid }, 'vault transaction broadcast');
   return prepared.result(signed.txid);

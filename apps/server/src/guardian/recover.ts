@@ -1,14 +1,23 @@
-// After a restart: a request that was co-signed may or may not have reached the network before the
-// process stopped. The chain decides: a transaction it knows gets its effects committed; one it
-// does not know is broadcast once more from the stored raw hex. Requests that never reached
-// co-signing cannot have been broadcast and are failed.
+// After a restart, or once another instance stopped: a request that was co-signed may or may not
+// have reached the network before its process stopped. The chain decides: a transaction it knows
+// gets its effects committed; one it does not know is broadcast once more from the stored raw hex.
+// Requests that never reached co-signing cannot have been broadcast and are failed.
+//
+// Only requests whose instance is gone are touched (ownership.ts): a request another live instance
+// is working on right now is its own. Each instance recovers once at start (its own previous run's
+// requests, promptly: that run's instance is gone), and the leader of the 'guardian-recovery' job
+// recovers periodically what instances that stopped while the others ran left behind.
 import { BroadcastError } from '../chain/port';
 import { advanceGuardianRequest } from '../store';
 import type { GuardianContext } from './context';
 import { applyEffects, guardianDb, type Effects } from './effects';
 import { releaseRequestLocks } from './locks';
+import { takeOverRequest } from './ownership';
 
 export const INTERRUPTED = 'interrupted by restart';
+
+/** Most requests settled in one round; the next round takes the rest. */
+const RECOVERY_BATCH = 500;
 
 export interface RecoveryReport {
   committed: string[];
@@ -20,17 +29,28 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
   const report: RecoveryReport = { committed: [], rebroadcast: [], failed: [] };
   const rows = await guardianDb(g.db)
     .selectFrom('guardian_requests')
-    .select(['nonce', 'state', 'txid', 'raw_hex', 'effects'])
+    .select(['nonce', 'state', 'txid', 'raw_hex', 'effects', 'instance_id'])
     .where('state', 'in', ['received', 'validated', 'cosigned'])
+    // This instance's own requests are in its hands: they never crowd a batch.
+    .where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', '!=', g.instance.id)]))
+    .orderBy('created_at')
+    .limit(RECOVERY_BATCH)
     .execute();
+  const alive = new Map<string, boolean>();
   for (const row of rows) {
+    const owner = row.instance_id;
+    if (owner !== null) {
+      if (!alive.has(owner)) alive.set(owner, await g.instance.isAlive(owner));
+      if (alive.get(owner)) continue;
+    }
+    // Another recoverer may have been quicker.
+    if (!(await takeOverRequest(g.db, row.nonce, owner, g.instance.id, g.now()))) continue;
     await settle(g, row, report);
-    // Settled one way or the other: the locks a stopped process held for it are free now.
+    // Settled one way or the other: the locks the stopped instance held for it are free now.
     await releaseRequestLocks(g.db, row.nonce);
   }
   return report;
 }
-
 async function settle(
   g: GuardianContext,
   row: {

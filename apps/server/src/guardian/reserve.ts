@@ -9,9 +9,9 @@
 // bounds the flood is the transport (json-rpc.ts: calls per connection and per address, sockets per
 // address) and, here, a few live reservations per connection, each released when its socket closes.
 import { randomBytes } from 'node:crypto';
-import type { ReserveParams, ReserveResult } from '@unit/protocol';
+import { keyMayOpenVault, type ReserveParams, type ReserveResult } from '@unit/protocol';
 import { DomainError, type RpcClient } from '../rpc/json-rpc';
-import { getVaultByPubkey } from '../store';
+import { getVaultByPubkey, type VaultRow } from '../store';
 import type { GuardianContext } from './context';
 import { guardianDb } from './effects';
 import { heldTreasuryOutputs } from './locks';
@@ -39,8 +39,7 @@ export async function reserve(
     throw new DomainError('bad_request', 'The UNIT amount must be positive');
   const vault = await getVaultByPubkey(g.db, pubkey);
   if (params.vault_action === 'open') {
-    // docs/protocol.md: one vault per key.
-    if (vault) throw new DomainError('vault_exists', 'A vault already exists for this key');
+    refuseSecondVault(vault);
   } else {
     if (!vault) throw new DomainError('not_found', 'No vault exists for this key');
     if (vault.status !== 'active')
@@ -133,6 +132,21 @@ export async function reserve(
       unit_amount: utxo.unit_amount,
     },
   };
+}
+
+/**
+ * docs/protocol.md, Vault keys: one live vault per key. A key may open again once its vault has been
+ * liquidated and repossessed; a liquidation not yet claimed still holds the key (the rule and its
+ * reasons: @unit/protocol keyMayOpenVault).
+ */
+export function refuseSecondVault(latest: VaultRow | null): void {
+  if (keyMayOpenVault(latest)) return;
+  if (latest?.status === 'liquidated')
+    throw new DomainError(
+      'vault_exists',
+      "This key's vault was liquidated and has not been repossessed yet; a new vault can be opened once it has been",
+    );
+  throw new DomainError('vault_exists', 'A vault already exists for this key');
 }
 
 /** Live reservations per treasury outpoint (`txid:vout`). */

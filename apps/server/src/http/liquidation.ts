@@ -1,13 +1,18 @@
 // GET /api/vaults/:vaultId/liquidation: the facts a liquidated vault's page needs beyond its
 // history (the `l` and `x` records): which vault repossessed it, and the exact oracle price.
+// GET /api/vaults/by-pubkey/:pubkey/closed: a key's repossessed vaults (docs/protocol.md, Keys: a
+// key opens a new vault once its vault is closed), so the new vault's page can reach their outcome.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
-import type { VaultLiquidationDto } from '@unit/protocol';
+import type { ClosedVaultDto, VaultLiquidationDto } from '@unit/protocol';
 import type { Database } from '../store/schema';
 import { notFound, parseInput } from './errors';
 
 const params = z.object({ vaultId: z.string().min(1).max(100) });
+const keyParams = z.object({ pubkey: z.string().regex(/^[0-9a-fA-F]{64}$/) });
+/** Most closed vaults listed for one key: each took a liquidation and a repossess. */
+const CLOSED_LIMIT = 20;
 
 export function registerLiquidationRoutes(app: FastifyInstance, db: Kysely<Database>): void {
   app.get('/api/vaults/:vaultId/liquidation', async (request): Promise<VaultLiquidationDto> => {
@@ -50,5 +55,18 @@ export function registerLiquidationRoutes(app: FastifyInstance, db: Kysely<Datab
           : null,
       claim_txid: row.claim_txid,
     };
+  });
+
+  app.get('/api/vaults/by-pubkey/:pubkey/closed', async (request): Promise<ClosedVaultDto[]> => {
+    const { pubkey } = parseInput(keyParams, request.params);
+    const rows = await db
+      .selectFrom('vaults')
+      .select(['vault_id', 'vault_tag', 'name', 'created_at'])
+      .where('vault_pubkey', '=', pubkey.toLowerCase())
+      .where('status', '=', 'repossessed')
+      .orderBy('created_at', 'desc')
+      .limit(CLOSED_LIMIT)
+      .execute();
+    return rows.map((r) => ({ ...r, created_at: Number(r.created_at) }));
   });
 }

@@ -213,7 +213,67 @@ export const coreMigrations: Record<string, Migration> = {
       }
     },
   },
+  // docs/protocol.md, Vault keys: one LIVE vault per key. A key whose vault was liquidated and
+  // repossessed may open a new one; the old row stays (its history and outcome), so the column-wide
+  // unique constraint becomes a unique index over the vaults not yet closed, and lookups by key
+  // take the newest (store/vaults.ts). Existing rows all satisfy the narrower rule.
+  '0500_one_live_vault_per_key': {
+    async up(db: Kysely<unknown>) {
+      if (isPostgres(db)) {
+        await sql`alter table vaults drop constraint if exists vaults_vault_pubkey_key`.execute(db);
+      } else {
+        await rebuildSqliteTableWithout(
+          db,
+          'vaults',
+          /(vault_pubkey"?\s+text\s+not null)\s+unique/i,
+        );
+      }
+      await sql`create unique index vaults_live_pubkey on vaults (vault_pubkey) where status <> 'repossessed'`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('vaults_pubkey_created')
+        .on('vaults')
+        .columns(['vault_pubkey', 'created_at'])
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      // Only possible while no key has had two vaults.
+      await db.schema.dropIndex('vaults_pubkey_created').execute();
+      await db.schema.dropIndex('vaults_live_pubkey').execute();
+      await sql`create unique index vaults_vault_pubkey_key on vaults (vault_pubkey)`.execute(db);
+    },
+  },
 };
+
+/**
+ * SQLite cannot drop a column's UNIQUE constraint: the table is rebuilt from its own definition
+ * minus the constraint (so columns other modules added survive), its rows copied and its indexes
+ * made again, in one transaction.
+ */
+async function rebuildSqliteTableWithout(
+  db: Kysely<unknown>,
+  table: string,
+  constraint: RegExp,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const defs = (
+      await sql<{ type: string; name: string; sql: string | null }>`
+        select type, name, sql from sqlite_master where tbl_name = ${table}`.execute(trx)
+    ).rows;
+    const create = defs.find((d) => d.type === 'table')?.sql;
+    if (!create || !constraint.test(create)) throw new Error(`${table}: nothing to rebuild`);
+    const rebuilt = create
+      .replace(constraint, '$1')
+      .replace(/^create table\s+"?\w+"?/i, `create table "${table}_rebuilt"`);
+    await sql.raw(rebuilt).execute(trx);
+    await sql.raw(`insert into "${table}_rebuilt" select * from "${table}"`).execute(trx);
+    await sql.raw(`drop table "${table}"`).execute(trx);
+    await sql.raw(`alter table "${table}_rebuilt" rename to "${table}"`).execute(trx);
+    for (const index of defs)
+      if (index.type === 'index' && index.sql) await sql.raw(index.sql).execute(trx);
+  });
+}
 
 export class MigrationError extends Error {
   constructor(

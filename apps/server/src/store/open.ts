@@ -117,6 +117,10 @@ async function openPostgres(connectionString: string, schema?: string): Promise<
     await client.connect();
     try {
       await client.query(`create schema if not exists ${schema}`);
+    } catch (error) {
+      // Two instances starting at once both find the schema missing; the slower one's create then
+      // fails on PostgreSQL's catalog (23505) though the schema now exists, which is all it wanted.
+      if ((error as { code?: string }).code !== '23505') throw error;
     } finally {
       await client.end();
     }

@@ -34,6 +34,10 @@ export async function getVault(db: Kysely<Database>, vaultId: string): Promise<V
   return row ?? null;
 }
 
+/**
+ * The key's current vault: its live one (at most one, migrations.ts 0500), else the newest of its
+ * closed ones. Older vaults of the key stay reachable by id (their history and outcome).
+ */
 export async function getVaultByPubkey(
   db: Kysely<Database>,
   vaultPubkey: string,
@@ -42,6 +46,9 @@ export async function getVaultByPubkey(
     .selectFrom('vaults')
     .selectAll()
     .where('vault_pubkey', '=', vaultPubkey.toLowerCase())
+    .orderBy(sql`case when status = 'repossessed' then 1 else 0 end`)
+    .orderBy('created_at', 'desc')
+    .limit(1)
     .executeTakeFirst();
   return row ?? null;
 }

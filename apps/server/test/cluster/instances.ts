@@ -9,6 +9,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import WebSocket from 'ws';
 import {
+  buildBorrowPsbt,
   buildOpenPsbt,
   parseRuneId,
   signUserInputs,
@@ -23,7 +24,8 @@ import {
   type LiveEvent,
   type ReserveResult,
 } from '@unit/protocol';
-import { openStore } from '../../src/store';
+import type { BuildAppOptions } from '../../src/app';
+import { getVaultByPubkey, openStore } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
 
 export const pgUrl = process.env.TEST_DATABASE_URL;
@@ -43,60 +45,91 @@ export async function dropSchema(schema: string): Promise<void> {
 /** One guardian key for every instance of a deployment (on the devnet each would make its own). */
 const GUARDIAN_KEY = hex.encode(sha256(new TextEncoder().encode('cluster test guardian')));
 
-export function startInstance(schema: string, env: Record<string, string> = {}) {
+export function startInstance(
+  schema: string,
+  env: Record<string, string> = {},
+  options: BuildAppOptions = {},
+) {
   return startTestApp(
     { DATABASE_URL: pgUrl!, GUARDIAN_KEY, ...env },
-    { databaseSchema: schema, jobRetryMs: 200 },
+    { databaseSchema: schema, jobRetryMs: 200, ...options },
   );
 }
 
-/**
- * A /guardian connection to this instance. Like the web app, a flow keeps one socket from its
- * reservation to its request: a reservation is released when its socket closes.
- */
-export async function guardianSocket(unit: RunningApp) {
-  const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.once('open', () => resolve());
-  });
-  let nextId = 1;
-  return {
-    call<R>(method: string, params: unknown): Promise<R> {
-      const id = nextId++;
-      return new Promise((resolve, reject) => {
-        const onMessage = (raw: unknown) => {
-          const message = JSON.parse(String(raw)) as { id?: number; result?: R; error?: unknown };
-          if (message.id !== id) return;
-          socket.off('message', onMessage);
-          if (message.error) reject(new Error(JSON.stringify(message.error)));
-          else resolve(message.result as R);
-        };
-        socket.on('message', onMessage);
-        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      });
-    },
-    close: () => socket.close(),
-  };
-}
-
 /** One JSON-RPC call over a new /guardian WebSocket of this instance. */
-export async function rpc<R>(unit: RunningApp, method: string, params: unknown): Promise<R> {
-  const socket = await guardianSocket(unit);
-  try {
-    return await socket.call<R>(method, params);
-  } finally {
-    socket.close();
-  }
+export function rpc<R>(unit: RunningApp, method: string, params: unknown): Promise<R> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
+    socket.once('error', reject);
+    socket.once('open', () =>
+      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })),
+    );
+    socket.on('message', (raw) => {
+      const message = JSON.parse(String(raw)) as { id?: number; result?: R; error?: unknown };
+      if (message.id !== 1) return;
+      socket.close();
+      if (message.error) reject(new Error(JSON.stringify(message.error)));
+      else resolve(message.result as R);
+    });
+  });
 }
 
 const FEE_RATE = 2;
+
+/** A /guardian WebSocket kept open across calls (a reservation lives as long as its socket). */
+export async function connect(unit: RunningApp) {
+  const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
+  await new Promise((resolve, reject) => {
+    socket.once('open', resolve);
+    socket.once('error', reject);
+  });
+  let next = 1;
+  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  socket.on('message', (raw) => {
+    const message = JSON.parse(String(raw)) as { id?: number; result?: unknown; error?: unknown };
+    const waiter = message.id === undefined ? undefined : waiting.get(message.id);
+    if (!waiter) return;
+    waiting.delete(message.id!);
+    if (message.error) waiter.reject(new Error(JSON.stringify(message.error)));
+    else waiter.resolve(message.result);
+  });
+  return {
+    call: <R>(method: string, params: unknown) =>
+      new Promise<R>((resolve, reject) => {
+        const id = next++;
+        waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+      }),
+    close: () => socket.close(),
+  };
+}
 
 /**
  * Opens a vault as the web app does, every request to `via`: reserve, build and sign the opening,
  * vault.open. The faucet pays the wallet first (a block mined through `via` too).
  */
 export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint) {
+  const open = await prepareOpen(via, deposit, borrow);
+  try {
+    return await open.submit();
+  } finally {
+    open.close();
+  }
+}
+
+export type TreasuryUtxo = NonNullable<ReserveResult['treasury_utxo']>;
+
+/**
+ * Everything of an opening up to vault.open: the wallet funded, the UNIT reserved through `via`,
+ * the transaction signed. `treasury` makes the reservation name that output instead (as when every
+ * output is named by other live reservations: reservations hold nothing exclusively).
+ */
+export async function prepareOpen(
+  via: RunningApp,
+  deposit: bigint,
+  borrow: bigint,
+  treasuryOverride?: TreasuryUtxo,
+) {
   const paymentKey = secp256k1.utils.randomSecretKey();
   const runesKey = secp256k1.utils.randomSecretKey();
   const vaultKey = secp256k1.utils.randomSecretKey();
@@ -113,13 +146,19 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
   await devnet.fund(payment.address!, 20_000_000n);
   await devnet.mine(1);
 
-  const guardian = await guardianSocket(via);
-  const reservation = await guardian.call<ReserveResult>('unit.reserve', {
+  const socket = await connect(via);
+  const reservation = await socket.call<ReserveResult>('unit.reserve', {
     unit_amount: Number(borrow),
     vault_action: 'open',
     vault_pubkey: vaultPubkey,
   });
-  const treasury = reservation.treasury_utxo!;
+  const treasury = treasuryOverride ?? reservation.treasury_utxo!;
+  if (treasuryOverride)
+    await via.store.db
+      .updateTable('reservations')
+      .set({ treasury_txid: treasury.txid, treasury_vout: treasury.vout })
+      .where('reservation_id', '=', reservation.reservation_id)
+      .execute();
   const th = liquidationThresholdCents(sats(deposit), unitCents(borrow));
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
@@ -159,7 +198,7 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
     },
   });
   const psbt = signUserInputs(built.psbt, paymentKey, built.signInputs.user);
-  const result = await guardian.call<{ vault_id: string }>('vault.open', {
+  const params = {
     vault_pubkey: vaultPubkey,
     nonce: hex.encode(nonce),
     expires_at: now + 120,
@@ -178,9 +217,24 @@ export async function openVault(via: RunningApp, deposit: bigint, borrow: bigint
       vault_label: 'cluster vault',
       tx_feerate: FEE_RATE,
     },
-  });
-  guardian.close();
-  return { vaultId: result.vault_id, vaultPubkey };
+  };
+  return {
+    vaultPubkey,
+    owner: { paymentKey, vaultKey, vaultPubkey, wallet, paymentAddress: payment.address! },
+    nonce: hex.encode(nonce),
+    treasury,
+    /** Sends vault.open to `to` (by default the instance that reserved), over the open socket. */
+    submit: async (to: RunningApp = via) => {
+      const target = to === via ? socket : await connect(to);
+      try {
+        const result = await target.call<{ vault_id: string }>('vault.open', params);
+        return { vaultId: result.vault_id, vaultPubkey };
+      } finally {
+        if (target !== socket) target.close();
+      }
+    },
+    close: () => socket.close(),
+  };
 }
 
 /** An open GET /api/events of one instance, collecting what it carries. */
@@ -258,4 +312,116 @@ export async function eventually(condition: () => boolean | Promise<boolean>, ti
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export type VaultOwner = Awaited<ReturnType<typeof prepareOpen>>['owner'];
+
+/**
+ * A borrow from an opened vault, as the web app builds it, up to vault.borrow: reserve through
+ * `via`, build, sign. `treasuryOverride` as for prepareOpen.
+ */
+export async function prepareBorrow(
+  via: RunningApp,
+  owner: VaultOwner,
+  amount: bigint,
+  treasuryOverride?: TreasuryUtxo,
+) {
+  const row = (await getVaultByPubkey(via.store.db, owner.vaultPubkey))!;
+  const output = (await via.chain.output(row.vault_txid, row.vault_vout))!;
+  const guardPubkey = hex.decode(via.keys.guardPubkey);
+  const vault = {
+    txid: row.vault_txid,
+    vout: row.vault_vout,
+    value: BigInt(output.value),
+    unitDebt: BigInt(row.unit_borrowed),
+    output: vaultOutput({
+      vaultPubkey: hex.decode(owner.vaultPubkey),
+      guardPubkey,
+      thresholdHash: via.oracle.thresholdHash(row.threshold_cents, Number(row.stamp)),
+      network: TEST_NETWORK,
+    }),
+  };
+  const socket = await connect(via);
+  const reservation = await socket.call<ReserveResult>('unit.reserve', {
+    unit_amount: Number(amount),
+    vault_action: 'borrow',
+    vault_pubkey: owner.vaultPubkey,
+  });
+  const treasury = treasuryOverride ?? reservation.treasury_utxo!;
+  if (treasuryOverride)
+    await via.store.db
+      .updateTable('reservations')
+      .set({ treasury_txid: treasury.txid, treasury_vout: treasury.vout })
+      .where('reservation_id', '=', reservation.reservation_id)
+      .execute();
+  const th = liquidationThresholdCents(sats(vault.value), unitCents(vault.unitDebt + amount));
+  const now = Math.floor(Date.now() / 1000);
+  const quote = via.oracle.quote(th, now);
+  const nonce = randomBytes(16);
+  const built = buildBorrowPsbt({
+    wallet: owner.wallet,
+    utxos: (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
+      txid: u.txid,
+      vout: u.vout,
+      value: BigInt(u.value),
+      script: owner.wallet.satsScript,
+    })),
+    feeRate: FEE_RATE,
+    state: {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(th),
+      quoteStamp: quote.ts,
+      nonce,
+      expiry: now + 120,
+    },
+    newVault: vaultOutput({
+      vaultPubkey: hex.decode(owner.vaultPubkey),
+      guardPubkey,
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network: TEST_NETWORK,
+    }),
+    vault,
+    borrowAmount: amount,
+    unitRuneId: parseRuneId(via.devnet!.unitRuneId),
+    treasury: {
+      txid: treasury.txid,
+      vout: treasury.vout,
+      value: BigInt(treasury.value),
+      script: hex.decode(treasury.script_hex),
+      unitAmount: BigInt(treasury.unit_amount),
+      internalKey: hex.decode(via.keys.treasuryPubkey),
+    },
+  });
+  // Input 0 is the vault (signed with the vault key), the others pay the fee.
+  let psbt = built.psbt;
+  for (const index of built.signInputs.user)
+    psbt = signUserInputs(psbt, index === 0 ? owner.vaultKey : owner.paymentKey, [index]);
+  const params = {
+    vault_pubkey: owner.vaultPubkey,
+    nonce: hex.encode(nonce),
+    expires_at: now + 120,
+    quote: {
+      price_cents: quote.price_cents,
+      time: quote.time,
+      th: quote.th,
+      ts: quote.ts,
+      signature: quote.signature,
+    },
+    psbt: base64.encode(psbt),
+    reservation_id: reservation.reservation_id,
+    payload: { borrow_amount: Number(amount), deposit_amount: 0, tx_feerate: FEE_RATE },
+  };
+  return {
+    nonce: hex.encode(nonce),
+    treasury,
+    submit: async (to: RunningApp = via) => {
+      const target = to === via ? socket : await connect(to);
+      try {
+        return await target.call<{ vault_txid: string }>('vault.borrow', params);
+      } finally {
+        if (target !== socket) target.close();
+      }
+    },
+    close: () => socket.close(),
+  };
 }

@@ -21,6 +21,7 @@ import {
 const JOBS = [
   'block-watcher',
   'devnet-miner',
+  'guardian-recovery',
   'liquidation-sweep',
   'oracle-tick',
   'telegram-outbox',

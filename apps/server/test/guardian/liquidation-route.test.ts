@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VaultLiquidationDto } from '@unit/protocol';
 import { installErrorHandling } from '../../src/http/errors';
 import { registerLiquidationRoutes } from '../../src/http/liquidation';
-import { getVaultByPubkey, type VaultRow } from '../../src/store';
+import { getVaultByPubkey, vaultHistory, type VaultRow } from '../../src/store';
 import { call, codeOf, startHarness, type Harness, type TestWallet } from './harness';
 
 describe('GET /api/vaults/:vaultId/liquidation', () => {
@@ -75,8 +75,56 @@ describe('GET /api/vaults/:vaultId/liquidation', () => {
     });
   });
 
-  it('keeps one vault per key: the owner of a repossessed vault opens the next with another key', async () => {
-    // docs/protocol.md: the page tells the owner so rather than offering an open that must fail.
+  it('lets the owner of a repossessed vault open a new one with the same key', async () => {
+    // docs/protocol.md, Vault keys: one live vault per key; a repossessed vault is closed.
+    const { request } = await alice.open(1_000_000n, 20_000n);
+    const { vault_id } = await call<{ vault_id: string }>(h.guardian, 'vault.open', request);
+    expect(vault_id).not.toBe(aliceVault.vault_id);
+    // The key's vault is the new one; the old one keeps its outcome and its history.
+    expect(await getVaultByPubkey(h.store.db, alice.vaultPubkey)).toMatchObject({
+      vault_id,
+      status: 'active',
+      btc_locked: 1_000_000,
+      unit_borrowed: 20_000,
+    });
+    expect((await get(aliceVault.vault_id)).body.status).toBe('repossessed');
+    expect((await vaultHistory(h.store.db, aliceVault.vault_id)).map((r) => r.action)).toContain(
+      'x',
+    );
+    // Its history starts fresh.
+    expect((await vaultHistory(h.store.db, vault_id)).map((r) => r.action)).toEqual(['o']);
+    // The new vault's page reaches the closed one.
+    const closed = await app.inject({
+      method: 'GET',
+      url: `/api/vaults/by-pubkey/${alice.vaultPubkey}/closed`,
+    });
+    expect(closed.json()).toEqual([
+      {
+        vault_id: aliceVault.vault_id,
+        vault_tag: aliceVault.vault_tag,
+        name: aliceVault.name,
+        created_at: Number(aliceVault.created_at),
+      },
+    ]);
+    // One live vault: a further open with the key is refused.
     expect(await codeOf(alice.reserve('open', 10_000))).toBe('vault_exists');
+  });
+
+  it("refuses a new vault while the key's liquidated vault awaits a claimant", async () => {
+    const carol = await h.wallet('carol');
+    // 175% at 79,000 USD: threshold 60,750.00 USD.
+    await call(h.guardian, 'vault.open', (await carol.open(1_000_000n, 45_000n)).request);
+    const carolVault = (await getVaultByPubkey(h.store.db, carol.vaultPubkey))!;
+    h.clock.now += 10;
+    const point = await h.oracle.setPrice(6_000_000);
+    expect(await h.guardian.onPriceTick(point.priceCents, point.timestamp)).toContain(
+      carolVault.vault_id,
+    );
+    await expect(carol.reserve('open', 10_000)).rejects.toThrow(
+      /liquidated and has not been repossessed yet/,
+    );
+    expect((await getVaultByPubkey(h.store.db, carol.vaultPubkey))?.vault_id).toBe(
+      carolVault.vault_id,
+    );
   });
 });

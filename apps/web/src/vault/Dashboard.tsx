@@ -24,6 +24,7 @@ import { useToasts } from '../ui/toasts';
 import { HealthGauge } from './HealthGauge';
 import { useActionStates } from './action-states';
 import { useVaultLiquidation } from './liquidated';
+import { ClosedVaults } from './ClosedVaults';
 import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 
@@ -220,6 +221,7 @@ export function Dashboard(props: {
         </Suspense>
       </ContainedError>
       <TransactionsTable vaultId={vault.vault_id} priceUsd={position.priceUsd} />
+      {vault.status === 'active' && <ClosedVaults pubkey={vault.vault_pubkey} />}
       <Sheet
         open={liquidationModal}
         onOpenChange={setLiquidationModal}

@@ -7,9 +7,9 @@ import {
   type UnitCents,
   type VaultLiquidationDto,
 } from '@unit/protocol';
+import { useId } from 'react';
 import { useFlows } from '../flows/FlowProvider';
 import { TxLink } from '../ui/TxLink';
-import { useWallet } from '../wallet';
 
 const WHEN = new Intl.DateTimeFormat('en-US', {
   month: 'long',
@@ -30,12 +30,16 @@ export function LiquidationOutcome({
   outcome,
   record,
   walletUnitCents,
+  offerNewVault = true,
 }: {
   outcome: Outcome;
   /** the server's record: the exact oracle price and the claimant, once loaded */
   record: VaultLiquidationDto | null;
   walletUnitCents: UnitCents | null;
+  /** false where the wallet already has its next vault (ClosedVaults) */
+  offerNewVault?: boolean;
 }) {
+  const titleId = useId();
   // The record's price is exact to the cent; the history's is whole dollars.
   const priceCents = record ? BigInt(record.price_cents) : BigInt(outcome.oraclePriceUsd) * 100n;
   const price = formatUsdCents(priceCents);
@@ -46,8 +50,8 @@ export function LiquidationOutcome({
   const claimant = record?.claimant ?? null;
 
   return (
-    <section className="card liquidation" aria-labelledby="liquidation-title">
-      <h2 id="liquidation-title" className="liquidation__title">
+    <section className="card liquidation" aria-labelledby={titleId}>
+      <h2 id={titleId} className="liquidation__title">
         {claim ? 'This vault was liquidated and repossessed' : 'What happened to this vault'}
       </h2>
       <p>
@@ -111,7 +115,7 @@ export function LiquidationOutcome({
             {walletUnitCents != null &&
               ` Your wallet holds ${centsToUnitString(walletUnitCents)} UNIT now.`}
           </p>
-          <NewVault />
+          {offerNewVault && <NewVault />}
         </>
       ) : (
         <>
@@ -127,29 +131,21 @@ export function LiquidationOutcome({
 }
 
 /**
- * docs/protocol.md: one vault per key, and the repossessed vault keeps this wallet's key. A new
- * vault takes another wallet account: this disconnects and starts the create flow, whose step 2
- * connects one.
+ * docs/protocol.md, Vault keys: one live vault per key, and this vault is closed (repossessed), so
+ * this wallet may open a new one (keyMayOpenVault). The create flow runs with the wallet as it is;
+ * this vault keeps its row, history and outcome under its own id.
  */
 function NewVault() {
-  const wallet = useWallet();
   const flows = useFlows();
   return (
     <div className="liquidation__next">
       <h3 className="liquidation__subtitle">Open a new vault</h3>
       <p>
-        This vault is closed. Each wallet key opens one vault and this wallet&apos;s key opened this
-        one, so a new vault needs another wallet account.
+        This vault is closed. You can open a new vault with this wallet; it starts with its own
+        history, and this vault&apos;s record stays as it is.
       </p>
-      <button
-        type="button"
-        className="btn btn--primary"
-        onClick={() => {
-          wallet.disconnect();
-          flows.openFlow('create');
-        }}
-      >
-        Open a new vault with another wallet
+      <button type="button" className="btn btn--primary" onClick={() => flows.openFlow('create')}>
+        Open a new vault
       </button>
     </div>
   );

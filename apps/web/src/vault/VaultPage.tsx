@@ -1,7 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Activity, Coins, Gauge, Lock } from 'lucide-react';
-import { CONTENT } from '@unit/protocol';
+import { CONTENT, keyMayOpenVault } from '@unit/protocol';
 import { EnableTelegram } from '../auth/EnableTelegram';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
@@ -68,6 +68,10 @@ export function VaultPage() {
   const flows = useFlows();
   const toasts = useToasts();
   const hasVault = position.vault != null;
+  // docs/protocol.md, Vault keys: a wallet whose vault was repossessed may open a new one; until
+  // that one is stored, the key's vault is the closed one, which is not the vault being created.
+  const mayOpen = keyMayOpenVault(position.vault);
+  const liveVaultId = mayOpen ? null : (position.vault?.vault_id ?? null);
   const { isVaultCreationFlowInProgress: creating, stage, markVaultCreated, syncPending } = flows;
   // Known: the wallet (or its absence) and, with a wallet, whether it has a vault.
   const settled =
@@ -82,17 +86,27 @@ export function VaultPage() {
     if (!intent || !settled) return;
     if (intent === 'create') {
       clearIntent();
-      if (hasVault) showToast(ALREADY_HAS_VAULT);
+      if (!mayOpen) showToast(ALREADY_HAS_VAULT);
       else if (!creating) openFlow('create');
     } else if (wallet.account && !hasVault) {
       clearIntent();
       showToast(NO_VAULT_YET);
     }
-  }, [intent, settled, hasVault, creating, wallet.account, clearIntent, openFlow, showToast]);
+  }, [
+    intent,
+    settled,
+    hasVault,
+    mayOpen,
+    creating,
+    wallet.account,
+    clearIntent,
+    openFlow,
+    showToast,
+  ]);
   // The guardian records a vault when it broadcasts the opening; it exists once a block has
   // confirmed it ("This might take about 10 minutes", SPEC §2), which its history tells.
   // It polls faster than the dashboard: the user is watching this one screen for that block.
-  const history = useVaultHistory(creating ? (position.vault?.vault_id ?? null) : null, 3_000);
+  const history = useVaultHistory(creating ? liveVaultId : null, 3_000);
   const openConfirmed =
     history.data?.some((record) => record.action === 'o' && record.confirmed) ?? false;
 
