@@ -417,17 +417,17 @@ describe("liquidation, start to finish, on the owner's page", () => {
     let freshConfirmed = false;
     let freshAsked = 0;
     server.use(
-      http.get('*/api/vaults/:id/history', ({ params }) => {
-        if (params.id !== NEW_ID) return HttpResponse.json([opened, l, x]);
+      http.get('*/api/vaults/:id/history', (info) => {
+        if (info.params.id !== NEW_ID) return historyPages([opened, l, x])(info);
         freshAsked++;
-        return HttpResponse.json([
+        return historyPages([
           {
             ...record(9, nowSeconds(), 'o', 10_000_000, 10_000, 10_000_000, 10_000),
             vault_id: NEW_ID,
             transaction_id: NEW_ID,
             confirmed: freshConfirmed,
           },
-        ]);
+        ])(info);
       }),
       http.get('*/api/vaults/:id/liquidation', ({ params }) =>
         params.id === NEW_ID

@@ -3,6 +3,7 @@
 // header price, the gauge, the badge and the modal in the same render, with no poll in between.
 // EventSource is the `eventsource` package (jsdom has none); MSW's sse() answers at the edge.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { preloadSheet } from '../src/ui/Sheet';
 import { screen, waitFor } from '@testing-library/react';
 import { http, HttpResponse, sse } from 'msw';
 import { EventSource as NodeEventSource } from 'eventsource';
@@ -65,6 +66,8 @@ async function dashboardConnected() {
 describe('live state over the event stream', () => {
   it('moves the header price, the gauge, the badge and the modal together on a pushed price', async () => {
     await dashboardConnected();
+    // The dashboard loads the dialog code once it has painted, before any price can matter.
+    await preloadSheet();
     expect(headerPrice()).toBe(formatUsd(95_000));
     const reads = priceReads;
 

@@ -1,40 +1,42 @@
-import type { ReactNode } from 'react';
-import { Dialog } from '@base-ui/react/dialog';
+import { lazy, Suspense, useState, useSyncExternalStore } from 'react';
+import type { SheetProps } from './SheetDialog';
 
-type Placement = 'drawer' | 'modal' | 'bottom-sheet';
+// The dialog library stays out of the first paint (the dashboard's bundle budget, issue 15). The
+// dashboard preloads it once it has painted; from then on every Sheet keeps its dialog mounted,
+// closed, so one that a pushed price opens (the liquidation modal) appears in the same render as
+// the badge and the gauge.
+type SheetDialogComponent = typeof import('./SheetDialog').default;
+let loaded: SheetDialogComponent | null = null;
+const listeners = new Set<() => void>();
+const load = () =>
+  import('./SheetDialog').then((module) => {
+    loaded = module.default;
+    for (const listener of listeners) listener();
+    return module;
+  });
+const LazySheetDialog = lazy(load);
 
-/**
- * One dialog shell for the three shapes the product uses: the right-hand drawer of the flows,
- * a centred modal, and the bottom sheet (SPEC §2 Other: title and description).
- */
-export function Sheet(props: {
-  open: boolean;
-  onOpenChange: (open: boolean) => void;
-  title: ReactNode;
-  description?: ReactNode;
-  placement?: Placement;
-  children?: ReactNode;
-}) {
-  const placement = props.placement ?? 'modal';
+const subscribe = (listener: () => void) => {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+};
+const current = () => loaded;
+
+/** Loads the dialog library ahead of the first dialog. */
+export function preloadSheet(): Promise<void> {
+  return loaded ? Promise.resolve() : load().then(() => undefined);
+}
+
+/** The product's dialog (SheetDialog.tsx). */
+export function Sheet(props: SheetProps) {
+  const SheetDialog = useSyncExternalStore(subscribe, current, current);
+  const [opened, setOpened] = useState(props.open);
+  if (props.open && !opened) setOpened(true);
+  if (SheetDialog) return <SheetDialog {...props} />;
+  if (!opened) return null;
   return (
-    <Dialog.Root open={props.open} onOpenChange={(open) => props.onOpenChange(open)}>
-      <Dialog.Portal>
-        <Dialog.Backdrop className="sheet-backdrop" />
-        <Dialog.Popup className={`sheet sheet--${placement}`}>
-          <header className="sheet__header">
-            <Dialog.Title className="sheet__title">{props.title}</Dialog.Title>
-            <Dialog.Close className="icon-btn" aria-label="Close">
-              ×
-            </Dialog.Close>
-          </header>
-          {props.description != null && (
-            <Dialog.Description className="sheet__description">
-              {props.description}
-            </Dialog.Description>
-          )}
-          {props.children}
-        </Dialog.Popup>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <Suspense fallback={null}>
+      <LazySheetDialog {...props} />
+    </Suspense>
   );
 }

@@ -18,7 +18,7 @@ import { TransactionsTable } from '../transactions/TransactionsTable';
 import { ContainedError } from '../ui/ContainedError';
 import { formatAmount } from '../ui/format';
 import { ReasonButton } from '../ui/ReasonButton';
-import { Sheet } from '../ui/Sheet';
+import { preloadSheet, Sheet } from '../ui/Sheet';
 import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { HealthGauge } from './HealthGauge';
@@ -61,6 +61,12 @@ export function Dashboard(props: {
     setShownFor(pending);
     setLiquidationModal(pending);
   }
+
+  // The liquidation modal must open in the same render as the badge (issue 15): its dialog code
+  // loads once the dashboard has painted.
+  useEffect(() => {
+    void preloadSheet();
+  }, []);
 
   // SPEC §4: a pending entry completes once the vault history holds its transaction.
   const { syncPending } = flows;

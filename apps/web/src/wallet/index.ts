@@ -9,7 +9,7 @@ export type {
   WrongNetwork,
 } from './types';
 export { WalletProvider, useWallet } from './WalletProvider';
-export { WalletPicker } from './WalletPicker';
+export { WalletPicker } from './LazyWalletPicker';
 export { DevnetControls } from './DevnetControls';
 export { WalletError, type WalletErrorCode } from './errors';
 export { WalletMark } from './WalletMark';

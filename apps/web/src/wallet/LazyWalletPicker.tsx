@@ -1,0 +1,18 @@
+import { lazy, Suspense, useState } from 'react';
+import type { WalletPickerProps } from './WalletPicker';
+
+// The picker (and the dialog library under it) loads when a visitor first opens it, not with
+// every page (the dashboard's bundle budget, issue 15).
+const Picker = lazy(() => import('./WalletPicker').then((m) => ({ default: m.WalletPicker })));
+
+/** The wallet picker, mounted from its first opening on. */
+export function WalletPicker(props: WalletPickerProps) {
+  const [opened, setOpened] = useState(props.open);
+  if (props.open && !opened) setOpened(true);
+  if (!opened) return null;
+  return (
+    <Suspense fallback={null}>
+      <Picker {...props} />
+    </Suspense>
+  );
+}
