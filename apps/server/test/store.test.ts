@@ -40,6 +40,7 @@ import {
 } from '../src/store';
 import { devnetMigrations } from '../src/devnet/migrations';
 import { coreMigrations, isPostgres } from '../src/store/migrations';
+import { scaleMigrations } from '../src/store/scale-migrations';
 import { Migrator, sql } from 'kysely';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
@@ -137,7 +138,7 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
     try {
       const db = fresh.store.db;
       const before = Object.fromEntries(
-        Object.entries({ ...coreMigrations, ...devnetMigrations }).filter(
+        Object.entries({ ...coreMigrations, ...scaleMigrations, ...devnetMigrations }).filter(
           ([name]) => name !== '0500_one_live_vault_per_key',
         ),
       );
