@@ -1,4 +1,7 @@
 import { lazy, Suspense, useState } from 'react';
+// The picker's styles stay global: the wallet menu (layout/WalletMenu.tsx) wears them too, and may
+// open before the picker's code was ever loaded.
+import './wallet-picker.css';
 import type { WalletPickerProps } from './WalletPicker';
 
 // The picker (and the dialog library under it) loads when a visitor first opens it, not with
