@@ -3,7 +3,13 @@
 // referred user has opened a vault.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionCodeColumn } from '../src/store';
-import type { CommunityAwardDto, CommunityDto, MissionDto, UserDto } from '@unit/protocol';
+import {
+  REFERRAL_LEVELS,
+  type CommunityAwardDto,
+  type CommunityDto,
+  type MissionDto,
+  type UserDto,
+} from '@unit/protocol';
 import { appendVaultHistory, insertVault } from '../src/store';
 import { postAs, signIn, testAccount, type TestAccount } from './accounts';
 import { getJson, startTestApp, type RunningApp } from './support';
@@ -147,7 +153,7 @@ describe('referrals', () => {
       referrals: 1,
       level: 'level_one',
       level_title: 'Nebula',
-      postage_sats: 10_000,
+      postage_sats: REFERRAL_LEVELS.level_one.postage_sats,
     });
   });
 });

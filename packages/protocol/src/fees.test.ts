@@ -7,6 +7,7 @@ import {
   feeOptions,
   networkFeeSats,
   operationCostSats,
+  fundedPostageSats,
   postageOutputs,
   selectedFeeRate,
 } from './fees';
@@ -89,6 +90,18 @@ describe('operationCostSats', () => {
     expect(postageOutputs('repay')).toBe(1);
     expect(postageOutputs('withdraw')).toBe(0);
     expect(postageOutputs('deposit')).toBe(0);
+  });
+  it("funds the account's postage on open and borrow, the treasury's on repay", () => {
+    expect(fundedPostageSats('open', 20_000, 10_000)).toBe(20_000n);
+    expect(fundedPostageSats('borrow', 15_000)).toBe(15_000n);
+    // the repay's UNIT change keeps its inputs' postage; the payment funds the treasury's
+    expect(fundedPostageSats('repay', 20_000, 10_000)).toBe(10_000n);
+    expect(fundedPostageSats('deposit', 20_000)).toBe(0n);
+    expect(fundedPostageSats('withdraw', 20_000)).toBe(0n);
+    const vsize = estimateVsize({ action: 'repay', paymentInputs: 1 });
+    expect(
+      operationCostSats({ action: 'repay', feeRate: 1, paymentInputs: 1, postageSats: 20_000 }),
+    ).toBe(BigInt(vsize + 350 + 10_000));
   });
   it('rounds fractional rates up', () => {
     expect(operationCostSats({ action: 'withdraw', feeRate: 1.5, paymentInputs: 0 })).toBe(

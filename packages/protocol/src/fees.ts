@@ -204,6 +204,20 @@ export function postageOutputs(action: VaultAction): number {
 }
 
 /**
+ * The postage an action's payment inputs fund: on open and borrow the postage of the UNIT sent to
+ * the account (its referral level's, missions.ts `accountPostageSats`); on repay the treasury's
+ * postage on the UNIT sent back (the UNIT change keeps the postage its inputs carried).
+ */
+export function fundedPostageSats(
+  action: VaultAction,
+  accountPostage: SatsInput = UNIT_POSTAGE_SATS,
+  treasuryPostage: SatsInput = UNIT_POSTAGE_SATS,
+): Sats {
+  if (postageOutputs(action) === 0) return 0n as Sats;
+  return sats(action === 'repay' ? treasuryPostage : accountPostage);
+}
+
+/**
  * Payment inputs assumed when quoting an action before coin selection: a withdraw pays its fee from
  * the vault and spends none; every other action spends at least one (extra inputs are what the 350 vB
  * vin allowance is for). GET /api/quote and the web app's estimates use the same count.
@@ -215,7 +229,10 @@ export function defaultPaymentInputs(action: VaultAction): number {
 export interface OperationCostInput extends VsizeInput {
   /** sat/vB */
   feeRate: number;
+  /** The postage of the account's own UNIT outputs (its referral level's); default SPEC §9's. */
   postageSats?: SatsInput;
+  /** The postage of UNIT sent back to the treasury; default SPEC §9's. */
+  treasuryPostageSats?: SatsInput;
 }
 
 /**
@@ -235,7 +252,6 @@ export function networkFeeSats(input: OperationCostInput): Sats {
 export function operationCostSats(input: OperationCostInput): Sats {
   const vsize = estimateVsize(input) + VIN_ALLOWANCE_VBYTES;
   const fee = Math.ceil(vsize * usableRate(input.feeRate));
-  const postage =
-    sats(input.postageSats ?? UNIT_POSTAGE_SATS) * BigInt(postageOutputs(input.action));
+  const postage = fundedPostageSats(input.action, input.postageSats, input.treasuryPostageSats);
   return (BigInt(fee) + postage) as Sats;
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { BUTTON_REASONS } from './buttons';
+import { UNIT_POSTAGE_SATS } from './constants';
 import {
   MISSION_ACTIONS,
   MISSION_REASONS,
+  accountPostageSats,
+  REFERRAL_LEVEL_IDS,
   REFERRAL_LEVELS,
   isMissionAction,
   isMissionComplete,
@@ -147,6 +150,17 @@ describe('SPEC §3 referral levels', () => {
     const postage = Object.values(REFERRAL_LEVELS).map((l) => l.postage_sats);
     expect(postage.every((p) => Number.isInteger(p) && p > 0)).toBe(true);
     expect([...postage].sort((a, b) => a - b)).toEqual(postage);
+  });
+
+  it("sets the postage of the account's UNIT outputs from its level, the default below the first", () => {
+    expect(accountPostageSats(null)).toBe(UNIT_POSTAGE_SATS);
+    expect(accountPostageSats(null, 546)).toBe(546);
+    expect(accountPostageSats('level_one')).toBe(12_500);
+    expect(accountPostageSats('level_two')).toBe(15_000);
+    expect(accountPostageSats('level_three')).toBe(20_000);
+    // every level raises the postage over the default, so reaching one changes a transaction
+    for (const level of REFERRAL_LEVEL_IDS)
+      expect(accountPostageSats(level)).toBeGreaterThan(UNIT_POSTAGE_SATS);
   });
 
   it('reaches a level at its referral count', () => {

@@ -2,6 +2,7 @@
 // Mission actions. The server's mission list and verification answer what each mission is and
 // whether it is done; these rules decide what the missions area shows and allows.
 import { BUTTON_REASONS, type ButtonState } from './buttons';
+import { UNIT_POSTAGE_SATS } from './constants';
 import { CONTENT } from './content';
 
 /** SPEC §4 Mission actions: the six action types. */
@@ -140,7 +141,8 @@ export type ReferralLevel = (typeof REFERRAL_LEVEL_IDS)[number];
 
 /**
  * SPEC §3: each level gives a postage amount; titles Nebula, Red Giant, Super Giant. The referral
- * counts and postage amounts are ours (SPEC: not shown).
+ * counts and postage amounts are ours (SPEC: not shown); `accountPostageSats` says what the postage
+ * does.
  */
 export const REFERRAL_LEVELS: Record<
   ReferralLevel,
@@ -149,7 +151,7 @@ export const REFERRAL_LEVELS: Record<
   level_one: {
     title: CONTENT.missions.referralLevels.level_one,
     minReferrals: 1,
-    postage_sats: 10_000,
+    postage_sats: 12_500,
   },
   level_two: {
     title: CONTENT.missions.referralLevels.level_two,
@@ -179,4 +181,17 @@ export function nextReferralLevel(
 ): { level: ReferralLevel; remaining: number } | null {
   const level = REFERRAL_LEVEL_IDS.find((l) => referrals < REFERRAL_LEVELS[l].minReferrals);
   return level ? { level, remaining: REFERRAL_LEVELS[level].minReferrals - referrals } : null;
+}
+
+/**
+ * What a referral level's postage does (README, Accounts and community): it is the postage of the
+ * UNIT outputs the account's own vault transactions create in its runes address, the UNIT issued by
+ * open and borrow and the UNIT change of a repay. Below the first level they carry the default
+ * postage (SPEC §9, CONSTANTS.md). UNIT sent back to the treasury always carries the default.
+ */
+export function accountPostageSats(
+  level: ReferralLevel | null,
+  defaultPostage: number = UNIT_POSTAGE_SATS,
+): number {
+  return level ? REFERRAL_LEVELS[level].postage_sats : defaultPostage;
 }

@@ -26,11 +26,13 @@ import {
   type Prevout,
 } from '@unit/bitcoin';
 import {
+  accountPostageSats,
   COLLATERAL_PERCENT,
   MIN_BTC_SATS,
   MIN_VAULT_BALANCE_SATS,
   liquidationThresholdCents,
   ratioAtLeast,
+  referralLevel,
   sats,
   unitCents,
   type BorrowPayload,
@@ -45,6 +47,7 @@ import {
 import type { ChainOutput } from '../chain/port';
 import { DomainError } from '../rpc/json-rpc';
 import { getReservation, getVault, getVaultByPubkey, type VaultRow } from '../store';
+import { countReferrals } from '../store/users';
 import type { GuardianContext } from './context';
 import type { Effects, HistoryEffect, VaultAfter } from './effects';
 import { claimLock, vaultLock } from './locks';
@@ -312,6 +315,29 @@ function mustEqual(
   if (String(actual) !== String(expected)) throw bad(`${what} does not match the request`);
 }
 
+/**
+ * The postage the requester's own UNIT outputs must carry: its account's referral level's, the
+ * default below the first level (missions.ts `accountPostageSats`). The account is the vault's
+ * creation account, or on open the address of the first wallet input, which becomes it.
+ */
+async function requesterPostage(
+  g: GuardianContext,
+  action: VaultAction,
+  own: VaultRow | null,
+  inputs: Outpoint[],
+): Promise<bigint> {
+  if (action !== 'open' && action !== 'borrow' && action !== 'repay') return BigInt(g.postageSats);
+  const account =
+    action === 'open'
+      ? inputs[1]
+        ? scriptToAddress(inputs[1].script, g.network)
+        : null
+      : own?.creation_account;
+  if (!account) return BigInt(g.postageSats);
+  const level = referralLevel(await countReferrals(g.db, account));
+  return BigInt(accountPostageSats(level, g.postageSats));
+}
+
 /** Prepares one vault action for the pipeline; throws a DomainError for every refusal. */
 export async function prepareAction<A extends VaultAction>(
   g: GuardianContext,
@@ -344,7 +370,8 @@ export async function prepareAction<A extends VaultAction>(
       network: g.network,
     }).script,
     unitRuneId: g.runeId,
-    postageSats: BigInt(g.postageSats),
+    postageSats: await requesterPostage(g, action, own, inputs),
+    treasuryPostageSats: BigInt(g.postageSats),
   };
   if (own) context.vault = await vaultUtxo(g, own);
   let treasury: TreasuryPick | null = null;

@@ -201,6 +201,8 @@ interface DraftOptions {
   signVault?: boolean;
   /** Flip a bit of the wallet's vault signature after signing. */
   forgeVaultSignature?: boolean;
+  /** Postage of the wallet's own UNIT outputs (its referral level's); default the builders'. */
+  postageSats?: bigint;
 }
 
 /** The same PSBT with one bit of the input's leaf signature flipped: a signature that fails. */
@@ -356,6 +358,7 @@ export class TestWallet {
       depositAmount: deposit,
       borrowAmount: borrow,
       unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+      postageSats: options.postageSats,
       treasury: {
         txid: t.txid,
         vout: t.vout,
@@ -425,6 +428,7 @@ export class TestWallet {
       vault,
       borrowAmount: amount,
       unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+      postageSats: options.postageSats,
       treasury: {
         txid: t.txid,
         vout: t.vout,
@@ -479,6 +483,7 @@ export class TestWallet {
         hex.encode(p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script),
       ),
       unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+      postageSats: options.postageSats,
     });
     return {
       built,

@@ -1,12 +1,14 @@
 // Missions and users of the missions area (SPEC §3 Mission, User; SPEC §7 mission and user calls):
 // GET /api/missions?address=, POST /api/missions/:id/verify, GET /api/users/:address, POST /api/users.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type {
-  CommunityDto,
-  MissionDto,
-  RegisterUserBody,
-  UserDto,
-  VerifyMissionBody,
+import {
+  accountPostageSats,
+  type CommunityDto,
+  type ConfigDto,
+  type MissionDto,
+  type RegisterUserBody,
+  type UserDto,
+  type VerifyMissionBody,
 } from '@unit/protocol';
 import { getJson, isNotFound } from './http';
 
@@ -73,6 +75,15 @@ export const userQueryOptions = (address: string | null) =>
   });
 
 export const useMissionUser = (address: string | null) => useQuery(userQueryOptions(address));
+
+/**
+ * The postage of the account's own UNIT outputs: its referral level's, the default without one
+ * (missions.ts accountPostageSats). Estimates use it; the flow reads the user afresh to build.
+ */
+export function useAccountPostage(config: ConfigDto, address: string | null): number {
+  const user = useMissionUser(address);
+  return accountPostageSats(user.data?.level ?? null, config.constants.unitPostageSats);
+}
 
 /** Registers the address (idempotent on the server); a referral code names who invited it. */
 export const registerUser = (body: RegisterUserBody) => getJson<UserDto>('/api/users', post(body));

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useConfig } from '../api/config';
+import { useAccountPostage } from '../api/missions';
 import { useIncomingSats } from '../api/incoming';
 import { usePosition } from '../api/position';
 import { formatAmount } from '../ui/format';
@@ -129,11 +130,13 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const options = cappedFeeOptions(position.fees, priceUsd);
   const feeRate = selectedFeeRate(options, form.fee);
   const guardianAction = decl.guardianAction;
+  const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null);
   const costInput = {
     action: guardianAction,
     paymentInputs: defaultPaymentInputs(guardianAction),
     feeRate,
-    postageSats: c.unitPostageSats,
+    postageSats,
+    treasuryPostageSats: c.unitPostageSats,
   };
   // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
   // the transaction is expected to pay (issue 15: the allowance doubled the figure shown).
@@ -278,6 +281,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
         account,
         vault: position.vault,
         priceUsd,
+        postageSats,
       });
       if (run === maxRun.current) setMaxPlan({ status: 'ready', maxAt });
     } catch {

@@ -25,6 +25,7 @@ import {
 import {
   ERROR_MESSAGES,
   RESERVE_TIMEOUT_MS,
+  accountPostageSats,
   applyAction,
   liquidationThresholdCents,
   repossessState,
@@ -41,6 +42,7 @@ import {
   type VaultTxResult,
 } from '@unit/protocol';
 import { getJson, joinUrl } from '../api/http';
+import { getUser } from '../api/missions';
 import type { WalletAccount } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
@@ -318,6 +320,20 @@ export async function runVaultAction(
       network,
     });
     const unitRuneId = parseRuneId(config.unitRuneId);
+    // The UNIT outputs to the wallet carry its referral level's postage, read afresh: the guardian
+    // holds them to the level the account has when it checks (missions.ts accountPostageSats).
+    const postage =
+      action === 'create' || action === 'borrow' || action === 'repay'
+        ? {
+            postageSats: BigInt(
+              accountPostageSats(
+                (await getUser(account.satsAddress))?.level ?? null,
+                config.constants.unitPostageSats,
+              ),
+            ),
+            treasuryPostageSats: BigInt(config.constants.unitPostageSats),
+          }
+        : {};
     const treasury = reservation?.treasury_utxo
       ? {
           txid: reservation.treasury_utxo.txid,
@@ -345,6 +361,7 @@ export async function runVaultAction(
           borrowAmount: input.cents,
           treasury: treasury!,
           unitRuneId,
+          ...postage,
         });
         payload = {
           borrow_amount: Number(input.cents),
@@ -364,6 +381,7 @@ export async function runVaultAction(
           borrowAmount: input.cents,
           treasury: treasury!,
           unitRuneId,
+          ...postage,
         });
         payload = {
           borrow_amount: Number(input.cents),
@@ -391,6 +409,7 @@ export async function runVaultAction(
           unitUtxos,
           treasuryScript: addressToScript(reservation!.treasury_address, network),
           unitRuneId,
+          ...postage,
         });
         payload = {
           repay_amount: Number(input.cents),

@@ -33,6 +33,8 @@ export interface MaxDepositRequest {
   vault: { btc_locked: number; unit_borrowed: number } | null;
   /** create: the price, which bounds the UNIT the opening can issue */
   priceUsd: PriceInput;
+  /** create: the postage of the UNIT issued to the account (its referral level's) */
+  postageSats: number;
 }
 
 /**
@@ -114,7 +116,7 @@ function refine(
       internalKey: hex.decode(config.treasuryPubkey),
     },
     unitRuneId: parseRuneId(config.unitRuneId),
-    postageSats: BigInt(config.constants.unitPostageSats),
+    postageSats: BigInt(request.postageSats),
   });
 }
 

@@ -32,6 +32,7 @@ import {
   useVerifyMission,
   verifyMissionKey,
 } from '../api/missions';
+import { useConfig } from '../api/config';
 import { useVault } from '../api/vault';
 import { useFlows } from '../flows/FlowProvider';
 import { Skeleton } from '../ui/Skeleton';
@@ -52,6 +53,7 @@ interface Notice {
 
 /** SPEC §2 Other, §3 Mission/User/Referral levels, §4 Mission actions; layout is ours. */
 export function MissionsPage() {
+  const config = useConfig();
   const wallet = useWallet();
   const address = wallet.account?.satsAddress ?? null;
   const vault = useVault(wallet.account?.vaultPubkey ?? null);
@@ -228,7 +230,10 @@ export function MissionsPage() {
       <aside className="missions__side">
         {user.data && <ReferralCard user={user.data} />}
         {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
-        <ReferralLevels referrals={user.data?.referrals ?? null} />
+        <ReferralLevels
+          referrals={user.data?.referrals ?? null}
+          defaultPostage={config.constants.unitPostageSats}
+        />
         {community.data && (
           <>
             <Awards title="Discord roles" awards={community.data.roles} />
@@ -437,7 +442,13 @@ function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) 
 }
 
 /** SPEC §3 Referral levels: Nebula, Red Giant, Super Giant, each with its postage. */
-function ReferralLevels({ referrals }: { referrals: number | null }) {
+function ReferralLevels({
+  referrals,
+  defaultPostage,
+}: {
+  referrals: number | null;
+  defaultPostage: number;
+}) {
   const next = referrals == null ? null : nextReferralLevel(referrals);
   return (
     <section className="card" aria-labelledby="levels-title">
@@ -465,6 +476,11 @@ function ReferralLevels({ referrals }: { referrals: number | null }) {
           );
         })}
       </ol>
+      <p className="muted levels__what">
+        Postage is the bitcoin your UNIT arrives with in your runes address when you open a vault,
+        borrow or repay: {defaultPostage.toLocaleString('en-US')} sats without a level, your
+        level&rsquo;s once you reach one. It stays yours and pays for moving that UNIT later.
+      </p>
       {next && (
         <p className="muted levels__next">
           {next.remaining} more referral{next.remaining === 1 ? '' : 's'} to reach{' '}

@@ -12,6 +12,7 @@ import {
   CONTENT,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
+import { useAccountPostage } from '../api/missions';
 import { useIncomingSats } from '../api/incoming';
 import { useWallet } from '../wallet';
 import { formatAmount } from '../ui/format';
@@ -47,6 +48,8 @@ export function useActionStates(position: Position): ActionStates {
   const open = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
   // A repossess or speed-up drawer holds every vault action back, as the create drawer does.
   const activeAction = open === 'repossess' || open === 'speedup' ? 'create' : open;
+  const wallet = useWallet();
+  const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null);
   const ctx = (action: DashboardAction): ButtonContext => ({
     hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,
@@ -59,12 +62,12 @@ export function useActionStates(position: Position): ActionStates {
       action,
       paymentInputs: defaultPaymentInputs(action),
       feeRate,
-      postageSats: config.constants.unitPostageSats,
+      postageSats,
+      treasuryPostageSats: config.constants.unitPostageSats,
     }),
   });
   // The wallet's sats decide deposit, borrow and repay: while they are unknown, or on their way in
   // a transaction not yet mined, a disabled button says so rather than 'no bitcoin' (issue 15).
-  const wallet = useWallet();
   const incoming = useIncomingSats(config, wallet.account?.satsAddress ?? null).data ?? 0n;
   const walletBound = (action: DashboardAction): ButtonState => {
     const state = buttonState(action, ctx(action));

@@ -86,6 +86,7 @@ interface ActionBase {
 
 interface RuneIssue {
   unitRuneId: RuneId;
+  /** Postage of the account's own UNIT output (its referral level's); default SPEC §9's. */
   postageSats?: bigint;
 }
 
@@ -111,6 +112,8 @@ export interface RepayParams extends ActionBase, RuneIssue {
   repayAmount: bigint;
   unitUtxos: readonly UnitUtxo[];
   treasuryScript: Uint8Array;
+  /** Postage of the UNIT sent back to the treasury; default SPEC §9's. */
+  treasuryPostageSats?: bigint;
 }
 
 export interface WithdrawParams {
@@ -279,6 +282,7 @@ export function buildRepayPsbt(params: RepayParams): BuiltVaultTx {
   if (held < params.repayAmount)
     throw new VaultTxError('insufficient_funds', 'the UNIT outputs hold too little UNIT');
   const postage = params.postageSats ?? BigInt(UNIT_POSTAGE_SATS);
+  const treasuryPostage = params.treasuryPostageSats ?? BigInt(UNIT_POSTAGE_SATS);
   const state = stateOutput(
     'r',
     params.state,
@@ -293,7 +297,7 @@ export function buildRepayPsbt(params: RepayParams): BuiltVaultTx {
       ],
       outputs: [
         { script: params.newVault.script, amount: params.vault.value },
-        { script: params.treasuryScript, amount: postage },
+        { script: params.treasuryScript, amount: treasuryPostage },
         { script: params.wallet.runesScript, amount: postage },
         { script: unitRunestoneScript(params.unitRuneId, params.repayAmount), amount: 0n },
         state.output,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   buildBorrowPsbt,
   buildDepositPsbt,
+  buildRepayPsbt,
   buildWithdrawPsbt,
   unitRunestoneScript,
   type VaultUtxo,
@@ -16,6 +17,7 @@ import {
   stateFields,
   treasuryScript,
   treasuryUtxo,
+  txid,
   unitRuneId,
   vaultUtxo,
   wallet,
@@ -33,6 +35,9 @@ function contextFor(vault: VaultUtxo, extra: Partial<ParseContext> = {}): ParseC
     ...extra,
   };
 }
+
+const outputAmount = (psbt: Uint8Array, vout: number) =>
+  Transaction.fromPSBT(psbt, VAULT_TX_OPTS).getOutput(vout).amount;
 
 /** Rebuilds the PSBT with its outputs changed, as a tampering client would. */
 function tamper(
@@ -141,6 +146,58 @@ describe('parseVaultTransaction', () => {
       ok: false,
       reason: 'runestone does not issue the recorded debt',
     });
+  });
+
+  it("holds the account's UNIT outputs to its level's postage, the treasury's to the default", () => {
+    const treasury = treasuryUtxo();
+    const borrow = buildBorrowPsbt({
+      wallet,
+      utxos: [paymentUtxo(50_000n)],
+      feeRate,
+      state: stateFields,
+      newVault,
+      vault,
+      treasury,
+      borrowAmount: 20_000n,
+      unitRuneId,
+      postageSats: 15_000n,
+    });
+    expect(outputAmount(borrow.psbt, 1)).toBe(15_000n);
+    const level = contextFor(vault, { treasury, postageSats: 15_000n });
+    expect(parseVaultTransaction('borrow', borrow.psbt, level).ok).toBe(true);
+    // the same transaction from an account without that level pays the wrong postage
+    expect(parseVaultTransaction('borrow', borrow.psbt, contextFor(vault, { treasury }))).toEqual({
+      ok: false,
+      error: 'bad_transaction',
+      reason: 'UNIT postage amount',
+    });
+
+    const repay = buildRepayPsbt({
+      wallet,
+      utxos: [paymentUtxo(50_000n)],
+      feeRate,
+      state: stateFields,
+      newVault,
+      vault,
+      repayAmount: 10_000n,
+      unitUtxos: [
+        { txid: txid(), vout: 1, value: 15_000n, script: wallet.runesScript, unitAmount: 20_000n },
+      ],
+      treasuryScript,
+      unitRuneId,
+      postageSats: 15_000n,
+    });
+    expect(outputAmount(repay.psbt, 1)).toBe(10_000n);
+    expect(outputAmount(repay.psbt, 2)).toBe(15_000n);
+    expect(
+      parseVaultTransaction('repay', repay.psbt, contextFor(vault, { postageSats: 15_000n })).ok,
+    ).toBe(true);
+    const treasuryShort = tamper(repay.psbt, (outputs) => {
+      outputs[1]!.amount = 546n;
+    });
+    expect(
+      parseVaultTransaction('repay', treasuryShort, contextFor(vault, { postageSats: 15_000n })),
+    ).toMatchObject({ ok: false, reason: 'UNIT must go to the treasury with postage' });
   });
 
   it('accepts a withdraw and reports the amount taken out', () => {

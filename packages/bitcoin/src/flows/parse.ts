@@ -28,7 +28,10 @@ export interface ParseContext {
   /** The vault output the transaction must create: the requester's keys and the quote's threshold. */
   newVaultScript: Uint8Array;
   unitRuneId: RuneId;
+  /** Postage of the requester's own UNIT outputs (its referral level's); default SPEC §9's. */
   postageSats?: bigint;
+  /** Postage of UNIT sent back to the treasury; default SPEC §9's. */
+  treasuryPostageSats?: bigint;
   dustLimit?: bigint;
 }
 
@@ -181,6 +184,7 @@ function parse(action: VaultAction, psbt: Uint8Array, ctx: ParseContext): Parsed
   check(state.vaultSats === vaultOut.amount, 'state record BTC differs from the vault output');
 
   const postage = ctx.postageSats ?? BigInt(UNIT_POSTAGE_SATS);
+  const treasuryPostage = ctx.treasuryPostageSats ?? BigInt(UNIT_POSTAGE_SATS);
   const before = ctx.vault;
   let btcAmount = 0n;
   let unitAmount = 0n;
@@ -224,7 +228,7 @@ function parse(action: VaultAction, psbt: Uint8Array, ctx: ParseContext): Parsed
       check(unitAmount > 0n, 'a repay must lower the debt');
       const toTreasury = slot('treasury postage');
       check(
-        equalBytes(toTreasury.script, ctx.treasuryScript) && toTreasury.amount === postage,
+        equalBytes(toTreasury.script, ctx.treasuryScript) && toTreasury.amount === treasuryPostage,
         'UNIT must go to the treasury with postage',
       );
       check(slot('unit change').amount === postage, 'UNIT change postage amount');
