@@ -1,10 +1,10 @@
 // Journey: the community area. A new user signs in with the devnet wallet (BIP-322), registers,
 // links Telegram against a fake Bot API, completes the create-vault mission straight from its Start,
 // gets the confirmation and a risk alert with the browser closed, then refers a second wallet whose
-// vault raises the first user's referral level.
+// vault raises the first user's referral level, and the level's postage shows in their next repay.
 import type { Page } from '@playwright/test';
 import { test as base, expect, type Devnet } from '../support/fixtures';
-import { connectDevnetWallet, confirmCreation } from '../support/journey';
+import { connectDevnetWallet, confirmCreation, openDrawer } from '../support/journey';
 import { startServer, type RunningServer } from '../support/server';
 import { injectWallet } from '../support/wallets/inject';
 import {
@@ -129,6 +129,24 @@ test('sign in, link Telegram, complete a mission, refer a friend', async ({
   );
   await checkA11y(again);
   await snap(again, 'community-03-referral');
+
+  // Nebula's postage takes effect: the UNIT change of the first user's next repay carries 12,500
+  // sats to their runes address, while the UNIT sent back to the treasury keeps the default 10,000.
+  await again.goto('/');
+  const drawer = await openDrawer(again, 'Repay');
+  await drawer.locator('input[inputmode="decimal"]').first().fill('100');
+  await drawer.getByRole('button', { name: 'Repay', exact: true }).click();
+  await expect(again.getByText('UNIT Repayment Submitted').first()).toBeVisible();
+  // the pending banner links the repay it follows
+  const href = await again
+    .getByRole('link', { name: /^View transaction/ })
+    .first()
+    .getAttribute('href');
+  const txid = href!.split('/tx/')[1]!;
+  const tx = (await (await again.request.get(`/esplora/tx/${txid}`)).json()) as {
+    vout: { value: number }[];
+  };
+  expect(tx.vout.map((o) => o.value).slice(1, 3)).toEqual([10_000, 12_500]);
 });
 
 // The extensions people use sign the same challenge through their own APIs (Unisat
