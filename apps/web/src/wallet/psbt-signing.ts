@@ -71,6 +71,35 @@ function safeAddress(
 }
 
 /**
+ * Throws unless the wallet added a signature (ECDSA, Taproot key path or script path) to every
+ * requested input: for wallets that skip what they cannot sign without an error. Counted against
+ * the PSBT sent, since a vault input may already carry the guardian's signature.
+ */
+export async function assertInputsSigned(
+  sentBase64: string,
+  signedBase64: string,
+  signInputs: number[],
+): Promise<void> {
+  const btc = await loadSigner();
+  const sent = btc.Transaction.fromPSBT(base64.decode(sentBase64), PSBT_OPTIONS);
+  const signed = btc.Transaction.fromPSBT(base64.decode(signedBase64), PSBT_OPTIONS);
+  const signatures = (tx: typeof sent, index: number) => {
+    const input = tx.getInput(index);
+    return (
+      (input.partialSig?.length ?? 0) +
+      (input.tapKeySig ? 1 : 0) +
+      (input.tapScriptSig?.length ?? 0)
+    );
+  };
+  for (const index of signInputs) {
+    if (index < 0 || index >= signed.inputsLength)
+      throw new WalletError('failed', `The transaction has no input ${index} to sign.`);
+    if (signatures(signed, index) <= signatures(sent, index))
+      throw new WalletError('failed', walletMessages.noSigner);
+  }
+}
+
+/**
  * Signs exactly the requested inputs with whichever of `keys` each one needs, the way a real wallet
  * does: P2WPKH and P2TR key path by the prevout, vault inputs through their update leaf
  * (tapLeafScript). Other inputs (the treasury's, the guardian's half) stay untouched.

@@ -1,5 +1,5 @@
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
-import { hex } from '@scure/base';
+import { base64, hex } from '@scure/base';
 import * as btc from '@scure/btc-signer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBip322Simple } from '@unit/bitcoin';
@@ -16,6 +16,7 @@ import {
   buildVaultPsbt,
   cosignFinalizeAndVerify,
   cosignRepayAndVerify,
+  keyFrom,
   parsePsbt,
   userKeys,
 } from './fixtures';
@@ -248,6 +249,45 @@ describe('Leather adapter (window.LeatherProvider)', () => {
     const signed = await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
     expect(parsePsbt(signed).getInput(fixture.unitInput).tapKeySig).toBeDefined();
     expect(cosignRepayAndVerify(signed, fixture)).toEqual({ ok: true });
+  });
+
+  it('asks Leather to sign only the inputs named, never to broadcast, and reads its JSON-RPC reply', async () => {
+    const fake = installFakeLeather();
+    const adapter = createLeatherAdapter(undefined, 'devnet');
+    await adapter.connect();
+    const fixture = buildVaultPsbt({
+      vaultKey: userKeys.taprootKey,
+      paymentScript: btc.OutScript.encode(
+        btc.Address(btc.TEST_NETWORK).decode(own.payment.address),
+      ),
+    });
+    await adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs });
+    expect(fake.calls.at(-1)).toEqual({
+      method: 'signPsbt',
+      params: {
+        hex: hex.encode(base64.decode(fixture.psbt)),
+        signAtIndex: fixture.userInputs,
+        network: 'testnet',
+        broadcast: false,
+      },
+    });
+  });
+
+  it('refuses a PSBT Leather handed back unsigned (another account selected since connecting)', async () => {
+    installFakeLeather();
+    const adapter = createLeatherAdapter(undefined, 'signet');
+    await adapter.connect();
+    installFakeLeather({ keys: { paymentKey: keyFrom(0x55), taprootKey: keyFrom(0x66) } });
+    const fixture = buildVaultPsbt({
+      vaultKey: userKeys.taprootKey,
+      paymentScript: btc.OutScript.encode(
+        btc.Address(btc.TEST_NETWORK).decode(own.payment.address),
+      ),
+    });
+    const error = await rejectionOf(
+      adapter.signPsbt(fixture.psbt, { signInputs: fixture.userInputs }),
+    );
+    expect(error.message).toBe('The wallet could not sign the requested inputs.');
   });
 
   it('maps a rejected request to a rejection and a mainnet account to mainnet', async () => {

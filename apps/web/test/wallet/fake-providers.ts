@@ -9,7 +9,7 @@ import { signBip322Simple } from '@unit/bitcoin';
 // window.LeatherProvider, which keeps this file type-checked wherever it is bundled from).
 import type { LeatherApi } from '../../src/wallet/adapters/leather';
 import type { UnisatApi } from '../../src/wallet/adapters/unisat';
-import { addressesOf, userKeys, type TestWalletKeys } from './keys';
+import { addressesOf, btcNetworkOf, userKeys, type TestWalletKeys } from './keys';
 
 type Listener = () => void;
 
@@ -289,79 +289,157 @@ export function installFakeUnisat(
 // ------------------------------------------------------------------------------------ Leather
 
 export interface FakeLeather {
+  /** the next request fails as the user closing Leather's popup */
   rejectNext: boolean;
+  calls: Array<{ method: string; params: unknown }>;
   uninstall(): void;
 }
 
-/** window.LeatherProvider: `request(method, params)` resolving `{ result }`, rejecting `{ error }`. */
+/** Leather's RPC error codes (JSON-RPC's, and 4001 for a popup the user closed). */
+const LEATHER_USER_REJECTION = 4001;
+const LEATHER_INVALID_PARAMS = -32602;
+const LEATHER_METHOD_NOT_FOUND = -32601;
+
+/** Leather signs with every sighash type a PSBT input may ask for. */
+const ANY_SIGHASH = Object.values(btc.SigHash);
+
+/**
+ * window.LeatherProvider as Leather's in-page script has it: `request(method, params)` posts a
+ * JSON-RPC 2.0 request and resolves with the whole response `{ jsonrpc, id, result }`, or rejects
+ * with the whole error response `{ jsonrpc, id, error: { code, message } }`. Every request opens
+ * Leather's popup (getAddresses too), so a page has no silent way back to the accounts.
+ */
 export function installFakeLeather(
   opts: { keys?: TestWalletKeys; network?: 'mainnet' | 'testnet' } = {},
 ): FakeLeather {
   const keys = opts.keys ?? userKeys;
   assertTwoAccounts(keys);
-  const own = addressesOf(keys, opts.network ?? 'testnet');
+  const walletNetwork = opts.network ?? 'testnet';
+  const net = btcNetworkOf(walletNetwork);
+  const own = addressesOf(keys, walletNetwork);
+  const taprootCompressed = secp256k1.getPublicKey(keys.taprootKey, true);
+  const taprootXOnly = taprootCompressed.subarray(1);
+  // BIP-84 and BIP-86 paths of account 0; coin type 1 on the test networks.
+  const coin = walletNetwork === 'mainnet' ? 0 : 1;
   const state: FakeLeather = {
     rejectNext: false,
+    calls: [],
     uninstall: () => {
       delete window.LeatherProvider;
     },
   };
-  const request = async (method: string, params?: Record<string, unknown>): Promise<never> => {
-    if (state.rejectNext) {
-      state.rejectNext = false;
-      throw { jsonrpc: '2.0', id: '1', error: { code: 4001, message: 'User rejected request' } };
-    }
-    const reply = (result: unknown) => ({ jsonrpc: '2.0', id: '1', result }) as never;
-    if (method === 'getAddresses')
-      return reply({
-        addresses: [
-          { symbol: 'BTC', type: 'p2wpkh', ...own.payment },
-          // Leather reports the Taproot key compressed (33 bytes)
-          {
-            symbol: 'BTC',
-            type: 'p2tr',
-            address: own.taproot.address,
-            publicKey: hex.encode(secp256k1.getPublicKey(keys.taprootKey, true)),
-          },
-          { symbol: 'STX', address: 'ST000000000000000000002AMW42H' },
-        ],
-      });
-    if (method === 'signPsbt') {
-      const { hex: psbtHex, signAtIndex } = params as { hex: string; signAtIndex: number[] };
-      const tx = btc.Transaction.fromPSBT(hex.decode(psbtHex), { allowUnknownOutputs: true });
-      for (const index of signAtIndex) {
-        let signed = false;
-        for (const key of [keys.paymentKey, keys.taprootKey]) {
+  let nextId = 0;
+
+  const answer = (method: string, params: Record<string, unknown>): unknown => {
+    switch (method) {
+      case 'getAddresses':
+        return {
+          addresses: [
+            {
+              symbol: 'BTC',
+              type: 'p2wpkh',
+              address: own.payment.address,
+              publicKey: own.payment.publicKey,
+              derivationPath: `m/84'/${coin}'/0'/0/0`,
+            },
+            {
+              // Leather hands the Taproot key out compressed (33 bytes), and x-only beside it.
+              symbol: 'BTC',
+              type: 'p2tr',
+              address: own.taproot.address,
+              publicKey: hex.encode(taprootCompressed),
+              tweakedPublicKey: hex.encode(taprootXOnly),
+              derivationPath: `m/86'/${coin}'/0'/0/0`,
+            },
+            { symbol: 'STX', address: 'ST000000000000000000002AMW42H' },
+          ],
+        };
+      case 'signPsbt': {
+        const { hex: psbtHex, signAtIndex, broadcast } = params;
+        if (typeof psbtHex !== 'string') throw leatherError(LEATHER_INVALID_PARAMS, 'hex');
+        // The fake never broadcasts: a vault transaction needs the guardian's signature first.
+        if (broadcast) throw leatherError(LEATHER_INVALID_PARAMS, 'fake Leather: no broadcast');
+        let tx: btc.Transaction;
+        try {
+          tx = btc.Transaction.fromPSBT(hex.decode(psbtHex));
+        } catch {
+          throw leatherError(LEATHER_INVALID_PARAMS, 'Invalid PSBT hex');
+        }
+        const indices =
+          signAtIndex === undefined
+            ? Array.from({ length: tx.inputsLength }, (_, index) => index)
+            : ([] as unknown[]).concat(signAtIndex);
+        for (const index of indices) {
+          if (typeof index !== 'number' || index < 0 || index >= tx.inputsLength)
+            throw leatherError(LEATHER_INVALID_PARAMS, 'signAtIndex');
+          const input = tx.getInput(index);
+          // Leather adds its own Taproot key to a key-path P2TR input that names none.
+          const isTaproot = input.witnessUtxo?.script[0] === 0x51;
+          if (isTaproot && !input.tapInternalKey && !input.tapLeafScript)
+            tx.updateInput(index, { tapInternalKey: taprootXOnly });
+          // As Leather does: its native SegWit key first, then its Taproot key; an input neither
+          // can sign is left as it came.
           try {
-            signed = tx.signIdx(key, index) || signed;
+            tx.signIdx(keys.paymentKey, index, ANY_SIGHASH);
           } catch {
-            // not this key's input
+            try {
+              tx.signIdx(keys.taprootKey, index, ANY_SIGHASH);
+            } catch {
+              // not this wallet's input
+            }
           }
         }
-        if (!signed)
-          throw { jsonrpc: '2.0', id: '1', error: { code: -32603, message: 'Cannot sign input' } };
+        return { hex: hex.encode(tx.toPSBT()) };
       }
-      return reply({ hex: hex.encode(tx.toPSBT()) });
+      case 'signMessage': {
+        // BIP-322 "simple" with the account paymentType names (native SegWit when none).
+        const { message, paymentType = 'p2wpkh' } = params;
+        if (typeof message !== 'string') throw leatherError(LEATHER_INVALID_PARAMS, 'message');
+        if (paymentType === 'p2wpkh')
+          return {
+            signature: bip322Wpkh(message, keys.paymentKey, net),
+            address: own.payment.address,
+            message,
+          };
+        if (paymentType === 'p2tr')
+          return {
+            signature: signBip322Simple({
+              message,
+              script: btc.p2tr(taprootXOnly, undefined, net).script,
+              secretKey: keys.taprootKey,
+              internalKey: taprootXOnly,
+            }),
+            address: own.taproot.address,
+            message,
+          };
+        throw leatherError(LEATHER_INVALID_PARAMS, 'Unsupported payment type');
+      }
+      default:
+        throw leatherError(LEATHER_METHOD_NOT_FOUND, `Method ${method} not found`);
     }
-    if (method === 'signMessage') {
-      // Leather signs BIP-322 with the account its paymentType names.
-      const { message, paymentType } = params as { message: string; paymentType?: string };
-      if (paymentType !== 'p2wpkh')
-        throw {
-          jsonrpc: '2.0',
-          id: '1',
-          error: { code: -32602, message: 'fake Leather: p2wpkh only' },
-        };
-      return reply({
-        signature: bip322Wpkh(
-          message,
-          keys.paymentKey,
-          opts.network === 'mainnet' ? btc.NETWORK : btc.TEST_NETWORK,
-        ),
-        address: own.payment.address,
-      });
+  };
+
+  /** What a failed request rejects with: the error response, numbered by the caller below. */
+  function leatherError(code: number, message: string) {
+    return { error: { code, message } };
+  }
+
+  const request = async (method: string, params?: Record<string, unknown>) => {
+    const id = `leather-${++nextId}`;
+    state.calls.push({ method, params });
+    try {
+      if (state.rejectNext) {
+        state.rejectNext = false;
+        throw leatherError(LEATHER_USER_REJECTION, 'User rejected request');
+      }
+      return { jsonrpc: '2.0', id, result: answer(method, params ?? {}) };
+    } catch (failure) {
+      const error = (failure as { error?: { code: number; message: string } }).error ?? {
+        code: -32603,
+        message: String(failure),
+      };
+      throw { jsonrpc: '2.0', id, error };
     }
-    throw { jsonrpc: '2.0', id: '1', error: { code: -32601, message: 'Method not found' } };
   };
   window.LeatherProvider = { request } as unknown as LeatherApi;
   return state;

@@ -1,10 +1,11 @@
 // Leather through window.LeatherProvider's request(method, params) RPC. Leather hands out a native
 // segwit address (sats) and a Taproot address (runes) with a key of its own, which is the vault key.
+// Every request opens Leather's popup (getAddresses as well), so a reload cannot reconnect silently.
 import type { Network } from '@unit/protocol';
 import { WalletError, toWalletError, walletMessages } from '../errors';
 import { xOnlyKeyHex } from '../keys';
 import { addressNetwork } from '../network';
-import { psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
+import { assertInputsSigned, psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
 
 export const LEATHER_DOWNLOAD_URL = 'https://leather.io/install-extension';
@@ -13,10 +14,17 @@ export interface LeatherAddress {
   symbol: string;
   type?: 'p2wpkh' | 'p2tr' | string;
   address: string;
+  /** compressed (33 bytes), the Taproot one too */
   publicKey?: string;
+  /** Taproot only: the same key x-only */
+  tweakedPublicKey?: string;
+  derivationPath?: string;
 }
 
-/** The subset of Leather's RPC we call; it resolves `{ result }` and rejects `{ error }`. */
+/**
+ * The subset of Leather's RPC we call. It resolves the whole JSON-RPC response `{ jsonrpc, id,
+ * result }` and rejects with the whole error response `{ jsonrpc, id, error: { code, message } }`.
+ */
 export interface LeatherApi {
   request(
     method: 'getAddresses',
@@ -24,11 +32,15 @@ export interface LeatherApi {
   request(
     method: 'signPsbt',
     params: { hex: string; signAtIndex?: number | number[]; network?: string; broadcast?: boolean },
-  ): Promise<{ jsonrpc: '2.0'; id: string; result: { hex: string } }>;
+  ): Promise<{ jsonrpc: '2.0'; id: string; result: { hex: string; txid?: string } }>;
   request(
     method: 'signMessage',
     params: { message: string; paymentType?: 'p2wpkh' | 'p2tr'; network?: string },
-  ): Promise<{ jsonrpc: '2.0'; id: string; result: { signature: string; address: string } }>;
+  ): Promise<{
+    jsonrpc: '2.0';
+    id: string;
+    result: { signature: string; address: string; message?: string };
+  }>;
 }
 
 declare global {
@@ -106,6 +118,7 @@ export function createLeatherAdapter(
       const leather = api();
       // signAtIndex names inputs only: Leather signs each with whichever of its two keys (native
       // segwit, Taproot) the input needs, so payment, UNIT and vault inputs go in one list.
+      let signed: string;
       try {
         const { result } = await leather.request('signPsbt', {
           hex: psbtBase64ToHex(psbtBase64),
@@ -113,10 +126,14 @@ export function createLeatherAdapter(
           network: leatherNetwork(appNetwork),
           broadcast: false,
         });
-        return psbtHexToBase64(result.hex);
+        signed = psbtHexToBase64(result.hex);
       } catch (error) {
         throw mapLeatherError(error);
       }
+      // Leather leaves an input neither of its keys can sign as it was, without a word (another
+      // account selected in Leather since connecting): say so here, not as the guardian's refusal.
+      await assertInputsSigned(psbtBase64, signed, signInputs);
+      return signed;
     },
     async signMessage(message) {
       const leather = api();
