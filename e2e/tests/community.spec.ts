@@ -150,10 +150,12 @@ test('sign in, link Telegram, complete a mission, refer a friend', async ({
 });
 
 // The extensions people use sign the same challenge through their own APIs (Unisat
-// 'bip322-simple', Xverse sats-connect BIP322); the server verifies them with bip322-js.
+// 'bip322-simple', Xverse sats-connect BIP322, Leather signMessage with paymentType p2wpkh); the
+// server verifies them with bip322-js.
 for (const { kind, name } of [
   { kind: 'unisat', name: 'Unisat' },
   { kind: 'xverse', name: 'Xverse' },
+  { kind: 'leather', name: 'Leather' },
 ] as const) {
   test(`a ${name} user registers by signing in through the extension`, async ({ page }) => {
     const wallet = await injectWallet(page, kind);

@@ -1,19 +1,21 @@
-// Journey 4: the extensions people really use. An Unisat-shaped and an Xverse-shaped provider are
+// Journey 4: the extensions people really use. Unisat-, Xverse- and Leather-shaped providers are
 // injected before the app loads (the real API shapes, signing with real keys: e2e/support/wallets);
 // each connects through the wallet picker, opens a vault and deposits through the real guardian on
-// the devnet. Xverse keeps UNIT on its own Taproot (ordinals) key; Unisat on its one address.
+// the devnet. Xverse and Leather keep UNIT on their own Taproot key; Unisat on its one address.
 import { test, expect } from '../support/fixtures';
 import { injectWallet, type InjectedWalletKind } from '../support/wallets/inject';
 import { confirmCreation } from '../support/journey';
 
 const ONE_BTC = 100_000_000;
 
-const wallets: Array<{ kind: InjectedWalletKind; name: string }> = [
-  { kind: 'unisat', name: 'Unisat' },
-  { kind: 'xverse', name: 'Xverse' },
+const wallets: Array<{ kind: InjectedWalletKind; name: string; reconnectsSilently: boolean }> = [
+  { kind: 'unisat', name: 'Unisat', reconnectsSilently: true },
+  { kind: 'xverse', name: 'Xverse', reconnectsSilently: true },
+  // Leather opens its popup for every request, getAddresses too: no silent way back after a reload.
+  { kind: 'leather', name: 'Leather', reconnectsSilently: false },
 ];
 
-for (const { kind, name } of wallets) {
+for (const { kind, name, reconnectsSilently } of wallets) {
   test(`a ${name} user opens a vault and deposits through the ${name} extension`, async ({
     page,
     devnet,
@@ -59,7 +61,12 @@ for (const { kind, name } of wallets) {
     await checkA11y(page);
     await snap(page, `22-${kind}-dashboard`);
     // Like the real extension, the injected one remembers this site: a reload reconnects silently.
+    // Leather asks again, so its user connects once more through the picker.
     await page.reload();
+    if (!reconnectsSilently) {
+      await page.getByRole('button', { name: 'Connect Wallet' }).first().click();
+      await page.getByRole('button', { name: `Connect ${name}` }).click();
+    }
     await expect(page.getByText('In wallet: 300.00 UNIT')).toBeVisible();
 
     // SPEC §2 drawers: the Deposit button opens the deposit form.

@@ -1,8 +1,12 @@
 // Runs inside the page, before the app's own scripts (bundled by inject.ts for
-// page.addInitScript): stands an Unisat- or Xverse-shaped extension on window with the wallet's
-// real API, signing with real secp256k1 keys. The providers are the ones the wallet unit tests use
-// (apps/web/test/wallet/fake-providers.ts), set to the devnet's testnet addresses.
-import { installFakeUnisat, installFakeXverse } from '../../../apps/web/test/wallet/fake-providers';
+// page.addInitScript): stands an Unisat-, Xverse- or Leather-shaped extension on window with the
+// wallet's real API, signing with real secp256k1 keys. The providers are the ones the wallet unit
+// tests use (apps/web/test/wallet/fake-providers.ts), set to the devnet's testnet addresses.
+import {
+  installFakeLeather,
+  installFakeUnisat,
+  installFakeXverse,
+} from '../../../apps/web/test/wallet/fake-providers';
 import { injectedWalletKeys, type InjectedWalletKind } from './keys';
 
 export interface InjectedWalletOptions {
@@ -50,6 +54,12 @@ export function installInjectedWallet({
       grants.grant();
       return accounts;
     };
+    return;
+  }
+  if (kind === 'leather') {
+    // Leather asks in its popup on every request, getAddresses too: nothing to remember here.
+    const state = installFakeLeather({ keys, network: 'testnet' });
+    state.rejectNext = rejectFirst;
     return;
   }
   const state = installFakeXverse({ keys, network: 'Testnet' });

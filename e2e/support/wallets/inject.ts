@@ -38,8 +38,9 @@ function walletBundle(): Promise<string> {
 }
 
 /**
- * A script for `page.addInitScript({ content })` that installs the wallet (window.unisat, or
- * window.XverseProviders.BitcoinProvider for sats-connect) signing with this secret key.
+ * A script for `page.addInitScript({ content })` that installs the wallet (window.unisat,
+ * window.XverseProviders.BitcoinProvider for sats-connect, or window.LeatherProvider) signing with
+ * this secret key.
  */
 export async function bundleWalletInit(
   kind: InjectedWalletKind,

@@ -5,13 +5,14 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hex, utf8 } from '@scure/base';
 import { addressesOf, type TestWalletKeys } from '../../../apps/web/test/wallet/keys';
 
-export type InjectedWalletKind = 'unisat' | 'xverse';
+export type InjectedWalletKind = 'unisat' | 'xverse' | 'leather';
 
 const ORDINALS_KEY_TAG = utf8.decode('unit/e2e/ordinals');
 
 /**
- * The wallet's keys from one secret: it is the payment key; Xverse's ordinals (Taproot) account
- * gets a key of its own, derived from it, as a real Xverse derives it on another path.
+ * The wallet's keys from one secret: it is the payment key; the Taproot account of Xverse
+ * (ordinals) and Leather gets a key of its own, derived from it, as the real wallets derive it on
+ * another path.
  */
 export function injectedWalletKeys(privateKeyHex: string): TestWalletKeys {
   const paymentKey = hex.decode(privateKeyHex);
@@ -31,8 +32,9 @@ export interface InjectedWalletAddresses {
 /**
  * The addresses the injected wallet hands the app on the devnet. The devnet uses testnet
  * addresses (tb1…, as the devnet wallet's btc.TEST_NETWORK), which the faucet and the app's
- * network check (SPEC §5: tb1 bech32) both require; so Xverse answers "Testnet" and Unisat
- * BITCOIN_TESTNET, whose addresses are exactly those (Regtest's bcrt1… would be refused).
+ * network check (SPEC §5: tb1 bech32) both require; so Xverse answers "Testnet", Unisat
+ * BITCOIN_TESTNET and Leather runs on testnet, whose addresses are exactly those (Regtest's bcrt1…
+ * would be refused).
  */
 export function injectedWalletAddresses(
   kind: InjectedWalletKind,
@@ -42,5 +44,6 @@ export function injectedWalletAddresses(
   // Unisat shows one Native SegWit address (fake-providers.ts, installFakeUnisat).
   if (kind === 'unisat')
     return { satsAddress: own.payment.address, runesAddress: own.payment.address };
+  // Xverse and Leather: a native SegWit payment address and a Taproot address for the runes.
   return { satsAddress: own.payment.address, runesAddress: own.taproot.address };
 }
