@@ -26,6 +26,7 @@ test('a browser without extensions is offered to get Xverse and Unisat', async (
 for (const { kind, name } of [
   { kind: 'unisat', name: 'Unisat' },
   { kind: 'xverse', name: 'Xverse' },
+  { kind: 'leather', name: 'Leather' },
 ] as const) {
   test(`declining the ${name} prompt leaves the app as it was, without an error`, async ({
     page,
