@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { http } from 'msw';
-import { parsePendingList, pendingStorageKey } from '@unit/protocol';
+import { http, HttpResponse } from 'msw';
+import { parsePendingList, pendingStorageKey, type UserDto } from '@unit/protocol';
 import { fakeWallet } from './fake-wallet';
 import { history, NOW_S, record } from './fixtures';
 import { withNetworkEdge } from './network-edge';
@@ -88,6 +88,46 @@ describe('action drawers', () => {
     expect(within(drawer).getByRole('alert')).toHaveTextContent(
       'The lowest accepted amount is 0.00005 BTC',
     );
+  });
+
+  it("says the UNIT postage the action pays: the referral level's with the UNIT, the default back", async () => {
+    fakeWallet.connectAs();
+    const first = await openDrawer('/?action=borrow');
+    expect(
+      await within(first.drawer).findByText('UNIT postage: 10,000 sats, kept with your UNIT'),
+    ).toBeInTheDocument();
+    first.unmount();
+
+    server.use(
+      http.get('*/api/users/:address', ({ params }) =>
+        HttpResponse.json({
+          address: String(params.address),
+          discord_id: null,
+          twitter_id: null,
+          telegram_id: null,
+          referral_code: 'abc123def0',
+          referred_by: null,
+          referrals: 1,
+          level: 'level_one',
+          level_title: 'Nebula',
+          postage_sats: 12_500,
+        } satisfies UserDto),
+      ),
+    );
+    const nebula = await openDrawer('/?action=borrow');
+    expect(
+      await within(nebula.drawer).findByText(
+        'UNIT postage: 12,500 sats (Nebula), kept with your UNIT',
+      ),
+    ).toBeInTheDocument();
+    nebula.unmount();
+
+    const repay = await openDrawer('/?action=repay');
+    expect(
+      await within(repay.drawer).findByText(
+        'UNIT postage: 10,000 sats, sent with the UNIT to the treasury',
+      ),
+    ).toBeInTheDocument();
   });
 
   it('clamps a repay to the UNIT in the wallet with the maximum message', async () => {

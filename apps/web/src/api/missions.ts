@@ -78,11 +78,18 @@ export const useMissionUser = (address: string | null) => useQuery(userQueryOpti
 
 /**
  * The postage of the account's own UNIT outputs: its referral level's, the default without one
- * (missions.ts accountPostageSats). Estimates use it; the flow reads the user afresh to build.
+ * (missions.ts accountPostageSats), with the level's title. Estimates use it; the flow reads the
+ * user afresh to build.
  */
-export function useAccountPostage(config: ConfigDto, address: string | null): number {
+export function useAccountPostage(
+  config: ConfigDto,
+  address: string | null,
+): { sats: number; levelTitle: string | null } {
   const user = useMissionUser(address);
-  return accountPostageSats(user.data?.level ?? null, config.constants.unitPostageSats);
+  return {
+    sats: accountPostageSats(user.data?.level ?? null, config.constants.unitPostageSats),
+    levelTitle: user.data?.level_title ?? null,
+  };
 }
 
 /** Registers the address (idempotent on the server); a referral code names who invited it. */

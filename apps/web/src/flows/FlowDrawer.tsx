@@ -102,6 +102,24 @@ export function FlowDrawer() {
   );
 }
 
+/**
+ * The postage the action's payment funds, said where the fee is (docs/protocol.md): the bitcoin
+ * the UNIT arrives with (the referral level's, README "Accounts and community"), or the UNIT's
+ * postage back to the treasury.
+ */
+function postageLine(
+  action: FlowDecl['guardianAction'],
+  postage: { sats: number; levelTitle: string | null },
+  treasuryPostage: number,
+): string | null {
+  const amount = (n: number) => `${n.toLocaleString('en-US')} sats`;
+  if (action === 'open' || action === 'borrow')
+    return `UNIT postage: ${amount(postage.sats)}${postage.levelTitle ? ` (${postage.levelTitle})` : ''}, kept with your UNIT`;
+  if (action === 'repay')
+    return `UNIT postage: ${amount(treasuryPostage)}, sent with the UNIT to the treasury`;
+  return null;
+}
+
 function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const flows = useFlows();
   const config = useConfig();
@@ -130,7 +148,9 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const options = cappedFeeOptions(position.fees, priceUsd);
   const feeRate = selectedFeeRate(options, form.fee);
   const guardianAction = decl.guardianAction;
-  const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null);
+  const postage = useAccountPostage(config, wallet.account?.satsAddress ?? null);
+  const postageSats = postage.sats;
+  const postageNote = postageLine(guardianAction, postage, c.unitPostageSats);
   const costInput = {
     action: guardianAction,
     paymentInputs: defaultPaymentInputs(guardianAction),
@@ -450,6 +470,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             onChange={(fee) => setForm({ ...form, fee })}
           />
           <p className="muted">Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
+          {postageNote && <p className="muted">{postageNote}</p>}
           {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
           <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
           <footer className="flow-actions">
@@ -495,6 +516,13 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               <dt>Network fee</dt>
               <dd>
                 {FEE_LABELS[form.fee]} · {feeRate} sat/vB
+              </dd>
+            </div>
+            <div>
+              <dt>UNIT postage</dt>
+              <dd>
+                {postageSats.toLocaleString('en-US')} sats
+                {postage.levelTitle ? ` (${postage.levelTitle})` : ''}
               </dd>
             </div>
           </dl>

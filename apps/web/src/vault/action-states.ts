@@ -49,7 +49,7 @@ export function useActionStates(position: Position): ActionStates {
   // A repossess or speed-up drawer holds every vault action back, as the create drawer does.
   const activeAction = open === 'repossess' || open === 'speedup' ? 'create' : open;
   const wallet = useWallet();
-  const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null);
+  const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null).sats;
   const ctx = (action: DashboardAction): ButtonContext => ({
     hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,
