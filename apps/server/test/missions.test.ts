@@ -125,12 +125,19 @@ describe('referrals', () => {
     const referrer = testAccount(0x51);
     const friend = testAccount(0x52);
     const idler = testAccount(0x53);
+    // The web app's lookup answers a list: empty before registering, not a 404.
+    const listed = async () =>
+      (await getJson(`${server.url}/api/users?address=${referrer.address}`)).body as UserDto[];
+    expect(await listed()).toEqual([]);
+    expect((await getJson(`${server.url}/api/users/${referrer.address}`)).status).toBe(404);
+    expect((await getJson(`${server.url}/api/users?address=not%20an%20address`)).status).toBe(400);
     const me = await postAs(await signIn(server.url, referrer), `${server.url}/api/users`, {
       address: referrer.address,
       referral_code: null,
     });
     expect(me.status).toBe(201);
     const code = (me.body as UserDto).referral_code;
+    expect(await listed()).toEqual([me.body]);
 
     // Referring oneself gives nothing; the friend and the idler register with the code.
     await postAs(await signIn(server.url, referrer), `${server.url}/api/users`, {

@@ -99,19 +99,21 @@ describe('action drawers', () => {
     first.unmount();
 
     server.use(
-      http.get('*/api/users/:address', ({ params }) =>
-        HttpResponse.json({
-          address: String(params.address),
-          discord_id: null,
-          twitter_id: null,
-          telegram_id: null,
-          referral_code: 'abc123def0',
-          referred_by: null,
-          referrals: 1,
-          level: 'level_one',
-          level_title: 'Nebula',
-          postage_sats: 12_500,
-        } satisfies UserDto),
+      http.get('*/api/users', ({ request }) =>
+        HttpResponse.json([
+          {
+            address: new URL(request.url).searchParams.get('address')!,
+            discord_id: null,
+            twitter_id: null,
+            telegram_id: null,
+            referral_code: 'abc123def0',
+            referred_by: null,
+            referrals: 1,
+            level: 'level_one',
+            level_title: 'Nebula',
+            postage_sats: 12_500,
+          } satisfies UserDto,
+        ]),
       ),
     );
     const nebula = await openDrawer('/?action=borrow');

@@ -104,11 +104,7 @@ const missionRoutes = [
     api.verified.push({ id, body: await request.json() });
     return HttpResponse.json(await api.verify(id));
   }),
-  http.get('*/api/users/:address', () =>
-    api.user
-      ? HttpResponse.json(api.user)
-      : HttpResponse.json({ error: 'No such user', code: 'not_found' }, { status: 404 }),
-  ),
+  http.get('*/api/users', () => HttpResponse.json(api.user ? [api.user] : [])),
   http.post('*/api/users', async ({ request }) => {
     const body = (await request.json()) as { address: string; referral_code: string | null };
     api.registered.push(body);

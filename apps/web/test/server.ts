@@ -68,9 +68,7 @@ export const server = setupServer(
     HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
   ),
   // An address that has not registered, unless a test says otherwise (issue 14: referral levels).
-  http.get('*/api/users/:address', () =>
-    HttpResponse.json({ error: 'No such user', code: 'not_found' }, { status: 404 }),
-  ),
+  http.get('*/api/users', () => HttpResponse.json([])),
   http.get('*/api/bitcoin-price', () => HttpResponse.json(price)),
   http.get('*/api/price-history', ({ request }) => {
     const period = (new URL(request.url).searchParams.get('timePeriod') ??

@@ -44,7 +44,7 @@ describe('clipboard toast', () => {
   it("says 'Copied to clipboard' for 1.5 s after copying the referral link", async () => {
     server.use(
       http.get('*/api/missions', () => HttpResponse.json([])),
-      http.get('*/api/users/:address', () => HttpResponse.json(USER)),
+      http.get('*/api/users', () => HttpResponse.json([USER])),
       http.get('*/api/users/:address/community', () =>
         HttpResponse.json({ roles: [], badges: [] }),
       ),

@@ -436,7 +436,11 @@ export interface VerifyMissionBody {
   address: string;
 }
 
-/** GET /api/users/:address (404 {code:'not_found'} when none), POST /api/users — SPEC §3 User. */
+/**
+ * GET /api/users/:address (404 {code:'not_found'} when none), also GET /api/users?address= as a list
+ * of zero or one for the web app, POST /api/users — SPEC §3 User. `postage_sats` is the level's
+ * (null below the first level: the account's UNIT outputs carry the default, missions.ts).
+ */
 export interface UserDto {
   address: string;
   discord_id: string | null;

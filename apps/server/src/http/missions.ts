@@ -27,6 +27,14 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
     return mission;
   });
 
+  // The web app's own lookup: an address that never registered is an ordinary answer ([]), not a
+  // 404 the browser logs as an error wherever it reads the user's level (as GET /api/vaults).
+  app.get('/api/users', async (request) => {
+    const query = parseInput(z.object({ address }), request.query);
+    const user = await findUser(db, query.address);
+    return user ? [user] : [];
+  });
+
   app.get('/api/users/:address', async (request) => {
     const params = parseInput(z.object({ address }), request.params);
     const user = await findUser(db, params.address);

@@ -1,5 +1,6 @@
 // Missions and users of the missions area (SPEC §3 Mission, User; SPEC §7 mission and user calls):
-// GET /api/missions?address=, POST /api/missions/:id/verify, GET /api/users/:address, POST /api/users.
+// GET /api/missions?address=, POST /api/missions/:id/verify, GET /api/users?address= (the list form
+// of GET /api/users/:address), POST /api/users.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   accountPostageSats,
@@ -56,14 +57,10 @@ export function useVerifyMission(address: string | null) {
   });
 }
 
-/** The user of an address, or null when it has not registered (404 not_found). */
+/** The user of an address, or null when it has not registered (GET /api/users?address=: a list). */
 export const getUser = async (address: string): Promise<UserDto | null> => {
-  try {
-    return await getJson<UserDto>(`/api/users/${encodeURIComponent(address)}`);
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
+  const [user] = await getJson<UserDto[]>(`/api/users?address=${encodeURIComponent(address)}`);
+  return user ?? null;
 };
 
 export const userQueryOptions = (address: string | null) =>
