@@ -469,8 +469,10 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             value={form.fee}
             onChange={(fee) => setForm({ ...form, fee })}
           />
-          <p className="muted">Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
-          {postageNote && <p className="muted">{postageNote}</p>}
+          <div className="flow-costs muted">
+            <p>Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
+            {postageNote && <p>{postageNote}</p>}
+          </div>
           {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
           <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
           <footer className="flow-actions">
