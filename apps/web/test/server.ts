@@ -67,6 +67,10 @@ export const server = setupServer(
   http.get('*/api/auth/session', () =>
     HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
   ),
+  // An address that has not registered (EnableTelegram reads the user's linked chat).
+  http.get('*/api/users/:address', () =>
+    HttpResponse.json({ error: 'No such user', code: 'not_found' }, { status: 404 }),
+  ),
   http.get('*/api/bitcoin-price', () => HttpResponse.json(price)),
   http.get('*/api/price-history', ({ request }) => {
     const period = (new URL(request.url).searchParams.get('timePeriod') ??
