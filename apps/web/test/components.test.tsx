@@ -5,6 +5,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { createQueryClient } from '../src/app/query-client';
 import { RouteErrorScreen } from '../src/app/ErrorScreen';
+import { ReasonButton, shiftIntoPage } from '../src/ui/ReasonButton';
 import { HealthGauge } from '../src/vault/HealthGauge';
 import { history, record } from './fixtures';
 import { withNetworkEdge } from './network-edge';
@@ -173,5 +174,40 @@ describe('error screen', () => {
     fail = false;
     await userEvent.setup().click(screen.getByRole('button', { name: 'Try again' }));
     expect(await screen.findByText('Recovered')).toBeInTheDocument();
+  });
+});
+
+describe('a disabled button with its reason', () => {
+  const REASON = 'Wait for the pending transaction to confirm.';
+
+  it('describes the button by its reason, shown only on a tap until the focus leaves', async () => {
+    const user = userEvent.setup();
+    render(
+      <>
+        <ReasonButton enabled={false} reason={REASON} onClick={() => {}}>
+          Withdraw
+        </ReasonButton>
+        <button type="button">Elsewhere</button>
+      </>,
+    );
+    const button = screen.getByRole('button', { name: 'Withdraw' });
+    expect(button).toBeDisabled();
+    expect(button.parentElement).toHaveAccessibleDescription(REASON);
+    // Hidden, the reason takes no room on the page (issue 15).
+    expect(screen.getByText(REASON)).not.toBeVisible();
+    await user.click(button.parentElement!);
+    expect(screen.getByRole('status')).toHaveTextContent(REASON);
+    expect(screen.getByText(REASON)).toBeVisible();
+    await user.click(screen.getByRole('button', { name: 'Elsewhere' }));
+    expect(screen.getByText(REASON)).not.toBeVisible();
+  });
+
+  it.each([
+    ['inside the page stays', { left: 100, right: 300 }, 0],
+    ['past the right edge moves left', { left: 200, right: 460 }, -108],
+    ['past the left edge moves right', { left: -60, right: 200 }, 68],
+    ['wider than the page keeps its left edge in', { left: -20, right: 400 }, 28],
+  ])('a reason %s', (_, box, shift) => {
+    expect(shiftIntoPage(box, 360)).toBe(shift);
   });
 });

@@ -2,7 +2,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import { pendingStorageKey, type PendingTransaction, type TelegramNotifyDto } from '@unit/protocol';
+import {
+  pendingStorageKey,
+  type PendingTransaction,
+  type TelegramNotifyDto,
+  type UserDto,
+} from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { config, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
@@ -11,7 +16,7 @@ import { scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/execute';
 import type { FlowResultIds } from '../src/flows/engine';
 import { PendingBanner } from '../src/vault/PendingBanner';
-import { EnableTelegram } from '../src/auth/EnableTelegram';
+import { EnableTelegram, TELEGRAM_ON } from '../src/auth/EnableTelegram';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 
@@ -247,6 +252,57 @@ describe('Enable Telegram Notification', () => {
     ).toHaveAttribute('href', 'https://t.me/unit_bot?start=ONE-TIME-code_0123456789');
     // The fake wallet signs by echoing the message.
     expect(calls).toEqual(['challenge', 'verify sign this', 'link']);
+  });
+
+  /** GET /api/users?address= answers this user, with whatever chat `chat()` says is linked. */
+  const registered = (chat: () => string | null) =>
+    server.use(
+      http.get('*/api/users', ({ request }) =>
+        HttpResponse.json([
+          {
+            address: new URL(request.url).searchParams.get('address')!,
+            discord_id: null,
+            twitter_id: null,
+            telegram_id: chat(),
+            referral_code: 'abc123def0',
+            referred_by: null,
+            referrals: 0,
+            level: null,
+            level_title: null,
+            postage_sats: null,
+          } satisfies UserDto,
+        ]),
+      ),
+    );
+
+  it('says notifications are on for a linked chat, and Relink offers a new link', async () => {
+    const calls = linking();
+    registered(() => '424242');
+    fakeWallet.connectAs();
+    renderApp('/', { routes: [{ path: '/', element: <EnableTelegram /> }] });
+    expect(await screen.findByText(TELEGRAM_ON)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Enable Telegram Notification' })).toBeNull();
+    await userEvent.click(screen.getByRole('button', { name: 'Relink' }));
+    expect(
+      await screen.findByRole('link', { name: 'Open @unit_bot in Telegram and press Start' }),
+    ).toHaveAttribute('href', 'https://t.me/unit_bot?start=ONE-TIME-code_0123456789');
+    expect(calls).toEqual(['link']);
+  });
+
+  it('turns to on by itself once the bot has linked the chat', async () => {
+    linking();
+    let chat: string | null = null;
+    registered(() => chat);
+    fakeWallet.connectAs();
+    renderApp('/', { routes: [{ path: '/', element: <EnableTelegram /> }] });
+    await userEvent.click(
+      await screen.findByRole('button', { name: 'Enable Telegram Notification' }),
+    );
+    await screen.findByRole('link', { name: /^Open @unit_bot in Telegram/ });
+    // The user presses Start in Telegram: the bot binds the chat on the server.
+    chat = '424242';
+    expect(await screen.findByText(TELEGRAM_ON, {}, { timeout: 5_000 })).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: /^Open @unit_bot in Telegram/ })).toBeNull();
   });
 
   it('says Telegram is not configured when the server runs no bot', async () => {
