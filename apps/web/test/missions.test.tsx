@@ -11,6 +11,7 @@ import {
   type UserDto,
 } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
+import { config } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
@@ -184,6 +185,16 @@ describe('missions page', () => {
     expect(within(prime).getByText('How to earn Prime.')).toBeInTheDocument();
     const badges = screen.getByRole('region', { name: 'Badges' });
     expect(within(within(badges).getByText('Referral').closest('li')!).getByText('Earned'));
+  });
+
+  it('says Telegram is not configured like the other accounts when the server has no bot', async () => {
+    fakeWallet.connectAs();
+    server.use(http.get('*/api/config', () => HttpResponse.json({ ...config, telegramBot: null })));
+    renderApp('/missions');
+    const accounts = await screen.findByRole('region', { name: 'Linked accounts' });
+    const telegram = (await within(accounts).findByText('Telegram')).closest('div')!;
+    expect(within(telegram).getByText('Not configured on this server')).toBeInTheDocument();
+    expect(within(telegram).queryByRole('button')).toBeNull();
   });
 
   it('links accounts: Discord through its consent screen, Twitter not configured here', async () => {

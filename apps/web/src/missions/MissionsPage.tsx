@@ -40,6 +40,7 @@ import { useToasts } from '../ui/toasts';
 import { useWallet, WalletPicker } from '../wallet';
 import { useSession, useSignIn } from '../auth/session';
 import { EnableTelegram } from '../auth/EnableTelegram';
+import { useTelegramBot } from '../api/notify';
 import { markMissionStarted, useStartedMissions } from './started-missions';
 import './missions.css';
 
@@ -368,6 +369,7 @@ const PROVIDER_NAMES: Record<OAuthProvider, string> = {
  */
 function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) {
   const providers = useOAuthProviders();
+  const telegramBot = useTelegramBot();
   const [params] = useSearchParams();
   const [error, setError] = useState<string | null>(null);
   const linked = params.get('linked');
@@ -425,8 +427,10 @@ function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) 
           <dd>
             {user.telegram_id ? (
               <span className="accounts__linked">Linked</span>
-            ) : (
+            ) : telegramBot ? (
               <EnableTelegram />
+            ) : (
+              <span className="muted">Not configured on this server</span>
             )}
           </dd>
         </div>
