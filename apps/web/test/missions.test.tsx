@@ -243,6 +243,8 @@ describe('missions page', () => {
     // Without a session the missions wait: verifying is a write about the user.
     const start = within(await findItem('Borrow UNIT')).getByRole('button', { name: 'Start' });
     expect(start).toHaveAccessibleDescription(`Borrow UNIT ${MISSION_REASONS['no-user']}`);
+    // said once above the list, not on each of the six missions
+    expect(within(again).getAllByText(MISSION_REASONS['no-user'])).toHaveLength(1);
 
     await user.click(login);
     await waitFor(() =>

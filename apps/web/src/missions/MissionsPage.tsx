@@ -2,6 +2,7 @@ import { useId, useState, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { useMutationState } from '@tanstack/react-query';
 import {
+  MISSION_REASONS,
   REFERRAL_LEVEL_IDS,
   REFERRAL_LEVELS,
   hasPendingInProgress,
@@ -79,6 +80,7 @@ export function MissionsPage() {
   const [notice, setNotice] = useState<Notice | null>(null);
 
   const registered = user.data != null;
+  const sharedReasonId = useId();
 
   // Verify is a write about the user: it needs the registered user's session.
   const ctx: MissionContext = {
@@ -211,20 +213,29 @@ export function MissionsPage() {
         ) : list.length === 0 ? (
           <p className="missions__empty muted">No missions are available right now.</p>
         ) : (
-          <ul className="mission-list" aria-labelledby="missions-title">
-            {list.map((m) => (
-              <MissionItem
-                key={m.id}
-                mission={m}
-                ctx={ctx}
-                settled={settled}
-                started={started.has(m.id)}
-                verifying={verifying.includes(m.id)}
-                onStart={() => start(m)}
-                onVerify={() => void runVerify(m)}
-              />
-            ))}
-          </ul>
+          <>
+            {/* The one reason every mission shares is said once, above them, not on each card. */}
+            {settled && !ctx.hasUser && (
+              <p className="mission__reason missions__shared-reason" id={sharedReasonId}>
+                {MISSION_REASONS['no-user']}
+              </p>
+            )}
+            <ul className="mission-list" aria-labelledby="missions-title">
+              {list.map((m) => (
+                <MissionItem
+                  key={m.id}
+                  mission={m}
+                  ctx={ctx}
+                  settled={settled}
+                  sharedReasonId={sharedReasonId}
+                  started={started.has(m.id)}
+                  verifying={verifying.includes(m.id)}
+                  onStart={() => start(m)}
+                  onVerify={() => void runVerify(m)}
+                />
+              ))}
+            </ul>
+          </>
         )}
         <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
       </section>
@@ -250,6 +261,8 @@ function MissionItem(props: {
   mission: MissionDto;
   ctx: MissionContext;
   settled: boolean;
+  /** where the list says the reason all missions share (no user) */
+  sharedReasonId: string;
   started: boolean;
   verifying: boolean;
   onStart: () => void;
@@ -260,7 +273,12 @@ function MissionItem(props: {
   const complete = isMissionComplete(mission);
   const status = missionStatus({ complete, started: props.started, verifying: props.verifying });
   const state = missionButtonState(mission, props.ctx);
-  const reason = !state.enabled && props.settled ? state.reason : null;
+  const reason = !state.enabled && props.settled && status !== 'completed' ? state.reason : null;
+  // The no-user reason is said once above the list; the button still names it.
+  const shared = reason === MISSION_REASONS['no-user'];
+  const describedBy = reason
+    ? `${id}-title ${shared ? props.sharedReasonId : `${id}-reason`}`
+    : `${id}-title`;
   // aria-disabled keeps a disabled button focusable, so keyboard users reach it and hear why.
   const unavailable = !state.enabled || status === 'verifying';
   return (
@@ -272,7 +290,7 @@ function MissionItem(props: {
         <p className="mission__meta muted">
           {mission.completed_tasks}/{mission.mission_tasks} tasks
         </p>
-        {reason && (
+        {reason && !shared && (
           <p className="mission__reason" id={`${id}-reason`}>
             {reason}
           </p>
@@ -287,7 +305,7 @@ function MissionItem(props: {
           type="button"
           className="btn btn--small mission__button"
           aria-disabled={unavailable || undefined}
-          aria-describedby={reason ? `${id}-title ${id}-reason` : `${id}-title`}
+          aria-describedby={describedBy}
           onClick={() => {
             if (unavailable) return;
             if (status === 'todo') props.onStart();
