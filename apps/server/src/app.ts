@@ -22,6 +22,7 @@ import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
 import { registerClientErrorRoutes } from './http/client-errors';
+import { rateLimitMigrations } from './http/shared-rate-limits';
 import { registerMissionRoutes } from './http/missions';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
@@ -129,6 +130,7 @@ export async function buildApp(
         ...devnetMigrations,
         ...guardianMigrations,
         ...accountMigrations,
+        ...rateLimitMigrations,
       });
       const keys = await loadGuardianKeys(store.db, config);
       const oracle = new Oracle({
@@ -364,6 +366,14 @@ export async function buildApp(
       devnetWritesPerMinute: options.devnetWriteLimitPerMinute ?? limits.devnetWritesPerMinute,
       services: config.services,
       listenHost: config.host,
+      // Several instances share one PostgreSQL: they count writes there, together.
+      sharedLimits:
+        store.dialect === 'postgres'
+          ? {
+              db: store.db,
+              onError: (error) => log.warn({ err: error }, 'rate-limit sweep failed'),
+            }
+          : null,
     });
     const guardianSockets = new RpcSocketPolicy({
       origins: config.guardianOrigins,

@@ -6,8 +6,11 @@ import type { IncomingMessage } from 'node:http';
 import helmet from './precomputed-helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
 import type { ApiErrorDto } from '@unit/protocol';
 import type { ServiceUrls } from '../config';
+import type { Database } from '../store/schema';
+import { sharedRateLimitStore } from './shared-rate-limits';
 
 /** Writes allowed per client address per minute unless configured otherwise. */
 export const DEFAULT_WRITES_PER_MINUTE = 30;
@@ -31,6 +34,11 @@ export interface SecurityOptions {
   services?: ServiceUrls;
   /** The address the server listens on (HOST): on loopback, pages must be on a loopback name. */
   listenHost?: string;
+  /**
+   * PostgreSQL, which every instance shares: write limits are counted there (shared-rate-limits.ts)
+   * rather than in each instance's memory.
+   */
+  sharedLimits?: { db: Kysely<Database>; onError: (error: unknown) => void } | null;
 }
 
 const isLoopbackName = (hostname: string): boolean =>
@@ -151,7 +159,14 @@ export async function installSecurity(
     const max = route.url.startsWith(DEVNET_CONTROLS) ? devnetWrites : writes;
     route.config = { ...route.config, rateLimit: { max } };
   });
-  await app.register(rateLimit, { global: false, max: writes, timeWindow: '1 minute' });
+  await app.register(rateLimit, {
+    global: false,
+    max: writes,
+    timeWindow: '1 minute',
+    ...(options.sharedLimits
+      ? { store: sharedRateLimitStore(options.sharedLimits.db, options.sharedLimits.onError) }
+      : {}),
+  });
 
   const loopbackOnly = isLoopbackName(options.listenHost ?? '127.0.0.1');
   app.addHook('onRequest', async (request, reply) => {

@@ -1,0 +1,128 @@
+// Write limits shared by every instance on one PostgreSQL: a store for @fastify/rate-limit that
+// counts a client's hits per route and fixed window with one upsert, so N instances behind a load
+// balancer allow what one instance would (in memory each would allow its own share: N times the
+// limit). SQLite runs one instance, which keeps the plugin's in-memory store.
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { FastifyRateLimitStore, FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import type { Database, Int64 } from '../store/schema';
+
+/** Hits of one client on one route (`bucket`) in one window starting at `window_start` (ms). */
+export interface RateLimitHitsTable {
+  bucket: string;
+  window_start: Int64;
+  hits: number;
+}
+
+declare module '../store/schema' {
+  interface Database {
+    rate_limit_hits: RateLimitHitsTable;
+  }
+}
+
+export const rateLimitMigrations: Record<string, Migration> = {
+  '0600_rate_limit_hits': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('rate_limit_hits')
+        .addColumn('bucket', 'text', (c) => c.notNull())
+        .addColumn('window_start', 'bigint', (c) => c.notNull())
+        .addColumn('hits', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('rate_limit_hits_pk', ['bucket', 'window_start'])
+        .execute();
+      // The sweep deletes past windows by this column alone.
+      await db.schema
+        .createIndex('rate_limit_hits_window')
+        .on('rate_limit_hits')
+        .column('window_start')
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('rate_limit_hits').execute();
+    },
+  },
+};
+
+type Answer = (error: Error | null, result?: { current: number; ttl: number }) => void;
+
+/** The route a child store is for; the plugin adds it to the route's options (`routeInfo`). */
+const routeOf = (options: object): { method: string; url: string } | undefined =>
+  (options as { routeInfo?: { method: string; url: string } }).routeInfo;
+
+/**
+ * The store class to give @fastify/rate-limit (`store:`). A window is fixed, `timeWindow` long and
+ * aligned on the clock, so every instance agrees on it; a client can spend a window's limit at its
+ * end and the next one's at the start of the next, as with any fixed window.
+ */
+export function sharedRateLimitStore(
+  db: Kysely<Database>,
+  onSweepError: (error: unknown) => void,
+  now: () => number = Date.now,
+): FastifyRateLimitStoreCtor {
+  let sweptAt = 0;
+  // Windows before the previous one are deleted, at most once a window per instance and off the
+  // request's path.
+  const sweep = (t: number, window: number) => {
+    if (t - sweptAt < window) return;
+    sweptAt = t;
+    db.deleteFrom('rate_limit_hits')
+      .where('window_start', '<', t - 2 * window)
+      .execute()
+      .catch(onSweepError);
+  };
+
+  class SharedRateLimitStore implements FastifyRateLimitStore {
+    constructor(
+      _options: unknown,
+      private readonly prefix = '',
+    ) {}
+
+    incr(key: string, answer: Answer, timeWindow: number): void {
+      const t = now();
+      const start = Math.floor(t / timeWindow) * timeWindow;
+      db.insertInto('rate_limit_hits')
+        .values({ bucket: this.prefix + key, window_start: start, hits: 1 })
+        .onConflict((oc) =>
+          oc.columns(['bucket', 'window_start']).doUpdateSet({
+            hits: sql<number>`rate_limit_hits.hits + 1`,
+          }),
+        )
+        .returning('hits')
+        .executeTakeFirstOrThrow()
+        .then(
+          (row) => answer(null, { current: Number(row.hits), ttl: start + timeWindow - t }),
+          (error: Error) => answer(error),
+        );
+      sweep(t, timeWindow);
+    }
+
+    read(key: string, answer: Answer, timeWindow: number): void {
+      const t = now();
+      const start = Math.floor(t / timeWindow) * timeWindow;
+      db.selectFrom('rate_limit_hits')
+        .select('hits')
+        .where('bucket', '=', this.prefix + key)
+        .where('window_start', '=', start)
+        .executeTakeFirst()
+        .then(
+          (row) =>
+            answer(
+              null,
+              row
+                ? { current: Number(row.hits), ttl: start + timeWindow - t }
+                : { current: 0, ttl: 0 },
+            ),
+          (error: Error) => answer(error),
+        );
+    }
+
+    /** A route's own buckets, as the in-memory store keeps them: per method and URL. */
+    child(routeOptions: object): SharedRateLimitStore {
+      const route = routeOf(routeOptions);
+      return new SharedRateLimitStore(
+        routeOptions,
+        route ? `${route.method} ${route.url} ` : this.prefix,
+      );
+    }
+  }
+  return SharedRateLimitStore;
+}
