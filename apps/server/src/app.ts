@@ -22,7 +22,7 @@ import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
 import { registerClientErrorRoutes } from './http/client-errors';
-import { rateLimitMigrations } from './http/shared-rate-limits';
+import { rateLimitMigrations, sharedHitCounter } from './http/shared-rate-limits';
 import { registerMissionRoutes } from './http/missions';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
@@ -361,24 +361,23 @@ export async function buildApp(
     });
     stops.push(() => app.close());
     installErrorHandling(app);
+    // Several instances share one PostgreSQL: writes and guardian calls are counted there, together
+    // (http/shared-rate-limits.ts); SQLite is one instance, which counts in memory.
+    const sharedHits =
+      store.dialect === 'postgres'
+        ? sharedHitCounter(store.db, (error) => log.warn({ err: error }, 'rate-limit sweep failed'))
+        : null;
     await installSecurity(app, {
       writesPerMinute: options.writeLimitPerMinute ?? limits.writesPerMinute,
       devnetWritesPerMinute: options.devnetWriteLimitPerMinute ?? limits.devnetWritesPerMinute,
       services: config.services,
       listenHost: config.host,
-      // Several instances share one PostgreSQL: they count writes there, together.
-      sharedLimits:
-        store.dialect === 'postgres'
-          ? {
-              db: store.db,
-              onError: (error) => log.warn({ err: error }, 'rate-limit sweep failed'),
-            }
-          : null,
+      sharedLimits: sharedHits ? { db: store.db, counter: sharedHits } : null,
     });
-    const guardianSockets = new RpcSocketPolicy({
-      origins: config.guardianOrigins,
-      ...options.guardianLimits,
-    });
+    const guardianSockets = new RpcSocketPolicy(
+      { origins: config.guardianOrigins, ...options.guardianLimits },
+      sharedHits ? async (key, windowMs) => (await sharedHits.count(key, windowMs)).current : null,
+    );
     await app.register(websocket, {
       options: { maxPayload: guardianSockets.limits.maxPayloadBytes },
     });

@@ -2,7 +2,11 @@
 // counts per client and route, a fresh count each fixed window, and past windows swept away.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateToLatest, openStore, type Store } from '../src/store';
-import { rateLimitMigrations, sharedRateLimitStore } from '../src/http/shared-rate-limits';
+import {
+  rateLimitMigrations,
+  sharedHitCounter,
+  sharedRateLimitStore,
+} from '../src/http/shared-rate-limits';
 
 const MINUTE = 60_000;
 
@@ -15,11 +19,9 @@ describe('shared write-limit store', () => {
   beforeAll(async () => {
     store = await openStore({ file: ':memory:' });
     await migrateToLatest(store.db, rateLimitMigrations);
-    Store = sharedRateLimitStore(
-      store.db,
-      (e) => sweepErrors.push(e),
-      () => clock.now,
-    );
+    const now = () => clock.now;
+    const counter = sharedHitCounter(store.db, (e) => sweepErrors.push(e), now);
+    Store = sharedRateLimitStore(store.db, counter, now);
   });
   afterAll(() => store.close());
 

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { ApiErrorDto } from '@unit/protocol';
 import type { ServiceUrls } from '../config';
 import type { Database } from '../store/schema';
-import { sharedRateLimitStore } from './shared-rate-limits';
+import { sharedRateLimitStore, type HitCounter } from './shared-rate-limits';
 
 /** Writes allowed per client address per minute unless configured otherwise. */
 export const DEFAULT_WRITES_PER_MINUTE = 30;
@@ -38,7 +38,7 @@ export interface SecurityOptions {
    * PostgreSQL, which every instance shares: write limits are counted there (shared-rate-limits.ts)
    * rather than in each instance's memory.
    */
-  sharedLimits?: { db: Kysely<Database>; onError: (error: unknown) => void } | null;
+  sharedLimits?: { db: Kysely<Database>; counter: HitCounter } | null;
 }
 
 const isLoopbackName = (hostname: string): boolean =>
@@ -164,7 +164,7 @@ export async function installSecurity(
     max: writes,
     timeWindow: '1 minute',
     ...(options.sharedLimits
-      ? { store: sharedRateLimitStore(options.sharedLimits.db, options.sharedLimits.onError) }
+      ? { store: sharedRateLimitStore(options.sharedLimits.db, options.sharedLimits.counter) }
       : {}),
   });
 

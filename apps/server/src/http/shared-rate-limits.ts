@@ -42,6 +42,51 @@ export const rateLimitMigrations: Record<string, Migration> = {
   },
 };
 
+/** Counts hits in windows every instance agrees on; one per server (HTTP writes, guardian calls). */
+export interface HitCounter {
+  /**
+   * Counts one hit of `bucket` in the fixed window (`windowMs` long, aligned on the clock) that
+   * holds now; answers the window's hits, this one included, and the milliseconds left in it.
+   */
+  count(bucket: string, windowMs: number): Promise<{ current: number; ttl: number }>;
+}
+
+export function sharedHitCounter(
+  db: Kysely<Database>,
+  onSweepError: (error: unknown) => void,
+  now: () => number = Date.now,
+): HitCounter {
+  let sweptAt = 0;
+  // Windows before the previous one are deleted, at most once a window per instance and off the
+  // request's path.
+  const sweep = (t: number, windowMs: number) => {
+    if (t - sweptAt < windowMs) return;
+    sweptAt = t;
+    db.deleteFrom('rate_limit_hits')
+      .where('window_start', '<', t - 2 * windowMs)
+      .execute()
+      .catch(onSweepError);
+  };
+  return {
+    async count(bucket, windowMs) {
+      const t = now();
+      const start = Math.floor(t / windowMs) * windowMs;
+      sweep(t, windowMs);
+      const row = await db
+        .insertInto('rate_limit_hits')
+        .values({ bucket, window_start: start, hits: 1 })
+        .onConflict((oc) =>
+          oc.columns(['bucket', 'window_start']).doUpdateSet({
+            hits: sql<number>`rate_limit_hits.hits + 1`,
+          }),
+        )
+        .returning('hits')
+        .executeTakeFirstOrThrow();
+      return { current: Number(row.hits), ttl: start + windowMs - t };
+    },
+  };
+}
+
 type Answer = (error: Error | null, result?: { current: number; ttl: number }) => void;
 
 /** The route a child store is for; the plugin adds it to the route's options (`routeInfo`). */
@@ -55,21 +100,9 @@ const routeOf = (options: object): { method: string; url: string } | undefined =
  */
 export function sharedRateLimitStore(
   db: Kysely<Database>,
-  onSweepError: (error: unknown) => void,
+  counter: HitCounter,
   now: () => number = Date.now,
 ): FastifyRateLimitStoreCtor {
-  let sweptAt = 0;
-  // Windows before the previous one are deleted, at most once a window per instance and off the
-  // request's path.
-  const sweep = (t: number, window: number) => {
-    if (t - sweptAt < window) return;
-    sweptAt = t;
-    db.deleteFrom('rate_limit_hits')
-      .where('window_start', '<', t - 2 * window)
-      .execute()
-      .catch(onSweepError);
-  };
-
   class SharedRateLimitStore implements FastifyRateLimitStore {
     constructor(
       _options: unknown,
@@ -77,22 +110,10 @@ export function sharedRateLimitStore(
     ) {}
 
     incr(key: string, answer: Answer, timeWindow: number): void {
-      const t = now();
-      const start = Math.floor(t / timeWindow) * timeWindow;
-      db.insertInto('rate_limit_hits')
-        .values({ bucket: this.prefix + key, window_start: start, hits: 1 })
-        .onConflict((oc) =>
-          oc.columns(['bucket', 'window_start']).doUpdateSet({
-            hits: sql<number>`rate_limit_hits.hits + 1`,
-          }),
-        )
-        .returning('hits')
-        .executeTakeFirstOrThrow()
-        .then(
-          (row) => answer(null, { current: Number(row.hits), ttl: start + timeWindow - t }),
-          (error: Error) => answer(error),
-        );
-      sweep(t, timeWindow);
+      counter.count(this.prefix + key, timeWindow).then(
+        (result) => answer(null, result),
+        (error: Error) => answer(error),
+      );
     }
 
     read(key: string, answer: Answer, timeWindow: number): void {

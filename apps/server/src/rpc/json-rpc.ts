@@ -81,6 +81,12 @@ export interface RpcLimits {
 }
 
 /**
+ * Counts one call of `key` in a window shared by every instance (PostgreSQL), answering the
+ * window's calls; without it each instance counts alone (SQLite: one instance).
+ */
+export type SharedCallCount = (key: string, windowMs: number) => Promise<number>;
+
+/**
  * The largest legitimate message is a vault request whose PSBT is at its schema cap (200,000
  * base64 characters, guardian/schemas.ts; real ones are a few kilobytes) with its envelope.
  */
@@ -131,7 +137,11 @@ export class RpcSocketPolicy {
   private readonly perAddress: WindowCounter;
   private readonly sockets = new Map<string, number>();
 
-  constructor(limits: Partial<RpcLimits> = {}) {
+  constructor(
+    limits: Partial<RpcLimits> = {},
+    /** Calls per address counted across instances too, once a call passes every local check. */
+    readonly sharedCallCount: SharedCallCount | null = null,
+  ) {
     this.limits = { ...DEFAULT_RPC_LIMITS, ...limits };
     this.perAddress = new WindowCounter(this.limits.callsPerAddress, this.limits.windowMs);
   }
@@ -228,7 +238,8 @@ export function serveJsonRpc(
   socket.on('message', (raw) => {
     touch();
     // Every message counts, parsable or not: a flood costs the server a counter and a parse
-    // (bounded by maxPayload), never a database read. Twice over the limit closes the socket.
+    // (bounded by maxPayload); only a call within the local limits reaches the shared count (one
+    // upsert). Twice over the limit closes the socket.
     const now = Date.now();
     const calls = perConnection.hit(client.connectionId, now);
     const withinAddress = policy.callAllowed(address, now);
@@ -251,7 +262,7 @@ export function serveJsonRpc(
     }
     const { id, method, params } = request.data;
     const reply = id !== undefined;
-    if (limited) {
+    const refuseLimited = () => {
       const message = 'Too many calls; please wait a minute';
       if (reply)
         fail(id, {
@@ -259,8 +270,8 @@ export function serveJsonRpc(
           message,
           data: { error: message, code: 'rate_limited' },
         });
-      return;
-    }
+    };
+    if (limited) return refuseLimited();
     const entry = Object.hasOwn(methods, method) ? methods[method] : undefined;
     if (!entry) {
       if (reply) fail(id, { code: RPC_METHOD_NOT_FOUND, message: `Unknown method ${method}` });
@@ -277,29 +288,49 @@ export function serveJsonRpc(
         });
       return;
     }
-    entry.handler(checked.data, ctx).then(
-      (result) => {
-        if (reply) send({ jsonrpc: '2.0', id, result });
-      },
-      (error: unknown) => {
-        if (error instanceof DomainError) {
-          log.info({ method, code: error.code }, 'rpc refused');
+    const run = () => {
+      entry.handler(checked.data, ctx).then(
+        (result) => {
+          if (reply) send({ jsonrpc: '2.0', id, result });
+        },
+        (error: unknown) => {
+          if (error instanceof DomainError) {
+            log.info({ method, code: error.code }, 'rpc refused');
+            if (reply)
+              fail(id, {
+                code: RPC_DOMAIN_ERROR,
+                message: error.message,
+                data: { error: error.message, code: error.code },
+              });
+            return;
+          }
+          log.error({ method, err: error }, 'rpc failed');
           if (reply)
             fail(id, {
               code: RPC_DOMAIN_ERROR,
-              message: error.message,
-              data: { error: error.message, code: error.code },
+              message: 'Unknown error',
+              data: { error: 'Unknown error', code: 'internal' },
             });
-          return;
-        }
-        log.error({ method, err: error }, 'rpc failed');
-        if (reply)
-          fail(id, {
-            code: RPC_DOMAIN_ERROR,
-            message: 'Unknown error',
-            data: { error: 'Unknown error', code: 'internal' },
-          });
-      },
-    );
+        },
+      );
+    };
+    // A call that passed every local check is counted where all instances count (one upsert), so
+    // a client spread over N instances by a balancer gets one address's calls, not N times them.
+    if (policy.sharedCallCount) {
+      policy.sharedCallCount(`guardian-calls ${address}`, policy.limits.windowMs).then(
+        (count) => (count > policy.limits.callsPerAddress ? refuseLimited() : run()),
+        (error: unknown) => {
+          log.error({ method, err: error }, 'rpc call count failed');
+          if (reply)
+            fail(id, {
+              code: RPC_DOMAIN_ERROR,
+              message: 'Unknown error',
+              data: { error: 'Unknown error', code: 'internal' },
+            });
+        },
+      );
+      return;
+    }
+    run();
   });
 }
