@@ -13,11 +13,20 @@ import type { GuardianContext } from './context';
 import { applyEffects, guardianDb, type Effects } from './effects';
 import { releaseRequestLocks } from './locks';
 import { takeOverRequest } from './ownership';
+import { MAX_REQUEST_LIFETIME_SECONDS } from './pipeline';
 
 export const INTERRUPTED = 'interrupted by restart';
 
 /** Most requests settled in one round; the next round takes the rest. */
 const RECOVERY_BATCH = 500;
+
+/**
+ * A request without an instance id was written by a server of the version before instance ids,
+ * which may still be running beside this one during a rolling upgrade: it is left to that server
+ * until it is older than any request may live (pipeline.ts) plus a minute for its broadcast, and
+ * only then settled as one whose server is gone.
+ */
+export const UNOWNED_REQUEST_GRACE_SECONDS = MAX_REQUEST_LIFETIME_SECONDS + 60;
 
 export interface RecoveryReport {
   committed: string[];
@@ -29,7 +38,7 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
   const report: RecoveryReport = { committed: [], rebroadcast: [], failed: [] };
   const rows = await guardianDb(g.db)
     .selectFrom('guardian_requests')
-    .select(['nonce', 'state', 'txid', 'raw_hex', 'effects', 'instance_id'])
+    .select(['nonce', 'state', 'txid', 'raw_hex', 'effects', 'instance_id', 'created_at'])
     .where('state', 'in', ['received', 'validated', 'cosigned'])
     // This instance's own requests are in its hands: they never crowd a batch.
     .where((eb) => eb.or([eb('instance_id', 'is', null), eb('instance_id', '!=', g.instance.id)]))
@@ -42,6 +51,8 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
     if (owner !== null) {
       if (!alive.has(owner)) alive.set(owner, await g.instance.isAlive(owner));
       if (alive.get(owner)) continue;
+    } else if (Number(row.created_at) > g.now() - UNOWNED_REQUEST_GRACE_SECONDS) {
+      continue;
     }
     // Another recoverer may have been quicker.
     if (!(await takeOverRequest(g.db, row.nonce, owner, g.instance.id, g.now()))) continue;

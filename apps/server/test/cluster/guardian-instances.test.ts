@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { RunningApp } from '../support';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { guardianDb } from '../../src/guardian/effects';
+import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/guardian/recover';
 import {
   dropSchema,
   eventually,
@@ -92,6 +93,35 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
       .execute();
     await eventually(async () => (await state(a, nonce)) === 'failed', 5_000);
     expect((await getGuardianRequest(a.store.db, nonce))?.error).toBe('interrupted by restart');
+  });
+
+  it('leaves a request of a server without instance ids to it until no request could live on', async () => {
+    // A server of the version before instance ids, beside this one in a rolling upgrade.
+    const now = Math.floor(Date.now() / 1000);
+    const legacy = (createdAt: number) => {
+      const nonce = randomBytes(16).toString('hex');
+      return guardianDb(a.store.db)
+        .insertInto('guardian_requests')
+        .values({
+          nonce,
+          method: 'vault.deposit',
+          vault_id: null,
+          vault_pubkey: '33'.repeat(32),
+          state: 'validated',
+          instance_id: null,
+          expires_at: createdAt + 300,
+          created_at: createdAt,
+          updated_at: createdAt,
+        })
+        .execute()
+        .then(() => nonce);
+    };
+    const young = await legacy(now);
+    const old = await legacy(now - UNOWNED_REQUEST_GRACE_SECONDS - 1);
+    await eventually(async () => (await state(a, old)) === 'failed', 5_000);
+    // rounds of the leader's recovery have passed the young one by
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await state(a, young)).toBe('validated');
   });
 
   it('gives one treasury output to one of two opens sent to two instances at once', async () => {
