@@ -10,6 +10,8 @@ import {
   recordGuardianRequest,
   vaultHistory,
 } from '../../src/store';
+import { guardianDb } from '../../src/guardian/effects';
+import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/guardian/recover';
 import { call, startHarness, type Harness, type TestWallet } from './harness';
 
 type BroadcastMode = 'normal' | 'crash-after-send' | 'crash-before-send';
@@ -114,7 +116,8 @@ describe('guardian restart recovery', () => {
     expect(chain.sent).toHaveLength(1);
   });
 
-  it('fails requests that had not reached co-signing', async () => {
+  /** A request received and left at that, by the instance named (null: a server before ids). */
+  const leftBehind = async (instanceId: string | null) => {
     const nonce = randomBytes(16).toString('hex');
     await recordGuardianRequest(
       h.store.db,
@@ -127,10 +130,28 @@ describe('guardian restart recovery', () => {
       },
       h.clock.now,
     );
+    await guardianDb(h.store.db)
+      .updateTable('guardian_requests')
+      .set({ instance_id: instanceId })
+      .where('nonce', '=', nonce)
+      .execute();
+    return nonce;
+  };
+
+  it('fails requests that had not reached co-signing', async () => {
+    const nonce = await leftBehind('the previous run');
     expect((await h.restart().recover()).failed).toEqual([nonce]);
     expect(await getGuardianRequest(h.store.db, nonce)).toMatchObject({
       state: 'failed',
       error: 'interrupted by restart',
     });
+  });
+
+  it('leaves a request of a server before instance ids to it until no request could live on', async () => {
+    const nonce = await leftBehind(null);
+    expect((await h.restart().recover()).failed).toEqual([]);
+    expect((await getGuardianRequest(h.store.db, nonce))?.state).toBe('received');
+    h.clock.now += UNOWNED_REQUEST_GRACE_SECONDS + 1;
+    expect((await h.restart().recover()).failed).toEqual([nonce]);
   });
 });
