@@ -11,6 +11,7 @@ import {
   missionActionButtonLabel,
   missionButtonLabel,
   missionButtonState,
+  missionDisabledReason,
   missionStartPath,
   missionStatus,
   nextReferralLevel,
@@ -275,7 +276,7 @@ function MissionItem(props: {
   const state = missionButtonState(mission, props.ctx);
   const reason = !state.enabled && props.settled && status !== 'completed' ? state.reason : null;
   // The no-user reason is said once above the list; the button still names it.
-  const shared = reason === MISSION_REASONS['no-user'];
+  const shared = reason !== null && missionDisabledReason(mission, props.ctx) === 'no-user';
   const describedBy = reason
     ? `${id}-title ${shared ? props.sharedReasonId : `${id}-reason`}`
     : `${id}-title`;
