@@ -372,7 +372,7 @@ export async function buildApp(
       devnetWritesPerMinute: options.devnetWriteLimitPerMinute ?? limits.devnetWritesPerMinute,
       services: config.services,
       listenHost: config.host,
-      sharedLimits: sharedHits ? { db: store.db, counter: sharedHits } : null,
+      sharedLimits: sharedHits,
     });
     const guardianSockets = new RpcSocketPolicy(
       { origins: config.guardianOrigins, ...options.guardianLimits },

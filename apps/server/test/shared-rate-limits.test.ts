@@ -21,7 +21,7 @@ describe('shared write-limit store', () => {
     await migrateToLatest(store.db, rateLimitMigrations);
     const now = () => clock.now;
     const counter = sharedHitCounter(store.db, (e) => sweepErrors.push(e), now);
-    Store = sharedRateLimitStore(store.db, counter, now);
+    Store = sharedRateLimitStore(counter);
   });
   afterAll(() => store.close());
 

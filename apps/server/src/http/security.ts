@@ -6,10 +6,8 @@ import type { IncomingMessage } from 'node:http';
 import helmet from './precomputed-helmet';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { ApiErrorDto } from '@unit/protocol';
 import type { ServiceUrls } from '../config';
-import type { Database } from '../store/schema';
 import { sharedRateLimitStore, type HitCounter } from './shared-rate-limits';
 
 /** Writes allowed per client address per minute unless configured otherwise. */
@@ -35,10 +33,10 @@ export interface SecurityOptions {
   /** The address the server listens on (HOST): on loopback, pages must be on a loopback name. */
   listenHost?: string;
   /**
-   * PostgreSQL, which every instance shares: write limits are counted there (shared-rate-limits.ts)
-   * rather than in each instance's memory.
+   * The counter every instance on one PostgreSQL shares (shared-rate-limits.ts): write limits are
+   * counted there rather than in each instance's memory.
    */
-  sharedLimits?: { db: Kysely<Database>; counter: HitCounter } | null;
+  sharedLimits?: HitCounter | null;
 }
 
 const isLoopbackName = (hostname: string): boolean =>
@@ -163,9 +161,7 @@ export async function installSecurity(
     global: false,
     max: writes,
     timeWindow: '1 minute',
-    ...(options.sharedLimits
-      ? { store: sharedRateLimitStore(options.sharedLimits.db, options.sharedLimits.counter) }
-      : {}),
+    ...(options.sharedLimits ? { store: sharedRateLimitStore(options.sharedLimits) } : {}),
   });
 
   const loopbackOnly = isLoopbackName(options.listenHost ?? '127.0.0.1');

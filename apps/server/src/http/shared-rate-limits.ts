@@ -49,6 +49,8 @@ export interface HitCounter {
    * holds now; answers the window's hits, this one included, and the milliseconds left in it.
    */
   count(bucket: string, windowMs: number): Promise<{ current: number; ttl: number }>;
+  /** The same answer without counting: no hits and no time left when the window has none. */
+  peek(bucket: string, windowMs: number): Promise<{ current: number; ttl: number }>;
 }
 
 export function sharedHitCounter(
@@ -67,10 +69,14 @@ export function sharedHitCounter(
       .execute()
       .catch(onSweepError);
   };
+  const windowAt = (windowMs: number) => {
+    const t = now();
+    const start = Math.floor(t / windowMs) * windowMs;
+    return { t, start, ttl: start + windowMs - t };
+  };
   return {
     async count(bucket, windowMs) {
-      const t = now();
-      const start = Math.floor(t / windowMs) * windowMs;
+      const { t, start, ttl } = windowAt(windowMs);
       sweep(t, windowMs);
       const row = await db
         .insertInto('rate_limit_hits')
@@ -82,7 +88,17 @@ export function sharedHitCounter(
         )
         .returning('hits')
         .executeTakeFirstOrThrow();
-      return { current: Number(row.hits), ttl: start + windowMs - t };
+      return { current: Number(row.hits), ttl };
+    },
+    async peek(bucket, windowMs) {
+      const { start, ttl } = windowAt(windowMs);
+      const row = await db
+        .selectFrom('rate_limit_hits')
+        .select('hits')
+        .where('bucket', '=', bucket)
+        .where('window_start', '=', start)
+        .executeTakeFirst();
+      return row ? { current: Number(row.hits), ttl } : { current: 0, ttl: 0 };
     },
   };
 }
@@ -98,11 +114,7 @@ const routeOf = (options: object): { method: string; url: string } | undefined =
  * aligned on the clock, so every instance agrees on it; a client can spend a window's limit at its
  * end and the next one's at the start of the next, as with any fixed window.
  */
-export function sharedRateLimitStore(
-  db: Kysely<Database>,
-  counter: HitCounter,
-  now: () => number = Date.now,
-): FastifyRateLimitStoreCtor {
+export function sharedRateLimitStore(counter: HitCounter): FastifyRateLimitStoreCtor {
   class SharedRateLimitStore implements FastifyRateLimitStore {
     constructor(
       _options: unknown,
@@ -117,23 +129,10 @@ export function sharedRateLimitStore(
     }
 
     read(key: string, answer: Answer, timeWindow: number): void {
-      const t = now();
-      const start = Math.floor(t / timeWindow) * timeWindow;
-      db.selectFrom('rate_limit_hits')
-        .select('hits')
-        .where('bucket', '=', this.prefix + key)
-        .where('window_start', '=', start)
-        .executeTakeFirst()
-        .then(
-          (row) =>
-            answer(
-              null,
-              row
-                ? { current: Number(row.hits), ttl: start + timeWindow - t }
-                : { current: 0, ttl: 0 },
-            ),
-          (error: Error) => answer(error),
-        );
+      counter.peek(this.prefix + key, timeWindow).then(
+        (result) => answer(null, result),
+        (error: Error) => answer(error),
+      );
     }
 
     /** A route's own buckets, as the in-memory store keeps them: per method and URL. */
