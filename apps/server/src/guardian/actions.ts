@@ -317,22 +317,14 @@ function mustEqual(
 
 /**
  * The postage the requester's own UNIT outputs must carry: its account's referral level's, the
- * default below the first level (missions.ts `accountPostageSats`). The account is the vault's
- * creation account, or on open the address of the first wallet input, which becomes it.
+ * default below the first level (missions.ts `accountPostageSats`).
  */
 async function requesterPostage(
   g: GuardianContext,
   action: VaultAction,
-  own: VaultRow | null,
-  inputs: Outpoint[],
+  account: string | null,
 ): Promise<bigint> {
   if (action !== 'open' && action !== 'borrow' && action !== 'repay') return BigInt(g.postageSats);
-  const account =
-    action === 'open'
-      ? inputs[1]
-        ? scriptToAddress(inputs[1].script, g.network)
-        : null
-      : own?.creation_account;
   if (!account) return BigInt(g.postageSats);
   const level = referralLevel(await countReferrals(g.db, account));
   return BigInt(accountPostageSats(level, g.postageSats));
@@ -361,6 +353,14 @@ export async function prepareAction<A extends VaultAction>(
   } else {
     own = requireActive(existing);
   }
+  // The requester's account: the vault's creation account, or on open the address of the first
+  // wallet input, which becomes it (checked against the chain below, with every input).
+  const account =
+    action === 'open'
+      ? inputs[1]
+        ? scriptToAddress(inputs[1].script, g.network)
+        : null
+      : (own?.creation_account ?? null);
   const context: ParseContext = {
     treasuryScript: g.treasuryScript,
     newVaultScript: vaultOutput({
@@ -370,7 +370,7 @@ export async function prepareAction<A extends VaultAction>(
       network: g.network,
     }).script,
     unitRuneId: g.runeId,
-    postageSats: await requesterPostage(g, action, own, inputs),
+    postageSats: await requesterPostage(g, action, account),
     treasuryPostageSats: BigInt(g.postageSats),
   };
   if (own) context.vault = await vaultUtxo(g, own);
@@ -424,7 +424,7 @@ export async function prepareAction<A extends VaultAction>(
       vault_pubkey: pubkey,
       name: open.vault_label.trim(),
       // The first wallet input pays for the vault: its address is the creation account.
-      creation_account: scriptToAddress(prevouts[1]!.script, g.network) ?? '',
+      creation_account: account ?? '',
       runes_account: scriptToAddress(outputScript(bytes, 1), g.network) ?? '',
       after,
       history: history(tx.btcAmount, tx.unitAmount),
