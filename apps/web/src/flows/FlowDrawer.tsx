@@ -27,6 +27,7 @@ import {
   maxRepayCents,
   maxWithdrawSats,
   minBigint,
+  fundedPostageSats,
   networkFeeSats,
   operationCostSats,
   sats as toSats,
@@ -112,12 +113,13 @@ function postageLine(
   postage: { sats: number; levelTitle: string | null },
   treasuryPostage: number,
 ): string | null {
-  const amount = (n: number) => `${n.toLocaleString('en-US')} sats`;
-  if (action === 'open' || action === 'borrow')
-    return `UNIT postage: ${amount(postage.sats)}${postage.levelTitle ? ` (${postage.levelTitle})` : ''}, kept with your UNIT`;
-  if (action === 'repay')
-    return `UNIT postage: ${amount(treasuryPostage)}, sent with the UNIT to the treasury`;
-  return null;
+  // Which postage the action's payment funds is the protocol's rule (fees.ts).
+  const funded = fundedPostageSats(action, postage.sats, treasuryPostage);
+  if (funded === 0n) return null;
+  const amount = `${funded.toLocaleString('en-US')} sats`;
+  if (action === 'repay') return `UNIT postage: ${amount}, sent with the UNIT to the treasury`;
+  const level = postage.levelTitle ? ` (${postage.levelTitle})` : '';
+  return `UNIT postage: ${amount}${level}, kept with your UNIT`;
 }
 
 function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
