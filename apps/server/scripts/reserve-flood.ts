@@ -11,8 +11,8 @@ import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   buildOpenPsbt,
   parseRuneId,
+  quotedVault,
   signUserInputs,
-  vaultOutput,
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
@@ -181,19 +181,16 @@ class DevnetUser {
           script: this.payment.script,
         })),
         feeRate: 2,
-        state: {
-          quotePriceCents: BigInt(quote.price_cents),
-          thresholdCents: BigInt(th),
-          quoteStamp: quote.ts,
-          nonce,
-          expiry: expiresAt,
-        },
-        newVault: vaultOutput({
-          vaultPubkey: hex.decode(this.vaultPubkey),
-          guardPubkey: hex.decode(config.guardPubkey),
-          thresholdHash: hex.decode(quote.threshold_hash),
-          network: TEST_NETWORK,
-        }),
+        ...quotedVault(
+          quote,
+          th,
+          { nonce, expiry: expiresAt },
+          {
+            vaultPubkey: hex.decode(this.vaultPubkey),
+            guardPubkey: hex.decode(config.guardPubkey),
+            network: TEST_NETWORK,
+          },
+        ),
         depositAmount: depositSats,
         borrowAmount: borrowCents,
         unitRuneId: parseRuneId(config.unitRuneId),

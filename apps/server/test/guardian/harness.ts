@@ -19,12 +19,12 @@ import {
   buildRepossessPsbt,
   buildWithdrawPsbt,
   parseRuneId,
+  quotedVault,
   signUserInputs,
   vaultOutput,
   withdrawFee,
   type BuiltVaultTx,
   type PaymentUtxo,
-  type VaultStateFields,
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
@@ -295,19 +295,16 @@ export class TestWallet {
     const quote = this.h.oracle.quote(th, now + (options.quoteAge ?? 0));
     const expiresAt = now + (options.expiresIn ?? 120);
     const nonce = randomBytes(16);
-    const state: VaultStateFields = {
-      quotePriceCents: BigInt(quote.price_cents),
-      thresholdCents: BigInt(th),
-      quoteStamp: quote.ts,
-      nonce,
-      expiry: expiresAt,
-    };
-    const newVault = vaultOutput({
-      vaultPubkey: hex.decode(this.vaultPubkey),
-      guardPubkey: this.guardPub,
-      thresholdHash: hex.decode(quote.threshold_hash),
-      network: TEST_NETWORK,
-    });
+    const { state, newVault } = quotedVault(
+      quote,
+      th,
+      { nonce, expiry: expiresAt },
+      {
+        vaultPubkey: hex.decode(this.vaultPubkey),
+        guardPubkey: this.guardPub,
+        network: TEST_NETWORK,
+      },
+    );
     const envelope = {
       vault_pubkey: this.vaultPubkey,
       nonce: hex.encode(nonce),

@@ -14,11 +14,11 @@ import {
   buildRepayPsbt,
   buildWithdrawPsbt,
   parseRuneId,
+  quotedVault,
   vaultOutput,
   withdrawFee,
   type BuiltVaultTx,
   type PaymentUtxo,
-  type VaultStateFields,
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
@@ -161,35 +161,6 @@ async function quoteFor(th: number, ts: number): Promise<OracleQuoteDto> {
   return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
 }
 
-/** The state record and the vault output a signed quote commits a new vault transaction to. */
-function quotedVault(
-  quote: OracleQuoteDto,
-  th: number,
-  nonce: Uint8Array,
-  expiresAt: number,
-  keys: {
-    vaultPubkey: string;
-    guardPubkey: string;
-    network: Parameters<typeof vaultOutput>[0]['network'];
-  },
-): { state: VaultStateFields; newVault: ReturnType<typeof vaultOutput> } {
-  return {
-    state: {
-      quotePriceCents: BigInt(quote.price_cents),
-      thresholdCents: BigInt(th),
-      quoteStamp: quote.ts,
-      nonce,
-      expiry: expiresAt,
-    },
-    newVault: vaultOutput({
-      vaultPubkey: hex.decode(keys.vaultPubkey),
-      guardPubkey: hex.decode(keys.guardPubkey),
-      thresholdHash: hex.decode(quote.threshold_hash),
-      network: keys.network,
-    }),
-  };
-}
-
 /** What locates a vault output and the threshold its leaves commit to. */
 type VaultOutputDto = Pick<
   VaultDto,
@@ -314,11 +285,16 @@ export async function runVaultAction(
           );
     const th = liquidationThresholdCents(after.btcSats, after.unitCents);
     const quote = await quoteFor(th, now);
-    const { state, newVault } = quotedVault(quote, th, nonce, expiresAt, {
-      vaultPubkey: account.vaultPubkey,
-      guardPubkey: config.guardPubkey,
-      network,
-    });
+    const { state, newVault } = quotedVault(
+      quote,
+      th,
+      { nonce, expiry: expiresAt },
+      {
+        vaultPubkey: hex.decode(account.vaultPubkey),
+        guardPubkey: hex.decode(config.guardPubkey),
+        network,
+      },
+    );
     const unitRuneId = parseRuneId(config.unitRuneId);
     // The UNIT outputs to the wallet carry its referral level's postage, read afresh: the guardian
     // holds them to the level the account has when it checks (missions.ts accountPostageSats).
@@ -505,11 +481,16 @@ export async function runRepossess(
   const built = buildRepossessPsbt({
     wallet: walletKeys,
     feeRate,
-    ...quotedVault(quote, th, nonce, expiresAt, {
-      vaultPubkey: account.vaultPubkey,
-      guardPubkey: config.guardPubkey,
-      network,
-    }),
+    ...quotedVault(
+      quote,
+      th,
+      { nonce, expiry: expiresAt },
+      {
+        vaultPubkey: hex.decode(account.vaultPubkey),
+        guardPubkey: hex.decode(config.guardPubkey),
+        network,
+      },
+    ),
     utxos: await paymentUtxos(config, account, satsScript),
     vault,
     liquidated,

@@ -45,6 +45,7 @@ export {
   type SpeedUpParams,
 } from './speed-up';
 export { outputLayoutLength } from './parse';
+export { quotedVault, type QuoteCommitment } from './quoted-vault';
 export { VaultTxError, type InputSigner, type SignInputs, type VaultTxErrorCode } from './vault-tx';
 export {
   parseVaultTransaction,

@@ -1,0 +1,31 @@
+// What an oracle quote fixes in a vault transaction (docs/protocol.md): the state record's price,
+// threshold and stamp, and the new vault output whose liquidation leaf commits to the quote's
+// threshold hash. The web app, the guardian's tests and the flood probe build requests alike.
+import { hex } from '@scure/base';
+import { vaultOutput, type VaultOutput, type VaultOutputParams } from '../core';
+import type { VaultStateFields } from './builders';
+
+/** The fields of an oracle quote (GET /api/oracle/quote) that the transaction commits to. */
+export interface QuoteCommitment {
+  price_cents: number;
+  ts: number;
+  threshold_hash: string;
+}
+
+export function quotedVault(
+  quote: QuoteCommitment,
+  thresholdCents: number | bigint,
+  request: { nonce: Uint8Array; expiry: number },
+  keys: Omit<VaultOutputParams, 'thresholdHash'>,
+): { state: VaultStateFields; newVault: VaultOutput } {
+  return {
+    state: {
+      quotePriceCents: BigInt(quote.price_cents),
+      thresholdCents: BigInt(thresholdCents),
+      quoteStamp: quote.ts,
+      nonce: request.nonce,
+      expiry: request.expiry,
+    },
+    newVault: vaultOutput({ ...keys, thresholdHash: hex.decode(quote.threshold_hash) }),
+  };
+}
