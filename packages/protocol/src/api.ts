@@ -1,7 +1,8 @@
 // The wire contract between apps/server and apps/web: JSON shapes of /api, the guardian RPC and the
 // chain services. Amounts on the wire are integers (sats, UNIT hundredths) as JSON numbers or, where
 // they may exceed 2^53, decimal strings. SPEC §3 field names are kept as the spec spells them.
-import type { MissionAction, ReferralLevel } from './missions';
+import type { ConfigConstants } from './constants';
+import type { MissionAction, ReferralLevel } from './ids';
 
 export type Network = 'devnet' | 'signet' | 'mutinynet' | 'mainnet';
 
@@ -21,18 +22,7 @@ export interface ConfigDto {
   treasuryPubkey: string;
   unitRuneId: string;
   telegramBot: string | null;
-  constants: {
-    minBtcSats: number;
-    dustLimitSats: number;
-    minVaultBalanceSats: number;
-    collateralPercent: number;
-    liquidationThresholdPercent: number;
-    unitPostageSats: number;
-    flowTimeoutMs: number;
-    /** seconds a transaction waits unconfirmed before the app suggests speeding it up */
-    speedUpAfterSeconds: number;
-    amountIntDigits: { btc: number; unit: number; usd: number };
-  };
+  constants: ConfigConstants;
 }
 
 /** GET /api/bitcoin-price (SPEC §7). */

@@ -2,8 +2,6 @@
 // leaves open are ours (CONSTANTS.md says where each comes from); the configurable ones are served to
 // the web app by GET /api/config, so the functions that use them also take an override.
 
-import type { ConfigDto } from './api';
-
 // ---- Units (SPEC §9) ----
 export const SATS_PER_BTC = 100_000_000n;
 export const UNIT_CENTS_PER_UNIT = 100n;
@@ -96,11 +94,25 @@ export const VAULT_NAME_MAX_LENGTH = 20;
 export const TESTNET_ADDRESS_MIN_LENGTH = 39;
 export const TESTNET_ADDRESS_MAX_LENGTH = 59;
 
-/** The configurable constants as GET /api/config serves them by default. */
 /** How long a vault transaction may wait unconfirmed before the app suggests a speed-up (SPEED_UP_AFTER). */
 export const SPEED_UP_AFTER_SECONDS = 600;
 
-export const DEFAULT_CONFIG_CONSTANTS: ConfigDto['constants'] = {
+/** The configurable constants of GET /api/config (`ConfigDto.constants`). */
+export interface ConfigConstants {
+  minBtcSats: number;
+  dustLimitSats: number;
+  minVaultBalanceSats: number;
+  collateralPercent: number;
+  liquidationThresholdPercent: number;
+  unitPostageSats: number;
+  flowTimeoutMs: number;
+  /** seconds a transaction waits unconfirmed before the app suggests speeding it up */
+  speedUpAfterSeconds: number;
+  amountIntDigits: { btc: number; unit: number; usd: number };
+}
+
+/** The configurable constants as GET /api/config serves them by default. */
+export const DEFAULT_CONFIG_CONSTANTS: ConfigConstants = {
   minBtcSats: MIN_BTC_SATS,
   dustLimitSats: DUST_LIMIT_SATS,
   minVaultBalanceSats: MIN_VAULT_BALANCE_SATS,

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { BUTTON_REASONS } from './buttons';
 import { UNIT_POSTAGE_SATS } from './constants';
+import { MISSION_ACTIONS, REFERRAL_LEVEL_IDS } from './ids';
 import {
-  MISSION_ACTIONS,
   MISSION_REASONS,
   accountPostageSats,
-  REFERRAL_LEVEL_IDS,
   REFERRAL_LEVELS,
   isMissionAction,
   isMissionComplete,

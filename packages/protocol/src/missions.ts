@@ -4,18 +4,7 @@
 import { BUTTON_REASONS, type ButtonState } from './buttons';
 import { UNIT_POSTAGE_SATS } from './constants';
 import { CONTENT } from './content';
-
-/** SPEC §4 Mission actions: the six action types. */
-export const MISSION_ACTIONS = [
-  'create-vault',
-  'deposit',
-  'repay',
-  'borrow',
-  'withdraw',
-  'repossess',
-] as const;
-
-export type MissionAction = (typeof MISSION_ACTIONS)[number];
+import { MISSION_ACTIONS, type MissionAction, type ReferralLevel, REFERRAL_LEVEL_IDS } from './ids';
 
 export const isMissionAction = (value: string): value is MissionAction =>
   (MISSION_ACTIONS as readonly string[]).includes(value);
@@ -133,11 +122,6 @@ export function missionActionButton(o: {
 
 export const missionActionButtonLabel = (button: MissionActionButton): string =>
   CONTENT.missions.actionButtons[button];
-
-/** SPEC §3 Referral levels. */
-export const REFERRAL_LEVEL_IDS = ['level_one', 'level_two', 'level_three'] as const;
-
-export type ReferralLevel = (typeof REFERRAL_LEVEL_IDS)[number];
 
 /**
  * SPEC §3: each level gives a postage amount; titles Nebula, Red Giant, Super Giant. The referral

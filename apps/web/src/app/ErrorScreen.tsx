@@ -2,12 +2,12 @@ import { Component, useEffect, type ErrorInfo, type ReactNode } from 'react';
 import { useNavigate, useLocation, useRouteError } from 'react-router';
 import { useQueryErrorResetBoundary } from '@tanstack/react-query';
 import { CONTENT } from '@unit/protocol';
-import { reportClientError } from './report-error';
+import { reportClientError } from '../api/client-errors';
 import './error-screen.css';
 
 /**
  * SPEC §2 Other: the error screen with its two ways out. Its 'Our team has been notified' is true:
- * the boundary that shows it has sent the error to POST /api/client-errors (report-error.ts).
+ * the boundary that shows it has sent the error to POST /api/client-errors (api/client-errors.ts).
  */
 export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
   const copy = CONTENT.errorScreen;

@@ -3,7 +3,7 @@ import type { RouteObject } from 'react-router';
 import { useFlows } from '../flows/FlowProvider';
 import { Layout } from '../layout/Layout';
 import { VaultPage } from '../vault/VaultPage';
-import { CrashDrill } from './CrashDrill';
+import { CrashDrill } from '../ui/CrashDrill';
 import { NotFoundPage } from './NotFound';
 import { RouteErrorScreen } from './ErrorScreen';
 

@@ -46,7 +46,7 @@ import { getUser } from '../api/missions';
 import type { WalletAccount } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { ExecuteContext, FlowInput, OnProgress } from './execute';
+import type { ExecuteContext, FlowInput, OnProgress } from './flow-types';
 
 /** Signed requests stay valid this long: enough to sign on a hardware wallet. */
 const REQUEST_LIFETIME_SECONDS = 300;

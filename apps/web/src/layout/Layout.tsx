@@ -3,7 +3,7 @@ import { useNewBlocks } from '../api/block-height';
 import { useConfig } from '../api/config';
 import { FundsArrivingNotice } from './FundsArrivingNotice';
 import { PriceBanner } from './PriceBanner';
-import { SocialLinks } from './SocialLinks';
+import { SocialLinks } from '../ui/SocialLinks';
 import { WalletButton } from './WalletButton';
 import { WrongNetworkNotice } from './WrongNetworkNotice';
 import './layout.css';

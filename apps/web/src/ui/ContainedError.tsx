@@ -1,6 +1,6 @@
 import { Component, createContext, useContext, type ErrorInfo, type ReactNode } from 'react';
 import { RotateCw, TriangleAlert } from 'lucide-react';
-import { reportClientError, type ErrorBoundaryKind } from '../app/report-error';
+import { reportClientError, type ErrorBoundaryKind } from '../api/client-errors';
 
 /** How many times the user has pressed Try again in the nearest contained part (0 at first). */
 const AttemptContext = createContext(0);

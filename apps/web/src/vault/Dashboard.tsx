@@ -11,7 +11,7 @@ import {
   type DashboardAction,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
-import { CrashDrill } from '../app/CrashDrill';
+import { CrashDrill } from '../ui/CrashDrill';
 import { useVaultHistory } from '../api/vault-history';
 import { useFlows } from '../flows/FlowProvider';
 import { TransactionsTable } from '../transactions/TransactionsTable';

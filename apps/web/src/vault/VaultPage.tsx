@@ -10,7 +10,7 @@ import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { useToasts } from '../ui/toasts';
 import { TxLink } from '../ui/TxLink';
-import { SocialLinks } from '../layout/SocialLinks';
+import { SocialLinks } from '../ui/SocialLinks';
 import { useWallet } from '../wallet';
 import { Dashboard, DashboardSkeleton } from './Dashboard';
 import './vault.css';

@@ -1,6 +1,6 @@
 import { useLocation, useSearchParams } from 'react-router';
 import { useConfig } from '../api/config';
-import { useContainedAttempt } from '../ui/ContainedError';
+import { useContainedAttempt } from './ContainedError';
 
 export type CrashDrillKind = 'render' | 'chart';
 
