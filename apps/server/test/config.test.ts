@@ -27,6 +27,7 @@ describe('loadConfig', () => {
   it('uses public services on signet unless overridden', () => {
     const config = loadConfig({
       NETWORK: 'signet',
+      PUBLIC_ORIGIN: 'https://app.example',
       ESPLORA_URL: 'https://example.org/api',
       PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
     });
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
   it('reads the price feeds on real networks, with feeds as the default there', () => {
     const config = loadConfig({
       NETWORK: 'mainnet',
+      PUBLIC_ORIGIN: 'https://app.example',
       GUARDIAN_KEY: '11'.repeat(32),
       PRICE_FEEDS: 'coinbase@https://api.coinbase.com,bitstamp@https://www.bitstamp.net',
       PRICE_MAX_SPREAD: '2.5',

@@ -156,7 +156,9 @@ describe('account links through OAuth2', () => {
     // Mallory's browser completing Alice's flow links nothing to anyone.
     const other = await signIn(app.url, mallory);
     expect(await callback(back, other)).toBe('/missions?link_error=discord');
-    // The state is spent by that attempt: Alice cannot replay it either.
+    // That attempt did not spend Alice's state (issue 24: it did, breaking her link); her own
+    // callback links, once.
+    expect(await callback(back, cookie)).toBe('/missions?linked=discord');
     expect(await callback(back, cookie)).toBe('/missions?link_error=discord');
 
     const fresh = ((await start(cookie, 'discord')).body as { url: string }).url;
