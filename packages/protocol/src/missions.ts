@@ -4,6 +4,10 @@
 import { BUTTON_REASONS, type ButtonState } from './buttons';
 import { UNIT_POSTAGE_SATS } from './constants';
 import { CONTENT } from './content';
+import type { PublicUserDto, UserDto } from './api';
+
+/** True when a user read answered the owner's own view (linked accounts, referral code). */
+export const isOwnUserView = (user: PublicUserDto): user is UserDto => 'referral_code' in user;
 
 /** SPEC §4 Mission actions: the six action types. */
 export const MISSION_ACTIONS = [
