@@ -8,7 +8,7 @@ import websocket from '@fastify/websocket';
 import { p2tr } from '@scure/btc-signer';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Logger } from 'pino';
-import { REPO_ROOT, type ServerConfig } from './config';
+import { publicOriginOf, REPO_ROOT, type ServerConfig } from './config';
 import { createLogger, requestLogging } from './logger';
 import { openStore, type Store } from './store/open';
 import { migrateToLatest } from './store/migrations';
@@ -319,7 +319,7 @@ export async function buildApp(
       token: config.telegramBotToken,
       apiRoot: config.telegramApiRoot,
       explorerUrl: config.services.explorerUrl,
-      origin: `http://${config.host}:${config.port}`,
+      origin: publicOriginOf(config, config.port),
       log: log.child({ module: 'telegram' }),
       polling: options.telegramPolling ?? true,
       ...(options.telegramDrainIntervalMs !== undefined

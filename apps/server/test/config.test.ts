@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, REPO_ROOT } from '../src/config';
+import { ConfigError, loadConfig, publicOriginOf, REPO_ROOT } from '../src/config';
 
 describe('loadConfig', () => {
   it('serves the devnet on 127.0.0.1:8080 with no environment at all', () => {
@@ -125,6 +125,28 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ NETWORK: 'mainnet', PRICE_FEEDS: 'kraken@https://api.kraken.com' }),
     ).toThrow(/at least two feeds/);
+  });
+
+  it('needs PUBLIC_ORIGIN off the devnet, an origin and nothing more', () => {
+    const signet = {
+      NETWORK: 'signet',
+      PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
+    };
+    expect(() => loadConfig(signet)).toThrow(/PUBLIC_ORIGIN is required off the devnet/);
+    expect(loadConfig({ ...signet, PUBLIC_ORIGIN: 'https://app.example/' }).publicOrigin).toBe(
+      'https://app.example',
+    );
+    for (const bad of ['app.example', 'https://app.example/path', 'ftp://app.example', 'x']) {
+      expect(() => loadConfig({ PUBLIC_ORIGIN: bad }), bad).toThrow(
+        /PUBLIC_ORIGIN must be an origin/,
+      );
+    }
+    // The devnet without one: its listening address, the bound port once it listens.
+    const devnet = loadConfig({});
+    expect(devnet.publicOrigin).toBeNull();
+    expect(publicOriginOf(devnet, 41_234)).toBe('http://127.0.0.1:41234');
+    expect(publicOriginOf(loadConfig({ HOST: '0.0.0.0' }), 8080)).toBe('http://127.0.0.1:8080');
+    expect(publicOriginOf(loadConfig({ HOST: '::1' }), 8080)).toBe('http://[::1]:8080');
   });
 
   it('takes the load balancers to believe as a list of addresses, and nothing else', () => {

@@ -108,7 +108,13 @@ export function useRegisterUser(address: string | null) {
     mutationKey: ['register-user', address],
     mutationFn: (referralCode: string | null) =>
       registerUser({ address: address!, referral_code: referralCode }),
-    onSuccess: (user) => queryClient.setQueryData(userQueryOptions(user.address).queryKey, user),
+    onSuccess: async (user) => {
+      // A read started before registering (signing in refetches the user) must not land after
+      // this answer and put the unregistered state back.
+      const { queryKey } = userQueryOptions(user.address);
+      await queryClient.cancelQueries({ queryKey });
+      queryClient.setQueryData(queryKey, user);
+    },
   });
 }
 
