@@ -8,14 +8,18 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type RunningApp } from './support';
 
 let server: RunningApp;
+let proxied: RunningApp;
 const logged: string[] = [];
 
 beforeAll(async () => {
   const logger = pino({ level: 'warn' }, { write: (line: string) => void logged.push(line) });
   server = await startTestApp({}, { logger });
+  // Behind a trusted proxy request.ip is worked out from X-Forwarded-For and the socket's peer.
+  proxied = await startTestApp({ TRUST_PROXY: 'loopback' }, { logger });
 });
 afterAll(async () => {
   await server.stop();
+  await proxied.stop();
 });
 
 /** Sends `request` and resets the connection without waiting for an answer. */
@@ -30,22 +34,28 @@ const hangUp = (port: number, request: string) =>
   });
 
 it('does nothing for a client that hung up, and logs no error', async () => {
-  const port = Number(new URL(server.url).port);
+  for (const app of [server, proxied]) await hangUps(app);
+  // Give the servers the time to have logged whatever they were going to.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(logged.filter((line) => /TypeError|request failed|errored/.test(line))).toEqual([]);
+  for (const app of [server, proxied]) {
+    expect((await fetch(`${app.url}/api/health`)).status).toBe(200);
+    const res = await fetch(`${app.url}/api/auth/logout`, { method: 'POST' });
+    expect(res.status).toBe(204);
+  }
+});
+
+async function hangUps(app: RunningApp) {
+  const port = Number(new URL(app.url).port);
   const host = `127.0.0.1:${port}`;
   for (let i = 0; i < 20; i++) {
     await hangUp(
       port,
-      `POST /api/auth/logout HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\n\r\n`,
+      `POST /api/auth/logout HTTP/1.1\r\nHost: ${host}\r\nX-Forwarded-For: 203.0.113.9\r\nContent-Length: 0\r\n\r\n`,
     );
     await hangUp(
       port,
       `POST /api/auth/challenge HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
     );
   }
-  // Give the server the time to have logged whatever it was going to.
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  expect(logged.filter((line) => /TypeError|request failed|errored/.test(line))).toEqual([]);
-  expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
-  const res = await fetch(`${server.url}/api/auth/logout`, { method: 'POST' });
-  expect(res.status).toBe(204);
-});
+}

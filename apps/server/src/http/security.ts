@@ -195,8 +195,13 @@ export async function installSecurity(
   const publicOrigin = options.publicOrigin ?? (() => '');
   app.addHook('onRequest', (request, reply, done) => {
     // The devnet controls keep their own, stricter rule (below).
-    const { method, url } = request;
-    if (!WRITE_METHODS.has(method) || !url.startsWith('/api/') || url.startsWith(DEVNET_CONTROLS))
+    // The matched route's pattern: no spelling of the URL gets a route past the check.
+    const route = request.routeOptions.url ?? request.url;
+    if (
+      !WRITE_METHODS.has(request.method) ||
+      !route.startsWith('/api/') ||
+      route.startsWith(DEVNET_CONTROLS)
+    )
       return done();
     const refused = crossSiteWriteRefusal(request, publicOrigin());
     if (refused) return void reply.code(403).send(refused);
