@@ -116,10 +116,8 @@ export class AccountLinks {
     if (!row) return { error: 'failed' };
     const spec = PROVIDERS[provider];
     const root = trimRoot(this.apps[provider]!.apiRoot);
-    const tokens = await client.validateAuthorizationCode(
-      spec.token(root),
-      input.code,
-      row.code_verifier,
+    const tokens = await withinTime(
+      client.validateAuthorizationCode(spec.token(root), input.code, row.code_verifier),
     );
     const res = await fetch(spec.profile(root), {
       headers: { authorization: `Bearer ${tokens.accessToken()}`, accept: 'application/json' },
@@ -146,6 +144,25 @@ export class AccountLinks {
       throw error;
     }
     return { linked: id };
+  }
+}
+
+/**
+ * The code exchange within PROVIDER_TIMEOUT_MS: arctic takes no abort signal, so the callback stops
+ * waiting (the request itself ends by undici's own time-outs).
+ */
+async function withinTime<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('the provider did not answer in time')),
+      PROVIDER_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
