@@ -1,7 +1,7 @@
 // Sign-in with Bitcoin: a challenge naming the site (the configured public origin, never a request
 // header), the network, the address, a fresh nonce and an expiry; a verified signature of it is
-// exchanged, once, for a session. The session cookie carries a
-// random token; the store keeps only its SHA-256.
+// exchanged, once, for a session. The session cookie carries a random token; the store keeps only
+// its SHA-256.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';

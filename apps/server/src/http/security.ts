@@ -194,8 +194,8 @@ export async function installSecurity(
   // is counted.
   const publicOrigin = options.publicOrigin ?? (() => '');
   app.addHook('onRequest', (request, reply, done) => {
-    // The devnet controls keep their own, stricter rule (below).
-    // The matched route's pattern: no spelling of the URL gets a route past the check.
+    // The matched route's pattern, so no spelling of the URL gets past; the devnet controls keep
+    // their own, stricter rule (below).
     const route = request.routeOptions.url ?? request.url;
     if (
       !WRITE_METHODS.has(request.method) ||
