@@ -8,7 +8,7 @@ import websocket from '@fastify/websocket';
 import { p2tr } from '@scure/btc-signer';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Logger } from 'pino';
-import { REPO_ROOT, type ServerConfig } from './config';
+import { publicOriginOf, REPO_ROOT, type ServerConfig } from './config';
 import { createLogger, requestLogging } from './logger';
 import { openStore, type Store } from './store/open';
 import { migrateToLatest } from './store/migrations';
@@ -26,6 +26,7 @@ import { rateLimitMigrations, sharedHitCounter } from './http/shared-rate-limits
 import { registerMissionRoutes } from './http/missions';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
+import { publicOriginResolver } from './http/public-origin';
 import { AccountLinks } from './auth/oauth';
 import { accountMigrations } from './auth/migrations';
 import { registerTelegramRoutes } from './notify/routes';
@@ -318,7 +319,7 @@ export async function buildApp(
       token: config.telegramBotToken,
       apiRoot: config.telegramApiRoot,
       explorerUrl: config.services.explorerUrl,
-      origin: `http://${config.host}:${config.port}`,
+      origin: publicOriginOf(config, config.port),
       log: log.child({ module: 'telegram' }),
       polling: options.telegramPolling ?? true,
       ...(options.telegramDrainIntervalMs !== undefined
@@ -361,6 +362,7 @@ export async function buildApp(
     });
     stops.push(() => app.close());
     installErrorHandling(app);
+    const publicOrigin = publicOriginResolver(app, config);
     // Several instances share one PostgreSQL: writes and guardian calls are counted there, together
     // (http/shared-rate-limits.ts); SQLite is one instance, which counts in memory.
     const sharedHits =
@@ -373,6 +375,7 @@ export async function buildApp(
       services: config.services,
       listenHost: config.host,
       sharedLimits: sharedHits,
+      publicOrigin,
     });
     const guardianSockets = new RpcSocketPolicy(
       { origins: config.guardianOrigins, ...options.guardianLimits },
@@ -381,7 +384,10 @@ export async function buildApp(
     await app.register(websocket, {
       options: { maxPayload: guardianSockets.limits.maxPayloadBytes },
     });
-    await registerAuthRoutes(app, store.db);
+    await registerAuthRoutes(app, store.db, () => ({
+      origin: publicOrigin(),
+      network: config.network,
+    }));
     const runeId = devnet?.unitRuneId ?? '';
     registerApiRoutes(app, {
       config,
@@ -395,7 +401,7 @@ export async function buildApp(
     registerLiquidationRoutes(app, store.db);
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
-    registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth));
+    registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);
     registerHistoryCsvRoute(app, store.db, config.services.explorerUrl, oracle);
     const rpcLog = log.child({ module: 'rpc' });
     const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });

@@ -36,6 +36,12 @@ export interface ServerConfig {
   oauth: { discord: OAuthApp | null; twitter: OAuthApp | null };
   /** 32-byte hex secret key; generated and stored at first devnet start when unset. */
   guardianKey: string | null;
+  /**
+   * The origin people open the app at (PUBLIC_ORIGIN): sign-in challenges name it and OAuth
+   * redirects return to it, whatever Host a request carries. Null on a devnet without one: the
+   * listening address then (publicOriginOf).
+   */
+  publicOrigin: string | null;
   /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
   guardianOrigins: string[];
   /** The UNIT rune's id (`block:tx`) on a real network; the devnet etches its own. */
@@ -199,6 +205,16 @@ const envSchema = z.object({
       })
       .optional(),
   ),
+  PUBLIC_ORIGIN: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .transform((origin) => origin.trim().replace(/\/$/, ''))
+      .refine(isWebOrigin, {
+        error: 'PUBLIC_ORIGIN must be an origin, scheme and host only, e.g. https://app.example',
+      })
+      .optional(),
+  ),
   LOG_LEVEL: z.preprocess(
     blankToUndefined,
     z
@@ -268,6 +284,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
   const price = priceSettings(env);
   problems.push(...price.problems);
+  if (
+    parsed.success &&
+    (parsed.data.NETWORK ?? 'devnet') !== 'devnet' &&
+    !parsed.data.PUBLIC_ORIGIN
+  )
+    problems.push(
+      'PUBLIC_ORIGIN is required off the devnet: the origin people open the app at, e.g. https://app.example (sign-in messages name it)',
+    );
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const network = e.NETWORK ?? 'devnet';
@@ -308,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
         : null,
     },
     guardianKey: e.GUARDIAN_KEY?.toLowerCase() ?? null,
+    publicOrigin: e.PUBLIC_ORIGIN ?? null,
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
     unitRuneId: e.UNIT_RUNE_ID ?? '1:1',
     logLevel: e.LOG_LEVEL ?? 'info',
@@ -324,6 +349,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     trustProxy: e.TRUST_PROXY ?? null,
     speedUpAfterSeconds: e.SPEED_UP_AFTER ?? SPEED_UP_AFTER_SECONDS,
   };
+}
+
+/**
+ * The origin sign-in messages and OAuth redirects name: PUBLIC_ORIGIN, or on a devnet without it
+ * the address the server listens on (`port`: the bound one, which differs from PORT=0).
+ */
+export function publicOriginOf(config: ServerConfig, port: number): string {
+  if (config.publicOrigin) return config.publicOrigin;
+  const anyAddress = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  const host = anyAddress ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** Feed answers more than 3% apart make the price stale unless PRICE_MAX_SPREAD says otherwise. */

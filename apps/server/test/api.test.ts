@@ -307,6 +307,7 @@ describe('POST /api/devnet/price off the devnet', () => {
     // Feeds that refuse connections: this test is about the route, not the price.
     const signet = await startTestApp({
       NETWORK: 'signet',
+      PUBLIC_ORIGIN: 'https://app.example',
       GUARDIAN_KEY: '11'.repeat(32),
       PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9',
     });

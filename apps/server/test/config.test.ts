@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, REPO_ROOT } from '../src/config';
+import { ConfigError, loadConfig, publicOriginOf, REPO_ROOT } from '../src/config';
 
 describe('loadConfig', () => {
   it('serves the devnet on 127.0.0.1:8080 with no environment at all', () => {
@@ -27,6 +27,7 @@ describe('loadConfig', () => {
   it('uses public services on signet unless overridden', () => {
     const config = loadConfig({
       NETWORK: 'signet',
+      PUBLIC_ORIGIN: 'https://app.example',
       ESPLORA_URL: 'https://example.org/api',
       PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
     });
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
   it('reads the price feeds on real networks, with feeds as the default there', () => {
     const config = loadConfig({
       NETWORK: 'mainnet',
+      PUBLIC_ORIGIN: 'https://app.example',
       GUARDIAN_KEY: '11'.repeat(32),
       PRICE_FEEDS: 'coinbase@https://api.coinbase.com,bitstamp@https://www.bitstamp.net',
       PRICE_MAX_SPREAD: '2.5',
@@ -123,6 +125,28 @@ describe('loadConfig', () => {
     expect(() =>
       loadConfig({ NETWORK: 'mainnet', PRICE_FEEDS: 'kraken@https://api.kraken.com' }),
     ).toThrow(/at least two feeds/);
+  });
+
+  it('needs PUBLIC_ORIGIN off the devnet, an origin and nothing more', () => {
+    const signet = {
+      NETWORK: 'signet',
+      PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
+    };
+    expect(() => loadConfig(signet)).toThrow(/PUBLIC_ORIGIN is required off the devnet/);
+    expect(loadConfig({ ...signet, PUBLIC_ORIGIN: 'https://app.example/' }).publicOrigin).toBe(
+      'https://app.example',
+    );
+    for (const bad of ['app.example', 'https://app.example/path', 'ftp://app.example', 'x']) {
+      expect(() => loadConfig({ PUBLIC_ORIGIN: bad }), bad).toThrow(
+        /PUBLIC_ORIGIN must be an origin/,
+      );
+    }
+    // The devnet without one: its listening address, the bound port once it listens.
+    const devnet = loadConfig({});
+    expect(devnet.publicOrigin).toBeNull();
+    expect(publicOriginOf(devnet, 41_234)).toBe('http://127.0.0.1:41234');
+    expect(publicOriginOf(loadConfig({ HOST: '0.0.0.0' }), 8080)).toBe('http://127.0.0.1:8080');
+    expect(publicOriginOf(loadConfig({ HOST: '::1' }), 8080)).toBe('http://[::1]:8080');
   });
 
   it('takes the load balancers to believe as a list of addresses, and nothing else', () => {

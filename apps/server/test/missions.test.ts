@@ -137,7 +137,10 @@ describe('referrals', () => {
     });
     expect(me.status).toBe(201);
     const code = (me.body as UserDto).referral_code;
-    expect(await listed()).toEqual([me.body]);
+    // Anyone reads what a profile shows; the linked accounts and the code are the owner's
+    // (issue 24: this read answered them to anyone).
+    const { address, referrals, level, level_title, postage_sats } = me.body as UserDto;
+    expect(await listed()).toEqual([{ address, referrals, level, level_title, postage_sats }]);
 
     // Referring oneself gives nothing; the friend and the idler register with the code.
     await postAs(await signIn(server.url, referrer), `${server.url}/api/users`, {

@@ -1,85 +1,13 @@
 // Discord and Twitter account links over the real routes, against a local fake OAuth2 provider
 // that checks what a real one checks: the client's credentials, the redirect URI, the one-time code
 // and the PKCE verifier against the S256 challenge of the consent URL.
-import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorDto } from '@unit/protocol';
 import { getUser } from '../src/store';
 import { postAs, signIn, testAccount } from './accounts';
+import { startFakeProvider, type FakeProvider } from './oauth-provider';
 import { startTestApp, type RunningApp } from './support';
-
-interface FakeProvider {
-  url: string;
-  /** What the consent screen would do: approve and answer the callback URL with a fresh code. */
-  approve(consentUrl: string): string;
-  tokenRequests: URLSearchParams[];
-  close(): Promise<void>;
-}
-
-async function startFakeProvider(o: {
-  clientId: string;
-  secret: string;
-  accountId: string;
-  profile: (id: string) => object;
-}): Promise<FakeProvider> {
-  const codes = new Map<string, { challenge: string; redirect: string }>();
-  const tokens = new Set<string>();
-  const fake: FakeProvider = {
-    url: '',
-    tokenRequests: [],
-    approve(consentUrl) {
-      const url = new URL(consentUrl);
-      expect(url.searchParams.get('client_id')).toBe(o.clientId);
-      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
-      const code = randomBytes(8).toString('hex');
-      const redirect = url.searchParams.get('redirect_uri')!;
-      codes.set(code, { challenge: url.searchParams.get('code_challenge')!, redirect });
-      return `${redirect}?code=${code}&state=${url.searchParams.get('state')}`;
-    },
-    close: async () => undefined,
-  };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const json = (status: number, body: object) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      if (req.method === 'POST' && /oauth2\/token$/.test(req.url ?? '')) {
-        const form = new URLSearchParams(raw);
-        fake.tokenRequests.push(form);
-        const basic = `Basic ${Buffer.from(`${o.clientId}:${o.secret}`).toString('base64')}`;
-        const issued = codes.get(form.get('code') ?? '');
-        codes.delete(form.get('code') ?? '');
-        const verifier = form.get('code_verifier') ?? '';
-        const challenge = createHash('sha256').update(verifier).digest('base64url');
-        if (
-          req.headers.authorization !== basic ||
-          !issued ||
-          issued.challenge !== challenge ||
-          issued.redirect !== form.get('redirect_uri')
-        ) {
-          return json(400, { error: 'invalid_grant' });
-        }
-        const token = randomBytes(8).toString('hex');
-        tokens.add(token);
-        return json(200, { access_token: token, token_type: 'Bearer', expires_in: 600 });
-      }
-      if (req.method === 'GET' && /(users\/@me|users\/me)$/.test(req.url ?? '')) {
-        const token = req.headers.authorization?.replace(/^Bearer /, '') ?? '';
-        return tokens.has(token) ? json(200, o.profile(o.accountId)) : json(401, {});
-      }
-      json(404, {});
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  fake.close = () => new Promise((resolve) => server.close(() => resolve()));
-  return fake;
-}
 
 let app: RunningApp;
 let discord: FakeProvider;
@@ -156,13 +84,76 @@ describe('account links through OAuth2', () => {
     // Mallory's browser completing Alice's flow links nothing to anyone.
     const other = await signIn(app.url, mallory);
     expect(await callback(back, other)).toBe('/missions?link_error=discord');
-    // The state is spent by that attempt: Alice cannot replay it either.
+    // That attempt did not spend Alice's state (issue 24: it did, breaking her link); her own
+    // callback links, once.
+    expect(await callback(back, cookie)).toBe('/missions?linked=discord');
     expect(await callback(back, cookie)).toBe('/missions?link_error=discord');
 
     const fresh = ((await start(cookie, 'discord')).body as { url: string }).url;
     const forged = discord.approve(fresh).replace(/code=[0-9a-f]+/, 'code=0000');
     expect(await callback(forged, cookie)).toBe('/missions?link_error=discord');
     expect((await getUser(app.store.db, mallory.address))?.discord_id ?? null).toBeNull();
+  });
+});
+
+describe('one address per social account (issue 24, finding 6)', () => {
+  it('refuses to link an account another address holds, saying so', async () => {
+    // Alice linked this Discord account above; Mallory's own flow with it ends in `taken`.
+    const cookie = await signIn(app.url, mallory);
+    const consent = ((await start(cookie, 'discord')).body as { url: string }).url;
+    expect(await callback(discord.approve(consent), cookie)).toBe(
+      '/missions?link_error=discord&reason=taken',
+    );
+    expect((await getUser(app.store.db, mallory.address))?.discord_id ?? null).toBeNull();
+    expect((await getUser(app.store.db, alice.address))?.discord_id).toBe('80351110224678912');
+  });
+});
+
+/** POST with the Host header a request to another name of this server would carry. */
+const startWithHost = (base: string, cookie: string, host: string) =>
+  new Promise<{ url: string }>((resolve, reject) => {
+    const target = new URL(`${base}/api/oauth/discord/start`);
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        headers: { host, cookie, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve(JSON.parse(text) as { url: string }));
+      },
+    );
+    req.on('error', reject);
+    req.end('{}');
+  });
+
+describe('the redirect URI', () => {
+  it('is the configured public origin, whatever Host the request carries', async () => {
+    const cookie = await signIn(app.url, alice);
+    const devnetDefault = new URL((await startWithHost(app.url, cookie, 'evil.example')).url);
+    expect(devnetDefault.searchParams.get('redirect_uri')).toBe(
+      `${app.url}/api/oauth/discord/callback`,
+    );
+    const configured = await startTestApp({
+      PUBLIC_ORIGIN: 'https://unit.example',
+      TRUST_PROXY: 'loopback',
+      DISCORD_CLIENT_ID: 'discord-app',
+      DISCORD_CLIENT_SECRET: 'discord-secret',
+      DISCORD_API_ROOT: discord.url,
+    });
+    try {
+      const own = await signIn(configured.url, alice);
+      const consent = new URL((await startWithHost(configured.url, own, 'evil.example')).url);
+      expect(consent.searchParams.get('redirect_uri')).toBe(
+        'https://unit.example/api/oauth/discord/callback',
+      );
+    } finally {
+      await configured.stop();
+    }
   });
 });
 

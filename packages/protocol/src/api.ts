@@ -427,21 +427,31 @@ export interface VerifyMissionBody {
 }
 
 /**
- * GET /api/users/:address (404 {code:'not_found'} when none), also GET /api/users?address= as a list
- * of zero or one for the web app, POST /api/users — SPEC §3 User. `postage_sats` is the level's
- * (null below the first level: the account's UNIT outputs carry the default, missions.ts).
+ * What anyone may read of a user (GET /api/users/:address, 404 {code:'not_found'} when none; also
+ * GET /api/users?address= as a list of zero or one for the web app): what a profile shows — the
+ * referral count and level (SPEC §3 Referral levels); roles and badges are its /community.
+ * `postage_sats` is the level's (null below the first level: the account's UNIT outputs carry the
+ * default, missions.ts).
  */
-export interface UserDto {
+export interface PublicUserDto {
   address: string;
+  referrals: number;
+  level: ReferralLevel | null;
+  level_title: string | null;
+  postage_sats: number | null;
+}
+
+/**
+ * The owner's own view (the same reads with the address's session, and POST /api/users): also the
+ * linked accounts (SPEC §3 User), the referral code to share and who referred them. Never to anyone
+ * else: the ids tie a Bitcoin address to social identities.
+ */
+export interface UserDto extends PublicUserDto {
   discord_id: string | null;
   twitter_id: string | null;
   telegram_id: string | null;
   referral_code: string;
   referred_by: string | null;
-  referrals: number;
-  level: ReferralLevel | null;
-  level_title: string | null;
-  postage_sats: number | null;
 }
 
 /** POST /api/users body (201 UserDto; idempotent). */

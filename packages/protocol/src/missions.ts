@@ -4,7 +4,11 @@
 import { BUTTON_REASONS, type ButtonState } from './buttons';
 import { UNIT_POSTAGE_SATS } from './constants';
 import { CONTENT } from './content';
+import type { PublicUserDto, UserDto } from './api';
 import { MISSION_ACTIONS, type MissionAction, type ReferralLevel, REFERRAL_LEVEL_IDS } from './ids';
+
+/** True when a user read answered the owner's own view (linked accounts, referral code). */
+export const isOwnUserView = (user: PublicUserDto): user is UserDto => 'referral_code' in user;
 
 export const isMissionAction = (value: string): value is MissionAction =>
   (MISSION_ACTIONS as readonly string[]).includes(value);

@@ -1,7 +1,7 @@
 // Tables of sign-in, sessions, Telegram links and account links (issue 14). Named 0400_* so they
 // never collide with another module's migrations; the table types live beside their queries
 // (store/users.ts, store/telegram.ts).
-import type { Kysely, Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 
 export const accountMigrations: Record<string, Migration> = {
   '0400_accounts': {
@@ -101,6 +101,34 @@ export const accountMigrations: Record<string, Migration> = {
       await db.schema.alterTable('telegram_subscriptions').dropColumn('risk_alerts').execute();
       await db.schema.dropIndex('telegram_outbox_dedupe').ifExists().execute();
       await db.schema.alterTable('telegram_outbox').dropColumn('dedupe_key').execute();
+    },
+  },
+  // One address per Discord or Twitter account (issue 24): a second address linking the same
+  // account would earn its badges twice. Where that happened already, the earliest registered
+  // address keeps the link and the others lose it (they can link another account), then a unique
+  // index (NULLs apart, on SQLite and PostgreSQL alike) holds the rule, also under a race.
+  '0410_one_address_per_social_account': {
+    async up(db: Kysely<unknown>) {
+      for (const column of ['discord_id', 'twitter_id'] as const) {
+        await sql`
+          update users set ${sql.ref(column)} = null
+          where ${sql.ref(column)} is not null and exists (
+            select 1 from users earlier
+            where earlier.${sql.ref(column)} = users.${sql.ref(column)}
+              and (earlier.created_at < users.created_at
+                or (earlier.created_at = users.created_at and earlier.address < users.address)))
+        `.execute(db);
+        await db.schema
+          .createIndex(`users_${column}_unique`)
+          .on('users')
+          .column(column)
+          .unique()
+          .execute();
+      }
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('users_discord_id_unique').ifExists().execute();
+      await db.schema.dropIndex('users_twitter_id_unique').ifExists().execute();
     },
   },
 };

@@ -13,6 +13,8 @@ export const OAUTH_PROVIDERS: readonly OAuthProvider[] = ['discord', 'twitter'];
 
 /** How long the provider's consent screen may take. */
 const STATE_TTL_S = 10 * 60;
+/** The profile read after the code exchange; a provider slower than this links nothing. */
+const PROVIDER_TIMEOUT_MS = 10_000;
 
 interface ProviderSpec {
   authorize: (root: string | null) => string;
@@ -91,53 +93,78 @@ export class AccountLinks {
 
   /**
    * Completes the flow: the state must be unexpired, unused, of this provider and of the signed-in
-   * address; the code is exchanged (with the PKCE verifier) for a token that reads the account id,
-   * which is stored on the user. Returns the linked id, or null when anything does not hold.
+   * address, and only such a callback spends it (another session presenting it leaves it for its
+   * owner). The code is exchanged (with the PKCE verifier) for a token that reads the account id,
+   * which is stored on the user unless another address holds it already (one address per social
+   * account, also under a race: a unique index). Returns the linked id, or why not.
    */
   async finish(
     provider: OAuthProvider,
     input: { state: string; code: string; signedIn: string | null; redirectUri: string },
-  ): Promise<string | null> {
+  ): Promise<LinkOutcome> {
     const client = this.client(provider, input.redirectUri);
-    if (!client || !input.signedIn) return null;
+    if (!client || !input.signedIn) return { error: 'failed' };
+    // One use only, by its own session: the delete that matches everything is the spend.
     const row = await this.db
-      .selectFrom('oauth_states')
-      .selectAll()
-      .where('state', '=', input.state)
-      .executeTakeFirst();
-    // One use only, whatever happens next.
-    const spent = await this.db
       .deleteFrom('oauth_states')
       .where('state', '=', input.state)
+      .where('provider', '=', provider)
+      .where('address', '=', input.signedIn)
+      .where('expires_at', '>=', nowS())
+      .returningAll()
       .executeTakeFirst();
-    if (
-      !row ||
-      Number(spent.numDeletedRows) !== 1 ||
-      row.provider !== provider ||
-      row.address !== input.signedIn ||
-      Number(row.expires_at) < nowS()
-    ) {
-      return null;
-    }
+    if (!row) return { error: 'failed' };
     const spec = PROVIDERS[provider];
     const root = trimRoot(this.apps[provider]!.apiRoot);
-    const tokens = await client.validateAuthorizationCode(
-      spec.token(root),
-      input.code,
-      row.code_verifier,
+    const tokens = await withinTime(
+      client.validateAuthorizationCode(spec.token(root), input.code, row.code_verifier),
     );
     const res = await fetch(spec.profile(root), {
       headers: { authorization: `Bearer ${tokens.accessToken()}`, accept: 'application/json' },
+      signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
     });
-    if (!res.ok) return null;
+    if (!res.ok) return { error: 'failed' };
     const id = spec.idOf(await res.json());
-    if (!id) return null;
+    if (!id) return { error: 'failed' };
+    const column = provider === 'discord' ? 'discord_id' : 'twitter_id';
+    const heldElsewhere = async () =>
+      (await this.db
+        .selectFrom('users')
+        .select('address')
+        .where(column, '=', id)
+        .where('address', '!=', row.address)
+        .executeTakeFirst()) !== undefined;
+    if (await heldElsewhere()) return { error: 'taken' };
     await ensureUser(this.db, row.address);
-    await linkUserAccounts(
-      this.db,
-      row.address,
-      provider === 'discord' ? { discord_id: id } : { twitter_id: id },
-    );
-    return id;
+    try {
+      await linkUserAccounts(this.db, row.address, { [column]: id });
+    } catch (error) {
+      // Two addresses linking the same account at once: the unique index lets one through.
+      if (await heldElsewhere()) return { error: 'taken' };
+      throw error;
+    }
+    return { linked: id };
   }
 }
+
+/**
+ * The code exchange within PROVIDER_TIMEOUT_MS: arctic takes no abort signal, so the callback stops
+ * waiting (the request itself ends by undici's own time-outs).
+ */
+async function withinTime<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('the provider did not answer in time')),
+      PROVIDER_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How a link ended: the account id, or `taken` (linked to another address) or `failed`. */
+export type LinkOutcome = { linked: string } | { error: 'failed' | 'taken' };

@@ -1,12 +1,14 @@
-// Sign-in with Bitcoin: a challenge naming the domain, the address, a fresh nonce and an expiry;
-// a verified signature of it is exchanged, once, for a session. The session cookie carries a
-// random token; the store keeps only its SHA-256.
+// Sign-in with Bitcoin: a challenge naming the site (the configured public origin, never a request
+// header), the network, the address, a fresh nonce and an expiry; a verified signature of it is
+// exchanged, once, for a session. The session cookie carries a random token; the store keeps only
+// its SHA-256.
 import { createHash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
+import type { Network } from '@unit/protocol';
 import type { Database } from '../store/schema';
 import { ApiError } from '../http/errors';
-import { verifyAddressSignature } from './signature';
+import { addressNetworkProblem, verifyAddressSignature } from './signature';
 
 export const SESSION_COOKIE = 'unit_session';
 /** How long a challenge may be signed: long enough to read a wallet prompt. */
@@ -22,20 +24,35 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 export const unauthorized = (message = 'Sign in with your wallet first') =>
   new ApiError(401, 'unauthorized', message);
 
-/** The text the wallet signs; every line is checked again on verify by comparing it whole. */
+/** Where a session is good: the origin people open the app at, and the chain it runs on. */
+export interface SignInSite {
+  /** `scheme://host[:port]` (config PUBLIC_ORIGIN, or the devnet's listening address) */
+  origin: string;
+  network: Network;
+}
+
+const FIRST_LINE = / wants you to sign in to UNIT with your Bitcoin account:$/;
+
+/**
+ * The text the wallet signs; every line is checked again on verify by comparing it whole, and the
+ * site lines against this server's site. The first line names the host the wallet shows; the URI
+ * and Network lines say exactly where the session will be good.
+ */
 export function challengeText(o: {
-  domain: string;
+  site: SignInSite;
   address: string;
   nonce: string;
   issuedAt: number;
   expiresAt: number;
 }): string {
   return [
-    `${o.domain} wants you to sign in to UNIT with your Bitcoin account:`,
+    `${new URL(o.site.origin).host} wants you to sign in to UNIT with your Bitcoin account:`,
     o.address,
     '',
     'Signing proves you hold this address. It moves no funds and costs nothing.',
     '',
+    `URI: ${o.site.origin}`,
+    `Network: ${o.site.network}`,
     `Nonce: ${o.nonce}`,
     `Issued At: ${new Date(o.issuedAt * 1000).toISOString()}`,
     `Expiration Time: ${new Date(o.expiresAt * 1000).toISOString()}`,
@@ -43,16 +60,42 @@ export function challengeText(o: {
 }
 
 const NONCE_LINE = /^Nonce: ([0-9a-f]{32})$/m;
+const URI_LINE = /^URI: (.*)$/m;
+const NETWORK_LINE = /^Network: (.*)$/m;
+
+/** An address of another network never gets a challenge or a session (400, saying which). */
+function assertAddressOfNetwork(address: string, network: Network): void {
+  const problem = addressNetworkProblem(address, network);
+  if (problem) throw new ApiError(400, 'bad_request', problem);
+}
+
+/**
+ * Why a message is not a sign-in to this site, or null: its first line, URI and Network lines
+ * must name this server's origin and network (a message a phishing page composed names its own).
+ */
+function foreignSiteProblem(message: string, site: SignInSite): string | null {
+  const lines = message.split('\n');
+  const host = new URL(site.origin).host;
+  const named = FIRST_LINE.test(lines[0] ?? '') ? lines[0]!.replace(FIRST_LINE, '') : null;
+  if (named !== host || URI_LINE.exec(message)?.[1] !== site.origin) {
+    return `This message signs in to ${JSON.stringify((named ?? '?').slice(0, 100))}, not ${host}; sign in again from ${site.origin}`;
+  }
+  if (NETWORK_LINE.exec(message)?.[1] !== site.network) {
+    return `This message signs in on another network, not ${site.network}; sign in again`;
+  }
+  return null;
+}
 
 export async function createChallenge(
   db: Kysely<Database>,
-  domain: string,
+  site: SignInSite,
   address: string,
   now = nowS(),
 ): Promise<{ message: string; expires_at: number }> {
+  assertAddressOfNetwork(address, site.network);
   const nonce = randomBytes(16).toString('hex');
   const expiresAt = now + CHALLENGE_TTL_S;
-  const message = challengeText({ domain, address, nonce, issuedAt: now, expiresAt });
+  const message = challengeText({ site, address, nonce, issuedAt: now, expiresAt });
   // Expired challenges of anyone, and all but the newest few of this address, are dropped, so
   // the table stays bounded however often the route is called.
   await db.deleteFrom('auth_challenges').where('expires_at', '<', now).execute();
@@ -82,16 +125,23 @@ export async function createChallenge(
 }
 
 /**
- * Exchanges a signed challenge for a session token. Every refusal is the same 401: a wrong or
- * foreign signature, an unknown, expired or already used challenge.
+ * Exchanges a signed challenge for a session token. Every refusal is a 401: a message naming
+ * another site or network, a wrong or foreign signature, an unknown, expired or already used
+ * challenge; an address of another network is a 400 saying so.
  */
 export async function verifyChallenge(
   db: Kysely<Database>,
+  site: SignInSite,
   input: { address: string; message: string; signature: string },
   now = nowS(),
 ): Promise<{ token: string; expires_at: number }> {
+  assertAddressOfNetwork(input.address, site.network);
   const nonce = NONCE_LINE.exec(input.message)?.[1];
   if (!nonce) throw unauthorized('This is not a sign-in message of this server');
+  // Checked before any lookup, and again (whole) against the stored challenge below: a challenge
+  // stored before PUBLIC_ORIGIN changed names the old site and is refused too.
+  const foreign = foreignSiteProblem(input.message, site);
+  if (foreign) throw unauthorized(foreign);
   const challenge = await db
     .selectFrom('auth_challenges')
     .selectAll()

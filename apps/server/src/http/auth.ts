@@ -1,11 +1,11 @@
 // /api/auth: sign-in with Bitcoin (issue 14). challenge → the wallet signs → verify sets the
 // session cookie; session answers whose it is; logout ends it.
 import cookie from '@fastify/cookie';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import type { AuthChallengeDto, AuthSessionDto } from '@unit/protocol';
-import type { AccountLinks } from '../auth/oauth';
+import type { AccountLinks, LinkOutcome } from '../auth/oauth';
 import {
   SESSION_TTL_S,
   requireSession,
@@ -15,6 +15,7 @@ import {
   setSessionCookie,
   unauthorized,
   verifyChallenge,
+  type SignInSite,
 } from '../auth/sessions';
 import type { Database } from '../store/schema';
 import { ApiError, parseInput } from './errors';
@@ -22,15 +23,22 @@ import { WRITE_LIMIT } from './security';
 
 const address = z.string().regex(/^[A-Za-z0-9]{14,90}$/, 'expected a Bitcoin address');
 
-/** Registers the cookie parser (for every route) and the /api/auth routes. */
-export async function registerAuthRoutes(app: FastifyInstance, db: Kysely<Database>) {
+/**
+ * Registers the cookie parser (for every route) and the /api/auth routes. `site` is the configured
+ * public origin and network (http/public-origin.ts): the challenge names them whatever `Host` or
+ * `X-Forwarded-Host` a request carries, so a page elsewhere that relays our challenge gets one that
+ * names us, and a message it rewrites to name itself is refused.
+ */
+export async function registerAuthRoutes(
+  app: FastifyInstance,
+  db: Kysely<Database>,
+  site: () => SignInSite,
+) {
   await app.register(cookie);
 
   app.post('/api/auth/challenge', { config: WRITE_LIMIT }, async (request) => {
     const body = parseInput(z.object({ address }), request.body);
-    // The domain the user sees in the prompt is the one the browser reached.
-    const domain = request.host.slice(0, 200);
-    return (await createChallenge(db, domain, body.address)) satisfies AuthChallengeDto;
+    return (await createChallenge(db, site(), body.address)) satisfies AuthChallengeDto;
   });
 
   app.post('/api/auth/verify', { config: WRITE_LIMIT }, async (request, reply) => {
@@ -42,7 +50,7 @@ export async function registerAuthRoutes(app: FastifyInstance, db: Kysely<Databa
       }),
       request.body,
     );
-    const session = await verifyChallenge(db, body);
+    const session = await verifyChallenge(db, site(), body);
     setSessionCookie(request, reply, session.token, SESSION_TTL_S);
     return { address: body.address } satisfies AuthSessionDto;
   });
@@ -71,16 +79,17 @@ export function registerOAuthRoutes(
   app: FastifyInstance,
   db: Kysely<Database>,
   links: AccountLinks,
+  publicOrigin: () => string,
 ): void {
-  const redirectUri = (request: FastifyRequest, p: string) =>
-    `${request.protocol}://${request.host}/api/oauth/${p}/callback`;
+  // The provider sends the browser back to the configured origin, never to a request's Host.
+  const redirectUri = (p: string) => `${publicOrigin()}/api/oauth/${p}/callback`;
 
   app.get('/api/oauth/providers', async () => links.configured());
 
   app.post('/api/oauth/:provider/start', { config: WRITE_LIMIT }, async (request) => {
     const params = parseInput(z.object({ provider }), request.params);
     const signedIn = await requireSession(db, request);
-    const url = await links.start(params.provider, signedIn, redirectUri(request, params.provider));
+    const url = await links.start(params.provider, signedIn, redirectUri(params.provider));
     if (!url) {
       throw new ApiError(
         503,
@@ -96,20 +105,21 @@ export function registerOAuthRoutes(
     const query = z
       .object({ state: z.string().min(1).max(200), code: z.string().min(1).max(2000) })
       .safeParse(request.query);
-    let linked: string | null = null;
+    let outcome: LinkOutcome = { error: 'failed' };
     if (query.success) {
       try {
-        linked = await links.finish(params.provider, {
+        outcome = await links.finish(params.provider, {
           ...query.data,
           signedIn: await sessionAddress(db, request),
-          redirectUri: redirectUri(request, params.provider),
+          redirectUri: redirectUri(params.provider),
         });
       } catch (err) {
         request.log.warn({ err: String(err), provider: params.provider }, 'account link failed');
       }
     }
-    return reply.redirect(
-      linked ? `/missions?linked=${params.provider}` : `/missions?link_error=${params.provider}`,
-    );
+    if ('linked' in outcome) return reply.redirect(`/missions?linked=${params.provider}`);
+    // `taken`: this account is linked to another address; the missions page says so.
+    const reason = outcome.error === 'taken' ? '&reason=taken' : '';
+    return reply.redirect(`/missions?link_error=${params.provider}${reason}`);
   });
 }

@@ -1,9 +1,10 @@
 // /api/missions and /api/users (SPEC §3 Mission, User; SPEC §7 mission and user calls). Reads are
-// public; every write needs the session of the address it is about (auth/sessions.ts).
+// public, a user's only as a profile shows it (the linked accounts to the owner's session alone);
+// every write needs the session of the address it is about (auth/sessions.ts).
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
-import { requireSession } from '../auth/sessions';
+import { requireSession, sessionAddress } from '../auth/sessions';
 import { communityOf } from '../missions/community';
 import { findUser, listMissions, registerUser, verifyMission } from '../missions/missions';
 import type { Database } from '../store/schema';
@@ -31,13 +32,13 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
   // 404 the browser logs as an error wherever it reads the user's level (as GET /api/vaults).
   app.get('/api/users', async (request) => {
     const query = parseInput(z.object({ address }), request.query);
-    const user = await findUser(db, query.address);
+    const user = await findUser(db, query.address, await sessionAddress(db, request));
     return user ? [user] : [];
   });
 
   app.get('/api/users/:address', async (request) => {
     const params = parseInput(z.object({ address }), request.params);
-    const user = await findUser(db, params.address);
+    const user = await findUser(db, params.address, await sessionAddress(db, request));
     if (!user) throw notFound('No such user');
     return user;
   });

@@ -37,6 +37,8 @@ export interface SecurityOptions {
    * counted there rather than in each instance's memory.
    */
   sharedLimits?: HitCounter | null;
+  /** This app's public origin (http/public-origin.ts): a write's Origin may name it. */
+  publicOrigin?: () => string;
 }
 
 const isLoopbackName = (hostname: string): boolean =>
@@ -120,6 +122,35 @@ export function devnetControlRefusal(
   return null;
 }
 
+const CROSS_SITE_WRITE = "Writes are accepted only from this app's own pages";
+
+/**
+ * Why a write under /api from a browser is refused as another site's, or null. A page elsewhere
+ * (another site, a sibling subdomain SameSite=Lax counts as the same site, a sandboxed frame) can
+ * send a `text/plain` or bodiless POST that carries the visitor's session cookie and needs no
+ * preflight; the browser says where it comes from in `Sec-Fetch-Site` and `Origin`. The app's own
+ * pages are same-origin: Origin is the public origin or the host the browser reached. A client
+ * that sends neither header (a script, not a browser) is not a page and passes.
+ */
+export function crossSiteWriteRefusal(
+  request: FastifyRequest,
+  publicOrigin: string,
+): ApiErrorDto | null {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none')
+    return { error: CROSS_SITE_WRITE, code: 'forbidden' };
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === publicOrigin) return null;
+  let host: string | null = null;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    // 'null' (a sandboxed frame, a file) or garbage: not this app
+  }
+  if (host !== null && host === request.headers.host) return null;
+  return { error: CROSS_SITE_WRITE, code: 'forbidden' };
+}
+
 export async function installSecurity(
   app: FastifyInstance,
   options: SecurityOptions = {},
@@ -144,6 +175,37 @@ export async function installSecurity(
     },
     // The app is reached over plain HTTP on loopback; HSTS would break that.
     hsts: false,
+  });
+
+  // A client that hung up before its request reached the hooks has no address left (Node forgets
+  // a closed socket's peer): nothing can be answered or counted against it, so nothing is done.
+  // Without this the rate limiter's key (request.ip) threw a TypeError on every such request.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.ip === undefined) {
+      reply.hijack();
+      request.raw.destroy();
+    }
+    done();
+  });
+
+  // Every write under /api from a browser must come from this app's own pages, with or without a
+  // body and whichever module registers it: cookie-authenticated writes (register, verify, links,
+  // logout, notify) and the sign-in that sets the cookie. Before the body is read and any limit
+  // is counted.
+  const publicOrigin = options.publicOrigin ?? (() => '');
+  app.addHook('onRequest', (request, reply, done) => {
+    // The matched route's pattern, so no spelling of the URL gets past; the devnet controls keep
+    // their own, stricter rule (below).
+    const route = request.routeOptions.url ?? request.url;
+    if (
+      !WRITE_METHODS.has(request.method) ||
+      !route.startsWith('/api/') ||
+      route.startsWith(DEVNET_CONTROLS)
+    )
+      return done();
+    const refused = crossSiteWriteRefusal(request, publicOrigin());
+    if (refused) return void reply.code(403).send(refused);
+    done();
   });
 
   // Every write route gets a limit per client address, whichever module registers it, so a new

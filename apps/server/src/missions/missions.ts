@@ -8,6 +8,7 @@ import {
   type ActionCode,
   type MissionAction,
   type MissionDto,
+  type PublicUserDto,
   type UserDto,
 } from '@unit/protocol';
 import type { Database } from '../store/schema';
@@ -55,9 +56,21 @@ async function toUserDto(db: Kysely<Database>, user: UserRow): Promise<UserDto> 
   };
 }
 
-export async function findUser(db: Kysely<Database>, address: string): Promise<UserDto | null> {
+/**
+ * The user of `address` as `viewer` may see it: the owner's view to the owner's session, what a
+ * profile shows to anyone else (issue 24: linked ids are the owner's alone).
+ */
+export async function findUser(
+  db: Kysely<Database>,
+  address: string,
+  viewer: string | null,
+): Promise<PublicUserDto | UserDto | null> {
   const user = await getUser(db, address);
-  return user ? toUserDto(db, user) : null;
+  if (!user) return null;
+  const own = await toUserDto(db, user);
+  if (viewer === address) return own;
+  const { address: a, referrals, level, level_title, postage_sats } = own;
+  return { address: a, referrals, level, level_title, postage_sats } satisfies PublicUserDto;
 }
 
 /** Registers the address (idempotent); a referral code names the referrer, never oneself. */

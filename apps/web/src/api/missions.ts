@@ -7,6 +7,7 @@ import {
   type CommunityDto,
   type ConfigDto,
   type MissionDto,
+  type PublicUserDto,
   type RegisterUserBody,
   type UserDto,
   type VerifyMissionBody,
@@ -57,15 +58,24 @@ export function useVerifyMission(address: string | null) {
   });
 }
 
-/** The user of an address, or null when it has not registered (GET /api/users?address=: a list). */
-export const getUser = async (address: string): Promise<UserDto | null> => {
-  const [user] = await getJson<UserDto[]>(`/api/users?address=${encodeURIComponent(address)}`);
+/**
+ * The user of an address, or null when it has not registered (GET /api/users?address=: a list):
+ * the owner's view (linked accounts, referral code) with the address's session, the profile
+ * otherwise.
+ */
+export const getUser = async (address: string): Promise<PublicUserDto | UserDto | null> => {
+  const [user] = await getJson<Array<PublicUserDto | UserDto>>(
+    `/api/users?address=${encodeURIComponent(address)}`,
+  );
   return user ?? null;
 };
 
+/** The query key of every user read: signing in or out refetches them (the view changes). */
+export const USER_QUERY_KEY = 'mission-user';
+
 export const userQueryOptions = (address: string | null) =>
   queryOptions({
-    queryKey: ['mission-user', address],
+    queryKey: [USER_QUERY_KEY, address],
     queryFn: () => getUser(address!),
     enabled: address != null,
     staleTime: 30_000,
@@ -98,7 +108,13 @@ export function useRegisterUser(address: string | null) {
     mutationKey: ['register-user', address],
     mutationFn: (referralCode: string | null) =>
       registerUser({ address: address!, referral_code: referralCode }),
-    onSuccess: (user) => queryClient.setQueryData(userQueryOptions(user.address).queryKey, user),
+    onSuccess: async (user) => {
+      // A read started before registering (signing in refetches the user) must not land after
+      // this answer and put the unregistered state back.
+      const { queryKey } = userQueryOptions(user.address);
+      await queryClient.cancelQueries({ queryKey });
+      queryClient.setQueryData(queryKey, user);
+    },
   });
 }
 

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Check } from 'lucide-react';
-import { CONTENT, toUserMessage } from '@unit/protocol';
+import { CONTENT, isOwnUserView, toUserMessage } from '@unit/protocol';
 import { userQueryOptions } from '../api/missions';
 import { requestTelegramLink, useTelegramBot } from '../api/notify';
 import { useWallet } from '../wallet';
@@ -33,7 +33,7 @@ export function EnableTelegram({ className }: { className?: string }) {
     ...userQueryOptions(bot ? address : null),
     refetchInterval: url ? LINK_POLL_MS : false,
   });
-  const telegramId = user.data?.telegram_id ?? null;
+  const telegramId = user.data && isOwnUserView(user.data) ? user.data.telegram_id : null;
   const linked = telegramId != null && (url == null || telegramId !== linkedBefore);
 
   if (!bot) return <span className={`muted ${className ?? ''}`}>{TELEGRAM_NOT_CONFIGURED}</span>;

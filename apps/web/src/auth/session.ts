@@ -4,6 +4,7 @@
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { AuthChallengeDto, AuthSessionDto } from '@unit/protocol';
 import { getJson, HttpError } from '../api/http';
+import { USER_QUERY_KEY } from '../api/missions';
 import { useWallet } from '../wallet';
 
 const post = (body: unknown): RequestInit => ({
@@ -57,7 +58,11 @@ export function useSignIn() {
       const signature = await wallet.signMessage(message);
       return getJson<AuthSessionDto>('/api/auth/verify', post({ address, message, signature }));
     },
-    onSuccess: (session) => queryClient.setQueryData(sessionQueryOptions.queryKey, session),
+    onSuccess: (session) => {
+      queryClient.setQueryData(sessionQueryOptions.queryKey, session);
+      // The owner's view of their user (linked accounts, referral code) needs the session.
+      void queryClient.invalidateQueries({ queryKey: [USER_QUERY_KEY] });
+    },
   });
 }
 
@@ -69,6 +74,9 @@ export function useSignOut() {
       const res = await fetch('/api/auth/logout', { method: 'POST' });
       if (!res.ok && res.status !== 204) throw new HttpError('Sign-out failed', res.status, null);
     },
-    onSuccess: () => queryClient.setQueryData(sessionQueryOptions.queryKey, null),
+    onSuccess: () => {
+      queryClient.setQueryData(sessionQueryOptions.queryKey, null);
+      void queryClient.invalidateQueries({ queryKey: [USER_QUERY_KEY] });
+    },
   });
 }

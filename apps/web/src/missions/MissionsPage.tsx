@@ -18,10 +18,11 @@ import {
   referralLevel,
   referralLevelTitle,
   toUserMessage,
+  isOwnUserView,
   type CommunityAwardDto,
   type MissionContext,
   type MissionDto,
-  type UserDto,
+  type PublicUserDto,
 } from '@unit/protocol';
 import {
   startAccountLink,
@@ -321,9 +322,12 @@ function MissionItem(props: {
   );
 }
 
-function ReferralCard({ user }: { user: UserDto }) {
+function ReferralCard({ user }: { user: PublicUserDto }) {
   const toasts = useToasts();
-  const link = `${window.location.origin}/missions?ref=${user.referral_code}`;
+  // The referral code is the owner's: shown with their session only.
+  const link = isOwnUserView(user)
+    ? `${window.location.origin}/missions?ref=${user.referral_code}`
+    : null;
   return (
     <section className="card" aria-labelledby="referral-title">
       <h2 className="card__title" id="referral-title">
@@ -339,15 +343,21 @@ function ReferralCard({ user }: { user: UserDto }) {
           <dd>{user.referrals}</dd>
         </div>
       </dl>
-      <label className="field-label" htmlFor="referral-link">
-        Referral link
-      </label>
-      <div className="referral-link">
-        <input id="referral-link" className="text-input" readOnly value={link} />
-        <button type="button" className="btn" onClick={() => void toasts.copy(link)}>
-          Copy
-        </button>
-      </div>
+      {link ? (
+        <>
+          <label className="field-label" htmlFor="referral-link">
+            Referral link
+          </label>
+          <div className="referral-link">
+            <input id="referral-link" className="text-input" readOnly value={link} />
+            <button type="button" className="btn" onClick={() => void toasts.copy(link)}>
+              Copy
+            </button>
+          </div>
+        </>
+      ) : (
+        <p className="muted">Log in to see your referral link.</p>
+      )}
     </section>
   );
 }
@@ -386,13 +396,16 @@ const PROVIDER_NAMES: Record<OAuthProvider, string> = {
  * SPEC §3 User: the accounts linked to this address. Discord and Twitter link through their OAuth2
  * consent screens (the server returns here with ?linked= or ?link_error=); Telegram through the bot.
  */
-function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) {
+function AccountsCard({ user, signedIn }: { user: PublicUserDto; signedIn: boolean }) {
+  // The linked ids are the owner's: without their session the card shows none.
+  const own = isOwnUserView(user) ? user : null;
   const providers = useOAuthProviders();
   const telegramBot = useTelegramBot();
   const [params] = useSearchParams();
   const [error, setError] = useState<string | null>(null);
   const linked = params.get('linked');
   const failed = params.get('link_error');
+  const taken = params.get('reason') === 'taken';
   const link = async (provider: OAuthProvider) => {
     setError(null);
     try {
@@ -402,9 +415,10 @@ function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) 
     }
   };
   const row = (provider: OAuthProvider) => {
-    const id = provider === 'discord' ? user.discord_id : user.twitter_id;
+    const id = provider === 'discord' ? own?.discord_id : own?.twitter_id;
     let state: ReactNode;
-    if (id) state = <span className="accounts__linked">Linked</span>;
+    if (!own) state = <span className="muted">Log in to see</span>;
+    else if (id) state = <span className="accounts__linked">Linked</span>;
     else if (providers.data && !providers.data[provider])
       state = <span className="muted">Not configured on this server</span>;
     else
@@ -435,7 +449,9 @@ function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) 
       )}
       {failed && (failed === 'discord' || failed === 'twitter') && (
         <p role="alert" className="missions__error">
-          {PROVIDER_NAMES[failed]} could not be linked. Try again.
+          {taken
+            ? `This ${PROVIDER_NAMES[failed]} account is already linked to another address.`
+            : `${PROVIDER_NAMES[failed]} could not be linked. Try again.`}
         </p>
       )}
       <dl className="accounts">
@@ -444,7 +460,9 @@ function AccountsCard({ user, signedIn }: { user: UserDto; signedIn: boolean }) 
         <div>
           <dt>Telegram</dt>
           <dd>
-            {user.telegram_id ? (
+            {!own ? (
+              <span className="muted">Log in to see</span>
+            ) : own.telegram_id ? (
               <span className="accounts__linked">Linked</span>
             ) : telegramBot ? (
               <EnableTelegram />
