@@ -6,7 +6,7 @@
 import { schnorr } from '@noble/curves/secp256k1.js';
 import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
 import { randomBytes } from '@noble/hashes/utils.js';
-import { bytesToHex, parseHex } from './canonical';
+import { bytesToHex, canonicalJson, parseHex, type Json } from './canonical';
 import {
   commitmentsFromJson,
   commitmentsToJson,
@@ -21,7 +21,7 @@ import { callParty, type CallResult } from './transport';
 
 export type SignEvent =
   | { kind: 'decision'; guardian: number; approved: boolean; reason: string | null }
-  | { kind: 'committed'; attempt: number; signers: number[] }
+  | { kind: 'committed'; sessionId: string; attempt: number; signers: number[] }
   | { kind: 'excluded'; attempt: number; guardian: number; reason: string }
   | { kind: 'signed'; attempt: number; signers: number[] };
 
@@ -39,6 +39,7 @@ export interface SignResult {
 export class QuorumError extends Error {
   constructor(
     message: string,
+    readonly sessionId: string,
     readonly decisions: SignResult['decisions'],
     readonly excluded: SignResult['excluded'],
   ) {
@@ -153,7 +154,7 @@ export class Coordinator {
       );
       if (commits.some((c) => c === null)) continue;
       const list = commits as NonceCommitments[];
-      await onEvent({ kind: 'committed', attempt, signers: chosen.map((m) => m.id) });
+      await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
       // Round 2: a share from each, verified against its verifying share before aggregation.
       const listJson = list.map(commitmentsToJson);
       const shares = await Promise.all(
@@ -188,7 +189,12 @@ export class Coordinator {
         Object.fromEntries(shares as (readonly [string, Uint8Array])[]),
       );
       if (!schnorr.verify(signature, message, parseHex(this.set.groupKey!, 32)))
-        throw new QuorumError('aggregate signature does not verify', decisions, excluded);
+        throw new QuorumError(
+          'aggregate signature does not verify',
+          sessionId,
+          decisions,
+          excluded,
+        );
       await onEvent({ kind: 'signed', attempt, signers: chosen.map((m) => m.id) });
       return {
         signature,
@@ -205,6 +211,7 @@ export class Coordinator {
       .concat(excluded.map((x) => `guardian ${x.guardian}: ${x.reason}`));
     throw new QuorumError(
       `fewer than ${t} of ${this.set.n} guardians approved and signed (${refusals.join('; ')})`,
+      sessionId,
       decisions,
       excluded,
     );
@@ -238,8 +245,8 @@ export async function runDkg(
     ),
   );
   const finished = await Promise.all(roster.members.map((m) => call(m, 'dkg/finish', {})));
-  const first = JSON.stringify(finished[0]!.payload.body);
-  if (finished.some((f) => JSON.stringify(f.payload.body) !== first))
+  const first = canonicalJson(finished[0]!.payload.body as Json);
+  if (finished.some((f) => canonicalJson(f.payload.body as Json) !== first))
     throw new Error('guardians disagree on the DKG result');
   const result = finished[0]!.payload.body as { frost: GuardianSetBody['frost']; groupKey: string };
   if (groupKeyXOnly(result.frost!) !== result.groupKey)

@@ -155,7 +155,6 @@ function checkFrostPublic(body: GuardianSetBody): void {
   const groupPoint = commitments[0]!;
   if (bytesToHex(groupPoint.toBytes(true).subarray(1)) !== body.groupKey)
     fail('groupKey is not the first commitment');
-  if (groupPoint.toBytes(true)[0] !== 0x02) fail('group key must have an even y (BIP-340)');
   for (const m of body.members) {
     const x = BigInt(m.id);
     let acc = Point.ZERO;
