@@ -122,6 +122,7 @@ function networkOptions(args: string[]) {
       t: { type: 'string', default: '2' },
       'base-port': { type: 'string', default: '7401' },
       message: { type: 'string' },
+      // The slice's embedded network approves what it is asked; a real guardian validates.
       policy: { type: 'string', default: 'approve-all' },
     },
   });
@@ -164,46 +165,58 @@ function makeRoster(dir: string, n: number, t: number, basePort: number): Guardi
   return roster;
 }
 
-async function dkg(args: string[], keepRunning = false): Promise<void> {
+async function dkg(args: string[]): Promise<void> {
   const o = networkOptions(args);
   const setPath = join(o.dir, 'guardian-set.json');
-  const children: ChildProcess[] = [];
-  const stopAll = () => children.forEach((c) => c.kill('SIGTERM'));
-  try {
-    if (!existsSync(setPath)) {
-      const roster = makeRoster(o.dir, o.n, o.t, o.basePort);
-      for (const m of roster.members)
-        children.push(
-          spawnGuardian(o.dir, m.id, o.basePort + m.id - 1, [
-            '--roster',
-            join(o.dir, 'roster.json'),
-            '--policy',
-            o.policy,
-          ]),
-        );
-      await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
-      const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
-      writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
-      log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
-      if (!keepRunning) return;
-    } else if (!keepRunning) {
-      log({ event: 'dkg-skipped', reason: `${setPath} exists` });
-      return;
-    } else {
-      const set = verifySet(JSON.parse(readFileSync(setPath, 'utf8')));
-      for (const m of set.members)
-        children.push(
-          spawnGuardian(o.dir, m.id, Number(new URL(m.url).port), ['--policy', o.policy]),
-        );
-    }
-    log({ event: 'network-running', guardians: children.map((c) => c.pid) });
-    await new Promise<void>((resolve) => {
-      process.on('SIGINT', resolve);
-      process.on('SIGTERM', resolve);
-    });
-  } finally {
-    stopAll();
+  if (existsSync(setPath)) {
+    log({ event: 'dkg-skipped', reason: `${setPath} exists` });
+    return;
   }
+  const roster = makeRoster(o.dir, o.n, o.t, o.basePort);
+  const children = roster.members.map((m) =>
+    spawnGuardian(o.dir, m.id, o.basePort + m.id - 1, ['--roster', join(o.dir, 'roster.json')]),
+  );
+  try {
+    await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
+    const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
+    writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
+    log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
+  } finally {
+    children.forEach((c) => c.kill('SIGTERM'));
+    await Promise.all(
+      children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))),
+    );
+  }
+}
+
+/**
+ * The embedded default: a DKG if the directory has no set yet, then every guardian as its own
+ * process. A guardian that dies (kill -9 included) is started again after a second; it comes back
+ * with its share and store and abandons any nonce it had issued.
+ */
+async function local(args: string[]): Promise<void> {
+  const o = networkOptions(args);
+  await dkg(args);
+  const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  let stopping = false;
+  const running = new Map<number, ChildProcess>();
+  const launch = (id: number, port: number) => {
+    const child = spawnGuardian(o.dir, id, port, ['--policy', o.policy]);
+    running.set(id, child);
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      log({ event: 'guardian-exited', guardian: id, code, signal, restartInMs: 1_000 });
+      setTimeout(() => !stopping && launch(id, port), 1_000);
+    });
+  };
+  for (const m of set.members) launch(m.id, Number(new URL(m.url).port));
+  log({ event: 'network-running', t: set.t, n: set.n, groupKey: set.groupKey });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  stopping = true;
+  for (const child of running.values()) child.kill('SIGTERM');
 }
 
 async function sign(args: string[]): Promise<void> {
@@ -230,7 +243,7 @@ async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
-  if (command === 'local') return dkg(rest, true);
+  if (command === 'local') return local(rest);
   if (command === 'sign') return sign(rest);
   throw new Error(USAGE);
 }

@@ -84,6 +84,10 @@ interface DkgState {
 }
 
 const SESSION_ID = /^[0-9a-f]{64}$/;
+/** A round-1 nonce waits this long for its round 2; a coordinator retries with a fresh one. */
+const NONCE_TTL_MS = 2 * 60_000;
+/** Open attempts a guardian holds at once, so a coordinator cannot make it hoard nonces. */
+const MAX_OPEN_NONCES = 1024;
 
 /** AES-256-GCM under an ECDH key of the two identity keys: a DKG share readable by its receiver only. */
 function shareKey(identity: Identity, peer: string): Buffer {
@@ -137,7 +141,7 @@ export class GuardianNode {
   private roster?: GuardianSetBody;
   private dkg?: DkgState;
   /** round-1 nonces, in memory only: a restart loses them for good (store.abandonIssuedNonces) */
-  private readonly nonces = new Map<string, Nonces>();
+  private readonly nonces = new Map<string, { nonces: Nonces; at: number }>();
   private server?: Server;
   private readonly startedAt = Date.now();
   private readonly log: (event: Record<string, unknown>) => void;
@@ -484,13 +488,31 @@ export class GuardianNode {
         'this attempt already has a nonce; start a new attempt',
         409,
       );
+    this.expireNonces();
+    if (this.nonces.size >= MAX_OPEN_NONCES)
+      throw new ProtocolError(
+        'not-ready',
+        'too many signing attempts open; try again shortly',
+        503,
+      );
     const gen = frost.commit(share);
     const c = commitmentsToJson(gen.commitments);
     // Durable before the commitment leaves: a restart marks it abandoned, never signs with it again.
     if (!this.store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
       throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
-    this.nonces.set(`${sessionId}:${attempt}`, gen.nonces);
+    this.nonces.set(`${sessionId}:${attempt}`, { nonces: gen.nonces, at: Date.now() });
     return { commitments: c };
+  }
+
+  /** An attempt left open too long is abandoned: its nonce is dropped and its row says so. */
+  private expireNonces(): void {
+    const cutoff = Date.now() - NONCE_TTL_MS;
+    for (const [key, open] of this.nonces) {
+      if (open.at >= cutoff) continue;
+      this.nonces.delete(key);
+      const [sessionId, attempt] = key.split(':');
+      this.store.abandonNonce(sessionId!, Number(attempt));
+    }
   }
 
   private signShare(body: unknown): unknown {
@@ -527,7 +549,8 @@ export class GuardianNode {
         'the list does not carry this guardian’s commitment for this attempt',
       );
     const key = `${sessionId}:${attempt}`;
-    const nonces = this.nonces.get(key);
+    this.expireNonces();
+    const nonces = this.nonces.get(key)?.nonces;
     if (!nonces || row.status !== 'issued')
       throw new ProtocolError(
         'nonce-unavailable',

@@ -58,6 +58,15 @@ export class GuardianStore {
       .changes;
   }
 
+  abandonNonce(sessionId: string, attempt: number): void {
+    this.db
+      .prepare(
+        `UPDATE nonces SET status = 'abandoned'
+         WHERE session_id = ? AND attempt = ? AND status = 'issued'`,
+      )
+      .run(sessionId, attempt);
+  }
+
   /** Records a message nonce; false when this sender already used it. */
   rememberMessage(sender: string, nonce: string, ts: number): boolean {
     const now = Date.now();
