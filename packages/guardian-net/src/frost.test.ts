@@ -1,11 +1,10 @@
 // FROST as the guardians use it, in one process with a trusted dealer (unit tests only; the
 // guardians themselves only ever get keys from the DKG, see test/network.test.ts).
 import { describe, expect, it } from 'vitest';
-import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import type { DealerShares } from '@noble/curves/abstract/frost.js';
-import { SigHash, TEST_NETWORK, Transaction, p2wpkh } from '@scure/btc-signer';
-import { tapLeafHash } from '@scure/btc-signer/payment.js';
-import { thresholdHash, verifyInputs, vaultOutput, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
+import { vaultSpend } from '../test/vault-spend';
+import { hexToBytes } from './canonical';
 import { frost, frostIdentifier, groupKeyXOnly, publicToJson } from './frost';
 
 const ids = [1, 2, 3].map(frostIdentifier);
@@ -66,64 +65,60 @@ describe('FROST 2-of-3 (secp256k1 Taproot suite)', () => {
   });
 
   it('the group key is guard_pubkey of a vault and its signature passes the vault-spend check', () => {
-    const user = schnorr.keygen();
-    const vault = vaultOutput({
-      vaultPubkey: user.publicKey,
-      guardPubkey: groupKey,
-      thresholdHash: thresholdHash(new Uint8Array(32).fill(9)),
-      network: TEST_NETWORK,
+    const spend = vaultSpend(groupKey);
+    const { list, shares } = signWith(d, [ids[1]!, ids[2]!], spend.sighash);
+    expect(spend.finish(frost.aggregate(d.public, list, spend.sighash, shares))).toEqual({
+      ok: true,
     });
-    const prevouts = [{ script: vault.script, amount: 500_000n }];
-    const tx = new Transaction();
-    tx.addInput({
-      txid: new Uint8Array(32).fill(4),
-      index: 0,
-      witnessUtxo: prevouts[0]!,
-      tapLeafScript: [vault.tapLeafScript.find(([, s]) => s.length === 69)!],
-    });
-    const payTo = p2wpkh(secp256k1.keygen().publicKey, TEST_NETWORK);
-    tx.addOutput({ script: payTo.script, amount: 499_000n });
-    const sighash = tx.preimageWitnessV1(
-      0,
-      prevouts.map((p) => p.script),
-      SigHash.DEFAULT,
-      prevouts.map((p) => p.amount),
-      -1,
-      vault.updateLeaf.script,
-      TAPSCRIPT_LEAF_VERSION,
-    );
-    const { list, shares } = signWith(d, [ids[1]!, ids[2]!], sighash);
-    const guardianSig = frost.aggregate(d.public, list, sighash, shares);
-    tx.signIdx(user.secretKey, 0);
-    tx.updateInput(0, {
-      tapScriptSig: [
-        [{ pubKey: groupKey, leafHash: tapLeafHash(vault.updateLeaf.script) }, guardianSig],
-      ],
-    });
-    tx.finalize();
-    expect(verifyInputs(tx.hex, prevouts)).toEqual({ ok: true });
   });
 });
 
+function dkg() {
+  const signers = { min: 2, max: 3 };
+  const r1 = ids.map((id) => frost.DKG.round1(id, signers));
+  const r2 = r1.map((me) =>
+    frost.DKG.round2(
+      me.secret,
+      r1.filter((o) => o !== me).map((o) => o.public),
+    ),
+  );
+  return r1.map((me, i) =>
+    frost.DKG.round3(
+      me.secret,
+      r1.filter((o) => o !== me).map((o) => o.public),
+      r2.filter((_, j) => j !== i).map((pkgs) => pkgs[ids[i]!]!),
+    ),
+  );
+}
+
 describe('FROST DKG (library level, in one process)', () => {
   it('three rounds give every guardian the same group key and a valid share', () => {
-    const signers = { min: 2, max: 3 };
-    const r1 = ids.map((id) => frost.DKG.round1(id, signers));
-    const r2 = r1.map((me) =>
-      frost.DKG.round2(
-        me.secret,
-        r1.filter((o) => o !== me).map((o) => o.public),
-      ),
-    );
-    const keys = r1.map((me, i) =>
-      frost.DKG.round3(
-        me.secret,
-        r1.filter((o) => o !== me).map((o) => o.public),
-        r2.filter((_, j) => j !== i).map((pkgs) => pkgs[ids[i]!]!),
-      ),
-    );
+    const keys = dkg();
     const groups = keys.map((k) => groupKeyXOnly(publicToJson(k.public)));
     expect(new Set(groups).size).toBe(1);
     for (const k of keys) frost.validateSecret(k.secret, k.public);
+  });
+
+  it('a DKG key signs vault spends whichever y its (Taproot-tweaked) group point has', () => {
+    const seen = new Set<number>();
+    for (let i = 0; i < 40 && seen.size < 2; i++) {
+      const keys = dkg();
+      const pub = keys[0]!.public;
+      const parity = pub.commitments[0]![0]!;
+      if (seen.has(parity)) continue;
+      seen.add(parity);
+      const spend = vaultSpend(hexToBytes(groupKeyXOnly(publicToJson(pub))));
+      const signers = [keys[0]!, keys[2]!];
+      const round1 = signers.map((k) => frost.commit(k.secret));
+      const list = round1.map((r) => r.commitments);
+      const shares = Object.fromEntries(
+        signers.map((k, i) => [
+          k.secret.identifier,
+          frost.signShare(k.secret, k.public, round1[i]!.nonces, list, spend.sighash),
+        ]),
+      );
+      expect(spend.finish(frost.aggregate(pub, list, spend.sighash, shares))).toEqual({ ok: true });
+    }
+    expect([...seen].sort()).toEqual([0x02, 0x03]);
   });
 });

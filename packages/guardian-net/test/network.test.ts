@@ -15,6 +15,7 @@ import { frostIdentifier } from '../src/frost';
 import { verifySet, type GuardianSet } from '../src/guardian-set';
 import { loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { callParty, MESSAGE_PATH, RemoteError } from '../src/transport';
+import { vaultSpend } from './vault-spend';
 import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-net-'));
@@ -144,6 +145,12 @@ describe('guardian network on loopback (real processes)', () => {
     expect(events.filter((e) => e.kind === 'decision' && e.approved).length).toBeGreaterThanOrEqual(
       2,
     );
+  });
+
+  it('the DKG group key is a vault guard_pubkey: the network signs a vault spend the devnet check accepts', async () => {
+    const spend = vaultSpend(groupKey());
+    const result = await coordinator.sign(spend.sighash, { kind: 'vault-update' });
+    expect(spend.finish(result.signature)).toEqual({ ok: true });
   });
 
   it('a guardian killed with -9 between the rounds is named and the other two sign', async () => {
