@@ -88,6 +88,8 @@ const SESSION_ID = /^[0-9a-f]{64}$/;
 const NONCE_TTL_MS = 2 * 60_000;
 /** Open attempts a guardian holds at once, so a coordinator cannot make it hoard nonces. */
 const MAX_OPEN_NONCES = 1024;
+/** A decision must come before the coordinator's own time-out (5 s) gives up on this guardian. */
+const VALIDATE_TIMEOUT_MS = 4_000;
 
 /** AES-256-GCM under an ECDH key of the two identity keys: a DKG share readable by its receiver only. */
 function shareKey(identity: Identity, peer: string): Buffer {
@@ -448,11 +450,19 @@ export class GuardianNode {
     }
     let decision: Decision;
     try {
-      decision = await this.opts.validate({
-        sessionId,
-        message,
-        context: (body as { context?: unknown }).context,
-      });
+      let timer: NodeJS.Timeout | undefined;
+      decision = await Promise.race([
+        Promise.resolve(
+          this.opts.validate({
+            sessionId,
+            message,
+            context: (body as { context?: unknown }).context,
+          }),
+        ),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out')), VALIDATE_TIMEOUT_MS);
+        }),
+      ]).finally(() => clearTimeout(timer));
     } catch (e) {
       decision = { approve: false, reason: `validation failed: ${(e as Error).message}` };
     }
