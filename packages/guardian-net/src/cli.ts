@@ -15,7 +15,7 @@ import { GuardianNode, type Validator } from './node';
 const CLI = fileURLToPath(import.meta.url);
 
 const USAGE = `usage:
-  guardian start --id <n> --dir <guardian dir> [--port <p>] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
+  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401]
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401]   (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex>`;
@@ -46,7 +46,7 @@ async function start(args: string[]): Promise<void> {
     options: {
       id: { type: 'string' },
       dir: { type: 'string' },
-      port: { type: 'string', default: '0' },
+      port: { type: 'string' },
       host: { type: 'string', default: '127.0.0.1' },
       roster: { type: 'string' },
       policy: { type: 'string', default: 'refuse-all' },
@@ -63,7 +63,7 @@ async function start(args: string[]): Promise<void> {
   const node = new GuardianNode({
     id,
     dir: values.dir,
-    port: Number(values.port),
+    ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
     validate,
     log: (e) => log({ guardian: id, ...e }),

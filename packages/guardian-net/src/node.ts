@@ -62,7 +62,8 @@ export interface NodeOptions {
   /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
   roster?: GuardianSetBody;
   host?: string;
-  port: number;
+  /** defaults to the port of this guardian's URL in the set (or roster) */
+  port?: number;
   validate: Validator;
   /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */
   tamperShare?: (share: Uint8Array) => Uint8Array;
@@ -618,10 +619,16 @@ export class GuardianNode {
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.opts.port, this.opts.host ?? '127.0.0.1', () => resolve());
+      server.listen(this.listenPort(), this.opts.host ?? '127.0.0.1', () => resolve());
     });
     const addr = server.address();
-    return typeof addr === 'object' && addr ? addr.port : this.opts.port;
+    return typeof addr === 'object' && addr ? addr.port : this.listenPort();
+  }
+
+  private listenPort(): number {
+    if (this.opts.port !== undefined) return this.opts.port;
+    const url = new URL(this.members[this.opts.id - 1]!.url);
+    return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   }
 
   async close(): Promise<void> {
