@@ -55,8 +55,12 @@ function describe(e: unknown): string {
   return err.code ? `${err.code}: ${err.message}` : err.message;
 }
 
+const MAX_SEEN_COMMITMENTS = 200_000;
+
 export class Coordinator {
   private readonly pub: FrostPublic;
+  /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
+  private readonly seenCommitments = new Set<string>();
 
   constructor(
     readonly set: GuardianSet,
@@ -145,6 +149,17 @@ export class Coordinator {
             const c = commitmentsFromJson((payload.body as { commitments?: unknown }).commitments);
             if (c.identifier !== frostIdentifier(m.id))
               throw new Error('commitment names another guardian');
+            const hiding = bytesToHex(c.hiding);
+            const binding = bytesToHex(c.binding);
+            if (this.seenCommitments.has(hiding) || this.seenCommitments.has(binding)) {
+              await drop(m, 'reused a nonce commitment');
+              return null;
+            }
+            this.seenCommitments.add(hiding).add(binding);
+            if (this.seenCommitments.size > MAX_SEEN_COMMITMENTS) {
+              const oldest = this.seenCommitments.values().next().value!;
+              this.seenCommitments.delete(oldest);
+            }
             return c;
           } catch (e) {
             await drop(m, `no commitment: ${describe(e)}`);

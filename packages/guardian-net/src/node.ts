@@ -20,6 +20,7 @@ import { openMessage, ProtocolError, sealMessage, type Payload, type Wire } from
 import {
   commitmentsFromJson,
   commitmentsToJson,
+  type CommitmentsJson,
   frost,
   frostIdentifier,
   groupKeyXOnly,
@@ -67,6 +68,8 @@ export interface NodeOptions {
   validate: Validator;
   /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */
   tamperShare?: (share: Uint8Array) => Uint8Array;
+  /** Test fixtures only (a malicious guardian): rewrites the commitments before they are sent. */
+  tamperCommitments?: (c: CommitmentsJson) => CommitmentsJson;
   log?: (event: Record<string, unknown>) => void;
 }
 
@@ -512,7 +515,7 @@ export class GuardianNode {
     if (!this.store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
       throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
     this.nonces.set(`${sessionId}:${attempt}`, { nonces: gen.nonces, at: Date.now() });
-    return { commitments: c };
+    return { commitments: this.opts.tamperCommitments ? this.opts.tamperCommitments(c) : c };
   }
 
   /** An attempt left open too long is abandoned: its nonce is dropped and its row says so. */

@@ -47,8 +47,17 @@ async function startGuardian(id: number, policy = 'approve-all'): Promise<Proc> 
   return p;
 }
 
-async function startEvil(id: number): Promise<Proc> {
-  const p = run(EVIL, ['--id', String(id), '--dir', gdir(id), '--port', String(basePort + id - 1)]);
+async function startEvil(id: number, mode = 'bad-share'): Promise<Proc> {
+  const p = run(EVIL, [
+    '--id',
+    String(id),
+    '--dir',
+    gdir(id),
+    '--port',
+    String(basePort + id - 1),
+    '--mode',
+    mode,
+  ]);
   procs.set(id, p);
   await waitHealthy(url(id));
   return p;
@@ -222,6 +231,24 @@ describe('guardian network on loopback (real processes)', () => {
       expect(schnorr.verify(result.signature, msg, groupKey())).toBe(true);
       expect(result.signers).not.toContain(3);
       named = result.excluded.some((x) => x.guardian === 3 && x.reason === 'bad signature share');
+    }
+    expect(named).toBe(true);
+    await stop(3);
+    await startGuardian(3);
+  });
+
+  it('a guardian that sends a nonce commitment twice is named and left out', async () => {
+    await stop(3);
+    await startEvil(3, 'replay-nonce');
+    let named = false;
+    for (let i = 0; i < 12 && !named; i++) {
+      const msg = message();
+      const result = await coordinator.sign(msg, {});
+      expect(schnorr.verify(result.signature, msg, groupKey())).toBe(true);
+      named = result.excluded.some(
+        (x) => x.guardian === 3 && x.reason === 'reused a nonce commitment',
+      );
+      if (named) expect(result.signers).not.toContain(3);
     }
     expect(named).toBe(true);
     await stop(3);
