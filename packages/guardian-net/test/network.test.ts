@@ -110,7 +110,8 @@ beforeAll(async () => {
   expect(code, dkg.output()).toBe(0);
   set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
   coordinatorId = loadIdentity(join(dir, 'coordinator', 'identity.json'));
-  coordinator = new Coordinator(set, coordinatorId, 3_000);
+  // Generous time-outs for a shared machine; a killed guardian fails at once anyway.
+  coordinator = new Coordinator(set, coordinatorId, 10_000);
   await Promise.all([1, 2, 3].map((id) => startGuardian(id)));
 });
 
