@@ -57,6 +57,15 @@ function describe(e: unknown): string {
 
 const MAX_SEEN_COMMITMENTS = 200_000;
 
+export interface SignOptions {
+  /** attempts with fresh nonces before giving up (default 4) */
+  maxAttempts?: number;
+  /** wait for every guardian's decision (or its time-out) instead of the first t approvals */
+  waitForAll?: boolean;
+  /** guardian ids to choose first among the approvers, e.g. the ones closest to the coordinator */
+  prefer?: number[];
+}
+
 export class Coordinator {
   private readonly pub: FrostPublic;
   /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
@@ -93,8 +102,13 @@ export class Coordinator {
     message: Uint8Array,
     context: unknown,
     onEvent: (e: SignEvent) => void | Promise<void> = () => {},
-    maxAttempts = 4,
+    options: SignOptions = {},
   ): Promise<SignResult> {
+    const maxAttempts = options.maxAttempts ?? 4;
+    const rank = (m: Member) => {
+      const i = options.prefer?.indexOf(m.id) ?? -1;
+      return i === -1 ? Number.MAX_SAFE_INTEGER : i;
+    };
     if (message.length !== 32) throw new Error('message must be 32 bytes');
     const { t } = this.set;
     const sessionId = bytesToHex(randomBytes(32));
@@ -126,7 +140,8 @@ export class Coordinator {
       for (const p of pending)
         void p.finally(() => {
           settled++;
-          if (approvers.length >= t || settled === pending.length) resolve();
+          if ((approvers.length >= t && !options.waitForAll) || settled === pending.length)
+            resolve();
         });
     });
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -136,7 +151,14 @@ export class Coordinator {
         candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
       }
       if (candidates.length < t) break;
-      const chosen = candidates.slice(0, t).sort((a, b) => a.id - b.id);
+      // Preferred guardians first, then in the order their approvals arrived (fastest first).
+      const ranked = candidates
+        .map((m, arrival) => ({ m, arrival }))
+        .sort((a, b) => rank(a.m) - rank(b.m) || a.arrival - b.arrival);
+      const chosen = ranked
+        .slice(0, t)
+        .map((r) => r.m)
+        .sort((a, b) => a.id - b.id);
       const drop = async (m: Member, reason: string) => {
         excluded.push({ guardian: m.id, reason });
         await onEvent({ kind: 'excluded', attempt, guardian: m.id, reason });
