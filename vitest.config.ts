@@ -4,6 +4,12 @@ import { defineConfig } from 'vitest/config';
 // The browser journeys in e2e/ run under Playwright, not here.
 export default defineConfig({
   test: {
-    projects: ['packages/protocol', 'packages/bitcoin', 'apps/server', 'apps/web'],
+    projects: [
+      'packages/protocol',
+      'packages/bitcoin',
+      'packages/guardian-net',
+      'apps/server',
+      'apps/web',
+    ],
   },
 });

@@ -1,0 +1,254 @@
+// `npm run guardian -- <command>`: run one guardian node, generate the group key among n local
+// nodes, or ask the network for a signature. A node's command line names it (`start --id 2`), so an
+// operator tells the processes apart in `ps` and can stop one.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { bytesToHex, parseHex } from './canonical';
+import { Coordinator, runDkg } from './coordinator';
+import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
+import { ensureIdentity, loadIdentity } from './identity';
+import { GuardianNode, type Validator } from './node';
+
+const CLI = fileURLToPath(import.meta.url);
+
+const USAGE = `usage:
+  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
+  guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401]
+  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401]   (dkg if needed, then run all n)
+  guardian sign --dir <network dir> --message <32-byte hex>`;
+
+/**
+ * The slice's policies. A real guardian validates the vault request against its own chain view and
+ * price (docs/guardian-network.md, "The plan"); until that is wired, the operator picks one.
+ */
+const POLICIES: Record<string, Validator> = {
+  'approve-all': () => ({ approve: true }),
+  'refuse-all': () => ({
+    approve: false,
+    reason: 'this guardian refuses every request (policy refuse-all)',
+  }),
+};
+
+function log(event: Record<string, unknown>): void {
+  process.stdout.write(JSON.stringify({ at: new Date().toISOString(), ...event }) + '\n');
+}
+
+function guardianDir(dir: string, id: number): string {
+  return join(dir, `guardian-${id}`);
+}
+
+async function start(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      id: { type: 'string' },
+      dir: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string', default: '127.0.0.1' },
+      roster: { type: 'string' },
+      policy: { type: 'string', default: 'refuse-all' },
+    },
+  });
+  const id = Number(values.id);
+  if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
+  const validate = POLICIES[values.policy!];
+  if (!validate) throw new Error(`unknown policy ${values.policy}`);
+  mkdirSync(values.dir, { recursive: true, mode: 0o700 });
+  const roster = values.roster
+    ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
+    : undefined;
+  const node = new GuardianNode({
+    id,
+    dir: values.dir,
+    ...(values.port === undefined ? {} : { port: Number(values.port) }),
+    host: values.host!,
+    validate,
+    log: (e) => log({ guardian: id, ...e }),
+    ...(roster ? { roster } : {}),
+  });
+  const port = await node.listen();
+  log({ guardian: id, event: 'listening', port, ...node.health() });
+  const stop = () => {
+    void node.close().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+function spawnGuardian(dir: string, id: number, port: number, extra: string[]): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      CLI,
+      'start',
+      '--id',
+      String(id),
+      '--dir',
+      guardianDir(dir, id),
+      '--port',
+      String(port),
+      ...extra,
+    ],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  return child;
+}
+
+async function waitHealthy(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+function networkOptions(args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: {
+      dir: { type: 'string' },
+      n: { type: 'string', default: '3' },
+      t: { type: 'string', default: '2' },
+      'base-port': { type: 'string', default: '7401' },
+      message: { type: 'string' },
+      // The slice's embedded network approves what it is asked; a real guardian validates.
+      policy: { type: 'string', default: 'approve-all' },
+    },
+  });
+  if (!values.dir) throw new Error(USAGE);
+  return {
+    dir: resolve(values.dir),
+    n: Number(values.n),
+    t: Number(values.t),
+    basePort: Number(values['base-port']),
+    message: values.message,
+    policy: values.policy!,
+  };
+}
+
+/** Writes the roster (identity keys and URLs of n local guardians and one coordinator). */
+function makeRoster(dir: string, n: number, t: number, basePort: number): GuardianSetBody {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const members = Array.from({ length: n }, (_, i) => {
+    const id = i + 1;
+    mkdirSync(guardianDir(dir, id), { recursive: true, mode: 0o700 });
+    const identity = ensureIdentity(join(guardianDir(dir, id), 'identity.json'));
+    return {
+      id,
+      name: `guardian-${id}`,
+      identityKey: identity.publicKey,
+      url: `http://127.0.0.1:${basePort + i}`,
+    };
+  });
+  mkdirSync(join(dir, 'coordinator'), { recursive: true, mode: 0o700 });
+  const coordinator = ensureIdentity(join(dir, 'coordinator', 'identity.json'));
+  const roster = parseSetBody({
+    kind: 'unit/guardian-set',
+    version: 0,
+    t,
+    n,
+    members,
+    coordinators: [{ name: 'coordinator', identityKey: coordinator.publicKey }],
+  });
+  writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
+  return roster;
+}
+
+async function dkg(args: string[]): Promise<void> {
+  const o = networkOptions(args);
+  const setPath = join(o.dir, 'guardian-set.json');
+  if (existsSync(setPath)) {
+    log({ event: 'dkg-skipped', reason: `${setPath} exists` });
+    return;
+  }
+  const roster = makeRoster(o.dir, o.n, o.t, o.basePort);
+  const children = roster.members.map((m) =>
+    spawnGuardian(o.dir, m.id, o.basePort + m.id - 1, ['--roster', join(o.dir, 'roster.json')]),
+  );
+  try {
+    await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
+    const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
+    writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
+    log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
+  } finally {
+    children.forEach((c) => c.kill('SIGTERM'));
+    await Promise.all(
+      children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))),
+    );
+  }
+}
+
+/**
+ * The embedded default: a DKG if the directory has no set yet, then every guardian as its own
+ * process. A guardian that dies (kill -9 included) is started again after a second; it comes back
+ * with its share and store and abandons any nonce it had issued.
+ */
+async function local(args: string[]): Promise<void> {
+  const o = networkOptions(args);
+  await dkg(args);
+  const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  let stopping = false;
+  const running = new Map<number, ChildProcess>();
+  const launch = (id: number, port: number) => {
+    const child = spawnGuardian(o.dir, id, port, ['--policy', o.policy]);
+    running.set(id, child);
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      log({ event: 'guardian-exited', guardian: id, code, signal, restartInMs: 1_000 });
+      setTimeout(() => !stopping && launch(id, port), 1_000);
+    });
+  };
+  for (const m of set.members) launch(m.id, Number(new URL(m.url).port));
+  log({ event: 'network-running', t: set.t, n: set.n, groupKey: set.groupKey });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  stopping = true;
+  for (const child of running.values()) child.kill('SIGTERM');
+}
+
+async function sign(args: string[]): Promise<void> {
+  const o = networkOptions(args);
+  const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  const coordinator = new Coordinator(
+    set,
+    loadIdentity(join(o.dir, 'coordinator', 'identity.json')),
+  );
+  const result = await coordinator.sign(
+    parseHex(o.message, 32, 'message'),
+    { kind: 'manual' },
+    (e) => log({ event: 'progress', ...e }),
+  );
+  log({
+    event: 'signed',
+    signature: bytesToHex(result.signature),
+    signers: result.signers,
+    groupKey: set.groupKey,
+  });
+}
+
+async function main(): Promise<void> {
+  const [command, ...rest] = process.argv.slice(2);
+  if (command === 'start') return start(rest);
+  if (command === 'dkg') return dkg(rest);
+  if (command === 'local') return local(rest);
+  if (command === 'sign') return sign(rest);
+  throw new Error(USAGE);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`guardian: ${(e as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,309 @@
+// The coordinator: holds no share, only an identity key listed in the set. It asks every guardian
+// to decide, runs the two FROST rounds with exactly t approving guardians, verifies every share
+// against its guardian's verifying share, and on a bad share or a guardian that drops between
+// rounds names it, leaves it out and retries with another t and fresh nonces. It can only obtain a
+// signature that t guardians approved.
+import { schnorr } from '@noble/curves/secp256k1.js';
+import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
+import { randomBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, canonicalJson, parseHex, type Json } from './canonical';
+import {
+  commitmentsFromJson,
+  commitmentsToJson,
+  frost,
+  frostIdentifier,
+  groupKeyXOnly,
+  publicFromJson,
+} from './frost';
+import { verifySet, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
+import type { Identity } from './identity';
+import { callParty, type CallResult } from './transport';
+
+export type SignEvent =
+  | { kind: 'decision'; guardian: number; approved: boolean; reason: string | null }
+  | { kind: 'committed'; sessionId: string; attempt: number; signers: number[] }
+  | { kind: 'excluded'; attempt: number; guardian: number; reason: string }
+  | { kind: 'signed'; attempt: number; signers: number[] };
+
+export interface SignResult {
+  /** BIP-340 signature (64 bytes) under the group key */
+  signature: Uint8Array;
+  signers: number[];
+  attempts: number;
+  /** guardians named and left out, with why */
+  excluded: { guardian: number; reason: string }[];
+  decisions: { guardian: number; approved: boolean; reason: string | null }[];
+}
+
+/** Not enough guardians approved or stayed for a signature; nothing was signed. */
+export class QuorumError extends Error {
+  constructor(
+    message: string,
+    readonly sessionId: string,
+    readonly decisions: SignResult['decisions'],
+    readonly excluded: SignResult['excluded'],
+  ) {
+    super(message);
+  }
+}
+
+function describe(e: unknown): string {
+  const err = e as Error & { code?: string };
+  if (err.name === 'TimeoutError') return 'timed out';
+  const cause = (err as { cause?: { code?: string } }).cause;
+  if (cause?.code) return `unreachable (${cause.code})`;
+  return err.code ? `${err.code}: ${err.message}` : err.message;
+}
+
+const MAX_SEEN_COMMITMENTS = 200_000;
+
+export interface SignOptions {
+  /** attempts with fresh nonces before giving up (default 4) */
+  maxAttempts?: number;
+  /** wait for every guardian's decision (or its time-out) instead of the first t approvals */
+  waitForAll?: boolean;
+  /** guardian ids to choose first among the approvers, e.g. the ones closest to the coordinator */
+  prefer?: number[];
+}
+
+export class Coordinator {
+  private readonly pub: FrostPublic;
+  /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
+  private readonly seenCommitments = new Set<string>();
+
+  constructor(
+    readonly set: GuardianSet,
+    private readonly identity: Identity,
+    private readonly timeoutMs = 5_000,
+  ) {
+    if (!set.coordinators.some((c) => c.identityKey === identity.publicKey))
+      throw new Error('this identity is not a coordinator of the guardian set');
+    this.pub = publicFromJson(set.frost!, set.t, set.n);
+  }
+
+  private call(m: Member, type: string, body: unknown): Promise<CallResult> {
+    return callParty({
+      url: m.url,
+      identity: this.identity,
+      to: m.identityKey,
+      setVersion: this.set.version,
+      type,
+      body,
+      timeoutMs: this.timeoutMs,
+    });
+  }
+
+  /**
+   * Asks every guardian to sign `message` (32 bytes). `onEvent` is awaited at each step (the
+   * tracker's "2 of 3 guardians approved" reads these). Throws QuorumError when fewer than t
+   * guardians approve or stay.
+   */
+  async sign(
+    message: Uint8Array,
+    context: unknown,
+    onEvent: (e: SignEvent) => void | Promise<void> = () => {},
+    options: SignOptions = {},
+  ): Promise<SignResult> {
+    const maxAttempts = options.maxAttempts ?? 4;
+    const rank = (m: Member) => {
+      const i = options.prefer?.indexOf(m.id) ?? -1;
+      return i === -1 ? Number.MAX_SAFE_INTEGER : i;
+    };
+    if (message.length !== 32) throw new Error('message must be 32 bytes');
+    const { t } = this.set;
+    const sessionId = bytesToHex(randomBytes(32));
+    const decisions: SignResult['decisions'] = [];
+    const excluded: SignResult['excluded'] = [];
+    const approvers: Member[] = [];
+    // Every guardian decides; we stop waiting once t approved, the rest can still join a retry.
+    const pending = this.set.members.map(async (m) => {
+      let approved = false;
+      let reason: string | null = null;
+      try {
+        const { payload } = await this.call(m, 'sign/propose', {
+          sessionId,
+          message: bytesToHex(message),
+          context,
+        });
+        const b = payload.body as { approved?: unknown; reason?: unknown };
+        approved = b.approved === true;
+        reason = approved ? null : String(b.reason ?? 'refused');
+      } catch (e) {
+        reason = describe(e);
+      }
+      decisions.push({ guardian: m.id, approved, reason });
+      if (approved) approvers.push(m);
+      await onEvent({ kind: 'decision', guardian: m.id, approved, reason });
+    });
+    await new Promise<void>((resolve) => {
+      let settled = 0;
+      for (const p of pending)
+        void p.finally(() => {
+          settled++;
+          if ((approvers.length >= t && !options.waitForAll) || settled === pending.length)
+            resolve();
+        });
+    });
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      let candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
+      if (candidates.length < t) {
+        await Promise.allSettled(pending);
+        candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
+      }
+      if (candidates.length < t) break;
+      // Preferred guardians first, then in the order their approvals arrived (fastest first).
+      const ranked = candidates
+        .map((m, arrival) => ({ m, arrival }))
+        .sort((a, b) => rank(a.m) - rank(b.m) || a.arrival - b.arrival);
+      const chosen = ranked
+        .slice(0, t)
+        .map((r) => r.m)
+        .sort((a, b) => a.id - b.id);
+      const drop = async (m: Member, reason: string) => {
+        excluded.push({ guardian: m.id, reason });
+        await onEvent({ kind: 'excluded', attempt, guardian: m.id, reason });
+      };
+      // Round 1: commitments from exactly the chosen approvers.
+      const commits = await Promise.all(
+        chosen.map(async (m) => {
+          try {
+            const { payload } = await this.call(m, 'sign/commit', { sessionId, attempt });
+            const c = commitmentsFromJson((payload.body as { commitments?: unknown }).commitments);
+            if (c.identifier !== frostIdentifier(m.id))
+              throw new Error('commitment names another guardian');
+            const hiding = bytesToHex(c.hiding);
+            const binding = bytesToHex(c.binding);
+            if (this.seenCommitments.has(hiding) || this.seenCommitments.has(binding)) {
+              await drop(m, 'reused a nonce commitment');
+              return null;
+            }
+            this.seenCommitments.add(hiding).add(binding);
+            if (this.seenCommitments.size > MAX_SEEN_COMMITMENTS) {
+              const oldest = this.seenCommitments.values().next().value!;
+              this.seenCommitments.delete(oldest);
+            }
+            return c;
+          } catch (e) {
+            await drop(m, `no commitment: ${describe(e)}`);
+            return null;
+          }
+        }),
+      );
+      if (commits.some((c) => c === null)) continue;
+      const list = commits as NonceCommitments[];
+      await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
+      // Round 2: a share from each, verified against its verifying share before aggregation.
+      const listJson = list.map(commitmentsToJson);
+      const shares = await Promise.all(
+        chosen.map(async (m) => {
+          try {
+            const { payload } = await this.call(m, 'sign/share', {
+              sessionId,
+              attempt,
+              commitments: listJson,
+            });
+            const share = parseHex(
+              (payload.body as { share?: unknown }).share,
+              32,
+              'signature share',
+            );
+            if (!frost.verifyShare(this.pub, list, message, frostIdentifier(m.id), share)) {
+              await drop(m, 'bad signature share');
+              return null;
+            }
+            return [frostIdentifier(m.id), share] as const;
+          } catch (e) {
+            await drop(m, `dropped between rounds: ${describe(e)}`);
+            return null;
+          }
+        }),
+      );
+      if (shares.some((s) => s === null)) continue;
+      const signature = frost.aggregate(
+        this.pub,
+        list,
+        message,
+        Object.fromEntries(shares as (readonly [string, Uint8Array])[]),
+      );
+      if (!schnorr.verify(signature, message, parseHex(this.set.groupKey!, 32)))
+        throw new QuorumError(
+          'aggregate signature does not verify',
+          sessionId,
+          decisions,
+          excluded,
+        );
+      await onEvent({ kind: 'signed', attempt, signers: chosen.map((m) => m.id) });
+      return {
+        signature,
+        signers: chosen.map((m) => m.id),
+        attempts: attempt,
+        excluded,
+        decisions,
+      };
+    }
+    await Promise.allSettled(pending);
+    const refusals = decisions
+      .filter((d) => !d.approved)
+      .map((d) => `guardian ${d.guardian}: ${d.reason}`)
+      .concat(excluded.map((x) => `guardian ${x.guardian}: ${x.reason}`));
+    throw new QuorumError(
+      `fewer than ${t} of ${this.set.n} guardians approved and signed (${refusals.join('; ')})`,
+      sessionId,
+      decisions,
+      excluded,
+    );
+  }
+}
+
+/**
+ * Runs the three DKG rounds among the roster's guardians (each already started in DKG mode), then
+ * has every guardian sign the resulting set and installs it on each. Secret round-2 shares travel
+ * guardian to guardian, encrypted to the receiver; the coordinator sees only public packages.
+ */
+export async function runDkg(
+  roster: GuardianSetBody,
+  identity: Identity,
+  timeoutMs = 15_000,
+): Promise<GuardianSet> {
+  const call = (m: Member, type: string, body: unknown) =>
+    callParty({
+      url: m.url,
+      identity,
+      to: m.identityKey,
+      setVersion: roster.version,
+      type,
+      body,
+      timeoutMs,
+    });
+  const round1 = await Promise.all(roster.members.map((m) => call(m, 'dkg/round1', {})));
+  await Promise.all(
+    roster.members.map((m, i) =>
+      call(m, 'dkg/round2', { round1: round1.filter((_, j) => j !== i).map((r) => r.wire) }),
+    ),
+  );
+  const finished = await Promise.all(roster.members.map((m) => call(m, 'dkg/finish', {})));
+  const first = canonicalJson(finished[0]!.payload.body as Json);
+  if (finished.some((f) => canonicalJson(f.payload.body as Json) !== first))
+    throw new Error('guardians disagree on the DKG result');
+  const result = finished[0]!.payload.body as { frost: GuardianSetBody['frost']; groupKey: string };
+  if (groupKeyXOnly(result.frost!) !== result.groupKey)
+    throw new Error('DKG result is inconsistent');
+  const body: GuardianSetBody = {
+    ...roster,
+    version: 1,
+    frost: result.frost,
+    groupKey: result.groupKey,
+  };
+  const sigs = await Promise.all(roster.members.map((m) => call(m, 'set/sign', { set: body })));
+  const set = verifySet({
+    ...body,
+    signatures: Object.fromEntries(
+      roster.members.map((m, i) => [
+        String(m.id),
+        (sigs[i]!.payload.body as { signature: string }).signature,
+      ]),
+    ),
+  });
+  await Promise.all(roster.members.map((m) => call(m, 'set/install', { set })));
+  return set;
+}

@@ -1,0 +1,61 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GuardianStore } from './store';
+
+const dirs: string[] = [];
+function freshPath(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'guardian-store-'));
+  dirs.push(dir);
+  return join(dir, 'store.sqlite');
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const S = 'ab'.repeat(32);
+
+describe('a guardian store and its nonce states', () => {
+  it('is readable by its guardian only', () => {
+    const path = freshPath();
+    new GuardianStore(path).close();
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('issues one nonce per attempt and spends it once', () => {
+    const store = new GuardianStore(freshPath());
+    expect(store.recordIssuedNonce(S, 1, '02aa', '02bb')).toBe(true);
+    expect(store.recordIssuedNonce(S, 1, '02cc', '02dd')).toBe(false);
+    expect(store.spendNonce(S, 1)).toBe(true);
+    expect(store.spendNonce(S, 1)).toBe(false);
+    expect(store.nonce(S, 1)).toMatchObject({ status: 'spent', hiding: '02aa' });
+    store.close();
+  });
+
+  it('abandons every issued nonce on restart, and an abandoned one cannot be spent', () => {
+    const path = freshPath();
+    const before = new GuardianStore(path);
+    before.recordIssuedNonce(S, 1, '02aa', '02bb');
+    before.recordIssuedNonce(S, 2, '02cc', '02dd');
+    before.spendNonce(S, 2);
+    before.close();
+    const after = new GuardianStore(path);
+    expect(after.abandonIssuedNonces()).toBe(1);
+    expect(after.nonce(S, 1)?.status).toBe('abandoned');
+    expect(after.nonce(S, 2)?.status).toBe('spent');
+    expect(after.spendNonce(S, 1)).toBe(false);
+    after.close();
+  });
+
+  it('keeps the first decision on a session and remembers message nonces once', () => {
+    const store = new GuardianStore(freshPath());
+    expect(store.recordDecision(S, '00', false, 'no').approved).toBe(0);
+    expect(store.recordDecision(S, '00', true, null)).toMatchObject({ approved: 0, reason: 'no' });
+    const now = Date.now();
+    expect(store.rememberMessage('k', 'n1', now)).toBe(true);
+    expect(store.rememberMessage('k', 'n1', now)).toBe(false);
+    expect(store.rememberMessage('other', 'n1', now)).toBe(true);
+    store.close();
+  });
+});

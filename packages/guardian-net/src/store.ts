@@ -1,0 +1,143 @@
+// A guardian's own store: one SQLite file beside its share, shared with no other party. It keeps
+// the nonces of messages it accepted (replay), the signing sessions it approved, and the state of
+// every FROST nonce it ever issued, written before the commitment leaves the process.
+import Database from 'better-sqlite3';
+import { chmodSync } from 'node:fs';
+import { MAX_CLOCK_SKEW_MS } from './envelope';
+
+export type NonceStatus = 'issued' | 'spent' | 'abandoned';
+
+export interface NonceRow {
+  session_id: string;
+  attempt: number;
+  hiding: string;
+  binding: string;
+  status: NonceStatus;
+}
+
+export interface SessionRow {
+  id: string;
+  message: string;
+  approved: number;
+  reason: string | null;
+  created_at: number;
+  signed_at: number | null;
+}
+
+export class GuardianStore {
+  readonly db: Database.Database;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    chmodSync(path, 0o600);
+    this.db.pragma('journal_mode = WAL');
+    // The nonce state must be on disk before a commitment is released: a full sync per commit.
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS seen_messages (
+        sender TEXT NOT NULL, nonce TEXT NOT NULL, ts INTEGER NOT NULL,
+        PRIMARY KEY (sender, nonce));
+      CREATE TABLE IF NOT EXISTS sessions (
+        id TEXT PRIMARY KEY, message TEXT NOT NULL, approved INTEGER NOT NULL,
+        reason TEXT, created_at INTEGER NOT NULL, signed_at INTEGER);
+      CREATE TABLE IF NOT EXISTS nonces (
+        session_id TEXT NOT NULL, attempt INTEGER NOT NULL,
+        hiding TEXT NOT NULL, binding TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('issued', 'spent', 'abandoned')),
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (session_id, attempt));
+    `);
+  }
+
+  /**
+   * Nonces live only in this process's memory; after a restart the ones issued before it are gone
+   * for good, and their rows say so. Run once at start.
+   */
+  abandonIssuedNonces(): number {
+    return this.db.prepare(`UPDATE nonces SET status = 'abandoned' WHERE status = 'issued'`).run()
+      .changes;
+  }
+
+  abandonNonce(sessionId: string, attempt: number): void {
+    this.db
+      .prepare(
+        `UPDATE nonces SET status = 'abandoned'
+         WHERE session_id = ? AND attempt = ? AND status = 'issued'`,
+      )
+      .run(sessionId, attempt);
+  }
+
+  /** Records a message nonce; false when this sender already used it. */
+  rememberMessage(sender: string, nonce: string, ts: number): boolean {
+    const now = Date.now();
+    this.db.prepare('DELETE FROM seen_messages WHERE ts < ?').run(now - 4 * MAX_CLOCK_SKEW_MS);
+    const res = this.db
+      .prepare('INSERT OR IGNORE INTO seen_messages (sender, nonce, ts) VALUES (?, ?, ?)')
+      .run(sender, nonce, Math.max(ts, now));
+    return res.changes === 1;
+  }
+
+  session(id: string): SessionRow | undefined {
+    return this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+  }
+
+  /** The first decision on a session stands: a second proposal with the same id changes nothing. */
+  recordDecision(
+    id: string,
+    message: string,
+    approved: boolean,
+    reason: string | null,
+  ): SessionRow {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO sessions (id, message, approved, reason, created_at)
+         VALUES (?, ?, ?, ?, ?)`,
+      )
+      .run(id, message, approved ? 1 : 0, reason, Date.now());
+    return this.session(id)!;
+  }
+
+  nonce(sessionId: string, attempt: number): NonceRow | undefined {
+    return this.db
+      .prepare('SELECT * FROM nonces WHERE session_id = ? AND attempt = ?')
+      .get(sessionId, attempt) as NonceRow | undefined;
+  }
+
+  /** Durable before the commitment is released; false if this attempt already has a nonce. */
+  recordIssuedNonce(sessionId: string, attempt: number, hiding: string, binding: string): boolean {
+    return (
+      this.db
+        .prepare(
+          `INSERT OR IGNORE INTO nonces (session_id, attempt, hiding, binding, status, created_at)
+           VALUES (?, ?, ?, ?, 'issued', ?)`,
+        )
+        .run(sessionId, attempt, hiding, binding, Date.now()).changes === 1
+    );
+  }
+
+  /** issued -> spent, durably, before the signature share is computed; false if not issued. */
+  spendNonce(sessionId: string, attempt: number): boolean {
+    const tx = this.db.transaction(() => {
+      const changed = this.db
+        .prepare(
+          `UPDATE nonces SET status = 'spent'
+           WHERE session_id = ? AND attempt = ? AND status = 'issued'`,
+        )
+        .run(sessionId, attempt).changes;
+      if (changed === 1)
+        this.db
+          .prepare('UPDATE sessions SET signed_at = ? WHERE id = ?')
+          .run(Date.now(), sessionId);
+      return changed === 1;
+    });
+    return tx();
+  }
+
+  allNonces(): NonceRow[] {
+    return this.db.prepare('SELECT * FROM nonces ORDER BY created_at').all() as NonceRow[];
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,77 @@
+// Real guardian processes on loopback for the network tests: spawn, wait until healthy, kill -9,
+// and keep every line they log so a test can check no secret ever appears there.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const CLI = join(PACKAGE_DIR, 'src', 'cli.ts');
+export const EVIL = join(PACKAGE_DIR, 'test', 'fixtures', 'evil-guardian.ts');
+
+/** Every line any spawned process wrote, for the no-secret-in-logs checks. */
+export const allOutput: string[] = [];
+
+export interface Proc {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  output: () => string;
+}
+
+export function run(script: string, args: string[]): Proc {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: PACKAGE_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const collect = (b: Buffer) => {
+    out += b.toString();
+    allOutput.push(b.toString());
+  };
+  child.stdout!.on('data', collect);
+  child.stderr!.on('data', collect);
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  return { child, exited, output: () => out };
+}
+
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** `n` consecutive free loopback ports. */
+export async function freePorts(n: number): Promise<number> {
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    let ok = true;
+    for (let i = 0; i < n && ok; i++) ok = await portFree(base + i);
+    if (ok) return base;
+  }
+}
+
+export async function waitHealthy(
+  url: string,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return (await res.json()) as Record<string, unknown>;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export async function kill9(p: Proc): Promise<void> {
+  p.child.kill('SIGKILL');
+  await p.exited;
+}

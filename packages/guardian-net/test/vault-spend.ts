@@ -1,0 +1,50 @@
+// A vault whose guard_pubkey is the guardians' group key, and a spend of its update leaf: the
+// user signs with their key, the guardians' FROST signature fills the group key's slot, and the
+// project's own check (`verifyInputs` of @unit/bitcoin, what the devnet runs) judges the result.
+import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
+import { SigHash, TEST_NETWORK, Transaction, p2wpkh } from '@scure/btc-signer';
+import { tapLeafHash } from '@scure/btc-signer/payment.js';
+import { thresholdHash, verifyInputs, vaultOutput, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
+
+export function vaultSpend(groupKey: Uint8Array) {
+  const user = schnorr.keygen();
+  const vault = vaultOutput({
+    vaultPubkey: user.publicKey,
+    guardPubkey: groupKey,
+    thresholdHash: thresholdHash(new Uint8Array(32).fill(9)),
+    network: TEST_NETWORK,
+  });
+  const prevouts = [{ script: vault.script, amount: 500_000n }];
+  const tx = new Transaction();
+  tx.addInput({
+    txid: new Uint8Array(32).fill(4),
+    index: 0,
+    witnessUtxo: prevouts[0]!,
+    tapLeafScript: [vault.tapLeafScript.find(([, s]) => s.length === 69)!],
+  });
+  tx.addOutput({
+    script: p2wpkh(secp256k1.keygen().publicKey, TEST_NETWORK).script,
+    amount: 499_000n,
+  });
+  const sighash = tx.preimageWitnessV1(
+    0,
+    prevouts.map((p) => p.script),
+    SigHash.DEFAULT,
+    prevouts.map((p) => p.amount),
+    -1,
+    vault.updateLeaf.script,
+    TAPSCRIPT_LEAF_VERSION,
+  );
+  /** Adds the user's and the guardians' signatures, finalizes, and runs the project's check. */
+  const finish = (guardianSig: Uint8Array) => {
+    tx.signIdx(user.secretKey, 0);
+    tx.updateInput(0, {
+      tapScriptSig: [
+        [{ pubKey: groupKey, leafHash: tapLeafHash(vault.updateLeaf.script) }, guardianSig],
+      ],
+    });
+    tx.finalize();
+    return verifyInputs(tx.hex, prevouts);
+  };
+  return { sighash, finish };
+}
