@@ -5,7 +5,14 @@ import { schnorr_FROST } from '@noble/curves/secp256k1.js';
 import type { FrostPublic, FrostSecret, NonceCommitments } from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';
 import { readSecretFile, writeSecretFile } from './secret-file';
-import type { FrostPublicJson } from './guardian-set';
+
+/** A group's public FROST data as the guardian set carries it. */
+export interface FrostPublicJson {
+  /** VSS commitments, compressed points, hex; commitments[0] is the group key */
+  commitments: string[];
+  /** FROST identifier (hex) to compressed verifying-share point (hex) */
+  verifyingShares: Record<string, string>;
+}
 
 export const frost = schnorr_FROST;
 

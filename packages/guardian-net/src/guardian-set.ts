@@ -11,7 +11,7 @@ import {
   bytesToHex,
   type Json,
 } from './canonical';
-import { frostIdentifier } from './frost';
+import { frostIdentifier, type FrostPublicJson } from './frost';
 
 export const MAX_GUARDIANS = 15;
 const SET_TAG = 'unit/guardian-set';
@@ -28,13 +28,6 @@ export interface Member {
 export interface Coordinator {
   name: string;
   identityKey: string;
-}
-
-export interface FrostPublicJson {
-  /** VSS commitments, compressed points, hex; commitments[0] is the group key */
-  commitments: string[];
-  /** FROST identifier (hex) to compressed verifying-share point (hex) */
-  verifyingShares: Record<string, string>;
 }
 
 export interface GuardianSetBody {
