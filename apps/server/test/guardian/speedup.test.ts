@@ -101,6 +101,36 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     expect(await h.devnet.mempoolTxids()).toEqual([original.txid]);
   });
 
+  it('refuses a replacement that moves the lock time, the version or a sequence, saying which', async () => {
+    const refusal = async (psbt: string) => {
+      try {
+        await speedUp(original.txid, psbt);
+      } catch (error) {
+        return error as Error & { code?: string };
+      }
+      throw new Error('the replacement was co-signed');
+    };
+    // nLockTime 1,900,000,000 (a time in 2030): co-signed, it could not be mined for years.
+    const locked = await refusal(
+      await replacement(original, 10, (tx) => {
+        tx.global.fallbackLocktime = 1_900_000_000;
+      }),
+    );
+    expect(locked.code).toBe('bad_transaction');
+    expect(locked.message).toMatch(/lock time differs from the original \(1900000000, was 0\)/);
+    const version = await refusal(
+      await replacement(original, 10, (tx) => {
+        tx.global.txVersion = 1;
+      }),
+    );
+    expect(version.message).toMatch(/version differs from the original \(1, was 2\)/);
+    const relative = await refusal(
+      await replacement(original, 10, (tx) => tx.updateInput(0, { sequence: 5 }, true)),
+    );
+    expect(relative.message).toMatch(/input 0's sequence differs from the original/);
+    expect(await h.devnet.mempoolTxids()).toEqual([original.txid]);
+  });
+
   it('refuses a replacement paying less than BIP-125 asks, and one for another key', async () => {
     // One sat more than the original: more fee, but not the incremental relay fee BIP-125 asks.
     const oneSatMore = await replacement(original, 2, (tx) =>

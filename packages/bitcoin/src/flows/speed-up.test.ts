@@ -237,6 +237,60 @@ describe('checkFeeOnlyReplacement', () => {
     });
   });
 
+  it('refuses a replacement with another lock time or version, and says which', () => {
+    // 1,900,000,000: a time lock in 2030, which would keep the vault's output from being mined.
+    expect(
+      tampered((tx) => {
+        tx.global.fallbackLocktime = 1_900_000_000;
+      }),
+    ).toEqual({ ok: false, reason: 'the lock time differs from the original (1900000000, was 0)' });
+    expect(
+      tampered((tx) => {
+        tx.global.txVersion = 3;
+      }),
+    ).toEqual({ ok: false, reason: 'the version differs from the original (3, was 2)' });
+  });
+
+  it("refuses a replacement that changes an input's sequence (a relative lock, or final)", () => {
+    expect(tampered((tx) => tx.updateInput(0, { sequence: 10 }, true))).toEqual({
+      ok: false,
+      reason: "input 0's sequence differs from the original (10, was 4294967293)",
+    });
+    expect(tampered((tx) => tx.updateInput(1, { sequence: 0xffffffff }, true))).toEqual({
+      ok: false,
+      reason: "input 1's sequence differs from the original (4294967295, was 4294967293)",
+    });
+  });
+
+  it("refuses an added input whose sequence is not the original's", () => {
+    const vault = vaultUtxo(500_000n, 0n);
+    const signed = signAll(
+      buildWithdrawPsbt({
+        wallet,
+        feeRate: 1,
+        state: stateFields,
+        newVault,
+        vault,
+        withdrawAmount: 100_000n,
+      }),
+    );
+    const original = { hex: signed.hex, prevouts: signed.prevouts };
+    const replacement = buildSpeedUpPsbt({
+      action: 'withdraw',
+      original,
+      wallet,
+      vaults: [{ output: vault.output, leaf: 'update' }],
+      utxos: [paymentUtxo(20_000n)],
+      feeRate: 4,
+    });
+    const tx = Transaction.fromPSBT(replacement.psbt, VAULT_TX_OPTS);
+    tx.updateInput(1, { sequence: 144 }, true);
+    expect(checkFeeOnlyReplacement('withdraw', original, tx.toPSBT(0))).toEqual({
+      ok: false,
+      reason: "added input 1's sequence is not the original's (144, not 4294967293)",
+    });
+  });
+
   it('refuses a replacement that pays no more', () => {
     expect(
       tampered((tx) => tx.updateOutput(2, { amount: tx.getOutput(2).amount! + 100_000n })),
