@@ -20,8 +20,10 @@ import {
 import type { ChainOutput, ChainTip, TxStatus } from '../chain/port';
 import type { EsploraPrevout, EsploraTx } from '../chain/esplora-types';
 import { blockHash, ZERO_HASH } from './block';
+import { checkMempoolChain } from './chain-limits';
 import { allocateUnit, checkSignatures, type Prevout } from './checks';
 import { recommendedFees } from './fees';
+import { checkFinal, checkSequenceLocks, MEDIAN_TIME_SPAN, medianTimePast } from './locks';
 import {
   checkAmounts,
   checkShape,
@@ -297,6 +299,13 @@ export class Devnet {
   private async accept(rawHex: string): Promise<string> {
     const tx = decodeRawTx(rawHex);
     checkShape(tx);
+    // Valid in the next block only: height tip + 1, the tip's median time past (BIP-113).
+    const tip = await this.tip();
+    const next = {
+      height: tip.height + 1,
+      medianTimePast: await this.medianTimePastAt(tip.height),
+    };
+    checkFinal(tx, next.height, next.medianTimePast);
     const txid = tx.id;
     const known = await this.db
       .selectFrom('devnet_txs')
@@ -306,6 +315,7 @@ export class Devnet {
     if (known) refuse(known.block_height === null ? REJECT.inMempool : REJECT.inChain);
 
     const prevouts: Prevout[] = [];
+    const coinHeights: number[] = [];
     const inputUnits: bigint[] = [];
     /** Mempool transactions that spend one of our inputs: candidates for replacement. */
     const conflicts = new Set<string>();
@@ -328,14 +338,29 @@ export class Devnet {
         if (spender.block_height !== null) refuse(REJECT.missingOrSpent);
         conflicts.add(row.spent_txid);
       }
+      const coin = await this.db
+        .selectFrom('devnet_txs')
+        .select('block_height')
+        .where('txid', '=', row.txid)
+        .executeTakeFirstOrThrow();
+      // A coin still in the mempool counts as mined in the next block (Core's CheckSequenceLocksAtTip).
+      coinHeights.push(coin.block_height === null ? next.height : num(coin.block_height));
       prevouts.push({ script: hex.decode(row.script_hex), amount: big(row.value) });
       inputUnits.push(big(row.unit_amount));
       valueIn += big(row.value);
     }
+    await checkSequenceLocks(tx, {
+      ...next,
+      coinHeights,
+      medianTimePastAt: (height) => this.medianTimePastAt(height),
+    });
     let valueOut = 0n;
     for (let i = 0; i < tx.outputsLength; i++) valueOut += tx.getOutput(i).amount!;
     const fee = checkAmounts(valueIn, valueOut, tx.vsize);
     const evicted = conflicts.size > 0 ? await this.replaceable(tx, fee, conflicts) : [];
+    const parents = [];
+    for (let i = 0; i < tx.inputsLength; i++) parents.push(hex.encode(tx.getInput(i).txid!));
+    await checkMempoolChain(this.db, parents, tx.vsize, new Set(evicted));
     checkSignatures(tx, prevouts);
     const units = allocateUnit(tx, inputUnits, this.unitRuneId);
 
@@ -657,6 +682,18 @@ export class Devnet {
       .limit(1)
       .executeTakeFirstOrThrow();
     return { height: num(row.height), hash: row.hash, time: num(row.time) };
+  }
+
+  /** BIP-113's median time past of the block at `height`: the median of it and the 10 before. */
+  async medianTimePastAt(height: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('devnet_blocks')
+      .select('time')
+      .where('height', '<=', height)
+      .orderBy('height', 'desc')
+      .limit(MEDIAN_TIME_SPAN)
+      .execute();
+    return medianTimePast(rows.map((r) => num(r.time)));
   }
 
   async blockHashAt(height: number): Promise<string | null> {
