@@ -18,8 +18,25 @@ import {
   type UtxoDto,
 } from '@unit/protocol';
 import type { ChainOutput, ChainTip, TxStatus } from '../chain/port';
-import type { EsploraPrevout, EsploraTx } from '../chain/esplora-types';
-import { blockHash, ZERO_HASH } from './block';
+import type {
+  EsploraBlock,
+  EsploraMempool,
+  EsploraMempoolRecent,
+  EsploraOutspend,
+  EsploraPrevout,
+  EsploraTx,
+} from '../chain/esplora-types';
+import { scriptAsm } from './asm';
+import {
+  blockHash,
+  displayHex,
+  merkleRoot,
+  REGTEST_BITS,
+  REGTEST_DIFFICULTY,
+  VERSION,
+  ZERO_HASH,
+} from './block';
+import { feeHistogram } from './fees';
 import { checkMempoolChain } from './chain-limits';
 import { allocateUnit, checkSignatures, type Prevout } from './checks';
 import { recommendedFees } from './fees';
@@ -812,6 +829,7 @@ export class Devnet {
     const tx = parseStoredTx(dtx.hex);
     const prevout = (o: DevnetTxOutput): EsploraPrevout => ({
       scriptpubkey: o.script_hex,
+      scriptpubkey_asm: scriptAsm(hex.decode(o.script_hex)),
       scriptpubkey_type: scriptType(hex.decode(o.script_hex)),
       ...(o.address !== null ? { scriptpubkey_address: o.address } : {}),
       value: o.value,
@@ -822,12 +840,15 @@ export class Devnet {
       locktime: tx.lockTime,
       vin: dtx.inputs.map((input, i) => {
         const raw = tx.getInput(i);
+        const scriptSig = raw.finalScriptSig ?? new Uint8Array();
+        const witness = raw.finalScriptWitness ?? [];
         return {
           txid: input.txid,
           vout: input.vout,
           prevout: input.prevout ? prevout(input.prevout) : null,
-          scriptsig: hex.encode(raw.finalScriptSig ?? new Uint8Array()),
-          witness: (raw.finalScriptWitness ?? []).map((w) => hex.encode(w)),
+          scriptsig: hex.encode(scriptSig),
+          scriptsig_asm: scriptAsm(scriptSig),
+          witness: witness.map((w) => hex.encode(w)),
           is_coinbase: input.is_coinbase,
           sequence: raw.sequence ?? 0xffffffff,
         };
@@ -858,6 +879,109 @@ export class Devnet {
       spent: row.spent_txid !== null,
       status: (await this.txStatus(row.txid)) ?? { confirmed: false },
     };
+  }
+
+  /** GET /tx/:txid/outspends: the spending status of every output, in order; null when unknown. */
+  async outspends(txid: string): Promise<EsploraOutspend[] | null> {
+    const rows = await this.db
+      .selectFrom('devnet_outputs')
+      .select('vout')
+      .where('txid', '=', txid)
+      .orderBy('vout')
+      .execute();
+    if (rows.length === 0) return null;
+    const all: EsploraOutspend[] = [];
+    for (const row of rows) all.push((await this.outspend(txid, row.vout))!);
+    return all;
+  }
+
+  /** GET /blocks[/:start_height]: the 10 blocks from `start` (the tip when absent) down. */
+  async esploraBlocks(start?: number): Promise<EsploraBlock[]> {
+    const tip = (await this.tip()).height;
+    const from = Math.min(start ?? tip, tip);
+    const blocks = await this.db
+      .selectFrom('devnet_blocks')
+      .selectAll()
+      .where('height', '<=', from)
+      .orderBy('height', 'desc')
+      .limit(10)
+      .execute();
+    const out: EsploraBlock[] = [];
+    for (const block of blocks) {
+      const height = num(block.height);
+      const txs = await this.db
+        .selectFrom('devnet_txs')
+        .select(['txid', 'hex', 'weight'])
+        .where('block_height', '=', height)
+        .orderBy('block_index')
+        .execute();
+      // Header, the transaction count's varint, then the transactions.
+      const countBytes = txs.length < 0xfd ? 1 : 3;
+      const size = 80 + countBytes + txs.reduce((sum, t) => sum + t.hex.length / 2, 0);
+      const weight = 4 * (80 + countBytes) + txs.reduce((sum, t) => sum + num(t.weight), 0);
+      out.push({
+        id: block.hash,
+        height,
+        version: VERSION,
+        timestamp: num(block.time),
+        tx_count: txs.length,
+        size,
+        weight,
+        merkle_root: displayHex(merkleRoot(txs.map((t) => t.txid))),
+        previousblockhash: height === 0 ? null : block.prev_hash,
+        mediantime: await this.medianTimePastAt(height),
+        nonce: 0,
+        bits: REGTEST_BITS,
+        difficulty: REGTEST_DIFFICULTY,
+      });
+    }
+    return out;
+  }
+
+  /** GET /mempool: count, vsize and fees of what waits, and its fee histogram. */
+  async mempoolStats(): Promise<EsploraMempool> {
+    const rows = await this.db
+      .selectFrom('devnet_txs')
+      .select(['fee', 'vsize', 'weight'])
+      .where('block_height', 'is', null)
+      .execute();
+    const waiting = rows.map((r) => ({
+      fee: num(r.fee),
+      vsize: num(r.vsize),
+      weight: num(r.weight),
+    }));
+    return {
+      count: waiting.length,
+      vsize: waiting.reduce((sum, t) => sum + t.vsize, 0),
+      total_fee: waiting.reduce((sum, t) => sum + t.fee, 0),
+      fee_histogram: feeHistogram(waiting),
+    };
+  }
+
+  /** GET /mempool/recent: the last 10 transactions to enter the mempool, newest first. */
+  async mempoolRecent(): Promise<EsploraMempoolRecent[]> {
+    const rows = await this.db
+      .selectFrom('devnet_txs')
+      .select(['txid', 'fee', 'vsize'])
+      .where('block_height', 'is', null)
+      .orderBy('seq', 'desc')
+      .limit(10)
+      .execute();
+    const recent: EsploraMempoolRecent[] = [];
+    for (const row of rows) {
+      const value = await this.db
+        .selectFrom('devnet_outputs')
+        .select((eb) => eb.fn.sum<number | string>('value').as('value'))
+        .where('txid', '=', row.txid)
+        .executeTakeFirst();
+      recent.push({
+        txid: row.txid,
+        fee: num(row.fee),
+        vsize: num(row.vsize),
+        value: num(value?.value ?? 0),
+      });
+    }
+    return recent;
   }
 
   /** Who spent an output, as esplora's GET /tx/:txid/outspend/:vout answers it. */

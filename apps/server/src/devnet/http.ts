@@ -6,6 +6,7 @@ import * as z from 'zod';
 import type { ApiErrorDto, Network } from '@unit/protocol';
 import { BroadcastError } from '../chain/port';
 import type { Devnet } from './devnet';
+import { registerEsploraReads } from './esplora-routes';
 import { renderAddressPage, renderReplacedPage, renderTxPage } from './explorer';
 import { DUST_LIMIT_SATS } from './policy';
 
@@ -135,6 +136,7 @@ export async function registerDevnetRoutes(
         return outspend ?? textError(reply, 404, 'Transaction not found');
       },
     );
+    registerEsploraReads(scope, devnet, '/esplora');
     // A standard transaction weighs at most 400,000 WU, so its hex is under 800,000 characters.
     scope.post<{ Body: string | undefined }>(
       '/esplora/tx',

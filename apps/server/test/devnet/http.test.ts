@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { hex } from '@scure/base';
 import { registerDevnetRoutes } from '../../src/devnet/http';
 import { ALICE, BOB, openTestDevnet, signedSpend, TREASURY, type Devnet } from './fixtures';
 
@@ -103,6 +104,7 @@ describe('esplora routes', () => {
     });
     expect(tx.vout[coin.vout]).toEqual({
       scriptpubkey: expect.any(String),
+      scriptpubkey_asm: `OP_0 OP_PUSHBYTES_20 ${hex.encode(ALICE.script.subarray(2))}`,
       scriptpubkey_type: 'v0_p2wpkh',
       scriptpubkey_address: ALICE.address,
       value: 26_000,
