@@ -12,6 +12,18 @@ import { call, codeOf, startHarness, TREASURY_KEY, type Harness, type TestWallet
 
 const OPTS = { allowUnknownOutputs: true } as const;
 
+/** The transaction with another lock time or version, inputs and outputs as they are. */
+function rebuilt(tx: Transaction, header: { lockTime?: number; version?: number }): Transaction {
+  const copy = new Transaction({
+    ...OPTS,
+    lockTime: header.lockTime ?? tx.lockTime,
+    version: header.version ?? tx.version,
+  });
+  for (let i = 0; i < tx.inputsLength; i++) copy.addInput(tx.getInput(i));
+  for (let i = 0; i < tx.outputsLength; i++) copy.addOutput(tx.getOutput(i));
+  return copy;
+}
+
 describe('guardian speed-up (BIP-125 replacement)', () => {
   let h: Harness;
   let alice: TestWallet;
@@ -42,7 +54,7 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
   async function replacement(
     original: { txid: string; spent: VaultUtxo },
     feeRate: number,
-    tamper?: (tx: Transaction) => void,
+    tamper?: (tx: Transaction) => unknown,
   ): Promise<string> {
     const rawHex = (await h.chain.txHex(original.txid))!;
     const tx = parseTransaction(rawHex);
@@ -63,8 +75,8 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     let psbt = built.psbt;
     if (tamper) {
       const draft = Transaction.fromPSBT(psbt, OPTS);
-      tamper(draft);
-      psbt = draft.toPSBT(0);
+      const result = tamper(draft);
+      psbt = (result instanceof Transaction ? result : draft).toPSBT(0);
     }
     for (const index of built.signInputs.user)
       psbt = signUserInputs(psbt, index === 0 ? alice.vaultKey : alice.paymentKey, [index]);
@@ -112,16 +124,12 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     };
     // nLockTime 1,900,000,000 (a time in 2030): co-signed, it could not be mined for years.
     const locked = await refusal(
-      await replacement(original, 10, (tx) => {
-        tx.global.fallbackLocktime = 1_900_000_000;
-      }),
+      await replacement(original, 10, (tx) => rebuilt(tx, { lockTime: 1_900_000_000 })),
     );
     expect(locked.code).toBe('bad_transaction');
     expect(locked.message).toMatch(/lock time differs from the original \(1900000000, was 0\)/);
     const version = await refusal(
-      await replacement(original, 10, (tx) => {
-        tx.global.txVersion = 1;
-      }),
+      await replacement(original, 10, (tx) => rebuilt(tx, { version: 1 })),
     );
     expect(version.message).toMatch(/version differs from the original \(1, was 2\)/);
     const relative = await refusal(
