@@ -203,7 +203,12 @@ export async function buildApp(
       });
       chain = new DevnetChain(devnet);
     } else {
-      chain = new EsploraChain({ ...config.services, network: config.network });
+      chain = new EsploraChain({
+        ...config.services,
+        network: config.network,
+        runesApi: config.runesApi,
+        unitRuneId: config.unitRuneId,
+      });
     }
 
     const guardian = createGuardian({

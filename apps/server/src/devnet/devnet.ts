@@ -26,7 +26,7 @@ import type {
   EsploraPrevout,
   EsploraTx,
 } from '../chain/esplora-types';
-import { scriptAsm } from './asm';
+import { scriptAsm } from '../chain/script-asm';
 import {
   blockHash,
   displayHex,
@@ -713,6 +713,17 @@ export class Devnet {
     return medianTimePast(rows.map((r) => num(r.time)));
   }
 
+  /** The txid at `index` in the block at `height` (0 is the coinbase), or null. */
+  async txidAt(height: number, index: number): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('devnet_txs')
+      .select('txid')
+      .where('block_height', '=', height)
+      .where('block_index', '=', index)
+      .executeTakeFirst();
+    return row?.txid ?? null;
+  }
+
   async blockHashAt(height: number): Promise<string | null> {
     const row = await this.db
       .selectFrom('devnet_blocks')
@@ -1010,7 +1021,7 @@ export class Devnet {
    * Every output ever paid to the address, oldest first, with where it was created and whether its
    * spender is confirmed: one query, since the faucet's address collects a coinbase every block.
    */
-  private async addressRows(address: string) {
+  async addressRows(address: string) {
     const rows = await this.db
       .selectFrom('devnet_outputs as o')
       .innerJoin('devnet_txs as t', 't.txid', 'o.txid')

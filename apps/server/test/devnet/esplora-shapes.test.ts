@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { hex } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { encodeRunestone } from '@unit/bitcoin';
-import { scriptAsm } from '../../src/devnet/asm';
+import { scriptAsm } from '../../src/chain/script-asm';
 import { registerDevnetRoutes } from '../../src/devnet/http';
 import { ALICE, BOB, openTestDevnet, signedSpend, type Devnet } from './fixtures';
 

@@ -141,3 +141,54 @@ export function scriptAsm(script: Uint8Array): string {
   }
   return out;
 }
+
+const CODES = new Map<string, number>(
+  Object.entries(NAMES).map(([code, name]) => [name, Number(code)]),
+);
+
+/**
+ * The script bytes of an assembly text as scriptAsm writes it (older ord servers answer an output's
+ * script_pubkey so); null when a token is not understood.
+ */
+export function asmScript(asm: string): Uint8Array | null {
+  const out: number[] = [];
+  const tokens = asm.trim() === '' ? [] : asm.trim().split(/\s+/);
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const push = /^OP_PUSHBYTES_(\d+)$/.exec(token);
+    const data = /^OP_PUSHDATA([124])$/.exec(token);
+    if (push || data) {
+      const bytes = /^[0-9a-f]*$/.test(tokens[i + 1] ?? '') ? hex.decode(tokens[++i]!) : null;
+      if (!bytes) return null;
+      if (push) {
+        if (Number(push[1]) !== bytes.length || bytes.length > 0x4b) return null;
+        out.push(bytes.length);
+      } else {
+        const size = Number(data![1]);
+        out.push(size === 1 ? 0x4c : size === 2 ? 0x4d : 0x4e);
+        for (let b = 0; b < size; b++) out.push(Math.floor(bytes.length / 256 ** b) & 0xff);
+      }
+      out.push(...bytes);
+      continue;
+    }
+    if (token === 'OP_0') out.push(0);
+    else if (/^OP_PUSHNUM_(\d+)$/.test(token)) {
+      const n = Number(token.slice(11));
+      if (n < 1 || n > 16) return null;
+      out.push(0x50 + n);
+    } else if (/^OP_NOP(\d+)$/.test(token)) {
+      const n = Number(token.slice(6));
+      if (n < 1 || n > 10 || n === 2 || n === 3) return null;
+      out.push(0xaf + n);
+    } else if (/^OP_RETURN_(\d+)$/.test(token)) {
+      const n = Number(token.slice(10));
+      if (n < 0xbb || n > 0xfe) return null;
+      out.push(n);
+    } else {
+      const code = token.startsWith('OP_') ? CODES.get(token.slice(3)) : undefined;
+      if (code === undefined) return null;
+      out.push(code);
+    }
+  }
+  return Uint8Array.from(out);
+}
