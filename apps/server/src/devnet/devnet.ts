@@ -282,14 +282,19 @@ export class Devnet {
     const amount = BigInt(sats);
     const script = OutScript.encode(Address(this.network).decode(address));
     return this.mutex.run(async () => {
-      const utxos = await this.db
-        .selectFrom('devnet_outputs')
-        .select(['txid', 'vout', 'value'])
-        .where('script_hex', '=', hex.encode(this.faucetScript))
-        .where('spent_txid', 'is', null)
-        .where('unit_amount', '=', 0)
-        .orderBy('value', 'desc')
-        .execute();
+      // Mined outputs first, largest first: paying from the last payment's change would chain the
+      // faucet's payments past the mempool's 25-transaction limit between two blocks.
+      const utxos = (
+        await this.db
+          .selectFrom('devnet_outputs as o')
+          .innerJoin('devnet_txs as t', 't.txid', 'o.txid')
+          .select(['o.txid', 'o.vout', 'o.value', 't.block_height'])
+          .where('o.script_hex', '=', hex.encode(this.faucetScript))
+          .where('o.spent_txid', 'is', null)
+          .where('o.unit_amount', '=', 0)
+          .orderBy('o.value', 'desc')
+          .execute()
+      ).sort((a, b) => Number(a.block_height === null) - Number(b.block_height === null));
       const tx = new Transaction();
       tx.addOutput({ script, amount });
       let total = 0n;

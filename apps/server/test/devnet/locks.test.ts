@@ -221,6 +221,16 @@ describe('ancestor and descendant limits', () => {
     expect(await devnet.broadcast(next.hex)).toBe(next.id);
   });
 
+  it('lets the faucet pay from mined outputs first, so its payments do not chain', async () => {
+    const { devnet, mine } = await fresh();
+    await mine(6);
+    for (let i = 0; i < 6; i++) {
+      const txid = await devnet.fund(BOB.address, 10_000n);
+      for (const input of (await devnet.getTx(txid))!.inputs)
+        expect((await devnet.txStatus(input.txid))?.confirmed).toBe(true);
+    }
+  });
+
   it('refuses a 25th descendant of one unconfirmed transaction', async () => {
     const { devnet } = await fresh();
     const parent = spend([await coin(devnet, 3_000_000n)], { outputs: 25 });
