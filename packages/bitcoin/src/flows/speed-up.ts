@@ -259,8 +259,13 @@ export function checkFeeOnlyReplacement(
   for (let i = 0; i < layout; i++) {
     const was = before.outputs[i]!;
     const now = after.outputs[i]!;
-    if (!equalBytes(was.script, now.script) || was.amount !== now.amount)
-      return { ok: false, reason: `output ${i} differs from the original` };
+    if (!equalBytes(was.script, now.script))
+      return { ok: false, reason: `output ${i}'s script differs from the original` };
+    if (was.amount !== now.amount)
+      return {
+        ok: false,
+        reason: `output ${i}'s amount differs from the original (${now.amount}, was ${was.amount})`,
+      };
   }
   if (after.outputs.length > layout) {
     const change = after.outputs[layout]!;
