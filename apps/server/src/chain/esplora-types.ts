@@ -18,6 +18,10 @@ export interface EsploraVin {
   witness: string[];
   is_coinbase: boolean;
   sequence: number;
+  /** A P2SH spend's redeem script. */
+  inner_redeemscript_asm?: string;
+  /** A P2WSH (or P2SH-P2WSH) spend's witness script. */
+  inner_witnessscript_asm?: string;
 }
 
 export interface EsploraTx {

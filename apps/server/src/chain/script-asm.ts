@@ -192,3 +192,50 @@ export function asmScript(asm: string): Uint8Array | null {
   }
   return Uint8Array.from(out);
 }
+
+/** The data of the script's last instruction when it is a push (rust-bitcoin: instructions().last()). */
+function lastPush(script: Uint8Array): Uint8Array | null {
+  let last: Uint8Array | null = null;
+  let i = 0;
+  while (i < script.length) {
+    const op = script[i++]!;
+    const lengthBytes = LENGTH_BYTES[op];
+    if (op > 0x4b && lengthBytes === undefined) {
+      last = null;
+      continue;
+    }
+    let length = op <= 0x4b ? op : 0;
+    if (lengthBytes !== undefined) {
+      if (i + lengthBytes > script.length) return null;
+      for (let b = lengthBytes - 1; b >= 0; b--) length = length * 256 + script[i + b]!;
+      i += lengthBytes;
+    }
+    if (i + length > script.length) return null;
+    last = script.subarray(i, i + length);
+    i += length;
+  }
+  return last;
+}
+
+const isP2sh = (s: Uint8Array) =>
+  s.length === 23 && s[0] === 0xa9 && s[1] === 0x14 && s[22] === 0x87;
+const isP2wsh = (s: Uint8Array) => s.length === 34 && s[0] === 0x00 && s[1] === 0x20;
+
+/**
+ * esplora's `inner_redeemscript_asm` (a P2SH spend's redeem script, the scriptSig's last push) and
+ * `inner_witnessscript_asm` (a P2WSH or P2SH-P2WSH spend's witness script, the last witness item);
+ * each present only when the input has one, as electrs leaves them out otherwise.
+ */
+export function innerScriptsAsm(
+  prevoutScript: Uint8Array,
+  scriptSig: Uint8Array,
+  witness: readonly Uint8Array[],
+): { inner_redeemscript_asm?: string; inner_witnessscript_asm?: string } {
+  const redeem = isP2sh(prevoutScript) ? lastPush(scriptSig) : null;
+  const wrapsWsh = isP2wsh(prevoutScript) || (redeem !== null && isP2wsh(redeem));
+  const witnessScript = wrapsWsh ? witness[witness.length - 1] : undefined;
+  return {
+    ...(redeem !== null ? { inner_redeemscript_asm: scriptAsm(redeem) } : {}),
+    ...(witnessScript ? { inner_witnessscript_asm: scriptAsm(witnessScript) } : {}),
+  };
+}

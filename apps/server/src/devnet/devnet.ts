@@ -26,7 +26,7 @@ import type {
   EsploraPrevout,
   EsploraTx,
 } from '../chain/esplora-types';
-import { scriptAsm } from '../chain/script-asm';
+import { innerScriptsAsm, scriptAsm } from '../chain/script-asm';
 import {
   blockHash,
   displayHex,
@@ -867,6 +867,9 @@ export class Devnet {
           witness: witness.map((w) => hex.encode(w)),
           is_coinbase: input.is_coinbase,
           sequence: raw.sequence ?? 0xffffffff,
+          ...(input.prevout
+            ? innerScriptsAsm(hex.decode(input.prevout.script_hex), scriptSig, witness)
+            : {}),
         };
       }),
       vout: dtx.outputs.map(prevout),

@@ -4,9 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { hex } from '@scure/base';
+import { p2sh, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { encodeRunestone } from '@unit/bitcoin';
-import { scriptAsm } from '../../src/chain/script-asm';
+import { innerScriptsAsm, scriptAsm } from '../../src/chain/script-asm';
 import { registerDevnetRoutes } from '../../src/devnet/http';
 import { ALICE, BOB, openTestDevnet, signedSpend, type Devnet } from './fixtures';
 
@@ -206,5 +207,39 @@ describe('esplora routes of the devnet', () => {
     );
     expect((await fetch(`${base}/tx/${'0'.repeat(64)}/outspends`)).status).toBe(404);
     expect((await fetch(`${base}/tx/${'0'.repeat(64)}/raw`)).status).toBe(404);
+  });
+
+  it('names the redeem script of a P2SH-wrapped spend, and leaves the inner fields out otherwise', async () => {
+    const wrapped = p2sh(p2wpkh(ALICE.pubkey, TEST_NETWORK), TEST_NETWORK);
+    const funding = await devnet.fund(wrapped.address!, 50_000n);
+    const vout = (await devnet.getTx(funding))!.outputs.findIndex(
+      (o) => o.address === wrapped.address,
+    );
+    const tx = new Transaction();
+    tx.addInput({
+      txid: funding,
+      index: vout,
+      witnessUtxo: { script: wrapped.script, amount: 50_000n },
+      redeemScript: wrapped.redeemScript!,
+    });
+    tx.addOutput({ script: BOB.script, amount: 49_000n });
+    tx.sign(ALICE.secret);
+    tx.finalize();
+    const txid = await devnet.broadcast(tx.hex);
+    const answer = await json<{ vin: Record<string, unknown>[] }>(`/tx/${txid}`);
+    expect(answer.vin[0]).toMatchObject({
+      scriptsig_asm: `OP_PUSHBYTES_22 ${hex.encode(wrapped.redeemScript!)}`,
+      inner_redeemscript_asm: `OP_0 OP_PUSHBYTES_20 ${hex.encode(ALICE.script.subarray(2))}`,
+    });
+    expect(answer.vin[0]).not.toHaveProperty('inner_witnessscript_asm');
+    const plain = await json<{ vin: Record<string, unknown>[] }>(`/tx/${runestoneTxid}`);
+    expect(plain.vin[0]).not.toHaveProperty('inner_redeemscript_asm');
+    expect(plain.vin[0]).not.toHaveProperty('inner_witnessscript_asm');
+    // A P2WSH spend: its witness script is the last witness item.
+    const witnessScript = Uint8Array.of(0x51);
+    const wsh = hex.decode(`0020${'11'.repeat(32)}`);
+    expect(innerScriptsAsm(wsh, new Uint8Array(), [Uint8Array.of(1), witnessScript])).toEqual({
+      inner_witnessscript_asm: 'OP_PUSHNUM_1',
+    });
   });
 });
