@@ -11,15 +11,24 @@ import type { Chain } from '../chain/port';
 export const INDEXER_PROXY_PREFIX = '/api/indexer';
 const CACHE_MS = 5_000;
 const MAX_CACHED = 10_000;
+/** Reads of ord in flight at once; past it a new address is refused (503) rather than queued. */
+export const MAX_INDEXER_READS = 8;
+
+export class IndexerBusyError extends Error {}
 
 /** One pending or recent read per key; the oldest entries go first past MAX_CACHED. */
 function cached<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
   const entries = new Map<string, { at: number; value: Promise<T> }>();
+  let inFlight = 0;
   return (key) => {
     const now = Date.now();
     const hit = entries.get(key);
     if (hit && now - hit.at < CACHE_MS) return hit.value;
-    const value = read(key);
+    if (inFlight >= MAX_INDEXER_READS) return Promise.reject(new IndexerBusyError());
+    inFlight += 1;
+    const value = read(key).finally(() => {
+      inFlight -= 1;
+    });
     value.catch(() => entries.delete(key));
     entries.delete(key);
     entries.set(key, { at: now, value });
@@ -35,8 +44,12 @@ export function registerIndexerProxy(
 ): void {
   const unitOutputs = cached((address) => chain.unitOutputs(address));
   const paymentUtxos = cached((address) => chain.paymentUtxos(address));
-  const unavailable = (reply: FastifyReply) =>
-    reply.code(502).send({ error: 'The runes indexer did not answer', code: 'internal' });
+  const unavailable = (reply: FastifyReply, error: unknown) =>
+    error instanceof IndexerBusyError
+      ? reply
+          .code(503)
+          .send({ error: 'The runes indexer is busy, try again', code: 'rate_limited' })
+      : reply.code(502).send({ error: 'The runes indexer did not answer', code: 'internal' });
 
   app.get<{ Params: { address: string } }>(
     `${INDEXER_PROXY_PREFIX}/address/:address/outputs`,
@@ -47,7 +60,7 @@ export function registerIndexerProxy(
         return await unitOutputs(req.params.address);
       } catch (error) {
         req.log.warn({ err: error }, 'runes indexer read failed');
-        return unavailable(reply);
+        return unavailable(reply, error);
       }
     },
   );
@@ -60,7 +73,7 @@ export function registerIndexerProxy(
         return await paymentUtxos(req.params.address);
       } catch (error) {
         req.log.warn({ err: error }, 'runes indexer read failed');
-        return unavailable(reply);
+        return unavailable(reply, error);
       }
     },
   );
