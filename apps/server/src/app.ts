@@ -21,6 +21,7 @@ import { TelegramNotifier } from './notify/telegram';
 import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';
 import { registerApiRoutes } from './http/api';
+import { registerIndexerProxy } from './http/indexer-proxy';
 import { registerClientErrorRoutes } from './http/client-errors';
 import { rateLimitMigrations, sharedHitCounter } from './http/shared-rate-limits';
 import { registerMissionRoutes } from './http/missions';
@@ -204,7 +205,12 @@ export async function buildApp(
       });
       chain = new DevnetChain(devnet);
     } else {
-      chain = new EsploraChain({ ...config.services, network: config.network });
+      chain = new EsploraChain({
+        ...config.services,
+        network: config.network,
+        runesApi: config.runesApi,
+        unitRuneId: config.unitRuneId,
+      });
     }
 
     const guardian = createGuardian({
@@ -397,6 +403,9 @@ export async function buildApp(
       notifier,
       unitRuneId: () => runeId,
     });
+    // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
+    if (!devnet && config.runesApi === 'ord')
+      registerIndexerProxy(app, chain, config.network === 'mainnet' ? NETWORK : TEST_NETWORK);
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
     registerClientErrorRoutes(app);

@@ -46,6 +46,8 @@ export interface ServerConfig {
   guardianOrigins: string[];
   /** The UNIT rune's id (`block:tx`) on a real network; the devnet etches its own. */
   unitRuneId: string;
+  /** How runes and ordinals are read off the devnet: this product's routes, or ord's JSON API. */
+  runesApi: 'unit' | 'ord';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   blockIntervalMs: number;
   /** Devnet starting price, USD cents. */
@@ -166,6 +168,10 @@ const envSchema = z.object({
   MEMPOOL_URL: url('MEMPOOL_URL'),
   ORDINALS_URL: url('ORDINALS_URL'),
   RUNES_URL: url('RUNES_URL'),
+  RUNES_API: z.preprocess(
+    blankToUndefined,
+    z.enum(['unit', 'ord'], { error: 'RUNES_API must be unit or ord' }).optional(),
+  ),
   EXPLORER_URL: url('EXPLORER_URL'),
   TELEGRAM_BOT_TOKEN: z.preprocess(
     blankToUndefined,
@@ -335,6 +341,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     publicOrigin: e.PUBLIC_ORIGIN ?? null,
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
     unitRuneId: e.UNIT_RUNE_ID ?? '1:1',
+    runesApi: e.RUNES_API ?? 'unit',
     logLevel: e.LOG_LEVEL ?? 'info',
     blockIntervalMs: e.BLOCK_INTERVAL ?? 10_000,
     startPriceCents: (e.START_PRICE ?? 95_000) * 100,

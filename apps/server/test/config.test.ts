@@ -52,6 +52,12 @@ describe('loadConfig', () => {
     );
   });
 
+  it("reads runes through this product's routes unless RUNES_API=ord", () => {
+    expect(loadConfig({}).runesApi).toBe('unit');
+    expect(loadConfig({ RUNES_API: 'ord' }).runesApi).toBe('ord');
+    expect(() => loadConfig({ RUNES_API: 'hiro' })).toThrow(/RUNES_API must be unit or ord/);
+  });
+
   it('refuses a non-postgres DATABASE_URL and an out-of-range port', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/postgres:\/\//);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be at most 65535/);

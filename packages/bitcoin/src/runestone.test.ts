@@ -175,16 +175,54 @@ describe('encodeRunestone', () => {
     );
   });
 
-  it('splits payloads over 520 bytes into several pushes', () => {
+  it('writes a payload over 520 bytes as one push, as ord does', () => {
     const edicts = Array.from({ length: 40 }, (_, i) => ({
       id: { block: 1n << 50n, tx: i },
       amount: 1n << 100n,
       output: 0,
     }));
     const script = encodeRunestone({ edicts });
-    expect(script[2]).toBe(0x4d); // OP_PUSHDATA2 for the first 520-byte chunk
-    expect(hex.encode(script)).toBe(libBytes({ edicts }));
+    const length = script[3]! | (script[4]! << 8);
+    expect(length).toBeGreaterThan(520);
+    // OP_RETURN OP_13 OP_PUSHDATA2 <length> <payload>: nothing after the one push.
+    expect([...script.slice(0, 3)]).toEqual([0x6a, 0x5d, 0x4d]);
+    expect(script.length).toBe(5 + length);
     expect(decodeRunestone(outputsWith(script))).toEqual({ runestone: { edicts } });
+  });
+
+  it('writes no push for an empty runestone (ord: OP_RETURN OP_13 alone)', () => {
+    expect(hex.encode(encodeRunestone({ edicts: [] }))).toBe('6a5d');
+  });
+});
+
+describe('decodeRunestone (pushes)', () => {
+  it('still reads a payload split over several pushes, and any push size ord reads', () => {
+    const edicts = Array.from({ length: 40 }, (_, i) => ({
+      id: { block: 1n << 50n, tx: i },
+      amount: 1n << 100n,
+      output: 0,
+    }));
+    const one = encodeRunestone({ edicts });
+    const payload = one.slice(5);
+    // runestone-lib's layout: 520-byte pushes, then the rest.
+    expect(libBytes({ edicts })).not.toBe(hex.encode(one));
+    expect(decodeRunestone(outputsWith(hex.decode(libBytes({ edicts }))))).toEqual({
+      runestone: { edicts },
+    });
+    // OP_PUSHDATA4 and non-minimal pushes: ord's script reader takes any push opcode.
+    const n = payload.length;
+    const pushdata4 = Uint8Array.of(0x6a, 0x5d, 0x4e, n & 0xff, n >> 8, 0, 0, ...payload);
+    expect(decodeRunestone(outputsWith(pushdata4))).toEqual({ runestone: { edicts } });
+    const small = encodeRunestone({ edicts: edicts.slice(0, 1) });
+    const nonMinimal = Uint8Array.of(0x6a, 0x5d, 0x4c, small[2]!, ...small.slice(3));
+    expect(decodeRunestone(outputsWith(nonMinimal))).toEqual({
+      runestone: { edicts: edicts.slice(0, 1) },
+    });
+    // A push running past the end is a cenotaph, as ord reads it.
+    expect(decodeRunestone(outputsWith(Uint8Array.of(0x6a, 0x5d, 0x4d, 0xff, 0x00, 1)))).toEqual({
+      cenotaph: true,
+      flaws: ['invalid_script'],
+    });
   });
 });
 

@@ -96,7 +96,6 @@ const OP_13 = 0x5d;
 const OP_PUSHDATA1 = 0x4c;
 const OP_PUSHDATA2 = 0x4d;
 const OP_PUSHDATA4 = 0x4e;
-const MAX_SCRIPT_ELEMENT_SIZE = 520;
 
 const U32_MAX = 0xffffffffn;
 const U64_MAX = (1n << 64n) - 1n;
@@ -215,16 +214,21 @@ function pushTag(payload: number[], tag: bigint, value: bigint): void {
   payload.push(...encodeVarint(tag), ...encodeVarint(value));
 }
 
-function pushData(script: number[], data: Uint8Array): void {
-  if (data.length < OP_PUSHDATA1) script.push(data.length);
-  else if (data.length <= 0xff) script.push(OP_PUSHDATA1, data.length);
-  else script.push(OP_PUSHDATA2, data.length & 0xff, data.length >> 8);
-  script.push(...data);
+/** A minimal push of `data`, as rust-bitcoin's `push_slice` writes it (ord builds with it). */
+function pushData(script: number[], data: readonly number[]): void {
+  const n = data.length;
+  if (n < OP_PUSHDATA1) script.push(n);
+  else if (n <= 0xff) script.push(OP_PUSHDATA1, n);
+  else if (n <= 0xffff) script.push(OP_PUSHDATA2, n & 0xff, n >> 8);
+  else script.push(OP_PUSHDATA4, n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24);
+  for (const byte of data) script.push(byte);
 }
 
 /**
- * The runestone output script: `OP_RETURN OP_13 <payload pushes>`. Edicts are written sorted by rune
- * id (stable), as the delta encoding requires; that sorted order is the one allocation follows.
+ * The runestone output script: `OP_RETURN OP_13 <payload>`, the payload in one push however long
+ * (ord's `Runestone::encipher`: an OP_RETURN output is never executed, so the 520-byte element limit
+ * does not apply; an empty payload is no push at all). Edicts are written sorted by rune id
+ * (stable), as the delta encoding requires; that sorted order is the one allocation follows.
  */
 export function encodeRunestone(runestone: Runestone): Uint8Array {
   const payload: number[] = [];
@@ -291,9 +295,7 @@ export function encodeRunestone(runestone: Runestone): Uint8Array {
     }
   }
   const script: number[] = [OP_RETURN, OP_13];
-  for (let i = 0; i < payload.length; i += MAX_SCRIPT_ELEMENT_SIZE) {
-    pushData(script, Uint8Array.from(payload.slice(i, i + MAX_SCRIPT_ELEMENT_SIZE)));
-  }
+  if (payload.length > 0) pushData(script, payload);
   return Uint8Array.from(script);
 }
 

@@ -9,6 +9,7 @@ import type {
   UtxoDto,
 } from '@unit/protocol';
 import type { EsploraOutspend, EsploraTx } from './esplora-types';
+import { OrdIndexer } from './ord';
 import { BroadcastError, type Chain, type ChainOutput, type ChainTip, type TxStatus } from './port';
 
 export interface EsploraChainOptions {
@@ -17,6 +18,12 @@ export interface EsploraChainOptions {
   ordinalsUrl: string;
   runesUrl: string;
   network: Network;
+  /**
+   * How runes and ordinals are read: `unit`, this product's routes under runesUrl and ordinalsUrl
+   * (the devnet's); `ord`, ord's JSON API at runesUrl (see ord.ts), with `unitRuneId` naming UNIT.
+   */
+  runesApi?: 'unit' | 'ord';
+  unitRuneId?: string;
   /** How often onBlock polls the tip while someone listens. Default 5 s. */
   pollMs?: number;
   fetch?: typeof fetch;
@@ -62,6 +69,7 @@ export class EsploraChain implements Chain {
   private readonly listeners = new Set<(tip: ChainTip) => void>();
   private poller: ReturnType<typeof setInterval> | null = null;
   private lastTip: ChainTip | null = null;
+  private readonly ord: OrdIndexer | null;
 
   constructor(private readonly options: EsploraChainOptions) {
     this.esplora = trimSlash(options.esploraUrl);
@@ -70,6 +78,14 @@ export class EsploraChain implements Chain {
     this.runes = trimSlash(options.runesUrl);
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.pollMs = options.pollMs ?? 5_000;
+    this.ord =
+      options.runesApi === 'ord'
+        ? new OrdIndexer({
+            url: this.runes,
+            unitRuneId: options.unitRuneId ?? '',
+            fetch: this.fetch,
+          })
+        : null;
   }
 
   private async request(url: string, init?: RequestInit): Promise<string> {
@@ -108,11 +124,13 @@ export class EsploraChain implements Chain {
     return this.json(`${this.esplora}/address/${encodeURIComponent(address)}/utxo`);
   }
 
-  paymentUtxos(address: string): Promise<UtxoDto[]> {
+  async paymentUtxos(address: string): Promise<UtxoDto[]> {
+    if (this.ord) return this.ord.paymentOnly(await this.utxos(address));
     return this.json(`${this.ordinals}/address/${encodeURIComponent(address)}/utxos`);
   }
 
   unitOutputs(address: string): Promise<UnitOutputDto[]> {
+    if (this.ord) return this.ord.unitOutputs(address);
     return this.json(`${this.runes}/address/${encodeURIComponent(address)}/outputs`);
   }
 
@@ -125,7 +143,10 @@ export class EsploraChain implements Chain {
     );
     const address = out.scriptpubkey_address ?? null;
     let unitAmount = 0;
-    if (address !== null) {
+    if (this.ord) {
+      const name = await this.ord.unitRuneName();
+      unitAmount = (await this.ord.output(txid, vout))?.runes?.[name]?.amount ?? 0;
+    } else if (address !== null) {
       const unitOutputs = await this.unitOutputs(address);
       unitAmount = unitOutputs.find((o) => o.txid === txid && o.vout === vout)?.unit_amount ?? 0;
     }

@@ -30,8 +30,10 @@ export function merkleRoot(txids: readonly string[]): Uint8Array {
 }
 
 // Regtest's proof-of-work limit: any nonce satisfies it, so no mining loop is needed.
-const REGTEST_BITS = 0x207fffff;
-const VERSION = 0x20000000;
+export const REGTEST_BITS = 0x207fffff;
+/** Core's GetDifficulty of REGTEST_BITS: 0xffff / 0x7fffff, shifted three bytes down. */
+export const REGTEST_DIFFICULTY = 0xffff / 0x7fffff / 256 ** 3;
+export const VERSION = 0x20000000;
 
 export function blockHash(prevHash: string, txids: readonly string[], time: number): string {
   const header = new Uint8Array(80);

@@ -18,10 +18,29 @@ import {
   type UtxoDto,
 } from '@unit/protocol';
 import type { ChainOutput, ChainTip, TxStatus } from '../chain/port';
-import type { EsploraPrevout, EsploraTx } from '../chain/esplora-types';
-import { blockHash, ZERO_HASH } from './block';
+import type {
+  EsploraBlock,
+  EsploraMempool,
+  EsploraMempoolRecent,
+  EsploraOutspend,
+  EsploraPrevout,
+  EsploraTx,
+} from '../chain/esplora-types';
+import { innerScriptsAsm, scriptAsm } from '../chain/script-asm';
+import {
+  blockHash,
+  displayHex,
+  merkleRoot,
+  REGTEST_BITS,
+  REGTEST_DIFFICULTY,
+  VERSION,
+  ZERO_HASH,
+} from './block';
+import { feeHistogram } from './fees';
+import { checkMempoolChain } from './chain-limits';
 import { allocateUnit, checkSignatures, type Prevout } from './checks';
 import { recommendedFees } from './fees';
+import { checkFinal, checkSequenceLocks, MEDIAN_TIME_SPAN, medianTimePast } from './locks';
 import {
   checkAmounts,
   checkShape,
@@ -263,14 +282,19 @@ export class Devnet {
     const amount = BigInt(sats);
     const script = OutScript.encode(Address(this.network).decode(address));
     return this.mutex.run(async () => {
-      const utxos = await this.db
-        .selectFrom('devnet_outputs')
-        .select(['txid', 'vout', 'value'])
-        .where('script_hex', '=', hex.encode(this.faucetScript))
-        .where('spent_txid', 'is', null)
-        .where('unit_amount', '=', 0)
-        .orderBy('value', 'desc')
-        .execute();
+      // Mined outputs first, largest first: paying from the last payment's change would chain the
+      // faucet's payments past the mempool's 25-transaction limit between two blocks.
+      const utxos = (
+        await this.db
+          .selectFrom('devnet_outputs as o')
+          .innerJoin('devnet_txs as t', 't.txid', 'o.txid')
+          .select(['o.txid', 'o.vout', 'o.value', 't.block_height'])
+          .where('o.script_hex', '=', hex.encode(this.faucetScript))
+          .where('o.spent_txid', 'is', null)
+          .where('o.unit_amount', '=', 0)
+          .orderBy('o.value', 'desc')
+          .execute()
+      ).sort((a, b) => Number(a.block_height === null) - Number(b.block_height === null));
       const tx = new Transaction();
       tx.addOutput({ script, amount });
       let total = 0n;
@@ -297,6 +321,13 @@ export class Devnet {
   private async accept(rawHex: string): Promise<string> {
     const tx = decodeRawTx(rawHex);
     checkShape(tx);
+    // Valid in the next block only: height tip + 1, the tip's median time past (BIP-113).
+    const tip = await this.tip();
+    const next = {
+      height: tip.height + 1,
+      medianTimePast: await this.medianTimePastAt(tip.height),
+    };
+    checkFinal(tx, next.height, next.medianTimePast);
     const txid = tx.id;
     const known = await this.db
       .selectFrom('devnet_txs')
@@ -306,6 +337,7 @@ export class Devnet {
     if (known) refuse(known.block_height === null ? REJECT.inMempool : REJECT.inChain);
 
     const prevouts: Prevout[] = [];
+    const coinHeights: number[] = [];
     const inputUnits: bigint[] = [];
     /** Mempool transactions that spend one of our inputs: candidates for replacement. */
     const conflicts = new Set<string>();
@@ -328,14 +360,29 @@ export class Devnet {
         if (spender.block_height !== null) refuse(REJECT.missingOrSpent);
         conflicts.add(row.spent_txid);
       }
+      const coin = await this.db
+        .selectFrom('devnet_txs')
+        .select('block_height')
+        .where('txid', '=', row.txid)
+        .executeTakeFirstOrThrow();
+      // A coin still in the mempool counts as mined in the next block (Core's CheckSequenceLocksAtTip).
+      coinHeights.push(coin.block_height === null ? next.height : num(coin.block_height));
       prevouts.push({ script: hex.decode(row.script_hex), amount: big(row.value) });
       inputUnits.push(big(row.unit_amount));
       valueIn += big(row.value);
     }
+    await checkSequenceLocks(tx, {
+      ...next,
+      coinHeights,
+      medianTimePastAt: (height) => this.medianTimePastAt(height),
+    });
     let valueOut = 0n;
     for (let i = 0; i < tx.outputsLength; i++) valueOut += tx.getOutput(i).amount!;
     const fee = checkAmounts(valueIn, valueOut, tx.vsize);
     const evicted = conflicts.size > 0 ? await this.replaceable(tx, fee, conflicts) : [];
+    const parents = [];
+    for (let i = 0; i < tx.inputsLength; i++) parents.push(hex.encode(tx.getInput(i).txid!));
+    await checkMempoolChain(this.db, parents, tx.vsize, new Set(evicted));
     checkSignatures(tx, prevouts);
     const units = allocateUnit(tx, inputUnits, this.unitRuneId);
 
@@ -659,6 +706,29 @@ export class Devnet {
     return { height: num(row.height), hash: row.hash, time: num(row.time) };
   }
 
+  /** BIP-113's median time past of the block at `height`: the median of it and the 10 before. */
+  async medianTimePastAt(height: number): Promise<number> {
+    const rows = await this.db
+      .selectFrom('devnet_blocks')
+      .select('time')
+      .where('height', '<=', height)
+      .orderBy('height', 'desc')
+      .limit(MEDIAN_TIME_SPAN)
+      .execute();
+    return medianTimePast(rows.map((r) => num(r.time)));
+  }
+
+  /** The txid at `index` in the block at `height` (0 is the coinbase), or null. */
+  async txidAt(height: number, index: number): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('devnet_txs')
+      .select('txid')
+      .where('block_height', '=', height)
+      .where('block_index', '=', index)
+      .executeTakeFirst();
+    return row?.txid ?? null;
+  }
+
   async blockHashAt(height: number): Promise<string | null> {
     const row = await this.db
       .selectFrom('devnet_blocks')
@@ -775,6 +845,7 @@ export class Devnet {
     const tx = parseStoredTx(dtx.hex);
     const prevout = (o: DevnetTxOutput): EsploraPrevout => ({
       scriptpubkey: o.script_hex,
+      scriptpubkey_asm: scriptAsm(hex.decode(o.script_hex)),
       scriptpubkey_type: scriptType(hex.decode(o.script_hex)),
       ...(o.address !== null ? { scriptpubkey_address: o.address } : {}),
       value: o.value,
@@ -785,14 +856,20 @@ export class Devnet {
       locktime: tx.lockTime,
       vin: dtx.inputs.map((input, i) => {
         const raw = tx.getInput(i);
+        const scriptSig = raw.finalScriptSig ?? new Uint8Array();
+        const witness = raw.finalScriptWitness ?? [];
         return {
           txid: input.txid,
           vout: input.vout,
           prevout: input.prevout ? prevout(input.prevout) : null,
-          scriptsig: hex.encode(raw.finalScriptSig ?? new Uint8Array()),
-          witness: (raw.finalScriptWitness ?? []).map((w) => hex.encode(w)),
+          scriptsig: hex.encode(scriptSig),
+          scriptsig_asm: scriptAsm(scriptSig),
+          witness: witness.map((w) => hex.encode(w)),
           is_coinbase: input.is_coinbase,
           sequence: raw.sequence ?? 0xffffffff,
+          ...(input.prevout
+            ? innerScriptsAsm(hex.decode(input.prevout.script_hex), scriptSig, witness)
+            : {}),
         };
       }),
       vout: dtx.outputs.map(prevout),
@@ -823,6 +900,109 @@ export class Devnet {
     };
   }
 
+  /** GET /tx/:txid/outspends: the spending status of every output, in order; null when unknown. */
+  async outspends(txid: string): Promise<EsploraOutspend[] | null> {
+    const rows = await this.db
+      .selectFrom('devnet_outputs')
+      .select('vout')
+      .where('txid', '=', txid)
+      .orderBy('vout')
+      .execute();
+    if (rows.length === 0) return null;
+    const all: EsploraOutspend[] = [];
+    for (const row of rows) all.push((await this.outspend(txid, row.vout))!);
+    return all;
+  }
+
+  /** GET /blocks[/:start_height]: the 10 blocks from `start` (the tip when absent) down. */
+  async esploraBlocks(start?: number): Promise<EsploraBlock[]> {
+    const tip = (await this.tip()).height;
+    const from = Math.min(start ?? tip, tip);
+    const blocks = await this.db
+      .selectFrom('devnet_blocks')
+      .selectAll()
+      .where('height', '<=', from)
+      .orderBy('height', 'desc')
+      .limit(10)
+      .execute();
+    const out: EsploraBlock[] = [];
+    for (const block of blocks) {
+      const height = num(block.height);
+      const txs = await this.db
+        .selectFrom('devnet_txs')
+        .select(['txid', 'hex', 'weight'])
+        .where('block_height', '=', height)
+        .orderBy('block_index')
+        .execute();
+      // Header, the transaction count's varint, then the transactions.
+      const countBytes = txs.length < 0xfd ? 1 : 3;
+      const size = 80 + countBytes + txs.reduce((sum, t) => sum + t.hex.length / 2, 0);
+      const weight = 4 * (80 + countBytes) + txs.reduce((sum, t) => sum + num(t.weight), 0);
+      out.push({
+        id: block.hash,
+        height,
+        version: VERSION,
+        timestamp: num(block.time),
+        tx_count: txs.length,
+        size,
+        weight,
+        merkle_root: displayHex(merkleRoot(txs.map((t) => t.txid))),
+        previousblockhash: height === 0 ? null : block.prev_hash,
+        mediantime: await this.medianTimePastAt(height),
+        nonce: 0,
+        bits: REGTEST_BITS,
+        difficulty: REGTEST_DIFFICULTY,
+      });
+    }
+    return out;
+  }
+
+  /** GET /mempool: count, vsize and fees of what waits, and its fee histogram. */
+  async mempoolStats(): Promise<EsploraMempool> {
+    const rows = await this.db
+      .selectFrom('devnet_txs')
+      .select(['fee', 'vsize', 'weight'])
+      .where('block_height', 'is', null)
+      .execute();
+    const waiting = rows.map((r) => ({
+      fee: num(r.fee),
+      vsize: num(r.vsize),
+      weight: num(r.weight),
+    }));
+    return {
+      count: waiting.length,
+      vsize: waiting.reduce((sum, t) => sum + t.vsize, 0),
+      total_fee: waiting.reduce((sum, t) => sum + t.fee, 0),
+      fee_histogram: feeHistogram(waiting),
+    };
+  }
+
+  /** GET /mempool/recent: the last 10 transactions to enter the mempool, newest first. */
+  async mempoolRecent(): Promise<EsploraMempoolRecent[]> {
+    const rows = await this.db
+      .selectFrom('devnet_txs')
+      .select(['txid', 'fee', 'vsize'])
+      .where('block_height', 'is', null)
+      .orderBy('seq', 'desc')
+      .limit(10)
+      .execute();
+    const recent: EsploraMempoolRecent[] = [];
+    for (const row of rows) {
+      const value = await this.db
+        .selectFrom('devnet_outputs')
+        .select((eb) => eb.fn.sum<number | string>('value').as('value'))
+        .where('txid', '=', row.txid)
+        .executeTakeFirst();
+      recent.push({
+        txid: row.txid,
+        fee: num(row.fee),
+        vsize: num(row.vsize),
+        value: num(value?.value ?? 0),
+      });
+    }
+    return recent;
+  }
+
   /** Who spent an output, as esplora's GET /tx/:txid/outspend/:vout answers it. */
   async outspend(
     txid: string,
@@ -849,7 +1029,7 @@ export class Devnet {
    * Every output ever paid to the address, oldest first, with where it was created and whether its
    * spender is confirmed: one query, since the faucet's address collects a coinbase every block.
    */
-  private async addressRows(address: string) {
+  async addressRows(address: string) {
     const rows = await this.db
       .selectFrom('devnet_outputs as o')
       .innerJoin('devnet_txs as t', 't.txid', 'o.txid')

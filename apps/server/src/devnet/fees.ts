@@ -56,3 +56,53 @@ export function recommendedFees(waiting: readonly WaitingTx[]): RecommendedFeesD
   );
   return { fastestFee, halfHourFee, hourFee, economyFee, minimumFee };
 }
+
+/** Width of a fee histogram bin, vbytes (electrs' VSIZE_BIN_WIDTH). */
+const HISTOGRAM_BIN_VSIZE = 50_000;
+
+/**
+ * Esplora's GET /mempool `fee_histogram` (the Electrum protocol's mempool.get_fee_histogram):
+ * [feerate, vsize] pairs from the highest rate down, each bin closing once it holds more than
+ * 50,000 vB and the rate changes; the rate is fee over weight / 4, unrounded.
+ */
+export function feeHistogram(
+  waiting: readonly { fee: number; weight: number }[],
+): [number, number][] {
+  const entries = waiting
+    .map((tx) => ({ rate: tx.fee / (tx.weight / 4), vsize: Math.ceil(tx.weight / 4) }))
+    .sort((a, b) => b.rate - a.rate);
+  const histogram: [number, number][] = [];
+  let bin = 0;
+  let lastRate = 0;
+  for (const { rate, vsize } of entries) {
+    if (bin > HISTOGRAM_BIN_VSIZE && lastRate !== rate) {
+      histogram.push([lastRate, bin]);
+      bin = 0;
+    }
+    lastRate = rate;
+    bin += vsize;
+  }
+  if (bin > 0) histogram.push([lastRate, bin]);
+  return histogram;
+}
+
+/** Esplora's confirmation targets of GET /fee-estimates (electrs: 1 to 25, 144, 504, 1008). */
+const ESTIMATE_TARGETS = [...Array.from({ length: 25 }, (_, i) => i + 1), 144, 504, 1008];
+
+/**
+ * GET /fee-estimates: sat/vB by confirmation target, from the same tiers as the recommended fees
+ * (the next block at Fast, three at Medium, up to a day at Slow, beyond at Economy).
+ */
+export function feeEstimates(fees: RecommendedFeesDto): Record<string, number> {
+  const estimates: Record<string, number> = {};
+  for (const target of ESTIMATE_TARGETS)
+    estimates[String(target)] =
+      target <= 1
+        ? fees.fastestFee
+        : target <= 3
+          ? fees.halfHourFee
+          : target <= 144
+            ? fees.hourFee
+            : fees.economyFee;
+  return estimates;
+}

@@ -6,6 +6,8 @@ import * as z from 'zod';
 import type { ApiErrorDto, Network } from '@unit/protocol';
 import { BroadcastError } from '../chain/port';
 import type { Devnet } from './devnet';
+import { registerEsploraReads } from './esplora-routes';
+import { registerOrdRoutes } from './ord-routes';
 import { renderAddressPage, renderReplacedPage, renderTxPage } from './explorer';
 import { DUST_LIMIT_SATS } from './policy';
 
@@ -15,6 +17,8 @@ export interface DevnetRoutesOptions {
 }
 
 const TXID = /^[0-9a-fA-F]{64}$/;
+/** The routes another instance reads as its network's services: any page origin may read them. */
+const CHAIN_ROUTES = /^\/(esplora|mempool|ordinals|runes|ord)\//;
 /** SPEC §5: a testnet address is tb1 bech32 of 39 to 59 characters. */
 const TESTNET_ADDRESS = /^tb1[02-9ac-hj-np-z]{36,56}$/;
 const MAX_FAUCET_SATS = 100 * 100_000_000;
@@ -54,6 +58,12 @@ export async function registerDevnetRoutes(
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
     const validAddress = (address: string): boolean => devnet.scriptOf(address) !== null;
+
+    // Playing the network for another instance: its web page reads these from its own origin.
+    scope.addHook('onSend', async (req, reply, payload) => {
+      if (CHAIN_ROUTES.test(req.url)) reply.header('access-control-allow-origin', '*');
+      return payload;
+    });
 
     // ---- esplora ----
     scope.get('/esplora/blocks/tip/height', async (_req, reply) =>
@@ -135,6 +145,7 @@ export async function registerDevnetRoutes(
         return outspend ?? textError(reply, 404, 'Transaction not found');
       },
     );
+    registerEsploraReads(scope, devnet, '/esplora');
     // A standard transaction weighs at most 400,000 WU, so its hex is under 800,000 characters.
     scope.post<{ Body: string | undefined }>(
       '/esplora/tx',
@@ -152,7 +163,14 @@ export async function registerDevnetRoutes(
     );
 
     // ---- mempool.space fees (SPEC §7) ----
-    scope.get(`/mempool/${options.network}/api/v1/fees/recommended`, async () => devnet.fees());
+    // Under the devnet's own path, and under signet's and mainnet's (mutinynet reads signet's), so
+    // an instance configured for those networks can take the devnet as its mempool service.
+    const feePaths = new Set([`/mempool/${options.network}`, '/mempool/signet', '/mempool']);
+    for (const path of feePaths)
+      scope.get(`${path}/api/v1/fees/recommended`, async () => devnet.fees());
+
+    // ---- ord's JSON API ----
+    registerOrdRoutes(scope, devnet, '/ord');
 
     // ---- ordinals and runes ----
     scope.get<{ Params: { address: string } }>(

@@ -25,6 +25,9 @@ export const REJECT = {
   spendsConflicting: 'bad-txns-spends-conflicting-tx',
   addsUnconfirmed: 'replacement-adds-unconfirmed',
   nonStandardInputs: 'bad-txns-nonstandard-inputs',
+  nonFinal: 'non-final',
+  nonBip68Final: 'non-BIP68-final',
+  tooLongMempoolChain: 'too-long-mempool-chain',
 } as const;
 
 export const refuse = (reason: string): never => {

@@ -1,7 +1,8 @@
 // vault.speedup: the guardian co-signs a BIP-125 replacement of a vault transaction it broadcast,
 // only while the original is unconfirmed and only when the replacement changes nothing but the fee
-// (checkFeeOnlyReplacement: same inputs, same vault output, state record, runestone and every
-// other amount; the extra fee from the user's change or an added payment input of theirs). Once the
+// (checkFeeOnlyReplacement: same version, lock time and sequences, same inputs, same vault output,
+// state record, runestone and every other amount; the extra fee from the user's change or an added
+// payment input of theirs; a refusal names what differed). Once the
 // network takes it, the store follows the new txid, so history keeps one record per action.
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';

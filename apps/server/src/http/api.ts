@@ -14,6 +14,7 @@ import {
   type VaultHistoryPageDto,
 } from '@unit/protocol';
 import type { ServerConfig } from '../config';
+import { INDEXER_PROXY_PREFIX } from './indexer-proxy';
 import { StalePriceError, type Oracle } from '../oracle/oracle';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { Database } from '../store/schema';
@@ -108,6 +109,10 @@ export function configDto(deps: ApiDeps): ConfigDto {
   return {
     network: config.network,
     ...config.services,
+    // With ord as the runes indexer the page reads runes through this server (indexer-proxy.ts).
+    ...(config.runesApi === 'ord' && config.network !== 'devnet'
+      ? { runesUrl: INDEXER_PROXY_PREFIX, ordinalsUrl: INDEXER_PROXY_PREFIX }
+      : {}),
     guardianUrl: '/guardian',
     docsUrl: DOCS_URL,
     social: SOCIAL,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { hex } from '@scure/base';
 import { registerDevnetRoutes } from '../../src/devnet/http';
 import { ALICE, BOB, openTestDevnet, signedSpend, TREASURY, type Devnet } from './fixtures';
 
@@ -103,6 +104,7 @@ describe('esplora routes', () => {
     });
     expect(tx.vout[coin.vout]).toEqual({
       scriptpubkey: expect.any(String),
+      scriptpubkey_asm: `OP_0 OP_PUSHBYTES_20 ${hex.encode(ALICE.script.subarray(2))}`,
       scriptpubkey_type: 'v0_p2wpkh',
       scriptpubkey_address: ALICE.address,
       value: 26_000,
@@ -161,7 +163,9 @@ describe('mempool, ordinals and runes routes', () => {
     const faucetTx = (await devnet.getTx(coin.txid))!;
     expect(busy.economyFee).toBe(Math.ceil(faucetTx.fee / faucetTx.vsize));
     expect(busy.minimumFee).toBe(1);
-    expect((await get('/mempool/signet/api/v1/fees/recommended')).statusCode).toBe(404);
+    // Playing the network for a signet instance: the same estimate under signet's path (issue 21).
+    expect((await get('/mempool/signet/api/v1/fees/recommended')).json()).toEqual(busy);
+    expect((await get('/mempool/testnet/api/v1/fees/recommended')).statusCode).toBe(404);
   });
 
   it('lists payment UTXOs without runes and UNIT outputs per address', async () => {

@@ -1,6 +1,7 @@
 // The devnet on PostgreSQL: the same chain rules with pg's bigint-as-string rows. Runs when
 // TEST_DATABASE_URL is set (scripts/ensure-postgres.sh), like the storage suite.
 import { describe, expect, it } from 'vitest';
+import { Transaction } from '@scure/btc-signer';
 import { encodeRunestone, parseRuneId } from '@unit/bitcoin';
 import { createDevnet } from '../../src/devnet/devnet';
 import {
@@ -94,6 +95,69 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
       await second.close();
     } finally {
       await dropPostgresSchema(url, first.schema);
+    }
+  });
+
+  it('holds lock times, BIP-68 and the 25-transaction chain limit, and reads its esplora lists', async () => {
+    const url = pgUrl!;
+    const store = await openPostgresTestDb(url);
+    try {
+      const devnet = await createDevnet({
+        db: store.db,
+        treasuryScript: TREASURY.trScript,
+        blockIntervalMs: 0,
+      });
+      const funding = await devnet.fund(ALICE.address, 1_000_000n);
+      await devnet.mine(1);
+      const vout = (await devnet.getTx(funding))!.outputs.findIndex(
+        (o) => o.address === ALICE.address,
+      );
+      const tip = (await devnet.tip()).height;
+      const first = { txid: funding, vout, value: 1_000_000n, key: ALICE };
+      const locked = (lockTime: number, sequence: number) => {
+        const tx = new Transaction({ lockTime });
+        tx.addInput({
+          txid: funding,
+          index: vout,
+          witnessUtxo: { script: ALICE.script, amount: 1_000_000n },
+          sequence,
+        });
+        tx.addOutput({ script: ALICE.script, amount: 999_000n });
+        tx.sign(ALICE.secret);
+        tx.finalize();
+        return tx;
+      };
+      await expect(devnet.broadcast(locked(tip + 5, 0xfffffffe).hex)).rejects.toThrow('non-final');
+      await expect(devnet.broadcast(locked(0, 4).hex)).rejects.toThrow('non-BIP68-final');
+      let last = signedSpend([first], [{ script: ALICE.script, amount: 999_000n }]);
+      await devnet.broadcast(last.hex);
+      for (let i = 2; i <= 26; i++) {
+        const next = signedSpend(
+          [{ txid: last.id, vout: 0, value: last.getOutput(0).amount!, key: ALICE }],
+          [{ script: ALICE.script, amount: last.getOutput(0).amount! - 1_000n }],
+        );
+        if (i === 26) {
+          await expect(devnet.broadcast(next.hex)).rejects.toThrow(
+            'too-long-mempool-chain, too many unconfirmed ancestors [limit: 25]',
+          );
+          break;
+        }
+        await devnet.broadcast(next.hex);
+        last = next;
+      }
+      const stats = await devnet.mempoolStats();
+      expect(stats.count).toBe(25);
+      expect(stats.total_fee).toBe(25_000);
+      const recent = await devnet.mempoolRecent();
+      expect(recent[0]).toMatchObject({ txid: last.id, fee: 1_000, value: 999_000 - 24_000 });
+      expect(await devnet.outspends(funding)).toHaveLength(
+        (await devnet.getTx(funding))!.outputs.length,
+      );
+      const blocks = await devnet.esploraBlocks();
+      expect(blocks[0]!.height).toBe(tip);
+    } finally {
+      await store.close();
+      await dropPostgresSchema(url, store.schema);
     }
   });
 });

@@ -12,6 +12,18 @@ import { call, codeOf, startHarness, TREASURY_KEY, type Harness, type TestWallet
 
 const OPTS = { allowUnknownOutputs: true } as const;
 
+/** The transaction with another lock time or version, inputs and outputs as they are. */
+function rebuilt(tx: Transaction, header: { lockTime?: number; version?: number }): Transaction {
+  const copy = new Transaction({
+    ...OPTS,
+    lockTime: header.lockTime ?? tx.lockTime,
+    version: header.version ?? tx.version,
+  });
+  for (let i = 0; i < tx.inputsLength; i++) copy.addInput(tx.getInput(i));
+  for (let i = 0; i < tx.outputsLength; i++) copy.addOutput(tx.getOutput(i));
+  return copy;
+}
+
 describe('guardian speed-up (BIP-125 replacement)', () => {
   let h: Harness;
   let alice: TestWallet;
@@ -42,7 +54,7 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
   async function replacement(
     original: { txid: string; spent: VaultUtxo },
     feeRate: number,
-    tamper?: (tx: Transaction) => void,
+    tamper?: (tx: Transaction) => unknown,
   ): Promise<string> {
     const rawHex = (await h.chain.txHex(original.txid))!;
     const tx = parseTransaction(rawHex);
@@ -63,8 +75,8 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     let psbt = built.psbt;
     if (tamper) {
       const draft = Transaction.fromPSBT(psbt, OPTS);
-      tamper(draft);
-      psbt = draft.toPSBT(0);
+      const result = tamper(draft);
+      psbt = (result instanceof Transaction ? result : draft).toPSBT(0);
     }
     for (const index of built.signInputs.user)
       psbt = signUserInputs(psbt, index === 0 ? alice.vaultKey : alice.paymentKey, [index]);
@@ -98,6 +110,32 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     );
     expect(await codeOf(speedUp(original.txid, changeElsewhere))).toBe('bad_transaction');
     // Nothing reached the network: the original still waits alone.
+    expect(await h.devnet.mempoolTxids()).toEqual([original.txid]);
+  });
+
+  it('refuses a replacement that moves the lock time, the version or a sequence, saying which', async () => {
+    const refusal = async (psbt: string) => {
+      try {
+        await speedUp(original.txid, psbt);
+      } catch (error) {
+        return error as Error & { code?: string };
+      }
+      throw new Error('the replacement was co-signed');
+    };
+    // nLockTime 1,900,000,000 (a time in 2030): co-signed, it could not be mined for years.
+    const locked = await refusal(
+      await replacement(original, 10, (tx) => rebuilt(tx, { lockTime: 1_900_000_000 })),
+    );
+    expect(locked.code).toBe('bad_transaction');
+    expect(locked.message).toMatch(/lock time differs from the original \(1900000000, was 0\)/);
+    const version = await refusal(
+      await replacement(original, 10, (tx) => rebuilt(tx, { version: 1 })),
+    );
+    expect(version.message).toMatch(/version differs from the original \(1, was 2\)/);
+    const relative = await refusal(
+      await replacement(original, 10, (tx) => tx.updateInput(0, { sequence: 5 }, true)),
+    );
+    expect(relative.message).toMatch(/input 0's sequence differs from the original/);
     expect(await h.devnet.mempoolTxids()).toEqual([original.txid]);
   });
 

@@ -190,8 +190,20 @@ describe('buildSpeedUpPsbt without the vault output at hand', () => {
 });
 
 describe('checkFeeOnlyReplacement', () => {
+  /** The transaction with another lock time or version, inputs and outputs as they are. */
+  function rebuilt(tx: Transaction, header: { lockTime?: number; version?: number }) {
+    const copy = new Transaction({
+      ...VAULT_TX_OPTS,
+      lockTime: header.lockTime ?? tx.lockTime,
+      version: header.version ?? tx.version,
+    });
+    for (let i = 0; i < tx.inputsLength; i++) copy.addInput(tx.getInput(i));
+    for (let i = 0; i < tx.outputsLength; i++) copy.addOutput(tx.getOutput(i));
+    return copy;
+  }
+
   /** The replacement of the slow deposit with one thing changed. */
-  function tampered(change: (tx: Transaction) => void) {
+  function tampered(change: (tx: Transaction) => unknown) {
     const { vault, signed } = slowDeposit();
     const original = { hex: signed.hex, prevouts: signed.prevouts };
     const replacement = buildSpeedUpPsbt({
@@ -203,14 +215,20 @@ describe('checkFeeOnlyReplacement', () => {
       feeRate: 5,
     });
     const tx = Transaction.fromPSBT(replacement.psbt, VAULT_TX_OPTS);
-    change(tx);
-    return checkFeeOnlyReplacement('deposit', original, tx.toPSBT(0));
+    const result = change(tx);
+    const changed = result instanceof Transaction ? result : tx;
+    return checkFeeOnlyReplacement('deposit', original, changed.toPSBT(0));
   }
 
   it('refuses a replacement that moves the vault amount', () => {
     expect(
       tampered((tx) => tx.updateOutput(0, { amount: tx.getOutput(0).amount! - 1_000n })),
-    ).toEqual({ ok: false, reason: 'output 0 differs from the original' });
+    ).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(
+        /^output 0's amount differs from the original \(\d+, was \d+\)$/,
+      ),
+    });
   });
 
   it('refuses a replacement that rewrites the state record', () => {
@@ -220,7 +238,7 @@ describe('checkFeeOnlyReplacement', () => {
         script[script.length - 1] = script[script.length - 1]! ^ 1;
         tx.updateOutput(1, { script });
       }),
-    ).toEqual({ ok: false, reason: 'output 1 differs from the original' });
+    ).toEqual({ ok: false, reason: "output 1's script differs from the original" });
   });
 
   it('refuses change sent elsewhere, an extra output, and a dropped input', () => {
@@ -234,6 +252,58 @@ describe('checkFeeOnlyReplacement', () => {
     expect(tampered((tx) => tx.updateInput(1, { index: 5 }, true))).toEqual({
       ok: false,
       reason: "input 1 is not the original's",
+    });
+  });
+
+  it('refuses a replacement with another lock time or version, and says which', () => {
+    // 1,900,000,000: a time lock in 2030, which would keep the vault's output from being mined.
+    expect(tampered((tx) => rebuilt(tx, { lockTime: 1_900_000_000 }))).toEqual({
+      ok: false,
+      reason: 'the lock time differs from the original (1900000000, was 0)',
+    });
+    expect(tampered((tx) => rebuilt(tx, { version: 3 }))).toEqual({
+      ok: false,
+      reason: 'the version differs from the original (3, was 2)',
+    });
+  });
+
+  it("refuses a replacement that changes an input's sequence (a relative lock, or final)", () => {
+    expect(tampered((tx) => tx.updateInput(0, { sequence: 10 }, true))).toEqual({
+      ok: false,
+      reason: "input 0's sequence differs from the original (10, was 4294967293)",
+    });
+    expect(tampered((tx) => tx.updateInput(1, { sequence: 0xffffffff }, true))).toEqual({
+      ok: false,
+      reason: "input 1's sequence differs from the original (4294967295, was 4294967293)",
+    });
+  });
+
+  it("refuses an added input whose sequence is not the original's", () => {
+    const vault = vaultUtxo(500_000n, 0n);
+    const signed = signAll(
+      buildWithdrawPsbt({
+        wallet,
+        feeRate: 1,
+        state: stateFields,
+        newVault,
+        vault,
+        withdrawAmount: 100_000n,
+      }),
+    );
+    const original = { hex: signed.hex, prevouts: signed.prevouts };
+    const replacement = buildSpeedUpPsbt({
+      action: 'withdraw',
+      original,
+      wallet,
+      vaults: [{ output: vault.output, leaf: 'update' }],
+      utxos: [paymentUtxo(20_000n)],
+      feeRate: 4,
+    });
+    const tx = Transaction.fromPSBT(replacement.psbt, VAULT_TX_OPTS);
+    tx.updateInput(1, { sequence: 144 }, true);
+    expect(checkFeeOnlyReplacement('withdraw', original, tx.toPSBT(0))).toEqual({
+      ok: false,
+      reason: "added input 1's sequence is not the original's (144, not 4294967293)",
     });
   });
 

@@ -156,9 +156,14 @@ export type ReplacementCheck =
   | { ok: false; reason: string };
 
 interface Side {
-  inputs: { outpoint: string; script: Uint8Array; amount: bigint }[];
+  version: number;
+  lockTime: number;
+  inputs: { outpoint: string; script: Uint8Array; amount: bigint; sequence: number }[];
   outputs: { script: Uint8Array; amount: bigint }[];
 }
+
+/** nSequence of an input that sets none (BIP-125 and BIP-68 read it as final). */
+const FINAL_SEQUENCE = 0xffffffff;
 
 function sideOf(
   tx: Transaction,
@@ -174,6 +179,7 @@ function sideOf(
       outpoint: `${hex.encode(input.txid)}:${input.index}`,
       script: prev.script,
       amount: prev.amount,
+      sequence: input.sequence ?? FINAL_SEQUENCE,
     });
   }
   const outputs = [];
@@ -182,15 +188,17 @@ function sideOf(
     if (!out.script || out.amount === undefined) throw new Error(`output ${i} is incomplete`);
     outputs.push({ script: out.script, amount: out.amount });
   }
-  return { inputs, outputs };
+  return { version: tx.version, lockTime: tx.lockTime, inputs, outputs };
 }
 
 const sum = (values: readonly bigint[]) => values.reduce((a, b) => a + b, 0n);
 
 /**
  * The guardian's test of a speed-up: true only when `replacementPsbt` changes nothing of the
- * original `action` transaction but its fee, paid from the user's side. Every input of the original
- * in its place (added inputs only after them, each a payment script); every output before the
+ * original `action` transaction but its fee, paid from the user's side. The same version and
+ * nLockTime (a far lock time would hold the vault's output unminable), every input of the original
+ * in its place with its nSequence (added inputs only after them, each a payment script with the
+ * original's nSequence, so no relative lock comes in either); every output before the
  * change identical in script and amount (so the same vault, state record with its nonce, runestone
  * with its edicts, postage, tax and withdrawal); a change only to the original's change script (or,
  * when it had none, to an added input's script), at least dust; and a higher fee.
@@ -210,16 +218,40 @@ export function checkFeeOnlyReplacement(
     return { ok: false, reason: 'not a readable transaction' };
   }
   const layout = outputLayoutLength(action);
+  if (after.version !== before.version)
+    return {
+      ok: false,
+      reason: `the version differs from the original (${after.version}, was ${before.version})`,
+    };
+  if (after.lockTime !== before.lockTime)
+    return {
+      ok: false,
+      reason: `the lock time differs from the original (${after.lockTime}, was ${before.lockTime})`,
+    };
   if (after.inputs.length < before.inputs.length)
     return { ok: false, reason: 'an input of the original is missing' };
   for (let i = 0; i < before.inputs.length; i++) {
-    if (after.inputs[i]!.outpoint !== before.inputs[i]!.outpoint)
+    const was = before.inputs[i]!;
+    const now = after.inputs[i]!;
+    if (now.outpoint !== was.outpoint)
       return { ok: false, reason: `input ${i} is not the original's` };
+    if (now.sequence !== was.sequence)
+      return {
+        ok: false,
+        reason: `input ${i}'s sequence differs from the original (${now.sequence}, was ${was.sequence})`,
+      };
   }
   const addedInputs: number[] = [];
+  const addedSequence = before.inputs[0]?.sequence ?? FINAL_SEQUENCE;
   for (let i = before.inputs.length; i < after.inputs.length; i++) {
-    if (paymentScriptKind(after.inputs[i]!.script) === null)
+    const added = after.inputs[i]!;
+    if (paymentScriptKind(added.script) === null)
       return { ok: false, reason: `added input ${i} is not a payment output` };
+    if (added.sequence !== addedSequence)
+      return {
+        ok: false,
+        reason: `added input ${i}'s sequence is not the original's (${added.sequence}, not ${addedSequence})`,
+      };
     addedInputs.push(i);
   }
   if (after.outputs.length !== layout && after.outputs.length !== layout + 1)
@@ -227,8 +259,13 @@ export function checkFeeOnlyReplacement(
   for (let i = 0; i < layout; i++) {
     const was = before.outputs[i]!;
     const now = after.outputs[i]!;
-    if (!equalBytes(was.script, now.script) || was.amount !== now.amount)
-      return { ok: false, reason: `output ${i} differs from the original` };
+    if (!equalBytes(was.script, now.script))
+      return { ok: false, reason: `output ${i}'s script differs from the original` };
+    if (was.amount !== now.amount)
+      return {
+        ok: false,
+        reason: `output ${i}'s amount differs from the original (${now.amount}, was ${was.amount})`,
+      };
   }
   if (after.outputs.length > layout) {
     const change = after.outputs[layout]!;

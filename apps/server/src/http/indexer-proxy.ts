@@ -1,0 +1,80 @@
+// With RUNES_API=ord the web app cannot read runes from ord itself (ord answers its own shapes and
+// sends no CORS headers): it reads them here, in the shapes of this product's routes, through the
+// server's Chain (EsploraChain with the ord adapter). /api/config names these routes as its
+// runesUrl and ordinalsUrl. Each answer is kept a few seconds per address, since one read costs
+// ord a request per output.
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import { isValidAddress } from '@unit/bitcoin';
+import type { Chain } from '../chain/port';
+
+export const INDEXER_PROXY_PREFIX = '/api/indexer';
+const CACHE_MS = 5_000;
+const MAX_CACHED = 10_000;
+/** Reads of ord in flight at once; past it a new address is refused (503) rather than queued. */
+export const MAX_INDEXER_READS = 8;
+
+export class IndexerBusyError extends Error {}
+
+/** One pending or recent read per key; the oldest entries go first past MAX_CACHED. */
+function cached<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+  const entries = new Map<string, { at: number; value: Promise<T> }>();
+  let inFlight = 0;
+  return (key) => {
+    const now = Date.now();
+    const hit = entries.get(key);
+    if (hit && now - hit.at < CACHE_MS) return hit.value;
+    if (inFlight >= MAX_INDEXER_READS) return Promise.reject(new IndexerBusyError());
+    inFlight += 1;
+    const value = read(key).finally(() => {
+      inFlight -= 1;
+    });
+    value.catch(() => entries.delete(key));
+    entries.delete(key);
+    entries.set(key, { at: now, value });
+    if (entries.size > MAX_CACHED) entries.delete(entries.keys().next().value!);
+    return value;
+  };
+}
+
+export function registerIndexerProxy(
+  app: FastifyInstance,
+  chain: Chain,
+  network: BTC_NETWORK,
+): void {
+  const unitOutputs = cached((address) => chain.unitOutputs(address));
+  const paymentUtxos = cached((address) => chain.paymentUtxos(address));
+  const unavailable = (reply: FastifyReply, error: unknown) =>
+    error instanceof IndexerBusyError
+      ? reply
+          .code(503)
+          .send({ error: 'The runes indexer is busy, try again', code: 'rate_limited' })
+      : reply.code(502).send({ error: 'The runes indexer did not answer', code: 'internal' });
+
+  app.get<{ Params: { address: string } }>(
+    `${INDEXER_PROXY_PREFIX}/address/:address/outputs`,
+    async (req, reply) => {
+      if (!isValidAddress(req.params.address, network))
+        return reply.code(400).send({ error: 'Invalid Bitcoin address', code: 'bad_request' });
+      try {
+        return await unitOutputs(req.params.address);
+      } catch (error) {
+        req.log.warn({ err: error }, 'runes indexer read failed');
+        return unavailable(reply, error);
+      }
+    },
+  );
+  app.get<{ Params: { address: string } }>(
+    `${INDEXER_PROXY_PREFIX}/address/:address/utxos`,
+    async (req, reply) => {
+      if (!isValidAddress(req.params.address, network))
+        return reply.code(400).send({ error: 'Invalid Bitcoin address', code: 'bad_request' });
+      try {
+        return await paymentUtxos(req.params.address);
+      } catch (error) {
+        req.log.warn({ err: error }, 'runes indexer read failed');
+        return unavailable(reply, error);
+      }
+    },
+  );
+}

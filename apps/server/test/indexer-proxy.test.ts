@@ -1,0 +1,51 @@
+// The page's runes reads through the server (RUNES_API=ord) are bounded: one ord read per address
+// every few seconds, and at most a few addresses at once, past which the answer is 503 at once.
+import { describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import type { UnitOutputDto } from '@unit/protocol';
+import type { Chain } from '../src/chain/port';
+import { MAX_INDEXER_READS, registerIndexerProxy } from '../src/http/indexer-proxy';
+
+const address = () =>
+  p2wpkh(secp256k1.getPublicKey(secp256k1.utils.randomSecretKey(), true), TEST_NETWORK).address!;
+
+describe('the indexer proxy', () => {
+  it('reads ord once per address in a short while, and refuses past its reads in flight', async () => {
+    const release: (() => void)[] = [];
+    let reads = 0;
+    let held = true;
+    // A chain whose indexer answers only when the test says so: the reads stay in flight.
+    const chain = {
+      unitOutputs: () =>
+        new Promise<UnitOutputDto[]>((resolve) => {
+          reads += 1;
+          if (held) release.push(() => resolve([]));
+          else resolve([]);
+        }),
+      paymentUtxos: async () => [],
+    } as unknown as Chain;
+    const app = Fastify();
+    registerIndexerProxy(app, chain, TEST_NETWORK);
+    const first = address();
+    const pending = [
+      app.inject(`/api/indexer/address/${first}/outputs`),
+      app.inject(`/api/indexer/address/${first}/outputs`),
+    ];
+    for (let i = 1; i < MAX_INDEXER_READS; i++)
+      pending.push(app.inject(`/api/indexer/address/${address()}/outputs`));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The same address twice made one read.
+    expect(reads).toBe(MAX_INDEXER_READS);
+    const busy = await app.inject(`/api/indexer/address/${address()}/outputs`);
+    expect(busy.statusCode).toBe(503);
+    expect(busy.json()).toMatchObject({ code: 'rate_limited' });
+    held = false;
+    for (const done of release) done();
+    for (const answer of await Promise.all(pending)) expect(answer.statusCode).toBe(200);
+    const again = await app.inject(`/api/indexer/address/${address()}/outputs`);
+    expect(again.statusCode).toBe(200);
+    await app.close();
+  });
+});
