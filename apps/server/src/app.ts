@@ -229,12 +229,30 @@ export async function buildApp(
     // this server's previous run's requests, and those of any other instance that is gone, never
     // those of an instance still running (guardian/recover.ts).
     await guardian.recover();
-    // Telegram (created below) announces band changes after each sweep and history after blocks,
-    // in the instance that leads the sweep and the block watcher.
-    const telegramHooks = {
-      afterSweep: (_priceCents: number): Promise<void> => Promise.resolve(),
-      afterBlock: (): Promise<void> => Promise.resolve(),
-    };
+    // Telegram announces band changes after each sweep and history after blocks, in the instance
+    // that leads the sweep and the block watcher.
+    const notifier = new TelegramNotifier({
+      db: store.db,
+      network: config.network,
+      token: config.telegramBotToken,
+      apiRoot: config.telegramApiRoot,
+      explorerUrl: config.services.explorerUrl,
+      origin: publicOriginOf(config, config.port),
+      log: log.child({ module: 'telegram' }),
+      polling: options.telegramPolling ?? true,
+      ...(options.telegramDrainIntervalMs !== undefined
+        ? { drainIntervalMs: options.telegramDrainIntervalMs }
+        : {}),
+      ...(options.telegramRetryDelayMs !== undefined
+        ? { retryDelayMs: options.telegramRetryDelayMs }
+        : {}),
+    });
+    await notifier.init();
+    leadership.add({
+      name: 'telegram-outbox',
+      start: () => notifier.startWorker(),
+      stop: () => notifier.stop(),
+    });
     // Instances that stop while others run leave requests behind too: the leader settles them.
     let recovering: NodeJS.Timeout | null = null;
     leadership.add({
@@ -265,7 +283,7 @@ export async function buildApp(
         .then((liquidated) => {
           for (const vault_id of liquidated)
             announceVaultChange(bus, { vault_id, kind: 'liquidation' }, log);
-          return telegramHooks.afterSweep(priceCents);
+          return notifier.onPriceTick(priceCents);
         })
         .catch((err: unknown) => log.error({ err }, 'liquidation sweep failed'));
     stops.push(
@@ -298,7 +316,7 @@ export async function buildApp(
     const confirm = () =>
       void guardian
         .onBlock()
-        .then(() => telegramHooks.afterBlock())
+        .then(() => notifier.scanHistory())
         .catch((err: unknown) => log.error({ err }, 'confirmations failed'));
     stops.push(
       bus.subscribe((event) => {
@@ -318,31 +336,6 @@ export async function buildApp(
         unwatch = null;
       },
     });
-
-    const notifier = new TelegramNotifier({
-      db: store.db,
-      network: config.network,
-      token: config.telegramBotToken,
-      apiRoot: config.telegramApiRoot,
-      explorerUrl: config.services.explorerUrl,
-      origin: publicOriginOf(config, config.port),
-      log: log.child({ module: 'telegram' }),
-      polling: options.telegramPolling ?? true,
-      ...(options.telegramDrainIntervalMs !== undefined
-        ? { drainIntervalMs: options.telegramDrainIntervalMs }
-        : {}),
-      ...(options.telegramRetryDelayMs !== undefined
-        ? { retryDelayMs: options.telegramRetryDelayMs }
-        : {}),
-    });
-    await notifier.init();
-    leadership.add({
-      name: 'telegram-outbox',
-      start: () => notifier.startWorker(),
-      stop: () => notifier.stop(),
-    });
-    telegramHooks.afterSweep = (priceCents) => notifier.onPriceTick(priceCents);
-    telegramHooks.afterBlock = () => notifier.scanHistory();
 
     const { limits } = config;
     const app = Fastify({
