@@ -29,6 +29,7 @@ describe('an instance on signet reading runes through ord, the devnet playing th
       EXPLORER_URL: `${network.url}/explorer`,
       RUNES_API: 'ord',
       UNIT_RUNE_ID: id,
+      PUBLIC_ORIGIN: 'https://app.example',
     });
   });
   afterAll(async () => {
