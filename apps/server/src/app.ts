@@ -203,7 +203,11 @@ export async function buildApp(
       });
       chain = new DevnetChain(devnet);
     } else {
-      chain = new EsploraChain({ ...config.services, network: config.network });
+      chain = new EsploraChain({
+        ...config.services,
+        network: config.network,
+        timeoutMs: config.chainTimeoutMs,
+      });
     }
 
     const guardian = createGuardian({

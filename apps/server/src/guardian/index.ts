@@ -4,7 +4,15 @@
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
-import { rpcMethod, type RpcClient, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
+import { ChainUnavailableError } from '../chain/port';
+import { CHAIN_UNAVAILABLE_MESSAGE } from '../http/errors';
+import {
+  DomainError,
+  rpcMethod,
+  type RpcClient,
+  type RpcContext,
+  type RpcMethod,
+} from '../rpc/json-rpc';
 import {
   precheckAction,
   prepareAction,
@@ -49,6 +57,22 @@ export interface Guardian {
   treasuryPubkey: string;
 }
 
+/** A chain service that did not answer reaches the caller as a refusal to retry, not 'internal'. */
+function withChainErrors(
+  methods: Record<string, RpcMethod<unknown>>,
+): Record<string, RpcMethod<unknown>> {
+  const wrapped: Record<string, RpcMethod<unknown>> = {};
+  for (const [name, method] of Object.entries(methods))
+    wrapped[name] = rpcMethod(method.params, (params, ctx) =>
+      method.handler(params, ctx).catch((error: unknown) => {
+        if (error instanceof ChainUnavailableError)
+          throw new DomainError('chain_unavailable', CHAIN_UNAVAILABLE_MESSAGE);
+        throw error;
+      }),
+    );
+  return wrapped;
+}
+
 export function createGuardian(deps: GuardianDeps): Guardian {
   const g = guardianContext(deps);
 
@@ -71,7 +95,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
       );
     };
 
-  const methods: Record<string, RpcMethod<unknown>> = {
+  const methods: Record<string, RpcMethod<unknown>> = withChainErrors({
     'unit.reserve': rpcMethod(reserveSchema, (params, ctx) => reserve(g, params, ctx.client)),
     'vault.open': rpcMethod(openSchema, vaultMethod('open')),
     'vault.deposit': rpcMethod(depositSchema, vaultMethod('deposit')),
@@ -80,7 +104,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     'vault.repay': rpcMethod(repaySchema, vaultMethod('repay')),
     'vault.repossess': rpcMethod(repossessSchema, vaultMethod('repossess')),
     'vault.speedup': rpcMethod(speedUpSchema, (params) => speedUp(g, params)),
-  };
+  });
 
   return {
     methods,

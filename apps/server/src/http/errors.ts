@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { ApiErrorDto, ErrorCode } from '@unit/protocol';
+import { ChainUnavailableError } from '../chain/port';
 
 export class ApiError extends Error {
   constructor(
@@ -24,6 +25,10 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
   return result.data;
 }
 
+/** What a user reads when the network's services did not answer: nothing is lost, try again. */
+export const CHAIN_UNAVAILABLE_MESSAGE =
+  'The Bitcoin network service is not answering right now; please try again in a minute';
+
 function body(error: string, code: ErrorCode): ApiErrorDto {
   return { error, code };
 }
@@ -32,6 +37,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) {
       return reply.status(err.status).send(body(err.message, err.code));
+    }
+    if (err instanceof ChainUnavailableError) {
+      request.log.warn({ reason: err.message }, 'chain service unavailable');
+      return reply.status(503).send(body(CHAIN_UNAVAILABLE_MESSAGE, 'chain_unavailable'));
     }
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status === 429) {
