@@ -54,10 +54,7 @@ async function acquireOne(
     .insertInto('guardian_locks')
     .values({ lock_key: key, ...row })
     .onConflict((oc) =>
-      oc
-        .column('lock_key')
-        .doUpdateSet(row)
-        .where('guardian_locks.expires_at', '<=', now),
+      oc.column('lock_key').doUpdateSet(row).where('guardian_locks.expires_at', '<=', now),
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;

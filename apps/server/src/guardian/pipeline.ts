@@ -237,7 +237,10 @@ async function finish<R>(
   if (sent.outcome === 'refused') {
     deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast refused');
     await fail(sent.reason);
-    throw new DomainError('broadcast_failed', `The network refused the transaction: ${sent.reason}`);
+    throw new DomainError(
+      'broadcast_failed',
+      `The network refused the transaction: ${sent.reason}`,
+    );
   }
   if (sent.outcome === 'unknown') {
     deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast unanswered');
