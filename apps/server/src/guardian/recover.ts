@@ -17,7 +17,7 @@ import { applyEffects, guardianDb, type Effects } from './effects';
 import { LOCK_SECONDS, ownerLabel, releaseRequestLocks } from './locks';
 import { takeOverRequest } from './ownership';
 import { MAX_REQUEST_LIFETIME_SECONDS } from './pipeline';
-import { findOrSend, HANDED_OFF } from './settle';
+import { findOrSend, HANDED_OFF, settleLate, UNANSWERED } from './settle';
 
 export const INTERRUPTED = 'interrupted by restart';
 
@@ -81,6 +81,8 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
     // Settled one way or the other: the locks the stopped instance held for it are free now.
     if (await settle(g, row, report)) await releaseRequestLocks(g.db, row.nonce);
   }
+  // Failed because the network never answered, and on the chain after all.
+  report.committed.push(...(await settleLate(g)));
   await freeLocksOfGoneInstances(g, alive);
   return report;
 }
@@ -160,6 +162,7 @@ async function settle(
       return false;
     }
     g.log.warn({ nonce: row.nonce, txid, reason: sent.reason }, 'chain silent past the bound');
+    sent.reason = `${UNANSWERED}: ${sent.reason}`;
   }
   if (sent.outcome === 'refused' || sent.outcome === 'unknown') {
     if (sent.outcome === 'refused')

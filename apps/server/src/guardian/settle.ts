@@ -11,9 +11,10 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Kysely } from 'kysely';
 import { BroadcastError, type Chain } from '../chain/port';
-import type { Database, VaultRow } from '../store';
+import { getVault, type Database, type VaultRow } from '../store';
 import { applyEffects, guardianDb, type Effects } from './effects';
 import type { GuardianContext } from './context';
+import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
 
 /**
  * The instance a request belongs to once its broadcast went unanswered: no process runs under it,
@@ -125,45 +126,104 @@ function spends(rawHex: string, txid: string, vout: number): boolean {
   return false;
 }
 
+/** The error of a request failed because the network never answered: settleLate looks again. */
+export const UNANSWERED = 'the network never answered';
+
+/** How long after it failed unanswered a request is still looked for on the chain. */
+export const LATE_SETTLE_SECONDS = 24 * 60 * 60;
+
+interface FailedRow {
+  nonce: string;
+  txid: string | null;
+  raw_hex: string | null;
+  effects: string | null;
+}
+
+/**
+ * Commits the effects of a failed request whose transaction the chain holds after all, if they
+ * still apply: an open's vault not recorded yet, an update's vault still at the output the
+ * transaction spends. Run under the vault's lock. True when committed.
+ */
+async function commitLate(g: GuardianContext, row: FailedRow): Promise<boolean> {
+  if (!row.txid || !row.raw_hex || !row.effects) return false;
+  const effects = JSON.parse(row.effects) as Effects;
+  const vaultId = effects.kind === 'open' ? row.txid : effects.vault_id;
+  const vault = await getVault(g.db, vaultId);
+  if (
+    effects.kind === 'open'
+      ? vault !== null
+      : !vault || !spends(row.raw_hex, vault.vault_txid, vault.vault_vout)
+  )
+    return false;
+  if (!(await chainHolds(g.chain, row.txid))) return false;
+  const now = g.now();
+  const committed = await g.db.transaction().execute(async (trx) => {
+    const moved = await guardianDb(trx)
+      .updateTable('guardian_requests')
+      .set({ state: 'broadcast', error: null, updated_at: now })
+      .where('nonce', '=', row.nonce)
+      .where('state', '=', 'failed')
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) !== 1) return false;
+    await applyEffects(trx, effects, row.txid!, now);
+    return true;
+  });
+  if (committed)
+    g.log.warn(
+      { nonce: row.nonce, txid: row.txid, vault: vaultId },
+      'a failed request reached the chain after all: its effects are committed',
+    );
+  return committed;
+}
+
+const failedWithTransaction = (g: GuardianContext) =>
+  guardianDb(g.db)
+    .selectFrom('guardian_requests')
+    .select(['nonce', 'txid', 'raw_hex', 'effects', 'vault_pubkey'])
+    .where('state', '=', 'failed')
+    .where('txid', 'is not', null)
+    .where('raw_hex', 'is not', null)
+    .where('effects', 'is not', null);
+
 /**
  * A vault whose stored output is spent by a transaction of ours whose request was failed (its
  * answer lost, the network silent past the bound): that request's effects are committed now, so
  * the vault follows its output on the chain. Run under the vault's lock. True when the vault moved.
  */
 export async function catchUpVault(g: GuardianContext, vault: VaultRow): Promise<boolean> {
-  const rows = await guardianDb(g.db)
-    .selectFrom('guardian_requests')
-    .select(['nonce', 'txid', 'raw_hex', 'effects'])
+  const rows = await failedWithTransaction(g)
     .where('vault_id', '=', vault.vault_id)
-    .where('state', '=', 'failed')
-    .where('txid', 'is not', null)
-    .where('raw_hex', 'is not', null)
-    .where('effects', 'is not', null)
     .orderBy('updated_at', 'desc')
     .limit(5)
     .execute();
   for (const row of rows) {
     if (!spends(row.raw_hex!, vault.vault_txid, vault.vault_vout)) continue;
-    if (!(await chainHolds(g.chain, row.txid!))) continue;
-    const now = g.now();
-    const committed = await g.db.transaction().execute(async (trx) => {
-      const moved = await guardianDb(trx)
-        .updateTable('guardian_requests')
-        .set({ state: 'broadcast', error: null, updated_at: now })
-        .where('nonce', '=', row.nonce)
-        .where('state', '=', 'failed')
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) return false;
-      await applyEffects(trx, JSON.parse(row.effects!) as Effects, row.txid!, now);
-      return true;
-    });
-    if (committed) {
-      g.log.warn(
-        { nonce: row.nonce, txid: row.txid, vault: vault.vault_id },
-        'a failed request reached the chain after all: its effects are committed',
-      );
-      return true;
-    }
+    if (await commitLate(g, row)) return true;
   }
   return false;
+}
+
+/**
+ * Requests failed because the network never answered, looked for on the chain again for a day
+ * (each recovery round): one whose transaction is there after all is committed, an open's vault
+ * recorded. Returns the nonces committed.
+ */
+export async function settleLate(g: GuardianContext): Promise<string[]> {
+  const rows = await failedWithTransaction(g)
+    .where('error', 'like', `${UNANSWERED}%`)
+    .where('updated_at', '>', g.now() - LATE_SETTLE_SECONDS)
+    .orderBy('updated_at')
+    .limit(50)
+    .execute();
+  const committed: string[] = [];
+  for (const row of rows) {
+    const holder = { owner: lockOwner(row.nonce), instanceId: g.instance.id };
+    if (!(await acquireLocks(g.db, [vaultLock(row.vault_pubkey)], holder, g.now()))) continue;
+    try {
+      if (await commitLate(g, row)) committed.push(row.nonce);
+    } finally {
+      await releaseLocks(g.db, holder.owner);
+    }
+  }
+  return committed;
 }

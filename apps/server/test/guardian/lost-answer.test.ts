@@ -274,6 +274,28 @@ describe('broadcasts whose answer is lost', () => {
     await depositsAgain(wallet);
   });
 
+  it('records a vault whose opening confirmed after its request failed unanswered', async () => {
+    proxy.state.mode = 'pass';
+    const wallet = await h.wallet(`lost ${wallets++}`);
+    const { request } = await wallet.open(2_000_000n, 50_000n);
+    proxy.state.mode = 'swallow';
+    expect(await codeOf(call(guardian, 'vault.open', request))).toBe('chain_unavailable');
+    h.clock.now = Number(request.expires_at) + UNANSWERED_BOUND_SECONDS + 1;
+    await h.oracle.setPrice(h.oracle.price().priceCents);
+    expect((await guardian.recover()).failed).toEqual([request.nonce]);
+    expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toBeNull();
+    proxy.state.mode = 'pass';
+    await h.devnet.mine(1);
+    expect((await guardian.recover()).committed).toEqual([request.nonce]);
+    const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
+    expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toMatchObject({
+      vault_id: txid,
+      btc_locked: 2_000_000,
+      unit_borrowed: 50_000,
+    });
+    await depositsAgain(wallet);
+  });
+
   it('liquidates a vault whose stored output our own confirmed transaction spent', async () => {
     const wallet = await withVault();
     const txid = await silentPastTheBound(wallet);
