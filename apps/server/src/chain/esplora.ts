@@ -91,8 +91,15 @@ export class EsploraChain implements Chain {
    * or answers with an upstream failure (5xx, 429) throws ChainUnavailableError; any other answer
    * comes back with its status.
    */
+  /** The URL without its service's base: a base may carry an API key, never logged or stored. */
+  private route(url: string): string {
+    for (const base of [this.esplora, this.mempool, this.ordinals, this.runes])
+      if (url.startsWith(base)) return url.slice(base.length) || '/';
+    return new URL(url).pathname;
+  }
+
   private async call(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
-    const { pathname } = new URL(url);
+    const pathname = this.route(url);
     try {
       const response = await this.fetch(url, {
         ...init,
@@ -115,7 +122,7 @@ export class EsploraChain implements Chain {
 
   private async request(url: string, init?: RequestInit): Promise<string> {
     const { status, body } = await this.call(url, init);
-    if (status < 200 || status >= 300) throw new HttpError(status, body, url);
+    if (status < 200 || status >= 300) throw new HttpError(status, body, this.route(url));
     return body;
   }
 

@@ -127,7 +127,7 @@ export async function runRequest<R>(
       (await retryFailed(row, deps));
     if (!fresh) throw new DomainError('replayed', 'This request was already submitted');
     progress(2);
-    return await finish(request.nonce, deps, prepare, progress, holder, lockKeys);
+    return await finish(row, deps, prepare, progress, holder, lockKeys);
   } finally {
     await releaseLocks(deps.db, owner);
   }
@@ -149,13 +149,14 @@ async function retryFailed(
 }
 
 async function finish<R>(
-  nonce: string,
+  request: { nonce: string; expires_at: number },
   deps: PipelineDeps,
   prepare: () => Promise<Prepared<R>>,
   progress: (step: 2 | 3 | 4 | 5) => void,
   holder: LockHolder,
   keys: string[],
 ): Promise<R> {
+  const { nonce } = request;
   const fail = (error: string) =>
     advanceGuardianRequest(deps.db, nonce, 'failed', { error }, deps.now());
   let prepared: Prepared<R>;
@@ -246,7 +247,7 @@ async function finish<R>(
     deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast unanswered');
     // Recovery settles it from the chain, with the vault locked until then; one taken over meanwhile
     // is already recovery's.
-    await handOff(deps.db, nonce, deps.instance.id, holder.owner, sent.reason, deps.now());
+    await handOff(deps.db, request, deps.instance.id, holder.owner, sent.reason, deps.now());
     throw new DomainError(
       'chain_unavailable',
       'The Bitcoin network did not answer, so this transaction may or may not have gone through. ' +

@@ -14,10 +14,10 @@
 import { advanceGuardianRequest } from '../store';
 import type { GuardianContext } from './context';
 import { applyEffects, guardianDb, type Effects } from './effects';
-import { LOCK_SECONDS, ownerLabel, releaseRequestLocks } from './locks';
+import { ownerLabel, releaseRequestLocks } from './locks';
 import { takeOverRequest } from './ownership';
 import { MAX_REQUEST_LIFETIME_SECONDS } from './pipeline';
-import { findOrSend, HANDED_OFF, settleLate, UNANSWERED } from './settle';
+import { findOrSend, HANDED_OFF, settleLate, UNANSWERED, UNANSWERED_BOUND_SECONDS } from './settle';
 
 export const INTERRUPTED = 'interrupted by restart';
 
@@ -32,12 +32,7 @@ const RECOVERY_BATCH = 500;
  */
 export const UNOWNED_REQUEST_GRACE_SECONDS = MAX_REQUEST_LIFETIME_SECONDS + 60;
 
-/**
- * How long after its expiry a request whose broadcast the network never answered stays handed
- * off: past it the request fails and its vault is free (a transaction that turns up later is
- * still committed, settle.ts catchUpVault).
- */
-export const UNANSWERED_BOUND_SECONDS = LOCK_SECONDS;
+export { UNANSWERED_BOUND_SECONDS } from './settle';
 
 const OPEN_STATES = ['received', 'validated', 'cosigned'] as const;
 

@@ -22,6 +22,13 @@ import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
  */
 export const HANDED_OFF = 'unanswered-broadcast';
 
+/**
+ * How long after its expiry a request whose broadcast the network never answered stays handed
+ * off, its vault locked: past it the request fails and its vault is free (a transaction that turns
+ * up later is still committed: catchUpVault, settleLate).
+ */
+export const UNANSWERED_BOUND_SECONDS = 120;
+
 export type Sent =
   /** The network holds it: sent now, or found there already. */
   | { outcome: 'sent' | 'found' }
@@ -82,12 +89,13 @@ export async function findOrSend(chain: Chain, txid: string, rawHex: string): Pr
  */
 export async function handOff(
   db: Kysely<Database>,
-  nonce: string,
+  request: { nonce: string; expires_at: number },
   instanceId: string,
   owner: string,
   reason: string,
   now: number,
 ): Promise<boolean> {
+  const { nonce } = request;
   return db.transaction().execute(async (trx) => {
     const moved = await guardianDb(trx)
       .updateTable('guardian_requests')
@@ -101,7 +109,12 @@ export async function handOff(
     // nonce once the chain has settled the request (locks.ts releaseRequestLocks).
     await guardianDb(trx)
       .updateTable('guardian_locks')
-      .set({ owner: `${nonce.toLowerCase()}:${HANDED_OFF}`, instance_id: HANDED_OFF })
+      .set({
+        owner: `${nonce.toLowerCase()}:${HANDED_OFF}`,
+        instance_id: HANDED_OFF,
+        // Held until recovery settles the request, at the latest until the bound.
+        expires_at: request.expires_at + UNANSWERED_BOUND_SECONDS,
+      })
       .where('owner', '=', owner)
       .execute();
     return true;

@@ -186,8 +186,13 @@ describe('broadcasts whose answer is lost', () => {
     expect(await codeOf(call(guardian, 'vault.withdraw', request))).toBe('chain_unavailable');
     const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
     expect(await h.chain.txStatus(txid!)).not.toBeNull();
-    // Nobody spends the vault meanwhile, and the request is not failed.
-    expect(await lockOf(wallet)).toBe(true);
+    // Nobody spends the vault meanwhile (its lock outlives the usual lease), nor is it failed.
+    const lock = await guardianDb(h.store.db)
+      .selectFrom('guardian_locks')
+      .select('expires_at')
+      .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
+      .executeTakeFirstOrThrow();
+    expect(Number(lock.expires_at)).toBe(Number(request.expires_at) + UNANSWERED_BOUND_SECONDS);
     expect((await getGuardianRequest(h.store.db, request.nonce))?.state).toBe('cosigned');
     // Still down: a recovery round leaves it for the next.
     expect(await guardian.recover()).toEqual({ committed: [], rebroadcast: [], failed: [] });
