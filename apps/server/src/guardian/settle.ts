@@ -39,6 +39,13 @@ export type Sent =
 
 const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/**
+ * Bitcoin Core's refusals of a transaction it already has ('txn-already-in-mempool',
+ * 'txn-already-known', 'transaction already in block chain'): the network holds it, even while an
+ * indexer that lags behind the node does not show it yet.
+ */
+const ALREADY_HELD = /txn-already-(in-mempool|known)|already in block chain/i;
+
 /** Whether the chain holds the transaction (mempool or block); null when it did not answer. */
 export async function chainHolds(chain: Chain, txid: string): Promise<boolean | null> {
   try {
@@ -66,6 +73,7 @@ export async function sendOrFind(
       return { outcome: 'sent' };
     } catch (error) {
       reason = reasonOf(error);
+      if (error instanceof BroadcastError && ALREADY_HELD.test(reason)) return { outcome: 'found' };
       const holds = await chainHolds(chain, txid);
       if (holds) return { outcome: 'found' };
       if (holds === null) return { outcome: 'unknown', reason };

@@ -34,10 +34,14 @@ type Mode =
   /** every connection cut at once */
   | 'reset'
   /** nothing ever answered */
-  | 'hang';
+  | 'hang'
+  /** as 'drop', and the indexer lags behind the node: it knows no transaction yet */
+  | 'lag';
 
 async function startProxy(upstream: string) {
   const state = { mode: 'pass' as Mode, posts: 0 };
+  /** Transactions the lagging indexer does not show yet. */
+  const lagging = new Set<string>();
   const server = http.createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
@@ -46,6 +50,9 @@ async function startProxy(upstream: string) {
       const mode = state.mode;
       if (mode === 'reset') return req.socket.destroy();
       if (mode === 'hang') return;
+      const asked = /\/tx\/([0-9a-f]{64})(\/status)?$/.exec(req.url!)?.[1];
+      if (mode === 'lag' && req.method === 'GET' && asked && lagging.has(asked))
+        return res.writeHead(404).end('Transaction not found');
       if (mode === 'down') return res.writeHead(502).end('Bad Gateway');
       if (isPost && mode === 'post-down') {
         state.mode = 'down';
@@ -59,7 +66,8 @@ async function startProxy(upstream: string) {
       const text = await answer.text();
       if (isPost && answer.ok) {
         state.posts++;
-        if (mode === 'drop') return req.socket.destroy();
+        if (mode === 'lag') lagging.add(text.trim());
+        if (mode === 'drop' || mode === 'lag') return req.socket.destroy();
         if (mode === 'delay') await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 3));
         if (mode === 'swallow') {
           state.mode = 'down';
@@ -157,13 +165,15 @@ describe('broadcasts whose answer is lost', () => {
     expect(await chain.txStatus(txid)).toBeNull();
   });
 
-  for (const mode of ['drop', 'delay'] as const) {
-    it(`commits a deposit the network took though its answer was ${mode === 'drop' ? 'lost' : 'too late'}`, async () => {
+  const answers = { drop: 'lost', delay: 'too late', lag: 'lost and the indexer lagged' };
+  for (const mode of ['drop', 'delay', 'lag'] as const) {
+    it(`commits a deposit the network took though its answer was ${answers[mode]}`, async () => {
       const wallet = await withVault();
       proxy.state.mode = mode;
       const posts = proxy.state.posts;
       const { request } = await wallet.deposit(100_000n);
       const result = await call<{ vault_txid: string }>(guardian, 'vault.deposit', request);
+      // Sent once (lagging: sent again, and the node's "already in mempool" believed).
       expect(proxy.state.posts).toBe(posts + 1);
       expect(await h.chain.txStatus(result.vault_txid)).not.toBeNull();
       expect(await getGuardianRequest(h.store.db, request.nonce)).toMatchObject({
