@@ -1,8 +1,8 @@
 // A chain service that does not answer reaches an /api caller as a retryable 503, not 'internal'.
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { ChainUnavailableError } from '../src/chain/port';
-import { CHAIN_UNAVAILABLE_MESSAGE, installErrorHandling } from '../src/http/errors';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../src/chain/port';
+import { installErrorHandling } from '../src/http/errors';
 
 describe('/api errors of the chain', () => {
   it('answers 503 chain_unavailable when a chain service did not answer', async () => {

@@ -39,11 +39,16 @@ export class BroadcastError extends Error {
  * the network (guardian/settle.ts learns which from the chain).
  */
 export class ChainUnavailableError extends Error {
+  // The message is the service's route and status, for the log; users read CHAIN_UNAVAILABLE_MESSAGE.
   constructor(message: string) {
     super(message);
     this.name = 'ChainUnavailableError';
   }
 }
+
+/** What a user reads when the network's services did not answer: nothing is lost, try again. */
+export const CHAIN_UNAVAILABLE_MESSAGE =
+  'The Bitcoin network service is not answering right now; please try again in a minute';
 
 export interface Chain {
   tip(): Promise<ChainTip>;

@@ -4,8 +4,7 @@
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
-import { ChainUnavailableError } from '../chain/port';
-import { CHAIN_UNAVAILABLE_MESSAGE } from '../http/errors';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
 import {
   DomainError,
   rpcMethod,

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { ApiErrorDto, ErrorCode } from '@unit/protocol';
-import { ChainUnavailableError } from '../chain/port';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
 
 export class ApiError extends Error {
   constructor(
@@ -24,10 +24,6 @@ export function parseInput<T>(schema: z.ZodType<T>, value: unknown): T {
   if (!result.success) throw new ApiError(400, 'bad_request', z.prettifyError(result.error));
   return result.data;
 }
-
-/** What a user reads when the network's services did not answer: nothing is lost, try again. */
-export const CHAIN_UNAVAILABLE_MESSAGE =
-  'The Bitcoin network service is not answering right now; please try again in a minute';
 
 function body(error: string, code: ErrorCode): ApiErrorDto {
   return { error, code };
