@@ -210,6 +210,7 @@ export async function buildApp(
         network: config.network,
         runesApi: config.runesApi,
         unitRuneId: config.unitRuneId,
+        timeoutMs: config.chainTimeoutMs,
       });
     }
 

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { SPEED_UP_AFTER_SECONDS, type Network } from '@unit/protocol';
+import { DEFAULT_CHAIN_TIMEOUT_MS } from './chain/esplora';
 import { parsePriceFeeds, type PriceFeed } from './oracle/feeds';
 
 /** The repository root: DATA_DIR defaults to ./data beside it, whatever the working directory. */
@@ -30,6 +31,8 @@ export interface ServerConfig {
   /** Largest spread of fresh feed answers, in basis points of their median, before it is stale. */
   priceMaxSpreadBasisPoints: number;
   services: ServiceUrls;
+  /** Longest wait for one answer of a chain service (esplora, mempool, ordinals, runes). */
+  chainTimeoutMs: number;
   telegramBotToken: string | null;
   telegramApiRoot: string | null;
   /** OAuth2 apps for account links (issue 14); null: that link is not configured here. */
@@ -173,6 +176,7 @@ const envSchema = z.object({
     z.enum(['unit', 'ord'], { error: 'RUNES_API must be unit or ord' }).optional(),
   ),
   EXPLORER_URL: url('EXPLORER_URL'),
+  CHAIN_TIMEOUT: intInRange('CHAIN_TIMEOUT (milliseconds)', 100, 120_000),
   TELEGRAM_BOT_TOKEN: z.preprocess(
     blankToUndefined,
     z
@@ -319,6 +323,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       runesUrl: e.RUNES_URL ?? e.ORDINALS_URL ?? defaults.runesUrl,
       explorerUrl: e.EXPLORER_URL ?? defaults.explorerUrl,
     },
+    chainTimeoutMs: e.CHAIN_TIMEOUT ?? DEFAULT_CHAIN_TIMEOUT_MS,
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
     oauth: {

@@ -58,6 +58,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RUNES_API: 'hiro' })).toThrow(/RUNES_API must be unit or ord/);
   });
 
+  it('bounds every chain service call by CHAIN_TIMEOUT, 10 s unless set', () => {
+    expect(loadConfig({}).chainTimeoutMs).toBe(10_000);
+    expect(loadConfig({ CHAIN_TIMEOUT: '2500' }).chainTimeoutMs).toBe(2_500);
+    expect(() => loadConfig({ CHAIN_TIMEOUT: '0' })).toThrow(/CHAIN_TIMEOUT/);
+  });
+
   it('refuses a non-postgres DATABASE_URL and an out-of-range port', () => {
     expect(() => loadConfig({ DATABASE_URL: 'mysql://x' })).toThrow(/postgres:\/\//);
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT must be at most 65535/);

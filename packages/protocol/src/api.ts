@@ -263,6 +263,8 @@ export type ErrorCode =
   | 'not_liquidated'
   | 'reservation_missing'
   | 'broadcast_failed'
+  /** The Bitcoin network's services did not answer (down, timed out, 5xx): try again shortly. */
+  | 'chain_unavailable'
   | 'not_replaceable'
   | 'internal';
 

@@ -10,7 +10,17 @@ import type {
 } from '@unit/protocol';
 import type { EsploraOutspend, EsploraTx } from './esplora-types';
 import { OrdIndexer } from './ord';
-import { BroadcastError, type Chain, type ChainOutput, type ChainTip, type TxStatus } from './port';
+import {
+  BroadcastError,
+  ChainUnavailableError,
+  type Chain,
+  type ChainOutput,
+  type ChainTip,
+  type TxStatus,
+} from './port';
+
+/** How long one call to a chain service may take before it counts as unanswered. */
+export const DEFAULT_CHAIN_TIMEOUT_MS = 10_000;
 
 export interface EsploraChainOptions {
   esploraUrl: string;
@@ -26,6 +36,8 @@ export interface EsploraChainOptions {
   unitRuneId?: string;
   /** How often onBlock polls the tip while someone listens. Default 5 s. */
   pollMs?: number;
+  /** Longest wait for one answer (connect, headers and body). Default 10 s. */
+  timeoutMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -66,6 +78,7 @@ export class EsploraChain implements Chain {
   private readonly runes: string;
   private readonly fetch: typeof fetch;
   private readonly pollMs: number;
+  private readonly timeoutMs: number;
   private readonly listeners = new Set<(tip: ChainTip) => void>();
   private poller: ReturnType<typeof setInterval> | null = null;
   private lastTip: ChainTip | null = null;
@@ -84,14 +97,49 @@ export class EsploraChain implements Chain {
             url: this.runes,
             unitRuneId: options.unitRuneId ?? '',
             fetch: this.fetch,
+            timeoutMs: options.timeoutMs,
           })
         : null;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_CHAIN_TIMEOUT_MS;
+  }
+
+  /** The URL without its service's base: a base may carry an API key, never logged or stored. */
+  private route(url: string): string {
+    for (const base of [this.esplora, this.mempool, this.ordinals, this.runes])
+      if (url.startsWith(base)) return url.slice(base.length) || '/';
+    return new URL(url).pathname;
+  }
+
+  /**
+   * One call, bounded by the time-out. A service that does not answer (refused, reset, timed out)
+   * or answers with an upstream failure (5xx, 429) throws ChainUnavailableError; any other answer
+   * comes back with its status.
+   */
+  private async call(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
+    const pathname = this.route(url);
+    try {
+      const response = await this.fetch(url, {
+        ...init,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const body = await response.text();
+      if (response.status >= 500 || response.status === 429)
+        throw new ChainUnavailableError(`${pathname} answered ${response.status}`);
+      return { status: response.status, body };
+    } catch (error) {
+      if (error instanceof ChainUnavailableError) throw error;
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      throw new ChainUnavailableError(
+        timedOut
+          ? `${pathname} did not answer within ${this.timeoutMs} ms`
+          : `${pathname} could not be reached`,
+      );
+    }
   }
 
   private async request(url: string, init?: RequestInit): Promise<string> {
-    const response = await this.fetch(url, init);
-    const body = await response.text();
-    if (!response.ok) throw new HttpError(response.status, body, url);
+    const { status, body } = await this.call(url, init);
+    if (status < 200 || status >= 300) throw new HttpError(status, body, this.route(url));
     return body;
   }
 
@@ -171,13 +219,13 @@ export class EsploraChain implements Chain {
   }
 
   async broadcast(rawHex: string): Promise<string> {
-    const response = await this.fetch(`${this.esplora}/tx`, {
+    // A 4xx is the node's refusal; no answer at all is ChainUnavailableError (call()).
+    const { status, body } = await this.call(`${this.esplora}/tx`, {
       method: 'POST',
       headers: { 'content-type': 'text/plain' },
       body: rawHex,
     });
-    const body = await response.text();
-    if (!response.ok) throw new BroadcastError(broadcastReason(body));
+    if (status < 200 || status >= 300) throw new BroadcastError(broadcastReason(body));
     return body.trim();
   }
 

@@ -6,6 +6,7 @@
 // offered as a payment output, and UNIT outputs appear once confirmed.
 import { hex } from '@scure/base';
 import type { UnitOutputDto, UtxoDto } from '@unit/protocol';
+import { ChainUnavailableError } from './port';
 import { asmScript } from './script-asm';
 
 /** ord's `api::Output`. */
@@ -74,9 +75,9 @@ export interface OrdIndexerOptions {
 export class OrdError extends Error {
   constructor(
     readonly status: number,
-    url: string,
+    path: string,
   ) {
-    super(`${url} answered ${status}`);
+    super(`ord ${path} answered ${status}`);
     this.name = 'OrdError';
   }
 }
@@ -107,14 +108,30 @@ export class OrdIndexer {
     this.maxOutputs = options.maxOutputs ?? 500;
   }
 
+  /**
+   * One read, bounded by the time-out. Like the esplora client, a silent or failing service (no
+   * answer, 5xx, 429) is ChainUnavailableError, and errors name the path only: the base URL may
+   * carry an API key.
+   */
   private async json<T>(path: string): Promise<T | null> {
-    const url = `${this.url}${path}`;
-    const response = await this.fetch(url, {
-      headers: { accept: 'application/json' },
-      signal: AbortSignal.timeout(this.timeoutMs),
-    });
+    let response: Response;
+    try {
+      response = await this.fetch(`${this.url}${path}`, {
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      const timedOut = error instanceof Error && error.name === 'TimeoutError';
+      throw new ChainUnavailableError(
+        timedOut
+          ? `ord ${path} did not answer within ${this.timeoutMs} ms`
+          : `ord ${path} could not be reached`,
+      );
+    }
     if (response.status === 404) return null;
-    if (!response.ok) throw new OrdError(response.status, url);
+    if (response.status >= 500 || response.status === 429)
+      throw new ChainUnavailableError(`ord ${path} answered ${response.status}`);
+    if (!response.ok) throw new OrdError(response.status, path);
     return (await response.json()) as T;
   }
 

@@ -33,6 +33,23 @@ export class BroadcastError extends Error {
   }
 }
 
+/**
+ * The chain service did not answer: a connection refused or reset, a time-out, or an upstream
+ * failure (5xx, 429). Nothing is known of what was asked; a broadcast may or may not have reached
+ * the network (guardian/settle.ts learns which from the chain).
+ */
+export class ChainUnavailableError extends Error {
+  // The message is the service's route and status, for the log; users read CHAIN_UNAVAILABLE_MESSAGE.
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainUnavailableError';
+  }
+}
+
+/** What a user reads when the network's services did not answer: nothing is lost, try again. */
+export const CHAIN_UNAVAILABLE_MESSAGE =
+  'The Bitcoin network service is not answering right now; please try again in a minute';
+
 export interface Chain {
   tip(): Promise<ChainTip>;
   addressStats(address: string): Promise<AddressStatsDto>;
@@ -45,7 +62,10 @@ export interface Chain {
   output(txid: string, vout: number): Promise<ChainOutput | null>;
   txHex(txid: string): Promise<string | null>;
   txStatus(txid: string): Promise<TxStatus | null>;
-  /** Raw hex in, txid out; refusals throw BroadcastError with the node's reason. */
+  /**
+   * Raw hex in, txid out; refusals throw BroadcastError with the node's reason, a service that did
+   * not answer ChainUnavailableError (the transaction may have reached the network all the same).
+   */
   broadcast(rawHex: string): Promise<string>;
   fees(): Promise<RecommendedFeesDto>;
   /** Resolves on each new block; returns an unsubscribe function. */

@@ -53,6 +53,7 @@ import type { Effects, HistoryEffect, VaultAfter } from './effects';
 import { claimLock, vaultLock } from './locks';
 import type { Prechecked, Prepared } from './pipeline';
 import { refuseSecondVault } from './reserve';
+import { catchUpVault } from './settle';
 
 // btc-signer refuses OP_RETURN outputs (state record, runestone) unless told they are wanted.
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
@@ -84,6 +85,10 @@ async function vaultUtxo(
   row: VaultRow,
 ): Promise<KnownUtxo & { unitDebt: bigint }> {
   const output = await g.chain.output(row.vault_txid, row.vault_vout);
+  // Spent by a transaction of ours whose request failed as its answer was lost (settle.ts): the
+  // vault catches up with the chain, and this request, built on its old output, is refused.
+  if (output?.spent && (await catchUpVault(g, row)))
+    throw new DomainError('vault_changed', 'The vault just changed on the chain; please try again');
   if (!output || output.spent)
     throw new DomainError('vault_busy', 'The vault output is already being spent');
   const expected = vaultOutput({

@@ -4,11 +4,25 @@ import type { Logger } from 'pino';
 import { p2tr } from '@scure/btc-signer';
 import { pubSchnorr, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { parseRuneId, type RuneId } from '@unit/bitcoin';
-import { UNIT_POSTAGE_SATS } from '@unit/protocol';
+import { UNIT_POSTAGE_SATS, type SignedQuote } from '@unit/protocol';
 import type { Chain } from '../chain/port';
 import type { Database } from '../store';
 import { soleInstance, type GuardianInstance } from './ownership';
-import type { OracleForGuardian, PipelineDeps } from './pipeline';
+
+export interface OracleForGuardian {
+  verifyQuote(quote: SignedQuote): boolean;
+  thresholdHash(thCents: bigint, stamp: number): Uint8Array;
+  revealedSecret(thCents: bigint, stamp: number): Uint8Array | null;
+}
+
+export interface PipelineDeps {
+  db: Kysely<Database>;
+  chain: Chain;
+  oracle: OracleForGuardian;
+  log: Logger;
+  now: () => number;
+  instance: GuardianInstance;
+}
 
 export interface GuardianDeps {
   db: Kysely<Database>;

@@ -18,7 +18,13 @@ export interface GuardianDatabase extends Omit<Database, 'guardian_requests' | '
     connection_id: string | null;
     client_address: string | null;
   };
-  guardian_locks: { lock_key: string; owner: string; expires_at: Int64 };
+  guardian_locks: {
+    lock_key: string;
+    owner: string;
+    expires_at: Int64;
+    /** The instance holding it (cluster presence); null from a server before instance ids. */
+    instance_id: string | null;
+  };
 }
 
 /** The vault's state after the transaction; its output is always vout 0 (docs/protocol.md). */

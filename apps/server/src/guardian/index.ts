@@ -4,7 +4,14 @@
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
-import { rpcMethod, type RpcClient, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
+import {
+  DomainError,
+  rpcMethod,
+  type RpcClient,
+  type RpcContext,
+  type RpcMethod,
+} from '../rpc/json-rpc';
 import {
   precheckAction,
   prepareAction,
@@ -28,8 +35,7 @@ import {
 import { confirmHistory, liquidationSweep } from './sweep';
 import { settleReplacements, speedUp, speedUpSchema } from './speedup';
 
-export type { GuardianDeps } from './context';
-export type { OracleForGuardian } from './pipeline';
+export type { GuardianDeps, OracleForGuardian } from './context';
 export { guardianMigrations } from './migrations';
 
 export interface Guardian {
@@ -47,6 +53,22 @@ export interface Guardian {
   /** x-only hex of the guardian's and the treasury's keys, as /api/config serves them. */
   guardPubkey: string;
   treasuryPubkey: string;
+}
+
+/** A chain service that did not answer reaches the caller as a refusal to retry, not 'internal'. */
+function withChainErrors(
+  methods: Record<string, RpcMethod<unknown>>,
+): Record<string, RpcMethod<unknown>> {
+  const wrapped: Record<string, RpcMethod<unknown>> = {};
+  for (const [name, method] of Object.entries(methods))
+    wrapped[name] = rpcMethod(method.params, (params, ctx) =>
+      method.handler(params, ctx).catch((error: unknown) => {
+        if (error instanceof ChainUnavailableError)
+          throw new DomainError('chain_unavailable', CHAIN_UNAVAILABLE_MESSAGE);
+        throw error;
+      }),
+    );
+  return wrapped;
 }
 
 export function createGuardian(deps: GuardianDeps): Guardian {
@@ -71,7 +93,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
       );
     };
 
-  const methods: Record<string, RpcMethod<unknown>> = {
+  const methods: Record<string, RpcMethod<unknown>> = withChainErrors({
     'unit.reserve': rpcMethod(reserveSchema, (params, ctx) => reserve(g, params, ctx.client)),
     'vault.open': rpcMethod(openSchema, vaultMethod('open')),
     'vault.deposit': rpcMethod(depositSchema, vaultMethod('deposit')),
@@ -80,7 +102,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     'vault.repay': rpcMethod(repaySchema, vaultMethod('repay')),
     'vault.repossess': rpcMethod(repossessSchema, vaultMethod('repossess')),
     'vault.speedup': rpcMethod(speedUpSchema, (params) => speedUp(g, params)),
-  };
+  });
 
   return {
     methods,

@@ -3,6 +3,9 @@
 // liquidation sweep and repossess take. Taking a lock is one conditional upsert, atomic on both
 // dialects: the row is inserted, or taken over only once its holder's time has run out. Nobody
 // waits for a lock: a busy one is refused at once ('vault_busy'), so a lock never deadlocks.
+// Each lock names the instance that holds it, so once that instance is known to be gone (cluster
+// presence) recovery frees it at once (recover.ts); the lease is the last resort for a holder of
+// unknown fate (a lock of a server from before instance ids).
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store';
@@ -10,7 +13,8 @@ import { guardianDb } from './effects';
 
 /**
  * How long a holder may keep a lock without renewing it. A request renews it just before it
- * broadcasts; a holder that crashed frees it after this long.
+ * broadcasts. A holder that crashed is freed by recovery as soon as its instance is known to be
+ * gone; only a lock naming no instance waits this long.
  */
 export const LOCK_SECONDS = 120;
 
@@ -29,20 +33,28 @@ export function lockOwner(label: string): string {
   return `${label.toLowerCase()}:${randomBytes(8).toString('hex')}`;
 }
 
+/** Who takes a lock: the attempt (lockOwner) and the instance it runs in (cluster presence). */
+export interface LockHolder {
+  owner: string;
+  instanceId: string;
+}
+
 async function acquireOne(
   db: Kysely<Database>,
   key: string,
-  owner: string,
+  holder: LockHolder,
   now: number,
 ): Promise<boolean> {
+  const row = {
+    owner: holder.owner,
+    instance_id: holder.instanceId,
+    expires_at: now + LOCK_SECONDS,
+  };
   const result = await guardianDb(db)
     .insertInto('guardian_locks')
-    .values({ lock_key: key, owner, expires_at: now + LOCK_SECONDS })
+    .values({ lock_key: key, ...row })
     .onConflict((oc) =>
-      oc
-        .column('lock_key')
-        .doUpdateSet({ owner, expires_at: now + LOCK_SECONDS })
-        .where('guardian_locks.expires_at', '<=', now),
+      oc.column('lock_key').doUpdateSet(row).where('guardian_locks.expires_at', '<=', now),
     )
     .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
@@ -52,12 +64,13 @@ async function acquireOne(
 export async function acquireLocks(
   db: Kysely<Database>,
   keys: readonly string[],
-  owner: string,
+  holder: LockHolder,
   now: number,
 ): Promise<boolean> {
+  const { owner } = holder;
   const taken: string[] = [];
   for (const key of keys) {
-    if (!(await acquireOne(db, key, owner, now))) {
+    if (!(await acquireOne(db, key, holder, now))) {
       // Frees what this call took, and nothing the owner held before it.
       if (taken.length > 0)
         await guardianDb(db)
@@ -101,6 +114,25 @@ export async function releaseRequestLocks(db: Kysely<Database>, nonce: string): 
     .where('owner', 'like', `${nonce.toLowerCase()}:%`)
     .execute();
 }
+
+/**
+ * Hands the owner's locks to `instanceId` (a request whose broadcast went unanswered is handed to
+ * recovery with its locks, settle.ts).
+ */
+export async function handOverLocks(
+  db: Kysely<Database>,
+  owner: string,
+  instanceId: string,
+): Promise<void> {
+  await guardianDb(db)
+    .updateTable('guardian_locks')
+    .set({ instance_id: instanceId })
+    .where('owner', '=', owner)
+    .execute();
+}
+
+/** The nonce (or label) a lock owner was named after (lockOwner). */
+export const ownerLabel = (owner: string) => owner.slice(0, owner.lastIndexOf(':'));
 
 /** Treasury outputs held by requests in flight right now, as `txid:vout`. */
 export async function heldTreasuryOutputs(db: Kysely<Database>, now: number): Promise<Set<string>> {

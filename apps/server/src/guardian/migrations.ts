@@ -64,4 +64,14 @@ export const guardianMigrations: Record<string, Migration> = {
       await db.schema.alterTable('guardian_requests').dropColumn('instance_id').execute();
     },
   },
+  // The instance holding a lock: once it is gone its locks are freed at once (recover.ts), not
+  // after their lease. Locks from before have none and wait for their lease.
+  guardian_0005_lock_instance: {
+    async up(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('guardian_locks').addColumn('instance_id', 'text').execute();
+    },
+    async down(db: Kysely<unknown>): Promise<void> {
+      await db.schema.alterTable('guardian_locks').dropColumn('instance_id').execute();
+    },
+  },
 };

@@ -98,3 +98,36 @@ export async function takeOverRequest(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/**
+ * Takes up again, as this instance's new attempt, a failed request sent once more (pipeline.ts
+ * retryFailed): conditional on it being failed still, with the transaction it had (none, or one the
+ * chain does not hold), so of two copies sent at once one wins.
+ */
+export async function retakeFailedRequest(
+  db: Kysely<Database>,
+  request: { nonce: string; method: string; vault_pubkey: string; expires_at: number },
+  txid: string | null,
+  instanceId: string,
+  now: number,
+): Promise<boolean> {
+  const { nonce, ...fields } = request;
+  const result = await guardianDb(db)
+    .updateTable('guardian_requests')
+    .set({
+      ...fields,
+      state: 'received',
+      instance_id: instanceId,
+      vault_id: null,
+      txid: null,
+      raw_hex: null,
+      effects: null,
+      error: null,
+      updated_at: now,
+    })
+    .where('nonce', '=', nonce.toLowerCase())
+    .where('state', '=', 'failed')
+    .where((eb) => (txid === null ? eb('txid', 'is', null) : eb('txid', '=', txid)))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

@@ -5,26 +5,27 @@
 // the vault as it is now, broadcast, its effects stored. Each step is persisted, so a restart can tell a request that
 // reached the network from one that did not (recover.ts), and each step is reported to the caller
 // as the tracker's progress (SPEC §4).
-import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { SignedQuote, SignedVaultRequest } from '@unit/protocol';
-import { BroadcastError, type Chain } from '../chain/port';
+import type { SignedVaultRequest } from '@unit/protocol';
+import { ChainUnavailableError } from '../chain/port';
 import { DomainError, type RpcContext } from '../rpc/json-rpc';
+import type { PipelineDeps } from './context';
 import { applyEffects, saveEffects, type Effects } from './effects';
-import { acquireLocks, lockOwner, releaseLocks, renewLocks, treasuryLock } from './locks';
-import { advanceOwnedRequest, recordOwnedRequest, type GuardianInstance } from './ownership';
-import { advanceGuardianRequest, openRequestsForVault, type Database } from '../store';
+import {
+  acquireLocks,
+  lockOwner,
+  releaseLocks,
+  renewLocks,
+  treasuryLock,
+  type LockHolder,
+} from './locks';
+import { advanceOwnedRequest, recordOwnedRequest, retakeFailedRequest } from './ownership';
+import { chainHolds, handOff, sendOrFind } from './settle';
+import { advanceGuardianRequest, getGuardianRequest, openRequestsForVault } from '../store';
 
 /** Longest a signed request may stay valid: long enough for a hardware wallet, short for replays. */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
 /** ARCHITECTURE.md: a quote older than 300 s is refused. */
 export const QUOTE_MAX_AGE_SECONDS = 300;
-
-export interface OracleForGuardian {
-  verifyQuote(quote: SignedQuote): boolean;
-  thresholdHash(thCents: bigint, stamp: number): Uint8Array;
-  revealedSecret(thCents: bigint, stamp: number): Uint8Array | null;
-}
 
 /** What an action hands the pipeline once it has checked the request against every rule. */
 export interface Prepared<R> {
@@ -42,15 +43,6 @@ export interface Prepared<R> {
   /** What the broadcast transaction changes in the store; saved first so a restart can commit it. */
   effects: Effects;
   result(txid: string): R;
-}
-
-export interface PipelineDeps {
-  db: Kysely<Database>;
-  chain: Chain;
-  oracle: OracleForGuardian;
-  log: Logger;
-  now: () => number;
-  instance: GuardianInstance;
 }
 
 /** What the cheap checks hand the pipeline: the locks the request needs. */
@@ -87,8 +79,9 @@ export async function runRequest<R>(
   checkEnvelope(request, deps);
   const { lockKeys } = precheck();
   const vaultPubkey = request.vault_pubkey.toLowerCase();
-  const owner = lockOwner(request.nonce);
-  if (!(await acquireLocks(deps.db, lockKeys, owner, deps.now())))
+  const holder: LockHolder = { owner: lockOwner(request.nonce), instanceId: deps.instance.id };
+  const { owner } = holder;
+  if (!(await acquireLocks(deps.db, lockKeys, holder, deps.now())))
     throw new DomainError('vault_busy', 'Another request is already spending this vault');
   const progress = (step: 2 | 3 | 4 | 5) =>
     ctx.notify('vault.progress', { request: request.nonce, step });
@@ -97,27 +90,47 @@ export async function runRequest<R>(
     const inFlight = await openRequestsForVault(deps.db, vaultPubkey, deps.now());
     if (inFlight.length > 0)
       throw new DomainError('vault_busy', 'Another request is already spending this vault');
-    const fresh = await recordOwnedRequest(
-      deps.db,
-      { nonce: request.nonce, method, vault_pubkey: vaultPubkey, expires_at: request.expires_at },
-      deps.instance.id,
-      deps.now(),
-    );
+    const row = {
+      nonce: request.nonce,
+      method,
+      vault_pubkey: vaultPubkey,
+      expires_at: request.expires_at,
+    };
+    const fresh =
+      (await recordOwnedRequest(deps.db, row, deps.instance.id, deps.now())) ||
+      (await retryFailed(row, deps));
     if (!fresh) throw new DomainError('replayed', 'This request was already submitted');
     progress(2);
-    return await finish(request.nonce, deps, prepare, progress, { keys: lockKeys, owner });
+    return await finish(row, deps, prepare, progress, holder, lockKeys);
   } finally {
     await releaseLocks(deps.db, owner);
   }
 }
 
+/**
+ * The same signed request sent again after it failed without reaching the network (refused before
+ * co-signing, or its transaction refused and not on the chain) is taken as a new attempt: the
+ * user need not sign again. One that reached the network, or may have, stays refused as a replay.
+ */
+async function retryFailed(
+  request: Parameters<typeof retakeFailedRequest>[1],
+  deps: PipelineDeps,
+): Promise<boolean> {
+  const row = await getGuardianRequest(deps.db, request.nonce);
+  if (row?.state !== 'failed') return false;
+  if (row.txid !== null && (await chainHolds(deps.chain, row.txid)) !== false) return false;
+  return retakeFailedRequest(deps.db, request, row.txid, deps.instance.id, deps.now());
+}
+
 async function finish<R>(
-  nonce: string,
+  request: { nonce: string; expires_at: number },
   deps: PipelineDeps,
   prepare: () => Promise<Prepared<R>>,
   progress: (step: 2 | 3 | 4 | 5) => void,
-  locks: { keys: string[]; owner: string },
+  holder: LockHolder,
+  keys: string[],
 ): Promise<R> {
+  const { nonce } = request;
   const fail = (error: string) =>
     advanceGuardianRequest(deps.db, nonce, 'failed', { error }, deps.now());
   let prepared: Prepared<R>;
@@ -138,7 +151,7 @@ async function finish<R>(
   progress(3);
 
   let signed: { txid: string; hex: string };
-  const held = [...locks.keys];
+  const held = [...keys];
   try {
     // Co-signing checks every input's signature against the chain's outputs (actions.ts).
     signed = prepared.cosign();
@@ -147,7 +160,7 @@ async function finish<R>(
     const treasury = prepared.treasuryOutput;
     if (treasury) {
       const key = treasuryLock(treasury.txid, treasury.vout);
-      const output = (await acquireLocks(deps.db, [key], locks.owner, deps.now()))
+      const output = (await acquireLocks(deps.db, [key], holder, deps.now()))
         ? await deps.chain.output(treasury.txid, treasury.vout)
         : null;
       if (!output || output.spent)
@@ -159,7 +172,7 @@ async function finish<R>(
     }
   } catch (error) {
     await fail(error instanceof Error ? error.message : String(error));
-    throw error instanceof DomainError
+    throw error instanceof DomainError || error instanceof ChainUnavailableError
       ? error
       : new DomainError('bad_transaction', 'The transaction could not be co-signed');
   }
@@ -167,7 +180,7 @@ async function finish<R>(
   // the vault is the one validated; a vault the sweep or another request changed meanwhile is
   // refused here, never broadcast.
   const current =
-    (await renewLocks(deps.db, held, locks.owner, deps.now())) && (await prepared.stillCurrent());
+    (await renewLocks(deps.db, held, holder.owner, deps.now())) && (await prepared.stillCurrent());
   if (!current) {
     await fail('the vault changed while the request was checked');
     throw new DomainError(
@@ -194,13 +207,26 @@ async function finish<R>(
     );
   progress(4);
   progress(5);
-  try {
-    await deps.chain.broadcast(signed.hex);
-  } catch (error) {
-    const reason = error instanceof BroadcastError ? error.message : 'the network did not answer';
-    deps.log.warn({ nonce, txid: signed.txid, reason }, 'broadcast refused');
-    await fail(reason);
-    throw new DomainError('broadcast_failed', `The network refused the transaction: ${reason}`);
+  // A lost answer is not a refusal: the chain tells whether the transaction got through (settle.ts).
+  const sent = await sendOrFind(deps.chain, signed.txid, signed.hex);
+  if (sent.outcome === 'refused') {
+    deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast refused');
+    await fail(sent.reason);
+    throw new DomainError(
+      'broadcast_failed',
+      `The network refused the transaction: ${sent.reason}`,
+    );
+  }
+  if (sent.outcome === 'unknown') {
+    deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast unanswered');
+    // Recovery settles it from the chain, with the vault locked until then; one taken over meanwhile
+    // is already recovery's.
+    await handOff(deps.db, request, deps.instance.id, holder.owner, sent.reason, deps.now());
+    throw new DomainError(
+      'chain_unavailable',
+      'The Bitcoin network did not answer, so this transaction may or may not have gone through. ' +
+        'The vault is settled from the chain as soon as it answers; check it again in a minute',
+    );
   }
   const now = deps.now();
   await deps.db.transaction().execute(async (trx) => {

@@ -16,12 +16,13 @@ import {
   type SpeedUpResult,
   type VaultAction,
 } from '@unit/protocol';
-import { BroadcastError } from '../chain/port';
+import { ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../rpc/json-rpc';
 import { getVault, openRequestsForVault } from '../store';
 import { cosign } from './actions';
 import type { GuardianContext } from './context';
 import { guardianDb, type Effects } from './effects';
+import { sendOrFind } from './settle';
 
 /**
  * Replacements whose original may still be mined instead (on a real network a miner may hold the
@@ -233,13 +234,19 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
         'The new fee does not pay enough to replace the transaction',
       );
 
-    try {
-      await g.chain.broadcast(signed.hex);
-    } catch (error) {
-      const reason = error instanceof BroadcastError ? error.message : 'the network did not answer';
-      g.log.warn({ original: originalTxid, txid: signed.txid, reason }, 'replacement refused');
-      throw new DomainError('broadcast_failed', `The network refused the replacement: ${reason}`);
+    // A lost answer is asked of the chain (settle.ts); one it cannot tell is not a refusal.
+    const sent = await sendOrFind(g.chain, signed.txid, signed.hex);
+    if (sent.outcome === 'refused') {
+      g.log.warn(
+        { original: originalTxid, txid: signed.txid, reason: sent.reason },
+        'replacement refused',
+      );
+      throw new DomainError(
+        'broadcast_failed',
+        `The network refused the replacement: ${sent.reason}`,
+      );
     }
+    if (sent.outcome === 'unknown') throw new ChainUnavailableError(sent.reason);
     await followReplacement(g, row.nonce, originalTxid, signed);
     await rememberReplacement(g, row.nonce, originalTxid, row.raw_hex, signed.txid);
     g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');

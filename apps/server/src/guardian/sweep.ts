@@ -12,20 +12,27 @@ import {
 } from '../store';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
+import { catchUpVault } from './settle';
 
 /** The vault as it is now, if the price still reaches its threshold and its output is unspent. */
 async function stillLiquidatable(
   g: GuardianContext,
   vaultId: string,
   priceCents: number,
+  caughtUp = 0,
 ): Promise<VaultRow | null> {
   const vault = await getVault(g.db, vaultId);
   if (!vault || vault.status !== 'active') return null;
   if (vault.threshold_cents <= 0 || vault.threshold_cents < priceCents) return null;
   // A transaction already moved the vault (its effects not yet stored, e.g. before a restart's
-  // recovery): the stored threshold is no longer the one its output commits to.
+  // recovery): the stored threshold is no longer the one its output commits to. One of ours whose
+  // request failed while its answer was lost is committed now, and the vault judged as it is.
   const output = await g.chain.output(vault.vault_txid, vault.vault_vout);
-  if (!output || output.spent) return null;
+  if (!output) return null;
+  if (output.spent)
+    return caughtUp < 2 && (await catchUpVault(g, vault))
+      ? stillLiquidatable(g, vaultId, priceCents, caughtUp + 1)
+      : null;
   return vault;
 }
 
@@ -43,7 +50,8 @@ export async function liquidationSweep(
     // The vault's lock, as every request takes it: a vault with a request in flight is left to
     // the next tick, which judges it by the threshold its new output commits to.
     const owner = lockOwner('sweep');
-    if (!(await acquireLocks(g.db, [vaultLock(candidate.vault_pubkey)], owner, g.now()))) continue;
+    const holder = { owner, instanceId: g.instance.id };
+    if (!(await acquireLocks(g.db, [vaultLock(candidate.vault_pubkey)], holder, g.now()))) continue;
     try {
       const vault = await stillLiquidatable(g, candidate.vault_id, priceCents);
       if (vault && (await liquidate(g, vault, priceCents, time))) liquidated.push(vault.vault_id);

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { ApiErrorDto, ErrorCode } from '@unit/protocol';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
 
 export class ApiError extends Error {
   constructor(
@@ -32,6 +33,10 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError, request, reply) => {
     if (err instanceof ApiError) {
       return reply.status(err.status).send(body(err.message, err.code));
+    }
+    if (err instanceof ChainUnavailableError) {
+      request.log.warn({ reason: err.message }, 'chain service unavailable');
+      return reply.status(503).send(body(CHAIN_UNAVAILABLE_MESSAGE, 'chain_unavailable'));
     }
     const status = typeof err.statusCode === 'number' ? err.statusCode : 500;
     if (status === 429) {

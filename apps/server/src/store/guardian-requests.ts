@@ -34,7 +34,7 @@ export async function advanceGuardianRequest(
   db: Kysely<Database>,
   nonce: string,
   state: GuardianRequestState,
-  details: { txid?: string; raw_hex?: string; error?: string; vault_id?: string } = {},
+  details: { txid?: string; raw_hex?: string; error?: string | null; vault_id?: string } = {},
   now = Math.floor(Date.now() / 1000),
 ): Promise<void> {
   await db

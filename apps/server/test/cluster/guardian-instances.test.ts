@@ -95,6 +95,35 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
     expect((await getGuardianRequest(a.store.db, nonce))?.error).toBe('interrupted by restart');
   });
 
+  it('frees, by the leader, the locks of an instance that is gone, never those of a live one', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const lock = (key: string, instance: string) =>
+      guardianDb(a.store.db)
+        .insertInto('guardian_locks')
+        // A borrow killed before its request was stored: a lock no request row points to.
+        .values({
+          lock_key: key,
+          owner: `${key}:0123`,
+          instance_id: instance,
+          expires_at: now + 120,
+        })
+        .execute();
+    // Whichever of the two leads the recovery, the other is a live instance it must leave alone.
+    const live = running[1]!;
+    await lock('vault:' + '44'.repeat(32), 'stopped-instance');
+    await lock('vault:' + '55'.repeat(32), live.cluster.presence.id);
+    const held = async (key: string) =>
+      (await guardianDb(a.store.db)
+        .selectFrom('guardian_locks')
+        .select('lock_key')
+        .where('lock_key', '=', key)
+        .executeTakeFirst()) !== undefined;
+    // Well within the lease: only the holder's absence frees it.
+    await eventually(async () => !(await held('vault:' + '44'.repeat(32))), 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(await held('vault:' + '55'.repeat(32))).toBe(true);
+  });
+
   it('leaves a request of a server without instance ids to it until no request could live on', async () => {
     // A server of the version before instance ids, beside this one in a rolling upgrade.
     const now = Math.floor(Date.now() / 1000);

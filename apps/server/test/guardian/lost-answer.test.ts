@@ -1,0 +1,327 @@
+// Issue 21, item 3: outcomes the network did not tell, settled from the chain. The guardian reaches
+// the chain over HTTP (EsploraChain) through a local proxy in front of the devnet's own esplora
+// routes; the proxy loses, delays or refuses answers the way a real service does. Runs on SQLite,
+// and on PostgreSQL with FLOW_DATABASE_URL.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { ChainUnavailableError } from '../../src/chain/port';
+import { EsploraChain } from '../../src/chain/esplora';
+import { registerDevnetRoutes } from '../../src/devnet/http';
+import type { Guardian } from '../../src/guardian';
+import { guardianDb } from '../../src/guardian/effects';
+import { vaultLock } from '../../src/guardian/locks';
+import { UNANSWERED_BOUND_SECONDS } from '../../src/guardian/recover';
+import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import { call, codeOf, startHarness, type Harness, type TestWallet } from './harness';
+
+const TIMEOUT_MS = 1_000;
+
+type Mode =
+  /** every call answered */
+  | 'pass'
+  /** POST /tx reaches the network, its answer is lost (the connection is cut) */
+  | 'drop'
+  /** POST /tx reaches the network, its answer comes after the client's time-out */
+  | 'delay'
+  /** POST /tx reaches the network, then the service is down (502) until told otherwise */
+  | 'swallow'
+  /** POST /tx never reaches the network, and the service is down from then on */
+  | 'post-down'
+  /** everything answered 502 */
+  | 'down'
+  /** every connection cut at once */
+  | 'reset'
+  /** nothing ever answered */
+  | 'hang'
+  /** as 'drop', and the indexer lags behind the node: it knows no transaction yet */
+  | 'lag';
+
+async function startProxy(upstream: string) {
+  const state = { mode: 'pass' as Mode, posts: 0 };
+  /** Transactions the lagging indexer does not show yet. */
+  const lagging = new Set<string>();
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const isPost = req.method === 'POST' && /\/tx$/.test(req.url ?? '');
+      const mode = state.mode;
+      if (mode === 'reset') return req.socket.destroy();
+      if (mode === 'hang') return;
+      const asked = /\/tx\/([0-9a-f]{64})(\/status)?$/.exec(req.url!)?.[1];
+      if (mode === 'lag' && req.method === 'GET' && asked && lagging.has(asked))
+        return res.writeHead(404).end('Transaction not found');
+      if (mode === 'down') return res.writeHead(502).end('Bad Gateway');
+      if (isPost && mode === 'post-down') {
+        state.mode = 'down';
+        return res.writeHead(503).end('Service Unavailable');
+      }
+      const answer = await fetch(`${upstream}${req.url}`, {
+        method: req.method!,
+        headers: { 'content-type': req.headers['content-type'] ?? 'text/plain' },
+        ...(req.method === 'POST' ? { body: Buffer.concat(chunks) } : {}),
+      });
+      const text = await answer.text();
+      if (isPost && answer.ok) {
+        state.posts++;
+        if (mode === 'lag') lagging.add(text.trim());
+        if (mode === 'drop' || mode === 'lag') return req.socket.destroy();
+        if (mode === 'delay') await new Promise((resolve) => setTimeout(resolve, TIMEOUT_MS * 3));
+        if (mode === 'swallow') {
+          state.mode = 'down';
+          return res.writeHead(502).end('Bad Gateway');
+        }
+      }
+      res
+        .writeHead(answer.status, {
+          'content-type': answer.headers.get('content-type') ?? 'text/plain',
+        })
+        .end(text);
+    })().catch(() => req.socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    state,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('broadcasts whose answer is lost', () => {
+  let h: Harness;
+  let network: FastifyInstance;
+  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let chain: EsploraChain;
+  let guardian: Guardian;
+  let wallets = 0;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    network = Fastify();
+    await registerDevnetRoutes(network, h.devnet, { network: 'devnet' });
+    proxy = await startProxy(await network.listen({ port: 0, host: '127.0.0.1' }));
+    chain = new EsploraChain({
+      esploraUrl: `${proxy.url}/esplora`,
+      mempoolUrl: `${proxy.url}/mempool`,
+      ordinalsUrl: `${proxy.url}/ordinals`,
+      runesUrl: `${proxy.url}/runes/`,
+      network: 'devnet',
+      timeoutMs: TIMEOUT_MS,
+    });
+    // The guardian under test reaches the chain only over HTTP, through the proxy.
+    guardian = h.restart(chain);
+  });
+  afterAll(async () => {
+    await proxy.close();
+    await network.close();
+    await h.close();
+  });
+
+  const withVault = async (): Promise<TestWallet> => {
+    proxy.state.mode = 'pass';
+    const wallet = await h.wallet(`lost ${wallets++}`);
+    await call(guardian, 'vault.open', (await wallet.open(2_000_000n, 50_000n)).request);
+    await h.devnet.mine(1);
+    return wallet;
+  };
+
+  const lockOf = async (wallet: TestWallet) =>
+    (await guardianDb(h.store.db)
+      .selectFrom('guardian_locks')
+      .select('lock_key')
+      .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
+      .executeTakeFirst()) !== undefined;
+
+  /** The vault takes another deposit at once, with the network answering again. */
+  const depositsAgain = async (wallet: TestWallet) => {
+    proxy.state.mode = 'pass';
+    const before = (await getVaultByPubkey(h.store.db, wallet.vaultPubkey))!;
+    const { request } = await wallet.deposit(10_000n);
+    await call(guardian, 'vault.deposit', request);
+    expect((await getVaultByPubkey(h.store.db, wallet.vaultPubkey))?.btc_locked).toBe(
+      before.btc_locked + 10_000,
+    );
+  };
+
+  it('tells a service that does not answer from a refusal, within the time-out', async () => {
+    const txid = '00'.repeat(32);
+    for (const mode of ['down', 'reset'] as const) {
+      proxy.state.mode = mode;
+      await expect(chain.txStatus(txid)).rejects.toBeInstanceOf(ChainUnavailableError);
+      await expect(chain.broadcast('00')).rejects.toBeInstanceOf(ChainUnavailableError);
+    }
+    proxy.state.mode = 'hang';
+    const started = Date.now();
+    await expect(chain.txStatus(txid)).rejects.toBeInstanceOf(ChainUnavailableError);
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS * 10);
+    proxy.state.mode = 'pass';
+    expect(await chain.txStatus(txid)).toBeNull();
+  });
+
+  const answers = { drop: 'lost', delay: 'too late', lag: 'lost and the indexer lagged' };
+  for (const mode of ['drop', 'delay', 'lag'] as const) {
+    it(`commits a deposit the network took though its answer was ${answers[mode]}`, async () => {
+      const wallet = await withVault();
+      proxy.state.mode = mode;
+      const posts = proxy.state.posts;
+      const { request } = await wallet.deposit(100_000n);
+      const result = await call<{ vault_txid: string }>(guardian, 'vault.deposit', request);
+      // Sent once (lagging: sent again, and the node's "already in mempool" believed).
+      expect(proxy.state.posts).toBe(posts + 1);
+      expect(await h.chain.txStatus(result.vault_txid)).not.toBeNull();
+      expect(await getGuardianRequest(h.store.db, request.nonce)).toMatchObject({
+        state: 'broadcast',
+        txid: result.vault_txid,
+      });
+      expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toMatchObject({
+        vault_txid: result.vault_txid,
+        btc_locked: 2_100_000,
+      });
+      expect(await lockOf(wallet)).toBe(false);
+      await depositsAgain(wallet);
+    });
+  }
+
+  it('settles from the chain, once it answers, a broadcast the network took while it went down', async () => {
+    const wallet = await withVault();
+    proxy.state.mode = 'swallow';
+    const { request } = await wallet.withdraw(100_000n);
+    expect(await codeOf(call(guardian, 'vault.withdraw', request))).toBe('chain_unavailable');
+    const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
+    expect(await h.chain.txStatus(txid!)).not.toBeNull();
+    // Nobody spends the vault meanwhile (its lock outlives the usual lease), nor is it failed.
+    const lock = await guardianDb(h.store.db)
+      .selectFrom('guardian_locks')
+      .select('expires_at')
+      .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
+      .executeTakeFirstOrThrow();
+    expect(Number(lock.expires_at)).toBe(Number(request.expires_at) + UNANSWERED_BOUND_SECONDS);
+    expect((await getGuardianRequest(h.store.db, request.nonce))?.state).toBe('cosigned');
+    // Still down: a recovery round leaves it for the next.
+    expect(await guardian.recover()).toEqual({ committed: [], rebroadcast: [], failed: [] });
+    proxy.state.mode = 'pass';
+    expect(await guardian.recover()).toEqual({
+      committed: [request.nonce],
+      rebroadcast: [],
+      failed: [],
+    });
+    expect((await getVaultByPubkey(h.store.db, wallet.vaultPubkey))?.vault_txid).toBe(txid);
+    expect(await lockOf(wallet)).toBe(false);
+    await depositsAgain(wallet);
+  });
+
+  it('sends again, once the chain answers, a transaction that never reached it', async () => {
+    const wallet = await withVault();
+    proxy.state.mode = 'post-down';
+    const posts = proxy.state.posts;
+    const { request } = await wallet.deposit(100_000n);
+    expect(await codeOf(call(guardian, 'vault.deposit', request))).toBe('chain_unavailable');
+    const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
+    expect(await h.chain.txStatus(txid!)).toBeNull();
+    proxy.state.mode = 'pass';
+    expect(await guardian.recover()).toEqual({
+      committed: [request.nonce],
+      rebroadcast: [request.nonce],
+      failed: [],
+    });
+    expect(proxy.state.posts).toBe(posts + 1);
+    expect(await h.chain.txStatus(txid!)).not.toBeNull();
+    await depositsAgain(wallet);
+  });
+
+  it('refuses with chain_unavailable while the service is down, and takes the same request again after', async () => {
+    const wallet = await withVault();
+    const { request } = await wallet.deposit(100_000n);
+    for (const mode of ['down', 'reset'] as const) {
+      proxy.state.mode = mode;
+      expect(await codeOf(call(guardian, 'vault.deposit', request))).toBe('chain_unavailable');
+      expect(await getGuardianRequest(h.store.db, request.nonce)).toMatchObject({
+        state: 'failed',
+        txid: null,
+      });
+    }
+    proxy.state.mode = 'pass';
+    const result = await call<{ vault_txid: string }>(guardian, 'vault.deposit', request);
+    expect((await getVaultByPubkey(h.store.db, wallet.vaultPubkey))?.vault_txid).toBe(
+      result.vault_txid,
+    );
+    // Broadcast now: the same request is a replay.
+    expect(await codeOf(call(guardian, 'vault.deposit', request))).toBe('replayed');
+  });
+
+  /**
+   * A deposit the network took while the service went silent past the bound: the request is
+   * failed and the vault freed, though the transaction is on the chain.
+   */
+  const silentPastTheBound = async (wallet: TestWallet) => {
+    proxy.state.mode = 'swallow';
+    const { request } = await wallet.deposit(100_000n);
+    expect(await codeOf(call(guardian, 'vault.deposit', request))).toBe('chain_unavailable');
+    h.clock.now = Number(request.expires_at) + UNANSWERED_BOUND_SECONDS + 1;
+    // A fresh price at the new time, for the quotes of the requests that follow.
+    await h.oracle.setPrice(h.oracle.price().priceCents);
+    expect((await guardian.recover()).failed).toEqual([request.nonce]);
+    expect(await lockOf(wallet)).toBe(false);
+    proxy.state.mode = 'pass';
+    const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
+    await h.devnet.mine(1);
+    expect((await h.chain.txStatus(txid!))?.confirmed).toBe(true);
+    return txid!;
+  };
+
+  it('catches a vault up with our transaction that confirmed after its request failed', async () => {
+    const wallet = await withVault();
+    const txid = await silentPastTheBound(wallet);
+    const stale = await wallet.deposit(5_000n);
+    // Built on the output the vault had: refused as changed, not busy, and the vault follows.
+    expect(await codeOf(call(guardian, 'vault.deposit', stale.request))).toBe('vault_changed');
+    expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toMatchObject({
+      vault_txid: txid,
+      btc_locked: 2_100_000,
+    });
+    await depositsAgain(wallet);
+  });
+
+  it('records a vault whose opening confirmed after its request failed unanswered', async () => {
+    proxy.state.mode = 'pass';
+    const wallet = await h.wallet(`lost ${wallets++}`);
+    const { request } = await wallet.open(2_000_000n, 50_000n);
+    proxy.state.mode = 'swallow';
+    expect(await codeOf(call(guardian, 'vault.open', request))).toBe('chain_unavailable');
+    h.clock.now = Number(request.expires_at) + UNANSWERED_BOUND_SECONDS + 1;
+    await h.oracle.setPrice(h.oracle.price().priceCents);
+    expect((await guardian.recover()).failed).toEqual([request.nonce]);
+    expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toBeNull();
+    proxy.state.mode = 'pass';
+    await h.devnet.mine(1);
+    expect((await guardian.recover()).committed).toEqual([request.nonce]);
+    const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
+    expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toMatchObject({
+      vault_id: txid,
+      btc_locked: 2_000_000,
+      unit_borrowed: 50_000,
+    });
+    await depositsAgain(wallet);
+  });
+
+  it('liquidates a vault whose stored output our own confirmed transaction spent', async () => {
+    const wallet = await withVault();
+    const txid = await silentPastTheBound(wallet);
+    const vault = (await getVaultByPubkey(h.store.db, wallet.vaultPubkey))!;
+    expect(vault.vault_txid).not.toBe(txid);
+    // A price under every threshold of this test's vaults.
+    const liquidated = await guardian.onPriceTick(100_000, h.clock.now);
+    expect(liquidated).toContain(vault.vault_id);
+    expect(await getVaultByPubkey(h.store.db, wallet.vaultPubkey)).toMatchObject({
+      vault_txid: txid,
+      status: 'liquidated',
+    });
+  });
+});
