@@ -2,7 +2,7 @@
 // app links to where a real network would link to mempool.space. Every value is escaped.
 import type { AddressStatsDto, UnitOutputDto } from '@unit/protocol';
 import type { ChainOutput } from '../chain/port';
-import type { DevnetTx, DevnetTxOutput } from './devnet';
+import type { DevnetTx, DevnetTxOutput } from './store';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',

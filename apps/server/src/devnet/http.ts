@@ -6,9 +6,9 @@ import * as z from 'zod';
 import type { ApiErrorDto, Network } from '@unit/protocol';
 import { BroadcastError } from '../chain/port';
 import type { Devnet } from './devnet';
-import { registerEsploraReads } from './esplora-routes';
+import { registerEsploraRoutes, textError } from './esplora-routes';
+import { registerExplorerRoutes } from './explorer-routes';
 import { registerOrdRoutes } from './ord-routes';
-import { renderAddressPage, renderReplacedPage, renderTxPage } from './explorer';
 import { DUST_LIMIT_SATS } from './policy';
 
 export interface DevnetRoutesOptions {
@@ -16,14 +16,12 @@ export interface DevnetRoutesOptions {
   network: Network;
 }
 
-const TXID = /^[0-9a-fA-F]{64}$/;
 /** The routes another instance reads as its network's services: any page origin may read them. */
 const CHAIN_ROUTES = /^\/(esplora|mempool|ordinals|runes|ord)\//;
 /** SPEC §5: a testnet address is tb1 bech32 of 39 to 59 characters. */
 const TESTNET_ADDRESS = /^tb1[02-9ac-hj-np-z]{36,56}$/;
 const MAX_FAUCET_SATS = 100 * 100_000_000;
 const MAX_MINE_BLOCKS = 100;
-const MAX_BROADCAST_BODY = 1_048_576;
 
 const faucetBody = z.object({
   address: z.string().regex(TESTNET_ADDRESS, 'address must be a tb1 address'),
@@ -37,14 +35,6 @@ const mineBody = z.object({ blocks: z.number().int().min(1).max(MAX_MINE_BLOCKS)
 
 const apiError = (reply: FastifyReply, status: number, error: string, code: ApiErrorDto['code']) =>
   reply.code(status).send({ error, code } satisfies ApiErrorDto);
-
-/** Esplora answers plain-text errors. */
-const textError = (reply: FastifyReply, status: number, text: string) =>
-  reply.code(status).type('text/plain; charset=utf-8').send(text);
-
-/** Esplora's wording of a refused broadcast, which EsploraChain reads back into a BroadcastError. */
-export const esploraRejectText = (reason: string): string =>
-  `sendrawtransaction RPC error: ${JSON.stringify({ code: -26, message: reason })}`;
 
 export async function registerDevnetRoutes(
   app: FastifyInstance,
@@ -65,102 +55,7 @@ export async function registerDevnetRoutes(
       return payload;
     });
 
-    // ---- esplora ----
-    scope.get('/esplora/blocks/tip/height', async (_req, reply) =>
-      reply.type('text/plain').send(String((await devnet.tip()).height)),
-    );
-    scope.get('/esplora/blocks/tip/hash', async (_req, reply) =>
-      reply.type('text/plain').send((await devnet.tip()).hash),
-    );
-    scope.get<{ Params: { height: string } }>(
-      '/esplora/block-height/:height',
-      async (req, reply) => {
-        const hash = /^\d+$/.test(req.params.height)
-          ? await devnet.blockHashAt(Number(req.params.height))
-          : null;
-        return hash === null
-          ? textError(reply, 404, 'Block not found')
-          : reply.type('text/plain').send(hash);
-      },
-    );
-
-    scope.get<{ Params: { address: string } }>('/esplora/address/:address', async (req, reply) => {
-      if (!validAddress(req.params.address))
-        return textError(reply, 400, 'Invalid Bitcoin address');
-      return devnet.addressStats(req.params.address);
-    });
-    scope.get<{ Params: { address: string } }>(
-      '/esplora/address/:address/utxo',
-      async (req, reply) => {
-        if (!validAddress(req.params.address))
-          return textError(reply, 400, 'Invalid Bitcoin address');
-        return devnet.utxos(req.params.address);
-      },
-    );
-    scope.get<{ Params: { address: string } }>(
-      '/esplora/address/:address/txs',
-      async (req, reply) => {
-        if (!validAddress(req.params.address))
-          return textError(reply, 400, 'Invalid Bitcoin address');
-        const txids = await devnet.addressTxids(req.params.address);
-        // Esplora's page: every mempool transaction, then the newest 25 confirmed ones.
-        const txs = [];
-        let confirmed = 0;
-        for (const txid of txids) {
-          const tx = await devnet.esploraTx(txid);
-          if (!tx) continue;
-          if (tx.status.confirmed && ++confirmed > 25) break;
-          txs.push(tx);
-        }
-        return txs;
-      },
-    );
-
-    scope.get<{ Params: { txid: string } }>('/esplora/tx/:txid', async (req, reply) => {
-      if (!TXID.test(req.params.txid)) return textError(reply, 400, 'Invalid hex string');
-      const tx = await devnet.esploraTx(req.params.txid.toLowerCase());
-      return tx ?? textError(reply, 404, 'Transaction not found');
-    });
-    scope.get<{ Params: { txid: string } }>('/esplora/tx/:txid/hex', async (req, reply) => {
-      if (!TXID.test(req.params.txid)) return textError(reply, 400, 'Invalid hex string');
-      const hex = await devnet.txHex(req.params.txid.toLowerCase());
-      return hex === null
-        ? textError(reply, 404, 'Transaction not found')
-        : reply.type('text/plain').send(hex);
-    });
-    scope.get<{ Params: { txid: string } }>('/esplora/tx/:txid/status', async (req, reply) => {
-      if (!TXID.test(req.params.txid)) return textError(reply, 400, 'Invalid hex string');
-      const status = await devnet.txStatus(req.params.txid.toLowerCase());
-      return status ?? textError(reply, 404, 'Transaction not found');
-    });
-    scope.get<{ Params: { txid: string; vout: string } }>(
-      '/esplora/tx/:txid/outspend/:vout',
-      async (req, reply) => {
-        if (!TXID.test(req.params.txid) || !/^\d+$/.test(req.params.vout))
-          return textError(reply, 400, 'Invalid request');
-        const outspend = await devnet.outspend(
-          req.params.txid.toLowerCase(),
-          Number(req.params.vout),
-        );
-        return outspend ?? textError(reply, 404, 'Transaction not found');
-      },
-    );
-    registerEsploraReads(scope, devnet, '/esplora');
-    // A standard transaction weighs at most 400,000 WU, so its hex is under 800,000 characters.
-    scope.post<{ Body: string | undefined }>(
-      '/esplora/tx',
-      { bodyLimit: MAX_BROADCAST_BODY },
-      async (req, reply) => {
-        try {
-          const txid = await devnet.broadcast(String(req.body ?? ''));
-          return reply.type('text/plain').send(txid);
-        } catch (error) {
-          if (error instanceof BroadcastError)
-            return textError(reply, 400, esploraRejectText(error.message));
-          throw error;
-        }
-      },
-    );
+    registerEsploraRoutes(scope, devnet, '/esplora', validAddress);
 
     // ---- mempool.space fees (SPEC §7) ----
     // Under the devnet's own path, and under signet's and mainnet's (mutinynet reads signet's), so
@@ -190,44 +85,7 @@ export async function registerDevnetRoutes(
       },
     );
 
-    // ---- explorer ----
-    scope.get<{ Params: { txid: string } }>('/explorer/tx/:txid', async (req, reply) => {
-      const tx = TXID.test(req.params.txid)
-        ? await devnet.getTx(req.params.txid.toLowerCase())
-        : null;
-      if (!tx) {
-        const txid = req.params.txid.toLowerCase();
-        const replacedBy = TXID.test(txid) ? await devnet.replacedBy(txid) : null;
-        if (replacedBy)
-          return reply
-            .type('text/html; charset=utf-8')
-            .send(renderReplacedPage('/explorer', txid, replacedBy));
-        return reply.code(404).type('text/plain; charset=utf-8').send('Transaction not found');
-      }
-      return reply.type('text/html; charset=utf-8').send(renderTxPage('/explorer', tx));
-    });
-    scope.get<{ Params: { address: string } }>('/explorer/address/:address', async (req, reply) => {
-      const { address } = req.params;
-      if (!validAddress(address))
-        return reply.code(400).type('text/plain; charset=utf-8').send('Invalid Bitcoin address');
-      // The newest 50 are enough for a page; the faucet's address gains a coinbase every block.
-      const txids = (await devnet.addressTxids(address)).slice(0, 50);
-      const txs = [];
-      for (const txid of txids) {
-        const status = await devnet.txStatus(txid);
-        txs.push({ txid, ...(status ?? { confirmed: false }) });
-      }
-      const outputs = (await devnet.addressOutputs(address)).filter((o) => !o.spent);
-      const html = renderAddressPage(
-        '/explorer',
-        address,
-        await devnet.addressStats(address),
-        txs,
-        outputs,
-        await devnet.unitOutputs(address),
-      );
-      return reply.type('text/html; charset=utf-8').send(html);
-    });
+    registerExplorerRoutes(scope, devnet, validAddress);
 
     // ---- devnet only ----
     scope.post<{ Body: string | undefined }>('/api/devnet/faucet', async (req, reply) => {
