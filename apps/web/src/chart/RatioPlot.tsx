@@ -8,10 +8,11 @@ import {
   type PointerEvent,
   type RefObject,
 } from 'react';
-import { area, line as linePath } from 'd3-shape';
+import { area, curveStepAfter, line as linePath } from 'd3-shape';
 import {
   ACTION_COLOURS,
   ACTION_LABELS,
+  CHART_MARKER_LETTERS,
   CHART_Y_AXIS,
   HEALTH_BANDS,
   formatHealth,
@@ -26,8 +27,6 @@ const HEIGHT = { wide: 300, compact: 260 } as const;
 /** Widths used until the card is measured (and where nothing measures: tests). */
 const FALLBACK_WIDTH = { wide: 800, compact: 360 } as const;
 const M = { top: 14, right: 12, bottom: 28, left: 52 };
-/** A vault opened seconds ago still gets an axis a minute wide. */
-const MIN_SPAN_SECONDS = 60;
 
 /**
  * SPEC §9 bands shaded behind the line: under 135 liquidated, Risky 135–160, Moderate 161–195,
@@ -49,14 +48,6 @@ const BANDS = [
   },
   { from: HEALTH_BANDS.moderate.max, to: CHART_Y_AXIS.max, tone: 'healthy', label: 'Healthy' },
 ] as const;
-
-const MARKER_LETTER: Partial<Record<RatioLinePoint['action'] & string, string>> = {
-  o: 'O',
-  d: 'D',
-  w: 'W',
-  b: 'B',
-  r: 'R',
-};
 
 /** A linear map from a domain onto a range, clamped to the range. */
 function linear([d0, d1]: [number, number], [r0, r1]: [number, number]) {
@@ -126,15 +117,19 @@ export function RatioPlot({
   const activePoint =
     active != null ? (readable[Math.min(active, readable.length - 1)] ?? null) : null;
 
-  const start = Math.min(line.start, line.end - MIN_SPAN_SECONDS);
+  // The axis is the period's, whatever the data: it does not move between renders.
+  const start = line.start;
   const x = linear([start, line.end], [M.left, W - M.right]);
   const y = linear([CHART_Y_AXIS.min, CHART_Y_AXIS.max], [H - M.bottom, M.top]);
   const finite = (p: RatioLinePoint) => Number.isFinite(p.ratio);
+  // The ratio is a step function of time: it holds until the next price tick or action.
   const path = linePath<RatioLinePoint>()
+    .curve(curveStepAfter)
     .defined(finite)
     .x((p) => x(p.timestamp))
     .y((p) => y(p.plotted))(line.points);
   const shade = area<RatioLinePoint>()
+    .curve(curveStepAfter)
     .defined(finite)
     .x((p) => x(p.timestamp))
     .y0(H - M.bottom)
@@ -282,7 +277,7 @@ export function RatioPlot({
           >
             <circle r={8} />
             <text dy="0.35em" textAnchor="middle">
-              {MARKER_LETTER[m.action!]}
+              {CHART_MARKER_LETTERS[m.action!]}
             </text>
           </g>
         ))}
