@@ -17,6 +17,7 @@ export * from './errors';
 export * from './missions';
 export * from './alerts';
 export * from './content';
+export * from './reading';
 export * from './live';
 export type * from './api';
 export * from './liquidation';
