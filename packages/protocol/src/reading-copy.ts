@@ -45,9 +45,8 @@ export const READING_COPY = {
     line: `Liquidation line (${LIQUIDATION_THRESHOLD_PERCENT}%): at or under it the vault is liquidated; its collateral goes to whoever repossesses it and you keep the UNIT you borrowed.`,
   },
   liquidationModal: {
-    /** SPEC §2's meaning first, then what happens next and what the owner can do */
-    disabled:
-      'All actions are disabled until liquidation completes: a deposit or a repayment can no longer save this vault.',
+    /** after SPEC §2's sentence: why, what happens next and what the owner can do */
+    disabled: 'A deposit or a repayment can no longer save this vault.',
     next: 'What happens next: another vault repossesses this one, taking on its debt and 85% of its collateral; 15% goes to the treasury.',
     canDo:
       'What you can do: keep the UNIT you borrowed, as nothing is owed on this vault any more, and once it is repossessed open a new vault with this wallet.',

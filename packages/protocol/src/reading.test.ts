@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { CONTENT } from './content';
 import { networkFeeSats } from './fees';
-import { isRiskyRatio, liquidationDistance, unitBarReading } from './reading';
+import {
+  isRiskyRatio,
+  liquidationDistance,
+  outputScriptBytes,
+  pendingFigures,
+  unitBarReading,
+} from './reading';
 
 describe('what the cards and drawers read (issue 22)', () => {
   it('gives the distance to liquidation in dollars and percent of the price now', () => {
@@ -62,5 +68,37 @@ describe('what the cards and drawers read (issue 22)', () => {
     for (const text of [sheet.risky, sheet.moderate, sheet.healthy, sheet.line])
       expect(text.split(/[.!?](\s|$)/).filter((s) => s.trim()).length).toBe(1);
     expect(sheet.line).toContain('135%');
+  });
+});
+
+describe('pending figures (issue 22)', () => {
+  const rec = (
+    timestamp: number,
+    confirmed: boolean,
+    vault_amount: number,
+    amount_borrowed: number,
+  ) => ({
+    timestamp,
+    confirmed,
+    vault_amount,
+    amount_borrowed,
+  });
+  it('gives the last confirmed state while a record waits for its block, else nothing', () => {
+    expect(pendingFigures([rec(1, true, 100, 50), rec(2, true, 150, 50)])).toBeNull();
+    // out of order on purpose: the latest confirmed one counts
+    expect(
+      pendingFigures([rec(3, false, 90, 50), rec(2, true, 150, 50), rec(1, true, 100, 50)]),
+    ).toEqual({ confirmedSats: 150n, confirmedDebtCents: 50n });
+  });
+});
+
+describe('outputScriptBytes', () => {
+  it('reads P2WPKH, P2TR, P2SH and P2PKH from the address (packages/bitcoin checks it decoded)', () => {
+    expect(outputScriptBytes('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq')).toBe(22);
+    expect(
+      outputScriptBytes('bc1p5d7rjq7g6rdk2yhzks9smlaqtedr4dekq08ge8ztwac72sfr9rusxg3297'),
+    ).toBe(34);
+    expect(outputScriptBytes('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy')).toBe(23);
+    expect(outputScriptBytes('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).toBe(25);
   });
 });

@@ -1,7 +1,14 @@
 // What the dashboard's cards and the drawers tell a borrower at a glance (issue 22): the distance to
 // liquidation, whether a result lands in the Risky band, and the UNIT bar's reading.
 import { healthBand, liquidationThresholdCents } from './ratio';
-import { priceToCents, type PriceInput, type SatsInput, type UnitCentsInput } from './units';
+import {
+  priceToCents,
+  type PriceInput,
+  type Sats,
+  type SatsInput,
+  type UnitCents,
+  type UnitCentsInput,
+} from './units';
 import { sats, unitCents } from './units';
 
 export interface LiquidationDistance {
@@ -53,4 +60,54 @@ export function unitBarReading(
   if (debt <= 0n) return { kind: 'no-debt' };
   if (wallet >= debt) return { kind: 'covered', percent: 100 };
   return { kind: 'short', percent: Number((wallet * 100n) / debt), missingCents: debt - wallet };
+}
+
+/**
+ * The byte length of the output script an address pays to, read from the address alone (no
+ * decoding library, so the drawers can price a withdraw before the Bitcoin code loads): a segwit
+ * address's program is 5 bits per character between the separator's version character and the
+ * 6-character checksum, its script 2 bytes longer; base58 addresses are P2SH (23) or P2PKH (25).
+ * The withdraw's fee depends on it (estimateVsize's withdrawalScriptBytes).
+ */
+export function outputScriptBytes(address: string): number {
+  const a = address.trim().toLowerCase();
+  const sep = a.lastIndexOf('1');
+  if (/^(bc|tb|bcrt)1/.test(a) && sep > 0) {
+    const dataChars = a.length - sep - 1 - 1 - 6;
+    if (dataChars > 0) return 2 + Math.floor((dataChars * 5) / 8);
+  }
+  if (/^[23]/.test(address)) return 23;
+  if (/^[1mn]/.test(address)) return 25;
+  return 34;
+}
+
+/** A vault's figures while a transaction of it waits for a block. */
+export interface PendingFigures {
+  /** the state after the last confirmed record: what the chain holds now */
+  confirmedSats: Sats;
+  confirmedDebtCents: UnitCents;
+}
+
+/**
+ * The confirmed figures of a vault whose history holds records still waiting for a block
+ * ('Finalizing...'), or null when every record is confirmed: the cards then show the confirmed
+ * figure beside the pending one, not the pending one as if it were done.
+ */
+export function pendingFigures(
+  records: readonly {
+    timestamp: number;
+    confirmed: boolean;
+    vault_amount: number;
+    amount_borrowed: number;
+  }[],
+): PendingFigures | null {
+  if (!records.some((r) => !r.confirmed)) return null;
+  const last = [...records]
+    .filter((r) => r.confirmed)
+    .sort((a, b) => a.timestamp - b.timestamp)
+    .at(-1);
+  return {
+    confirmedSats: sats(last?.vault_amount ?? 0),
+    confirmedDebtCents: unitCents(last?.amount_borrowed ?? 0),
+  };
 }

@@ -45,6 +45,12 @@ import {
   type Sats,
   type UnitCents,
   cappedFeeOptions,
+  collateralRatio,
+  formatHealth,
+  formatUsdCents,
+  isRiskyRatio,
+  outputScriptBytes,
+  satsValueUsdCents,
 } from '@unit/protocol';
 import { AmountInput, amountOf, textOf, type AmountValue } from './AmountInput';
 import { BeforeAfter } from './BeforeAfter';
@@ -58,6 +64,8 @@ import { previewAfter, type FlowPreview } from './preview';
 import { RepossessReview } from './RepossessReview';
 import { SpeedUpForm } from './SpeedUpForm';
 import './flows.css';
+
+const READING = CONTENT.reading;
 
 interface FormState {
   name: string;
@@ -153,12 +161,18 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const postage = useAccountPostage(config, wallet.account?.satsAddress ?? null);
   const postageSats = postage.sats;
   const postageNote = postageLine(guardianAction, postage, c.unitPostageSats);
+  const satsAddress = wallet.account?.satsAddress;
   const costInput = {
     action: guardianAction,
     paymentInputs: defaultPaymentInputs(guardianAction),
     feeRate,
     postageSats,
     treasuryPostageSats: c.unitPostageSats,
+    // A withdraw's fee comes out of the vault: priced for the wallet's own address, it is the fee
+    // the transaction pays, so the vault after it previewed here is the one it makes (issue 22).
+    ...(guardianAction === 'withdraw' && satsAddress
+      ? { withdrawalScriptBytes: outputScriptBytes(satsAddress) }
+      : {}),
   };
   // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
   // the transaction is expected to pay (issue 15: the allowance doubled the figure shown).
@@ -279,6 +293,12 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
     !priceError;
 
   const after = previewAfter(before, flow.action, { sats, cents, feeSats: networkFee });
+  const feeUsdCents = satsValueUsdCents(networkFee, priceUsd);
+  const feeUsd = feeUsdCents != null ? formatUsdCents(feeUsdCents) : null;
+  // Warned before confirming a vault left in the Risky band (issue 22, as Liquity v2 does).
+  const ratioAfter =
+    formValid && after ? collateralRatio(after.btcSats, after.unitCents, priceUsd) : NaN;
+  const riskyAfter = isRiskyRatio(ratioAfter) ? formatHealth(ratioAfter) : null;
 
   const start = () => {
     const input: FlowInput = { name: form.name.trim(), sats, cents, feeRate };
@@ -438,7 +458,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               error={shownBtcError ?? priceError}
               hint={
                 flow.action === 'withdraw'
-                  ? CONTENT.actionDrawer.withdrawTooltip
+                  ? `${READING.withdraw.upTo(satsToBtcString(maxSats))}. ${CONTENT.actionDrawer.withdrawTooltip}`
                   : balanceLoading
                     ? CONTENT.walletFunds.loading
                     : incoming > 0n && maxSats === 0n
@@ -472,11 +492,23 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             onChange={(fee) => setForm({ ...form, fee })}
           />
           <div className="flow-costs muted">
-            <p>Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
+            {flow.action === 'withdraw' ? (
+              <>
+                <p data-testid="network-fee">
+                  {READING.withdraw.feeFromVault(satsToBtcString(networkFee), feeUsd)}
+                </p>
+                <p>{READING.withdraw.exactAmount}</p>
+              </>
+            ) : (
+              <p data-testid="network-fee">
+                {READING.networkCost(satsToBtcString(networkFee), feeUsd)}
+              </p>
+            )}
             {postageNote && <p>{postageNote}</p>}
           </div>
           {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
           <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
+          {riskyAfter && <RiskyWarning ratio={riskyAfter} />}
           <footer className="flow-actions">
             <button
               type="button"
@@ -519,7 +551,8 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             <div>
               <dt>Network fee</dt>
               <dd>
-                {FEE_LABELS[form.fee]} · {feeRate} sat/vB
+                {FEE_LABELS[form.fee]} · {feeRate} sat/vB · about {satsToBtcString(networkFee)} BTC
+                {feeUsd ? ` (${feeUsd})` : ''}
               </dd>
             </div>
             <div>
@@ -531,6 +564,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             </div>
           </dl>
           <BeforeAfter before={before} after={after} priceUsd={priceUsd} />
+          {riskyAfter && <RiskyWarning ratio={riskyAfter} />}
           <footer className="flow-actions">
             <button type="button" className="btn" onClick={() => flows.dispatch({ type: 'back' })}>
               {step.secondary}
@@ -662,6 +696,18 @@ function TrackerSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
         );
       })}
     </ol>
+  );
+}
+
+/** The Risky band's warning, in its colour, said before the button that confirms the result. */
+function RiskyWarning({ ratio }: { ratio: string }) {
+  return (
+    <p className="risky-warning" role="status" data-testid="risky-warning">
+      <span aria-hidden="true" className="risky-warning__icon">
+        !
+      </span>
+      {READING.riskyWarning(ratio)}
+    </p>
   );
 }
 
