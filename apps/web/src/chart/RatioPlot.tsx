@@ -70,15 +70,24 @@ export function readablePoints(line: RatioLine): RatioLinePoint[] {
     .sort((a, b) => a.timestamp - b.timestamp);
 }
 
-/** The element's content width, followed as it resizes; null until measured. */
+/**
+ * The last size measured, so a plot mounted again (another interval, once its data arrives) draws
+ * at the card's width from its first frame rather than at the fallback and then jumping.
+ */
+let lastSize: { width: number; height: number } | null = null;
+
+/** The element's content width, followed as it resizes; the last known until measured. */
 function useSize(ref: RefObject<HTMLElement | null>): { width: number; height: number } | null {
-  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  const [size, setSize] = useState<{ width: number; height: number } | null>(() => lastSize);
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el || typeof ResizeObserver !== 'function') return;
     const observer = new ResizeObserver(([entry]) => {
       const box = entry!.contentRect;
-      if (box.width > 0) setSize({ width: Math.round(box.width), height: Math.round(box.height) });
+      if (box.width > 0) {
+        lastSize = { width: Math.round(box.width), height: Math.round(box.height) };
+        setSize(lastSize);
+      }
     });
     observer.observe(el);
     return () => observer.disconnect();
