@@ -168,9 +168,8 @@ describe('collateral ratio chart', () => {
     for (let i = 1; i < xs.length; i++) expect(xs[i]!).toBeGreaterThan(xs[i - 1]!);
     expect(xs.at(-1)!).toBeGreaterThan(786);
     const year = await plot('YTD');
-    // a daily bucket's close is known at the day's end: until then the line holds the close
-    // before it (70,000: 140%), and the day's 80,000 and 95,000 arrive as one step, now
-    expect(year).toHaveAccessibleDescription(/now 190%; over YTD lowest 140%, highest 190%/);
+    // the opening's own price (100,000: 200%) holds until the day's close is known, now (95,000)
+    expect(year).toHaveAccessibleDescription(/now 190%; over YTD lowest 190%, highest 200%/);
     // month ticks on the year's axis
     const ticks = [...year.querySelectorAll('text.chart__tick')].map((t) => t.textContent ?? '');
     expect(ticks.some((t) => /^[A-Z][a-z]{2}( \d{4})?$/.test(t))).toBe(true);

@@ -134,6 +134,37 @@ describe('chart model', () => {
     expect(Number.isFinite(line.points.at(-1)!.ratio)).toBe(false);
   });
 
+  it('prices each action at its own oracle price, so a liquidation is marked where it happened', () => {
+    const now = 1_000_000;
+    const opened = now - 120;
+    const line = ratioLine({
+      // 0.01 BTC against 400.00 UNIT
+      states: [{ timestamp: opened, btc_locked: 1_000_000, unit_borrowed: 40_000 }],
+      // the bucket now is in holds 50,000: its close is known only now
+      prices: [
+        { timestamp: now - 600, price: 95_000 },
+        { timestamp: now - 100, price: 50_000 },
+      ],
+      actions: [
+        { timestamp: opened, action: 'o', oracle_price: 95_000 },
+        { timestamp: now - 30, action: 'l', oracle_price: 50_000 },
+      ],
+      period: '24h',
+      now,
+      openedAt: opened,
+    });
+    // 0.01 × 95,000 / 400 = 237.5% → 238%; the liquidation's price: 125%, at its second
+    expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
+      [-120, 238],
+      [-30, 125],
+      [0, 125],
+    ]);
+    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([
+      ['o', 238],
+      ['l', 125],
+    ]);
+  });
+
   it('carries the state of an older vault in from the period start', () => {
     const now = 2_000_000;
     const day = 86_400;

@@ -130,8 +130,11 @@ export interface RatioLineInput {
    * bucket's start and holding the bucket's close, so the price is known at the bucket's end
    */
   prices: readonly PricePointDto[];
-  /** actions to mark: the vault history's records */
-  actions?: readonly { timestamp: number; action: ActionCode }[];
+  /**
+   * actions to mark: the vault history's records. Their oracle_price (whole USD, as the history
+   * stores it) is the price at that very moment.
+   */
+  actions?: readonly { timestamp: number; action: ActionCode; oracle_price?: number }[];
   period: TimePeriod;
   /** unix seconds */
   now: number;
@@ -149,9 +152,9 @@ export interface RatioLineInput {
  *
  * A price bucket holds its close, the last tick inside it, so the price steps at the bucket's end
  * (or now, for the bucket now is in), never before the move: a move is drawn at most one bucket
- * late (5 minutes on 1D), never early. Each action steps the line at its own second. The actions'
- * own oracle_price is not used: the history stores it in whole dollars, and the chart's prices are
- * the oracle's ticks in cents, as the header shows them.
+ * late (5 minutes on 1D), never early. Each action steps the line at its own second, at its own
+ * oracle price (whole dollars: the history stores no cents), so its marker reads the ratio the
+ * action saw; every price, whole or not, is formatted as the header formats it (formatUsd).
  */
 export function ratioLine(input: RatioLineInput): RatioLine {
   const { period, now } = input;
@@ -168,9 +171,20 @@ export function ratioLine(input: RatioLineInput): RatioLine {
     if (!last || last.btc_locked !== btc_locked || last.unit_borrowed !== unit_borrowed)
       states.push({ timestamp: end, btc_locked, unit_borrowed });
   }
-  const prices = input.prices
+  // Each action's own oracle price is an observation at its very second, finer than a bucket: the
+  // line steps to it there (a liquidation is drawn at the ratio that liquidated it), until the
+  // next bucket's close. At equal times the action's price comes last, so it wins.
+  const observed = (input.actions ?? [])
+    .filter((a) => a.timestamp <= end)
+    .map((a) => ({ timestamp: a.timestamp, price: a.oracle_price ?? NaN }));
+  const prices = [
+    ...input.prices.map((p) => ({
+      timestamp: Math.min(end, p.timestamp + bucketSeconds),
+      price: p.price,
+    })),
+    ...observed,
+  ]
     .filter((p) => isKnownPrice(p.price))
-    .map((p) => ({ timestamp: Math.min(end, p.timestamp + bucketSeconds), price: p.price }))
     .sort((a, b) => a.timestamp - b.timestamp);
   const openedAt = Math.max(start, input.openedAt ?? states[0]?.timestamp ?? end);
   const currentPrice = input.current?.priceUsd;

@@ -143,7 +143,8 @@ export function RatioPlot({
     .x((p) => x(p.timestamp))
     .y0(H - M.bottom)
     .y1((p) => y(p.plotted))(line.points);
-  const ticks = timeTicks(start, line.end, W - M.left - M.right);
+  // a phone's narrow axis still gets a tick every 6 hours on 1D: its labels are short
+  const ticks = timeTicks(start, line.end, W - M.left - M.right, compact ? 56 : 84);
   const latest = readable.at(-1);
   const liquidationY = y(CHART_Y_AXIS.liquidationLine);
 
