@@ -292,9 +292,11 @@ export function Dashboard(props: {
         title={CONTENT.dashboard.liquidationModalTitle}
         description={CONTENT.dashboard.liquidationModalBody}
       >
-        <p>{READING.liquidationModal.disabled}</p>
-        <p>{READING.liquidationModal.next}</p>
-        <p>{READING.liquidationModal.canDo}</p>
+        <div className="liquidation-modal">
+          <p>{READING.liquidationModal.disabled}</p>
+          <p>{READING.liquidationModal.next}</p>
+          <p>{READING.liquidationModal.canDo}</p>
+        </div>
       </Sheet>
     </div>
   );
