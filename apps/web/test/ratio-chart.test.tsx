@@ -176,6 +176,39 @@ describe('collateral ratio chart', () => {
   });
 });
 
+describe('liquidation and claim markers', () => {
+  it('marks both, each letter readable when they fall in the same minute', async () => {
+    server.use(
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages([
+          {
+            ...record(1, OPENED, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
+            oracle_price: 100_000,
+          },
+          {
+            ...record(2, NOW_S - 600, 'l', 100_000_000, 5_000_000, 0, 0),
+            oracle_price: 65_000,
+          },
+          { ...record(3, NOW_S - 590, 'x', 0, 0, 100_000_000, 5_000_000), oracle_price: 65_000 },
+        ]),
+      ),
+    );
+    renderApp('/');
+    const chart = await plot();
+    const l = chart.querySelector('[data-action="l"]')!;
+    const x = chart.querySelector('[data-action="x"]')!;
+    expect(l).toHaveTextContent('L');
+    expect(x).toHaveTextContent('X');
+    // 1 × 65,000 / 50,000 = 130% at both; the claim's letter sits above the liquidation's
+    const at = (el: Element) =>
+      /translate\(([\d.]+),([\d.]+)\)/.exec(el.getAttribute('transform')!)!.slice(1).map(Number);
+    const [, ly] = at(l);
+    const [, xy] = at(x);
+    expect(ly! - xy!).toBeGreaterThanOrEqual(16);
+  });
+});
+
 describe('chart fullscreen on a phone', () => {
   // a region, or a dialog while fullscreen
   const card = () => screen.getByRole('heading', { name: 'Collateral ratio' }).closest('section');

@@ -146,6 +146,16 @@ export function RatioPlot({
   // a phone's narrow axis still gets a tick every 6 hours on 1D: its labels are short
   const ticks = timeTicks(start, line.end, W - M.left - M.right, compact ? 56 : 84);
   const latest = readable.at(-1);
+  // Markers that would cover one another (a liquidation and its claim in the same minute) stack
+  // upwards, so every letter stays readable.
+  const placed: { m: RatioLinePoint; px: number; py: number }[] = [];
+  for (const m of line.markers) {
+    const px = x(m.timestamp);
+    let py = y(m.plotted);
+    for (const p of placed)
+      if (Math.abs(p.px - px) < 16 && Math.abs(p.py - py) < 16) py = p.py - 18;
+    placed.push({ m, px, py: Math.max(M.top, py) });
+  }
   const liquidationY = y(CHART_Y_AXIS.liquidationLine);
 
   const nearest = (clientX: number) => {
@@ -278,10 +288,19 @@ export function RatioPlot({
         </text>
         <path d={shade ?? ''} fill="url(#ratio-fill)" />
         <path d={path ?? ''} className="chart__line" />
-        {line.markers.map((m) => (
+        {/* the latest point under the markers: an action there keeps its letter */}
+        {latest && !activePoint && (
+          <circle
+            cx={x(latest.timestamp)}
+            cy={y(latest.plotted)}
+            r={4.5}
+            className="chart__latest"
+          />
+        )}
+        {placed.map(({ m, px, py }) => (
           <g
             key={`${m.action}-${m.timestamp}`}
-            transform={`translate(${x(m.timestamp)},${y(m.plotted)})`}
+            transform={`translate(${px},${py})`}
             className={`chart__marker chart__marker--${ACTION_COLOURS[m.action!]}`}
             data-action={m.action}
           >
@@ -291,14 +310,6 @@ export function RatioPlot({
             </text>
           </g>
         ))}
-        {latest && !activePoint && (
-          <circle
-            cx={x(latest.timestamp)}
-            cy={y(latest.plotted)}
-            r={4.5}
-            className="chart__latest"
-          />
-        )}
         {activePoint && (
           <g className="chart__crosshair">
             <line
