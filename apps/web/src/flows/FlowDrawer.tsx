@@ -42,6 +42,7 @@ import {
   validateVaultName,
   vaultNameCounter,
   type FeeSpeed,
+  type PriceInput,
   type Sats,
   type UnitCents,
   cappedFeeOptions,
@@ -120,14 +121,16 @@ function postageLine(
   action: FlowDecl['guardianAction'],
   postage: { sats: number; levelTitle: string | null },
   treasuryPostage: number,
+  priceUsd: PriceInput,
 ): string | null {
   // Which postage the action's payment funds is the protocol's rule (fees.ts).
   const funded = fundedPostageSats(action, postage.sats, treasuryPostage);
   if (funded === 0n) return null;
-  const amount = `${funded.toLocaleString('en-US')} sats`;
+  const usd = satsValueUsdCents(funded, priceUsd);
+  const amount = `${funded.toLocaleString('en-US')} sats${usd != null ? ` (${formatUsdCents(usd)})` : ''}`;
   if (action === 'repay') return `UNIT postage: ${amount}, sent with the UNIT to the treasury`;
   const level = postage.levelTitle ? ` (${postage.levelTitle})` : '';
-  return `UNIT postage: ${amount}${level}, kept with your UNIT`;
+  return `UNIT postage${level}: ${amount}, kept with your UNIT`;
 }
 
 function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
@@ -160,7 +163,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const guardianAction = decl.guardianAction;
   const postage = useAccountPostage(config, wallet.account?.satsAddress ?? null);
   const postageSats = postage.sats;
-  const postageNote = postageLine(guardianAction, postage, c.unitPostageSats);
+  const postageNote = postageLine(guardianAction, postage, c.unitPostageSats, priceUsd);
   const satsAddress = wallet.account?.satsAddress;
   const costInput = {
     action: guardianAction,
@@ -295,6 +298,8 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const after = previewAfter(before, flow.action, { sats, cents, feeSats: networkFee });
   const feeUsdCents = satsValueUsdCents(networkFee, priceUsd);
   const feeUsd = feeUsdCents != null ? formatUsdCents(feeUsdCents) : null;
+  const postageUsdCents = satsValueUsdCents(postageSats, priceUsd);
+  const postageUsd = postageUsdCents != null ? formatUsdCents(postageUsdCents) : null;
   // Warned before confirming a vault left in the Risky band (issue 22, as Liquity v2 does).
   const ratioAfter =
     formValid && after ? collateralRatio(after.btcSats, after.unitCents, priceUsd) : NaN;
@@ -559,7 +564,8 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               <dt>UNIT postage</dt>
               <dd>
                 {postageSats.toLocaleString('en-US')} sats
-                {postage.levelTitle ? ` (${postage.levelTitle})` : ''}
+                {postageUsd ? ` (${postageUsd})` : ''}
+                {postage.levelTitle ? ` · ${postage.levelTitle}` : ''}
               </dd>
             </div>
           </dl>
