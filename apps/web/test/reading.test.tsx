@@ -128,6 +128,14 @@ describe('dashboard cards', () => {
     const liq = screen.getByRole('region', { name: 'Liquidation price' });
     expect(within(liq).getByTestId('liquidation-price')).toHaveTextContent('$67,500.00');
     expect(within(liq).getByTestId('pending-figure')).toHaveTextContent('$45,000.00');
+    // the gauge reads the confirmed 190%, and 1.5 × 95,000 / 50,000 = 285% once confirmed
+    const gauge = screen.getByRole('region', { name: 'Vault health' });
+    expect(
+      within(gauge).getByRole('group', { name: /^Collateral ratio 190%/ }),
+    ).toBeInTheDocument();
+    expect(within(gauge).getByTestId('pending-figure')).toHaveTextContent(
+      'Pending285% once the block confirms it',
+    );
     // the block comes: one figure again
     records = [...history, confirmed, { ...pending, confirmed: true }];
     await queryClient.invalidateQueries({ queryKey: ['vault-history'] });

@@ -2,6 +2,8 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   CONTENT,
   centsToUnitString,
+  collateralRatio,
+  formatHealth,
   formatUsd,
   formatUsdCents,
   isKnownPrice,
@@ -127,6 +129,7 @@ export function Dashboard(props: {
   const btcPending = confirmedSats !== position.sats;
   const debtPending = confirmedDebt !== position.debtCents;
   const confirmedLiq = liqOf(confirmedSats, confirmedDebt);
+  const confirmedRatio = collateralRatio(confirmedSats, confirmedDebt, position.priceUsd);
   const btcUsd = satsValueUsdCents(confirmedSats, position.priceUsd);
   const walletUnit = position.runeCents ?? toUnitCents(0);
   const bar = unitBarReading(walletUnit, position.debtCents);
@@ -220,8 +223,13 @@ export function Dashboard(props: {
           </div>
         </section>
         <HealthGauge
-          ratio={position.ratio}
-          hasDebt={hasDebt}
+          ratio={btcPending || debtPending ? confirmedRatio : position.ratio}
+          hasDebt={btcPending || debtPending ? confirmedDebt > 0n : hasDebt}
+          pendingRatio={
+            (btcPending || debtPending) && confirmedRatio !== position.ratio
+              ? formatHealth(position.ratio)
+              : null
+          }
           onDeposit={() => flows.openFlow('deposit')}
           deposit={states.deposit}
           // a liquidated vault cannot be saved by a deposit: no shortcut, and once repossessed

@@ -50,6 +50,8 @@ export function HealthGauge(props: {
   liquidated?: boolean;
   /** repossessed: the vault holds nothing, its gauge has no marker */
   repossessed?: boolean;
+  /** the ratio once a transaction waiting for its block confirms (the gauge reads the confirmed) */
+  pendingRatio?: string | null;
 }) {
   // SPEC §9: no band below 135% or when the ratio is not finite (no debt).
   const band = props.hasDebt ? healthBand(props.ratio) : null;
@@ -130,6 +132,12 @@ export function HealthGauge(props: {
           `Below ${LIQUIDATION_THRESHOLD_PERCENT}%`
         ) : null}
       </p>
+      {props.pendingRatio && (
+        <p className="pending-figure num" data-testid="pending-figure">
+          <span className="badge badge--pending">{CONTENT.reading.pending.label}</span>
+          {CONTENT.reading.pending.after(props.pendingRatio)}
+        </p>
+      )}
       {props.hasDebt &&
         !props.liquidated &&
         !props.repossessed &&
