@@ -165,6 +165,28 @@ describe('chart model', () => {
     ]);
   });
 
+  it('draws and marks an action newer than the minute-old clock at once', () => {
+    const now = 1_000_000;
+    const line = ratioLine({
+      states: [
+        { timestamp: now - 300, btc_locked: 100_000_000, unit_borrowed: 5_000_000 },
+        { timestamp: now + 20, btc_locked: 90_000_000, unit_borrowed: 5_000_000 },
+      ],
+      prices: [{ timestamp: now - 600, price: 100_000 }],
+      actions: [
+        { timestamp: now - 300, action: 'o' },
+        { timestamp: now + 20, action: 'w' },
+      ],
+      period: '24h',
+      now,
+    });
+    expect(line.end).toBe(now + 20);
+    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([
+      ['o', 200],
+      ['w', 180],
+    ]);
+  });
+
   it('carries the state of an older vault in from the period start', () => {
     const now = 2_000_000;
     const day = 86_400;

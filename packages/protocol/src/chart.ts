@@ -159,8 +159,14 @@ export interface RatioLineInput {
 export function ratioLine(input: RatioLineInput): RatioLine {
   const { period, now } = input;
   const { buckets, bucketSeconds } = CHART_INTERVALS[period];
-  const end = now;
-  const start = now - buckets * bucketSeconds;
+  // The screen's clock ticks once a minute: an action newer than it moves the end to itself, so
+  // it is drawn and marked at once rather than a minute later.
+  const latest = Math.max(
+    ...input.states.map((s) => s.timestamp),
+    ...(input.actions ?? []).map((a) => a.timestamp),
+  );
+  const end = Number.isFinite(latest) && latest > now && latest - now < 3600 ? latest : now;
+  const start = end - buckets * bucketSeconds;
   const states = [...input.states]
     .filter((s) => s.timestamp <= end)
     .sort((a, b) => a.timestamp - b.timestamp);
