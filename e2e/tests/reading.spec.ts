@@ -135,6 +135,8 @@ test('cards, drawers and chart say what will happen and what has happened', asyn
     // The result is the preview: 0.03 - 0.005 - the fee the drawer said, to the sat.
     await expect(btc.getByTestId('pending-figure')).toHaveCount(0, { timeout: 60_000 });
     expect(satsOf((await btc.getByTestId('btc-deposited').textContent())!)).toBe(expected);
+    // the withdrawal is marked on the chart at once, as the opening is
+    await expect(plotOf('1D').locator('[data-action="w"]')).toHaveCount(1);
 
     // Borrow at the maximum lands on 160%, Risky: warned in the band's colour before Borrow.
     const borrow = await openDrawer(page, 'Borrow');
