@@ -94,7 +94,9 @@ describe('action drawers', () => {
     fakeWallet.connectAs();
     const first = await openDrawer('/?action=borrow');
     expect(
-      await within(first.drawer).findByText('UNIT postage: 10,000 sats, kept with your UNIT'),
+      await within(first.drawer).findByText(
+        'UNIT postage: 10,000 sats ($9.50), kept with your UNIT',
+      ),
     ).toBeInTheDocument();
     first.unmount();
 
@@ -119,7 +121,7 @@ describe('action drawers', () => {
     const nebula = await openDrawer('/?action=borrow');
     expect(
       await within(nebula.drawer).findByText(
-        'UNIT postage: 12,500 sats (Nebula), kept with your UNIT',
+        'UNIT postage (Nebula): 12,500 sats ($11.87), kept with your UNIT',
       ),
     ).toBeInTheDocument();
     nebula.unmount();
@@ -127,7 +129,7 @@ describe('action drawers', () => {
     const repay = await openDrawer('/?action=repay');
     expect(
       await within(repay.drawer).findByText(
-        'UNIT postage: 10,000 sats, sent with the UNIT to the treasury',
+        'UNIT postage: 10,000 sats ($9.50), sent with the UNIT to the treasury',
       ),
     ).toBeInTheDocument();
   });

@@ -104,10 +104,11 @@ describe('collateral ratio chart', () => {
     expect(tooltip).toHaveTextContent('Ratio 190%');
     expect(tooltip).toHaveTextContent('BTC $95,000.00');
     await user.keyboard('{ArrowLeft}');
-    expect(tooltip).toHaveTextContent(moment(NOW_S - 3600));
+    // the 80,000 close of the bucket that starts an hour ago: the step at that bucket's end
+    expect(tooltip).toHaveTextContent(moment(NOW_S - 3300));
     expect(tooltip).toHaveTextContent('Ratio 160%');
     expect(tooltip).toHaveTextContent('BTC $80,000.00');
-    // the first point is the opening, not the start of the day: the axis starts there
+    // the first point is the opening: nothing is drawn before it
     await user.keyboard('{Home}');
     expect(tooltip).toHaveTextContent(moment(OPENED));
     expect(tooltip).toHaveTextContent('Ratio 200%');
@@ -120,15 +121,27 @@ describe('collateral ratio chart', () => {
     expect(within(chart).queryByRole('status')).not.toBeInTheDocument();
   });
 
-  it('follows the pointer with the crosshair', async () => {
+  it('follows the pointer with the crosshair over the whole day, empty before the opening', async () => {
     renderApp('/');
     const chart = await plot();
-    // jsdom lays nothing out: the drawing is 800 px wide from x = 0, the plot from 46 px
+    // jsdom lays nothing out: the drawing is 800 px wide, the axis from 52 to 788 px spans the
+    // day, so the opening two hours ago sits at 727 px, the step an hour ago at 760 px
+    const svg = chart.querySelector('svg')!;
+    const ticks = [...svg.querySelectorAll('text.chart__tick')].map((t) => t.textContent);
+    // the day's clock ticks, three hours apart, not one lone tick
+    expect(ticks.filter((t) => /^\d\d:\d\d$/.test(t ?? '')).length).toBeGreaterThanOrEqual(7);
+    const line = svg.querySelector('path.chart__line')!.getAttribute('d')!;
+    // the line starts at the opening, drawn as steps: only horizontal and vertical segments
+    expect(Number(/^M([\d.]+)/.exec(line)![1])).toBeCloseTo(726.7, 0);
+    const corners = [...line.matchAll(/[ML]([\d.]+),([\d.]+)/g)].map((m) => [+m[1]!, +m[2]!]);
+    expect(corners.length).toBeGreaterThan(3);
+    for (let i = 1; i < corners.length; i++) {
+      const [[x0, y0], [x1, y1]] = [corners[i - 1]!, corners[i]!];
+      expect(x0 === x1 || y0 === y1).toBe(true);
+    }
     fireEvent.pointerMove(chart, { clientX: 40 });
     expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 200%');
-    // halfway across is an hour ago: the axis spans the vault's two hours, not the whole day
-    // (over 24 hours the middle would be nearest the opening, at the right end)
-    fireEvent.pointerMove(chart, { clientX: 417 });
+    fireEvent.pointerMove(chart, { clientX: 752 });
     expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 160%');
     fireEvent.pointerMove(chart, { clientX: 790 });
     expect(within(chart).getByRole('status')).toHaveTextContent('Ratio 190%');
@@ -136,21 +149,63 @@ describe('collateral ratio chart', () => {
     expect(within(chart).queryByRole('status')).not.toBeInTheDocument();
   });
 
-  it('asks each interval of the points route; YTD too starts at the opening', async () => {
+  it('asks each interval of the points route; each spans its own period', async () => {
     const user = userEvent.setup();
     renderApp('/');
-    await plot();
+    const firstX = async (label: string) => {
+      const chart = await plot(label);
+      const d = chart.querySelector('path.chart__line')!.getAttribute('d')!;
+      return Number(/^M([\d.]+)/.exec(d)![1]);
+    };
+    const xs = [await firstX('1D')];
     for (const label of ['1W', '1M', 'YTD']) {
       await user.click(screen.getByRole('button', { name: label }));
       expect(screen.getByRole('button', { name: label })).toHaveAttribute('aria-pressed', 'true');
-      await plot(label);
+      xs.push(await firstX(label));
     }
     expect(periods).toEqual(expect.arrayContaining(['24h', '7d', '30d', '1y']));
+    // a two-hour-old vault sits ever further right as the period grows
+    for (let i = 1; i < xs.length; i++) expect(xs[i]!).toBeGreaterThan(xs[i - 1]!);
+    expect(xs.at(-1)!).toBeGreaterThan(786);
     const year = await plot('YTD');
-    expect(year).toHaveAccessibleDescription(/lowest 160%, highest 200%/);
-    // halfway across the year's axis is still an hour ago: it starts at the opening
-    fireEvent.pointerMove(year, { clientX: 417 });
-    expect(within(year).getByRole('status')).toHaveTextContent(moment(NOW_S - 3600));
+    // the opening's own price (100,000: 200%) holds until the day's close is known, now (95,000)
+    expect(year).toHaveAccessibleDescription(/now 190%; over YTD lowest 190%, highest 200%/);
+    // month ticks on the year's axis
+    const ticks = [...year.querySelectorAll('text.chart__tick')].map((t) => t.textContent ?? '');
+    expect(ticks.some((t) => /^[A-Z][a-z]{2}( \d{4})?$/.test(t))).toBe(true);
+  });
+});
+
+describe('liquidation and claim markers', () => {
+  it('marks both, each letter readable when they fall in the same minute', async () => {
+    server.use(
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages([
+          {
+            ...record(1, OPENED, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
+            oracle_price: 100_000,
+          },
+          {
+            ...record(2, NOW_S - 600, 'l', 100_000_000, 5_000_000, 0, 0),
+            oracle_price: 65_000,
+          },
+          { ...record(3, NOW_S - 590, 'x', 0, 0, 100_000_000, 5_000_000), oracle_price: 65_000 },
+        ]),
+      ),
+    );
+    renderApp('/');
+    const chart = await plot();
+    const l = chart.querySelector('[data-action="l"]')!;
+    const x = chart.querySelector('[data-action="x"]')!;
+    expect(l).toHaveTextContent('L');
+    expect(x).toHaveTextContent('X');
+    // 1 × 65,000 / 50,000 = 130% at both; the claim's letter sits above the liquidation's
+    const at = (el: Element) =>
+      /translate\(([\d.]+),([\d.]+)\)/.exec(el.getAttribute('transform')!)!.slice(1).map(Number);
+    const [, ly] = at(l);
+    const [, xy] = at(x);
+    expect(ly! - xy!).toBeGreaterThanOrEqual(16);
   });
 });
 

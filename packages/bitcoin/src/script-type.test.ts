@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { p2pk, p2pkh, p2sh, p2tr, p2wpkh, p2wsh, TEST_NETWORK } from '@scure/btc-signer';
+import { outputScriptBytes } from '@unit/protocol';
 import { userKey } from '../test/testKeys';
 import { addressToScript, isValidAddress, scriptToAddress } from './address';
 import { assertSpendableScript, classifyScript } from './script-type';
@@ -74,5 +75,21 @@ describe('addresses', () => {
     const broken = wpkh.address.slice(0, -1) + (wpkh.address.endsWith('q') ? 'p' : 'q');
     expect(isValidAddress(broken, TEST_NETWORK)).toBe(false);
     expect(isValidAddress(wpkh.address, TEST_NETWORK)).toBe(true);
+  });
+});
+
+describe("the protocol's outputScriptBytes, read from an address alone", () => {
+  it('is the length of the script the address decodes to, on test and main networks', () => {
+    const main = { bech32: 'bc', pubKeyHash: 0x00, scriptHash: 0x05, wif: 0x80 };
+    const regtest = { ...TEST_NETWORK, bech32: 'bcrt' };
+    for (const net of [TEST_NETWORK, main, regtest])
+      for (const out of [
+        p2wpkh(userKey.compressed, net),
+        p2sh(p2wpkh(userKey.compressed, net), net),
+        p2tr(userKey.xOnly, undefined, net),
+        p2pkh(userKey.compressed, net),
+        p2wsh(p2pk(userKey.compressed), net),
+      ])
+        expect(outputScriptBytes(out.address!)).toBe(addressToScript(out.address!, net).length);
   });
 });

@@ -36,7 +36,7 @@ describe('chart model', () => {
     expect(clampToChart(Infinity)).toBe(500);
     expect(clampToChart(180)).toBe(180);
   });
-  it('draws the ratio from the opening on, moving with each price bucket and stepping at an action', () => {
+  it('spans the whole period with the vault inside it, stepping at bucket ends and at actions', () => {
     const now = 1_000_000;
     const opened = now - 3600;
     // 1 BTC against 50,000.00 UNIT, then a deposit to 1.5 BTC ten minutes ago.
@@ -44,6 +44,7 @@ describe('chart model', () => {
       { timestamp: opened, btc_locked: 100_000_000, unit_borrowed: 5_000_000 },
       { timestamp: now - 600, btc_locked: 150_000_000, unit_borrowed: 5_000_000 },
     ];
+    // 5-minute buckets stamped with their start, holding their close
     const prices = [
       { timestamp: now - 7200, price: 100_000 },
       { timestamp: now - 3000, price: 95_000 },
@@ -61,16 +62,16 @@ describe('chart model', () => {
       openedAt: opened,
       current: { btc_locked: 150_000_000, unit_borrowed: 5_000_000, priceUsd: 90_000 },
     });
-    // The vault is an hour old: the axis starts at its opening, not 24 hours back.
-    expect(line.start).toBe(opened);
+    // The vault is an hour old, the axis still spans the day: empty before the opening.
+    expect(line.start).toBe(now - 86_400);
     expect(line.end).toBe(now);
     expect(line.points.map((p) => [p.timestamp - now, p.ratio, p.priceUsd])).toEqual([
-      // 1 × 100,000 / 50,000 = 200%: the bucket before the opening prices it
+      // 1 × 100,000 / 50,000 = 200%: the close of the bucket that ended before the opening
       [-3600, 200, 100_000],
-      // the vault does nothing, the price falls: 190%, then 160%
-      [-3000, 190, 95_000],
-      [-1200, 160, 80_000],
-      // the deposit: 160% just before, 1.5 × 80,000 / 50,000 = 240% after
+      // the price falls inside the bucket that starts at -3000: the step is at its end, -2700
+      [-2700, 190, 95_000],
+      [-900, 160, 80_000],
+      // the deposit: 160% just before, 1.5 × 80,000 / 50,000 = 240% after, the same second
       [-600, 160, 80_000],
       [-600, 240, 80_000],
       // now, at the gauge's price: 1.5 × 90,000 / 50,000 = 270%
@@ -83,14 +84,67 @@ describe('chart model', () => {
     expect(ratioSummary(line.points)).toEqual({ current: 270, min: 160, max: 270 });
   });
 
-  it('prices each action at its own oracle price, finer than the bucket that holds it', () => {
+  it('gives each period its own span: a young vault looks different on 1D, 1W, 1M and YTD', () => {
+    const now = 5_000_000;
+    const opened = now - 600;
+    const spans = (['24h', '7d', '30d', '1y'] as const).map((period) => {
+      const line = ratioLine({
+        states: [{ timestamp: opened, btc_locked: 100_000_000, unit_borrowed: 5_000_000 }],
+        prices: [{ timestamp: now - 40_000_000, price: 100_000 }],
+        period,
+        now,
+        openedAt: opened,
+      });
+      // the line starts at the opening whatever the period
+      expect(line.points[0]!.timestamp).toBe(opened);
+      return line.end - line.start;
+    });
+    expect(spans).toEqual([86_400, 604_800, 2_592_000, 31_536_000]);
+  });
+
+  it('marks liquidation and claim on the line, the claim where the line ended', () => {
+    const now = 1_000_000;
+    const opened = now - 3000;
+    const line = ratioLine({
+      // 0.01 BTC against 400.00 UNIT; the claim empties the vault
+      states: [
+        { timestamp: opened, btc_locked: 1_000_000, unit_borrowed: 40_000 },
+        { timestamp: now - 100, btc_locked: 0, unit_borrowed: 0 },
+      ],
+      prices: [
+        { timestamp: now - 3600, price: 95_000 },
+        { timestamp: now - 1200, price: 52_000 },
+      ],
+      actions: [
+        { timestamp: opened, action: 'o' },
+        { timestamp: now - 600, action: 'l' },
+        { timestamp: now - 100, action: 'x' },
+      ],
+      period: '24h',
+      now,
+      openedAt: opened,
+    });
+    // 0.01 × 95,000 / 400 = 237.5% → 238%; 0.01 × 52,000 / 400 = 130%
+    expect(line.markers.map((m) => [m.action, m.timestamp - now, m.ratio])).toEqual([
+      ['o', -3000, 238],
+      ['l', -600, 130],
+      ['x', -100, 130],
+    ]);
+    // after the claim the vault holds nothing: no ratio, the line ends
+    expect(Number.isFinite(line.points.at(-1)!.ratio)).toBe(false);
+  });
+
+  it('prices each action at its own oracle price, so a liquidation is marked where it happened', () => {
     const now = 1_000_000;
     const opened = now - 120;
     const line = ratioLine({
       // 0.01 BTC against 400.00 UNIT
       states: [{ timestamp: opened, btc_locked: 1_000_000, unit_borrowed: 40_000 }],
-      // one 5-minute bucket holding the latest price, stamped before the opening
-      prices: [{ timestamp: now - 300, price: 50_000 }],
+      // the bucket now is in holds 50,000: its close is known only now
+      prices: [
+        { timestamp: now - 600, price: 95_000 },
+        { timestamp: now - 100, price: 50_000 },
+      ],
       actions: [
         { timestamp: opened, action: 'o', oracle_price: 95_000 },
         { timestamp: now - 30, action: 'l', oracle_price: 50_000 },
@@ -98,19 +152,42 @@ describe('chart model', () => {
       period: '24h',
       now,
       openedAt: opened,
-      current: { btc_locked: 1_000_000, unit_borrowed: 40_000, priceUsd: 50_000 },
     });
-    // 0.01 × 95,000 / 400 = 237.5%, rounded half up: 238%; then 0.01 × 50,000 / 400 = 125%
+    // 0.01 × 95,000 / 400 = 237.5% → 238%; the liquidation's price: 125%, at its second
     expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
       [-120, 238],
       [-30, 125],
       [0, 125],
     ]);
-    // `l` is no marker: it ends the line's story rather than moving the vault
-    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([['o', 238]]);
+    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([
+      ['o', 238],
+      ['l', 125],
+    ]);
   });
 
-  it('starts at the interval for an older vault and carries its state in', () => {
+  it('draws and marks an action newer than the minute-old clock at once', () => {
+    const now = 1_000_000;
+    const line = ratioLine({
+      states: [
+        { timestamp: now - 300, btc_locked: 100_000_000, unit_borrowed: 5_000_000 },
+        { timestamp: now + 20, btc_locked: 90_000_000, unit_borrowed: 5_000_000 },
+      ],
+      prices: [{ timestamp: now - 600, price: 100_000 }],
+      actions: [
+        { timestamp: now - 300, action: 'o' },
+        { timestamp: now + 20, action: 'w' },
+      ],
+      period: '24h',
+      now,
+    });
+    expect(line.end).toBe(now + 20);
+    expect(line.markers.map((m) => [m.action, m.ratio])).toEqual([
+      ['o', 200],
+      ['w', 180],
+    ]);
+  });
+
+  it('carries the state of an older vault in from the period start', () => {
     const now = 2_000_000;
     const day = 86_400;
     const line = ratioLine({
@@ -127,10 +204,10 @@ describe('chart model', () => {
       openedAt: now - 40 * day,
     });
     expect(line.start).toBe(now - 30 * day);
-    // 100,000 / 62,500 = 160%, then 85,000 / 62,500 = 136%; the opening is off the axis
+    // 100,000 / 62,500 = 160%, then 85,000 / 62,500 = 136% from that 6-hour bucket's end
     expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
       [-30 * day, 160],
-      [-day, 136],
+      [-day + 6 * 3600, 136],
       [0, 136],
     ]);
     expect(line.markers).toEqual([]);
@@ -150,7 +227,7 @@ describe('chart model', () => {
       // the points route did not carry the state of the opening into the interval
       openedAt: now - 2000,
     });
-    expect(line.start).toBe(now - 2000);
+    expect(line.start).toBe(now - 86_400);
     expect(line.points.map((p) => [p.timestamp - now, p.ratio])).toEqual([
       [-1000, Infinity],
       [-500, Infinity],

@@ -95,27 +95,44 @@ export interface RatioLinePoint extends RatioPoint {
 }
 
 export interface RatioLine {
-  /** unix seconds the x axis starts at: the vault's opening or the interval's start, the later */
+  /** unix seconds the x axis starts at: the interval's start (now minus the period), always */
   start: number;
   /** unix seconds the x axis ends at: now */
   end: number;
-  /** in time order; a state change is two points at the same second (before, after): a step */
+  /**
+   * in time order, a step function: each point's ratio holds until the next point. A state change
+   * is two points at the same second (before, after); a price change is one point at its time.
+   */
   points: RatioLinePoint[];
-  /** one per action of CHART_MARKER_ACTIONS inside the axis, on the line (state after it) */
+  /** one per action inside the axis, on the line */
   markers: RatioLinePoint[];
 }
 
-/** The actions drawn on the line; `l` and `x` end the line rather than move it. */
-export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r'];
+/** The actions drawn on the line: every action code (SPEC §3), liquidation and claim too. */
+export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r', 'l', 'x'];
+
+/** The marker's letter for each action (the tooltip names it in full: ACTION_LABELS). */
+export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
+  o: 'O',
+  d: 'D',
+  w: 'W',
+  b: 'B',
+  r: 'R',
+  l: 'L',
+  x: 'X',
+};
 
 export interface RatioLineInput {
   /** the vault's states (GET /api/vaults/:id/points), any order */
   states: readonly VaultStateAt[];
-  /** the interval's price buckets (GET /api/price-history), any order */
+  /**
+   * the interval's price buckets (GET /api/price-history), any order: each stamped with its
+   * bucket's start and holding the bucket's close, so the price is known at the bucket's end
+   */
   prices: readonly PricePointDto[];
   /**
-   * actions to mark: the vault history's records. Their oracle_price (whole USD) is the price at
-   * that very moment, finer than a bucket: a vault minutes old still shows the moves since.
+   * actions to mark: the vault history's records. Their oracle_price (whole USD, as the history
+   * stores it) is the price at that very moment.
    */
   actions?: readonly { timestamp: number; action: ActionCode; oracle_price?: number }[];
   period: TimePeriod;
@@ -128,35 +145,54 @@ export interface RatioLineInput {
 }
 
 /**
- * The collateral ratio line over an interval (SPEC §2 Chart, §9): the vault's state at each moment
- * (the last state at or before it) times the price then (the last price bucket at or before it, the
- * first bucket when none precedes it). The ratio moves with every price bucket even when the vault
- * does nothing, and steps at each action. The axis starts when the vault opened when that is later
- * than the interval's start: no stretch of axis where the vault did not exist. Moments before the
- * first known state are left out.
+ * The collateral ratio line over an interval (SPEC §2 Chart, §9), as a step function of time: the
+ * vault's state at each moment (the last state at or before it) times the price then. The axis
+ * always spans the whole period, now minus the period to now, so 1D, 1W, 1M and YTD differ and the
+ * axis does not move with the data; the vault's life sits inside it, nothing before its opening.
+ *
+ * A price bucket holds its close, the last tick inside it, so the price steps at the bucket's end
+ * (or now, for the bucket now is in), never before the move: a move is drawn at most one bucket
+ * late (5 minutes on 1D), never early. Each action steps the line at its own second, at its own
+ * oracle price (whole dollars: the history stores no cents), so its marker reads the ratio the
+ * action saw; every price, whole or not, is formatted as the header formats it (formatUsd).
  */
 export function ratioLine(input: RatioLineInput): RatioLine {
   const { period, now } = input;
   const { buckets, bucketSeconds } = CHART_INTERVALS[period];
-  const states = [...input.states].sort((a, b) => a.timestamp - b.timestamp);
+  // The screen's clock ticks once a minute: an action newer than it moves the end to itself, so
+  // it is drawn and marked at once rather than a minute later.
+  const latest = Math.max(
+    ...input.states.map((s) => s.timestamp),
+    ...(input.actions ?? []).map((a) => a.timestamp),
+  );
+  const end = Number.isFinite(latest) && latest > now && latest - now < 3600 ? latest : now;
+  const start = end - buckets * bucketSeconds;
+  const states = [...input.states]
+    .filter((s) => s.timestamp <= end)
+    .sort((a, b) => a.timestamp - b.timestamp);
   if (input.current) {
     const last = states.at(-1);
     const { btc_locked, unit_borrowed } = input.current;
     // The current state is in force now; it differs from the last point while the points lag.
     if (!last || last.btc_locked !== btc_locked || last.unit_borrowed !== unit_borrowed)
-      states.push({ timestamp: Math.max(now, last?.timestamp ?? now), btc_locked, unit_borrowed });
+      states.push({ timestamp: end, btc_locked, unit_borrowed });
   }
-  const observed = (input.actions ?? []).map((a) => ({
-    timestamp: a.timestamp,
-    price: a.oracle_price ?? NaN,
-  }));
-  // At equal times the action's own price comes last, so it wins over the bucket.
-  const prices = [...input.prices, ...observed]
+  // Each action's own oracle price is an observation at its very second, finer than a bucket: the
+  // line steps to it there (a liquidation is drawn at the ratio that liquidated it), until the
+  // next bucket's close. At equal times the action's price comes last, so it wins.
+  const observed = (input.actions ?? [])
+    .filter((a) => a.timestamp <= end)
+    .map((a) => ({ timestamp: a.timestamp, price: a.oracle_price ?? NaN }));
+  const prices = [
+    ...input.prices.map((p) => ({
+      timestamp: Math.min(end, p.timestamp + bucketSeconds),
+      price: p.price,
+    })),
+    ...observed,
+  ]
     .filter((p) => isKnownPrice(p.price))
     .sort((a, b) => a.timestamp - b.timestamp);
-  const openedAt = input.openedAt ?? states[0]?.timestamp ?? now;
-  const end = Math.max(now, states.at(-1)?.timestamp ?? now);
-  const start = Math.min(end, Math.max(now - buckets * bucketSeconds, openedAt));
+  const openedAt = Math.max(start, input.openedAt ?? states[0]?.timestamp ?? end);
   const currentPrice = input.current?.priceUsd;
 
   const priceAt = (t: number): number => {
@@ -176,12 +212,13 @@ export function ratioLine(input: RatioLineInput): RatioLine {
     };
   };
 
-  // Every moment the ratio can change: the axis start, each price bucket, each state change, now.
-  const moments = new Set<number>([start, end]);
-  for (const p of prices) if (p.timestamp > start && p.timestamp < end) moments.add(p.timestamp);
+  // Every moment the ratio can change inside the vault's life: its start, each price step, each
+  // state change, now.
+  const moments = new Set<number>([openedAt, end]);
+  for (const p of prices) if (p.timestamp > openedAt && p.timestamp < end) moments.add(p.timestamp);
   const changes = new Set<number>();
   for (const s of states)
-    if (s.timestamp > start && s.timestamp <= end) {
+    if (s.timestamp > openedAt && s.timestamp <= end) {
       moments.add(s.timestamp);
       changes.add(s.timestamp);
     }
@@ -201,8 +238,15 @@ export function ratioLine(input: RatioLineInput): RatioLine {
   for (const a of input.actions ?? []) {
     if (!CHART_MARKER_ACTIONS.includes(a.action) || a.timestamp < start || a.timestamp > end)
       continue;
-    const i = lastAtOrBefore(states, a.timestamp);
-    if (i >= 0) markers.push(pointAt(a.timestamp, states[i]!, a.action));
+    const after = lastAtOrBefore(states, a.timestamp);
+    if (after < 0) continue;
+    let point = pointAt(a.timestamp, states[after]!, a.action);
+    // A claim empties the vault (no ratio after it): its marker sits where the line ended.
+    if (!Number.isFinite(point.ratio)) {
+      const before = lastAtOrBefore(states, a.timestamp - 1);
+      if (before >= 0) point = pointAt(a.timestamp, states[before]!, a.action);
+    }
+    markers.push(point);
   }
   markers.sort((a, b) => a.timestamp - b.timestamp);
   return { start, end, points, markers };

@@ -6,6 +6,7 @@ import { FEE_LABELS } from './fees';
 import { ACTION_LABELS } from './history';
 import { PENDING_STATUS_LABELS } from './pending';
 import { HEALTH_BAND_LABELS } from './ratio';
+import { READING_COPY } from './reading-copy';
 import { VALIDATION_MESSAGES } from './validation';
 
 export const CONTENT = {
@@ -151,6 +152,8 @@ export const CONTENT = {
   fees: FEE_LABELS,
   errors: ERROR_MESSAGES,
   validation: VALIDATION_MESSAGES,
+  /** copy of our own, not SPEC's (issue 22) */
+  reading: READING_COPY,
 } as const;
 
 /** A pending transaction's kind, as the banner says it ('Your deposit of…'). */

@@ -110,8 +110,9 @@ const VAULT_LIQUIDATION_INPUT_WU =
   (1 + LIQUIDATION_LEAF_BYTES) +
   (1 + CONTROL_BLOCK_BYTES);
 
+const P2TR_SCRIPT_BYTES = 34;
 /** value (8) + script length (1) + script; user outputs are sized as P2TR (the larger of P2WPKH/P2TR). */
-const P2TR_OUTPUT_WU = (8 + 1 + 34) * 4;
+const P2TR_OUTPUT_WU = (8 + 1 + P2TR_SCRIPT_BYTES) * 4;
 /** State record: OP_RETURN + a direct push of 63 bytes (docs/protocol.md). */
 const STATE_OUTPUT_WU = (8 + 1 + 1 + 1 + 63) * 4;
 /**
@@ -130,6 +131,12 @@ export interface VsizeInput {
   unitInputs?: number;
   /** whether a BTC change output C is added (default true for actions with payment inputs). */
   change?: boolean;
+  /**
+   * withdraw: the byte length of the withdrawal's output script (22 P2WPKH, 23 P2SH, 34 P2TR;
+   * default 34, the largest). Given, the withdraw's vsize is exact: its fee comes out of the vault,
+   * so the vault's balance after it, shown before signing, must be the one the transaction makes.
+   */
+  withdrawalScriptBytes?: number;
 }
 
 /** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it. */
@@ -138,6 +145,7 @@ export function estimateVsize({
   paymentInputs,
   unitInputs = 1,
   change,
+  withdrawalScriptBytes = P2TR_SCRIPT_BYTES,
 }: VsizeInput): number {
   const payments = Math.max(0, Math.floor(paymentInputs)) * P2WPKH_INPUT_WU;
   const withChange = change ?? action !== 'withdraw';
@@ -182,7 +190,13 @@ export function estimateVsize({
       break;
     case 'withdraw':
       // vault -> vault, withdrawal, S (the fee comes out of the vault)
-      weight += VAULT_UPDATE_INPUT_WU + payments + 2 * P2TR_OUTPUT_WU + STATE_OUTPUT_WU + changeWu;
+      weight +=
+        VAULT_UPDATE_INPUT_WU +
+        payments +
+        P2TR_OUTPUT_WU +
+        (8 + 1 + withdrawalScriptBytes) * 4 +
+        STATE_OUTPUT_WU +
+        changeWu;
       break;
     case 'repossess':
       // liquidated vault, claimant's vault, P… -> claimant's vault, tax, S, C

@@ -18,6 +18,7 @@ export * from './ids';
 export * from './missions';
 export * from './alerts';
 export * from './content';
+export * from './reading';
 export * from './live';
 export type * from './api';
 export * from './liquidation';

@@ -2,7 +2,8 @@
 // withdraw, each validated, co-signed, accepted by the devnet's node checks and stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getGuardianRequest, getVaultByPubkey, vaultHistory } from '../../src/store';
-import { call, recorder, startHarness, type Harness, type TestWallet } from './harness';
+import { networkFeeSats, outputScriptBytes } from '@unit/protocol';
+import { call, FEE_RATE, recorder, startHarness, type Harness, type TestWallet } from './harness';
 
 describe('guardian vault lifecycle on the devnet', () => {
   let h: Harness;
@@ -120,6 +121,15 @@ describe('guardian vault lifecycle on the devnet', () => {
     const result = await call<{ vault_txid: string }>(h.guardian, 'vault.withdraw', request);
     const vault = (await getVaultByPubkey(h.store.db, alice.vaultPubkey))!;
     expect(vault.btc_locked).toBe(before.btc_locked - 300_000 - Number(built.fee));
+    // The fee the web drawer previews, from the address alone, is the one the guardian accepted
+    // and the chain holds (issue 22: the preview must equal the result).
+    const previewed = networkFeeSats({
+      action: 'withdraw',
+      paymentInputs: 0,
+      feeRate: FEE_RATE,
+      withdrawalScriptBytes: outputScriptBytes(alice.paymentAddress),
+    });
+    expect(vault.btc_locked).toBe(before.btc_locked - 300_000 - Number(previewed));
     const paid = await h.chain.output(result.vault_txid, 1);
     expect(paid).toMatchObject({ value: 300_000, address: alice.paymentAddress });
     const history = await vaultHistory(h.store.db, vault.vault_id);

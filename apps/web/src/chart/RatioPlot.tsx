@@ -8,10 +8,11 @@ import {
   type PointerEvent,
   type RefObject,
 } from 'react';
-import { area, line as linePath } from 'd3-shape';
+import { area, curveStepAfter, line as linePath } from 'd3-shape';
 import {
   ACTION_COLOURS,
   ACTION_LABELS,
+  CHART_MARKER_LETTERS,
   CHART_Y_AXIS,
   HEALTH_BANDS,
   formatHealth,
@@ -26,8 +27,6 @@ const HEIGHT = { wide: 300, compact: 260 } as const;
 /** Widths used until the card is measured (and where nothing measures: tests). */
 const FALLBACK_WIDTH = { wide: 800, compact: 360 } as const;
 const M = { top: 14, right: 12, bottom: 28, left: 52 };
-/** A vault opened seconds ago still gets an axis a minute wide. */
-const MIN_SPAN_SECONDS = 60;
 
 /**
  * SPEC §9 bands shaded behind the line: under 135 liquidated, Risky 135–160, Moderate 161–195,
@@ -50,14 +49,6 @@ const BANDS = [
   { from: HEALTH_BANDS.moderate.max, to: CHART_Y_AXIS.max, tone: 'healthy', label: 'Healthy' },
 ] as const;
 
-const MARKER_LETTER: Partial<Record<RatioLinePoint['action'] & string, string>> = {
-  o: 'O',
-  d: 'D',
-  w: 'W',
-  b: 'B',
-  r: 'R',
-};
-
 /** A linear map from a domain onto a range, clamped to the range. */
 function linear([d0, d1]: [number, number], [r0, r1]: [number, number]) {
   const span = d1 - d0 || 1;
@@ -79,15 +70,24 @@ export function readablePoints(line: RatioLine): RatioLinePoint[] {
     .sort((a, b) => a.timestamp - b.timestamp);
 }
 
-/** The element's content width, followed as it resizes; null until measured. */
+/**
+ * The last size measured, so a plot mounted again (another interval, once its data arrives) draws
+ * at the card's width from its first frame rather than at the fallback and then jumping.
+ */
+let lastSize: { width: number; height: number } | null = null;
+
+/** The element's content width, followed as it resizes; the last known until measured. */
 function useSize(ref: RefObject<HTMLElement | null>): { width: number; height: number } | null {
-  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  const [size, setSize] = useState<{ width: number; height: number } | null>(() => lastSize);
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el || typeof ResizeObserver !== 'function') return;
     const observer = new ResizeObserver(([entry]) => {
       const box = entry!.contentRect;
-      if (box.width > 0) setSize({ width: Math.round(box.width), height: Math.round(box.height) });
+      if (box.width > 0) {
+        lastSize = { width: Math.round(box.width), height: Math.round(box.height) };
+        setSize(lastSize);
+      }
     });
     observer.observe(el);
     return () => observer.disconnect();
@@ -126,21 +126,36 @@ export function RatioPlot({
   const activePoint =
     active != null ? (readable[Math.min(active, readable.length - 1)] ?? null) : null;
 
-  const start = Math.min(line.start, line.end - MIN_SPAN_SECONDS);
+  // The axis is the period's, whatever the data: it does not move between renders.
+  const start = line.start;
   const x = linear([start, line.end], [M.left, W - M.right]);
   const y = linear([CHART_Y_AXIS.min, CHART_Y_AXIS.max], [H - M.bottom, M.top]);
   const finite = (p: RatioLinePoint) => Number.isFinite(p.ratio);
+  // The ratio is a step function of time: it holds until the next price tick or action.
   const path = linePath<RatioLinePoint>()
+    .curve(curveStepAfter)
     .defined(finite)
     .x((p) => x(p.timestamp))
     .y((p) => y(p.plotted))(line.points);
   const shade = area<RatioLinePoint>()
+    .curve(curveStepAfter)
     .defined(finite)
     .x((p) => x(p.timestamp))
     .y0(H - M.bottom)
     .y1((p) => y(p.plotted))(line.points);
-  const ticks = timeTicks(start, line.end, W - M.left - M.right);
+  // a phone's narrow axis still gets a tick every 6 hours on 1D: its labels are short
+  const ticks = timeTicks(start, line.end, W - M.left - M.right, compact ? 56 : 84);
   const latest = readable.at(-1);
+  // Markers that would cover one another (a liquidation and its claim in the same minute) stack
+  // upwards, so every letter stays readable.
+  const placed: { m: RatioLinePoint; px: number; py: number }[] = [];
+  for (const m of line.markers) {
+    const px = x(m.timestamp);
+    let py = y(m.plotted);
+    for (const p of placed)
+      if (Math.abs(p.px - px) < 16 && Math.abs(p.py - py) < 16) py = p.py - 18;
+    placed.push({ m, px, py: Math.max(M.top, py) });
+  }
   const liquidationY = y(CHART_Y_AXIS.liquidationLine);
 
   const nearest = (clientX: number) => {
@@ -273,19 +288,7 @@ export function RatioPlot({
         </text>
         <path d={shade ?? ''} fill="url(#ratio-fill)" />
         <path d={path ?? ''} className="chart__line" />
-        {line.markers.map((m) => (
-          <g
-            key={`${m.action}-${m.timestamp}`}
-            transform={`translate(${x(m.timestamp)},${y(m.plotted)})`}
-            className={`chart__marker chart__marker--${ACTION_COLOURS[m.action!]}`}
-            data-action={m.action}
-          >
-            <circle r={8} />
-            <text dy="0.35em" textAnchor="middle">
-              {MARKER_LETTER[m.action!]}
-            </text>
-          </g>
-        ))}
+        {/* the latest point under the markers: an action there keeps its letter */}
         {latest && !activePoint && (
           <circle
             cx={x(latest.timestamp)}
@@ -294,6 +297,19 @@ export function RatioPlot({
             className="chart__latest"
           />
         )}
+        {placed.map(({ m, px, py }) => (
+          <g
+            key={`${m.action}-${m.timestamp}`}
+            transform={`translate(${px},${py})`}
+            className={`chart__marker chart__marker--${ACTION_COLOURS[m.action!]}`}
+            data-action={m.action}
+          >
+            <circle r={8} />
+            <text dy="0.35em" textAnchor="middle">
+              {CHART_MARKER_LETTERS[m.action!]}
+            </text>
+          </g>
+        ))}
         {activePoint && (
           <g className="chart__crosshair">
             <line

@@ -9,6 +9,9 @@ describe('timeTicks', () => {
     const ticks = timeTicks(MIDNIGHT, MIDNIGHT + 86_400, 300);
     // 300 px hold 3 labels: a day in 12-hour steps
     expect(ticks.map((t) => t.label)).toEqual(['00:00', '12:00', '00:00']);
+    // the phone's 56 px gap: a day's axis of 236 px in 6-hour steps
+    const phone = timeTicks(MIDNIGHT + 3600, MIDNIGHT + 86_400 + 3600, 236, 56);
+    expect(phone.map((t) => t.label)).toEqual(['06:00', '12:00', '18:00', '00:00']);
   });
 
   it('reads a vault opened minutes ago in minutes', () => {

@@ -42,9 +42,16 @@ import {
   validateVaultName,
   vaultNameCounter,
   type FeeSpeed,
+  type PriceInput,
   type Sats,
   type UnitCents,
   cappedFeeOptions,
+  collateralRatio,
+  formatHealth,
+  formatUsdCents,
+  isRiskyRatio,
+  outputScriptBytes,
+  satsValueUsdCents,
 } from '@unit/protocol';
 import { AmountInput, amountOf, textOf, type AmountValue } from './AmountInput';
 import { BeforeAfter } from './BeforeAfter';
@@ -58,6 +65,8 @@ import { previewAfter, type FlowPreview } from './preview';
 import { RepossessReview } from './RepossessReview';
 import { SpeedUpForm } from './SpeedUpForm';
 import './flows.css';
+
+const READING = CONTENT.reading;
 
 interface FormState {
   name: string;
@@ -112,14 +121,16 @@ function postageLine(
   action: FlowDecl['guardianAction'],
   postage: { sats: number; levelTitle: string | null },
   treasuryPostage: number,
+  priceUsd: PriceInput,
 ): string | null {
   // Which postage the action's payment funds is the protocol's rule (fees.ts).
   const funded = fundedPostageSats(action, postage.sats, treasuryPostage);
   if (funded === 0n) return null;
-  const amount = `${funded.toLocaleString('en-US')} sats`;
+  const usd = satsValueUsdCents(funded, priceUsd);
+  const amount = `${funded.toLocaleString('en-US')} sats${usd != null ? ` (${formatUsdCents(usd)})` : ''}`;
   if (action === 'repay') return `UNIT postage: ${amount}, sent with the UNIT to the treasury`;
   const level = postage.levelTitle ? ` (${postage.levelTitle})` : '';
-  return `UNIT postage: ${amount}${level}, kept with your UNIT`;
+  return `UNIT postage${level}: ${amount}, kept with your UNIT`;
 }
 
 function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
@@ -152,13 +163,19 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const guardianAction = decl.guardianAction;
   const postage = useAccountPostage(config, wallet.account?.satsAddress ?? null);
   const postageSats = postage.sats;
-  const postageNote = postageLine(guardianAction, postage, c.unitPostageSats);
+  const postageNote = postageLine(guardianAction, postage, c.unitPostageSats, priceUsd);
+  const satsAddress = wallet.account?.satsAddress;
   const costInput = {
     action: guardianAction,
     paymentInputs: defaultPaymentInputs(guardianAction),
     feeRate,
     postageSats,
     treasuryPostageSats: c.unitPostageSats,
+    // A withdraw's fee comes out of the vault: priced for the wallet's own address, it is the fee
+    // the transaction pays, so the vault after it previewed here is the one it makes (issue 22).
+    ...(guardianAction === 'withdraw' && satsAddress
+      ? { withdrawalScriptBytes: outputScriptBytes(satsAddress) }
+      : {}),
   };
   // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
   // the transaction is expected to pay (issue 15: the allowance doubled the figure shown).
@@ -279,6 +296,14 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
     !priceError;
 
   const after = previewAfter(before, flow.action, { sats, cents, feeSats: networkFee });
+  const feeUsdCents = satsValueUsdCents(networkFee, priceUsd);
+  const feeUsd = feeUsdCents != null ? formatUsdCents(feeUsdCents) : null;
+  const postageUsdCents = satsValueUsdCents(postageSats, priceUsd);
+  const postageUsd = postageUsdCents != null ? formatUsdCents(postageUsdCents) : null;
+  // Warned before confirming a vault left in the Risky band (issue 22, as Liquity v2 does).
+  const ratioAfter =
+    formValid && after ? collateralRatio(after.btcSats, after.unitCents, priceUsd) : NaN;
+  const riskyAfter = isRiskyRatio(ratioAfter) ? formatHealth(ratioAfter) : null;
 
   const start = () => {
     const input: FlowInput = { name: form.name.trim(), sats, cents, feeRate };
@@ -438,7 +463,7 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
               error={shownBtcError ?? priceError}
               hint={
                 flow.action === 'withdraw'
-                  ? CONTENT.actionDrawer.withdrawTooltip
+                  ? `${READING.withdraw.upTo(satsToBtcString(maxSats))}. ${CONTENT.actionDrawer.withdrawTooltip}`
                   : balanceLoading
                     ? CONTENT.walletFunds.loading
                     : incoming > 0n && maxSats === 0n
@@ -472,11 +497,23 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             onChange={(fee) => setForm({ ...form, fee })}
           />
           <div className="flow-costs muted">
-            <p>Estimated network cost: {satsToBtcString(networkFee)} BTC</p>
+            {flow.action === 'withdraw' ? (
+              <>
+                <p data-testid="network-fee">
+                  {READING.withdraw.feeFromVault(satsToBtcString(networkFee), feeUsd)}
+                </p>
+                <p>{READING.withdraw.exactAmount}</p>
+              </>
+            ) : (
+              <p data-testid="network-fee">
+                {READING.networkCost(satsToBtcString(networkFee), feeUsd)}
+              </p>
+            )}
             {postageNote && <p>{postageNote}</p>}
           </div>
           {/* A refused amount has no "after": projecting it would show a vault that cannot be. */}
           <BeforeAfter before={before} after={formValid ? after : null} priceUsd={priceUsd} />
+          {riskyAfter && <RiskyWarning ratio={riskyAfter} />}
           <footer className="flow-actions">
             <button
               type="button"
@@ -519,18 +556,21 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
             <div>
               <dt>Network fee</dt>
               <dd>
-                {FEE_LABELS[form.fee]} · {feeRate} sat/vB
+                {FEE_LABELS[form.fee]} · {feeRate} sat/vB · about {satsToBtcString(networkFee)} BTC
+                {feeUsd ? ` (${feeUsd})` : ''}
               </dd>
             </div>
             <div>
               <dt>UNIT postage</dt>
               <dd>
                 {postageSats.toLocaleString('en-US')} sats
-                {postage.levelTitle ? ` (${postage.levelTitle})` : ''}
+                {postageUsd ? ` (${postageUsd})` : ''}
+                {postage.levelTitle ? ` · ${postage.levelTitle}` : ''}
               </dd>
             </div>
           </dl>
           <BeforeAfter before={before} after={after} priceUsd={priceUsd} />
+          {riskyAfter && <RiskyWarning ratio={riskyAfter} />}
           <footer className="flow-actions">
             <button type="button" className="btn" onClick={() => flows.dispatch({ type: 'back' })}>
               {step.secondary}
@@ -662,6 +702,18 @@ function TrackerSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
         );
       })}
     </ol>
+  );
+}
+
+/** The Risky band's warning, in its colour, said before the button that confirms the result. */
+function RiskyWarning({ ratio }: { ratio: string }) {
+  return (
+    <p className="risky-warning" role="status" data-testid="risky-warning">
+      <span aria-hidden="true" className="risky-warning__icon">
+        !
+      </span>
+      {READING.riskyWarning(ratio)}
+    </p>
   );
 }
 

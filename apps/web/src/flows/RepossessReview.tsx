@@ -4,13 +4,15 @@ import {
   DEFAULT_FEE_SPEED,
   cappedFeeOptions,
   centsToUnitString,
+  defaultPaymentInputs,
   formatHealth,
+  networkFeeSats,
   repossessFigures,
-  satsToBtcString,
   selectedFeeRate,
   type FeeSpeed,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
+import { formatBtcUsd } from '../ui/format';
 import type { FlowDecl, FlowTarget } from './declarations';
 import type { FlowInput } from './execute';
 import { FeeSelector } from './FeeSelector';
@@ -42,6 +44,12 @@ export function RepossessReview(props: {
   // SPEC §9: each option's rate is capped so 1000 vB never cost more than 1000 USD.
   const options = cappedFeeOptions(position.fees, position.priceUsd);
   const feeRate = selectedFeeRate(options, fee);
+  // The network cost the claimant's wallet pays, as every drawer says it (issue 22).
+  const networkFee = networkFeeSats({
+    action: 'repossess',
+    paymentInputs: defaultPaymentInputs('repossess'),
+    feeRate,
+  });
   const step = props.decl.steps[0]!;
   const row = (label: string, value: string) => (
     <div>
@@ -53,12 +61,15 @@ export function RepossessReview(props: {
     <div className="flow-step">
       <p className="muted">{vault.name}</p>
       <dl className="summary">
-        {row(COPY.collateralTaken, `${satsToBtcString(figures.takenSats)} BTC`)}
+        {row(COPY.collateralTaken, formatBtcUsd(figures.takenSats, position.priceUsd))}
         {row(COPY.debtTaken, `${centsToUnitString(figures.debtCents)} UNIT`)}
-        {row(COPY.tax, `${satsToBtcString(figures.taxSats)} BTC`)}
+        {row(COPY.tax, formatBtcUsd(figures.taxSats, position.priceUsd))}
         {row(COPY.ratioAfter, formatHealth(figures.ratioAfter))}
       </dl>
       <FeeSelector options={options} value={fee} onChange={setFee} />
+      <p className="flow-costs muted" data-testid="network-fee">
+        {CONTENT.reading.repossess.networkCost}: {formatBtcUsd(networkFee, position.priceUsd)}
+      </p>
       <BeforeAfter before={before} after={figures.after} priceUsd={position.priceUsd} />
       {!figures.safe && (
         <p className="field-error" role="alert">

@@ -1,14 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
-import {
-  CONTENT,
-  feeRateOf,
-  satsToBtcString,
-  speedUpFeeRate,
-  type PendingTransaction,
-} from '@unit/protocol';
+import { CONTENT, feeRateOf, speedUpFeeRate, type PendingTransaction } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { getJson, joinUrl } from '../api/http';
 import { usePosition } from '../api/position';
+import { formatBtcUsd } from '../ui/format';
 import { TxLink } from '../ui/TxLink';
 import type { FlowDecl, FlowTarget } from './declarations';
 import type { FlowInput } from './execute';
@@ -71,7 +66,7 @@ export function SpeedUpForm(props: {
           </div>
           <div>
             <dt>{COPY.extraFee}</dt>
-            <dd>{satsToBtcString(extra)} BTC</dd>
+            <dd>{formatBtcUsd(extra, position.priceUsd)}</dd>
           </div>
         </dl>
       ) : (

@@ -2,13 +2,21 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   CONTENT,
   centsToUnitString,
+  collateralRatio,
+  formatHealth,
   formatUsd,
   formatUsdCents,
   isKnownPrice,
+  liquidationDistance,
   liquidationThresholdCents,
+  pendingFigures,
   satsToBtcString,
   satsValueUsdCents,
+  unitBarReading,
   type DashboardAction,
+  type Sats,
+  type UnitCents,
+  unitCents as toUnitCents,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
 import { CrashDrill } from '../ui/CrashDrill';
@@ -32,6 +40,8 @@ import { PendingBanner } from './PendingBanner';
 const RatioChart = lazy(async () => ({
   default: (await import('../chart/RatioChart')).RatioChart,
 }));
+
+const READING = CONTENT.reading;
 
 const ACTION_LABELS: Record<DashboardAction, string> = {
   deposit: 'Deposit',
@@ -108,13 +118,23 @@ export function Dashboard(props: {
     );
   };
 
-  const liq =
-    hasDebt && position.sats > 0n
-      ? formatUsdCents(liquidationThresholdCents(position.sats, position.debtCents))
-      : null;
-  const btcUsd = satsValueUsdCents(position.sats, position.priceUsd);
-  const walletUnit = position.runeCents ?? 0n;
-  const progressMax = walletUnit > position.debtCents ? walletUnit : position.debtCents;
+  const liqOf = (btc: Sats, debt: UnitCents) =>
+    debt > 0n && btc > 0n ? formatUsdCents(liquidationThresholdCents(btc, debt)) : null;
+  const liq = liqOf(position.sats, position.debtCents);
+  // While a transaction waits for its block the cards say so: the confirmed figure, and the
+  // pending one beside it (issue 22), rather than the new figure as if it were done.
+  const pendingState = history.data ? pendingFigures(history.data) : null;
+  const confirmedSats = pendingState?.confirmedSats ?? position.sats;
+  const confirmedDebt = pendingState?.confirmedDebtCents ?? position.debtCents;
+  const btcPending = confirmedSats !== position.sats;
+  const debtPending = confirmedDebt !== position.debtCents;
+  const confirmedLiq = liqOf(confirmedSats, confirmedDebt);
+  const confirmedRatio = collateralRatio(confirmedSats, confirmedDebt, position.priceUsd);
+  const btcUsd = satsValueUsdCents(confirmedSats, position.priceUsd);
+  const walletUnit = position.runeCents ?? toUnitCents(0);
+  const bar = unitBarReading(walletUnit, position.debtCents);
+  const distance = liquidationDistance(position.sats, position.debtCents, position.priceUsd);
+  const repossessed = liquidation.stage === 'repossessed';
 
   return (
     <div className="dashboard">
@@ -148,11 +168,12 @@ export function Dashboard(props: {
             BTC deposited
           </h2>
           <p className="card__value num" data-testid="btc-deposited">
-            {satsToBtcString(position.sats)} BTC
+            {satsToBtcString(confirmedSats)} BTC
           </p>
           <p className="muted num">
             {btcUsd != null ? formatUsdCents(btcUsd) : <Skeleton width="8ch" />}
           </p>
+          {btcPending && <PendingFigure figure={`${satsToBtcString(position.sats)} BTC`} />}
           <div className="card__actions">
             {action('deposit', ACTION_LABELS.deposit)}
             {action('withdraw', ACTION_LABELS.withdraw)}
@@ -163,21 +184,36 @@ export function Dashboard(props: {
             UNIT loan balance
           </h2>
           <p className="card__value num" data-testid="unit-debt">
-            {centsToUnitString(position.debtCents)} UNIT
+            {centsToUnitString(confirmedDebt)} UNIT
           </p>
-          <div className="progress">
-            <div
-              className="progress__bar"
-              role="progressbar"
-              aria-label="UNIT in wallet versus UNIT debt"
-              aria-valuemin={0}
-              aria-valuemax={100}
-              aria-valuenow={progressMax > 0n ? Number((walletUnit * 100n) / progressMax) : 0}
-              style={{
-                width: `${progressMax > 0n ? Number((walletUnit * 100n) / progressMax) : 0}%`,
-              }}
-            />
-          </div>
+          {debtPending && (
+            <PendingFigure figure={`${centsToUnitString(position.debtCents)} UNIT`} />
+          )}
+          {/* SPEC §2's bar of UNIT in the wallet against the debt, labelled (issue 22) */}
+          {bar.kind !== 'no-debt' && position.runeCents != null && (
+            <div className="unit-bar">
+              <p className="unit-bar__label" id="unit-bar-label">
+                {READING.unitBar.label}
+              </p>
+              <div className="progress">
+                <div
+                  className="progress__bar"
+                  role="progressbar"
+                  aria-labelledby="unit-bar-label"
+                  aria-valuemin={0}
+                  aria-valuemax={100}
+                  aria-valuenow={bar.percent}
+                  aria-valuetext={`${bar.percent}%`}
+                  style={{ width: `${bar.percent}%` }}
+                />
+              </div>
+              <p className="muted unit-bar__reading" data-testid="unit-bar-reading">
+                {bar.kind === 'covered'
+                  ? READING.unitBar.covered
+                  : READING.unitBar.short(formatAmount(bar.missingCents, 'UNIT'))}
+              </p>
+            </div>
+          )}
           <p className="muted num">
             In wallet: {position.runeCents != null ? formatAmount(walletUnit, 'UNIT') : '—'}
           </p>
@@ -187,26 +223,56 @@ export function Dashboard(props: {
           </div>
         </section>
         <HealthGauge
-          ratio={position.ratio}
-          hasDebt={hasDebt}
+          ratio={btcPending || debtPending ? confirmedRatio : position.ratio}
+          hasDebt={btcPending || debtPending ? confirmedDebt > 0n : hasDebt}
+          pendingRatio={
+            (btcPending || debtPending) && confirmedRatio !== position.ratio
+              ? formatHealth(position.ratio)
+              : null
+          }
           onDeposit={() => flows.openFlow('deposit')}
           deposit={states.deposit}
+          // a liquidated vault cannot be saved by a deposit: no shortcut, and once repossessed
+          // no marker either (its ratio means nothing any more)
+          liquidated={liquidated || liquidation.stage !== 'none'}
+          repossessed={repossessed}
         />
         <section className="card" aria-labelledby="liq-card">
           <h2 id="liq-card" className="card__title">
             Liquidation price
           </h2>
           <p className="card__value num" data-testid="liquidation-price">
-            {liq ?? 'N/A'}
+            {(debtPending || btcPending ? confirmedLiq : liq) ?? 'N/A'}
           </p>
-          <p className="muted mobile-only num">
-            BTC price:{' '}
-            {isKnownPrice(position.priceUsd) ? (
-              formatUsd(position.priceUsd)
-            ) : (
-              <Skeleton width="8ch" />
+          {(debtPending || btcPending) && liq !== confirmedLiq && (
+            <PendingFigure figure={liq ?? 'N/A'} />
+          )}
+          {/* the price now and how far it may fall, as BOLD and Summer.fi show it (issue 22) */}
+          <dl className="liq-figures num">
+            <div>
+              <dt>{READING.liquidationPrice.current}</dt>
+              <dd data-testid="btc-price-now">
+                {isKnownPrice(position.priceUsd) ? (
+                  formatUsd(position.priceUsd)
+                ) : (
+                  <Skeleton width="8ch" />
+                )}
+              </dd>
+            </div>
+            {distance && !repossessed && (
+              <div>
+                <dt>{READING.liquidationPrice.distance}</dt>
+                <dd data-testid="liquidation-distance">
+                  {distance.usdCents > 0n
+                    ? READING.liquidationPrice.above(
+                        `${distance.percent.toFixed(1)}%`,
+                        formatUsdCents(distance.usdCents),
+                      )
+                    : READING.liquidationPrice.below}
+                </dd>
+              </div>
             )}
-          </p>
+          </dl>
         </section>
       </div>
       {/* SPEC §8: a chart error is caught, reported and kept to the chart. */}
@@ -233,8 +299,24 @@ export function Dashboard(props: {
         onOpenChange={setLiquidationModal}
         title={CONTENT.dashboard.liquidationModalTitle}
         description={CONTENT.dashboard.liquidationModalBody}
-      />
+      >
+        <div className="liquidation-modal">
+          <p>{READING.liquidationModal.disabled}</p>
+          <p>{READING.liquidationModal.next}</p>
+          <p>{READING.liquidationModal.canDo}</p>
+        </div>
+      </Sheet>
     </div>
+  );
+}
+
+/** A card's figure once its transaction's block confirms it, marked Pending. */
+function PendingFigure({ figure }: { figure: string }) {
+  return (
+    <p className="pending-figure num" data-testid="pending-figure">
+      <span className="badge badge--pending">{READING.pending.label}</span>
+      {READING.pending.after(figure)}
+    </p>
   );
 }
 

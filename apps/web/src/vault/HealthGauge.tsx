@@ -37,6 +37,7 @@ function arcPath(d: { from: number; to: number }): string {
 }
 
 const label = (band: HealthBand) => HEALTH_BAND_LABELS[band];
+const BAND_SENTENCES: Record<HealthBand, string> = CONTENT.reading.gaugeBands;
 
 /** Vault health gauge: three arcs, the vault's marker, range subtitle on hover, Deposit shortcut. */
 export function HealthGauge(props: {
@@ -45,6 +46,12 @@ export function HealthGauge(props: {
   onDeposit: () => void;
   /** the dashboard's Deposit button state: the shortcut is the same action (SPEC §4) */
   deposit: ButtonState;
+  /** liquidated: a deposit can no longer save the vault, so no shortcut */
+  liquidated?: boolean;
+  /** repossessed: the vault holds nothing, its gauge has no marker */
+  repossessed?: boolean;
+  /** the ratio once a transaction waiting for its block confirms (the gauge reads the confirmed) */
+  pendingRatio?: string | null;
 }) {
   // SPEC §9: no band below 135% or when the ratio is not finite (no debt).
   const band = props.hasDebt ? healthBand(props.ratio) : null;
@@ -93,9 +100,15 @@ export function HealthGauge(props: {
             }}
           />
         ))}
-        <g transform={`translate(${marker.x} ${marker.y})`} className="gauge__marker">
-          <circle r="6" />
-        </g>
+        {!props.repossessed && (
+          <g
+            transform={`translate(${marker.x} ${marker.y})`}
+            className="gauge__marker"
+            data-testid="gauge-marker"
+          >
+            <circle r="6" />
+          </g>
+        )}
         <text y="-18" textAnchor="middle" className="gauge__value">
           {value}
         </text>
@@ -119,17 +132,26 @@ export function HealthGauge(props: {
           `Below ${LIQUIDATION_THRESHOLD_PERCENT}%`
         ) : null}
       </p>
-      {props.hasDebt && (band === 'risky' || band === 'moderate' || band == null) && (
-        <ReasonButton
-          size="small"
-          aria-label="Deposit to improve health"
-          enabled={props.deposit.enabled}
-          reason={props.deposit.enabled ? null : props.deposit.reason}
-          onClick={props.onDeposit}
-        >
-          Deposit
-        </ReasonButton>
+      {props.pendingRatio && (
+        <p className="pending-figure num" data-testid="pending-figure">
+          <span className="badge badge--pending">{CONTENT.reading.pending.label}</span>
+          {CONTENT.reading.pending.after(props.pendingRatio)}
+        </p>
       )}
+      {props.hasDebt &&
+        !props.liquidated &&
+        !props.repossessed &&
+        (band === 'risky' || band === 'moderate' || band == null) && (
+          <ReasonButton
+            size="small"
+            aria-label="Deposit to improve health"
+            enabled={props.deposit.enabled}
+            reason={props.deposit.enabled ? null : props.deposit.reason}
+            onClick={props.onDeposit}
+          >
+            Deposit
+          </ReasonButton>
+        )}
       <Sheet
         open={info != null}
         onOpenChange={(o) => !o && setInfo(null)}
@@ -138,6 +160,16 @@ export function HealthGauge(props: {
         description={info ? HEALTH_BAND_RANGES[info] : ''}
       >
         {info === band && <p className="gauge__here">{CONTENT.gauge.youAreHere}</p>}
+        {/* each band and the liquidation line in one sentence, the tapped band first */}
+        <ul className="gauge__explain">
+          {info && <li className="gauge__explain--current">{BAND_SENTENCES[info]}</li>}
+          {(['risky', 'moderate', 'healthy'] as const)
+            .filter((b) => b !== info)
+            .map((b) => (
+              <li key={b}>{BAND_SENTENCES[b]}</li>
+            ))}
+          <li>{CONTENT.reading.gaugeBands.line}</li>
+        </ul>
       </Sheet>
     </section>
   );

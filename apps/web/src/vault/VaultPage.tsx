@@ -1,7 +1,19 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Activity, Coins, Gauge, Lock } from 'lucide-react';
-import { CONTENT, keyMayOpenVault } from '@unit/protocol';
+import {
+  CONTENT,
+  centsToUnitString,
+  collateralRatio,
+  formatHealth,
+  formatUsdCents,
+  keyMayOpenVault,
+  liquidationThresholdCents,
+  sats,
+  satsToBtcString,
+  unitCents,
+  type VaultHistoryRecordDto,
+} from '@unit/protocol';
 import { EnableTelegram } from '../auth/EnableTelegram';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
@@ -117,7 +129,15 @@ export function VaultPage() {
     if (stage !== 'success') markVaultCreated();
   }, [creating, openConfirmed, history.data, stage, markVaultCreated, syncPending]);
 
-  if (stage === 'success') return <CreationSuccess onGoToVault={flows.goToVault} />;
+  if (stage === 'success')
+    return (
+      <CreationSuccess
+        onGoToVault={flows.goToVault}
+        name={position.vault?.name ?? null}
+        opening={history.data?.find((r) => r.action === 'o') ?? null}
+        priceUsd={position.priceUsd}
+      />
+    );
   if (creating || stage === 'processing') return <CreationPending />;
   if (!wallet.account) return wallet.restoring ? <DashboardSkeleton /> : <Welcome />;
   if (position.vaultLoading) return <DashboardSkeleton />;
@@ -231,13 +251,64 @@ function VaultUnavailable({ onRetry }: { onRetry: () => void }) {
   );
 }
 
-function CreationSuccess({ onGoToVault }: { onGoToVault: () => void }) {
+function CreationSuccess({
+  onGoToVault,
+  name,
+  opening,
+  priceUsd,
+}: {
+  onGoToVault: () => void;
+  name: string | null;
+  /** the vault's `o` record: what the opening locked and borrowed */
+  opening: VaultHistoryRecordDto | null;
+  priceUsd: number | null | undefined;
+}) {
+  const copy = CONTENT.reading.createSuccess;
+  const debt = unitCents(opening?.amount_borrowed ?? 0);
+  const locked = sats(opening?.vault_amount ?? 0);
   return (
     <section className="state-card">
       <p className="success-mark" aria-hidden="true">
         ✓
       </p>
       <h1>{CONTENT.vaultPage.created}</h1>
+      {opening && (
+        <>
+          <h2 className="state-card__subtitle">{copy.summary}</h2>
+          <dl className="summary creation-summary num" data-testid="creation-summary">
+            {name && (
+              <div>
+                <dt>{copy.name}</dt>
+                <dd>{name}</dd>
+              </div>
+            )}
+            <div>
+              <dt>{copy.deposited}</dt>
+              <dd>{satsToBtcString(locked)} BTC</dd>
+            </div>
+            <div>
+              <dt>{copy.borrowed}</dt>
+              <dd>{centsToUnitString(debt)} UNIT</dd>
+            </div>
+            <div>
+              <dt>{copy.ratio}</dt>
+              <dd>{formatHealth(collateralRatio(locked, debt, priceUsd))}</dd>
+            </div>
+            {debt > 0n && locked > 0n && (
+              <div>
+                <dt>{copy.liquidationPrice}</dt>
+                <dd>{formatUsdCents(liquidationThresholdCents(locked, debt))}</dd>
+              </div>
+            )}
+            <div>
+              <dt>Transaction</dt>
+              <dd>
+                <TxLink txid={opening.transaction_id} />
+              </dd>
+            </div>
+          </dl>
+        </>
+      )}
       <button type="button" className="btn btn--primary" onClick={onGoToVault}>
         {CONTENT.vaultPage.goToVault}
       </button>

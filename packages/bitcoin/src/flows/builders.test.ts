@@ -4,6 +4,7 @@ import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   defaultPaymentInputs,
   estimateVsize,
+  networkFeeSats,
   UNIT_POSTAGE_SATS,
   type VaultAction,
 } from '@unit/protocol';
@@ -337,6 +338,33 @@ describe('buildWithdrawPsbt', () => {
       vaultSats: 250_000n - fee,
       unitDebt: 60_000n,
     });
+  });
+});
+
+describe('the withdraw fee the drawer previews (issue 22)', () => {
+  // The vault pays the withdraw's fee, so the vault after it is shown before signing: the
+  // protocol's estimate, given the withdrawal's script, must be the fee the real PSBT pays.
+  it("is the built transaction's fee for P2WPKH, nested P2SH and P2TR withdrawals, at any rate", () => {
+    const taproot = { ...wallet, satsScript: wallet.runesScript };
+    for (const w of [wallet, nestedWallet, taproot])
+      for (const rate of [1, 2.5, 7, 33]) {
+        const built = buildWithdrawPsbt({
+          wallet: w,
+          feeRate: rate,
+          state: stateFields,
+          newVault,
+          vault: vaultUtxo(400_000n, 60_000n),
+          withdrawAmount: 150_000n,
+        });
+        expect(built.fee).toBe(
+          networkFeeSats({
+            action: 'withdraw',
+            paymentInputs: 0,
+            feeRate: rate,
+            withdrawalScriptBytes: w.satsScript.length,
+          }),
+        );
+      }
   });
 });
 
