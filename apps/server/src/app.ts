@@ -145,7 +145,10 @@ export async function buildApp(
                 log: log.child({ module: 'price-feeds' }),
               })
             : new SimulatedPriceSource(config.priceSeed),
-        keys: await loadOracleKeys(store.db),
+        keys: await loadOracleKeys(store.db, {
+          file: config.oracleKeyFile,
+          network: config.network,
+        }),
         startPriceCents: config.startPriceCents,
         tickMs: config.priceTickMs,
         log: log.child({ module: 'oracle' }),
@@ -193,6 +196,11 @@ export async function buildApp(
       stop: () => oracle.stop(),
     });
 
+    // The UNIT rune, once: the devnet's own etching, or the configured one (required off the
+    // devnet); the guardian builds with it and /api/config serves the same id to the page.
+    const unitRuneId = devnet?.unitRuneId ?? config.unitRuneId;
+    if (unitRuneId === null) throw new Error('UNIT_RUNE_ID is required off the devnet');
+
     let chain: Chain;
     if (devnet) {
       const miner = devnet;
@@ -213,7 +221,7 @@ export async function buildApp(
       guardianKey: keys.guardianSecretKey,
       treasuryKey: keys.treasurySecretKey,
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
-      unitRuneId: devnet?.unitRuneId ?? config.unitRuneId,
+      unitRuneId,
       log: log.child({ module: 'guardian' }),
       now: () => Math.floor(Date.now() / 1000),
       instance: cluster.presence,
@@ -382,14 +390,13 @@ export async function buildApp(
       options: { maxPayload: guardianSockets.limits.maxPayloadBytes },
     });
     await registerAuthRoutes(app, store.db);
-    const runeId = devnet?.unitRuneId ?? '';
     registerApiRoutes(app, {
       config,
       db: store.db,
       oracle,
       keys,
       notifier,
-      unitRuneId: () => runeId,
+      unitRuneId: () => unitRuneId,
     });
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
