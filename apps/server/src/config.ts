@@ -250,7 +250,11 @@ const devnetServices: ServiceUrls = {
 };
 
 /** Parses the environment; throws ConfigError listing every bad value at once. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  /** The operator's `etch` runs before any UNIT rune exists; everything else needs one. */
+  { runeIdRequired = true }: { runeIdRequired?: boolean } = {},
+): ServerConfig {
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
   const price = priceSettings(env);
@@ -260,7 +264,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const dataDirText = blankToUndefined(env.DATA_DIR);
   const dataDir = path.resolve(REPO_ROOT, typeof dataDirText === 'string' ? dataDirText : 'data');
   problems.push(
-    ...networkIdentityProblems(env, chosen.success ? (chosen.data ?? 'devnet') : null, dataDir),
+    ...networkIdentityProblems(
+      env,
+      chosen.success ? (chosen.data ?? 'devnet') : null,
+      dataDir,
+    ).filter((problem) => runeIdRequired || !problem.startsWith('UNIT_RUNE_ID is required')),
   );
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;

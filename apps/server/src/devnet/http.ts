@@ -74,6 +74,13 @@ export async function registerDevnetRoutes(
       },
     );
 
+    scope.get<{ Params: { hash: string } }>('/esplora/block/:hash/txids', async (req, reply) => {
+      const txids = /^[0-9a-f]{64}$/.test(req.params.hash)
+        ? await devnet.blockTxids(req.params.hash)
+        : null;
+      return txids === null ? textError(reply, 404, 'Block not found') : txids;
+    });
+
     scope.get<{ Params: { address: string } }>('/esplora/address/:address', async (req, reply) => {
       if (!validAddress(req.params.address))
         return textError(reply, 400, 'Invalid Bitcoin address');
