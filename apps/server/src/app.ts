@@ -43,6 +43,7 @@ import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { openCluster, type Cluster } from './cluster';
 import { announceVaultChange, announcingVaultActions } from './cluster/vault-changes';
 import { registerEventRoutes, type LiveStreamOptions } from './http/events';
+import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -230,6 +231,27 @@ export async function buildApp(
     // this server's previous run's requests, and those of any other instance that is gone, never
     // those of an instance still running (guardian/recover.ts).
     await guardian.recover();
+    // A database that is gone loses nothing: on an empty one the vaults come back from the chain's
+    // state records before any request is taken (operator/reindex.ts). The devnet's chain is in
+    // its database, so there is nothing to read back there.
+    if (!devnet)
+      await cluster.exclusive('startup', () =>
+        reindexIfEmpty({
+          db: store.db,
+          esploraUrl: config.services.esploraUrl,
+          fetch: reindexFetch,
+          network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+          guardPubkey: xOnly(keys.guardPubkey),
+          treasuryAddress: p2tr(
+            xOnly(keys.treasuryPubkey),
+            undefined,
+            config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+          ).address!,
+          thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
+          now: () => Math.floor(Date.now() / 1000),
+          log: log.child({ module: 'reindex' }),
+        }),
+      );
     // Telegram (created below) announces band changes after each sweep and history after blocks,
     // in the instance that leads the sweep and the block watcher.
     const telegramHooks = {
