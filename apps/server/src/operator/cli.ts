@@ -5,6 +5,7 @@
 //                                     etch UNIT (commit, six confirmations, reveal); resumable
 //   use <rune id>                     check an existing rune for UNIT_RUNE_ID
 //   split <n> [--fee-rate R]          split the treasury's free UNIT into n outputs of its postage
+//   reindex                           rebuild the vaults the database lacks from the chain
 //   oracle-key <file>                 write a new oracle key file (mode 0600)
 import { pathToFileURL } from 'node:url';
 import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
@@ -18,7 +19,10 @@ import { guardianMigrations } from '../guardian';
 import { devnetMigrations } from '../devnet/migrations';
 import { accountMigrations } from '../auth/migrations';
 import { rateLimitMigrations } from '../http/shared-rate-limits';
-import { createOracleKeyFile } from '../oracle/keys';
+import { createOracleKeyFile, loadOracleKeys } from '../oracle/keys';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
+import { reindexFromChain } from './reindex';
 import {
   checkRune,
   checkSplitCount,
@@ -29,6 +33,7 @@ import {
   splitTreasury,
   statusLines,
   treasuryStatus,
+  treasuryAddress,
   type OperatorContext,
 } from './treasury';
 import path from 'node:path';
@@ -42,6 +47,7 @@ const USAGE = `usage: npm run operator -- <command>
                                  etch UNIT on a network that has none (resumable)
   use <block:tx>                 check an existing rune for UNIT_RUNE_ID
   split <n> [--fee-rate R]       split the treasury's free UNIT into n outputs
+  reindex                        rebuild the vaults the database lacks from the chain
   oracle-key <file>              write a new oracle key file (mode 0600)`;
 
 /** `--name value` options after the positional arguments. */
@@ -98,7 +104,8 @@ export async function runOperator(
     );
     return;
   }
-  if (!['treasury', 'etch', 'use', 'split'].includes(command ?? '')) throw new Error(USAGE);
+  if (!['treasury', 'etch', 'use', 'split', 'reindex'].includes(command ?? ''))
+    throw new Error(USAGE);
   // The etching happens before a rune id exists: the rest of the configuration must be whole.
   const config = loadConfig(env, { runeIdRequired: command !== 'etch' });
   if (config.network === 'devnet')
@@ -108,6 +115,31 @@ export async function runOperator(
   await withContext(config, say, pollMs, async (ctx) => {
     const { positional, options } = parseOptions(rest);
     switch (command) {
+      case 'reindex': {
+        // Vaults the database already has are left as they are; the others come from the chain.
+        const oracleKeys = await loadOracleKeys(ctx.db, {
+          file: config.oracleKeyFile,
+          network: config.network,
+        });
+        const result = await reindexFromChain({
+          db: ctx.db,
+          esploraUrl: config.services.esploraUrl,
+          fetch: timedFetch,
+          network: ctx.network,
+          guardPubkey: ctx.guardPubkey,
+          treasuryAddress: treasuryAddress(ctx).address!,
+          thresholdHash: (th, stamp) =>
+            thresholdHash(thresholdSecret(oracleKeys.oracleSecret, th, stamp)),
+          now: ctx.now,
+          log: { info: () => undefined, warn: () => undefined },
+        });
+        say(
+          `reindex: ${result.restored.length} vaults restored, ${result.skipped.length} already known`,
+        );
+        for (const id of result.keyUnknown)
+          say(`  ${id}: opened, never spent since; its key is not on the chain yet`);
+        return;
+      }
       case 'treasury':
         for (const line of statusLines(await treasuryStatus(ctx), config.unitRuneId)) say(line);
         return;
@@ -183,6 +215,7 @@ async function withContext(
       fetch: timedFetch,
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
       treasuryKey: keys.treasurySecretKey,
+      guardPubkey: hexToBytes(keys.guardPubkey),
       treasuryPubkey: pubSchnorr(keys.treasurySecretKey),
       db: store.db,
       dataDir: config.dataDir,

@@ -35,6 +35,8 @@ export interface OperatorContext {
   network: BTC_NETWORK;
   treasuryKey: Uint8Array;
   treasuryPubkey: Uint8Array;
+  /** x-only; the vaults' co-signing key (reindex proves a vault's output with it). */
+  guardPubkey: Uint8Array;
   db: Kysely<Database>;
   /** Where an etching in progress is remembered, so an interrupted `etch` resumes. */
   dataDir: string;

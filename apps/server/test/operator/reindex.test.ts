@@ -26,6 +26,7 @@ import { startTestApp, type RunningApp } from '../support';
 import { startFakeFeed, type FakeFeed } from '../price-feeds';
 import { prepareBorrow, prepareOpen } from '../cluster/instances';
 import { signetEnvFor } from './network';
+import { runOperator } from '../../src/operator/cli';
 
 let network: RunningApp;
 let feeds: FakeFeed[];
@@ -158,4 +159,20 @@ describe('a server whose database is gone', () => {
       await server.stop();
     }
   }, 120_000);
+
+  it('npm run reindex does the same before a start, and leaves known vaults alone', async () => {
+    for (const suffix of ['', '-wal', '-shm'])
+      fs.rmSync(path.join(dataDir, `unit.db${suffix}`), { force: true });
+    const said: string[] = [];
+    await runOperator(['reindex'], env, (line) => said.push(line), 50);
+    expect(said[0]).toBe('reindex: 1 vaults restored, 0 already known');
+    expect(said.slice(1)).toEqual([
+      expect.stringMatching(
+        /^ {2}[0-9a-f]{64}: opened, never spent since; its key is not on the chain yet$/,
+      ),
+    ]);
+    const again: string[] = [];
+    await runOperator(['reindex'], env, (line) => again.push(line), 50);
+    expect(again[0]).toBe('reindex: 0 vaults restored, 1 already known');
+  });
 });
