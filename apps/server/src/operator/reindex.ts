@@ -126,6 +126,8 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
     }
     const steps: Step[] = [{ tx: opening, record: recordOf(opening)! }];
     let vaultPubkey: string | null = null;
+    /** The repossession that took this vault, when one did. */
+    let repossessed: Step | null = null;
     for (let i = 0; i < MAX_VAULT_TXS; i++) {
       const last = steps.at(-1)!.tx;
       const spend = await reads.outspend(last.txid, 0);
@@ -134,8 +136,13 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       const record = next && recordOf(next);
       if (!next || !record) break;
       vaultPubkey ??= revealedKey(next, last.txid);
-      // A repossession moves the liquidated vault into the claimant's: this vault ends here.
-      if (record.action === 'x') break;
+      // A repossession spends the liquidated vault first and the claimant's after it
+      // (docs/protocol.md): the first ends here, the claimant's goes on in its output 0.
+      const input = next.vin.findIndex((vin) => vin.txid === last.txid && vin.vout === 0);
+      if (record.action === 'x' && input === 0) {
+        repossessed = { tx: next, record };
+        break;
+      }
       steps.push({ tx: next, record });
     }
     if (vaultPubkey === null) {
@@ -166,13 +173,14 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
         name: `Vault ${vaultId.slice(0, 8)}`,
         creation_account: opening.vin[1]?.prevout?.scriptpubkey_address ?? '',
         runes_account: opening.vout[1]?.scriptpubkey_address ?? '',
-        btc_locked: Number(current.record.vaultSats),
-        unit_borrowed: Number(current.record.unitDebt),
+        // A repossessed vault's collateral and debt went to its claimant (effects.ts).
+        btc_locked: repossessed ? 0 : Number(current.record.vaultSats),
+        unit_borrowed: repossessed ? 0 : Number(current.record.unitDebt),
         vault_txid: current.tx.txid,
         vault_vout: 0,
         threshold_cents: Number(current.record.thresholdCents),
         stamp: current.record.quoteStamp,
-        status: 'active',
+        status: repossessed ? 'repossessed' : 'active',
         created_at: created,
       });
       let before = { sats: 0n, debt: 0n };
@@ -197,6 +205,23 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
         });
         before = { sats: record.vaultSats, debt: record.unitDebt };
       }
+      if (repossessed)
+        await appendVaultHistory(trx, {
+          vault_id: vaultId,
+          timestamp: time(repossessed.tx),
+          action: 'x',
+          btc_amt: Number(current.record.vaultSats),
+          unit_amt: Number(current.record.unitDebt),
+          vault_amount: 0,
+          amount_borrowed: 0,
+          oracle_price: Number(repossessed.record.quotePriceCents / 100n),
+          transaction_id: repossessed.tx.txid,
+          utxo: `${repossessed.tx.txid}:0`,
+          utxo_script: current.tx.vout[0]!.scriptpubkey,
+          liquidation_hash: null,
+          liquidation_threshold: null,
+          confirmed: repossessed.tx.status.confirmed ? 1 : 0,
+        });
     });
     result.restored.push(vaultId);
   }
