@@ -24,7 +24,7 @@ const listVaultHistory = (db: Kysely<Database>, vaultId: string) =>
     .execute();
 import { startTestApp, type RunningApp } from '../support';
 import { startFakeFeed, type FakeFeed } from '../price-feeds';
-import { prepareBorrow, prepareOpen } from '../cluster/instances';
+import { dropSchema, newSchema, pgUrl, prepareBorrow, prepareOpen } from '../cluster/instances';
 import { signetEnvFor } from './network';
 import { runOperator } from '../../src/operator/cli';
 
@@ -59,105 +59,129 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** Where the signet server keeps its database, and how that database is lost. */
+interface Backend {
+  env: Record<string, string>;
+  schema?: string;
+  lose(): Promise<void>;
+}
+
+const sqlite: Backend = {
+  env: {},
+  lose: async () => {
+    for (const suffix of ['', '-wal', '-shm'])
+      fs.rmSync(path.join(dataDir, `unit.db${suffix}`), { force: true });
+  },
+};
+
+let backend = sqlite;
+
 /** The signet server; `devnet` borrowed from the network for the tests' faucet and blocks. */
 async function startSignet() {
-  const server = await startTestApp(env, { writeLimitPerMinute: 10_000 });
+  const server = await startTestApp(
+    { ...env, ...backend.env },
+    { writeLimitPerMinute: 10_000, ...(backend.schema ? { databaseSchema: backend.schema } : {}) },
+  );
   for (let i = 0; i < 100 && server.oracle.latest() === null; i++)
     await new Promise((resolve) => setTimeout(resolve, 50));
   return { server, via: { ...server, devnet: network.devnet } as RunningApp };
 }
 
+async function loseTheDatabase() {
+  let { server, via } = await startSignet();
+  let vaultId: string;
+  let vaultPubkey: string;
+  let secondPubkey: string;
+  let before: Awaited<ReturnType<typeof listVaultHistory>>;
+  try {
+    const open = await prepareOpen(via, 2_000_000n, 20_000n);
+    ({ vaultId } = await open.submit());
+    open.close();
+    vaultPubkey = open.owner.vaultPubkey;
+    await network.devnet!.mine(1);
+    const borrow = await prepareBorrow(via, open.owner, 30_000n);
+    await borrow.submit();
+    borrow.close();
+    // A second vault, opened and never spent since: its key is not on the chain yet.
+    const unspent = await prepareOpen(via, 1_000_000n, 10_000n);
+    const second = await unspent.submit();
+    unspent.close();
+    secondPubkey = second.vaultPubkey;
+    await network.devnet!.mine(1);
+    await server.guardian.onBlock();
+    before = await listVaultHistory(server.store.db, vaultId);
+  } finally {
+    await server.stop();
+  }
+  const row = { vaultId, vaultPubkey, secondPubkey };
+  expect(before.map((h) => h.action)).toEqual(['o', 'b']);
+
+  // The database is gone; the key files are not.
+  await backend.lose();
+  ({ server, via } = await startSignet());
+  try {
+    const vault = (await getVaultByPubkey(server.store.db, row.vaultPubkey))!;
+    expect(vault).toMatchObject({
+      vault_id: row.vaultId,
+      status: 'active',
+      btc_locked: 2_000_000,
+      unit_borrowed: 50_000,
+      vault_vout: 0,
+    });
+    // Known limit: the vault whose key the chain does not show is reported, not restored.
+    expect(await getVaultByPubkey(server.store.db, row.secondPubkey)).toBeNull();
+    const history = await listVaultHistory(server.store.db, row.vaultId);
+    const shape = (h: (typeof history)[number]) => ({
+      action: h.action,
+      btc_amt: h.btc_amt,
+      unit_amt: h.unit_amt,
+      vault_amount: h.vault_amount,
+      amount_borrowed: h.amount_borrowed,
+      oracle_price: h.oracle_price,
+      transaction_id: h.transaction_id,
+      utxo: h.utxo,
+      utxo_script: h.utxo_script,
+      confirmed: Boolean(h.confirmed),
+    });
+    expect(history.map(shape)).toEqual(before.map(shape));
+
+    // A liquidation at a price under its threshold: recorded with the hash the vault's
+    // liquidation leaf commits to, from a secret the key file re-derives.
+    const liquidated = await server.guardian.onPriceTick(
+      Number(vault.threshold_cents) - 100,
+      Math.floor(Date.now() / 1000),
+    );
+    expect(liquidated).toContain(row.vaultId);
+    const after = (await getVaultByPubkey(server.store.db, row.vaultPubkey))!;
+    expect(after.status).toBe('liquidated');
+    const keyFile = JSON.parse(fs.readFileSync(env.ORACLE_KEY_FILE!, 'utf8')) as {
+      oracle_secret: string;
+    };
+    const secret = thresholdSecret(
+      hex.decode(keyFile.oracle_secret),
+      BigInt(vault.threshold_cents),
+      Number(vault.stamp),
+    );
+    const output = vaultOutput({
+      vaultPubkey: hex.decode(row.vaultPubkey),
+      guardPubkey: hex.decode(server.keys.guardPubkey),
+      thresholdHash: hash160(secret),
+      network: TEST_NETWORK,
+    });
+    const onChain = (await server.chain.output(vault.vault_txid, 0))!;
+    expect(onChain.script_hex).toBe(hex.encode(output.script));
+    const last = (await listVaultHistory(server.store.db, row.vaultId)).at(-1)!;
+    expect(last.action).toBe('l');
+    expect(last.liquidation_hash).toBe(hex.encode(hash160(secret)));
+  } finally {
+    await server.stop();
+  }
+}
+
 describe('a server whose database is gone', () => {
   it('rebuilds the vault and its history from the chain, and can still liquidate it', async () => {
-    let { server, via } = await startSignet();
-    let vaultId: string;
-    let vaultPubkey: string;
-    let secondPubkey: string;
-    let before: Awaited<ReturnType<typeof listVaultHistory>>;
-    try {
-      const open = await prepareOpen(via, 2_000_000n, 20_000n);
-      ({ vaultId } = await open.submit());
-      open.close();
-      vaultPubkey = open.owner.vaultPubkey;
-      await network.devnet!.mine(1);
-      const borrow = await prepareBorrow(via, open.owner, 30_000n);
-      await borrow.submit();
-      borrow.close();
-      // A second vault, opened and never spent since: its key is not on the chain yet.
-      const unspent = await prepareOpen(via, 1_000_000n, 10_000n);
-      const second = await unspent.submit();
-      unspent.close();
-      secondPubkey = second.vaultPubkey;
-      await network.devnet!.mine(1);
-      await server.guardian.onBlock();
-      before = await listVaultHistory(server.store.db, vaultId);
-    } finally {
-      await server.stop();
-    }
-    const row = { vaultId, vaultPubkey, secondPubkey };
-    expect(before.map((h) => h.action)).toEqual(['o', 'b']);
-
-    // The database is gone; the key files are not.
-    for (const suffix of ['', '-wal', '-shm'])
-      fs.rmSync(path.join(dataDir, `unit.db${suffix}`), { force: true });
-    ({ server, via } = await startSignet());
-    try {
-      const vault = (await getVaultByPubkey(server.store.db, row.vaultPubkey))!;
-      expect(vault).toMatchObject({
-        vault_id: row.vaultId,
-        status: 'active',
-        btc_locked: 2_000_000,
-        unit_borrowed: 50_000,
-        vault_vout: 0,
-      });
-      // Known limit: the vault whose key the chain does not show is reported, not restored.
-      expect(await getVaultByPubkey(server.store.db, row.secondPubkey)).toBeNull();
-      const history = await listVaultHistory(server.store.db, row.vaultId);
-      const shape = (h: (typeof history)[number]) => ({
-        action: h.action,
-        btc_amt: h.btc_amt,
-        unit_amt: h.unit_amt,
-        vault_amount: h.vault_amount,
-        amount_borrowed: h.amount_borrowed,
-        oracle_price: h.oracle_price,
-        transaction_id: h.transaction_id,
-        utxo: h.utxo,
-        utxo_script: h.utxo_script,
-        confirmed: Boolean(h.confirmed),
-      });
-      expect(history.map(shape)).toEqual(before.map(shape));
-
-      // A liquidation at a price under its threshold: recorded with the hash the vault's
-      // liquidation leaf commits to, from a secret the key file re-derives.
-      const liquidated = await server.guardian.onPriceTick(
-        Number(vault.threshold_cents) - 100,
-        Math.floor(Date.now() / 1000),
-      );
-      expect(liquidated).toEqual([row.vaultId]);
-      const after = (await getVaultByPubkey(server.store.db, row.vaultPubkey))!;
-      expect(after.status).toBe('liquidated');
-      const keyFile = JSON.parse(fs.readFileSync(env.ORACLE_KEY_FILE!, 'utf8')) as {
-        oracle_secret: string;
-      };
-      const secret = thresholdSecret(
-        hex.decode(keyFile.oracle_secret),
-        BigInt(vault.threshold_cents),
-        Number(vault.stamp),
-      );
-      const output = vaultOutput({
-        vaultPubkey: hex.decode(row.vaultPubkey),
-        guardPubkey: hex.decode(server.keys.guardPubkey),
-        thresholdHash: hash160(secret),
-        network: TEST_NETWORK,
-      });
-      const onChain = (await server.chain.output(vault.vault_txid, 0))!;
-      expect(onChain.script_hex).toBe(hex.encode(output.script));
-      const last = (await listVaultHistory(server.store.db, row.vaultId)).at(-1)!;
-      expect(last.action).toBe('l');
-      expect(last.liquidation_hash).toBe(hex.encode(hash160(secret)));
-    } finally {
-      await server.stop();
-    }
+    backend = sqlite;
+    await loseTheDatabase();
   }, 120_000);
 
   it('npm run reindex does the same before a start, and leaves known vaults alone', async () => {
@@ -175,4 +199,16 @@ describe('a server whose database is gone', () => {
     await runOperator(['reindex'], env, (line) => again.push(line), 50);
     expect(again[0]).toBe('reindex: 0 vaults restored, 1 already known');
   });
+});
+
+describe.skipIf(!pgUrl)('a server whose PostgreSQL database is gone', () => {
+  it('rebuilds the vault and its history from the chain, and can still liquidate it', async () => {
+    const schema = newSchema('reindex');
+    backend = { env: { DATABASE_URL: pgUrl! }, schema, lose: () => dropSchema(schema) };
+    try {
+      await loseTheDatabase();
+    } finally {
+      await dropSchema(schema);
+    }
+  }, 120_000);
 });
