@@ -234,6 +234,8 @@ export async function buildApp(
     // A database that is gone loses nothing: on an empty one the vaults come back from the chain's
     // state records before any request is taken (operator/reindex.ts). The devnet's chain is in
     // its database, so there is nothing to read back there.
+    // A chain that does not answer does not stop the start: the failure is logged, and the next
+    // start on a still empty database (or `npm run reindex`) tries again.
     if (!devnet)
       await cluster.exclusive('startup', () =>
         reindexIfEmpty({
@@ -250,6 +252,9 @@ export async function buildApp(
           thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
           now: () => Math.floor(Date.now() / 1000),
           log: log.child({ module: 'reindex' }),
+        }).catch((err: unknown) => {
+          log.error({ err }, 'reindex from the chain failed; run npm run reindex once it answers');
+          return null;
         }),
       );
     // Telegram (created below) announces band changes after each sweep and history after blocks,
