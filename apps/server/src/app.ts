@@ -45,6 +45,7 @@ import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { openCluster, type Cluster } from './cluster';
 import { announceVaultChange, announcingVaultActions } from './cluster/vault-changes';
 import { registerEventRoutes, type LiveStreamOptions } from './http/events';
+import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -147,7 +148,10 @@ export async function buildApp(
                 log: log.child({ module: 'price-feeds' }),
               })
             : new SimulatedPriceSource(config.priceSeed),
-        keys: await loadOracleKeys(store.db),
+        keys: await loadOracleKeys(store.db, {
+          file: config.oracleKeyFile,
+          network: config.network,
+        }),
         startPriceCents: config.startPriceCents,
         tickMs: config.priceTickMs,
         log: log.child({ module: 'oracle' }),
@@ -195,6 +199,11 @@ export async function buildApp(
       stop: () => oracle.stop(),
     });
 
+    // The UNIT rune, once: the devnet's own etching, or the configured one (required off the
+    // devnet); the guardian builds with it and /api/config serves the same id to the page.
+    const unitRuneId = devnet?.unitRuneId ?? config.unitRuneId;
+    if (unitRuneId === null) throw new Error('UNIT_RUNE_ID is required off the devnet');
+
     let chain: Chain;
     if (devnet) {
       const miner = devnet;
@@ -209,7 +218,7 @@ export async function buildApp(
         ...config.services,
         network: config.network,
         runesApi: config.runesApi,
-        unitRuneId: config.unitRuneId,
+        unitRuneId,
         timeoutMs: config.chainTimeoutMs,
       });
     }
@@ -221,7 +230,7 @@ export async function buildApp(
       guardianKey: keys.guardianSecretKey,
       treasuryKey: keys.treasurySecretKey,
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
-      unitRuneId: devnet?.unitRuneId ?? config.unitRuneId,
+      unitRuneId,
       log: log.child({ module: 'guardian' }),
       now: () => Math.floor(Date.now() / 1000),
       instance: cluster.presence,
@@ -230,6 +239,32 @@ export async function buildApp(
     // this server's previous run's requests, and those of any other instance that is gone, never
     // those of an instance still running (guardian/recover.ts).
     await guardian.recover();
+    // A database that is gone loses nothing: on an empty one the vaults come back from the chain's
+    // state records before any request is taken (operator/reindex.ts). The devnet's chain is in
+    // its database, so there is nothing to read back there.
+    // A chain that does not answer does not stop the start: the failure is logged, and the next
+    // start on a still empty database (or `npm run reindex`) tries again.
+    if (!devnet)
+      await cluster.exclusive('startup', () =>
+        reindexIfEmpty({
+          db: store.db,
+          esploraUrl: config.services.esploraUrl,
+          fetch: reindexFetch,
+          network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+          guardPubkey: xOnly(keys.guardPubkey),
+          treasuryAddress: p2tr(
+            xOnly(keys.treasuryPubkey),
+            undefined,
+            config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+          ).address!,
+          thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
+          now: () => Math.floor(Date.now() / 1000),
+          log: log.child({ module: 'reindex' }),
+        }).catch((err: unknown) => {
+          log.error({ err }, 'reindex from the chain failed; run npm run reindex once it answers');
+          return null;
+        }),
+      );
     // Telegram announces band changes after each sweep and history after blocks, in the instance
     // that leads the sweep and the block watcher.
     const notifier = new TelegramNotifier({
@@ -388,14 +423,13 @@ export async function buildApp(
       origin: publicOrigin(),
       network: config.network,
     }));
-    const runeId = devnet?.unitRuneId ?? '';
     registerApiRoutes(app, {
       config,
       db: store.db,
       oracle,
       keys,
       notifier,
-      unitRuneId: () => runeId,
+      unitRuneId: () => unitRuneId,
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')

@@ -1,6 +1,11 @@
-// Server configuration from the environment (ARCHITECTURE.md, Configuration). Every variable is
-// optional: with none set, `npm start` serves the devnet on http://127.0.0.1:8080.
+// Server configuration from the environment (ARCHITECTURE.md, Configuration). On the devnet every
+// variable is optional: with none set, `npm start` serves it on http://127.0.0.1:8080. Off the devnet
+// nothing that names the network is guessed: the chain services, the UNIT rune id and the keys must
+// be given, and every problem is listed at once before anything starts.
+import fs from 'node:fs';
 import path from 'node:path';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { hexToBytes } from '@noble/hashes/utils.js';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
 import { SPEED_UP_AFTER_SECONDS, type Network } from '@unit/protocol';
@@ -45,10 +50,15 @@ export interface ServerConfig {
    * listening address then (publicOriginOf).
    */
   publicOrigin: string | null;
+  /**
+   * The oracle's key file (ORACLE_KEY_FILE): its signing key and the seed of its threshold
+   * secrets. Required off the devnet; on the devnet `${dataDir}/oracle.key`, made at first start.
+   */
+  oracleKeyFile: string;
   /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
   guardianOrigins: string[];
-  /** The UNIT rune's id (`block:tx`) on a real network; the devnet etches its own. */
-  unitRuneId: string;
+  /** The UNIT rune's id (`block:tx`), required off the devnet; null on the devnet, which etches its own. */
+  unitRuneId: string | null;
   /** How runes and ordinals are read off the devnet: this product's routes, or ord's JSON API. */
   runesApi: 'unit' | 'ord';
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -205,6 +215,7 @@ const envSchema = z.object({
       .regex(/^[0-9a-fA-F]{64}$/, { error: 'GUARDIAN_KEY must be 64 hex characters (32 bytes)' })
       .optional(),
   ),
+  ORACLE_KEY_FILE: z.preprocess(blankToUndefined, z.string().max(4_096).optional()),
   GUARDIAN_ORIGINS: z.preprocess(
     blankToUndefined,
     z
@@ -264,32 +275,12 @@ const devnetServices: ServiceUrls = {
   explorerUrl: '/explorer',
 };
 
-const publicServices: Record<Exclude<Network, 'devnet'>, ServiceUrls> = {
-  signet: {
-    esploraUrl: 'https://mempool.space/signet/api',
-    mempoolUrl: 'https://mempool.space',
-    ordinalsUrl: 'https://signet.ordinals.com',
-    runesUrl: 'https://signet.ordinals.com',
-    explorerUrl: 'https://mempool.space/signet',
-  },
-  mutinynet: {
-    esploraUrl: 'https://mutinynet.com/api',
-    mempoolUrl: 'https://mutinynet.com',
-    ordinalsUrl: 'https://mutinynet.com',
-    runesUrl: 'https://mutinynet.com',
-    explorerUrl: 'https://mutinynet.com',
-  },
-  mainnet: {
-    esploraUrl: 'https://mempool.space/api',
-    mempoolUrl: 'https://mempool.space',
-    ordinalsUrl: 'https://ordinals.com',
-    runesUrl: 'https://ordinals.com',
-    explorerUrl: 'https://mempool.space',
-  },
-};
-
 /** Parses the environment; throws ConfigError listing every bad value at once. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  /** The operator's `etch` runs before any UNIT rune exists; everything else needs one. */
+  { runeIdRequired = true }: { runeIdRequired?: boolean } = {},
+): ServerConfig {
   const parsed = envSchema.safeParse(env);
   const problems = parsed.success ? [] : parsed.error.issues.map((issue) => issue.message);
   const price = priceSettings(env);
@@ -302,11 +293,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     problems.push(
       'PUBLIC_ORIGIN is required off the devnet: the origin people open the app at, e.g. https://app.example (sign-in messages name it)',
     );
+  // Even when other values are bad, a valid NETWORK says which identity must be complete.
+  const chosen = envSchema.shape.NETWORK.safeParse(env.NETWORK);
+  const dataDirText = blankToUndefined(env.DATA_DIR);
+  const dataDir = path.resolve(REPO_ROOT, typeof dataDirText === 'string' ? dataDirText : 'data');
+  problems.push(
+    ...networkIdentityProblems(
+      env,
+      chosen.success ? (chosen.data ?? 'devnet') : null,
+      dataDir,
+    ).filter((problem) => runeIdRequired || !problem.startsWith('UNIT_RUNE_ID is required')),
+  );
   if (!parsed.success || problems.length > 0) throw new ConfigError(problems);
   const e = parsed.data;
   const network = e.NETWORK ?? 'devnet';
-  const defaults = network === 'devnet' ? devnetServices : publicServices[network];
-  const dataDir = path.resolve(REPO_ROOT, e.DATA_DIR ?? 'data');
+  const onDevnet = network === 'devnet';
   return {
     port: e.PORT ?? 8080,
     host: e.HOST ?? '127.0.0.1',
@@ -316,12 +317,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     priceSource: price.source,
     priceFeeds: price.feeds,
     priceMaxSpreadBasisPoints: e.PRICE_MAX_SPREAD ?? DEFAULT_PRICE_MAX_SPREAD_BASIS_POINTS,
+    // Off the devnet networkIdentityProblems has made sure every one is set.
     services: {
-      esploraUrl: e.ESPLORA_URL ?? defaults.esploraUrl,
-      mempoolUrl: e.MEMPOOL_URL ?? defaults.mempoolUrl,
-      ordinalsUrl: e.ORDINALS_URL ?? defaults.ordinalsUrl,
-      runesUrl: e.RUNES_URL ?? e.ORDINALS_URL ?? defaults.runesUrl,
-      explorerUrl: e.EXPLORER_URL ?? defaults.explorerUrl,
+      esploraUrl: e.ESPLORA_URL ?? devnetServices.esploraUrl,
+      mempoolUrl: e.MEMPOOL_URL ?? devnetServices.mempoolUrl,
+      ordinalsUrl: e.ORDINALS_URL ?? devnetServices.ordinalsUrl,
+      runesUrl: e.RUNES_URL ?? devnetServices.runesUrl,
+      explorerUrl: e.EXPLORER_URL ?? devnetServices.explorerUrl,
     },
     chainTimeoutMs: e.CHAIN_TIMEOUT ?? DEFAULT_CHAIN_TIMEOUT_MS,
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
@@ -344,8 +346,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     },
     guardianKey: e.GUARDIAN_KEY?.toLowerCase() ?? null,
     publicOrigin: e.PUBLIC_ORIGIN ?? null,
+    oracleKeyFile: path.resolve(e.ORACLE_KEY_FILE ?? path.join(dataDir, 'oracle.key')),
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
-    unitRuneId: e.UNIT_RUNE_ID ?? '1:1',
+    unitRuneId: onDevnet ? null : (e.UNIT_RUNE_ID ?? null),
     runesApi: e.RUNES_API ?? 'unit',
     logLevel: e.LOG_LEVEL ?? 'info',
     blockIntervalMs: e.BLOCK_INTERVAL ?? 10_000,
@@ -404,4 +407,105 @@ function priceSettings(env: NodeJS.ProcessEnv): {
       'PRICE_FEEDS must list at least two feeds as kind@baseUrl, comma-separated, when PRICE_SOURCE is feeds (the default off the devnet)',
     );
   return { source, feeds, problems };
+}
+
+/** What a real network needs named, since no default can know it: one message per thing missing. */
+const REQUIRED_OFF_DEVNET: ReadonlyArray<[string, string]> = [
+  ['ESPLORA_URL', 'the esplora API, e.g. https://mempool.space/signet/api'],
+  ['MEMPOOL_URL', 'the mempool.space-compatible fee service, e.g. https://mempool.space'],
+  ['ORDINALS_URL', "the ordinals service that lists an address's plain outputs"],
+  ['RUNES_URL', "the runes service that lists an address's UNIT outputs"],
+  ['EXPLORER_URL', 'the block explorer links point at, e.g. https://mempool.space/signet'],
+  ['UNIT_RUNE_ID', 'the UNIT rune (block:tx); `npm run operator -- etch` makes one'],
+  ['GUARDIAN_KEY', "the guardian's 32-byte hex secret key (the treasury key derives from it)"],
+  ['ORACLE_KEY_FILE', "the oracle's key file; `npm run operator -- oracle-key <file>` makes one"],
+];
+
+/**
+ * The network's identity: on the devnet the server makes it (and UNIT_RUNE_ID would contradict the
+ * devnet's own etching); anywhere else every part must be set. Keys are checked here too, so a bad
+ * key is one more line in the list rather than a stack trace after "starting".
+ */
+function networkIdentityProblems(
+  env: NodeJS.ProcessEnv,
+  network: Network | null,
+  dataDir: string,
+): string[] {
+  if (network === null) return [];
+  const problems: string[] = [];
+  const given = (name: string) => typeof blankToUndefined(env[name]) === 'string';
+  if (network === 'devnet') {
+    if (given('UNIT_RUNE_ID'))
+      problems.push('UNIT_RUNE_ID is for real networks; the devnet etches its own UNIT');
+  } else {
+    for (const [name, what] of REQUIRED_OFF_DEVNET)
+      if (!given(name)) problems.push(`${name} is required on ${network}: ${what}`);
+  }
+  const guardianKey = blankToUndefined(env.GUARDIAN_KEY);
+  if (
+    typeof guardianKey === 'string' &&
+    /^[0-9a-fA-F]{64}$/.test(guardianKey) &&
+    !secp256k1.utils.isValidSecretKey(hexToBytes(guardianKey))
+  )
+    problems.push('GUARDIAN_KEY is not a valid secp256k1 secret key');
+  const keyFile = blankToUndefined(env.ORACLE_KEY_FILE);
+  const file = path.resolve(
+    typeof keyFile === 'string' ? keyFile : path.join(dataDir, 'oracle.key'),
+  );
+  // On the devnet a missing file is made at first start; a file that is there is checked anywhere.
+  if (typeof keyFile === 'string' || fs.existsSync(file))
+    problems.push(...oracleKeyFileProblems(file));
+  return problems;
+}
+
+/** Problems with an oracle key file as it is on disk (oracle/key-file.ts reads it). */
+export function oracleKeyFileProblems(file: string): string[] {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    return [`ORACLE_KEY_FILE ${file} cannot be read`];
+  }
+  if (!stat.isFile()) return [`ORACLE_KEY_FILE ${file} is not a file`];
+  if (process.platform !== 'win32' && (stat.mode & 0o077) !== 0)
+    return [
+      `ORACLE_KEY_FILE ${file} can be read by others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`,
+    ];
+  const problem = parseOracleKeyFile(safeRead(file)).problem;
+  return problem ? [`ORACLE_KEY_FILE ${file} ${problem}`] : [];
+}
+
+function safeRead(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The oracle key file: JSON with the Schnorr signing key and the secret every threshold secret
+ * derives from (per vault: its threshold price and stamp), each 32 bytes of hex.
+ */
+export function parseOracleKeyFile(
+  text: string,
+): { key: string; secret: string; problem: null } | { problem: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { problem: 'is not JSON {"oracle_key": hex, "oracle_secret": hex}' };
+  }
+  const fields = z
+    .object({
+      oracle_key: z.string().regex(/^[0-9a-fA-F]{64}$/),
+      oracle_secret: z.string().regex(/^[0-9a-fA-F]{64}$/),
+    })
+    .safeParse(parsed);
+  if (!fields.success)
+    return { problem: 'must hold "oracle_key" and "oracle_secret", 64 hex characters each' };
+  const key = fields.data.oracle_key.toLowerCase();
+  if (!secp256k1.utils.isValidSecretKey(hexToBytes(key)))
+    return { problem: 'has an oracle_key that is not a valid secp256k1 secret key' };
+  return { key, secret: fields.data.oracle_secret.toLowerCase(), problem: null };
 }

@@ -49,6 +49,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // A key file that turns out wrong at start (another oracle key than the database's) is still a
+  // configuration problem, said as one.
+  if (err instanceof ConfigError) {
+    console.error(err.message);
+    process.exit(2);
+  }
   console.error(err);
   process.exit(1);
 });

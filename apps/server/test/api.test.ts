@@ -1,4 +1,7 @@
 // The real app on a loopback port with a temporary SQLite file, driven over HTTP.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   ApiErrorDto,
@@ -12,6 +15,7 @@ import type {
 } from '@unit/protocol';
 import { operationCostSats } from '@unit/protocol';
 import { appendVaultHistory, insertVault } from '../src/store';
+import { createOracleKeyFile } from '../src/oracle/keys';
 import { getJson, postJson, startTestApp, type RunningApp } from './support';
 
 let server: RunningApp;
@@ -302,13 +306,29 @@ describe('operation quotes, notify, missions and the rest of the surface', () =>
   });
 });
 
+/** What a real network needs named (config.ts): services at `base`, the rune, the two keys. */
+function signetIdentity(base: string): Record<string, string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-signet-keys-'));
+  createOracleKeyFile(path.join(dir, 'oracle.key'));
+  return {
+    NETWORK: 'signet',
+    PUBLIC_ORIGIN: 'https://app.example',
+    ESPLORA_URL: `${base}/esplora`,
+    MEMPOOL_URL: `${base}/mempool`,
+    ORDINALS_URL: `${base}/ordinals`,
+    RUNES_URL: `${base}/runes`,
+    EXPLORER_URL: `${base}/explorer`,
+    UNIT_RUNE_ID: '1:1',
+    GUARDIAN_KEY: '11'.repeat(32),
+    ORACLE_KEY_FILE: path.join(dir, 'oracle.key'),
+  };
+}
+
 describe('POST /api/devnet/price off the devnet', () => {
   it('refuses with 403 not_devnet', async () => {
     // Feeds that refuse connections: this test is about the route, not the price.
     const signet = await startTestApp({
-      NETWORK: 'signet',
-      PUBLIC_ORIGIN: 'https://app.example',
-      GUARDIAN_KEY: '11'.repeat(32),
+      ...signetIdentity('http://127.0.0.1:9'),
       PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9',
     });
     try {
@@ -332,9 +352,6 @@ describe('POST /api/devnet/price off the devnet', () => {
 
 describe('the built web app', () => {
   it('serves assets and falls back to index.html for client routes', async () => {
-    const fs = await import('node:fs');
-    const os = await import('node:os');
-    const path = await import('node:path');
     const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-dist-'));
     fs.mkdirSync(path.join(dist, 'assets'));
     fs.writeFileSync(path.join(dist, 'index.html'), '<!doctype html><div id="root"></div>');

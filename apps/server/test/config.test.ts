@@ -1,6 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, publicOriginOf, REPO_ROOT } from '../src/config';
+import { createOracleKeyFile } from '../src/oracle/keys';
+
+/** A fresh oracle key file, mode 0600, as `npm run operator -- oracle-key` writes it. */
+function oracleKeyFile(): string {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'unit-config-')), 'oracle.key');
+  createOracleKeyFile(file);
+  return file;
+}
+
+/** Everything a real network needs named (issue 21): services, rune, keys, feeds. */
+function signetEnv(): Record<string, string> {
+  return {
+    NETWORK: 'signet',
+    PUBLIC_ORIGIN: 'https://app.example',
+    ESPLORA_URL: 'http://127.0.0.1:3000/esplora',
+    MEMPOOL_URL: 'http://127.0.0.1:3000/mempool',
+    ORDINALS_URL: 'http://127.0.0.1:3000/ordinals',
+    RUNES_URL: 'http://127.0.0.1:3000/runes',
+    EXPLORER_URL: 'http://127.0.0.1:3000/explorer',
+    UNIT_RUNE_ID: '1:1',
+    GUARDIAN_KEY: '11'.repeat(32),
+    ORACLE_KEY_FILE: oracleKeyFile(),
+    PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
+  };
+}
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
 
 describe('loadConfig', () => {
   it('serves the devnet on 127.0.0.1:8080 with no environment at all', () => {
@@ -24,15 +61,73 @@ describe('loadConfig', () => {
     });
   });
 
-  it('uses public services on signet unless overridden', () => {
-    const config = loadConfig({
-      NETWORK: 'signet',
-      PUBLIC_ORIGIN: 'https://app.example',
-      ESPLORA_URL: 'https://example.org/api',
-      PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
+  it('serves a real network exactly as configured: its services and its UNIT rune id', () => {
+    const env = signetEnv();
+    const config = loadConfig({ ...env, UNIT_RUNE_ID: '840000:3' });
+    expect(config.services).toEqual({
+      esploraUrl: env.ESPLORA_URL,
+      mempoolUrl: env.MEMPOOL_URL,
+      ordinalsUrl: env.ORDINALS_URL,
+      runesUrl: env.RUNES_URL,
+      explorerUrl: env.EXPLORER_URL,
     });
-    expect(config.services.esploraUrl).toBe('https://example.org/api');
-    expect(config.services.mempoolUrl).toBe('https://mempool.space');
+    expect(config.unitRuneId).toBe('840000:3');
+    expect(config.oracleKeyFile).toBe(env.ORACLE_KEY_FILE);
+    // The devnet etches its own: nothing configured, and a configured one would contradict it.
+    expect(loadConfig({}).unitRuneId).toBeNull();
+    expect(problemsOf({ UNIT_RUNE_ID: '1:1' })).toEqual([
+      'UNIT_RUNE_ID is for real networks; the devnet etches its own UNIT',
+    ]);
+  });
+
+  it('guesses nothing off the devnet: every missing identity is listed at once', () => {
+    const problems = problemsOf({
+      NETWORK: 'signet',
+      PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
+      PORT: 'eighty',
+    });
+    expect(problems[0]).toBe('PORT must be a whole number');
+    expect(problems.map((p) => p.split(' ')[0])).toEqual([
+      'PORT',
+      'ESPLORA_URL',
+      'MEMPOOL_URL',
+      'ORDINALS_URL',
+      'RUNES_URL',
+      'EXPLORER_URL',
+      'UNIT_RUNE_ID',
+      'GUARDIAN_KEY',
+      'ORACLE_KEY_FILE',
+    ]);
+    expect(problems).toContain(
+      "GUARDIAN_KEY is required on signet: the guardian's 32-byte hex secret key (the treasury key derives from it)",
+    );
+    // Each one alone is missed too.
+    for (const name of ['RUNES_URL', 'UNIT_RUNE_ID', 'GUARDIAN_KEY', 'ORACLE_KEY_FILE']) {
+      const env = signetEnv();
+      delete env[name];
+      expect(problemsOf(env)).toEqual([
+        expect.stringMatching(new RegExp(`^${name} is required on signet`)),
+      ]);
+    }
+  });
+
+  it('checks the keys themselves before anything starts', () => {
+    // n, the group order: 64 hex characters, but no secret key.
+    const order = 'fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141';
+    expect(problemsOf({ ...signetEnv(), GUARDIAN_KEY: order })).toEqual([
+      'GUARDIAN_KEY is not a valid secp256k1 secret key',
+    ]);
+    const env = signetEnv();
+    fs.chmodSync(env.ORACLE_KEY_FILE!, 0o644);
+    expect(problemsOf(env)).toEqual([
+      `ORACLE_KEY_FILE ${env.ORACLE_KEY_FILE} can be read by others (mode 644); chmod 600 it`,
+    ]);
+    fs.rmSync(env.ORACLE_KEY_FILE!);
+    expect(problemsOf(env)).toEqual([`ORACLE_KEY_FILE ${env.ORACLE_KEY_FILE} cannot be read`]);
+    fs.writeFileSync(env.ORACLE_KEY_FILE!, '{"oracle_key":"zz"}', { mode: 0o600 });
+    expect(problemsOf(env)).toEqual([
+      `ORACLE_KEY_FILE ${env.ORACLE_KEY_FILE} must hold "oracle_key" and "oracle_secret", 64 hex characters each`,
+    ]);
   });
 
   it('lists every bad value with a clear message', () => {
@@ -98,9 +193,8 @@ describe('loadConfig', () => {
 
   it('reads the price feeds on real networks, with feeds as the default there', () => {
     const config = loadConfig({
+      ...signetEnv(),
       NETWORK: 'mainnet',
-      PUBLIC_ORIGIN: 'https://app.example',
-      GUARDIAN_KEY: '11'.repeat(32),
       PRICE_FEEDS: 'coinbase@https://api.coinbase.com,bitstamp@https://www.bitstamp.net',
       PRICE_MAX_SPREAD: '2.5',
     });
@@ -115,7 +209,7 @@ describe('loadConfig', () => {
     let caught: unknown;
     try {
       loadConfig({
-        NETWORK: 'signet',
+        ...signetEnv(),
         PRICE_SOURCE: 'simulated',
         PRICE_FEEDS: 'binance@https://api.binance.com',
         PRICE_MAX_SPREAD: '0.5',
@@ -131,11 +225,12 @@ describe('loadConfig', () => {
       'PRICE_SOURCE=simulated is only for the devnet; on signet set PRICE_SOURCE=feeds and PRICE_FEEDS',
       'PRICE_FEEDS entry "binance@https://api.binance.com" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
     ]);
-    expect(() => loadConfig({ NETWORK: 'mainnet' })).toThrow(
+    const { PRICE_FEEDS: _feeds, ...noFeeds } = signetEnv();
+    expect(() => loadConfig({ ...noFeeds, NETWORK: 'mainnet' })).toThrow(
       /PRICE_FEEDS must list at least two feeds .* when PRICE_SOURCE is feeds/,
     );
     expect(() =>
-      loadConfig({ NETWORK: 'mainnet', PRICE_FEEDS: 'kraken@https://api.kraken.com' }),
+      loadConfig({ ...noFeeds, NETWORK: 'mainnet', PRICE_FEEDS: 'kraken@https://api.kraken.com' }),
     ).toThrow(/at least two feeds/);
   });
 

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pino from 'pino';
@@ -18,7 +21,10 @@ async function startedOracle(clock: () => number = () => NOW) {
   const oracle = new Oracle({
     db: store.db,
     source: new SimulatedPriceSource(7),
-    keys: await loadOracleKeys(store.db),
+    keys: await loadOracleKeys(store.db, {
+      file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'unit-oracle-')), 'oracle.key'),
+      network: 'devnet',
+    }),
     startPriceCents: 9_500_000,
     tickMs: 0,
     log: pino({ level: 'silent' }),

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConfigDto, UnitOutputDto, UtxoDto } from '@unit/protocol';
 import { getJson, startTestApp, type RunningApp } from './support';
+import { signetEnvFor } from './operator/network';
 
 describe('an instance on signet reading runes through ord, the devnet playing the network', () => {
   let network: RunningApp;
@@ -18,18 +19,10 @@ describe('an instance on signet reading runes through ord, the devnet playing th
     const etching = (await devnet.getTx((await devnet.txidAt(block!, tx!))!))!;
     treasuryAddress = etching.outputs[0]!.address!;
     signet = await startTestApp({
-      NETWORK: 'signet',
-      GUARDIAN_KEY: '22'.repeat(32),
-      // Feeds that refuse connections: this test is about the indexer, not the price.
-      PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9',
-      ESPLORA_URL: `${network.url}/esplora`,
-      MEMPOOL_URL: `${network.url}/mempool`,
+      ...signetEnvFor(network.url, { unitRuneId: id, guardianKey: '22'.repeat(32) }),
       ORDINALS_URL: `${network.url}/ord`,
       RUNES_URL: `${network.url}/ord`,
-      EXPLORER_URL: `${network.url}/explorer`,
       RUNES_API: 'ord',
-      UNIT_RUNE_ID: id,
-      PUBLIC_ORIGIN: 'https://app.example',
     });
   });
   afterAll(async () => {

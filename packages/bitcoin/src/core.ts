@@ -4,6 +4,7 @@ export * from './vault-script';
 export * from './state-record';
 export * from './transaction';
 export * from './runestone';
+export * from './rune-commitment';
 export * from './script-type';
 export * from './address';
 export * from './verify';

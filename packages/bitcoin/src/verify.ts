@@ -15,6 +15,12 @@ import {
 import { classifyScript } from './script-type';
 import { parseTransaction, type TransactionLike } from './transaction';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from './vault-script';
+import { classifyCommitmentLeaf } from './rune-commitment';
+
+function commitmentLeaf(script: Uint8Array): { kind: 'commitment'; pubkey: Uint8Array } | null {
+  const leaf = classifyCommitmentLeaf(script);
+  return leaf ? { kind: 'commitment', pubkey: leaf.pubkey } : null;
+}
 
 export interface Prevout {
   script: Uint8Array;
@@ -159,7 +165,8 @@ function checkTaproot(
   const leafScript = witness[witness.length - 2]!;
   const stack = witness.slice(0, -2);
   if ((controlBlock[0]! & 0xfe) !== TAPSCRIPT_LEAF_VERSION) return 'non-standard';
-  const leaf = classifyTapLeaf(leafScript);
+  // A rune etching's reveal spends its commitment leaf: one signature of the leaf's key.
+  const leaf = classifyTapLeaf(leafScript) ?? commitmentLeaf(leafScript);
   if (!leaf) return 'non-standard';
   const root = controlBlockRoot(controlBlock, leafScript);
   if (!root) return 'bad-control-block';
@@ -173,6 +180,10 @@ function checkTaproot(
   const leafSighash = (hashType: number) =>
     tx.preimageWitnessV1(idx, scripts, hashType, amounts, -1, leafScript, TAPSCRIPT_LEAF_VERSION);
 
+  if (leaf.kind === 'commitment') {
+    if (stack.length !== 1) return 'non-standard';
+    return checkSchnorr(stack[0]!, leaf.pubkey, leafSighash);
+  }
   if (leaf.kind === 'update') {
     // The script pops the vault signature first (top of the stack), then the guardian's.
     if (stack.length !== 2) return 'non-standard';

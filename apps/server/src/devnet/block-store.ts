@@ -40,6 +40,23 @@ export class BlockStore {
     return row?.txid ?? null;
   }
 
+  /** esplora /block/:hash/txids: the block's transactions in order (a rune id's tx is its index). */
+  async blockTxids(hash: string): Promise<string[] | null> {
+    const block = await this.db
+      .selectFrom('devnet_blocks')
+      .select('height')
+      .where('hash', '=', hash)
+      .executeTakeFirst();
+    if (!block) return null;
+    const rows = await this.db
+      .selectFrom('devnet_txs')
+      .select('txid')
+      .where('block_height', '=', block.height)
+      .orderBy('block_index')
+      .execute();
+    return rows.map((row) => row.txid);
+  }
+
   async blockHashAt(height: number): Promise<string | null> {
     const row = await this.db
       .selectFrom('devnet_blocks')

@@ -128,6 +128,9 @@ export class Devnet {
   txidAt(height: number, index: number): Promise<string | null> {
     return this.blocks.txidAt(height, index);
   }
+  blockTxids(hash: string): Promise<string[] | null> {
+    return this.blocks.blockTxids(hash);
+  }
   blockHashAt(height: number): Promise<string | null> {
     return this.blocks.blockHashAt(height);
   }

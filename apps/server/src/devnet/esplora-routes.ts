@@ -47,6 +47,13 @@ export function registerEsploraRoutes(
     },
   );
 
+  scope.get<{ Params: { hash: string } }>(`${prefix}/block/:hash/txids`, async (req, reply) => {
+    const txids = /^[0-9a-f]{64}$/.test(req.params.hash)
+      ? await devnet.blockTxids(req.params.hash)
+      : null;
+    return txids === null ? textError(reply, 404, 'Block not found') : txids;
+  });
+
   scope.get<{ Params: { address: string } }>(`${prefix}/address/:address`, async (req, reply) => {
     if (!validAddress(req.params.address)) return textError(reply, 400, 'Invalid Bitcoin address');
     return devnet.addressStats(req.params.address);

@@ -1,11 +1,15 @@
 // The oracle's identity: a Schnorr key pair that signs quotes, and a secret from which it derives
-// one threshold secret per (threshold price, stamp) with @unit/bitcoin's `thresholdSecret`.
+// one threshold secret per (threshold price, stamp) with @unit/bitcoin's `thresholdSecret`. Both
+// live in a file (ORACLE_KEY_FILE), never only in the database.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import type { Kysely } from 'kysely';
-import type { SignedQuote } from '@unit/protocol';
+import type { Network, SignedQuote } from '@unit/protocol';
+import { ConfigError, oracleKeyFileProblems, parseOracleKeyFile } from '../config';
 import type { Database } from '../store/schema';
 import { getOrCreateSetting } from '../store/settings';
 
@@ -60,13 +64,60 @@ export function verifyQuote(oraclePubkey: string, quote: SignedQuote): boolean {
   }
 }
 
-/** Loads the oracle keys, generating and storing them on first start. */
-export async function loadOracleKeys(db: Kysely<Database>): Promise<OracleKeys> {
-  const secretKey = hexToBytes(
-    await getOrCreateSetting(db, 'oracle_key', () => bytesToHex(schnorr.utils.randomSecretKey())),
-  );
-  const oracleSecret = hexToBytes(
-    await getOrCreateSetting(db, 'oracle_secret', () => randomBytes(32).toString('hex')),
-  );
-  return { secretKey, pubkey: bytesToHex(schnorr.getPublicKey(secretKey)), oracleSecret };
+function keysOf(keyHex: string, secretHex: string): OracleKeys {
+  const secretKey = hexToBytes(keyHex);
+  return {
+    secretKey,
+    pubkey: bytesToHex(schnorr.getPublicKey(secretKey)),
+    oracleSecret: hexToBytes(secretHex),
+  };
+}
+
+/** The key file's text: what `oracle-key` writes and the start reads back. */
+export function oracleKeyFileText(keyHex: string, secretHex: string): string {
+  return `${JSON.stringify({ oracle_key: keyHex, oracle_secret: secretHex })}\n`;
+}
+
+/** Writes a new key file, mode 0600, refusing to replace one (a lost key strands vaults). */
+export function createOracleKeyFile(
+  file: string,
+  keyHex = bytesToHex(schnorr.utils.randomSecretKey()),
+  secretHex = randomBytes(32).toString('hex'),
+): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, oracleKeyFileText(keyHex, secretHex), { mode: 0o600, flag: 'wx' });
+}
+
+/**
+ * The oracle keys from ORACLE_KEY_FILE, so losing the database loses no secret: every threshold
+ * secret derives from the file's seed and a vault's own threshold and stamp. On the devnet a
+ * missing file is made at first start (from the keys an older devnet database stored, if any, so
+ * its vaults stay liquidatable; instances sharing a devnet database share its keys that way too).
+ * The database remembers the oracle's public key and refuses a file that is not the one its vaults
+ * were opened with.
+ */
+export async function loadOracleKeys(
+  db: Kysely<Database>,
+  options: { file: string; network: Network },
+): Promise<OracleKeys> {
+  if (options.network === 'devnet' && !fs.existsSync(options.file)) {
+    const key = await getOrCreateSetting(db, 'oracle_key', () =>
+      bytesToHex(schnorr.utils.randomSecretKey()),
+    );
+    const secret = await getOrCreateSetting(db, 'oracle_secret', () =>
+      randomBytes(32).toString('hex'),
+    );
+    createOracleKeyFile(options.file, key, secret);
+  }
+  const problems = oracleKeyFileProblems(options.file);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const parsed = parseOracleKeyFile(fs.readFileSync(options.file, 'utf8'));
+  if (parsed.problem !== null) throw new ConfigError([parsed.problem]);
+  const keys = keysOf(parsed.key, parsed.secret);
+  const known = await getOrCreateSetting(db, 'oracle_pubkey', () => keys.pubkey);
+  if (known !== keys.pubkey)
+    throw new ConfigError([
+      `ORACLE_KEY_FILE ${options.file} holds oracle key ${keys.pubkey}, but this database's vaults were opened with ${known}`,
+    ]);
+  return keys;
 }

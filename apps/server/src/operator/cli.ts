@@ -1,0 +1,241 @@
+// `npm run operator -- <command>`: the operator's commands, with the server's own configuration (the
+// same environment as `npm start`; README "Operate on signet"):
+//   treasury                          the treasury address, its BTC, UNIT, outputs and reservations
+//   etch [--name N] [--supply S] [--outputs K] [--fee-rate R]
+//                                     etch UNIT (commit, six confirmations, reveal); resumable
+//   use <rune id>                     check an existing rune for UNIT_RUNE_ID
+//   split <n> [--fee-rate R]          split the treasury's free UNIT into n outputs of its postage
+//   reindex                           rebuild the vaults the database lacks from the chain
+//   oracle-key <file>                 write a new oracle key file (mode 0600)
+import { pathToFileURL } from 'node:url';
+import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import { loadConfig, ConfigError, type ServerConfig } from '../config';
+import { EsploraChain } from '../chain/esplora';
+import { openStore } from '../store/open';
+import { migrateToLatest } from '../store/migrations';
+import { loadGuardianKeys } from '../store/keys';
+import { guardianMigrations } from '../guardian';
+import { devnetMigrations } from '../devnet/migrations';
+import { accountMigrations } from '../auth/migrations';
+import { rateLimitMigrations } from '../http/shared-rate-limits';
+import { createOracleKeyFile, loadOracleKeys } from '../oracle/keys';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
+import { reindexFromChain } from './reindex';
+import {
+  checkRune,
+  checkSplitCount,
+  DEFAULT_TREASURY_OUTPUTS,
+  DEFAULT_UNIT_NAME,
+  DEFAULT_UNIT_SUPPLY,
+  etchUnit,
+  splitTreasury,
+  statusLines,
+  treasuryStatus,
+  treasuryAddress,
+  type OperatorContext,
+} from './treasury';
+import path from 'node:path';
+
+/** Every call to a chain service gives up after this long. */
+const CHAIN_TIMEOUT_MS = 20_000;
+
+const USAGE = `usage: npm run operator -- <command>
+  treasury                       the treasury's address, BTC, UNIT, outputs and reservations
+  etch [--name UNIT•RUNE•TOKEN] [--supply 100000000000] [--outputs 8] [--fee-rate R]
+                                 etch UNIT on a network that has none (resumable)
+  use <block:tx>                 check an existing rune for UNIT_RUNE_ID
+  split <n> [--fee-rate R]       split the treasury's free UNIT into n outputs
+  reindex                        rebuild the vaults the database lacks from the chain
+  oracle-key <file>              write a new oracle key file (mode 0600)`;
+
+/** `--name value` options after the positional arguments. */
+export function parseOptions(args: readonly string[]): {
+  positional: string[];
+  options: Map<string, string>;
+} {
+  const positional: string[] = [];
+  const options = new Map<string, string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg.startsWith('--')) {
+      const value = args[i + 1];
+      if (value === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      options.set(arg.slice(2), value);
+      i++;
+    } else positional.push(arg);
+  }
+  return { positional, options };
+}
+
+const wholeNumber = (text: string | undefined, what: string): number => {
+  if (text === undefined || !/^\d+$/.test(text)) throw new Error(`${what} must be a whole number`);
+  return Number(text);
+};
+
+/** A fetch that gives up: a frozen service must not hold the operator's command forever. */
+const timedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: AbortSignal.timeout(CHAIN_TIMEOUT_MS) });
+
+async function feeRateOf(ctx: OperatorContext, given: string | undefined): Promise<number> {
+  if (given !== undefined) {
+    const rate = Number(given);
+    if (!Number.isFinite(rate) || rate < 1 || rate > 10_000)
+      throw new Error('--fee-rate must be sat/vB from 1 to 10000');
+    return rate;
+  }
+  return (await ctx.chain.fees()).halfHourFee;
+}
+
+export async function runOperator(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  say: (line: string) => void,
+  pollMs = 30_000,
+): Promise<void> {
+  const [command, ...rest] = args;
+  if (command === 'oracle-key') {
+    const file = rest[0];
+    if (!file) throw new Error(USAGE);
+    createOracleKeyFile(path.resolve(file));
+    say(
+      `oracle key file ${path.resolve(file)} written (mode 0600): set ORACLE_KEY_FILE to it and back it up`,
+    );
+    return;
+  }
+  if (!['treasury', 'etch', 'use', 'split', 'reindex'].includes(command ?? ''))
+    throw new Error(USAGE);
+  // The etching happens before a rune id exists: the rest of the configuration must be whole.
+  const config = loadConfig(env, { runeIdRequired: command !== 'etch' });
+  if (config.network === 'devnet')
+    throw new Error(
+      'the devnet funds its treasury at genesis: these commands are for real networks',
+    );
+  await withContext(config, say, pollMs, async (ctx) => {
+    const { positional, options } = parseOptions(rest);
+    switch (command) {
+      case 'reindex': {
+        // Vaults the database already has are left as they are; the others come from the chain.
+        const oracleKeys = await loadOracleKeys(ctx.db, {
+          file: config.oracleKeyFile,
+          network: config.network,
+        });
+        const result = await reindexFromChain({
+          db: ctx.db,
+          esploraUrl: config.services.esploraUrl,
+          fetch: timedFetch,
+          network: ctx.network,
+          guardPubkey: ctx.guardPubkey,
+          treasuryAddress: treasuryAddress(ctx).address!,
+          thresholdHash: (th, stamp) =>
+            thresholdHash(thresholdSecret(oracleKeys.oracleSecret, th, stamp)),
+          now: ctx.now,
+          log: { info: () => undefined, warn: () => undefined },
+        });
+        say(
+          `reindex: ${result.restored.length} vaults restored, ${result.skipped.length} already known`,
+        );
+        for (const id of result.keyUnknown)
+          say(`  ${id}: opened, never spent since; its key is not on the chain yet`);
+        return;
+      }
+      case 'treasury':
+        for (const line of statusLines(await treasuryStatus(ctx), config.unitRuneId)) say(line);
+        return;
+      case 'split': {
+        const n = wholeNumber(positional[0], 'split <n>');
+        checkSplitCount(n);
+        const result = await splitTreasury(
+          ctx,
+          config.unitRuneId!,
+          n,
+          await feeRateOf(ctx, options.get('fee-rate')),
+        );
+        say(`split ${result.txid}: ${result.outputs} outputs, fee ${result.fee} sats`);
+        return;
+      }
+      case 'use': {
+        const id = positional[0];
+        if (!id) throw new Error(USAGE);
+        const rune = await checkRune(ctx, id);
+        say(
+          `${rune.runeId} is ${rune.name ?? 'a rune with a reserved name'}, divisibility ${rune.divisibility}, premine ${rune.premine}`,
+        );
+        say(`set UNIT_RUNE_ID=${rune.runeId} in the server's environment`);
+        return;
+      }
+      case 'etch': {
+        const supply = options.get('supply') ?? String(DEFAULT_UNIT_SUPPLY);
+        if (!/^\d{1,30}$/.test(supply))
+          throw new Error('--supply must be UNIT hundredths, a whole number');
+        const plan = await etchUnit(ctx, {
+          name: options.get('name') ?? DEFAULT_UNIT_NAME,
+          supply: BigInt(supply),
+          outputs: options.has('outputs')
+            ? wholeNumber(options.get('outputs'), '--outputs')
+            : DEFAULT_TREASURY_OUTPUTS,
+          feeRate: () => feeRateOf(ctx, options.get('fee-rate')),
+        });
+        say(`etched ${plan.name} as ${plan.runeId} (reveal ${plan.revealTxid})`);
+        say(`set UNIT_RUNE_ID=${plan.runeId} in the server's environment`);
+        return;
+      }
+    }
+  });
+}
+
+async function withContext(
+  config: ServerConfig,
+  say: (line: string) => void,
+  pollMs: number,
+  work: (ctx: OperatorContext) => Promise<void>,
+): Promise<void> {
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    file: path.join(config.dataDir, 'unit.db'),
+  });
+  try {
+    // The same tables the server makes, so the command works before the server's first start too.
+    await migrateToLatest(store.db, {
+      ...devnetMigrations,
+      ...guardianMigrations,
+      ...accountMigrations,
+      ...rateLimitMigrations,
+    });
+    const keys = await loadGuardianKeys(store.db, config);
+    const chain = new EsploraChain({
+      ...config.services,
+      network: config.network,
+      fetch: timedFetch,
+    });
+    await work({
+      chain,
+      esploraUrl: config.services.esploraUrl,
+      fetch: timedFetch,
+      network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+      treasuryKey: keys.treasurySecretKey,
+      guardPubkey: hexToBytes(keys.guardPubkey),
+      treasuryPubkey: pubSchnorr(keys.treasurySecretKey),
+      db: store.db,
+      dataDir: config.dataDir,
+      say,
+      now: () => Math.floor(Date.now() / 1000),
+      sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+      pollMs,
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const pollMs = Number(process.env.OPERATOR_POLL_MS ?? 30_000);
+  runOperator(process.argv.slice(2), process.env, (line) => console.log(line), pollMs).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof ConfigError || err instanceof Error ? err.message : String(err));
+      process.exit(err instanceof ConfigError ? 2 : 1);
+    },
+  );
+}

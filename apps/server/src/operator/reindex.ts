@@ -1,0 +1,249 @@
+// Rebuilds vaults and their history from the chain's state records (issue 21 item 4), so a server
+// whose database is gone resumes with its vaults. Every opening and every borrow spends a treasury
+// UNIT output, so the treasury address's transactions name every vault's opening (vault_id = its
+// txid); from there each vault output's spender is the next vault transaction, whose state record
+// says the vault after it. The vault's own key is not in the opening: the first spend of a vault
+// output by its update leaf reveals it (the leaf is `<vault_pubkey> OP_CHECKSIGVERIFY ...`), and
+// the key is proven by rebuilding the vault's current output from it, the guardian's key and the
+// oracle's threshold hash. A vault never spent since its opening keeps its key off the chain: it is
+// reported, not guessed.
+import { hex } from '@scure/base';
+import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import {
+  classifyTapLeaf,
+  parseStateRecordScript,
+  vaultOutput,
+  type StateRecord,
+} from '@unit/bitcoin';
+import type { EsploraOutspend, EsploraTx } from '../chain/esplora-types';
+import type { Database } from '../store/schema';
+import { appendVaultHistory, insertVault } from '../store/vaults';
+
+export interface ReindexDeps {
+  db: Kysely<Database>;
+  esploraUrl: string;
+  fetch: typeof fetch;
+  network: BTC_NETWORK;
+  guardPubkey: Uint8Array;
+  treasuryAddress: string;
+  thresholdHash: (thCents: bigint, stamp: number) => Uint8Array;
+  now: () => number;
+  log: Pick<Logger, 'info' | 'warn'>;
+}
+
+export interface ReindexResult {
+  restored: string[];
+  /** Openings whose vault key the chain does not show yet (never spent since). */
+  keyUnknown: string[];
+  /** Vaults already in the database, left as they are. */
+  skipped: string[];
+}
+
+/** The longest chain of vault transactions followed for one vault. */
+const MAX_VAULT_TXS = 10_000;
+/** Pages of an address's confirmed history read (esplora pages of 25). */
+const MAX_PAGES = 4_000;
+
+interface Step {
+  tx: EsploraTx;
+  record: StateRecord;
+}
+
+class EsploraReads {
+  private readonly base: string;
+  constructor(private readonly deps: Pick<ReindexDeps, 'esploraUrl' | 'fetch'>) {
+    this.base = deps.esploraUrl.replace(/\/+$/, '');
+  }
+
+  async json<T>(path: string): Promise<T | null> {
+    const response = await this.deps.fetch(`${this.base}${path}`);
+    if (response.status === 404) return null;
+    if (!response.ok) throw new Error(`${this.base}${path} answered ${response.status}`);
+    return (await response.json()) as T;
+  }
+
+  tx(txid: string): Promise<EsploraTx | null> {
+    return this.json<EsploraTx>(`/tx/${txid}`);
+  }
+
+  outspend(txid: string, vout: number): Promise<EsploraOutspend | null> {
+    return this.json<EsploraOutspend>(`/tx/${txid}/outspend/${vout}`);
+  }
+
+  /** Every transaction of the address: the mempool and first page, then the chain pages. */
+  async addressTxs(address: string): Promise<EsploraTx[]> {
+    const all: EsploraTx[] = [];
+    let page = (await this.json<EsploraTx[]>(`/address/${address}/txs`)) ?? [];
+    for (let pages = 0; pages < MAX_PAGES; pages++) {
+      all.push(...page);
+      const confirmed = page.filter((tx) => tx.status.confirmed);
+      if (confirmed.length < 25) break;
+      const next = await this.json<EsploraTx[]>(
+        `/address/${address}/txs/chain/${confirmed.at(-1)!.txid}`,
+      );
+      if (next === null) break; // a service without chain pages: what it showed is all there is
+      page = next;
+    }
+    return all;
+  }
+}
+
+const recordOf = (tx: EsploraTx): StateRecord | null => {
+  for (const out of tx.vout) {
+    const record = parseStateRecordScript(hex.decode(out.scriptpubkey));
+    if (record) return record;
+  }
+  return null;
+};
+
+/** The vault key the input spending a vault output shows, when it spends by the update leaf. */
+function revealedKey(tx: EsploraTx, txid: string): string | null {
+  const input = tx.vin.find((vin) => vin.txid === txid && vin.vout === 0);
+  if (!input || input.witness.length < 3) return null;
+  const leaf = classifyTapLeaf(hex.decode(input.witness[input.witness.length - 2]!));
+  return leaf?.kind === 'update' ? hex.encode(leaf.vaultPubkey) : null;
+}
+
+/** Rebuilds every vault the chain shows that the database lacks. */
+export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult> {
+  const reads = new EsploraReads(deps);
+  const result: ReindexResult = { restored: [], keyUnknown: [], skipped: [] };
+  const openings = (await reads.addressTxs(deps.treasuryAddress)).filter(
+    (tx) => recordOf(tx)?.action === 'o',
+  );
+  for (const opening of openings) {
+    const vaultId = opening.txid;
+    const known = await deps.db
+      .selectFrom('vaults')
+      .select('vault_id')
+      .where('vault_id', '=', vaultId)
+      .executeTakeFirst();
+    if (known) {
+      result.skipped.push(vaultId);
+      continue;
+    }
+    const steps: Step[] = [{ tx: opening, record: recordOf(opening)! }];
+    let vaultPubkey: string | null = null;
+    /** The repossession that took this vault, when one did. */
+    let repossessed: Step | null = null;
+    for (let i = 0; i < MAX_VAULT_TXS; i++) {
+      const last = steps.at(-1)!.tx;
+      const spend = await reads.outspend(last.txid, 0);
+      if (!spend?.spent || !spend.txid) break;
+      const next = await reads.tx(spend.txid);
+      const record = next && recordOf(next);
+      if (!next || !record) break;
+      vaultPubkey ??= revealedKey(next, last.txid);
+      // A repossession spends the liquidated vault first and the claimant's after it
+      // (docs/protocol.md): the first ends here, the claimant's goes on in its output 0.
+      const input = next.vin.findIndex((vin) => vin.txid === last.txid && vin.vout === 0);
+      if (record.action === 'x' && input === 0) {
+        repossessed = { tx: next, record };
+        break;
+      }
+      steps.push({ tx: next, record });
+    }
+    if (vaultPubkey === null) {
+      result.keyUnknown.push(vaultId);
+      deps.log.warn({ vault_id: vaultId }, "reindex: the chain does not show this vault's key yet");
+      continue;
+    }
+    const current = steps.at(-1)!;
+    // The key must rebuild the vault's current output: then the oracle's secrets open it too.
+    const rebuilt = vaultOutput({
+      vaultPubkey: hex.decode(vaultPubkey),
+      guardPubkey: deps.guardPubkey,
+      thresholdHash: deps.thresholdHash(current.record.thresholdCents, current.record.quoteStamp),
+      network: deps.network,
+    });
+    if (hex.encode(rebuilt.script) !== current.tx.vout[0]!.scriptpubkey) {
+      deps.log.warn({ vault_id: vaultId }, 'reindex: this vault was not made with these keys');
+      continue;
+    }
+    await deps.db.transaction().execute(async (trx) => {
+      const time = (tx: EsploraTx) => tx.status.block_time ?? deps.now();
+      const created = time(opening);
+      await insertVault(trx, {
+        vault_id: vaultId,
+        vault_tag: vaultId.slice(0, 8),
+        vault_pubkey: vaultPubkey,
+        // The label the owner typed was never on the chain.
+        name: `Vault ${vaultId.slice(0, 8)}`,
+        creation_account: opening.vin[1]?.prevout?.scriptpubkey_address ?? '',
+        runes_account: opening.vout[1]?.scriptpubkey_address ?? '',
+        // A repossessed vault's collateral and debt went to its claimant (effects.ts).
+        btc_locked: repossessed ? 0 : Number(current.record.vaultSats),
+        unit_borrowed: repossessed ? 0 : Number(current.record.unitDebt),
+        vault_txid: current.tx.txid,
+        vault_vout: 0,
+        threshold_cents: Number(current.record.thresholdCents),
+        stamp: current.record.quoteStamp,
+        status: repossessed ? 'repossessed' : 'active',
+        created_at: created,
+      });
+      let before = { sats: 0n, debt: 0n };
+      for (const { tx, record } of steps) {
+        const abs = (n: bigint) => (n < 0n ? -n : n);
+        await appendVaultHistory(trx, {
+          vault_id: vaultId,
+          timestamp: time(tx),
+          action: record.action,
+          btc_amt: Number(abs(record.vaultSats - before.sats)),
+          unit_amt: Number(abs(record.unitDebt - before.debt)),
+          vault_amount: Number(record.vaultSats),
+          amount_borrowed: Number(record.unitDebt),
+          // Whole dollars, as the guardian records it (actions.ts).
+          oracle_price: Number(record.quotePriceCents / 100n),
+          transaction_id: tx.txid,
+          utxo: `${tx.txid}:0`,
+          utxo_script: tx.vout[0]!.scriptpubkey,
+          liquidation_hash: null,
+          liquidation_threshold: null,
+          confirmed: tx.status.confirmed ? 1 : 0,
+        });
+        before = { sats: record.vaultSats, debt: record.unitDebt };
+      }
+      if (repossessed)
+        await appendVaultHistory(trx, {
+          vault_id: vaultId,
+          timestamp: time(repossessed.tx),
+          action: 'x',
+          btc_amt: Number(current.record.vaultSats),
+          unit_amt: Number(current.record.unitDebt),
+          vault_amount: 0,
+          amount_borrowed: 0,
+          oracle_price: Number(repossessed.record.quotePriceCents / 100n),
+          transaction_id: repossessed.tx.txid,
+          utxo: `${repossessed.tx.txid}:0`,
+          utxo_script: current.tx.vout[0]!.scriptpubkey,
+          liquidation_hash: null,
+          liquidation_threshold: null,
+          confirmed: repossessed.tx.status.confirmed ? 1 : 0,
+        });
+    });
+    result.restored.push(vaultId);
+  }
+  deps.log.info(
+    {
+      restored: result.restored.length,
+      key_unknown: result.keyUnknown.length,
+      skipped: result.skipped.length,
+    },
+    'reindex from the chain done',
+  );
+  return result;
+}
+
+/** The start on an empty database off the devnet: rebuild first, then take requests. */
+export async function reindexIfEmpty(deps: ReindexDeps): Promise<ReindexResult | null> {
+  const any = await deps.db.selectFrom('vaults').select('vault_id').limit(1).executeTakeFirst();
+  if (any) return null;
+  return reindexFromChain(deps);
+}
+
+/** Every reindex read gives up after this long: a frozen service must not hold the start. */
+export const REINDEX_TIMEOUT_MS = 20_000;
+export const timedFetch: typeof fetch = (input, init) =>
+  fetch(input, { ...init, signal: AbortSignal.timeout(REINDEX_TIMEOUT_MS) });

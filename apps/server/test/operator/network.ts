@@ -1,0 +1,34 @@
+// A devnet instance playing a real network for another instance (issue 21): its esplora, mempool,
+// ordinals, runes and explorer routes are the network's services, and the other instance runs with
+// NETWORK=signet, its keys from files, as an operator would run it.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createOracleKeyFile } from '../../src/oracle/keys';
+
+/** The environment of a signet server whose chain services are the devnet at `devnetUrl`. */
+export function signetEnvFor(
+  devnetUrl: string,
+  options: { unitRuneId: string; guardianKey: string; oracleKeyFile?: string },
+): Record<string, string> {
+  let oracleKeyFile = options.oracleKeyFile;
+  if (!oracleKeyFile) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-oracle-key-'));
+    oracleKeyFile = path.join(dir, 'oracle.key');
+    createOracleKeyFile(oracleKeyFile);
+  }
+  return {
+    NETWORK: 'signet',
+    PUBLIC_ORIGIN: 'https://app.example',
+    ESPLORA_URL: `${devnetUrl}/esplora`,
+    MEMPOOL_URL: `${devnetUrl}/mempool`,
+    ORDINALS_URL: `${devnetUrl}/ordinals`,
+    RUNES_URL: `${devnetUrl}/runes`,
+    EXPLORER_URL: `${devnetUrl}/explorer`,
+    UNIT_RUNE_ID: options.unitRuneId,
+    GUARDIAN_KEY: options.guardianKey,
+    ORACLE_KEY_FILE: oracleKeyFile,
+    // Nothing answers here: these tests are about the chain, not the price.
+    PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9',
+  };
+}
