@@ -235,10 +235,7 @@ describe('loadConfig', () => {
   });
 
   it('needs PUBLIC_ORIGIN off the devnet, an origin and nothing more', () => {
-    const signet = {
-      NETWORK: 'signet',
-      PRICE_FEEDS: 'mempool@https://mempool.space,kraken@https://api.kraken.com',
-    };
+    const { PUBLIC_ORIGIN: _origin, ...signet } = signetEnv();
     expect(() => loadConfig(signet)).toThrow(/PUBLIC_ORIGIN is required off the devnet/);
     expect(loadConfig({ ...signet, PUBLIC_ORIGIN: 'https://app.example/' }).publicOrigin).toBe(
       'https://app.example',
