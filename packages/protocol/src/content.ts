@@ -176,3 +176,16 @@ export function pendingSentence(
     blockMinutes <= 1 ? 'usually within a minute' : `usually about ${blockMinutes} minutes`;
   return `Your ${PENDING_NOUNS[type]} of ${amount} is waiting for a block: ${wait}.`;
 }
+
+/**
+ * The pending banner once a block confirmed it (issue 22: it read 'BTC Deposit Submitted ·
+ * Completed'): what finished, and how much when the banner still knows.
+ */
+export function confirmedSentence(
+  type: keyof typeof PENDING_NOUNS | null,
+  amount: string | null,
+): string {
+  const noun = type ? PENDING_NOUNS[type] : 'transaction';
+  const what = noun.charAt(0).toUpperCase() + noun.slice(1);
+  return amount ? `${what} of ${amount} confirmed` : `${what} confirmed`;
+}
