@@ -118,7 +118,11 @@ export const CONTENT = {
     /** the reason a field or a disabled button gives while the sats are on their way */
     arrivingReason: (amount: string) =>
       `Funds arriving: ${amount} is on its way to your wallet: it counts once a block confirms it.`,
-    faucetPaying: 'The devnet faucet is sending you 1 BTC',
+    /** the faucet's title names the amount, so its detail does not repeat it (issue 22) */
+    faucetPaying: (amount: string) => `The devnet faucet is sending you ${amount}`,
+    faucetDetail: 'It counts once a block confirms it.',
+    /** once the block came: the notice says so instead of vanishing */
+    arrived: (amount: string) => `${amount} arrived in your wallet`,
   },
   chart: {
     intervals: { '24h': '1D', '7d': '1W', '30d': '1M', '1y': 'YTD' },
