@@ -1,0 +1,65 @@
+// Issue 22, noise and rough edges: the devnet price from the wallet menu, the keyboard in drawers,
+// the referral link and the inviter.
+import { describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
+import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
+import { config, price } from './fixtures';
+import { withNetworkEdge } from './network-edge';
+import { renderApp } from './render-app';
+import { scenario, server } from './server';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
+
+const openWalletMenu = async (user: ReturnType<typeof userEvent.setup>) => {
+  const a = FAKE_ACCOUNT.satsAddress;
+  await user.click(
+    await screen.findByRole('button', { name: `Wallet ${a.slice(0, 6)}…${a.slice(-4)}` }),
+  );
+  return screen.findByRole('dialog', {}, { timeout: 5_000 });
+};
+
+describe('the devnet price in the wallet menu', () => {
+  it('sets a typed price and moves it by a step, through POST /api/devnet/price', async () => {
+    const posted: unknown[] = [];
+    server.use(
+      http.post('*/api/devnet/price', async ({ request }) => {
+        const body = (await request.json()) as { usd: number };
+        posted.push(body);
+        return HttpResponse.json({ USD: body.usd, time: price.time });
+      }),
+    );
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    const menu = await openWalletMenu(user);
+    const form = within(menu).getByRole('form', { name: 'Devnet price' });
+    await user.type(within(form).getByLabelText('New BTC price in USD'), '60,000');
+    await user.click(within(form).getByRole('button', { name: 'Set price' }));
+    expect(await within(form).findByText('BTC price set to $60,000.00.')).toBeInTheDocument();
+    expect(posted).toEqual([{ usd: 60_000 }]);
+    // the header shows it at once
+    await waitFor(() =>
+      expect(screen.getAllByText('$60,000.00', { exact: false }).length).toBeGreaterThan(1),
+    );
+    await user.click(
+      within(screen.getByRole('form', { name: 'Devnet price' })).getByRole('button', {
+        name: '-10%',
+      }),
+    );
+    await waitFor(() => expect(posted).toEqual([{ usd: 60_000 }, { usd: 54_000 }]));
+  });
+
+  it('is not there off the devnet', async () => {
+    server.use(http.get('*/api/config', () => HttpResponse.json({ ...config, network: 'signet' })));
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    const menu = await openWalletMenu(user);
+    expect(within(menu).queryByRole('form', { name: 'Devnet price' })).toBeNull();
+  });
+});
