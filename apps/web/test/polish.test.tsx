@@ -63,3 +63,20 @@ describe('the devnet price in the wallet menu', () => {
     expect(within(menu).queryByRole('form', { name: 'Devnet price' })).toBeNull();
   });
 });
+
+describe('the keyboard in a drawer', () => {
+  it('opens Deposit with Enter on its amount field, so typing goes there', async () => {
+    fakeWallet.connectAs();
+    const user = userEvent.setup();
+    renderApp('/');
+    const deposit = await screen.findByRole('button', { name: 'Deposit' }, { timeout: 5_000 });
+    await waitFor(() => expect(deposit).toBeEnabled(), { timeout: 5_000 });
+    deposit.focus();
+    await user.keyboard('{Enter}');
+    const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
+    const amount = within(drawer).getByLabelText('Deposit amount');
+    await waitFor(() => expect(amount).toHaveFocus());
+    await user.keyboard('0.01');
+    expect(amount).toHaveValue('0.01');
+  });
+});
