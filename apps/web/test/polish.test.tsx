@@ -80,3 +80,47 @@ describe('the keyboard in a drawer', () => {
     expect(amount).toHaveValue('0.01');
   });
 });
+
+describe('missions: the inviter and the badges', () => {
+  const user = {
+    address: FAKE_ACCOUNT.satsAddress,
+    discord_id: null,
+    twitter_id: null,
+    telegram_id: null,
+    referral_code: 'abc123def0',
+    referred_by: 'tb1qinviter000000000000000000000000xyz789',
+    referrals: 0,
+    level: null,
+    level_title: null,
+    postage_sats: null,
+  };
+
+  it('tells a referred user who invited them, and draws a mark for each badge', async () => {
+    server.use(
+      http.get('*/api/users', () => HttpResponse.json([user])),
+      http.get('*/api/users/:address', () => HttpResponse.json(user)),
+      http.get('*/api/users/:address/community', () =>
+        HttpResponse.json({
+          roles: [{ id: 'genesis', title: 'Genesis', how: 'Open a vault', earned: true }],
+          badges: [{ id: 'boost', title: 'Boost', how: 'Borrow twice', earned: false }],
+        }),
+      ),
+    );
+    fakeWallet.connectAs();
+    renderApp('/missions');
+    const note = await screen.findByText(/You were invited by/, undefined, { timeout: 8_000 });
+    expect(note).toHaveTextContent('You were invited by tb1qinvi…xyz789.');
+    const badges = await screen.findByRole('region', { name: 'Badges' });
+    const boost = within(badges).getByText('Boost').closest('li')!;
+    expect(boost.querySelector('.award__icon svg')).not.toBeNull();
+    expect(boost).toHaveTextContent('Not yet');
+  });
+
+  it('says the code of the link a new user came with, before they register', async () => {
+    fakeWallet.connectAs();
+    renderApp('/missions?ref=f00dcafe12');
+    expect(
+      await screen.findByText(/You were invited with referral code/, undefined, { timeout: 8_000 }),
+    ).toHaveTextContent('f00dcafe12');
+  });
+});
