@@ -124,3 +124,19 @@ describe('missions: the inviter and the badges', () => {
     ).toHaveTextContent('f00dcafe12');
   });
 });
+
+describe('create step 2 without a wallet', () => {
+  it('lists the wallets inside the step, and connecting goes on to the amounts', async () => {
+    scenario.vault = null;
+    fakeWallet.reset();
+    const user = userEvent.setup();
+    renderApp('/?action=create-vault');
+    const drawer = await screen.findByRole('dialog', {}, { timeout: 5_000 });
+    await user.type(within(drawer).getByLabelText('Vault name'), 'Mine{Enter}');
+    const wallets = await within(drawer).findByRole('list', { name: 'Wallets' });
+    // one dialog: no picker opened over the drawer
+    expect(screen.getAllByRole('dialog')).toHaveLength(1);
+    await user.click(within(wallets).getByRole('button', { name: 'Connect Devnet wallet' }));
+    expect(await within(drawer).findByLabelText('Deposit BTC')).toBeInTheDocument();
+  });
+});
