@@ -2,6 +2,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { createServer, defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { renderDocPages } from './scripts/docs-pages.ts';
 
 /**
  * Prerenders the page's shell (src/app/Shell.tsx: header, welcome text, Create Vault) into the
@@ -49,6 +50,18 @@ function prerenderShell(): Plugin {
 // The server serves dist/ in production; in development Vite proxies every server route to it.
 const server = process.env.UNIT_SERVER ?? 'http://127.0.0.1:8080';
 
+/** The product's docs as static pages under /docs/ (scripts/docs-pages.ts). */
+function docsPages(): Plugin {
+  return {
+    name: 'unit:docs-pages',
+    apply: 'build',
+    generateBundle() {
+      for (const page of renderDocPages())
+        this.emitFile({ type: 'asset', fileName: page.fileName, source: page.source });
+    },
+  };
+}
+
 /**
  * The stylesheet goes into the page itself: a linked one waited for its turn behind the scripts on
  * a slow link, and the shell cannot paint before its styles (the CSP allows inline styles). One
@@ -73,7 +86,7 @@ function inlineStyles(html: string, bundle: Record<string, { type: string; sourc
 }
 
 export default defineConfig({
-  plugins: [react(), prerenderShell()],
+  plugins: [react(), prerenderShell(), docsPages()],
   // manifest: scripts/bundle-size.mjs reads which chunks the entry loads statically.
   build: {
     outDir: 'dist',
