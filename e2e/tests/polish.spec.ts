@@ -219,7 +219,7 @@ test('missions: balanced columns, drawn badges, the whole referral link and the 
     const left = (await page.locator('.missions__column').boundingBox())!;
     const right = (await page.locator('.missions__side').boundingBox())!;
     const ratio = Math.max(left.height, right.height) / Math.min(left.height, right.height);
-    expect(ratio, `columns ${left.height} and ${right.height} px`).toBeLessThan(1.8);
+    expect(ratio, `columns ${left.height} and ${right.height} px`).toBeLessThan(1.3);
   }
   await checkA11y(page);
   await snap(page, 'p3-missions');

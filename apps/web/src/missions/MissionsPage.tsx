@@ -265,21 +265,18 @@ export function MissionsPage() {
           )}
           <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
         </section>
-        {/* Issue 22: the levels sit under the missions, so the two columns end near each other. */}
-        <ReferralLevels
-          referrals={user.data?.referrals ?? null}
-          defaultPostage={config.constants.unitPostageSats}
-        />
+        {/* Issue 22: the columns were 420 px against 1,800: the badges sit under the missions,
+          the levels and roles beside them, so both end near each other. */}
+        {community.data && <Awards title="Badges" awards={community.data.badges} />}
       </div>
       <aside className="missions__side">
         {user.data && <ReferralCard user={user.data} />}
         {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
-        {community.data && (
-          <>
-            <Awards title="Discord roles" awards={community.data.roles} />
-            <Awards title="Badges" awards={community.data.badges} />
-          </>
-        )}
+        <ReferralLevels
+          referrals={user.data?.referrals ?? null}
+          defaultPostage={config.constants.unitPostageSats}
+        />
+        {community.data && <Awards title="Discord roles" awards={community.data.roles} />}
       </aside>
     </div>
   );
