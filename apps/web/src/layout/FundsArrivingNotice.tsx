@@ -8,7 +8,7 @@ import { formatAmount } from '../ui/format';
 import { useWallet } from '../wallet';
 
 /** How long the 'arrived' word stays before it goes by itself. */
-export const ARRIVED_NOTICE_MS = 15_000;
+export const ARRIVED_NOTICE_MS = 10_000;
 
 /**
  * Says that sats are on their way to the connected wallet until a block confirms them: a new devnet
@@ -66,7 +66,6 @@ export function FundsArrivingNotice() {
       <CircleCheck size={18} aria-hidden="true" className="funds-arrived__mark" />
       <span className="banner__text">
         <strong>{copy.arrived(formatAmount(arrived, 'BTC'))}</strong>
-        {balance.data != null && ` Balance: ${formatAmount(balance.data, 'BTC')}.`}
       </span>
       <button
         type="button"
