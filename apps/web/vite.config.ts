@@ -1,13 +1,100 @@
-import { defineConfig } from 'vite';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { createServer, defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { renderDocPages } from './scripts/docs-pages.ts';
+
+/**
+ * Prerenders the page's shell (src/app/Shell.tsx: header, welcome text, Create Vault) into the
+ * built index.html, so a phone paints it before the script arrives (issue 22: first contentful
+ * paint, `npm run bench`). The shell is static markup beside #root; the app removes it as it takes
+ * over (src/app/prerendered-shell.ts). Build only: development keeps the plain page.
+ */
+function prerenderShell(): Plugin {
+  return {
+    name: 'unit:prerender-shell',
+    apply: 'build',
+    transformIndexHtml: {
+      order: 'post',
+      async handler(html, ctx) {
+        const vite = await createServer({
+          configFile: false,
+          root: import.meta.dirname,
+          logLevel: 'error',
+          appType: 'custom',
+          server: { middlewareMode: true, hmr: false, ws: false },
+          plugins: [react()],
+        });
+        try {
+          const shell = (await vite.ssrLoadModule(
+            '/src/app/Shell.tsx',
+          )) as typeof import('./src/app/Shell');
+          const ids = (await vite.ssrLoadModule(
+            '/src/app/prerendered-shell.ts',
+          )) as typeof import('./src/app/prerendered-shell');
+          const markup = renderToStaticMarkup(createElement(shell.Shell));
+          const root = '<div id="root"></div>';
+          if (!html.includes(root)) throw new Error('index.html has no empty #root');
+          return inlineStyles(
+            html.replace(root, `${root}<div id="${ids.SHELL_ID}">${markup}</div>`),
+            ctx.bundle ?? {},
+          );
+        } finally {
+          await vite.close();
+        }
+      },
+    },
+  };
+}
 
 // The server serves dist/ in production; in development Vite proxies every server route to it.
 const server = process.env.UNIT_SERVER ?? 'http://127.0.0.1:8080';
 
+/** The product's docs as static pages under /docs/ (scripts/docs-pages.ts). */
+function docsPages(): Plugin {
+  return {
+    name: 'unit:docs-pages',
+    apply: 'build',
+    generateBundle() {
+      for (const page of renderDocPages())
+        this.emitFile({ type: 'asset', fileName: page.fileName, source: page.source });
+    },
+  };
+}
+
+/**
+ * The stylesheet goes into the page itself: a linked one waited for its turn behind the scripts on
+ * a slow link, and the shell cannot paint before its styles (the CSP allows inline styles). One
+ * stylesheet for the whole app (cssCodeSplit: false), so no lazy chunk asks for a sheet the page
+ * no longer links.
+ */
+function inlineStyles(html: string, bundle: Record<string, { type: string; source?: unknown }>) {
+  return html.replace(
+    /<link rel="stylesheet"[^>]*href="\/([^"]+\.css)"[^>]*>/g,
+    (tag, file: string) => {
+      const asset = bundle[file];
+      if (asset?.type !== 'asset' || asset.source == null) return tag;
+      const css =
+        typeof asset.source === 'string'
+          ? asset.source
+          : new TextDecoder().decode(asset.source as Uint8Array);
+      // the page carries it now: the file would only be an orphan in dist/
+      delete bundle[file];
+      return `<style>${css.replaceAll('</style', '<\\/style')}</style>`;
+    },
+  );
+}
+
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), prerenderShell(), docsPages()],
   // manifest: scripts/bundle-size.mjs reads which chunks the entry loads statically.
-  build: { outDir: 'dist', sourcemap: true, chunkSizeWarningLimit: 600, manifest: true },
+  build: {
+    outDir: 'dist',
+    sourcemap: true,
+    chunkSizeWarningLimit: 600,
+    manifest: true,
+    cssCodeSplit: false,
+  },
   server: {
     port: 5173,
     proxy: {

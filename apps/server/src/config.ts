@@ -23,6 +23,16 @@ export interface ServiceUrls {
   explorerUrl: string;
 }
 
+export interface ProductLinks {
+  docs: string;
+  twitter: string | null;
+  discord: string | null;
+  telegram: string | null;
+}
+
+/** The product's own docs, built into the app (apps/web/scripts/docs-pages.ts). */
+export const DEFAULT_DOCS_URL = '/docs/index.html';
+
 export interface ServerConfig {
   port: number;
   host: string;
@@ -40,6 +50,8 @@ export interface ServerConfig {
   chainTimeoutMs: number;
   telegramBotToken: string | null;
   telegramApiRoot: string | null;
+  /** The header's Docs link and the social links (issue 22); a social link unset is not shown. */
+  links: ProductLinks;
   /** OAuth2 apps for account links (issue 14); null: that link is not configured here. */
   oauth: { discord: OAuthApp | null; twitter: OAuthApp | null };
   /** 32-byte hex secret key; generated and stored at first devnet start when unset. */
@@ -126,6 +138,19 @@ const url = (name: string) =>
       .optional(),
   );
 
+/** A link the page shows: http(s), or a path on this origin. Never javascript: or the like. */
+const pageLink = (name: string) =>
+  z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .max(500)
+      .regex(/^(https?:\/\/[^\s"'<>]+|\/[^\s"'<>]*)$/i, {
+        error: `${name} must be an http(s) URL or a path starting with /, e.g. https://x.com/unit`,
+      })
+      .optional(),
+  );
+
 const intInRange = (name: string, min: number, max: number) =>
   z.preprocess(
     blankToUndefined,
@@ -195,6 +220,10 @@ const envSchema = z.object({
       .optional(),
   ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT'),
+  DOCS_URL: pageLink('DOCS_URL'),
+  TWITTER_URL: pageLink('TWITTER_URL'),
+  DISCORD_URL: pageLink('DISCORD_URL'),
+  TELEGRAM_URL: pageLink('TELEGRAM_URL'),
   DISCORD_CLIENT_ID: z.preprocess(blankToUndefined, z.string().max(200).optional()),
   DISCORD_CLIENT_SECRET: z.preprocess(blankToUndefined, z.string().max(200).optional()),
   DISCORD_API_ROOT: url('DISCORD_API_ROOT'),
@@ -328,6 +357,12 @@ export function loadConfig(
     chainTimeoutMs: e.CHAIN_TIMEOUT ?? DEFAULT_CHAIN_TIMEOUT_MS,
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
+    links: {
+      docs: e.DOCS_URL ?? DEFAULT_DOCS_URL,
+      twitter: e.TWITTER_URL ?? null,
+      discord: e.DISCORD_URL ?? null,
+      telegram: e.TELEGRAM_URL ?? null,
+    },
     oauth: {
       discord: e.DISCORD_CLIENT_ID
         ? {

@@ -51,6 +51,31 @@ describe('loadConfig', () => {
     expect(config.telegramBotToken).toBeNull();
   });
 
+  it("links this product's own docs, and no social account unless configured (issue 22)", () => {
+    expect(loadConfig({}).links).toEqual({
+      docs: '/docs/index.html',
+      twitter: null,
+      discord: null,
+      telegram: null,
+    });
+    expect(
+      loadConfig({
+        DOCS_URL: 'https://docs.unit.example',
+        TWITTER_URL: 'https://x.com/unit',
+        DISCORD_URL: 'https://discord.gg/unit',
+        TELEGRAM_URL: 'https://t.me/unit',
+      }).links,
+    ).toEqual({
+      docs: 'https://docs.unit.example',
+      twitter: 'https://x.com/unit',
+      discord: 'https://discord.gg/unit',
+      telegram: 'https://t.me/unit',
+    });
+    // a link the page shows may not run script
+    expect(() => loadConfig({ TWITTER_URL: 'javascript:alert(1)' })).toThrow(/TWITTER_URL/);
+    expect(() => loadConfig({ DOCS_URL: 'https://x.example/"><script>' })).toThrow(/DOCS_URL/);
+  });
+
   it('points the devnet chain services at this server', () => {
     expect(loadConfig({}).services).toEqual({
       esploraUrl: '/esplora',

@@ -86,7 +86,8 @@ describe('GET /api/vaults/:id/history.csv', () => {
     expect(rows[0]).toEqual({
       'Date (UTC)': new Date(at(0) * 1000).toISOString().replace('.000Z', 'Z'),
       Action: 'Open Vault',
-      Amount: '1000.00 UNIT',
+      'Amount (BTC)': '',
+      'Amount (UNIT)': '1000.00',
       'BTC in vault': '0.1',
       'UNIT debt': '1000.00',
       'BTC price (USD)': String(PRICE_USD),
@@ -100,7 +101,10 @@ describe('GET /api/vaults/:id/history.csv', () => {
       const row = rows[i]!;
       expect(row['Transaction ID']).toBe(i.toString(16).padStart(64, '0'));
       expect(row.Action).toBe(i % 2 === 0 ? 'Deposit BTC' : 'Borrow UNIT');
-      expect(row.Amount).toBe(i % 2 === 0 ? '0.00001 BTC' : '1.00 UNIT');
+      // a number per unit's column, so a spreadsheet sums each (issue 22)
+      expect([row['Amount (BTC)'], row['Amount (UNIT)']]).toEqual(
+        i % 2 === 0 ? ['0.00001', ''] : ['', '1.00'],
+      );
       expect(row['UNIT debt']).toBe((debtAfter(i) / 100).toFixed(2));
       expect(row['BTC price (USD)']).toBe(String(PRICE_USD + i));
       expect(row['Ratio before (%)']).toBe(ratio(btcAfter(i - 1), debtAfter(i - 1), PRICE_USD + i));

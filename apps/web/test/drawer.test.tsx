@@ -201,7 +201,10 @@ describe('action drawers', () => {
       ),
     );
     await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
-    await waitFor(() => expect(banner().closest('.banner')).toHaveClass('banner--success'));
+    // Finished, it says so in its own words (issue 22: not 'BTC Deposit Submitted · Completed').
+    const done = await screen.findByText('Deposit of 0.1 BTC confirmed', { selector: 'strong' });
+    expect(done.closest('.banner')).toHaveClass('banner--success');
+    expect(screen.queryByText('BTC Deposit Submitted')).toBeNull();
     expect(screen.getByText('Completed', { selector: '.banner span' })).toBeInTheDocument();
     expect(parsePendingList(localStorage.getItem(pendingStorageKey('tb1qfa')))[0]?.status).toBe(
       'Completed',

@@ -71,6 +71,18 @@ function WalletPicker({ open }: { open: boolean; onOpenChange: (open: boolean) =
   ) : null;
 }
 
+function WalletChoices() {
+  return (
+    <ul aria-label="Wallets">
+      <li>
+        <button type="button" onClick={() => fakeWallet.connectAs()}>
+          Connect Devnet wallet
+        </button>
+      </li>
+    </ul>
+  );
+}
+
 function DevnetControls() {
   return null;
 }
@@ -79,6 +91,7 @@ export const walletModule = {
   useWallet,
   WalletProvider,
   WalletPicker,
+  WalletChoices,
   DevnetControls,
   WalletMark,
 };

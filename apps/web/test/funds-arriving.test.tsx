@@ -20,11 +20,10 @@ describe('funds on their way to the wallet', () => {
     fakeWallet.connectAs();
     const user = userEvent.setup();
     renderApp('/');
-    const notice = await screen.findByText(
-      '1 BTC is on its way to your wallet: it counts once a block confirms it.',
-      { exact: false },
-      { timeout: 5_000 },
-    );
+    // the devnet wallet's first sats: the faucet, named with its amount once (issue 22)
+    const notice = await screen.findByText('The devnet faucet is sending you 1 BTC', undefined, {
+      timeout: 5_000,
+    });
     expect(notice).toBeInTheDocument();
 
     await user.click(screen.getAllByRole('button', { name: 'Create Vault' })[0]!);
@@ -54,5 +53,31 @@ describe('funds on their way to the wallet', () => {
       expect(reason).toHaveTextContent(/Funds arriving: 0\.5 BTC is on its way to your wallet/),
     );
     expect(reason).not.toHaveTextContent(/bitcoin/i);
+  });
+
+  it('names the faucet amount once, and says when the coins arrived (issue 22)', async () => {
+    scenario.vault = null;
+    scenario.walletSats = 0;
+    scenario.incomingSats = 100_000_000;
+    fakeWallet.connectAs();
+    const { queryClient } = renderApp('/');
+    const notice = await screen.findByText('The devnet faucet is sending you 1 BTC', undefined, {
+      timeout: 5_000,
+    });
+    const banner = notice.closest('.banner')!;
+    expect(banner.textContent?.match(/1 BTC/g)).toHaveLength(1);
+    expect(banner).toHaveTextContent('It counts once a block confirms it.');
+
+    // A block confirms the payment: the notice says so instead of vanishing.
+    scenario.walletSats = 100_000_000;
+    scenario.incomingSats = 0;
+    await queryClient.invalidateQueries({ queryKey: ['balance'] });
+    const arrived = await screen.findByText('1 BTC arrived in your wallet', undefined, {
+      timeout: 5_000,
+    });
+    expect(arrived.closest('.banner')).toHaveClass('banner--success');
+    expect(screen.queryByText(/devnet faucet is sending/)).toBeNull();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Dismiss' }));
+    expect(screen.queryByText('1 BTC arrived in your wallet')).toBeNull();
   });
 });

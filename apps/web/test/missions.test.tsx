@@ -141,7 +141,10 @@ describe('missions page', () => {
       }),
     );
     renderApp('/missions');
-    expect(await screen.findByRole('status', { name: 'Loading missions' })).toBeInTheDocument();
+    // the page's module loads first (its hydrate fallback shows meanwhile), on a busy machine slowly
+    expect(
+      await screen.findByRole('status', { name: 'Loading missions' }, { timeout: 8_000 }),
+    ).toBeInTheDocument();
     answer();
     expect(await screen.findByRole('heading', { name: 'Borrow UNIT' })).toBeInTheDocument();
     expect(screen.queryByRole('status', { name: 'Loading missions' })).not.toBeInTheDocument();
@@ -168,9 +171,13 @@ describe('missions page', () => {
     await waitFor(() => expect(rows[1]).toHaveAttribute('aria-current', 'step'));
     expect(within(rows[1]!).getByText('Your level')).toBeInTheDocument();
     expect(within(levels).getByText('14 more referrals to reach Super Giant.')).toBeInTheDocument();
-    expect(screen.getByLabelText('Referral link')).toHaveValue(
+    // the whole link, its code set apart (issue 22: the field cut the code off)
+    expect(screen.getByLabelText('Referral link')).toHaveTextContent(
       `${window.location.origin}/missions?ref=abc123def0`,
     );
+    expect(
+      screen.getByText('abc123def0', { selector: '.referral-link__code strong' }),
+    ).toBeVisible();
   });
 
   it('shows the roles and badges the server computed, earned or not, with how to earn them', async () => {

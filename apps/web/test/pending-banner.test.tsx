@@ -1,9 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { http, HttpResponse } from 'msw';
 import { parsePendingList, pendingStorageKey, type PendingTransaction } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
+import { TELEGRAM_NOT_CONFIGURED } from '../src/auth/EnableTelegram';
+import { config } from './fixtures';
 import { withNetworkEdge } from './network-edge';
+import { server } from './server';
 import { renderApp } from './render-app';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
@@ -67,5 +71,49 @@ describe('a pending transaction that never confirms', () => {
     expect(parsePendingList(localStorage.getItem(KEY))).toEqual([]);
     // The actions it was blocking are back.
     await waitFor(() => expect(screen.getByRole('button', { name: 'Deposit' })).toBeEnabled());
+  });
+});
+
+describe('the pending banner (issue 22: one compact layout)', () => {
+  const entry = (type: PendingTransaction['type'], amount: string, unit: 'BTC' | 'UNIT') => ({
+    ...pendingDeposit(60),
+    type,
+    amount,
+    amountUnit: unit,
+  });
+
+  it.each([
+    ['deposit', '100000', 'BTC', 'BTC Deposit Submitted'],
+    ['withdraw', '100000', 'BTC', 'BTC Withdrawal Submitted'],
+    ['borrow', '2500', 'UNIT', 'Vault Borrow Submitted!'],
+    ['repay', '2500', 'UNIT', 'UNIT Repayment Submitted'],
+  ] as const)('has the same parts for a %s', async (type, amount, unit, title) => {
+    localStorage.setItem(KEY, JSON.stringify([entry(type, amount, unit)]));
+    fakeWallet.connectAs();
+    renderApp('/');
+    const banner = (await screen.findByText(title, { selector: 'strong' })).closest('.banner')!;
+    // a mark, a title line with the status badge, one line of detail, one row of actions
+    expect(banner.querySelector('.banner__mark .spinner')).not.toBeNull();
+    expect(within(banner as HTMLElement).getByText('Finalizing...')).toBeInTheDocument();
+    expect(banner.querySelectorAll('.banner__text')).toHaveLength(1);
+    expect(
+      within(banner as HTMLElement).getByRole('link', { name: /^View transaction/ }),
+    ).toBeInTheDocument();
+    // the bot is configured (fixtures): the offer is there, once
+    expect(within(banner as HTMLElement).getAllByRole('button', { name: /Telegram/ })).toHaveLength(
+      1,
+    );
+  });
+
+  it('says nothing about Telegram when the server has no bot', async () => {
+    server.use(http.get('*/api/config', () => HttpResponse.json({ ...config, telegramBot: null })));
+    localStorage.setItem(KEY, JSON.stringify([pendingDeposit(60)]));
+    fakeWallet.connectAs();
+    renderApp('/');
+    const banner = (
+      await screen.findByText('BTC Deposit Submitted', { selector: 'strong' })
+    ).closest('.banner') as HTMLElement;
+    expect(banner).not.toHaveTextContent(/Telegram/);
+    expect(screen.queryAllByText(TELEGRAM_NOT_CONFIGURED).length).toBeLessThanOrEqual(1);
   });
 });

@@ -64,9 +64,8 @@ export function historyPages(records: VaultHistoryRecordDto[] | (() => VaultHist
 export const server = setupServer(
   http.get('*/api/config', () => HttpResponse.json(config)),
   // Not signed in unless a test says otherwise (issue 14: sign-in with Bitcoin).
-  http.get('*/api/auth/session', () =>
-    HttpResponse.json({ error: 'Not signed in', code: 'unauthorized' }, { status: 401 }),
-  ),
+  // The server answers 200 with null when signed out (issue 22: no console noise).
+  http.get('*/api/auth/session', () => HttpResponse.json(null)),
   // An address that has not registered, unless a test says otherwise (issue 14: referral levels).
   http.get('*/api/users', () => HttpResponse.json([])),
   http.get('*/api/bitcoin-price', () => HttpResponse.json(price)),

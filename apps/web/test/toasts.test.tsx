@@ -56,10 +56,11 @@ describe('clipboard toast', () => {
     renderApp('/missions');
     const card = await screen.findByRole('region', { name: 'Your referrals' }, { timeout: 5_000 });
     const link = `${window.location.origin}/missions?ref=abc123def0`;
-    expect(within(card).getByLabelText('Referral link')).toHaveValue(link);
+    // the whole link as text (issue 22: the field cut its code off)
+    expect(within(card).getByLabelText('Referral link')).toHaveTextContent(link);
 
     startFakeClock();
-    fireEvent.click(within(card).getByRole('button', { name: 'Copy' }));
+    fireEvent.click(within(card).getByRole('button', { name: 'Copy referral link' }));
     await eventually(() => expect(toast('Copied to clipboard')).not.toBeNull());
     expect(writeText).toHaveBeenCalledWith(link);
     expect(toast('Copied to clipboard')).toHaveAttribute('role', 'status');

@@ -17,7 +17,8 @@ export interface ConfigDto {
   explorerUrl: string;
   guardianUrl: string;
   docsUrl: string;
-  social: { twitter: string; discord: string; telegram: string };
+  /** null: not configured on this server, so not shown */
+  social: { twitter: string | null; discord: string | null; telegram: string | null };
   guardPubkey: string;
   treasuryPubkey: string;
   unitRuneId: string;

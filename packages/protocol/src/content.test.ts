@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTENT, pendingSentence } from './content';
+import { CONTENT, confirmedSentence, pendingSentence } from './content';
 import * as constants from './constants';
 
 describe('content', () => {
@@ -87,5 +87,13 @@ describe('pendingSentence', () => {
       'Your repayment of 25.00 UNIT is waiting for a block: usually within a minute.',
     );
     expect(pendingSentence('create', '0.5 BTC', 10)).toMatch(/^Your vault opening of 0\.5 BTC/);
+  });
+});
+
+describe('confirmedSentence', () => {
+  it('says what finished, with its amount when known', () => {
+    expect(confirmedSentence('deposit', '0.01 BTC')).toBe('Deposit of 0.01 BTC confirmed');
+    expect(confirmedSentence('repay', null)).toBe('Repayment confirmed');
+    expect(confirmedSentence(null, null)).toBe('Transaction confirmed');
   });
 });

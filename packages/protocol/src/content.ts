@@ -119,7 +119,11 @@ export const CONTENT = {
     /** the reason a field or a disabled button gives while the sats are on their way */
     arrivingReason: (amount: string) =>
       `Funds arriving: ${amount} is on its way to your wallet: it counts once a block confirms it.`,
-    faucetPaying: 'The devnet faucet is sending you 1 BTC',
+    /** the faucet's title names the amount, so its detail does not repeat it (issue 22) */
+    faucetPaying: (amount: string) => `The devnet faucet is sending you ${amount}`,
+    faucetDetail: 'It counts once a block confirms it.',
+    /** once the block came: the notice says so instead of vanishing */
+    arrived: (amount: string) => `${amount} arrived in your wallet`,
   },
   chart: {
     intervals: { '24h': '1D', '7d': '1W', '30d': '1M', '1y': 'YTD' },
@@ -178,4 +182,17 @@ export function pendingSentence(
   const wait =
     blockMinutes <= 1 ? 'usually within a minute' : `usually about ${blockMinutes} minutes`;
   return `Your ${PENDING_NOUNS[type]} of ${amount} is waiting for a block: ${wait}.`;
+}
+
+/**
+ * The pending banner once a block confirmed it (issue 22: it read 'BTC Deposit Submitted ·
+ * Completed'): what finished, and how much when the banner still knows.
+ */
+export function confirmedSentence(
+  type: keyof typeof PENDING_NOUNS | null,
+  amount: string | null,
+): string {
+  const noun = type ? PENDING_NOUNS[type] : 'transaction';
+  const what = noun.charAt(0).toUpperCase() + noun.slice(1);
+  return amount ? `${what} of ${amount} confirmed` : `${what} confirmed`;
 }

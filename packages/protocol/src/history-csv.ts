@@ -7,7 +7,9 @@ import { centsToUnitString, satsToBtcString } from './units';
 export const HISTORY_CSV_HEADER: readonly string[] = [
   'Date (UTC)',
   'Action',
-  'Amount',
+  // One numeric column per unit (issue 22: '20000.00 UNIT' in one cell could not be summed).
+  'Amount (BTC)',
+  'Amount (UNIT)',
   'BTC in vault',
   'UNIT debt',
   'BTC price (USD)',
@@ -44,14 +46,11 @@ const unitCell = (cents: bigint): string => centsToUnitString(cents).replaceAll(
 
 /** The cells of one derived history row; `explorerTxUrl` is the explorer's page of its txid. */
 export function historyCsvCells(row: HistoryRow, explorerTxUrl: string): string[] {
-  const amount =
-    row.amountUnit === 'BTC'
-      ? `${satsToBtcString(row.amount)} BTC`
-      : `${unitCell(row.amount)} UNIT`;
   return [
     isoUtc(row.date),
     row.typeLabel,
-    amount,
+    row.amountUnit === 'BTC' ? satsToBtcString(row.amount) : '',
+    row.amountUnit === 'UNIT' ? unitCell(row.amount) : '',
     satsToBtcString(row.btcInVault),
     unitCell(row.unitInVault),
     Number.isFinite(row.bitcoinPrice) ? String(row.bitcoinPrice) : '',

@@ -46,13 +46,6 @@ export interface ApiDeps {
   unitRuneId(): string;
 }
 
-const DOCS_URL = 'https://docs.ducatprotocol.com';
-const SOCIAL = {
-  twitter: 'https://x.com/DucatProtocol',
-  discord: 'https://discord.gg/ducat',
-  telegram: 'https://t.me/ducatprotocol',
-};
-
 const hex = (bytes: number) =>
   z
     .string()
@@ -114,8 +107,13 @@ export function configDto(deps: ApiDeps): ConfigDto {
       ? { runesUrl: INDEXER_PROXY_PREFIX, ordinalsUrl: INDEXER_PROXY_PREFIX }
       : {}),
     guardianUrl: '/guardian',
-    docsUrl: DOCS_URL,
-    social: SOCIAL,
+    // issue 22: this product's own docs and links (config.ts), not another protocol's sites
+    docsUrl: config.links.docs,
+    social: {
+      twitter: config.links.twitter,
+      discord: config.links.discord,
+      telegram: config.links.telegram,
+    },
     guardPubkey: keys.guardPubkey,
     treasuryPubkey: keys.treasuryPubkey,
     unitRuneId: deps.unitRuneId(),

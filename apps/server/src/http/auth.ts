@@ -13,7 +13,6 @@ import {
   endSession,
   sessionAddress,
   setSessionCookie,
-  unauthorized,
   verifyChallenge,
   type SignInSite,
 } from '../auth/sessions';
@@ -55,10 +54,11 @@ export async function registerAuthRoutes(
     return { address: body.address } satisfies AuthSessionDto;
   });
 
-  app.get('/api/auth/session', async (request) => {
+  // Signed out is a normal state, not an error: 200 with null keeps a healthy page's console clean
+  // (issue 22). The routes that need a session still answer 401.
+  app.get('/api/auth/session', async (request): Promise<AuthSessionDto | null> => {
     const signedIn = await sessionAddress(db, request);
-    if (!signedIn) throw unauthorized('Not signed in');
-    return { address: signedIn } satisfies AuthSessionDto;
+    return signedIn ? { address: signedIn } : null;
   });
 
   app.post('/api/auth/logout', { config: WRITE_LIMIT }, async (request, reply) => {

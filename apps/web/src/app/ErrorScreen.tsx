@@ -1,8 +1,9 @@
-import { Component, useEffect, type ErrorInfo, type ReactNode } from 'react';
+import { Component, useEffect, useLayoutEffect, type ErrorInfo, type ReactNode } from 'react';
 import { useNavigate, useLocation, useRouteError } from 'react-router';
 import { useQueryErrorResetBoundary } from '@tanstack/react-query';
 import { CONTENT } from '@unit/protocol';
 import { reportClientError } from '../api/client-errors';
+import { removePrerenderedShell } from './prerendered-shell';
 import './error-screen.css';
 
 /**
@@ -11,6 +12,8 @@ import './error-screen.css';
  */
 export function ErrorScreen({ onTryAgain }: { onTryAgain: () => void }) {
   const copy = CONTENT.errorScreen;
+  // A crash before the app took over must not leave the prerendered shell above this screen.
+  useLayoutEffect(removePrerenderedShell, []);
   return (
     <main className="error-screen" role="alert">
       <h1>{copy.title}</h1>

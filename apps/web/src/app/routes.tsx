@@ -26,6 +26,16 @@ function Root() {
   );
 }
 
+/** A lazy page's first load (react-router warns on the console without one). */
+function PageLoading() {
+  return (
+    <div className="page-loading" role="status">
+      <span className="spinner" aria-hidden="true" />
+      <span className="sr-only">Loading…</span>
+    </div>
+  );
+}
+
 /** SPEC §2 Routes. The error screen replaces the page on any render error. */
 export const routes: RouteObject[] = [
   {
@@ -46,12 +56,14 @@ export const routes: RouteObject[] = [
           },
           {
             path: '/liquidations',
+            hydrateFallbackElement: <PageLoading />,
             lazy: async () => ({
               Component: (await import('../liquidations/LiquidationsPage')).LiquidationsPage,
             }),
           },
           {
             path: '/missions',
+            hydrateFallbackElement: <PageLoading />,
             lazy: async () => ({
               Component: (await import('../missions/MissionsPage')).MissionsPage,
             }),

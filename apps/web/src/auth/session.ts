@@ -13,7 +13,7 @@ const post = (body: unknown): RequestInit => ({
   body: JSON.stringify(body),
 });
 
-/** The signed-in address, or null (401). */
+/** The signed-in address, or null (the server answers null when signed out; an older one, 401). */
 export async function getSession(): Promise<AuthSessionDto | null> {
   try {
     return await getJson<AuthSessionDto>('/api/auth/session');

@@ -7,7 +7,7 @@ import { usePosition } from '../api/position';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
-import { useWallet, WalletPicker } from '../wallet';
+import { useWallet, WalletChoices } from '../wallet';
 import { WalletError } from '../wallet/errors';
 import {
   CONTENT,
@@ -140,7 +140,6 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const position = usePosition();
   const [form, setForm] = useState<FormState>(emptyForm);
   const [lastRun, setLastRun] = useState<{ input: FlowInput; preview: FlowPreview } | null>(null);
-  const [pickerOpen, setPickerOpen] = useState(false);
   const [maxPlan, setMaxPlan] = useState<MaxPlan | null>(null);
   // Max chosen: the amount is the refined maximum at whatever fee rate is selected.
   const [atMax, setAtMax] = useState(false);
@@ -418,11 +417,14 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
           />
         );
       if (forCreate && !wallet.account)
+        // Issue 22: the wallets are listed in the step itself, not in a second modal over it.
         return (
-          <div className="flow-step">
+          <div className="flow-step flow-step--connect">
             <h3>{CONTENT.createDrawer.connectWalletStep}</h3>
             <p className="muted">{CONTENT.walletPicker.prompt}</p>
-            <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
+            <div className="wallet-choices">
+              <WalletChoices />
+            </div>
             <footer className="flow-actions">
               <button
                 type="button"
@@ -430,13 +432,6 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
                 onClick={() => flows.dispatch({ type: 'back' })}
               >
                 Back
-              </button>
-              <button
-                type="button"
-                className="btn btn--primary"
-                onClick={() => setPickerOpen(true)}
-              >
-                {CONTENT.walletPicker.connect}
               </button>
             </footer>
           </div>

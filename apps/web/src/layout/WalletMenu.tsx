@@ -7,6 +7,7 @@ import { unitBalanceCents, useUnitOutputs } from '../api/unit-outputs';
 import { formatAmount } from '../ui/format';
 import { useToasts } from '../ui/toasts';
 import { DevnetControls, useWallet, WalletMark } from '../wallet';
+import { DevnetPrice } from '../wallet/DevnetPrice';
 
 /**
  * The connected wallet at a glance: which wallet and network, its addresses (copyable), what it
@@ -69,6 +70,7 @@ export default function WalletMenu(props: {
             </div>
           </dl>
           {wallet.walletId === 'devnet' && <DevnetControls showAddress={false} />}
+          {config.network === 'devnet' && <DevnetPrice />}
           <footer className="wallet-menu__actions">
             <Dialog.Close className="btn btn--ghost">Close</Dialog.Close>
             <button

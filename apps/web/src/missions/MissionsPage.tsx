@@ -1,5 +1,25 @@
 import { useId, useState, type ReactNode } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
+import {
+  Award,
+  Copy,
+  Crown,
+  Flame,
+  Gauge,
+  Gem,
+  Hash,
+  Lock,
+  Medal,
+  Rocket,
+  ScrollText,
+  Sparkles,
+  Sprout,
+  Sun,
+  TrendingUp,
+  Trophy,
+  Users,
+  type LucideIcon,
+} from 'lucide-react';
 import { useMutationState } from '@tanstack/react-query';
 import {
   MISSION_REASONS,
@@ -137,110 +157,119 @@ export function MissionsPage() {
 
   return (
     <div className="missions">
-      <section className="card missions__main" aria-labelledby="missions-title">
-        <header className="missions__header">
-          <div>
-            <h1 className="card__title" id="missions-title">
-              Missions
-            </h1>
-            {missions.isSuccess && list.length > 0 && (
-              <p className="muted missions__summary">
-                {done} of {list.length} completed
-              </p>
+      <div className="missions__column">
+        <section className="card missions__main" aria-labelledby="missions-title">
+          <header className="missions__header">
+            <div>
+              <h1 className="card__title" id="missions-title">
+                Missions
+              </h1>
+              {missions.isSuccess && list.length > 0 && (
+                <p className="muted missions__summary">
+                  {done} of {list.length} completed
+                </p>
+              )}
+            </div>
+            {actionButton && (
+              <button
+                type="button"
+                className="btn btn--primary"
+                disabled={actionButton !== 'connectWallet' && (user.isPending || accountBusy)}
+                aria-busy={accountBusy || undefined}
+                onClick={() => void onAccountAction()}
+              >
+                {missionActionButtonLabel(actionButton)}
+              </button>
             )}
-          </div>
-          {actionButton && (
-            <button
-              type="button"
-              className="btn btn--primary"
-              disabled={actionButton !== 'connectWallet' && (user.isPending || accountBusy)}
-              aria-busy={accountBusy || undefined}
-              onClick={() => void onAccountAction()}
-            >
-              {missionActionButtonLabel(actionButton)}
-            </button>
-          )}
-        </header>
-        {missions.isSuccess && list.length > 0 && (
-          <progress
-            className="missions__progress"
-            max={list.length}
-            value={done}
-            aria-label="Missions completed"
+          </header>
+          <Invitation
+            referredBy={user.data && isOwnUserView(user.data) ? user.data.referred_by : null}
+            code={registered ? null : referralCode}
           />
-        )}
-        {signIn.isError && (
-          <p role="alert" className="missions__error">
-            Sign-in failed: {toUserMessage(signIn.error)}
+          {missions.isSuccess && list.length > 0 && (
+            <progress
+              className="missions__progress"
+              max={list.length}
+              value={done}
+              aria-label="Missions completed"
+            />
+          )}
+          {signIn.isError && (
+            <p role="alert" className="missions__error">
+              Sign-in failed: {toUserMessage(signIn.error)}
+            </p>
+          )}
+          {register.isError && (
+            <p role="alert" className="missions__error">
+              Registration failed: {toUserMessage(register.error)}
+            </p>
+          )}
+          {user.isError && (
+            <p role="alert" className="missions__error">
+              Your missions account could not be loaded.
+            </p>
+          )}
+          <p
+            role="status"
+            aria-live="polite"
+            className={`missions__notice missions__notice--${notice?.tone ?? 'info'}`}
+          >
+            {notice?.text}
           </p>
-        )}
-        {register.isError && (
-          <p role="alert" className="missions__error">
-            Registration failed: {toUserMessage(register.error)}
-          </p>
-        )}
-        {user.isError && (
-          <p role="alert" className="missions__error">
-            Your missions account could not be loaded.
-          </p>
-        )}
-        <p
-          role="status"
-          aria-live="polite"
-          className={`missions__notice missions__notice--${notice?.tone ?? 'info'}`}
-        >
-          {notice?.text}
-        </p>
-        {address == null ? (
-          <p className="missions__empty muted">Connect your wallet to see your missions.</p>
-        ) : missions.isPending ? (
-          <div role="status" aria-label="Loading missions" className="mission-list">
-            {[0, 1, 2, 3].map((i) => (
-              <div className="mission" key={i}>
-                <div className="mission__body">
-                  <Skeleton width="55%" height="1.1em" />
-                  <Skeleton width="30%" />
+          {address == null ? (
+            <p className="missions__empty muted">Connect your wallet to see your missions.</p>
+          ) : missions.isPending ? (
+            <div role="status" aria-label="Loading missions" className="mission-list">
+              {[0, 1, 2, 3].map((i) => (
+                <div className="mission" key={i}>
+                  <div className="mission__body">
+                    <Skeleton width="55%" height="1.1em" />
+                    <Skeleton width="30%" />
+                  </div>
+                  <Skeleton width="72px" height="30px" />
                 </div>
-                <Skeleton width="72px" height="30px" />
-              </div>
-            ))}
-          </div>
-        ) : missions.isError ? (
-          <div role="alert" className="missions__empty">
-            <p>Missions could not be loaded.</p>
-            <button type="button" className="btn" onClick={() => void missions.refetch()}>
-              Try again
-            </button>
-          </div>
-        ) : list.length === 0 ? (
-          <p className="missions__empty muted">No missions are available right now.</p>
-        ) : (
-          <>
-            {/* The one reason every mission shares is said once, above them, not on each card. */}
-            {settled && !ctx.hasUser && (
-              <p className="mission__reason missions__shared-reason" id={sharedReasonId}>
-                {MISSION_REASONS['no-user']}
-              </p>
-            )}
-            <ul className="mission-list" aria-labelledby="missions-title">
-              {list.map((m) => (
-                <MissionItem
-                  key={m.id}
-                  mission={m}
-                  ctx={ctx}
-                  settled={settled}
-                  sharedReasonId={sharedReasonId}
-                  started={started.has(m.id)}
-                  verifying={verifying.includes(m.id)}
-                  onStart={() => start(m)}
-                  onVerify={() => void runVerify(m)}
-                />
               ))}
-            </ul>
-          </>
-        )}
-        <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
-      </section>
+            </div>
+          ) : missions.isError ? (
+            <div role="alert" className="missions__empty">
+              <p>Missions could not be loaded.</p>
+              <button type="button" className="btn" onClick={() => void missions.refetch()}>
+                Try again
+              </button>
+            </div>
+          ) : list.length === 0 ? (
+            <p className="missions__empty muted">No missions are available right now.</p>
+          ) : (
+            <>
+              {/* The one reason every mission shares is said once, above them, not on each card. */}
+              {settled && !ctx.hasUser && (
+                <p className="mission__reason missions__shared-reason" id={sharedReasonId}>
+                  {MISSION_REASONS['no-user']}
+                </p>
+              )}
+              <ul className="mission-list" aria-labelledby="missions-title">
+                {list.map((m) => (
+                  <MissionItem
+                    key={m.id}
+                    mission={m}
+                    ctx={ctx}
+                    settled={settled}
+                    sharedReasonId={sharedReasonId}
+                    started={started.has(m.id)}
+                    verifying={verifying.includes(m.id)}
+                    onStart={() => start(m)}
+                    onVerify={() => void runVerify(m)}
+                  />
+                ))}
+              </ul>
+            </>
+          )}
+          <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
+        </section>
+        {/* Issue 22: the columns were 420 px against 1,800: the badges sit under the missions,
+          the levels and roles beside them, so both end near each other. */}
+        {community.data && <Awards title="Badges" awards={community.data.badges} />}
+      </div>
       <aside className="missions__side">
         {user.data && <ReferralCard user={user.data} />}
         {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
@@ -248,12 +277,7 @@ export function MissionsPage() {
           referrals={user.data?.referrals ?? null}
           defaultPostage={config.constants.unitPostageSats}
         />
-        {community.data && (
-          <>
-            <Awards title="Discord roles" awards={community.data.roles} />
-            <Awards title="Badges" awards={community.data.badges} />
-          </>
-        )}
+        {community.data && <Awards title="Discord roles" awards={community.data.roles} />}
       </aside>
     </div>
   );
@@ -343,17 +367,31 @@ function ReferralCard({ user }: { user: PublicUserDto }) {
           <dd>{user.referrals}</dd>
         </div>
       </dl>
-      {link ? (
+      {/* Issue 22: the field cut the code off; the link wraps, with the code set apart. The code
+          is the owner's: shown with their session only. */}
+      {link && isOwnUserView(user) ? (
         <>
-          <label className="field-label" htmlFor="referral-link">
+          <p className="field-label" id="referral-link-label">
             Referral link
-          </label>
+          </p>
           <div className="referral-link">
-            <input id="referral-link" className="text-input" readOnly value={link} />
-            <button type="button" className="btn" onClick={() => void toasts.copy(link)}>
+            <code className="referral-link__url" aria-labelledby="referral-link-label">
+              {link.slice(0, link.length - user.referral_code.length)}
+              <strong>{user.referral_code}</strong>
+            </code>
+            <button
+              type="button"
+              className="btn btn--small"
+              aria-label="Copy referral link"
+              onClick={() => void toasts.copy(link)}
+            >
+              <Copy size={14} aria-hidden="true" />
               Copy
             </button>
           </div>
+          <p className="muted referral-link__code">
+            Your code: <strong className="num">{user.referral_code}</strong>
+          </p>
         </>
       ) : (
         <p className="muted">Log in to see your referral link.</p>
@@ -377,6 +415,7 @@ function Awards({ title, awards }: { title: string; awards: CommunityAwardDto[] 
       <ul className="awards">
         {awards.map((award) => (
           <li key={award.id} className={`award${award.earned ? ' award--earned' : ''}`}>
+            <AwardIcon id={award.id} earned={award.earned} />
             <span className="award__title">{award.title}</span>
             <span className="award__state">{award.earned ? 'Earned' : 'Not yet'}</span>
             <span className="award__how muted">{award.how}</span>
@@ -385,6 +424,69 @@ function Awards({ title, awards }: { title: string; awards: CommunityAwardDto[] 
       </ul>
     </section>
   );
+}
+
+/**
+ * Each role and badge gets its own mark (issue 22: they were rows of text), drawn inline from the
+ * icon set already in the bundle: nothing is downloaded. An award this page does not know yet gets
+ * the generic one.
+ */
+const AWARD_ICONS: Record<string, LucideIcon> = {
+  genesis: Sprout,
+  prime: Crown,
+  optimizer: Gauge,
+  exponent: TrendingUp,
+  anomaly: Sparkles,
+  boost: Rocket,
+  'low-ordinal': Hash,
+  'top-ethereum': Gem,
+  'top-ordinal': Medal,
+  'top-rune': ScrollText,
+  'top-solana': Sun,
+  'mog-dante': Flame,
+  'mog-dante-gold': Trophy,
+  referral: Users,
+};
+
+function AwardIcon({ id, earned }: { id: string; earned: boolean }) {
+  const Icon = AWARD_ICONS[id] ?? Award;
+  return (
+    <span className={`award__icon${earned ? ' award__icon--earned' : ''}`} aria-hidden="true">
+      <Icon size={18} strokeWidth={2} />
+      {!earned && <Lock size={10} className="award__lock" />}
+    </span>
+  );
+}
+
+/**
+ * Who invited this user (issue 22: a referred user landed with no word of it): the referrer's
+ * address once registered, or the code in the link until then.
+ */
+function Invitation({ referredBy, code }: { referredBy: string | null; code: string | null }) {
+  if (referredBy)
+    return (
+      <p className="missions__invite" role="note">
+        <Users size={16} aria-hidden="true" />
+        <span>
+          You were invited by{' '}
+          <code title={referredBy}>
+            {referredBy.slice(0, 8)}…{referredBy.slice(-6)}
+          </code>
+          .
+        </span>
+      </p>
+    );
+  if (code)
+    return (
+      <p className="missions__invite" role="note">
+        <Users size={16} aria-hidden="true" />
+        <span>
+          You were invited with referral code <strong className="num">{code}</strong>. Register to
+          accept: it counts for the friend who shared it.
+        </span>
+      </p>
+    );
+  return null;
 }
 
 const PROVIDER_NAMES: Record<OAuthProvider, string> = {

@@ -24,12 +24,15 @@ export function SocialLinks() {
     { key: 'discord', label: 'Discord', href: social.discord },
     { key: 'telegram', label: 'Telegram', href: social.telegram },
   ] as const;
+  // Only the networks this server configures (issue 22: no other protocol's accounts by default).
+  const shown = links.filter((l) => l.href != null);
+  if (shown.length === 0) return null;
   return (
     <ul className="social-links" aria-label="Community">
-      {links.map((l) => (
+      {shown.map((l) => (
         <li key={l.key}>
           <a
-            href={l.href}
+            href={l.href ?? undefined}
             target="_blank"
             rel="noreferrer"
             aria-label={l.label}

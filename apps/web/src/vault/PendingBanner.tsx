@@ -1,14 +1,15 @@
 import { useState } from 'react';
-import { X } from 'lucide-react';
+import { CircleAlert, CircleCheck, X } from 'lucide-react';
 import {
   PENDING_STALE_AFTER_SECONDS,
   PENDING_STATUS_LABELS,
+  confirmedSentence,
   pendingSentence,
   type PendingTransaction,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { EnableTelegram } from '../auth/EnableTelegram';
-import { FLOWS } from '../flows/declarations';
+import { FLOWS, type FlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { formatAmount } from '../ui/format';
@@ -18,7 +19,10 @@ import { useNow } from '../ui/useNow';
 
 /**
  * The banner of a running or finished flow and of stored pending transactions (SPEC §4); it links
- * to the block explorer and offers Telegram notification (SPEC §2 Dashboard).
+ * to the block explorer and offers Telegram notification (SPEC §2 Dashboard). One layout for every
+ * action (issue 22): a state mark, a title line with one line of detail, then a row of the links
+ * and buttons that apply. Telegram is offered only while something is waiting and only when this
+ * server has a bot (an unconfigured server is said once, on the vault page, not in every banner).
  */
 export function PendingBanner() {
   const flows = useFlows();
@@ -28,39 +32,67 @@ export function PendingBanner() {
   if (!banner && !latest) return null;
   const tone = banner?.tone ?? 'info';
   const txid = banner?.txid ?? latest?.transactionId ?? null;
+  const done = !latest && tone === 'success';
+  // The entry the finished banner is about, for its amount ('Deposit of 0.001 BTC confirmed').
+  const finished = done ? flows.pending.find((p) => p.transactionId === banner?.txid) : undefined;
+  const amountOf = (p: PendingTransaction) => formatAmount(BigInt(p.amount), p.amountUnit);
+  const title = done
+    ? confirmedSentence(
+        finished?.type ?? pendingType(banner?.action),
+        finished ? amountOf(finished) : null,
+      )
+    : (banner?.text ?? FLOWS[latest!.type].successTitle);
   return (
     <div className={`banner banner--${tone}`} role={tone === 'error' ? 'alert' : 'status'}>
-      {banner && <strong>{banner.text}</strong>}
-      {latest && (
-        <>
-          <span className="spinner banner__spinner" aria-hidden="true" />
-          <span className="banner__text">
+      <span className="banner__mark" aria-hidden="true">
+        {latest ? (
+          <span className="spinner banner__spinner" />
+        ) : tone === 'success' ? (
+          <CircleCheck size={18} />
+        ) : tone === 'error' ? (
+          <CircleAlert size={18} />
+        ) : (
+          <span className="spinner banner__spinner" />
+        )}
+      </span>
+      <div className="banner__body">
+        <p className="banner__title">
+          <strong>{title}</strong>
+          {/* SPEC §4's status labels, kept as the banner's badge */}
+          {latest && (
+            <span className="badge badge--pending">{PENDING_STATUS_LABELS['In Progress']}</span>
+          )}
+          {done && <span className="badge badge--done">{PENDING_STATUS_LABELS.Completed}</span>}
+        </p>
+        {latest && (
+          <p className="banner__text">
             {pendingSentence(
               latest.type,
-              formatAmount(BigInt(latest.amount), latest.amountUnit),
+              amountOf(latest),
               // the devnet mines every few seconds; a real network about every ten minutes
               config.network === 'devnet' ? 1 : 10,
             )}
-          </span>
-          {/* SPEC §4's status label, kept as the banner's badge */}
-          <span className="badge badge--pending">{PENDING_STATUS_LABELS['In Progress']}</span>
-        </>
-      )}
-      {!latest && banner?.tone === 'success' && <span>{PENDING_STATUS_LABELS.Completed}</span>}
-      {txid && <TxLink txid={txid} />}
-      {tone !== 'error' && <EnableTelegram />}
-      {latest && (
-        <SpeedUpButton
-          txid={latest.transactionId}
-          action={FLOWS[latest.type].guardianAction}
-          sentAt={latest.date}
-        />
-      )}
-      {latest && <ForgetPending entry={latest} />}
+          </p>
+        )}
+        {(txid || latest) && (
+          <div className="banner__actions">
+            {txid && <TxLink txid={txid} />}
+            {latest && config.telegramBot && <EnableTelegram />}
+            {latest && (
+              <SpeedUpButton
+                txid={latest.transactionId}
+                action={FLOWS[latest.type].guardianAction}
+                sentAt={latest.date}
+              />
+            )}
+            {latest && <ForgetPending entry={latest} />}
+          </div>
+        )}
+      </div>
       {banner && (
         <button
           type="button"
-          className="icon-btn"
+          className="icon-btn banner__dismiss"
           aria-label="Dismiss"
           onClick={flows.dismissBanner}
         >
@@ -70,6 +102,10 @@ export function PendingBanner() {
     </div>
   );
 }
+
+/** The pending kind of a flow's banner (a speed-up's banner is about the transaction it replaced). */
+const pendingType = (action: FlowAction | undefined): PendingTransaction['type'] | null =>
+  action && action !== 'speedup' ? action : null;
 
 /**
  * A transaction that never confirms (dropped from the mempool) would keep every action disabled

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useCallback, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { Activity, Coins, Gauge, Lock } from 'lucide-react';
+import { Activity } from 'lucide-react';
 import {
   CONTENT,
   centsToUnitString,
@@ -25,6 +25,7 @@ import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../ui/SocialLinks';
 import { useWallet } from '../wallet';
 import { Dashboard, DashboardSkeleton } from './Dashboard';
+import { WelcomeHeadline, WelcomeSteps } from './WelcomeIntro';
 import './vault.css';
 
 // The scene is decoration: loaded lazily, never blocking the welcome screen (SPEC §2 state 1).
@@ -152,10 +153,7 @@ function Welcome() {
   return (
     <section className="welcome">
       <div className="welcome__copy">
-        <h1>Borrow UNIT against your Bitcoin</h1>
-        <p className="muted">
-          Open a vault, lock BTC as collateral and mint UNIT, the Bitcoin-native stablecoin.
-        </p>
+        <WelcomeHeadline />
         <button
           type="button"
           className="btn btn--primary btn--large"
@@ -170,30 +168,7 @@ function Welcome() {
           <WelcomeScene />
         </Suspense>
       </div>
-      <ol className="welcome__steps" aria-label="How it works">
-        <li>
-          <Lock size={20} aria-hidden="true" />
-          <strong>Lock BTC</strong>
-          <span className="muted">
-            Your bitcoin sits in a vault on chain that moves only with your signature and the
-            guardian's.
-          </span>
-        </li>
-        <li>
-          <Coins size={20} aria-hidden="true" />
-          <strong>Borrow UNIT</strong>
-          <span className="muted">
-            Mint UNIT against it, up to a 160% collateral ratio, straight to your wallet.
-          </span>
-        </li>
-        <li>
-          <Gauge size={20} aria-hidden="true" />
-          <strong>Stay above 135%</strong>
-          <span className="muted">
-            Watch health and the liquidation price; deposit or repay at any time.
-          </span>
-        </li>
-      </ol>
+      <WelcomeSteps />
     </section>
   );
 }

@@ -10,6 +10,7 @@ export type {
 } from './types';
 export { WalletProvider, useWallet } from './WalletProvider';
 export { WalletPicker } from './LazyWalletPicker';
+export { WalletChoices } from './WalletChoices';
 export { DevnetControls } from './DevnetControls';
 export { WalletError, type WalletErrorCode } from './errors';
 export { WalletMark } from './WalletMark';
