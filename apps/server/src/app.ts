@@ -29,7 +29,7 @@ import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
 import { AccountLinks } from './auth/oauth';
 import { accountMigrations } from './auth/migrations';
 import { registerTelegramRoutes } from './notify/routes';
-import { registerHistoryCsvRoute } from './http/history-csv';
+import { registerHistoryCsvRoute, type CsvExportLimits, type CsvExports } from './http/history-csv';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -42,7 +42,8 @@ import { RpcSocketPolicy, serveJsonRpc, type RpcLimits } from './rpc/json-rpc';
 import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { openCluster, type Cluster } from './cluster';
 import { announceVaultChange, announcingVaultActions } from './cluster/vault-changes';
-import { registerEventRoutes, type LiveStreamOptions } from './http/events';
+import { countRpc, createMetrics, mountMetrics, observeFeeds } from './http/metrics';
+import { registerEventRoutes, type LiveStreamOptions, type LiveStreams } from './http/events';
 
 export interface BuildAppOptions {
   logger?: Logger;
@@ -66,6 +67,8 @@ export interface BuildAppOptions {
   recoveryIntervalMs?: number;
   /** Limits of GET /api/events. */
   live?: LiveStreamOptions;
+  /** Limits of GET /api/vaults/:id/history.csv. */
+  exports?: CsvExportLimits;
 }
 
 export interface UnitApp {
@@ -79,6 +82,11 @@ export interface UnitApp {
   guardian: Guardian;
   /** Event bus and job leadership shared with the other instances on the database. */
   cluster: Cluster;
+  /** GET /api/events and the CSV export: what they hold now. */
+  live: LiveStreams;
+  exports: CsvExports;
+  /** The metrics server's own URL (METRICS_PORT), else null. */
+  metricsUrl: string | null;
   log: Logger;
   /** Stops timers, the server and the database, in that order. */
   close(): Promise<void>;
@@ -106,6 +114,7 @@ export async function buildApp(
     ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
   });
   const stops: Array<() => unknown> = [];
+  const metrics = createMetrics(config);
   const close = async () => {
     for (const stop of stops.reverse()) await stop();
     await store.close();
@@ -135,7 +144,8 @@ export async function buildApp(
       const keys = await loadGuardianKeys(store.db, config);
       const oracle = new Oracle({
         db: store.db,
-        source:
+        source: observeFeeds(
+          metrics,
           config.priceSource === 'feeds'
             ? new FeedsPriceSource({
                 feeds: config.priceFeeds,
@@ -145,6 +155,7 @@ export async function buildApp(
                 log: log.child({ module: 'price-feeds' }),
               })
             : new SimulatedPriceSource(config.priceSeed),
+        ),
         keys: await loadOracleKeys(store.db),
         startPriceCents: config.startPriceCents,
         tickMs: config.priceTickMs,
@@ -256,6 +267,7 @@ export async function buildApp(
       void guardian
         .onPriceTick(priceCents, time)
         .then((liquidated) => {
+          metrics?.sweepDone(time);
           for (const vault_id of liquidated)
             announceVaultChange(bus, { vault_id, kind: 'liquidation' }, log);
           return telegramHooks.afterSweep(priceCents);
@@ -271,11 +283,13 @@ export async function buildApp(
       name: 'liquidation-sweep',
       start: () => {
         sweeping = true;
+        metrics?.sweepLeading(true);
         const { priceCents, timestamp } = oracle.price();
         sweep(priceCents, timestamp);
       },
       stop: () => {
         sweeping = false;
+        metrics?.sweepLeading(false);
       },
     });
 
@@ -361,6 +375,7 @@ export async function buildApp(
     });
     stops.push(() => app.close());
     installErrorHandling(app);
+    metrics?.instrument(app);
     // Several instances share one PostgreSQL: writes and guardian calls are counted there, together
     // (http/shared-rate-limits.ts); SQLite is one instance, which counts in memory.
     const sharedHits =
@@ -396,9 +411,18 @@ export async function buildApp(
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
     registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth));
-    registerHistoryCsvRoute(app, store.db, config.services.explorerUrl, oracle);
+    const exports = registerHistoryCsvRoute(
+      app,
+      store.db,
+      config.services.explorerUrl,
+      oracle,
+      options.exports,
+    );
     const rpcLog = log.child({ module: 'rpc' });
-    const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });
+    const rpcMethods = countRpc(
+      metrics,
+      announcingVaultActions(guardian.methods, { db: store.db, bus, log }),
+    );
     app.get(
       '/guardian',
       {
@@ -419,7 +443,7 @@ export async function buildApp(
             }),
         }),
     );
-    registerEventRoutes(app, {
+    const live = registerEventRoutes(app, {
       bus,
       initial: () => {
         const latest = oracle.latest();
@@ -429,12 +453,18 @@ export async function buildApp(
       },
       ...(options.live ? { options: options.live } : {}),
     });
+    const metricsServer = await mountMetrics(app, metrics, config, {
+      ...{ db: store.db, chain, oracle, live, exports },
+      treasuryAddress: guardian.treasuryAddress,
+    });
+    if (metricsServer) stops.push(metricsServer.close);
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });
     await registerStatic(app, options.webDistDir ?? path.join(REPO_ROOT, 'apps/web/dist'));
     await app.ready();
     await leadership.start();
 
-    return { app, store, keys, oracle, notifier, chain, devnet, guardian, cluster, log, close };
+    const parts = { app, store, keys, oracle, notifier, chain, devnet, guardian, cluster, log };
+    return { ...parts, live, exports, metricsUrl: metricsServer?.url ?? null, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;
