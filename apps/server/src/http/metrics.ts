@@ -12,7 +12,7 @@ import type { LivePriceSource, PriceSource } from '../oracle/price-source';
 import { isLivePriceSource } from '../oracle/price-source';
 import type { PriceReading } from '../oracle/feeds';
 import type { Oracle } from '../oracle/oracle';
-import type { RpcMethod } from '../rpc/json-rpc';
+import { DomainError, type RpcMethod } from '../rpc/json-rpc';
 import type { Database } from '../store/schema';
 import { heldTreasuryOutputs } from '../guardian/locks';
 import type { LiveStreams } from './events';
@@ -318,9 +318,8 @@ export class UnitMetrics {
               this.guardianRequests.inc({ method: name, outcome: 'ok' });
               return result;
             } catch (err) {
-              const code = (err as { code?: unknown }).code;
-              const outcome =
-                typeof code === 'string' && /^[a-z_]{1,40}$/.test(code) ? code : 'error';
+              // The error codes are a closed set (api.ts ErrorCode): the labels stay bounded.
+              const outcome = err instanceof DomainError ? err.code : 'error';
               this.guardianRequests.inc({ method: name, outcome });
               throw err;
             }
