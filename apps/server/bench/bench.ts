@@ -549,6 +549,7 @@ async function main(): Promise<void> {
       EXPORT_CLIENTS,
     );
     const whole = load.lines.every((n) => n === EXPORT_RECORDS + 1);
+    const exporterPause = await exporter.ask<LoopPauses>({ cmd: 'delay' });
     figures.push({
       name: `GET /api/health, worst of ${load.healthChecks}, during ${load.completed}/${load.asked} CSV exports of 200k (ms)`,
       // Exports refused or cut short would make the figure easy: they count as a miss.
@@ -597,7 +598,8 @@ async function main(): Promise<void> {
     console.log(
       `  exports: ${load.completed} of ${load.asked} whole (${load.megabytes.toFixed(1)} MB) in ` +
         `${load.seconds.toFixed(1)} s; /api/health median ${load.healthMedianMs.toFixed(1)} ms, ` +
-        `worst with no export ${load.idleHealthWorstMs.toFixed(1)} ms`,
+        `worst with no export ${load.idleHealthWorstMs.toFixed(1)} ms; the exporting app's ` +
+        `worst event-loop pause by its own work ${exporterPause.busyMs.toFixed(0)} ms`,
     );
     failed ||= !assets.ok;
     console.log(`\nbench finished in ${since()}`);

@@ -128,17 +128,17 @@ describe('LiveStreamHolders', () => {
     holders.add('c', 'c1');
     expect(holders.size).toBe(7);
     // a reached three first.
-    expect(holders.victimFor('new')).toBe('a1');
-    expect(holders.victimFor('c')).toBe('a1');
+    expect(holders.victimFor('new')).toEqual({ address: 'a', stream: 'a1' });
+    expect(holders.victimFor('c')).toEqual({ address: 'a', stream: 'a1' });
     // b, holding as many as a, is not heavier: nothing moves between equals (or near-equals).
     expect(holders.victimFor('b')).toBeNull();
     holders.delete('a', 'a1');
-    expect(holders.victimFor('new')).toBe('b1');
-    expect(holders.victimFor('c')).toBe('b1');
+    expect(holders.victimFor('new')).toEqual({ address: 'b', stream: 'b1' });
+    expect(holders.victimFor('c')).toEqual({ address: 'b', stream: 'b1' });
     holders.delete('b', 'b1');
     // Everyone holds one or two: a newcomer with none still gets in; c with one does not.
     expect(holders.victimFor('c')).toBeNull();
-    expect(holders.victimFor('new')).toBe('a2');
+    expect(holders.victimFor('new')).toEqual({ address: 'a', stream: 'a2' });
     for (const s of ['a2', 'a3', 'b2', 'b3', 'c1']) holders.delete(s[0]!, s);
     expect(holders.size).toBe(0);
     expect(holders.victimFor('new')).toBeNull();

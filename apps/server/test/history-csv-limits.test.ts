@@ -6,6 +6,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { insertVault } from '../src/store/vaults';
+import { exportTurns } from '../src/http/history-csv';
 import type { Database } from '../src/store/schema';
 import { startTestApp, type RunningApp } from './support';
 
@@ -203,6 +204,18 @@ describe('CSV export of a reader too slow', () => {
     );
     expect(unit.exports.active()).toBe(0);
   }, 30_000);
+});
+
+describe('exportTurns', () => {
+  it('lets one waiter go per turn of the event loop, in order, with other work between', async () => {
+    const turn = exportTurns();
+    const order: string[] = [];
+    const waits = ['a', 'b', 'c'].map((name) => turn().then(() => order.push(name)));
+    // Queued behind the first turn: it runs before the second export may.
+    setImmediate(() => order.push('other'));
+    await Promise.all(waits);
+    expect(order).toEqual(['a', 'other', 'b', 'c']);
+  });
 });
 
 /** The whole body of a small answer (an error). */

@@ -90,12 +90,12 @@ export class LiveStreamHolders<S> {
    * addresses never take a stream back and forth), or any holder at all for an address holding
    * none, so a newcomer is never shut out. Null when `address` already holds its fair share.
    */
-  victimFor(address: string): S | null {
+  victimFor(address: string): { address: string; stream: S } | null {
     const mine = this.held(address);
     if (this.most === 0) return null;
     if (this.most < mine + 2 && !(mine === 0 && this.most >= 1)) return null;
     const heaviest = this.byCount.get(this.most)!.values().next().value!;
-    return this.byAddress.get(heaviest)!.values().next().value!;
+    return { address: heaviest, stream: this.byAddress.get(heaviest)!.values().next().value! };
   }
 
   private move(address: string, from: number, to: number): void {
@@ -160,11 +160,11 @@ export function registerEventRoutes(
   });
 
   /** Closes a stream at once, telling its browser to come back later than usual. */
-  const evict = (res: ServerResponse & { unitAddress?: string }) => {
+  const evict = ({ address, stream: res }: { address: string; stream: ServerResponse }) => {
     evictions++;
     // Forgotten now, not when its socket closes: the newcomer takes its place in this call.
     streams.delete(res);
-    holders.delete(res.unitAddress!, res);
+    holders.delete(address, res);
     if (res.writableLength <= MAX_BUFFERED_BYTES) res.end(`retry: ${limits.evictedRetryMs}\n\n`);
     else res.destroy();
   };
@@ -180,8 +180,7 @@ export function registerEventRoutes(
         throw new ApiError(429, 'rate_limited', 'Too many live connections, try again shortly');
       evict(victim);
     }
-    const res: ServerResponse & { unitAddress?: string } = reply.raw;
-    res.unitAddress = address;
+    const res = reply.raw;
     reply.hijack();
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
