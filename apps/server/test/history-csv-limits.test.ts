@@ -2,6 +2,7 @@
 // one export at once here and the server two (429 with Retry-After beyond, before any query), a
 // slot is free again when its export ends however it ends, a reader that stops reading stops the
 // reads (the response waits for the socket's drain), and a reader too slow is cut off.
+import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
@@ -119,10 +120,28 @@ async function eventually<T>(attempt: () => Promise<T>, ok: (value: T) => boolea
   return value;
 }
 
-describe('CSV export limits', () => {
+const pgUrl = process.env.TEST_DATABASE_URL;
+const databases: {
+  name: string;
+  env: Record<string, string>;
+  schema: { databaseSchema?: string };
+}[] = [
+  { name: 'SQLite', env: {}, schema: {} },
+  ...(pgUrl
+    ? [
+        {
+          name: 'PostgreSQL',
+          env: { DATABASE_URL: pgUrl },
+          schema: { databaseSchema: `exports_${randomBytes(6).toString('hex')}` },
+        },
+      ]
+    : []),
+];
+
+describe.each(databases)('CSV export limits on $name', ({ env, schema }) => {
   let unit: RunningApp;
   beforeAll(async () => {
-    unit = await startTestApp({}, { exports: { perClient: 1, total: 2 } });
+    unit = await startTestApp(env, { ...schema, exports: { perClient: 1, total: 2 } });
     await seed(unit.store.db);
   }, 60_000);
   afterAll(() => unit?.stop());

@@ -1,6 +1,7 @@
 // Prometheus metrics and health probes on the real server (issue 21, item 6): /metrics scraped
 // behind its bearer token (refused without it) or on a port of its own, off when neither is set;
 // /healthz always; /readyz ready on a working devnet and 503 once the live price goes stale.
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { ConfigError, loadConfig } from '../src/config';
@@ -212,4 +213,28 @@ describe('/readyz with live price feeds', () => {
     expect(sample(text, 'unit_price_stale')).toBe(1);
     expect(sample(text, 'unit_price_feed_fresh{feed="kraken@')).toBe(0);
   }, 30_000);
+});
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+
+describe.runIf(pgUrl)('metrics and /readyz on PostgreSQL', () => {
+  let unit: RunningApp;
+  beforeAll(async () => {
+    unit = await startTestApp(
+      { DATABASE_URL: pgUrl!, METRICS_TOKEN: TOKEN },
+      { databaseSchema: `metrics_${randomBytes(6).toString('hex')}` },
+    );
+  });
+  afterAll(() => unit?.stop());
+
+  it('reads the outbox and the treasury from PostgreSQL, and is ready', async () => {
+    const text = await (await scrape(unit.url, TOKEN)).text();
+    expect(sample(text, 'unit_telegram_outbox_pending')).toBe(0);
+    expect(sample(text, 'unit_treasury_free_outputs')).toBeGreaterThan(0);
+    const ready = await fetch(`${unit.url}/readyz`);
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', chain: 'ok', price: 'ok' },
+    });
+  });
 });
