@@ -559,6 +559,14 @@ async function main(): Promise<void> {
       noise: load.idleHealthWorstMs / 100,
       unit: ' ms',
     });
+    // The server's own share of it, which other work on the machine does not inflate.
+    figures.push({
+      name: 'worst event-loop pause of the exporting app by its own work (ms)',
+      value: exporterPause.busyMs,
+      goal: { max: 50 },
+      noise: 0,
+      unit: ' ms',
+    });
     const before = await exporter.ask<{ bytes: number }>({ cmd: 'memory' });
     const streams = await openLiveStreams(exporter.url, LIVE_STREAMS);
     const during = await exporter.ask<{ bytes: number; streams: number }>({ cmd: 'memory' });
@@ -598,8 +606,7 @@ async function main(): Promise<void> {
     console.log(
       `  exports: ${load.completed} of ${load.asked} whole (${load.megabytes.toFixed(1)} MB) in ` +
         `${load.seconds.toFixed(1)} s; /api/health median ${load.healthMedianMs.toFixed(1)} ms, ` +
-        `worst with no export ${load.idleHealthWorstMs.toFixed(1)} ms; the exporting app's ` +
-        `worst event-loop pause by its own work ${exporterPause.busyMs.toFixed(0)} ms`,
+        `worst with no export ${load.idleHealthWorstMs.toFixed(1)} ms`,
     );
     failed ||= !assets.ok;
     console.log(`\nbench finished in ${since()}`);

@@ -75,13 +75,13 @@ async function historyBatch(
   limit: number,
 ): Promise<VaultHistoryRow[]> {
   let query = db.selectFrom('vault_history').selectAll().where('vault_id', '=', vaultId);
+  // The leading `timestamp >=` lets the (vault_id, timestamp, id) index start at the cursor: with
+  // the OR alone SQLite walks the vault's rows from the oldest on every batch, which made a long
+  // export quadratic (50 ms a batch 200,000 rows in).
   if (after)
-    query = query.where((eb) =>
-      eb.or([
-        eb('timestamp', '>', after.timestamp),
-        eb.and([eb('timestamp', '=', after.timestamp), eb('id', '>', after.id)]),
-      ]),
-    );
+    query = query
+      .where('timestamp', '>=', after.timestamp)
+      .where((eb) => eb.or([eb('timestamp', '>', after.timestamp), eb('id', '>', after.id)]));
   return query.orderBy('timestamp').orderBy('id').limit(limit).execute();
 }
 
