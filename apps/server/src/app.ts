@@ -454,7 +454,11 @@ export async function buildApp(
       ...(options.live ? { options: options.live } : {}),
     });
     const metricsServer = await mountMetrics(app, metrics, config, {
-      ...{ db: store.db, chain, oracle, live, exports },
+      db: store.db,
+      chain,
+      oracle,
+      live,
+      exports,
       treasuryAddress: guardian.treasuryAddress,
     });
     if (metricsServer) stops.push(metricsServer.close);
