@@ -31,7 +31,7 @@ import { publicOriginResolver } from './http/public-origin';
 import { AccountLinks } from './auth/oauth';
 import { accountMigrations } from './auth/migrations';
 import { registerTelegramRoutes } from './notify/routes';
-import { registerHistoryCsvRoute } from './http/history-csv';
+import { registerHistoryCsvRoute, type CsvExportLimits, type CsvExports } from './http/history-csv';
 import { registerStatic } from './http/static';
 import { devnetMigrations } from './devnet/migrations';
 import { createDevnet, type Devnet } from './devnet/devnet';
@@ -44,7 +44,8 @@ import { RpcSocketPolicy, serveJsonRpc, type RpcLimits } from './rpc/json-rpc';
 import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { openCluster, type Cluster } from './cluster';
 import { announceVaultChange, announcingVaultActions } from './cluster/vault-changes';
-import { registerEventRoutes, type LiveStreamOptions } from './http/events';
+import { countRpc, createMetrics, mountMetrics, observeFeeds } from './http/metrics';
+import { registerEventRoutes, type LiveStreamOptions, type LiveStreams } from './http/events';
 import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
 
 export interface BuildAppOptions {
@@ -69,6 +70,8 @@ export interface BuildAppOptions {
   recoveryIntervalMs?: number;
   /** Limits of GET /api/events. */
   live?: LiveStreamOptions;
+  /** Limits of GET /api/vaults/:id/history.csv. */
+  exports?: CsvExportLimits;
 }
 
 export interface UnitApp {
@@ -82,6 +85,11 @@ export interface UnitApp {
   guardian: Guardian;
   /** Event bus and job leadership shared with the other instances on the database. */
   cluster: Cluster;
+  /** GET /api/events and the CSV export: what they hold now. */
+  live: LiveStreams;
+  exports: CsvExports;
+  /** The metrics server's own URL (METRICS_PORT), else null. */
+  metricsUrl: string | null;
   log: Logger;
   /** Stops timers, the server and the database, in that order. */
   close(): Promise<void>;
@@ -109,6 +117,7 @@ export async function buildApp(
     ...(options.databaseSchema ? { schema: options.databaseSchema } : {}),
   });
   const stops: Array<() => unknown> = [];
+  const metrics = createMetrics(config);
   const close = async () => {
     for (const stop of stops.reverse()) await stop();
     await store.close();
@@ -138,7 +147,8 @@ export async function buildApp(
       const keys = await loadGuardianKeys(store.db, config);
       const oracle = new Oracle({
         db: store.db,
-        source:
+        source: observeFeeds(
+          metrics,
           config.priceSource === 'feeds'
             ? new FeedsPriceSource({
                 feeds: config.priceFeeds,
@@ -148,6 +158,7 @@ export async function buildApp(
                 log: log.child({ module: 'price-feeds' }),
               })
             : new SimulatedPriceSource(config.priceSeed),
+        ),
         keys: await loadOracleKeys(store.db, {
           file: config.oracleKeyFile,
           network: config.network,
@@ -317,6 +328,7 @@ export async function buildApp(
       void guardian
         .onPriceTick(priceCents, time)
         .then((liquidated) => {
+          metrics?.sweepDone(time);
           for (const vault_id of liquidated)
             announceVaultChange(bus, { vault_id, kind: 'liquidation' }, log);
           return notifier.onPriceTick(priceCents);
@@ -332,11 +344,13 @@ export async function buildApp(
       name: 'liquidation-sweep',
       start: () => {
         sweeping = true;
+        metrics?.sweepLeading(true);
         const { priceCents, timestamp } = oracle.price();
         sweep(priceCents, timestamp);
       },
       stop: () => {
         sweeping = false;
+        metrics?.sweepLeading(false);
       },
     });
 
@@ -398,6 +412,7 @@ export async function buildApp(
     stops.push(() => app.close());
     installErrorHandling(app);
     const publicOrigin = publicOriginResolver(app, config);
+    metrics?.instrument(app);
     // Several instances share one PostgreSQL: writes and guardian calls are counted there, together
     // (http/shared-rate-limits.ts); SQLite is one instance, which counts in memory.
     const sharedHits =
@@ -439,9 +454,18 @@ export async function buildApp(
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
     registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);
-    registerHistoryCsvRoute(app, store.db, config.services.explorerUrl, oracle);
+    const exports = registerHistoryCsvRoute(
+      app,
+      store.db,
+      config.services.explorerUrl,
+      oracle,
+      options.exports,
+    );
     const rpcLog = log.child({ module: 'rpc' });
-    const rpcMethods = announcingVaultActions(guardian.methods, { db: store.db, bus, log });
+    const rpcMethods = countRpc(
+      metrics,
+      announcingVaultActions(guardian.methods, { db: store.db, bus, log }),
+    );
     app.get(
       '/guardian',
       {
@@ -462,7 +486,7 @@ export async function buildApp(
             }),
         }),
     );
-    registerEventRoutes(app, {
+    const live = registerEventRoutes(app, {
       bus,
       initial: () => {
         const latest = oracle.latest();
@@ -472,12 +496,22 @@ export async function buildApp(
       },
       ...(options.live ? { options: options.live } : {}),
     });
+    const metricsServer = await mountMetrics(app, metrics, config, {
+      db: store.db,
+      chain,
+      oracle,
+      live,
+      exports,
+      treasuryAddress: guardian.treasuryAddress,
+    });
+    if (metricsServer) stops.push(metricsServer.close);
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });
     await registerStatic(app, options.webDistDir ?? path.join(REPO_ROOT, 'apps/web/dist'));
     await app.ready();
     await leadership.start();
 
-    return { app, store, keys, oracle, notifier, chain, devnet, guardian, cluster, log, close };
+    const parts = { app, store, keys, oracle, notifier, chain, devnet, guardian, cluster, log };
+    return { ...parts, live, exports, metricsUrl: metricsServer?.url ?? null, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

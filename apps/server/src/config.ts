@@ -89,6 +89,8 @@ export interface ServerConfig {
    * limits (writes, live streams) need the client's own address, not the balancer's.
    */
   trustProxy: string | null;
+  /** Prometheus metrics (http/metrics.ts): off unless a token or a port of their own is set. */
+  metrics: { token: string | null; port: number | null };
 }
 
 /** Limits at the HTTP edge; they hold for every client address, loopback included. */
@@ -293,6 +295,16 @@ const envSchema = z.object({
       .optional(),
   ),
   SPEED_UP_AFTER: intInRange('SPEED_UP_AFTER (seconds)', 0, 86_400),
+  METRICS_TOKEN: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^[\x21-\x7e]{16,200}$/, {
+        error: 'METRICS_TOKEN must be 16 to 200 printable characters without spaces',
+      })
+      .optional(),
+  ),
+  METRICS_PORT: intInRange('METRICS_PORT', 0, 65_535),
 });
 
 /** The devnet serves its chain services itself, so its URLs are relative to this origin. */
@@ -398,6 +410,7 @@ export function loadConfig(
     },
     trustProxy: e.TRUST_PROXY ?? null,
     speedUpAfterSeconds: e.SPEED_UP_AFTER ?? SPEED_UP_AFTER_SECONDS,
+    metrics: { token: e.METRICS_TOKEN ?? null, port: e.METRICS_PORT ?? null },
   };
 }
 

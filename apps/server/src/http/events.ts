@@ -3,11 +3,14 @@
 // `vault` {vault_id, kind}. The caller is anonymous and sends nothing after its request, so nothing
 // it does holds a resource for long: connections are capped per address and in all, a reader too
 // slow to take its events is dropped, and every stream ends after a while (EventSource reconnects).
+// The cap in all cannot be used to starve anyone: when it is reached, the address holding the most
+// streams gives up its oldest one to a newcomer holding fewer (LiveStreamHolders below).
 import type { FastifyInstance } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { LiveEvent } from '@unit/protocol';
 import type { EventBus } from '../cluster';
 import { ApiError } from './errors';
+import { clientKey } from './client-key';
 
 export interface LiveStreamOptions {
   /** Open streams per client address (a browser holds one per tab). */
@@ -20,6 +23,8 @@ export interface LiveStreamOptions {
   maxAgeMs?: number;
   /** How long the browser waits before reconnecting (the `retry:` field). */
   retryMs?: number;
+  /** How long a stream closed to make room for another waits before reconnecting. */
+  evictedRetryMs?: number;
 }
 
 export const LIVE_DEFAULTS = {
@@ -28,16 +33,94 @@ export const LIVE_DEFAULTS = {
   heartbeatMs: 15_000,
   maxAgeMs: 10 * 60_000,
   retryMs: 3_000,
+  evictedRetryMs: 30_000,
 } as const;
 
-/** Unsent bytes past which a reader counts as stalled: events are ~100 bytes each. */
-const MAX_BUFFERED_BYTES = 64 * 1024;
+/**
+ * Unsent bytes past which a reader counts as stalled: events are ~100 bytes each, so this is
+ * a hundred or more events behind. It bounds what a stream may hold beyond its fixed cost
+ * (measured by `npm run bench -w @unit/server`).
+ */
+export const MAX_BUFFERED_BYTES = 16 * 1024;
 
 const frame = (event: LiveEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+
+/**
+ * Who holds the open streams, for the fair cap: each address's streams oldest first, and the
+ * addresses by how many they hold, so the heaviest holder is found in O(1) however many there are.
+ * Among addresses holding equally many, the one that got there first gives way first.
+ */
+export class LiveStreamHolders<S> {
+  private readonly byAddress = new Map<string, Set<S>>();
+  /** Addresses by the number of streams they hold (1..), each bucket in order of arrival. */
+  private readonly byCount = new Map<number, Set<string>>();
+  private most = 0;
+  private total = 0;
+
+  get size(): number {
+    return this.total;
+  }
+
+  held(address: string): number {
+    return this.byAddress.get(address)?.size ?? 0;
+  }
+
+  add(address: string, stream: S): void {
+    let streams = this.byAddress.get(address);
+    if (!streams) this.byAddress.set(address, (streams = new Set()));
+    if (streams.has(stream)) return;
+    this.move(address, streams.size, streams.size + 1);
+    streams.add(stream);
+    this.total++;
+  }
+
+  /** False when the stream was not held (already removed). */
+  delete(address: string, stream: S): boolean {
+    const streams = this.byAddress.get(address);
+    if (!streams?.delete(stream)) return false;
+    this.move(address, streams.size + 1, streams.size);
+    if (streams.size === 0) this.byAddress.delete(address);
+    this.total--;
+    return true;
+  }
+
+  /**
+   * The stream to close so that `address` may open one more: the oldest stream of the heaviest
+   * holder, if that holder would still hold at least as many as `address` after the move (so two
+   * addresses never take a stream back and forth), or any holder at all for an address holding
+   * none, so a newcomer is never shut out. Null when `address` already holds its fair share.
+   */
+  victimFor(address: string): { address: string; stream: S } | null {
+    const mine = this.held(address);
+    if (this.most === 0) return null;
+    if (this.most < mine + 2 && !(mine === 0 && this.most >= 1)) return null;
+    const heaviest = this.byCount.get(this.most)!.values().next().value!;
+    return { address: heaviest, stream: this.byAddress.get(heaviest)!.values().next().value! };
+  }
+
+  private move(address: string, from: number, to: number): void {
+    if (from > 0) {
+      const bucket = this.byCount.get(from)!;
+      bucket.delete(address);
+      if (bucket.size === 0) {
+        this.byCount.delete(from);
+        if (this.most === from) this.most = to > from ? to : from - 1;
+      }
+    }
+    if (to > 0) {
+      let bucket = this.byCount.get(to);
+      if (!bucket) this.byCount.set(to, (bucket = new Set()));
+      bucket.add(address);
+      if (to > this.most) this.most = to;
+    }
+  }
+}
 
 export interface LiveStreams {
   /** Open streams on this instance. */
   count(): number;
+  /** Streams closed so far to make room for a lighter holder. */
+  evictions(): number;
 }
 
 export function registerEventRoutes(
@@ -50,8 +133,9 @@ export function registerEventRoutes(
   },
 ): LiveStreams {
   const limits = { ...LIVE_DEFAULTS, ...deps.options };
+  const holders = new LiveStreamHolders<ServerResponse>();
   const streams = new Set<ServerResponse>();
-  const perAddress = new Map<string, number>();
+  let evictions = 0;
 
   const send = (res: ServerResponse, text: string) => {
     if (res.writableLength > MAX_BUFFERED_BYTES) {
@@ -75,13 +159,27 @@ export function registerEventRoutes(
     for (const res of streams) res.end();
   });
 
+  /** Closes a stream at once, telling its browser to come back later than usual. */
+  const evict = ({ address, stream: res }: { address: string; stream: ServerResponse }) => {
+    evictions++;
+    // Forgotten now, not when its socket closes: the newcomer takes its place in this call.
+    streams.delete(res);
+    holders.delete(address, res);
+    if (res.writableLength <= MAX_BUFFERED_BYTES) res.end(`retry: ${limits.evictedRetryMs}\n\n`);
+    else res.destroy();
+  };
+
   app.get('/api/events', async (request, reply) => {
-    const address = request.ip;
-    const fromAddress = perAddress.get(address) ?? 0;
+    const address = clientKey(request.ip);
     // Cheap refusals first: nothing is held for a caller over its share.
-    if (streams.size >= limits.maxStreams || fromAddress >= limits.maxPerAddress)
+    if (holders.held(address) >= limits.maxPerAddress)
       throw new ApiError(429, 'rate_limited', 'Too many live connections, try again shortly');
-    perAddress.set(address, fromAddress + 1);
+    if (holders.size >= limits.maxStreams) {
+      const victim = holders.victimFor(address);
+      if (!victim)
+        throw new ApiError(429, 'rate_limited', 'Too many live connections, try again shortly');
+      evict(victim);
+    }
     const res = reply.raw;
     reply.hijack();
     res.writeHead(200, {
@@ -93,18 +191,17 @@ export function registerEventRoutes(
       'x-content-type-options': 'nosniff',
     });
     streams.add(res);
+    holders.add(address, res);
     const ageLimit = setTimeout(() => res.end(), limits.maxAgeMs);
     ageLimit.unref();
     res.on('close', () => {
       clearTimeout(ageLimit);
-      if (!streams.delete(res)) return;
-      const left = (perAddress.get(address) ?? 1) - 1;
-      if (left > 0) perAddress.set(address, left);
-      else perAddress.delete(address);
+      streams.delete(res);
+      holders.delete(address, res);
     });
     res.write(`retry: ${limits.retryMs}\n\n`);
     for (const event of deps.initial()) send(res, frame(event));
   });
 
-  return { count: () => streams.size };
+  return { count: () => streams.size, evictions: () => evictions };
 }

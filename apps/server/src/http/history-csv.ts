@@ -1,7 +1,15 @@
 // GET /api/vaults/:vaultId/history.csv: the vault's whole history as a CSV download. The rows are
 // read in keyset batches (timestamp, id) and written as they come, so a long history never sits in
-// memory, and each batch is one bounded query.
+// memory, and each batch is one bounded query. The export is anonymous and can be long (200,000
+// records are ~48 MB), so it is made cheap for the server: the next batch is read only when the
+// client has taken the last (the response is piped, so the socket's drain paces the reads), the
+// exports take turns with the rest of the server (one batch of one export per turn of the event
+// loop, so a request waits for at most one batch), a client may run few exports at once and the server
+// a bounded number in all (429 with Retry-After beyond), and a reader that takes the file too
+// slowly, or for too long, is cut off.
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
@@ -16,8 +24,46 @@ import type { Oracle } from '../oracle/oracle';
 import type { Database } from '../store/schema';
 import { getVault, toHistoryDto, type VaultHistoryRow } from '../store/vaults';
 import { notFound, parseInput } from './errors';
+import { clientKey } from './client-key';
 
 export const HISTORY_CSV_BATCH = 500;
+
+export interface CsvExportLimits {
+  /** Exports one client address (IPv6: its /64) may run at once. */
+  perClient?: number;
+  /** Exports this instance runs at once (`npm run bench -w @unit/server` measures ten). */
+  total?: number;
+  /** What a refused client is told to wait (the Retry-After header), in seconds. */
+  retryAfterSeconds?: number;
+  /** A reader is cut off when it has taken less than `minBytesPerWindow` in this long. */
+  windowMs?: number;
+  minBytesPerWindow?: number;
+  /** An export is cut off after this long, however fast its reader. */
+  maxMs?: number;
+}
+
+export const CSV_EXPORT_DEFAULTS = {
+  perClient: 2,
+  total: 10,
+  retryAfterSeconds: 10,
+  windowMs: 30_000,
+  // 1 MiB in 30 s (35 KB/s): 48 MB then takes under 25 minutes, past maxMs, so a slow link
+  // gets a cut file rather than holding a slot for an hour.
+  minBytesPerWindow: 1024 * 1024,
+  maxMs: 15 * 60_000,
+} as const satisfies Required<CsvExportLimits>;
+
+/** Unsent text the export's own stream may hold before it waits for the socket's drain. */
+const STREAM_BUFFER_BYTES = 64 * 1024;
+
+export interface CsvExports {
+  /** Exports running now. */
+  active(): number;
+  /** History records read by exports since the start (the backpressure test watches it). */
+  rowsRead(): number;
+  /** Exports refused for the limits since the start. */
+  refused(): number;
+}
 
 const params = z.object({ vaultId: z.string().min(1).max(100) });
 
@@ -29,13 +75,13 @@ async function historyBatch(
   limit: number,
 ): Promise<VaultHistoryRow[]> {
   let query = db.selectFrom('vault_history').selectAll().where('vault_id', '=', vaultId);
+  // The leading `timestamp >=` lets the (vault_id, timestamp, id) index start at the cursor: with
+  // the OR alone SQLite walks the vault's rows from the oldest on every batch, which made a long
+  // export quadratic (50 ms a batch 200,000 rows in).
   if (after)
-    query = query.where((eb) =>
-      eb.or([
-        eb('timestamp', '>', after.timestamp),
-        eb.and([eb('timestamp', '=', after.timestamp), eb('id', '>', after.id)]),
-      ]),
-    );
+    query = query
+      .where('timestamp', '>=', after.timestamp)
+      .where((eb) => eb.or([eb('timestamp', '>', after.timestamp), eb('id', '>', after.id)]));
   return query.orderBy('timestamp').orderBy('id').limit(limit).execute();
 }
 
@@ -46,12 +92,15 @@ export async function* historyCsvLines(
   explorerTxUrl: (txid: string) => string,
   currentPriceUsd: PriceInput,
   batchSize = HISTORY_CSV_BATCH,
+  onRows: (count: number) => void = () => undefined,
+  turn: () => Promise<unknown> = nextTurn,
 ): AsyncGenerator<string> {
   yield csvLine(HISTORY_CSV_HEADER);
   const next = historyRowStepper();
   let cursor: { timestamp: number; id: number } | null = null;
   for (;;) {
     const rows = await historyBatch(db, vaultId, cursor, batchSize);
+    onRows(rows.length);
     let chunk = '';
     for (const row of rows) {
       // The record's own oracle price (whole USD); 0 means none was known then.
@@ -64,6 +113,9 @@ export async function* historyCsvLines(
     if (rows.length < batchSize) return;
     const last = rows[rows.length - 1]!;
     cursor = { timestamp: Number(last.timestamp), id: Number(last.id) };
+    // SQLite answers synchronously and a fast reader never pushes back: without this turn a long
+    // export would run to its end in one go, and every other request would wait for it.
+    await turn();
   }
 }
 
@@ -71,6 +123,48 @@ function explorerRoot(explorerUrl: string, request: FastifyRequest): string {
   const root = explorerUrl.replace(/\/+$/, '');
   // A spreadsheet has no page to resolve a relative link against: make the devnet's absolute.
   return root.startsWith('/') ? `${request.protocol}://${request.host}${root}` : root;
+}
+
+/**
+ * Turns for the exports: each waiter is let go on a turn of the event loop of its own (a
+ * setImmediate each), in the order they asked, so ten exports run one batch between two polls for
+ * I/O, not ten, and the server's other requests are answered in between.
+ */
+export function exportTurns(): () => Promise<void> {
+  const waiting: Array<() => void> = [];
+  let pumping = false;
+  const pump = () => {
+    const next = waiting.shift();
+    if (!next) {
+      pumping = false;
+      return;
+    }
+    next();
+    setImmediate(pump);
+  };
+  return () =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      if (!pumping) {
+        pumping = true;
+        setImmediate(pump);
+      }
+    });
+}
+
+/** Cuts off a reader that takes too little in a window, or holds the export too long. */
+function watchReader(res: ServerResponse, limits: Required<CsvExportLimits>): () => void {
+  const socket = res.socket;
+  const started = Date.now();
+  let mark = socket?.bytesWritten ?? 0;
+  const timer = setInterval(() => {
+    const written = socket?.bytesWritten ?? 0;
+    if (written - mark < limits.minBytesPerWindow || Date.now() - started >= limits.maxMs)
+      res.destroy();
+    mark = written;
+  }, limits.windowMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**
@@ -82,22 +176,72 @@ export function registerHistoryCsvRoute(
   db: Kysely<Database>,
   explorerUrl: string,
   oracle: Pick<Oracle, 'price'>,
-): void {
+  options: CsvExportLimits = {},
+): CsvExports {
+  const limits = { ...CSV_EXPORT_DEFAULTS, ...options };
+  const perClient = new Map<string, number>();
+  let active = 0;
+  let rowsRead = 0;
+  let refused = 0;
+  const turn = exportTurns();
+
+  const release = (client: string) => {
+    active--;
+    const left = (perClient.get(client) ?? 1) - 1;
+    if (left > 0) perClient.set(client, left);
+    else perClient.delete(client);
+  };
+
   app.get('/api/vaults/:vaultId/history.csv', async (request, reply) => {
     const { vaultId } = parseInput(params, request.params);
-    const vault = await getVault(db, vaultId);
-    if (!vault) throw notFound('No such vault');
-    const root = explorerRoot(explorerUrl, request);
-    const lines = historyCsvLines(
-      db,
-      vault.vault_id,
-      (txid) => `${root}/tx/${txid}`,
-      oracle.price().priceCents / 100,
-    );
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="vault-${vault.vault_tag}-history.csv"`)
-      .header('Cache-Control', 'no-store')
-      .send(Readable.from(lines));
+    const client = clientKey(request.ip);
+    // Cheap refusals first, before any query: the slot is taken here, synchronously, so requests
+    // arriving together cannot all pass the check.
+    if (active >= limits.total || (perClient.get(client) ?? 0) >= limits.perClient) {
+      refused++;
+      return reply.code(429).header('Retry-After', String(limits.retryAfterSeconds)).send({
+        error: 'Too many history exports are running; try again in a few seconds',
+        code: 'rate_limited',
+      });
+    }
+    active++;
+    perClient.set(client, (perClient.get(client) ?? 0) + 1);
+    let released = false;
+    let stopWatching = () => undefined as void;
+    const releaseOnce = () => {
+      stopWatching();
+      if (!released) release(client);
+      released = true;
+    };
+    // The slot is the response's until it is done, however it ends (sent, refused, cut off).
+    reply.raw.once('close', releaseOnce);
+    try {
+      const vault = await getVault(db, vaultId);
+      if (!vault) throw notFound('No such vault');
+      const root = explorerRoot(explorerUrl, request);
+      const lines = historyCsvLines(
+        db,
+        vault.vault_id,
+        (txid) => `${root}/tx/${txid}`,
+        oracle.price().priceCents / 100,
+        HISTORY_CSV_BATCH,
+        (count) => (rowsRead += count),
+        turn,
+      );
+      stopWatching = watchReader(reply.raw, limits);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header(
+          'Content-Disposition',
+          `attachment; filename="vault-${vault.vault_tag}-history.csv"`,
+        )
+        .header('Cache-Control', 'no-store')
+        .send(Readable.from(lines, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
+    } catch (err) {
+      releaseOnce();
+      throw err;
+    }
   });
+
+  return { active: () => active, rowsRead: () => rowsRead, refused: () => refused };
 }

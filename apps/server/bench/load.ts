@@ -1,0 +1,123 @@
+// Issue 24's load figures for `npm run bench -w @unit/server`: what an open live stream costs the
+// server in memory, and how /api/health answers while ten clients export a 200,000-record history
+// as CSV at once. Each client connects from an address of its own (127.0.0.x: Linux routes all of
+// 127/8 to loopback), as separate users would, so the per-client limits do not refuse them.
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+/** One GET from `localAddress`, read to its end and thrown away; resolves to its status and size. */
+function download(
+  url: string,
+  localAddress: string,
+): Promise<{ status: number; bytes: number; lines: number }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, { localAddress, agent: false }, (res) => {
+      let bytes = 0;
+      let lines = 0;
+      res.on('data', (chunk: Buffer) => {
+        bytes += chunk.length;
+        for (let i = chunk.indexOf(10); i >= 0; i = chunk.indexOf(10, i + 1)) lines++;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes, lines }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+}
+
+export interface ExportLoad {
+  /** Exports answered 200 and read to the end, of those asked for. */
+  completed: number;
+  asked: number;
+  /** Lines of each completed export (header included). */
+  lines: number[];
+  megabytes: number;
+  seconds: number;
+  /** /api/health while they ran, in ms. */
+  healthWorstMs: number;
+  healthMedianMs: number;
+  healthChecks: number;
+  /** The worst of as many /api/health asked just before, with no export running. */
+  idleHealthWorstMs: number;
+}
+
+/** Asks /api/health one after another, 20 ms apart, until `stop()` says so; their times in ms. */
+async function askHealth(baseUrl: string, stop: () => boolean): Promise<number[]> {
+  const times: number[] = [];
+  while (!stop()) {
+    const at = performance.now();
+    const res = await fetch(`${baseUrl}/api/health`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`/api/health answered ${res.status}`);
+    times.push(performance.now() - at);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return times.sort((a, b) => a - b);
+}
+
+/** `clients` concurrent exports of `csvPath`, with /api/health asked one after another meanwhile. */
+export async function exportsUnderLoad(
+  baseUrl: string,
+  csvPath: string,
+  clients: number,
+): Promise<ExportLoad> {
+  let idleChecks = 0;
+  const idle = await askHealth(baseUrl, () => idleChecks++ >= 200);
+  const started = performance.now();
+  let running = true;
+  const downloads = Promise.all(
+    Array.from({ length: clients }, (_, i) => download(baseUrl + csvPath, `127.0.0.${i + 11}`)),
+  ).finally(() => (running = false));
+  const health = await askHealth(baseUrl, () => !running);
+  const results = await downloads;
+  const done = results.filter((r) => r.status === 200);
+  return {
+    completed: done.length,
+    asked: clients,
+    lines: done.map((r) => r.lines),
+    megabytes: done.reduce((sum, r) => sum + r.bytes, 0) / 1e6,
+    seconds: (performance.now() - started) / 1000,
+    healthWorstMs: health[health.length - 1] ?? 0,
+    healthMedianMs: health[Math.floor(health.length / 2)] ?? 0,
+    healthChecks: health.length,
+    idleHealthWorstMs: idle[idle.length - 1] ?? 0,
+  };
+}
+
+/** Opens `count` live streams, 8 per address from 127.0.2.x up; resolves when all have begun. */
+export async function openLiveStreams(
+  baseUrl: string,
+  count: number,
+): Promise<{ opened: number; close: () => void }> {
+  const requests: http.ClientRequest[] = [];
+  const opened: number[] = [];
+  for (let from = 0; from < count; from += 50) {
+    const batch = Array.from(
+      { length: Math.min(50, count - from) },
+      (_, i) =>
+        new Promise<number>((resolve, reject) => {
+          const n = from + i;
+          const req = http.get(
+            `${baseUrl}/api/events`,
+            {
+              localAddress: `127.0.${2 + Math.floor(n / 2000)}.${2 + (Math.floor(n / 8) % 250)}`,
+              agent: false,
+            },
+            (res) => {
+              res.once('data', () => resolve(res.statusCode ?? 0));
+              res.resume();
+            },
+          );
+          req.on('error', reject);
+          requests.push(req);
+        }),
+    );
+    opened.push(...(await Promise.all(batch)));
+  }
+  return {
+    opened: opened.filter((status) => status === 200).length,
+    close: () => {
+      for (const req of requests) req.destroy();
+    },
+  };
+}
