@@ -46,9 +46,14 @@ export function shouldReportError(error: unknown): boolean {
   return errorMessageOf(error).trim().toLowerCase() !== ERROR_MESSAGES.userTimeout;
 }
 
-/** SPEC §4, §8: the wallet has no accounts; a Try again button is offered in borrow and repay. */
+/**
+ * SPEC §4, §8: the wallet has no accounts; a Try again button is offered in borrow and repay.
+ * Recognised by its code (`no_accounts`, the web's WalletError), never by its text.
+ */
 export function isNoAccountsError(error: unknown): boolean {
-  return /no accounts/i.test(errorMessageOf(error));
+  return (
+    !!error && typeof error === 'object' && (error as { code?: unknown }).code === 'no_accounts'
+  );
 }
 
 /** SPEC §8: a 404 is a distinct not-found case (e.g. no vault yet), not an error banner. */
