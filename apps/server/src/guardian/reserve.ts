@@ -10,7 +10,8 @@
 // address) and, here, a few live reservations per connection, each released when its socket closes.
 import { randomBytes } from 'node:crypto';
 import { keyMayOpenVault, type ReserveParams, type ReserveResult } from '@unit/protocol';
-import { DomainError, type RpcClient } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
+import type { RpcClient } from '../rpc/json-rpc';
 import { getVaultByPubkey, type VaultRow } from '../store';
 import type { GuardianContext } from './context';
 import { heldTreasuryOutputs } from './locks';

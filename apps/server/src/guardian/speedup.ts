@@ -17,7 +17,7 @@ import {
   type VaultAction,
 } from '@unit/protocol';
 import { ChainUnavailableError } from '../chain/port';
-import { DomainError } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
 import { getVault, openRequestsForVault } from '../store';
 import { cosign } from './actions';
 import type { GuardianContext } from './context';
