@@ -66,7 +66,7 @@ function scriptedExecute(attempts: Attempt[]) {
     }
     // SPEC §4: the no-accounts error comes before anything is signed (guardian-client checks the
     // account first; a wallet that shares none refuses to sign).
-    if (attempt === 'no-accounts') throw new Error('No accounts');
+    if (attempt === 'no-accounts') throw new WalletError('no_accounts', 'No accounts');
     if (attempt === 'wallet-no-accounts')
       throw new WalletError('no_accounts', 'Xverse has not shared an account with this app yet.');
     if (attempt === 'declined')

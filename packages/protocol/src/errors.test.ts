@@ -29,9 +29,14 @@ describe('toUserMessage', () => {
 });
 
 describe('error kinds', () => {
-  it('recognises the no-accounts error that offers a retry', () => {
-    expect(isNoAccountsError(new Error('No accounts found'))).toBe(true);
+  it('recognises the no-accounts error that offers a retry by its code, not its text', () => {
+    const walletSaid = Object.assign(new Error('Xverse shares no account'), {
+      code: 'no_accounts',
+    });
+    expect(isNoAccountsError(walletSaid)).toBe(true);
+    expect(isNoAccountsError(new Error('No accounts found'))).toBe(false);
     expect(isNoAccountsError(new Error('Unknown error'))).toBe(false);
+    expect(isNoAccountsError('no_accounts')).toBe(false);
   });
   it('recognises a 404 as not found', () => {
     expect(isNotFoundError({ status: 404 })).toBe(true);

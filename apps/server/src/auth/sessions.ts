@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Network } from '@unit/protocol';
 import type { Database } from '../store/schema';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { addressNetworkProblem, verifyAddressSignature } from './signature';
 
 export const SESSION_COOKIE = 'unit_session';
@@ -22,7 +22,7 @@ const nowS = () => Math.floor(Date.now() / 1000);
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 export const unauthorized = (message = 'Sign in with your wallet first') =>
-  new ApiError(401, 'unauthorized', message);
+  new DomainError('unauthorized', message);
 
 /** Where a session is good: the origin people open the app at, and the chain it runs on. */
 export interface SignInSite {
@@ -66,7 +66,7 @@ const NETWORK_LINE = /^Network: (.*)$/m;
 /** An address of another network never gets a challenge or a session (400, saying which). */
 function assertAddressOfNetwork(address: string, network: Network): void {
   const problem = addressNetworkProblem(address, network);
-  if (problem) throw new ApiError(400, 'bad_request', problem);
+  if (problem) throw new DomainError('bad_request', problem);
 }
 
 /**
@@ -212,7 +212,7 @@ export async function requireSession(
   const signedIn = await sessionAddress(db, request);
   if (!signedIn) throw unauthorized();
   if (address !== undefined && address !== signedIn) {
-    throw new ApiError(403, 'forbidden', 'You are signed in with another address');
+    throw new DomainError('forbidden', 'You are signed in with another address');
   }
   return signedIn;
 }

@@ -45,7 +45,7 @@ import {
   type WithdrawPayload,
 } from '@unit/protocol';
 import type { ChainOutput } from '../chain/port';
-import { DomainError } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
 import { getReservation, getVault, getVaultByPubkey, type VaultRow } from '../store';
 import { countReferrals } from '../store/users';
 import type { GuardianContext } from './context';

@@ -2,30 +2,8 @@
 // It is written with the request before the broadcast, so the same effects can be committed by the
 // request itself or, after a crash between broadcast and commit, by recover.ts.
 import type { Kysely } from 'kysely';
-import type {
-  ActionCodeColumn,
-  Database,
-  GuardianRequestsTable,
-  Int64,
-  ReservationsTable,
-} from '../store';
+import type { ActionCodeColumn, Database } from '../store';
 import { appendVaultHistory, insertVault, updateVaultState } from '../store';
-
-/** The store's schema plus the guardian's own columns and tables (migrations.ts). */
-export interface GuardianDatabase extends Omit<Database, 'guardian_requests' | 'reservations'> {
-  guardian_requests: GuardianRequestsTable & { effects: string | null; instance_id: string | null };
-  reservations: ReservationsTable & {
-    connection_id: string | null;
-    client_address: string | null;
-  };
-  guardian_locks: {
-    lock_key: string;
-    owner: string;
-    expires_at: Int64;
-    /** The instance holding it (cluster presence); null from a server before instance ids. */
-    instance_id: string | null;
-  };
-}
 
 /** The vault's state after the transaction; its output is always vout 0 (docs/protocol.md). */
 export interface VaultAfter {
@@ -71,16 +49,12 @@ export type Effects =
       liquidated: { vault_id: string; btc_amt: number; unit_amt: number; utxo_script: string };
     };
 
-export function guardianDb(db: Kysely<Database>): Kysely<GuardianDatabase> {
-  return db as unknown as Kysely<GuardianDatabase>;
-}
-
 export async function saveEffects(
   db: Kysely<Database>,
   nonce: string,
   effects: Effects,
 ): Promise<void> {
-  await guardianDb(db)
+  await db
     .updateTable('guardian_requests')
     .set({ effects: JSON.stringify(effects) })
     .where('nonce', '=', nonce.toLowerCase())

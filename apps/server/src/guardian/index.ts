@@ -5,13 +5,8 @@
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
 import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
-import {
-  DomainError,
-  rpcMethod,
-  type RpcClient,
-  type RpcContext,
-  type RpcMethod,
-} from '../rpc/json-rpc';
+import { DomainError } from '../errors';
+import { rpcMethod, type RpcClient, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
 import {
   precheckAction,
   prepareAction,

@@ -9,7 +9,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store';
-import { guardianDb } from './effects';
 
 /**
  * How long a holder may keep a lock without renewing it. A request renews it just before it
@@ -50,7 +49,7 @@ async function acquireOne(
     instance_id: holder.instanceId,
     expires_at: now + LOCK_SECONDS,
   };
-  const result = await guardianDb(db)
+  const result = await db
     .insertInto('guardian_locks')
     .values({ lock_key: key, ...row })
     .onConflict((oc) =>
@@ -73,7 +72,7 @@ export async function acquireLocks(
     if (!(await acquireOne(db, key, holder, now))) {
       // Frees what this call took, and nothing the owner held before it.
       if (taken.length > 0)
-        await guardianDb(db)
+        await db
           .deleteFrom('guardian_locks')
           .where('lock_key', 'in', taken)
           .where('owner', '=', owner)
@@ -93,7 +92,7 @@ export async function renewLocks(
   now: number,
 ): Promise<boolean> {
   if (keys.length === 0) return true;
-  const result = await guardianDb(db)
+  const result = await db
     .updateTable('guardian_locks')
     .set({ expires_at: now + LOCK_SECONDS })
     .where('lock_key', 'in', [...keys])
@@ -104,12 +103,12 @@ export async function renewLocks(
 
 /** Frees what `owner` holds, and nothing of anyone else. */
 export async function releaseLocks(db: Kysely<Database>, owner: string): Promise<void> {
-  await guardianDb(db).deleteFrom('guardian_locks').where('owner', '=', owner).execute();
+  await db.deleteFrom('guardian_locks').where('owner', '=', owner).execute();
 }
 
 /** Frees the locks of every attempt of a request, by its nonce (after a restart settled it). */
 export async function releaseRequestLocks(db: Kysely<Database>, nonce: string): Promise<void> {
-  await guardianDb(db)
+  await db
     .deleteFrom('guardian_locks')
     .where('owner', 'like', `${nonce.toLowerCase()}:%`)
     .execute();
@@ -124,7 +123,7 @@ export async function handOverLocks(
   owner: string,
   instanceId: string,
 ): Promise<void> {
-  await guardianDb(db)
+  await db
     .updateTable('guardian_locks')
     .set({ instance_id: instanceId })
     .where('owner', '=', owner)
@@ -136,7 +135,7 @@ export const ownerLabel = (owner: string) => owner.slice(0, owner.lastIndexOf(':
 
 /** Treasury outputs held by requests in flight right now, as `txid:vout`. */
 export async function heldTreasuryOutputs(db: Kysely<Database>, now: number): Promise<Set<string>> {
-  const rows = await guardianDb(db)
+  const rows = await db
     .selectFrom('guardian_locks')
     .select('lock_key')
     .where('lock_key', 'like', 'treasury:%')

@@ -8,7 +8,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store';
-import { guardianDb } from './effects';
 
 /** This instance's name and the way to ask whether another one is still running. */
 export interface GuardianInstance {
@@ -37,7 +36,7 @@ export async function recordOwnedRequest(
   instanceId: string,
   now: number,
 ): Promise<boolean> {
-  const result = await guardianDb(db)
+  const result = await db
     .insertInto('guardian_requests')
     .values({
       ...request,
@@ -66,7 +65,7 @@ export async function advanceOwnedRequest(
   details: { txid: string; raw_hex?: string },
   now: number,
 ): Promise<boolean> {
-  const result = await guardianDb(db)
+  const result = await db
     .updateTable('guardian_requests')
     .set({ state: to, ...details, updated_at: now })
     .where('nonce', '=', nonce.toLowerCase())
@@ -87,7 +86,7 @@ export async function takeOverRequest(
   instanceId: string,
   now: number,
 ): Promise<boolean> {
-  const result = await guardianDb(db)
+  const result = await db
     .updateTable('guardian_requests')
     .set({ instance_id: instanceId, updated_at: now })
     .where('nonce', '=', nonce)
@@ -112,7 +111,7 @@ export async function retakeFailedRequest(
   now: number,
 ): Promise<boolean> {
   const { nonce, ...fields } = request;
-  const result = await guardianDb(db)
+  const result = await db
     .updateTable('guardian_requests')
     .set({
       ...fields,

@@ -7,7 +7,8 @@
 // as the tracker's progress (SPEC §4).
 import type { SignedVaultRequest } from '@unit/protocol';
 import { ChainUnavailableError } from '../chain/port';
-import { DomainError, type RpcContext } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
+import type { RpcContext } from '../rpc/json-rpc';
 import type { PipelineDeps } from './context';
 import { applyEffects, saveEffects, type Effects } from './effects';
 import {

@@ -13,7 +13,7 @@
 // those of requests never stored: a vault is free again as soon as its holder is known to be gone.
 import { advanceGuardianRequest } from '../store';
 import type { GuardianContext } from './context';
-import { applyEffects, guardianDb, type Effects } from './effects';
+import { applyEffects, type Effects } from './effects';
 import { ownerLabel, releaseRequestLocks } from './locks';
 import { takeOverRequest } from './ownership';
 import { MAX_REQUEST_LIFETIME_SECONDS } from './pipeline';
@@ -44,7 +44,7 @@ export interface RecoveryReport {
 
 export async function recoverRequests(g: GuardianContext): Promise<RecoveryReport> {
   const report: RecoveryReport = { committed: [], rebroadcast: [], failed: [] };
-  const rows = await guardianDb(g.db)
+  const rows = await g.db
     .selectFrom('guardian_requests')
     .select([
       'nonce',
@@ -92,7 +92,7 @@ async function freeLocksOfGoneInstances(
   g: GuardianContext,
   alive: Map<string, boolean>,
 ): Promise<void> {
-  const held = await guardianDb(g.db)
+  const held = await g.db
     .selectFrom('guardian_locks')
     .select(['lock_key', 'owner', 'instance_id'])
     .where('instance_id', 'is not', null)
@@ -104,7 +104,7 @@ async function freeLocksOfGoneInstances(
     const instance = lock.instance_id!;
     if (!alive.has(instance)) alive.set(instance, await g.instance.isAlive(instance));
     if (alive.get(instance)) continue;
-    const inFlight = await guardianDb(g.db)
+    const inFlight = await g.db
       .selectFrom('guardian_requests')
       .select('nonce')
       .where('nonce', '=', ownerLabel(lock.owner))
@@ -112,7 +112,7 @@ async function freeLocksOfGoneInstances(
       .executeTakeFirst();
     if (inFlight) continue;
     // Conditional on the same holder: a lock taken again meanwhile is someone else's.
-    await guardianDb(g.db)
+    await g.db
       .deleteFrom('guardian_locks')
       .where('lock_key', '=', lock.lock_key)
       .where('owner', '=', lock.owner)
@@ -146,7 +146,7 @@ async function settle(
   if (sent.outcome === 'unknown') {
     if (now <= Number(row.expires_at) + UNANSWERED_BOUND_SECONDS) {
       // Handed back: the next round asks the chain again, the vault still locked.
-      await guardianDb(g.db)
+      await g.db
         .updateTable('guardian_requests')
         .set({ instance_id: HANDED_OFF, error: sent.reason, updated_at: now })
         .where('nonce', '=', row.nonce)

@@ -10,10 +10,10 @@
 // address) and, here, a few live reservations per connection, each released when its socket closes.
 import { randomBytes } from 'node:crypto';
 import { keyMayOpenVault, type ReserveParams, type ReserveResult } from '@unit/protocol';
-import { DomainError, type RpcClient } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
+import type { RpcClient } from '../rpc/json-rpc';
 import { getVaultByPubkey, type VaultRow } from '../store';
 import type { GuardianContext } from './context';
-import { guardianDb } from './effects';
 import { heldTreasuryOutputs } from './locks';
 
 /**
@@ -46,7 +46,7 @@ export async function reserve(
       throw new DomainError('vault_liquidated', 'This vault has been liquidated');
   }
 
-  const db = guardianDb(g.db);
+  const db = g.db;
   const now = g.now();
   if (client) {
     // The same key asking again on its connection replaces its earlier reservation (a retry);
@@ -168,7 +168,7 @@ async function reservationsPerOutput(
 
 /** Releases what a connection still holds once its socket has closed. */
 export async function releaseConnection(g: GuardianContext, connectionId: string): Promise<void> {
-  await guardianDb(g.db)
+  await g.db
     .updateTable('reservations')
     .set({ status: 'released' })
     .where('connection_id', '=', connectionId)

@@ -12,7 +12,7 @@ import { Transaction } from '@scure/btc-signer';
 import type { Kysely } from 'kysely';
 import { BroadcastError, type Chain } from '../chain/port';
 import { getVault, type Database, type VaultRow } from '../store';
-import { applyEffects, guardianDb, type Effects } from './effects';
+import { applyEffects, type Effects } from './effects';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
 
@@ -105,7 +105,7 @@ export async function handOff(
 ): Promise<boolean> {
   const { nonce } = request;
   return db.transaction().execute(async (trx) => {
-    const moved = await guardianDb(trx)
+    const moved = await trx
       .updateTable('guardian_requests')
       .set({ instance_id: HANDED_OFF, error: reason, updated_at: now })
       .where('nonce', '=', nonce.toLowerCase())
@@ -115,7 +115,7 @@ export async function handOff(
     if (Number(moved.numUpdatedRows) !== 1) return false;
     // Renamed so the request's own release (pipeline.ts) leaves them; recovery frees them by the
     // nonce once the chain has settled the request (locks.ts releaseRequestLocks).
-    await guardianDb(trx)
+    await trx
       .updateTable('guardian_locks')
       .set({
         owner: `${nonce.toLowerCase()}:${HANDED_OFF}`,
@@ -179,7 +179,7 @@ async function commitLate(g: GuardianContext, row: FailedRow): Promise<boolean> 
   if (!(await chainHolds(g.chain, row.txid))) return false;
   const now = g.now();
   const committed = await g.db.transaction().execute(async (trx) => {
-    const moved = await guardianDb(trx)
+    const moved = await trx
       .updateTable('guardian_requests')
       .set({ state: 'broadcast', error: null, updated_at: now })
       .where('nonce', '=', row.nonce)
@@ -198,7 +198,7 @@ async function commitLate(g: GuardianContext, row: FailedRow): Promise<boolean> 
 }
 
 const failedWithTransaction = (g: GuardianContext) =>
-  guardianDb(g.db)
+  g.db
     .selectFrom('guardian_requests')
     .select(['nonce', 'txid', 'raw_hex', 'effects', 'vault_pubkey'])
     .where('state', '=', 'failed')

@@ -17,11 +17,11 @@ import {
   type VaultAction,
 } from '@unit/protocol';
 import { ChainUnavailableError } from '../chain/port';
-import { DomainError } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
 import { getVault, openRequestsForVault } from '../store';
 import { cosign } from './actions';
 import type { GuardianContext } from './context';
-import { guardianDb, type Effects } from './effects';
+import { type Effects } from './effects';
 import { sendOrFind } from './settle';
 
 /**
@@ -66,17 +66,6 @@ export const speedUpMigrations: Record<string, Migration> = {
   },
 };
 
-interface ReplacementsTable {
-  txid: string;
-  replaced_txid: string;
-  replaced_hex: string;
-  nonce: string;
-  created_at: number | string;
-}
-
-const replacementsDb = (db: Kysely<unknown>) =>
-  db as unknown as Kysely<{ guardian_replacements: ReplacementsTable }>;
-
 /** How many open replacements one block looks at: a bounded read per block. */
 const SETTLE_BATCH = 100;
 
@@ -86,7 +75,7 @@ const SETTLE_BATCH = 100;
  * Returns the txids the store now follows again.
  */
 export async function settleReplacements(g: GuardianContext): Promise<string[]> {
-  const db = replacementsDb(g.db as unknown as Kysely<unknown>);
+  const db = g.db;
   const rows = await db
     .selectFrom('guardian_replacements')
     .selectAll()
@@ -156,7 +145,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
       throw new DomainError('vault_busy', 'Another request is already spending this vault');
 
     // ---- the original: a transaction this guardian broadcast for this key, still unconfirmed ----
-    const row = await guardianDb(g.db)
+    const row = await g.db
       .selectFrom('guardian_requests')
       .select(['nonce', 'method', 'vault_pubkey', 'raw_hex', 'effects'])
       .where('txid', '=', originalTxid)
@@ -303,7 +292,7 @@ async function rememberReplacement(
   replacedHex: string,
   txid: string,
 ): Promise<void> {
-  const db = replacementsDb(g.db as unknown as Kysely<unknown>);
+  const db = g.db;
   await db.transaction().execute(async (trx) => {
     // A second speed-up: what the first replaced now waits on the newest transaction.
     await trx
@@ -358,7 +347,7 @@ async function followReplacement(
       .set({ claim_txid: txid })
       .where('claim_txid', '=', originalTxid)
       .execute();
-    await guardianDb(trx)
+    await trx
       .updateTable('guardian_requests')
       .set({ txid, raw_hex: signed.hex, updated_at: g.now() })
       .where('nonce', '=', nonce)

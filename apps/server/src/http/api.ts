@@ -32,7 +32,8 @@ import {
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
 import { BITCOIN_PRICE_SCHEMA, HISTORY_PAGE_SCHEMA, HISTORY_POINTS_SCHEMA } from './schemas';
 import { listLiquidations } from '../store/liquidations';
-import { ApiError, notFound, parseInput } from './errors';
+import { DomainError } from '../errors';
+import { notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
 
@@ -158,14 +159,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { th, ts } = parseInput(quoteQuery, request.query);
     // A stamp from the future would let a quote outlive its 300 s.
     if (ts > Math.floor(Date.now() / 1000) + 60) {
-      throw new ApiError(400, 'bad_request', 'ts is in the future');
+      throw new DomainError('bad_request', 'ts is in the future');
     }
     return withFreshPrice(() => oracle.quote(th, ts));
   });
 
   app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {
     if (config.network !== 'devnet') {
-      throw new ApiError(403, 'not_devnet', 'The price can only be set on the devnet');
+      throw new DomainError('not_devnet', 'The price can only be set on the devnet');
     }
     const { usd } = parseInput(devnetPriceBody, request.body);
     const point = await oracle.setPrice(Math.round(usd * 100));
@@ -250,7 +251,7 @@ function withFreshPrice<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    if (error instanceof StalePriceError) throw new ApiError(503, 'no_price', error.message);
+    if (error instanceof StalePriceError) throw new DomainError('no_price', error.message);
     throw error;
   }
 }

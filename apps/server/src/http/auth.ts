@@ -17,7 +17,8 @@ import {
   type SignInSite,
 } from '../auth/sessions';
 import type { Database } from '../store/schema';
-import { ApiError, parseInput } from './errors';
+import { DomainError } from '../errors';
+import { parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 
 const address = z.string().regex(/^[A-Za-z0-9]{14,90}$/, 'expected a Bitcoin address');
@@ -91,8 +92,7 @@ export function registerOAuthRoutes(
     const signedIn = await requireSession(db, request);
     const url = await links.start(params.provider, signedIn, redirectUri(params.provider));
     if (!url) {
-      throw new ApiError(
-        503,
+      throw new DomainError(
         'not_configured',
         `${params.provider} is not configured on this server`,
       );

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { LiveEvent } from '@unit/protocol';
 import type { EventBus } from '../cluster';
-import { ApiError } from './errors';
+import { DomainError } from '../errors';
 import { clientKey } from './client-key';
 
 export interface LiveStreamOptions {
@@ -173,11 +173,11 @@ export function registerEventRoutes(
     const address = clientKey(request.ip);
     // Cheap refusals first: nothing is held for a caller over its share.
     if (holders.held(address) >= limits.maxPerAddress)
-      throw new ApiError(429, 'rate_limited', 'Too many live connections, try again shortly');
+      throw new DomainError('rate_limited', 'Too many live connections, try again shortly');
     if (holders.size >= limits.maxStreams) {
       const victim = holders.victimFor(address);
       if (!victim)
-        throw new ApiError(429, 'rate_limited', 'Too many live connections, try again shortly');
+        throw new DomainError('rate_limited', 'Too many live connections, try again shortly');
       evict(victim);
     }
     const res = reply.raw;

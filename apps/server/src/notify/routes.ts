@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { TelegramLinkDto } from '@unit/protocol';
 import { requireSession } from '../auth/sessions';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { WRITE_LIMIT } from '../http/security';
 import type { Database } from '../store/schema';
 import type { TelegramNotifier } from './telegram';
@@ -18,7 +18,7 @@ export function registerTelegramRoutes(
     const address = await requireSession(db, request);
     const link = await notifier.createLink(address);
     if (!link) {
-      throw new ApiError(503, 'not_configured', 'Telegram is not configured on this server');
+      throw new DomainError('not_configured', 'Telegram is not configured on this server');
     }
     return link satisfies TelegramLinkDto;
   });

@@ -10,7 +10,7 @@ import type { OracleQuoteDto, PriceHistoryDto, TimePeriod } from '@unit/protocol
 import type { Database } from '../store/schema';
 import { insertPricePoints, latestPricePoint, type PricePoint } from '../store/prices';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
-import { DomainError } from '../rpc/json-rpc';
+import { DomainError } from '../errors';
 import { backfillTimestamps } from './intervals';
 import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';

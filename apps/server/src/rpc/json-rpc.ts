@@ -6,18 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { WebSocket } from 'ws';
 import type { Logger } from 'pino';
 import * as z from 'zod';
-import type { ApiErrorDto, ErrorCode } from '@unit/protocol';
-
-/** A failure the caller should see: an error code of api.ts and a message for people. */
-export class DomainError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'DomainError';
-  }
-}
+import type { ApiErrorDto } from '@unit/protocol';
+import { DomainError } from '../errors';
 
 export const RPC_PARSE_ERROR = -32700;
 export const RPC_INVALID_REQUEST = -32600;

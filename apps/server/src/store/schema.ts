@@ -85,6 +85,10 @@ export interface GuardianRequestsTable {
   expires_at: Int64;
   created_at: Int64;
   updated_at: Int64;
+  /** JSON of what the request changes once broadcast (guardian/effects.ts; guardian migrations). */
+  effects: string | null;
+  /** The instance handling it (cluster presence); null from a server before instance ids. */
+  instance_id: string | null;
 }
 
 export type ReservationStatus = 'active' | 'used' | 'released';
@@ -98,6 +102,27 @@ export interface ReservationsTable {
   treasury_vout: number | null;
   status: ReservationStatus;
   expires_at: Int64;
+  created_at: Int64;
+  /** The socket and client address that reserved it (guardian migrations). */
+  connection_id: string | null;
+  client_address: string | null;
+}
+
+/** A vault's lease while one request spends it (guardian/locks.ts; guardian migrations). */
+export interface GuardianLocksTable {
+  lock_key: string;
+  owner: string;
+  expires_at: Int64;
+  /** The instance holding it (cluster presence); null from a server before instance ids. */
+  instance_id: string | null;
+}
+
+/** A speed-up whose original may still confirm instead (guardian/speedup.ts migrations). */
+export interface GuardianReplacementsTable {
+  txid: string;
+  replaced_txid: string;
+  replaced_hex: string;
+  nonce: string;
   created_at: Int64;
 }
 
@@ -160,6 +185,8 @@ export interface Database {
   vault_history: VaultHistoryTable;
   guardian_requests: GuardianRequestsTable;
   reservations: ReservationsTable;
+  guardian_locks: GuardianLocksTable;
+  guardian_replacements: GuardianReplacementsTable;
   liquidations: LiquidationsTable;
   telegram_subscriptions: TelegramSubscriptionsTable;
   telegram_outbox: TelegramOutboxTable;

@@ -7,7 +7,6 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import type { RunningApp } from '../support';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
-import { guardianDb } from '../../src/guardian/effects';
 import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/guardian/recover';
 import {
   dropSchema,
@@ -76,7 +75,7 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
   it('settles, by the leader, a request whose instance is gone', async () => {
     const nonce = randomBytes(16).toString('hex');
     const now = Math.floor(Date.now() / 1000);
-    await guardianDb(a.store.db)
+    await a.store.db
       .insertInto('guardian_requests')
       .values({
         nonce,
@@ -98,7 +97,7 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
   it('frees, by the leader, the locks of an instance that is gone, never those of a live one', async () => {
     const now = Math.floor(Date.now() / 1000);
     const lock = (key: string, instance: string) =>
-      guardianDb(a.store.db)
+      a.store.db
         .insertInto('guardian_locks')
         // A borrow killed before its request was stored: a lock no request row points to.
         .values({
@@ -113,7 +112,7 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
     await lock('vault:' + '44'.repeat(32), 'stopped-instance');
     await lock('vault:' + '55'.repeat(32), live.cluster.presence.id);
     const held = async (key: string) =>
-      (await guardianDb(a.store.db)
+      (await a.store.db
         .selectFrom('guardian_locks')
         .select('lock_key')
         .where('lock_key', '=', key)
@@ -129,7 +128,7 @@ describe.runIf(pgUrl)('guardian requests across instances', () => {
     const now = Math.floor(Date.now() / 1000);
     const legacy = (createdAt: number) => {
       const nonce = randomBytes(16).toString('hex');
-      return guardianDb(a.store.db)
+      return a.store.db
         .insertInto('guardian_requests')
         .values({
           nonce,

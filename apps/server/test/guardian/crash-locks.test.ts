@@ -18,7 +18,6 @@ import type {
 } from 'kysely';
 import type { Chain } from '../../src/chain/port';
 import { createGuardian, type Guardian } from '../../src/guardian';
-import { guardianDb } from '../../src/guardian/effects';
 import { vaultLock } from '../../src/guardian/locks';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import {
@@ -147,7 +146,7 @@ describe('a crash holds a vault only until the restart', () => {
   };
 
   const locksOf = (wallet: TestWallet) =>
-    guardianDb(h.store.db)
+    h.store.db
       .selectFrom('guardian_locks')
       .selectAll()
       .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
@@ -239,7 +238,7 @@ describe('a crash holds a vault only until the restart', () => {
 
   it('leaves a lock naming no instance (a server before instance ids) to its lease', async () => {
     const wallet = await withVault();
-    await guardianDb(h.store.db)
+    await h.store.db
       .insertInto('guardian_locks')
       .values({
         lock_key: vaultLock(wallet.vaultPubkey),
@@ -250,9 +249,6 @@ describe('a crash holds a vault only until the restart', () => {
       .execute();
     await h.restart().recover();
     expect(await locksOf(wallet)).toHaveLength(1);
-    await guardianDb(h.store.db)
-      .deleteFrom('guardian_locks')
-      .where('owner', '=', 'legacy:0000')
-      .execute();
+    await h.store.db.deleteFrom('guardian_locks').where('owner', '=', 'legacy:0000').execute();
   });
 });

@@ -43,7 +43,8 @@ import { Oracle } from '../../src/oracle/oracle';
 import { SimulatedPriceSource } from '../../src/oracle/price-source';
 import { getVaultByPubkey, migrateToLatest, openStore, type Store } from '../../src/store';
 import { createGuardian, guardianMigrations, type Guardian } from '../../src/guardian';
-import { DomainError, type RpcContext } from '../../src/rpc/json-rpc';
+import { DomainError } from '../../src/errors';
+import type { RpcContext } from '../../src/rpc/json-rpc';
 
 export const START = 1_800_000_000;
 export const START_PRICE_CENTS = 9_500_000;

@@ -40,7 +40,6 @@ import {
   type VaultDto,
 } from '@unit/protocol';
 import { connect } from '../cluster/instances';
-import { guardianDb } from '../../src/guardian/effects';
 import { vaultLock } from '../../src/guardian/locks';
 import { getGuardianRequest, openStore } from '../../src/store';
 import type { RunningApp } from '../support';
@@ -423,7 +422,7 @@ describe.each([
         const store = await openStore(storeOptions);
         try {
           const request = await getGuardianRequest(store.db, withdraw.nonce);
-          const lock = await guardianDb(store.db)
+          const lock = await store.db
             .selectFrom('guardian_locks')
             .select('lock_key')
             .where('lock_key', '=', vaultLock(user.vaultPubkey))

@@ -10,7 +10,6 @@ import { ChainUnavailableError } from '../../src/chain/port';
 import { EsploraChain } from '../../src/chain/esplora';
 import { registerDevnetRoutes } from '../../src/devnet/http';
 import type { Guardian } from '../../src/guardian';
-import { guardianDb } from '../../src/guardian/effects';
 import { vaultLock } from '../../src/guardian/locks';
 import { UNANSWERED_BOUND_SECONDS } from '../../src/guardian/recover';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
@@ -133,7 +132,7 @@ describe('broadcasts whose answer is lost', () => {
   };
 
   const lockOf = async (wallet: TestWallet) =>
-    (await guardianDb(h.store.db)
+    (await h.store.db
       .selectFrom('guardian_locks')
       .select('lock_key')
       .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
@@ -197,7 +196,7 @@ describe('broadcasts whose answer is lost', () => {
     const { txid } = (await getGuardianRequest(h.store.db, request.nonce))!;
     expect(await h.chain.txStatus(txid!)).not.toBeNull();
     // Nobody spends the vault meanwhile (its lock outlives the usual lease), nor is it failed.
-    const lock = await guardianDb(h.store.db)
+    const lock = await h.store.db
       .selectFrom('guardian_locks')
       .select('expires_at')
       .where('lock_key', '=', vaultLock(wallet.vaultPubkey))

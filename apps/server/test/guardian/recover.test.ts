@@ -10,7 +10,6 @@ import {
   recordGuardianRequest,
   vaultHistory,
 } from '../../src/store';
-import { guardianDb } from '../../src/guardian/effects';
 import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/guardian/recover';
 import { call, startHarness, type Harness, type TestWallet } from './harness';
 
@@ -130,7 +129,7 @@ describe('guardian restart recovery', () => {
       },
       h.clock.now,
     );
-    await guardianDb(h.store.db)
+    await h.store.db
       .updateTable('guardian_requests')
       .set({ instance_id: instanceId })
       .where('nonce', '=', nonce)

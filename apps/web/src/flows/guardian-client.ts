@@ -43,7 +43,7 @@ import {
 } from '@unit/protocol';
 import { getJson, joinUrl } from '../api/http';
 import { getUser } from '../api/missions';
-import type { WalletAccount } from '../wallet';
+import { WalletError, type WalletAccount } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { ExecuteContext, FlowInput, OnProgress } from './flow-types';
@@ -218,7 +218,7 @@ export async function runVaultAction(
 ): Promise<FlowResultIds> {
   const account = wallet.account;
   // SPEC §4 and §8: the no-accounts case is the one that offers Try again.
-  if (!account) throw new Error('No accounts');
+  if (!account) throw new WalletError('no_accounts', 'No accounts');
   onProgress(1);
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
@@ -460,7 +460,7 @@ export async function runRepossess(
   { config, wallet }: ExecuteContext,
 ): Promise<FlowResultIds> {
   const account = wallet.account;
-  if (!account) throw new Error('No accounts');
+  if (!account) throw new WalletError('no_accounts', 'No accounts');
   onProgress(1);
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
@@ -554,7 +554,7 @@ export async function runSpeedUp(
   { config, wallet }: ExecuteContext,
 ): Promise<FlowResultIds> {
   const account = wallet.account;
-  if (!account) throw new Error('No accounts');
+  if (!account) throw new WalletError('no_accounts', 'No accounts');
   onProgress(1);
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
