@@ -51,8 +51,11 @@ test('a healthy page is quiet, paints its shell from the HTML and links its own 
   await checkA11y(page);
   await snap(page, 'p1-welcome');
 
-  // Docs opens this product's own pages; no social account is configured here, so none shows.
-  expect(await page.getByRole('list', { name: 'Community' }).count()).toBe(0);
+  // Docs opens this product's own pages; so do the social links (SPEC §2) until an operator
+  // configures its accounts: never another protocol's.
+  const community = page.getByRole('list', { name: 'Community' }).first();
+  for (const name of ['X (Twitter)', 'Discord', 'Telegram'])
+    await expect(community.getByRole('link', { name })).toHaveAttribute('href', '/docs/index.html');
   const docsHref = await page.getByRole('link', { name: 'Docs' }).getAttribute('href');
   expect(docsHref).toBe('/docs/index.html');
   await page.goto(docsHref!);

@@ -371,9 +371,11 @@ export function loadConfig(
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
     links: {
       docs: e.DOCS_URL ?? DEFAULT_DOCS_URL,
-      twitter: e.TWITTER_URL ?? null,
-      discord: e.DISCORD_URL ?? null,
-      telegram: e.TELEGRAM_URL ?? null,
+      // SPEC §2 shows the three; until an operator names its own accounts they open this product's
+      // docs, never another protocol's (issue 22).
+      twitter: e.TWITTER_URL ?? DEFAULT_DOCS_URL,
+      discord: e.DISCORD_URL ?? DEFAULT_DOCS_URL,
+      telegram: e.TELEGRAM_URL ?? DEFAULT_DOCS_URL,
     },
     oauth: {
       discord: e.DISCORD_CLIENT_ID

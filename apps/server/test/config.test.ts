@@ -51,12 +51,12 @@ describe('loadConfig', () => {
     expect(config.telegramBotToken).toBeNull();
   });
 
-  it("links this product's own docs, and no social account unless configured (issue 22)", () => {
+  it("links this product's own docs, social links included until accounts are configured (issue 22)", () => {
     expect(loadConfig({}).links).toEqual({
       docs: '/docs/index.html',
-      twitter: null,
-      discord: null,
-      telegram: null,
+      twitter: '/docs/index.html',
+      discord: '/docs/index.html',
+      telegram: '/docs/index.html',
     });
     expect(
       loadConfig({
