@@ -12,18 +12,19 @@ import { checkAmounts, checkShape, decodeRawTx, refuse, REJECT } from './policy'
 import { replacementEvictions } from './replacement';
 import { big, insertTx, num, type Db, type DevnetFaucet, type Mutex, type Trx } from './store';
 
+/** What the mempool and the miner share: the chain's tables, its write lock and identities. */
+export interface DevnetParts {
+  db: Db;
+  blocks: BlockStore;
+  mutex: Mutex;
+  network: BTC_NETWORK;
+  now: () => number;
+  faucet: DevnetFaucet;
+  unitRuneId: string;
+}
+
 export class Mempool {
-  constructor(
-    private readonly env: {
-      db: Db;
-      blocks: BlockStore;
-      mutex: Mutex;
-      network: BTC_NETWORK;
-      now: () => number;
-      faucet: DevnetFaucet;
-      unitRuneId: string;
-    },
-  ) {}
+  constructor(private readonly env: DevnetParts) {}
 
   /** Validates and accepts a raw transaction into the mempool; refusals throw BroadcastError. */
   broadcast(rawHex: string): Promise<string> {

@@ -2,10 +2,9 @@
 // subsidy and the fees to the faucet, and genesis. The only writer of devnet_blocks.
 import { hex } from '@scure/base';
 import type { Transaction } from '@scure/btc-signer';
-import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { blockHash, ZERO_HASH } from './block';
-import type { BlockStore } from './block-store';
 import { allocateUnit } from './checks';
+import type { DevnetParts } from './mempool';
 import {
   coinbaseTx,
   etchingTx,
@@ -14,33 +13,13 @@ import {
   subsidy,
   type GenesisOptions,
 } from './genesis';
-import {
-  big,
-  insertTx,
-  num,
-  type Db,
-  type DevnetFaucet,
-  type DevnetTip,
-  type Mutex,
-  type Trx,
-} from './store';
+import { big, insertTx, num, type DevnetTip, type Trx } from './store';
 
 export class Miner {
   private readonly listeners = new Set<(tip: DevnetTip) => void>();
   private timer: ReturnType<typeof setInterval> | null = null;
 
-  constructor(
-    private readonly env: {
-      db: Db;
-      blocks: BlockStore;
-      mutex: Mutex;
-      network: BTC_NETWORK;
-      now: () => number;
-      faucet: DevnetFaucet;
-      unitRuneId: string;
-      blockIntervalMs: number;
-    },
-  ) {}
+  constructor(private readonly env: DevnetParts & { blockIntervalMs: number }) {}
 
   /** Starts mining a block every blockIntervalMs (no-op when the interval is 0). */
   start(): void {
