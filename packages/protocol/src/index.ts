@@ -23,3 +23,4 @@ export * from './live';
 export type * from './api';
 export * from './liquidation';
 export * from './price-change';
+export * from './price-quorum';
