@@ -16,7 +16,7 @@ import { loadGuardianKeys, type GuardianKeys } from './store/keys';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
 import { SimulatedPriceSource } from './oracle/price-source';
-import { FeedsPriceSource } from './oracle/feeds';
+import { FeedsPriceSource } from '@unit/guardian-net/price';
 import { TelegramNotifier } from './notify/telegram';
 import { installErrorHandling } from './http/errors';
 import { installSecurity } from './http/security';

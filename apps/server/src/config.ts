@@ -8,9 +8,13 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { fileURLToPath } from 'node:url';
 import * as z from 'zod';
-import { SPEED_UP_AFTER_SECONDS, type Network } from '@unit/protocol';
+import {
+  PRICE_MAX_SPREAD_BASIS_POINTS,
+  SPEED_UP_AFTER_SECONDS,
+  type Network,
+} from '@unit/protocol';
 import { DEFAULT_CHAIN_TIMEOUT_MS } from './chain/esplora';
-import { parsePriceFeeds, type PriceFeed } from './oracle/feeds';
+import { parsePriceFeeds, type PriceFeed } from '@unit/guardian-net/price';
 
 /** The repository root: DATA_DIR defaults to ./data beside it, whatever the working directory. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -428,7 +432,7 @@ export function publicOriginOf(config: ServerConfig, port: number): string {
 }
 
 /** Feed answers more than 3% apart make the price stale unless PRICE_MAX_SPREAD says otherwise. */
-export const DEFAULT_PRICE_MAX_SPREAD_BASIS_POINTS = 300;
+export const DEFAULT_PRICE_MAX_SPREAD_BASIS_POINTS = PRICE_MAX_SPREAD_BASIS_POINTS;
 
 /**
  * PRICE_SOURCE and PRICE_FEEDS together. A random walk is fine for a local devnet but a guardian on

@@ -10,7 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Chain } from '../chain/port';
 import type { LivePriceSource, PriceSource } from '../oracle/price-source';
 import { isLivePriceSource } from '../oracle/price-source';
-import type { PriceReading } from '../oracle/feeds';
+import type { PriceReading } from '@unit/guardian-net/price';
 import type { Oracle } from '../oracle/oracle';
 import { DomainError } from '../errors';
 import type { RpcMethod } from '../rpc/json-rpc';

@@ -2,7 +2,7 @@
 // devnet's history is reproducible and the app works offline (ARCHITECTURE.md, Configuration).
 // Real networks read live feeds (feeds.ts).
 import type { PricePoint } from '../store/prices';
-import type { PriceReading } from './feeds';
+import type { PriceReading } from '@unit/guardian-net/price';
 
 export interface PriceSource {
   readonly name: string;

@@ -1,9 +1,15 @@
-// Real BTC/USD prices from public ticker services (PRICE_SOURCE=feeds). Each feed is read at its
-// service's standard public path and parsed in that service's real JSON shape; the oracle's quote is
-// the median of the answers that arrived in time, and is stale when fewer than two did or when they
-// disagree by more than the configured spread (issue 12, finding 8).
+// Real BTC/USD prices from public ticker services: the server's oracle (PRICE_SOURCE=feeds) and
+// every guardian node read them with this one module. Each feed is read at its service's standard
+// public path and parsed in that service's real JSON shape; a reading's price is the median of the
+// answers that arrived in time, and is stale when fewer than two did or when they disagree by more
+// than the configured spread (issue 12, finding 8).
 import * as z from 'zod';
-import type { Logger } from 'pino';
+import { medianCents } from '@unit/protocol';
+
+/** What a reading logs about a feed that did not answer (pino's Logger fits). */
+export interface FeedLog {
+  debug(obj: Record<string, unknown>, msg: string): void;
+}
 
 export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
@@ -102,9 +108,13 @@ export const feedUrl = (feed: PriceFeed): string =>
 export const feedName = (feed: PriceFeed): string => `${feed.kind}@${feed.baseUrl}`;
 
 /**
- * PRICE_FEEDS: `kind@baseUrl` separated by commas. Returns the feeds and one problem per bad entry.
+ * PRICE_FEEDS (or a guardian's --feeds, named by `setting`): `kind@baseUrl` separated by commas.
+ * Returns the feeds and one problem per bad entry.
  */
-export function parsePriceFeeds(text: string): { feeds: PriceFeed[]; problems: string[] } {
+export function parsePriceFeeds(
+  text: string,
+  setting = 'PRICE_FEEDS',
+): { feeds: PriceFeed[]; problems: string[] } {
   const feeds: PriceFeed[] = [];
   const problems: string[] = [];
   for (const entry of text.split(',').map((part) => part.trim())) {
@@ -114,12 +124,12 @@ export function parsePriceFeeds(text: string): { feeds: PriceFeed[]; problems: s
     const baseUrl = at > 0 ? entry.slice(at + 1) : '';
     if (!(FEED_KINDS as readonly string[]).includes(kind)) {
       problems.push(
-        `PRICE_FEEDS entry "${entry}" must be kind@baseUrl with kind one of ${FEED_KINDS.join(', ')}`,
+        `${setting} entry "${entry}" must be kind@baseUrl with kind one of ${FEED_KINDS.join(', ')}`,
       );
       continue;
     }
     if (!z.url({ protocol: /^https?$/ }).safeParse(baseUrl).success) {
-      problems.push(`PRICE_FEEDS entry "${entry}" must name an absolute http(s) URL after the @`);
+      problems.push(`${setting} entry "${entry}" must name an absolute http(s) URL after the @`);
       continue;
     }
     feeds.push({ kind: kind as FeedKind, baseUrl });
@@ -179,9 +189,7 @@ export function combineAnswers(
   if (cents.length < 2)
     return { stale: `${cents.length} fresh price source${cents.length === 1 ? '' : 's'}` };
   const sorted = cents.map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const mid = sorted.length >> 1;
-  const median =
-    sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]! + 1n) / 2n;
+  const median = BigInt(medianCents(cents));
   const spread = sorted[sorted.length - 1]! - sorted[0]!;
   if (spread * 10_000n > BigInt(maxSpreadBasisPoints) * median)
     return {
@@ -195,7 +203,7 @@ export interface FeedsPriceSourceOptions {
   maxSpreadBasisPoints: number;
   /** A feed that has not answered in this time is not fresh this round. */
   timeoutMs: number;
-  log?: Logger;
+  log?: FeedLog;
   /** unix seconds */
   clock?: () => number;
 }

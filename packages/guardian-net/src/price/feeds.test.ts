@@ -1,5 +1,6 @@
-// PRICE_SOURCE=feeds (issue 12, finding 8): each feed read at its service's path and parsed in its
-// real shape, from local HTTP servers that answer like the services, hang, answer garbage or fail.
+// The exchange feeds (issue 12, finding 8; read by the server's oracle and every guardian): each
+// feed read at its service's path and parsed in its real shape, from local HTTP servers that answer
+// like the services, hang, answer garbage or fail.
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -10,8 +11,8 @@ import {
   readFeed,
   usdTextToCents,
   type FeedKind,
-} from '../src/oracle/feeds';
-import { startFakeFeed, type FakeFeed, type FeedBehaviour } from './price-feeds';
+} from './feeds';
+import { startFakeFeed, type FakeFeed, type FeedBehaviour } from '../../test/price-feeds';
 
 const now = () => Math.floor(Date.now() / 1000);
 const feeds: FakeFeed[] = [];
