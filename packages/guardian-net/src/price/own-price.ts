@@ -1,0 +1,108 @@
+// A guardian's own oracle: it reads its own exchange feeds every tick (each read with a time-out),
+// and signs each fresh reading with its identity key. Nothing here trusts another guardian or the
+// coordinator: the price a guardian serves and decides by is the one its own feeds gave it.
+import {
+  GUARDIAN_PRICE_MAX_AGE_SECONDS,
+  guardianPriceProblem,
+  PRICE_MAX_SPREAD_BASIS_POINTS,
+} from '@unit/protocol';
+import { FeedsPriceSource, type PriceFeed } from './feeds';
+import { signPrice, type SignedPrice } from './signed-price';
+
+/** Today's oracle tick (PRICE_TICK's default). */
+export const DEFAULT_PRICE_TICK_MS = 30_000;
+/** A feed that has not answered in this time is not fresh this round. */
+export const DEFAULT_FEED_TIMEOUT_MS = 5_000;
+
+export interface OwnPriceOptions {
+  guardian: number;
+  secretKey: Uint8Array;
+  /** the set version the price is signed for (it changes once, at the end of the DKG) */
+  setVersion: () => number;
+  feeds: PriceFeed[];
+  tickMs?: number;
+  timeoutMs?: number;
+  maxSpreadBasisPoints?: number;
+  log: (event: Record<string, unknown>) => void;
+  /** unix seconds; injectable for tests */
+  clock?: () => number;
+}
+
+export type OwnPrice = { fresh: true; price: SignedPrice } | { fresh: false; reason: string };
+
+export class OwnPriceOracle {
+  private latest: SignedPrice | null = null;
+  private staleReason = 'no price read yet';
+  private timer: NodeJS.Timeout | null = null;
+  private reading: Promise<void> | null = null;
+  private readonly source: FeedsPriceSource;
+  private readonly clock: () => number;
+
+  constructor(private readonly o: OwnPriceOptions) {
+    this.clock = o.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.source = new FeedsPriceSource({
+      feeds: o.feeds,
+      maxSpreadBasisPoints: o.maxSpreadBasisPoints ?? PRICE_MAX_SPREAD_BASIS_POINTS,
+      timeoutMs: o.timeoutMs ?? DEFAULT_FEED_TIMEOUT_MS,
+      clock: this.clock,
+    });
+  }
+
+  /** Reads once, then every tick until stop(). */
+  start(): void {
+    void this.read();
+    this.timer ??= setInterval(() => void this.read(), this.o.tickMs ?? DEFAULT_PRICE_TICK_MS);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.reading;
+  }
+
+  /** One round of the feeds; rounds never overlap. */
+  read(): Promise<void> {
+    this.reading ??= this.round().finally(() => (this.reading = null));
+    return this.reading;
+  }
+
+  private async round(): Promise<void> {
+    const reading = await this.source.read();
+    if (!reading.fresh) {
+      if (reading.reason !== this.staleReason)
+        this.o.log({ event: 'price-stale', reason: reading.reason, answers: reading.answers });
+      this.staleReason = reading.reason;
+      return;
+    }
+    const changed = this.latest?.priceCents !== reading.priceCents;
+    this.latest = signPrice(this.o.secretKey, {
+      guardian: this.o.guardian,
+      setVersion: this.o.setVersion(),
+      priceCents: reading.priceCents,
+      time: this.clock(),
+    });
+    if (changed || this.staleReason !== '')
+      this.o.log({ event: 'price', priceCents: reading.priceCents, time: this.latest.time });
+    this.staleReason = '';
+  }
+
+  /**
+   * The latest signed price while it is fresh: its last round was fresh and it is at most
+   * GUARDIAN_PRICE_MAX_AGE_SECONDS old (the protocol's rule, the same the quorum applies).
+   */
+  current(): OwnPrice {
+    if (this.staleReason !== '') return { fresh: false, reason: this.staleReason };
+    let p = this.latest!;
+    // The DKG's end moves the set version from the roster's 0 to 1: the same reading, signed anew.
+    if (p.setVersion !== this.o.setVersion())
+      p = this.latest = signPrice(this.o.secretKey, { ...p, setVersion: this.o.setVersion() });
+    const problem = guardianPriceProblem(p, this.clock(), GUARDIAN_PRICE_MAX_AGE_SECONDS);
+    return problem ? { fresh: false, reason: problem } : { fresh: true, price: p };
+  }
+
+  /** The last price read, fresh or not, for /v1/health. */
+  last(): SignedPrice | null {
+    return this.latest;
+  }
+}

@@ -1,0 +1,226 @@
+// A guardian's side of a FROST signing session: its own decision (`sign/propose`), then round 1
+// (`sign/commit`, one nonce per attempt, on disk before the commitment leaves) and round 2
+// (`sign/share`, the nonce spent on disk before the share exists). Nonces live in memory only, so
+// a restart abandons every nonce it had issued and none is ever used twice.
+import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
+import { bytesToHex, parseHex } from './canonical';
+import { ProtocolError } from './envelope';
+import {
+  commitmentsFromJson,
+  commitmentsToJson,
+  type CommitmentsJson,
+  frost,
+  frostIdentifier,
+} from './frost';
+import type { GuardianSet } from './guardian-set';
+import type { GuardianStore } from './store';
+
+export interface SignRequest {
+  sessionId: string;
+  /** the 32-byte digest to sign (a BIP-341 sighash in the vault flows) */
+  message: Uint8Array;
+  /** what the coordinator says the digest is for; the guardian checks it against its own view */
+  context: unknown;
+}
+
+export type Decision = { approve: true } | { approve: false; reason: string };
+export type Validator = (req: SignRequest) => Decision | Promise<Decision>;
+
+export interface Ready {
+  set: GuardianSet;
+  share: FrostSecret;
+  pub: FrostPublic;
+}
+
+export interface SigningOptions {
+  store: GuardianStore;
+  /** the set, share and public key; throws `not-ready` before the DKG is done */
+  ready: () => Ready;
+  validate: Validator;
+  tamperShare?: (share: Uint8Array) => Uint8Array;
+  tamperCommitments?: (c: CommitmentsJson) => CommitmentsJson;
+  log: (event: Record<string, unknown>) => void;
+}
+
+const SESSION_ID = /^[0-9a-f]{64}$/;
+/** A round-1 nonce waits this long for its round 2; a coordinator retries with a fresh one. */
+const NONCE_TTL_MS = 2 * 60_000;
+/** Open attempts a guardian holds at once, so a coordinator cannot make it hoard nonces. */
+const MAX_OPEN_NONCES = 1024;
+/** A decision must come before the coordinator's own time-out (5 s) gives up on this guardian. */
+const VALIDATE_TIMEOUT_MS = 4_000;
+
+function parseSession(body: unknown): { sessionId: string; attempt: number } {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b.sessionId !== 'string' || !SESSION_ID.test(b.sessionId))
+    throw new ProtocolError('malformed', 'sessionId must be 32 bytes of hex');
+  const attempt = b.attempt ?? 0;
+  if (
+    typeof attempt !== 'number' ||
+    !Number.isSafeInteger(attempt) ||
+    attempt < 0 ||
+    attempt > 1000
+  )
+    throw new ProtocolError('malformed', 'attempt must be 0..1000');
+  return { sessionId: b.sessionId, attempt };
+}
+
+/** The decision within VALIDATE_TIMEOUT_MS; a throw or a time-out is a refusal. */
+async function decide(validate: Validator, req: SignRequest): Promise<Decision> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      Promise.resolve(validate(req)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out')), VALIDATE_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (e) {
+    return { approve: false, reason: `validation failed: ${(e as Error).message}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export class SigningRounds {
+  /** round-1 nonces, in memory only: a restart loses them for good (store.abandonIssuedNonces) */
+  private readonly nonces = new Map<string, { nonces: Nonces; at: number }>();
+  /** when this guardian last gave a signature share (ms), for /v1/health; null since its start */
+  lastShareAt: number | null = null;
+
+  constructor(private readonly o: SigningOptions) {}
+
+  async propose(body: unknown): Promise<unknown> {
+    this.o.ready();
+    const { store } = this.o;
+    const { sessionId } = parseSession(body);
+    const message = parseHex((body as { message?: unknown }).message, 32, 'message');
+    const messageHex = bytesToHex(message);
+    const earlier = store.session(sessionId);
+    if (earlier) {
+      if (earlier.message !== messageHex)
+        throw new ProtocolError('refused', 'session id already used for another message', 409);
+      return { approved: earlier.approved === 1, reason: earlier.reason };
+    }
+    const context = (body as { context?: unknown }).context;
+    const decision = await decide(this.o.validate, { sessionId, message, context });
+    const row = store.recordDecision(
+      sessionId,
+      messageHex,
+      decision.approve,
+      decision.approve ? null : decision.reason,
+    );
+    this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
+    return { approved: row.approved === 1, reason: row.reason };
+  }
+
+  private approvedSession(sessionId: string) {
+    const session = this.o.store.session(sessionId);
+    if (!session) throw new ProtocolError('unknown-session', 'no such signing session', 404);
+    if (session.approved !== 1)
+      throw new ProtocolError(
+        'refused',
+        `this guardian refused the request: ${session.reason}`,
+        403,
+      );
+    return session;
+  }
+
+  commit(body: unknown): unknown {
+    const { share } = this.o.ready();
+    const { store, tamperCommitments } = this.o;
+    const { sessionId, attempt } = parseSession(body);
+    this.approvedSession(sessionId);
+    if (store.nonce(sessionId, attempt))
+      throw new ProtocolError(
+        'nonce-unavailable',
+        'this attempt already has a nonce; start a new attempt',
+        409,
+      );
+    this.expireNonces();
+    if (this.nonces.size >= MAX_OPEN_NONCES)
+      throw new ProtocolError(
+        'not-ready',
+        'too many signing attempts open; try again shortly',
+        503,
+      );
+    const gen = frost.commit(share);
+    const c = commitmentsToJson(gen.commitments);
+    // Durable before the commitment leaves: a restart marks it abandoned, never signs with it again.
+    if (!store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
+      throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
+    this.nonces.set(`${sessionId}:${attempt}`, { nonces: gen.nonces, at: Date.now() });
+    return { commitments: tamperCommitments ? tamperCommitments(c) : c };
+  }
+
+  /** An attempt left open too long is abandoned: its nonce is dropped and its row says so. */
+  private expireNonces(): void {
+    const cutoff = Date.now() - NONCE_TTL_MS;
+    for (const [key, open] of this.nonces) {
+      if (open.at >= cutoff) continue;
+      this.nonces.delete(key);
+      const [sessionId, attempt] = key.split(':');
+      this.o.store.abandonNonce(sessionId!, Number(attempt));
+    }
+  }
+
+  share(body: unknown): unknown {
+    const { share, pub, set } = this.o.ready();
+    const { store } = this.o;
+    const { sessionId, attempt } = parseSession(body);
+    const session = this.approvedSession(sessionId);
+    const list = (body as { commitments?: unknown }).commitments;
+    if (!Array.isArray(list) || list.length !== set.t)
+      throw new ProtocolError('malformed', `signing needs exactly ${set.t} commitments`);
+    const commitments = list.map((c) => {
+      try {
+        return commitmentsFromJson(c);
+      } catch (e) {
+        throw new ProtocolError('malformed', (e as Error).message);
+      }
+    });
+    const ids = new Set(commitments.map((c) => c.identifier));
+    const allowed = new Set(set.members.map((m) => frostIdentifier(m.id)));
+    if (ids.size !== commitments.length || [...ids].some((i) => !allowed.has(i)))
+      throw new ProtocolError(
+        'malformed',
+        'commitments must come from distinct guardians of the set',
+      );
+    const mine = commitments.find((c) => c.identifier === share.identifier);
+    const row = store.nonce(sessionId, attempt);
+    if (
+      !mine ||
+      !row ||
+      bytesToHex(mine.hiding) !== row.hiding ||
+      bytesToHex(mine.binding) !== row.binding
+    )
+      throw new ProtocolError(
+        'refused',
+        'the list does not carry this guardian’s commitment for this attempt',
+      );
+    const key = `${sessionId}:${attempt}`;
+    this.expireNonces();
+    const nonces = this.nonces.get(key)?.nonces;
+    if (!nonces || row.status !== 'issued')
+      throw new ProtocolError(
+        'nonce-unavailable',
+        `nonce for this attempt is ${row.status === 'issued' ? 'lost (restart)' : row.status}`,
+        409,
+      );
+    // Spent on disk before the share exists: a crash from here on can only lose the share.
+    if (!store.spendNonce(sessionId, attempt))
+      throw new ProtocolError('nonce-unavailable', 'nonce already spent', 409);
+    this.nonces.delete(key);
+    let sigShare: Uint8Array = frost.signShare(
+      share,
+      pub,
+      nonces,
+      commitments,
+      parseHex(session.message, 32),
+    );
+    if (this.o.tamperShare) sigShare = this.o.tamperShare(sigShare);
+    this.lastShareAt = Date.now();
+    this.o.log({ event: 'share', sessionId, attempt });
+    return { share: bytesToHex(sigShare) };
+  }
+}
