@@ -10,15 +10,19 @@ import { bytesToHex, parseHex } from './canonical';
 import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
-import { GuardianNode, type Validator } from './node';
+import { GuardianNode, type NodePriceOptions, type Validator } from './node';
+import { parsePriceFeeds } from './price/feeds';
+import { collectPriceQuorum } from './price/quorum';
 
 const CLI = fileURLToPath(import.meta.url);
 
 const USAGE = `usage:
   guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
+                 [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401]
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401]   (dkg if needed, then run all n)
-  guardian sign --dir <network dir> --message <32-byte hex>`;
+  guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
+  guardian price --dir <network dir>   (each guardian's signed price and the quorum)`;
 
 /**
  * The slice's policies. A real guardian validates the vault request against its own chain view and
@@ -40,6 +44,28 @@ function guardianDir(dir: string, id: number): string {
   return join(dir, `guardian-${id}`);
 }
 
+const positiveInt = (text: string | undefined, what: string): number | undefined => {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${what} must be a positive integer`);
+  return n;
+};
+
+/** A guardian's own feeds: --feeds, else the feeds.txt its operator put in its directory. */
+function priceOptions(
+  dir: string,
+  values: { feeds?: string; 'price-tick'?: string; 'feed-timeout'?: string },
+): NodePriceOptions | undefined {
+  const file = join(dir, 'feeds.txt');
+  const text = values.feeds ?? (existsSync(file) ? readFileSync(file, 'utf8') : '');
+  const { feeds, problems } = parsePriceFeeds(text.replace(/\s+/g, ','), '--feeds');
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  if (feeds.length === 0) return undefined;
+  const tickMs = positiveInt(values['price-tick'], '--price-tick');
+  const timeoutMs = positiveInt(values['feed-timeout'], '--feed-timeout');
+  return { feeds, ...(tickMs ? { tickMs } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
+}
+
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -50,6 +76,9 @@ async function start(args: string[]): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       roster: { type: 'string' },
       policy: { type: 'string', default: 'refuse-all' },
+      feeds: { type: 'string' },
+      'price-tick': { type: 'string' },
+      'feed-timeout': { type: 'string' },
     },
   });
   const id = Number(values.id);
@@ -60,9 +89,11 @@ async function start(args: string[]): Promise<void> {
   const roster = values.roster
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
+  const price = priceOptions(values.dir, values);
   const node = new GuardianNode({
     id,
     dir: values.dir,
+    ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
     validate,
@@ -122,6 +153,7 @@ function networkOptions(args: string[]) {
       t: { type: 'string', default: '2' },
       'base-port': { type: 'string', default: '7401' },
       message: { type: 'string' },
+      'threshold-cents': { type: 'string' },
       // The slice's embedded network approves what it is asked; a real guardian validates.
       policy: { type: 'string', default: 'approve-all' },
     },
@@ -133,6 +165,7 @@ function networkOptions(args: string[]) {
     t: Number(values.t),
     basePort: Number(values['base-port']),
     message: values.message,
+    thresholdCents: positiveInt(values['threshold-cents'], '--threshold-cents'),
     policy: values.policy!,
   };
 }
@@ -228,7 +261,9 @@ async function sign(args: string[]): Promise<void> {
   );
   const result = await coordinator.sign(
     parseHex(o.message, 32, 'message'),
-    { kind: 'manual' },
+    o.thresholdCents === undefined
+      ? { kind: 'manual' }
+      : { kind: 'liquidation', thresholdCents: o.thresholdCents },
     (e) => log({ event: 'progress', ...e }),
   );
   log({
@@ -239,12 +274,34 @@ async function sign(args: string[]): Promise<void> {
   });
 }
 
+/** Prints each guardian's signed price (or why it has none) and the quorum's quote. */
+async function price(args: string[]): Promise<void> {
+  const o = networkOptions(args);
+  const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  const quote = await collectPriceQuorum(set);
+  for (const a of quote.answers)
+    log(
+      a.price
+        ? {
+            event: 'guardian-price',
+            guardian: a.guardian,
+            priceCents: a.price.priceCents,
+            time: a.price.time,
+          }
+        : { event: 'guardian-price', guardian: a.guardian, error: a.error },
+    );
+  const { answers: _answers, ...summary } = quote;
+  log({ event: 'quorum', t: set.t, n: set.n, ...summary });
+  if (!quote.valid) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
   if (command === 'local') return local(rest);
   if (command === 'sign') return sign(rest);
+  if (command === 'price') return price(rest);
   throw new Error(USAGE);
 }
 
