@@ -17,6 +17,7 @@ import {
 } from './frost';
 import { verifySet, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import type { Identity } from './identity';
+import { collectPriceQuorum, type PriceQuote } from './price/quorum';
 import { callParty, type CallResult } from './transport';
 
 export type SignEvent =
@@ -79,6 +80,17 @@ export class Coordinator {
     if (!set.coordinators.some((c) => c.identityKey === identity.publicKey))
       throw new Error('this identity is not a coordinator of the guardian set');
     this.pub = publicFromJson(set.frost!, set.t, set.n);
+  }
+
+  /**
+   * Every guardian's signed price, checked against the set, and the protocol's quorum of them:
+   * the quote with the t or more signed prices it is the median of and the hash committing to them.
+   */
+  priceQuorum(now?: number): Promise<PriceQuote> {
+    return collectPriceQuorum(this.set, {
+      timeoutMs: this.timeoutMs,
+      ...(now === undefined ? {} : { now }),
+    });
   }
 
   private call(m: Member, type: string, body: unknown): Promise<CallResult> {

@@ -117,7 +117,7 @@ afterAll(async () => {
 
 describe('the guardian price quorum (real processes, own feeds each)', () => {
   it('holds at the honest median with one guardian’s feeds 10% off, and commits to the two prices', async () => {
-    const quote = await collectPriceQuorum(set);
+    const quote = await coordinator.priceQuorum();
     expect(quote.valid).toBe(true);
     if (!quote.valid) return;
     expect(quote.priceCents).toBe(9_500_000);
