@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   GUARDIAN_PRICE_MAX_AGE_SECONDS,
   medianCents,
@@ -114,5 +115,31 @@ describe('the price quorum rule (issue 20, item 4)', () => {
       maxSpreadBasisPoints: 100,
     });
     expect(q.valid && q.used.map((p) => p.guardian)).toEqual([1, 2]);
+  });
+
+  it('leaves out, again, prices the remaining median no longer holds within the spread', () => {
+    // Median 103.50: 100.00 and 107.00 are 3.4% off; one price is left, short of t = 2.
+    const q = priceQuorum([at(1, 10_000), at(2, 10_350), at(3, 10_700)], { t: 2, now });
+    expect(q).toMatchObject({ valid: false, left: [{ guardian: 1 }, { guardian: 3 }] });
+  });
+
+  it('every quote it makes passes the strict check of its own evidence', () => {
+    const price = fc.record({
+      guardian: fc.integer({ min: 1, max: 7 }),
+      // mostly near one price, so that many draws make a quorum; some anywhere
+      priceCents: fc.oneof(
+        { weight: 4, arbitrary: fc.integer({ min: 9_200_000, max: 9_800_000 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 1, max: 20_000_000 }) },
+      ),
+      time: fc.integer({ min: now - 90, max: now + 40 }),
+    });
+    fc.assert(
+      fc.property(fc.array(price, { maxLength: 7 }), fc.integer({ min: 1, max: 5 }), (ps, t) => {
+        const q = priceQuorum(ps, { t, now });
+        if (!q.valid) return q.left.length > 0 || ps.length < t;
+        expect(priceQuorumProblem(q.used, q.priceCents, { t, now })).toBeNull();
+        expect(q.used.length + q.left.length).toBe(ps.length);
+      }),
+    );
   });
 });
