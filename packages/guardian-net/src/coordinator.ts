@@ -106,26 +106,23 @@ export class Coordinator {
   }
 
   /**
-   * Asks every guardian to sign `message` (32 bytes). `onEvent` is awaited at each step (the
-   * tracker's "2 of 3 guardians approved" reads these). Throws QuorumError when fewer than t
-   * guardians approve or stay.
+   * Sends the request to every guardian; resolves once t approved (or, with `waitForAll`, every
+   * guardian decided). `decisions` and `approvers` keep filling as late answers arrive; `pending`
+   * settles when all have.
    */
-  async sign(
+  private async propose(
+    sessionId: string,
     message: Uint8Array,
     context: unknown,
-    onEvent: (e: SignEvent) => void | Promise<void> = () => {},
-    options: SignOptions = {},
-  ): Promise<SignResult> {
-    const maxAttempts = options.maxAttempts ?? 4;
-    const rank = (m: Member) => {
-      const i = options.prefer?.indexOf(m.id) ?? -1;
-      return i === -1 ? Number.MAX_SAFE_INTEGER : i;
-    };
-    if (message.length !== 32) throw new Error('message must be 32 bytes');
+    onEvent: (e: SignEvent) => void | Promise<void>,
+    waitForAll: boolean,
+  ): Promise<{
+    decisions: SignResult['decisions'];
+    approvers: Member[];
+    pending: Promise<void>[];
+  }> {
     const { t } = this.set;
-    const sessionId = bytesToHex(randomBytes(32));
     const decisions: SignResult['decisions'] = [];
-    const excluded: SignResult['excluded'] = [];
     const approvers: Member[] = [];
     // Every guardian decides; we stop waiting once t approved, the rest can still join a retry.
     const pending = this.set.members.map(async (m) => {
@@ -152,10 +149,39 @@ export class Coordinator {
       for (const p of pending)
         void p.finally(() => {
           settled++;
-          if ((approvers.length >= t && !options.waitForAll) || settled === pending.length)
-            resolve();
+          if ((approvers.length >= t && !waitForAll) || settled === pending.length) resolve();
         });
     });
+    return { decisions, approvers, pending };
+  }
+
+  /**
+   * Asks every guardian to sign `message` (32 bytes). `onEvent` is awaited at each step (the
+   * tracker's "2 of 3 guardians approved" reads these). Throws QuorumError when fewer than t
+   * guardians approve or stay.
+   */
+  async sign(
+    message: Uint8Array,
+    context: unknown,
+    onEvent: (e: SignEvent) => void | Promise<void> = () => {},
+    options: SignOptions = {},
+  ): Promise<SignResult> {
+    const maxAttempts = options.maxAttempts ?? 4;
+    const rank = (m: Member) => {
+      const i = options.prefer?.indexOf(m.id) ?? -1;
+      return i === -1 ? Number.MAX_SAFE_INTEGER : i;
+    };
+    if (message.length !== 32) throw new Error('message must be 32 bytes');
+    const { t } = this.set;
+    const sessionId = bytesToHex(randomBytes(32));
+    const excluded: SignResult['excluded'] = [];
+    const { decisions, approvers, pending } = await this.propose(
+      sessionId,
+      message,
+      context,
+      onEvent,
+      options.waitForAll === true,
+    );
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       let candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
       if (candidates.length < t) {
