@@ -58,7 +58,8 @@ function priceOptions(
 ): NodePriceOptions | undefined {
   const file = join(dir, 'feeds.txt');
   const text = values.feeds ?? (existsSync(file) ? readFileSync(file, 'utf8') : '');
-  const { feeds, problems } = parsePriceFeeds(text.replace(/\s+/g, ','), '--feeds');
+  const setting = values.feeds === undefined ? file : '--feeds';
+  const { feeds, problems } = parsePriceFeeds(text.replace(/\s+/g, ','), setting);
   if (problems.length > 0) throw new Error(problems.join('; '));
   if (feeds.length === 0) return undefined;
   const tickMs = positiveInt(values['price-tick'], '--price-tick');
