@@ -50,8 +50,13 @@ export class OwnPriceOracle {
 
   /** Reads once, then every tick until stop(). */
   start(): void {
-    void this.read();
-    this.timer ??= setInterval(() => void this.read(), this.o.tickMs ?? DEFAULT_PRICE_TICK_MS);
+    // A round that throws is logged and the next tick tries again; the guardian keeps serving.
+    const tick = () =>
+      void this.read().catch((e: unknown) =>
+        this.o.log({ event: 'price-error', message: (e as Error).message }),
+      );
+    tick();
+    this.timer ??= setInterval(tick, this.o.tickMs ?? DEFAULT_PRICE_TICK_MS);
     this.timer.unref();
   }
 
