@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { test, expect, type Page } from '@playwright/test';
+import Database from 'better-sqlite3';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { p2tr, TEST_NETWORK } from '@scure/btc-signer';
 import { loadGuardianKeys } from '../../apps/server/src/store/keys';
@@ -292,6 +293,19 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
     await snap(page, '41-signet-repossessed', 'phone');
     await otherContext.close();
     await context.close();
+    // Nothing stuck in the product's own records: no vault lock held, no request left between
+    // its checks and the network, the vault repossessed.
+    const db = new Database(join(dir, 'data', 'unit.db'), { readonly: true });
+    try {
+      expect(db.prepare('select count(*) as n from guardian_locks').get()).toEqual({ n: 0 });
+      const states = db.prepare('select distinct state from guardian_requests').pluck().all();
+      expect(states.filter((state) => state !== 'broadcast' && state !== 'failed')).toEqual([]);
+      expect(db.prepare("select status from vaults where name = 'Rehearsal'").pluck().get()).toBe(
+        'repossessed',
+      );
+    } finally {
+      db.close();
+    }
     // No secret in what the product printed.
     const printed = product.output();
     expect(printed).not.toContain(/GUARDIAN_KEY=(\w+)/.exec(readFileSync(env.file, 'utf8'))![1]!);
