@@ -64,7 +64,12 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
       network: 'signet',
     });
     const treasury = p2tr(hexToBytes(treasuryPubkey), undefined, TEST_NETWORK).address!;
+    // The oracle's key file (step 1) is written while the network starts: it needs no service.
+    const envPath = join(dir, 'signet.env');
+    envFile(envPath, {});
+    const oracleKey = operator(envPath, ['oracle-key', join(dir, 'oracle.key')]).done;
     net = await startNetwork(join(dir, 'network'), treasury);
+    await oracleKey;
     const { network, proxy, control } = net;
     const mine = (blocks = 1) => call(`${network}/api/devnet/mine`, { blocks });
     const fund = (address: string, sats: number) =>
@@ -73,10 +78,10 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
     const confirmed = async (txid: string) =>
       (await call<{ confirmed: boolean }>(`${network}/esplora/tx/${txid}/status`)).confirmed;
 
-    // Step 2: the environment file every command sources, the oracle's key file (step 1).
+    // Step 2: the environment file every command sources.
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
-    const env = envFile(join(dir, 'signet.env'), {
+    const env = envFile(envPath, {
       NETWORK: 'signet',
       PUBLIC_ORIGIN: url,
       HOST: '127.0.0.1',
@@ -95,7 +100,6 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
       PRICE_TICK: '1000',
       CHAIN_TIMEOUT: '3000',
     });
-    await operator(env.file, ['oracle-key', join(dir, 'oracle.key')]).done;
 
     // Step 3: the treasury's address, then signet BTC sent to it for fees.
     const status = await operator(env.file, ['treasury']).done;
