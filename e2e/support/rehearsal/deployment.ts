@@ -30,13 +30,19 @@ function started(child: ChildProcess) {
     output: () => log,
     exited,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
+      const signal = (name: NodeJS.Signals) => {
         try {
-          process.kill(-child.pid!, 'SIGTERM');
+          process.kill(-child.pid!, name);
         } catch {
-          child.kill('SIGTERM');
+          child.kill(name);
         }
+      };
+      if (child.exitCode === null && child.signalCode === null) {
+        signal('SIGTERM');
+        // A process that does not stop on its own within 10 s is killed, its group with it.
+        const timer = setTimeout(() => signal('SIGKILL'), 10_000);
         await exited;
+        clearTimeout(timer);
       }
     },
   };
@@ -57,7 +63,8 @@ export async function startNetwork(dataDir: string, unitTo: string): Promise<Net
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', resolve(import.meta.dirname, 'network-process.ts'), dataDir, unitTo],
-    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+    // Its stdin stays open while this process lives: the network stops when it closes.
+    { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'], detached: true },
   );
   const run = started(child);
   const line = await until('the network', run.output, () =>

@@ -107,7 +107,11 @@ console.log(
   }),
 );
 
+let stopping = false;
 const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  setTimeout(() => process.exit(1), 5_000).unref();
   proxy.closeAllConnections();
   proxy.close();
   control.close();
@@ -117,3 +121,6 @@ const stop = () => {
 };
 process.once('SIGTERM', stop);
 process.once('SIGINT', stop);
+// The test that started this process is gone (its end of stdin closed): stop too.
+process.stdin.once('end', stop);
+process.stdin.resume();
