@@ -59,6 +59,7 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
     // README step 1: the guardian key. The network's issuer premines its UNIT to the treasury
     // that key derives (as someone holding an existing rune would send it).
     const guardianKey = randomBytes(32).toString('hex');
+    // The key is given, so no database is read: the server's own derivation of the treasury key.
     const { treasuryPubkey } = await loadGuardianKeys(null as never, {
       guardianKey,
       network: 'signet',
