@@ -96,6 +96,7 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
       RUNES_API: 'ord',
       RUNES_URL: `${proxy}/ord`,
       EXPLORER_URL: `${proxy}/explorer`,
+      PRICE_SOURCE: 'feeds',
       PRICE_FEEDS: net.feeds.join(','),
       // The exchanges are local: a fresh price every second, and a network silent for 3 s is down.
       PRICE_TICK: '1000',
