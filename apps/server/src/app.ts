@@ -447,8 +447,18 @@ export async function buildApp(
       unitRuneId: () => unitRuneId,
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
-    if (!devnet && config.runesApi === 'ord')
-      registerIndexerProxy(app, chain, config.network === 'mainnet' ? NETWORK : TEST_NETWORK);
+    if (!devnet && config.runesApi === 'ord') {
+      const indexer = registerIndexerProxy(
+        app,
+        chain,
+        config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
+      );
+      stops.push(
+        bus.subscribe((event) => {
+          if (event.type === 'block') indexer.forget();
+        }),
+      );
+    }
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
     registerClientErrorRoutes(app);

@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type { UnitOutputDto } from '@unit/protocol';
-import type { Chain } from '../src/chain/port';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError, type Chain } from '../src/chain/port';
 import { MAX_INDEXER_READS, registerIndexerProxy } from '../src/http/indexer-proxy';
 
 const address = () =>
@@ -46,6 +46,35 @@ describe('the indexer proxy', () => {
     for (const answer of await Promise.all(pending)) expect(answer.statusCode).toBe(200);
     const again = await app.inject(`/api/indexer/address/${address()}/outputs`);
     expect(again.statusCode).toBe(200);
+    await app.close();
+  });
+
+  it('forgets its answers on a block, and says a network that is down as every route says it', async () => {
+    let held = 0;
+    let down = false;
+    const chain = {
+      unitOutputs: async () => {
+        if (down) throw new ChainUnavailableError('/ord/address/x could not be reached');
+        return [{ unit_amount: held }];
+      },
+      paymentUtxos: async () => [],
+    } as unknown as Chain;
+    const app = Fastify();
+    const indexer = registerIndexerProxy(app, chain, TEST_NETWORK);
+    const wallet = address();
+    const read = () => app.inject(`/api/indexer/address/${wallet}/outputs`);
+    expect((await read()).json()).toEqual([{ unit_amount: 0 }]);
+    // A block confirms the UNIT: within the cache's few seconds the old answer still stands,
+    // until the block is heard of.
+    held = 30_000;
+    expect((await read()).json()).toEqual([{ unit_amount: 0 }]);
+    indexer.forget();
+    expect((await read()).json()).toEqual([{ unit_amount: 30_000 }]);
+    down = true;
+    indexer.forget();
+    const refused = await read();
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toEqual({ error: CHAIN_UNAVAILABLE_MESSAGE, code: 'chain_unavailable' });
     await app.close();
   });
 });

@@ -2,6 +2,9 @@
 //   fund <address> <btc>   faucet payment, e.g. `fund tb1q... 0.5`
 //   mine <n>               mine n blocks now
 //   price <usd>            set the simulated BTC/USD price (served by the server core)
+//   serve [address]        play a network for another instance: only the chain's services and
+//                          the faucet and mine controls, on HOST:PORT, its chain in DATA_DIR, its
+//                          UNIT premined to the address (serve.ts)
 import { pathToFileURL } from 'node:url';
 
 const SATS_PER_BTC = 100_000_000n;
@@ -59,7 +62,21 @@ export async function runCli(
   return text;
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+const isMain = process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href;
+if (isMain && process.argv[2] === 'serve') {
+  const { serveNetwork } = await import('./serve');
+  const served = await serveNetwork({
+    dataDir: process.env.DATA_DIR ?? './data',
+    host: process.env.HOST ?? '127.0.0.1',
+    port: Number(process.env.PORT ?? '8080'),
+    blockIntervalMs: Number(process.env.BLOCK_INTERVAL ?? '10000'),
+    ...(process.argv[3] ? { unitTo: process.argv[3] } : {}),
+  });
+  console.log(JSON.stringify({ network: served.url, unitRuneId: served.devnet.unitRuneId }));
+  const stop = () => void served.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+} else if (isMain) {
   const base = `http://127.0.0.1:${process.env.PORT ?? '8080'}`;
   runCli(process.argv.slice(2), base).then(
     (out) => console.log(out),

@@ -18,8 +18,11 @@ export interface DevnetRoutesOptions {
 
 /** The routes another instance reads as its network's services: any page origin may read them. */
 const CHAIN_ROUTES = /^\/(esplora|mempool|ordinals|runes|ord)\//;
-/** SPEC §5: a testnet address is tb1 bech32 of 39 to 59 characters. */
-const TESTNET_ADDRESS = /^tb1[02-9ac-hj-np-z]{36,56}$/;
+/**
+ * A tb1 address, Taproot's 62 characters included: an operator funds the treasury, a Taproot
+ * address, from the faucet of the devnet playing signet (SPEC §5's 39 to 59 is for users' payments).
+ */
+const TESTNET_ADDRESS = /^tb1[02-9ac-hj-np-z]{36,59}$/;
 const MAX_FAUCET_SATS = 100 * 100_000_000;
 const MAX_MINE_BLOCKS = 100;
 

@@ -6,7 +6,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { isValidAddress } from '@unit/bitcoin';
-import type { Chain } from '../chain/port';
+import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError, type Chain } from '../chain/port';
 
 export const INDEXER_PROXY_PREFIX = '/api/indexer';
 const CACHE_MS = 5_000;
@@ -16,11 +16,16 @@ export const MAX_INDEXER_READS = 8;
 
 export class IndexerBusyError extends Error {}
 
-/** One pending or recent read per key; the oldest entries go first past MAX_CACHED. */
-function cached<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+/**
+ * One pending or recent read per key; the oldest entries go first past MAX_CACHED. `clear` forgets
+ * them all: a new block changes what every address holds.
+ */
+function cached<T>(
+  read: (key: string) => Promise<T>,
+): ((key: string) => Promise<T>) & { clear(): void } {
   const entries = new Map<string, { at: number; value: Promise<T> }>();
   let inFlight = 0;
-  return (key) => {
+  const get = (key: string) => {
     const now = Date.now();
     const hit = entries.get(key);
     if (hit && now - hit.at < CACHE_MS) return hit.value;
@@ -35,13 +40,19 @@ function cached<T>(read: (key: string) => Promise<T>): (key: string) => Promise<
     if (entries.size > MAX_CACHED) entries.delete(entries.keys().next().value!);
     return value;
   };
+  return Object.assign(get, { clear: () => entries.clear() });
 }
 
+/**
+ * `forget` drops every cached answer; call it on each block, or the page's refresh on that block
+ * reads the answer from before it (the rehearsal's UNIT of a just-confirmed open showed 0 till the
+ * next block).
+ */
 export function registerIndexerProxy(
   app: FastifyInstance,
   chain: Chain,
   network: BTC_NETWORK,
-): void {
+): { forget(): void } {
   const unitOutputs = cached((address) => chain.unitOutputs(address));
   const paymentUtxos = cached((address) => chain.paymentUtxos(address));
   const unavailable = (reply: FastifyReply, error: unknown) =>
@@ -49,7 +60,11 @@ export function registerIndexerProxy(
       ? reply
           .code(503)
           .send({ error: 'The runes indexer is busy, try again', code: 'rate_limited' })
-      : reply.code(502).send({ error: 'The runes indexer did not answer', code: 'internal' });
+      : error instanceof ChainUnavailableError
+        ? // The network is down or slow: said as every other route says it (the rehearsal showed
+          // "The runes indexer did not answer", a 502 'internal', during an outage).
+          reply.code(503).send({ error: CHAIN_UNAVAILABLE_MESSAGE, code: 'chain_unavailable' })
+        : reply.code(502).send({ error: 'The runes indexer did not answer', code: 'internal' });
 
   app.get<{ Params: { address: string } }>(
     `${INDEXER_PROXY_PREFIX}/address/:address/outputs`,
@@ -77,4 +92,10 @@ export function registerIndexerProxy(
       }
     },
   );
+  return {
+    forget: () => {
+      unitOutputs.clear();
+      paymentUtxos.clear();
+    },
+  };
 }

@@ -106,13 +106,18 @@ export async function runOperator(
   }
   if (!['treasury', 'etch', 'use', 'split', 'reindex'].includes(command ?? ''))
     throw new Error(USAGE);
-  // The etching happens before a rune id exists: the rest of the configuration must be whole.
-  const config = loadConfig(env, { runeIdRequired: command !== 'etch' });
+  // The treasury is funded, UNIT etched or an existing rune checked before a rune id is set (README
+  // "Operate on signet" steps 3 and 4): the rest of the configuration must be whole.
+  const config = loadConfig(env, {
+    runeIdRequired: !['treasury', 'etch', 'use'].includes(command ?? ''),
+  });
   if (config.network === 'devnet')
     throw new Error(
       'the devnet funds its treasury at genesis: these commands are for real networks',
     );
-  await withContext(config, say, pollMs, async (ctx) => {
+  // `use` reads the treasury's holding of the rune it checks, before UNIT_RUNE_ID names it.
+  const runeId = command === 'use' && rest[0] ? rest[0] : config.unitRuneId;
+  await withContext(config, runeId, say, pollMs, async (ctx) => {
     const { positional, options } = parseOptions(rest);
     switch (command) {
       case 'reindex': {
@@ -141,7 +146,11 @@ export async function runOperator(
         return;
       }
       case 'treasury':
-        for (const line of statusLines(await treasuryStatus(ctx), config.unitRuneId)) say(line);
+        for (const line of statusLines(
+          await treasuryStatus(ctx, config.unitRuneId !== null),
+          config.unitRuneId,
+        ))
+          say(line);
         return;
       case 'split': {
         const n = wholeNumber(positional[0], 'split <n>');
@@ -187,6 +196,7 @@ export async function runOperator(
 
 async function withContext(
   config: ServerConfig,
+  unitRuneId: string | null,
   say: (line: string) => void,
   pollMs: number,
   work: (ctx: OperatorContext) => Promise<void>,
@@ -204,9 +214,12 @@ async function withContext(
       ...rateLimitMigrations,
     });
     const keys = await loadGuardianKeys(store.db, config);
+    // Runes read as the server reads them (RUNES_API), so an ord-only network works here too.
     const chain = new EsploraChain({
       ...config.services,
       network: config.network,
+      runesApi: config.runesApi,
+      ...(unitRuneId ? { unitRuneId } : {}),
       fetch: timedFetch,
     });
     await work({

@@ -81,12 +81,16 @@ export interface TreasuryStatus {
   }>;
 }
 
-export async function treasuryStatus(ctx: OperatorContext): Promise<TreasuryStatus> {
+/** `withUnit` false: no rune is configured yet (before the etching), so there is no UNIT to read. */
+export async function treasuryStatus(
+  ctx: OperatorContext,
+  withUnit = true,
+): Promise<TreasuryStatus> {
   const address = treasuryAddress(ctx).address!;
   const [all, payment, units] = await Promise.all([
     ctx.chain.utxos(address),
     ctx.chain.paymentUtxos(address),
-    ctx.chain.unitOutputs(address),
+    withUnit ? ctx.chain.unitOutputs(address) : Promise.resolve([]),
   ]);
   const now = ctx.now();
   const held = await heldTreasuryOutputs(ctx.db, now);
@@ -474,7 +478,8 @@ export async function etchUnit(ctx: OperatorContext, options: EtchOptions): Prom
     const base = { name, supply: String(options.supply), outputs: options.outputs, feeRate };
     const value = BigInt(UNIT_POSTAGE_SATS) * BigInt(options.outputs) + revealFee(ctx, base);
     const commit = commitOutput(ctx, rune);
-    const status = await treasuryStatus(ctx);
+    // Only its plain BTC pays: before the etching there is no UNIT rune to read.
+    const status = await treasuryStatus(ctx, false);
     const payment = choosePayment(
       status.paymentOutputs,
       value + 2_000n * BigInt(Math.ceil(feeRate)),

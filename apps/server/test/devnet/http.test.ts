@@ -224,6 +224,9 @@ describe('devnet-only routes', () => {
     expect(res.statusCode).toBe(200);
     const { txid } = res.json() as { txid: string };
     expect(await devnet.txStatus(txid)).toEqual({ confirmed: false });
+    // A Taproot address too (62 characters): an operator funds the treasury so (README).
+    const taproot = await postJson('/api/devnet/faucet', { address: BOB.trAddress, sats: 50_000 });
+    expect(taproot.statusCode).toBe(200);
   });
 
   it('refuses a non-tb1 address and amounts outside the faucet range', async () => {

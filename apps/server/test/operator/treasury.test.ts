@@ -169,6 +169,23 @@ describe('npm run operator -- treasury', () => {
   });
 });
 
+describe('npm run operator -- treasury, before a rune and through ord', () => {
+  it('prints the address and BTC before UNIT_RUNE_ID is set, and the same UNIT read through ord', async () => {
+    const before = await operator(['treasury'], { UNIT_RUNE_ID: '' });
+    expect(before[0]).toBe(`treasury address  ${treasury}`);
+    expect(before[1]).toBe('UNIT rune         (none configured: etch one or set UNIT_RUNE_ID)');
+    expect(before).toContain('UNIT              0.00 in 0 outputs');
+    // RUNES_API=ord: the operator reads runes as the server does, from ord's JSON API.
+    const unitLine = (lines: string[]) => lines.find((l) => l.startsWith('UNIT  '));
+    const viaOrd = await operator(['treasury'], {
+      RUNES_API: 'ord',
+      RUNES_URL: `${network.url}/ord`,
+    });
+    expect(unitLine(viaOrd)).toBe(unitLine(await operator(['treasury'])));
+    expect(unitLine(viaOrd)).not.toBe('UNIT              0.00 in 0 outputs');
+  });
+});
+
 describe('npm run operator -- split', () => {
   it('splits the free UNIT into n outputs of the treasury postage, UNIT conserved on chain', async () => {
     const before = await unitOutputs();
@@ -305,7 +322,8 @@ describe('npm run operator -- etch, then use', () => {
   });
 
   it("takes the network's own UNIT etching, and refuses an id that etches nothing or is not there", async () => {
-    expect((await operator(['use', '1:1']))[0]).toBe(
+    // Before UNIT_RUNE_ID is set, as README step 4 runs it.
+    expect((await operator(['use', '1:1'], { UNIT_RUNE_ID: '' }))[0]).toBe(
       '1:1 is UNIT•RUNE•TOKEN, divisibility 2, premine 100000000000',
     );
     await expect(operator(['use', '2:0'])).rejects.toThrow(/etches no rune/);
