@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import { SPEED_UP_AFTER_SECONDS } from '@unit/protocol';
 import { DEFAULT_CHAIN_TIMEOUT_MS } from './chain/esplora';
+import { DEFAULT_TELEGRAM_TIMEOUT_MS } from './notify/telegram-timeout';
 
 /** The product's own docs, built into the app (apps/web/scripts/docs-pages.ts). */
 export const DEFAULT_DOCS_URL = '/docs/index.html';
@@ -118,6 +119,12 @@ export const envSchema = z.object({
       .optional(),
   ),
   TELEGRAM_API_ROOT: url('TELEGRAM_API_ROOT'),
+  TELEGRAM_TIMEOUT: intInRange(
+    'TELEGRAM_TIMEOUT (milliseconds)',
+    100,
+    120_000,
+    DEFAULT_TELEGRAM_TIMEOUT_MS,
+  ),
   DOCS_URL: pageLink('DOCS_URL', DEFAULT_DOCS_URL),
   // SPEC §2 shows the three; until an operator names its own accounts they open this product's
   // docs, never another protocol's (issue 22).

@@ -49,6 +49,8 @@ export interface ServerConfig {
   chainTimeoutMs: number;
   telegramBotToken: string | null;
   telegramApiRoot: string | null;
+  /** Longest wait for one Telegram Bot API answer (the long poll's own wait comes on top). */
+  telegramTimeoutMs: number;
   /** The header's Docs link and the social links (issue 22); a social link unset is not shown. */
   links: ProductLinks;
   /** OAuth2 apps for account links (issue 14); null: that link is not configured here. */
@@ -174,6 +176,7 @@ export function loadConfig(
     chainTimeoutMs: e.CHAIN_TIMEOUT,
     telegramBotToken: e.TELEGRAM_BOT_TOKEN ?? null,
     telegramApiRoot: e.TELEGRAM_API_ROOT ?? null,
+    telegramTimeoutMs: e.TELEGRAM_TIMEOUT,
     links: {
       docs: e.DOCS_URL,
       twitter: e.TWITTER_URL,

@@ -161,6 +161,7 @@ export async function startNotifier(
     network: config.network,
     token: config.telegramBotToken,
     apiRoot: config.telegramApiRoot,
+    timeoutMs: config.telegramTimeoutMs,
     explorerUrl: config.services.explorerUrl,
     origin: publicOriginOf(config, config.port),
     log: log.child({ module: 'telegram' }),
