@@ -3,6 +3,10 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import maxLinesOutsideComponents from './eslint-rules/max-lines-outside-components.js';
+
+/** Tests, their helpers and the browser journeys: the size rules below do not apply to them. */
+const TEST_FILES = ['**/*.test.{ts,tsx}', '**/test/**', 'e2e/**'];
 
 export default tseslint.config(
   {
@@ -32,6 +36,47 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser } },
     plugins: { 'react-hooks': reactHooks },
     rules: reactHooks.configs.recommended.rules,
+  },
+  {
+    // Sizes (issue 23): no source file over 400 lines, no function over 150 lines. React components
+    // (.tsx, PascalCase) are screens and may be longer; every other function is measured, in .tsx
+    // files too (eslint-rules/max-lines-outside-components.js).
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
+    ignores: TEST_FILES,
+    plugins: { unit: { rules: { 'max-lines-per-function': maxLinesOutsideComponents } } },
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 150 }],
+    },
+  },
+  {
+    files: ['**/*.tsx'],
+    ignores: TEST_FILES,
+    rules: {
+      'max-lines-per-function': 'off',
+      'unit/max-lines-per-function': ['error', { max: 150 }],
+    },
+  },
+  {
+    // TEMPORARY, for the lead to remove after merging issue 23's branches: these files are being
+    // split right now by other engineers ('decl', 'wire', 'drawer', 'quorum'), so they are still
+    // over the size rules here. Once those branches are merged, delete this whole block.
+    files: [
+      'apps/web/src/flows/FlowDrawer.tsx',
+      'apps/web/src/flows/FlowProvider.tsx',
+      'apps/server/src/guardian/actions.ts',
+      'apps/web/src/flows/guardian-client.ts',
+      'packages/protocol/src/api.ts',
+      'packages/guardian-net/src/node.ts',
+      'packages/bitcoin/src/flows/parse.ts',
+      // Not in the brief's list: 'quorum' is rewriting the coordinator (its 155-line sign()).
+      'packages/guardian-net/src/coordinator.ts',
+    ],
+    rules: {
+      'max-lines': 'off',
+      'max-lines-per-function': 'off',
+      'unit/max-lines-per-function': 'off',
+    },
   },
   {
     // Playwright reads a fixture's dependencies from its destructured first parameter, so a fixture

@@ -1,6 +1,7 @@
 // A fake Telegram Bot API on loopback: grammy talks real HTTP to it (its apiRoot). It records every
 // request, answers getMe, sendMessage, deleteWebhook and getUpdates (long polling, fed by
-// `sendText`, as if a user typed in the chat), and can fail sendMessage on demand.
+// `sendText`, as if a user typed in the chat), and can fail sendMessage, or hold any method's next
+// requests unanswered (a Bot API too slow to answer), on demand.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -19,6 +20,12 @@ export interface FakeBotApi {
   sent: Array<{ chat_id: string; text: string }>;
   /** sendMessage answers 500 this many more times before succeeding */
   failNext: number;
+  /** The next requests of a method (by name) this many more times get no answer until close. */
+  holdNext: Record<string, number>;
+  /** Requests held unanswered so far, by method. */
+  held: Record<string, number>;
+  /** Requests whose client hung up before their answer, by method. */
+  abandoned: Record<string, number>;
   /** Queues a user's message for getUpdates, as Telegram would deliver it. */
   sendText(chatId: number, text: string): void;
   /** Resolves once a message to `chatId` containing `text` was sent; returns it. */
@@ -41,6 +48,9 @@ export async function startFakeBotApi(token = FAKE_BOT_TOKEN): Promise<FakeBotAp
     requests: [],
     sent: [],
     failNext: 0,
+    holdNext: {},
+    held: {},
+    abandoned: {},
     sendText(chatId, text) {
       const command = /^\/\w+/.exec(text);
       updates.push({
@@ -87,6 +97,14 @@ export async function startFakeBotApi(token = FAKE_BOT_TOKEN): Promise<FakeBotAp
       if (!req.url?.startsWith(`/bot${token}/`)) return reply(401, { ok: false, error_code: 401 });
       const body = (raw ? JSON.parse(raw) : {}) as Record<string, unknown>;
       fake.requests.push({ method, body });
+      res.on('close', () => {
+        if (!res.writableEnded) fake.abandoned[method] = (fake.abandoned[method] ?? 0) + 1;
+      });
+      if ((fake.holdNext[method] ?? 0) > 0) {
+        fake.holdNext[method]!--;
+        fake.held[method] = (fake.held[method] ?? 0) + 1;
+        return;
+      }
       if (method === 'getMe') {
         return reply(200, {
           ok: true,

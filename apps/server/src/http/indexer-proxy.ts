@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { isValidAddress } from '@unit/bitcoin';
 import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError, type Chain } from '../chain/port';
+import type { EventBus } from '../cluster/bus';
 
 export const INDEXER_PROXY_PREFIX = '/api/indexer';
 const CACHE_MS = 5_000;
@@ -48,6 +49,22 @@ function cached<T>(
  * reads the answer from before it (the rehearsal's UNIT of a just-confirmed open showed 0 till the
  * next block).
  */
+/**
+ * The proxy, emptied on every block: the page refreshes on a block and must not read the answer
+ * from before it. Returns the stop of that subscription.
+ */
+export function registerOrdIndexer(
+  app: FastifyInstance,
+  chain: Chain,
+  network: BTC_NETWORK,
+  bus: EventBus,
+): () => void {
+  const indexer = registerIndexerProxy(app, chain, network);
+  return bus.subscribe((event) => {
+    if (event.type === 'block') indexer.forget();
+  });
+}
+
 export function registerIndexerProxy(
   app: FastifyInstance,
   chain: Chain,

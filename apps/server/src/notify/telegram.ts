@@ -5,7 +5,8 @@
 // - telegram-history.ts: "submitted" and "confirmed" messages from the vault history;
 // - telegram-alerts.ts: entering Moderate, Risky or liquidation, compared on every oracle tick;
 // - telegram-outbox.ts: the persisted outbox every message goes through, with SPEC §7's retries;
-// - telegram-messages.ts: what the messages say, and their facts per vault action.
+// - telegram-messages.ts: what the messages say, and their facts per vault action;
+// - telegram-timeout.ts: the time-out of every Bot API call.
 import { Bot } from 'grammy';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -16,6 +17,7 @@ import { installCommands, newLink } from './telegram-commands';
 import { TelegramHistory } from './telegram-history';
 import { explorerBase } from './telegram-messages';
 import { TelegramOutbox } from './telegram-outbox';
+import { callTimeout, DEFAULT_TELEGRAM_TIMEOUT_MS, initDeadline } from './telegram-timeout';
 
 export interface TelegramNotifierOptions {
   db: Kysely<Database>;
@@ -33,6 +35,8 @@ export interface TelegramNotifierOptions {
   retryDelayMs?: number;
   /** Long-poll the Bot API for /start, /status and /stop (off in tests that fake only sendMessage). */
   polling?: boolean;
+  /** The longest wait for one Bot API answer (TELEGRAM_TIMEOUT; telegram-timeout.ts). */
+  timeoutMs?: number;
 }
 
 /** The parts that exist only with a bot. */
@@ -56,6 +60,7 @@ export class TelegramNotifier {
       return;
     }
     const bot = new Bot(token, { client: apiRoot ? { apiRoot } : {} });
+    bot.api.config.use(callTimeout(options.timeoutMs ?? DEFAULT_TELEGRAM_TIMEOUT_MS));
     const outbox = new TelegramOutbox(bot, db, log, options.retryDelayMs);
     const explorerUrl = explorerBase(options.explorerUrl, options.origin);
     this.parts = {
@@ -85,7 +90,9 @@ export class TelegramNotifier {
     if (!this.parts) return;
     const { bot } = this.parts;
     try {
-      await bot.init();
+      // grammy retries getMe until it answers, backing off up to 20 minutes between tries: the
+      // whole of it gets the one time-out, so an unreachable Bot API does not hold the start.
+      await bot.init(initDeadline(this.options.timeoutMs ?? DEFAULT_TELEGRAM_TIMEOUT_MS));
       this.username = bot.botInfo.username;
     } catch (err) {
       // A wrong token or an unreachable API must not stop the vault app; the outbox keeps trying.

@@ -24,18 +24,17 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { reindexFromChain } from './reindex';
 import {
-  checkRune,
-  checkSplitCount,
   DEFAULT_TREASURY_OUTPUTS,
   DEFAULT_UNIT_NAME,
   DEFAULT_UNIT_SUPPLY,
-  etchUnit,
-  splitTreasury,
   statusLines,
   treasuryStatus,
   treasuryAddress,
   type OperatorContext,
 } from './treasury';
+import { checkSplitCount, splitTreasury } from './treasury-split';
+import { etchUnit } from './etch';
+import { checkRune } from './rune-check';
 import path from 'node:path';
 
 /** Every call to a chain service gives up after this long. */

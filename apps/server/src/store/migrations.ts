@@ -29,171 +29,180 @@ export function addSerialId<T extends string>(
     : table.addColumn(name, 'integer', (c) => pk(c).autoIncrement());
 }
 
+/** 0001_core, first half: the settings, prices, vaults and their history, and the guardian's work. */
+async function createVaultTables(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('settings')
+    .addColumn('key', 'text', (c) => c.primaryKey())
+    .addColumn('value', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
+    .execute();
+
+  await db.schema
+    .createTable('price_points')
+    .addColumn('timestamp', 'bigint', (c) => c.primaryKey())
+    .addColumn('price_cents', 'bigint', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('vaults')
+    .addColumn('vault_id', 'text', (c) => c.primaryKey())
+    .addColumn('vault_tag', 'text', (c) => c.notNull())
+    .addColumn('vault_pubkey', 'text', (c) => c.notNull().unique())
+    .addColumn('name', 'text', (c) => c.notNull())
+    .addColumn('creation_account', 'text', (c) => c.notNull())
+    .addColumn('runes_account', 'text', (c) => c.notNull())
+    .addColumn('btc_locked', 'bigint', (c) => c.notNull())
+    .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
+    .addColumn('vault_txid', 'text', (c) => c.notNull())
+    .addColumn('vault_vout', 'integer', (c) => c.notNull())
+    .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
+    .addColumn('stamp', 'bigint', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  // The liquidation sweep asks "which vaults have threshold >= price" on every tick.
+  await db.schema
+    .createIndex('vaults_status_threshold')
+    .on('vaults')
+    .columns(['status', 'threshold_cents'])
+    .execute();
+  await db.schema
+    .createIndex('vaults_creation_account')
+    .on('vaults')
+    .column('creation_account')
+    .execute();
+
+  await addSerialId(db, db.schema.createTable('vault_history'))
+    .addColumn('vault_id', 'text', (c) => c.notNull())
+    .addColumn('timestamp', 'bigint', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('btc_amt', 'bigint', (c) => c.notNull())
+    .addColumn('unit_amt', 'bigint', (c) => c.notNull())
+    .addColumn('vault_amount', 'bigint', (c) => c.notNull())
+    .addColumn('amount_borrowed', 'bigint', (c) => c.notNull())
+    .addColumn('oracle_price', 'bigint', (c) => c.notNull())
+    .addColumn('transaction_id', 'text', (c) => c.notNull())
+    .addColumn('utxo', 'text', (c) => c.notNull())
+    .addColumn('utxo_script', 'text', (c) => c.notNull())
+    .addColumn('liquidation_hash', 'text')
+    .addColumn('liquidation_threshold', 'bigint')
+    .addColumn('confirmed', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .createIndex('vault_history_vault_time')
+    .on('vault_history')
+    .columns(['vault_id', 'timestamp'])
+    .execute();
+  await db.schema
+    .createIndex('vault_history_txid')
+    .on('vault_history')
+    .column('transaction_id')
+    .execute();
+
+  await db.schema
+    .createTable('guardian_requests')
+    .addColumn('nonce', 'text', (c) => c.primaryKey())
+    .addColumn('method', 'text', (c) => c.notNull())
+    .addColumn('vault_id', 'text')
+    .addColumn('vault_pubkey', 'text', (c) => c.notNull())
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('txid', 'text')
+    .addColumn('raw_hex', 'text')
+    .addColumn('error', 'text')
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+
+  await db.schema
+    .createTable('reservations')
+    .addColumn('reservation_id', 'text', (c) => c.primaryKey())
+    .addColumn('vault_pubkey', 'text', (c) => c.notNull())
+    .addColumn('vault_action', 'text', (c) => c.notNull())
+    .addColumn('unit_amount', 'bigint', (c) => c.notNull())
+    .addColumn('treasury_txid', 'text')
+    .addColumn('treasury_vout', 'integer')
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('reservations_status_expiry')
+    .on('reservations')
+    .columns(['status', 'expires_at'])
+    .execute();
+
+  await db.schema
+    .createTable('liquidations')
+    .addColumn('vault_id', 'text', (c) => c.primaryKey())
+    .addColumn('liquidated_at', 'bigint', (c) => c.notNull())
+    .addColumn('liquidation_hash', 'text', (c) => c.notNull())
+    .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
+    .addColumn('price_cents', 'bigint', (c) => c.notNull())
+    .addColumn('btc_locked', 'bigint', (c) => c.notNull())
+    .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('claimed_by', 'text')
+    .addColumn('claim_txid', 'text')
+    .execute();
+}
+
+/** 0001_core, second half: Telegram's subscriptions and outbox, users and their missions. */
+async function createCommunityTables(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('telegram_subscriptions')
+    .addColumn('address', 'text', (c) => c.notNull())
+    .addColumn('chat_id', 'text', (c) => c.notNull())
+    .addColumn('network', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('telegram_subscriptions_pk', ['address', 'chat_id'])
+    .execute();
+
+  await addSerialId(db, db.schema.createTable('telegram_outbox'))
+    .addColumn('chat_id', 'text', (c) => c.notNull())
+    .addColumn('text', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('max_attempts', 'integer', (c) => c.notNull())
+    .addColumn('retry_delay_ms', 'bigint', (c) => c.notNull())
+    .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
+    .addColumn('last_error', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('telegram_outbox_due')
+    .on('telegram_outbox')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
+
+  await db.schema
+    .createTable('users')
+    .addColumn('address', 'text', (c) => c.primaryKey())
+    .addColumn('discord_id', 'text')
+    .addColumn('twitter_id', 'text')
+    .addColumn('telegram_id', 'text')
+    .addColumn('referral_code', 'text', (c) => c.notNull().unique())
+    .addColumn('referred_by', 'text')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('users_referred_by').on('users').column('referred_by').execute();
+
+  await db.schema
+    .createTable('mission_completions')
+    .addColumn('address', 'text', (c) => c.notNull())
+    .addColumn('mission_id', 'text', (c) => c.notNull())
+    .addColumn('completed_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('mission_completions_pk', ['address', 'mission_id'])
+    .execute();
+}
+
 export const coreMigrations: Record<string, Migration> = {
   '0001_core': {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('settings')
-        .addColumn('key', 'text', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
-        .execute();
-
-      await db.schema
-        .createTable('price_points')
-        .addColumn('timestamp', 'bigint', (c) => c.primaryKey())
-        .addColumn('price_cents', 'bigint', (c) => c.notNull())
-        .execute();
-
-      await db.schema
-        .createTable('vaults')
-        .addColumn('vault_id', 'text', (c) => c.primaryKey())
-        .addColumn('vault_tag', 'text', (c) => c.notNull())
-        .addColumn('vault_pubkey', 'text', (c) => c.notNull().unique())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('creation_account', 'text', (c) => c.notNull())
-        .addColumn('runes_account', 'text', (c) => c.notNull())
-        .addColumn('btc_locked', 'bigint', (c) => c.notNull())
-        .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
-        .addColumn('vault_txid', 'text', (c) => c.notNull())
-        .addColumn('vault_vout', 'integer', (c) => c.notNull())
-        .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
-        .addColumn('stamp', 'bigint', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
-        .execute();
-      // The liquidation sweep asks "which vaults have threshold >= price" on every tick.
-      await db.schema
-        .createIndex('vaults_status_threshold')
-        .on('vaults')
-        .columns(['status', 'threshold_cents'])
-        .execute();
-      await db.schema
-        .createIndex('vaults_creation_account')
-        .on('vaults')
-        .column('creation_account')
-        .execute();
-
-      await addSerialId(db, db.schema.createTable('vault_history'))
-        .addColumn('vault_id', 'text', (c) => c.notNull())
-        .addColumn('timestamp', 'bigint', (c) => c.notNull())
-        .addColumn('action', 'text', (c) => c.notNull())
-        .addColumn('btc_amt', 'bigint', (c) => c.notNull())
-        .addColumn('unit_amt', 'bigint', (c) => c.notNull())
-        .addColumn('vault_amount', 'bigint', (c) => c.notNull())
-        .addColumn('amount_borrowed', 'bigint', (c) => c.notNull())
-        .addColumn('oracle_price', 'bigint', (c) => c.notNull())
-        .addColumn('transaction_id', 'text', (c) => c.notNull())
-        .addColumn('utxo', 'text', (c) => c.notNull())
-        .addColumn('utxo_script', 'text', (c) => c.notNull())
-        .addColumn('liquidation_hash', 'text')
-        .addColumn('liquidation_threshold', 'bigint')
-        .addColumn('confirmed', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute();
-      await db.schema
-        .createIndex('vault_history_vault_time')
-        .on('vault_history')
-        .columns(['vault_id', 'timestamp'])
-        .execute();
-      await db.schema
-        .createIndex('vault_history_txid')
-        .on('vault_history')
-        .column('transaction_id')
-        .execute();
-
-      await db.schema
-        .createTable('guardian_requests')
-        .addColumn('nonce', 'text', (c) => c.primaryKey())
-        .addColumn('method', 'text', (c) => c.notNull())
-        .addColumn('vault_id', 'text')
-        .addColumn('vault_pubkey', 'text', (c) => c.notNull())
-        .addColumn('state', 'text', (c) => c.notNull())
-        .addColumn('txid', 'text')
-        .addColumn('raw_hex', 'text')
-        .addColumn('error', 'text')
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
-        .execute();
-
-      await db.schema
-        .createTable('reservations')
-        .addColumn('reservation_id', 'text', (c) => c.primaryKey())
-        .addColumn('vault_pubkey', 'text', (c) => c.notNull())
-        .addColumn('vault_action', 'text', (c) => c.notNull())
-        .addColumn('unit_amount', 'bigint', (c) => c.notNull())
-        .addColumn('treasury_txid', 'text')
-        .addColumn('treasury_vout', 'integer')
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('reservations_status_expiry')
-        .on('reservations')
-        .columns(['status', 'expires_at'])
-        .execute();
-
-      await db.schema
-        .createTable('liquidations')
-        .addColumn('vault_id', 'text', (c) => c.primaryKey())
-        .addColumn('liquidated_at', 'bigint', (c) => c.notNull())
-        .addColumn('liquidation_hash', 'text', (c) => c.notNull())
-        .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
-        .addColumn('price_cents', 'bigint', (c) => c.notNull())
-        .addColumn('btc_locked', 'bigint', (c) => c.notNull())
-        .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('claimed_by', 'text')
-        .addColumn('claim_txid', 'text')
-        .execute();
-
-      await db.schema
-        .createTable('telegram_subscriptions')
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('chat_id', 'text', (c) => c.notNull())
-        .addColumn('network', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('telegram_subscriptions_pk', ['address', 'chat_id'])
-        .execute();
-
-      await addSerialId(db, db.schema.createTable('telegram_outbox'))
-        .addColumn('chat_id', 'text', (c) => c.notNull())
-        .addColumn('text', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-        .addColumn('max_attempts', 'integer', (c) => c.notNull())
-        .addColumn('retry_delay_ms', 'bigint', (c) => c.notNull())
-        .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
-        .addColumn('last_error', 'text')
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('telegram_outbox_due')
-        .on('telegram_outbox')
-        .columns(['status', 'next_attempt_at'])
-        .execute();
-
-      await db.schema
-        .createTable('users')
-        .addColumn('address', 'text', (c) => c.primaryKey())
-        .addColumn('discord_id', 'text')
-        .addColumn('twitter_id', 'text')
-        .addColumn('telegram_id', 'text')
-        .addColumn('referral_code', 'text', (c) => c.notNull().unique())
-        .addColumn('referred_by', 'text')
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('users_referred_by').on('users').column('referred_by').execute();
-
-      await db.schema
-        .createTable('mission_completions')
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('mission_id', 'text', (c) => c.notNull())
-        .addColumn('completed_at', 'bigint', (c) => c.notNull())
-        .addPrimaryKeyConstraint('mission_completions_pk', ['address', 'mission_id'])
-        .execute();
+      await createVaultTables(db);
+      await createCommunityTables(db);
     },
     async down(db: Kysely<unknown>) {
       for (const table of [

@@ -1,0 +1,52 @@
+// The liquidation sweep runs on every price point, wherever it was recorded, in the one instance
+// that leads it; on taking the lead it sweeps at once at the latest price. Telegram announces band
+// changes after each sweep.
+import type { Logger } from 'pino';
+import type { EventBus } from '../cluster';
+import { announceVaultChange } from '../cluster/vault-changes';
+import type { Guardian } from '../guardian';
+import type { createMetrics } from '../http/metrics';
+import type { TelegramNotifier } from '../notify/telegram';
+import type { Oracle } from '../oracle/oracle';
+import type { LeaderJob } from './leader-job';
+
+export function liquidationSweepJob(deps: {
+  bus: EventBus;
+  guardian: Guardian;
+  oracle: Oracle;
+  notifier: TelegramNotifier;
+  metrics: ReturnType<typeof createMetrics>;
+  log: Logger;
+}): LeaderJob {
+  const { bus, guardian, oracle, notifier, metrics, log } = deps;
+  let sweeping = false;
+  const sweep = (priceCents: number, time: number) =>
+    void guardian
+      .onPriceTick(priceCents, time)
+      .then((liquidated) => {
+        metrics?.sweepDone(time);
+        for (const vault_id of liquidated)
+          announceVaultChange(bus, { vault_id, kind: 'liquidation' }, log);
+        return notifier.onPriceTick(priceCents);
+      })
+      .catch((err: unknown) => log.error({ err }, 'liquidation sweep failed'));
+  return {
+    name: 'liquidation-sweep',
+    listen: () => [
+      bus.subscribe((event) => {
+        if (event.type === 'price' && sweeping)
+          sweep(Math.round(event.data.USD * 100), event.data.time);
+      }),
+    ],
+    start: () => {
+      sweeping = true;
+      metrics?.sweepLeading(true);
+      const { priceCents, timestamp } = oracle.price();
+      sweep(priceCents, timestamp);
+    },
+    stop: () => {
+      sweeping = false;
+      metrics?.sweepLeading(false);
+    },
+  };
+}

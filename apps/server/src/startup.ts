@@ -1,0 +1,178 @@
+// What the composition root (app.ts) does once at start, before any request: the first-start work
+// under the cluster-wide lock (migrations, keys, the oracle and its price back-fill, the devnet's
+// genesis), the chain the guardian reads, and the reindex of an empty database from the chain.
+import { p2tr, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import type { Logger } from 'pino';
+import { publicOriginOf, type ServerConfig } from './config';
+import { TelegramNotifier } from './notify/telegram';
+import type { Store } from './store/open';
+import { migrateToLatest } from './store/migrations';
+import { loadGuardianKeys, type GuardianKeys } from './store/keys';
+import { Oracle } from './oracle/oracle';
+import { loadOracleKeys } from './oracle/keys';
+import { SimulatedPriceSource } from './oracle/price-source';
+import { FeedsPriceSource } from '@unit/guardian-net/price';
+import { rateLimitMigrations } from './http/shared-rate-limits';
+import { accountMigrations } from './auth/migrations';
+import { devnetMigrations } from './devnet/migrations';
+import { createDevnet, type Devnet } from './devnet/devnet';
+import { DevnetChain } from './chain/devnet-chain';
+import { EsploraChain } from './chain/esplora';
+import type { Chain } from './chain/port';
+import { guardianMigrations } from './guardian';
+import type { Exclusive } from './cluster';
+import { observeFeeds, type createMetrics } from './http/metrics';
+import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
+
+/** However long the tick, a ticker service that takes a minute to answer is not answering. */
+const MAX_FEED_TIMEOUT_MS = 60_000;
+
+const xOnly = (hex: string) => hexToBytes(hex);
+
+/** The signer's network parameters for the configured network. */
+export const btcNetworkOf = (network: ServerConfig['network']) =>
+  network === 'mainnet' ? NETWORK : TEST_NETWORK;
+
+export interface StartDeps {
+  store: Store;
+  exclusive: Exclusive;
+  metrics: ReturnType<typeof createMetrics>;
+  log: Logger;
+}
+
+/**
+ * First-start work writes once: instances starting together take turns (the caller runs this under
+ * the cluster's 'startup' lock), and the later ones find it done.
+ */
+export async function firstStart(
+  config: ServerConfig,
+  { store, exclusive, metrics, log }: StartDeps,
+): Promise<{ keys: GuardianKeys; oracle: Oracle; devnet: Devnet | null }> {
+  // Devnet tables are migrated on every network so one migration history fits all.
+  await migrateToLatest(store.db, {
+    ...devnetMigrations,
+    ...guardianMigrations,
+    ...accountMigrations,
+    ...rateLimitMigrations,
+  });
+  const keys = await loadGuardianKeys(store.db, config);
+  const oracle = new Oracle({
+    db: store.db,
+    source: observeFeeds(
+      metrics,
+      config.priceSource === 'feeds'
+        ? new FeedsPriceSource({
+            feeds: config.priceFeeds,
+            maxSpreadBasisPoints: config.priceMaxSpreadBasisPoints,
+            // A feed that has not answered by about the next tick is not fresh this round.
+            timeoutMs: Math.min(Math.floor(config.priceTickMs * 0.9), MAX_FEED_TIMEOUT_MS),
+            log: log.child({ module: 'price-feeds' }),
+          })
+        : new SimulatedPriceSource(config.priceSeed),
+    ),
+    keys: await loadOracleKeys(store.db, { file: config.oracleKeyFile, network: config.network }),
+    startPriceCents: config.startPriceCents,
+    tickMs: config.priceTickMs,
+    log: log.child({ module: 'oracle' }),
+  });
+  await oracle.load();
+  // The devnet's chain lives in the database; every instance reads it there, and its writes
+  // (broadcast, faucet, mining) take a cluster-wide lock so two instances never race a spend.
+  const devnet =
+    config.network === 'devnet'
+      ? await createDevnet({
+          db: store.db,
+          treasuryScript: p2tr(xOnly(keys.treasuryPubkey)).script,
+          guardianScript: p2tr(xOnly(keys.guardPubkey)).script,
+          blockIntervalMs: config.blockIntervalMs,
+          exclusive: (work) => exclusive('devnet', work),
+        })
+      : null;
+  return { keys, oracle, devnet };
+}
+
+/**
+ * The UNIT rune, once: the devnet's own etching, or the configured one (required off the devnet);
+ * the guardian builds with it and /api/config serves the same id to the page.
+ */
+export function unitRuneIdOf(config: ServerConfig, devnet: Devnet | null): string {
+  const unitRuneId = devnet?.unitRuneId ?? config.unitRuneId;
+  if (unitRuneId === null) throw new Error('UNIT_RUNE_ID is required off the devnet');
+  return unitRuneId;
+}
+
+/** The devnet's own chain, or the configured esplora (and ord) services. */
+export function openChain(config: ServerConfig, devnet: Devnet | null, unitRuneId: string): Chain {
+  if (devnet) return new DevnetChain(devnet);
+  return new EsploraChain({
+    ...config.services,
+    network: config.network,
+    runesApi: config.runesApi,
+    unitRuneId,
+    timeoutMs: config.chainTimeoutMs,
+  });
+}
+
+/**
+ * A database that is gone loses nothing: on an empty one the vaults come back from the chain's
+ * state records before any request is taken (operator/reindex.ts). (The devnet's chain is in its
+ * database, so there is nothing to read back there.) A chain that does not answer does not stop
+ * the start: the failure is logged, and the next start on a still empty database (or
+ * `npm run reindex`) tries again.
+ */
+export function reindexWhenEmpty(
+  config: ServerConfig,
+  deps: { store: Store; keys: GuardianKeys; oracle: Oracle; log: Logger },
+) {
+  const { store, keys, oracle, log } = deps;
+  const network = btcNetworkOf(config.network);
+  return reindexIfEmpty({
+    db: store.db,
+    esploraUrl: config.services.esploraUrl,
+    fetch: reindexFetch,
+    network,
+    guardPubkey: xOnly(keys.guardPubkey),
+    treasuryAddress: p2tr(xOnly(keys.treasuryPubkey), undefined, network).address!,
+    thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
+    now: () => Math.floor(Date.now() / 1000),
+    log: log.child({ module: 'reindex' }),
+  }).catch((err: unknown) => {
+    log.error({ err }, 'reindex from the chain failed; run npm run reindex once it answers');
+    return null;
+  });
+}
+
+/**
+ * Telegram announces band changes after each sweep and history after blocks, in the instance that
+ * leads the sweep and the block watcher (jobs/); its bot answers commands where it is polled.
+ */
+export async function startNotifier(
+  config: ServerConfig,
+  options: {
+    telegramPolling?: boolean;
+    telegramDrainIntervalMs?: number;
+    telegramRetryDelayMs?: number;
+  },
+  { store, log }: { store: Store; log: Logger },
+): Promise<TelegramNotifier> {
+  const notifier = new TelegramNotifier({
+    db: store.db,
+    network: config.network,
+    token: config.telegramBotToken,
+    apiRoot: config.telegramApiRoot,
+    timeoutMs: config.telegramTimeoutMs,
+    explorerUrl: config.services.explorerUrl,
+    origin: publicOriginOf(config, config.port),
+    log: log.child({ module: 'telegram' }),
+    polling: options.telegramPolling ?? true,
+    ...(options.telegramDrainIntervalMs !== undefined
+      ? { drainIntervalMs: options.telegramDrainIntervalMs }
+      : {}),
+    ...(options.telegramRetryDelayMs !== undefined
+      ? { retryDelayMs: options.telegramRetryDelayMs }
+      : {}),
+  });
+  await notifier.init();
+  return notifier;
+}
