@@ -67,8 +67,8 @@ const notifyMutation = (retries: number) => ({
  */
 export function useTelegramNotify(): (dto: TelegramNotifyDto, retries: number) => void {
   // One mutation per policy: TanStack's retry cannot depend on the variables.
-  const { mutate: notifyCreate } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_CREATE));
-  const { mutate: notifyAction } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_ACTION));
+  const { mutate: notifyRetrying } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_CREATE));
+  const { mutate: notifyOnce } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_ACTION));
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
   useEffect(() => {
     const pending = timers.current;
@@ -79,7 +79,7 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto, retries: number) =
   }, []);
   return useCallback(
     (dto: TelegramNotifyDto, retries: number) => {
-      const send = retries > 0 ? notifyCreate : notifyAction;
+      const send = retries > 0 ? notifyRetrying : notifyOnce;
       const timer = setTimeout(() => {
         timers.current.delete(timer);
         // Only the signed-in owner may announce (the server refuses anyone else); without a
@@ -92,7 +92,7 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto, retries: number) =
       }, TELEGRAM_NOTIFY_DELAY_MS);
       timers.current.add(timer);
     },
-    [notifyCreate, notifyAction],
+    [notifyRetrying, notifyOnce],
   );
 }
 
