@@ -16,12 +16,12 @@ export const LIVE_EVENTS_URL = '/api/events';
 /** After the server refused the stream (over its limit, an older server), when to ask again. */
 const REOPEN_AFTER_REFUSAL_MS = 60_000;
 
-type LiveStatus = 'off' | 'connecting' | 'open';
+type LiveStatus = 'off' | 'connecting' | 'up';
 
 let status: LiveStatus = 'off';
 
 /** True while the stream is open: pushed events keep the live queries current. */
-export const isLive = (): boolean => status === 'open';
+export const isLive = (): boolean => status === 'up';
 
 /**
  * A query's refetch interval: its own while the stream is down (the fallback), a longer one while
@@ -84,11 +84,11 @@ export function connectLive(client: QueryClient, url = LIVE_EVENTS_URL): () => v
     status = 'connecting';
     current.onopen = () => {
       // Events sent while the stream was down are lost: read once what they would have changed.
-      if (status !== 'open') resync();
-      status = 'open';
+      if (status !== 'up') resync();
+      status = 'up';
     };
     current.onerror = () => {
-      if (status === 'open') resync();
+      if (status === 'up') resync();
       status = 'connecting';
       // A drop reconnects by itself; a refusal (429, 404) closes for good, so ask again later.
       if (current.readyState === EventSource.CLOSED)

@@ -27,13 +27,9 @@ export const postTelegramNotify = (dto: TelegramNotifyDto) =>
     body: JSON.stringify(dto),
   });
 
-/** SPEC §7: retry 0 for actions, 5 retries for create. */
-export const telegramNotifyRetries = (action: VaultAction) =>
-  action === 'open' ? TELEGRAM_NOTIFY_RETRIES_CREATE : TELEGRAM_NOTIFY_RETRIES_ACTION;
-
 /**
- * SPEC §3 Telegram notify payload of a finished flow: the BTC it moved (create, deposit, withdraw)
- * and the UNIT it moved (create, borrow, repay), as integers (sats, UNIT hundredths).
+ * SPEC §3 Telegram notify payload of a finished flow, as integers (sats, UNIT hundredths): the
+ * flow's declaration says which amounts its action moved (the others are sent as 0).
  */
 export function telegramNotification(o: {
   network: Network;
@@ -41,18 +37,16 @@ export function telegramNotification(o: {
   action: VaultAction;
   txid: string;
   vaultId: string;
-  sats: bigint;
-  cents: bigint;
+  btcSats: bigint;
+  unitCents: bigint;
 }): TelegramNotifyDto {
-  const movesBtc = o.action === 'open' || o.action === 'deposit' || o.action === 'withdraw';
-  const movesUnit = o.action === 'open' || o.action === 'borrow' || o.action === 'repay';
   return {
     network: o.network,
     address: o.address,
     tx_id: o.txid,
     tx_action: o.action,
-    btc_amount: movesBtc ? Number(o.sats) : 0,
-    unit_amount: movesUnit ? Number(o.cents) : 0,
+    btc_amount: Number(o.btcSats),
+    unit_amount: Number(o.unitCents),
     vault_id: o.vaultId,
   };
 }
@@ -67,13 +61,14 @@ const notifyMutation = (retries: number) => ({
 });
 
 /**
- * Returns `schedule(dto)`: posts the notification TELEGRAM_NOTIFY_DELAY_MS later with its action's
- * retry policy. Scheduled posts are dropped if the app unmounts first.
+ * Returns `schedule(dto, retries)`: posts the notification TELEGRAM_NOTIFY_DELAY_MS later with its
+ * action's retry policy (SPEC §7: TELEGRAM_NOTIFY_RETRIES_CREATE or _ACTION). Scheduled posts are
+ * dropped if the app unmounts first.
  */
-export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
+export function useTelegramNotify(): (dto: TelegramNotifyDto, retries: number) => void {
   // One mutation per policy: TanStack's retry cannot depend on the variables.
-  const { mutate: notifyCreate } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_CREATE));
-  const { mutate: notifyAction } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_ACTION));
+  const { mutate: notifyRetrying } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_CREATE));
+  const { mutate: notifyOnce } = useMutation(notifyMutation(TELEGRAM_NOTIFY_RETRIES_ACTION));
   const timers = useRef(new Set<ReturnType<typeof setTimeout>>());
   useEffect(() => {
     const pending = timers.current;
@@ -83,8 +78,8 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
     };
   }, []);
   return useCallback(
-    (dto: TelegramNotifyDto) => {
-      const send = telegramNotifyRetries(dto.tx_action) > 0 ? notifyCreate : notifyAction;
+    (dto: TelegramNotifyDto, retries: number) => {
+      const send = retries > 0 ? notifyRetrying : notifyOnce;
       const timer = setTimeout(() => {
         timers.current.delete(timer);
         // Only the signed-in owner may announce (the server refuses anyone else); without a
@@ -97,7 +92,7 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto) => void {
       }, TELEGRAM_NOTIFY_DELAY_MS);
       timers.current.add(timer);
     },
-    [notifyCreate, notifyAction],
+    [notifyRetrying, notifyOnce],
   );
 }
 

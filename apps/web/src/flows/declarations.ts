@@ -1,59 +1,44 @@
 import {
   CONTENT,
-  type LiquidatedVaultDto,
-  type PendingType,
+  ERROR_MESSAGES,
+  TELEGRAM_NOTIFY_RETRIES_ACTION,
+  TELEGRAM_NOTIFY_RETRIES_CREATE,
+  VAULT_REFRESH_AFTER_CREATE_MS,
+  maxBorrowCents,
+  maxDepositSats,
+  maxRepayCents,
+  maxWithdrawSats,
+  satsToBtcString,
+  validateCreateVault,
+  type Sats,
   type VaultAction,
 } from '@unit/protocol';
+import {
+  targetOf,
+  type FlowAction,
+  type FlowDecl,
+  type MaxContext,
+  type StepDecl,
+} from './declaration-types';
+
+export * from './declaration-types';
 
 /**
- * The flows of the drawer: each vault action is stored as a pending transaction of the same type
- * (SPEC §3); a speed-up has no entry of its own, it moves its transaction's entry to the new txid.
+ * SPEC §3/§7: the amounts a Telegram notice of an action carries (the BTC it moved, the UNIT it
+ * moved) and how often it is retried (5 times for create, never for the others).
  */
-export type FlowAction = PendingType | 'speedup';
-
-/** The flows a dashboard button (or a ?action= link) opens on the wallet's own vault. */
-export type LinkFlowAction = Exclude<FlowAction, 'repossess' | 'speedup'>;
-
-/** What a flow acts on besides the connected wallet's vault. */
-export type FlowTarget =
-  | { kind: 'repossess'; vault: LiquidatedVaultDto }
-  /** a vault transaction of this wallet still waiting in the mempool, and its action */
-  | { kind: 'speedup'; txid: string; action: VaultAction };
-
-// Flows are data (STYLE.md): one declaration per action drives the one engine and the one drawer.
-export type StepKind = 'name' | 'form' | 'confirm' | 'tracker' | 'success';
-
-export interface StepDecl {
-  kind: StepKind;
-  title: string;
-  /** label of the primary button of the step */
-  primary: string;
-  /** label of the secondary button, if any */
-  secondary?: string;
-}
-
-export interface FlowDecl {
-  action: FlowAction;
-  guardianAction: VaultAction;
-  steps: readonly StepDecl[];
-  /** tracker (create) or confirmation (actions) steps, in order, 1-based in the UI */
-  progressSteps: readonly string[];
-  /** what the form asks for: amounts, a review of a claim (repossess), a fee rate (speed-up) */
-  amount: 'btc' | 'unit' | 'create' | 'claim' | 'fee';
-  actionLabel: string;
-  successTitle: string;
-  /** SPEC §4: the 30 s Try again after a time-out is offered for the no-accounts error only here */
-  retryOnNoAccounts: boolean;
-  /**
-   * The drawer stays open through the tracker to the success step once signed, instead of closing
-   * behind the dashboard's banner: repossess runs from /liquidations, which has no banner, and a
-   * speed-up is followed where it was asked for.
-   */
-  keepsDrawer?: boolean;
-}
+export const NOTICES: Record<VaultAction, { btc: boolean; unit: boolean; retries: number }> = {
+  open: { btc: true, unit: true, retries: TELEGRAM_NOTIFY_RETRIES_CREATE },
+  deposit: { btc: true, unit: false, retries: TELEGRAM_NOTIFY_RETRIES_ACTION },
+  withdraw: { btc: true, unit: false, retries: TELEGRAM_NOTIFY_RETRIES_ACTION },
+  borrow: { btc: false, unit: true, retries: TELEGRAM_NOTIFY_RETRIES_ACTION },
+  repay: { btc: false, unit: true, retries: TELEGRAM_NOTIFY_RETRIES_ACTION },
+  repossess: { btc: false, unit: false, retries: TELEGRAM_NOTIFY_RETRIES_ACTION },
+};
 
 const ACTION = CONTENT.actionDrawer;
 const CREATE = CONTENT.createDrawer;
+const READING = CONTENT.reading;
 
 const actionSteps = (actionLabel: string, successTitle: string): StepDecl[] => [
   { kind: 'form', title: actionLabel, primary: actionLabel, secondary: ACTION.buttons.cancel },
@@ -71,6 +56,26 @@ const asLine = (step: string) => step.charAt(0).toUpperCase() + step.slice(1);
 
 // SPEC §4 Action drawers: confirmation steps 1 to 4.
 const CONFIRMATION_STEPS = ACTION.confirmationSteps.map(asLine);
+
+// SPEC §4: wallet balance refresh after every action; repay and borrow also refresh rune data.
+const AFTER_ACTION = ['balance', 'vault', 'vault-history'] as const;
+const AFTER_UNIT_ACTION = [...AFTER_ACTION, 'unit-outputs'] as const;
+
+const ownAction = (action: VaultAction) => (): VaultAction => action;
+
+/** SPEC §5: the wallet's sats less the cost (and, opening, the dust the vault keeps), or Max. */
+const depositMax =
+  (forCreate: boolean) =>
+  (ctx: MaxContext): Sats =>
+    ctx.refinedSats ??
+    maxDepositSats({
+      walletSats: ctx.walletSats,
+      operationCostSats: ctx.costSats,
+      forCreate,
+      dustLimitSats: ctx.constants.dustLimitSats,
+    });
+
+const FAILED = 'Transaction failed';
 
 export const FLOWS: Record<FlowAction, FlowDecl> = {
   // SPEC §2 Drawers / §4 Create flow: 5 steps, tracker internal steps 1-5.
@@ -101,50 +106,138 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
       { kind: 'success', title: CONTENT.vaultPage.created, primary: CREATE.buttons.close },
     ],
     progressSteps: CREATE.trackerSteps.map(asLine),
-    amount: 'create',
+    form: {
+      kind: 'amounts',
+      connectsWallet: true,
+      needsPrice: true,
+      btc: { label: 'Deposit BTC', refinesMax: 'create', max: depositMax(true) },
+      // Only what the wallet can actually deposit backs the borrow, not an over-typed amount.
+      unit: {
+        label: 'Borrow UNIT',
+        max: (ctx) =>
+          maxBorrowCents(ctx.depositSats, 0, ctx.priceUsd, ctx.constants.collateralPercent),
+      },
+      complete: ({ sats, cents, priceUsd }) =>
+        validateCreateVault({ walletConnected: true, btcSats: sats, unitCents: cents, priceUsd })
+          .ok,
+    },
     actionLabel: CONTENT.vaultPage.createVault,
     successTitle: CONTENT.vaultPage.created,
+    failedTitle: ERROR_MESSAGES.vaultOpenFailed,
     retryOnNoAccounts: false,
+    createsVault: true,
+    pendingType: 'create',
+    holdsButtons: 'create',
+    noticeAction: ownAction('open'),
+    // SPEC §7: after create these are invalidated; SPEC §4: vault data refreshed after 5 s.
+    // Beyond SPEC §7's list, the wallet's sats and the UNIT just issued change too.
+    refresh: {
+      now: ['vault', 'fee-rates', 'bitcoin-price', 'block-height', 'balance', 'unit-outputs'],
+      later: { keys: ['vault'], afterMs: VAULT_REFRESH_AFTER_CREATE_MS },
+    },
   },
   deposit: {
     action: 'deposit',
     guardianAction: 'deposit',
     steps: actionSteps(CONTENT.dashboard.deposit, ACTION.successTitles.deposit),
     progressSteps: CONFIRMATION_STEPS,
-    amount: 'btc',
+    form: {
+      kind: 'amounts',
+      btc: { label: 'Deposit amount', refinesMax: 'deposit', max: depositMax(false) },
+    },
     actionLabel: CONTENT.dashboard.deposit,
     successTitle: ACTION.successTitles.deposit,
+    failedTitle: FAILED,
     retryOnNoAccounts: false,
+    pendingType: 'deposit',
+    holdsButtons: 'deposit',
+    noticeAction: ownAction('deposit'),
+    refresh: { now: AFTER_ACTION },
   },
   withdraw: {
     action: 'withdraw',
     guardianAction: 'withdraw',
     steps: actionSteps(CONTENT.dashboard.withdraw, ACTION.successTitles.withdraw),
     progressSteps: CONFIRMATION_STEPS,
-    amount: 'btc',
+    form: {
+      kind: 'amounts',
+      needsPrice: true,
+      feeFromVault: true,
+      btc: {
+        label: 'Withdraw amount',
+        max: (ctx) =>
+          maxWithdrawSats({
+            vaultSats: ctx.vaultSats,
+            unitCents: ctx.debtCents,
+            priceUsd: ctx.priceUsd,
+            operationCostSats: ctx.costSats,
+            minVaultBalanceSats: ctx.constants.minVaultBalanceSats,
+            collateralPercent: ctx.constants.collateralPercent,
+          }),
+        hint: (max) => `${READING.withdraw.upTo(satsToBtcString(max))}. ${ACTION.withdrawTooltip}`,
+      },
+    },
     actionLabel: CONTENT.dashboard.withdraw,
     successTitle: ACTION.successTitles.withdraw,
+    failedTitle: FAILED,
     retryOnNoAccounts: false,
+    pendingType: 'withdraw',
+    holdsButtons: 'withdraw',
+    noticeAction: ownAction('withdraw'),
+    refresh: { now: AFTER_ACTION },
   },
   borrow: {
     action: 'borrow',
     guardianAction: 'borrow',
     steps: actionSteps(CONTENT.dashboard.borrow, ACTION.successTitles.borrow),
     progressSteps: CONFIRMATION_STEPS,
-    amount: 'unit',
+    form: {
+      kind: 'amounts',
+      needsPrice: true,
+      checksWalletCost: true,
+      unit: {
+        label: 'Borrow amount',
+        max: (ctx) =>
+          maxBorrowCents(
+            ctx.vaultSats,
+            ctx.debtCents,
+            ctx.priceUsd,
+            ctx.constants.collateralPercent,
+          ),
+      },
+    },
     actionLabel: CONTENT.dashboard.borrow,
     successTitle: ACTION.successTitles.borrow,
+    failedTitle: FAILED,
     retryOnNoAccounts: true,
+    pendingType: 'borrow',
+    holdsButtons: 'borrow',
+    noticeAction: ownAction('borrow'),
+    refresh: { now: AFTER_UNIT_ACTION },
   },
   repay: {
     action: 'repay',
     guardianAction: 'repay',
     steps: actionSteps(CONTENT.dashboard.repay, ACTION.successTitles.repay),
     progressSteps: CONFIRMATION_STEPS,
-    amount: 'unit',
+    form: {
+      kind: 'amounts',
+      checksWalletCost: true,
+      postageToTreasury: true,
+      unit: {
+        label: 'Repay amount',
+        max: (ctx) =>
+          maxRepayCents({ runeBalanceCents: ctx.runeCents ?? 0, debtCents: ctx.debtCents }),
+      },
+    },
     actionLabel: CONTENT.dashboard.repay,
     successTitle: ACTION.successTitles.repay,
+    failedTitle: FAILED,
     retryOnNoAccounts: true,
+    pendingType: 'repay',
+    holdsButtons: 'repay',
+    noticeAction: ownAction('repay'),
+    refresh: { now: AFTER_UNIT_ACTION },
   },
   // Repossess (ARCHITECTURE.md, Liquidation): review the claim, then the same tracker as actions.
   repossess: {
@@ -152,11 +245,16 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'repossess',
     steps: actionSteps(CONTENT.repossess.button, CONTENT.repossess.success),
     progressSteps: CONFIRMATION_STEPS,
-    amount: 'claim',
+    form: { kind: 'claim' },
     actionLabel: CONTENT.repossess.button,
     successTitle: CONTENT.repossess.success,
+    failedTitle: FAILED,
     retryOnNoAccounts: false,
     keepsDrawer: true,
+    pendingType: 'repossess',
+    holdsButtons: 'create',
+    noticeAction: ownAction('repossess'),
+    refresh: { now: ['balance', 'liquidations', 'vault', 'vault-history'] },
   },
   // Speed-up (BIP-125): the current and the new fee rate, then the wallet signs the replacement.
   speedup: {
@@ -165,17 +263,15 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'deposit',
     steps: actionSteps(CONTENT.speedUp.button, CONTENT.speedUp.success),
     progressSteps: CONFIRMATION_STEPS,
-    amount: 'fee',
+    form: { kind: 'fee' },
     actionLabel: CONTENT.speedUp.button,
     successTitle: CONTENT.speedUp.success,
+    failedTitle: FAILED,
     retryOnNoAccounts: false,
     keepsDrawer: true,
+    pendingType: null,
+    holdsButtons: 'create',
+    noticeAction: (target) => targetOf(target, 'speedup')?.action ?? 'deposit',
+    refresh: { now: AFTER_ACTION },
   },
 };
-
-export const isFlowAction = (value: string | null): value is LinkFlowAction =>
-  value === 'create' ||
-  value === 'deposit' ||
-  value === 'withdraw' ||
-  value === 'borrow' ||
-  value === 'repay';

@@ -56,9 +56,9 @@ export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
     case 'back': {
       if (busy) return state;
       // SPEC §4: Back on the tracker after an error returns to the step before it (confirmation
-      // for create, the form for actions) and, for actions, resets the amount.
+      // for create, the form for actions) and, returning to a form, resets the amount.
       if (steps[state.step]?.kind === 'tracker') {
-        const formReset = state.action !== 'create';
+        const formReset = steps[state.step - 1]?.kind === 'form';
         return {
           ...state,
           step: state.step - 1,

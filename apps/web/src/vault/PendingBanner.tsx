@@ -9,7 +9,7 @@ import {
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { EnableTelegram } from '../auth/EnableTelegram';
-import { FLOWS, type FlowAction } from '../flows/declarations';
+import { FLOWS } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
 import { formatAmount } from '../ui/format';
@@ -38,7 +38,7 @@ export function PendingBanner() {
   const amountOf = (p: PendingTransaction) => formatAmount(BigInt(p.amount), p.amountUnit);
   const title = done
     ? confirmedSentence(
-        finished?.type ?? pendingType(banner?.action),
+        finished?.type ?? (banner ? FLOWS[banner.action].pendingType : null),
         finished ? amountOf(finished) : null,
       )
     : (banner?.text ?? FLOWS[latest!.type].successTitle);
@@ -102,10 +102,6 @@ export function PendingBanner() {
     </div>
   );
 }
-
-/** The pending kind of a flow's banner (a speed-up's banner is about the transaction it replaced). */
-const pendingType = (action: FlowAction | undefined): PendingTransaction['type'] | null =>
-  action && action !== 'speedup' ? action : null;
 
 /**
  * A transaction that never confirms (dropped from the mempool) would keep every action disabled

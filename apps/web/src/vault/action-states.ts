@@ -18,6 +18,7 @@ import { useWallet } from '../wallet';
 import { formatAmount } from '../ui/format';
 import type { Position } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
+import { FLOWS } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { useLiquidatedState } from './liquidated';
 
@@ -45,9 +46,9 @@ export function useActionStates(position: Position): ActionStates {
   // drawer makes its action the active one, which disables the others.
   const flowRunning =
     flows.flow?.status === 'awaiting-signature' || flows.flow?.status === 'processing';
-  const open = flows.drawerOpen ? (flows.flow?.action ?? null) : null;
   // A repossess or speed-up drawer holds every vault action back, as the create drawer does.
-  const activeAction = open === 'repossess' || open === 'speedup' ? 'create' : open;
+  const open = flows.drawerOpen ? flows.flow?.action : undefined;
+  const activeAction = open ? FLOWS[open].holdsButtons : null;
   const wallet = useWallet();
   const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null).sats;
   const ctx = (action: DashboardAction): ButtonContext => ({

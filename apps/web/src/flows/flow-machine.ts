@@ -1,0 +1,150 @@
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { ERROR_MESSAGES } from '@unit/protocol';
+import { useConfig } from '../api/config';
+import { useWallet } from '../wallet';
+import { isRejection } from '../wallet/errors';
+import { FLOWS, type FlowAction, type FlowDecl, type FlowTarget } from './declarations';
+import {
+  flowReducer,
+  initialFlowState,
+  type FlowEvent,
+  type FlowResultIds,
+  type FlowState,
+} from './engine';
+import type { ExecuteFlow, FlowInput } from './execute';
+import type { FlowPreview } from './preview';
+
+// The flow machine: which flow is open, its drawer, and one run from the wallet prompt to the
+// guardian's answer. What a run leaves behind (banner, pending entry, notice) is the provider's.
+
+type Slot = FlowState | null;
+type SlotEvent = FlowEvent | { type: 'begin'; action: FlowAction } | { type: 'clear' };
+
+function slotReducer(state: Slot, event: SlotEvent): Slot {
+  if (event.type === 'begin') return initialFlowState(event.action);
+  if (event.type === 'clear') return null;
+  return state ? flowReducer(state, event) : state;
+}
+
+const isUserTimeout = (error: unknown) =>
+  error instanceof Error && error.message === ERROR_MESSAGES.userTimeout;
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, started: Promise<void>) =>
+  new Promise<T>((resolve, reject) => {
+    // SPEC §4: a timer flags the flow as timed out after the configured time-out, counted from
+    // when the request was sent (time in the wallet prompt does not count).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    void started.then(() => {
+      timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
+    });
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+
+/** What a run tells the rest of the app, each once, as it happens. */
+export interface FlowRunEffects {
+  /** the wallet signed and the guardian has the request (SPEC §4) */
+  onSigned(decl: FlowDecl): void;
+  /** the guardian answered with the transaction's ids, in time or after the time-out */
+  onSubmitted(decl: FlowDecl, input: FlowInput, preview: FlowPreview, result: FlowResultIds): void;
+  /** declined in the wallet: nothing was sent */
+  onDeclined(): void;
+  onFailed(decl: FlowDecl, error: unknown): void;
+}
+
+export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
+  const config = useConfig();
+  const wallet = useWallet();
+  const [flow, dispatch] = useReducer(slotReducer, null);
+  const [target, setTarget] = useState<FlowTarget | null>(null);
+  const [drawerOpen, setDrawerOpenState] = useState(false);
+  const flowRef = useRef(flow);
+  useEffect(() => {
+    flowRef.current = flow;
+  }, [flow]);
+
+  const openFlow = useCallback((action: FlowAction, next?: FlowTarget) => {
+    setTarget(next ?? null);
+    dispatch({ type: 'begin', action });
+    setDrawerOpenState(true);
+  }, []);
+
+  const setDrawerOpen = useCallback((open: boolean) => {
+    setDrawerOpenState(open);
+    if (open) return;
+    const current = flowRef.current;
+    if (!current) return;
+    // Closing in error resets the drawer; closing an idle or finished flow forgets it; a running
+    // flow keeps running behind its banner.
+    if (current.status === 'error' || current.status === 'idle' || current.status === 'confirmed')
+      dispatch({ type: 'clear' });
+  }, []);
+
+  const { onSigned, onSubmitted, onDeclined, onFailed } = effects;
+  const run = useCallback(
+    async (input: FlowInput, preview: FlowPreview) => {
+      const current = flowRef.current;
+      if (!current) return;
+      const decl = FLOWS[current.action];
+      dispatch({ type: 'start' });
+      let signed = false;
+      let markSent!: () => void;
+      const sent = new Promise<void>((resolve) => (markSent = resolve));
+      const onProgress = (step: number) => {
+        // The guardian's first step means the request reached it, whoever sent it.
+        if (step >= 2) markSent();
+        dispatch({ type: 'progress', step });
+        if (step >= 2 && !signed) {
+          // SPEC §4: signatures collected: the drawer closes and a banner takes over.
+          signed = true;
+          if (!decl.keepsDrawer) setDrawerOpenState(false);
+          onSigned(decl);
+        }
+      };
+      const execution = execute(decl.action, input, onProgress, {
+        config,
+        wallet,
+        onSent: () => markSent(),
+      });
+      try {
+        const result = await withTimeout(execution, config.constants.flowTimeoutMs, sent);
+        dispatch({ type: 'confirmed', result });
+        onSubmitted(decl, input, preview, result);
+      } catch (error) {
+        if (isRejection(error)) {
+          // Declined in the wallet: a reset to where the user was, not an error (nothing was sent).
+          dispatch({ type: 'cancelled' });
+          onDeclined();
+          return;
+        }
+        if (isUserTimeout(error)) {
+          // The time-out stops the waiting, not the request: a transaction the guardian still
+          // broadcasts is recorded like any other, so it is never lost nor sent twice.
+          execution.then(
+            (result) => onSubmitted(decl, input, preview, result),
+            () => undefined,
+          );
+        }
+        dispatch({ type: 'failed', error });
+        onFailed(decl, error);
+        // SPEC §4: on error the drawer reopens (create: with Back).
+        setDrawerOpenState(true);
+      }
+    },
+    [config, execute, wallet, onSigned, onSubmitted, onDeclined, onFailed],
+  );
+
+  const clear = useCallback(() => dispatch({ type: 'clear' }), []);
+  return useMemo(
+    () => ({ flow, target, drawerOpen, openFlow, setDrawerOpen, dispatch, run, clear }),
+    [flow, target, drawerOpen, openFlow, setDrawerOpen, run, clear],
+  );
+}

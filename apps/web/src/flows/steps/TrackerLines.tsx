@@ -1,0 +1,34 @@
+import type { FlowDecl } from '../declarations';
+import type { FlowState } from '../engine';
+
+/** The tracker's lines: done, active, failed or to do, from the flow's progress (SPEC §4). */
+export function TrackerLines({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
+  const failed = flow.status === 'error';
+  return (
+    <ol className="tracker" aria-label="Progress">
+      {decl.progressSteps.map((label, i) => {
+        const n = i + 1;
+        const state =
+          failed && n === flow.progress
+            ? 'error'
+            : n < flow.progress || flow.status === 'confirmed'
+              ? 'done'
+              : n === flow.progress
+                ? 'active'
+                : 'todo';
+        return (
+          <li
+            key={label}
+            className={`tracker__step tracker__step--${state}`}
+            aria-current={state === 'active' ? 'step' : undefined}
+          >
+            <span className="tracker__dot" aria-hidden="true">
+              {state === 'done' ? '✓' : n}
+            </span>
+            {label}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

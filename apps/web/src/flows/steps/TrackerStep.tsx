@@ -1,0 +1,62 @@
+import { useState } from 'react';
+import { isNoAccountsError, toUserMessage } from '@unit/protocol';
+import { WalletError } from '../../wallet/errors';
+import { useFlows } from '../FlowProvider';
+import { RetryCountdown } from './RetryCountdown';
+import type { StepProps } from './step-props';
+import { TrackerLines } from './TrackerLines';
+
+/**
+ * The tracker (SPEC §4): the flow's progress lines, its error, its details, and the buttons that
+ * apply. A button of its own goes in the footer's list below, as a component of its own file.
+ */
+export function TrackerStep({ flow, decl, retry }: StepProps) {
+  const flows = useFlows();
+  const [showDetails, setShowDetails] = useState(false);
+  const failed = flow.status === 'error';
+  // A wallet that shares no account says so in its own words: its error code is what counts.
+  const noAccounts =
+    isNoAccountsError(flow.error) ||
+    (flow.error instanceof WalletError && flow.error.code === 'no_accounts');
+  const offerRetry = failed && decl.retryOnNoAccounts && noAccounts;
+  return (
+    <div className="flow-step">
+      <TrackerLines flow={flow} decl={decl} />
+      {failed && (
+        <p className="field-error" role="alert">
+          {toUserMessage(flow.error)}
+        </p>
+      )}
+      {showDetails && (
+        <dl className="summary">
+          <div>
+            <dt>Status</dt>
+            <dd>{flow.status}</dd>
+          </div>
+          <div>
+            <dt>Step</dt>
+            <dd>
+              {flow.progress} of {decl.progressSteps.length}
+            </dd>
+          </div>
+        </dl>
+      )}
+      <footer className="flow-actions">
+        {offerRetry && retry && <RetryCountdown onRetry={retry} />}
+        {failed ? (
+          <button
+            type="button"
+            className="btn btn--primary"
+            onClick={() => flows.dispatch({ type: 'back' })}
+          >
+            Back
+          </button>
+        ) : (
+          <button type="button" className="btn" onClick={() => setShowDetails((v) => !v)}>
+            Details
+          </button>
+        )}
+      </footer>
+    </div>
+  );
+}
