@@ -137,7 +137,9 @@ export async function runOperator(
           `reindex: ${result.restored.length} vaults restored, ${result.skipped.length} already known`,
         );
         for (const id of result.keyUnknown)
-          say(`  ${id}: opened, never spent since; its key is not on the chain yet`);
+          say(
+            `  ${id}: opened with a version 1 record, never spent since; its key is not on the chain yet`,
+          );
         return;
       }
       case 'treasury':
