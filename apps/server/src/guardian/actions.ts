@@ -87,7 +87,7 @@ async function vaultUtxo(
   const output = await g.chain.output(row.vault_txid, row.vault_vout);
   // Spent by a transaction of ours whose request failed as its answer was lost (settle.ts): the
   // vault catches up with the chain, and this request, built on its old output, is refused.
-  if (output?.spent && (await catchUpVault(g, row)))
+  if ((!output || output.spent) && (await catchUpVault(g, row)))
     throw new DomainError('vault_changed', 'The vault just changed on the chain; please try again');
   if (!output || output.spent)
     throw new DomainError('vault_busy', 'The vault output is already being spent');
