@@ -12,6 +12,7 @@ import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { loadConfig, ConfigError, type ServerConfig } from '../config';
 import { EsploraChain } from '../chain/esplora';
+import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
 import { migrateToLatest } from '../store/migrations';
 import { loadGuardianKeys } from '../store/keys';
@@ -206,11 +207,23 @@ async function withContext(
       ...rateLimitMigrations,
     });
     const keys = await loadGuardianKeys(store.db, config);
+    const unitRuneId = config.unitRuneId ?? null;
     const chain = new EsploraChain({
       ...config.services,
       network: config.network,
       fetch: timedFetch,
+      // With RUNES_API=ord, runes are read from ord's JSON API, as the server reads them.
+      runesApi: config.runesApi,
+      ...(unitRuneId ? { unitRuneId } : {}),
     });
+    const ord =
+      config.runesApi === 'ord'
+        ? new OrdIndexer({
+            url: config.services.runesUrl,
+            unitRuneId: unitRuneId ?? '',
+            fetch: timedFetch,
+          })
+        : null;
     await work({
       chain,
       esploraUrl: config.services.esploraUrl,
@@ -225,6 +238,8 @@ async function withContext(
       now: () => Math.floor(Date.now() / 1000),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       pollMs,
+      ord,
+      unitRuneId,
     });
   } finally {
     await store.close();

@@ -23,6 +23,8 @@ import {
 } from '@unit/bitcoin';
 import { UNIT_POSTAGE_SATS, type UnitOutputDto, type UtxoDto } from '@unit/protocol';
 import type { Chain } from '../chain/port';
+import type { OrdIndexer } from '../chain/ord';
+import { etchedRuneIdFromOrd } from './ord-rune';
 import type { Database } from '../store/schema';
 import { heldTreasuryOutputs } from '../guardian/locks';
 
@@ -45,6 +47,10 @@ export interface OperatorContext {
   sleep: (ms: number) => Promise<void>;
   /** How often to look at the chain while waiting for confirmations. */
   pollMs: number;
+  /** With RUNES_API=ord: ord's JSON API, which names an etched rune's id (ord-rune.ts). */
+  ord?: OrdIndexer | null;
+  /** UNIT_RUNE_ID as configured; null before one exists (etch). */
+  unitRuneId?: string | null;
 }
 
 export const treasuryAddress = (ctx: Pick<OperatorContext, 'treasuryPubkey' | 'network'>) =>
@@ -86,7 +92,8 @@ export async function treasuryStatus(ctx: OperatorContext): Promise<TreasuryStat
   const [all, payment, units] = await Promise.all([
     ctx.chain.utxos(address),
     ctx.chain.paymentUtxos(address),
-    ctx.chain.unitOutputs(address),
+    // ord keys UNIT by its rune's name: before any rune id is configured (etch) there is none.
+    ctx.ord && !ctx.unitRuneId ? [] : ctx.chain.unitOutputs(address),
   ]);
   const now = ctx.now();
   const held = await heldTreasuryOutputs(ctx.db, now);
@@ -511,7 +518,9 @@ export async function etchUnit(ctx: OperatorContext, options: EtchOptions): Prom
   if (!revealTxid) throw new Error('etch: the reveal was not made');
   ctx.say(`waiting for the reveal ${revealTxid} to confirm`);
   await waitForConfirmations(ctx, revealTxid, 1);
-  const runeId = await runeIdOf(ctx, revealTxid);
+  const runeId = ctx.ord
+    ? await etchedRuneIdFromOrd(ctx, ctx.ord, plan.name, revealTxid)
+    : await runeIdOf(ctx, revealTxid);
   if (!runeId) throw new Error(`the reveal ${revealTxid} is not confirmed`);
   plan = { ...plan, runeId };
   savePlan(ctx, plan);
