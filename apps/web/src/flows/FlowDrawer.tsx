@@ -64,6 +64,7 @@ import type { MaxDepositAt, MaxDepositRequest } from './max-deposit';
 import { previewAfter, type FlowPreview } from './preview';
 import { RepossessReview } from './RepossessReview';
 import { SpeedUpForm } from './SpeedUpForm';
+import { ResendButton } from './ResendButton';
 import './flows.css';
 
 const READING = CONTENT.reading;
@@ -579,11 +580,14 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
 
     case 'tracker':
       return (
-        <Tracker
-          flow={flow}
-          decl={decl}
-          onRetry={lastRun ? () => void flows.run(lastRun.input, lastRun.preview) : null}
-        />
+        <>
+          <Tracker
+            flow={flow}
+            decl={decl}
+            onRetry={lastRun ? () => void flows.run(lastRun.input, lastRun.preview) : null}
+          />
+          <ResendButton flow={flow} />
+        </>
       );
 
     case 'success':

@@ -57,6 +57,8 @@ export interface FlowsApi {
   dispatch(event: FlowEvent): void;
   /** runs the open flow; the preview is what its pending entry records */
   run(input: FlowInput, preview: FlowPreview): Promise<void>;
+  /** what the last run was given: a re-send repeats it (ResendButton.tsx) */
+  lastRun: { input: FlowInput; preview: FlowPreview } | null;
   /** SPEC §4 Create flow */
   stage: CreationStage;
   isVaultCreationFlowInProgress: boolean;
@@ -129,6 +131,7 @@ export function FlowProvider({
   const [stage, setStage] = useState<CreationStage>('initial');
   const [creating, setCreating] = useState(false);
   const [banner, setBanner] = useState<FlowBanner | null>(null);
+  const [lastRun, setLastRun] = useState<FlowsApi['lastRun']>(null);
   const [pendingByAddress, setPendingByAddress] = useState<{
     address: string | null;
     list: PendingTransaction[];
@@ -249,6 +252,7 @@ export function FlowProvider({
       if (!current) return;
       const action = current.action;
       const decl = FLOWS[action];
+      setLastRun({ input, preview });
       dispatchSlot({ type: 'start' });
       let signed = false;
       let markSent!: () => void;
@@ -372,6 +376,7 @@ export function FlowProvider({
       setDrawerOpen,
       dispatch: dispatchSlot,
       run,
+      lastRun,
       stage: creationStage,
       isVaultCreationFlowInProgress: creationInProgress,
       creationTxid: storedCreation?.transactionId ?? null,
@@ -406,6 +411,7 @@ export function FlowProvider({
       target,
       setDrawerOpen,
       run,
+      lastRun,
       creationStage,
       creationInProgress,
       storedCreation,
