@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useConfig } from '../api/config';
 import { useAccountPostage } from '../api/missions';
@@ -580,14 +580,12 @@ function FlowSteps({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
 
     case 'tracker':
       return (
-        <>
-          <Tracker
-            flow={flow}
-            decl={decl}
-            onRetry={lastRun ? () => void flows.run(lastRun.input, lastRun.preview) : null}
-          />
-          <ResendButton flow={flow} />
-        </>
+        <Tracker
+          flow={flow}
+          decl={decl}
+          onRetry={lastRun ? () => void flows.run(lastRun.input, lastRun.preview) : null}
+          resend={<ResendButton flow={flow} />}
+        />
       );
 
     case 'success':
@@ -617,10 +615,13 @@ function Tracker({
   flow,
   decl,
   onRetry,
+  resend,
 }: {
   flow: FlowState;
   decl: FlowDecl;
   onRetry: (() => void) | null;
+  /** issue 21: the offer to send a signed request again (ResendButton.tsx) */
+  resend?: ReactNode;
 }) {
   const flows = useFlows();
   const [showDetails, setShowDetails] = useState(false);
@@ -638,6 +639,7 @@ function Tracker({
           {toUserMessage(flow.error)}
         </p>
       )}
+      {failed && resend}
       {showDetails && (
         <dl className="summary">
           <div>
