@@ -106,6 +106,51 @@ describe('state record', () => {
     expect(findStateRecord(tx)).toEqual({ vout: 2, record });
   });
 
+  describe("an opening's record with its vault key (version 2)", () => {
+    const vaultPubkey = hex.decode('11'.repeat(32));
+    const opening: StateRecord = { ...record, action: 'o', vaultPubkey };
+
+    it('is the 63 bytes at version 2 and the x-only key after them, in one OP_PUSHDATA1 push', () => {
+      const bytes = encodeStateRecord(opening);
+      expect(bytes).toHaveLength(95);
+      expect(bytes[5]).toBe(2);
+      expect(hex.encode(bytes.subarray(6, 63))).toBe(
+        hex.encode(encodeStateRecord({ ...record, action: 'o' }).subarray(6)),
+      );
+      expect(hex.encode(bytes.subarray(63))).toBe('11'.repeat(32));
+      const script = stateRecordScript(opening);
+      expect(hex.encode(script.subarray(0, 3))).toBe('6a4c5f');
+      expect(script).toHaveLength(98);
+      expect(parseStateRecordScript(script)).toEqual(opening);
+      expect(decodeStateRecord(bytes)).toEqual(opening);
+    });
+
+    it('still reads a version 1 opening, which has no key', () => {
+      const old = parseStateRecordScript(stateRecordScript({ ...record, action: 'o' }));
+      expect(old).toEqual({ ...record, action: 'o' });
+      expect(old).not.toHaveProperty('vaultPubkey');
+    });
+
+    it('refuses a key on another action, a key that is not 32 bytes, and mismatched bytes', () => {
+      expect(() => encodeStateRecord({ ...record, vaultPubkey })).toThrow('only an opening');
+      expect(() => encodeStateRecord({ ...opening, vaultPubkey: new Uint8Array(33) })).toThrow(
+        '32 bytes',
+      );
+      const bytes = encodeStateRecord(opening);
+      const keyedBorrow = bytes.slice();
+      keyedBorrow[6] = 'b'.charCodeAt(0);
+      expect(decodeStateRecord(keyedBorrow)).toBeNull();
+      const shortKey = bytes.subarray(0, 94);
+      expect(decodeStateRecord(shortKey)).toBeNull();
+      const versionOneLong = bytes.slice();
+      versionOneLong[5] = 1;
+      expect(decodeStateRecord(versionOneLong)).toBeNull();
+      // A 63-byte record pushed with OP_PUSHDATA1 is not minimal: not a record.
+      const nonMinimal = new Uint8Array([0x6a, 0x4c, 63, ...encodeStateRecord(record)]);
+      expect(parseStateRecordScript(nonMinimal)).toBeNull();
+    });
+  });
+
   it('finds nothing in a transaction without a record', () => {
     expect(findStateRecord([{ script: p2wpkh(userKey.compressed).script }])).toBeNull();
   });

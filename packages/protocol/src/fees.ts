@@ -115,6 +115,8 @@ const P2TR_SCRIPT_BYTES = 34;
 const P2TR_OUTPUT_WU = (8 + 1 + P2TR_SCRIPT_BYTES) * 4;
 /** State record: OP_RETURN + a direct push of 63 bytes (docs/protocol.md). */
 const STATE_OUTPUT_WU = (8 + 1 + 1 + 1 + 63) * 4;
+/** An opening's state record also carries the vault key: OP_PUSHDATA1 and 32 more bytes. */
+const OPEN_STATE_OUTPUT_WU = STATE_OUTPUT_WU + (1 + 32) * 4;
 /**
  * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
  * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
@@ -159,7 +161,7 @@ export function estimateVsize({
         payments +
         3 * P2TR_OUTPUT_WU +
         RUNESTONE_OUTPUT_WU +
-        STATE_OUTPUT_WU +
+        OPEN_STATE_OUTPUT_WU +
         changeWu;
       break;
     case 'deposit':

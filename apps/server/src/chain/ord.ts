@@ -135,10 +135,15 @@ export class OrdIndexer {
     return (await response.json()) as T;
   }
 
+  /** ord's `/rune/<query>` (a spaced or plain name, or an id); null when ord does not know it. */
+  rune(query: string): Promise<OrdRune | null> {
+    return this.json<OrdRune>(`/rune/${encodeURIComponent(query)}`);
+  }
+
   /** The spaced name ord keys UNIT by, read once from /rune/<id>. */
   async unitRuneName(): Promise<string> {
     if (this.unitName !== null) return this.unitName;
-    const rune = await this.json<OrdRune>(`/rune/${encodeURIComponent(this.options.unitRuneId)}`);
+    const rune = await this.rune(this.options.unitRuneId);
     if (!rune || rune.id !== this.options.unitRuneId)
       throw new Error(`ord does not know the UNIT rune ${this.options.unitRuneId}`);
     this.unitName = rune.entry.spaced_rune;

@@ -56,6 +56,11 @@ export class Devnet {
   readonly blockIntervalMs: number;
   readonly unitRuneId: string;
   readonly faucetAddress: string;
+  /**
+   * Devnet control (POST /api/devnet/chain): while false, the server's own chain port answers as a
+   * chain service that is down (chain/devnet-chain.ts); the devnet's HTTP routes keep answering.
+   */
+  chainAvailable = true;
   private readonly blocks: BlockStore;
   private readonly miner: Miner;
   private readonly mempool: Mempool;

@@ -34,6 +34,7 @@ const faucetBody = z.object({
     .min(Number(DUST_LIMIT_SATS), `sats must be at least ${DUST_LIMIT_SATS}`)
     .max(MAX_FAUCET_SATS, 'sats must be at most 100 BTC'),
 });
+const chainBody = z.object({ available: z.boolean() });
 const mineBody = z.object({ blocks: z.number().int().min(1).max(MAX_MINE_BLOCKS).default(1) });
 
 const apiError = (reply: FastifyReply, status: number, error: string, code: ApiErrorDto['code']) =>
@@ -109,6 +110,14 @@ export async function registerDevnetRoutes(
           return apiError(reply, 400, error.message, 'broadcast_failed');
         throw error;
       }
+    });
+    // A chain service that is down, for the server's own guardian (issue 21's outage, end to end).
+    scope.post<{ Body: string | undefined }>('/api/devnet/chain', async (req, reply) => {
+      const parsed = chainBody.safeParse(parseJson(req.body));
+      if (!parsed.success)
+        return apiError(reply, 400, 'available must be true or false', 'bad_request');
+      devnet.chainAvailable = parsed.data.available;
+      return { available: devnet.chainAvailable };
     });
     scope.post<{ Body: string | undefined }>('/api/devnet/mine', async (req, reply) => {
       const parsed = mineBody.safeParse(req.body ? parseJson(req.body) : {});

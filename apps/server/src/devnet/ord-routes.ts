@@ -4,7 +4,13 @@
 // `txid:vout`, rune ids as `block:tx`, runes keyed by spaced name, scripts as hex. Like ord, only
 // what is in a block is indexed: a mempool output is `indexed: false` with no runes.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decodeRunestone, parseRuneId, parseSpacedRune, transactionOutputs } from '@unit/bitcoin';
+import {
+  decodeRunestone,
+  parseSpacedRune,
+  spacedRuneName,
+  transactionOutputs,
+  type Terms,
+} from '@unit/bitcoin';
 import type { OrdAddressInfo, OrdOutput, OrdRune } from '../chain/ord';
 import { UNIT_RUNE_NAME, UNIT_RUNE_SYMBOL, type Devnet } from './devnet';
 import { parseStoredTx } from './policy';
@@ -28,6 +34,18 @@ function decimalText(amount: number, divisibility: number): string {
   const fraction = amount % unit;
   if (fraction === 0) return String(whole);
   return `${whole}.${String(fraction).padStart(divisibility, '0').replace(/0+$/, '')}`;
+}
+
+const num = (value: bigint | undefined) => (value === undefined ? null : Number(value));
+
+/** ord's `Terms`: amount, cap, and the height and offset windows as [start, end] pairs. */
+function ordTerms(terms: Terms) {
+  return {
+    amount: num(terms.amount),
+    cap: num(terms.cap),
+    height: [num(terms.height?.start), num(terms.height?.end)],
+    offset: [num(terms.offset?.start), num(terms.offset?.end)],
+  };
 }
 
 export function registerOrdRoutes(scope: FastifyInstance, devnet: Devnet, prefix: string): void {
@@ -88,43 +106,66 @@ export function registerOrdRoutes(scope: FastifyInstance, devnet: Devnet, prefix
     return answer;
   });
 
+  /** Every etching in the devnet's blocks, by plain name: read once per block, as ord indexes. */
+  const etchings = new Map<string, { block: number; tx: number; txid: string }>();
+  let indexedHeight = 0;
+  const indexEtchings = async () => {
+    const tip = await devnet.tip();
+    for (let height = indexedHeight + 1; height <= tip.height; height++) {
+      const hash = await devnet.blockHashAt(height);
+      const txids = hash ? ((await devnet.blockTxids(hash)) ?? []) : [];
+      for (const [tx, txid] of txids.entries()) {
+        const raw = await devnet.txHex(txid);
+        const artifact = raw ? decodeRunestone(transactionOutputs(parseStoredTx(raw))) : null;
+        const rune = artifact && 'runestone' in artifact ? artifact.runestone.etching?.rune : null;
+        if (rune && !etchings.has(rune)) etchings.set(rune, { block: height, tx, txid });
+      }
+      indexedHeight = height;
+    }
+  };
+
+  /** ord's `/rune/<query>`: a spaced or plain name, or an id `block:tx`; null when unknown. */
+  const findEtching = async (query: string) => {
+    await indexEtchings();
+    const id = /^(\d{1,10}):(\d{1,10})$/.exec(query);
+    if (id) {
+      const [, block, tx] = id.map(Number) as [number, number, number];
+      return [...etchings.values()].find((e) => e.block === block && e.tx === tx) ?? null;
+    }
+    try {
+      return etchings.get(parseSpacedRune(query).rune) ?? null;
+    } catch {
+      return null;
+    }
+  };
+
   scope.get<{ Params: { rune: string } }>(`${prefix}/rune/:rune`, async (req, reply) => {
     if (!wantsJson(req)) return notJson(reply);
-    const query = req.params.rune;
-    const plain = parseSpacedRune(UNIT_RUNE_NAME).rune;
-    let known = query === devnet.unitRuneId || query === UNIT_RUNE_NAME || query === plain;
-    if (!known) {
-      try {
-        known = parseSpacedRune(query).rune === plain;
-      } catch {
-        known = false;
-      }
-    }
-    if (!known) return reply.code(404).send();
-    const id = parseRuneId(devnet.unitRuneId);
-    const etching = await devnet.txidAt(Number(id.block), id.tx);
-    const raw = etching ? await devnet.txHex(etching) : null;
-    if (!etching || !raw) return reply.code(404).send();
-    const artifact = decodeRunestone(transactionOutputs(parseStoredTx(raw)));
-    const premine =
-      artifact && 'runestone' in artifact ? (artifact.runestone.etching?.premine ?? 0n) : 0n;
-    const status = await devnet.txStatus(etching);
+    const found = await findEtching(req.params.rune);
+    if (!found) return reply.code(404).send();
+    const raw = await devnet.txHex(found.txid);
+    const artifact = raw ? decodeRunestone(transactionOutputs(parseStoredTx(raw))) : null;
+    const etching = artifact && 'runestone' in artifact ? artifact.runestone.etching : undefined;
+    if (!etching?.rune) return reply.code(404).send();
+    const status = await devnet.txStatus(found.txid);
+    const runeId = `${found.block}:${found.tx}`;
     const answer: OrdRune = {
       entry: {
-        block: Number(id.block),
+        block: found.block,
         burned: 0,
-        divisibility: UNIT_DIVISIBILITY,
-        etching,
+        divisibility: etching.divisibility ?? 0,
+        etching: found.txid,
         mints: 0,
-        number: 0,
-        premine: Number(premine),
-        spaced_rune: UNIT_RUNE_NAME,
-        symbol: UNIT_RUNE_SYMBOL,
-        terms: null,
+        // ord numbers runes in etching order.
+        number: [...etchings.keys()].indexOf(etching.rune),
+        premine: Number(etching.premine ?? 0n),
+        spaced_rune: spacedRuneName(etching.rune, etching.spacers ?? 0),
+        symbol: etching.symbol ?? null,
+        terms: etching.terms ? ordTerms(etching.terms) : null,
         timestamp: status?.confirmed ? (status.block_time ?? 0) : 0,
-        turbo: false,
+        turbo: etching.turbo ?? false,
       },
-      id: devnet.unitRuneId,
+      id: runeId,
       mintable: false,
       parent: null,
     };

@@ -87,7 +87,7 @@ async function vaultUtxo(
   const output = await g.chain.output(row.vault_txid, row.vault_vout);
   // Spent by a transaction of ours whose request failed as its answer was lost (settle.ts): the
   // vault catches up with the chain, and this request, built on its old output, is refused.
-  if (output?.spent && (await catchUpVault(g, row)))
+  if ((!output || output.spent) && (await catchUpVault(g, row)))
     throw new DomainError('vault_changed', 'The vault just changed on the chain; please try again');
   if (!output || output.spent)
     throw new DomainError('vault_busy', 'The vault output is already being spent');
@@ -494,6 +494,13 @@ function checkStateRecord(tx: ParsedVaultTransaction, request: SignedVaultReques
   mustEqual(state.quoteStamp, quote.ts, 'the recorded quote stamp');
   mustEqual(hex.encode(state.nonce), request.nonce.toLowerCase(), 'the recorded nonce');
   mustEqual(state.expiry, request.expires_at, 'the recorded expiry');
+  // An opening records its vault's key (docs/protocol.md): the vault can be rebuilt from the chain.
+  if (state.action === 'o')
+    mustEqual(
+      hex.encode(state.vaultPubkey ?? new Uint8Array()),
+      request.vault_pubkey.toLowerCase(),
+      'the recorded vault key',
+    );
   // th_cents is the liquidation price after the action: the vault's leaf must open exactly there.
   mustEqual(
     liquidationThresholdCents(sats(state.vaultSats), unitCents(state.unitDebt)),

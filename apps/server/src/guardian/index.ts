@@ -29,6 +29,7 @@ import {
 } from './schemas';
 import { confirmHistory, liquidationSweep } from './sweep';
 import { settleReplacements, speedUp, speedUpSchema } from './speedup';
+import { settleUnansweredReplacements } from './speedup-settle';
 
 export type { GuardianDeps, OracleForGuardian } from './context';
 export { guardianMigrations } from './migrations';
@@ -104,6 +105,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
     // A sped-up transaction whose original was mined instead is followed back first.
     onBlock: async () => {
+      await settleUnansweredReplacements(g);
       await settleReplacements(g);
       return confirmHistory(g);
     },

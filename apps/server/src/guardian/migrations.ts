@@ -4,6 +4,7 @@
 // never collide with the core's or the devnet's migrations in `migrateToLatest`.
 import type { Kysely, Migration } from 'kysely';
 import { speedUpMigrations } from './speedup';
+import { unansweredReplacementMigrations } from './speedup-settle';
 
 export const guardianMigrations: Record<string, Migration> = {
   guardian_0001_request_effects: {
@@ -54,6 +55,7 @@ export const guardianMigrations: Record<string, Migration> = {
     },
   },
   ...speedUpMigrations,
+  ...unansweredReplacementMigrations,
   // The instance working on a request (ownership.ts): recovery settles only the requests of
   // instances that are gone. Rows from before have none and count as left behind.
   guardian_0004_request_instance: {

@@ -18,6 +18,7 @@ import { ownerLabel, releaseRequestLocks } from './locks';
 import { takeOverRequest } from './ownership';
 import { MAX_REQUEST_LIFETIME_SECONDS } from './pipeline';
 import { findOrSend, HANDED_OFF, settleLate, UNANSWERED, UNANSWERED_BOUND_SECONDS } from './settle';
+import { settleUnansweredReplacements } from './speedup-settle';
 
 export const INTERRUPTED = 'interrupted by restart';
 
@@ -78,6 +79,8 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
   }
   // Failed because the network never answered, and on the chain after all.
   report.committed.push(...(await settleLate(g)));
+  // Speed-ups whose answer was lost: the store follows whichever the chain holds.
+  await settleUnansweredReplacements(g);
   await freeLocksOfGoneInstances(g, alive);
   return report;
 }

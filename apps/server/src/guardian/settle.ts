@@ -15,6 +15,7 @@ import { getVault, type Database, type VaultRow } from '../store';
 import { applyEffects, type Effects } from './effects';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
+import { settleVaultReplacement } from './speedup-settle';
 
 /**
  * The instance a request belongs to once its broadcast went unanswered: no process runs under it,
@@ -212,6 +213,8 @@ const failedWithTransaction = (g: GuardianContext) =>
  * the vault follows its output on the chain. Run under the vault's lock. True when the vault moved.
  */
 export async function catchUpVault(g: GuardianContext, vault: VaultRow): Promise<boolean> {
+  // A speed-up of its output whose answer was lost, on the chain after all.
+  if (await settleVaultReplacement(g, vault)) return true;
   const rows = await failedWithTransaction(g)
     .where('vault_id', '=', vault.vault_id)
     .orderBy('updated_at', 'desc')

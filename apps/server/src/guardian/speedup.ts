@@ -23,6 +23,7 @@ import { cosign } from './actions';
 import type { GuardianContext } from './context';
 import { type Effects } from './effects';
 import { sendOrFind } from './settle';
+import { handOffReplacement } from './speedup-settle';
 
 /**
  * Replacements whose original may still be mined instead (on a real network a miner may hold the
@@ -235,7 +236,16 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
         `The network refused the replacement: ${sent.reason}`,
       );
     }
-    if (sent.outcome === 'unknown') throw new ChainUnavailableError(sent.reason);
+    if (sent.outcome === 'unknown') {
+      // It may be on the network: the chain settles it (speedup-settle.ts), never taken as refused.
+      await handOffReplacement(
+        g,
+        { nonce: row.nonce, vaultPubkey: pubkey, originalTxid, originalHex: row.raw_hex },
+        signed,
+        sent.reason,
+      );
+      throw new ChainUnavailableError(sent.reason);
+    }
     await followReplacement(g, row.nonce, originalTxid, signed);
     await rememberReplacement(g, row.nonce, originalTxid, row.raw_hex, signed.txid);
     g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');
@@ -285,7 +295,7 @@ async function replacementPrevouts(
  * Keeps what a block may yet undo: the original (and any transaction it replaced in turn) could
  * still be mined instead of `txid`.
  */
-async function rememberReplacement(
+export async function rememberReplacement(
   g: GuardianContext,
   nonce: string,
   replacedTxid: string,
@@ -319,7 +329,7 @@ async function rememberReplacement(
  * claim and the guardian's own request. The vault id of an open stays the original txid: it names
  * the vault, and the app already holds it.
  */
-async function followReplacement(
+export async function followReplacement(
   g: GuardianContext,
   nonce: string,
   originalTxid: string,

@@ -12,6 +12,7 @@ import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { loadConfig, ConfigError, type ServerConfig } from '../config';
 import { EsploraChain } from '../chain/esplora';
+import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
 import { migrateToLatest } from '../store/migrations';
 import { loadGuardianKeys } from '../store/keys';
@@ -141,7 +142,9 @@ export async function runOperator(
           `reindex: ${result.restored.length} vaults restored, ${result.skipped.length} already known`,
         );
         for (const id of result.keyUnknown)
-          say(`  ${id}: opened, never spent since; its key is not on the chain yet`);
+          say(
+            `  ${id}: opened with a version 1 record, never spent since; its key is not on the chain yet`,
+          );
         return;
       }
       case 'treasury':
@@ -221,6 +224,14 @@ async function withContext(
       ...(unitRuneId ? { unitRuneId } : {}),
       fetch: timedFetch,
     });
+    const ord =
+      config.runesApi === 'ord'
+        ? new OrdIndexer({
+            url: config.services.runesUrl,
+            unitRuneId: unitRuneId ?? '',
+            fetch: timedFetch,
+          })
+        : null;
     await work({
       chain,
       esploraUrl: config.services.esploraUrl,
@@ -235,6 +246,8 @@ async function withContext(
       now: () => Math.floor(Date.now() / 1000),
       sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
       pollMs,
+      ord,
+      unitRuneId,
     });
   } finally {
     await store.close();

@@ -22,6 +22,7 @@ import {
 } from './treasury';
 import { buildTreasuryTx, choosePayment, SEQUENCE_RBF, splitEdicts } from './treasury-split';
 import { runeIdOf, waitForConfirmations } from './block-reads';
+import { etchedRuneIdFromOrd } from './ord-rune';
 
 export interface EtchingPlan {
   /** Spaced name, e.g. UNIT•RUNE•TOKEN. */
@@ -200,7 +201,9 @@ export async function etchUnit(ctx: OperatorContext, options: EtchOptions): Prom
   if (!revealTxid) throw new Error('etch: the reveal was not made');
   ctx.say(`waiting for the reveal ${revealTxid} to confirm`);
   await waitForConfirmations(ctx, revealTxid, 1);
-  const runeId = await runeIdOf(ctx, revealTxid);
+  const runeId = ctx.ord
+    ? await etchedRuneIdFromOrd(ctx, ctx.ord, plan.name, revealTxid)
+    : await runeIdOf(ctx, revealTxid);
   if (!runeId) throw new Error(`the reveal ${revealTxid} is not confirmed`);
   plan = { ...plan, runeId };
   savePlan(ctx, plan);

@@ -2,10 +2,11 @@
 // whose database is gone resumes with its vaults. Every opening and every borrow spends a treasury
 // UNIT output, so the treasury address's transactions name every vault's opening (vault_id = its
 // txid); from there each vault output's spender is the next vault transaction, whose state record
-// says the vault after it. The vault's own key is not in the opening: the first spend of a vault
-// output by its update leaf reveals it (the leaf is `<vault_pubkey> OP_CHECKSIGVERIFY ...`), and
-// the key is proven by rebuilding the vault's current output from it, the guardian's key and the
-// oracle's threshold hash. A vault never spent since its opening keeps its key off the chain: it is
+// says the vault after it. The vault's own key is in its opening's record (version 2,
+// docs/protocol.md); an opening of version 1 lacks it, and there the first spend of a vault output
+// by its update leaf reveals it (the leaf is `<vault_pubkey> OP_CHECKSIGVERIFY ...`). Either way the
+// key is proven by rebuilding the vault's current output from it, the guardian's key and the
+// oracle's threshold hash. A version 1 opening never spent since keeps its key off the chain: it is
 // reported, not guessed.
 import { hex } from '@scure/base';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
@@ -35,7 +36,7 @@ export interface ReindexDeps {
 
 export interface ReindexResult {
   restored: string[];
-  /** Openings whose vault key the chain does not show yet (never spent since). */
+  /** Openings of version 1 whose vault key the chain does not show yet (never spent since). */
   keyUnknown: string[];
   /** Vaults already in the database, left as they are. */
   skipped: string[];
@@ -124,8 +125,9 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       result.skipped.push(vaultId);
       continue;
     }
-    const steps: Step[] = [{ tx: opening, record: recordOf(opening)! }];
-    let vaultPubkey: string | null = null;
+    const openingRecord = recordOf(opening)!;
+    const steps: Step[] = [{ tx: opening, record: openingRecord }];
+    let vaultPubkey = openingRecord.vaultPubkey ? hex.encode(openingRecord.vaultPubkey) : null;
     /** The repossession that took this vault, when one did. */
     let repossessed: Step | null = null;
     for (let i = 0; i < MAX_VAULT_TXS; i++) {

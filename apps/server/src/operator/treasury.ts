@@ -8,6 +8,7 @@ import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import type { Kysely } from 'kysely';
 import { UNIT_POSTAGE_SATS, type UnitOutputDto, type UtxoDto } from '@unit/protocol';
 import type { Chain } from '../chain/port';
+import type { OrdIndexer } from '../chain/ord';
 import type { Database } from '../store/schema';
 import { heldTreasuryOutputs } from '../guardian/locks';
 
@@ -30,6 +31,10 @@ export interface OperatorContext {
   sleep: (ms: number) => Promise<void>;
   /** How often to look at the chain while waiting for confirmations. */
   pollMs: number;
+  /** With RUNES_API=ord: ord's JSON API, which names an etched rune's id (ord-rune.ts). */
+  ord?: OrdIndexer | null;
+  /** UNIT_RUNE_ID as configured; null before one exists (etch). */
+  unitRuneId?: string | null;
 }
 
 export const treasuryAddress = (ctx: Pick<OperatorContext, 'treasuryPubkey' | 'network'>) =>
@@ -73,7 +78,10 @@ export async function treasuryStatus(
   const [all, payment, units] = await Promise.all([
     ctx.chain.utxos(address),
     ctx.chain.paymentUtxos(address),
-    withUnit ? ctx.chain.unitOutputs(address) : Promise.resolve([]),
+    // ord keys UNIT by its rune's name: before any rune id is configured (etch) there is none.
+    withUnit && !(ctx.ord && !ctx.unitRuneId)
+      ? ctx.chain.unitOutputs(address)
+      : Promise.resolve([]),
   ]);
   const now = ctx.now();
   const held = await heldTreasuryOutputs(ctx.db, now);

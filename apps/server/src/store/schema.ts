@@ -126,6 +126,18 @@ export interface GuardianReplacementsTable {
   created_at: Int64;
 }
 
+/** A speed-up whose broadcast went unanswered, until the chain settles it (guardian/speedup-settle.ts). */
+export interface GuardianUnansweredReplacementsTable {
+  txid: string;
+  raw_hex: string;
+  original_txid: string;
+  original_hex: string;
+  nonce: string;
+  vault_pubkey: string;
+  error: string;
+  created_at: Int64;
+}
+
 export interface LiquidationsTable {
   vault_id: string;
   liquidated_at: Int64;
@@ -187,6 +199,7 @@ export interface Database {
   reservations: ReservationsTable;
   guardian_locks: GuardianLocksTable;
   guardian_replacements: GuardianReplacementsTable;
+  guardian_unanswered_replacements: GuardianUnansweredReplacementsTable;
   liquidations: LiquidationsTable;
   telegram_subscriptions: TelegramSubscriptionsTable;
   telegram_outbox: TelegramOutboxTable;

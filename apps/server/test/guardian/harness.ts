@@ -204,6 +204,8 @@ interface DraftOptions {
   forgeVaultSignature?: boolean;
   /** Postage of the wallet's own UNIT outputs (its referral level's); default the builders'. */
   postageSats?: bigint;
+  /** The key an opening's state record carries; null: none (a version 1 record). */
+  recordedKey?: Uint8Array | null;
 }
 
 /** The same PSBT with one bit of the input's leaf signature flipped: a signature that fails. */
@@ -306,6 +308,8 @@ export class TestWallet {
         network: TEST_NETWORK,
       },
     );
+    if (options.recordedKey === null) delete state.vaultPubkey;
+    else if (options.recordedKey) state.vaultPubkey = options.recordedKey;
     const envelope = {
       vault_pubkey: this.vaultPubkey,
       nonce: hex.encode(nonce),

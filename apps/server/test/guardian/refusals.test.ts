@@ -95,6 +95,17 @@ describe('guardian refusals', () => {
     expect(await getGuardianRequest(h.store.db, stolen.nonce)).toBeNull();
   });
 
+  it("refuses an opening whose state record does not carry the vault's own key", async () => {
+    const carol = await h.wallet('carol');
+    for (const recordedKey of [null, new Uint8Array(32).fill(9)]) {
+      const { request } = await carol.open(1_000_000n, 10_000n, { recordedKey });
+      const refusal = call(h.guardian, 'vault.open', request);
+      await expect(refusal).rejects.toThrow(/the recorded vault key does not match/);
+      expect(await codeOf(refusal)).toBe('bad_transaction');
+    }
+    expect(await getVaultByPubkey(h.store.db, carol.vaultPubkey)).toBeNull();
+  });
+
   it('refuses a second open for a key that already has a vault', async () => {
     expect(await codeOf(alice.reserve('open', 1_000))).toBe('vault_exists');
   });

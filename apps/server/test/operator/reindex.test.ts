@@ -1,7 +1,9 @@
 // Lose the database, lose nothing (issue 21 item 4): a signet server on the devnet playing the
-// network, its keys from files; a vault is opened and borrowed on, the database is deleted, the
-// server restarts on an empty one and rebuilds the vault and its history from the chain's state
-// records, and a liquidation still works, with the threshold secret re-derived from the key file.
+// network, its keys from files; a vault is opened and borrowed on, a second only opened, the
+// database is deleted, the server restarts on an empty one and rebuilds both vaults and their
+// history from the chain's state records (the second's key from its opening's record, version 2),
+// the second takes a deposit, and a liquidation still works, with the threshold secret re-derived
+// from the key file.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +29,7 @@ import { startFakeFeed, type FakeFeed } from '../price-feeds';
 import { dropSchema, newSchema, pgUrl, prepareBorrow, prepareOpen } from '../cluster/instances';
 import { signetEnvFor } from './network';
 import { runOperator } from '../../src/operator/cli';
+import { deposit } from './deposit';
 
 let network: RunningApp;
 let feeds: FakeFeed[];
@@ -91,8 +94,10 @@ async function loseTheDatabase() {
   let { server, via } = await startSignet();
   let vaultId: string;
   let vaultPubkey: string;
-  let secondPubkey: string;
+  let secondOwner: Awaited<ReturnType<typeof prepareOpen>>['owner'];
   let before: Awaited<ReturnType<typeof listVaultHistory>>;
+  let secondBefore: NonNullable<Awaited<ReturnType<typeof getVaultByPubkey>>>;
+  let secondHistory: Awaited<ReturnType<typeof listVaultHistory>>;
   try {
     const open = await prepareOpen(via, 2_000_000n, 20_000n);
     ({ vaultId } = await open.submit());
@@ -102,19 +107,22 @@ async function loseTheDatabase() {
     const borrow = await prepareBorrow(via, open.owner, 30_000n);
     await borrow.submit();
     borrow.close();
-    // A second vault, opened and never spent since: its key is not on the chain yet.
+    // A second vault, opened and never spent since: only its opening's record names its key.
     const unspent = await prepareOpen(via, 1_000_000n, 10_000n);
-    const second = await unspent.submit();
+    await unspent.submit();
     unspent.close();
-    secondPubkey = second.vaultPubkey;
+    secondOwner = unspent.owner;
     await network.devnet!.mine(1);
     await server.guardian.onBlock();
     before = await listVaultHistory(server.store.db, vaultId);
+    secondBefore = (await getVaultByPubkey(server.store.db, secondOwner.vaultPubkey))!;
+    secondHistory = await listVaultHistory(server.store.db, secondBefore.vault_id);
   } finally {
     await server.stop();
   }
-  const row = { vaultId, vaultPubkey, secondPubkey };
+  const row = { vaultId, vaultPubkey };
   expect(before.map((h) => h.action)).toEqual(['o', 'b']);
+  expect(secondHistory.map((h) => h.action)).toEqual(['o']);
 
   // The database is gone; the key files are not.
   await backend.lose();
@@ -128,8 +136,6 @@ async function loseTheDatabase() {
       unit_borrowed: 50_000,
       vault_vout: 0,
     });
-    // Known limit: the vault whose key the chain does not show is reported, not restored.
-    expect(await getVaultByPubkey(server.store.db, row.secondPubkey)).toBeNull();
     const history = await listVaultHistory(server.store.db, row.vaultId);
     const shape = (h: (typeof history)[number]) => ({
       action: h.action,
@@ -144,6 +150,34 @@ async function loseTheDatabase() {
       confirmed: Boolean(h.confirmed),
     });
     expect(history.map(shape)).toEqual(before.map(shape));
+
+    // The vault never spent since its opening is back as it was (its label excepted: never on
+    // the chain), and acts: a deposit spends its output with the key its opening recorded.
+    const second = (await getVaultByPubkey(server.store.db, secondOwner.vaultPubkey))!;
+    const fields = (v: typeof second) => ({
+      vault_id: v.vault_id,
+      vault_pubkey: v.vault_pubkey,
+      status: v.status,
+      btc_locked: v.btc_locked,
+      unit_borrowed: v.unit_borrowed,
+      vault_txid: v.vault_txid,
+      vault_vout: v.vault_vout,
+      threshold_cents: v.threshold_cents,
+      stamp: Number(v.stamp),
+      creation_account: v.creation_account,
+      runes_account: v.runes_account,
+    });
+    expect(fields(second)).toEqual(fields(secondBefore));
+    expect((await listVaultHistory(server.store.db, second.vault_id)).map(shape)).toEqual(
+      secondHistory.map(shape),
+    );
+    const deposited = await deposit(via, secondOwner, 50_000n);
+    expect(await getVaultByPubkey(server.store.db, secondOwner.vaultPubkey)).toMatchObject({
+      vault_id: second.vault_id,
+      vault_txid: deposited.vault_txid,
+      btc_locked: second.btc_locked + 50_000,
+    });
+    await network.devnet!.mine(1);
 
     // A liquidation at a price under its threshold: recorded with the hash the vault's
     // liquidation leaf commits to, from a secret the key file re-derives.
@@ -179,7 +213,7 @@ async function loseTheDatabase() {
 }
 
 describe('a server whose database is gone', () => {
-  it('rebuilds the vault and its history from the chain, and can still liquidate it', async () => {
+  it('rebuilds the vaults and their history from the chain (one never spent since its opening, which then takes a deposit), and can still liquidate', async () => {
     backend = sqlite;
     await loseTheDatabase();
   }, 120_000);
@@ -189,20 +223,15 @@ describe('a server whose database is gone', () => {
       fs.rmSync(path.join(dataDir, `unit.db${suffix}`), { force: true });
     const said: string[] = [];
     await runOperator(['reindex'], env, (line) => said.push(line), 50);
-    expect(said[0]).toBe('reindex: 1 vaults restored, 0 already known');
-    expect(said.slice(1)).toEqual([
-      expect.stringMatching(
-        /^ {2}[0-9a-f]{64}: opened, never spent since; its key is not on the chain yet$/,
-      ),
-    ]);
+    expect(said).toEqual(['reindex: 2 vaults restored, 0 already known']);
     const again: string[] = [];
     await runOperator(['reindex'], env, (line) => again.push(line), 50);
-    expect(again[0]).toBe('reindex: 0 vaults restored, 1 already known');
+    expect(again).toEqual(['reindex: 0 vaults restored, 2 already known']);
   });
 });
 
 describe.skipIf(!pgUrl)('a server whose PostgreSQL database is gone', () => {
-  it('rebuilds the vault and its history from the chain, and can still liquidate it', async () => {
+  it('rebuilds the vaults and their history from the chain (one never spent since its opening, which then takes a deposit), and can still liquidate', async () => {
     const schema = newSchema('reindex');
     backend = { env: { DATABASE_URL: pgUrl! }, schema, lose: () => dropSchema(schema) };
     try {

@@ -19,6 +19,8 @@ import {
 } from '@unit/bitcoin';
 import { UNIT_POSTAGE_SATS, type UnitOutputDto, type UtxoDto } from '@unit/protocol';
 import { runOperator } from '../../src/operator/cli';
+import { etchedRuneIdFromOrd } from '../../src/operator/ord-rune';
+import { OrdIndexer } from '../../src/chain/ord';
 import { startTestApp, type RunningApp } from '../support';
 import { signetEnvFor } from './network';
 
@@ -319,6 +321,64 @@ describe('npm run operator -- etch, then use', () => {
     // Run again, the etching is done: it answers the same rune, sending nothing.
     const again = await operator(['etch'], { UNIT_RUNE_ID: '' });
     expect(again.at(-2)).toBe(`etched UNIT•OPERATOR•RUNE as ${runeId} (reveal ${revealTxid})`);
+  });
+
+  it("with RUNES_API=ord, learns the new rune's id from ord's /rune/<name> JSON", async () => {
+    const ordUrl = `${network.url}/ord`;
+    const ordEnv = {
+      ...env,
+      UNIT_RUNE_ID: '',
+      RUNES_API: 'ord',
+      RUNES_URL: ordUrl,
+      ORDINALS_URL: ordUrl,
+      // A fresh etching: the other test's plan stays in its own DATA_DIR.
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'unit-operator-ord-')),
+    };
+    const said: string[] = [];
+    const etching = runOperator(
+      [
+        'etch',
+        ...['--name', 'UNIT•ORD•SHAPED•RUNE', '--supply', '300000', '--outputs', '2'],
+        ...['--fee-rate', '2'],
+      ],
+      ordEnv,
+      (line) => said.push(line),
+      50,
+    );
+    for (let i = 0; i < 400 && !said.some((l) => l.startsWith('commit ')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await network.devnet!.mine(RUNE_COMMIT_CONFIRMATIONS);
+    for (let i = 0; i < 400 && !said.some((l) => l.startsWith('reveal ')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const revealTxid = /^reveal ([0-9a-f]{64}) sent/.exec(
+      said.find((l) => l.startsWith('reveal '))!,
+    )![1]!;
+    await network.devnet!.mine(1);
+    await etching;
+    const runeId = /as (\d+:\d+) \(reveal/.exec(said.find((l) => l.startsWith('etched '))!)![1]!;
+
+    // ord's own answer, in ord's shape, names that id and the reveal as its etching...
+    const answer = await fetch(`${ordUrl}/rune/UNIT%E2%80%A2ORD%E2%80%A2SHAPED%E2%80%A2RUNE`, {
+      headers: { accept: 'application/json' },
+    });
+    const rune = (await answer.json()) as { id: string; entry: Record<string, unknown> };
+    expect(rune).toMatchObject({
+      id: runeId,
+      entry: { etching: revealTxid, spaced_rune: 'UNIT•ORD•SHAPED•RUNE', divisibility: 2 },
+    });
+    expect(rune.entry.premine).toBe(300_000);
+    // ...and it is the reveal's place in its block, as esplora shows it.
+    const status = await json<{ block_height: number; block_hash: string }>(
+      `${network.url}/esplora/tx/${revealTxid}/status`,
+    );
+    const txids = await json<string[]>(`${network.url}/esplora/block/${status.block_hash}/txids`);
+    expect(runeId).toBe(`${status.block_height}:${txids.indexOf(revealTxid)}`);
+    // ord naming that rune as another transaction's etching is refused, not taken.
+    const ord = new OrdIndexer({ url: ordUrl, unitRuneId: runeId });
+    const quiet = { say: () => undefined, sleep: () => Promise.resolve(), pollMs: 0 };
+    await expect(
+      etchedRuneIdFromOrd(quiet, ord, 'UNIT•ORD•SHAPED•RUNE', '00'.repeat(32)),
+    ).rejects.toThrow(/etched by [0-9a-f]{64}, not the reveal/);
   });
 
   it("takes the network's own UNIT etching, and refuses an id that etches nothing or is not there", async () => {

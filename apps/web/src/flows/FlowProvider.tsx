@@ -27,6 +27,8 @@ export interface FlowsApi {
   dispatch(event: FlowEvent): void;
   /** runs the open flow; the preview is what its pending entry records */
   run(input: FlowInput, preview: FlowPreview): Promise<void>;
+  /** what the last run was given: a re-send repeats it (ResendButton.tsx) */
+  lastRun: { input: FlowInput; preview: FlowPreview } | null;
   /** SPEC §4 Create flow */
   stage: CreationStage;
   isVaultCreationFlowInProgress: boolean;
@@ -110,6 +112,7 @@ export function FlowProvider({
       setDrawerOpen: machine.setDrawerOpen,
       dispatch: machine.dispatch,
       run: machine.run,
+      lastRun: machine.lastRun,
       stage: creation.stage,
       isVaultCreationFlowInProgress: creation.inProgress,
       creationTxid: creation.txid,

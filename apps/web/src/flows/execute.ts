@@ -7,6 +7,11 @@ export type { ExecuteContext, ExecuteFlow, FlowInput, OnProgress } from './flow-
  * is imported dynamically so @scure/* stays out of the dashboard's initial chunk.
  */
 export const executeFlow: ExecuteFlow = async (action, input, onProgress, context) => {
+  if (input.resend) {
+    // The same signed request again: no new quote, no new signature.
+    context.onSent?.();
+    return input.resend.send(onProgress);
+  }
   const client = await import('./guardian-client');
   const { target } = input;
   if (action === 'repossess' && target?.kind === 'repossess')

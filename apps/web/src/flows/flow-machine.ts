@@ -66,6 +66,8 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
   const [flow, dispatch] = useReducer(slotReducer, null);
   const [target, setTarget] = useState<FlowTarget | null>(null);
   const [drawerOpen, setDrawerOpenState] = useState(false);
+  // The provider's, not the drawer's: the drawer that started a run closes while it runs.
+  const [lastRun, setLastRun] = useState<{ input: FlowInput; preview: FlowPreview } | null>(null);
   const flowRef = useRef(flow);
   useEffect(() => {
     flowRef.current = flow;
@@ -94,6 +96,7 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
       const current = flowRef.current;
       if (!current) return;
       const decl = FLOWS[current.action];
+      setLastRun({ input, preview });
       dispatch({ type: 'start' });
       let signed = false;
       let markSent!: () => void;
@@ -144,7 +147,7 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
 
   const clear = useCallback(() => dispatch({ type: 'clear' }), []);
   return useMemo(
-    () => ({ flow, target, drawerOpen, openFlow, setDrawerOpen, dispatch, run, clear }),
-    [flow, target, drawerOpen, openFlow, setDrawerOpen, run, clear],
+    () => ({ flow, target, drawerOpen, openFlow, setDrawerOpen, dispatch, run, lastRun, clear }),
+    [flow, target, drawerOpen, openFlow, setDrawerOpen, run, lastRun, clear],
   );
 }

@@ -5,6 +5,7 @@ import type { ConfigDto } from '@unit/protocol';
 import type { useWallet } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
+import type { SignedResend } from './resend';
 
 /** What a flow's form collected; amounts are integers (sats, UNIT hundredths). */
 export interface FlowInput {
@@ -16,6 +17,8 @@ export interface FlowInput {
   feeRate: number;
   /** the liquidated vault of a repossess, the transaction of a speed-up */
   target?: FlowTarget;
+  /** a signed request the network never took, sent again as it is (resend.ts) */
+  resend?: SignedResend;
 }
 
 /** Reports the tracker step that is now active (1 signature collection … last submitting). */

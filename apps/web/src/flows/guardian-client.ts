@@ -47,6 +47,7 @@ import { WalletError, type WalletAccount } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { ExecuteContext, FlowInput, OnProgress } from './flow-types';
+import { attachResend } from './resend';
 
 /** Signed requests stay valid this long: enough to sign on a hardware wallet. */
 const REQUEST_LIFETIME_SECONDS = 300;
@@ -64,6 +65,8 @@ export class GuardianError extends Error {
 interface RpcClient {
   call<R>(method: string, params: unknown, onProgress?: (step: number) => void): Promise<R>;
   close(): void;
+  /** Whether the socket is still open (a reservation lives as long as it does). */
+  open(): boolean;
 }
 
 function wsUrl(guardianUrl: string): string {
@@ -125,6 +128,7 @@ function connect(guardianUrl: string): Promise<RpcClient> {
           });
         },
         close: () => socket.close(),
+        open: () => socket.readyState === WebSocket.OPEN,
       });
   });
 }
@@ -230,6 +234,8 @@ export async function runVaultAction(
   const vault = vaultDto ? await currentVault(config, vaultDto) : null;
 
   const rpc = await connect(config.guardianUrl);
+  /** Kept open for a re-send (sendKeepingResend): the reservation lives with the socket. */
+  let keep = false;
   try {
     let reservation: ReserveResult | null = null;
     if (action === 'create' || action === 'borrow' || action === 'repay') {
@@ -432,19 +438,61 @@ export async function runVaultAction(
       ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
     };
     onSent?.();
-    const result = await rpc.call<{
-      vault_txid: string;
-      issue_txid?: string;
-      repay_txid?: string;
-      vault_id?: string;
-    }>(METHOD[action], request, (step) => onProgress(progressOf(step)));
-    return {
-      txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
-      vaultTxid: result.vault_txid,
-      ...(result.vault_id ? { vaultId: result.vault_id } : {}),
+    const send = async (client: RpcClient, report: OnProgress): Promise<FlowResultIds> => {
+      const result = await client.call<{
+        vault_txid: string;
+        issue_txid?: string;
+        repay_txid?: string;
+        vault_id?: string;
+      }>(METHOD[action], request, (step) => report(progressOf(step)));
+      return {
+        txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
+        vaultTxid: result.vault_txid,
+        ...(result.vault_id ? { vaultId: result.vault_id } : {}),
+      };
     };
+    return await sendKeepingResend(
+      rpc,
+      send,
+      onProgress,
+      () => {
+        keep = true;
+      },
+      { method: METHOD[action], nonce: request.nonce, expiresAt, guardianUrl: config.guardianUrl },
+    );
   } finally {
-    rpc.close();
+    if (!keep) rpc.close();
+  }
+}
+
+/**
+ * Sends a signed request; when the network never took it (resend.ts), the failure keeps it for
+ * sending again as it is, over this socket while it is open (it holds the request's reservation),
+ * else over a new one.
+ */
+async function sendKeepingResend(
+  rpc: RpcClient,
+  send: (client: RpcClient, report: OnProgress) => Promise<FlowResultIds>,
+  onProgress: OnProgress,
+  onKept: () => void,
+  request: { method: string; nonce: string; expiresAt: number; guardianUrl: string },
+): Promise<FlowResultIds> {
+  try {
+    return await send(rpc, onProgress);
+  } catch (error) {
+    const again = async (report: OnProgress): Promise<FlowResultIds> => {
+      const client = rpc.open() ? rpc : await connect(request.guardianUrl);
+      let kept = false;
+      try {
+        return await sendKeepingResend(client, send, report, () => (kept = true), request);
+      } finally {
+        if (!kept) client.close();
+        if (client !== rpc) rpc.close();
+      }
+    };
+    const resend = { ...request, send: again, close: () => rpc.close() };
+    if (attachResend(error, resend)) onKept();
+    throw error;
   }
 }
 

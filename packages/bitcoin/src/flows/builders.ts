@@ -41,6 +41,8 @@ export interface VaultStateFields {
   /** 16 bytes */
   nonce: Uint8Array;
   expiry: number;
+  /** The vault's key: only an opening's record carries it (docs/protocol.md, version 2). */
+  vaultPubkey?: Uint8Array;
 }
 
 /** A vault UTXO on chain with the debt its last state record holds. */
@@ -147,7 +149,9 @@ function stateOutput(
   unitDebt: bigint,
   vaultSats: bigint,
 ): { output: PlannedOutput; record: StateRecord } {
-  const record: StateRecord = { action, unitDebt, vaultSats, ...fields };
+  const { vaultPubkey, ...rest } = fields;
+  const key = action === 'o' && vaultPubkey ? { vaultPubkey } : {};
+  const record: StateRecord = { action, unitDebt, vaultSats, ...rest, ...key };
   return { output: { script: stateRecordScript(record), amount: 0n }, record };
 }
 

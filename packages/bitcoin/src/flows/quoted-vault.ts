@@ -25,6 +25,8 @@ export function quotedVault(
       quoteStamp: quote.ts,
       nonce: request.nonce,
       expiry: request.expiry,
+      // An opening records it (docs/protocol.md): a vault is rebuilt from the chain alone.
+      vaultPubkey: keys.vaultPubkey,
     },
     newVault: vaultOutput({ ...keys, thresholdHash: hex.decode(quote.threshold_hash) }),
   };

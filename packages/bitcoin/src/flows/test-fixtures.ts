@@ -100,6 +100,8 @@ export const stateFields: VaultStateFields = {
   quoteStamp: 1_700_000_100,
   nonce: new Uint8Array(16).fill(7),
   expiry: 1_700_000_400,
+  // As quotedVault gives it: only an opening's record carries it.
+  vaultPubkey: vaultPub,
 };
 
 /** The vault output after an action, committing to the state's threshold. */

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { isNoAccountsError, toUserMessage } from '@unit/protocol';
 import { WalletError } from '../../wallet/errors';
 import { useFlows } from '../FlowProvider';
+import { ResendButton } from '../ResendButton';
 import { RetryCountdown } from './RetryCountdown';
 import type { StepProps } from './step-props';
 import { TrackerLines } from './TrackerLines';
@@ -27,6 +28,7 @@ export function TrackerStep({ flow, decl, retry }: StepProps) {
           {toUserMessage(flow.error)}
         </p>
       )}
+      {failed && <ResendButton flow={flow} />}
       {showDetails && (
         <dl className="summary">
           <div>
