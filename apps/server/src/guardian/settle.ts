@@ -12,7 +12,7 @@ import { Transaction } from '@scure/btc-signer';
 import type { Kysely } from 'kysely';
 import { BroadcastError, type Chain } from '../chain/port';
 import { getVault, type Database, type VaultRow } from '../store';
-import { applyEffects, type Effects } from './effects';
+import { applyEffects, effectsVaultId, type Effects } from './effects';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
 
@@ -168,7 +168,7 @@ interface FailedRow {
 async function commitLate(g: GuardianContext, row: FailedRow): Promise<boolean> {
   if (!row.txid || !row.raw_hex || !row.effects) return false;
   const effects = JSON.parse(row.effects) as Effects;
-  const vaultId = effects.kind === 'open' ? row.txid : effects.vault_id;
+  const vaultId = effectsVaultId(effects, row.txid);
   const vault = await getVault(g.db, vaultId);
   if (
     effects.kind === 'open'

@@ -9,9 +9,15 @@ import { Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import type { Kysely, Migration } from 'kysely';
 import * as z from 'zod';
-import { checkFeeOnlyReplacement, parseTransaction, type Prevout } from '@unit/bitcoin';
+import {
+  declarationOf,
+  parseTransaction,
+  speedUp as speedUpDeclaration,
+  type Prevout,
+} from '@unit/bitcoin';
 import {
   replacementRefusal,
+  VAULT_ACTIONS,
   type SpeedUpRequest,
   type SpeedUpResult,
   type VaultAction,
@@ -19,7 +25,7 @@ import {
 import { ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
 import { getVault, openRequestsForVault } from '../store';
-import { cosign } from './actions';
+import { cosign } from './cosign';
 import type { GuardianContext } from './context';
 import { type Effects } from './effects';
 import { sendOrFind } from './settle';
@@ -119,15 +125,6 @@ const bad = (reason: string) =>
 /** Vaults with a speed-up in this process right now. */
 const speeding = new Set<string>();
 
-const ACTIONS: readonly VaultAction[] = [
-  'open',
-  'deposit',
-  'withdraw',
-  'borrow',
-  'repay',
-  'repossess',
-];
-
 export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Promise<SpeedUpResult> {
   const pubkey = request.vault_pubkey.toLowerCase();
   const originalTxid = request.original_txid.toLowerCase();
@@ -159,7 +156,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
       !row.raw_hex ||
       !row.effects ||
       !action ||
-      !ACTIONS.includes(action)
+      !VAULT_ACTIONS.includes(action)
     )
       throw new DomainError('not_found', 'No transaction of this vault to speed up');
     const status = await g.chain.txStatus(originalTxid);
@@ -184,7 +181,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
         amount: BigInt(output.value),
       });
     }
-    const check = checkFeeOnlyReplacement(
+    const check = speedUpDeclaration.check(
       action,
       { hex: row.raw_hex, prevouts: originalPrevouts },
       psbt,
@@ -193,7 +190,8 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
     const replacement = await replacementPrevouts(g, psbt, originalPrevouts, check.addedInputs);
 
     let secret: Uint8Array | null = null;
-    if (effects.kind === 'repossess') {
+    // The liquidation leaf of a repossess needs the threshold secret again.
+    if ('liquidated' in effects) {
       const liquidated = await getVault(g.db, effects.liquidated.vault_id);
       secret = liquidated
         ? g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
@@ -204,7 +202,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
           'The oracle has not revealed this vault’s threshold',
         );
     }
-    const signed = cosign(g, action, psbt, replacement, secret);
+    const signed = cosign(g, declarationOf(action).spends, psbt, replacement, secret);
     const signedTx = parseTransaction(signed.hex);
     const fee = (tx: typeof original, prevouts: Prevout[]) => {
       let total = prevouts.reduce((s, p) => s + p.amount, 0n);
@@ -239,7 +237,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
     await followReplacement(g, row.nonce, originalTxid, signed);
     await rememberReplacement(g, row.nonce, originalTxid, row.raw_hex, signed.txid);
     g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');
-    return { vault_txid: signed.txid, replaced_txid: originalTxid };
+    return speedUpDeclaration.result(signed.txid, originalTxid);
   } finally {
     speeding.delete(pubkey);
   }
