@@ -40,6 +40,19 @@ export interface ApplyOptions {
 }
 
 /**
+ * The amount applyAction takes for `action`, from a form's two figures: both to open, the BTC of a
+ * deposit or withdraw, the UNIT of a borrow or repay (ACTION_SHAPES says which it moves).
+ */
+export function actionAmountOf(
+  action: Exclude<VaultAction, 'repossess'>,
+  amounts: { btcSats: SatsInput; unitCents: UnitCentsInput },
+): ActionAmount {
+  const shape = ACTION_SHAPES[action];
+  if (shape.btc !== 0 && shape.unit !== 0) return amounts;
+  return shape.unit !== 0 ? amounts.unitCents : amounts.btcSats;
+}
+
+/**
  * The next {btcSats, unitCents} after `action`. Open takes {btcSats, unitCents}; deposit and withdraw
  * take sats; borrow and repay take UNIT hundredths. Throws a RangeError when the result would be
  * negative (withdrawing or repaying more than there is).
