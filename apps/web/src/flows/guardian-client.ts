@@ -13,6 +13,7 @@ import {
   speedUp,
   vaultOutput,
   withdrawFee,
+  type ActionDeclaration,
   type PaymentUtxo,
   type UnitUtxo,
   type VaultUtxo,
@@ -234,6 +235,66 @@ function reservedTreasury(config: ConfigDto, reservation: ReserveResult | null) 
   };
 }
 
+/**
+ * The state record's fields and the new vault output for the state after the action: its threshold
+ * is what the oracle quotes for. A withdraw's fee comes out of the vault, so it is part of that state.
+ */
+async function quotedStateAfter(
+  config: ConfigDto,
+  { action, shape }: Pick<ActionDeclaration<Exclude<VaultAction, 'repossess'>>, 'action' | 'shape'>,
+  parts: {
+    account: WalletAccount;
+    walletKeys: VaultWallet;
+    vault: VaultUtxo | null;
+    input: FlowInput;
+    network: typeof NETWORK;
+  },
+  request: { now: number; nonce: Uint8Array; expiresAt: number },
+) {
+  const { account, walletKeys, vault, input, network } = parts;
+  const withdrawFeeSats = shape.paysFromWallet
+    ? 0n
+    : withdrawFee({
+        wallet: walletKeys,
+        feeRate: input.feeRate,
+        state: {
+          quotePriceCents: 0n,
+          thresholdCents: 0n,
+          quoteStamp: request.now,
+          nonce: request.nonce,
+          expiry: request.expiresAt,
+        },
+        newVault: vault!.output,
+        vault: vault!,
+        withdrawAmount: input.sats,
+      });
+  const before = {
+    btcSats: sats(vault?.value ?? 0n),
+    unitCents: unitCents(vault?.unitDebt ?? 0n),
+  };
+  const after = applyAction(
+    before,
+    action,
+    actionAmountOf(action, { btcSats: sats(input.sats), unitCents: unitCents(input.cents) }),
+    { feeSats: sats(withdrawFeeSats) },
+  );
+  const th = liquidationThresholdCents(after.btcSats, after.unitCents);
+  const quote = await quoteFor(th, request.now);
+  return {
+    quote,
+    ...quotedVault(
+      quote,
+      th,
+      { nonce: request.nonce, expiry: request.expiresAt },
+      {
+        vaultPubkey: hex.decode(account.vaultPubkey),
+        guardPubkey: hex.decode(config.guardPubkey),
+        network,
+      },
+    ),
+  };
+}
+
 export async function runVaultAction(
   flow: AmountFlow,
   input: FlowInput,
@@ -274,44 +335,11 @@ export async function runVaultAction(
     const now = Math.floor(Date.now() / 1000);
     const nonce = crypto.getRandomValues(new Uint8Array(16));
     const expiresAt = now + REQUEST_LIFETIME_SECONDS;
-    // A withdraw's fee comes out of the vault, so it is part of the state after it.
-    const withdrawFeeSats = shape.paysFromWallet
-      ? 0n
-      : withdrawFee({
-          wallet: walletKeys,
-          feeRate: input.feeRate,
-          state: {
-            quotePriceCents: 0n,
-            thresholdCents: 0n,
-            quoteStamp: now,
-            nonce,
-            expiry: expiresAt,
-          },
-          newVault: vault!.output,
-          vault: vault!,
-          withdrawAmount: input.sats,
-        });
-    const before = {
-      btcSats: sats(vault?.value ?? 0n),
-      unitCents: unitCents(vault?.unitDebt ?? 0n),
-    };
-    const after = applyAction(
-      before,
-      action,
-      actionAmountOf(action, { btcSats: sats(input.sats), unitCents: unitCents(input.cents) }),
-      { feeSats: sats(withdrawFeeSats) },
-    );
-    const th = liquidationThresholdCents(after.btcSats, after.unitCents);
-    const quote = await quoteFor(th, now);
-    const { state, newVault } = quotedVault(
-      quote,
-      th,
-      { nonce, expiry: expiresAt },
-      {
-        vaultPubkey: hex.decode(account.vaultPubkey),
-        guardPubkey: hex.decode(config.guardPubkey),
-        network,
-      },
+    const { quote, state, newVault } = await quotedStateAfter(
+      config,
+      declaration,
+      { account, walletKeys, vault, input, network },
+      { now, nonce, expiresAt },
     );
     // The UNIT outputs to the wallet carry its referral level's postage, read afresh: the guardian
     // holds them to the level the account has when it checks (missions.ts accountPostageSats).
