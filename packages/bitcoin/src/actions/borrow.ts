@@ -19,6 +19,9 @@ import {
 } from './slots';
 import { check, type ActionDeclaration, type BuiltPlan, type OutputCoder } from './types';
 
+/** The SPEC-level facts of borrow: its state-record letter among them. */
+const shape = ACTION_SHAPES.borrow;
+
 export interface BorrowParams extends ActionBase, RuneIssue {
   vault: VaultUtxo;
   borrowAmount: bigint;
@@ -29,7 +32,7 @@ const outputs: OutputCoder<IssuedVaultFields> = {
   slots: ['vault', 'postage', 'treasury change', 'runestone', 'state'],
   encode: encodeIssue,
   decode(outs, ctx) {
-    const vault = decodeVault(outs, 'b', ctx);
+    const vault = decodeVault(outs, shape.code, ctx);
     const before = ctx.vault;
     check(before !== undefined, 'context has no vault');
     check(vault.vaultSats === before.value, 'a borrow keeps the vault BTC');
@@ -40,7 +43,7 @@ const outputs: OutputCoder<IssuedVaultFields> = {
 
 export function borrowPlan(params: BorrowParams): BuiltPlan {
   const debt = params.vault.unitDebt + params.borrowAmount;
-  const state = stateRecord('b', params.state, debt, params.vault.value);
+  const state = stateRecord(shape.code, params.state, debt, params.vault.value);
   const fields = {
     vaultScript: params.newVault.script,
     vaultSats: params.vault.value,
@@ -64,7 +67,7 @@ export function buildBorrowPsbt(params: BorrowParams) {
 
 export const borrow: ActionDeclaration<'borrow', BorrowParams, IssuedVaultFields> = {
   action: 'borrow',
-  shape: ACTION_SHAPES.borrow,
+  shape,
   method: 'vault.borrow',
   spends: [VAULT_INPUT, TREASURY_INPUT],
   outputs,

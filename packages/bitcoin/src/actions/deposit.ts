@@ -20,6 +20,9 @@ import {
   type VaultFields,
 } from './types';
 
+/** The SPEC-level facts of deposit: its state-record letter among them. */
+const shape = ACTION_SHAPES.deposit;
+
 export interface DepositParams extends ActionBase {
   vault: VaultUtxo;
   depositAmount: bigint;
@@ -29,7 +32,7 @@ const outputs: OutputCoder<VaultFields> = {
   slots: ['vault', 'state'],
   encode: (fields) => [vaultSlot(fields), stateSlot(fields)],
   decode(outs, ctx) {
-    const fields = decodeVault(outs, 'd', ctx);
+    const fields = decodeVault(outs, shape.code, ctx);
     const before = ctx.vault;
     check(before !== undefined, 'context has no vault');
     check(fields.state.unitDebt === before.unitDebt, 'a deposit changes no debt');
@@ -41,7 +44,7 @@ const outputs: OutputCoder<VaultFields> = {
 
 export function depositPlan(params: DepositParams): BuiltPlan {
   const vaultSats = params.vault.value + params.depositAmount;
-  const state = stateRecord('d', params.state, params.vault.unitDebt, vaultSats);
+  const state = stateRecord(shape.code, params.state, params.vault.unitDebt, vaultSats);
   return {
     plan: {
       inputs: [vaultUpdateInput(params.vault)],
@@ -59,7 +62,7 @@ export function buildDepositPsbt(params: DepositParams) {
 
 export const deposit: ActionDeclaration<'deposit', DepositParams> = {
   action: 'deposit',
-  shape: ACTION_SHAPES.deposit,
+  shape,
   method: 'vault.deposit',
   spends: [VAULT_INPUT],
   outputs,

@@ -17,6 +17,9 @@ import {
 } from './slots';
 import type { ActionDeclaration, BuiltPlan, OutputCoder } from './types';
 
+/** The SPEC-level facts of open: its state-record letter among them. */
+const shape = ACTION_SHAPES.open;
+
 export interface OpenParams extends ActionBase, RuneIssue {
   depositAmount: bigint;
   borrowAmount: bigint;
@@ -27,14 +30,14 @@ const outputs: OutputCoder<IssuedVaultFields> = {
   slots: ['vault', 'postage', 'treasury change', 'runestone', 'state'],
   encode: encodeIssue,
   decode(outs, ctx) {
-    const vault = decodeVault(outs, 'o', ctx);
+    const vault = decodeVault(outs, shape.code, ctx);
     const issue = decodeIssue(outs, vault.state.unitDebt, ctx);
     return { fields: { ...vault, issue }, btcAmount: vault.vaultSats, unitAmount: issue.amount };
   },
 };
 
 export function openPlan(params: OpenParams): BuiltPlan {
-  const state = stateRecord('o', params.state, params.borrowAmount, params.depositAmount);
+  const state = stateRecord(shape.code, params.state, params.borrowAmount, params.depositAmount);
   const fields = {
     vaultScript: params.newVault.script,
     vaultSats: params.depositAmount,
@@ -59,7 +62,7 @@ export function buildOpenPsbt(params: OpenParams) {
 
 export const open: ActionDeclaration<'open', OpenParams, IssuedVaultFields> = {
   action: 'open',
-  shape: ACTION_SHAPES.open,
+  shape,
   method: 'vault.open',
   spends: [TREASURY_INPUT],
   outputs,

@@ -26,6 +26,9 @@ import {
   type VaultFields,
 } from './types';
 
+/** The SPEC-level facts of repay: its state-record letter among them. */
+const shape = ACTION_SHAPES.repay;
+
 export interface RepayParams extends ActionBase, RuneIssue {
   vault: VaultUtxo;
   repayAmount: bigint;
@@ -56,7 +59,7 @@ const outputs: OutputCoder<RepaidVaultFields> = {
     stateSlot(fields),
   ],
   decode(outs, ctx) {
-    const vault = decodeVault(outs, 'r', ctx);
+    const vault = decodeVault(outs, shape.code, ctx);
     const before = ctx.vault;
     check(before !== undefined, 'context has no vault');
     check(vault.vaultSats === before.value, 'a repay keeps the vault BTC');
@@ -89,7 +92,7 @@ const outputs: OutputCoder<RepaidVaultFields> = {
 
 export function repayPlan(params: RepayParams): BuiltPlan {
   const state = stateRecord(
-    'r',
+    shape.code,
     params.state,
     params.vault.unitDebt - params.repayAmount,
     params.vault.value,
@@ -132,7 +135,7 @@ export function buildRepayPsbt(params: RepayParams) {
 
 export const repay: ActionDeclaration<'repay', RepayParams, RepaidVaultFields> = {
   action: 'repay',
-  shape: ACTION_SHAPES.repay,
+  shape,
   method: 'vault.repay',
   spends: [VAULT_INPUT],
   outputs,

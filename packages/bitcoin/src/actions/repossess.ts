@@ -24,6 +24,9 @@ import {
   type VaultFields,
 } from './types';
 
+/** The SPEC-level facts of repossess: its state-record letter among them. */
+const shape = ACTION_SHAPES.repossess;
+
 export interface RepossessParams extends ActionBase {
   /** The claimant's own vault. */
   vault: VaultUtxo;
@@ -48,7 +51,7 @@ const outputs: OutputCoder<RepossessedVaultFields> = {
     stateSlot(fields),
   ],
   decode(outs, ctx) {
-    const vault = decodeVault(outs, 'x', ctx);
+    const vault = decodeVault(outs, shape.code, ctx);
     const before = ctx.vault;
     const liquidated = ctx.liquidated;
     check(before !== undefined, 'context has no vault');
@@ -79,7 +82,7 @@ export function repossessPlan(params: RepossessParams): BuiltPlan {
   const { takenSats, taxSats } = repossessionClaim(params.liquidated.value);
   const vaultSats = params.vault.value + takenSats;
   const debt = params.vault.unitDebt + params.liquidated.unitDebt;
-  const state = stateRecord('x', params.state, debt, vaultSats);
+  const state = stateRecord(shape.code, params.state, debt, vaultSats);
   const fields = {
     vaultScript: params.newVault.script,
     vaultSats,
@@ -102,7 +105,7 @@ export function buildRepossessPsbt(params: RepossessParams) {
 
 export const repossess: ActionDeclaration<'repossess', RepossessParams, RepossessedVaultFields> = {
   action: 'repossess',
-  shape: ACTION_SHAPES.repossess,
+  shape,
   method: 'vault.repossess',
   spends: [LIQUIDATED_INPUT, VAULT_INPUT],
   outputs,

@@ -23,6 +23,9 @@ import {
   type VaultFields,
 } from './types';
 
+/** The SPEC-level facts of withdraw: its state-record letter among them. */
+const shape = ACTION_SHAPES.withdraw;
+
 export interface WithdrawParams {
   wallet: Pick<VaultWallet, 'satsScript'>;
   feeRate: number;
@@ -44,7 +47,7 @@ const outputs: OutputCoder<WithdrawnVaultFields> = {
     stateSlot(fields),
   ],
   decode(outs, ctx) {
-    const vault = decodeVault(outs, 'w', ctx);
+    const vault = decodeVault(outs, shape.code, ctx);
     const before = ctx.vault;
     check(before !== undefined, 'context has no vault');
     check(vault.state.unitDebt === before.unitDebt, 'a withdraw changes no debt');
@@ -63,7 +66,7 @@ function withdrawFields(params: WithdrawParams, vaultSats: bigint): WithdrawnVau
   return {
     vaultScript: params.newVault.script,
     vaultSats,
-    state: stateRecord('w', params.state, params.vault.unitDebt, vaultSats),
+    state: stateRecord(shape.code, params.state, params.vault.unitDebt, vaultSats),
     withdrawal: { script: params.wallet.satsScript, amount: params.withdrawAmount },
   };
 }
@@ -101,7 +104,7 @@ export function buildWithdrawPsbt(params: WithdrawParams) {
 
 export const withdraw: ActionDeclaration<'withdraw', WithdrawParams, WithdrawnVaultFields> = {
   action: 'withdraw',
-  shape: ACTION_SHAPES.withdraw,
+  shape,
   method: 'vault.withdraw',
   spends: [VAULT_INPUT],
   outputs,
