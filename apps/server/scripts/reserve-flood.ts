@@ -9,7 +9,7 @@ import { base64, hex } from '@scure/base';
 import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
-  buildOpenPsbt,
+  open as openAction,
   parseRuneId,
   quotedVault,
   signUserInputs,
@@ -156,7 +156,7 @@ class DevnetUser {
     try {
       const reservation = await rpc.call<ReserveResult>('unit.reserve', {
         unit_amount: Number(borrowCents),
-        vault_action: 'open',
+        vault_action: openAction.action,
         vault_pubkey: this.vaultPubkey,
       });
       const t = reservation.treasury_utxo!;
@@ -172,7 +172,7 @@ class DevnetUser {
         this.baseUrl,
         `${new URL(config.ordinalsUrl, this.baseUrl).pathname.replace(/\/$/, '')}/address/${this.payment.address}/utxos`,
       );
-      const built = buildOpenPsbt({
+      const built = openAction.build({
         wallet: this.wallet,
         utxos: utxos.map((u) => ({
           txid: u.txid,
@@ -191,8 +191,8 @@ class DevnetUser {
             network: TEST_NETWORK,
           },
         ),
-        depositAmount: depositSats,
-        borrowAmount: borrowCents,
+        btc: depositSats,
+        unit: borrowCents,
         unitRuneId: parseRuneId(config.unitRuneId),
         treasury: {
           txid: t.txid,
@@ -205,12 +205,12 @@ class DevnetUser {
       });
       const psbt = signUserInputs(built.psbt, this.paymentKey, built.signInputs.user);
       const request = {
-        payload: {
-          borrow_amount: Number(borrowCents),
-          deposit_amount: Number(depositSats),
-          vault_label: 'Probe vault',
-          tx_feerate: 2,
-        },
+        payload: openAction.payload({
+          btc: depositSats,
+          unit: borrowCents,
+          feeRate: 2,
+          label: 'Probe vault',
+        }),
         vault_pubkey: this.vaultPubkey,
         psbt: base64.encode(psbt),
         nonce: hex.encode(nonce),
@@ -225,9 +225,9 @@ class DevnetUser {
         reservation_id: reservation.reservation_id,
       };
       this.requestBytes = Buffer.byteLength(
-        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'vault.open', params: request }),
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: openAction.method, params: request }),
       );
-      const result = await rpc.call<{ vault_txid: string }>('vault.open', request);
+      const result = await rpc.call<{ vault_txid: string }>(openAction.method, request);
       return result.vault_txid;
     } finally {
       rpc.close();

@@ -2,3 +2,5 @@
 export * from './core';
 // Flows: coin selection, max-deposit refinement, the PSBT of each vault action, signing.
 export * from './flows';
+// Actions: one declaration per vault action (inputs, outputs, payload, checks, result).
+export * from './actions';

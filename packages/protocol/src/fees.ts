@@ -1,5 +1,6 @@
 // Fee options, the fee sanity cap and operation-cost estimates (SPEC §3 Fee option, §7, §9). The
 // vsize estimates follow the transaction layouts of docs/protocol.md input by input, output by output.
+import { ACTION_SHAPES, type ShapeInput, type ShapeOutput } from './action-shapes';
 import type { RecommendedFeesDto, VaultAction } from './api';
 import {
   DEFAULT_FEE_RATE,
@@ -141,7 +142,7 @@ export interface VsizeInput {
   withdrawalScriptBytes?: number;
 }
 
-/** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it. */
+/** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it (action-shapes.ts). */
 export function estimateVsize({
   action,
   paymentInputs,
@@ -149,74 +150,31 @@ export function estimateVsize({
   change,
   withdrawalScriptBytes = P2TR_SCRIPT_BYTES,
 }: VsizeInput): number {
+  const shape = ACTION_SHAPES[action];
+  const inputWu: Record<ShapeInput, number> = {
+    'vault-update': VAULT_UPDATE_INPUT_WU,
+    'vault-liquidation': VAULT_LIQUIDATION_INPUT_WU,
+    treasury: P2TR_KEY_INPUT_WU,
+    unit: Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU,
+  };
+  const outputWu: Record<ShapeOutput, number> = {
+    p2tr: P2TR_OUTPUT_WU,
+    runestone: RUNESTONE_OUTPUT_WU,
+    state: STATE_OUTPUT_WU,
+    'opening-state': OPEN_STATE_OUTPUT_WU,
+    withdrawal: (8 + 1 + withdrawalScriptBytes) * 4,
+  };
   const payments = Math.max(0, Math.floor(paymentInputs)) * P2WPKH_INPUT_WU;
-  const withChange = change ?? action !== 'withdraw';
-  const changeWu = withChange ? P2TR_OUTPUT_WU : 0;
-  let weight = TX_OVERHEAD_WU;
-  switch (action) {
-    case 'open':
-      // treasury UNIT UTXO, P… -> vault, postage, treasury change, R, S, C
-      weight +=
-        P2TR_KEY_INPUT_WU +
-        payments +
-        3 * P2TR_OUTPUT_WU +
-        RUNESTONE_OUTPUT_WU +
-        OPEN_STATE_OUTPUT_WU +
-        changeWu;
-      break;
-    case 'deposit':
-      // vault, P… -> vault, S, C
-      weight += VAULT_UPDATE_INPUT_WU + payments + P2TR_OUTPUT_WU + STATE_OUTPUT_WU + changeWu;
-      break;
-    case 'borrow':
-      // vault, treasury UNIT UTXO, P… -> vault, postage, treasury change, R, S, C
-      weight +=
-        VAULT_UPDATE_INPUT_WU +
-        P2TR_KEY_INPUT_WU +
-        payments +
-        3 * P2TR_OUTPUT_WU +
-        RUNESTONE_OUTPUT_WU +
-        STATE_OUTPUT_WU +
-        changeWu;
-      break;
-    case 'repay':
-      // vault, user UNIT outputs…, P… -> vault, UNIT to treasury, UNIT change, R, S, C
-      weight +=
-        VAULT_UPDATE_INPUT_WU +
-        Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU +
-        payments +
-        3 * P2TR_OUTPUT_WU +
-        RUNESTONE_OUTPUT_WU +
-        STATE_OUTPUT_WU +
-        changeWu;
-      break;
-    case 'withdraw':
-      // vault -> vault, withdrawal, S (the fee comes out of the vault)
-      weight +=
-        VAULT_UPDATE_INPUT_WU +
-        payments +
-        P2TR_OUTPUT_WU +
-        (8 + 1 + withdrawalScriptBytes) * 4 +
-        STATE_OUTPUT_WU +
-        changeWu;
-      break;
-    case 'repossess':
-      // liquidated vault, claimant's vault, P… -> claimant's vault, tax, S, C
-      weight +=
-        VAULT_LIQUIDATION_INPUT_WU +
-        VAULT_UPDATE_INPUT_WU +
-        payments +
-        2 * P2TR_OUTPUT_WU +
-        STATE_OUTPUT_WU +
-        changeWu;
-      break;
-  }
+  const withChange = change ?? shape.paysFromWallet;
+  let weight = TX_OVERHEAD_WU + payments + (withChange ? P2TR_OUTPUT_WU : 0);
+  for (const input of shape.inputs) weight += inputWu[input];
+  for (const output of shape.outputs) weight += outputWu[output];
   return Math.ceil(weight / 4);
 }
 
 /** Actions whose transaction pays UNIT postage on the user's behalf (docs/protocol.md). */
 export function postageOutputs(action: VaultAction): number {
-  return action === 'open' || action === 'borrow' || action === 'repay' ? 1 : 0;
+  return ACTION_SHAPES[action].fundedPostage === null ? 0 : 1;
 }
 
 /**
@@ -229,8 +187,9 @@ export function fundedPostageSats(
   accountPostage: SatsInput = UNIT_POSTAGE_SATS,
   treasuryPostage: SatsInput = UNIT_POSTAGE_SATS,
 ): Sats {
-  if (postageOutputs(action) === 0) return 0n as Sats;
-  return sats(action === 'repay' ? treasuryPostage : accountPostage);
+  const funded = ACTION_SHAPES[action].fundedPostage;
+  if (funded === null) return 0n as Sats;
+  return sats(funded === 'treasury' ? treasuryPostage : accountPostage);
 }
 
 /**
@@ -239,7 +198,7 @@ export function fundedPostageSats(
  * vin allowance is for). GET /api/quote and the web app's estimates use the same count.
  */
 export function defaultPaymentInputs(action: VaultAction): number {
-  return action === 'withdraw' ? 0 : 1;
+  return ACTION_SHAPES[action].paysFromWallet ? 1 : 0;
 }
 
 export interface OperationCostInput extends VsizeInput {

@@ -4,6 +4,7 @@ export * from './units';
 export * from './ratio';
 export * from './limits';
 export * from './validation';
+export * from './action-shapes';
 export * from './fees';
 export * from './vault';
 export * from './buttons';

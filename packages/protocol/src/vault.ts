@@ -1,5 +1,6 @@
 // The vault state after an action: the live before -> after preview of the drawers and the state the
 // guardian writes into the state record (docs/protocol.md).
+import { ACTION_SHAPES } from './action-shapes';
 import type { ActionCode, VaultAction } from './api';
 import { COLLATERAL_PERCENT, REPOSSESSION_TAX_PERCENT } from './constants';
 import { collateralRatio, ratioAtLeast } from './ratio';
@@ -18,14 +19,10 @@ export interface VaultState {
   unitCents: UnitCents;
 }
 
-export const ACTION_CODE_OF: Record<VaultAction, ActionCode> = {
-  open: 'o',
-  deposit: 'd',
-  withdraw: 'w',
-  borrow: 'b',
-  repay: 'r',
-  repossess: 'x',
-};
+/** The state record's letter of each action: ACTION_SHAPES' `code`, as a map. */
+export const ACTION_CODE_OF = Object.fromEntries(
+  Object.entries(ACTION_SHAPES).map(([action, shape]) => [action, shape.code]),
+) as Record<VaultAction, ActionCode>;
 
 /** The action a history record's transaction performed; a liquidation (`l`) is no transaction of ours. */
 export function actionOfCode(code: ActionCode): VaultAction | null {
@@ -40,6 +37,19 @@ export type ActionAmount =
 export interface ApplyOptions {
   /** withdraw: the fee, taken out of the vault (docs/protocol.md). */
   feeSats?: SatsInput;
+}
+
+/**
+ * The amount applyAction takes for `action`, from a form's two figures: both to open, the BTC of a
+ * deposit or withdraw, the UNIT of a borrow or repay (ACTION_SHAPES says which it moves).
+ */
+export function actionAmountOf(
+  action: Exclude<VaultAction, 'repossess'>,
+  amounts: { btcSats: SatsInput; unitCents: UnitCentsInput },
+): ActionAmount {
+  const shape = ACTION_SHAPES[action];
+  if (shape.btc !== 0 && shape.unit !== 0) return amounts;
+  return shape.unit !== 0 ? amounts.unitCents : amounts.btcSats;
 }
 
 /**
@@ -61,26 +71,20 @@ export function applyAction(
     if (v < 0n) throw new RangeError('an amount cannot be negative');
     return v;
   };
-  let next: { btc: bigint; debt: bigint };
-  switch (action) {
-    case 'open': {
-      if (typeof amount !== 'object') throw new TypeError('open takes {btcSats, unitCents}');
-      next = { btc: btc + sats(amount.btcSats), debt: debt + unitCents(amount.unitCents) };
-      break;
-    }
-    case 'deposit':
-      next = { btc: btc + single(), debt };
-      break;
-    case 'withdraw':
-      next = { btc: btc - single() - sats(options.feeSats ?? 0), debt };
-      break;
-    case 'borrow':
-      next = { btc, debt: debt + single() };
-      break;
-    case 'repay':
-      next = { btc, debt: debt - single() };
-      break;
+  const shape = ACTION_SHAPES[action];
+  let moved: { btc: bigint; debt: bigint };
+  if (shape.btc !== 0 && shape.unit !== 0) {
+    if (typeof amount !== 'object') throw new TypeError(`${action} takes {btcSats, unitCents}`);
+    moved = { btc: sats(amount.btcSats), debt: unitCents(amount.unitCents) };
+  } else {
+    const v = single();
+    moved = { btc: shape.btc === 0 ? 0n : v, debt: shape.unit === 0 ? 0n : v };
   }
+  const fee = shape.btc < 0 ? sats(options.feeSats ?? 0) : 0n;
+  const next = {
+    btc: btc + BigInt(shape.btc) * moved.btc - fee,
+    debt: debt + BigInt(shape.unit) * moved.debt,
+  };
   if (next.btc < 0n) throw new RangeError('the vault does not hold that much BTC');
   if (next.debt < 0n) throw new RangeError('the repayment exceeds the debt');
   return { btcSats: next.btc as Sats, unitCents: next.debt as UnitCents };

@@ -9,7 +9,12 @@
 // bounds the flood is the transport (json-rpc.ts: calls per connection and per address, sockets per
 // address) and, here, a few live reservations per connection, each released when its socket closes.
 import { randomBytes } from 'node:crypto';
-import { keyMayOpenVault, type ReserveParams, type ReserveResult } from '@unit/protocol';
+import {
+  ACTION_SHAPES,
+  keyMayOpenVault,
+  type ReserveParams,
+  type ReserveResult,
+} from '@unit/protocol';
 import { DomainError } from '../errors';
 import type { RpcClient } from '../rpc/json-rpc';
 import { getVaultByPubkey, type VaultRow } from '../store';
@@ -35,10 +40,13 @@ export async function reserve(
   client: RpcClient | undefined,
 ): Promise<ReserveResult> {
   const pubkey = params.vault_pubkey.toLowerCase();
-  if (params.vault_action !== 'repay' && params.unit_amount <= 0)
+  // What the action reserves (@unit/protocol ACTION_SHAPES): an issue a treasury UNIT UTXO for a
+  // positive amount, a repay only the treasury address to pay back to.
+  const shape = ACTION_SHAPES[params.vault_action];
+  if (shape.reserve === 'treasury-utxo' && params.unit_amount <= 0)
     throw new DomainError('bad_request', 'The UNIT amount must be positive');
   const vault = await getVaultByPubkey(g.db, pubkey);
-  if (params.vault_action === 'open') {
+  if (shape.vault === 'creates') {
     refuseSecondVault(vault);
   } else {
     if (!vault) throw new DomainError('not_found', 'No vault exists for this key');
@@ -92,7 +100,7 @@ export async function reserve(
     treasury_address: g.treasuryAddress,
     postage_sats: g.postageSats,
   };
-  if (params.vault_action === 'repay') {
+  if (shape.reserve !== 'treasury-utxo') {
     await db
       .insertInto('reservations')
       .values({ ...base, treasury_txid: null, treasury_vout: null })

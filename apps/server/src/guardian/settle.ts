@@ -10,12 +10,14 @@
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Kysely } from 'kysely';
-import { BroadcastError, type Chain } from '../chain/port';
 import { getVault, type Database, type VaultRow } from '../store';
-import { applyEffects, type Effects } from './effects';
+import { applyEffects, effectsVaultId, type Effects } from './effects';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
 import { settleVaultReplacement } from './speedup-settle';
+import { chainHolds } from './broadcast';
+
+export { chainHolds, findOrSend, sendOrFind, type Sent } from './broadcast';
 
 /**
  * The instance a request belongs to once its broadcast went unanswered: no process runs under it,
@@ -29,68 +31,6 @@ export const HANDED_OFF = 'unanswered-broadcast';
  * up later is still committed: catchUpVault, settleLate).
  */
 export const UNANSWERED_BOUND_SECONDS = 120;
-
-export type Sent =
-  /** The network holds it: sent now, or found there already. */
-  | { outcome: 'sent' | 'found' }
-  /** The network answered that it will not take it. */
-  | { outcome: 'refused'; reason: string }
-  /** Nothing known: the service did not answer. */
-  | { outcome: 'unknown'; reason: string };
-
-const reasonOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-/**
- * Bitcoin Core's refusals of a transaction it already has ('txn-already-in-mempool',
- * 'txn-already-known', 'transaction already in block chain'): the network holds it, even while an
- * indexer that lags behind the node does not show it yet.
- */
-const ALREADY_HELD = /txn-already-(in-mempool|known)|already in block chain/i;
-
-/** Whether the chain holds the transaction (mempool or block); null when it did not answer. */
-export async function chainHolds(chain: Chain, txid: string): Promise<boolean | null> {
-  try {
-    return (await chain.txStatus(txid)) !== null;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Broadcasts, up to `sends` times while the chain says it does not hold the transaction and no
- * answer came; a refusal is believed only once the chain confirms the transaction is not there (a
- * node refuses a transaction it already has).
- */
-export async function sendOrFind(
-  chain: Chain,
-  txid: string,
-  rawHex: string,
-  sends = 2,
-): Promise<Sent> {
-  let reason = 'the network did not answer';
-  for (let attempt = 0; attempt < sends; attempt++) {
-    try {
-      await chain.broadcast(rawHex);
-      return { outcome: 'sent' };
-    } catch (error) {
-      reason = reasonOf(error);
-      if (error instanceof BroadcastError && ALREADY_HELD.test(reason)) return { outcome: 'found' };
-      const holds = await chainHolds(chain, txid);
-      if (holds) return { outcome: 'found' };
-      if (holds === null) return { outcome: 'unknown', reason };
-      if (error instanceof BroadcastError) return { outcome: 'refused', reason };
-    }
-  }
-  return { outcome: 'unknown', reason };
-}
-
-/** As after a restart: the chain is asked first, and only a transaction it lacks is sent. */
-export async function findOrSend(chain: Chain, txid: string, rawHex: string): Promise<Sent> {
-  const holds = await chainHolds(chain, txid);
-  if (holds) return { outcome: 'found' };
-  if (holds === null) return { outcome: 'unknown', reason: 'the network did not answer' };
-  return sendOrFind(chain, txid, rawHex, 1);
-}
 
 /**
  * Hands a co-signed request whose broadcast went unanswered to recovery, with its locks: false
@@ -169,7 +109,7 @@ interface FailedRow {
 async function commitLate(g: GuardianContext, row: FailedRow): Promise<boolean> {
   if (!row.txid || !row.raw_hex || !row.effects) return false;
   const effects = JSON.parse(row.effects) as Effects;
-  const vaultId = effects.kind === 'open' ? row.txid : effects.vault_id;
+  const vaultId = effectsVaultId(effects, row.txid);
   const vault = await getVault(g.db, vaultId);
   if (
     effects.kind === 'open'

@@ -10,8 +10,8 @@
 import type { Kysely, Migration } from 'kysely';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
-import { findOrSend } from './settle';
-import { followReplacement, rememberReplacement } from './speedup';
+import { findOrSend } from './broadcast';
+import { followReplacement, rememberReplacement } from './replacement-records';
 
 export const unansweredReplacementMigrations: Record<string, Migration> = {
   guardian_0006_unanswered_replacements: {

@@ -9,9 +9,15 @@ import { Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import type { Kysely, Migration } from 'kysely';
 import * as z from 'zod';
-import { checkFeeOnlyReplacement, parseTransaction, type Prevout } from '@unit/bitcoin';
+import {
+  declarationOf,
+  parseTransaction,
+  speedUp as speedUpDeclaration,
+  type Prevout,
+} from '@unit/bitcoin';
 import {
   replacementRefusal,
+  VAULT_ACTIONS,
   type SpeedUpRequest,
   type SpeedUpResult,
   type VaultAction,
@@ -19,10 +25,11 @@ import {
 import { ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
 import { getVault, openRequestsForVault } from '../store';
-import { cosign } from './actions';
+import { cosign } from './cosign';
 import type { GuardianContext } from './context';
 import { type Effects } from './effects';
-import { sendOrFind } from './settle';
+import { sendOrFind } from './broadcast';
+import { followReplacement, rememberReplacement } from './replacement-records';
 import { handOffReplacement } from './speedup-settle';
 
 /**
@@ -120,15 +127,6 @@ const bad = (reason: string) =>
 /** Vaults with a speed-up in this process right now. */
 const speeding = new Set<string>();
 
-const ACTIONS: readonly VaultAction[] = [
-  'open',
-  'deposit',
-  'withdraw',
-  'borrow',
-  'repay',
-  'repossess',
-];
-
 export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Promise<SpeedUpResult> {
   const pubkey = request.vault_pubkey.toLowerCase();
   const originalTxid = request.original_txid.toLowerCase();
@@ -160,7 +158,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
       !row.raw_hex ||
       !row.effects ||
       !action ||
-      !ACTIONS.includes(action)
+      !VAULT_ACTIONS.includes(action)
     )
       throw new DomainError('not_found', 'No transaction of this vault to speed up');
     const status = await g.chain.txStatus(originalTxid);
@@ -185,7 +183,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
         amount: BigInt(output.value),
       });
     }
-    const check = checkFeeOnlyReplacement(
+    const check = speedUpDeclaration.check(
       action,
       { hex: row.raw_hex, prevouts: originalPrevouts },
       psbt,
@@ -194,7 +192,8 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
     const replacement = await replacementPrevouts(g, psbt, originalPrevouts, check.addedInputs);
 
     let secret: Uint8Array | null = null;
-    if (effects.kind === 'repossess') {
+    // The liquidation leaf of a repossess needs the threshold secret again.
+    if ('liquidated' in effects) {
       const liquidated = await getVault(g.db, effects.liquidated.vault_id);
       secret = liquidated
         ? g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
@@ -205,7 +204,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
           'The oracle has not revealed this vault’s threshold',
         );
     }
-    const signed = cosign(g, action, psbt, replacement, secret);
+    const signed = cosign(g, declarationOf(action).spends, psbt, replacement, secret);
     const signedTx = parseTransaction(signed.hex);
     const fee = (tx: typeof original, prevouts: Prevout[]) => {
       let total = prevouts.reduce((s, p) => s + p.amount, 0n);
@@ -249,7 +248,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
     await followReplacement(g, row.nonce, originalTxid, signed);
     await rememberReplacement(g, row.nonce, originalTxid, row.raw_hex, signed.txid);
     g.log.info({ original: originalTxid, txid: signed.txid }, 'vault transaction sped up');
-    return { vault_txid: signed.txid, replaced_txid: originalTxid };
+    return speedUpDeclaration.result(signed.txid, originalTxid);
   } finally {
     speeding.delete(pubkey);
   }
@@ -289,78 +288,4 @@ async function replacementPrevouts(
     prevouts[index] = { script, amount: BigInt(output.value) };
   }
   return prevouts;
-}
-
-/**
- * Keeps what a block may yet undo: the original (and any transaction it replaced in turn) could
- * still be mined instead of `txid`.
- */
-export async function rememberReplacement(
-  g: GuardianContext,
-  nonce: string,
-  replacedTxid: string,
-  replacedHex: string,
-  txid: string,
-): Promise<void> {
-  const db = g.db;
-  await db.transaction().execute(async (trx) => {
-    // A second speed-up: what the first replaced now waits on the newest transaction.
-    await trx
-      .updateTable('guardian_replacements')
-      .set({ txid })
-      .where('txid', '=', replacedTxid)
-      .execute();
-    await trx
-      .insertInto('guardian_replacements')
-      .values({
-        txid,
-        replaced_txid: replacedTxid,
-        replaced_hex: replacedHex,
-        nonce,
-        created_at: g.now(),
-      })
-      .execute();
-  });
-}
-
-/**
- * Points everything the original's broadcast wrote at the replacement, in one transaction: the
- * vault's output, its history records (and a liquidated vault's claim record), the liquidation's
- * claim and the guardian's own request. The vault id of an open stays the original txid: it names
- * the vault, and the app already holds it.
- */
-export async function followReplacement(
-  g: GuardianContext,
-  nonce: string,
-  originalTxid: string,
-  signed: { txid: string; hex: string },
-): Promise<void> {
-  const txid = signed.txid;
-  await g.db.transaction().execute(async (trx) => {
-    await trx
-      .updateTable('vaults')
-      .set({ vault_txid: txid, updated_at: g.now() })
-      .where('vault_txid', '=', originalTxid)
-      .execute();
-    await trx
-      .updateTable('vault_history')
-      .set({ utxo: `${txid}:0` })
-      .where('utxo', '=', `${originalTxid}:0`)
-      .execute();
-    await trx
-      .updateTable('vault_history')
-      .set({ transaction_id: txid })
-      .where('transaction_id', '=', originalTxid)
-      .execute();
-    await trx
-      .updateTable('liquidations')
-      .set({ claim_txid: txid })
-      .where('claim_txid', '=', originalTxid)
-      .execute();
-    await trx
-      .updateTable('guardian_requests')
-      .set({ txid, raw_hex: signed.hex, updated_at: g.now() })
-      .where('nonce', '=', nonce)
-      .execute();
-  });
 }

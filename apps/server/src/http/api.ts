@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import {
   DEFAULT_CONFIG_CONSTANTS,
+  defaultPaymentInputs,
   estimateVsize,
   operationCostSats,
   type BitcoinPriceDto,
@@ -227,7 +228,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/api/quote', async (request): Promise<OperationQuoteDto> => {
     const { action, feeRate, inputs } = parseInput(operationQuery, request.query);
     // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
-    const paymentInputs = inputs ?? (action === 'withdraw' ? 0 : 1);
+    const paymentInputs = inputs ?? defaultPaymentInputs(action);
     const cost = operationCostSats({ action, paymentInputs, feeRate });
     return {
       action,

@@ -9,8 +9,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import WebSocket from 'ws';
 import {
-  buildBorrowPsbt,
-  buildOpenPsbt,
+  borrow as borrowAction,
+  open as openAction,
   parseRuneId,
   signUserInputs,
   quotedVault,
@@ -150,7 +150,7 @@ export async function prepareOpen(
   const socket = await connect(via);
   const reservation = await socket.call<ReserveResult>('unit.reserve', {
     unit_amount: Number(borrow),
-    vault_action: 'open',
+    vault_action: openAction.action,
     vault_pubkey: vaultPubkey,
   });
   const treasury = treasuryOverride ?? reservation.treasury_utxo!;
@@ -164,7 +164,7 @@ export async function prepareOpen(
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
   const nonce = randomBytes(16);
-  const built = buildOpenPsbt({
+  const built = openAction.build({
     wallet,
     utxos: (await via.chain.paymentUtxos(payment.address!)).map((u) => ({
       txid: u.txid,
@@ -183,8 +183,8 @@ export async function prepareOpen(
         network: TEST_NETWORK,
       },
     ),
-    depositAmount: deposit,
-    borrowAmount: borrow,
+    btc: deposit,
+    unit: borrow,
     unitRuneId: parseRuneId(devnet.unitRuneId),
     treasury: {
       txid: treasury.txid,
@@ -209,12 +209,12 @@ export async function prepareOpen(
     },
     psbt: base64.encode(psbt),
     reservation_id: reservation.reservation_id,
-    payload: {
-      borrow_amount: Number(borrow),
-      deposit_amount: Number(deposit),
-      vault_label: 'cluster vault',
-      tx_feerate: FEE_RATE,
-    },
+    payload: openAction.payload({
+      btc: deposit,
+      unit: borrow,
+      feeRate: FEE_RATE,
+      label: 'cluster vault',
+    }),
   };
   return {
     vaultPubkey,
@@ -225,7 +225,7 @@ export async function prepareOpen(
     submit: async (to: RunningApp = via) => {
       const target = to === via ? socket : await connect(to);
       try {
-        const result = await target.call<{ vault_id: string }>('vault.open', params);
+        const result = await target.call<{ vault_id: string }>(openAction.method, params);
         return { vaultId: result.vault_id, vaultPubkey };
       } finally {
         if (target !== socket) target.close();
@@ -342,7 +342,7 @@ export async function prepareBorrow(
   const socket = await connect(via);
   const reservation = await socket.call<ReserveResult>('unit.reserve', {
     unit_amount: Number(amount),
-    vault_action: 'borrow',
+    vault_action: borrowAction.action,
     vault_pubkey: owner.vaultPubkey,
   });
   const treasury = treasuryOverride ?? reservation.treasury_utxo!;
@@ -356,7 +356,7 @@ export async function prepareBorrow(
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
   const nonce = randomBytes(16);
-  const built = buildBorrowPsbt({
+  const built = borrowAction.build({
     wallet: owner.wallet,
     utxos: (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
       txid: u.txid,
@@ -372,7 +372,8 @@ export async function prepareBorrow(
       { vaultPubkey: hex.decode(owner.vaultPubkey), guardPubkey, network: TEST_NETWORK },
     ),
     vault,
-    borrowAmount: amount,
+    btc: 0n,
+    unit: amount,
     unitRuneId: parseRuneId(via.devnet!.unitRuneId),
     treasury: {
       txid: treasury.txid,
@@ -383,10 +384,11 @@ export async function prepareBorrow(
       internalKey: hex.decode(via.keys.treasuryPubkey),
     },
   });
-  // Input 0 is the vault (signed with the vault key), the others pay the fee.
+  // The vault input is signed with the vault key, the others pay the fee.
+  const vaultIndex = borrowAction.spends.findIndex((input) => input.role === 'vault');
   let psbt = built.psbt;
   for (const index of built.signInputs.user)
-    psbt = signUserInputs(psbt, index === 0 ? owner.vaultKey : owner.paymentKey, [index]);
+    psbt = signUserInputs(psbt, index === vaultIndex ? owner.vaultKey : owner.paymentKey, [index]);
   const params = {
     vault_pubkey: owner.vaultPubkey,
     nonce: hex.encode(nonce),
@@ -400,7 +402,7 @@ export async function prepareBorrow(
     },
     psbt: base64.encode(psbt),
     reservation_id: reservation.reservation_id,
-    payload: { borrow_amount: Number(amount), deposit_amount: 0, tx_feerate: FEE_RATE },
+    payload: borrowAction.payload({ btc: 0n, unit: amount, feeRate: FEE_RATE }),
   };
   return {
     nonce: hex.encode(nonce),
@@ -408,7 +410,7 @@ export async function prepareBorrow(
     submit: async (to: RunningApp = via) => {
       const target = to === via ? socket : await connect(to);
       try {
-        return await target.call<{ vault_txid: string }>('vault.borrow', params);
+        return await target.call<{ vault_txid: string }>(borrowAction.method, params);
       } finally {
         if (target !== socket) target.close();
       }

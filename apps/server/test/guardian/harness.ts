@@ -12,27 +12,28 @@ import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import {
-  buildBorrowPsbt,
-  buildDepositPsbt,
-  buildOpenPsbt,
-  buildRepayPsbt,
-  buildRepossessPsbt,
-  buildWithdrawPsbt,
+  declarationOf,
   parseRuneId,
   quotedVault,
   signUserInputs,
   vaultOutput,
   withdrawFee,
   type BuiltVaultTx,
+  type PayloadOf,
   type PaymentUtxo,
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
+  actionAmountOf,
+  applyAction,
   liquidationThresholdCents,
+  repossessState,
   sats,
   unitCents,
+  type ReserveParams,
   type ReserveResult,
+  type VaultAction,
   type SignedVaultRequest,
 } from '@unit/protocol';
 import { createDevnet, type Devnet } from '../../src/devnet/devnet';
@@ -283,7 +284,7 @@ export class TestWallet {
     };
   }
 
-  reserve(action: 'open' | 'borrow' | 'repay', unitAmount: number): Promise<ReserveResult> {
+  reserve(action: ReserveParams['vault_action'], unitAmount: number): Promise<ReserveResult> {
     return call(this.h.guardian, 'unit.reserve', {
       unit_amount: unitAmount,
       vault_action: action,
@@ -347,220 +348,151 @@ export class TestWallet {
     return base64.encode(psbt);
   }
 
-  async open(deposit: bigint, borrow: bigint, options: DraftOptions = {}) {
-    const reservation = await this.reserve('open', Number(borrow));
-    const t = reservation.treasury_utxo!;
-    const { state, newVault, envelope } = this.prepare(deposit, borrow, options);
-    const built = buildOpenPsbt({
-      wallet: this.vaultWallet,
-      utxos: await this.paymentUtxos(),
-      feeRate: FEE_RATE,
-      state,
-      newVault,
-      depositAmount: deposit,
-      borrowAmount: borrow,
-      unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
-      postageSats: options.postageSats,
-      treasury: {
-        txid: t.txid,
-        vout: t.vout,
-        value: BigInt(t.value),
-        script: hex.decode(t.script_hex),
-        unitAmount: BigInt(t.unit_amount),
-        internalKey: pubSchnorr(TREASURY_KEY),
-      },
-    });
-    return {
-      built,
-      request: {
-        ...envelope,
-        psbt: this.sign(built, null, 0, options),
-        reservation_id: reservation.reservation_id,
-        payload: {
-          borrow_amount: Number(borrow),
-          deposit_amount: Number(deposit),
-          vault_label: `${this.label} vault`,
-          tx_feerate: FEE_RATE,
-        },
-      },
+  /**
+   * A signed request of `action`, built the way the web app builds it: through the action's
+   * declaration (what it reserves, spends and pays, its payload), at the state after it.
+   */
+  private async draft<A extends VaultAction>(
+    action: A,
+    moved: { btc: bigint; unit: bigint; liquidatedPubkey?: string; liquidatedVaultId?: string },
+    options: DraftOptions,
+  ): Promise<Draft<PayloadOf<A>>> {
+    const declaration = declarationOf(action);
+    const { shape } = declaration;
+    const vault = shape.vault === 'creates' ? undefined : await this.vault();
+    const liquidated = moved.liquidatedPubkey
+      ? await this.vault(moved.liquidatedPubkey)
+      : undefined;
+    const reservation =
+      shape.reserve === null
+        ? null
+        : await this.reserve(action as ReserveParams['vault_action'], Number(moved.unit));
+    const before = {
+      btcSats: sats(vault?.value ?? 0n),
+      unitCents: unitCents(vault?.unitDebt ?? 0n),
     };
-  }
-
-  async deposit(amount: bigint, options: DraftOptions = {}) {
-    const vault = await this.vault();
-    const { state, newVault, envelope } = this.prepare(
-      vault.value + amount,
-      vault.unitDebt,
-      options,
-    );
-    const built = buildDepositPsbt({
+    // The fee of a withdraw is fixed by the layout, so the state after is known before building.
+    const feeSats = shape.paysFromWallet
+      ? 0n
+      : withdrawFee({
+          wallet: this.vaultWallet,
+          feeRate: FEE_RATE,
+          vault: vault!,
+          withdrawAmount: moved.btc,
+          state: {
+            quotePriceCents: 0n,
+            thresholdCents: 0n,
+            quoteStamp: 0,
+            nonce: new Uint8Array(16),
+            expiry: 0,
+          },
+          newVault: vault!.output,
+        });
+    const after =
+      shape.vault === 'claims'
+        ? repossessState(before, {
+            btcSats: sats(liquidated!.value),
+            unitCents: unitCents(liquidated!.unitDebt),
+          })
+        : applyAction(
+            before,
+            action as Exclude<VaultAction, 'repossess'>,
+            actionAmountOf(action as Exclude<VaultAction, 'repossess'>, {
+              btcSats: sats(moved.btc),
+              unitCents: unitCents(moved.unit),
+            }),
+            { feeSats: sats(feeSats) },
+          );
+    const { state, newVault, envelope } = this.prepare(after.btcSats, after.unitCents, options);
+    const t = reservation?.treasury_utxo;
+    const unitUtxos = shape.inputs.includes('unit')
+      ? (await this.h.chain.unitOutputs(this.runesAddress))
+          .filter((o) => !o.spent)
+          .map((o) => ({
+            txid: o.txid,
+            vout: o.vout,
+            value: BigInt(o.btc_amount),
+            script: hex.decode(o.script_hex),
+            unitAmount: BigInt(o.unit_amount),
+          }))
+      : [];
+    const built = declaration.build({
       wallet: this.vaultWallet,
-      utxos: await this.paymentUtxos(),
+      utxos: shape.paysFromWallet ? await this.paymentUtxos() : [],
       feeRate: FEE_RATE,
       state,
       newVault,
+      btc: moved.btc,
+      unit: moved.unit,
       vault,
-      depositAmount: amount,
-    });
-    return {
-      built,
-      request: {
-        ...envelope,
-        psbt: this.sign(built, 0, 0, options),
-        payload: { deposit_amount: Number(amount), tx_feerate: FEE_RATE },
-      },
-    };
-  }
-
-  async borrow(amount: bigint, options: DraftOptions = {}) {
-    const vault = await this.vault();
-    const reservation = await this.reserve('borrow', Number(amount));
-    const t = reservation.treasury_utxo!;
-    const { state, newVault, envelope } = this.prepare(
-      vault.value,
-      vault.unitDebt + amount,
-      options,
-    );
-    const built = buildBorrowPsbt({
-      wallet: this.vaultWallet,
-      utxos: await this.paymentUtxos(),
-      feeRate: FEE_RATE,
-      state,
-      newVault,
-      vault,
-      borrowAmount: amount,
-      unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
-      postageSats: options.postageSats,
-      treasury: {
-        txid: t.txid,
-        vout: t.vout,
-        value: BigInt(t.value),
-        script: hex.decode(t.script_hex),
-        unitAmount: BigInt(t.unit_amount),
-        internalKey: pubSchnorr(TREASURY_KEY),
-      },
-    });
-    return {
-      built,
-      request: {
-        ...envelope,
-        psbt: this.sign(built, 0, 0, options),
-        reservation_id: reservation.reservation_id,
-        payload: {
-          borrow_amount: Number(amount),
-          deposit_amount: 0 as const,
-          tx_feerate: FEE_RATE,
-        },
-      },
-    };
-  }
-
-  async repay(amount: bigint, options: DraftOptions = {}) {
-    const vault = await this.vault();
-    const reservation = await this.reserve('repay', Number(amount));
-    const unitUtxos = (await this.h.chain.unitOutputs(this.runesAddress))
-      .filter((o) => !o.spent)
-      .map((o) => ({
-        txid: o.txid,
-        vout: o.vout,
-        value: BigInt(o.btc_amount),
-        script: hex.decode(o.script_hex),
-        unitAmount: BigInt(o.unit_amount),
-      }));
-    const { state, newVault, envelope } = this.prepare(
-      vault.value,
-      vault.unitDebt - amount,
-      options,
-    );
-    const built = buildRepayPsbt({
-      wallet: this.vaultWallet,
-      utxos: await this.paymentUtxos(),
-      feeRate: FEE_RATE,
-      state,
-      newVault,
-      vault,
-      repayAmount: amount,
+      liquidated,
       unitUtxos,
-      treasuryScript: hex.decode(
-        hex.encode(p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script),
-      ),
+      treasuryScript: p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script,
       unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
       postageSats: options.postageSats,
+      treasury: t
+        ? {
+            txid: t.txid,
+            vout: t.vout,
+            value: BigInt(t.value),
+            script: hex.decode(t.script_hex),
+            unitAmount: BigInt(t.unit_amount),
+            internalKey: pubSchnorr(TREASURY_KEY),
+          }
+        : undefined,
     });
+    const vaultIndex = declaration.spends.findIndex((input) => input.role === 'vault');
     return {
       built,
       request: {
         ...envelope,
-        psbt: this.sign(built, 0, unitUtxos.length, options),
-        reservation_id: reservation.reservation_id,
-        payload: { repay_amount: Number(amount), deposit_amount: 0 as const, tx_feerate: FEE_RATE },
+        psbt: this.sign(built, vaultIndex >= 0 ? vaultIndex : null, unitUtxos.length, options),
+        ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
+        payload: declaration.payload({
+          btc: moved.btc,
+          unit: moved.unit,
+          feeRate: FEE_RATE,
+          label: `${this.label} vault`,
+          liquidatedVaultId: moved.liquidatedVaultId,
+        }),
       },
     };
   }
 
-  async withdraw(amount: bigint, options: DraftOptions = {}) {
-    const vault = await this.vault();
-    const draftParams = {
-      wallet: this.vaultWallet,
-      feeRate: FEE_RATE,
-      vault,
-      withdrawAmount: amount,
-    };
-    // The fee is fixed by the layout, so the state after is known before building.
-    const fee = withdrawFee({
-      ...draftParams,
-      state: {
-        quotePriceCents: 0n,
-        thresholdCents: 0n,
-        quoteStamp: 0,
-        nonce: new Uint8Array(16),
-        expiry: 0,
-      },
-      newVault: vault.output,
-    });
-    const { state, newVault, envelope } = this.prepare(
-      vault.value - amount - fee,
-      vault.unitDebt,
-      options,
-    );
-    const built = buildWithdrawPsbt({ ...draftParams, state, newVault });
-    return {
-      built,
-      request: {
-        ...envelope,
-        psbt: this.sign(built, 0, 0, options),
-        payload: { change_amount: Number(amount), tx_feerate: FEE_RATE },
-      },
-    };
+  /** A draft of an action that reserves: its request names the reservation. */
+  private async reserved<P>(draft: Promise<Draft<P>>) {
+    const { built, request } = await draft;
+    const reservationId = request.reservation_id;
+    if (!reservationId) throw new Error('the request holds no reservation');
+    return { built, request: { ...request, reservation_id: reservationId } };
+  }
+
+  open(deposit: bigint, borrow: bigint, options: DraftOptions = {}) {
+    return this.reserved(this.draft('open', { btc: deposit, unit: borrow }, options));
+  }
+
+  deposit(amount: bigint, options: DraftOptions = {}) {
+    return this.draft('deposit', { btc: amount, unit: 0n }, options);
+  }
+
+  borrow(amount: bigint, options: DraftOptions = {}) {
+    return this.reserved(this.draft('borrow', { btc: 0n, unit: amount }, options));
+  }
+
+  repay(amount: bigint, options: DraftOptions = {}) {
+    return this.reserved(this.draft('repay', { btc: 0n, unit: amount }, options));
+  }
+
+  withdraw(amount: bigint, options: DraftOptions = {}) {
+    return this.draft('withdraw', { btc: amount, unit: 0n }, options);
   }
 
   /** Claims `liquidatedPubkey`'s liquidated vault into this wallet's vault. */
-  async repossess(liquidatedPubkey: string, liquidatedVaultId: string, options: DraftOptions = {}) {
-    const vault = await this.vault();
-    const liquidated = await this.vault(liquidatedPubkey);
-    const tax = (liquidated.value * 15n) / 100n;
-    const { state, newVault, envelope } = this.prepare(
-      vault.value + liquidated.value - tax,
-      vault.unitDebt + liquidated.unitDebt,
+  repossess(liquidatedPubkey: string, liquidatedVaultId: string, options: DraftOptions = {}) {
+    return this.draft(
+      'repossess',
+      { btc: 0n, unit: 0n, liquidatedPubkey, liquidatedVaultId },
       options,
     );
-    const built = buildRepossessPsbt({
-      wallet: this.vaultWallet,
-      utxos: await this.paymentUtxos(),
-      feeRate: FEE_RATE,
-      state,
-      newVault,
-      vault,
-      liquidated,
-      treasuryScript: p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script,
-    });
-    return {
-      built,
-      request: {
-        ...envelope,
-        psbt: this.sign(built, 1, 0, options),
-        payload: { liquidated_vault_id: liquidatedVaultId, tx_feerate: FEE_RATE },
-      },
-    };
   }
 }

@@ -5,7 +5,6 @@ import type { ConfigDto } from '@unit/protocol';
 import type { useWallet } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { SignedResend } from './resend';
 
 /** What a flow's form collected; amounts are integers (sats, UNIT hundredths). */
 export interface FlowInput {
@@ -40,3 +39,14 @@ export type ExecuteFlow = (
   onProgress: OnProgress,
   context: ExecuteContext,
 ) => Promise<FlowResultIds>;
+
+export interface SignedResend {
+  /** The guardian method and the request's nonce: the same signed request, sent again. */
+  method: string;
+  nonce: string;
+  /** The request's expiry, unix seconds: past it the guardian refuses it. */
+  expiresAt: number;
+  send(onProgress: OnProgress): Promise<FlowResultIds>;
+  /** Lets go of the socket kept for it (and the reservation that socket holds). */
+  close(): void;
+}

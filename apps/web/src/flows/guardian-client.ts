@@ -6,19 +6,16 @@ import { base64, hex } from '@scure/base';
 import { TEST_NETWORK, NETWORK, p2tr } from '@scure/btc-signer';
 import {
   addressToScript,
-  buildBorrowPsbt,
-  buildDepositPsbt,
-  buildRepossessPsbt,
-  buildSpeedUpPsbt,
-  buildOpenPsbt,
-  buildRepayPsbt,
-  buildWithdrawPsbt,
+  declarationOf,
   parseRuneId,
   quotedVault,
+  repossess,
+  speedUp,
   vaultOutput,
   withdrawFee,
-  type BuiltVaultTx,
+  type ActionDeclaration,
   type PaymentUtxo,
+  type UnitUtxo,
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
@@ -26,6 +23,7 @@ import {
   ERROR_MESSAGES,
   RESERVE_TIMEOUT_MS,
   accountPostageSats,
+  actionAmountOf,
   applyAction,
   liquidationThresholdCents,
   repossessState,
@@ -34,10 +32,12 @@ import {
   type ConfigDto,
   type LiquidatedVaultDto,
   type OracleQuoteDto,
+  type ReserveParams,
   type ReserveResult,
   type SpeedUpResult,
   type UnitOutputDto,
   type UtxoDto,
+  type VaultAction,
   type VaultDto,
   type VaultTxResult,
 } from '@unit/protocol';
@@ -48,6 +48,7 @@ import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { ExecuteContext, FlowInput, OnProgress } from './flow-types';
 import { attachResend } from './resend';
+import { vaultActionOf } from './vault-action';
 
 /** Signed requests stay valid this long: enough to sign on a hardware wallet. */
 const REQUEST_LIFETIME_SECONDS = 300;
@@ -206,16 +207,100 @@ function answeredWithin<T>(ms: number, call: Promise<T>): Promise<T> {
 /** The flows that build a new vault transaction from the form's amounts. */
 type AmountFlow = Exclude<FlowAction, 'repossess' | 'speedup'>;
 
-const METHOD: Record<AmountFlow, string> = {
-  create: 'vault.open',
-  deposit: 'vault.deposit',
-  withdraw: 'vault.withdraw',
-  borrow: 'vault.borrow',
-  repay: 'vault.repay',
-};
+/** The wallet's UNIT outputs, for an action that spends them (repay). */
+async function unitUtxosOf(config: ConfigDto, account: WalletAccount): Promise<UnitUtxo[]> {
+  const outputs = await getJson<UnitOutputDto[]>(
+    joinUrl(config.runesUrl, `address/${account.runesAddress}/outputs`),
+  );
+  return outputs
+    .filter((o) => !o.spent && o.unit_amount > 0)
+    .map((o) => ({
+      txid: o.txid,
+      vout: o.vout,
+      value: BigInt(o.btc_amount),
+      script: hex.decode(o.script_hex),
+      unitAmount: BigInt(o.unit_amount),
+    }));
+}
+
+/** The treasury UNIT UTXO a reservation hands out (open, borrow), as the builders take it. */
+function reservedTreasury(config: ConfigDto, reservation: ReserveResult | null) {
+  const utxo = reservation?.treasury_utxo;
+  if (!utxo) return {};
+  return {
+    treasury: {
+      txid: utxo.txid,
+      vout: utxo.vout,
+      value: BigInt(utxo.value),
+      script: hex.decode(utxo.script_hex),
+      unitAmount: BigInt(utxo.unit_amount),
+      internalKey: hex.decode(config.treasuryPubkey),
+    },
+  };
+}
+
+/**
+ * The state record's fields and the new vault output for the state after the action: its threshold
+ * is what the oracle quotes for. A withdraw's fee comes out of the vault, so it is part of that state.
+ */
+async function quotedStateAfter(
+  config: ConfigDto,
+  { action, shape }: Pick<ActionDeclaration<Exclude<VaultAction, 'repossess'>>, 'action' | 'shape'>,
+  parts: {
+    account: WalletAccount;
+    walletKeys: VaultWallet;
+    vault: VaultUtxo | null;
+    input: FlowInput;
+    network: typeof NETWORK;
+  },
+  request: { now: number; nonce: Uint8Array; expiresAt: number },
+) {
+  const { account, walletKeys, vault, input, network } = parts;
+  const withdrawFeeSats = shape.paysFromWallet
+    ? 0n
+    : withdrawFee({
+        wallet: walletKeys,
+        feeRate: input.feeRate,
+        state: {
+          quotePriceCents: 0n,
+          thresholdCents: 0n,
+          quoteStamp: request.now,
+          nonce: request.nonce,
+          expiry: request.expiresAt,
+        },
+        newVault: vault!.output,
+        vault: vault!,
+        withdrawAmount: input.sats,
+      });
+  const before = {
+    btcSats: sats(vault?.value ?? 0n),
+    unitCents: unitCents(vault?.unitDebt ?? 0n),
+  };
+  const after = applyAction(
+    before,
+    action,
+    actionAmountOf(action, { btcSats: sats(input.sats), unitCents: unitCents(input.cents) }),
+    { feeSats: sats(withdrawFeeSats) },
+  );
+  const th = liquidationThresholdCents(after.btcSats, after.unitCents);
+  const quote = await quoteFor(th, request.now);
+  return {
+    quote,
+    ...quotedVault(
+      quote,
+      th,
+      { nonce: request.nonce, expiry: request.expiresAt },
+      {
+        vaultPubkey: hex.decode(account.vaultPubkey),
+        guardPubkey: hex.decode(config.guardPubkey),
+        network,
+      },
+    ),
+  };
+}
 
 export async function runVaultAction(
-  action: AmountFlow,
+  flow: AmountFlow,
   input: FlowInput,
   onProgress: OnProgress,
   { config, wallet, onSent }: ExecuteContext,
@@ -223,12 +308,15 @@ export async function runVaultAction(
   const account = wallet.account;
   // SPEC §4 and §8: the no-accounts case is the one that offers Try again.
   if (!account) throw new WalletError('no_accounts', 'No accounts');
+  // The action's declaration (packages/bitcoin/src/actions) says what it reserves, spends, builds.
+  const declaration = declarationOf(vaultActionOf(flow) as Exclude<VaultAction, 'repossess'>);
+  const { action, shape } = declaration;
   onProgress(1);
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
   const { satsScript } = walletKeys;
   const vaultDto =
-    action === 'create'
+    shape.vault === 'creates'
       ? null
       : await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
   const vault = vaultDto ? await currentVault(config, vaultDto) : null;
@@ -237,181 +325,66 @@ export async function runVaultAction(
   /** Kept open for a re-send (sendKeepingResend): the reservation lives with the socket. */
   let keep = false;
   try {
-    let reservation: ReserveResult | null = null;
-    if (action === 'create' || action === 'borrow' || action === 'repay') {
-      reservation = await answeredWithin(
-        RESERVE_TIMEOUT_MS,
-        rpc.call<ReserveResult>('unit.reserve', {
-          unit_amount: Number(input.cents),
-          vault_action: action === 'create' ? 'open' : action,
-          vault_pubkey: account.vaultPubkey,
-        }),
-      );
-    }
+    const reservation =
+      shape.reserve === null
+        ? null
+        : await answeredWithin(
+            RESERVE_TIMEOUT_MS,
+            rpc.call<ReserveResult>('unit.reserve', {
+              unit_amount: Number(input.cents),
+              vault_action: action as ReserveParams['vault_action'],
+              vault_pubkey: account.vaultPubkey,
+            }),
+          );
 
     // The state after the action decides the threshold the new vault output commits to.
     const now = Math.floor(Date.now() / 1000);
     const nonce = crypto.getRandomValues(new Uint8Array(16));
     const expiresAt = now + REQUEST_LIFETIME_SECONDS;
-    // A withdraw's fee comes out of the vault, so it is part of the state after it.
-    const withdrawFeeSats =
-      action === 'withdraw'
-        ? withdrawFee({
-            wallet: walletKeys,
-            feeRate: input.feeRate,
-            state: {
-              quotePriceCents: 0n,
-              thresholdCents: 0n,
-              quoteStamp: now,
-              nonce,
-              expiry: expiresAt,
-            },
-            newVault: vault!.output,
-            vault: vault!,
-            withdrawAmount: input.sats,
-          })
-        : 0n;
-    const before = {
-      btcSats: sats(vault?.value ?? 0n),
-      unitCents: unitCents(vault?.unitDebt ?? 0n),
-    };
-    const after =
-      action === 'create'
-        ? applyAction(before, 'open', {
-            btcSats: sats(input.sats),
-            unitCents: unitCents(input.cents),
-          })
-        : applyAction(
-            before,
-            action,
-            action === 'borrow' || action === 'repay' ? unitCents(input.cents) : sats(input.sats),
-            {
-              feeSats: sats(withdrawFeeSats),
-            },
-          );
-    const th = liquidationThresholdCents(after.btcSats, after.unitCents);
-    const quote = await quoteFor(th, now);
-    const { state, newVault } = quotedVault(
-      quote,
-      th,
-      { nonce, expiry: expiresAt },
-      {
-        vaultPubkey: hex.decode(account.vaultPubkey),
-        guardPubkey: hex.decode(config.guardPubkey),
-        network,
-      },
+    const { quote, state, newVault } = await quotedStateAfter(
+      config,
+      declaration,
+      { account, walletKeys, vault, input, network },
+      { now, nonce, expiresAt },
     );
-    const unitRuneId = parseRuneId(config.unitRuneId);
     // The UNIT outputs to the wallet carry its referral level's postage, read afresh: the guardian
     // holds them to the level the account has when it checks (missions.ts accountPostageSats).
-    const postage =
-      action === 'create' || action === 'borrow' || action === 'repay'
-        ? {
-            postageSats: BigInt(
-              accountPostageSats(
-                (await getUser(account.satsAddress))?.level ?? null,
-                config.constants.unitPostageSats,
-              ),
-            ),
-            treasuryPostageSats: BigInt(config.constants.unitPostageSats),
-          }
-        : {};
-    const treasury = reservation?.treasury_utxo
+    const postage = shape.accountPostage
       ? {
-          txid: reservation.treasury_utxo.txid,
-          vout: reservation.treasury_utxo.vout,
-          value: BigInt(reservation.treasury_utxo.value),
-          script: hex.decode(reservation.treasury_utxo.script_hex),
-          unitAmount: BigInt(reservation.treasury_utxo.unit_amount),
-          internalKey: hex.decode(config.treasuryPubkey),
+          postageSats: BigInt(
+            accountPostageSats(
+              (await getUser(account.satsAddress))?.level ?? null,
+              config.constants.unitPostageSats,
+            ),
+          ),
+          treasuryPostageSats: BigInt(config.constants.unitPostageSats),
         }
-      : null;
-    const base = {
+      : {};
+    const built = declaration.build({
       wallet: walletKeys,
       feeRate: input.feeRate,
       state,
       newVault,
-      utxos: action === 'withdraw' ? [] : await paymentUtxos(config, account, satsScript),
-    };
-    let built: BuiltVaultTx;
-    let payload: Record<string, unknown>;
-    switch (action) {
-      case 'create':
-        built = buildOpenPsbt({
-          ...base,
-          depositAmount: input.sats,
-          borrowAmount: input.cents,
-          treasury: treasury!,
-          unitRuneId,
-          ...postage,
-        });
-        payload = {
-          borrow_amount: Number(input.cents),
-          deposit_amount: Number(input.sats),
-          vault_label: input.name,
-          tx_feerate: input.feeRate,
-        };
-        break;
-      case 'deposit':
-        built = buildDepositPsbt({ ...base, vault: vault!, depositAmount: input.sats });
-        payload = { deposit_amount: Number(input.sats), tx_feerate: input.feeRate };
-        break;
-      case 'borrow':
-        built = buildBorrowPsbt({
-          ...base,
-          vault: vault!,
-          borrowAmount: input.cents,
-          treasury: treasury!,
-          unitRuneId,
-          ...postage,
-        });
-        payload = {
-          borrow_amount: Number(input.cents),
-          deposit_amount: 0,
-          tx_feerate: input.feeRate,
-        };
-        break;
-      case 'repay': {
-        const outputs = await getJson<UnitOutputDto[]>(
-          joinUrl(config.runesUrl, `address/${account.runesAddress}/outputs`),
-        );
-        const unitUtxos = outputs
-          .filter((o) => !o.spent && o.unit_amount > 0)
-          .map((o) => ({
-            txid: o.txid,
-            vout: o.vout,
-            value: BigInt(o.btc_amount),
-            script: hex.decode(o.script_hex),
-            unitAmount: BigInt(o.unit_amount),
-          }));
-        built = buildRepayPsbt({
-          ...base,
-          vault: vault!,
-          repayAmount: input.cents,
-          unitUtxos,
-          treasuryScript: addressToScript(reservation!.treasury_address, network),
-          unitRuneId,
-          ...postage,
-        });
-        payload = {
-          repay_amount: Number(input.cents),
-          deposit_amount: 0,
-          tx_feerate: input.feeRate,
-        };
-        break;
-      }
-      case 'withdraw':
-        built = buildWithdrawPsbt({
-          wallet: walletKeys,
-          feeRate: input.feeRate,
-          state,
-          newVault,
-          vault: vault!,
-          withdrawAmount: input.sats,
-        });
-        payload = { change_amount: Number(input.sats), tx_feerate: input.feeRate };
-        break;
-    }
+      utxos: shape.paysFromWallet ? await paymentUtxos(config, account, satsScript) : [],
+      btc: input.sats,
+      unit: input.cents,
+      ...(vault ? { vault } : {}),
+      ...reservedTreasury(config, reservation),
+      ...(shape.inputs.includes('unit')
+        ? {
+            unitUtxos: await unitUtxosOf(config, account),
+            treasuryScript: addressToScript(reservation!.treasury_address, network),
+          }
+        : {}),
+      ...(shape.reserve !== null ? { unitRuneId: parseRuneId(config.unitRuneId) } : {}),
+      ...postage,
+    });
+    const payload = declaration.payload({
+      btc: input.sats,
+      unit: input.cents,
+      feeRate: input.feeRate,
+      label: input.name,
+    });
 
     // [1 signature collection]: the wallet signs only its own inputs.
     const signed = await wallet.signPsbt(base64.encode(built.psbt), {
@@ -419,7 +392,7 @@ export async function runVaultAction(
     });
     const progressOf = (step: number) =>
       // The create tracker has five steps; the action drawers four (no separate network approvals).
-      action === 'create'
+      shape.vault === 'creates'
         ? step
         : (({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step);
     const request = {
@@ -444,7 +417,7 @@ export async function runVaultAction(
         issue_txid?: string;
         repay_txid?: string;
         vault_id?: string;
-      }>(METHOD[action], request, (step) => report(progressOf(step)));
+      }>(declaration.method, request, (step) => report(progressOf(step)));
       return {
         txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
         vaultTxid: result.vault_txid,
@@ -458,7 +431,12 @@ export async function runVaultAction(
       () => {
         keep = true;
       },
-      { method: METHOD[action], nonce: request.nonce, expiresAt, guardianUrl: config.guardianUrl },
+      {
+        method: declaration.method,
+        nonce: request.nonce,
+        expiresAt,
+        guardianUrl: config.guardianUrl,
+      },
     );
   } finally {
     if (!keep) rpc.close();
@@ -526,7 +504,7 @@ export async function runRepossess(
   const expiresAt = now + REQUEST_LIFETIME_SECONDS;
   const th = liquidationThresholdCents(after.btcSats, after.unitCents);
   const quote = await quoteFor(th, now);
-  const built = buildRepossessPsbt({
+  const built = repossess.build({
     wallet: walletKeys,
     feeRate,
     ...quotedVault(
@@ -540,6 +518,8 @@ export async function runRepossess(
       },
     ),
     utxos: await paymentUtxos(config, account, satsScript),
+    btc: 0n,
+    unit: 0n,
     vault,
     liquidated,
     // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
@@ -551,9 +531,14 @@ export async function runRepossess(
   const rpc = await connect(config.guardianUrl);
   try {
     const result = await rpc.call<VaultTxResult>(
-      'vault.repossess',
+      repossess.method,
       {
-        payload: { liquidated_vault_id: liquidatedVault.vault_id, tx_feerate: feeRate },
+        payload: repossess.payload({
+          btc: 0n,
+          unit: 0n,
+          feeRate,
+          liquidatedVaultId: liquidatedVault.vault_id,
+        }),
         vault_pubkey: account.vaultPubkey,
         psbt: signed,
         nonce: hex.encode(nonce),
@@ -615,7 +600,7 @@ export async function runSpeedUp(
     if (!input.prevout) throw new Error('The transaction spends an unknown output');
     return { script: hex.decode(input.prevout.scriptpubkey), amount: BigInt(input.prevout.value) };
   });
-  const built = buildSpeedUpPsbt({
+  const built = speedUp.build({
     action: target.action,
     original: { hex: rawHex, prevouts },
     wallet: walletKeys,
@@ -634,7 +619,7 @@ export async function runSpeedUp(
   const rpc = await connect(config.guardianUrl);
   try {
     onProgress(3);
-    const result = await rpc.call<SpeedUpResult>('vault.speedup', {
+    const result = await rpc.call<SpeedUpResult>(speedUp.method, {
       original_txid: target.txid,
       vault_pubkey: account.vaultPubkey,
       psbt: signed,

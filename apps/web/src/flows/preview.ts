@@ -1,4 +1,6 @@
 import {
+  ACTION_SHAPES,
+  actionAmountOf,
   applyAction,
   collateralRatio,
   healthStatus,
@@ -12,6 +14,7 @@ import {
 import type { FlowAction } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { FlowInput } from './execute';
+import { vaultActionOf } from './vault-action';
 
 /** What a flow's form shows as "before -> after" and what its pending entry records. */
 export interface FlowPreview {
@@ -27,23 +30,13 @@ export function previewAfter(
   action: FlowAction,
   amounts: { sats: Sats; cents: UnitCents; feeSats: Sats },
 ): VaultState | null {
+  const vaultAction = vaultActionOf(action);
+  // Repossess and speed-up show their own figures (repossessFigures, the fee rates).
+  if (vaultAction === null || vaultAction === 'repossess') return null;
   try {
-    switch (action) {
-      case 'create':
-        return applyAction(before, 'open', { btcSats: amounts.sats, unitCents: amounts.cents });
-      case 'deposit':
-        return applyAction(before, 'deposit', amounts.sats);
-      case 'withdraw':
-        // The fee comes out of the vault (docs/protocol.md).
-        return applyAction(before, 'withdraw', amounts.sats, { feeSats: amounts.feeSats });
-      case 'borrow':
-        return applyAction(before, 'borrow', amounts.cents);
-      case 'repay':
-        return applyAction(before, 'repay', amounts.cents);
-      default:
-        // Repossess and speed-up show their own figures (repossessFigures, the fee rates).
-        return null;
-    }
+    const amount = actionAmountOf(vaultAction, { btcSats: amounts.sats, unitCents: amounts.cents });
+    // A withdraw's fee comes out of the vault (docs/protocol.md); applyAction takes it there only.
+    return applyAction(before, vaultAction, amount, { feeSats: amounts.feeSats });
   } catch (error) {
     if (error instanceof RangeError) return null;
     throw error;
@@ -66,7 +59,10 @@ export function pendingEntry(
   ids: FlowResultIds,
   nowSeconds: number,
 ): PendingTransaction {
-  const btc = action === 'deposit' || action === 'withdraw' || action === 'create';
+  const vaultAction = vaultActionOf(action);
+  const shape = vaultAction ? ACTION_SHAPES[vaultAction] : null;
+  // What the entry counts: BTC for the actions that move it (an open too), UNIT for the others.
+  const btc = shape !== null && shape.btc !== 0;
   const after = preview.after ?? preview.before;
   const before = health(preview.before, preview.priceUsd);
   const next = health(after, preview.priceUsd);
@@ -85,7 +81,8 @@ export function pendingEntry(
     healthStatusBefore: before.status,
     healthStatusAfter: next.status,
     isFullRepay:
-      action === 'repay' &&
+      shape !== null &&
+      shape.unit < 0 &&
       preview.before.unitCents > 0n &&
       input.cents >= preview.before.unitCents,
   };

@@ -4,19 +4,9 @@
 // socket that holds its reservation while that socket is open. No Bitcoin library here: this
 // module is in the dashboard's first chunk, the client that makes these is loaded lazily.
 import { mayResendSigned } from '@unit/protocol';
-import type { FlowResultIds } from './engine';
-import type { OnProgress } from './flow-types';
+import type { SignedResend } from './flow-types';
 
-export interface SignedResend {
-  /** The guardian method and the request's nonce: the same signed request, sent again. */
-  method: string;
-  nonce: string;
-  /** The request's expiry, unix seconds: past it the guardian refuses it. */
-  expiresAt: number;
-  send(onProgress: OnProgress): Promise<FlowResultIds>;
-  /** Lets go of the socket kept for it (and the reservation that socket holds). */
-  close(): void;
-}
+export type { SignedResend } from './flow-types';
 
 const kept = new WeakMap<object, SignedResend>();
 

@@ -1,5 +1,5 @@
-// Flows: coin selection, max-deposit refinement, the PSBT of each vault action, signing, and the
-// guardian's parse of a signed PSBT.
+// Flows: coin selection, max-deposit refinement, the PSBT assembly line, signing, speed-up, and the
+// guardian's parse of a signed PSBT (each action's own part is declared in ../actions).
 export {
   selectCoins,
   type CoinSelection,
@@ -16,44 +16,14 @@ export {
   type RefineMaxDepositParams,
 } from './max-deposit';
 export {
-  buildBorrowPsbt,
-  buildDepositPsbt,
-  buildOpenPsbt,
-  buildRepayPsbt,
-  buildRepossessPsbt,
-  buildWithdrawPsbt,
-  repossessionTax,
-  unitRunestoneScript,
-  withdrawFee,
-  type BorrowParams,
-  type BuiltVaultTx,
-  type DepositParams,
-  type OpenParams,
-  type RepayParams,
-  type RepossessParams,
-  type TreasuryUtxo,
-  type UnitUtxo,
-  type VaultStateFields,
-  type VaultUtxo,
-  type VaultWallet,
-  type WithdrawParams,
-} from './builders';
-export {
   buildSpeedUpPsbt,
   checkFeeOnlyReplacement,
   type ReplacementCheck,
   type SpeedUpParams,
 } from './speed-up';
-export { outputLayoutLength } from './parse';
 export { quotedVault, type QuoteCommitment } from './quoted-vault';
 export { VaultTxError, type InputSigner, type SignInputs, type VaultTxErrorCode } from './vault-tx';
-export {
-  parseVaultTransaction,
-  type KnownUtxo,
-  type ParseContext,
-  type ParseResult,
-  type ParsedVaultTransaction,
-} from './parse';
+export { parseVaultTransaction, type ParseResult } from './parse';
 export {
   addLiquidationWitness,
   cosignVaultInput,

@@ -1,7 +1,7 @@
 // The exact maximum deposit from the wallet's UTXOs (SPEC §5: "For a max deposit the amount is
 // refined using the wallet's UTXOs").
 import { feeFor, inputWeight, paymentScriptKind, weightToVsize } from './vsize';
-import { depositPlan, openPlan, type DepositParams, type OpenParams } from './builders';
+import { depositPlan, openPlan, type DepositParams, type OpenParams } from '../actions';
 import { isEconomic, type PaymentUtxo } from './coin-select';
 import { planWeight, type VaultTxPlan } from './vault-tx';
 

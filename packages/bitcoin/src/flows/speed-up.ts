@@ -6,10 +6,9 @@
 import { hex } from '@scure/base';
 import { TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { concatBytes, equalBytes } from '@scure/btc-signer/utils.js';
-import { DUST_LIMIT_SATS, type VaultAction } from '@unit/protocol';
+import { ACTION_SHAPES, DUST_LIMIT_SATS, type VaultAction } from '@unit/protocol';
 import { classifyTapLeaf, parseTransaction, type TapLeafScript, type VaultOutput } from '../core';
 import type { PaymentUtxo } from './coin-select';
-import { outputLayoutLength } from './parse';
 import {
   assembleVaultTx,
   VAULT_TX_OPTS,
@@ -19,7 +18,7 @@ import {
   type AssembledVaultTx,
   type PlannedInput,
 } from './vault-tx';
-import type { VaultWallet } from './builders';
+import type { VaultWallet } from '../actions/params';
 import { paymentScriptKind } from './vsize';
 
 export interface SpeedUpParams {
@@ -103,7 +102,7 @@ function plannedInput(
  */
 export function buildSpeedUpPsbt(params: SpeedUpParams): AssembledVaultTx {
   const original = parseTransaction(params.original.hex);
-  const layout = outputLayoutLength(params.action);
+  const layout = ACTION_SHAPES[params.action].outputs.length;
   if (original.outputsLength < layout || original.outputsLength > layout + 1)
     throw new VaultTxError('bad_amount', `a ${params.action} has ${layout} outputs and a change`);
   const inputs: PlannedInput[] = [];
@@ -217,7 +216,7 @@ export function checkFeeOnlyReplacement(
   } catch {
     return { ok: false, reason: 'not a readable transaction' };
   }
-  const layout = outputLayoutLength(action);
+  const layout = ACTION_SHAPES[action].outputs.length;
   if (after.version !== before.version)
     return {
       ok: false,

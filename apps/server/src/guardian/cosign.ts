@@ -1,0 +1,141 @@
+// The guardian's work on the PSBT bytes of a vault request: reading it, the cheap check that the
+// vault key signed its vault input (before any lock), and the co-signing of every fixed input the
+// action's declaration says the guardian signs (its vault key, its treasury key, the liquidation
+// leaf), then the final check of every signature against the chain's prevouts.
+import { base64, hex } from '@scure/base';
+import { Transaction } from '@scure/btc-signer';
+import { tapLeafHash } from '@scure/btc-signer/payment.js';
+import { equalBytes } from '@scure/btc-signer/utils.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import {
+  addLiquidationWitness,
+  cosignVaultInput,
+  finalize,
+  parseTransaction,
+  signTreasuryInput,
+  TAPSCRIPT_LEAF_VERSION,
+  updateLeafScript,
+  verifyInputs,
+  type InputRole,
+  type Prevout,
+} from '@unit/bitcoin';
+import { DomainError } from '../errors';
+import { bad, type Outpoint } from './action-reads';
+import type { GuardianContext } from './context';
+
+// btc-signer refuses OP_RETURN outputs (state record, runestone) unless told they are wanted.
+const PSBT_OPTS = { allowUnknownOutputs: true } as const;
+
+export function readPsbt(psbtBase64: string): {
+  bytes: Uint8Array;
+  tx: Transaction;
+  inputs: Outpoint[];
+} {
+  let bytes: Uint8Array;
+  let tx: Transaction;
+  try {
+    bytes = base64.decode(psbtBase64);
+    tx = Transaction.fromPSBT(bytes, PSBT_OPTS);
+  } catch {
+    throw bad('not a readable PSBT');
+  }
+  const inputs: Outpoint[] = [];
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    if (!input.txid || input.index === undefined || !input.witnessUtxo)
+      throw bad(`input ${i} has no witnessUtxo`);
+    inputs.push({
+      txid: hex.encode(input.txid),
+      vout: input.index,
+      script: input.witnessUtxo.script,
+      amount: input.witnessUtxo.amount,
+    });
+  }
+  return { bytes, tx, inputs };
+}
+
+export function outputScript(psbt: Uint8Array, index: number): Uint8Array {
+  return Transaction.fromPSBT(psbt, PSBT_OPTS).getOutput(index).script ?? new Uint8Array();
+}
+
+/**
+ * The vault key's signature of its vault input, over the prevouts the PSBT itself claims: CPU only,
+ * no database or chain. A request that carries only someone's public vault key cannot pass it, so
+ * it never gets to lock that vault. (The prevouts are checked against the chain later; a lie there
+ * makes this signature fail the final check.)
+ */
+export function checkVaultSignature(
+  g: GuardianContext,
+  tx: Transaction,
+  inputs: Outpoint[],
+  index: number,
+  vaultPubkey: Uint8Array,
+): void {
+  const refused = new DomainError(
+    'bad_signature',
+    'The vault input is not signed by the vault key',
+  );
+  if (index >= inputs.length) throw bad('the vault input is missing');
+  const leafScript = updateLeafScript(vaultPubkey, g.guardPubkey);
+  const leafHash = tapLeafHash(leafScript, TAPSCRIPT_LEAF_VERSION);
+  const entry = tx
+    .getInput(index)
+    .tapScriptSig?.find(
+      ([key]) => equalBytes(key.pubKey, vaultPubkey) && equalBytes(key.leafHash, leafHash),
+    );
+  if (!entry) throw refused;
+  const signature = entry[1];
+  if (signature.length !== 64 && signature.length !== 65) throw refused;
+  const hashType = signature.length === 65 ? signature[64]! : 0;
+  let ok = false;
+  try {
+    const message = tx.preimageWitnessV1(
+      index,
+      inputs.map((i) => i.script),
+      hashType,
+      inputs.map((i) => i.amount),
+      -1,
+      leafScript,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    ok = schnorr.verify(signature.subarray(0, 64), message, vaultPubkey);
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw refused;
+}
+
+/**
+ * Adds the guardian's (and treasury's) signatures to the fixed inputs `spends` declares, in order,
+ * finalizes, and checks every input against the chain's prevouts.
+ */
+export function cosign(
+  g: GuardianContext,
+  spends: readonly InputRole[],
+  psbt: Uint8Array,
+  prevouts: Prevout[],
+  secret: Uint8Array | null,
+): { txid: string; hex: string } {
+  let signed = psbt;
+  spends.forEach(({ role }, index) => {
+    if (role === 'treasury') signed = signTreasuryInput(signed, g.treasuryKey, index);
+    else if (role === 'vault') signed = cosignVaultInput(signed, g.guardianKey, index);
+    else {
+      if (!secret) throw new DomainError('not_liquidated', 'No revealed threshold secret');
+      signed = addLiquidationWitness(signed, index, { secret, guardianKey: g.guardianKey });
+    }
+  });
+  let raw: string;
+  try {
+    raw = finalize(signed);
+  } catch {
+    throw new DomainError('bad_signature', 'The wallet signatures are missing');
+  }
+  const verified = verifyInputs(raw, prevouts);
+  if (!verified.ok)
+    throw new DomainError(
+      'bad_signature',
+      `The signature of input ${verified.input} is not valid (${verified.reason})`,
+    );
+  return { txid: parseTransaction(raw).id, hex: raw };
+}

@@ -1,0 +1,135 @@
+// The guardian's check of a parsed vault transaction against its request, with no database or chain
+// read: the state record binds the quote and the request, the transaction moves exactly the
+// payload's amounts (declaration.payloadAmounts) within the reservation, and the action's SPEC
+// rules (its ACTION_SHAPES entry: minimum BTC, collateral ratio) and the fee rate hold.
+import { hex } from '@scure/base';
+import {
+  COLLATERAL_PERCENT,
+  MIN_BTC_SATS,
+  MIN_VAULT_BALANCE_SATS,
+  liquidationThresholdCents,
+  ratioAtLeast,
+  sats,
+  unitCents,
+  type SignedQuote,
+  type VaultAction,
+} from '@unit/protocol';
+import { feeFor } from '../flows/vsize';
+import type { ActionDeclaration, ParsedVaultTransaction, PayloadOf, VaultFields } from './types';
+
+export type RefusalCode =
+  'bad_transaction' | 'reservation_missing' | 'below_minimum' | 'fee_too_low' | 'ratio_too_low';
+
+export interface Refusal {
+  code: RefusalCode;
+  message: string;
+}
+
+export const invalidTransaction = (reason: string): Refusal => ({
+  code: 'bad_transaction',
+  message: `Invalid transaction: ${reason}`,
+});
+
+export interface GuardianCheckInput<A extends VaultAction> {
+  parsed: ParsedVaultTransaction;
+  payload: PayloadOf<A>;
+  quote: Pick<SignedQuote, 'price_cents' | 'th' | 'ts'>;
+  /** hex, as the request carries it */
+  nonce: string;
+  expiresAt: number;
+  /** hex, as the request carries it: an opening's record must carry it (state record version 2) */
+  vaultPubkey: string;
+  /** The UNIT the request's reservation was made for; null when the action reserves no UTXO. */
+  reservedUnit: bigint | null;
+}
+
+function mismatch(
+  actual: bigint | number | string,
+  expected: bigint | number | string,
+  what: string,
+): Refusal | null {
+  return String(actual) === String(expected)
+    ? null
+    : invalidTransaction(`${what} does not match the request`);
+}
+
+/** The state record binds the quote and the request (docs/protocol.md, The state record). */
+function checkStateRecord<A extends VaultAction>(input: GuardianCheckInput<A>): Refusal | null {
+  const { state } = input.parsed;
+  const { quote } = input;
+  return (
+    mismatch(state.quotePriceCents, quote.price_cents, 'the recorded quote price') ??
+    mismatch(state.thresholdCents, quote.th, 'the recorded threshold') ??
+    mismatch(state.quoteStamp, quote.ts, 'the recorded quote stamp') ??
+    mismatch(hex.encode(state.nonce), input.nonce.toLowerCase(), 'the recorded nonce') ??
+    mismatch(state.expiry, input.expiresAt, 'the recorded expiry') ??
+    // An opening records its vault's key (docs/protocol.md): the vault can be rebuilt from the chain.
+    (state.action === 'o'
+      ? mismatch(
+          hex.encode(state.vaultPubkey ?? new Uint8Array()),
+          input.vaultPubkey.toLowerCase(),
+          'the recorded vault key',
+        )
+      : null) ??
+    // th_cents is the liquidation price after the action: the vault's leaf must open exactly there.
+    mismatch(
+      liquidationThresholdCents(sats(state.vaultSats), unitCents(state.unitDebt)),
+      quote.th,
+      'the liquidation threshold of the new state',
+    )
+  );
+}
+
+/** Every refusal the pure checks find first, in the order the guardian has always made them. */
+export function guardianCheck<A extends VaultAction>(
+  declaration: ActionDeclaration<A, never, VaultFields>,
+  input: GuardianCheckInput<A>,
+): Refusal | null {
+  const stateRefusal = checkStateRecord(input);
+  if (stateRefusal) return stateRefusal;
+  const tx = input.parsed;
+  for (const { moved, amount, what } of declaration.payloadAmounts(input.payload)) {
+    const refusal = mismatch(moved === 'btc' ? tx.btcAmount : tx.unitAmount, amount, what);
+    if (refusal) return refusal;
+  }
+  if (input.reservedUnit !== null && tx.unitAmount > input.reservedUnit)
+    return {
+      code: 'reservation_missing',
+      message: 'The UNIT reservation is for a smaller amount',
+    };
+  const { shape } = declaration;
+  if (shape.minBtc && tx.btcAmount < BigInt(MIN_BTC_SATS))
+    return {
+      code: 'below_minimum',
+      message: 'The amount is below the minimum of 0.00005 BTC',
+    };
+  if (tx.vaultSats < BigInt(MIN_VAULT_BALANCE_SATS))
+    return {
+      code: 'below_minimum',
+      message: 'The vault would hold less than its minimum balance',
+    };
+  // api.ts tx_feerate: what the user chose, and never under 1 sat/vB.
+  const feeRate = (input.payload as { tx_feerate: number }).tx_feerate;
+  const required = feeFor(tx.vsize, Math.max(1, feeRate));
+  if (tx.fee < required)
+    return {
+      code: 'fee_too_low',
+      message: `The fee pays ${tx.fee} sats; ${required} are needed at ${feeRate} sat/vB`,
+    };
+  // ARCHITECTURE.md: borrow and withdraw (and a vault taking on debt) stay at 160% or more at the
+  // oracle's price; deposit and repay only raise the ratio.
+  if (
+    shape.keepsRatio &&
+    !ratioAtLeast(
+      sats(tx.vaultSats),
+      unitCents(tx.state.unitDebt),
+      input.quote.price_cents / 100,
+      COLLATERAL_PERCENT,
+    )
+  )
+    return {
+      code: 'ratio_too_low',
+      message: `This would leave the collateral ratio under ${COLLATERAL_PERCENT}%`,
+    };
+  return null;
+}

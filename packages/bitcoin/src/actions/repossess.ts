@@ -1,0 +1,132 @@
+// repossess `x` (docs/protocol.md): liquidated vault (liquidation leaf), claimant's vault, P… →
+// claimant's vault, tax to treasury, S, C. The claimant's vault takes on the liquidated debt and the
+// collateral less the repossession tax (@unit/protocol repossessionClaim).
+import { ACTION_SHAPES, repossessionClaim } from '@unit/protocol';
+import { equalBytes } from '@scure/btc-signer/utils.js';
+import { need, type ActionBase, type VaultUtxo } from './params';
+import {
+  assemble,
+  decodeVault,
+  liquidatedInput,
+  LIQUIDATED_INPUT,
+  payment,
+  stateRecord,
+  stateSlot,
+  vaultSlot,
+  vaultUpdateInput,
+  VAULT_INPUT,
+} from './slots';
+import {
+  check,
+  type ActionDeclaration,
+  type BuiltPlan,
+  type OutputCoder,
+  type VaultFields,
+} from './types';
+
+/** The SPEC-level facts of repossess: its state-record letter among them. */
+const shape = ACTION_SHAPES.repossess;
+
+export interface RepossessParams extends ActionBase {
+  /** The claimant's own vault. */
+  vault: VaultUtxo;
+  liquidated: VaultUtxo;
+  treasuryScript: Uint8Array;
+}
+
+export interface RepossessedVaultFields extends VaultFields {
+  tax: { treasuryScript: Uint8Array; amount: bigint };
+}
+
+/** The repossession tax, as @unit/protocol defines it, in plain bigint for the builders. */
+export function repossessionTax(liquidatedSats: bigint): bigint {
+  return repossessionClaim(liquidatedSats).taxSats;
+}
+
+const outputs: OutputCoder<RepossessedVaultFields> = {
+  slots: ['vault', 'tax', 'state'],
+  encode: (fields) => [
+    vaultSlot(fields),
+    { script: fields.tax.treasuryScript, amount: fields.tax.amount },
+    stateSlot(fields),
+  ],
+  decode(outs, ctx) {
+    const vault = decodeVault(outs, shape.code, ctx);
+    const before = ctx.vault;
+    const liquidated = ctx.liquidated;
+    check(before !== undefined, 'context has no vault');
+    check(liquidated !== undefined, 'context has no liquidated vault');
+    const tax = repossessionTax(liquidated.value);
+    const taxOut = outs[1]!;
+    check(
+      equalBytes(taxOut.script, ctx.treasuryScript) && taxOut.amount === tax,
+      'repossession tax must be 15% to the treasury',
+    );
+    check(
+      vault.vaultSats === before.value + liquidated.value - tax,
+      'the claimant vault must take the liquidated collateral less tax',
+    );
+    check(
+      vault.state.unitDebt === before.unitDebt + liquidated.unitDebt,
+      'the claimant vault must take on the liquidated debt',
+    );
+    return {
+      fields: { ...vault, tax: { treasuryScript: taxOut.script, amount: tax } },
+      btcAmount: tax,
+      unitAmount: 0n,
+    };
+  },
+};
+
+export function repossessPlan(params: RepossessParams): BuiltPlan {
+  const { takenSats, taxSats } = repossessionClaim(params.liquidated.value);
+  const vaultSats = params.vault.value + takenSats;
+  const debt = params.vault.unitDebt + params.liquidated.unitDebt;
+  const state = stateRecord(shape.code, params.state, debt, vaultSats);
+  const fields = {
+    vaultScript: params.newVault.script,
+    vaultSats,
+    state,
+    tax: { treasuryScript: params.treasuryScript, amount: taxSats },
+  };
+  return {
+    plan: {
+      inputs: [liquidatedInput(params.liquidated), vaultUpdateInput(params.vault)],
+      outputs: outputs.encode(fields),
+      payment: payment(params),
+    },
+    record: state,
+  };
+}
+
+export function buildRepossessPsbt(params: RepossessParams) {
+  return assemble(repossessPlan(params));
+}
+
+export const repossess: ActionDeclaration<'repossess', RepossessParams, RepossessedVaultFields> = {
+  action: 'repossess',
+  shape,
+  method: 'vault.repossess',
+  spends: [LIQUIDATED_INPUT, VAULT_INPUT],
+  outputs,
+  plan: repossessPlan,
+  build: (request) =>
+    buildRepossessPsbt({
+      ...request,
+      vault: need(request.vault, 'the claimant vault'),
+      liquidated: need(request.liquidated, 'the liquidated vault'),
+      treasuryScript: need(request.treasuryScript, 'the treasury script'),
+    }),
+  payload: (form) => ({
+    liquidated_vault_id: need(form.liquidatedVaultId, 'the liquidated vault id'),
+    tx_feerate: form.feeRate,
+  }),
+  // The claimant's request names no amount: the tax and the claim follow from the vaults.
+  payloadAmounts: () => [],
+  // The claimant's history records what it took: the collateral less tax, and the debt.
+  historyAmounts: (tx, ctx) => ({
+    btc: need(ctx.liquidated, 'the liquidated vault').value - tx.btcAmount,
+    unit: need(ctx.liquidated, 'the liquidated vault').unitDebt,
+  }),
+  result: (txid) => ({ vault_txid: txid }),
+};

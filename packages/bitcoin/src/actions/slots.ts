@@ -1,0 +1,233 @@
+// The pieces the action declarations share: the vault and state-record slots every action's outputs
+// open and close with, the UNIT issue of open and borrow, the fixed inputs, and the payment plan.
+import { UNIT_POSTAGE_SATS, type VaultAction } from '@unit/protocol';
+import { equalBytes } from '@scure/btc-signer/utils.js';
+import {
+  encodeRunestone,
+  parseStateRecordScript,
+  stateRecordScript,
+  type RuneId,
+  type StateRecord,
+} from '../core';
+import {
+  assembleVaultTx,
+  vaultLeaf,
+  VaultTxError,
+  type PlannedInput,
+  type PlannedOutput,
+  type VaultTxPlan,
+} from '../flows/vault-tx';
+import type { ActionBase, BuiltVaultTx, TreasuryUtxo, VaultStateFields, VaultUtxo } from './params';
+import {
+  check,
+  type BuiltPlan,
+  type InputRole,
+  type ParseContext,
+  type VaultFields,
+} from './types';
+
+export function positive(amount: bigint, what: string): void {
+  if (amount <= 0n) throw new VaultTxError('bad_amount', `${what} must be positive`);
+}
+
+export function stateRecord(
+  action: StateRecord['action'],
+  fields: VaultStateFields,
+  unitDebt: bigint,
+  vaultSats: bigint,
+): StateRecord {
+  const { vaultPubkey, ...rest } = fields;
+  const key = action === 'o' && vaultPubkey ? { vaultPubkey } : {};
+  return { action, unitDebt, vaultSats, ...rest, ...key };
+}
+
+/** docs/protocol.md: one edict of `amount` UNIT to output 1, pointer 2 for the rest. */
+export function unitRunestoneScript(unitRuneId: RuneId, amount: bigint): Uint8Array {
+  return encodeRunestone({ edicts: [{ id: unitRuneId, amount, output: 1 }], pointer: 2 });
+}
+
+export const defaultPostage = (sats: bigint | undefined): bigint =>
+  sats ?? BigInt(UNIT_POSTAGE_SATS);
+
+// ---- the first and last slots of every layout: the new vault and its state record ----
+
+export const vaultSlot = (fields: VaultFields): PlannedOutput => ({
+  script: fields.vaultScript,
+  amount: fields.vaultSats,
+});
+
+export const stateSlot = (fields: VaultFields): PlannedOutput => ({
+  script: stateRecordScript(fields.state),
+  amount: 0n,
+});
+
+/**
+ * Reads the vault (output 0) and the state record (the last slot) and checks they agree with each
+ * other and with the context.
+ */
+export function decodeVault(
+  outputs: readonly PlannedOutput[],
+  code: StateRecord['action'],
+  ctx: ParseContext,
+): VaultFields {
+  const vaultOut = outputs[0]!;
+  check(equalBytes(vaultOut.script, ctx.newVaultScript), 'output 0 is not the expected vault');
+  const stateOut = outputs[outputs.length - 1]!;
+  const state = parseStateRecordScript(stateOut.script);
+  check(state !== null, 'no state record where the layout puts it');
+  check(stateOut.amount === 0n, 'the state record carries sats');
+  check(state.action === code, `state record action is ${state.action}`);
+  check(state.vaultSats === vaultOut.amount, 'state record BTC differs from the vault output');
+  return { vaultScript: vaultOut.script, vaultSats: vaultOut.amount, state };
+}
+
+// ---- the UNIT issue of open and borrow: postage to the runes address, treasury change, runestone ----
+
+export interface IssueFields {
+  runesScript: Uint8Array;
+  postageSats: bigint;
+  treasuryScript: Uint8Array;
+  treasuryValue: bigint;
+  unitRuneId: RuneId;
+  amount: bigint;
+}
+
+export type IssuedVaultFields = VaultFields & { issue: IssueFields };
+
+export function encodeIssue(fields: IssuedVaultFields): PlannedOutput[] {
+  const { issue } = fields;
+  return [
+    vaultSlot(fields),
+    { script: issue.runesScript, amount: issue.postageSats },
+    { script: issue.treasuryScript, amount: issue.treasuryValue },
+    { script: unitRunestoneScript(issue.unitRuneId, issue.amount), amount: 0n },
+    stateSlot(fields),
+  ];
+}
+
+/** Checks outputs 1-3 issue exactly `amount` from the reserved treasury UTXO. */
+export function decodeIssue(
+  outputs: readonly PlannedOutput[],
+  amount: bigint,
+  ctx: ParseContext,
+): IssueFields {
+  const treasury = ctx.treasury;
+  check(treasury !== undefined, 'context has no treasury UTXO');
+  const postage = outputs[1]!;
+  const change = outputs[2]!;
+  const runestone = outputs[3]!;
+  check(amount > 0n, 'no UNIT issued');
+  check(amount <= treasury.unitAmount, 'the treasury UTXO holds too little UNIT');
+  check(postage.amount === defaultPostage(ctx.postageSats), 'UNIT postage amount');
+  check(!equalBytes(postage.script, ctx.treasuryScript), 'UNIT postage goes to the treasury');
+  check(
+    equalBytes(change.script, ctx.treasuryScript) && change.amount === treasury.value,
+    'treasury change must return the treasury UTXO',
+  );
+  check(
+    equalBytes(runestone.script, unitRunestoneScript(ctx.unitRuneId, amount)),
+    'runestone does not issue the recorded debt',
+  );
+  return {
+    runesScript: postage.script,
+    postageSats: postage.amount,
+    treasuryScript: change.script,
+    treasuryValue: change.amount,
+    unitRuneId: ctx.unitRuneId,
+    amount,
+  };
+}
+
+/** The issue fields of a builder's parameters; refuses a treasury UTXO too small for `amount`. */
+export function issueOf(
+  params: { wallet: { runesScript: Uint8Array }; treasury: TreasuryUtxo; unitRuneId: RuneId },
+  postageSats: bigint | undefined,
+  amount: bigint,
+): IssueFields {
+  if (params.treasury.unitAmount < amount)
+    throw new VaultTxError('insufficient_funds', 'the treasury UTXO holds too little UNIT');
+  return {
+    runesScript: params.wallet.runesScript,
+    postageSats: defaultPostage(postageSats),
+    treasuryScript: params.treasury.script,
+    treasuryValue: params.treasury.value,
+    unitRuneId: params.unitRuneId,
+    amount,
+  };
+}
+
+// ---- fixed inputs ----
+
+export const VAULT_INPUT: InputRole = {
+  role: 'vault',
+  name: 'vault',
+  kind: 'vault-update',
+  signers: ['user', 'guardian'],
+};
+export const TREASURY_INPUT: InputRole = {
+  role: 'treasury',
+  name: 'treasury UTXO',
+  kind: 'p2tr',
+  signers: ['treasury'],
+};
+export const LIQUIDATED_INPUT: InputRole = {
+  role: 'liquidated',
+  name: 'liquidated vault',
+  kind: 'vault-liquidation',
+  signers: ['guardian'],
+};
+
+/** The vault spent through its update leaf: the wallet signs with vault_pubkey, the guardian co-signs. */
+export function vaultUpdateInput(vault: VaultUtxo): PlannedInput {
+  return {
+    txid: vault.txid,
+    vout: vault.vout,
+    value: vault.value,
+    script: vault.output.script,
+    kind: VAULT_INPUT.kind,
+    signers: VAULT_INPUT.signers,
+    tapLeafScript: [vaultLeaf(vault.output, 'update')],
+  };
+}
+
+/** A liquidated vault spent through its liquidation leaf: the guardian alone signs. */
+export function liquidatedInput(vault: VaultUtxo): PlannedInput {
+  return {
+    txid: vault.txid,
+    vout: vault.vout,
+    value: vault.value,
+    script: vault.output.script,
+    kind: LIQUIDATED_INPUT.kind,
+    signers: LIQUIDATED_INPUT.signers,
+    tapLeafScript: [vaultLeaf(vault.output, 'liquidation')],
+  };
+}
+
+export function treasuryInput(treasury: TreasuryUtxo): PlannedInput {
+  return {
+    txid: treasury.txid,
+    vout: treasury.vout,
+    value: treasury.value,
+    script: treasury.script,
+    kind: TREASURY_INPUT.kind,
+    signers: TREASURY_INPUT.signers,
+    tapInternalKey: treasury.internalKey,
+  };
+}
+
+export function payment(base: ActionBase): VaultTxPlan['payment'] {
+  return {
+    utxos: base.utxos,
+    publicKey: base.wallet.paymentPublicKey,
+    changeScript: base.wallet.satsScript,
+    feeRate: base.feeRate,
+    ...(base.dustLimit !== undefined ? { dustLimit: base.dustLimit } : {}),
+  };
+}
+
+export function assemble({ plan, record }: BuiltPlan): BuiltVaultTx {
+  return { ...assembleVaultTx(plan), state: record };
+}
+
+/** `vault.${action}`: the guardian's method of an action. */
+export const methodOf = <A extends VaultAction>(action: A): `vault.${A}` => `vault.${action}`;
