@@ -14,6 +14,7 @@ export * from './pending';
 export * from './chart';
 export * from './table';
 export * from './errors';
+export * from './domain-error';
 export * from './ids';
 export * from './missions';
 export * from './alerts';

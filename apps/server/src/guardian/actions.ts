@@ -58,23 +58,9 @@ import { catchUpVault } from './settle';
 // btc-signer refuses OP_RETURN outputs (state record, runestone) unless told they are wanted.
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
 
-export interface ActionPayloads {
-  open: CreateConfigPayload;
-  deposit: DepositPayload;
-  withdraw: WithdrawPayload;
-  borrow: BorrowPayload;
-  repay: RepayPayload;
-  repossess: RepossessPayload;
-}
-
-export interface ActionResults {
-  open: { issue_txid: string; vault_txid: string; vault_id: string };
-  deposit: { vault_txid: string };
-  withdraw: { vault_txid: string };
-  borrow: { issue_txid: string; vault_txid: string };
-  repay: { repay_txid: string; vault_txid: string };
-  repossess: { vault_txid: string };
-}
+/** Each action's payload and result: the wire contract's inferred types (@unit/protocol/wire). */
+import type { ActionPayloads, ActionResults } from '@unit/protocol';
+export type { ActionPayloads, ActionResults };
 
 const bad = (reason: string) =>
   new DomainError('bad_transaction', `Invalid transaction: ${reason}`);
