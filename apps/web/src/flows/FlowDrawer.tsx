@@ -57,7 +57,7 @@ import { AmountInput, amountOf, textOf, type AmountValue } from './AmountInput';
 import { BeforeAfter } from './BeforeAfter';
 import { FLOWS, type FlowAction, type FlowDecl } from './declarations';
 import type { FlowState } from './engine';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import { FeeSelector } from './FeeSelector';
 import { useFlows } from './FlowProvider';
 import type { MaxDepositAt, MaxDepositRequest } from './max-deposit';

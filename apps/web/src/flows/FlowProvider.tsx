@@ -11,8 +11,10 @@ import {
 } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import {
+  DomainError,
   ERROR_MESSAGES,
   PENDING_STALE_AFTER_SECONDS,
+  errorCodeOf,
   followReplacement,
   reconcilePending,
   VAULT_REFRESH_AFTER_CREATE_MS,
@@ -33,7 +35,7 @@ import {
   type FlowResultIds,
   type FlowState,
 } from './engine';
-import { executeFlow, type ExecuteFlow, type FlowInput } from './execute';
+import type { ExecuteFlow, FlowInput } from './flow-types';
 import { loadPending, savePending } from './pending-store';
 import { pendingEntry, type FlowPreview } from './preview';
 
@@ -86,8 +88,12 @@ function slotReducer(
   return state ? flowReducer(state, event) : state;
 }
 
-const isUserTimeout = (error: unknown) =>
-  error instanceof Error && error.message === ERROR_MESSAGES.userTimeout;
+/** The guardian client (guardian-client.ts), loaded on the first flow run: it carries @scure/* and zod. */
+const executeFlow: ExecuteFlow = (...args) =>
+  import('./guardian-client').then((client) => client.executeFlow(...args));
+
+/** A time-out (the flow's own, or the guardian client's), recognised by its code. */
+const isUserTimeout = (error: unknown) => errorCodeOf(error) === 'timed_out';
 
 const withTimeout = <T,>(promise: Promise<T>, ms: number, started: Promise<void>) =>
   new Promise<T>((resolve, reject) => {
@@ -95,7 +101,10 @@ const withTimeout = <T,>(promise: Promise<T>, ms: number, started: Promise<void>
     // when the request was sent (time in the wallet prompt does not count).
     let timer: ReturnType<typeof setTimeout> | undefined;
     void started.then(() => {
-      timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
+      timer = setTimeout(
+        () => reject(new DomainError('timed_out', ERROR_MESSAGES.userTimeout)),
+        ms,
+      );
     });
     promise.then(
       (value) => {

@@ -1,7 +1,9 @@
 // The browser's half of the vault protocol (docs/protocol.md): read the vault and the wallet's
 // outputs, get a signed oracle quote for the state after the action, reserve treasury UNIT where
 // needed, build the PSBT with @unit/bitcoin, have the wallet sign its inputs, and hand the request to
-// the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries.
+// the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries
+// and the wire contract's zod schemas. The JSON-RPC client and the request envelope are the
+// protocol's (@unit/protocol/wire); their errors are DomainErrors matched by code.
 import { base64, hex } from '@scure/base';
 import { TEST_NETWORK, NETWORK, p2tr } from '@scure/btc-signer';
 import {
@@ -32,39 +34,33 @@ import {
   sats,
   unitCents,
   type ConfigDto,
+  type GuardianMethod,
   type LiquidatedVaultDto,
   type OracleQuoteDto,
   type ReserveResult,
-  type SpeedUpResult,
   type UnitOutputDto,
   type UtxoDto,
   type VaultDto,
-  type VaultTxResult,
 } from '@unit/protocol';
+import {
+  REQUEST_LIFETIME_SECONDS,
+  connectGuardian,
+  draftEnvelope,
+  signVaultRequest,
+  type GuardianClient,
+} from '@unit/protocol/wire';
 import { getJson, joinUrl } from '../api/http';
 import { getUser } from '../api/missions';
 import { WalletError, type WalletAccount } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { ExecuteContext, FlowInput, OnProgress } from './flow-types';
+import type { ExecuteContext, ExecuteFlow, FlowInput, OnProgress } from './flow-types';
 
-/** Signed requests stay valid this long: enough to sign on a hardware wallet. */
-const REQUEST_LIFETIME_SECONDS = 300;
-
-export class GuardianError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-    this.name = 'GuardianError';
-  }
-}
-
-interface RpcClient {
-  call<R>(method: string, params: unknown, onProgress?: (step: number) => void): Promise<R>;
-  close(): void;
-}
+/**
+ * The guardian's answer to a signed request may take as long as the request lives: the flow's own
+ * time-out (FlowProvider) stops the waiting sooner, and still records a late answer.
+ */
+const REQUEST_ANSWER_MS = REQUEST_LIFETIME_SECONDS * 1000;
 
 function wsUrl(guardianUrl: string): string {
   const url = new URL(guardianUrl, window.location.href);
@@ -72,60 +68,10 @@ function wsUrl(guardianUrl: string): string {
   return url.toString();
 }
 
-/** A JSON-RPC 2.0 client on one WebSocket; `vault.progress` notifications go to the caller. */
-function connect(guardianUrl: string): Promise<RpcClient> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl(guardianUrl));
-    let nextId = 1;
-    const waiting = new Map<
-      number,
-      {
-        resolve(v: unknown): void;
-        reject(e: Error): void;
-        nonce?: string;
-        onProgress?(s: number): void;
-      }
-    >();
-    socket.onerror = () => reject(new Error('Could not reach the guardian'));
-    socket.onclose = () => {
-      for (const entry of waiting.values())
-        entry.reject(new Error('The guardian connection closed'));
-      waiting.clear();
-    };
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as {
-        id?: number;
-        method?: string;
-        params?: { request: string; step: number };
-        result?: unknown;
-        error?: { message: string; data?: { code: string } };
-      };
-      if (message.method === 'vault.progress' && message.params) {
-        for (const entry of waiting.values())
-          if (entry.nonce === message.params.request) entry.onProgress?.(message.params.step);
-        return;
-      }
-      const entry = message.id !== undefined ? waiting.get(message.id) : undefined;
-      if (!entry) return;
-      waiting.delete(message.id!);
-      if (message.error)
-        entry.reject(
-          new GuardianError(message.error.message, message.error.data?.code ?? 'internal'),
-        );
-      else entry.resolve(message.result);
-    };
-    socket.onopen = () =>
-      resolve({
-        call<R>(method: string, params: unknown, onProgress?: (step: number) => void) {
-          const id = nextId++;
-          const nonce = (params as { nonce?: string }).nonce;
-          return new Promise<R>((res, rej) => {
-            waiting.set(id, { resolve: (v) => res(v as R), reject: rej, nonce, onProgress });
-            socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-          });
-        },
-        close: () => socket.close(),
-      });
+/** The protocol's JSON-RPC client on one WebSocket; `vault.progress` notifications go to the caller. */
+function connect(guardianUrl: string): Promise<GuardianClient> {
+  return connectGuardian(() => new WebSocket(wsUrl(guardianUrl)), {
+    timeoutMs: REQUEST_ANSWER_MS,
   });
 }
 
@@ -190,19 +136,10 @@ async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<V
   };
 }
 
-/** SPEC §7: the reserve call's time limit (the reservation itself lives for minutes). */
-function answeredWithin<T>(ms: number, call: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
-  });
-  return Promise.race([call, limit]).finally(() => clearTimeout(timer));
-}
-
 /** The flows that build a new vault transaction from the form's amounts. */
 type AmountFlow = Exclude<FlowAction, 'repossess' | 'speedup'>;
 
-const METHOD: Record<AmountFlow, string> = {
+const METHOD: Record<AmountFlow, GuardianMethod> = {
   create: 'vault.open',
   deposit: 'vault.deposit',
   withdraw: 'vault.withdraw',
@@ -233,20 +170,22 @@ export async function runVaultAction(
   try {
     let reservation: ReserveResult | null = null;
     if (action === 'create' || action === 'borrow' || action === 'repay') {
-      reservation = await answeredWithin(
-        RESERVE_TIMEOUT_MS,
-        rpc.call<ReserveResult>('unit.reserve', {
+      // SPEC §7: the reserve call's time limit (the reservation itself lives for minutes).
+      reservation = await rpc.call(
+        'unit.reserve',
+        {
           unit_amount: Number(input.cents),
           vault_action: action === 'create' ? 'open' : action,
           vault_pubkey: account.vaultPubkey,
-        }),
+        },
+        { timeoutMs: RESERVE_TIMEOUT_MS, timeoutMessage: ERROR_MESSAGES.userTimeout },
       );
     }
 
     // The state after the action decides the threshold the new vault output commits to.
     const now = Math.floor(Date.now() / 1000);
-    const nonce = crypto.getRandomValues(new Uint8Array(16));
-    const expiresAt = now + REQUEST_LIFETIME_SECONDS;
+    const draft = draftEnvelope(now);
+    const { nonce, expiresAt } = draft;
     // A withdraw's fee comes out of the vault, so it is part of the state after it.
     const withdrawFeeSats =
       action === 'withdraw'
@@ -408,36 +347,24 @@ export async function runVaultAction(
     }
 
     // [1 signature collection]: the wallet signs only its own inputs.
-    const signed = await wallet.signPsbt(base64.encode(built.psbt), {
-      signInputs: built.signInputs.user,
+    const request = await signVaultRequest({
+      draft,
+      payload,
+      vaultPubkey: account.vaultPubkey,
+      quote,
+      reservationId: reservation?.reservation_id ?? null,
+      psbt: base64.encode(built.psbt),
+      sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
     });
     const progressOf = (step: number) =>
       // The create tracker has five steps; the action drawers four (no separate network approvals).
       action === 'create'
         ? step
         : (({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step);
-    const request = {
-      payload,
-      vault_pubkey: account.vaultPubkey,
-      psbt: signed,
-      nonce: hex.encode(nonce),
-      expires_at: expiresAt,
-      quote: {
-        price_cents: quote.price_cents,
-        time: quote.time,
-        th: quote.th,
-        ts: quote.ts,
-        signature: quote.signature,
-      },
-      ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
-    };
     onSent?.();
-    const result = await rpc.call<{
-      vault_txid: string;
-      issue_txid?: string;
-      repay_txid?: string;
-      vault_id?: string;
-    }>(METHOD[action], request, (step) => onProgress(progressOf(step)));
+    const result = (await rpc.call(METHOD[action], request as never, {
+      onProgress: (step) => onProgress(progressOf(step)),
+    })) as { vault_txid: string; issue_txid?: string; repay_txid?: string; vault_id?: string };
     return {
       txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
       vaultTxid: result.vault_txid,
@@ -474,8 +401,8 @@ export async function runRepossess(
     { btcSats: sats(liquidated.value), unitCents: unitCents(liquidated.unitDebt) },
   );
   const now = Math.floor(Date.now() / 1000);
-  const nonce = crypto.getRandomValues(new Uint8Array(16));
-  const expiresAt = now + REQUEST_LIFETIME_SECONDS;
+  const draft = draftEnvelope(now);
+  const { nonce, expiresAt } = draft;
   const th = liquidationThresholdCents(after.btcSats, after.unitCents);
   const quote = await quoteFor(th, now);
   const built = buildRepossessPsbt({
@@ -497,29 +424,20 @@ export async function runRepossess(
     // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
     treasuryScript: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
   });
-  const signed = await wallet.signPsbt(base64.encode(built.psbt), {
-    signInputs: built.signInputs.user,
+  const request = await signVaultRequest({
+    draft,
+    payload: { liquidated_vault_id: liquidatedVault.vault_id, tx_feerate: feeRate },
+    vaultPubkey: account.vaultPubkey,
+    quote,
+    psbt: base64.encode(built.psbt),
+    sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
   });
   const rpc = await connect(config.guardianUrl);
   try {
-    const result = await rpc.call<VaultTxResult>(
-      'vault.repossess',
-      {
-        payload: { liquidated_vault_id: liquidatedVault.vault_id, tx_feerate: feeRate },
-        vault_pubkey: account.vaultPubkey,
-        psbt: signed,
-        nonce: hex.encode(nonce),
-        expires_at: expiresAt,
-        quote: {
-          price_cents: quote.price_cents,
-          time: quote.time,
-          th: quote.th,
-          ts: quote.ts,
-          signature: quote.signature,
-        },
-      },
-      (step) => onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
-    );
+    const result = await rpc.call('vault.repossess', request, {
+      onProgress: (step) =>
+        onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
+    });
     return { txid: result.vault_txid, vaultTxid: result.vault_txid };
   } finally {
     rpc.close();
@@ -586,7 +504,7 @@ export async function runSpeedUp(
   const rpc = await connect(config.guardianUrl);
   try {
     onProgress(3);
-    const result = await rpc.call<SpeedUpResult>('vault.speedup', {
+    const result = await rpc.call('vault.speedup', {
       original_txid: target.txid,
       vault_pubkey: account.vaultPubkey,
       psbt: signed,
@@ -597,3 +515,17 @@ export async function runSpeedUp(
     rpc.close();
   }
 }
+
+/**
+ * The step that talks to the wallet and the guardian, by the flow's action. FlowProvider loads this
+ * module lazily, so @scure/* and zod stay out of the dashboard's initial chunk.
+ */
+export const executeFlow: ExecuteFlow = async (action, input, onProgress, context) => {
+  const { target } = input;
+  if (action === 'repossess' && target?.kind === 'repossess')
+    return runRepossess(target.vault, input.feeRate, onProgress, context);
+  if (action === 'speedup' && target?.kind === 'speedup')
+    return runSpeedUp(target, input.feeRate, onProgress, context);
+  if (action === 'repossess' || action === 'speedup') throw new Error('Nothing to act on');
+  return runVaultAction(action, input, onProgress, context);
+};

@@ -11,7 +11,7 @@ import {
 } from '@unit/protocol';
 import type { FlowAction } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 
 /** What a flow's form shows as "before -> after" and what its pending entry records. */
 export interface FlowPreview {
