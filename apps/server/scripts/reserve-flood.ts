@@ -27,6 +27,7 @@ import {
 } from '@unit/protocol';
 import {
   REQUEST_LIFETIME_SECONDS,
+  checkGuardianResult,
   connectGuardian,
   draftEnvelope,
   signVaultRequest,
@@ -70,7 +71,9 @@ interface Rpc extends GuardianClient {
 async function connect(wsUrl: string, localAddress?: string): Promise<Rpc> {
   const socket = new WebSocket(wsUrl, localAddress ? { localAddress } : {});
   const closed = new Promise<void>((done) => socket.once('close', () => done()));
-  const client = await connectGuardian(() => socket as unknown as WebSocketLike);
+  const client = await connectGuardian(() => socket as unknown as WebSocketLike, {
+    checkResult: checkGuardianResult,
+  });
   return { ...client, closed };
 }
 

@@ -9,8 +9,9 @@ import {
   type GuardianResult,
 } from '@unit/protocol';
 import {
+  checkGuardianResult,
   connectGuardian,
-  guardianClient,
+  guardianClient as uncheckedClient,
   type CallOptions,
   type GuardianClient,
   type RpcTransport,
@@ -32,7 +33,7 @@ export async function openGuardian(
   const client = await connectGuardian(
     () =>
       new WebSocket(guardianUrl(baseUrl), { headers: options.headers }) as unknown as WebSocketLike,
-    options,
+    { ...options, checkResult: checkGuardianResult },
   );
   return client as SocketClient;
 }
@@ -83,4 +84,6 @@ export async function codeOf(promise: Promise<unknown>): Promise<string> {
   }
 }
 
-export { guardianClient };
+/** The one client over `transport`, every answer checked against the contract. */
+export const guardianClient = (transport: RpcTransport): GuardianClient =>
+  uncheckedClient(transport, { checkResult: checkGuardianResult });

@@ -2,8 +2,9 @@
 // outputs, get a signed oracle quote for the state after the action, reserve treasury UNIT where
 // needed, build the PSBT with @unit/bitcoin, have the wallet sign its inputs, and hand the request to
 // the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries
-// and the wire contract's zod schemas. The JSON-RPC client and the request envelope are the
-// protocol's (@unit/protocol/wire); their errors are DomainErrors matched by code.
+// The JSON-RPC client and the request envelope are the protocol's (@unit/protocol/wire/client, without
+// the zod schemas: bundled here they would pull zod's core into the dashboard's first chunk); their
+// errors are DomainErrors matched by code.
 import { base64, hex } from '@scure/base';
 import { TEST_NETWORK, NETWORK, p2tr } from '@scure/btc-signer';
 import {
@@ -48,7 +49,7 @@ import {
   draftEnvelope,
   signVaultRequest,
   type GuardianClient,
-} from '@unit/protocol/wire';
+} from '@unit/protocol/wire/client';
 import { getJson, joinUrl } from '../api/http';
 import { getUser } from '../api/missions';
 import { WalletError, type WalletAccount } from '../wallet';

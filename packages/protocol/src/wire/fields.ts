@@ -1,6 +1,7 @@
 // The field shapes the wire contract is made of: hex of a length, whole amounts exact as JS
 // numbers, unix seconds, fee rates, and the enumerations the server and the web app share.
 import * as z from 'zod';
+import { ERROR_CODES } from './codes';
 
 /** `bytes` bytes as hex, either case. */
 export const hexOf = (bytes: number) =>
@@ -47,42 +48,7 @@ export const timePeriodSchema = z.enum(['24h', '7d', '30d', '1y']);
 export type TimePeriod = z.infer<typeof timePeriodSchema>;
 
 /** Every code of every error body of /api and every guardian RPC error's data. */
-export const errorCodeSchema = z.enum([
-  'bad_request',
-  'not_found',
-  'rate_limited',
-  'unauthorized',
-  'forbidden',
-  'not_configured',
-  'not_devnet',
-  'no_price',
-  'quote_expired',
-  'below_minimum',
-  'dust',
-  'fee_too_low',
-  'ratio_too_low',
-  'insufficient_funds',
-  'bad_signature',
-  'bad_transaction',
-  'replayed',
-  'expired',
-  'foreign_vault',
-  'vault_exists',
-  'vault_busy',
-  'vault_changed',
-  'vault_liquidated',
-  'not_liquidated',
-  'reservation_missing',
-  'broadcast_failed',
-  /** The Bitcoin network's services did not answer (down, timed out, 5xx): try again shortly. */
-  'chain_unavailable',
-  'not_replaceable',
-  /** The caller's own time-out: the other side did not answer in time (the JSON-RPC client). */
-  'timed_out',
-  /** The caller could not reach the other side, or the connection closed before the answer. */
-  'unreachable',
-  'internal',
-]);
+export const errorCodeSchema = z.enum(ERROR_CODES);
 export type ErrorCode = z.infer<typeof errorCodeSchema>;
 
 /** Every error body of /api and every guardian RPC error's data. */

@@ -6,5 +6,7 @@ export * from './http';
 export * from './accounts';
 export * from './chain';
 export * from './guardian';
+export * from './codes';
 export * from './rpc-client';
+export * from './checked';
 export * from './envelope';

@@ -13,6 +13,7 @@ import {
 } from './rpc-client';
 import { draftEnvelope, signVaultRequest } from './envelope';
 import { GUARDIAN_METHODS } from './guardian';
+import { checkGuardianResult } from './checked';
 
 const TXID = 'ab'.repeat(32);
 const reserveParams = {
@@ -45,13 +46,22 @@ afterEach(() => vi.useRealTimers());
 
 describe('the guardian client', () => {
   it('answers the result, checked against the contract', async () => {
-    const client = guardianClient(transport(async () => ({ vault_txid: TXID, extra: 1 })));
+    const client = guardianClient(
+      transport(async () => ({ vault_txid: TXID, extra: 1 })),
+      { checkResult: checkGuardianResult },
+    );
     await expect(client.call('vault.deposit', {} as never)).resolves.toEqual({ vault_txid: TXID });
   });
 
   it('refuses a result that is not the contract as internal', async () => {
-    const client = guardianClient(transport(async () => ({ vault_txid: 'zz' })));
+    const answer = async () => ({ vault_txid: 'zz' });
+    const client = guardianClient(transport(answer), { checkResult: checkGuardianResult });
     expect(await codeOf(client.call('vault.deposit', {} as never))).toBe('internal');
+    // Unchecked (the browser's client), the answer is passed on as it came.
+    const unchecked = guardianClient(transport(answer));
+    await expect(unchecked.call('vault.deposit', {} as never)).resolves.toEqual({
+      vault_txid: 'zz',
+    });
   });
 
   it('times out a call that is never answered, with its own message when given', async () => {

@@ -1,16 +1,18 @@
 // The one JSON-RPC 2.0 client of the guardian: methods, params and results typed from the contract
-// (guardian.ts), every answer checked against its result schema, a time-out on every call, and every
-// failure a DomainError matched by its code. The transport is a WebSocket (the web app, scripts and
-// server tests) or any object answering one request at a time (the guardian in-process, in tests).
+// (guardian.ts), a time-out on every call, and every failure a DomainError matched by its code. The
+// transport is a WebSocket (the web app, scripts and server tests) or any object answering one
+// request at a time (the guardian in-process, in tests). Zod-free, so the browser's lazy chunk shares
+// no zod module with the first one (whose pending list uses zod/mini): the answers are checked
+// against the contract's schemas where `checkResult` is given (checked.ts, the server side).
 import { DomainError } from '../domain-error';
 import { ERROR_MESSAGES } from '../errors';
-import { apiErrorSchema, type ErrorCode } from './fields';
-import {
-  GUARDIAN_METHODS,
-  progressNotificationSchema,
-  type GuardianMethod,
-  type GuardianParams,
-  type GuardianResult,
+import { ERROR_CODES } from './codes';
+import type { ErrorCode } from './fields';
+import type {
+  GuardianMethod,
+  GuardianParams,
+  GuardianResult,
+  ProgressNotification,
 } from './guardian';
 
 /** A call's default time-out: longer than a vault request takes when the chain is slow. */
@@ -37,6 +39,14 @@ export interface CallOptions {
   onProgress?: (step: 2 | 3 | 4 | 5) => void;
 }
 
+/** Checks an answer against the method's result schema; throws when it is not the contract. */
+export type ResultCheck = (method: GuardianMethod, answer: unknown) => unknown;
+
+export interface ClientOptions {
+  timeoutMs?: number;
+  checkResult?: ResultCheck;
+}
+
 export interface GuardianClient {
   call<M extends GuardianMethod>(
     method: M,
@@ -53,14 +63,25 @@ const JSON_RPC_CODES: Record<number, ErrorCode> = {
   [-32602]: 'bad_request',
 };
 
+const isErrorCode = (code: unknown): code is ErrorCode =>
+  (ERROR_CODES as readonly unknown[]).includes(code);
+
 /** The DomainError of a JSON-RPC error object: its data's code, else one by the JSON-RPC code. */
 export function rpcErrorToDomain(error: unknown): DomainError {
   const body = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
   const message = typeof body.message === 'string' ? body.message : ERROR_MESSAGES.unknown;
-  const data = apiErrorSchema.safeParse(body.data);
-  if (data.success) return new DomainError(data.data.code, data.data.error);
+  const data = (body.data ?? {}) as { error?: unknown; code?: unknown };
+  if (isErrorCode(data.code) && typeof data.error === 'string')
+    return new DomainError(data.code, data.error);
   const code = typeof body.code === 'number' ? JSON_RPC_CODES[body.code] : undefined;
   return new DomainError(code ?? 'internal', message);
+}
+
+/** A `vault.progress` step of the request with `nonce` (guardian.ts progressNotificationSchema). */
+function progressStep(body: unknown, nonce: unknown): ProgressNotification['step'] | null {
+  const { request, step } = (body ?? {}) as { request?: unknown; step?: unknown };
+  if (typeof nonce !== 'string' || request !== nonce) return null;
+  return step === 2 || step === 3 || step === 4 || step === 5 ? step : null;
 }
 
 function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<T> {
@@ -74,29 +95,23 @@ function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<
 /** The typed client over a transport. */
 export function guardianClient(
   transport: RpcTransport,
-  defaults: { timeoutMs?: number } = {},
+  defaults: ClientOptions = {},
 ): GuardianClient {
   return {
     async call(method, params, options = {}) {
       const nonce = (params as { nonce?: unknown }).nonce;
       const onNotification = (name: string, body: unknown) => {
         if (name !== 'vault.progress' || !options.onProgress) return;
-        const progress = progressNotificationSchema.safeParse(body);
-        if (progress.success && progress.data.request === nonce)
-          options.onProgress(progress.data.step);
+        const step = progressStep(body, nonce);
+        if (step !== null) options.onProgress(step);
       };
       const answer = await withTimeout(
         options.timeoutMs ?? defaults.timeoutMs ?? RPC_CALL_TIMEOUT_MS,
         options.timeoutMessage ?? ERROR_MESSAGES.timedOut,
         transport.request(method, params, onNotification),
       );
-      const result = GUARDIAN_METHODS[method].result.safeParse(answer);
-      if (!result.success)
-        throw new DomainError(
-          'internal',
-          `The guardian answered ${method} with a malformed result`,
-        );
-      return result.data as GuardianResult<typeof method>;
+      const checked = defaults.checkResult ? defaults.checkResult(method, answer) : answer;
+      return checked as GuardianResult<typeof method>;
     },
     close: () => transport.close(),
   };
@@ -192,7 +207,7 @@ type RpcNotificationHandler = (method: string, params: unknown) => void;
 /** Opens a socket with `open` and the typed client over it. */
 export async function connectGuardian(
   open: () => WebSocketLike,
-  options: { timeoutMs?: number; connectTimeoutMs?: number } = {},
+  options: ClientOptions & { connectTimeoutMs?: number } = {},
 ): Promise<GuardianClient & { socket: WebSocketLike }> {
   const transport = await webSocketTransport(open(), options.connectTimeoutMs);
   return { ...guardianClient(transport, options), socket: transport.socket };
