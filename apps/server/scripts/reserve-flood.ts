@@ -16,14 +16,24 @@ import {
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
+  DomainError,
+  errorCodeOf,
   liquidationThresholdCents,
   sats,
   unitCents,
   type ConfigDto,
   type OracleQuoteDto,
-  type ReserveResult,
   type UtxoDto,
 } from '@unit/protocol';
+import {
+  REQUEST_LIFETIME_SECONDS,
+  checkGuardianResult,
+  connectGuardian,
+  draftEnvelope,
+  signVaultRequest,
+  type GuardianClient,
+  type WebSocketLike,
+} from '@unit/protocol/wire';
 
 export interface FloodOptions {
   /** http://127.0.0.1:port of the running server. */
@@ -52,60 +62,19 @@ export interface FloodReport {
   requestBytes: number;
 }
 
-class RpcError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
-
-interface Rpc {
-  call<R>(method: string, params: unknown): Promise<R>;
-  close(): void;
+interface Rpc extends GuardianClient {
+  /** Resolves once the socket has closed. */
   closed: Promise<void>;
 }
 
-function connect(wsUrl: string, localAddress?: string): Promise<Rpc> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl, localAddress ? { localAddress } : {});
-    const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-    let nextId = 1;
-    const closed = new Promise<void>((done) =>
-      socket.once('close', () => {
-        for (const w of waiting.values()) w.reject(new RpcError('socket closed', 'closed'));
-        waiting.clear();
-        done();
-      }),
-    );
-    socket.once('error', reject);
-    socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as {
-        id?: number;
-        result?: unknown;
-        error?: { message: string; data?: { code: string } };
-      };
-      const entry = message.id === undefined ? undefined : waiting.get(message.id);
-      if (!entry) return;
-      waiting.delete(message.id!);
-      if (message.error)
-        entry.reject(new RpcError(message.error.message, message.error.data?.code ?? 'internal'));
-      else entry.resolve(message.result);
-    });
-    socket.once('open', () =>
-      resolve({
-        call: <R>(method: string, params: unknown) =>
-          new Promise<R>((res, rej) => {
-            const id = nextId++;
-            waiting.set(id, { resolve: (v) => res(v as R), reject: rej });
-            socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-          }),
-        close: () => socket.close(),
-        closed,
-      }),
-    );
+/** The protocol's one JSON-RPC client on a socket from `localAddress`. */
+async function connect(wsUrl: string, localAddress?: string): Promise<Rpc> {
+  const socket = new WebSocket(wsUrl, localAddress ? { localAddress } : {});
+  const closed = new Promise<void>((done) => socket.once('close', () => done()));
+  const client = await connectGuardian(() => socket as unknown as WebSocketLike, {
+    checkResult: checkGuardianResult,
   });
+  return { ...client, closed };
 }
 
 async function http<T>(baseUrl: string, path: string, body?: unknown): Promise<T> {
@@ -154,7 +123,7 @@ class DevnetUser {
   async open(config: ConfigDto, depositSats: bigint, borrowCents: bigint): Promise<string> {
     const rpc = await connect(`${this.baseUrl.replace('http', 'ws')}${config.guardianUrl}`);
     try {
-      const reservation = await rpc.call<ReserveResult>('unit.reserve', {
+      const reservation = await rpc.call('unit.reserve', {
         unit_amount: Number(borrowCents),
         vault_action: openAction.action,
         vault_pubkey: this.vaultPubkey,
@@ -166,8 +135,8 @@ class DevnetUser {
         this.baseUrl,
         `/api/oracle/quote?th=${th}&ts=${now}`,
       );
-      const nonce = randomBytes(16);
-      const expiresAt = now + 300;
+      const draft = draftEnvelope(now, REQUEST_LIFETIME_SECONDS, randomBytes);
+      const { nonce, expiresAt } = draft;
       const utxos = await http<UtxoDto[]>(
         this.baseUrl,
         `${new URL(config.ordinalsUrl, this.baseUrl).pathname.replace(/\/$/, '')}/address/${this.payment.address}/utxos`,
@@ -203,31 +172,27 @@ class DevnetUser {
           internalKey: hex.decode(config.treasuryPubkey),
         },
       });
-      const psbt = signUserInputs(built.psbt, this.paymentKey, built.signInputs.user);
-      const request = {
+      const request = await signVaultRequest({
+        draft,
         payload: openAction.payload({
           btc: depositSats,
           unit: borrowCents,
           feeRate: 2,
           label: 'Probe vault',
         }),
-        vault_pubkey: this.vaultPubkey,
-        psbt: base64.encode(psbt),
-        nonce: hex.encode(nonce),
-        expires_at: expiresAt,
-        quote: {
-          price_cents: quote.price_cents,
-          time: quote.time,
-          th: quote.th,
-          ts: quote.ts,
-          signature: quote.signature,
-        },
-        reservation_id: reservation.reservation_id,
-      };
+        vaultPubkey: this.vaultPubkey,
+        quote,
+        reservationId: reservation.reservation_id,
+        psbt: base64.encode(built.psbt),
+        sign: (psbt) =>
+          base64.encode(
+            signUserInputs(base64.decode(psbt), this.paymentKey, built.signInputs.user),
+          ),
+      });
       this.requestBytes = Buffer.byteLength(
         JSON.stringify({ jsonrpc: '2.0', id: 2, method: openAction.method, params: request }),
       );
-      const result = await rpc.call<{ vault_txid: string }>(openAction.method, request);
+      const result = await rpc.call('vault.open', request);
       return result.vault_txid;
     } finally {
       rpc.close();
@@ -266,7 +231,7 @@ async function attackerSocket(
           budget.reservations += 1;
         } catch (error) {
           // Capped or closed: a new socket gets a new share.
-          if (error instanceof RpcError) break;
+          if (error instanceof DomainError) break;
           throw error;
         }
       }
@@ -306,7 +271,7 @@ export async function floodWhileOpening(options: FloodOptions): Promise<FloodRep
     try {
       vaultTxid = await user.open(config, 1_000_000n, 50_000n);
     } catch (error) {
-      failures.push(error instanceof RpcError ? error.code : String(error));
+      failures.push(errorCodeOf(error) ?? String(error));
     }
   }
   userDone = true;

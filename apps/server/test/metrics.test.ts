@@ -3,26 +3,17 @@
 // /healthz always; /readyz ready on a working devnet and 503 once the live price goes stale.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
+import type { GuardianMethod } from '@unit/protocol';
 import { ConfigError, loadConfig } from '../src/config';
 import { startTestApp, type RunningApp } from './support';
 import { startFakeFeed, type FakeFeed } from './price-feeds';
+import { callOnce, codeOf } from './guardian-client';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
 /** One guardian JSON-RPC call over the real socket; resolves to the reply's error code or 'ok'. */
-async function guardianCall(url: string, method: string, params: unknown): Promise<string> {
-  const socket = new WebSocket(`${url.replace('http', 'ws')}/guardian`);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  try {
-    const reply = await new Promise<{ error?: { data?: { code?: string } } }>((resolve) => {
-      socket.on('message', (raw) => resolve(JSON.parse(String(raw)) as never));
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-    });
-    return reply.error ? (reply.error.data?.code ?? 'error') : 'ok';
-  } finally {
-    socket.close();
-  }
+function guardianCall(url: string, method: string, params: unknown): Promise<string> {
+  return codeOf(callOnce(url, method as GuardianMethod, params as never));
 }
 
 /** The value of the sample whose name and labels start with `prefix`, or null. */

@@ -3,9 +3,9 @@
 // guardian co-sign one, until the services agree again.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import type { ApiErrorDto, BitcoinPriceDto, OracleQuoteDto } from '@unit/protocol';
 import { getJson, startTestApp, type RunningApp } from './support';
+import { callOnce, codeOf } from './guardian-client';
 import { startFakeFeed, type FakeFeed } from './price-feeds';
 
 let server: RunningApp;
@@ -42,33 +42,17 @@ const quote = () =>
 
 /** A vault.deposit whose envelope is well formed and whose quote is `signed`; the rest is junk. */
 async function depositCode(signed: OracleQuoteDto): Promise<string> {
-  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/guardian`);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  type Reply = { id?: number; error?: { data?: ApiErrorDto } };
-  const reply = new Promise<Reply>((resolve) =>
-    socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as Reply;
-      if (message.id === 1) resolve(message);
+  const code = await codeOf(
+    callOnce(server.url, 'vault.deposit', {
+      payload: { deposit_amount: 10_000, tx_feerate: 2 },
+      vault_pubkey: randomBytes(32).toString('hex'),
+      psbt: 'cHNidP8BAA==',
+      nonce: randomBytes(16).toString('hex'),
+      expires_at: Math.floor(Date.now() / 1000) + 120,
+      quote: signed,
     }),
   );
-  socket.send(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'vault.deposit',
-      params: {
-        payload: { deposit_amount: 10_000, tx_feerate: 2 },
-        vault_pubkey: randomBytes(32).toString('hex'),
-        psbt: 'cHNidP8BAA==',
-        nonce: randomBytes(16).toString('hex'),
-        expires_at: Math.floor(Date.now() / 1000) + 120,
-        quote: signed,
-      },
-    }),
-  );
-  const message = await reply;
-  socket.close();
-  return message.error?.data?.code ?? 'accepted';
+  return code === 'ok' ? 'accepted' : code;
 }
 
 describe('a guardian quoting real feeds', () => {

@@ -17,7 +17,7 @@ import { config } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { server } from './server';
-import type { ExecuteFlow, FlowInput } from '../src/flows/execute';
+import type { ExecuteFlow, FlowInput } from '../src/flows/flow-types';
 import { WalletError } from '../src/wallet/errors';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);

@@ -18,7 +18,7 @@ import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { config, liquidated, price, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import type { ExecuteFlow } from '../src/flows/execute';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 import { historyPages, scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);

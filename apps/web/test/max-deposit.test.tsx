@@ -27,7 +27,7 @@ import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
 import { addressesOf, userKeys } from './wallet/keys';
-import type { ExecuteFlow, FlowInput } from '../src/flows/execute';
+import type { ExecuteFlow, FlowInput } from '../src/flows/flow-types';
 import type { WalletAccount } from '../src/wallet';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);

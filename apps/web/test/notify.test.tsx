@@ -13,7 +13,7 @@ import { config, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
-import type { ExecuteFlow } from '../src/flows/execute';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 import type { FlowResultIds } from '../src/flows/engine';
 import { PendingBanner } from '../src/vault/PendingBanner';
 import { EnableTelegram, TELEGRAM_ON } from '../src/auth/EnableTelegram';

@@ -3,7 +3,7 @@ import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-rout
 import { AppProviders } from '../src/app/App';
 import { createQueryClient } from '../src/app/query-client';
 import { routes } from '../src/app/routes';
-import type { ExecuteFlow } from '../src/flows/execute';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 
 /** Renders the whole app (providers, router, drawer) at a URL, like main.tsx does in a browser. */
 export function renderApp(url = '/', opts: { execute?: ExecuteFlow; routes?: RouteObject[] } = {}) {

@@ -8,7 +8,8 @@ import { RESEND_COPY, parsePendingList, pendingStorageKey } from '@unit/protocol
 import { fakeWallet } from './fake-wallet';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import { executeFlow, type ExecuteFlow, type FlowInput } from '../src/flows/execute';
+import { executeFlow } from '../src/flows/guardian-client';
+import type { ExecuteFlow, FlowInput } from '../src/flows/flow-types';
 import { attachResend, type SignedResend } from '../src/flows/resend';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);

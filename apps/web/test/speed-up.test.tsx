@@ -11,7 +11,7 @@ import {
   type PendingTransaction,
   type TelegramNotifyDto,
 } from '@unit/protocol';
-import type { ExecuteFlow } from '../src/flows/execute';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';

@@ -8,7 +8,7 @@ import { history, record, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { historyPages, scenario, server } from './server';
-import type { ExecuteFlow } from '../src/flows/execute';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 

@@ -1,5 +1,5 @@
 // SPEC §8 error catalogue and the one mapping from a thrown value to what the user reads.
-import type { ErrorCode } from './api';
+import type { ErrorCode } from './wire/fields';
 
 export const ERROR_MESSAGES = {
   noPrice: 'Can not fetch bitcoin price',
@@ -48,6 +48,8 @@ export const ERROR_HTTP_STATUS = {
   broadcast_failed: 502,
   chain_unavailable: 503,
   not_replaceable: 409,
+  timed_out: 504,
+  unreachable: 503,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 

@@ -16,6 +16,7 @@ export * from './chart';
 export * from './table';
 export * from './errors';
 export * from './resend';
+export * from './domain-error';
 export * from './ids';
 export * from './missions';
 export * from './alerts';

@@ -16,14 +16,12 @@ import {
   type VaultFields,
 } from '@unit/bitcoin';
 import type {
-  BorrowPayload,
+  ActionPayloads,
+  ActionResults,
   CreateConfigPayload,
-  DepositPayload,
-  RepayPayload,
   RepossessPayload,
   SignedVaultRequest,
   VaultAction,
-  WithdrawPayload,
 } from '@unit/protocol';
 import { DomainError } from '../errors';
 import { getVault, getVaultByPubkey, type VaultRow } from '../store';
@@ -45,23 +43,8 @@ import { claimLock, vaultLock } from './locks';
 import type { Prechecked, Prepared } from './pipeline';
 import { refuseSecondVault } from './reserve';
 
-export interface ActionPayloads {
-  open: CreateConfigPayload;
-  deposit: DepositPayload;
-  withdraw: WithdrawPayload;
-  borrow: BorrowPayload;
-  repay: RepayPayload;
-  repossess: RepossessPayload;
-}
-
-export interface ActionResults {
-  open: { issue_txid: string; vault_txid: string; vault_id: string };
-  deposit: { vault_txid: string };
-  withdraw: { vault_txid: string };
-  borrow: { issue_txid: string; vault_txid: string };
-  repay: { repay_txid: string; vault_txid: string };
-  repossess: { vault_txid: string };
-}
+/** Each action's payload and result: the wire contract's inferred types (@unit/protocol/wire). */
+export type { ActionPayloads, ActionResults };
 
 type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
 

@@ -4,6 +4,7 @@
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
 import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
+import { GUARDIAN_METHODS } from '@unit/protocol/wire';
 import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
 import { rpcMethod, type RpcClient, type RpcContext, type RpcMethod } from '../rpc/json-rpc';
@@ -18,24 +19,15 @@ import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
 import { releaseConnection, reserve } from './reserve';
-import {
-  borrowSchema,
-  depositSchema,
-  openSchema,
-  repaySchema,
-  repossessSchema,
-  reserveSchema,
-  withdrawSchema,
-} from './schemas';
 import { confirmHistory, liquidationSweep } from './sweep';
-import { settleReplacements, speedUp, speedUpSchema } from './speedup';
+import { settleReplacements, speedUp } from './speedup';
 import { settleUnansweredReplacements } from './speedup-settle';
 
 export type { GuardianDeps, OracleForGuardian } from './context';
 export { guardianMigrations } from './migrations';
 
 export interface Guardian {
-  /** JSON-RPC methods of api.ts GuardianMethods, for serveJsonRpc. */
+  /** JSON-RPC methods of the wire contract (@unit/protocol/wire GUARDIAN_METHODS), for serveJsonRpc. */
   methods: Record<string, RpcMethod<unknown>>;
   /** Liquidation sweep at a new oracle price; resolves to the vault ids liquidated now. */
   onPriceTick(priceCents: number, time: number): Promise<string[]>;
@@ -90,14 +82,21 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     };
 
   const methods: Record<string, RpcMethod<unknown>> = withChainErrors({
-    'unit.reserve': rpcMethod(reserveSchema, (params, ctx) => reserve(g, params, ctx.client)),
-    'vault.open': rpcMethod(openSchema, vaultMethod('open')),
-    'vault.deposit': rpcMethod(depositSchema, vaultMethod('deposit')),
-    'vault.withdraw': rpcMethod(withdrawSchema, vaultMethod('withdraw')),
-    'vault.borrow': rpcMethod(borrowSchema, vaultMethod('borrow')),
-    'vault.repay': rpcMethod(repaySchema, vaultMethod('repay')),
-    'vault.repossess': rpcMethod(repossessSchema, vaultMethod('repossess')),
-    'vault.speedup': rpcMethod(speedUpSchema, (params) => speedUp(g, params)),
+    'unit.reserve': rpcMethod(GUARDIAN_METHODS['unit.reserve'].params, (params, ctx) =>
+      reserve(g, params, ctx.client),
+    ),
+    'vault.open': rpcMethod(GUARDIAN_METHODS['vault.open'].params, vaultMethod('open')),
+    'vault.deposit': rpcMethod(GUARDIAN_METHODS['vault.deposit'].params, vaultMethod('deposit')),
+    'vault.withdraw': rpcMethod(GUARDIAN_METHODS['vault.withdraw'].params, vaultMethod('withdraw')),
+    'vault.borrow': rpcMethod(GUARDIAN_METHODS['vault.borrow'].params, vaultMethod('borrow')),
+    'vault.repay': rpcMethod(GUARDIAN_METHODS['vault.repay'].params, vaultMethod('repay')),
+    'vault.repossess': rpcMethod(
+      GUARDIAN_METHODS['vault.repossess'].params,
+      vaultMethod('repossess'),
+    ),
+    'vault.speedup': rpcMethod(GUARDIAN_METHODS['vault.speedup'].params, (params) =>
+      speedUp(g, params),
+    ),
   });
 
   return {

@@ -8,7 +8,6 @@ import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import type { Kysely, Migration } from 'kysely';
-import * as z from 'zod';
 import {
   declarationOf,
   parseTransaction,
@@ -109,17 +108,6 @@ export async function settleReplacements(g: GuardianContext): Promise<string[]> 
   }
   return restored;
 }
-
-/** vault.speedup params (api.ts SpeedUpRequest); the edge refuses anything else as bad_request. */
-export const speedUpSchema = z.object({
-  original_txid: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be a txid'),
-  vault_pubkey: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 32 bytes of hex'),
-  psbt: z
-    .string()
-    .min(1)
-    .max(200_000)
-    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64'),
-});
 
 const bad = (reason: string) =>
   new DomainError('bad_transaction', `Invalid replacement: ${reason}`);

@@ -31,6 +31,7 @@ import {
   type HistoryCursor,
 } from '../store/vaults';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
+import { telegramNotifyBodySchema } from '@unit/protocol/wire';
 import { BITCOIN_PRICE_SCHEMA, HISTORY_PAGE_SCHEMA, HISTORY_POINTS_SCHEMA } from './schemas';
 import { listLiquidations } from '../store/liquidations';
 import { DomainError } from '../errors';
@@ -86,18 +87,8 @@ const operationQuery = z.object({
 
 const devnetPriceBody = z.object({ usd: z.number().positive().max(100_000_000) });
 
-const address = z.string().regex(/^[A-Za-z0-9]{14,90}$/, 'expected a Bitcoin address');
-const txid = hex(32);
-
-const notifyBody: z.ZodType<TelegramNotifyDto> = z.object({
-  network: z.enum(['devnet', 'signet', 'mutinynet', 'mainnet']),
-  address,
-  tx_id: txid,
-  tx_action: z.enum(['open', 'deposit', 'withdraw', 'borrow', 'repay', 'repossess']),
-  btc_amount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  unit_amount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  vault_id: z.string().max(100),
-});
+/** POST /api/notify: the wire contract's body (@unit/protocol/wire). */
+const notifyBody: z.ZodType<TelegramNotifyDto> = telegramNotifyBodySchema;
 
 export function configDto(deps: ApiDeps): ConfigDto {
   const { config, keys, notifier } = deps;

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
 import type { AuthChallengeDto, AuthSessionDto } from '@unit/protocol';
+import { authVerifyBodySchema } from '@unit/protocol/wire';
 import type { AccountLinks, LinkOutcome } from '../auth/oauth';
 import {
   SESSION_TTL_S,
@@ -42,14 +43,7 @@ export async function registerAuthRoutes(
   });
 
   app.post('/api/auth/verify', { config: WRITE_LIMIT }, async (request, reply) => {
-    const body = parseInput(
-      z.object({
-        address,
-        message: z.string().min(1).max(1000),
-        signature: z.string().min(1).max(500),
-      }),
-      request.body,
-    );
+    const body = parseInput(authVerifyBodySchema, request.body);
     const session = await verifyChallenge(db, site(), body);
     setSessionCookie(request, reply, session.token, SESSION_TTL_S);
     return { address: body.address } satisfies AuthSessionDto;

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
+import { registerUserBodySchema, verifyMissionBodySchema } from '@unit/protocol/wire';
 import { requireSession, sessionAddress } from '../auth/sessions';
 import { communityOf } from '../missions/community';
 import { findUser, listMissions, registerUser, verifyMission } from '../missions/missions';
@@ -21,7 +22,7 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
 
   app.post('/api/missions/:id/verify', { config: WRITE_LIMIT }, async (request) => {
     const { id } = parseInput(z.object({ id: z.string().max(20) }), request.params);
-    const body = parseInput(z.object({ address }), request.body);
+    const body = parseInput(verifyMissionBodySchema, request.body);
     await requireSession(db, request, body.address);
     const mission = await verifyMission(db, id, body.address);
     if (!mission) throw notFound('No such mission');
@@ -51,10 +52,7 @@ export function registerMissionRoutes(app: FastifyInstance, db: Kysely<Database>
   });
 
   app.post('/api/users', { config: WRITE_LIMIT }, async (request, reply) => {
-    const body = parseInput(
-      z.object({ address, referral_code: z.string().max(20).nullable().optional() }),
-      request.body,
-    );
+    const body = parseInput(registerUserBodySchema, request.body);
     await requireSession(db, request, body.address);
     return reply.status(201).send(await registerUser(db, body.address, body.referral_code ?? null));
   });

@@ -78,7 +78,7 @@ export type SharedCallCount = (key: string, windowMs: number) => Promise<number>
 
 /**
  * The largest legitimate message is a vault request whose PSBT is at its schema cap (200,000
- * base64 characters, guardian/schemas.ts; real ones are a few kilobytes) with its envelope.
+ * base64 characters, @unit/protocol/wire psbtSchema; real ones are a few kilobytes) with its envelope.
  */
 export const MAX_RPC_PAYLOAD_BYTES = 256 * 1024;
 

@@ -7,7 +7,6 @@ import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import WebSocket from 'ws';
 import {
   borrow as borrowAction,
   open as openAction,
@@ -22,12 +21,17 @@ import {
   parseLiveEvent,
   sats,
   unitCents,
+  type GuardianMethod,
+  type GuardianParams,
+  type GuardianResult,
   type LiveEvent,
   type ReserveResult,
 } from '@unit/protocol';
+import { draftEnvelope, signVaultRequest } from '@unit/protocol/wire';
 import type { BuildAppOptions } from '../../src/app';
 import { getVaultByPubkey, openStore } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
+import { callOnce, openGuardian } from '../guardian-client';
 
 export const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -57,52 +61,20 @@ export function startInstance(
   );
 }
 
-/** One JSON-RPC call over a new /guardian WebSocket of this instance. */
-export function rpc<R>(unit: RunningApp, method: string, params: unknown): Promise<R> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
-    socket.once('error', reject);
-    socket.once('open', () =>
-      socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })),
-    );
-    socket.on('message', (raw) => {
-      const message = JSON.parse(String(raw)) as { id?: number; result?: R; error?: unknown };
-      if (message.id !== 1) return;
-      socket.close();
-      if (message.error) reject(new Error(JSON.stringify(message.error)));
-      else resolve(message.result as R);
-    });
-  });
+/** One JSON-RPC call over a new /guardian WebSocket of this instance (the one client). */
+export function rpc<M extends GuardianMethod>(
+  unit: RunningApp,
+  method: M,
+  params: GuardianParams<M>,
+): Promise<GuardianResult<M>> {
+  return callOnce(unit.url, method, params);
 }
 
 const FEE_RATE = 2;
 
 /** A /guardian WebSocket kept open across calls (a reservation lives as long as its socket). */
-export async function connect(unit: RunningApp) {
-  const socket = new WebSocket(`${unit.url.replace('http', 'ws')}/guardian`);
-  await new Promise((resolve, reject) => {
-    socket.once('open', resolve);
-    socket.once('error', reject);
-  });
-  let next = 1;
-  const waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
-  socket.on('message', (raw) => {
-    const message = JSON.parse(String(raw)) as { id?: number; result?: unknown; error?: unknown };
-    const waiter = message.id === undefined ? undefined : waiting.get(message.id);
-    if (!waiter) return;
-    waiting.delete(message.id!);
-    if (message.error) waiter.reject(new Error(JSON.stringify(message.error)));
-    else waiter.resolve(message.result);
-  });
-  return {
-    call: <R>(method: string, params: unknown) =>
-      new Promise<R>((resolve, reject) => {
-        const id = next++;
-        waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-        socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-      }),
-    close: () => socket.close(),
-  };
+export function connect(unit: RunningApp) {
+  return openGuardian(unit.url);
 }
 
 /**
@@ -148,7 +120,7 @@ export async function prepareOpen(
   await devnet.mine(1);
 
   const socket = await connect(via);
-  const reservation = await socket.call<ReserveResult>('unit.reserve', {
+  const reservation = await socket.call('unit.reserve', {
     unit_amount: Number(borrow),
     vault_action: openAction.action,
     vault_pubkey: vaultPubkey,
@@ -163,7 +135,8 @@ export async function prepareOpen(
   const th = liquidationThresholdCents(sats(deposit), unitCents(borrow));
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
-  const nonce = randomBytes(16);
+  const draft = draftEnvelope(now, 120, randomBytes);
+  const { nonce } = draft;
   const built = openAction.build({
     wallet,
     utxos: (await via.chain.paymentUtxos(payment.address!)).map((u) => ({
@@ -176,7 +149,7 @@ export async function prepareOpen(
     ...quotedVault(
       quote,
       th,
-      { nonce, expiry: now + 120 },
+      { nonce, expiry: draft.expiresAt },
       {
         vaultPubkey: hex.decode(vaultPubkey),
         guardPubkey: hex.decode(via.keys.guardPubkey),
@@ -195,27 +168,21 @@ export async function prepareOpen(
       internalKey: hex.decode(via.keys.treasuryPubkey),
     },
   });
-  const psbt = signUserInputs(built.psbt, paymentKey, built.signInputs.user);
-  const params = {
-    vault_pubkey: vaultPubkey,
-    nonce: hex.encode(nonce),
-    expires_at: now + 120,
-    quote: {
-      price_cents: quote.price_cents,
-      time: quote.time,
-      th: quote.th,
-      ts: quote.ts,
-      signature: quote.signature,
-    },
-    psbt: base64.encode(psbt),
-    reservation_id: reservation.reservation_id,
+  const params = await signVaultRequest({
+    draft,
+    vaultPubkey,
+    quote,
+    reservationId: reservation.reservation_id,
+    psbt: base64.encode(built.psbt),
+    sign: (psbt) =>
+      base64.encode(signUserInputs(base64.decode(psbt), paymentKey, built.signInputs.user)),
     payload: openAction.payload({
       btc: deposit,
       unit: borrow,
       feeRate: FEE_RATE,
       label: 'cluster vault',
     }),
-  };
+  });
   return {
     vaultPubkey,
     owner: { paymentKey, vaultKey, vaultPubkey, wallet, paymentAddress: payment.address! },
@@ -225,7 +192,7 @@ export async function prepareOpen(
     submit: async (to: RunningApp = via) => {
       const target = to === via ? socket : await connect(to);
       try {
-        const result = await target.call<{ vault_id: string }>(openAction.method, params);
+        const result = await target.call('vault.open', params);
         return { vaultId: result.vault_id, vaultPubkey };
       } finally {
         if (target !== socket) target.close();
@@ -340,7 +307,7 @@ export async function prepareBorrow(
     }),
   };
   const socket = await connect(via);
-  const reservation = await socket.call<ReserveResult>('unit.reserve', {
+  const reservation = await socket.call('unit.reserve', {
     unit_amount: Number(amount),
     vault_action: borrowAction.action,
     vault_pubkey: owner.vaultPubkey,
@@ -355,7 +322,8 @@ export async function prepareBorrow(
   const th = liquidationThresholdCents(sats(vault.value), unitCents(vault.unitDebt + amount));
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
-  const nonce = randomBytes(16);
+  const draft = draftEnvelope(now, 120, randomBytes);
+  const { nonce } = draft;
   const built = borrowAction.build({
     wallet: owner.wallet,
     utxos: (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
@@ -368,7 +336,7 @@ export async function prepareBorrow(
     ...quotedVault(
       quote,
       th,
-      { nonce, expiry: now + 120 },
+      { nonce, expiry: draft.expiresAt },
       { vaultPubkey: hex.decode(owner.vaultPubkey), guardPubkey, network: TEST_NETWORK },
     ),
     vault,
@@ -386,31 +354,30 @@ export async function prepareBorrow(
   });
   // The vault input is signed with the vault key, the others pay the fee.
   const vaultIndex = borrowAction.spends.findIndex((input) => input.role === 'vault');
-  let psbt = built.psbt;
-  for (const index of built.signInputs.user)
-    psbt = signUserInputs(psbt, index === vaultIndex ? owner.vaultKey : owner.paymentKey, [index]);
-  const params = {
-    vault_pubkey: owner.vaultPubkey,
-    nonce: hex.encode(nonce),
-    expires_at: now + 120,
-    quote: {
-      price_cents: quote.price_cents,
-      time: quote.time,
-      th: quote.th,
-      ts: quote.ts,
-      signature: quote.signature,
-    },
-    psbt: base64.encode(psbt),
-    reservation_id: reservation.reservation_id,
-    payload: borrowAction.payload({ btc: 0n, unit: amount, feeRate: FEE_RATE }),
+  const sign = (unsigned: string) => {
+    let psbt = base64.decode(unsigned);
+    for (const index of built.signInputs.user)
+      psbt = signUserInputs(psbt, index === vaultIndex ? owner.vaultKey : owner.paymentKey, [
+        index,
+      ]);
+    return base64.encode(psbt);
   };
+  const params = await signVaultRequest({
+    draft,
+    vaultPubkey: owner.vaultPubkey,
+    quote,
+    reservationId: reservation.reservation_id,
+    psbt: base64.encode(built.psbt),
+    sign,
+    payload: borrowAction.payload({ btc: 0n, unit: amount, feeRate: FEE_RATE }),
+  });
   return {
     nonce: hex.encode(nonce),
     treasury,
     submit: async (to: RunningApp = via) => {
       const target = to === via ? socket : await connect(to);
       try {
-        return await target.call<{ vault_txid: string }>(borrowAction.method, params);
+        return await target.call('vault.borrow', params);
       } finally {
         if (target !== socket) target.close();
       }

@@ -2,7 +2,7 @@
 // and an address's guardian calls together (http/shared-rate-limits.ts), so a balancer spreading
 // requests over them does not multiply the limit. Runs when TEST_DATABASE_URL is set, like the other PostgreSQL suites.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiErrorDto } from '@unit/protocol';
+import { errorCodeOf, type ApiErrorDto } from '@unit/protocol';
 import { postJson, type RunningApp } from '../support';
 import { dropSchema, newSchema, pgUrl, rpc, startInstance } from './instances';
 
@@ -20,7 +20,7 @@ async function callCode(unit: RunningApp): Promise<string> {
     });
     return 'ok';
   } catch (error) {
-    return (JSON.parse((error as Error).message) as { data?: { code?: string } }).data?.code ?? '?';
+    return errorCodeOf(error) ?? '?';
   }
 }
 

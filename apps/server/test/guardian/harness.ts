@@ -32,10 +32,12 @@ import {
   sats,
   unitCents,
   type ReserveParams,
+  type GuardianMethod,
   type ReserveResult,
   type VaultAction,
   type SignedVaultRequest,
 } from '@unit/protocol';
+import { draftEnvelope, envelopeFields } from '@unit/protocol/wire';
 import { createDevnet, type Devnet } from '../../src/devnet/devnet';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { DevnetChain } from '../../src/chain/devnet-chain';
@@ -44,8 +46,8 @@ import { Oracle } from '../../src/oracle/oracle';
 import { SimulatedPriceSource } from '../../src/oracle/price-source';
 import { getVaultByPubkey, migrateToLatest, openStore, type Store } from '../../src/store';
 import { createGuardian, guardianMigrations, type Guardian } from '../../src/guardian';
-import { DomainError } from '../../src/errors';
 import type { RpcContext } from '../../src/rpc/json-rpc';
+import { codeOf, guardianClient, inProcess } from '../guardian-client';
 
 export const START = 1_800_000_000;
 export const START_PRICE_CENTS = 9_500_000;
@@ -166,29 +168,21 @@ export function recorder(): RpcContext & { steps: number[] } {
   };
 }
 
-/** Calls an RPC method as serveJsonRpc would: params through its zod schema, then the handler. */
+/**
+ * Calls an RPC method as serveJsonRpc would (params through its zod schema, then the handler),
+ * through the one client of the wire contract: its result is checked against the contract too.
+ */
 export async function call<R>(
   guardian: Guardian,
   method: string,
   params: unknown,
   ctx: RpcContext = recorder(),
 ): Promise<R> {
-  const entry = guardian.methods[method]!;
-  const parsed = entry.params.safeParse(params);
-  if (!parsed.success) throw new DomainError('bad_request', parsed.error.message);
-  return (await entry.handler(parsed.data, ctx)) as R;
+  const client = guardianClient(inProcess(guardian, ctx));
+  return (await client.call(method as GuardianMethod, params as never)) as R;
 }
 
-/** The refusal code of a failing call, or 'ok'. */
-export async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    if (error instanceof DomainError) return error.code;
-    throw error;
-  }
-}
+export { codeOf };
 
 export interface Draft<P> {
   request: SignedVaultRequest<P>;
@@ -297,12 +291,11 @@ export class TestWallet {
     const now = this.h.clock.now;
     const th = liquidationThresholdCents(sats(vaultSats), unitCents(debt));
     const quote = this.h.oracle.quote(th, now + (options.quoteAge ?? 0));
-    const expiresAt = now + (options.expiresIn ?? 120);
-    const nonce = randomBytes(16);
+    const draft = draftEnvelope(now, options.expiresIn ?? 120, randomBytes);
     const { state, newVault } = quotedVault(
       quote,
       th,
-      { nonce, expiry: expiresAt },
+      { nonce: draft.nonce, expiry: draft.expiresAt },
       {
         vaultPubkey: hex.decode(this.vaultPubkey),
         guardPubkey: this.guardPub,
@@ -311,18 +304,7 @@ export class TestWallet {
     );
     if (options.recordedKey === null) delete state.vaultPubkey;
     else if (options.recordedKey) state.vaultPubkey = options.recordedKey;
-    const envelope = {
-      vault_pubkey: this.vaultPubkey,
-      nonce: hex.encode(nonce),
-      expires_at: expiresAt,
-      quote: {
-        price_cents: quote.price_cents,
-        time: quote.time,
-        th: quote.th,
-        ts: quote.ts,
-        signature: quote.signature,
-      },
-    };
+    const envelope = envelopeFields({ draft, vaultPubkey: this.vaultPubkey, quote });
     return { state, newVault, envelope };
   }
 

@@ -12,7 +12,6 @@ import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import WebSocket from 'ws';
 import { base64, hex } from '@scure/base';
 import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
@@ -31,15 +30,18 @@ import {
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
+  errorCodeOf,
   liquidationThresholdCents,
   sats,
   unitCents,
   type ConfigDto,
+  type GuardianMethod,
   type OracleQuoteDto,
-  type ReserveResult,
   type VaultDto,
 } from '@unit/protocol';
+import { draftEnvelope, envelopeFields } from '@unit/protocol/wire';
 import { connect } from '../cluster/instances';
+import { openGuardian } from '../guardian-client';
 import { vaultLock } from '../../src/guardian/locks';
 import { getGuardianRequest, openStore } from '../../src/store';
 import type { RunningApp } from '../support';
@@ -174,29 +176,18 @@ class User {
     const th = liquidationThresholdCents(sats(vaultSats), unitCents(debt));
     const now = Math.floor(Date.now() / 1000);
     const quote = await getJson<OracleQuoteDto>(`${this.url}/api/oracle/quote?th=${th}&ts=${now}`);
-    const nonce = randomBytes(16);
+    const draft = draftEnvelope(now, 120, randomBytes);
     const { state, newVault } = quotedVault(
       quote,
       th,
-      { nonce, expiry: now + 120 },
+      { nonce: draft.nonce, expiry: draft.expiresAt },
       {
         vaultPubkey: hex.decode(this.vaultPubkey),
         guardPubkey: hex.decode(config.guardPubkey),
         network: TEST_NETWORK,
       },
     );
-    const envelope = {
-      vault_pubkey: this.vaultPubkey,
-      nonce: hex.encode(nonce),
-      expires_at: now + 120,
-      quote: {
-        price_cents: quote.price_cents,
-        time: quote.time,
-        th: quote.th,
-        ts: quote.ts,
-        signature: quote.signature,
-      },
-    };
+    const envelope = envelopeFields({ draft, vaultPubkey: this.vaultPubkey, quote });
     return { state, newVault, envelope };
   }
 
@@ -231,7 +222,7 @@ class User {
     const config = await this.config();
     const socket = await connect({ url: this.url } as RunningApp);
     try {
-      const reservation = await socket.call<ReserveResult>('unit.reserve', {
+      const reservation = await socket.call('unit.reserve', {
         unit_amount: Number(borrow),
         vault_action: 'open',
         vault_pubkey: this.vaultPubkey,
@@ -323,31 +314,27 @@ class User {
   }
 
   /** One call on a new socket; rejected if the socket closes first (the server was killed). */
-  send(method: string, params: unknown, onEvent?: (event: Moment) => void): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const socket = new WebSocket(`${this.url.replace('http', 'ws')}/guardian`);
-      socket.once('error', reject);
-      socket.once('close', () => reject(new Error('socket closed')));
-      socket.once('open', () => {
-        socket.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
-        onEvent?.('sent');
+  async send(method: string, params: unknown, onEvent?: (event: Moment) => void): Promise<unknown> {
+    const client = await openGuardian(this.url);
+    try {
+      const answer = client.call(method as GuardianMethod, params as never, {
+        onProgress: (step) => onEvent?.(step),
       });
-      socket.on('message', (raw) => {
-        const message = JSON.parse(String(raw)) as {
-          id?: number;
-          result?: unknown;
-          error?: unknown;
-          params?: { step?: number };
-        };
-        if (message.id === undefined && message.params?.step !== undefined)
-          onEvent?.(message.params.step as Moment);
-        if (message.id !== 1) return;
-        onEvent?.('answer');
-        if (message.error) reject(new Error(JSON.stringify(message.error)));
-        else resolve(message.result);
-        socket.close();
-      });
-    });
+      onEvent?.('sent');
+      return await answer.then(
+        (result) => {
+          onEvent?.('answer');
+          return result;
+        },
+        (error: unknown) => {
+          // A refusal is an answer; a closed socket (the server killed) is not.
+          if (errorCodeOf(error) !== 'unreachable') onEvent?.('answer');
+          throw error;
+        },
+      );
+    } finally {
+      client.close();
+    }
   }
 }
 

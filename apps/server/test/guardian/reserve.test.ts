@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import { UNIT_POSTAGE_SATS, type ReserveResult } from '@unit/protocol';
 import { getReservation } from '../../src/store';
 import { RESERVATION_SECONDS, RESERVATIONS_PER_CONNECTION } from '../../src/guardian/reserve';
-import { reserveSchema } from '../../src/guardian/schemas';
+import { GUARDIAN_METHODS } from '@unit/protocol/wire';
+
+const reserveSchema = GUARDIAN_METHODS['unit.reserve'].params;
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import {
   call,

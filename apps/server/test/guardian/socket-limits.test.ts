@@ -7,7 +7,7 @@ import WebSocket from 'ws';
 import { VAULT_NAME_MAX_LENGTH } from '@unit/protocol';
 import { getReservation } from '../../src/store';
 import { DEFAULT_RPC_LIMITS, MAX_RPC_PAYLOAD_BYTES } from '../../src/rpc/json-rpc';
-import { openSchema } from '../../src/guardian/schemas';
+import { GUARDIAN_METHODS } from '@unit/protocol/wire';
 import type { BuildAppOptions } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { startTestApp, type RunningApp } from '../support';
@@ -102,10 +102,13 @@ describe('the /guardian socket with its default limits, on loopback', () => {
         reservation_id: 'ab'.repeat(16),
       },
     };
-    expect(openSchema.safeParse(largest.params).success).toBe(true);
-    expect(openSchema.safeParse({ ...largest.params, psbt: 'A'.repeat(200_004) }).success).toBe(
-      false,
-    );
+    expect(GUARDIAN_METHODS['vault.open'].params.safeParse(largest.params).success).toBe(true);
+    expect(
+      GUARDIAN_METHODS['vault.open'].params.safeParse({
+        ...largest.params,
+        psbt: 'A'.repeat(200_004),
+      }).success,
+    ).toBe(false);
     const size = Buffer.byteLength(JSON.stringify(largest));
     expect(size).toBeLessThanOrEqual(MAX_RPC_PAYLOAD_BYTES);
     expect(DEFAULT_RPC_LIMITS.maxPayloadBytes).toBe(MAX_RPC_PAYLOAD_BYTES);

@@ -56,7 +56,7 @@ export async function deposit(via: RunningApp, owner: VaultOwner, amount: bigint
     psbt = signUserInputs(psbt, index === 0 ? owner.vaultKey : owner.paymentKey, [index]);
   const socket = await connect(via);
   try {
-    return await socket.call<{ vault_txid: string }>('vault.deposit', {
+    return await socket.call('vault.deposit', {
       vault_pubkey: owner.vaultPubkey,
       nonce: hex.encode(nonce),
       expires_at: now + 120,

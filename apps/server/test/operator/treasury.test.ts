@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
@@ -22,6 +21,7 @@ import { runOperator } from '../../src/operator/cli';
 import { etchedRuneIdFromOrd } from '../../src/operator/ord-rune';
 import { OrdIndexer } from '../../src/chain/ord';
 import { startTestApp, type RunningApp } from '../support';
+import { openGuardian } from '../guardian-client';
 import { signetEnvFor } from './network';
 
 const REPO = path.resolve(import.meta.dirname, '../../../..');
@@ -51,25 +51,19 @@ async function operator(args: string[], extra: Record<string, string> = {}): Pro
 
 /** unit.reserve over the server's /guardian socket; the reservation lives while the socket does. */
 async function reserveOn(server: RunningApp) {
-  const socket = new WebSocket(`${server.url.replace('http', 'ws')}/guardian`);
-  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-  const answer = new Promise<{ result?: { treasury_utxo: { txid: string; vout: number } } }>(
-    (resolve) => socket.once('message', (raw) => resolve(JSON.parse(String(raw)) as never)),
-  );
-  socket.send(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'unit.reserve',
-      params: { vault_pubkey: '22'.repeat(32), vault_action: 'open', unit_amount: 5_000 },
-    }),
-  );
-  const utxo = (await answer).result!.treasury_utxo;
+  const client = await openGuardian(server.url);
+  const { treasury_utxo } = await client.call('unit.reserve', {
+    vault_pubkey: '22'.repeat(32),
+    vault_action: 'open',
+    unit_amount: 5_000,
+  });
+  // An opening's reservation always names a treasury output.
+  const utxo = treasury_utxo!;
   return {
     utxo,
     /** Closes the socket and waits until the server has released what it held. */
     release: async () => {
-      socket.close();
+      client.close();
       for (let i = 0; i < 200; i++) {
         const live = await server.store.db
           .selectFrom('reservations')

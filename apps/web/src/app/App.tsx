@@ -3,7 +3,7 @@ import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import { RouterProvider, createBrowserRouter, type DataRouter } from 'react-router';
 import { useConfig } from '../api/config';
 import { FlowProvider } from '../flows/FlowProvider';
-import type { ExecuteFlow } from '../flows/execute';
+import type { ExecuteFlow } from '../flows/flow-types';
 import { ToastProvider } from '../ui/toasts';
 import { WalletProvider } from '../wallet';
 import { ConfigGate } from './ConfigGate';

@@ -2,7 +2,7 @@ import { useState, type ComponentType } from 'react';
 import { Sheet } from '../ui/Sheet';
 import { FLOWS, type FlowDecl, type StepKind } from './declarations';
 import type { FlowState } from './engine';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import { useFlows } from './FlowProvider';
 import type { FlowPreview } from './preview';
 import { ConfirmStep } from './steps/ConfirmStep';

@@ -5,7 +5,7 @@ import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
 import type { FlowAction, FlowDecl, FlowTarget } from './declarations';
 import type { FlowEvent, FlowState } from './engine';
-import { executeFlow, type ExecuteFlow, type FlowInput } from './execute';
+import type { ExecuteFlow, FlowInput } from './flow-types';
 import { useFlowBanner, type FlowBanner } from './flow-banner';
 import { useFlowMachine, type FlowRunEffects } from './flow-machine';
 import { usePendingStore } from './pending-store';
@@ -47,6 +47,10 @@ export interface FlowsApi {
 }
 
 const FlowsContext = createContext<FlowsApi | null>(null);
+
+/** The guardian client (guardian-client.ts), loaded on the first flow run: it carries @scure/*. */
+const executeFlow: ExecuteFlow = (...args) =>
+  import('./guardian-client').then((client) => client.executeFlow(...args));
 
 /** The flows of the app: the flow machine, the pending store and the banner, joined. */
 export function FlowProvider({

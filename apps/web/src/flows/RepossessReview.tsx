@@ -14,7 +14,7 @@ import {
 import { usePosition } from '../api/position';
 import { formatBtcUsd } from '../ui/format';
 import type { FlowDecl, FlowTarget } from './declarations';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import { FeeSelector } from './FeeSelector';
 import { BeforeAfter } from './BeforeAfter';
 import type { FlowPreview } from './preview';

@@ -6,7 +6,7 @@ import { usePosition } from '../api/position';
 import { formatBtcUsd } from '../ui/format';
 import { TxLink } from '../ui/TxLink';
 import type { FlowDecl, FlowTarget } from './declarations';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import type { FlowPreview } from './preview';
 
 const COPY = CONTENT.speedUp;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
-import { ERROR_MESSAGES } from '@unit/protocol';
+import { DomainError, ERROR_MESSAGES, errorCodeOf } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { useWallet } from '../wallet';
 import { isRejection } from '../wallet/errors';
@@ -11,7 +11,7 @@ import {
   type FlowResultIds,
   type FlowState,
 } from './engine';
-import type { ExecuteFlow, FlowInput } from './execute';
+import type { ExecuteFlow, FlowInput } from './flow-types';
 import type { FlowPreview } from './preview';
 
 // The flow machine: which flow is open, its drawer, and one run from the wallet prompt to the
@@ -26,8 +26,8 @@ function slotReducer(state: Slot, event: SlotEvent): Slot {
   return state ? flowReducer(state, event) : state;
 }
 
-const isUserTimeout = (error: unknown) =>
-  error instanceof Error && error.message === ERROR_MESSAGES.userTimeout;
+/** A time-out (the flow's own, or the guardian client's), recognised by its code. */
+const isUserTimeout = (error: unknown) => errorCodeOf(error) === 'timed_out';
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, started: Promise<void>) =>
   new Promise<T>((resolve, reject) => {
@@ -35,7 +35,10 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, started: Promise<void>)
     // when the request was sent (time in the wallet prompt does not count).
     let timer: ReturnType<typeof setTimeout> | undefined;
     void started.then(() => {
-      timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
+      timer = setTimeout(
+        () => reject(new DomainError('timed_out', ERROR_MESSAGES.userTimeout)),
+        ms,
+      );
     });
     promise.then(
       (value) => {

@@ -1,6 +1,6 @@
 // What a flow hands to the client that talks to the wallet and the guardian, and what it gets back:
-// types only, so the dispatcher (execute.ts) and the client it loads lazily (guardian-client.ts)
-// both import them without importing each other.
+// types only, so the flow machine (FlowProvider.tsx) and the client it loads lazily
+// (guardian-client.ts) both import them without importing each other.
 import type { ConfigDto } from '@unit/protocol';
 import type { useWallet } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';

@@ -1,7 +1,10 @@
 // The browser's half of the vault protocol (docs/protocol.md): read the vault and the wallet's
 // outputs, get a signed oracle quote for the state after the action, reserve treasury UNIT where
 // needed, build the PSBT with @unit/bitcoin, have the wallet sign its inputs, and hand the request to
-// the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries.
+// the guardian over JSON-RPC, following its progress. Loaded lazily: it carries the Bitcoin libraries
+// The JSON-RPC client and the request envelope are the protocol's (@unit/protocol/wire/client, without
+// the zod schemas: bundled here they would pull zod's core into the dashboard's first chunk); their
+// errors are DomainErrors matched by code.
 import { base64, hex } from '@scure/base';
 import { TEST_NETWORK, NETWORK, p2tr } from '@scure/btc-signer';
 import {
@@ -34,41 +37,36 @@ import {
   type OracleQuoteDto,
   type ReserveParams,
   type ReserveResult,
-  type SpeedUpResult,
   type UnitOutputDto,
   type UtxoDto,
   type VaultAction,
   type VaultDto,
-  type VaultTxResult,
 } from '@unit/protocol';
+import {
+  REQUEST_LIFETIME_SECONDS,
+  connectGuardian,
+  draftEnvelope,
+  signVaultRequest,
+  type GuardianClient,
+} from '@unit/protocol/wire/client';
 import { getJson, joinUrl } from '../api/http';
 import { getUser } from '../api/missions';
 import { WalletError, type WalletAccount } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { ExecuteContext, FlowInput, OnProgress } from './flow-types';
+import type { ExecuteContext, ExecuteFlow, FlowInput, OnProgress } from './flow-types';
 import { attachResend } from './resend';
 import { vaultActionOf } from './vault-action';
 
-/** Signed requests stay valid this long: enough to sign on a hardware wallet. */
-const REQUEST_LIFETIME_SECONDS = 300;
+/**
+ * The guardian's answer to a signed request may take as long as the request lives: the flow's own
+ * time-out (FlowProvider) stops the waiting sooner, and still records a late answer.
+ */
+const REQUEST_ANSWER_MS = REQUEST_LIFETIME_SECONDS * 1000;
 
-export class GuardianError extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-    this.name = 'GuardianError';
-  }
-}
-
-interface RpcClient {
-  call<R>(method: string, params: unknown, onProgress?: (step: number) => void): Promise<R>;
-  close(): void;
-  /** Whether the socket is still open (a reservation lives as long as it does). */
-  open(): boolean;
-}
+/** The one client on one socket, and whether that socket is still open (a reservation lives as long
+ * as it does: a re-send goes over it while it is). */
+type RpcClient = GuardianClient & { open(): boolean };
 
 function wsUrl(guardianUrl: string): string {
   const url = new URL(guardianUrl, window.location.href);
@@ -76,62 +74,13 @@ function wsUrl(guardianUrl: string): string {
   return url.toString();
 }
 
-/** A JSON-RPC 2.0 client on one WebSocket; `vault.progress` notifications go to the caller. */
-function connect(guardianUrl: string): Promise<RpcClient> {
-  return new Promise((resolve, reject) => {
-    const socket = new WebSocket(wsUrl(guardianUrl));
-    let nextId = 1;
-    const waiting = new Map<
-      number,
-      {
-        resolve(v: unknown): void;
-        reject(e: Error): void;
-        nonce?: string;
-        onProgress?(s: number): void;
-      }
-    >();
-    socket.onerror = () => reject(new Error('Could not reach the guardian'));
-    socket.onclose = () => {
-      for (const entry of waiting.values())
-        entry.reject(new Error('The guardian connection closed'));
-      waiting.clear();
-    };
-    socket.onmessage = (event) => {
-      const message = JSON.parse(String(event.data)) as {
-        id?: number;
-        method?: string;
-        params?: { request: string; step: number };
-        result?: unknown;
-        error?: { message: string; data?: { code: string } };
-      };
-      if (message.method === 'vault.progress' && message.params) {
-        for (const entry of waiting.values())
-          if (entry.nonce === message.params.request) entry.onProgress?.(message.params.step);
-        return;
-      }
-      const entry = message.id !== undefined ? waiting.get(message.id) : undefined;
-      if (!entry) return;
-      waiting.delete(message.id!);
-      if (message.error)
-        entry.reject(
-          new GuardianError(message.error.message, message.error.data?.code ?? 'internal'),
-        );
-      else entry.resolve(message.result);
-    };
-    socket.onopen = () =>
-      resolve({
-        call<R>(method: string, params: unknown, onProgress?: (step: number) => void) {
-          const id = nextId++;
-          const nonce = (params as { nonce?: string }).nonce;
-          return new Promise<R>((res, rej) => {
-            waiting.set(id, { resolve: (v) => res(v as R), reject: rej, nonce, onProgress });
-            socket.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
-          });
-        },
-        close: () => socket.close(),
-        open: () => socket.readyState === WebSocket.OPEN,
-      });
+/** The protocol's JSON-RPC client on one WebSocket; `vault.progress` notifications go to the caller. */
+async function connect(guardianUrl: string): Promise<RpcClient> {
+  const client = await connectGuardian(() => new WebSocket(wsUrl(guardianUrl)), {
+    timeoutMs: REQUEST_ANSWER_MS,
   });
+  const socket = client.socket as WebSocket;
+  return { ...client, open: () => socket.readyState === WebSocket.OPEN };
 }
 
 /**
@@ -193,15 +142,6 @@ async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<V
       network: bitcoinNetwork(config),
     }),
   };
-}
-
-/** SPEC §7: the reserve call's time limit (the reservation itself lives for minutes). */
-function answeredWithin<T>(ms: number, call: Promise<T>): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(ERROR_MESSAGES.userTimeout)), ms);
-  });
-  return Promise.race([call, limit]).finally(() => clearTimeout(timer));
 }
 
 /** The flows that build a new vault transaction from the form's amounts. */
@@ -325,22 +265,24 @@ export async function runVaultAction(
   /** Kept open for a re-send (sendKeepingResend): the reservation lives with the socket. */
   let keep = false;
   try {
+    // SPEC §7: the reserve call's time limit (the reservation itself lives for minutes).
     const reservation =
       shape.reserve === null
         ? null
-        : await answeredWithin(
-            RESERVE_TIMEOUT_MS,
-            rpc.call<ReserveResult>('unit.reserve', {
+        : await rpc.call(
+            'unit.reserve',
+            {
               unit_amount: Number(input.cents),
               vault_action: action as ReserveParams['vault_action'],
               vault_pubkey: account.vaultPubkey,
-            }),
+            },
+            { timeoutMs: RESERVE_TIMEOUT_MS, timeoutMessage: ERROR_MESSAGES.userTimeout },
           );
 
     // The state after the action decides the threshold the new vault output commits to.
     const now = Math.floor(Date.now() / 1000);
-    const nonce = crypto.getRandomValues(new Uint8Array(16));
-    const expiresAt = now + REQUEST_LIFETIME_SECONDS;
+    const draft = draftEnvelope(now);
+    const { nonce, expiresAt } = draft;
     const { quote, state, newVault } = await quotedStateAfter(
       config,
       declaration,
@@ -387,37 +329,25 @@ export async function runVaultAction(
     });
 
     // [1 signature collection]: the wallet signs only its own inputs.
-    const signed = await wallet.signPsbt(base64.encode(built.psbt), {
-      signInputs: built.signInputs.user,
+    const request = await signVaultRequest({
+      draft,
+      payload,
+      vaultPubkey: account.vaultPubkey,
+      quote,
+      reservationId: reservation?.reservation_id ?? null,
+      psbt: base64.encode(built.psbt),
+      sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
     });
     const progressOf = (step: number) =>
       // The create tracker has five steps; the action drawers four (no separate network approvals).
       shape.vault === 'creates'
         ? step
         : (({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step);
-    const request = {
-      payload,
-      vault_pubkey: account.vaultPubkey,
-      psbt: signed,
-      nonce: hex.encode(nonce),
-      expires_at: expiresAt,
-      quote: {
-        price_cents: quote.price_cents,
-        time: quote.time,
-        th: quote.th,
-        ts: quote.ts,
-        signature: quote.signature,
-      },
-      ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
-    };
     onSent?.();
     const send = async (client: RpcClient, report: OnProgress): Promise<FlowResultIds> => {
-      const result = await client.call<{
-        vault_txid: string;
-        issue_txid?: string;
-        repay_txid?: string;
-        vault_id?: string;
-      }>(declaration.method, request, (step) => report(progressOf(step)));
+      const result = (await client.call(declaration.method as never, request as never, {
+        onProgress: (step) => report(progressOf(step)),
+      })) as { vault_txid: string; issue_txid?: string; repay_txid?: string; vault_id?: string };
       return {
         txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
         vaultTxid: result.vault_txid,
@@ -500,8 +430,8 @@ export async function runRepossess(
     { btcSats: sats(liquidated.value), unitCents: unitCents(liquidated.unitDebt) },
   );
   const now = Math.floor(Date.now() / 1000);
-  const nonce = crypto.getRandomValues(new Uint8Array(16));
-  const expiresAt = now + REQUEST_LIFETIME_SECONDS;
+  const draft = draftEnvelope(now);
+  const { nonce, expiresAt } = draft;
   const th = liquidationThresholdCents(after.btcSats, after.unitCents);
   const quote = await quoteFor(th, now);
   const built = repossess.build({
@@ -525,34 +455,25 @@ export async function runRepossess(
     // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
     treasuryScript: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
   });
-  const signed = await wallet.signPsbt(base64.encode(built.psbt), {
-    signInputs: built.signInputs.user,
+  const request = await signVaultRequest({
+    draft,
+    payload: repossess.payload({
+      btc: 0n,
+      unit: 0n,
+      feeRate,
+      liquidatedVaultId: liquidatedVault.vault_id,
+    }),
+    vaultPubkey: account.vaultPubkey,
+    quote,
+    psbt: base64.encode(built.psbt),
+    sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
   });
   const rpc = await connect(config.guardianUrl);
   try {
-    const result = await rpc.call<VaultTxResult>(
-      repossess.method,
-      {
-        payload: repossess.payload({
-          btc: 0n,
-          unit: 0n,
-          feeRate,
-          liquidatedVaultId: liquidatedVault.vault_id,
-        }),
-        vault_pubkey: account.vaultPubkey,
-        psbt: signed,
-        nonce: hex.encode(nonce),
-        expires_at: expiresAt,
-        quote: {
-          price_cents: quote.price_cents,
-          time: quote.time,
-          th: quote.th,
-          ts: quote.ts,
-          signature: quote.signature,
-        },
-      },
-      (step) => onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
-    );
+    const result = await rpc.call('vault.repossess', request, {
+      onProgress: (step) =>
+        onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
+    });
     return { txid: result.vault_txid, vaultTxid: result.vault_txid };
   } finally {
     rpc.close();
@@ -619,7 +540,7 @@ export async function runSpeedUp(
   const rpc = await connect(config.guardianUrl);
   try {
     onProgress(3);
-    const result = await rpc.call<SpeedUpResult>(speedUp.method, {
+    const result = await rpc.call('vault.speedup', {
       original_txid: target.txid,
       vault_pubkey: account.vaultPubkey,
       psbt: signed,
@@ -630,3 +551,22 @@ export async function runSpeedUp(
     rpc.close();
   }
 }
+
+/**
+ * The step that talks to the wallet and the guardian, by the flow's action. FlowProvider loads this
+ * module lazily, so @scure/* and zod stay out of the dashboard's initial chunk.
+ */
+export const executeFlow: ExecuteFlow = async (action, input, onProgress, context) => {
+  if (input.resend) {
+    // The same signed request again: no new quote, no new signature.
+    context.onSent?.();
+    return input.resend.send(onProgress);
+  }
+  const { target } = input;
+  if (action === 'repossess' && target?.kind === 'repossess')
+    return runRepossess(target.vault, input.feeRate, onProgress, context);
+  if (action === 'speedup' && target?.kind === 'speedup')
+    return runSpeedUp(target, input.feeRate, onProgress, context);
+  if (action === 'repossess' || action === 'speedup') throw new Error('Nothing to act on');
+  return runVaultAction(action, input, onProgress, context);
+};

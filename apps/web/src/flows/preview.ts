@@ -13,7 +13,7 @@ import {
 } from '@unit/protocol';
 import type { FlowAction } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import { vaultActionOf } from './vault-action';
 
 /** What a flow's form shows as "before -> after" and what its pending entry records. */

@@ -8,7 +8,7 @@ import { useWallet } from '../wallet';
 import type { AmountValue } from './AmountInput';
 import type { FlowDecl } from './declarations';
 import { emptyForm, formModel, type FormState, type MaxPlan } from './form-model';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import type { MaxDepositRequest } from './max-deposit';
 import type { FlowPreview } from './preview';
 

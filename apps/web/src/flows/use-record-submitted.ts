@@ -7,7 +7,7 @@ import { vaultQueryOptions } from '../api/vault';
 import { useWallet } from '../wallet';
 import { NOTICES, type FlowDecl } from './declarations';
 import type { FlowResultIds } from './engine';
-import type { FlowInput } from './execute';
+import type { FlowInput } from './flow-types';
 import type { FlowBannerActions } from './flow-banner';
 import type { PendingUpdate } from './pending-store';
 import { pendingEntry, type FlowPreview } from './preview';

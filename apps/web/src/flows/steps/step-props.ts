@@ -1,6 +1,6 @@
 import type { FlowDecl, StepDecl } from '../declarations';
 import type { FlowState } from '../engine';
-import type { FlowInput } from '../execute';
+import type { FlowInput } from '../flow-types';
 import type { FlowPreview } from '../preview';
 import type { FlowForm } from '../use-flow-form';
 

@@ -1,0 +1,234 @@
+// The JSON bodies of /api that the web app reads and sends: zod schemas, the types inferred from
+// them. Amounts are integers (sats, UNIT hundredths) as JSON numbers. The server validates the
+// bodies it receives with the `*BodySchema`s; the answers' schemas are the shapes it promises.
+import * as z from 'zod';
+import type { ConfigConstants } from '../constants';
+import { actionCodeSchema, amount, networkSchema, unixSeconds, vaultActionSchema } from './fields';
+
+const int = z.number().int();
+const nullableString = z.string().nullable();
+/** A Bitcoin address as the routes accept it. */
+export const addressSchema = z.string().regex(/^[A-Za-z0-9]{14,90}$/, 'expected a Bitcoin address');
+
+const configConstantsSchema = z.object({
+  minBtcSats: int,
+  dustLimitSats: int,
+  minVaultBalanceSats: int,
+  collateralPercent: z.number(),
+  liquidationThresholdPercent: z.number(),
+  unitPostageSats: int,
+  flowTimeoutMs: int,
+  speedUpAfterSeconds: int,
+  amountIntDigits: z.object({ btc: int, unit: int, usd: int }),
+}) satisfies z.ZodType<ConfigConstants>;
+
+/** GET /api/config: every URL and configurable constant the web app uses. */
+export const configSchema = z.object({
+  network: networkSchema,
+  /** Base URLs, absolute or relative to the app's origin. */
+  esploraUrl: z.string(),
+  mempoolUrl: z.string(),
+  ordinalsUrl: z.string(),
+  runesUrl: z.string(),
+  explorerUrl: z.string(),
+  guardianUrl: z.string(),
+  docsUrl: z.string(),
+  /** null: not configured on this server, so not shown */
+  social: z.object({ twitter: nullableString, discord: nullableString, telegram: nullableString }),
+  guardPubkey: z.string(),
+  treasuryPubkey: z.string(),
+  unitRuneId: z.string(),
+  telegramBot: nullableString,
+  constants: configConstantsSchema,
+});
+export type ConfigDto = z.infer<typeof configSchema>;
+
+/** GET /api/bitcoin-price (SPEC §7). */
+export const bitcoinPriceSchema = z.object({
+  USD: z.number(),
+  /** unix seconds */
+  time: int,
+  /**
+   * true while the oracle's live feeds give no fresh price (fewer than two answered, or they
+   * disagree): USD and time are then the last fresh price, and the guardian co-signs nothing.
+   */
+  stale: z.boolean().optional(),
+});
+export type BitcoinPriceDto = z.infer<typeof bitcoinPriceSchema>;
+
+export const pricePointSchema = z.object({ timestamp: int, price: z.number() });
+export type PricePointDto = z.infer<typeof pricePointSchema>;
+
+/** GET /api/price-history?timePeriod= (SPEC §7). */
+export const priceHistorySchema = z.object({
+  data: z.array(pricePointSchema),
+  /** percent change over the period */
+  change: z.number(),
+  error: nullableString,
+});
+export type PriceHistoryDto = z.infer<typeof priceHistorySchema>;
+
+/** GET /api/oracle/quote?th=&ts= */
+export const oracleQuoteSchema = z.object({
+  price_cents: amount,
+  /** unix seconds of the price */
+  time: unixSeconds,
+  th: amount,
+  ts: unixSeconds,
+  threshold_hash: z.string(),
+  is_expired: z.boolean(),
+  secret: nullableString,
+  oracle_pubkey: z.string(),
+  /** Schnorr signature over sha256("unit/quote" || u64be(price_cents) || u32be(time) || u64be(th) || u32be(ts)) */
+  signature: z.string(),
+});
+export type OracleQuoteDto = z.infer<typeof oracleQuoteSchema>;
+
+const vaultStatusSchema = z.enum(['active', 'liquidated', 'repossessed']);
+
+/**
+ * GET /api/vaults/by-pubkey/:pubkey (404 {code:'not_found'} when none) — SPEC §3 Vault; also
+ * GET /api/vaults?pubkey= as a list of zero or one, for the web app's polling.
+ */
+export const vaultSchema = z.object({
+  vault_id: z.string(),
+  vault_tag: z.string(),
+  name: z.string(),
+  unit_borrowed: amount,
+  /** sats */
+  btc_locked: amount,
+  creation_account: z.string(),
+  guard_pubkey: z.string(),
+  master_id: z.string(),
+  vault_pubkey: z.string(),
+  vault_txid: z.string(),
+  vault_vout: int,
+  threshold_cents: amount,
+  stamp: int,
+  status: vaultStatusSchema,
+  created_at: int,
+});
+export type VaultDto = z.infer<typeof vaultSchema>;
+
+/** GET /api/vaults/:vaultId/history — SPEC §3 Vault history record. */
+export const vaultHistoryRecordSchema = z.object({
+  timestamp: int,
+  action: actionCodeSchema,
+  btc_amt: int,
+  unit_amt: int,
+  vault_amount: int,
+  amount_borrowed: int,
+  oracle_price: int,
+  transaction_id: z.string(),
+  utxo: z.string(),
+  utxo_script: z.string(),
+  liquidation_hash: nullableString,
+  liquidation_threshold: int.nullable(),
+  vault_id: z.string(),
+  confirmed: z.boolean(),
+});
+export type VaultHistoryRecordDto = z.infer<typeof vaultHistoryRecordSchema>;
+
+/**
+ * GET /api/vaults/:vaultId/history?limit=&before= — one page of a vault's history, newest first.
+ * `before` is a `next` from an earlier page; without it the page is the newest one.
+ */
+export const vaultHistoryPageSchema = z.object({
+  records: z.array(vaultHistoryRecordSchema),
+  /** cursor of the next older page; null when this page reaches the vault's first record */
+  next: nullableString,
+  /** the vault's state before the page's oldest record; null when that record is the first */
+  state_before: z.object({ vault_amount: int, amount_borrowed: int }).nullable(),
+});
+export type VaultHistoryPageDto = z.infer<typeof vaultHistoryPageSchema>;
+
+/** GET /api/vaults/:vaultId/points — SPEC §3 History point. */
+export const historyPointSchema = z.object({
+  timestamp: int,
+  btc_locked: int,
+  unit_borrowed: int,
+  vaults: int,
+});
+export type HistoryPointDto = z.infer<typeof historyPointSchema>;
+
+const closedStatusSchema = z.enum(['liquidated', 'repossessed']);
+
+/** GET /api/liquidations */
+export const liquidatedVaultSchema = z.object({
+  vault_id: z.string(),
+  name: z.string(),
+  /** What a repossessor needs to spend the vault's liquidation leaf (docs/protocol.md). */
+  vault_pubkey: z.string(),
+  vault_txid: z.string(),
+  vault_vout: int,
+  stamp: int,
+  btc_locked: amount,
+  unit_borrowed: amount,
+  threshold_cents: amount,
+  liquidated_at: int,
+  liquidation_hash: z.string(),
+  status: closedStatusSchema,
+});
+export type LiquidatedVaultDto = z.infer<typeof liquidatedVaultSchema>;
+
+/**
+ * GET /api/vaults/:vaultId/liquidation (404 when the vault was never liquidated): what the vault's
+ * history does not hold, the claimant of a repossessed vault, with the exact oracle price.
+ */
+export const vaultLiquidationSchema = z.object({
+  vault_id: z.string(),
+  liquidated_at: int,
+  /** the vault's liquidation price, USD cents */
+  threshold_cents: amount,
+  /** the oracle price that liquidated it, USD cents */
+  price_cents: amount,
+  btc_locked: amount,
+  unit_borrowed: amount,
+  status: closedStatusSchema,
+  /** the vault that repossessed it, once claimed */
+  claimant: z.object({ vault_id: z.string(), vault_tag: z.string(), name: z.string() }).nullable(),
+  claim_txid: nullableString,
+});
+export type VaultLiquidationDto = z.infer<typeof vaultLiquidationSchema>;
+
+/** GET /api/vaults/by-pubkey/:pubkey/closed: a key's closed (repossessed) vaults, newest first. */
+export const closedVaultSchema = z.object({
+  vault_id: z.string(),
+  vault_tag: z.string(),
+  name: z.string(),
+  /** unix seconds */
+  created_at: int,
+});
+export type ClosedVaultDto = z.infer<typeof closedVaultSchema>;
+
+/** GET /api/quote?action=&amount=&feeRate= : operation cost of an action. */
+export const operationQuoteSchema = z.object({
+  action: vaultActionSchema,
+  fee_rate: z.number(),
+  vsize: int,
+  operation_cost_sats: amount,
+});
+export type OperationQuoteDto = z.infer<typeof operationQuoteSchema>;
+
+/** POST /api/notify body (SPEC §3 Telegram notify payload). */
+export const telegramNotifyBodySchema = z.object({
+  network: networkSchema,
+  address: addressSchema,
+  tx_id: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'expected 32 bytes of hex')
+    .transform((s) => s.toLowerCase()),
+  tx_action: vaultActionSchema,
+  btc_amount: amount,
+  unit_amount: amount,
+  vault_id: z.string().max(100),
+});
+export type TelegramNotifyDto = z.infer<typeof telegramNotifyBodySchema>;
+
+/** 202 answer of POST /api/notify: how many chats the message was queued for. */
+export const telegramNotifyAcceptedSchema = z.object({
+  queued: int,
+  /** false when the server runs without a Telegram bot */
+  enabled: z.boolean(),
+});
+export type TelegramNotifyAcceptedDto = z.infer<typeof telegramNotifyAcceptedSchema>;
