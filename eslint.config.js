@@ -58,22 +58,6 @@ export default tseslint.config(
     },
   },
   {
-    // TEMPORARY, for the lead to remove after merging issue 23's branches: these files are being
-    // split right now by other engineers ('decl', 'wire', 'drawer', 'quorum'), so they are still
-    // over the size rules here. Once those branches are merged, delete this whole block.
-    files: [
-      'apps/server/src/guardian/actions.ts',
-      'apps/web/src/flows/guardian-client.ts',
-      'packages/protocol/src/api.ts',
-      'packages/bitcoin/src/flows/parse.ts',
-    ],
-    rules: {
-      'max-lines': 'off',
-      'max-lines-per-function': 'off',
-      'unit/max-lines-per-function': 'off',
-    },
-  },
-  {
     // Playwright reads a fixture's dependencies from its destructured first parameter, so a fixture
     // that needs none must take `{}`.
     files: ['e2e/**/*.ts'],

@@ -6,19 +6,15 @@
 // the zod schemas: bundled here they would pull zod's core into the dashboard's first chunk); their
 // errors are DomainErrors matched by code.
 import { base64, hex } from '@scure/base';
-import { TEST_NETWORK, NETWORK, p2tr } from '@scure/btc-signer';
+import { NETWORK, p2tr } from '@scure/btc-signer';
 import {
   addressToScript,
   declarationOf,
   parseRuneId,
   quotedVault,
   repossess,
-  speedUp,
-  vaultOutput,
   withdrawFee,
   type ActionDeclaration,
-  type PaymentUtxo,
-  type UnitUtxo,
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
@@ -34,150 +30,36 @@ import {
   unitCents,
   type ConfigDto,
   type LiquidatedVaultDto,
-  type OracleQuoteDto,
   type ReserveParams,
-  type ReserveResult,
-  type UnitOutputDto,
-  type UtxoDto,
   type VaultAction,
   type VaultDto,
 } from '@unit/protocol';
-import {
-  REQUEST_LIFETIME_SECONDS,
-  connectGuardian,
-  draftEnvelope,
-  signVaultRequest,
-  type GuardianClient,
-} from '@unit/protocol/wire/client';
-import { getJson, joinUrl } from '../api/http';
+import { draftEnvelope, signVaultRequest } from '@unit/protocol/wire/client';
+import { getJson } from '../api/http';
 import { getUser } from '../api/missions';
 import { WalletError, type WalletAccount } from '../wallet';
-import type { FlowAction, FlowTarget } from './declarations';
+import type { FlowAction } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { ExecuteContext, ExecuteFlow, FlowInput, OnProgress } from './flow-types';
 import { attachResend } from './resend';
 import { vaultActionOf } from './vault-action';
+import {
+  bitcoinNetwork,
+  connect,
+  currentVault,
+  paymentUtxos,
+  quoteFor,
+  reservedTreasury,
+  unitUtxosOf,
+  walletKeysOf,
+  type RpcClient,
+} from './client-reads';
+import { runSpeedUp } from './speed-up-client';
 
-/**
- * The guardian's answer to a signed request may take as long as the request lives: the flow's own
- * time-out (FlowProvider) stops the waiting sooner, and still records a late answer.
- */
-const REQUEST_ANSWER_MS = REQUEST_LIFETIME_SECONDS * 1000;
-
-/** The one client on one socket, and whether that socket is still open (a reservation lives as long
- * as it does: a re-send goes over it while it is). */
-type RpcClient = GuardianClient & { open(): boolean };
-
-function wsUrl(guardianUrl: string): string {
-  const url = new URL(guardianUrl, window.location.href);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  return url.toString();
-}
-
-/** The protocol's JSON-RPC client on one WebSocket; `vault.progress` notifications go to the caller. */
-async function connect(guardianUrl: string): Promise<RpcClient> {
-  const client = await connectGuardian(() => new WebSocket(wsUrl(guardianUrl)), {
-    timeoutMs: REQUEST_ANSWER_MS,
-  });
-  const socket = client.socket as WebSocket;
-  return { ...client, open: () => socket.readyState === WebSocket.OPEN };
-}
-
-/**
- * The wallet's two accounts as the builders see them. UNIT inputs (repay) are spent with the runes
- * address's own key: Xverse's and Leather's ordinals key, the payment key for Unisat and devnet.
- */
-function walletKeysOf(account: WalletAccount, network: typeof NETWORK): VaultWallet {
-  return {
-    satsScript: addressToScript(account.satsAddress, network),
-    paymentPublicKey: hex.decode(account.satsPublicKey),
-    runesScript: addressToScript(account.runesAddress, network),
-    runesPublicKey: hex.decode(account.runesPublicKey),
-  };
-}
-
-const bitcoinNetwork = (config: ConfigDto) =>
-  config.network === 'mainnet' ? NETWORK : TEST_NETWORK;
-
-async function paymentUtxos(
-  config: ConfigDto,
-  account: WalletAccount,
-  script: Uint8Array,
-): Promise<PaymentUtxo[]> {
-  // Outputs carrying no runes: spending a UNIT output for fees would burn it (SPEC §7).
-  const utxos = await getJson<UtxoDto[]>(
-    joinUrl(config.ordinalsUrl, `address/${account.satsAddress}/utxos`),
-  );
-  return utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value), script }));
-}
-
-async function quoteFor(th: number, ts: number): Promise<OracleQuoteDto> {
-  return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
-}
-
-/** What locates a vault output and the threshold its leaves commit to. */
-type VaultOutputDto = Pick<
-  VaultDto,
-  | 'vault_txid'
-  | 'vault_vout'
-  | 'btc_locked'
-  | 'unit_borrowed'
-  | 'vault_pubkey'
-  | 'threshold_cents'
-  | 'stamp'
->;
-
-/** The vault's current output: its leaves commit to the threshold of its last state. */
-async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<VaultUtxo> {
-  const quote = await quoteFor(vault.threshold_cents, vault.stamp);
-  return {
-    txid: vault.vault_txid,
-    vout: vault.vault_vout,
-    value: BigInt(vault.btc_locked),
-    unitDebt: BigInt(vault.unit_borrowed),
-    output: vaultOutput({
-      vaultPubkey: hex.decode(vault.vault_pubkey),
-      guardPubkey: hex.decode(config.guardPubkey),
-      thresholdHash: hex.decode(quote.threshold_hash),
-      network: bitcoinNetwork(config),
-    }),
-  };
-}
+export { runSpeedUp } from './speed-up-client';
 
 /** The flows that build a new vault transaction from the form's amounts. */
 type AmountFlow = Exclude<FlowAction, 'repossess' | 'speedup'>;
-
-/** The wallet's UNIT outputs, for an action that spends them (repay). */
-async function unitUtxosOf(config: ConfigDto, account: WalletAccount): Promise<UnitUtxo[]> {
-  const outputs = await getJson<UnitOutputDto[]>(
-    joinUrl(config.runesUrl, `address/${account.runesAddress}/outputs`),
-  );
-  return outputs
-    .filter((o) => !o.spent && o.unit_amount > 0)
-    .map((o) => ({
-      txid: o.txid,
-      vout: o.vout,
-      value: BigInt(o.btc_amount),
-      script: hex.decode(o.script_hex),
-      unitAmount: BigInt(o.unit_amount),
-    }));
-}
-
-/** The treasury UNIT UTXO a reservation hands out (open, borrow), as the builders take it. */
-function reservedTreasury(config: ConfigDto, reservation: ReserveResult | null) {
-  const utxo = reservation?.treasury_utxo;
-  if (!utxo) return {};
-  return {
-    treasury: {
-      txid: utxo.txid,
-      vout: utxo.vout,
-      value: BigInt(utxo.value),
-      script: hex.decode(utxo.script_hex),
-      unitAmount: BigInt(utxo.unit_amount),
-      internalKey: hex.decode(config.treasuryPubkey),
-    },
-  };
-}
 
 /**
  * The state record's fields and the new vault output for the state after the action: its threshold
@@ -475,78 +357,6 @@ export async function runRepossess(
         onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
     });
     return { txid: result.vault_txid, vaultTxid: result.vault_txid };
-  } finally {
-    rpc.close();
-  }
-}
-
-/** Esplora's plain-text answers (a raw transaction's hex). */
-async function getText(url: string): Promise<string> {
-  const res = await fetch(new URL(url, window.location.href));
-  if (!res.ok)
-    throw new Error(
-      res.status === 404 ? 'Transaction not found' : `Request failed (${res.status})`,
-    );
-  return (await res.text()).trim();
-}
-
-/** The signed transaction and its inputs' prevouts, as esplora serves them. */
-interface EsploraTxDto {
-  vin: { prevout: { scriptpubkey: string; value: number } | null }[];
-  status: { confirmed: boolean };
-}
-
-/**
- * Speed-up (BIP-125): the wallet signs a replacement of its pending vault transaction that pays
- * `feeRate`, built from the original as the chain has it (its inputs, its fixed outputs, the leaf
- * its witness spent); the guardian co-signs it only if nothing but the fee changed.
- */
-export async function runSpeedUp(
-  target: Extract<FlowTarget, { kind: 'speedup' }>,
-  feeRate: number,
-  onProgress: OnProgress,
-  { config, wallet }: ExecuteContext,
-): Promise<FlowResultIds> {
-  const account = wallet.account;
-  if (!account) throw new WalletError('no_accounts', 'No accounts');
-  onProgress(1);
-  const network = bitcoinNetwork(config);
-  const walletKeys = walletKeysOf(account, network);
-  const [tx, rawHex] = await Promise.all([
-    getJson<EsploraTxDto>(joinUrl(config.esploraUrl, `tx/${target.txid}`)),
-    getText(joinUrl(config.esploraUrl, `tx/${target.txid}/hex`)),
-  ]);
-  if (tx.status.confirmed) throw new Error('This transaction is already confirmed');
-  const prevouts = tx.vin.map((input) => {
-    if (!input.prevout) throw new Error('The transaction spends an unknown output');
-    return { script: hex.decode(input.prevout.scriptpubkey), amount: BigInt(input.prevout.value) };
-  });
-  const built = speedUp.build({
-    action: target.action,
-    original: { hex: rawHex, prevouts },
-    wallet: walletKeys,
-    treasury: {
-      // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
-      script: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
-      internalKey: hex.decode(config.treasuryPubkey),
-    },
-    utxos: await paymentUtxos(config, account, walletKeys.satsScript),
-    feeRate,
-  });
-  const signed = await wallet.signPsbt(base64.encode(built.psbt), {
-    signInputs: built.signInputs.user,
-  });
-  onProgress(2);
-  const rpc = await connect(config.guardianUrl);
-  try {
-    onProgress(3);
-    const result = await rpc.call('vault.speedup', {
-      original_txid: target.txid,
-      vault_pubkey: account.vaultPubkey,
-      psbt: signed,
-    });
-    onProgress(4);
-    return { txid: result.vault_txid, vaultTxid: result.vault_txid, replacedTxid: target.txid };
   } finally {
     rpc.close();
   }

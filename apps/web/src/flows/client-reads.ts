@@ -1,0 +1,146 @@
+// What the guardian client reads before it builds a request: the socket to the guardian, the
+// wallet's keys and outputs, the oracle's quote, the vault's current output and the reserved
+// treasury UNIT, each from this product's API or the configured chain services.
+import { hex } from '@scure/base';
+import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
+import {
+  addressToScript,
+  vaultOutput,
+  type PaymentUtxo,
+  type UnitUtxo,
+  type VaultUtxo,
+  type VaultWallet,
+} from '@unit/bitcoin';
+import {
+  type ConfigDto,
+  type OracleQuoteDto,
+  type ReserveResult,
+  type UnitOutputDto,
+  type UtxoDto,
+  type VaultDto,
+} from '@unit/protocol';
+import {
+  REQUEST_LIFETIME_SECONDS,
+  connectGuardian,
+  type GuardianClient,
+} from '@unit/protocol/wire/client';
+import { getJson, joinUrl } from '../api/http';
+import { type WalletAccount } from '../wallet';
+
+/**
+ * The guardian's answer to a signed request may take as long as the request lives: the flow's own
+ * time-out (FlowProvider) stops the waiting sooner, and still records a late answer.
+ */
+export const REQUEST_ANSWER_MS = REQUEST_LIFETIME_SECONDS * 1000;
+
+/** The one client on one socket, and whether that socket is still open (a reservation lives as long
+ * as it does: a re-send goes over it while it is). */
+export type RpcClient = GuardianClient & { open(): boolean };
+
+export function wsUrl(guardianUrl: string): string {
+  const url = new URL(guardianUrl, window.location.href);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
+}
+
+/** The protocol's JSON-RPC client on one WebSocket; `vault.progress` notifications go to the caller. */
+export async function connect(guardianUrl: string): Promise<RpcClient> {
+  const client = await connectGuardian(() => new WebSocket(wsUrl(guardianUrl)), {
+    timeoutMs: REQUEST_ANSWER_MS,
+  });
+  const socket = client.socket as WebSocket;
+  return { ...client, open: () => socket.readyState === WebSocket.OPEN };
+}
+
+/**
+ * The wallet's two accounts as the builders see them. UNIT inputs (repay) are spent with the runes
+ * address's own key: Xverse's and Leather's ordinals key, the payment key for Unisat and devnet.
+ */
+export function walletKeysOf(account: WalletAccount, network: typeof NETWORK): VaultWallet {
+  return {
+    satsScript: addressToScript(account.satsAddress, network),
+    paymentPublicKey: hex.decode(account.satsPublicKey),
+    runesScript: addressToScript(account.runesAddress, network),
+    runesPublicKey: hex.decode(account.runesPublicKey),
+  };
+}
+
+export const bitcoinNetwork = (config: ConfigDto) =>
+  config.network === 'mainnet' ? NETWORK : TEST_NETWORK;
+
+export async function paymentUtxos(
+  config: ConfigDto,
+  account: WalletAccount,
+  script: Uint8Array,
+): Promise<PaymentUtxo[]> {
+  // Outputs carrying no runes: spending a UNIT output for fees would burn it (SPEC §7).
+  const utxos = await getJson<UtxoDto[]>(
+    joinUrl(config.ordinalsUrl, `address/${account.satsAddress}/utxos`),
+  );
+  return utxos.map((u) => ({ txid: u.txid, vout: u.vout, value: BigInt(u.value), script }));
+}
+
+export async function quoteFor(th: number, ts: number): Promise<OracleQuoteDto> {
+  return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
+}
+
+/** What locates a vault output and the threshold its leaves commit to. */
+export type VaultOutputDto = Pick<
+  VaultDto,
+  | 'vault_txid'
+  | 'vault_vout'
+  | 'btc_locked'
+  | 'unit_borrowed'
+  | 'vault_pubkey'
+  | 'threshold_cents'
+  | 'stamp'
+>;
+
+/** The vault's current output: its leaves commit to the threshold of its last state. */
+export async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<VaultUtxo> {
+  const quote = await quoteFor(vault.threshold_cents, vault.stamp);
+  return {
+    txid: vault.vault_txid,
+    vout: vault.vault_vout,
+    value: BigInt(vault.btc_locked),
+    unitDebt: BigInt(vault.unit_borrowed),
+    output: vaultOutput({
+      vaultPubkey: hex.decode(vault.vault_pubkey),
+      guardPubkey: hex.decode(config.guardPubkey),
+      thresholdHash: hex.decode(quote.threshold_hash),
+      network: bitcoinNetwork(config),
+    }),
+  };
+}
+
+/** The wallet's UNIT outputs, for an action that spends them (repay). */
+export async function unitUtxosOf(config: ConfigDto, account: WalletAccount): Promise<UnitUtxo[]> {
+  const outputs = await getJson<UnitOutputDto[]>(
+    joinUrl(config.runesUrl, `address/${account.runesAddress}/outputs`),
+  );
+  return outputs
+    .filter((o) => !o.spent && o.unit_amount > 0)
+    .map((o) => ({
+      txid: o.txid,
+      vout: o.vout,
+      value: BigInt(o.btc_amount),
+      script: hex.decode(o.script_hex),
+      unitAmount: BigInt(o.unit_amount),
+    }));
+}
+
+/** The treasury UNIT UTXO a reservation hands out (open, borrow), as the builders take it. */
+export function reservedTreasury(config: ConfigDto, reservation: ReserveResult | null) {
+  const utxo = reservation?.treasury_utxo;
+  if (!utxo) return {};
+  return {
+    treasury: {
+      txid: utxo.txid,
+      vout: utxo.vout,
+      value: BigInt(utxo.value),
+      script: hex.decode(utxo.script_hex),
+      unitAmount: BigInt(utxo.unit_amount),
+      internalKey: hex.decode(config.treasuryPubkey),
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// vault.speedup from the page: the replacement of a pending vault transaction at a higher fee,
+// signed by the wallet for its own inputs and co-signed by the guardian (guardian/speedup.ts).
+import { base64, hex } from '@scure/base';
+import { p2tr } from '@scure/btc-signer';
+import { speedUp } from '@unit/bitcoin';
+import { getJson, joinUrl } from '../api/http';
+import { WalletError } from '../wallet';
+import type { FlowTarget } from './declarations';
+import type { FlowResultIds } from './engine';
+import type { ExecuteContext, OnProgress } from './flow-types';
+import { bitcoinNetwork, connect, walletKeysOf, paymentUtxos } from './client-reads';
+
+/** Esplora's plain-text answers (a raw transaction's hex). */
+async function getText(url: string): Promise<string> {
+  const res = await fetch(new URL(url, window.location.href));
+  if (!res.ok)
+    throw new Error(
+      res.status === 404 ? 'Transaction not found' : `Request failed (${res.status})`,
+    );
+  return (await res.text()).trim();
+}
+
+/** The signed transaction and its inputs' prevouts, as esplora serves them. */
+interface EsploraTxDto {
+  vin: { prevout: { scriptpubkey: string; value: number } | null }[];
+  status: { confirmed: boolean };
+}
+
+/**
+ * Speed-up (BIP-125): the wallet signs a replacement of its pending vault transaction that pays
+ * `feeRate`, built from the original as the chain has it (its inputs, its fixed outputs, the leaf
+ * its witness spent); the guardian co-signs it only if nothing but the fee changed.
+ */
+export async function runSpeedUp(
+  target: Extract<FlowTarget, { kind: 'speedup' }>,
+  feeRate: number,
+  onProgress: OnProgress,
+  { config, wallet }: ExecuteContext,
+): Promise<FlowResultIds> {
+  const account = wallet.account;
+  if (!account) throw new WalletError('no_accounts', 'No accounts');
+  onProgress(1);
+  const network = bitcoinNetwork(config);
+  const walletKeys = walletKeysOf(account, network);
+  const [tx, rawHex] = await Promise.all([
+    getJson<EsploraTxDto>(joinUrl(config.esploraUrl, `tx/${target.txid}`)),
+    getText(joinUrl(config.esploraUrl, `tx/${target.txid}/hex`)),
+  ]);
+  if (tx.status.confirmed) throw new Error('This transaction is already confirmed');
+  const prevouts = tx.vin.map((input) => {
+    if (!input.prevout) throw new Error('The transaction spends an unknown output');
+    return { script: hex.decode(input.prevout.scriptpubkey), amount: BigInt(input.prevout.value) };
+  });
+  const built = speedUp.build({
+    action: target.action,
+    original: { hex: rawHex, prevouts },
+    wallet: walletKeys,
+    treasury: {
+      // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
+      script: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
+      internalKey: hex.decode(config.treasuryPubkey),
+    },
+    utxos: await paymentUtxos(config, account, walletKeys.satsScript),
+    feeRate,
+  });
+  const signed = await wallet.signPsbt(base64.encode(built.psbt), {
+    signInputs: built.signInputs.user,
+  });
+  onProgress(2);
+  const rpc = await connect(config.guardianUrl);
+  try {
+    onProgress(3);
+    const result = await rpc.call('vault.speedup', {
+      original_txid: target.txid,
+      vault_pubkey: account.vaultPubkey,
+      psbt: signed,
+    });
+    onProgress(4);
+    return { txid: result.vault_txid, vaultTxid: result.vault_txid, replacedTxid: target.txid };
+  } finally {
+    rpc.close();
+  }
+}
