@@ -14,8 +14,27 @@ run_step() {
   if ! "$@"; then failed_steps+=("$name"); fi
 }
 
-run_step lint npm run lint
-run_step typecheck npm run typecheck
+# Steps that run beside others: started with their output kept in $out/<name>.log, then waited for
+# and printed whole, so two steps' lines never interleave.
+declare -A step_pids=()
+start_step() {
+  local name=$1; shift
+  "$@" >"$out/$name.log" 2>&1 &
+  step_pids[$name]=$!
+}
+finish_step() {
+  local name=$1
+  echo "::: $name"
+  if ! wait "${step_pids[$name]}"; then failed_steps+=("$name"); fi
+  cat "$out/$name.log"
+}
+
+# Lint and types at once: each is mostly one single-threaded process, so together they fill the two
+# cores CI has.
+start_step lint npm run lint
+start_step typecheck npm run typecheck
+finish_step lint
+finish_step typecheck
 
 pg_env=$(bash scripts/ensure-postgres.sh) || { echo "could not start PostgreSQL"; failed_steps+=(postgres); }
 eval "$pg_env"
