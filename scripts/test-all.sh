@@ -40,11 +40,15 @@ pg_env=$(bash scripts/ensure-postgres.sh) || { echo "could not start PostgreSQL"
 eval "$pg_env"
 trap '[ -n "${UNIT_PG_DIR:-}" ] && bash scripts/ensure-postgres.sh stop "$UNIT_PG_DIR"' EXIT
 
-run_step vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json"
+# One test file per core (Vitest's own default leaves one core free: one file at a time on CI's two).
+# Many files mostly wait (servers, devnets, PostgreSQL, the web app's real poll timers), so a second
+# file at once overlaps one file's waits with another's work. VITEST_MAX_WORKERS=1 runs one at a time.
+run_step vitest npx vitest run --maxWorkers=100% --reporter=default --reporter=json \
+  --outputFile.json="$out/vitest.json"
 # The guardian flow suite again, on PostgreSQL (the storage suite already covers both databases).
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   run_step vitest-flows-postgres env FLOW_DATABASE_URL="$TEST_DATABASE_URL" npx vitest run \
-    --project server test/guardian --reporter=default --reporter=json \
+    --maxWorkers=100% --project server test/guardian --reporter=default --reporter=json \
     --outputFile.json="$out/vitest-flows-postgres.json"
 fi
 run_step build npm run build
