@@ -6,8 +6,8 @@ import { defineConfig, devices } from '@playwright/test';
 //
 // Two workers: each starts its own server and devnet (a worker fixture), so a journey that moves the
 // devnet's price moves only its own worker's. A file's journeys stay in one worker, in order
-// (fullyParallel: false). Much of a journey is waiting for the server, the devnet or Chromium's
-// paint, so two overlap well on CI's two cores. E2E_WORKERS=1 runs them one at a time.
+// (fullyParallel: false). One worker kept about one of CI's two cores busy on average (CPU time
+// against wall time); E2E_WORKERS=1 runs them one at a time.
 const chromium = {
   executablePath: '/usr/bin/chromium',
   args: [
