@@ -3,6 +3,11 @@ import { defineConfig, devices } from '@playwright/test';
 // Debian's Chromium only: nothing here may download a browser build. Every journey runs at desktop
 // (1440), phone (390) and the narrowest phone the app supports (360, body min-width) against a real
 // server the fixtures start (support/server.ts).
+//
+// Two workers: each starts its own server and devnet (a worker fixture), so a journey that moves the
+// devnet's price moves only its own worker's. A file's journeys stay in one worker, in order
+// (fullyParallel: false). One worker kept about one of CI's two cores busy on average (CPU time
+// against wall time); E2E_WORKERS=1 runs them one at a time.
 const chromium = {
   executablePath: '/usr/bin/chromium',
   args: [
@@ -22,7 +27,7 @@ export default defineConfig({
   timeout: 120_000,
   expect: { timeout: 20_000 },
   fullyParallel: false,
-  workers: 1,
+  workers: Number(process.env.E2E_WORKERS) || 2,
   retries: 0,
   outputDir: './test-results',
   // bypassCSP lets the fixtures inject axe-core; the app's own CSP stays strict for people.

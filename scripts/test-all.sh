@@ -14,18 +14,41 @@ run_step() {
   if ! "$@"; then failed_steps+=("$name"); fi
 }
 
-run_step lint npm run lint
-run_step typecheck npm run typecheck
+# Steps that run beside others: started with their output kept in $out/<name>.log, then waited for
+# and printed whole, so two steps' lines never interleave.
+declare -A step_pids=()
+start_step() {
+  local name=$1; shift
+  "$@" >"$out/$name.log" 2>&1 &
+  step_pids[$name]=$!
+}
+finish_step() {
+  local name=$1
+  echo "::: $name"
+  if ! wait "${step_pids[$name]}"; then failed_steps+=("$name"); fi
+  cat "$out/$name.log"
+}
+
+# Lint and types at once: each is mostly one single-threaded process, so together they fill the two
+# cores CI has.
+start_step lint npm run lint
+start_step typecheck npm run typecheck
+finish_step lint
+finish_step typecheck
 
 pg_env=$(bash scripts/ensure-postgres.sh) || { echo "could not start PostgreSQL"; failed_steps+=(postgres); }
 eval "$pg_env"
 trap '[ -n "${UNIT_PG_DIR:-}" ] && bash scripts/ensure-postgres.sh stop "$UNIT_PG_DIR"' EXIT
 
-run_step vitest npx vitest run --reporter=default --reporter=json --outputFile.json="$out/vitest.json"
+# One test file per core (Vitest's own default leaves one core free: one file at a time on CI's two).
+# Many files mostly wait (servers, devnets, PostgreSQL, the web app's real poll timers), so a second
+# file at once overlaps one file's waits with another's work. VITEST_MAX_WORKERS=1 runs one at a time.
+run_step vitest npx vitest run --maxWorkers=100% --reporter=default --reporter=json \
+  --outputFile.json="$out/vitest.json"
 # The guardian flow suite again, on PostgreSQL (the storage suite already covers both databases).
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   run_step vitest-flows-postgres env FLOW_DATABASE_URL="$TEST_DATABASE_URL" npx vitest run \
-    --project server test/guardian --reporter=default --reporter=json \
+    --maxWorkers=100% --project server test/guardian --reporter=default --reporter=json \
     --outputFile.json="$out/vitest-flows-postgres.json"
 fi
 run_step build npm run build
