@@ -13,6 +13,7 @@ import { createQueryClient } from './query-client';
 import { routes } from './routes';
 import '../styles/tokens.css';
 import '../styles/ui.css';
+import '../styles/notices.css';
 
 function WalletAndFlows({ children, execute }: { children: ReactNode; execute?: ExecuteFlow }) {
   const config = useConfig();
