@@ -78,7 +78,9 @@ function refine(
     thresholdHash: PLACEHOLDER_THRESHOLD_HASH,
     network,
   });
-  const base = { wallet, utxos, feeRate, state: PLACEHOLDER_STATE, newVault };
+  // An opening's record carries the vault's key (state record version 2): its size counts in the fee.
+  const state = { ...PLACEHOLDER_STATE, vaultPubkey: hex.decode(account.vaultPubkey) };
+  const base = { wallet, utxos, feeRate, state, newVault };
   if (request.action === 'deposit') {
     return maxVaultDeposit({
       ...base,
