@@ -17,7 +17,9 @@ if (existsSync(playwright)) {
   const { stats } = JSON.parse(readFileSync(playwright, 'utf8'));
   passed += stats.expected + (stats.flaky ?? 0);
   failed += stats.unexpected;
-  console.log(`playwright: ${stats.expected} passed, ${stats.unexpected} failed`);
+  console.log(
+    `playwright: ${stats.expected} passed, ${stats.flaky ?? 0} passed on their retry (flaky), ${stats.unexpected} failed`,
+  );
 }
 if (failedSteps.length > 0) {
   console.log(`failed steps: ${failedSteps.join(', ')}`);
