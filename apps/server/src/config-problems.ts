@@ -71,6 +71,10 @@ export function networkIdentityProblems(
     for (const [name, what] of REQUIRED_OFF_DEVNET)
       if (!given(name)) problems.push(`${name} is required on ${network}: ${what}`);
   }
+  const n = envSchema.shape.GUARDIAN_N.safeParse(env.GUARDIAN_N);
+  const t = envSchema.shape.GUARDIAN_T.safeParse(env.GUARDIAN_T);
+  if (n.success && t.success && t.data > n.data)
+    problems.push(`GUARDIAN_T (${t.data}) must be at most GUARDIAN_N (${n.data})`);
   const guardianKey = blankToUndefined(env.GUARDIAN_KEY);
   if (
     typeof guardianKey === 'string' &&

@@ -152,6 +152,23 @@ export const envSchema = z.object({
       .optional(),
   ),
   ORACLE_KEY_FILE: z.preprocess(blankToUndefined, z.string().max(4_096).optional()),
+  // The guardian network (issue 20): `local` starts t-of-n guardian processes on this machine
+  // (GUARDIAN_DIR holds their set and files), `external` coordinates a network running elsewhere
+  // (GUARDIAN_DIR holds the published set and this server's coordinator identity), `off` signs
+  // alone with GUARDIAN_KEY. Unset: `local` on the devnet, `off` elsewhere.
+  GUARDIAN_NETWORK: z.preprocess(
+    blankToUndefined,
+    z
+      .enum(['local', 'external', 'off'], {
+        error: 'GUARDIAN_NETWORK must be local, external or off',
+      })
+      .optional(),
+  ),
+  GUARDIAN_DIR: z.preprocess(blankToUndefined, z.string().max(4_096).optional()),
+  GUARDIAN_N: intInRange('GUARDIAN_N', 1, 15, 3),
+  GUARDIAN_T: intInRange('GUARDIAN_T', 1, 15, 2),
+  // The first guardian's port in a local network; 0 picks free ports when the network is created.
+  GUARDIAN_BASE_PORT: intInRange('GUARDIAN_BASE_PORT', 0, 65_000, 0),
   GUARDIAN_ORIGINS: z.preprocess(
     blankToUndefined,
     z

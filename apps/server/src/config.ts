@@ -70,6 +70,12 @@ export interface ServerConfig {
   oracleKeyFile: string;
   /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
   guardianOrigins: string[];
+  /**
+   * Who co-signs vault spends (issue 20): `off` is one key in this server (GUARDIAN_KEY); `local`
+   * runs n guardian processes on this machine, t of which must approve; `external` coordinates a
+   * network whose published set and this server's coordinator identity are in `dir`.
+   */
+  guardianNetwork: GuardianNetworkConfig;
   /** The UNIT rune's id (`block:tx`), required off the devnet; null on the devnet, which etches its own. */
   unitRuneId: string | null;
   /** How runes and ordinals are read off the devnet: this product's routes, or ord's JSON API. */
@@ -92,6 +98,17 @@ export interface ServerConfig {
   trustProxy: string | null;
   /** Prometheus metrics (http/metrics.ts): off unless a token or a port of their own is set. */
   metrics: { token: string | null; port: number | null };
+}
+
+export interface GuardianNetworkConfig {
+  mode: 'local' | 'external' | 'off';
+  /** GUARDIAN_DIR, default `${dataDir}/guardians`. */
+  dir: string;
+  /** GUARDIAN_N and GUARDIAN_T: a local network's size and threshold (t <= n). */
+  n: number;
+  t: number;
+  /** GUARDIAN_BASE_PORT: guardian i listens on base + i - 1; 0 picks free ports at creation. */
+  basePort: number;
 }
 
 /** Limits at the HTTP edge; they hold for every client address, loopback included. */
@@ -203,6 +220,13 @@ export function loadConfig(
     publicOrigin: e.PUBLIC_ORIGIN ?? null,
     oracleKeyFile: path.resolve(e.ORACLE_KEY_FILE ?? path.join(dataDir, 'oracle.key')),
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
+    guardianNetwork: {
+      mode: e.GUARDIAN_NETWORK ?? (onDevnet ? 'local' : 'off'),
+      dir: path.resolve(e.GUARDIAN_DIR ?? path.join(dataDir, 'guardians')),
+      n: e.GUARDIAN_N,
+      t: e.GUARDIAN_T,
+      basePort: e.GUARDIAN_BASE_PORT,
+    },
     unitRuneId: onDevnet ? null : (e.UNIT_RUNE_ID ?? null),
     runesApi: e.RUNES_API,
     logLevel: e.LOG_LEVEL,

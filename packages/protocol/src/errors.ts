@@ -50,6 +50,7 @@ export const ERROR_HTTP_STATUS = {
   not_replaceable: 409,
   timed_out: 504,
   unreachable: 503,
+  guardians_refused: 409,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 

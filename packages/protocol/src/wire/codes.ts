@@ -34,5 +34,7 @@ export const ERROR_CODES = [
   'timed_out',
   /** The caller could not reach the other side, or the connection closed before the answer. */
   'unreachable',
+  /** Fewer than t guardians of the network approved; the message names each guardian's reason. */
+  'guardians_refused',
   'internal',
 ] as const;

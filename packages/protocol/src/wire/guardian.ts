@@ -158,12 +158,36 @@ export const speedUpResultSchema = z.object({
 export type SpeedUpResult = z.infer<typeof speedUpResultSchema>;
 
 /**
+ * One guardian's decision on a request: `pending` until it answers; `excluded` when it approved but
+ * was left out of the signing (no commitment, dropped between rounds, a bad share); `reason` is its
+ * own words for a refusal or the coordinator's for an exclusion or an unreachable guardian.
+ */
+export const guardianDecisionSchema = z.object({
+  id: z.number().int().min(1).max(255),
+  name: z.string().max(64),
+  state: z.enum(['pending', 'approved', 'refused', 'unreachable', 'excluded']),
+  reason: z.string().max(300).optional(),
+});
+export type GuardianDecision = z.infer<typeof guardianDecisionSchema>;
+
+/** "2 of 3 guardians approved": `approved` so far, `needed` is t, `total` is n. */
+export const approvalsSchema = z.object({
+  approved: z.number().int().min(0).max(255),
+  needed: z.number().int().min(1).max(255),
+  total: z.number().int().min(1).max(255),
+  guardians: z.array(guardianDecisionSchema).max(255),
+});
+export type Approvals = z.infer<typeof approvalsSchema>;
+
+/**
  * Progress notification `vault.progress` for tracker steps (SPEC §4): 2 request received,
  * 3 validation, 4 network approvals, 5 submitting. `request` is the request's nonce.
  */
 export const progressNotificationSchema = z.object({
   request: nonceSchema,
   step: z.union([z.literal(2), z.literal(3), z.literal(4), z.literal(5)]),
+  /** Step 4 with a guardian network (issue 20): each guardian's decision as it arrives. */
+  approvals: approvalsSchema.optional(),
 });
 export type ProgressNotification = z.infer<typeof progressNotificationSchema>;
 

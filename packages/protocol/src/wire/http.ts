@@ -232,3 +232,36 @@ export const telegramNotifyAcceptedSchema = z.object({
   enabled: z.boolean(),
 });
 export type TelegramNotifyAcceptedDto = z.infer<typeof telegramNotifyAcceptedSchema>;
+
+/** One guardian as GET /api/network shows it (issue 20): read from its own /v1/health. */
+export const networkGuardianSchema = z.object({
+  id: int,
+  name: z.string(),
+  /** The first 8 bytes of its identity key, hex, e.g. "3f2a9c01d4e5b6a7". */
+  fingerprint: z.string(),
+  /** Answered its /v1/health within the time-out just now. */
+  online: z.boolean(),
+  /** Its own last signed price; null when it has none (or is offline). */
+  last_price: z.object({ cents: int, time: unixSeconds }).nullable(),
+  /** When it last gave a signature share, unix seconds; null since its start. */
+  last_signature_at: unixSeconds.nullable(),
+  version: nullableString,
+  uptime_seconds: int.nullable(),
+});
+export type NetworkGuardianDto = z.infer<typeof networkGuardianSchema>;
+
+/** GET /api/network: the guardian set this server coordinates, and each guardian's health. */
+export const guardianNetworkSchema = z.object({
+  /** false when the server signs alone (GUARDIAN_NETWORK=off): then the list is empty. */
+  enabled: z.boolean(),
+  scheme: z.literal('FROST (RFC 9591, secp256k1, BIP-340)'),
+  threshold: int,
+  size: int,
+  set_version: int,
+  /** x-only hex: guard_pubkey in every new vault's leaves. */
+  group_key: z.string(),
+  guardians: z.array(networkGuardianSchema),
+  /** When this answer was read, unix seconds. */
+  checked_at: unixSeconds,
+});
+export type GuardianNetworkDto = z.infer<typeof guardianNetworkSchema>;
