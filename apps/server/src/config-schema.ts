@@ -155,7 +155,7 @@ export const envSchema = z.object({
   // The guardian network (issue 20): `local` starts t-of-n guardian processes on this machine
   // (GUARDIAN_DIR holds their set and files), `external` coordinates a network running elsewhere
   // (GUARDIAN_DIR holds the published set and this server's coordinator identity), `off` signs
-  // alone with GUARDIAN_KEY. Unset: `local` on the devnet, `off` elsewhere.
+  // alone with GUARDIAN_KEY. Unset: `local` when `npm start` runs a devnet (main.ts), else `off`.
   GUARDIAN_NETWORK: z.preprocess(
     blankToUndefined,
     z

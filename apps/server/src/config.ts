@@ -221,7 +221,8 @@ export function loadConfig(
     oracleKeyFile: path.resolve(e.ORACLE_KEY_FILE ?? path.join(dataDir, 'oracle.key')),
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
     guardianNetwork: {
-      mode: e.GUARDIAN_NETWORK ?? (onDevnet ? 'local' : 'off'),
+      // main.ts makes `local` the devnet's default for `npm start`; a library caller (a test) signs alone.
+      mode: e.GUARDIAN_NETWORK ?? 'off',
       dir: path.resolve(e.GUARDIAN_DIR ?? path.join(dataDir, 'guardians')),
       n: e.GUARDIAN_N,
       t: e.GUARDIAN_T,
