@@ -1,11 +1,13 @@
-// The vault's Taproot output: an unspendable internal key and two script leaves (docs/protocol.md,
-// "The vault output"). The leaf scripts are written byte by byte so that every party (wallet,
-// guardian, devnet) derives the very same output from the same three values.
+// The vault's Taproot output: an unspendable internal key and its script leaves (docs/protocol.md,
+// "The vault output"): per guardian key an update leaf and one liquidation leaf per oracle
+// commitment. The leaf scripts are written byte by byte so that every party (wallet, guardian,
+// devnet) derives the very same output from the same keys and hashes.
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { p2tr, TAPROOT_UNSPENDABLE_KEY, TaprootControlBlock } from '@scure/btc-signer';
 import type { TransactionInput } from '@scure/btc-signer/psbt.js';
 import { concatBytes, equalBytes, hash160, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import { VAULT_MAX_GUARD_COUNT, VAULT_MAX_ORACLE_COUNT } from '@unit/protocol';
 
 /** BIP342 tapscript leaf version; the only one our leaves use. */
 export const TAPSCRIPT_LEAF_VERSION = 0xc0;
@@ -85,13 +87,24 @@ export function classifyTapLeaf(script: Uint8Array): TapLeafKind | null {
 
 export interface VaultOutputParams {
   vaultPubkey: Uint8Array;
-  guardPubkey: Uint8Array;
-  thresholdHash: Uint8Array;
+  /**
+   * The guardian key, or the vault's guardian slots in order (1 to VAULT_MAX_GUARD_COUNT keys,
+   * slot 0 first): each slot gets an update leaf and its own liquidation leaves.
+   */
+  guardPubkey: Uint8Array | readonly Uint8Array[];
+  /** The threshold hash, or one per oracle commitment (1 to VAULT_MAX_ORACLE_COUNT, oracle 0 first). */
+  thresholdHash: Uint8Array | readonly Uint8Array[];
   network: BTC_NETWORK;
 }
 
 /** One `[control block, script || leaf version]` pair, the shape btc-signer takes as `tapLeafScript`. */
 export type TapLeafScript = NonNullable<TransactionInput['tapLeafScript']>[number];
+
+/** A leaf of the vault tree with the control block that proves it. */
+export interface VaultLeaf {
+  script: Uint8Array;
+  controlBlock: Uint8Array;
+}
 
 export interface VaultOutput {
   script: Uint8Array;
@@ -100,43 +113,104 @@ export interface VaultOutput {
   tweakedPubkey: Uint8Array;
   tapInternalKey: Uint8Array;
   tapMerkleRoot: Uint8Array;
-  /** Ready for `tx.addInput({ ..., tapLeafScript })`; index 0 update, 1 liquidation. */
+  /** The guardian keys by slot and the threshold hashes by oracle, as committed. */
+  guardPubkeys: Uint8Array[];
+  thresholdHashes: Uint8Array[];
+  /**
+   * Every leaf for `tx.addInput({ ..., tapLeafScript })`, in leaf order: per slot, its update leaf
+   * then its liquidation leaves by oracle. One key and one hash: index 0 update, 1 liquidation.
+   */
   tapLeafScript: TapLeafScript[];
-  updateLeaf: { script: Uint8Array; controlBlock: Uint8Array };
-  liquidationLeaf: { script: Uint8Array; controlBlock: Uint8Array };
+  /** By slot. */
+  updateLeaves: VaultLeaf[];
+  /** By slot, then by oracle. */
+  liquidationLeaves: VaultLeaf[][];
+  /** Slot 0's update leaf. */
+  updateLeaf: VaultLeaf;
+  /** Slot 0's liquidation leaf of oracle 0. */
+  liquidationLeaf: VaultLeaf;
 }
 
-/** The vault output of docs/protocol.md: `p2tr(TAPROOT_UNSPENDABLE_KEY, [updateLeaf, liquidationLeaf])`. */
+/** 1..max distinct values of one length, or an error naming the field. */
+function slotList(
+  value: Uint8Array | readonly Uint8Array[],
+  max: number,
+  what: string,
+  length: number,
+): Uint8Array[] {
+  const list = value instanceof Uint8Array ? [value] : [...value];
+  if (list.length < 1 || list.length > max)
+    throw new Error(`a vault commits to 1 to ${max} ${what}s, got ${list.length}`);
+  list.forEach((item, i) => {
+    assertLength(item, length, `${what} ${i}`);
+    if (list.slice(0, i).some((earlier) => equalBytes(earlier, item)))
+      throw new Error(`${what} ${i} repeats an earlier one`);
+  });
+  return list;
+}
+
+type VaultTree = { script: Uint8Array } | [VaultTree, VaultTree];
+
+/** n nodes as a tree: the first ⌊n/2⌋ on the left, the rest on the right (earlier is shallower). */
+function splitTree(nodes: readonly VaultTree[]): VaultTree {
+  if (nodes.length === 1) return nodes[0]!;
+  const half = Math.floor(nodes.length / 2);
+  return [splitTree(nodes.slice(0, half)), splitTree(nodes.slice(half))];
+}
+
+/**
+ * The vault output of docs/protocol.md: `p2tr(TAPROOT_UNSPENDABLE_KEY, tree)` where each guardian
+ * slot's subtree is `[update leaf, its liquidation leaves]` and the slots are split as evenly as
+ * `splitTree` does. One key and one hash give `[updateLeaf, liquidationLeaf]`, the original output.
+ */
 export function vaultOutput({
   vaultPubkey,
   guardPubkey,
   thresholdHash,
   network,
 }: VaultOutputParams): VaultOutput {
-  const update = updateLeafScript(vaultPubkey, guardPubkey);
-  const liquidation = liquidationLeafScript(thresholdHash, guardPubkey);
-  // The liquidation leaf is no template btc-signer knows, hence allowUnknownOutputs.
-  const out = p2tr(
-    TAPROOT_UNSPENDABLE_KEY,
-    [{ script: update }, { script: liquidation }],
-    network,
-    true,
+  const guardPubkeys = slotList(guardPubkey, VAULT_MAX_GUARD_COUNT, 'guard_pubkey', 32);
+  const thresholdHashes = slotList(thresholdHash, VAULT_MAX_ORACLE_COUNT, 'threshold_hash', 20);
+  const updates = guardPubkeys.map((guard) => updateLeafScript(vaultPubkey, guard));
+  const liquidations = guardPubkeys.map((guard) =>
+    thresholdHashes.map((hash) => liquidationLeafScript(hash, guard)),
   );
-  const tapLeafScript = [...(out.tapLeafScript ?? [])];
-  const leafFor = (script: Uint8Array) => {
-    const leaf = tapLeafScript.find(([, s]) => equalBytes(s.subarray(0, -1), script));
+  const tree = splitTree(
+    updates.map((update, slot): VaultTree => [
+      { script: update },
+      splitTree(liquidations[slot]!.map((script) => ({ script }))),
+    ]),
+  );
+  // The liquidation leaf is no template btc-signer knows, hence allowUnknownOutputs.
+  const out = p2tr(TAPROOT_UNSPENDABLE_KEY, tree, network, true);
+  const leaves = [...(out.tapLeafScript ?? [])];
+  const entryFor = (script: Uint8Array): TapLeafScript => {
+    const leaf = leaves.find(([, s]) => equalBytes(s.subarray(0, -1), script));
     if (!leaf) throw new Error('vault leaf missing from the Taproot tree');
-    return { script, controlBlock: TaprootControlBlock.encode(leaf[0]) };
+    return leaf;
   };
+  const leafFor = (script: Uint8Array): VaultLeaf => ({
+    script,
+    controlBlock: TaprootControlBlock.encode(entryFor(script)[0]),
+  });
+  const updateLeaves = updates.map(leafFor);
+  const liquidationLeaves = liquidations.map((scripts) => scripts.map(leafFor));
   return {
     script: out.script,
     address: out.address,
     tweakedPubkey: out.tweakedPubkey,
     tapInternalKey: out.tapInternalKey,
     tapMerkleRoot: out.tapMerkleRoot,
-    tapLeafScript,
-    updateLeaf: leafFor(update),
-    liquidationLeaf: leafFor(liquidation),
+    guardPubkeys,
+    thresholdHashes,
+    tapLeafScript: updates.flatMap((update, slot) => [
+      entryFor(update),
+      ...liquidations[slot]!.map(entryFor),
+    ]),
+    updateLeaves,
+    liquidationLeaves,
+    updateLeaf: updateLeaves[0]!,
+    liquidationLeaf: liquidationLeaves[0]![0]!,
   };
 }
 

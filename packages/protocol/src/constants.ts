@@ -40,6 +40,12 @@ export const CHART_Y_TOP = 500;
 export const CHART_LIQUIDATION_LINE = 135;
 export const CHART_Y_TICKS = [125, 200, 275, 350, 425, 500] as const;
 
+// ---- Vault script (docs/protocol.md, "The vault output"; the protocol's own limits) ----
+/** Guardian keys a vault output may commit to: one update leaf and its liquidation leaves each. */
+export const VAULT_MAX_GUARD_COUNT = 3;
+/** Oracle commitments (threshold hashes) a vault output may commit to: one liquidation leaf each. */
+export const VAULT_MAX_ORACLE_COUNT = 3;
+
 // ---- UNIT ----
 /** UNIT is valued at face value (SPEC §9: value not shown; ours). */
 export const UNIT_PRICE_USD = 1;

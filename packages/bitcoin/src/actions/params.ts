@@ -2,7 +2,7 @@
 // quote fields, and the known UTXOs (vault, treasury, UNIT outputs) each action spends.
 import type { RuneId, StateRecord, VaultOutput } from '../core';
 import type { PaymentUtxo } from '../flows/coin-select';
-import type { AssembledVaultTx } from '../flows/vault-tx';
+import type { AssembledVaultTx, VaultLeafChoice } from '../flows/vault-tx';
 
 /** The connected wallet: its sats address (payments, change) and runes address (UNIT). */
 export interface VaultWallet {
@@ -33,6 +33,8 @@ export interface VaultUtxo {
   unitDebt: bigint;
   /** From `vaultOutput` of the vault's keys and its current threshold hash. */
   output: Pick<VaultOutput, 'script' | 'tapLeafScript'>;
+  /** The leaf spent: guardian slot (update and liquidation) and oracle (liquidation); default 0, 0. */
+  spendPath?: VaultLeafChoice;
 }
 
 /** The treasury UNIT UTXO handed out by unit.reserve (ReserveResult.treasury_utxo). */

@@ -177,7 +177,7 @@ export const LIQUIDATED_INPUT: InputRole = {
   signers: ['guardian'],
 };
 
-/** The vault spent through its update leaf: the wallet signs with vault_pubkey, the guardian co-signs. */
+/** The vault spent through its update leaf (of `spendPath`'s slot): the wallet signs with vault_pubkey, the guardian co-signs. */
 export function vaultUpdateInput(vault: VaultUtxo): PlannedInput {
   return {
     txid: vault.txid,
@@ -186,11 +186,11 @@ export function vaultUpdateInput(vault: VaultUtxo): PlannedInput {
     script: vault.output.script,
     kind: VAULT_INPUT.kind,
     signers: VAULT_INPUT.signers,
-    tapLeafScript: [vaultLeaf(vault.output, 'update')],
+    tapLeafScript: [vaultLeaf(vault.output, 'update', vault.spendPath)],
   };
 }
 
-/** A liquidated vault spent through its liquidation leaf: the guardian alone signs. */
+/** A liquidated vault spent through its liquidation leaf (of `spendPath`'s slot and oracle): the guardian alone signs. */
 export function liquidatedInput(vault: VaultUtxo): PlannedInput {
   return {
     txid: vault.txid,
@@ -199,7 +199,7 @@ export function liquidatedInput(vault: VaultUtxo): PlannedInput {
     script: vault.output.script,
     kind: LIQUIDATED_INPUT.kind,
     signers: LIQUIDATED_INPUT.signers,
-    tapLeafScript: [vaultLeaf(vault.output, 'liquidation')],
+    tapLeafScript: [vaultLeaf(vault.output, 'liquidation', vault.spendPath)],
   };
 }
 

@@ -22,7 +22,14 @@ export {
   type SpeedUpParams,
 } from './speed-up';
 export { quotedVault, type QuoteCommitment } from './quoted-vault';
-export { VaultTxError, type InputSigner, type SignInputs, type VaultTxErrorCode } from './vault-tx';
+export {
+  vaultLeaf,
+  VaultTxError,
+  type InputSigner,
+  type SignInputs,
+  type VaultLeafChoice,
+  type VaultTxErrorCode,
+} from './vault-tx';
 export { parseVaultTransaction, type ParseResult } from './parse';
 export {
   addLiquidationWitness,

@@ -2,7 +2,8 @@
 // the treasury's key-path signature, the liquidation-leaf witness, and finalisation to raw hex.
 import { hex } from '@scure/base';
 import { TaprootControlBlock, Transaction } from '@scure/btc-signer';
-import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
+import { tapLeafHash } from '@scure/btc-signer/payment.js';
+import { equalBytes, hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf } from '../core';
 import { VAULT_TX_OPTS } from './vault-tx';
 
@@ -34,7 +35,10 @@ export function signUserInputs(
   return signIndexes(psbt, privateKey, indexes);
 }
 
-/** The guardian's signature on a vault input's leaf (update leaf, or liquidation leaf on repossess). */
+/**
+ * The guardian's signature on a vault input's leaf (update leaf, or liquidation leaf on repossess):
+ * every leaf of the input's `tapLeafScript` that holds this key.
+ */
 export function cosignVaultInput(
   psbt: Uint8Array,
   guardianKey: Uint8Array,
@@ -56,7 +60,9 @@ export function signTreasuryInput(
  * Completes the liquidated vault's input on repossess: the guardian signs the liquidation leaf and
  * the witness is assembled by hand, since no library template knows the leaf:
  * `<guardian signature> <secret> <leaf script> <control block>` (the script hashes the secret first,
- * then checks the signature).
+ * then checks the signature). Of the input's liquidation leaves, the one of this guardian key that
+ * the secret opens is used; when none is, the first of this key (the witness then fails the
+ * script check, as it should).
  */
 export function addLiquidationWitness(
   psbt: Uint8Array,
@@ -65,23 +71,28 @@ export function addLiquidationWitness(
 ): Uint8Array {
   const tx = load(cosignVaultInput(psbt, guardianKey, index));
   const input = tx.getInput(index);
-  const leaf = input.tapLeafScript?.find(
-    ([, script]) => classifyTapLeaf(script.subarray(0, -1))?.kind === 'liquidation',
-  );
-  if (!leaf) throw new Error(`input ${index} has no liquidation leaf`);
   const guardPub = pubSchnorr(guardianKey);
-  const signature = input.tapScriptSig?.find(([{ pubKey }]) => equalBytes(pubKey, guardPub))?.[1];
-  if (!signature) throw new Error('guardian signature missing');
+  const ours = (input.tapLeafScript ?? []).filter(([, script]) => {
+    const leaf = classifyTapLeaf(script.subarray(0, -1));
+    return leaf?.kind === 'liquidation' && equalBytes(leaf.guardPubkey, guardPub);
+  });
+  const opens = ours.find(([, script]) => {
+    const leaf = classifyTapLeaf(script.subarray(0, -1));
+    return leaf?.kind === 'liquidation' && equalBytes(leaf.thresholdHash, hash160(secret));
+  });
+  const leaf = opens ?? ours[0];
+  if (!leaf) throw new Error(`input ${index} has no liquidation leaf`);
   const [controlBlock, scriptWithVersion] = leaf;
+  const script = scriptWithVersion.subarray(0, -1);
+  const leafHash = tapLeafHash(script, scriptWithVersion[scriptWithVersion.length - 1]);
+  const signature = input.tapScriptSig?.find(
+    ([sig]) => equalBytes(sig.pubKey, guardPub) && equalBytes(sig.leafHash, leafHash),
+  )?.[1];
+  if (!signature) throw new Error('guardian signature missing');
   tx.updateInput(
     index,
     {
-      finalScriptWitness: [
-        signature,
-        secret,
-        scriptWithVersion.subarray(0, -1),
-        TaprootControlBlock.encode(controlBlock),
-      ],
+      finalScriptWitness: [signature, secret, script, TaprootControlBlock.encode(controlBlock)],
     },
     true,
   );

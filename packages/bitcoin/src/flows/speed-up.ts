@@ -17,6 +17,7 @@ import {
   walletInput,
   type AssembledVaultTx,
   type PlannedInput,
+  type VaultLeafChoice,
 } from './vault-tx';
 import type { VaultWallet } from '../actions/params';
 import { paymentScriptKind } from './vsize';
@@ -34,6 +35,8 @@ export interface SpeedUpParams {
   vaults?: readonly {
     output: Pick<VaultOutput, 'script' | 'tapLeafScript'>;
     leaf: 'update' | 'liquidation';
+    /** The guardian slot and oracle of the leaf the original spent (default 0, 0). */
+    spendPath?: VaultLeafChoice;
   }[];
   /** The treasury's output script and key (open and borrow spend a treasury UNIT output). */
   treasury?: { script: Uint8Array; internalKey: Uint8Array };
@@ -77,7 +80,7 @@ function plannedInput(
   });
   for (const vault of params.vaults ?? []) {
     if (equalBytes(vault.output.script, script))
-      return vaultInput(vaultLeaf(vault.output, vault.leaf), vault.leaf);
+      return vaultInput(vaultLeaf(vault.output, vault.leaf, vault.spendPath), vault.leaf);
   }
   const spent = witnessLeaf(witness);
   if (spent) return vaultInput(spent.leaf, spent.kind);

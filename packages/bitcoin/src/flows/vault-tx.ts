@@ -2,6 +2,7 @@
 // docs/protocol.md, then the user's payment inputs and BTC change chosen by coin selection. The
 // per-action builders (builders.ts) only say which inputs and outputs an action has.
 import { p2wpkh, Transaction } from '@scure/btc-signer';
+import { equalBytes } from '@scure/btc-signer/utils.js';
 import { REPLACEABLE_SEQUENCE } from '@unit/protocol';
 import { classifyTapLeaf, type TapLeafScript, type VaultOutput } from '../core';
 import { selectCoins, type PaymentUtxo } from './coin-select';
@@ -100,16 +101,43 @@ export function walletInput(
   return base;
 }
 
-/** The vault's `[control block, script]` entry for one of its two leaves. */
+/** Which leaf of a vault to spend: a guardian slot and, for a liquidation, an oracle (both 0 by default). */
+export interface VaultLeafChoice {
+  slot?: number;
+  oracle?: number;
+}
+
+/**
+ * The vault's `[control block, script]` entry for its update leaf of a guardian slot, or its
+ * liquidation leaf of a (slot, oracle) pair. Slots are the guardian keys in leaf order (the order
+ * of `vaultOutput`'s `tapLeafScript`), oracles the liquidation leaves of a slot's key in that order.
+ */
 export function vaultLeaf(
   vault: Pick<VaultOutput, 'tapLeafScript'>,
   kind: 'update' | 'liquidation',
+  { slot = 0, oracle = 0 }: VaultLeafChoice = {},
 ): TapLeafScript {
-  const leaf = vault.tapLeafScript.find(
-    ([, script]) => classifyTapLeaf(script.subarray(0, -1))?.kind === kind,
-  );
-  if (!leaf) throw new Error(`vault has no ${kind} leaf`);
-  return leaf;
+  const leaves = vault.tapLeafScript.flatMap((entry) => {
+    const leaf = classifyTapLeaf(entry[1].subarray(0, -1));
+    return leaf ? [{ entry, leaf }] : [];
+  });
+  const ofKind = leaves.filter(({ leaf }) => leaf.kind === kind);
+  if (ofKind.length === 0) throw new Error(`vault has no ${kind} leaf`);
+  const slotKeys: Uint8Array[] = [];
+  for (const { leaf } of leaves)
+    if (!slotKeys.some((key) => equalBytes(key, leaf.guardPubkey))) slotKeys.push(leaf.guardPubkey);
+  const guard = slotKeys[slot];
+  if (!guard) throw new Error(`vault has no guardian slot ${slot}`);
+  const ofSlot = ofKind.filter(({ leaf }) => equalBytes(leaf.guardPubkey, guard));
+  const index = kind === 'update' ? 0 : oracle;
+  const found = ofSlot[index];
+  if (!found)
+    throw new Error(
+      kind === 'update'
+        ? `vault has no update leaf for guardian slot ${slot}`
+        : `vault has no liquidation leaf for guardian slot ${slot}, oracle ${oracle}`,
+    );
+  return found.entry;
 }
 
 /** Weight of the plan's fixed inputs and outputs, without payment inputs or change. */
