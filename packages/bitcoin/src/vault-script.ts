@@ -135,12 +135,12 @@ export interface VaultOutput {
 function slotList(
   value: Uint8Array | readonly Uint8Array[],
   max: number,
-  what: string,
+  [what, plural]: [string, string],
   length: number,
 ): Uint8Array[] {
   const list = value instanceof Uint8Array ? [value] : [...value];
   if (list.length < 1 || list.length > max)
-    throw new Error(`a vault commits to 1 to ${max} ${what}s, got ${list.length}`);
+    throw new Error(`a vault commits to 1 to ${max} ${plural}, got ${list.length}`);
   list.forEach((item, i) => {
     assertLength(item, length, `${what} ${i}`);
     if (list.slice(0, i).some((earlier) => equalBytes(earlier, item)))
@@ -169,8 +169,18 @@ export function vaultOutput({
   thresholdHash,
   network,
 }: VaultOutputParams): VaultOutput {
-  const guardPubkeys = slotList(guardPubkey, VAULT_MAX_GUARD_COUNT, 'guard_pubkey', 32);
-  const thresholdHashes = slotList(thresholdHash, VAULT_MAX_ORACLE_COUNT, 'threshold_hash', 20);
+  const guardPubkeys = slotList(
+    guardPubkey,
+    VAULT_MAX_GUARD_COUNT,
+    ['guard_pubkey', 'guardian keys'],
+    32,
+  );
+  const thresholdHashes = slotList(
+    thresholdHash,
+    VAULT_MAX_ORACLE_COUNT,
+    ['threshold_hash', 'threshold hashes'],
+    20,
+  );
   const updates = guardPubkeys.map((guard) => updateLeafScript(vaultPubkey, guard));
   const liquidations = guardPubkeys.map((guard) =>
     thresholdHashes.map((hash) => liquidationLeafScript(hash, guard)),

@@ -14,7 +14,8 @@ import {
   type ParseContext,
   type ParsedVaultTransaction,
 } from '../actions/types';
-import { VAULT_TX_OPTS, type PlannedOutput } from './vault-tx';
+import type { TapLeafScript } from '../core';
+import { deeperLeafWeight, VAULT_TX_OPTS, type PlannedOutput } from './vault-tx';
 import { paymentScriptKind, transactionWeight, weightToVsize, type InputKind } from './vsize';
 
 export type { KnownUtxo, ParseContext, ParsedVaultTransaction } from '../actions/types';
@@ -47,6 +48,7 @@ interface Input {
   vout: number;
   script: Uint8Array;
   amount: bigint;
+  tapLeafScript?: TapLeafScript[];
 }
 
 function readTransaction(psbt: Uint8Array): { inputs: Input[]; outputs: PlannedOutput[] } {
@@ -64,6 +66,7 @@ function readTransaction(psbt: Uint8Array): { inputs: Input[]; outputs: PlannedO
       vout: input.index,
       script: input.witnessUtxo.script,
       amount: input.witnessUtxo.amount,
+      ...(input.tapLeafScript ? { tapLeafScript: input.tapLeafScript } : {}),
     });
   }
   const outputs: PlannedOutput[] = [];
@@ -87,6 +90,7 @@ function parse(action: VaultAction, psbt: Uint8Array, ctx: ParseContext): Parsed
     treasury: ctx.treasury,
   };
   const kinds: InputKind[] = [];
+  let extraWeight = 0;
   for (const { role, name, kind } of declaration.spends) {
     const utxo = known[role];
     check(utxo !== undefined, `context has no ${name}`);
@@ -100,6 +104,8 @@ function parse(action: VaultAction, psbt: Uint8Array, ctx: ParseContext): Parsed
       `input ${kinds.length} does not match the ${name} on chain`,
     );
     kinds.push(kind);
+    // A vault committing to several keys or hashes spends a deeper leaf (docs/protocol.md).
+    extraWeight += deeperLeafWeight({ kind, tapLeafScript: input.tapLeafScript });
   }
   for (let i = kinds.length; i < inputs.length; i++) {
     check(paysFromWallet, `a ${action} spends the vault alone`);
@@ -140,7 +146,7 @@ function parse(action: VaultAction, psbt: Uint8Array, ctx: ParseContext): Parsed
       transactionWeight(
         kinds,
         outputs.map((o) => o.script),
-      ),
+      ) + extraWeight,
     ),
     changeVout,
   };

@@ -140,11 +140,28 @@ export function vaultLeaf(
   return found.entry;
 }
 
+/** The deepest vault leaf (3 keys, 3 hashes: a liquidation leaf of slot 1 or 2) has 5 siblings. */
+const MAX_VAULT_LEAF_SIBLINGS = 5;
+
+/**
+ * Witness weight a vault input's leaf adds over what its kind assumes (a control block with one
+ * sibling hash, the two-leaf tree): 32 per deeper level, when the vault commits to more than one
+ * guardian key or threshold hash; 0 for the one-key, one-hash vault. Capped at the deepest leaf a
+ * vault can have, so a PSBT cannot inflate the guardian's size estimate with a made-up path.
+ */
+export function deeperLeafWeight(input: Pick<PlannedInput, 'kind' | 'tapLeafScript'>): number {
+  if (input.kind !== 'vault-update' && input.kind !== 'vault-liquidation') return 0;
+  const siblings = input.tapLeafScript?.[0]?.[0].merklePath.length ?? 1;
+  return 32 * (Math.min(MAX_VAULT_LEAF_SIBLINGS, Math.max(1, siblings)) - 1);
+}
+
 /** Weight of the plan's fixed inputs and outputs, without payment inputs or change. */
 export function planWeight(plan: Pick<VaultTxPlan, 'inputs' | 'outputs'>): number {
-  return transactionWeight(
-    plan.inputs.map((input) => input.kind),
-    plan.outputs.map((output) => output.script),
+  return (
+    transactionWeight(
+      plan.inputs.map((input) => input.kind),
+      plan.outputs.map((output) => output.script),
+    ) + plan.inputs.reduce((sum, input) => sum + deeperLeafWeight(input), 0)
   );
 }
 
