@@ -263,6 +263,22 @@ describe('every shape from one to three keys and hashes', () => {
         }
       });
 
+  it("puts every leaf at the depth docs/protocol.md's table gives", () => {
+    // Depth of each slot's subtree, and of each liquidation leaf inside its slot's subtree.
+    const slotDepth = [[0], [1, 1], [1, 2, 2]];
+    const inSlot = [[1], [2, 2], [2, 3, 3]];
+    for (let k = 1; k <= 3; k++)
+      for (let m = 1; m <= 3; m++) {
+        const vault = vaultWith(k, m);
+        const depth = (leaf: VaultLeaf) => (leaf.controlBlock.length - 33) / 32;
+        const slots = slotDepth[k - 1]!;
+        expect(vault.updateLeaves.map(depth)).toEqual(slots.map((d) => d + 1));
+        expect(vault.liquidationLeaves.map((leaves) => leaves.map(depth))).toEqual(
+          slots.map((d) => inSlot[m - 1]!.map((i) => d + i)),
+        );
+      }
+  });
+
   it('gives a different output for every shape', () => {
     const addresses = new Set<string>();
     for (let k = 1; k <= 3; k++)
