@@ -35,6 +35,7 @@ import {
   vaultUtxo,
   wallet,
 } from './test-fixtures';
+import { buildSpeedUpPsbt, checkFeeOnlyReplacement } from './speed-up';
 import { vaultLeaf, VAULT_TX_OPTS } from './vault-tx';
 
 const feeRate = 2;
@@ -208,6 +209,49 @@ describe('liquidation leaf of a chosen (slot, oracle)', () => {
     expect(witness[2]).toEqual(vault.output.liquidationLeaves[1]![2]!.script);
     expect(witness[3]).toEqual(vault.output.liquidationLeaves[1]![2]!.controlBlock);
   });
+});
+
+describe('speed-up of a spend through slot 1', () => {
+  const vault = twoKeyVault(200_000n, 0n);
+  const built = buildDepositPsbt({
+    wallet,
+    utxos: [paymentUtxo(150_000n)],
+    feeRate: 1,
+    state: stateFields,
+    newVault,
+    vault: { ...vault, spendPath: { slot: 1 } },
+    depositAmount: 100_000n,
+  });
+  const signSlot1 = (psbt: Uint8Array) =>
+    finalize(
+      cosignVaultInput(
+        signUserInputs(signUserInputs(psbt, keys.vault, [0]), keys.payment, [1]),
+        guardianKeys[1]!,
+        0,
+      ),
+    );
+  const original = { hex: signSlot1(built.psbt), prevouts: prevouts(built.psbt) };
+
+  for (const given of ['given the vault and its spendPath', 'read back from the witness'])
+    it(`keeps slot 1's leaf, ${given}`, () => {
+      const replacement = buildSpeedUpPsbt({
+        action: 'deposit',
+        original,
+        wallet,
+        ...(given.startsWith('given')
+          ? { vaults: [{ output: vault.output, leaf: 'update', spendPath: { slot: 1 } }] }
+          : {}),
+        utxos: [],
+        feeRate: 4,
+      });
+      const input = Transaction.fromPSBT(replacement.psbt, VAULT_TX_OPTS).getInput(0);
+      expect(input.tapLeafScript).toEqual([vault.output.tapLeafScript[4]]);
+      const rawHex = signSlot1(replacement.psbt);
+      expect(verifyInputs(rawHex, prevouts(replacement.psbt))).toEqual({ ok: true });
+      expect(checkFeeOnlyReplacement('deposit', original, replacement.psbt)).toMatchObject({
+        ok: true,
+      });
+    });
 });
 
 describe('vaultLeaf', () => {
