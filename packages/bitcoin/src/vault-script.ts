@@ -138,7 +138,10 @@ function slotList(
   [what, plural]: [string, string],
   length: number,
 ): Uint8Array[] {
-  const list = value instanceof Uint8Array ? [value] : [...value];
+  // Array.isArray, not instanceof Uint8Array: bytes from another realm (jsdom) are still bytes.
+  const list: Uint8Array[] = Array.isArray(value)
+    ? [...(value as readonly Uint8Array[])]
+    : [value as Uint8Array];
   if (list.length < 1 || list.length > max)
     throw new Error(`a vault commits to 1 to ${max} ${plural}, got ${list.length}`);
   list.forEach((item, i) => {
