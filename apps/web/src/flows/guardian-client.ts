@@ -227,9 +227,18 @@ export async function runVaultAction(
         : (({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step);
     onSent?.();
     const send = async (client: RpcClient, report: OnProgress): Promise<FlowResultIds> => {
-      const result = (await client.call(declaration.method as never, request as never, {
-        onProgress: (step) => report(progressOf(step)),
-      })) as { vault_txid: string; issue_txid?: string; repay_txid?: string; vault_id?: string };
+      // Issue 20: the guardians' decisions belong to the network approvals step.
+      const unwatch = client.watchApprovals(request.nonce, (a) => report(progressOf(4), a));
+      const result = (await client
+        .call(declaration.method as never, request as never, {
+          onProgress: (step) => report(progressOf(step)),
+        })
+        .finally(unwatch)) as {
+        vault_txid: string;
+        issue_txid?: string;
+        repay_txid?: string;
+        vault_id?: string;
+      };
       return {
         txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
         vaultTxid: result.vault_txid,
@@ -351,10 +360,12 @@ export async function runRepossess(
     sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
   });
   const rpc = await connect(config.guardianUrl);
+  const progressOf = (step: number) =>
+    (({ 2: 2, 3: 3, 4: 3, 5: 4 }) as Record<number, number>)[step] ?? step;
+  rpc.watchApprovals(request.nonce, (approvals) => onProgress(progressOf(4), approvals));
   try {
     const result = await rpc.call('vault.repossess', request, {
-      onProgress: (step) =>
-        onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
+      onProgress: (step) => onProgress(progressOf(step)),
     });
     return { txid: result.vault_txid, vaultTxid: result.vault_txid };
   } finally {
