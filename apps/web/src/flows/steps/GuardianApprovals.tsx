@@ -1,0 +1,78 @@
+import type { Approvals, GuardianDecision } from '@unit/protocol/wire';
+import {
+  APPROVALS_COPY,
+  approvalsCount,
+  approvalsDone,
+  approvalsNeed,
+  decisionWords,
+} from '../approvals';
+
+/** A mark beside each state, for the eye only: the state is always said in words too. */
+const MARKS: Record<GuardianDecision['state'], string> = {
+  approved: '✓',
+  refused: '✕',
+  pending: '…',
+  unreachable: '!',
+  excluded: '–',
+};
+
+/**
+ * Issue 20 item 6: "2 of 3 guardians approved" and each guardian's decision, under the tracker's
+ * network approvals line. The count line is the one polite live region (a screen reader hears the
+ * count change, not every row); it is there, empty, before the first approvals arrive, so the
+ * first count is announced too. Without approvals (the server signing alone) it stays empty.
+ */
+export function GuardianApprovals({
+  approvals,
+  failed,
+}: {
+  approvals: Approvals | null;
+  failed: boolean;
+}) {
+  const done = approvals !== null && approvalsDone(approvals);
+  const tone = done ? 'done' : failed ? 'error' : 'waiting';
+  return (
+    <div className="approvals">
+      <p
+        className={`approvals__count approvals__count--${tone}`}
+        aria-live="polite"
+        aria-atomic="true"
+      >
+        {approvals && (
+          <>
+            <span className="approvals__mark" aria-hidden="true">
+              {done ? '✓' : failed ? '✕' : '…'}
+            </span>
+            <span className="approvals__total">{approvalsCount(approvals)}</span>
+            <span className="approvals__need">, {approvalsNeed(approvals)}</span>
+          </>
+        )}
+      </p>
+      {approvals && approvals.guardians.length > 0 && (
+        <ul className="approvals__list" aria-label={APPROVALS_COPY.list}>
+          {approvals.guardians.map((guardian) => (
+            <li
+              key={guardian.id}
+              className={`approvals__guardian approvals__guardian--${guardian.state}`}
+            >
+              <span className="approvals__icon" aria-hidden="true">
+                {MARKS[guardian.state]}
+              </span>
+              <span className="approvals__name">{guardian.name}</span>
+              <span className="approvals__state">
+                <span className="sr-only">: </span>
+                {decisionWords(guardian.state)}
+              </span>
+              {guardian.reason && (
+                <span className="approvals__reason">
+                  <span className="sr-only">, </span>
+                  {guardian.reason}
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
