@@ -224,13 +224,12 @@ export async function runVaultAction(
     const stepOf = shape.vault === 'creates' ? createStepOf : actionStepOf;
     onSent?.();
     const send = async (client: RpcClient, report: OnProgress): Promise<FlowResultIds> => {
-      const result = (await callGuardian(
-        client,
-        declaration.method,
-        request,
-        report,
-        stepOf,
-      )) as { vault_txid: string; issue_txid?: string; repay_txid?: string; vault_id?: string };
+      const result = (await callGuardian(client, declaration.method, request, report, stepOf)) as {
+        vault_txid: string;
+        issue_txid?: string;
+        repay_txid?: string;
+        vault_id?: string;
+      };
       return {
         txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
         vaultTxid: result.vault_txid,
