@@ -16,6 +16,10 @@ const MARKS: Record<GuardianDecision['state'], string> = {
   excluded: '–',
 };
 
+/** A guardian's reason, unless it only repeats its state ('unreachable: unreachable'). */
+const reasonOf = ({ state, reason }: GuardianDecision) =>
+  reason && reason.trim().toLowerCase() !== decisionWords(state) ? reason : null;
+
 /**
  * Issue 20 item 6: "2 of 3 guardians approved" and each guardian's decision, under the tracker's
  * network approvals line. The count line is the one polite live region (a screen reader hears the
@@ -63,10 +67,10 @@ export function GuardianApprovals({
                 <span className="sr-only">: </span>
                 {decisionWords(guardian.state)}
               </span>
-              {guardian.reason && (
+              {reasonOf(guardian) && (
                 <span className="approvals__reason">
                   <span className="sr-only">, </span>
-                  {guardian.reason}
+                  {reasonOf(guardian)}
                 </span>
               )}
             </li>
