@@ -7,22 +7,14 @@ import {
   decisionWords,
 } from '../approvals';
 
-/** A mark beside each state, for the eye only: the state is always said in words too. */
-const MARKS: Record<GuardianDecision['state'], string> = {
-  approved: '✓',
-  refused: '✕',
-  pending: '…',
-  unreachable: '!',
-  excluded: '–',
-};
-
 /** A guardian's reason, unless it only repeats its state ('unreachable: unreachable'). */
 const reasonOf = ({ state, reason }: GuardianDecision) =>
   reason && reason.trim().toLowerCase() !== decisionWords(state) ? reason : null;
 
 /**
  * Issue 20 item 6: "2 of 3 guardians approved" and each guardian's decision, under the tracker's
- * network approvals line. The count line is the one polite live region (a screen reader hears the
+ * network approvals line. Each state is said in words; the marks beside them are the style's
+ * (flows.css), for the eye only, and leave the tracker's own ✓ the only ones in its text. The count line is the one polite live region (a screen reader hears the
  * count change, not every row); it is there, empty, before the first approvals arrive, so the
  * first count is announced too. Without approvals (the server signing alone) it stays empty.
  */
@@ -44,9 +36,7 @@ export function GuardianApprovals({
       >
         {approvals && (
           <>
-            <span className="approvals__mark" aria-hidden="true">
-              {done ? '✓' : failed ? '✕' : '…'}
-            </span>
+            <span className="approvals__mark" aria-hidden="true" />
             <span className="approvals__total">{approvalsCount(approvals)}</span>
             <span className="approvals__need">, {approvalsNeed(approvals)}</span>
           </>
@@ -59,9 +49,7 @@ export function GuardianApprovals({
               key={guardian.id}
               className={`approvals__guardian approvals__guardian--${guardian.state}`}
             >
-              <span className="approvals__icon" aria-hidden="true">
-                {MARKS[guardian.state]}
-              </span>
+              <span className="approvals__icon" aria-hidden="true" />
               <span className="approvals__name">{guardian.name}</span>
               <span className="approvals__state">
                 <span className="sr-only">: </span>
