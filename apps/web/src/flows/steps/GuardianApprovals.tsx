@@ -14,9 +14,10 @@ const reasonOf = ({ state, reason }: GuardianDecision) =>
 /**
  * Issue 20 item 6: "2 of 3 guardians approved" and each guardian's decision, under the tracker's
  * network approvals line. Each state is said in words; the marks beside them are the style's
- * (flows.css), for the eye only, and leave the tracker's own ✓ the only ones in its text. The count line is the one polite live region (a screen reader hears the
- * count change, not every row); it is there, empty, before the first approvals arrive, so the
- * first count is announced too. Without approvals (the server signing alone) it stays empty.
+ * (flows.css), for the eye only, so the tracker's own ✓ stay the only ones in its text. The count
+ * line is the one polite live region (a screen reader hears the count change, not every row); it
+ * is there, empty, before the first approvals arrive, so the first count is announced too.
+ * Without approvals (the server signing alone) it stays empty.
  */
 export function GuardianApprovals({
   approvals,
