@@ -74,7 +74,7 @@ const rowsOf = (dialog: HTMLElement) =>
     .getAllByRole('listitem')
     .map((row) => row.textContent);
 
-describe('guardian approvals in the tracker (issue 20)', () => {
+describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, () => {
   it('counts approvals live at create step 4: 0, 2 then 3 of 3, done once 2 approved', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
