@@ -19,13 +19,17 @@ import {
   type UtxoDto,
   type VaultDto,
 } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import {
   REQUEST_LIFETIME_SECONDS,
-  connectGuardian,
+  guardianClient,
+  webSocketTransport,
   type GuardianClient,
+  type RpcTransport,
 } from '@unit/protocol/wire/client';
 import { getJson, joinUrl } from '../api/http';
 import { type WalletAccount } from '../wallet';
+import { readApprovals } from './approvals';
 
 /**
  * The guardian's answer to a signed request may take as long as the request lives: the flow's own
@@ -35,7 +39,14 @@ export const REQUEST_ANSWER_MS = REQUEST_LIFETIME_SECONDS * 1000;
 
 /** The one client on one socket, and whether that socket is still open (a reservation lives as long
  * as it does: a re-send goes over it while it is). */
-export type RpcClient = GuardianClient & { open(): boolean };
+export type RpcClient = GuardianClient & {
+  open(): boolean;
+  /**
+   * Issue 20: hands `listener` the guardians' decisions each `vault.progress` of the request
+   * `nonce` carries, until the returned function is called. The protocol's client reports steps only.
+   */
+  watchApprovals(nonce: string, listener: (approvals: Approvals) => void): () => void;
+};
 
 export function wsUrl(guardianUrl: string): string {
   const url = new URL(guardianUrl, window.location.href);
@@ -45,11 +56,35 @@ export function wsUrl(guardianUrl: string): string {
 
 /** The protocol's JSON-RPC client on one WebSocket; `vault.progress` notifications go to the caller. */
 export async function connect(guardianUrl: string): Promise<RpcClient> {
-  const client = await connectGuardian(() => new WebSocket(wsUrl(guardianUrl)), {
-    timeoutMs: REQUEST_ANSWER_MS,
-  });
-  const socket = client.socket as WebSocket;
-  return { ...client, open: () => socket.readyState === WebSocket.OPEN };
+  const transport = await webSocketTransport(new WebSocket(wsUrl(guardianUrl)));
+  const watchers = new Map<string, (approvals: Approvals) => void>();
+  // The transport hands a notification to each request in flight; the watcher of its nonce reads
+  // its approvals before the protocol's client reads its step.
+  const tapped: RpcTransport = {
+    request: (method, params, onNotification) =>
+      transport.request(method, params, (name, body) => {
+        if (name === 'vault.progress') {
+          for (const [nonce, listener] of watchers) {
+            const approvals = readApprovals(body, nonce);
+            if (approvals) listener(approvals);
+          }
+        }
+        onNotification(name, body);
+      }),
+    close: () => transport.close(),
+  };
+  const client = guardianClient(tapped, { timeoutMs: REQUEST_ANSWER_MS });
+  const socket = transport.socket as WebSocket;
+  return {
+    ...client,
+    open: () => socket.readyState === WebSocket.OPEN,
+    watchApprovals(nonce, listener) {
+      watchers.set(nonce, listener);
+      return () => {
+        if (watchers.get(nonce) === listener) watchers.delete(nonce);
+      };
+    },
+  };
 }
 
 /**

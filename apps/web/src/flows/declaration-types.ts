@@ -102,6 +102,8 @@ export interface FlowDecl {
   steps: readonly StepDecl[];
   /** tracker (create) or confirmation (actions) steps, in order, 1-based in the UI */
   progressSteps: readonly string[];
+  /** the progress step that shows each guardian's approval (issue 20); none: no network signs */
+  approvalsStep?: number;
   form: FormDecl;
   actionLabel: string;
   successTitle: string;

@@ -57,6 +57,11 @@ const asLine = (step: string) => step.charAt(0).toUpperCase() + step.slice(1);
 // SPEC §4 Action drawers: confirmation steps 1 to 4.
 const CONFIRMATION_STEPS = ACTION.confirmationSteps.map(asLine);
 
+// Issue 20: the guardians' approvals show at the create tracker's 4 network approvals and at an
+// action drawer's 3 validation, the step the guardian's step 4 maps to (guardian-client.ts).
+const CREATE_APPROVALS_STEP = 4;
+const ACTION_APPROVALS_STEP = 3;
+
 // SPEC §4: wallet balance refresh after every action; repay and borrow also refresh rune data.
 const AFTER_ACTION = ['balance', 'vault', 'vault-history'] as const;
 const AFTER_UNIT_ACTION = [...AFTER_ACTION, 'unit-outputs'] as const;
@@ -106,6 +111,7 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
       { kind: 'success', title: CONTENT.vaultPage.created, primary: CREATE.buttons.close },
     ],
     progressSteps: CREATE.trackerSteps.map(asLine),
+    approvalsStep: CREATE_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       connectsWallet: true,
@@ -141,6 +147,7 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'deposit',
     steps: actionSteps(CONTENT.dashboard.deposit, ACTION.successTitles.deposit),
     progressSteps: CONFIRMATION_STEPS,
+    approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       btc: { label: 'Deposit amount', refinesMax: 'deposit', max: depositMax(false) },
@@ -159,6 +166,7 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'withdraw',
     steps: actionSteps(CONTENT.dashboard.withdraw, ACTION.successTitles.withdraw),
     progressSteps: CONFIRMATION_STEPS,
+    approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       needsPrice: true,
@@ -191,6 +199,7 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'borrow',
     steps: actionSteps(CONTENT.dashboard.borrow, ACTION.successTitles.borrow),
     progressSteps: CONFIRMATION_STEPS,
+    approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       needsPrice: true,
@@ -220,6 +229,7 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'repay',
     steps: actionSteps(CONTENT.dashboard.repay, ACTION.successTitles.repay),
     progressSteps: CONFIRMATION_STEPS,
+    approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       checksWalletCost: true,
@@ -245,6 +255,7 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
     guardianAction: 'repossess',
     steps: actionSteps(CONTENT.repossess.button, CONTENT.repossess.success),
     progressSteps: CONFIRMATION_STEPS,
+    approvalsStep: ACTION_APPROVALS_STEP,
     form: { kind: 'claim' },
     actionLabel: CONTENT.repossess.button,
     successTitle: CONTENT.repossess.success,

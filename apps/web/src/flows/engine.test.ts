@@ -73,4 +73,24 @@ describe('flow engine', () => {
     ]);
     expect([create.step, create.status, create.formKey]).toEqual([2, 'idle', 0]);
   });
+
+  it("keeps the guardians' approvals at the step they came with, through a failure", () => {
+    const approvals = {
+      approved: 1,
+      needed: 2,
+      total: 3,
+      guardians: [{ id: 1, name: 'guardian-1', state: 'approved' as const }],
+    };
+    let s = run('create', [{ type: 'next' }, { type: 'next' }, { type: 'start' }]);
+    expect(s.approvals).toBeNull();
+    s = flowReducer(s, { type: 'progress', step: 4, approvals });
+    expect(s.approvals).toEqual({ step: 4, value: approvals });
+    // A step without approvals keeps the last ones, and so does the failure.
+    s = flowReducer(s, { type: 'progress', step: 4 });
+    s = flowReducer(s, { type: 'failed', error: new Error('refused') });
+    expect([s.status, s.approvals]).toEqual(['error', { step: 4, value: approvals }]);
+    // Back to the confirmation forgets them; a new run starts without any.
+    expect(flowReducer(s, { type: 'back' }).approvals).toBeNull();
+    expect(flowReducer(s, { type: 'start' }).approvals).toBeNull();
+  });
 });

@@ -1,3 +1,4 @@
+import type { Approvals } from '@unit/protocol/wire';
 import { FLOWS, type FlowAction } from './declarations';
 
 // The one flow engine: a pure reducer over (step, status, progress), the same for every action.
@@ -21,13 +22,19 @@ export interface FlowState {
   result: FlowResultIds | null;
   /** bumps when the form must forget what was typed (SPEC §4: Back resets the amount) */
   formKey: number;
+  /**
+   * Issue 20: the guardians' decisions at the tracker step they were reported at (create: 4
+   * network approvals; an action drawer: 3), the last kept through a failure; null when the server
+   * signs alone.
+   */
+  approvals: { step: number; value: Approvals } | null;
 }
 
 export type FlowEvent =
   | { type: 'next' }
   | { type: 'back' }
   | { type: 'start' }
-  | { type: 'progress'; step: number }
+  | { type: 'progress'; step: number; approvals?: Approvals }
   | { type: 'confirmed'; result: FlowResultIds }
   | { type: 'failed'; error: unknown }
   /** the user declined in the wallet: back to where they pressed the button, nothing lost */
@@ -42,6 +49,7 @@ export const initialFlowState = (action: FlowAction): FlowState => ({
   error: null,
   result: null,
   formKey: 0,
+  approvals: null,
 });
 
 const indexOf = (action: FlowAction, kind: string) =>
@@ -66,6 +74,7 @@ export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
           progress: 0,
           error: null,
           formKey: formReset ? state.formKey + 1 : state.formKey,
+          approvals: null,
         };
       }
       return { ...state, step: Math.max(0, state.step - 1) };
@@ -78,6 +87,7 @@ export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
         progress: 1,
         error: null,
         result: null,
+        approvals: null,
       };
     case 'progress':
       if (state.status !== 'awaiting-signature' && state.status !== 'processing') return state;
@@ -85,6 +95,7 @@ export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
         ...state,
         progress: event.step,
         status: event.step >= 2 ? 'processing' : state.status,
+        approvals: event.approvals ? { step: event.step, value: event.approvals } : state.approvals,
       };
     case 'confirmed':
       return {
@@ -98,7 +109,14 @@ export function flowReducer(state: FlowState, event: FlowEvent): FlowState {
       return { ...state, status: 'error', error: event.error };
     case 'cancelled':
       if (steps[state.step]?.kind !== 'tracker') return state;
-      return { ...state, step: state.step - 1, status: 'idle', progress: 0, error: null };
+      return {
+        ...state,
+        step: state.step - 1,
+        status: 'idle',
+        progress: 0,
+        error: null,
+        approvals: null,
+      };
     case 'reset':
       return { ...initialFlowState(state.action), formKey: state.formKey + 1 };
   }

@@ -11,7 +11,7 @@ import {
   type FlowResultIds,
   type FlowState,
 } from './engine';
-import type { ExecuteFlow, FlowInput } from './flow-types';
+import type { ExecuteFlow, FlowInput, OnProgress } from './flow-types';
 import type { FlowPreview } from './preview';
 
 // The flow machine: which flow is open, its drawer, and one run from the wallet prompt to the
@@ -104,10 +104,10 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
       let signed = false;
       let markSent!: () => void;
       const sent = new Promise<void>((resolve) => (markSent = resolve));
-      const onProgress = (step: number) => {
+      const onProgress: OnProgress = (step, approvals) => {
         // The guardian's first step means the request reached it, whoever sent it.
         if (step >= 2) markSent();
-        dispatch({ type: 'progress', step });
+        dispatch({ type: 'progress', step, ...(approvals ? { approvals } : {}) });
         if (step >= 2 && !signed) {
           // SPEC §4: signatures collected: the drawer closes and a banner takes over.
           signed = true;

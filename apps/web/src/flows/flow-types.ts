@@ -2,6 +2,7 @@
 // types only, so the flow machine (FlowProvider.tsx) and the client it loads lazily
 // (guardian-client.ts) both import them without importing each other.
 import type { ConfigDto } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import type { useWallet } from '../wallet';
 import type { FlowAction, FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
@@ -20,8 +21,11 @@ export interface FlowInput {
   resend?: SignedResend;
 }
 
-/** Reports the tracker step that is now active (1 signature collection … last submitting). */
-export type OnProgress = (step: number) => void;
+/**
+ * Reports the tracker step that is now active (1 signature collection … last submitting), and at
+ * the network approvals (issue 20) each guardian's decision so far, when a guardian network signs.
+ */
+export type OnProgress = (step: number, approvals?: Approvals) => void;
 
 export interface ExecuteContext {
   config: ConfigDto;

@@ -54,6 +54,7 @@ import {
   walletKeysOf,
   type RpcClient,
 } from './client-reads';
+import { actionStepOf, callGuardian, createStepOf } from './guardian-call';
 import { runSpeedUp } from './speed-up-client';
 
 export { runSpeedUp } from './speed-up-client';
@@ -220,16 +221,15 @@ export async function runVaultAction(
       psbt: base64.encode(built.psbt),
       sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
     });
-    const progressOf = (step: number) =>
-      // The create tracker has five steps; the action drawers four (no separate network approvals).
-      shape.vault === 'creates'
-        ? step
-        : (({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step);
+    const stepOf = shape.vault === 'creates' ? createStepOf : actionStepOf;
     onSent?.();
     const send = async (client: RpcClient, report: OnProgress): Promise<FlowResultIds> => {
-      const result = (await client.call(declaration.method as never, request as never, {
-        onProgress: (step) => report(progressOf(step)),
-      })) as { vault_txid: string; issue_txid?: string; repay_txid?: string; vault_id?: string };
+      const result = (await callGuardian(client, declaration.method, request, report, stepOf)) as {
+        vault_txid: string;
+        issue_txid?: string;
+        repay_txid?: string;
+        vault_id?: string;
+      };
       return {
         txid: result.issue_txid ?? result.repay_txid ?? result.vault_txid,
         vaultTxid: result.vault_txid,
@@ -352,10 +352,7 @@ export async function runRepossess(
   });
   const rpc = await connect(config.guardianUrl);
   try {
-    const result = await rpc.call('vault.repossess', request, {
-      onProgress: (step) =>
-        onProgress(({ 2: 2, 3: 3, 4: 3, 5: 4 } as Record<number, number>)[step] ?? step),
-    });
+    const result = await callGuardian(rpc, 'vault.repossess', request, onProgress, actionStepOf);
     return { txid: result.vault_txid, vaultTxid: result.vault_txid };
   } finally {
     rpc.close();

@@ -1,9 +1,12 @@
 import type { FlowDecl } from '../declarations';
 import type { FlowState } from '../engine';
+import { GuardianApprovals } from './GuardianApprovals';
 
 /** The tracker's lines: done, active, failed or to do, from the flow's progress (SPEC §4). */
 export function TrackerLines({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const failed = flow.status === 'error';
+  // Issue 20: each guardian's approval under the line it was reported at (or will be).
+  const approvalsStep = flow.approvals?.step ?? decl.approvalsStep;
   return (
     <ol className="tracker" aria-label="Progress">
       {decl.progressSteps.map((label, i) => {
@@ -25,7 +28,10 @@ export function TrackerLines({ flow, decl }: { flow: FlowState; decl: FlowDecl }
             <span className="tracker__dot" aria-hidden="true">
               {state === 'done' ? '✓' : n}
             </span>
-            {label}
+            <span className="tracker__label">{label}</span>
+            {n === approvalsStep && (
+              <GuardianApprovals approvals={flow.approvals?.value ?? null} failed={failed} />
+            )}
           </li>
         );
       })}

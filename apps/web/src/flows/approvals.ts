@@ -1,0 +1,73 @@
+// Issue 20 item 6: each guardian's decision on a request, as `vault.progress` step 4 carries it
+// (@unit/protocol wire/guardian.ts approvalsSchema), read and put into words for the tracker.
+// Zod-free: the guardian client that reads it is the browser's lazy chunk, which carries no zod.
+import type { Approvals, GuardianDecision } from '@unit/protocol/wire';
+
+type GuardianState = GuardianDecision['state'];
+
+/** The tracker's words for the approvals: each state in text, never in colour only. */
+export const APPROVALS_COPY = {
+  list: 'Guardians',
+  states: {
+    approved: 'approved',
+    refused: 'refused',
+    pending: 'waiting',
+    unreachable: 'unreachable',
+    excluded: 'left out',
+  } satisfies Record<GuardianState, string>,
+} as const;
+
+const STATES = Object.keys(APPROVALS_COPY.states) as GuardianState[];
+
+/** The approvals' limits, as the contract's schema sets them. */
+const MAX_GUARDIANS = 255;
+const MAX_NAME = 64;
+const MAX_REASON = 300;
+
+const isCount = (value: unknown, min: number): value is number =>
+  Number.isInteger(value) && (value as number) >= min && (value as number) <= MAX_GUARDIANS;
+
+function readDecision(value: unknown): GuardianDecision | null {
+  if (!value || typeof value !== 'object') return null;
+  const { id, name, state, reason } = value as Record<string, unknown>;
+  if (!isCount(id, 1) || typeof name !== 'string' || name.length > MAX_NAME) return null;
+  if (!STATES.includes(state as GuardianState)) return null;
+  if (reason !== undefined && (typeof reason !== 'string' || reason.length > MAX_REASON))
+    return null;
+  return {
+    id,
+    name,
+    state: state as GuardianState,
+    ...(reason ? { reason } : {}),
+  };
+}
+
+/**
+ * The approvals of a `vault.progress` notification about the request `nonce`, or null when it
+ * carries none (the server signing alone), is about another request, or is not the contract's.
+ */
+export function readApprovals(body: unknown, nonce: string): Approvals | null {
+  if (!body || typeof body !== 'object') return null;
+  const { request, approvals } = body as { request?: unknown; approvals?: unknown };
+  if (request !== nonce || !approvals || typeof approvals !== 'object') return null;
+  const { approved, needed, total, guardians } = approvals as Record<string, unknown>;
+  if (!isCount(approved, 0) || !isCount(needed, 1) || !isCount(total, 1)) return null;
+  if (!Array.isArray(guardians) || guardians.length > MAX_GUARDIANS) return null;
+  const decisions = guardians.map(readDecision);
+  if (decisions.some((d) => d === null)) return null;
+  return { approved, needed, total, guardians: decisions as GuardianDecision[] };
+}
+
+/** Enough guardians approved for the network to sign. */
+export const approvalsDone = (approvals: Approvals) => approvals.approved >= approvals.needed;
+
+/** Issue 20: "2 of 3 guardians approved". */
+export const approvalsCount = ({ approved, total }: Approvals) =>
+  `${approved} of ${total} guardian${total === 1 ? '' : 's'} approved`;
+
+/** What the count means: enough to sign, or how many it takes. */
+export const approvalsNeed = (approvals: Approvals) =>
+  approvalsDone(approvals) ? 'enough to sign' : `${approvals.needed} needed`;
+
+/** A guardian's state in words (SPEC §4's tracker reads in text, not colour). */
+export const decisionWords = (state: GuardianState) => APPROVALS_COPY.states[state];

@@ -1,0 +1,71 @@
+import type { Approvals, GuardianDecision } from '@unit/protocol/wire';
+import {
+  APPROVALS_COPY,
+  approvalsCount,
+  approvalsDone,
+  approvalsNeed,
+  decisionWords,
+} from '../approvals';
+
+/** A guardian's reason, unless it only repeats its state ('unreachable: unreachable'). */
+const reasonOf = ({ state, reason }: GuardianDecision) =>
+  reason && reason.trim().toLowerCase() !== decisionWords(state) ? reason : null;
+
+/**
+ * Issue 20 item 6: "2 of 3 guardians approved" and each guardian's decision, under the tracker's
+ * network approvals line. Each state is said in words; the marks beside them are the style's
+ * (flows.css), for the eye only, so the tracker's own ✓ stay the only ones in its text. The count
+ * line is the one polite live region (a screen reader hears the count change, not every row); it
+ * is there, empty, before the first approvals arrive, so the first count is announced too.
+ * Without approvals (the server signing alone) it stays empty.
+ */
+export function GuardianApprovals({
+  approvals,
+  failed,
+}: {
+  approvals: Approvals | null;
+  failed: boolean;
+}) {
+  const done = approvals !== null && approvalsDone(approvals);
+  const tone = done ? 'done' : failed ? 'error' : 'waiting';
+  return (
+    <div className="approvals">
+      <p
+        className={`approvals__count approvals__count--${tone}`}
+        aria-live="polite"
+        aria-atomic="true"
+      >
+        {approvals && (
+          <>
+            <span className="approvals__mark" aria-hidden="true" />
+            <span className="approvals__total">{approvalsCount(approvals)}</span>
+            <span className="approvals__need">, {approvalsNeed(approvals)}</span>
+          </>
+        )}
+      </p>
+      {approvals && approvals.guardians.length > 0 && (
+        <ul className="approvals__list" aria-label={APPROVALS_COPY.list}>
+          {approvals.guardians.map((guardian) => (
+            <li
+              key={guardian.id}
+              className={`approvals__guardian approvals__guardian--${guardian.state}`}
+            >
+              <span className="approvals__icon" aria-hidden="true" />
+              <span className="approvals__name">{guardian.name}</span>
+              <span className="approvals__state">
+                <span className="sr-only">: </span>
+                {decisionWords(guardian.state)}
+              </span>
+              {reasonOf(guardian) && (
+                <span className="approvals__reason">
+                  <span className="sr-only">, </span>
+                  {reasonOf(guardian)}
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
