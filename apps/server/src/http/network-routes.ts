@@ -6,7 +6,7 @@
 // The route is public, so an unauthenticated caller must not be able to make this server hammer
 // the guardians: an answer is kept for `cacheMs`, and concurrent callers share one read in flight.
 // A failed read (no set yet, a tampered set) is kept just as long.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
@@ -111,12 +111,13 @@ async function readPublishedSet(dir: string): Promise<GuardianSet> {
   const file = path.join(dir, 'guardian-set.json');
   let text: string;
   try {
+    if ((await stat(file)).size > SET_MAX_BYTES)
+      throw new DomainError('not_configured', 'The published guardian set is too large to read');
     text = await readFile(file, 'utf8');
-  } catch {
+  } catch (e) {
+    if (e instanceof DomainError) throw e;
     throw new DomainError('not_configured', 'The guardian network has not published its set yet');
   }
-  if (text.length > SET_MAX_BYTES)
-    throw new DomainError('not_configured', 'The published guardian set is too large to read');
   try {
     return verifySet(JSON.parse(text));
   } catch (e) {

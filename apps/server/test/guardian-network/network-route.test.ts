@@ -4,7 +4,7 @@
 // (the guardian itself listens on another port, `--port`), so the test counts the health reads the
 // app makes: concurrent callers must share one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
@@ -258,6 +258,22 @@ describe('GET /api/network with a guardian network', () => {
     }
     await sleep(PAST_CACHE_MS);
     expect((await networkDto(app)).guardians[0]!.name).toBe(set.members[0]!.name);
+  });
+
+  it('says so when no set is published yet', async () => {
+    const aside = `${setFile}.aside`;
+    renameSync(setFile, aside);
+    try {
+      await sleep(PAST_CACHE_MS);
+      const { status, body } = await network(app);
+      expect(status).toBe(503);
+      expect(body).toEqual({
+        code: 'not_configured',
+        error: 'The guardian network has not published its set yet',
+      });
+    } finally {
+      renameSync(aside, setFile);
+    }
   });
 });
 
