@@ -35,6 +35,7 @@ describe('the prerendered shell', () => {
       '/',
       '/liquidations',
       '/missions',
+      '/network',
     ]);
     expect(doc.querySelector('h1')?.textContent).toBe('Borrow UNIT against your Bitcoin');
     const create = [...doc.querySelectorAll('a')].find((a) => a.textContent === 'Create Vault');

@@ -38,6 +38,7 @@ import { DomainError } from '../errors';
 import { notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
+import { registerNetworkRoutes } from './network-routes';
 
 export interface ApiDeps {
   config: ServerConfig;
@@ -129,6 +130,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.get('/api/config', async () => configDto(deps));
+  registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey);
 
   // The hottest route (every open page polls it): serialised by its schema.
   app.get(

@@ -21,6 +21,7 @@ export function Shell() {
           </a>
           <a href="/liquidations">Liquidations</a>
           <a href="/missions">Missions</a>
+          <a href="/network">Network</a>
         </nav>
         <div className="header__end">
           <button type="button" className="btn btn--primary wallet-btn" disabled>

@@ -68,6 +68,13 @@ export const routes: RouteObject[] = [
               Component: (await import('../missions/MissionsPage')).MissionsPage,
             }),
           },
+          {
+            path: '/network',
+            hydrateFallbackElement: <PageLoading />,
+            lazy: async () => ({
+              Component: (await import('../network/NetworkPage')).NetworkPage,
+            }),
+          },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

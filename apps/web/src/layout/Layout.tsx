@@ -26,6 +26,7 @@ export function Layout() {
           </NavLink>
           <NavLink to="/liquidations">Liquidations</NavLink>
           <NavLink to="/missions">Missions</NavLink>
+          <NavLink to="/network">Network</NavLink>
           <a href={config.docsUrl} target="_blank" rel="noreferrer">
             Docs
           </a>

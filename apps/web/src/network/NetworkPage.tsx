@@ -1,0 +1,183 @@
+// The /network page (issue 20, item 6): the guardian set this server coordinates, the threshold in
+// one sentence, the group key, and one card per guardian with its own health: online or not, its
+// last price and signature, version and uptime. Refreshed every 10 s (api/network.ts).
+import { CircleCheck, CircleX, Copy, RotateCw } from 'lucide-react';
+import { formatUsdCents, toUserMessage } from '@unit/protocol';
+import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
+import { useNetwork } from '../api/network';
+import { Skeleton } from '../ui/Skeleton';
+import { useToasts } from '../ui/toasts';
+import { useNow } from '../ui/useNow';
+import { formatAgo, formatDuration, shortKey } from './format';
+import './network.css';
+
+export function NetworkPage() {
+  const network = useNetwork();
+  return (
+    <section className="network" aria-labelledby="network-title">
+      <h1 id="network-title" className="network__title">
+        Guardian network
+      </h1>
+      {network.data ? (
+        <>
+          {network.isError && (
+            // A refresh failed: the last answer stays, marked as such.
+            <p className="network__stale" role="alert">
+              Could not refresh: {toUserMessage(network.error)}. Showing the last answer.
+            </p>
+          )}
+          <NetworkView network={network.data} />
+        </>
+      ) : network.isError ? (
+        <div className="card network__error" role="alert">
+          <p>The guardian network could not be read: {toUserMessage(network.error)}</p>
+          <button type="button" className="btn btn--small" onClick={() => void network.refetch()}>
+            <RotateCw size={14} aria-hidden="true" />
+            Try again
+          </button>
+        </div>
+      ) : (
+        <div className="card" role="status" aria-label="Loading the guardian network">
+          <Skeleton height="1.5rem" />
+          <Skeleton height="1.5rem" width="60%" />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function NetworkView({ network }: { network: GuardianNetworkDto }) {
+  const now = useNow(5_000);
+  const online = network.guardians.filter((g) => g.online).length;
+  return (
+    <>
+      <div className="card network__summary">
+        {network.enabled ? (
+          <p className="network__rule">
+            {network.threshold} of {network.size} guardians must approve every vault transaction.
+          </p>
+        ) : (
+          <p className="network__rule">
+            This server signs alone: its one guardian key approves every vault transaction. No
+            guardian network is running.
+          </p>
+        )}
+        <dl className="network__facts">
+          <div>
+            <dt>{network.enabled ? 'Group key' : 'Guardian key'}</dt>
+            <dd>
+              <GroupKey hex={network.group_key} label={network.enabled ? 'group' : 'guardian'} />
+            </dd>
+          </div>
+          {network.enabled && (
+            <>
+              <div>
+                <dt>Scheme</dt>
+                <dd>{network.scheme}</dd>
+              </div>
+              <div>
+                <dt>Online</dt>
+                <dd>
+                  {online} of {network.size} guardians
+                </dd>
+              </div>
+              <div>
+                <dt>Set version</dt>
+                <dd className="num">{network.set_version}</dd>
+              </div>
+            </>
+          )}
+        </dl>
+        <p className="muted network__checked">Checked {formatAgo(network.checked_at, now)}</p>
+      </div>
+      {network.enabled && (
+        <ul className="network__list" aria-label="Guardians">
+          {network.guardians.map((g) => (
+            <GuardianCard key={g.id} guardian={g} now={now} />
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function GroupKey({ hex, label }: { hex: string; label: string }) {
+  const toasts = useToasts();
+  return (
+    <span className="network__key">
+      <code title={hex}>{shortKey(hex)}</code>
+      <button
+        type="button"
+        className="btn btn--small"
+        aria-label={`Copy the ${label} key`}
+        onClick={() => void toasts.copy(hex)}
+      >
+        <Copy size={14} aria-hidden="true" />
+        Copy
+      </button>
+    </span>
+  );
+}
+
+function GuardianCard({ guardian: g, now }: { guardian: NetworkGuardianDto; now: number }) {
+  // An offline guardian's last price, signature, version and uptime are not known right now.
+  const unknown = 'Unknown while offline';
+  const price = g.last_price
+    ? `${formatUsdCents(g.last_price.cents)}, ${formatAgo(g.last_price.time, now)}`
+    : g.online
+      ? 'None yet'
+      : unknown;
+  const signature =
+    g.last_signature_at !== null
+      ? formatAgo(g.last_signature_at, now)
+      : g.online
+        ? 'None since start'
+        : unknown;
+  return (
+    <li className="card guardian" aria-labelledby={`guardian-${g.id}`}>
+      <div className="guardian__head">
+        <h2 id={`guardian-${g.id}`} className="guardian__name">
+          {g.name}
+        </h2>
+        <span className={`guardian__state guardian__state--${g.online ? 'online' : 'offline'}`}>
+          {g.online ? (
+            <CircleCheck size={16} aria-hidden="true" />
+          ) : (
+            <CircleX size={16} aria-hidden="true" />
+          )}
+          {g.online ? 'Online' : 'Offline'}
+        </span>
+      </div>
+      <dl className="guardian__facts">
+        <div>
+          <dt>Key fingerprint</dt>
+          <dd>
+            <code>{g.fingerprint}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Last price</dt>
+          <dd>{price}</dd>
+        </div>
+        <div>
+          <dt>Last signature</dt>
+          <dd>{signature}</dd>
+        </div>
+        <div>
+          <dt>Version</dt>
+          <dd>{g.version ?? (g.online ? 'Not reported' : unknown)}</dd>
+        </div>
+        <div>
+          <dt>Uptime</dt>
+          <dd>
+            {g.uptime_seconds !== null
+              ? formatDuration(g.uptime_seconds)
+              : g.online
+                ? 'Not reported'
+                : unknown}
+          </dd>
+        </div>
+      </dl>
+    </li>
+  );
+}

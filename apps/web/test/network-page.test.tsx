@@ -1,0 +1,198 @@
+// The /network page (issue 20, item 6) against the app's HTTP edge: loading, an error and its retry,
+// a server that signs alone (enabled: false), a 2-of-3 network with one guardian offline, and the
+// page refreshing by itself.
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { delay, http, HttpResponse } from 'msw';
+import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
+import { withNetworkEdge } from './network-edge';
+import { renderApp } from './render-app';
+import { server } from './server';
+import { formatAgo, formatDuration, shortKey } from '../src/network/format';
+
+vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+
+withNetworkEdge();
+
+const now = () => Math.floor(Date.now() / 1000);
+const GROUP_KEY = 'a1'.repeat(32);
+
+const guardian = (id: number, over: Partial<NetworkGuardianDto> = {}): NetworkGuardianDto => ({
+  id,
+  name: `guardian-${id}`,
+  fingerprint: `${id}f2a9c01d4e5b6a7`,
+  online: true,
+  last_price: { cents: 9_700_000, time: now() - 12 },
+  last_signature_at: now() - 180,
+  version: '0.1.0',
+  uptime_seconds: 7_500,
+  ...over,
+});
+
+const network = (): GuardianNetworkDto => ({
+  enabled: true,
+  scheme: 'FROST (RFC 9591, secp256k1, BIP-340)',
+  threshold: 2,
+  size: 3,
+  set_version: 1,
+  group_key: GROUP_KEY,
+  guardians: [
+    guardian(1),
+    guardian(2, { last_signature_at: null, last_price: null }),
+    guardian(3, {
+      online: false,
+      last_price: null,
+      last_signature_at: null,
+      version: null,
+      uptime_seconds: null,
+    }),
+  ],
+  checked_at: now(),
+});
+
+let answer: () => Response | Promise<Response>;
+let asked = 0;
+
+beforeEach(() => {
+  asked = 0;
+  answer = () => HttpResponse.json(network());
+  server.use(
+    http.get('*/api/network', () => {
+      asked++;
+      return answer();
+    }),
+  );
+});
+
+const card = (name: string) => screen.getByRole('listitem', { name });
+const fact = (scope: HTMLElement, term: string) =>
+  within(scope).getByText(term, { selector: 'dt' }).nextElementSibling?.textContent;
+
+describe('the /network page', () => {
+  it('shows the threshold, the group key and every guardian, one of them offline', async () => {
+    const user = userEvent.setup();
+    const writeText = vi.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    renderApp('/network');
+    expect(
+      await screen.findByRole('heading', { level: 1, name: 'Guardian network' }),
+    ).toBeVisible();
+    expect(
+      await screen.findByText('2 of 3 guardians must approve every vault transaction.'),
+    ).toBeVisible();
+    expect(screen.getByText(shortKey(GROUP_KEY))).toHaveAttribute('title', GROUP_KEY);
+    await user.click(screen.getByRole('button', { name: 'Copy the group key' }));
+    expect(writeText).toHaveBeenCalledWith(GROUP_KEY);
+
+    const list = screen.getByRole('list', { name: 'Guardians' });
+    expect(within(list).getAllByRole('listitem')).toHaveLength(3);
+    const first = card('guardian-1');
+    expect(within(first).getByText('Online')).toBeVisible();
+    expect(fact(first, 'Key fingerprint')).toBe('1f2a9c01d4e5b6a7');
+    // 12 s old when answered; a second may have passed since
+    expect(fact(first, 'Last price')).toMatch(/^\$97,000\.00, 1[23] s ago$/);
+    expect(fact(first, 'Last signature')).toBe('3 min ago');
+    expect(fact(first, 'Version')).toBe('0.1.0');
+    expect(fact(first, 'Uptime')).toBe('2 h 5 min');
+    const second = card('guardian-2');
+    expect(fact(second, 'Last price')).toBe('None yet');
+    expect(fact(second, 'Last signature')).toBe('None since start');
+    // Offline is said in words (and an icon), not by colour alone.
+    const third = card('guardian-3');
+    expect(within(third).getByText('Offline')).toBeVisible();
+    expect(fact(third, 'Key fingerprint')).toBe('3f2a9c01d4e5b6a7');
+    expect(fact(third, 'Last signature')).toBe('Unknown while offline');
+    expect(fact(third, 'Uptime')).toBe('Unknown while offline');
+    expect(screen.getByText('2 of 3 guardians')).toBeVisible();
+  });
+
+  it('says when the server signs alone, with its one key and no guardian list', async () => {
+    answer = () =>
+      HttpResponse.json({
+        ...network(),
+        enabled: false,
+        threshold: 1,
+        size: 1,
+        set_version: 0,
+        guardians: [],
+      });
+    renderApp('/network');
+    expect(
+      await screen.findByText(/This server signs alone: its one guardian key approves/),
+    ).toBeVisible();
+    expect(screen.getByRole('button', { name: 'Copy the guardian key' })).toBeVisible();
+    expect(screen.queryByRole('list', { name: 'Guardians' })).toBeNull();
+    expect(screen.queryByText(/guardians must approve/)).toBeNull();
+  });
+
+  it('shows a loading state, then an error with its reason, and retries on request', async () => {
+    const user = userEvent.setup();
+    answer = async () => {
+      await delay(300);
+      return HttpResponse.json(
+        {
+          error: 'The published guardian set does not verify: bad signature',
+          code: 'not_configured',
+        },
+        { status: 503 },
+      );
+    };
+    renderApp('/network');
+    expect(
+      await screen.findByRole('status', { name: 'Loading the guardian network' }),
+    ).toBeVisible();
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(
+      'The guardian network could not be read: The published guardian set does not verify: bad signature',
+    );
+    answer = () => HttpResponse.json(network());
+    await user.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('list', { name: 'Guardians' })).toBeVisible();
+  });
+
+  it('refreshes by itself: a guardian coming back shows online', async () => {
+    renderApp('/network');
+    await screen.findByRole('list', { name: 'Guardians' });
+    expect(within(card('guardian-3')).getByText('Offline')).toBeVisible();
+    const before = asked;
+    answer = () =>
+      HttpResponse.json({
+        ...network(),
+        guardians: [guardian(1), guardian(2), guardian(3, { uptime_seconds: 4 })],
+        checked_at: now(),
+      });
+    await waitFor(() => expect(within(card('guardian-3')).getByText('Online')).toBeVisible(), {
+      timeout: 13_000,
+    });
+    expect(asked).toBe(before + 1);
+    expect(fact(card('guardian-3'), 'Uptime')).toBe('4 s');
+  }, 20_000);
+
+  it('is linked from the main navigation', async () => {
+    const user = userEvent.setup();
+    server.use(http.get('*/api/liquidations', () => HttpResponse.json([])));
+    renderApp('/liquidations');
+    const nav = await screen.findByRole('navigation', { name: 'Main' });
+    await user.click(within(nav).getByRole('link', { name: 'Network' }));
+    expect(
+      await screen.findByRole('heading', { level: 1, name: 'Guardian network' }),
+    ).toBeVisible();
+  });
+});
+
+describe('the page words for times', () => {
+  it('says durations in their two largest units and past times as ago', () => {
+    expect(formatDuration(0)).toBe('0 s');
+    expect(formatDuration(45)).toBe('45 s');
+    expect(formatDuration(200)).toBe('3 min 20 s');
+    expect(formatDuration(3_600)).toBe('1 h');
+    expect(formatDuration(90_061)).toBe('1 d 1 h');
+    const t = 1_800_000_000;
+    expect(formatAgo(t, t * 1000 + 2_000)).toBe('just now');
+    expect(formatAgo(t, t * 1000 + 12_000)).toBe('12 s ago');
+    expect(formatAgo(t, t * 1000 + 200_000)).toBe('3 min ago');
+    expect(formatAgo(t, t * 1000 + 7_500_000)).toBe('2 h ago');
+    expect(shortKey('a1'.repeat(32))).toBe('a1a1a1a1…a1a1a1a1');
+  });
+});
