@@ -1,8 +1,9 @@
 // A running guardian's side of a rotation (docs/protocol.md, "Guardian rotation"). A guardian of
 // set v joins the DKG of set v+1 only for a roster built on its own set that names it with its own
-// identity key, and signs the handover to set v+1 only after checking that set itself: every
-// member's signature, the FROST package, and that it was made from its own set.
+// identity key, and signs the handover to set v+1 only after checking that set itself: it is its
+// own DKG's result, signed by every member, and made from its own set.
 import { canonicalJson } from './canonical';
+import type { DkgRounds } from './dkg-rounds';
 import { ProtocolError } from './envelope';
 import {
   parseSetBody,
@@ -58,14 +59,28 @@ export function sameRoster(a: GuardianSetBody, b: GuardianSetBody): boolean {
   return canonicalJson(setBodyJson(a)) === canonicalJson(setBodyJson(b));
 }
 
-/** `set/handover`: this guardian's handover signature over the next set, once it checked it. */
-export function handoverFor(current: GuardianSet, identity: Identity, raw: unknown): unknown {
+/**
+ * `set/handover`: this guardian's handover signature over the next set, once it checked it. It
+ * signs only a set it is a member of and whose DKG it took part in: exactly the roster it accepted
+ * with its own DKG result (so a coordinator cannot have set v hand over to a set of strangers; it
+ * takes t guardians of set v that stay), signed by every member, and made from its own set.
+ */
+export function handoverFor(
+  current: GuardianSet,
+  identity: Identity,
+  raw: unknown,
+  dkg: DkgRounds | undefined,
+): unknown {
+  if (!dkg || dkg.roster.version !== current.version + 1)
+    refuse(`this guardian takes part in no DKG for set ${current.version + 1}`);
   let next: GuardianSet;
   try {
+    dkg.ownSetBody(raw);
     next = verifySet(raw);
   } catch (e) {
+    if (e instanceof ProtocolError) throw e;
     return refuse(`the next set does not verify: ${(e as Error).message}`);
   }
   checkFollows(next, current);
-  return { signature: signHandover(next, identity.secretKey), groupKey: next.groupKey };
+  return { signature: signHandover(next, identity.secretKey) };
 }

@@ -262,7 +262,7 @@ export class GuardianNode {
       'sign/commit': (b) => this.needReady(ctx).signing.commit(b),
       'sign/share': (b) => this.needReady(ctx).signing.share(b),
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
-      'set/handover': (b) => handoverFor(this.needCurrent(ctx).set, this.identity, b),
+      'set/handover': (b) => handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg),
     };
   }
 

@@ -160,7 +160,7 @@ export async function runRotation(
   });
 }
 
-function rotateOptions(args: string[], current: GuardianSet) {
+function rotateOptions(args: string[]) {
   const { values } = parseArgs({
     args,
     options: {
@@ -172,6 +172,9 @@ function rotateOptions(args: string[], current: GuardianSet) {
       'base-port': { type: 'string' },
     },
   });
+  if (!values.dir || !values['next-dir']) throw new Error('rotate needs --dir and --next-dir');
+  const dir = resolve(values.dir);
+  const current = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
   const replace = values.replace!.flatMap((r) => r.split(',')).map(Number);
   if (replace.some((id) => !Number.isInteger(id) || id < 1 || id > current.n))
     throw new Error(`--replace takes ids of set ${current.version} (1..${current.n})`);
@@ -183,8 +186,7 @@ function rotateOptions(args: string[], current: GuardianSet) {
     basePort:
       values['base-port'] === undefined ? Math.max(...ports) + 1 : Number(values['base-port']),
   };
-  if (!values['next-dir']) throw new Error('rotate needs --next-dir');
-  return { nextDir: resolve(values['next-dir']), plan };
+  return { dir, current, nextDir: resolve(values['next-dir']), plan };
 }
 
 /**
@@ -194,11 +196,7 @@ function rotateOptions(args: string[], current: GuardianSet) {
  * directories of the members that stay and to the coordinator's.
  */
 export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
-  const given = parseArgs({ args, strict: false }).values.dir;
-  if (typeof given !== 'string') throw new Error('rotate needs --dir');
-  const dir = resolve(given);
-  const current = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
-  const { nextDir, plan } = rotateOptions(args, current);
+  const { dir, current, nextDir, plan } = rotateOptions(args);
   if (existsSync(join(nextDir, 'guardian-set.json')))
     throw new Error(`${nextDir} already holds a guardian set`);
   mkdirSync(nextDir, { recursive: true, mode: 0o700 });
@@ -219,6 +217,10 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
   const fresh = roster.members.filter(
     (m) => !current.members.some((c) => c.identityKey === m.identityKey),
   );
+  if (roster.n - fresh.length < current.t)
+    throw new Error(
+      `a rotation keeps at least ${current.t} guardians of set ${current.version}, who hand over; replace fewer at a time`,
+    );
   const children = fresh.map((m) =>
     deps.spawnGuardian(nextDir, m.id, Number(new URL(m.url).port), ['--roster', rosterPath]),
   );

@@ -1,0 +1,266 @@
+// Guardian rotation among real processes on loopback: a 2-of-3 set made by the CLI's DKG, then
+// `guardian rotate --replace 3` while the three guardians run. Set 2 is made by a new DKG among
+// guardians 1 and 2 (the same processes) and a new guardian 3, and handed over by set 1. A vault
+// under set 1's key moves to an output whose update leaf holds set 2's key, signed by set 1; set 2
+// signs the spend of that output; the replaced guardian's old share with another old share signs
+// nothing under the new key.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { hexToBytes } from '../src/canonical';
+import { Coordinator } from '../src/coordinator';
+import {
+  frost,
+  frostIdentifier,
+  groupKeyXOnly,
+  publicFromJson,
+  publicToJson,
+  readShareFile,
+} from '../src/frost';
+import {
+  handoverDigest,
+  previousOf,
+  signHandover,
+  signSet,
+  verifySet,
+  verifySetChain,
+  type GuardianSet,
+  type GuardianSetBody,
+} from '../src/guardian-set';
+import { loadIdentity, newIdentity, type Identity } from '../src/identity';
+import { callParty, RemoteError } from '../src/transport';
+import { CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import { vaultMove } from './vault-move';
+
+const dir = mkdtempSync(join(tmpdir(), 'guardian-rot-'));
+const nextDir = join(dir, 'next');
+let basePort = 0;
+let newPort = 0;
+let set1: GuardianSet;
+let set2: GuardianSet;
+let coordinatorId: Identity;
+const procs = new Map<string, Proc>();
+
+async function startGuardian(key: string, id: number, gdir: string, port: number): Promise<void> {
+  const p = run(
+    CLI,
+    ['start', '--id', String(id), '--dir', gdir, '--port', String(port)].concat([
+      '--policy',
+      'approve-all',
+    ]),
+  );
+  procs.set(key, p);
+  await waitHealthy(`http://127.0.0.1:${port}`);
+}
+
+async function stop(key: string): Promise<void> {
+  const p = procs.get(key);
+  if (p && p.child.exitCode === null) await kill9(p);
+  procs.delete(key);
+}
+
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'accepted',
+    (e: unknown) => (e instanceof RemoteError ? `${e.code}: ${e.message}` : String(e)),
+  );
+
+/** A coordinator's message to guardian `id` of `set`. */
+const ask = (set: GuardianSet, id: number, type: string, body: unknown) =>
+  callParty({
+    url: set.members[id - 1]!.url,
+    identity: coordinatorId,
+    to: set.members[id - 1]!.identityKey,
+    setVersion: set.version,
+    type,
+    body,
+    timeoutMs: 15_000,
+  });
+
+/** A well-formed set 2 of three strangers (trusted dealer), naming set 1 as the one it replaces. */
+function strangersSet(): GuardianSet {
+  const ids = [newIdentity(), newIdentity(), newIdentity()];
+  const dealt = frost.trustedDealer({ min: 2, max: 3 }, [1, 2, 3].map(frostIdentifier));
+  const pub = publicToJson(dealt.public);
+  const body: GuardianSetBody = {
+    kind: 'unit/guardian-set',
+    version: 2,
+    t: 2,
+    n: 3,
+    members: ids.map((k, i) => ({
+      id: i + 1,
+      name: `stranger-${i + 1}`,
+      identityKey: k.publicKey,
+      url: `http://127.0.0.1:${newPort + 10 + i}`,
+    })),
+    coordinators: set1.coordinators,
+    frost: pub,
+    groupKey: groupKeyXOnly(pub),
+    previous: previousOf(set1),
+  };
+  const signatures = Object.fromEntries(
+    ids.map((k, i) => [String(i + 1), signSet(body, k.secretKey)]),
+  );
+  return verifySet({ ...body, signatures });
+}
+
+beforeAll(async () => {
+  basePort = await freePorts(3);
+  do newPort = await freePorts(1);
+  while (newPort >= basePort - 1 && newPort <= basePort + 3);
+  const dkg = run(CLI, [
+    'dkg',
+    '--dir',
+    dir,
+    '--n',
+    '3',
+    '--t',
+    '2',
+    '--base-port',
+    String(basePort),
+  ]);
+  expect(await dkg.exited, dkg.output()).toBe(0);
+  set1 = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  coordinatorId = loadIdentity(join(dir, 'coordinator', 'identity.json'));
+  await Promise.all(
+    [1, 2, 3].map((id) =>
+      startGuardian(`old-${id}`, id, join(dir, `guardian-${id}`), basePort + id - 1),
+    ),
+  );
+  // Before any rotation: no guardian of set 1 hands over to a set it did not make itself.
+  const strangers = strangersSet();
+  for (const id of [1, 2, 3])
+    expect(await codeOf(ask(set1, id, 'set/handover', strangers))).toMatch(
+      /^refused: .*no DKG for set 2/,
+    );
+  const rotate = run(CLI, [
+    'rotate',
+    '--dir',
+    dir,
+    '--next-dir',
+    nextDir,
+    '--replace',
+    '3',
+    '--base-port',
+    String(newPort),
+  ]);
+  expect(await rotate.exited, rotate.output()).toBe(0);
+  expect(rotate.output()).toContain('"event":"rotation-complete"');
+  set2 = verifySet(JSON.parse(readFileSync(join(nextDir, 'guardian-set.json'), 'utf8')));
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([...procs.keys()].map(stop));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('guardian rotation: a new DKG for the next set, handed over by the current set', () => {
+  it('set 2 replaces guardian 3, keeps 1 and 2, and verifies with its handover from set 1', async () => {
+    expect(set2).toMatchObject({ version: 2, t: 2, n: 3 });
+    expect(set2.groupKey).not.toBe(set1.groupKey);
+    expect(set2.members.slice(0, 2)).toEqual(set1.members.slice(0, 2));
+    expect(set2.members[2]!.identityKey).not.toBe(set1.members[2]!.identityKey);
+    expect(set2.members[2]!.url).toBe(`http://127.0.0.1:${newPort}`);
+    expect(set2.previous).toEqual(previousOf(set1));
+    // Guardian 3 of set 1 (replaced, not in set 2's DKG) refused; guardians 1 and 2 handed over.
+    expect(Object.keys(set2.handover!).sort()).toEqual(['1', '2']);
+    expect(verifySet(set2, { previous: set1 }).groupKey).toBe(set2.groupKey);
+    // A client that pinned set 1's key follows the chain to set 2, and not set 2 alone.
+    expect(verifySetChain(set1.groupKey!, [set1, set2]).groupKey).toBe(set2.groupKey);
+    expect(() => verifySetChain(set1.groupKey!, [set2])).toThrow(/another group key/);
+    // The staying guardians sign for both sets now; the next network directory links to theirs.
+    for (const id of [1, 2]) {
+      const health = await waitHealthy(set1.members[id - 1]!.url);
+      expect(health).toMatchObject({ setVersion: 2, sets: [1, 2], groupKey: set2.groupKey });
+      expect(lstatSync(join(nextDir, `guardian-${id}`)).isSymbolicLink()).toBe(true);
+    }
+    expect(lstatSync(join(nextDir, 'guardian-3')).isDirectory()).toBe(true);
+  });
+
+  it('refuses set 2 without enough handover signatures, or signed by strangers', () => {
+    const h = set2.handover!;
+    const refuse = (handover: Record<string, string> | undefined) =>
+      expect(() => verifySet({ ...set2, handover }, { previous: set1 })).toThrow();
+    expect(() => verifySet({ ...set2, handover: { '1': h['1']! } }, { previous: set1 })).toThrow(
+      /1 of the 2 signatures of set 1/,
+    );
+    refuse(undefined);
+    refuse({});
+    // Two strangers' keys signing the very same handover, under ids of set 1.
+    const strangers = [newIdentity(), newIdentity()];
+    expect(() =>
+      verifySet(
+        {
+          ...set2,
+          handover: {
+            '1': signHandover(set2, strangers[0]!.secretKey),
+            '2': signHandover(set2, strangers[1]!.secretKey),
+          },
+        },
+        { previous: set1 },
+      ),
+    ).toThrow(/handover signature of guardian 1 of set 1 does not verify/);
+    // Set 2's own new member is no member of set 1; a set-1 signature (other tag) is no handover.
+    const newcomer = schnorr.sign(
+      handoverDigest(set2),
+      loadIdentity(join(nextDir, 'guardian-3', 'identity.json')).secretKey,
+    );
+    refuse({ '1': h['1']!, '3': Buffer.from(newcomer).toString('hex') });
+    refuse({ '1': h['1']!, '2': set2.signatures['2']! });
+    refuse({ '1': h['1']!, '4': h['2']! });
+    // A set of strangers that names set 1, with a handover its guardians never gave.
+    const strangersOwn = strangersSet();
+    expect(() => verifySet({ ...strangersOwn, handover: h }, { previous: set1 })).toThrow(
+      /does not verify/,
+    );
+  });
+
+  it('a vault under set 1 moves to set 2 (signed by set 1), set 2 signs its spend, and old shares cannot', async () => {
+    // Guardian 3 of set 1 is gone; 1 and 2 restart from the next network directory (both sets on
+    // disk); the new guardian 3 starts from its own directory.
+    await stop('old-3');
+    for (const id of [1, 2]) {
+      await stop(`old-${id}`);
+      await startGuardian(`next-${id}`, id, join(nextDir, `guardian-${id}`), basePort + id - 1);
+    }
+    await startGuardian('next-3', 3, join(nextDir, 'guardian-3'), newPort);
+    const { move, spendMoved } = vaultMove(hexToBytes(set1.groupKey!), hexToBytes(set2.groupKey!));
+    const old = await new Coordinator(set1, coordinatorId, 10_000).sign(move.sighash, {
+      kind: 'manual',
+    });
+    expect(old.signers).toEqual([1, 2]);
+    expect(schnorr.verify(old.signature, move.sighash, hexToBytes(set1.groupKey!))).toBe(true);
+    const moved = move.finish(old.signature);
+    expect(moved.result).toEqual({ ok: true });
+    // The moved vault's update leaf holds set 2's key: set 2 signs its spend.
+    const spend = spendMoved(moved.txid);
+    const signed = await new Coordinator(set2, coordinatorId, 10_000).sign(spend.sighash, {
+      kind: 'manual',
+    });
+    expect(signed.signers.length).toBe(2);
+    // The replaced guardian's old share and guardian 1's old share sign for set 1's key only.
+    const shares = [1, 3].map((id) => readShareFile(join(dir, `guardian-${id}`, 'share.json')));
+    const oldPub = publicFromJson(set1.frost!, 2, 3);
+    const nonces = shares.map((s) => frost.commit(s.secret));
+    const commitments = nonces.map((n) => n.commitments);
+    const sigShares = Object.fromEntries(
+      shares.map((s, i) => [
+        s.secret.identifier,
+        frost.signShare(s.secret, oldPub, nonces[i]!.nonces, commitments, spend.sighash),
+      ]),
+    );
+    const stolen = frost.aggregate(oldPub, commitments, spend.sighash, sigShares);
+    expect(schnorr.verify(stolen, spend.sighash, hexToBytes(set1.groupKey!))).toBe(true);
+    expect(schnorr.verify(stolen, spend.sighash, hexToBytes(set2.groupKey!))).toBe(false);
+    // Used as set 2's shares, the old shares fail set 2's verifying shares.
+    const newPub = publicFromJson(set2.frost!, 2, 3);
+    for (const s of shares) expect(() => frost.validateSecret(s.secret, newPub)).toThrow();
+    // The project's check refuses the stolen signature on the very same spend; set 2's passes.
+    const forged = spendMoved(moved.txid);
+    expect(forged.sighash).toEqual(spend.sighash);
+    expect(forged.finish(stolen).result.ok).toBe(false);
+    expect(spend.finish(signed.signature).result).toEqual({ ok: true });
+  }, 120_000);
+});
