@@ -303,11 +303,14 @@ export class GuardianNode {
     const own = dkg.ownSetBody(raw);
     let set: GuardianSet;
     try {
-      // The previous set: its own, or (a new member) the one sent, checked against the roster.
+      // A rotation's set needs its handover, checked against the previous set: its own, or (a new
+      // member) the one sent, which must be the set the roster names.
       const previous = own.previous
         ? (this.installed.get(own.previous.version)?.set ??
-          (body as { previous?: unknown }).previous)
+          (body as { previous?: unknown }).previous ??
+          null)
         : undefined;
+      if (previous === null) throw new Error('a rotation installs with the previous set');
       set = verifySet(raw, previous === undefined ? undefined : { previous });
     } catch (e) {
       throw new ProtocolError('refused', (e as Error).message);

@@ -177,6 +177,24 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
       expect(lstatSync(join(nextDir, `guardian-${id}`)).isSymbolicLink()).toBe(true);
     }
     expect(lstatSync(join(nextDir, 'guardian-3')).isDirectory()).toBe(true);
+    // A rotation starts from the newest set only, and from a roster made from it.
+    const roster3 = { ...set2, version: 3, previous: previousOf(set1) } as Record<string, unknown>;
+    delete roster3.frost;
+    delete roster3.groupKey;
+    expect(await codeOf(ask(set1, 1, 'rotate/roster', { roster: roster3 }))).toMatch(
+      /^refused: set 1 is not the newest/,
+    );
+    expect(await codeOf(ask(set2, 1, 'rotate/roster', { roster: roster3 }))).toMatch(
+      /^refused: .*previous must name the set of version 2/,
+    );
+    const from1 = { ...roster3, previous: { ...previousOf(set1), version: 2 } };
+    expect(await codeOf(ask(set2, 1, 'rotate/roster', { roster: from1 }))).toMatch(
+      /^refused: the next set was not made from this guardian's set 2/,
+    );
+    // The handover is over: no guardian hands set 2 over again.
+    expect(await codeOf(ask(set2, 2, 'set/handover', set2))).toMatch(
+      /^refused: .*no DKG for set 3/,
+    );
   });
 
   it('refuses set 2 without enough handover signatures, or signed by strangers', () => {
@@ -262,5 +280,36 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
     expect(forged.sighash).toEqual(spend.sighash);
     expect(forged.finish(stolen).result.ok).toBe(false);
     expect(spend.finish(signed.signature).result).toEqual({ ok: true });
+  }, 120_000);
+
+  it('a second rotation changes t and n: set 3 is 3-of-4, replaces guardian 1, and follows the chain', async () => {
+    const dir3 = join(dir, 'next3');
+    let ports = await freePorts(2);
+    while (ports <= basePort + 3 && ports + 1 >= basePort - 1) ports = await freePorts(2);
+    const args = ['rotate', '--dir', nextDir, '--next-dir', dir3, '--replace', '1'];
+    const rotate = run(CLI, [...args, '--n', '4', '--t', '3', '--base-port', String(ports)]);
+    expect(await rotate.exited, rotate.output()).toBe(0);
+    const set3 = verifySet(JSON.parse(readFileSync(join(dir3, 'guardian-set.json'), 'utf8')), {
+      previous: set2,
+    });
+    expect(set3).toMatchObject({ version: 3, t: 3, n: 4 });
+    expect(set3.members.slice(1, 3)).toEqual(set2.members.slice(1, 3));
+    expect(Object.keys(set3.handover!).sort()).toEqual(['2', '3']);
+    expect(verifySetChain(set1.groupKey!, [set1, set2, set3]).groupKey).toBe(set3.groupKey);
+    expect(() => verifySetChain(set1.groupKey!, [set1, set3])).toThrow();
+    // Guardian 2 signs for all three sets; set 3 signs with three guardians, set 1 still with two.
+    expect(await waitHealthy(set1.members[1]!.url)).toMatchObject({ sets: [1, 2, 3] });
+    await startGuardian('set3-1', 1, join(dir3, 'guardian-1'), ports);
+    await startGuardian('set3-4', 4, join(dir3, 'guardian-4'), ports + 1);
+    const message = new Uint8Array(32).fill(7);
+    const three = await new Coordinator(set3, coordinatorId, 10_000).sign(message, {
+      kind: 'manual',
+    });
+    expect(three.signers.length).toBe(3);
+    expect(schnorr.verify(three.signature, message, hexToBytes(set3.groupKey!))).toBe(true);
+    const one = await new Coordinator(set1, coordinatorId, 10_000).sign(message, {
+      kind: 'manual',
+    });
+    expect(schnorr.verify(one.signature, message, hexToBytes(set1.groupKey!))).toBe(true);
   }, 120_000);
 });
