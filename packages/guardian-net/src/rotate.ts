@@ -126,13 +126,15 @@ export async function collectHandover(
 /**
  * The rotation among running processes: the members that stay (running as guardians of `current`)
  * join the DKG of `roster`, the new members are already running in DKG mode; the set is signed by
- * all its members, handed over by t of `current`, and installed on every member of the next set.
+ * all its members, handed over by t of `current` (`collect`), and installed on every member of the
+ * next set.
  */
 export async function runRotation(
   current: GuardianSet,
   roster: GuardianSetBody,
   coordinator: Identity,
   timeoutMs = 15_000,
+  collect: typeof collectHandover = collectHandover,
 ): Promise<GuardianSet> {
   const staying = roster.members.filter((m) =>
     current.members.some((c) => c.identityKey === m.identityKey),
@@ -156,7 +158,7 @@ export async function runRotation(
   );
   return runDkg(roster, coordinator, timeoutMs, {
     previous: current,
-    handover: (set) => collectHandover(current, set, coordinator, timeoutMs),
+    handover: (set) => collect(current, set, coordinator, timeoutMs),
   });
 }
 

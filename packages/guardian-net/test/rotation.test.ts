@@ -6,10 +6,18 @@
 // nothing under the new key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hexToBytes } from '../src/canonical';
+import { bytesToHex, hexToBytes } from '../src/canonical';
 import { Coordinator } from '../src/coordinator';
 import {
   frost,
@@ -29,9 +37,10 @@ import {
   type GuardianSet,
   type GuardianSetBody,
 } from '../src/guardian-set';
-import { loadIdentity, newIdentity, type Identity } from '../src/identity';
+import { ensureIdentity, loadIdentity, newIdentity, type Identity } from '../src/identity';
+import { collectHandover, nextRoster, runRotation } from '../src/rotate';
 import { callParty, RemoteError } from '../src/transport';
-import { CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 import { vaultMove } from './vault-move';
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-rot-'));
@@ -40,6 +49,7 @@ let basePort = 0;
 let newPort = 0;
 let set1: GuardianSet;
 let set2: GuardianSet;
+let set3: GuardianSet;
 let coordinatorId: Identity;
 const procs = new Map<string, Proc>();
 
@@ -79,14 +89,14 @@ const ask = (set: GuardianSet, id: number, type: string, body: unknown) =>
     timeoutMs: 15_000,
   });
 
-/** A well-formed set 2 of three strangers (trusted dealer), naming set 1 as the one it replaces. */
-function strangersSet(): GuardianSet {
+/** A well-formed set of three strangers (trusted dealer), naming `prev` as the set it replaces. */
+function strangersSet(prev = set1): GuardianSet {
   const ids = [newIdentity(), newIdentity(), newIdentity()];
   const dealt = frost.trustedDealer({ min: 2, max: 3 }, [1, 2, 3].map(frostIdentifier));
   const pub = publicToJson(dealt.public);
   const body: GuardianSetBody = {
     kind: 'unit/guardian-set',
-    version: 2,
+    version: prev.version + 1,
     t: 2,
     n: 3,
     members: ids.map((k, i) => ({
@@ -98,7 +108,7 @@ function strangersSet(): GuardianSet {
     coordinators: set1.coordinators,
     frost: pub,
     groupKey: groupKeyXOnly(pub),
-    previous: previousOf(set1),
+    previous: previousOf(prev),
   };
   const signatures = Object.fromEntries(
     ids.map((k, i) => [String(i + 1), signSet(body, k.secretKey)]),
@@ -289,7 +299,7 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
     const args = ['rotate', '--dir', nextDir, '--next-dir', dir3, '--replace', '1'];
     const rotate = run(CLI, [...args, '--n', '4', '--t', '3', '--base-port', String(ports)]);
     expect(await rotate.exited, rotate.output()).toBe(0);
-    const set3 = verifySet(JSON.parse(readFileSync(join(dir3, 'guardian-set.json'), 'utf8')), {
+    set3 = verifySet(JSON.parse(readFileSync(join(dir3, 'guardian-set.json'), 'utf8')), {
       previous: set2,
     });
     expect(set3).toMatchObject({ version: 3, t: 3, n: 4 });
@@ -312,4 +322,52 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
     });
     expect(schnorr.verify(one.signature, message, hexToBytes(set1.groupKey!))).toBe(true);
   }, 120_000);
+
+  it('mid-rotation, a guardian hands over only the set its own DKG made, signed by every member', async () => {
+    // Set 3 -> set 4, replacing guardian 4, through the library with a coordinator that first
+    // offers the staying guardians other sets to hand over.
+    const dir4 = join(dir, 'next4');
+    mkdirSync(join(dir4, 'guardian-4'), { recursive: true, mode: 0o700 });
+    const port = await freePorts(1);
+    const roster4 = nextRoster(
+      set3,
+      { replace: [4], n: 4, t: 3, basePort: port },
+      () => ensureIdentity(join(dir4, 'guardian-4', 'identity.json')).publicKey,
+    );
+    writeFileSync(join(dir4, 'roster.json'), JSON.stringify(roster4));
+    const p = run(CLI, [
+      ...['start', '--id', '4', '--dir', join(dir4, 'guardian-4'), '--port', String(port)],
+      ...['--roster', join(dir4, 'roster.json')],
+    ]);
+    procs.set('set4-4', p);
+    await waitHealthy(`http://127.0.0.1:${port}`);
+    const refusals: string[] = [];
+    const lying: typeof collectHandover = async (current, next, identity, timeoutMs) => {
+      const { '1': _dropped, ...fewer } = next.signatures;
+      refusals.push(await codeOf(ask(current, 2, 'set/handover', { ...next, signatures: fewer })));
+      const urls = next.members.map((m) => (m.id === 4 ? { ...m, url: 'http://127.0.0.1:1' } : m));
+      refusals.push(await codeOf(ask(current, 3, 'set/handover', { ...next, members: urls })));
+      refusals.push(await codeOf(ask(current, 3, 'set/handover', strangersSet(current))));
+      return collectHandover(current, next, identity, timeoutMs);
+    };
+    const set4 = await runRotation(set3, roster4, coordinatorId, 15_000, lying);
+    expect(refusals[0]).toMatch(/^refused: the next set does not verify: .*guardian 1$/);
+    expect(refusals[1]).toMatch(/^refused: set differs from this guardian.s roster or DKG result/);
+    expect(refusals[2]).toMatch(/^refused: set differs from this guardian.s roster or DKG result/);
+    // Guardians 1, 2 and 3 stay and hand over; guardian 4 of set 3 is in no DKG for set 4.
+    expect(Object.keys(set4.handover!).sort()).toEqual(['1', '2', '3']);
+    expect(verifySetChain(set1.groupKey!, [set1, set2, set3, set4]).version).toBe(4);
+  }, 120_000);
+
+  it('no share of any set appears in any line a guardian or the rotate command wrote', () => {
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      /(^|\/)share(-v\d+)?\.json$/.test(f),
+    );
+    const secrets = new Set(
+      files.map((f) => bytesToHex(readShareFile(join(dir, f)).secret.signingShare)),
+    );
+    expect(secrets.size).toBeGreaterThanOrEqual(10);
+    const text = allOutput.join('');
+    for (const secret of secrets) expect(text).not.toContain(secret);
+  });
 });
