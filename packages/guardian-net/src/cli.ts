@@ -13,6 +13,7 @@ import { ensureIdentity, loadIdentity } from './identity';
 import { GuardianNode, type NodePriceOptions, type Validator } from './node';
 import { parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
+import { rotate } from './rotate';
 
 const CLI = fileURLToPath(import.meta.url);
 
@@ -22,7 +23,9 @@ const USAGE = `usage:
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401]
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401]   (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
-  guardian price --dir <network dir>   (each guardian's signed price and the quorum)`;
+  guardian price --dir <network dir>   (each guardian's signed price and the quorum)
+  guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
+                 (the next set by a new DKG, handed over by the running current set)`;
 
 /**
  * The slice's policies. A real guardian validates the vault request against its own chain view and
@@ -303,6 +306,7 @@ async function main(): Promise<void> {
   if (command === 'local') return local(rest);
   if (command === 'sign') return sign(rest);
   if (command === 'price') return price(rest);
+  if (command === 'rotate') return rotate(rest, { spawnGuardian, waitHealthy, log });
   throw new Error(USAGE);
 }
 

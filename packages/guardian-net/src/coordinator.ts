@@ -293,15 +293,24 @@ export class Coordinator {
   }
 }
 
+/** A rotation's DKG: the set it replaces, and how the handover of that set is collected. */
+export interface RotationHooks {
+  previous: GuardianSet;
+  /** the new set, signed by all its members, with the previous set's handover added */
+  handover: (set: GuardianSet) => Promise<GuardianSet>;
+}
+
 /**
  * Runs the three DKG rounds among the roster's guardians (each already started in DKG mode), then
- * has every guardian sign the resulting set and installs it on each. Secret round-2 shares travel
+ * has every guardian sign the resulting set and installs it on each (in a rotation, once the
+ * previous set's handover is added: rotate.ts). Secret round-2 shares travel
  * guardian to guardian, encrypted to the receiver; the coordinator sees only public packages.
  */
 export async function runDkg(
   roster: GuardianSetBody,
   identity: Identity,
   timeoutMs = 15_000,
+  rotation?: RotationHooks,
 ): Promise<GuardianSet> {
   const call = (m: Member, type: string, body: unknown) =>
     callParty({
@@ -328,12 +337,12 @@ export async function runDkg(
     throw new Error('DKG result is inconsistent');
   const body: GuardianSetBody = {
     ...roster,
-    version: 1,
+    version: roster.version === 0 ? 1 : roster.version,
     frost: result.frost,
     groupKey: result.groupKey,
   };
   const sigs = await Promise.all(roster.members.map((m) => call(m, 'set/sign', { set: body })));
-  const set = verifySet({
+  const signed = verifySet({
     ...body,
     signatures: Object.fromEntries(
       roster.members.map((m, i) => [
@@ -342,6 +351,8 @@ export async function runDkg(
       ]),
     ),
   });
-  await Promise.all(roster.members.map((m) => call(m, 'set/install', { set })));
+  const set = rotation ? await rotation.handover(signed) : signed;
+  const previous = rotation ? { previous: rotation.previous } : {};
+  await Promise.all(roster.members.map((m) => call(m, 'set/install', { set, ...previous })));
   return set;
 }

@@ -171,16 +171,14 @@ export class DkgRounds {
     const result = this.result();
     const body = parseSetBody(raw);
     const pub = publicToJson(result.public);
+    // A first set is version 1 (its roster is 0); a rotation's roster already has the next version.
     const expected: GuardianSetBody = {
       ...this.roster,
-      version: body.version,
+      version: this.roster.version === 0 ? 1 : this.roster.version,
       frost: pub,
       groupKey: groupKeyXOnly(pub),
     };
-    if (
-      body.version < 1 ||
-      canonicalJson(setBodyJson(body)) !== canonicalJson(setBodyJson(expected))
-    )
+    if (canonicalJson(setBodyJson(body)) !== canonicalJson(setBodyJson(expected)))
       throw new ProtocolError('refused', 'set differs from this guardian’s roster or DKG result');
     return body;
   }

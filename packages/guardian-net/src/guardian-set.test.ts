@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { frost, frostIdentifier, groupKeyXOnly, publicToJson } from './frost';
-import { signSet, verifySet, type GuardianSetBody } from './guardian-set';
+import {
+  previousOf,
+  signHandover,
+  signSet,
+  verifySet,
+  verifySetChain,
+  type GuardianSetBody,
+} from './guardian-set';
 import { newIdentity } from './identity';
 
 const identities = [newIdentity(), newIdentity(), newIdentity()];
@@ -68,5 +75,31 @@ describe('the guardian set document', () => {
       members: body.members.map((m) => ({ ...m, identityKey: identities[0]!.publicKey })),
     };
     expect(() => verifySet(signed(dup))).toThrow(/distinct/);
+  });
+
+  it('binds a rotated set to the set it replaces: previous in the body, t handover signatures', () => {
+    const v1 = verifySet(signed());
+    // Version 1 names no previous set; version 2 must name version 1.
+    expect(() => verifySet(signed({ ...body, previous: previousOf(v1) }))).toThrow(/version 2/);
+    expect(() => verifySet(signed({ ...body, version: 2 }))).toThrow(/previous must name/);
+    const dealt2 = frost.trustedDealer({ min: 2, max: 3 }, [1, 2, 3].map(frostIdentifier));
+    const pub2 = publicToJson(dealt2.public);
+    const body2: GuardianSetBody = {
+      ...body,
+      version: 2,
+      frost: pub2,
+      groupKey: groupKeyXOnly(pub2),
+      previous: previousOf(v1),
+    };
+    const v2 = signed(body2);
+    const handover: Record<string, string> = { '1': signHandover(body2, identities[0]!.secretKey) };
+    expect(() => verifySet({ ...v2, handover }, { previous: v1 })).toThrow(/1 of the 2/);
+    handover['3'] = signHandover(body2, identities[2]!.secretKey);
+    expect(verifySetChain(v1.groupKey!, [v1, { ...v2, handover }]).groupKey).toBe(body2.groupKey);
+    // A set signature is no handover signature (another tag), and another set 1 is not its previous.
+    const setSig = { '1': handover['1'], '3': v2.signatures['3']! };
+    expect(() => verifySet({ ...v2, handover: setSig }, { previous: v1 })).toThrow(/guardian 3/);
+    const other = signed({ ...body, coordinators: [] });
+    expect(() => verifySet({ ...v2, handover }, { previous: other })).toThrow(/another set 1/);
   });
 });

@@ -15,6 +15,8 @@ import { frostIdentifier, type FrostPublicJson } from './frost';
 
 export const MAX_GUARDIANS = 15;
 const SET_TAG = 'unit/guardian-set';
+/** What a member of set v signs to hand over to set v+1 (a tag of its own: never a set signature). */
+const HANDOVER_TAG = 'unit/guardian-handover';
 
 export interface Member {
   id: number;
@@ -41,11 +43,27 @@ export interface GuardianSetBody {
   frost?: FrostPublicJson;
   /** x-only group key, hex: the `guard_pubkey` of the vault leaves */
   groupKey?: string;
+  /** from version 2 on: the set this one replaces (see `verifyHandover`) */
+  previous?: PreviousSet;
+}
+
+/** The set a rotation starts from, named inside the next set's body, so every signature binds it. */
+export interface PreviousSet {
+  version: number;
+  /** its x-only group key, hex */
+  groupKey: string;
+  /** `setDigest` of its body, hex */
+  digest: string;
 }
 
 export interface GuardianSet extends GuardianSetBody {
   /** member id (decimal string) to BIP-340 signature over the body, hex */
   signatures: Record<string, string>;
+  /**
+   * From version 2 on: id of a member of the previous set (decimal string) to its BIP-340
+   * signature over `handoverDigest(body)`; at least the previous set's t of them.
+   */
+  handover?: Record<string, string>;
 }
 
 export class GuardianSetError extends Error {}
@@ -107,6 +125,8 @@ export function parseSetBody(raw: unknown): GuardianSetBody {
     members,
     coordinators,
   };
+  if (r.version >= 2 || r.previous !== undefined)
+    body.previous = parsePrevious(r.previous, r.version);
   if (r.frost !== undefined || r.groupKey !== undefined) {
     const f = (r.frost ?? {}) as Record<string, unknown>;
     if (!Array.isArray(f.commitments) || f.commitments.length !== r.t)
@@ -127,8 +147,20 @@ export function parseSetBody(raw: unknown): GuardianSetBody {
   return body;
 }
 
+/** A set of version 2 or later names the set of the version before it; versions 0 and 1 do not. */
+function parsePrevious(raw: unknown, version: number): PreviousSet {
+  if (version < 2) fail('only a set of version 2 or later names a previous set');
+  const p = (raw ?? {}) as Record<string, unknown>;
+  if (p.version !== version - 1) fail(`previous must name the set of version ${version - 1}`);
+  return {
+    version: version - 1,
+    groupKey: checkKey(p.groupKey, 'previous groupKey'),
+    digest: bytesToHex(parseHex(p.digest, 32, 'previous digest')),
+  };
+}
+
 export function setBodyJson(body: GuardianSetBody): Json {
-  const { signatures: _s, ...rest } = body as GuardianSet;
+  const { signatures: _s, handover: _h, ...rest } = body as GuardianSet;
   return JSON.parse(JSON.stringify(rest)) as Json;
 }
 
@@ -138,6 +170,24 @@ export function setDigest(body: GuardianSetBody): Uint8Array {
 
 export function signSet(body: GuardianSetBody, secretKey: Uint8Array): string {
   return bytesToHex(schnorr.sign(setDigest(body), secretKey));
+}
+
+/**
+ * What a member of the previous set signs to hand over: the tagged hash of the next set's whole
+ * body (members, t, n, FROST package, group key and `previous`: the version, group key and digest
+ * of the set it replaces), under `unit/guardian-handover`.
+ */
+export function handoverDigest(body: GuardianSetBody): Uint8Array {
+  return taggedDigest(HANDOVER_TAG, utf8ToBytes(canonicalJson(setBodyJson(body))));
+}
+
+export function signHandover(body: GuardianSetBody, secretKey: Uint8Array): string {
+  return bytesToHex(schnorr.sign(handoverDigest(body), secretKey));
+}
+
+/** `previous` as the next set's body names it. */
+export function previousOf(set: GuardianSet): PreviousSet {
+  return { version: set.version, groupKey: set.groupKey!, digest: bytesToHex(setDigest(set)) };
 }
 
 /** The FROST package is self-consistent: each verifying share is the VSS commitment at its id. */
@@ -161,30 +211,96 @@ function checkFrostPublic(body: GuardianSetBody): void {
   }
 }
 
+export interface VerifyOptions {
+  /** the set's own group key must be this one */
+  pinnedGroupKey?: string;
+  /** the set of the version before (checked again here): the set must carry its valid handover */
+  previous?: unknown;
+}
+
+function parseSignatures(raw: unknown, what: string): Record<string, unknown> {
+  const sigs = (raw ?? {}) as Record<string, unknown>;
+  if (typeof sigs !== 'object' || Object.keys(sigs).length > MAX_GUARDIANS) fail(`bad ${what}`);
+  return sigs;
+}
+
+function validSignature(sig: unknown, digest: Uint8Array, key: string): boolean {
+  try {
+    return schnorr.verify(parseHex(sig, 64), digest, parseHex(key, 32));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A published set, from untrusted JSON: structure, FROST consistency and a valid signature from
  * every member's identity key. `pinnedGroupKey`, when given, must match (a client pins the key its
- * vaults commit to, so a set signed by strangers is still refused).
+ * vaults commit to, so a set signed by strangers is still refused). With `previous`, the set must
+ * also carry the previous set's handover (`verifyHandover`). A string is a pinned group key.
  */
-export function verifySet(raw: unknown, pinnedGroupKey?: string): GuardianSet {
+export function verifySet(raw: unknown, options?: string | VerifyOptions): GuardianSet {
+  const o: VerifyOptions =
+    typeof options === 'string' ? { pinnedGroupKey: options } : (options ?? {});
   const body = parseSetBody(raw);
   if (body.version < 1 || !body.frost) fail('a published set has a version and a group key');
   checkFrostPublic(body);
-  if (pinnedGroupKey !== undefined && body.groupKey !== pinnedGroupKey)
+  if (o.pinnedGroupKey !== undefined && body.groupKey !== o.pinnedGroupKey)
     fail('guardian set is for another group key');
-  const sigs = ((raw as Record<string, unknown>).signatures ?? {}) as Record<string, unknown>;
+  const r = raw as Record<string, unknown>;
+  const sigs = parseSignatures(r.signatures, 'signatures');
   const digest = setDigest(body);
   const signatures: Record<string, string> = {};
   for (const m of body.members) {
     const sig = sigs[String(m.id)];
-    let ok = false;
-    try {
-      ok = schnorr.verify(parseHex(sig, 64), digest, parseHex(m.identityKey, 32));
-    } catch {
-      ok = false;
-    }
-    if (!ok) fail(`guardian set lacks a valid signature from guardian ${m.id}`);
+    if (!validSignature(sig, digest, m.identityKey))
+      fail(`guardian set lacks a valid signature from guardian ${m.id}`);
     signatures[String(m.id)] = sig as string;
   }
-  return { ...body, signatures };
+  const set: GuardianSet = { ...body, signatures };
+  if (r.handover !== undefined) {
+    const handover = parseSignatures(r.handover, 'handover');
+    set.handover = {};
+    for (const [id, sig] of Object.entries(handover))
+      set.handover[id] = bytesToHex(parseHex(sig, 64, 'handover signature'));
+  }
+  if (o.previous !== undefined) verifyHandover(set, verifySet(o.previous));
+  return set;
+}
+
+/**
+ * The next set carries a valid handover from `previous`: it names `previous` (version, group key,
+ * digest) and at least `previous.t` distinct members of `previous` signed `handoverDigest(next)`
+ * with their identity keys. Any other signature in it (a stranger's, a bad one) refuses the set.
+ */
+export function verifyHandover(next: GuardianSet, previous: GuardianSet): void {
+  const named = next.previous;
+  if (!named) fail(`guardian set version ${next.version} names no previous set`);
+  const expected = previousOf(previous);
+  if (named.version !== expected.version || named.groupKey !== expected.groupKey)
+    fail(`guardian set version ${next.version} does not follow set version ${previous.version}`);
+  if (named.digest !== expected.digest)
+    fail(`guardian set version ${next.version} was made from another set ${previous.version}`);
+  const digest = handoverDigest(next);
+  const entries = Object.entries(next.handover ?? {});
+  for (const [id, sig] of entries) {
+    const member = /^[1-9][0-9]?$/.test(id) ? previous.members[Number(id) - 1] : undefined;
+    if (!member) fail(`handover names ${id.slice(0, 8)}, no guardian of set ${previous.version}`);
+    if (!validSignature(sig, digest, member.identityKey))
+      fail(`handover signature of guardian ${id} of set ${previous.version} does not verify`);
+  }
+  if (entries.length < previous.t)
+    fail(
+      `handover carries ${entries.length} of the ${previous.t} signatures of set ${previous.version} it needs`,
+    );
+}
+
+/**
+ * What a client that pinned a group key accepts: `sets[0]` has that key, and each later set
+ * carries the handover of the one before it. Returns the last (newest) set.
+ */
+export function verifySetChain(pinnedGroupKey: string, sets: unknown[]): GuardianSet {
+  if (sets.length === 0) fail('no guardian set given');
+  let current = verifySet(sets[0], pinnedGroupKey);
+  for (const raw of sets.slice(1)) current = verifySet(raw, { previous: current });
+  return current;
 }

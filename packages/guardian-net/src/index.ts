@@ -13,3 +13,4 @@ export {
 export * from './price/index';
 export { liquidationDecision, type LiquidationContext } from './price/liquidation';
 export { OwnPriceOracle, type OwnPrice } from './price/own-price';
+export { collectHandover, nextRoster, runRotation, type RotationPlan } from './rotate';

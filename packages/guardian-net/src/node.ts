@@ -3,22 +3,15 @@
 // messages (envelope.ts), answers only parties in the published set, decides every signing request
 // itself (the `validate` callback, and for a liquidation its own price), and never lets its share
 // or a nonce leave the process. The DKG is dkg-rounds.ts, signing signing-rounds.ts, the price
-// price/own-price.ts.
-import type { FrostPublic, FrostSecret } from '@noble/curves/abstract/frost.js';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// price/own-price.ts. After a rotation it holds a share of each set it belongs to (set-files.ts)
+// and signs for each: a message's `setVersion` says which; handover.ts is its side of a rotation.
+import type { FrostSecret } from '@noble/curves/abstract/frost.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
 import { openMessage, ProtocolError, sealMessage, type Payload, type Wire } from './envelope';
-import {
-  type CommitmentsJson,
-  frost,
-  frostIdentifier,
-  publicFromJson,
-  readShareFile,
-  writeShareFile,
-} from './frost';
+import { type CommitmentsJson, frost, frostIdentifier, publicFromJson } from './frost';
 import {
   parseSetBody,
   verifySet,
@@ -26,13 +19,15 @@ import {
   type GuardianSetBody,
   type Member,
 } from './guardian-set';
+import { acceptRoster, handoverFor, sameRoster } from './handover';
 import { ensureIdentity, type Identity } from './identity';
 import type { PriceFeed } from './price/feeds';
 import { liquidationDecision } from './price/liquidation';
 import { OwnPriceOracle } from './price/own-price';
 import { PRICE_PATH } from './price/quorum';
 import { SigningRounds, type Ready, type Validator } from './signing-rounds';
-import { GuardianStore } from './store';
+import { loadInstalledSets, writeInstalledSet } from './set-files';
+import { GuardianStore, scopedSessions } from './store';
 import { MESSAGE_PATH, readBody } from './transport';
 
 export type { Decision, SignRequest, Validator } from './signing-rounds';
@@ -49,7 +44,7 @@ export interface NodePriceOptions {
 
 export interface NodeOptions {
   id: number;
-  /** holds identity.json, share.json, store.sqlite and guardian-set.json */
+  /** holds identity.json, store.sqlite and each set with its share (set-files.ts) */
   dir: string;
   /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
   roster?: GuardianSetBody;
@@ -68,19 +63,28 @@ export interface NodeOptions {
 
 export const paths = (dir: string) => ({
   identity: join(dir, 'identity.json'),
-  share: join(dir, 'share.json'),
   store: join(dir, 'store.sqlite'),
-  set: join(dir, 'guardian-set.json'),
 });
+
+/** A set this guardian holds a share of, and its signing sessions. */
+interface Installed extends Ready {
+  signing: SigningRounds;
+}
+
+/** The set (or DKG roster) a message's `setVersion` names. */
+interface Context {
+  body: GuardianSetBody;
+  installed?: Installed;
+  dkg?: DkgRounds;
+}
 
 export class GuardianNode {
   readonly identity: Identity;
   readonly store: GuardianStore;
-  private set?: GuardianSet;
-  private share?: FrostSecret;
-  private pub?: FrostPublic;
+  /** every set it holds a share of, by version; the newest is its current set */
+  private readonly installed = new Map<number, Installed>();
+  /** a DKG under way: its first set's, or the next set's in a rotation */
   private dkg?: DkgRounds;
-  private readonly signing: SigningRounds;
   private readonly price?: OwnPriceOracle;
   private server?: Server;
   private readonly startedAt = Date.now();
@@ -93,18 +97,18 @@ export class GuardianNode {
     this.store = new GuardianStore(p.store);
     const abandoned = this.store.abandonIssuedNonces();
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
-    if (existsSync(p.set) && existsSync(p.share)) {
-      this.set = verifySet(JSON.parse(readFileSync(p.set, 'utf8')));
-      const share = readShareFile(p.share);
-      this.installShare(share.secret, share.guardianId, share.groupKey);
-    } else if (opts.roster) {
+    for (const { set, share } of loadInstalledSets(opts.dir)) {
+      if (share.guardianId !== opts.id) throw new Error('share file belongs to another guardian');
+      this.installShare(set, share.secret);
+    }
+    // With a share, a rotation's roster comes by rotate/roster; without, the roster starts a DKG.
+    if (this.installed.size === 0) {
+      if (!opts.roster)
+        throw new Error('no guardian set and share in the directory, and no roster to run a DKG');
       const roster = parseSetBody(opts.roster);
-      const me = roster.members[opts.id - 1];
-      if (!me || me.identityKey !== this.identity.publicKey)
+      if (roster.members[opts.id - 1]?.identityKey !== this.identity.publicKey)
         throw new Error(`guardian ${opts.id} is not in the roster with this identity key`);
       this.dkg = new DkgRounds(opts.id, this.identity, roster);
-    } else {
-      throw new Error('no guardian set and share in the directory, and no roster to run a DKG');
     }
     if (opts.price && opts.price.feeds.length > 0)
       this.price = new OwnPriceOracle({
@@ -114,24 +118,11 @@ export class GuardianNode {
         setVersion: () => this.body.version,
         log: this.log,
       });
-    this.signing = new SigningRounds({
-      store: this.store,
-      ready: () => this.needReady(),
-      // A liquidation is refused on this guardian's own price before the rest of the policy.
-      validate: (req) => {
-        const own = liquidationDecision(req.context, this.price?.current() ?? null);
-        return own && !own.approve ? own : opts.validate(req);
-      },
-      log: this.log,
-      ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),
-      ...(opts.tamperCommitments ? { tamperCommitments: opts.tamperCommitments } : {}),
-    });
   }
 
-  private installShare(secret: FrostSecret, guardianId: number, groupKey: string): void {
-    const set = this.set!;
-    if (guardianId !== this.opts.id) throw new Error('share file belongs to another guardian');
-    if (set.groupKey !== groupKey) throw new Error('share file is for another group key');
+  /** Checks a set's share against its verifying share and starts signing for that set. */
+  private installShare(set: GuardianSet, secret: FrostSecret): void {
+    const { opts } = this;
     const me = set.members[this.opts.id - 1];
     if (!me || me.identityKey !== this.identity.publicKey)
       throw new Error(`guardian ${this.opts.id} is not in the set with this identity key`);
@@ -140,8 +131,27 @@ export class GuardianNode {
     frost.validateSecret(secret, pub);
     if (secret.identifier !== frostIdentifier(this.opts.id))
       throw new Error('share file is for another FROST identifier');
-    this.share = secret;
-    this.pub = pub;
+    // Set 1 keeps its session rows unprefixed (they predate rotation); each later set has its own.
+    const store = scopedSessions(this.store, set.version === 1 ? '' : `v${set.version}/`);
+    const ready: Ready = { set, share: secret, pub };
+    const signing = new SigningRounds({
+      store,
+      ready: () => ready,
+      // A liquidation is refused on this guardian's own price before the rest of the policy.
+      validate: (req) => {
+        const own = liquidationDecision(req.context, this.price?.current() ?? null);
+        return own && !own.approve ? own : opts.validate(req);
+      },
+      log: (e) => this.log({ ...e, setVersion: set.version }),
+      ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),
+      ...(opts.tamperCommitments ? { tamperCommitments: opts.tamperCommitments } : {}),
+    });
+    this.installed.set(set.version, { ...ready, signing });
+  }
+
+  /** The newest set it holds a share of. */
+  private get current(): Installed | undefined {
+    return this.installed.get(Math.max(...this.installed.keys()));
   }
 
   get members(): Member[] {
@@ -149,15 +159,24 @@ export class GuardianNode {
   }
 
   private get body(): GuardianSetBody {
-    return (this.set ?? this.dkg?.roster)!;
+    return (this.current?.set ?? this.dkg?.roster)!;
   }
 
+  /** Every party of every set it holds, and of a DKG under way; `handle` checks the version's. */
   private knownSenders(): Set<string> {
-    const b = this.body;
-    return new Set([
-      ...b.members.map((m) => m.identityKey),
-      ...b.coordinators.map((c) => c.identityKey),
-    ]);
+    const bodies = [...[...this.installed.values()].map((i) => i.set), this.dkg?.roster];
+    return new Set(
+      bodies.flatMap((b) =>
+        b ? [...b.members, ...b.coordinators].map((party) => party.identityKey) : [],
+      ),
+    );
+  }
+
+  private context(version: number): Context {
+    const installed = this.installed.get(version);
+    if (installed) return { body: installed.set, installed };
+    if (this.dkg?.roster.version === version) return { body: this.dkg.roster, dkg: this.dkg };
+    throw new ProtocolError('refused', `guardian set version ${this.body.version} expected`, 409);
   }
 
   /** Public: what the future /network page shows of this guardian. */
@@ -167,38 +186,46 @@ export class GuardianNode {
     return {
       id: this.opts.id,
       name: this.members[this.opts.id - 1]?.name,
-      state: this.set ? 'ready' : 'dkg',
+      state: this.current ? 'ready' : 'dkg',
       setVersion: this.body.version,
-      groupKey: this.set?.groupKey ?? null,
+      groupKey: this.current?.set.groupKey ?? null,
+      /** every set version it signs for (old sets until they retire) */
+      sets: [...this.installed.keys()].sort((a, b) => a - b),
+      rotatingTo: this.current && this.dkg ? this.dkg.roster.version : null,
       identityKey: this.identity.publicKey,
       version: NODE_VERSION,
       uptimeMs: Date.now() - this.startedAt,
       lastPrice: last && { priceCents: last.priceCents, time: last.time },
       priceFresh: own?.fresh ?? false,
       priceProblem: own ? (own.fresh ? null : own.reason) : 'no price feeds configured',
-      lastSignatureAt: this.signing.lastShareAt,
+      lastSignatureAt:
+        Math.max(0, ...[...this.installed.values()].map((i) => i.signing.lastShareAt ?? 0)) || null,
     };
   }
 
   /** Handles one raw message body; returns the signed reply or throws a ProtocolError. */
   async handle(raw: string): Promise<Wire> {
-    const body = this.body;
     const payload = openMessage(raw, {
       self: this.identity.publicKey,
       knownSenders: this.knownSenders(),
       remember: (from, nonce, ts) => this.store.rememberMessage(from, nonce, ts),
     });
-    if (payload.setVersion !== body.version)
-      throw new ProtocolError('refused', `guardian set version ${body.version} expected`, 409);
-    const isCoordinator = body.coordinators.some((c) => c.identityKey === payload.from);
-    const peer = body.members.find((m) => m.identityKey === payload.from);
-    const result = await this.dispatch(payload, isCoordinator, peer);
+    const ctx = this.context(payload.setVersion);
+    const isCoordinator = ctx.body.coordinators.some((c) => c.identityKey === payload.from);
+    const peer = ctx.body.members.find((m) => m.identityKey === payload.from);
+    if (!isCoordinator && !peer)
+      throw new ProtocolError(
+        'sender-not-in-set',
+        `sender is not in guardian set version ${ctx.body.version}`,
+        403,
+      );
+    const result = await this.dispatch(payload, ctx, isCoordinator, peer);
     return sealMessage(
       {
         type: payload.type,
         from: this.identity.publicKey,
         to: payload.from,
-        setVersion: body.version,
+        setVersion: ctx.body.version,
         re: payload.nonce,
         body: result as Json,
       },
@@ -206,12 +233,17 @@ export class GuardianNode {
     );
   }
 
-  private async dispatch(p: Payload, fromCoordinator: boolean, peer?: Member): Promise<unknown> {
+  private async dispatch(
+    p: Payload,
+    ctx: Context,
+    fromCoordinator: boolean,
+    peer?: Member,
+  ): Promise<unknown> {
     if (p.type === 'dkg/share') {
       if (!peer) throw new ProtocolError('not-allowed', 'dkg/share comes from a guardian', 403);
-      return this.needDkg().receive(peer, p.body);
+      return this.needDkg(ctx).receive(peer, p.body);
     }
-    const handler = this.coordinatorHandlers()[p.type];
+    const handler = this.coordinatorHandlers(ctx)[p.type];
     if (!handler)
       throw new ProtocolError('malformed', `unknown message type ${p.type.slice(0, 40)}`);
     if (!fromCoordinator)
@@ -219,54 +251,80 @@ export class GuardianNode {
     return handler(p.body);
   }
 
-  private coordinatorHandlers(): Record<string, (body: unknown) => unknown> {
+  private coordinatorHandlers(ctx: Context): Record<string, (body: unknown) => unknown> {
     return {
-      'dkg/round1': () => this.needDkg().round1(),
-      'dkg/round2': (b) => this.needDkg().round2(b),
-      'dkg/finish': () => this.needDkg().finish(),
-      'set/sign': (b) => this.needDkg().signSet(b),
-      'set/install': (b) => this.setInstall(b),
-      'sign/propose': (b) => this.signing.propose(b),
-      'sign/commit': (b) => this.signing.commit(b),
-      'sign/share': (b) => this.signing.share(b),
+      'dkg/round1': () => this.needDkg(ctx).round1(),
+      'dkg/round2': (b) => this.needDkg(ctx).round2(b),
+      'dkg/finish': () => this.needDkg(ctx).finish(),
+      'set/sign': (b) => this.needDkg(ctx).signSet(b),
+      'set/install': (b) => this.setInstall(ctx, b),
+      'sign/propose': (b) => this.needReady(ctx).signing.propose(b),
+      'sign/commit': (b) => this.needReady(ctx).signing.commit(b),
+      'sign/share': (b) => this.needReady(ctx).signing.share(b),
+      'rotate/roster': (b) => this.rotateRoster(ctx, b),
+      'set/handover': (b) => handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg),
     };
   }
 
-  private needDkg(): DkgRounds {
-    if (this.set || !this.dkg)
-      throw new ProtocolError('not-allowed', 'this guardian already has a share');
-    return this.dkg;
+  private needDkg(ctx: Context): DkgRounds {
+    if (!ctx.dkg) throw new ProtocolError('not-allowed', 'this guardian already has a share');
+    return ctx.dkg;
   }
 
-  private needReady(): Ready {
-    if (!this.set || !this.share || !this.pub)
-      throw new ProtocolError('not-ready', 'this guardian has no share yet');
-    return { set: this.set, share: this.share, pub: this.pub };
+  private needReady(ctx: Context): Installed {
+    if (!ctx.installed) throw new ProtocolError('not-ready', 'this guardian has no share yet');
+    return ctx.installed;
   }
 
-  private setInstall(body: unknown): unknown {
-    const dkg = this.needDkg();
+  /** A rotation starts from the newest set only. */
+  private needCurrent(ctx: Context): Installed {
+    const installed = this.needReady(ctx);
+    if (installed !== this.current)
+      throw new ProtocolError('refused', `set ${installed.set.version} is not the newest`);
+    return installed;
+  }
+
+  /** `rotate/roster`: joins the next set's DKG, keeping its current set and share meanwhile. */
+  private rotateRoster(ctx: Context, body: unknown): unknown {
+    const current = this.needCurrent(ctx).set;
+    const roster = acceptRoster(current, this.opts.id, this.identity, body);
+    if (!this.dkg || !sameRoster(this.dkg.roster, roster)) {
+      this.dkg?.clean();
+      this.dkg = new DkgRounds(this.opts.id, this.identity, roster);
+      this.log({ event: 'rotation-dkg', version: roster.version });
+    }
+    return { joined: roster.version };
+  }
+
+  /** The set its DKG made, signed by every member (and, from version 2, the handover). */
+  private setInstall(ctx: Context, body: unknown): unknown {
+    const dkg = this.needDkg(ctx);
     const raw = (body as { set?: unknown })?.set;
-    dkg.ownSetBody(raw);
+    const own = dkg.ownSetBody(raw);
     let set: GuardianSet;
     try {
-      set = verifySet(raw);
+      // A rotation's set needs its handover, checked against the previous set: its own, or (a new
+      // member) the one sent, which must be the set the roster names.
+      const previous = own.previous
+        ? (this.installed.get(own.previous.version)?.set ??
+          (body as { previous?: unknown }).previous ??
+          null)
+        : undefined;
+      if (previous === null) throw new Error('a rotation installs with the previous set');
+      set = verifySet(raw, previous === undefined ? undefined : { previous });
     } catch (e) {
       throw new ProtocolError('refused', (e as Error).message);
     }
     const result = dkg.result();
-    const p = paths(this.opts.dir);
-    writeShareFile(p.share, {
+    writeInstalledSet(this.opts.dir, set, {
       guardianId: this.opts.id,
       secret: result.secret,
       groupKey: set.groupKey!,
     });
-    writeFileSync(p.set, JSON.stringify(set, null, 2) + '\n');
-    this.set = set;
-    this.installShare(result.secret, this.opts.id, set.groupKey!);
+    this.installShare(set, result.secret);
     dkg.clean();
     this.dkg = undefined;
-    this.log({ event: 'dkg-complete', groupKey: set.groupKey });
+    this.log({ event: 'dkg-complete', groupKey: set.groupKey, version: set.version });
     return { installed: true };
   }
 
@@ -279,8 +337,9 @@ export class GuardianNode {
     };
     if (req.method === 'GET' && req.url === '/v1/health') return send(200, this.health());
     if (req.method === 'GET' && req.url === '/v1/set') {
-      if (!this.set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });
-      return send(200, this.set);
+      const set = this.current?.set;
+      if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });
+      return send(200, set);
     }
     if (req.method === 'GET' && req.url === PRICE_PATH) {
       const own = this.price?.current();

@@ -13,7 +13,7 @@ import {
   frostIdentifier,
 } from './frost';
 import type { GuardianSet } from './guardian-set';
-import type { GuardianStore } from './store';
+import type { SessionStore } from './store';
 
 export interface SignRequest {
   sessionId: string;
@@ -33,7 +33,7 @@ export interface Ready {
 }
 
 export interface SigningOptions {
-  store: GuardianStore;
+  store: SessionStore;
   /** the set, share and public key; throws `not-ready` before the DKG is done */
   ready: () => Ready;
   validate: Validator;

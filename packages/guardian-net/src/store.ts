@@ -141,3 +141,28 @@ export class GuardianStore {
     this.db.close();
   }
 }
+
+/** What a signing session needs of the store. */
+export type SessionStore = Pick<
+  GuardianStore,
+  'session' | 'recordDecision' | 'nonce' | 'recordIssuedNonce' | 'spendNonce' | 'abandonNonce'
+>;
+
+/**
+ * The store's sessions and nonces under a prefix, so each guardian set a guardian signs for keeps
+ * its own sessions in the one store: a session approved for one set's key is never signed with
+ * another's. The first set has no prefix (its rows predate rotation).
+ */
+export function scopedSessions(store: GuardianStore, prefix: string): SessionStore {
+  const id = (sessionId: string) => prefix + sessionId;
+  return {
+    session: (s) => store.session(id(s)),
+    recordDecision: (s, message, approved, reason) =>
+      store.recordDecision(id(s), message, approved, reason),
+    nonce: (s, attempt) => store.nonce(id(s), attempt),
+    recordIssuedNonce: (s, attempt, hiding, binding) =>
+      store.recordIssuedNonce(id(s), attempt, hiding, binding),
+    spendNonce: (s, attempt) => store.spendNonce(id(s), attempt),
+    abandonNonce: (s, attempt) => store.abandonNonce(id(s), attempt),
+  };
+}

@@ -1,0 +1,86 @@
+// A running guardian's side of a rotation (docs/protocol.md, "Guardian rotation"). A guardian of
+// set v joins the DKG of set v+1 only for a roster built on its own set that names it with its own
+// identity key, and signs the handover to set v+1 only after checking that set itself: it is its
+// own DKG's result, signed by every member, and made from its own set.
+import { canonicalJson } from './canonical';
+import type { DkgRounds } from './dkg-rounds';
+import { ProtocolError } from './envelope';
+import {
+  parseSetBody,
+  previousOf,
+  setBodyJson,
+  signHandover,
+  verifySet,
+  type GuardianSet,
+  type GuardianSetBody,
+} from './guardian-set';
+import type { Identity } from './identity';
+
+function refuse(message: string): never {
+  throw new ProtocolError('refused', message);
+}
+
+function checkFollows(body: GuardianSetBody, current: GuardianSet): void {
+  if (body.version !== current.version + 1)
+    refuse(`the next set must be version ${current.version + 1}, not ${body.version}`);
+  const expected = previousOf(current);
+  const named = body.previous;
+  if (
+    !named ||
+    named.version !== expected.version ||
+    named.groupKey !== expected.groupKey ||
+    named.digest !== expected.digest
+  )
+    refuse(`the next set was not made from this guardian's set ${current.version}`);
+}
+
+/** `rotate/roster` `{roster}`: the roster of set v+1, if this guardian (id, key) is in it. */
+export function acceptRoster(
+  current: GuardianSet,
+  id: number,
+  identity: Identity,
+  raw: unknown,
+): GuardianSetBody {
+  let roster: GuardianSetBody;
+  try {
+    roster = parseSetBody((raw as { roster?: unknown } | null)?.roster);
+  } catch (e) {
+    return refuse(`bad roster: ${(e as Error).message}`);
+  }
+  if (roster.frost || roster.groupKey) refuse('a roster has no group key yet');
+  checkFollows(roster, current);
+  if (roster.members[id - 1]?.identityKey !== identity.publicKey)
+    refuse(`guardian ${id} is not in the next roster with this identity key`);
+  return roster;
+}
+
+/** The same roster, so a repeated `rotate/roster` does not restart a DKG under way. */
+export function sameRoster(a: GuardianSetBody, b: GuardianSetBody): boolean {
+  return canonicalJson(setBodyJson(a)) === canonicalJson(setBodyJson(b));
+}
+
+/**
+ * `set/handover`: this guardian's handover signature over the next set, once it checked it. It
+ * signs only a set it is a member of and whose DKG it took part in: exactly the roster it accepted
+ * with its own DKG result (so a coordinator cannot have set v hand over to a set of strangers; it
+ * takes t guardians of set v that stay), signed by every member, and made from its own set.
+ */
+export function handoverFor(
+  current: GuardianSet,
+  identity: Identity,
+  raw: unknown,
+  dkg: DkgRounds | undefined,
+): unknown {
+  if (!dkg || dkg.roster.version !== current.version + 1)
+    refuse(`this guardian takes part in no DKG for set ${current.version + 1}`);
+  let next: GuardianSet;
+  try {
+    dkg.ownSetBody(raw);
+    next = verifySet(raw);
+  } catch (e) {
+    if (e instanceof ProtocolError) throw e;
+    return refuse(`the next set does not verify: ${(e as Error).message}`);
+  }
+  checkFollows(next, current);
+  return { signature: signHandover(next, identity.secretKey) };
+}
