@@ -204,29 +204,33 @@ export function startLocalGuardianNetwork(
   const set = checkLocalGuardianSet(config);
   if (!set) throw new Error(`No guardian set in ${config.guardianNetwork.dir}: make it first`);
   const { dir, n, t } = config.guardianNetwork;
-  const app = appOrigin(config.host, port);
-  const child = runCli([
-    'local',
-    '--dir',
-    dir,
-    '--n',
-    `${n}`,
-    '--t',
-    `${t}`,
-    ...guardianPolicyFlags(app),
-  ]);
-  const stderr = forwardOutput(child, log);
-  const exit = exitOf(child);
+  const args = ['local', '--dir', dir, '--n', `${n}`, '--t', `${t}`];
+  const flags = guardianPolicyFlags(appOrigin(config.host, port));
   let stopping = false;
   let isReady = false;
   let status = `0 of ${t} needed guardians ready`;
-  void exit.then(({ code, signal }) => {
-    if (!stopping)
-      log.error(
-        { code, signal },
-        'guardian local stopped: vault requests are refused until the server restarts',
-      );
-  });
+  // `guardian local` restarts a guardian that dies; this restarts `guardian local` itself when it
+  // dies once the network was ready (killed by mistake, crashed). Exit 0 is a stop (SIGINT of a
+  // terminal reaches the whole process group): not restarted.
+  const launch = () => {
+    const child = runCli([...args, ...flags]);
+    const stderr = forwardOutput(child, log);
+    const exit = exitOf(child);
+    void exit.then(({ code, signal }) => {
+      if (stopping) return;
+      if (!isReady || code === 0) {
+        log.error({ code, signal }, 'guardian local stopped: vault requests will be refused');
+        return;
+      }
+      log.error({ code, signal }, 'guardian local died; starting it again in 2 s');
+      setTimeout(() => {
+        if (!stopping) current = launch();
+      }, 2_000);
+    });
+    return { child, exit, stderr };
+  };
+  let current = launch();
+  const { exit, stderr } = current;
 
   const ready = (async () => {
     const deadline = Date.now() + (opts.readyTimeoutMs ?? READY_TIMEOUT_MS);
@@ -257,6 +261,7 @@ export function startLocalGuardianNetwork(
       isReady ? null : `The guardian network is starting (${status}); try again in a few seconds.`,
     async stop() {
       stopping = true;
+      const { child, exit } = current;
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
       let timer: NodeJS.Timeout | undefined;

@@ -1,7 +1,8 @@
 // `npm start` on the devnet runs a t-of-n guardian network: the real server entry (src/main.ts, as
 // `npm start` runs it, GUARDIAN_NETWORK unset) in a child process, its guardians found in /proc by
 // their command lines. Three guardians appear, each named by `start --id i`, all ready; one killed
-// with SIGKILL is back within seconds; GUARDIAN_N=5 GUARDIAN_T=3 gives five; n and t that differ
+// with SIGKILL is back within seconds, and so are all of them when `guardian local` itself is
+// killed (on the same ports, with the same set: what a later start does); GUARDIAN_N=5 GUARDIAN_T=3 gives five; n and t that differ
 // from an existing set stop the start with what to do; and whether the server is stopped with
 // SIGTERM or killed with SIGKILL, no guardian process is left.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -94,6 +95,21 @@ function guardianProcesses(networkDir: string): GuardianProcess[] {
   return found.sort((a, b) => a.id - b.id);
 }
 
+/** The `guardian local` process that runs this network's guardians. */
+function localProcess(networkDir: string): number | undefined {
+  const pid = readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .find((e) => {
+      try {
+        const argv = readFileSync(`/proc/${e}/cmdline`, 'utf8').split('\0');
+        return argv.includes('local') && argv[argv.indexOf('--dir') + 1] === networkDir;
+      } catch {
+        return false;
+      }
+    });
+  return pid === undefined ? undefined : Number(pid);
+}
+
 /** Any process of this network: the guardians and `guardian local`/`dkg` itself. */
 function networkProcesses(networkDir: string): number[] {
   return readdirSync('/proc')
@@ -145,7 +161,7 @@ afterAll(() => {
 });
 
 describe('npm start on the devnet runs the guardian network', () => {
-  it('runs three guardians named on their command lines, restarts one killed, refuses another n and t, and leaves none behind', async () => {
+  it('runs three guardians named on their command lines, restarts one killed and guardian local killed, leaves none after SIGTERM, and refuses another n and t', async () => {
     const dataDir = tempDataDir();
     const networkDir = path.join(dataDir, 'guardians');
     const first = startServer({ DATA_DIR: dataDir });
@@ -165,34 +181,7 @@ describe('npm start on the devnet runs the guardian network', () => {
     expect(three.map((g) => g.id)).toEqual([1, 2, 3]);
     await waitFor('all three ready', async () => (await readyIds(set)).length === 3, 20_000);
 
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    await waitFor(
-      'no guardian process after SIGTERM',
-      () => networkProcesses(networkDir).length === 0,
-      10_000,
-    );
-
-    // Another n and t against the existing set: a clear message, no start.
-    const mismatch = startServer({ DATA_DIR: dataDir, GUARDIAN_N: '5', GUARDIAN_T: '3' });
-    expect(await mismatch.exited).toBe(2);
-    expect(mismatch.output()).toContain(`The guardian network in ${networkDir} is 2-of-3`);
-    expect(mismatch.output()).toContain(`remove ${networkDir}`);
-    expect(networkProcesses(networkDir)).toEqual([]);
-
-    // The next start reuses the set (same key, same ports) and its guardians.
-    const second = startServer({ DATA_DIR: dataDir });
-    await untilReady(second);
-    expect(readSet(networkDir)).toEqual(set);
-    const before = await waitFor(
-      'three guardians again',
-      () => {
-        const found = guardianProcesses(networkDir);
-        return found.length === 3 && found;
-      },
-      20_000,
-    );
-    const victim = before.find((g) => g.id === 2)!;
+    const victim = three.find((g) => g.id === 2)!;
     process.kill(victim.pid, 'SIGKILL');
     const killedAt = Date.now();
     const back = await waitFor(
@@ -207,16 +196,46 @@ describe('npm start on the devnet runs the guardian network', () => {
     await waitFor('guardian 2 ready again', async () => (await readyIds(set)).includes(2), 20_000);
     expect(Date.now() - killedAt).toBeLessThan(20_000);
 
-    second.child.kill('SIGKILL');
-    await second.exited;
+    // `guardian local` itself killed: its guardians leave with it, and the server runs it again.
+    const local = localProcess(networkDir)!;
+    const running = guardianProcesses(networkDir).map((g) => g.pid);
+    process.kill(local, 'SIGKILL');
     await waitFor(
-      'no guardian process after SIGKILL of the server',
+      'a new guardian local and three new guardians',
+      () => {
+        const now = guardianProcesses(networkDir);
+        const again = localProcess(networkDir);
+        return (
+          again !== undefined &&
+          again !== local &&
+          now.length === 3 &&
+          now.every((g) => !running.includes(g.pid))
+        );
+      },
+      20_000,
+    );
+    await waitFor('all three ready again', async () => (await readyIds(set)).length === 3, 20_000);
+
+    // The relaunched `guardian local` found the set and kept it: same key, same ports.
+    expect(readSet(networkDir)).toEqual(set);
+
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+    await waitFor(
+      'no guardian process after SIGTERM',
       () => networkProcesses(networkDir).length === 0,
       10_000,
     );
+
+    // Another n and t against the existing set: a clear message, no start.
+    const mismatch = startServer({ DATA_DIR: dataDir, GUARDIAN_N: '5', GUARDIAN_T: '3' });
+    expect(await mismatch.exited).toBe(2);
+    expect(mismatch.output()).toContain(`The guardian network in ${networkDir} is 2-of-3`);
+    expect(mismatch.output()).toContain(`remove ${networkDir}`);
+    expect(networkProcesses(networkDir)).toEqual([]);
   }, 240_000);
 
-  it('runs five guardians, 3 of which must approve, with GUARDIAN_N=5 GUARDIAN_T=3', async () => {
+  it('runs five guardians, 3 of which must approve, with GUARDIAN_N=5 GUARDIAN_T=3, and leaves none after SIGKILL of the server', async () => {
     const dataDir = tempDataDir();
     const networkDir = path.join(dataDir, 'guardians');
     const server = startServer({ DATA_DIR: dataDir, GUARDIAN_N: '5', GUARDIAN_T: '3' });
