@@ -219,7 +219,8 @@ export function startLocalGuardianNetwork(
     void exit.then(({ code, signal }) => {
       if (stopping) return;
       if (!isReady || code === 0) {
-        log.error({ code, signal }, 'guardian local stopped: vault requests will be refused');
+        // Exit 0 with the server still up: SIGINT reached the whole process group (Ctrl-C).
+        log[code === 0 ? 'info' : 'error']({ code, signal }, 'guardian local stopped');
         return;
       }
       log.error({ code, signal }, 'guardian local died; starting it again in 2 s');
