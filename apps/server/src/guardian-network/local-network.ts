@@ -139,13 +139,15 @@ export async function createLocalGuardianNetwork(
   if (result === 'late') {
     child.kill('SIGKILL'); // its guardians see their stdin close and leave
     throw new Error(
-      `The guardian network's key generation (guardian dkg) did not finish in ${timeoutMs / 1000} s. ${stderr()}`,
+      `The guardian network's key generation (guardian dkg) did not finish in ${timeoutMs / 1000} s` +
+        ` (start again; if it fails again, remove ${dir} first). ${stderr()}`,
     );
   }
   const set = readLocalGuardianSet(config);
   if (result.code !== 0 || !set)
     throw new Error(
-      `The guardian network's key generation (guardian dkg) failed (exit ${result.code ?? result.signal}): ${stderr() || 'no message'}`,
+      `The guardian network's key generation (guardian dkg) failed (exit ${result.code ?? result.signal}): ` +
+        `${stderr() || 'no message'}. Start again; if it fails again, remove ${dir} first.`,
     );
   log.info({ groupKey: set.groupKey, t: set.t, n: set.n }, 'guardian network key made');
   return set;
