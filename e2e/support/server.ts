@@ -62,6 +62,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
       // The price moves only when a journey sets it (POST /api/devnet/price), so ratios are exact.
       PRICE_TICK: '3600000',
       LOG_LEVEL: 'warn',
+      // Journeys sign alone unless asked: E2E_GUARDIAN_NETWORK=local runs them on the guardian network.
+      GUARDIAN_NETWORK: process.env.E2E_GUARDIAN_NETWORK ?? 'off',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -78,6 +78,8 @@ export interface BuildAppOptions {
   live?: LiveStreamOptions;
   /** Limits of GET /api/vaults/:id/history.csv. */
   exports?: CsvExportLimits;
+  /** While it returns a reason (a local guardian network starting), `vault.*` calls are refused. */
+  gate?: () => string | null;
 }
 
 export interface UnitApp {
@@ -187,7 +189,7 @@ export async function buildApp(
     await app.register(guardianSocket, {
       methods: countRpc(
         metrics,
-        announcingVaultActions(guardian.methods, { db: store.db, bus, log }),
+        announcingVaultActions(guardian.methods, { db: store.db, bus, log, gate: options.gate }),
       ),
       guardian,
       origins: config.guardianOrigins,

@@ -1,12 +1,28 @@
 // `npm start`: configuration from the environment, one server on HOST:PORT, graceful shutdown.
-import { ConfigError, loadConfig } from './config';
+// On the devnet with GUARDIAN_NETWORK unset, it also runs a t-of-n guardian network on this
+// machine (guardian-network/local-network.ts). Its key is made before the app is built, so the
+// app finds the published set; the guardians run once the server listens, because they read its
+// chain and its price; until t of them are ready (seconds), vault requests are refused as
+// "starting" (guardian-network/starting-gate.ts) and the rest of the app already serves.
+import { ConfigError, loadConfig, type ServerConfig } from './config';
 import { createLogger } from './logger';
 import { buildApp } from './app';
+import {
+  createLocalGuardianNetwork,
+  startLocalGuardianNetwork,
+  type LocalGuardianNetwork,
+} from './guardian-network/local-network';
+
+/** `npm start` on the devnet runs the local network unless GUARDIAN_NETWORK says otherwise. */
+function withDevnetGuardians(config: ServerConfig, env: NodeJS.ProcessEnv): ServerConfig {
+  if (config.network !== 'devnet' || env.GUARDIAN_NETWORK?.trim()) return config;
+  return { ...config, guardianNetwork: { ...config.guardianNetwork, mode: 'local' } };
+}
 
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig();
+    config = withDevnetGuardians(loadConfig(), process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);
@@ -23,29 +39,50 @@ async function main(): Promise<void> {
       dataDir: config.dataDir,
       priceSource: config.priceSource,
       telegram: config.telegramBotToken ? 'on' : 'off',
+      guardianNetwork: config.guardianNetwork.mode,
     },
     'starting',
   );
-  const unit = await buildApp(config, { logger: log });
+  const local = config.guardianNetwork.mode === 'local';
+  if (local) await createLocalGuardianNetwork(config, { log });
+  let guardians: LocalGuardianNetwork | null = null;
+  const starting = 'The guardian network is starting; try again in a few seconds.';
+  const unit = await buildApp(config, {
+    logger: log,
+    ...(local ? { gate: () => (guardians ? guardians.refusal() : starting) } : {}),
+  });
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: string, code = 0) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
-    unit.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    // The app first (requests in flight may still need the guardians), then the guardians.
+    unit
+      .close()
+      .then(() => guardians?.stop())
+      .then(
+        () => process.exit(code),
+        (err: unknown) => {
+          log.error({ err }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
   const address = await unit.app.listen({ port: config.port, host: config.host });
   log.info({ address }, 'UNIT vault app listening');
+  if (!local) return;
+  const { port } = unit.app.server.address() as { port: number };
+  guardians = startLocalGuardianNetwork(config, { port, log });
+  // Without t ready guardians no vault can be co-signed: a clear error and a stop, not a half app.
+  await guardians.ready.catch((err: unknown) => {
+    if (stopping) return;
+    log.error({ err: (err as Error).message }, 'guardian network did not start');
+    shutdown('guardian network', 1);
+  });
 }
 
 main().catch((err: unknown) => {

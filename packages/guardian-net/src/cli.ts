@@ -10,6 +10,7 @@ import { bytesToHex, parseHex } from './canonical';
 import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
+import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
 import { GuardianNode, type NodePriceOptions, type Validator } from './node';
 import { parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
@@ -20,8 +21,9 @@ const CLI = fileURLToPath(import.meta.url);
 const USAGE = `usage:
   guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
-  guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401]
-  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401]   (dkg if needed, then run all n)
+                 [--exit-with-parent: stop when the process that started it is gone]
+  guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
+  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent]   (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
   guardian price --dir <network dir>   (each guardian's signed price and the quorum)
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
@@ -83,6 +85,7 @@ async function start(args: string[]): Promise<void> {
       feeds: { type: 'string' },
       'price-tick': { type: 'string' },
       'feed-timeout': { type: 'string' },
+      'exit-with-parent': { type: 'boolean' },
     },
   });
   const id = Number(values.id);
@@ -107,10 +110,12 @@ async function start(args: string[]): Promise<void> {
   const port = await node.listen();
   log({ guardian: id, event: 'listening', port, ...node.health() });
   const stop = () => {
+    setTimeout(() => process.exit(1), 3_000).unref();
     void node.close().then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  if (values['exit-with-parent']) onParentGone(stop);
 }
 
 function spawnGuardian(dir: string, id: number, port: number, extra: string[]): ChildProcess {
@@ -127,9 +132,11 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       guardianDir(dir, id),
       '--port',
       String(port),
+      // Its stdin is a pipe from this process: a guardian never outlives the process that ran it.
+      '--exit-with-parent',
       ...extra,
     ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
+    { stdio: ['pipe', 'inherit', 'inherit'] },
   );
   return child;
 }
@@ -160,6 +167,7 @@ function networkOptions(args: string[]) {
       'threshold-cents': { type: 'string' },
       // The slice's embedded network approves what it is asked; a real guardian validates.
       policy: { type: 'string', default: 'approve-all' },
+      'exit-with-parent': { type: 'boolean' },
     },
   });
   if (!values.dir) throw new Error(USAGE);
@@ -171,11 +179,12 @@ function networkOptions(args: string[]) {
     message: values.message,
     thresholdCents: positiveInt(values['threshold-cents'], '--threshold-cents'),
     policy: values.policy!,
+    exitWithParent: values['exit-with-parent'] === true,
   };
 }
 
-/** Writes the roster (identity keys and URLs of n local guardians and one coordinator). */
-function makeRoster(dir: string, n: number, t: number, basePort: number): GuardianSetBody {
+/** Writes the roster (identity keys and URLs of n local guardians, on `ports`, and one coordinator). */
+function makeRoster(dir: string, n: number, t: number, ports: number[]): GuardianSetBody {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const members = Array.from({ length: n }, (_, i) => {
     const id = i + 1;
@@ -185,7 +194,7 @@ function makeRoster(dir: string, n: number, t: number, basePort: number): Guardi
       id,
       name: `guardian-${id}`,
       identityKey: identity.publicKey,
-      url: `http://127.0.0.1:${basePort + i}`,
+      url: `http://127.0.0.1:${ports[i]}`,
     };
   });
   mkdirSync(join(dir, 'coordinator'), { recursive: true, mode: 0o700 });
@@ -209,20 +218,29 @@ async function dkg(args: string[]): Promise<void> {
     log({ event: 'dkg-skipped', reason: `${setPath} exists` });
     return;
   }
-  const roster = makeRoster(o.dir, o.n, o.t, o.basePort);
+  // Base port 0: free ports now; they are in the set, so every later start uses the same ones.
+  const ports =
+    o.basePort === 0
+      ? await freeLoopbackPorts(o.n)
+      : Array.from({ length: o.n }, (_, i) => o.basePort + i);
+  const roster = makeRoster(o.dir, o.n, o.t, ports);
   const children = roster.members.map((m) =>
-    spawnGuardian(o.dir, m.id, o.basePort + m.id - 1, ['--roster', join(o.dir, 'roster.json')]),
+    spawnGuardian(o.dir, m.id, Number(new URL(m.url).port), [
+      '--roster',
+      join(o.dir, 'roster.json'),
+    ]),
   );
+  const watching = o.exitWithParent
+    ? onParentGone(() => void stopChildren(children).then(() => process.exit(1)))
+    : () => undefined;
   try {
     await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
     const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
     writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
     log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
   } finally {
-    children.forEach((c) => c.kill('SIGTERM'));
-    await Promise.all(
-      children.map((c) => new Promise((r) => (c.exitCode === null ? c.once('exit', r) : r(null)))),
-    );
+    watching();
+    await stopChildren(children);
   }
 }
 
@@ -251,9 +269,11 @@ async function local(args: string[]): Promise<void> {
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
+    if (o.exitWithParent) onParentGone(resolve);
   });
   stopping = true;
-  for (const child of running.values()) child.kill('SIGTERM');
+  await stopChildren([...running.values()]);
+  process.exit(0);
 }
 
 async function sign(args: string[]): Promise<void> {

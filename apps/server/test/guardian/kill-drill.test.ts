@@ -83,6 +83,8 @@ class ServerProcess {
         BLOCK_INTERVAL: '0',
         PRICE_TICK: '3600000',
         LOG_LEVEL: 'warn',
+        // The drill signs alone, as before npm start ran a guardian network on the devnet.
+        GUARDIAN_NETWORK: 'off',
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
