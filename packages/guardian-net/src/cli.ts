@@ -10,17 +10,22 @@ import { bytesToHex, parseHex } from './canonical';
 import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
-import { GuardianNode, type NodePriceOptions, type Validator } from './node';
+import { GuardianNode, type NodePriceOptions, type NodeValidator } from './node';
 import { parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
+import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
+import { VaultPolicy } from './vault-policy/policy';
 
 const CLI = fileURLToPath(import.meta.url);
 
 const USAGE = `usage:
-  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
+  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+                 [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
+                 [--oracle-key <hex> --rune-id <block:tx> --network <name> --treasury-key <hex>: pinned, else read from --app]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401]
-  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401]   (dkg if needed, then run all n)
+  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [any start flag, given to every guardian]
+                 (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
   guardian price --dir <network dir>   (each guardian's signed price and the quorum)`;
 
@@ -28,7 +33,7 @@ const USAGE = `usage:
  * The slice's policies. A real guardian validates the vault request against its own chain view and
  * price (docs/guardian-network.md, "The plan"); until that is wired, the operator picks one.
  */
-const POLICIES: Record<string, Validator> = {
+const POLICIES: Record<string, NodeValidator> = {
   'approve-all': () => ({ approve: true }),
   'refuse-all': () => ({
     approve: false,
@@ -67,24 +72,65 @@ function priceOptions(
   return { feeds, ...(tickMs ? { tickMs } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
 }
 
+/** The flags `start` takes that `local` passes on to every guardian it runs. */
+const START_FLAGS = [
+  'host',
+  'policy',
+  'chain',
+  'app',
+  'oracle-key',
+  'rune-id',
+  'network',
+  'treasury-key',
+  'feeds',
+  'price-tick',
+  'feed-timeout',
+] as const;
+const startFlagOptions = Object.fromEntries(
+  START_FLAGS.map((flag) => [flag, { type: 'string' as const }]),
+) as Record<(typeof START_FLAGS)[number], { type: 'string' }>;
+
+/**
+ * `--policy vault`: the guardian's own validation against its own chain view (--chain) and the
+ * app's public routes (--app). The oracle key, rune id, network and treasury key come from the
+ * app's /api/config and quote route once, at start; on a real network an operator pins each by flag.
+ */
+async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], string>>) {
+  if (!values.chain || !values.app) throw new Error('--policy vault needs --chain and --app');
+  const facts = await readAppFacts(values.app, {
+    ...(values['oracle-key'] ? { oraclePubkey: values['oracle-key'] } : {}),
+    ...(values['rune-id'] ? { unitRuneId: values['rune-id'] } : {}),
+    ...(values.network ? { network: values.network } : {}),
+    ...(values['treasury-key'] ? { treasuryPubkey: values['treasury-key'] } : {}),
+  });
+  const policy = new VaultPolicy({
+    chain: new HttpChainView({ esplora: values.chain, app: values.app }),
+    facts,
+  });
+  return { validate: policy.decide.bind(policy) as NodeValidator, facts };
+}
+
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
+      ...startFlagOptions,
       id: { type: 'string' },
       dir: { type: 'string' },
       port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
       roster: { type: 'string' },
-      policy: { type: 'string', default: 'refuse-all' },
-      feeds: { type: 'string' },
-      'price-tick': { type: 'string' },
-      'feed-timeout': { type: 'string' },
     },
   });
+  values.host ??= '127.0.0.1';
+  values.policy ??= 'refuse-all';
   const id = Number(values.id);
   if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
-  const validate = POLICIES[values.policy!];
+  let validate = POLICIES[values.policy];
+  if (values.policy === 'vault') {
+    const vault = await vaultPolicy(values);
+    validate = vault.validate;
+    log({ guardian: id, event: 'policy', policy: 'vault', ...vault.facts });
+  }
   if (!validate) throw new Error(`unknown policy ${values.policy}`);
   mkdirSync(values.dir, { recursive: true, mode: 0o700 });
   const roster = values.roster
@@ -155,11 +201,15 @@ function networkOptions(args: string[]) {
       'base-port': { type: 'string', default: '7401' },
       message: { type: 'string' },
       'threshold-cents': { type: 'string' },
-      // The slice's embedded network approves what it is asked; a real guardian validates.
-      policy: { type: 'string', default: 'approve-all' },
+      ...startFlagOptions,
     },
   });
   if (!values.dir) throw new Error(USAGE);
+  // The slice's embedded network approves what it is asked unless told otherwise.
+  values.policy ??= 'approve-all';
+  const startArgs = START_FLAGS.flatMap((flag) =>
+    values[flag] === undefined ? [] : [`--${flag}`, values[flag]],
+  );
   return {
     dir: resolve(values.dir),
     n: Number(values.n),
@@ -167,7 +217,7 @@ function networkOptions(args: string[]) {
     basePort: Number(values['base-port']),
     message: values.message,
     thresholdCents: positiveInt(values['threshold-cents'], '--threshold-cents'),
-    policy: values.policy!,
+    startArgs,
   };
 }
 
@@ -235,7 +285,7 @@ async function local(args: string[]): Promise<void> {
   let stopping = false;
   const running = new Map<number, ChildProcess>();
   const launch = (id: number, port: number) => {
-    const child = spawnGuardian(o.dir, id, port, ['--policy', o.policy]);
+    const child = spawnGuardian(o.dir, id, port, o.startArgs);
     running.set(id, child);
     child.once('exit', (code, signal) => {
       if (stopping) return;

@@ -29,13 +29,23 @@ import {
 import { ensureIdentity, type Identity } from './identity';
 import type { PriceFeed } from './price/feeds';
 import { liquidationDecision } from './price/liquidation';
-import { OwnPriceOracle } from './price/own-price';
+import { OwnPriceOracle, type OwnPrice } from './price/own-price';
 import { PRICE_PATH } from './price/quorum';
-import { SigningRounds, type Ready, type Validator } from './signing-rounds';
+import { SigningRounds, type Decision, type Ready, type SignRequest } from './signing-rounds';
 import { GuardianStore } from './store';
 import { MESSAGE_PATH, readBody } from './transport';
 
 export type { Decision, SignRequest, Validator } from './signing-rounds';
+
+/** What a node gives its policy with each request: the set's group key and its own price. */
+export interface ValidatorEnv {
+  /** x-only hex */
+  groupKey: string;
+  ownPrice: OwnPrice | null;
+}
+
+/** A node's policy: a validator that may read the node's group key and own price. */
+export type NodeValidator = (req: SignRequest, env: ValidatorEnv) => Decision | Promise<Decision>;
 
 export const NODE_VERSION = '0.2.0';
 
@@ -56,7 +66,7 @@ export interface NodeOptions {
   host?: string;
   /** defaults to the port of this guardian's URL in the set (or roster) */
   port?: number;
-  validate: Validator;
+  validate: NodeValidator;
   /** its own price feeds; without them it serves no price and refuses every liquidation */
   price?: NodePriceOptions;
   /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */
@@ -119,8 +129,10 @@ export class GuardianNode {
       ready: () => this.needReady(),
       // A liquidation is refused on this guardian's own price before the rest of the policy.
       validate: (req) => {
-        const own = liquidationDecision(req.context, this.price?.current() ?? null);
-        return own && !own.approve ? own : opts.validate(req);
+        const ownPrice = this.price?.current() ?? null;
+        const own = liquidationDecision(req.context, ownPrice);
+        if (own && !own.approve) return own;
+        return opts.validate(req, { groupKey: this.set?.groupKey ?? '', ownPrice });
       },
       log: this.log,
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),

@@ -116,9 +116,9 @@ describe('PRICE_FEEDS', () => {
     ]);
     const { problems } = parsePriceFeeds('binance@https://x.example,coinbase@ftp://x,bitstamp');
     expect(problems).toEqual([
-      'PRICE_FEEDS entry "binance@https://x.example" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
+      'PRICE_FEEDS entry "binance@https://x.example" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp, devnet',
       'PRICE_FEEDS entry "coinbase@ftp://x" must name an absolute http(s) URL after the @',
-      'PRICE_FEEDS entry "bitstamp" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
+      'PRICE_FEEDS entry "bitstamp" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp, devnet',
     ]);
   });
 });
@@ -129,6 +129,7 @@ describe('each service at its standard path, in its real shape', () => {
     kraken: ['97123.40000', 9_712_340],
     coinbase: ['97123.45', 9_712_345],
     bitstamp: ['97123', 9_712_300],
+    devnet: ['97123.45', 9_712_345],
   };
 
   it.each(FEED_KINDS)('reads %s', async (kind) => {
@@ -173,6 +174,13 @@ describe('a round over several feeds', () => {
       source: new FeedsPriceSource({ feeds: parsed.feeds, maxSpreadBasisPoints: 300, timeoutMs }),
     };
   }
+
+  it("one devnet feed (the app's own price) is a price; one exchange alone is not", async () => {
+    const { source: devnet } = await source([['devnet', { answer: 'price', usd: '95000' }]]);
+    expect(await devnet.read()).toMatchObject({ fresh: true, priceCents: 9_500_000 });
+    const { source: kraken } = await source([['kraken', { answer: 'price', usd: '95000.00000' }]]);
+    expect(await kraken.read()).toMatchObject({ fresh: false, reason: '1 fresh price source' });
+  });
 
   it('quotes the median of four agreeing services', async () => {
     const { source: s } = await source([

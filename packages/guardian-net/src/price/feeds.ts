@@ -11,7 +11,7 @@ export interface FeedLog {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 
-export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp'] as const;
+export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp', 'devnet'] as const;
 export type FeedKind = (typeof FEED_KINDS)[number];
 
 export interface PriceFeed {
@@ -89,6 +89,21 @@ const SHAPES: Record<FeedKind, FeedShape> = {
         data: z.object({ amount: z.string(), base: z.literal('BTC'), currency: z.literal('USD') }),
       });
       return { cents: usdTextToCents(answer.parse(json).data.amount), time: null };
+    },
+  },
+  // The app's own price on the devnet (apps/server/src/http/api.ts): {"USD":95000,"time":…,"stale":false}.
+  // On the devnet it is the network's only price, so one such feed is a price (minimumAnswers).
+  devnet: {
+    path: '/api/bitcoin-price',
+    read(json) {
+      const answer = z.object({
+        USD: z.number().positive(),
+        time: unixSeconds,
+        stale: z.boolean(),
+      });
+      const { USD, time, stale } = answer.parse(json);
+      if (stale) throw new Error('the app says its price is stale');
+      return { cents: usdNumberToCents(USD), time };
     },
   },
   // {"timestamp":"1735000000","last":"97123","bid":…}
@@ -185,8 +200,9 @@ export async function readFeed(feed: PriceFeed, timeoutMs: number, now: number):
 export function combineAnswers(
   cents: number[],
   maxSpreadBasisPoints: number,
+  minimumAnswers = 2,
 ): { priceCents: number } | { stale: string } {
-  if (cents.length < 2)
+  if (cents.length < minimumAnswers)
     return { stale: `${cents.length} fresh price source${cents.length === 1 ? '' : 's'}` };
   const sorted = cents.map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const median = BigInt(medianCents(cents));
@@ -235,7 +251,9 @@ export class FeedsPriceSource {
       return { feed, error: reason };
     });
     const fresh = answers.flatMap((a) => (a.priceCents === undefined ? [] : [a.priceCents]));
-    const combined = combineAnswers(fresh, maxSpreadBasisPoints);
+    // The devnet's one price source is its app: feeds of that kind alone need one answer.
+    const minimum = feeds.every((f) => f.kind === 'devnet') ? 1 : 2;
+    const combined = combineAnswers(fresh, maxSpreadBasisPoints, minimum);
     return 'stale' in combined
       ? { fresh: false, reason: combined.stale, answers }
       : { fresh: true, priceCents: combined.priceCents, answers };
