@@ -100,8 +100,17 @@ export class HttpChainView implements ChainView {
   }
 
   async spent(id: string, vout: number): Promise<boolean> {
-    const url = `${this.esplora}/tx/${id}/outspend/${vout}`;
-    return (await getJson(url, outspend, this.timeoutMs)).spent;
+    if (!txid.safeParse(id).success) return false;
+    const { status, text } = await getText(
+      `${this.esplora}/tx/${id}/outspend/${vout}`,
+      this.timeoutMs,
+    );
+    // An unknown transaction: its output is refused as missing from the chain (txOutputs).
+    if (status === 404 || status === 400) return false;
+    if (status !== 200) throw new Error(`esplora /outspend: HTTP ${status}`);
+    const parsed = outspend.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error('esplora /outspend: unexpected answer');
+    return parsed.data.spent;
   }
 
   async unitAmount(address: string, id: string, vout: number): Promise<bigint> {

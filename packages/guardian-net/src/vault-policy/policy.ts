@@ -188,8 +188,22 @@ export class VaultPolicy {
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
     const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
 
-    const txs = await checkPrevouts(this.o.chain, inputs);
+    // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the
+    // prevouts (and the oracle's threshold hash of the new vault), then the known UTXOs' details.
+    const { quote } = c.request;
+    const [txs, newVaultHash] = await Promise.all([
+      checkPrevouts(this.o.chain, inputs),
+      this.o.chain.thresholdHash(quote.th, quote.ts),
+    ]);
     const context = await this.parseContext(c, declaration, tx, inputs, txs, group, ownCents);
+    // The new vault commits to the requester's key and this set's group key; its threshold hash is
+    // the oracle's word (see the head of this file).
+    context.newVaultScript = vaultOutput({
+      vaultPubkey: hex.decode(c.request.vault_pubkey),
+      guardPubkey: group,
+      thresholdHash: newVaultHash,
+      network: this.network,
+    }).script;
     const result = parseVaultTransaction(c.action, bytes, context);
     if (!result.ok) throw new Refused(`Invalid transaction: ${result.reason}`);
     const refusal = guardianCheck(declaration, {
@@ -218,28 +232,24 @@ export class VaultPolicy {
     const { chain } = this.o;
     const vaultPubkey = hex.decode(c.request.vault_pubkey);
     const keys = { vaultPubkey, guardPubkey: group, network: this.network };
-    const { quote } = c.request;
     const postage = walletPostage(declaration, tx);
     const context: ParseContext = {
       treasuryScript: this.treasuryScript,
-      // The new vault commits to the requester's key and this set's group key; its threshold hash
-      // is the oracle's word (see the head of this file).
-      newVaultScript: vaultOutput({
-        ...keys,
-        thresholdHash: await chain.thresholdHash(quote.th, quote.ts),
-      }).script,
+      newVaultScript: new Uint8Array(), // set by the caller
       unitRuneId: this.runeId,
       ...(postage === undefined ? {} : { postageSats: postage }),
     };
-    for (const [index, spend] of declaration.spends.entries()) {
-      const input = inputs[index];
-      if (!input) throw new Refused(`the PSBT has no input ${index} (${spend.name})`);
-      if (spend.role === 'vault')
-        context.vault = (await vaultOnChain(chain, txs, input, 'the vault input', keys)).utxo;
-      else if (spend.role === 'treasury')
-        context.treasury = await treasuryOnChain(chain, txs, input, this.treasuryScript);
-      else context.liquidated = await this.claimed(c, txs, input, ownCents);
-    }
+    await Promise.all(
+      declaration.spends.map(async (spend, index) => {
+        const input = inputs[index];
+        if (!input) throw new Refused(`the PSBT has no input ${index} (${spend.name})`);
+        if (spend.role === 'vault')
+          context.vault = (await vaultOnChain(chain, txs, input, 'the vault input', keys)).utxo;
+        else if (spend.role === 'treasury')
+          context.treasury = await treasuryOnChain(chain, txs, input, this.treasuryScript);
+        else context.liquidated = await this.claimed(c, txs, input, ownCents);
+      }),
+    );
     return context;
   }
 

@@ -33,13 +33,15 @@ export type ChainTxs = Map<string, ChainTxOutput[]>;
  */
 export async function checkPrevouts(chain: ChainView, inputs: ClaimedInput[]): Promise<ChainTxs> {
   const txids = [...new Set(inputs.map((i) => i.txid))];
-  const txs = await Promise.all(txids.map((id) => chain.txOutputs(id)));
+  const [txs, spent] = await Promise.all([
+    Promise.all(txids.map((id) => chain.txOutputs(id))),
+    Promise.all(inputs.map((i) => chain.spent(i.txid, i.vout))),
+  ]);
   const known: ChainTxs = new Map();
   txids.forEach((id, i) => {
     const outputs = txs[i];
     if (outputs) known.set(id, outputs);
   });
-  const spent = await Promise.all(inputs.map((i) => chain.spent(i.txid, i.vout)));
   inputs.forEach((input, index) => {
     const output = known.get(input.txid)?.[input.vout];
     if (!output) throw new Refused(`input ${index} is not an output on this guardian's chain`);
