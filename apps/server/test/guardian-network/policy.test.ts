@@ -183,6 +183,7 @@ async function refusals(draft: Draft, input: number, message?: Uint8Array): Prom
   );
   expect(error).toBeInstanceOf(QuorumError);
   const { decisions } = error as QuorumError;
+  expect(decisions).toHaveLength(3);
   expect(decisions.filter((d) => d.approved)).toEqual([]);
   return decisions.sort((a, b) => a.guardian - b.guardian).map((d) => d.reason ?? '');
 }
@@ -208,7 +209,7 @@ describe('three guardians validate vault requests on their own', () => {
     });
     const { digest, signed } = ask(opened, 0);
     const result = await signed;
-    expect(result.decisions.map((d) => d.approved)).toEqual([true, true, true]);
+    expect(result.decisions.map((d) => d.reason)).toEqual([null, null, null]);
     expect(schnorr.verify(result.signature, digest, group)).toBe(true);
     // The treasury is still the app's key today: it signs its own input, and the open goes out.
     await broadcast(
@@ -289,8 +290,8 @@ describe('three guardians validate vault requests on their own', () => {
       vaultSession.signed,
       treasurySession.signed,
     ]);
-    expect(signedVault.decisions.map((d) => d.approved)).toEqual([true, true, true]);
-    expect(signedTreasury.decisions.map((d) => d.approved)).toEqual([true, true, true]);
+    expect(signedVault.decisions.map((d) => d.reason)).toEqual([null, null, null]);
+    expect(signedTreasury.decisions.map((d) => d.reason)).toEqual([null, null, null]);
     expect(schnorr.verify(signedTreasury.signature, treasurySession.digest, group)).toBe(true);
     const tx = Transaction.fromPSBT(base64.decode(draft.request.psbt), {
       allowUnknownOutputs: true,
@@ -301,4 +302,74 @@ describe('three guardians validate vault requests on their own', () => {
     const output = await app.chain.output(draft.txid, 0);
     expect(output?.spent).toBe(false);
   });
+
+  it('`guardian local` hands every start flag to each guardian it runs', async () => {
+    const localDir = mkdtempSync(join(tmpdir(), 'guardian-local-'));
+    const port = await freePorts(3);
+    const local = run(CLI, [
+      'local',
+      '--dir',
+      localDir,
+      '--base-port',
+      String(port),
+      '--policy',
+      'vault',
+      '--chain',
+      `${app.url}/esplora`,
+      '--app',
+      app.url,
+      '--feeds',
+      `devnet@${app.url}`,
+    ]);
+    try {
+      const localSet = verifySet(await waitForFile(join(localDir, 'guardian-set.json'), local));
+      const localGroup = hex.decode(localSet.groupKey!);
+      for (const m of localSet.members) {
+        const deadline = Date.now() + 30_000;
+        while (!(await waitHealthy(m.url)).priceFresh)
+          if (Date.now() > deadline) throw new Error(`no price\n${local.output()}`);
+          else await new Promise((r) => setTimeout(r, 200));
+      }
+      const localCoordinator = new Coordinator(
+        localSet,
+        loadIdentity(join(localDir, 'coordinator', 'identity.json')),
+        10_000,
+      );
+      // Their own vault policy (not the approve-all default of `local`): another input's message
+      // is refused by each.
+      const draft = await draftRequest({
+        ...(await base(wallet)),
+        groupKey: localGroup,
+        action: 'open',
+        btc: 1_000_000n,
+        unit: 500_00n,
+      });
+      const error = await localCoordinator
+        .sign(randomMessage(), inputContext(draft, 0, 'treasury'), () => {}, { waitForAll: true })
+        .catch((e: unknown) => e);
+      expect((error as QuorumError).decisions.map((d) => d.reason)).toEqual(
+        Array(3).fill("the message is not this request's input 0"),
+      );
+    } finally {
+      local.child.kill('SIGTERM');
+      await local.exited;
+      rmSync(localDir, { recursive: true, force: true });
+    }
+  });
 });
+
+const randomMessage = () => schnorr.utils.randomSecretKey();
+
+/** The file's JSON once `proc` has written all of it. */
+async function waitForFile(path: string, proc: Proc): Promise<unknown> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      if (Date.now() > deadline || proc.child.exitCode !== null)
+        throw new Error(`${path} never written\n${proc.output()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

@@ -5,8 +5,8 @@
 import { hex } from '@scure/base';
 import * as z from 'zod';
 
-/** One read; three of them in a row still fit a decision's 4 s. */
-export const CHAIN_READ_TIMEOUT_MS = 1_200;
+/** One read; the policy reads in two parallel rounds, so both fit a decision's 4 s. */
+export const CHAIN_READ_TIMEOUT_MS = 1_800;
 /** An esplora transaction or a runes answer is a few KB; anything far larger is not one. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
