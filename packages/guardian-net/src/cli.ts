@@ -11,7 +11,7 @@ import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
 import { GuardianNode, type NodePriceOptions, type NodeValidator } from './node';
-import { parsePriceFeeds } from './price/feeds';
+import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
 import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
 import { VaultPolicy } from './vault-policy/policy';
@@ -64,7 +64,11 @@ function priceOptions(
   const file = join(dir, 'feeds.txt');
   const text = values.feeds ?? (existsSync(file) ? readFileSync(file, 'utf8') : '');
   const setting = values.feeds === undefined ? file : '--feeds';
-  const { feeds, problems } = parsePriceFeeds(text.replace(/\s+/g, ','), setting);
+  const { feeds, problems } = parsePriceFeeds(
+    text.replace(/\s+/g, ','),
+    setting,
+    GUARDIAN_FEED_KINDS,
+  );
   if (problems.length > 0) throw new Error(problems.join('; '));
   if (feeds.length === 0) return undefined;
   const tickMs = positiveInt(values['price-tick'], '--price-tick');

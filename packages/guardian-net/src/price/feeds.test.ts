@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   combineAnswers,
-  FEED_KINDS,
   FeedsPriceSource,
+  GUARDIAN_FEED_KINDS,
   parsePriceFeeds,
   readFeed,
   usdTextToCents,
@@ -26,7 +26,8 @@ async function fake(kind: FeedKind, behaviour: FeedBehaviour): Promise<FakeFeed>
   return feed;
 }
 
-const asFeed = (feed: FakeFeed) => parsePriceFeeds(feed.entry).feeds[0]!;
+const asFeed = (feed: FakeFeed) =>
+  parsePriceFeeds(feed.entry, 'PRICE_FEEDS', GUARDIAN_FEED_KINDS).feeds[0]!;
 
 describe('decimal USD to integer cents', () => {
   it('reads every dollars.cents text exactly', () => {
@@ -116,9 +117,21 @@ describe('PRICE_FEEDS', () => {
     ]);
     const { problems } = parsePriceFeeds('binance@https://x.example,coinbase@ftp://x,bitstamp');
     expect(problems).toEqual([
-      'PRICE_FEEDS entry "binance@https://x.example" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp, devnet',
+      'PRICE_FEEDS entry "binance@https://x.example" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
       'PRICE_FEEDS entry "coinbase@ftp://x" must name an absolute http(s) URL after the @',
-      'PRICE_FEEDS entry "bitstamp" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp, devnet',
+      'PRICE_FEEDS entry "bitstamp" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
+    ]);
+  });
+});
+
+describe('the devnet feed kind', () => {
+  it("is a guardian's only: PRICE_FEEDS (the app's own oracle) cannot read itself", () => {
+    const entry = 'devnet@http://127.0.0.1:8080';
+    expect(parsePriceFeeds(entry).problems).toEqual([
+      'PRICE_FEEDS entry "devnet@http://127.0.0.1:8080" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
+    ]);
+    expect(parsePriceFeeds(entry, '--feeds', GUARDIAN_FEED_KINDS).feeds).toEqual([
+      { kind: 'devnet', baseUrl: 'http://127.0.0.1:8080' },
     ]);
   });
 });
@@ -132,7 +145,7 @@ describe('each service at its standard path, in its real shape', () => {
     devnet: ['97123.45', 9_712_345],
   };
 
-  it.each(FEED_KINDS)('reads %s', async (kind) => {
+  it.each(GUARDIAN_FEED_KINDS)('reads %s', async (kind) => {
     const [usd, cents] = quoted[kind];
     const feed = await fake(kind, { answer: 'price', usd });
     expect(await readFeed(asFeed(feed), 1_000, now())).toBe(cents);
@@ -168,7 +181,11 @@ describe('each service at its standard path, in its real shape', () => {
 describe('a round over several feeds', () => {
   async function source(behaviours: Array<[FeedKind, FeedBehaviour]>, timeoutMs = 400) {
     const started = await Promise.all(behaviours.map(([kind, b]) => fake(kind, b)));
-    const parsed = parsePriceFeeds(started.map((f) => f.entry).join(','));
+    const parsed = parsePriceFeeds(
+      started.map((f) => f.entry).join(','),
+      '--feeds',
+      GUARDIAN_FEED_KINDS,
+    );
     return {
       feeds: started,
       source: new FeedsPriceSource({ feeds: parsed.feeds, maxSpreadBasisPoints: 300, timeoutMs }),

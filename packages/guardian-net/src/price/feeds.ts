@@ -11,8 +11,11 @@ export interface FeedLog {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 
-export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp', 'devnet'] as const;
-export type FeedKind = (typeof FEED_KINDS)[number];
+/** The public exchanges: what PRICE_FEEDS (the app's own oracle) may name. */
+export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp'] as const;
+/** A guardian may also read the devnet app's own price, the devnet's only price (`devnet@<app>`). */
+export const GUARDIAN_FEED_KINDS = [...FEED_KINDS, 'devnet'] as const;
+export type FeedKind = (typeof GUARDIAN_FEED_KINDS)[number];
 
 export interface PriceFeed {
   kind: FeedKind;
@@ -129,6 +132,7 @@ export const feedName = (feed: PriceFeed): string => `${feed.kind}@${feed.baseUr
 export function parsePriceFeeds(
   text: string,
   setting = 'PRICE_FEEDS',
+  kinds: readonly FeedKind[] = FEED_KINDS,
 ): { feeds: PriceFeed[]; problems: string[] } {
   const feeds: PriceFeed[] = [];
   const problems: string[] = [];
@@ -137,9 +141,9 @@ export function parsePriceFeeds(
     const at = entry.indexOf('@');
     const kind = at > 0 ? entry.slice(0, at) : '';
     const baseUrl = at > 0 ? entry.slice(at + 1) : '';
-    if (!(FEED_KINDS as readonly string[]).includes(kind)) {
+    if (!(kinds as readonly string[]).includes(kind)) {
       problems.push(
-        `${setting} entry "${entry}" must be kind@baseUrl with kind one of ${FEED_KINDS.join(', ')}`,
+        `${setting} entry "${entry}" must be kind@baseUrl with kind one of ${kinds.join(', ')}`,
       );
       continue;
     }
