@@ -9,3 +9,4 @@ export * from './script-type';
 export * from './address';
 export * from './verify';
 export * from './bip322';
+export * from './vault-signature';

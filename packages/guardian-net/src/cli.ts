@@ -11,19 +11,25 @@ import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
-import { GuardianNode, type NodePriceOptions, type Validator } from './node';
-import { parsePriceFeeds } from './price/feeds';
+import { GuardianNode, type NodePriceOptions } from './node';
+import type { NodeValidator } from './signing-rounds';
+import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
+import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
+import { VaultPolicy } from './vault-policy/policy';
 
 const CLI = fileURLToPath(import.meta.url);
 
 const USAGE = `usage:
-  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>] [--policy approve-all|refuse-all]
+  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+                 [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
+                 [--oracle-key <hex> --rune-id <block:tx> --network <name> --treasury-key <hex>: pinned, else read from --app]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
                  [--exit-with-parent: stop when the process that started it is gone]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
-  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent]   (dkg if needed, then run all n)
+  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
+                 (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
   guardian price --dir <network dir>   (each guardian's signed price and the quorum)
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
@@ -33,7 +39,7 @@ const USAGE = `usage:
  * The slice's policies. A real guardian validates the vault request against its own chain view and
  * price (docs/guardian-network.md, "The plan"); until that is wired, the operator picks one.
  */
-const POLICIES: Record<string, Validator> = {
+const POLICIES: Record<string, NodeValidator> = {
   'approve-all': () => ({ approve: true }),
   'refuse-all': () => ({
     approve: false,
@@ -64,7 +70,11 @@ function priceOptions(
   const file = join(dir, 'feeds.txt');
   const text = values.feeds ?? (existsSync(file) ? readFileSync(file, 'utf8') : '');
   const setting = values.feeds === undefined ? file : '--feeds';
-  const { feeds, problems } = parsePriceFeeds(text.replace(/\s+/g, ','), setting);
+  const { feeds, problems } = parsePriceFeeds(
+    text.replace(/\s+/g, ','),
+    setting,
+    GUARDIAN_FEED_KINDS,
+  );
   if (problems.length > 0) throw new Error(problems.join('; '));
   if (feeds.length === 0) return undefined;
   const tickMs = positiveInt(values['price-tick'], '--price-tick');
@@ -72,25 +82,66 @@ function priceOptions(
   return { feeds, ...(tickMs ? { tickMs } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
 }
 
+/** The flags `start` takes that `local` passes on to every guardian it runs. */
+const START_FLAGS = [
+  'host',
+  'policy',
+  'chain',
+  'app',
+  'oracle-key',
+  'rune-id',
+  'network',
+  'treasury-key',
+  'feeds',
+  'price-tick',
+  'feed-timeout',
+] as const;
+const startFlagOptions = Object.fromEntries(
+  START_FLAGS.map((flag) => [flag, { type: 'string' as const }]),
+) as Record<(typeof START_FLAGS)[number], { type: 'string' }>;
+
+/**
+ * `--policy vault`: the guardian's own validation against its own chain view (--chain) and the
+ * app's public routes (--app). The oracle key, rune id, network and treasury key come from the
+ * app's /api/config and quote route once, at start; on a real network an operator pins each by flag.
+ */
+async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], string>>) {
+  if (!values.chain || !values.app) throw new Error('--policy vault needs --chain and --app');
+  const facts = await readAppFacts(values.app, {
+    ...(values['oracle-key'] ? { oraclePubkey: values['oracle-key'] } : {}),
+    ...(values['rune-id'] ? { unitRuneId: values['rune-id'] } : {}),
+    ...(values.network ? { network: values.network } : {}),
+    ...(values['treasury-key'] ? { treasuryPubkey: values['treasury-key'] } : {}),
+  });
+  const policy = new VaultPolicy({
+    chain: new HttpChainView({ esplora: values.chain, app: values.app }),
+    facts,
+  });
+  return { validate: policy.decide.bind(policy) as NodeValidator, facts };
+}
+
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
+      ...startFlagOptions,
       id: { type: 'string' },
       dir: { type: 'string' },
       port: { type: 'string' },
-      host: { type: 'string', default: '127.0.0.1' },
       roster: { type: 'string' },
-      policy: { type: 'string', default: 'refuse-all' },
-      feeds: { type: 'string' },
-      'price-tick': { type: 'string' },
-      'feed-timeout': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
     },
   });
+  values.host ??= '127.0.0.1';
+  values.policy ??= 'refuse-all';
   const id = Number(values.id);
   if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
-  const validate = POLICIES[values.policy!];
+  let validate = POLICIES[values.policy];
+  if (values.policy === 'vault') {
+    const vault = await vaultPolicy(values);
+    validate = vault.validate;
+    log({ guardian: id, event: 'policy', policy: 'vault', ...vault.facts });
+  }
   if (!validate) throw new Error(`unknown policy ${values.policy}`);
   mkdirSync(values.dir, { recursive: true, mode: 0o700 });
   const roster = values.roster
@@ -165,12 +216,16 @@ function networkOptions(args: string[]) {
       'base-port': { type: 'string', default: '7401' },
       message: { type: 'string' },
       'threshold-cents': { type: 'string' },
-      // The slice's embedded network approves what it is asked; a real guardian validates.
-      policy: { type: 'string', default: 'approve-all' },
+      ...startFlagOptions,
       'exit-with-parent': { type: 'boolean' },
     },
   });
   if (!values.dir) throw new Error(USAGE);
+  // The slice's embedded network approves what it is asked unless told otherwise.
+  values.policy ??= 'approve-all';
+  const startArgs = START_FLAGS.flatMap((flag) =>
+    values[flag] === undefined ? [] : [`--${flag}`, values[flag]],
+  );
   return {
     dir: resolve(values.dir),
     n: Number(values.n),
@@ -178,7 +233,7 @@ function networkOptions(args: string[]) {
     basePort: Number(values['base-port']),
     message: values.message,
     thresholdCents: positiveInt(values['threshold-cents'], '--threshold-cents'),
-    policy: values.policy!,
+    startArgs,
     exitWithParent: values['exit-with-parent'] === true,
   };
 }
@@ -256,7 +311,7 @@ async function local(args: string[]): Promise<void> {
   let stopping = false;
   const running = new Map<number, ChildProcess>();
   const launch = (id: number, port: number) => {
-    const child = spawnGuardian(o.dir, id, port, ['--policy', o.policy]);
+    const child = spawnGuardian(o.dir, id, port, o.startArgs);
     running.set(id, child);
     child.once('exit', (code, signal) => {
       if (stopping) return;

@@ -3,13 +3,14 @@ export * from './frost';
 export * from './envelope';
 export * from './identity';
 export { Coordinator, QuorumError, runDkg, type SignEvent, type SignResult } from './coordinator';
-export {
-  GuardianNode,
-  type Decision,
-  type NodePriceOptions,
-  type SignRequest,
-  type Validator,
-} from './node';
+export { GuardianNode, type NodePriceOptions } from './node';
+export type {
+  Decision,
+  NodeValidator,
+  SignRequest,
+  Validator,
+  ValidatorEnv,
+} from './signing-rounds';
 export * from './price/index';
 export { liquidationDecision, type LiquidationContext } from './price/liquidation';
 export { OwnPriceOracle, type OwnPrice } from './price/own-price';

@@ -25,12 +25,10 @@ import type { PriceFeed } from './price/feeds';
 import { liquidationDecision } from './price/liquidation';
 import { OwnPriceOracle } from './price/own-price';
 import { PRICE_PATH } from './price/quorum';
-import { SigningRounds, type Ready, type Validator } from './signing-rounds';
+import { SigningRounds, type NodeValidator, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import { GuardianStore, scopedSessions } from './store';
 import { MESSAGE_PATH, readBody } from './transport';
-
-export type { Decision, SignRequest, Validator } from './signing-rounds';
 
 export const NODE_VERSION = '0.2.0';
 
@@ -51,7 +49,7 @@ export interface NodeOptions {
   host?: string;
   /** defaults to the port of this guardian's URL in the set (or roster) */
   port?: number;
-  validate: Validator;
+  validate: NodeValidator;
   /** its own price feeds; without them it serves no price and refuses every liquidation */
   price?: NodePriceOptions;
   /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */
@@ -139,8 +137,11 @@ export class GuardianNode {
       ready: () => ready,
       // A liquidation is refused on this guardian's own price before the rest of the policy.
       validate: (req) => {
-        const own = liquidationDecision(req.context, this.price?.current() ?? null);
-        return own && !own.approve ? own : opts.validate(req);
+        const ownPrice = this.price?.current() ?? null;
+        const own = liquidationDecision(req.context, ownPrice);
+        return own && !own.approve
+          ? own
+          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice });
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),

@@ -2,6 +2,7 @@
 // (`sign/commit`, one nonce per attempt, on disk before the commitment leaves) and round 2
 // (`sign/share`, the nonce spent on disk before the share exists). Nonces live in memory only, so
 // a restart abandons every nonce it had issued and none is ever used twice.
+import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';
 import { ProtocolError } from './envelope';
@@ -25,6 +26,16 @@ export interface SignRequest {
 
 export type Decision = { approve: true } | { approve: false; reason: string };
 export type Validator = (req: SignRequest) => Decision | Promise<Decision>;
+
+/** What a node gives its policy with each request: the set's group key and its own price. */
+export interface ValidatorEnv {
+  /** x-only hex */
+  groupKey: string;
+  ownPrice: OwnPrice | null;
+}
+
+/** A node's policy: a validator that may read the node's group key and own price. */
+export type NodeValidator = (req: SignRequest, env: ValidatorEnv) => Decision | Promise<Decision>;
 
 export interface Ready {
   set: GuardianSet;

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   combineAnswers,
-  FEED_KINDS,
   FeedsPriceSource,
+  GUARDIAN_FEED_KINDS,
   parsePriceFeeds,
   readFeed,
   usdTextToCents,
@@ -26,7 +26,8 @@ async function fake(kind: FeedKind, behaviour: FeedBehaviour): Promise<FakeFeed>
   return feed;
 }
 
-const asFeed = (feed: FakeFeed) => parsePriceFeeds(feed.entry).feeds[0]!;
+const asFeed = (feed: FakeFeed) =>
+  parsePriceFeeds(feed.entry, 'PRICE_FEEDS', GUARDIAN_FEED_KINDS).feeds[0]!;
 
 describe('decimal USD to integer cents', () => {
   it('reads every dollars.cents text exactly', () => {
@@ -123,15 +124,28 @@ describe('PRICE_FEEDS', () => {
   });
 });
 
+describe('the devnet feed kind', () => {
+  it("is a guardian's only: PRICE_FEEDS (the app's own oracle) cannot read itself", () => {
+    const entry = 'devnet@http://127.0.0.1:8080';
+    expect(parsePriceFeeds(entry).problems).toEqual([
+      'PRICE_FEEDS entry "devnet@http://127.0.0.1:8080" must be kind@baseUrl with kind one of mempool, kraken, coinbase, bitstamp',
+    ]);
+    expect(parsePriceFeeds(entry, '--feeds', GUARDIAN_FEED_KINDS).feeds).toEqual([
+      { kind: 'devnet', baseUrl: 'http://127.0.0.1:8080' },
+    ]);
+  });
+});
+
 describe('each service at its standard path, in its real shape', () => {
   const quoted: Record<FeedKind, [string, number]> = {
     mempool: ['97123', 9_712_300],
     kraken: ['97123.40000', 9_712_340],
     coinbase: ['97123.45', 9_712_345],
     bitstamp: ['97123', 9_712_300],
+    devnet: ['97123.45', 9_712_345],
   };
 
-  it.each(FEED_KINDS)('reads %s', async (kind) => {
+  it.each(GUARDIAN_FEED_KINDS)('reads %s', async (kind) => {
     const [usd, cents] = quoted[kind];
     const feed = await fake(kind, { answer: 'price', usd });
     expect(await readFeed(asFeed(feed), 1_000, now())).toBe(cents);
@@ -167,12 +181,23 @@ describe('each service at its standard path, in its real shape', () => {
 describe('a round over several feeds', () => {
   async function source(behaviours: Array<[FeedKind, FeedBehaviour]>, timeoutMs = 400) {
     const started = await Promise.all(behaviours.map(([kind, b]) => fake(kind, b)));
-    const parsed = parsePriceFeeds(started.map((f) => f.entry).join(','));
+    const parsed = parsePriceFeeds(
+      started.map((f) => f.entry).join(','),
+      '--feeds',
+      GUARDIAN_FEED_KINDS,
+    );
     return {
       feeds: started,
       source: new FeedsPriceSource({ feeds: parsed.feeds, maxSpreadBasisPoints: 300, timeoutMs }),
     };
   }
+
+  it("one devnet feed (the app's own price) is a price; one exchange alone is not", async () => {
+    const { source: devnet } = await source([['devnet', { answer: 'price', usd: '95000' }]]);
+    expect(await devnet.read()).toMatchObject({ fresh: true, priceCents: 9_500_000 });
+    const { source: kraken } = await source([['kraken', { answer: 'price', usd: '95000.00000' }]]);
+    expect(await kraken.read()).toMatchObject({ fresh: false, reason: '1 fresh price source' });
+  });
 
   it('quotes the median of four agreeing services', async () => {
     const { source: s } = await source([

@@ -11,8 +11,11 @@ export interface FeedLog {
   debug(obj: Record<string, unknown>, msg: string): void;
 }
 
+/** The public exchanges: what PRICE_FEEDS (the app's own oracle) may name. */
 export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp'] as const;
-export type FeedKind = (typeof FEED_KINDS)[number];
+/** A guardian may also read the devnet app's own price, the devnet's only price (`devnet@<app>`). */
+export const GUARDIAN_FEED_KINDS = [...FEED_KINDS, 'devnet'] as const;
+export type FeedKind = (typeof GUARDIAN_FEED_KINDS)[number];
 
 export interface PriceFeed {
   kind: FeedKind;
@@ -91,6 +94,21 @@ const SHAPES: Record<FeedKind, FeedShape> = {
       return { cents: usdTextToCents(answer.parse(json).data.amount), time: null };
     },
   },
+  // The app's own price on the devnet (apps/server/src/http/api.ts): {"USD":95000,"time":…,"stale":false}.
+  // On the devnet it is the network's only price, so one such feed is a price (minimumAnswers).
+  devnet: {
+    path: '/api/bitcoin-price',
+    read(json) {
+      const answer = z.object({
+        USD: z.number().positive(),
+        time: unixSeconds,
+        stale: z.boolean(),
+      });
+      const { USD, time, stale } = answer.parse(json);
+      if (stale) throw new Error('the app says its price is stale');
+      return { cents: usdNumberToCents(USD), time };
+    },
+  },
   // {"timestamp":"1735000000","last":"97123","bid":…}
   bitstamp: {
     path: '/api/v2/ticker/btcusd/',
@@ -114,6 +132,7 @@ export const feedName = (feed: PriceFeed): string => `${feed.kind}@${feed.baseUr
 export function parsePriceFeeds(
   text: string,
   setting = 'PRICE_FEEDS',
+  kinds: readonly FeedKind[] = FEED_KINDS,
 ): { feeds: PriceFeed[]; problems: string[] } {
   const feeds: PriceFeed[] = [];
   const problems: string[] = [];
@@ -122,9 +141,9 @@ export function parsePriceFeeds(
     const at = entry.indexOf('@');
     const kind = at > 0 ? entry.slice(0, at) : '';
     const baseUrl = at > 0 ? entry.slice(at + 1) : '';
-    if (!(FEED_KINDS as readonly string[]).includes(kind)) {
+    if (!(kinds as readonly string[]).includes(kind)) {
       problems.push(
-        `${setting} entry "${entry}" must be kind@baseUrl with kind one of ${FEED_KINDS.join(', ')}`,
+        `${setting} entry "${entry}" must be kind@baseUrl with kind one of ${kinds.join(', ')}`,
       );
       continue;
     }
@@ -185,8 +204,9 @@ export async function readFeed(feed: PriceFeed, timeoutMs: number, now: number):
 export function combineAnswers(
   cents: number[],
   maxSpreadBasisPoints: number,
+  minimumAnswers = 2,
 ): { priceCents: number } | { stale: string } {
-  if (cents.length < 2)
+  if (cents.length < minimumAnswers)
     return { stale: `${cents.length} fresh price source${cents.length === 1 ? '' : 's'}` };
   const sorted = cents.map(BigInt).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const median = BigInt(medianCents(cents));
@@ -235,7 +255,9 @@ export class FeedsPriceSource {
       return { feed, error: reason };
     });
     const fresh = answers.flatMap((a) => (a.priceCents === undefined ? [] : [a.priceCents]));
-    const combined = combineAnswers(fresh, maxSpreadBasisPoints);
+    // The devnet's one price source is its app: feeds of that kind alone need one answer.
+    const minimum = feeds.every((f) => f.kind === 'devnet') ? 1 : 2;
+    const combined = combineAnswers(fresh, maxSpreadBasisPoints, minimum);
     return 'stale' in combined
       ? { fresh: false, reason: combined.stale, answers }
       : { fresh: true, priceCents: combined.priceCents, answers };

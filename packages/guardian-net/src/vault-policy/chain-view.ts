@@ -1,0 +1,166 @@
+// A guardian's own view of the chain and of the app it serves: an esplora reader (`--chain`) for
+// transactions and whether an output is spent, and the app's public routes (`--app`) for what the
+// esplora API does not say: the UNIT an output holds (the runes routes) and the oracle's threshold
+// hash of a (threshold, stamp). Every call has its own time-out, well under the decision's 4 s.
+import { hex } from '@scure/base';
+import * as z from 'zod';
+
+/** One read; the policy reads in two parallel rounds, so both fit a decision's 4 s. */
+export const CHAIN_READ_TIMEOUT_MS = 1_800;
+/** An esplora transaction or a runes answer is a few KB; anything far larger is not one. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export interface ChainTxOutput {
+  script: Uint8Array;
+  value: bigint;
+  /** the address esplora names, when the script has one */
+  address: string | null;
+}
+
+/** What the policy reads; the esplora and app readers below, or a stand-in in a unit test. */
+export interface ChainView {
+  /** A transaction's outputs, or null when the chain does not know it. */
+  txOutputs(txid: string): Promise<ChainTxOutput[] | null>;
+  /** Whether the output is spent (in a block or the mempool). */
+  spent(txid: string, vout: number): Promise<boolean>;
+  /** The UNIT (hundredths) the output holds, read from the app's runes routes. */
+  unitAmount(address: string, txid: string, vout: number): Promise<bigint>;
+  /** The oracle's hash160 of the threshold secret of (th, ts): the oracle's word, not checkable. */
+  thresholdHash(thCents: number, stamp: number): Promise<Uint8Array>;
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, '');
+
+async function getText(url: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const text = await res.text();
+  if (text.length > MAX_ANSWER_BYTES) throw new Error(`${url}: answer too large`);
+  return { status: res.status, text };
+}
+
+async function getJson<T>(url: string, schema: z.ZodType<T>, timeoutMs: number): Promise<T> {
+  const { status, text } = await getText(url, timeoutMs);
+  if (status !== 200) throw new Error(`${new URL(url).pathname}: HTTP ${status}`);
+  const parsed = schema.safeParse(JSON.parse(text));
+  if (!parsed.success) throw new Error(`${new URL(url).pathname}: unexpected answer`);
+  return parsed.data;
+}
+
+const txid = z.string().regex(/^[0-9a-f]{64}$/);
+const scriptHex = z.string().regex(/^([0-9a-f]{2})*$/);
+const esploraTx = z.object({
+  txid,
+  vout: z.array(
+    z.object({
+      scriptpubkey: scriptHex,
+      scriptpubkey_address: z.string().optional(),
+      value: z.number().int().nonnegative(),
+    }),
+  ),
+});
+const outspend = z.object({ spent: z.boolean() });
+const unitOutputs = z.array(
+  z.object({ txid: z.string(), vout: z.number().int(), unit_amount: z.number().int() }),
+);
+const oracleQuote = z.object({ threshold_hash: z.string().regex(/^[0-9a-f]{40}$/) });
+
+export interface HttpChainViewOptions {
+  /** esplora base URL, e.g. http://127.0.0.1:8080/esplora */
+  esplora: string;
+  /** the app's origin: its runes routes and the oracle's quote route */
+  app: string;
+  timeoutMs?: number;
+}
+
+/** The esplora API and the app's public routes over HTTP. */
+export class HttpChainView implements ChainView {
+  private readonly esplora: string;
+  private readonly app: string;
+  private readonly timeoutMs: number;
+
+  constructor(o: HttpChainViewOptions) {
+    this.esplora = trimSlash(o.esplora);
+    this.app = trimSlash(o.app);
+    this.timeoutMs = o.timeoutMs ?? CHAIN_READ_TIMEOUT_MS;
+  }
+
+  async txOutputs(id: string): Promise<ChainTxOutput[] | null> {
+    if (!txid.safeParse(id).success) return null;
+    const { status, text } = await getText(`${this.esplora}/tx/${id}`, this.timeoutMs);
+    if (status === 404 || status === 400) return null;
+    if (status !== 200) throw new Error(`esplora /tx: HTTP ${status}`);
+    const parsed = esploraTx.safeParse(JSON.parse(text));
+    if (!parsed.success || parsed.data.txid !== id)
+      throw new Error('esplora /tx: unexpected answer');
+    return parsed.data.vout.map((o) => ({
+      script: hex.decode(o.scriptpubkey),
+      value: BigInt(o.value),
+      address: o.scriptpubkey_address ?? null,
+    }));
+  }
+
+  async spent(id: string, vout: number): Promise<boolean> {
+    if (!txid.safeParse(id).success) return false;
+    const { status, text } = await getText(
+      `${this.esplora}/tx/${id}/outspend/${vout}`,
+      this.timeoutMs,
+    );
+    // An unknown transaction: its output is refused as missing from the chain (txOutputs).
+    if (status === 404 || status === 400) return false;
+    if (status !== 200) throw new Error(`esplora /outspend: HTTP ${status}`);
+    const parsed = outspend.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error('esplora /outspend: unexpected answer');
+    return parsed.data.spent;
+  }
+
+  async unitAmount(address: string, id: string, vout: number): Promise<bigint> {
+    const url = `${this.app}/runes/address/${encodeURIComponent(address)}/outputs`;
+    const outputs = await getJson(url, unitOutputs, this.timeoutMs);
+    return BigInt(outputs.find((o) => o.txid === id && o.vout === vout)?.unit_amount ?? 0);
+  }
+
+  async thresholdHash(thCents: number, stamp: number): Promise<Uint8Array> {
+    const url = `${this.app}/api/oracle/quote?th=${thCents}&ts=${stamp}`;
+    return hex.decode((await getJson(url, oracleQuote, this.timeoutMs)).threshold_hash);
+  }
+}
+
+const appConfig = z.object({
+  network: z.string(),
+  unitRuneId: z.string().nullable(),
+  treasuryPubkey: z.string().regex(/^[0-9a-f]{64}$/),
+});
+const quoteKey = z.object({ oracle_pubkey: z.string().regex(/^[0-9a-f]{64}$/) });
+
+export interface AppFacts {
+  network: string;
+  unitRuneId: string;
+  oraclePubkey: string;
+  treasuryPubkey: string;
+}
+
+/**
+ * The facts a guardian checks requests against, read once from the app at start: its network, the
+ * UNIT rune id, the treasury key and the oracle's key. On a real network an operator pins each by
+ * flag (--network, --rune-id, --treasury-key, --oracle-key) instead of trusting the app's word.
+ */
+export async function readAppFacts(
+  app: string,
+  pinned: Partial<AppFacts>,
+  timeoutMs = 5_000,
+): Promise<AppFacts> {
+  const base = trimSlash(app);
+  const needsConfig = !pinned.network || !pinned.unitRuneId || !pinned.treasuryPubkey;
+  const config = needsConfig ? await getJson(`${base}/api/config`, appConfig, timeoutMs) : null;
+  const oraclePubkey =
+    pinned.oraclePubkey ??
+    (await getJson(`${base}/api/oracle/quote?th=0&ts=0`, quoteKey, timeoutMs)).oracle_pubkey;
+  const unitRuneId = pinned.unitRuneId ?? config?.unitRuneId;
+  if (!unitRuneId) throw new Error(`${base}/api/config names no UNIT rune id yet`);
+  return {
+    network: pinned.network ?? config!.network,
+    unitRuneId,
+    oraclePubkey,
+    treasuryPubkey: pinned.treasuryPubkey ?? config!.treasuryPubkey,
+  };
+}

@@ -1,0 +1,366 @@
+// The vault policy on real vault requests (built through the actions' declarations and signed by
+// the wallet) against a stand-in chain view at the edge: every refusal a guardian makes on its own,
+// and the approvals of honest requests.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { base64, hex } from '@scure/base';
+import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
+import {
+  parseRuneId,
+  thresholdSecret,
+  vaultOutput,
+  type PaymentUtxo,
+  type VaultUtxo,
+} from '@unit/bitcoin';
+import type { OwnPrice } from '../price/own-price';
+import {
+  draftRequest,
+  fixedInputs,
+  inputContext,
+  inputMessage,
+  keyOf,
+  Wallet,
+  type Draft,
+  type DraftParams,
+  type OracleQuote,
+} from '../../test/vault-requests';
+import type { ChainTxOutput, ChainView } from './chain-view';
+import { quoteDigest } from './context';
+import { VaultPolicy, type PolicyEnv } from './policy';
+
+const NOW = Math.floor(Date.now() / 1000);
+const ORACLE_KEY = keyOf('oracle');
+const ORACLE_SECRET = keyOf('oracle secret');
+const GROUP = pubSchnorr(keyOf('group'));
+const TREASURY_PUB = pubSchnorr(keyOf('treasury'));
+const TREASURY_SCRIPT = p2tr(TREASURY_PUB, undefined, TEST_NETWORK).script;
+const RUNE_ID = '840000:1';
+const TREASURY_UNIT = 1_000_000_00n;
+
+/** The chain as the guardian's esplora and the app's routes would answer, in memory. */
+class StandInChain implements ChainView {
+  readonly txs = new Map<string, ChainTxOutput[]>();
+  readonly spentOutputs = new Set<string>();
+  readonly units = new Map<string, bigint>();
+
+  async txOutputs(txid: string) {
+    return this.txs.get(txid) ?? null;
+  }
+  async spent(txid: string, vout: number) {
+    return this.spentOutputs.has(`${txid}:${vout}`);
+  }
+  async unitAmount(_address: string, txid: string, vout: number) {
+    return this.units.get(`${txid}:${vout}`) ?? 0n;
+  }
+  async thresholdHash(th: number, ts: number) {
+    return hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts));
+  }
+
+  /** A funding transaction: a wallet payment and a treasury UNIT output. */
+  fund(wallet: Wallet): { payments: PaymentUtxo[]; treasury: DraftParams['treasury'] } {
+    const txid = hex.encode(keyOf(`funding ${this.txs.size}`));
+    this.txs.set(txid, [
+      { script: wallet.vaultWallet.satsScript, value: 20_000_000n, address: 'payment' },
+      { script: TREASURY_SCRIPT, value: 10_000n, address: 'treasury' },
+    ]);
+    this.units.set(`${txid}:1`, TREASURY_UNIT);
+    return {
+      payments: [{ txid, vout: 0, value: 20_000_000n, script: wallet.vaultWallet.satsScript }],
+      treasury: {
+        txid,
+        vout: 1,
+        value: 10_000n,
+        script: TREASURY_SCRIPT,
+        unitAmount: TREASURY_UNIT,
+        internalKey: TREASURY_PUB,
+      },
+    };
+  }
+
+  /** A drafted transaction confirmed: its outputs join the chain, its inputs are spent. */
+  confirm(draft: Draft): void {
+    const tx = Transaction.fromPSBT(base64.decode(draft.request.psbt), {
+      allowUnknownOutputs: true,
+    });
+    const outputs: ChainTxOutput[] = [];
+    for (let i = 0; i < tx.outputsLength; i++) {
+      const o = tx.getOutput(i);
+      outputs.push({ script: o.script!, value: o.amount!, address: null });
+    }
+    this.txs.set(draft.txid, outputs);
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const input = tx.getInput(i);
+      this.spentOutputs.add(`${hex.encode(input.txid!)}:${input.index}`);
+    }
+  }
+}
+
+let priceCents = 9_500_000;
+function quote(th: number, ts: number): OracleQuote {
+  const fields = { price_cents: priceCents, time: NOW, th, ts };
+  return {
+    ...fields,
+    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
+    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
+  };
+}
+
+const ownPrice = (cents: number): OwnPrice => ({
+  fresh: true,
+  price: { guardian: 1, setVersion: 1, priceCents: cents, time: NOW, sig: '00' },
+});
+
+let chain: StandInChain;
+let policy: VaultPolicy;
+const env = (cents = priceCents): PolicyEnv => ({
+  groupKey: hex.encode(GROUP),
+  ownPrice: ownPrice(cents),
+});
+
+beforeEach(() => {
+  priceCents = 9_500_000;
+  chain = new StandInChain();
+  policy = new VaultPolicy({
+    chain,
+    facts: {
+      network: 'devnet',
+      unitRuneId: RUNE_ID,
+      oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
+      treasuryPubkey: hex.encode(TREASURY_PUB),
+    },
+    clock: () => NOW,
+  });
+});
+
+const base = (wallet: Wallet) => ({
+  wallet,
+  network: TEST_NETWORK,
+  groupKey: GROUP,
+  treasuryScript: TREASURY_SCRIPT,
+  unitRuneId: parseRuneId(RUNE_ID),
+  now: NOW,
+  quote,
+});
+
+async function open(wallet: Wallet, btc = 1_000_000n, unit = 500_00n): Promise<Draft> {
+  return draftRequest({ ...base(wallet), action: 'open', ...chain.fund(wallet), btc, unit });
+}
+
+/** The vault an opening created, as the wallet reads it back. */
+function vaultOf(wallet: Wallet, draft: Draft): VaultUtxo {
+  const { state } = draft.built;
+  return {
+    txid: draft.txid,
+    vout: 0,
+    value: state.vaultSats,
+    unitDebt: state.unitDebt,
+    output: vaultOutput({
+      vaultPubkey: hex.decode(wallet.vaultPubkey),
+      guardPubkey: GROUP,
+      thresholdHash: hash160(
+        thresholdSecret(ORACLE_SECRET, state.thresholdCents, state.quoteStamp),
+      ),
+      network: TEST_NETWORK,
+    }),
+  };
+}
+
+async function borrow(wallet: Wallet, opened: Draft, unit = 50_00n): Promise<Draft> {
+  chain.confirm(opened);
+  const vault = vaultOf(wallet, opened);
+  return draftRequest({
+    ...base(wallet),
+    action: 'borrow',
+    ...chain.fund(wallet),
+    vault,
+    btc: 0n,
+    unit,
+  });
+}
+
+/** Asks the policy for one fixed input, with the message the coordinator would send. */
+function ask(
+  draft: Draft,
+  input: number,
+  overrides: Partial<{
+    message: Uint8Array;
+    context: unknown;
+    env: PolicyEnv;
+    secret: Uint8Array;
+  }> = {},
+) {
+  const role = fixedInputs(draft.action)[input]!.role;
+  const message =
+    overrides.message ?? inputMessage(draft.request, input, role, GROUP, overrides.secret);
+  return policy.decide(
+    {
+      sessionId: '00'.repeat(32),
+      message,
+      context: overrides.context ?? inputContext(draft, input, role, overrides.secret),
+    },
+    overrides.env ?? env(),
+  );
+}
+
+describe('the vault policy of one guardian', () => {
+  it('approves every fixed input of an honest open and borrow', async () => {
+    const wallet = new Wallet('alice', TEST_NETWORK);
+    const opened = await open(wallet);
+    expect(fixedInputs('open')).toEqual([{ input: 0, role: 'treasury' }]);
+    expect(await ask(opened, 0)).toEqual({ approve: true });
+    const borrowed = await borrow(wallet, opened);
+    expect(fixedInputs('borrow').map((i) => i.role)).toEqual(['vault', 'treasury']);
+    expect(await ask(borrowed, 0)).toEqual({ approve: true });
+    expect(await ask(borrowed, 1)).toEqual({ approve: true });
+  });
+
+  it("refuses a message that is not this request's input: another input's sighash, or tampered", async () => {
+    const wallet = new Wallet('bob', TEST_NETWORK);
+    const borrowed = await borrow(wallet, await open(wallet));
+    const treasuryMessage = inputMessage(borrowed.request, 1, 'treasury', GROUP);
+    expect(await ask(borrowed, 0, { message: treasuryMessage })).toEqual({
+      approve: false,
+      reason: "the message is not this request's input 0",
+    });
+    const flipped = inputMessage(borrowed.request, 1, 'treasury', GROUP);
+    flipped[5]! ^= 1;
+    expect(await ask(borrowed, 1, { message: flipped })).toMatchObject({
+      reason: "the message is not this request's input 1",
+    });
+  });
+
+  it('refuses a wrong role, an unknown input, a malformed or oversized context', async () => {
+    const wallet = new Wallet('carol', TEST_NETWORK);
+    const borrowed = await borrow(wallet, await open(wallet));
+    const context = inputContext(borrowed, 0, 'treasury');
+    expect(await ask(borrowed, 0, { context })).toEqual({
+      approve: false,
+      reason: 'input 0 of borrow is the vault input, not treasury',
+    });
+    expect(await ask(borrowed, 0, { context: { ...context, input: 2 } })).toMatchObject({
+      reason: 'input 2 is not a fixed input of borrow',
+    });
+    expect(await ask(borrowed, 0, { context: { ...context, action: 'steal' } })).toMatchObject({
+      reason: expect.stringContaining('the request context is malformed (action'),
+    });
+    const big = { ...context, pad: 'x'.repeat(60_000) };
+    expect(await ask(borrowed, 0, { context: big })).toMatchObject({
+      reason: expect.stringContaining('the request context is over'),
+    });
+  });
+
+  it('refuses a spent prevout, and one the PSBT claims with another value than the chain', async () => {
+    const wallet = new Wallet('dave', TEST_NETWORK);
+    const opened = await open(wallet);
+    const borrowed = await borrow(wallet, opened);
+    chain.spentOutputs.add(`${opened.txid}:0`);
+    expect(await ask(borrowed, 1)).toEqual({
+      approve: false,
+      reason: "input 0 is already spent on this guardian's chain",
+    });
+    chain.spentOutputs.delete(`${opened.txid}:0`);
+    const outputs = chain.txs.get(opened.txid)!;
+    outputs[0] = { ...outputs[0]!, value: outputs[0]!.value + 1n };
+    expect(await ask(borrowed, 0)).toMatchObject({
+      reason: "input 0 does not match the output on this guardian's chain",
+    });
+  });
+
+  it('refuses a vault input the vault key did not sign', async () => {
+    const wallet = new Wallet('erin', TEST_NETWORK);
+    const borrowed = await borrow(wallet, await open(wallet));
+    const signed = Transaction.fromPSBT(base64.decode(borrowed.request.psbt), {
+      allowUnknownOutputs: true,
+    });
+    const [entry] = signed.getInput(0).tapScriptSig!;
+    const forged = entry![1].slice();
+    forged[3]! ^= 1;
+    const tx = Transaction.fromPSBT(borrowed.built.psbt, { allowUnknownOutputs: true });
+    tx.updateInput(0, { tapScriptSig: [[entry![0], forged]] }, true);
+    const draft = {
+      ...borrowed,
+      request: { ...borrowed.request, psbt: base64.encode(tx.toPSBT(0)) },
+    };
+    expect(await ask(draft, 1)).toEqual({
+      approve: false,
+      reason: 'the vault input is not signed by the vault key',
+    });
+  });
+
+  it('refuses a quote more than 3% from its own price, and without a fresh price of its own', async () => {
+    const wallet = new Wallet('frank', TEST_NETWORK);
+    const opened = await open(wallet);
+    expect(await ask(opened, 0, { env: env(9_500_000 * 1.03) })).toEqual({ approve: true });
+    expect(await ask(opened, 0, { env: env(9_500_000 * 1.04) })).toEqual({
+      approve: false,
+      reason: "the quote's price $95,000.00 is more than 3% from this guardian's $98,800.00",
+    });
+    const stale: PolicyEnv = {
+      groupKey: hex.encode(GROUP),
+      ownPrice: { fresh: false, reason: '1 fresh price source' },
+    };
+    expect(await ask(opened, 0, { env: stale })).toMatchObject({
+      reason: 'this guardian has no fresh price (1 fresh price source)',
+    });
+  });
+
+  it('refuses a transaction that breaks a rule: it issues more UNIT than the request', async () => {
+    const wallet = new Wallet('gina', TEST_NETWORK);
+    const opened = await open(wallet);
+    const lying = {
+      ...opened,
+      request: {
+        ...opened.request,
+        payload: { ...(opened.request.payload as object), borrow_amount: 400_00 },
+      },
+    };
+    expect(await ask(lying, 0)).toMatchObject({
+      approve: false,
+      reason: expect.stringContaining('does not match the request'),
+    });
+  });
+
+  it("liquidation: only at or under its own price, read from the claimed vault's record, with the right secret", async () => {
+    const owner = new Wallet('harry', TEST_NETWORK);
+    const claimant = new Wallet('iris', TEST_NETWORK);
+    const liquidatedOpen = await open(owner, 1_000_000n, 550_00n);
+    chain.confirm(liquidatedOpen);
+    const claimantOpen = await open(claimant, 2_000_000n, 100_00n);
+    chain.confirm(claimantOpen);
+    const th = Number(liquidatedOpen.built.state.thresholdCents);
+    priceCents = th - 100;
+    const draft = await draftRequest({
+      ...base(claimant),
+      action: 'repossess',
+      payments: chain.fund(claimant).payments,
+      vault: vaultOf(claimant, claimantOpen),
+      liquidated: vaultOf(owner, liquidatedOpen),
+      liquidatedVaultId: liquidatedOpen.txid,
+      btc: 0n,
+      unit: 0n,
+    });
+    const secret = thresholdSecret(
+      ORACLE_SECRET,
+      BigInt(th),
+      liquidatedOpen.built.state.quoteStamp,
+    );
+    expect(fixedInputs('repossess').map((i) => i.role)).toEqual(['liquidation', 'vault']);
+    expect(await ask(draft, 0, { secret, env: env(th) })).toEqual({ approve: true });
+    expect(await ask(draft, 1, { secret, env: env(th) })).toEqual({ approve: true });
+    expect(await ask(draft, 0, { secret, env: env(th + 1_000) })).toEqual({
+      approve: false,
+      reason: expect.stringMatching(
+        /^this guardian's price \$[\d,.]+ is above the claimed vault's threshold/,
+      ),
+    });
+    const wrong = keyOf('not the secret');
+    const context = inputContext(draft, 0, 'liquidation', wrong);
+    expect(await ask(draft, 0, { secret, context, env: env(th) })).toMatchObject({
+      reason: "the message is not this request's input 0",
+    });
+    expect(await ask(draft, 0, { secret: wrong, env: env(th) })).toMatchObject({
+      reason: "the secret does not open the claimed vault's liquidation leaf",
+    });
+  });
+});

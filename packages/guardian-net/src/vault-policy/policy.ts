@@ -1,0 +1,287 @@
+// `--policy vault`: a guardian's own decision on one fixed input of a vault request (issue 20, item
+// 3: "Each one validates it on its own, with the same protocol rules as today, against its own chain
+// view and its own price"). Cheapest checks first: the context's shape, the input's role, the PSBT,
+// the sighash it computes itself against the session's message, the vault key's signature, the
+// quote; then its own price; then its own chain view, and the action's declaration
+// (parseVaultTransaction, guardianCheck) exactly as the app's single guardian runs them.
+//
+// What it does not check, and why that cannot move a user's funds:
+// - the app's reservation of treasury UNIT (a database row): the transaction must still issue exactly
+//   the payload's amount from the treasury UTXO it spends, so a missing reservation only lets two
+//   requests race for one treasury UTXO, and the chain lets one win;
+// - the requester's referral postage (a database count): the postage of the requester's own UNIT
+//   output is taken from the PSBT; it only decides how many of the requester's sats go with its UNIT;
+// - a second vault for one key, and foreign vaults among the wallet's inputs: the group signs only
+//   the fixed inputs it is asked for, each session tied to its index by the sighash, so no other
+//   vault's input ever gets a group signature from a session of this request;
+// - the new vault's threshold hash is the oracle's (read from the app's quote route): it cannot be
+//   checked here, and it cannot liquidate anything alone: the liquidation leaf still needs the
+//   group's signature, which a guardian gives only on its own price at or under the threshold;
+// - two requests spending the same vault output within their validity may both be approved: each is
+//   a valid transaction of the vault's owner, and the chain settles which one wins.
+import { base64, hex } from '@scure/base';
+import { NETWORK, p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
+import {
+  declarationOf,
+  guardianCheck,
+  liquidationLeafScript,
+  parseRuneId,
+  parseVaultTransaction,
+  taprootSighash,
+  updateLeafScript,
+  vaultOutput,
+  vaultSignatureValid,
+  type ActionDeclaration,
+  type ParseContext,
+  type VaultFields,
+} from '@unit/bitcoin';
+import { ORACLE_QUOTE_MAX_AGE_SECONDS, PRICE_MAX_SPREAD_BASIS_POINTS } from '@unit/protocol';
+import type { VaultAction } from '@unit/protocol/wire';
+import type { OwnPrice } from '../price/own-price';
+import type { Decision, SignRequest } from '../signing-rounds';
+import type { AppFacts, ChainView } from './chain-view';
+import { parseVaultInputContext, quoteSignedBy, type VaultInputContext } from './context';
+import {
+  checkPrevouts,
+  Refused,
+  treasuryOnChain,
+  vaultOnChain,
+  type ChainTxs,
+  type ClaimedInput,
+} from './reads';
+
+/** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
+export const MAX_REQUEST_LIFETIME_SECONDS = 600;
+
+/** What the node gives its policy on each decision: the set's group key and its own price. */
+export interface PolicyEnv {
+  /** x-only hex */
+  groupKey: string;
+  ownPrice: OwnPrice | null;
+}
+
+export interface VaultPolicyOptions {
+  chain: ChainView;
+  facts: AppFacts;
+  /** unix seconds; injectable for tests */
+  clock?: () => number;
+}
+
+type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
+/** The contract's role names against the declaration's (`liquidated` is `liquidation` there). */
+const ROLE_OF = { vault: 'vault', treasury: 'treasury', liquidated: 'liquidation' } as const;
+const PSBT_OPTS = { allowUnknownOutputs: true } as const;
+
+const usd = (cents: number | bigint) =>
+  `$${(Number(cents) / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+function readPsbt(psbt: string): { bytes: Uint8Array; tx: Transaction; inputs: ClaimedInput[] } {
+  let bytes: Uint8Array;
+  let tx: Transaction;
+  try {
+    bytes = base64.decode(psbt);
+    tx = Transaction.fromPSBT(bytes, PSBT_OPTS);
+  } catch {
+    throw new Refused('the request is not a readable PSBT');
+  }
+  const inputs: ClaimedInput[] = [];
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    if (!input.txid || input.index === undefined || !input.witnessUtxo)
+      throw new Refused(`input ${i} has no witnessUtxo`);
+    const { script, amount } = input.witnessUtxo;
+    inputs.push({ txid: hex.encode(input.txid), vout: input.index, script, amount });
+  }
+  return { bytes, tx, inputs };
+}
+
+/** The leaf this session's input is spent through: null for the treasury's key path. */
+function leafOf(c: VaultInputContext, group: Uint8Array): Uint8Array | null {
+  if (c.role === 'treasury') return null;
+  if (c.role === 'vault') return updateLeafScript(hex.decode(c.request.vault_pubkey), group);
+  if (!c.secret) throw new Refused('a liquidation input needs the revealed threshold secret');
+  return liquidationLeafScript(hash160(hex.decode(c.secret)), group);
+}
+
+/** The request's envelope as the app checks it: expiry, the oracle's signature, the quote's age. */
+function checkEnvelope(c: VaultInputContext, oraclePubkey: string, now: number): void {
+  const { request } = c;
+  if (request.expires_at <= now) throw new Refused('this request has expired');
+  if (request.expires_at > now + MAX_REQUEST_LIFETIME_SECONDS)
+    throw new Refused('the request expiry is too far in the future');
+  if (!quoteSignedBy(oraclePubkey, request.quote))
+    throw new Refused('the price quote is not signed by the oracle');
+  const age = Math.max(now - request.quote.time, now - request.quote.ts);
+  if (age > ORACLE_QUOTE_MAX_AGE_SECONDS) throw new Refused('the price quote has expired');
+}
+
+/** This guardian's own fresh price, and the quote within 3% of it. */
+function checkOwnPrice(own: OwnPrice | null, quoteCents: number): number {
+  if (!own) throw new Refused('this guardian has no price feeds');
+  if (!own.fresh) throw new Refused(`this guardian has no fresh price (${own.reason})`);
+  const mine = BigInt(own.price.priceCents);
+  const diff = BigInt(quoteCents) > mine ? BigInt(quoteCents) - mine : mine - BigInt(quoteCents);
+  if (diff * 10_000n > BigInt(PRICE_MAX_SPREAD_BASIS_POINTS) * mine)
+    throw new Refused(
+      `the quote's price ${usd(quoteCents)} is more than ${PRICE_MAX_SPREAD_BASIS_POINTS / 100}% from this guardian's ${usd(mine)}`,
+    );
+  return own.price.priceCents;
+}
+
+/** The postage the wallet gave its own UNIT output (the slot after the vault), if the action has one. */
+function walletPostage(declaration: Declaration, tx: Transaction): bigint | undefined {
+  const slot = declaration.outputs.slots.findIndex((s) => s === 'postage' || s === 'unit change');
+  if (slot < 0 || slot >= tx.outputsLength) return undefined;
+  return tx.getOutput(slot).amount;
+}
+
+export class VaultPolicy {
+  private readonly clock: () => number;
+  private readonly runeId;
+  private readonly treasuryScript: Uint8Array;
+  private readonly network;
+
+  constructor(private readonly o: VaultPolicyOptions) {
+    this.clock = o.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.runeId = parseRuneId(o.facts.unitRuneId);
+    // Only addresses depend on it; the scripts checked here are the same on every network.
+    this.network = o.facts.network === 'mainnet' ? NETWORK : TEST_NETWORK;
+    // The treasury is a key-path P2TR output of the treasury key (docs/protocol.md, Keys), as the
+    // app builds it today; once the treasury is the group's, this is its `OP_1 <group key>`.
+    this.treasuryScript = p2tr(hex.decode(o.facts.treasuryPubkey), undefined, this.network).script;
+  }
+
+  /** The node's validator: a refusal's reason is the user's to read. */
+  async decide(req: SignRequest, env: PolicyEnv): Promise<Decision> {
+    try {
+      await this.check(req, env);
+      return { approve: true };
+    } catch (e) {
+      if (e instanceof Refused) return { approve: false, reason: e.message };
+      throw e;
+    }
+  }
+
+  private async check(req: SignRequest, env: PolicyEnv): Promise<void> {
+    const parsed = parseVaultInputContext(req.context);
+    if (!parsed.ok) throw new Refused(parsed.reason);
+    const c = parsed.value;
+    const declaration = declarationOf(c.action) as Declaration;
+    const spend = declaration.spends[c.input];
+    if (!spend) throw new Refused(`input ${c.input} is not a fixed input of ${c.action}`);
+    if (ROLE_OF[spend.role] !== c.role)
+      throw new Refused(
+        `input ${c.input} of ${c.action} is the ${ROLE_OF[spend.role]} input, not ${c.role}`,
+      );
+    const group = hex.decode(env.groupKey);
+    const { bytes, tx, inputs } = readPsbt(c.request.psbt);
+    if (c.input >= inputs.length) throw new Refused(`the PSBT has no input ${c.input}`);
+    const sighash = taprootSighash(tx, inputs, c.input, leafOf(c, group));
+    if (!equalBytes(sighash, req.message))
+      throw new Refused(`the message is not this request's input ${c.input}`);
+    const vaultKey = hex.decode(c.request.vault_pubkey);
+    const vaultIndex = declaration.spends.findIndex((s) => s.role === 'vault');
+    if (vaultIndex >= 0 && !vaultSignatureValid(tx, inputs, vaultIndex, vaultKey, group))
+      throw new Refused('the vault input is not signed by the vault key');
+    const now = this.clock();
+    checkEnvelope(c, this.o.facts.oraclePubkey, now);
+    const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
+
+    // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the
+    // prevouts (and the oracle's threshold hash of the new vault), then the known UTXOs' details.
+    const { quote } = c.request;
+    const [txs, newVaultHash] = await Promise.all([
+      checkPrevouts(this.o.chain, inputs),
+      this.o.chain.thresholdHash(quote.th, quote.ts),
+    ]);
+    const context = await this.parseContext(c, declaration, tx, inputs, txs, group, ownCents);
+    // The new vault commits to the requester's key and this set's group key; its threshold hash is
+    // the oracle's word (see the head of this file).
+    context.newVaultScript = vaultOutput({
+      vaultPubkey: hex.decode(c.request.vault_pubkey),
+      guardPubkey: group,
+      thresholdHash: newVaultHash,
+      network: this.network,
+    }).script;
+    const result = parseVaultTransaction(c.action, bytes, context);
+    if (!result.ok) throw new Refused(`Invalid transaction: ${result.reason}`);
+    const refusal = guardianCheck(declaration, {
+      parsed: result.value,
+      payload: c.request.payload as never,
+      quote: c.request.quote,
+      nonce: c.request.nonce,
+      expiresAt: c.request.expires_at,
+      vaultPubkey: c.request.vault_pubkey,
+      // The payload's own amounts: guardianCheck holds the transaction to them exactly.
+      reservedUnit: null,
+    });
+    if (refusal) throw new Refused(refusal.message);
+  }
+
+  /** The ParseContext the app builds (readKnown), from this guardian's own chain view. */
+  private async parseContext(
+    c: VaultInputContext,
+    declaration: Declaration,
+    tx: Transaction,
+    inputs: ClaimedInput[],
+    txs: ChainTxs,
+    group: Uint8Array,
+    ownCents: number,
+  ): Promise<ParseContext> {
+    const { chain } = this.o;
+    const vaultPubkey = hex.decode(c.request.vault_pubkey);
+    const keys = { vaultPubkey, guardPubkey: group, network: this.network };
+    const postage = walletPostage(declaration, tx);
+    const context: ParseContext = {
+      treasuryScript: this.treasuryScript,
+      newVaultScript: new Uint8Array(), // set by the caller
+      unitRuneId: this.runeId,
+      ...(postage === undefined ? {} : { postageSats: postage }),
+    };
+    await Promise.all(
+      declaration.spends.map(async (spend, index) => {
+        const input = inputs[index];
+        if (!input) throw new Refused(`the PSBT has no input ${index} (${spend.name})`);
+        if (spend.role === 'vault')
+          context.vault = (await vaultOnChain(chain, txs, input, 'the vault input', keys)).utxo;
+        else if (spend.role === 'treasury')
+          context.treasury = await treasuryOnChain(chain, txs, input, this.treasuryScript);
+        else context.liquidated = await this.claimed(c, txs, input, ownCents);
+      }),
+    );
+    return context;
+  }
+
+  /**
+   * The liquidated vault a repossess claims: its threshold from its own state record, at or over
+   * this guardian's own price, and the secret the one its liquidation leaf commits to.
+   */
+  private async claimed(
+    c: VaultInputContext,
+    txs: ChainTxs,
+    input: ClaimedInput,
+    ownCents: number,
+  ) {
+    const { utxo, record } = await vaultOnChain(
+      this.o.chain,
+      txs,
+      input,
+      'the claimed vault',
+      null,
+    );
+    if (BigInt(ownCents) > record.thresholdCents)
+      throw new Refused(
+        `this guardian's price ${usd(ownCents)} is above the claimed vault's threshold ${usd(record.thresholdCents)}`,
+      );
+    if (c.role === 'liquidation' || c.secret) {
+      const expected = await this.o.chain.thresholdHash(
+        Number(record.thresholdCents),
+        record.quoteStamp,
+      );
+      if (!c.secret || !equalBytes(hash160(hex.decode(c.secret)), expected))
+        throw new Refused("the secret does not open the claimed vault's liquidation leaf");
+    }
+    return utxo;
+  }
+}
