@@ -65,6 +65,12 @@ export interface SignOptions {
   waitForAll?: boolean;
   /** guardian ids to choose first among the approvers, e.g. the ones closest to the coordinator */
   prefer?: number[];
+  /**
+   * The session's id instead of a random one (the app server uses `${request nonce}:${input}`, so
+   * every guardian files its decision under the request it is about). A guardian keeps its first
+   * decision on a session, so a caller reusing an id gets the same answers.
+   */
+  sessionId?: string;
 }
 
 export class Coordinator {
@@ -173,7 +179,7 @@ export class Coordinator {
     };
     if (message.length !== 32) throw new Error('message must be 32 bytes');
     const { t } = this.set;
-    const sessionId = bytesToHex(randomBytes(32));
+    const sessionId = options.sessionId ?? bytesToHex(randomBytes(32));
     const excluded: SignResult['excluded'] = [];
     const { decisions, approvers, pending } = await this.propose(
       sessionId,
