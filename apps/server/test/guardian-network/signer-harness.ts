@@ -1,0 +1,98 @@
+// A real guardian network for the app's tests: `guardian dkg` into a temporary directory, then each
+// guardian as its own process (`guardian start --id i --policy <policy>`), which a test can kill -9
+// and start again. The policy is a parameter, so the same tests can run under the real `vault`
+// policy once it exists.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+} from '../../../../packages/guardian-net/test/harness';
+
+export interface TestGuardianNetwork {
+  /** GUARDIAN_DIR: the published set and the coordinator's identity. */
+  dir: string;
+  n: number;
+  t: number;
+  /** Starts guardian `id` (again) with `policy` (default the network's) and waits until it answers. */
+  start(id: number, policy?: string): Promise<void>;
+  /** kill -9 of guardian `id`. */
+  kill(id: number): Promise<void>;
+  /** Every running guardian's log so far. */
+  output(id: number): string;
+  close(): Promise<void>;
+}
+
+export interface NetworkOptions {
+  n?: number;
+  t?: number;
+  /** `approve-all`, `refuse-all`, or `vault` (with its flags in `extraArgs`). */
+  policy?: string;
+  extraArgs?: string[];
+}
+
+export async function startGuardianNetwork(
+  options: NetworkOptions = {},
+): Promise<TestGuardianNetwork> {
+  const n = options.n ?? 3;
+  const t = options.t ?? 2;
+  const dir = mkdtempSync(join(tmpdir(), 'guardian-network-'));
+  const basePort = await freePorts(n);
+  const dkg = run(CLI, [
+    'dkg',
+    '--dir',
+    dir,
+    '--n',
+    String(n),
+    '--t',
+    String(t),
+    '--base-port',
+    String(basePort),
+  ]);
+  if ((await dkg.exited) !== 0) throw new Error(`guardian dkg failed:\n${dkg.output()}`);
+  const running = new Map<number, Proc>();
+  const logs = new Map<number, string>();
+  const network: TestGuardianNetwork = {
+    dir,
+    n,
+    t,
+    start: async (id, policy = options.policy ?? 'approve-all') => {
+      const proc = run(CLI, [
+        'start',
+        '--id',
+        String(id),
+        '--dir',
+        join(dir, `guardian-${id}`),
+        '--policy',
+        policy,
+        ...(options.extraArgs ?? []),
+      ]);
+      running.set(id, proc);
+      await waitHealthy(`http://127.0.0.1:${basePort + id - 1}`);
+    },
+    kill: async (id) => {
+      const proc = running.get(id);
+      if (!proc) return;
+      running.delete(id);
+      logs.set(id, (logs.get(id) ?? '') + proc.output());
+      await kill9(proc);
+    },
+    output: (id) => (logs.get(id) ?? '') + (running.get(id)?.output() ?? ''),
+    close: async () => {
+      await Promise.all([...running.keys()].map((id) => network.kill(id)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    for (let id = 1; id <= n; id++) await network.start(id);
+  } catch (error) {
+    await network.close();
+    throw error;
+  }
+  return network;
+}

@@ -1,0 +1,216 @@
+// The app server coordinating a real 2-of-3 guardian network (GUARDIAN_NETWORK=external): three
+// guardian processes from a real DKG, the real app on its devnet, and vault requests built the way
+// the web app builds them. New vaults commit to the group key, every guardian input is signed by
+// the network (BIP-340 under the group key, checked again here), step 4 reports each guardian's
+// decision, one guardian down changes nothing, two down is a clean refusal that names each one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hex } from '@scure/base';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  parseTransaction,
+  updateLeafScript,
+  vaultOutput,
+  verifyInputs,
+  TAPSCRIPT_LEAF_VERSION,
+  type Prevout,
+} from '@unit/bitcoin';
+import { progressNotificationSchema, type ProgressNotification } from '@unit/protocol/wire';
+import { TEST_NETWORK } from '@scure/btc-signer';
+import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import type { RpcContext } from '../../src/rpc/json-rpc';
+import { startTestApp, type RunningApp } from '../support';
+import { call, TestWallet, type Harness } from '../guardian/harness';
+import { startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+
+/** Every vault.progress notification of one request, checked against the wire's schema. */
+function progressRecorder(): RpcContext & { progress: ProgressNotification[] } {
+  const progress: ProgressNotification[] = [];
+  return {
+    progress,
+    notify: (method, params) => {
+      if (method === 'vault.progress') progress.push(progressNotificationSchema.parse(params));
+    },
+  };
+}
+
+/** The real app as the flow harness's wallets expect it, on the real clock. */
+function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
+  const harness: Harness = {
+    dir: '',
+    store: unit.store,
+    devnet: unit.devnet!,
+    chain: unit.chain,
+    oracle: unit.oracle,
+    guardian: unit.guardian,
+    clock: {
+      get now() {
+        return Math.floor(Date.now() / 1000);
+      },
+    },
+    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(unit.keys.treasuryPubkey) },
+    restart: () => unit.guardian,
+    wallet: async (label) => {
+      const wallet = new TestWallet(label, harness);
+      await unit.devnet!.fund(wallet.paymentAddress, 20_000_000n);
+      await unit.devnet!.mine(1);
+      return wallet;
+    },
+    close: () => Promise.resolve(),
+  };
+  return harness;
+}
+
+describe('the app server coordinates a 2-of-3 guardian network', () => {
+  let network: TestGuardianNetwork;
+  let unit: RunningApp;
+  let h: Harness;
+  let alice: TestWallet;
+  let groupKey: Uint8Array;
+
+  beforeAll(async () => {
+    network = await startGuardianNetwork({ policy: 'approve-all' });
+    const set = JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')) as {
+      groupKey: string;
+    };
+    groupKey = hex.decode(set.groupKey);
+    unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+    h = appHarness(unit, groupKey);
+    alice = await h.wallet('alice');
+  }, 120_000);
+  afterAll(async () => {
+    await unit?.stop();
+    await network?.close();
+  });
+
+  /** The broadcast transaction, checked input by input against the chain (the devnet's check). */
+  async function onChain(txid: string) {
+    const raw = await unit.chain.txHex(txid);
+    expect(raw).not.toBeNull();
+    const tx = parseTransaction(raw!);
+    const prevouts: Prevout[] = [];
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const input = tx.getInput(i);
+      const output = await unit.chain.output(hex.encode(input.txid!), input.index!);
+      prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
+    }
+    expect(verifyInputs(raw!, prevouts)).toEqual({ ok: true });
+    return { tx, prevouts };
+  }
+
+  /** The vault input (0) spent its update leaf with a BIP-340 signature under the group key. */
+  async function expectGroupSignature(txid: string) {
+    const { tx, prevouts } = await onChain(txid);
+    const witness = tx.getInput(0).finalScriptWitness!;
+    // <guardian sig> <vault sig> <update leaf> <control block>
+    const leaf = updateLeafScript(hex.decode(alice.vaultPubkey), groupKey);
+    expect(hex.encode(witness[2]!)).toBe(hex.encode(leaf));
+    const sighash = tx.preimageWitnessV1(
+      0,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+      -1,
+      leaf,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    expect(schnorr.verify(witness[0]!, sighash, groupKey)).toBe(true);
+  }
+
+  const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
+    ctx.progress.filter((p) => p.approvals).at(-1)?.approvals;
+
+  it('serves the group key as guard_pubkey', async () => {
+    expect(unit.guardian.guardPubkey).toBe(hex.encode(groupKey));
+    const config = (await (await fetch(`${unit.url}/api/config`)).json()) as {
+      guardPubkey: string;
+    };
+    expect(config.guardPubkey).toBe(hex.encode(groupKey));
+  });
+
+  it('opens a vault whose leaves commit to the group key', async () => {
+    const { request } = await alice.open(1_000_000n, 50_000n);
+    const ctx = progressRecorder();
+    const result = await call<{ vault_txid: string }>(unit.guardian, 'vault.open', request, ctx);
+    expect(ctx.progress.map((p) => p.step)).toEqual([2, 3, 4, 5]);
+    const row = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
+    const expected = vaultOutput({
+      vaultPubkey: hex.decode(alice.vaultPubkey),
+      guardPubkey: groupKey,
+      thresholdHash: unit.oracle.thresholdHash(row!.threshold_cents, row!.stamp),
+      network: TEST_NETWORK,
+    });
+    const output = await unit.chain.output(result.vault_txid, 0);
+    expect(output!.script_hex).toBe(hex.encode(expected.script));
+    await onChain(result.vault_txid);
+  }, 60_000);
+
+  it('borrows and repays through the network, step 4 showing "2 of 3" as they approve', async () => {
+    const steps = [
+      ['vault.borrow', () => alice.borrow(5_000n)],
+      ['vault.repay', () => alice.repay(10_000n)],
+    ] as const;
+    for (const [method, draft] of steps) {
+      const { request } = await draft();
+      const ctx = progressRecorder();
+      const result = await call<{ vault_txid: string }>(unit.guardian, method, request, ctx);
+      const approvals = ctx.progress.filter((p) => p.approvals).map((p) => p.approvals!);
+      expect(approvals.length).toBeGreaterThan(1);
+      expect(approvals[0]!.approved).toBe(0);
+      expect(lastApprovals(ctx)).toMatchObject({ needed: 2, total: 3 });
+      expect(lastApprovals(ctx)!.approved).toBeGreaterThanOrEqual(2);
+      expect(lastApprovals(ctx)!.guardians.map((g) => g.name)).toEqual([
+        'guardian-1',
+        'guardian-2',
+        'guardian-3',
+      ]);
+      expect(ctx.progress.at(-1)!.step).toBe(5);
+      await expectGroupSignature(result.vault_txid);
+    }
+  }, 120_000);
+
+  it('completes with two guardians when one is killed -9', async () => {
+    await network.kill(2);
+    const { request } = await alice.borrow(5_000n);
+    const ctx = progressRecorder();
+    const result = await call<{ vault_txid: string }>(unit.guardian, 'vault.borrow', request, ctx);
+    await expectGroupSignature(result.vault_txid);
+    const approvals = lastApprovals(ctx)!;
+    expect(approvals.approved).toBe(2);
+    expect(approvals.guardians.find((g) => g.id === 2)!.state).not.toBe('approved');
+  }, 120_000);
+
+  it('refuses cleanly with two guardians down, and takes the next request once one is back', async () => {
+    await network.kill(3);
+    const before = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
+    const { request } = await alice.repay(5_000n);
+    const ctx = progressRecorder();
+    const error = await call(unit.guardian, 'vault.repay', request, ctx).then(
+      () => null,
+      (e: unknown) => e as { code?: string; message: string },
+    );
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toMatch(
+      /^2 of 3 guardians refused this request\. guardian-2: unreachable \(ECONNREFUSED\); guardian-3: unreachable \(ECONNREFUSED\)$/,
+    );
+    // The last notification carries every guardian's state; nothing is still pending.
+    const last = ctx.progress.at(-1)!;
+    expect(last.step).toBe(4);
+    expect(last.approvals!.guardians.map((g) => g.state)).toEqual([
+      'approved',
+      'unreachable',
+      'unreachable',
+    ]);
+    // Nothing broadcast: the vault output is unspent and the store unchanged; the request failed.
+    const after = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
+    expect(after).toEqual(before);
+    expect((await unit.chain.output(before!.vault_txid, before!.vault_vout))!.spent).toBe(false);
+    expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
+
+    await network.start(2);
+    const next = await alice.repay(5_000n);
+    const done = await call<{ vault_txid: string }>(unit.guardian, 'vault.repay', next.request);
+    await expectGroupSignature(done.vault_txid);
+  }, 120_000);
+});
