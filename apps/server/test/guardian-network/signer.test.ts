@@ -181,36 +181,44 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     expect(approvals.guardians.find((g) => g.id === 2)!.state).not.toBe('approved');
   }, 120_000);
 
-  it('refuses cleanly with two guardians down, and takes the next request once one is back', async () => {
+  it('refuses cleanly with two guardians down, naming each reason, and takes the request again once one is back', async () => {
     await network.kill(3);
+    // Guardian 2 comes back refusing everything: one refusal and one unreachable guardian.
+    await network.start(2, 'refuse-all');
     const before = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
     const { request } = await alice.repay(5_000n);
     const ctx = progressRecorder();
-    const error = await call(unit.guardian, 'vault.repay', request, ctx).then(
-      () => null,
-      (e: unknown) => e as { code?: string; message: string },
-    );
+    const refusal = (e: unknown) => e as { code?: string; message: string };
+    const error = await call(unit.guardian, 'vault.repay', request, ctx).then(() => null, refusal);
     expect(error?.code).toBe('guardians_refused');
-    expect(error!.message).toMatch(
-      /^2 of 3 guardians refused this request\. guardian-2: unreachable \(ECONNREFUSED\); guardian-3: unreachable \(ECONNREFUSED\)$/,
+    expect(error!.message).toBe(
+      '2 of 3 guardians refused this request. ' +
+        'guardian-2: this guardian refuses every request (policy refuse-all); ' +
+        'guardian-3: unreachable (ECONNREFUSED)',
     );
     // The last notification carries every guardian's state; nothing is still pending.
     const last = ctx.progress.at(-1)!;
     expect(last.step).toBe(4);
-    expect(last.approvals!.guardians.map((g) => g.state)).toEqual([
-      'approved',
-      'unreachable',
-      'unreachable',
+    expect(last.approvals!.guardians.map((g) => [g.state, g.reason])).toEqual([
+      ['approved', undefined],
+      ['refused', 'this guardian refuses every request (policy refuse-all)'],
+      ['unreachable', 'unreachable (ECONNREFUSED)'],
     ]);
-    // Nothing broadcast: the vault output is unspent and the store unchanged; the request failed.
+    // Nothing broadcast: the vault output is unspent and the store unchanged; the request failed
+    // and holds nothing (the vault is not busy).
     const after = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
     expect(after).toEqual(before);
     expect((await unit.chain.output(before!.vault_txid, before!.vault_vout))!.spent).toBe(false);
     expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
+    const locks = await unit.store.db.selectFrom('guardian_locks').selectAll().execute();
+    expect(locks).toEqual([]);
 
-    await network.start(2);
-    const next = await alice.repay(5_000n);
-    const done = await call<{ vault_txid: string }>(unit.guardian, 'vault.repay', next.request);
+    // Guardian 3 is back: the same signed request goes through (guardians 1 and 3), unsigned again.
+    await network.start(3);
+    const done = await call<{ vault_txid: string }>(unit.guardian, 'vault.repay', request);
     await expectGroupSignature(done.vault_txid);
+    expect((await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!.vault_txid).toBe(
+      done.vault_txid,
+    );
   }, 120_000);
 });
