@@ -33,7 +33,6 @@ import type { Devnet } from './devnet/devnet';
 import { registerDevnetRoutes } from './devnet/http';
 import type { Chain } from './chain/port';
 import { createGuardian, type Guardian } from './guardian';
-import { guardianSignerOf, servedKeys } from './guardian-network/signer-of';
 import type { RpcLimits } from './rpc/json-rpc';
 import { openCluster, type Cluster } from './cluster';
 import { announcingVaultActions } from './cluster/vault-changes';
@@ -135,16 +134,9 @@ export async function buildApp(
       leadership.add(job);
     };
 
-    const started = await exclusive('startup', () =>
+    const { keys, signer, oracle, devnet } = await exclusive('startup', () =>
       firstStart(config, { store, exclusive, metrics, log }),
     );
-    const { oracle, devnet } = started;
-    // Who co-signs: this server's key, or the guardian network it coordinates (GUARDIAN_NETWORK);
-    // every vault leaf commits to the signer's key, so that is the guard_pubkey served.
-    const signer = await exclusive('startup', () =>
-      guardianSignerOf(config, started.keys, store.db),
-    );
-    const keys = servedKeys(started.keys, signer);
     lead(oracleTickJob({ bus, oracle, log }));
     const unitRuneId = unitRuneIdOf(config, devnet);
     const chain = openChain(config, devnet, unitRuneId);
@@ -154,7 +146,6 @@ export async function buildApp(
       db: store.db,
       chain,
       oracle,
-      guardianKey: keys.guardianSecretKey,
       signer,
       treasuryKey: keys.treasurySecretKey,
       network: btcNetworkOf(config.network),

@@ -71,6 +71,12 @@ export interface SignOptions {
    * decision on a session, so a caller reusing an id gets the same answers.
    */
   sessionId?: string;
+  /**
+   * The first attempt's number (default 1). A caller that may sign the same session again (after
+   * a failure, or from another process) starts past the attempts it used: a guardian gives one
+   * nonce per (session, attempt), ever.
+   */
+  firstAttempt?: number;
 }
 
 export class Coordinator {
@@ -188,7 +194,8 @@ export class Coordinator {
       onEvent,
       options.waitForAll === true,
     );
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const firstAttempt = options.firstAttempt ?? 1;
+    for (let attempt = firstAttempt; attempt < firstAttempt + maxAttempts; attempt++) {
       let candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
       if (candidates.length < t) {
         await Promise.allSettled(pending);
@@ -280,7 +287,7 @@ export class Coordinator {
       return {
         signature,
         signers: chosen.map((m) => m.id),
-        attempts: attempt,
+        attempts: attempt - firstAttempt + 1,
         excluded,
         decisions,
       };

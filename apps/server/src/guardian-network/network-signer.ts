@@ -134,6 +134,18 @@ function place(
   );
 }
 
+/**
+ * A guardian gives one nonce per (session, attempt), ever, and a session id is the request's, so a
+ * request signed again (retaken after a failure, or by another instance after a crash) must not
+ * start at attempt 1 again. Each signing takes 4 attempts from a base that moves every 2.5 s and
+ * comes round again after 249 steps (622 s): longer than a request lives (600 s at most), inside
+ * the 1..1000 a guardian accepts. Two signings of one request within 2.5 s (not possible while its
+ * vault is locked) would find their nonces taken and fail cleanly, naming the guardians.
+ */
+export function firstAttempt(nowMs: number): number {
+  return 1 + 4 * (Math.floor(nowMs / 2_500) % 249);
+}
+
 export interface NetworkSignerOptions extends GuardianNetworkFiles {
   /** Per call to one guardian (default 5 s). */
   callTimeoutMs?: number;
@@ -173,7 +185,7 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
               ...(s.kind === 'liquidation' && job.secret ? { secret: hex.encode(job.secret) } : {}),
             },
             onEvent,
-            { sessionId: `${job.nonce}:${s.input}` },
+            { sessionId: `${job.nonce}:${s.input}`, firstAttempt: firstAttempt(Date.now()) },
           ),
         ),
       );

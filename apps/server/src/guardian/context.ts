@@ -30,7 +30,7 @@ export interface GuardianDeps {
   chain: Chain;
   oracle: OracleForGuardian;
   /** 32-byte secret of this server's own guard_pubkey: co-signs every vault spend unless `signer`. */
-  guardianKey: Uint8Array;
+  guardianKey?: Uint8Array;
   /** Who co-signs instead (the guardian network, GUARDIAN_NETWORK local/external); default the key above. */
   signer?: GuardianSigner;
   /** 32-byte secret of treasury_pubkey: signs the treasury's UNIT input (key path). */
@@ -61,7 +61,8 @@ export interface GuardianContext extends PipelineDeps {
 }
 
 export function guardianContext(deps: GuardianDeps): GuardianContext {
-  const signer = deps.signer ?? localSigner(deps.guardianKey);
+  const signer = deps.signer ?? (deps.guardianKey && localSigner(deps.guardianKey));
+  if (!signer) throw new Error('the guardian needs a signer or its own key');
   const treasuryPubkey = pubSchnorr(deps.treasuryKey);
   // The treasury is a key-path P2TR output of the treasury key (docs/protocol.md, Keys).
   const treasury = p2tr(treasuryPubkey, undefined, deps.network);
