@@ -221,4 +221,50 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
       done.vault_txid,
     );
   }, 120_000);
+
+  it('repossesses a liquidated vault: the group signs its liquidation leaf, with the secret', async () => {
+    // Guardian 2 still refuses everything; guardians 1 and 3 carry both sessions.
+    await unit.oracle.setPrice(9_500_000);
+    const [carol, bob] = [await h.wallet('carol'), await h.wallet('bob')];
+    await call(unit.guardian, 'vault.open', (await carol.open(1_000_000n, 59_000n)).request);
+    await call(unit.guardian, 'vault.open', (await bob.open(5_000_000n, 10_000n)).request);
+    const claimed = (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!;
+    expect(claimed.threshold_cents).toBe(7_965_000);
+    const point = await unit.oracle.setPrice(7_900_000);
+    // The app's own sweep job hears the same tick and may hold the vault's lock: wait for either.
+    await unit.guardian.onPriceTick(point.priceCents, point.timestamp);
+    await expect
+      .poll(async () => (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status, {
+        timeout: 10_000,
+      })
+      .toBe('liquidated');
+
+    const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
+    const ctx = progressRecorder();
+    const { vault_txid } = await call<{ vault_txid: string }>(
+      unit.guardian,
+      'vault.repossess',
+      request,
+      ctx,
+    );
+    // Two sessions (inputs 0 and 1): a guardian counts as approved once it approved both.
+    expect(lastApprovals(ctx)).toMatchObject({ approved: 2, needed: 2, total: 3 });
+    const { tx, prevouts } = await onChain(vault_txid);
+    // <group signature> <secret> <liquidation leaf> <control block>
+    const [signature, secret, leaf] = tx.getInput(0).finalScriptWitness!;
+    expect(hex.encode(secret!)).toBe(
+      hex.encode(unit.oracle.revealedSecret(claimed.threshold_cents, claimed.stamp)!),
+    );
+    expect(hex.encode(leaf!.subarray(-33, -1))).toBe(hex.encode(groupKey));
+    const sighash = tx.preimageWitnessV1(
+      0,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+      -1,
+      leaf!,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    expect(schnorr.verify(signature!, sighash, groupKey)).toBe(true);
+  }, 120_000);
 });
