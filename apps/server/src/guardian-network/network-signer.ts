@@ -27,6 +27,8 @@ import type { CosignJob, GuardianSigner } from '../guardian/signer';
 import { ApprovalBoard } from './approvals';
 
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
+/** The contract's role names for the declaration's (its `liquidated` input is `liquidation`). */
+const ROLE_OF = { vault: 'vault', treasury: 'treasury', liquidated: 'liquidation' } as const;
 const SIGHASH_DEFAULT = 0;
 /** The network's whole answer to one request: every session, both rounds, retries included. */
 export const NETWORK_SIGN_TIMEOUT_MS = 20_000;
@@ -181,8 +183,9 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
               action: job.action,
               request: job.request,
               input: s.input,
-              role: job.spends[s.input]!.role,
-              ...(s.kind === 'liquidation' && job.secret ? { secret: hex.encode(job.secret) } : {}),
+              role: ROLE_OF[job.spends[s.input]!.role],
+              // A repossess's sessions both carry the claimed vault's secret (contract.md).
+              ...(job.secret ? { secret: hex.encode(job.secret) } : {}),
             },
             onEvent,
             { sessionId: `${job.nonce}:${s.input}`, firstAttempt: firstAttempt(Date.now()) },
