@@ -21,6 +21,8 @@ export interface TestGuardianNetwork {
   t: number;
   /** Starts guardian `id` (again) with `policy` (default the network's) and waits until it answers. */
   start(id: number, policy?: string): Promise<void>;
+  /** Starts every guardian not running (after the app, when the policy reads it: `extraArgs`). */
+  startAll(extraArgs?: string[]): Promise<void>;
   /** kill -9 of guardian `id`. */
   kill(id: number): Promise<void>;
   /** Every running guardian's log so far. */
@@ -34,6 +36,8 @@ export interface NetworkOptions {
   /** `approve-all`, `refuse-all`, or `vault` (with its flags in `extraArgs`). */
   policy?: string;
   extraArgs?: string[];
+  /** false: only the DKG; the test calls `startAll` once what the policy reads (the app) is up. */
+  start?: boolean;
 }
 
 export async function startGuardianNetwork(
@@ -56,6 +60,7 @@ export async function startGuardianNetwork(
   ]);
   if ((await dkg.exited) !== 0) throw new Error(`guardian dkg failed:\n${dkg.output()}`);
   const running = new Map<number, Proc>();
+  let extraArgs = options.extraArgs ?? [];
   const logs = new Map<number, string>();
   const network: TestGuardianNetwork = {
     dir,
@@ -70,7 +75,7 @@ export async function startGuardianNetwork(
         join(dir, `guardian-${id}`),
         '--policy',
         policy,
-        ...(options.extraArgs ?? []),
+        ...extraArgs,
       ]);
       running.set(id, proc);
       await waitHealthy(`http://127.0.0.1:${basePort + id - 1}`);
@@ -82,6 +87,10 @@ export async function startGuardianNetwork(
       logs.set(id, (logs.get(id) ?? '') + proc.output());
       await kill9(proc);
     },
+    startAll: async (args) => {
+      if (args) extraArgs = args;
+      for (let id = 1; id <= n; id++) if (!running.has(id)) await network.start(id);
+    },
     output: (id) => (logs.get(id) ?? '') + (running.get(id)?.output() ?? ''),
     close: async () => {
       await Promise.all([...running.keys()].map((id) => network.kill(id)));
@@ -89,7 +98,7 @@ export async function startGuardianNetwork(
     },
   };
   try {
-    for (let id = 1; id <= n; id++) await network.start(id);
+    if (options.start !== false) await network.startAll();
   } catch (error) {
     await network.close();
     throw error;

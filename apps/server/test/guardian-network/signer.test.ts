@@ -62,6 +62,14 @@ function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
   return harness;
 }
 
+/**
+ * The guardians' policy: approve-all, so this tests the coordination; SIGNER_TEST_POLICY=vault runs
+ * the guardians' own validation (they read the app, so they start once it is up).
+ */
+const POLICY = process.env.SIGNER_TEST_POLICY ?? 'approve-all';
+const policyFlags = (url: string) =>
+  POLICY === 'vault' ? ['--chain', `${url}/esplora`, '--app', url, '--feeds', `devnet@${url}`] : [];
+
 describe('the app server coordinates a 2-of-3 guardian network', () => {
   let network: TestGuardianNetwork;
   let unit: RunningApp;
@@ -70,12 +78,13 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
   let groupKey: Uint8Array;
 
   beforeAll(async () => {
-    network = await startGuardianNetwork({ policy: 'approve-all' });
+    network = await startGuardianNetwork({ policy: POLICY, start: false });
     const set = JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')) as {
       groupKey: string;
     };
     groupKey = hex.decode(set.groupKey);
     unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+    await network.startAll(policyFlags(unit.url));
     h = appHarness(unit, groupKey);
     alice = await h.wallet('alice');
   }, 120_000);
