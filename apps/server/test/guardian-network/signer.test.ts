@@ -68,7 +68,34 @@ function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
  */
 const POLICY = process.env.SIGNER_TEST_POLICY ?? 'approve-all';
 const policyFlags = (url: string) =>
-  POLICY === 'vault' ? ['--chain', `${url}/esplora`, '--app', url, '--feeds', `devnet@${url}`] : [];
+  POLICY === 'vault'
+    ? ['--chain', `${url}/esplora`, '--app', url, '--feeds', `devnet@${url}`, '--price-tick', '500']
+    : [];
+
+/** Under the vault policy a guardian judges a liquidation by its own price: wait until t see it. */
+async function guardiansSeePrice(dir: string, atMostCents: number): Promise<void> {
+  if (POLICY !== 'vault') return;
+  const set = JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')) as {
+    t: number;
+    members: { url: string }[];
+  };
+  await expect
+    .poll(
+      async () => {
+        const seen = await Promise.all(
+          set.members.map(async (m) => {
+            const health = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(1_000) })
+              .then((r) => r.json() as Promise<{ lastPrice?: { priceCents: number } | null }>)
+              .catch(() => null);
+            return (health?.lastPrice?.priceCents ?? Infinity) <= atMostCents;
+          }),
+        );
+        return seen.filter(Boolean).length;
+      },
+      { timeout: 15_000, interval: 250 },
+    )
+    .toBeGreaterThanOrEqual(set.t);
+}
 
 describe('the app server coordinates a 2-of-3 guardian network', () => {
   let network: TestGuardianNetwork;
@@ -248,6 +275,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
       })
       .toBe('liquidated');
 
+    await guardiansSeePrice(network.dir, claimed.threshold_cents);
     const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
     const ctx = progressRecorder();
     const { vault_txid } = await call<{ vault_txid: string }>(
