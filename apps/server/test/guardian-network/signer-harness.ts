@@ -25,6 +25,9 @@ export interface TestGuardianNetwork {
   startAll(extraArgs?: string[]): Promise<void>;
   /** kill -9 of guardian `id`. */
   kill(id: number): Promise<void>;
+  /** SIGSTOP / SIGCONT: a guardian that holds its connections and never answers. */
+  pause(id: number): void;
+  resume(id: number): void;
   /** Every running guardian's log so far. */
   output(id: number): string;
   close(): Promise<void>;
@@ -87,6 +90,8 @@ export async function startGuardianNetwork(
       logs.set(id, (logs.get(id) ?? '') + proc.output());
       await kill9(proc);
     },
+    pause: (id) => running.get(id)?.child.kill('SIGSTOP'),
+    resume: (id) => running.get(id)?.child.kill('SIGCONT'),
     startAll: async (args) => {
       if (args) extraArgs = args;
       for (let id = 1; id <= n; id++) if (!running.has(id)) await network.start(id);

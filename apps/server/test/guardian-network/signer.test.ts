@@ -4,11 +4,12 @@
 // the network (BIP-340 under the group key, checked again here), step 4 reports each guardian's
 // decision, one guardian down changes nothing, two down is a clean refusal that names each one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hex } from '@scure/base';
+import { base64, hex } from '@scure/base';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  declarationOf,
   parseTransaction,
   updateLeafScript,
   vaultOutput,
@@ -16,13 +17,18 @@ import {
   TAPSCRIPT_LEAF_VERSION,
   type Prevout,
 } from '@unit/bitcoin';
-import { progressNotificationSchema, type ProgressNotification } from '@unit/protocol/wire';
+import {
+  progressNotificationSchema,
+  type Approvals,
+  type ProgressNotification,
+} from '@unit/protocol/wire';
 import { TEST_NETWORK } from '@scure/btc-signer';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
 import { call, TestWallet, type Harness } from '../guardian/harness';
 import { startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
 
 /** Every vault.progress notification of one request, checked against the wire's schema. */
 function progressRecorder(): RpcContext & { progress: ProgressNotification[] } {
@@ -304,4 +310,45 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     );
     expect(schnorr.verify(signature!, sighash, groupKey)).toBe(true);
   }, 120_000);
+
+  it('gives up after the time-out when guardians hold on without answering', async () => {
+    // A signer of its own over the same set, with a 1 s time-out instead of 20 s.
+    const signer = networkSigner({ ...loadGuardianNetwork(network.dir), timeoutMs: 1_000 });
+    const { request } = await alice.deposit(10_000n);
+    const approvals: Approvals[] = [];
+    network.pause(1);
+    network.pause(3);
+    try {
+      const started = Date.now();
+      const error = await signer
+        .sign({
+          action: 'deposit',
+          request,
+          nonce: request.nonce,
+          spends: declarationOf('deposit').spends,
+          psbt: base64.decode(request.psbt),
+          secret: null,
+          onApprovals: (a) => approvals.push(a),
+        })
+        .then(
+          () => null,
+          (e: unknown) => e as { code?: string; message: string },
+        );
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(error?.code).toBe('guardians_refused');
+      expect(error!.message).toBe(
+        '3 of 3 guardians refused this request. guardian-1: no answer within 1 s; ' +
+          'guardian-2: this guardian refuses every request (policy refuse-all); ' +
+          'guardian-3: no answer within 1 s',
+      );
+      expect(approvals.at(-1)!.guardians.map((g) => g.state)).toEqual([
+        'unreachable',
+        'refused',
+        'unreachable',
+      ]);
+    } finally {
+      network.resume(1);
+      network.resume(3);
+    }
+  }, 60_000);
 });
