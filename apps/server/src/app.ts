@@ -136,7 +136,7 @@ export async function buildApp(
       leadership.add(job);
     };
 
-    const { keys, oracle, devnet } = await exclusive('startup', () =>
+    const { keys, signer, oracle, devnet } = await exclusive('startup', () =>
       firstStart(config, { store, exclusive, metrics, log }),
     );
     lead(oracleTickJob({ bus, oracle, log }));
@@ -148,7 +148,7 @@ export async function buildApp(
       db: store.db,
       chain,
       oracle,
-      guardianKey: keys.guardianSecretKey,
+      signer,
       treasuryKey: keys.treasurySecretKey,
       network: btcNetworkOf(config.network),
       unitRuneId,

@@ -9,6 +9,8 @@ import { TelegramNotifier } from './notify/telegram';
 import type { Store } from './store/open';
 import { migrateToLatest } from './store/migrations';
 import { loadGuardianKeys, type GuardianKeys } from './store/keys';
+import { guardianSignerOf, servedKeys } from './guardian-network/signer-of';
+import type { GuardianSigner } from './guardian/signer';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
 import { SimulatedPriceSource } from './oracle/price-source';
@@ -48,7 +50,7 @@ export interface StartDeps {
 export async function firstStart(
   config: ServerConfig,
   { store, exclusive, metrics, log }: StartDeps,
-): Promise<{ keys: GuardianKeys; oracle: Oracle; devnet: Devnet | null }> {
+): Promise<{ keys: GuardianKeys; signer: GuardianSigner; oracle: Oracle; devnet: Devnet | null }> {
   // Devnet tables are migrated on every network so one migration history fits all.
   await migrateToLatest(store.db, {
     ...devnetMigrations,
@@ -56,7 +58,11 @@ export async function firstStart(
     ...accountMigrations,
     ...rateLimitMigrations,
   });
-  const keys = await loadGuardianKeys(store.db, config);
+  const ownKeys = await loadGuardianKeys(store.db, config);
+  // Who co-signs: this server's key, or the guardian network it coordinates (GUARDIAN_NETWORK);
+  // every vault leaf commits to the signer's key, so that is the guard_pubkey served.
+  const signer = await guardianSignerOf(config, ownKeys, store.db);
+  const keys = servedKeys(ownKeys, signer);
   const oracle = new Oracle({
     db: store.db,
     source: observeFeeds(
@@ -84,12 +90,12 @@ export async function firstStart(
       ? await createDevnet({
           db: store.db,
           treasuryScript: p2tr(xOnly(keys.treasuryPubkey)).script,
-          guardianScript: p2tr(xOnly(keys.guardPubkey)).script,
+          guardianScript: p2tr(xOnly(ownKeys.guardPubkey)).script,
           blockIntervalMs: config.blockIntervalMs,
           exclusive: (work) => exclusive('devnet', work),
         })
       : null;
-  return { keys, oracle, devnet };
+  return { keys, signer, oracle, devnet };
 }
 
 /**

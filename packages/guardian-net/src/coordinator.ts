@@ -65,6 +65,18 @@ export interface SignOptions {
   waitForAll?: boolean;
   /** guardian ids to choose first among the approvers, e.g. the ones closest to the coordinator */
   prefer?: number[];
+  /**
+   * The session's id instead of a random one (the app server uses `${request nonce}:${input}`, so
+   * every guardian files its decision under the request it is about). A guardian keeps its first
+   * decision on a session, so a caller reusing an id gets the same answers.
+   */
+  sessionId?: string;
+  /**
+   * The first attempt's number (default 1). A caller that may sign the same session again (after
+   * a failure, or from another process) starts past the attempts it used: a guardian gives one
+   * nonce per (session, attempt), ever.
+   */
+  firstAttempt?: number;
 }
 
 export class Coordinator {
@@ -173,7 +185,7 @@ export class Coordinator {
     };
     if (message.length !== 32) throw new Error('message must be 32 bytes');
     const { t } = this.set;
-    const sessionId = bytesToHex(randomBytes(32));
+    const sessionId = options.sessionId ?? bytesToHex(randomBytes(32));
     const excluded: SignResult['excluded'] = [];
     const { decisions, approvers, pending } = await this.propose(
       sessionId,
@@ -182,7 +194,8 @@ export class Coordinator {
       onEvent,
       options.waitForAll === true,
     );
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const firstAttempt = options.firstAttempt ?? 1;
+    for (let attempt = firstAttempt; attempt < firstAttempt + maxAttempts; attempt++) {
       let candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
       if (candidates.length < t) {
         await Promise.allSettled(pending);
@@ -274,7 +287,7 @@ export class Coordinator {
       return {
         signature,
         signers: chosen.map((m) => m.id),
-        attempts: attempt,
+        attempts: attempt - firstAttempt + 1,
         excluded,
         decisions,
       };

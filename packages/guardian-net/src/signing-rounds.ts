@@ -53,7 +53,8 @@ export interface SigningOptions {
   log: (event: Record<string, unknown>) => void;
 }
 
-const SESSION_ID = /^[0-9a-f]{64}$/;
+// 32 random bytes, or a vault request's nonce (16..32 bytes) and the input it signs: `<hex>:<n>`.
+const SESSION_ID = /^(?:[0-9a-f]{64}|[0-9a-f]{32,64}:[0-9]{1,4})$/;
 /** A round-1 nonce waits this long for its round 2; a coordinator retries with a fresh one. */
 const NONCE_TTL_MS = 2 * 60_000;
 /** Open attempts a guardian holds at once, so a coordinator cannot make it hoard nonces. */
@@ -64,7 +65,7 @@ const VALIDATE_TIMEOUT_MS = 4_000;
 function parseSession(body: unknown): { sessionId: string; attempt: number } {
   const b = (body ?? {}) as Record<string, unknown>;
   if (typeof b.sessionId !== 'string' || !SESSION_ID.test(b.sessionId))
-    throw new ProtocolError('malformed', 'sessionId must be 32 bytes of hex');
+    throw new ProtocolError('malformed', 'sessionId must be 32 bytes of hex or <nonce>:<input>');
   const attempt = b.attempt ?? 0;
   if (
     typeof attempt !== 'number' ||
@@ -170,8 +171,9 @@ export class SigningRounds {
     for (const [key, open] of this.nonces) {
       if (open.at >= cutoff) continue;
       this.nonces.delete(key);
-      const [sessionId, attempt] = key.split(':');
-      this.o.store.abandonNonce(sessionId!, Number(attempt));
+      // The session id may hold a ':' itself (`<nonce>:<input>`): the attempt is after the last.
+      const cut = key.lastIndexOf(':');
+      this.o.store.abandonNonce(key.slice(0, cut), Number(key.slice(cut + 1)));
     }
   }
 

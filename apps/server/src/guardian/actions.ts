@@ -259,7 +259,15 @@ export async function prepareAction<A extends VaultAction>(
     treasuryOutput: treasury ? { txid: treasury.utxo.txid, vout: treasury.utxo.vout } : null,
     stillCurrent,
     effects,
-    cosign: () => cosign(g, declaration.spends, bytes, prevouts, known.secret),
+    cosign: (onApprovals) =>
+      cosign(
+        g,
+        { action, request, nonce: request.nonce, onApprovals },
+        declaration.spends,
+        bytes,
+        prevouts,
+        known.secret,
+      ),
     result: (txid) => declaration.result(txid, own?.vault_id ?? txid) as ActionResults[A],
   };
 }

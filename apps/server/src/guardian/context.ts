@@ -8,6 +8,7 @@ import { UNIT_POSTAGE_SATS, type SignedQuote } from '@unit/protocol';
 import type { Chain } from '../chain/port';
 import type { Database } from '../store';
 import { soleInstance, type GuardianInstance } from './ownership';
+import { localSigner, type GuardianSigner } from './signer';
 
 export interface OracleForGuardian {
   verifyQuote(quote: SignedQuote): boolean;
@@ -28,8 +29,10 @@ export interface GuardianDeps {
   db: Kysely<Database>;
   chain: Chain;
   oracle: OracleForGuardian;
-  /** 32-byte secret of guard_pubkey: co-signs every vault spend. */
-  guardianKey: Uint8Array;
+  /** 32-byte secret of this server's own guard_pubkey: co-signs every vault spend unless `signer`. */
+  guardianKey?: Uint8Array;
+  /** Who co-signs instead (the guardian network, GUARDIAN_NETWORK local/external); default the key above. */
+  signer?: GuardianSigner;
   /** 32-byte secret of treasury_pubkey: signs the treasury's UNIT input (key path). */
   treasuryKey: Uint8Array;
   /** btc-signer network (TEST_NETWORK on the devnet). */
@@ -46,7 +49,7 @@ export interface GuardianDeps {
 }
 
 export interface GuardianContext extends PipelineDeps {
-  guardianKey: Uint8Array;
+  signer: GuardianSigner;
   treasuryKey: Uint8Array;
   network: BTC_NETWORK;
   guardPubkey: Uint8Array;
@@ -58,6 +61,8 @@ export interface GuardianContext extends PipelineDeps {
 }
 
 export function guardianContext(deps: GuardianDeps): GuardianContext {
+  const signer = deps.signer ?? (deps.guardianKey && localSigner(deps.guardianKey));
+  if (!signer) throw new Error('the guardian needs a signer or its own key');
   const treasuryPubkey = pubSchnorr(deps.treasuryKey);
   // The treasury is a key-path P2TR output of the treasury key (docs/protocol.md, Keys).
   const treasury = p2tr(treasuryPubkey, undefined, deps.network);
@@ -68,10 +73,10 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
     log: deps.log,
     now: deps.now,
     instance: deps.instance ?? soleInstance(),
-    guardianKey: deps.guardianKey,
+    signer,
     treasuryKey: deps.treasuryKey,
     network: deps.network,
-    guardPubkey: pubSchnorr(deps.guardianKey),
+    guardPubkey: signer.guardPubkey,
     treasuryPubkey,
     treasuryScript: treasury.script,
     treasuryAddress: treasury.address!,

@@ -8,8 +8,6 @@ import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import {
-  addLiquidationWitness,
-  cosignVaultInput,
   finalize,
   parseTransaction,
   signTreasuryInput,
@@ -22,6 +20,7 @@ import {
 import { DomainError } from '../errors';
 import { bad, type Outpoint } from './action-reads';
 import type { GuardianContext } from './context';
+import type { CosignJob } from './signer';
 
 // btc-signer refuses OP_RETURN outputs (state record, runestone) unless told they are wanted.
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
@@ -106,24 +105,22 @@ export function checkVaultSignature(
 }
 
 /**
- * Adds the guardian's (and treasury's) signatures to the fixed inputs `spends` declares, in order,
- * finalizes, and checks every input against the chain's prevouts.
+ * Adds the guardian's signatures (this server's key, or the guardian network's: signer.ts) and the
+ * treasury's to the fixed inputs `spends` declares, finalizes, and checks every input against the
+ * chain's prevouts.
  */
-export function cosign(
+export async function cosign(
   g: GuardianContext,
+  job: Omit<CosignJob, 'psbt' | 'spends' | 'secret'>,
   spends: readonly InputRole[],
   psbt: Uint8Array,
   prevouts: Prevout[],
   secret: Uint8Array | null,
-): { txid: string; hex: string } {
-  let signed = psbt;
+): Promise<{ txid: string; hex: string }> {
+  let signed = await g.signer.sign({ ...job, spends, psbt, secret });
+  // The treasury stays this server's key for now (docs/guardian-network.md, not done yet).
   spends.forEach(({ role }, index) => {
     if (role === 'treasury') signed = signTreasuryInput(signed, g.treasuryKey, index);
-    else if (role === 'vault') signed = cosignVaultInput(signed, g.guardianKey, index);
-    else {
-      if (!secret) throw new DomainError('not_liquidated', 'No revealed threshold secret');
-      signed = addLiquidationWitness(signed, index, { secret, guardianKey: g.guardianKey });
-    }
   });
   let raw: string;
   try {

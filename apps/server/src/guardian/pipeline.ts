@@ -6,6 +6,7 @@
 // reached the network from one that did not (recover.ts), and each step is reported to the caller
 // as the tracker's progress (SPEC §4).
 import type { SignedVaultRequest } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import { ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
 import type { RpcContext } from '../rpc/json-rpc';
@@ -39,8 +40,11 @@ export interface Prepared<R> {
    * status). Asked under the locks just before the broadcast.
    */
   stillCurrent(): Promise<boolean>;
-  /** Adds the guardian's signatures, finalizes and returns the raw transaction. */
-  cosign(): { txid: string; hex: string };
+  /**
+   * Adds the guardian's signatures, finalizes and returns the raw transaction. With the guardian
+   * network, `onApprovals` hears each guardian's decision as it arrives (tracker step 4).
+   */
+  cosign(onApprovals: (approvals: Approvals) => void): Promise<{ txid: string; hex: string }>;
   /** What the broadcast transaction changes in the store; saved first so a restart can commit it. */
   effects: Effects;
   result(txid: string): R;
@@ -84,8 +88,12 @@ export async function runRequest<R>(
   const { owner } = holder;
   if (!(await acquireLocks(deps.db, lockKeys, holder, deps.now())))
     throw new DomainError('vault_busy', 'Another request is already spending this vault');
-  const progress = (step: 2 | 3 | 4 | 5) =>
-    ctx.notify('vault.progress', { request: request.nonce, step });
+  const progress = (step: 2 | 3 | 4 | 5, approvals?: Approvals) =>
+    ctx.notify('vault.progress', {
+      request: request.nonce,
+      step,
+      ...(approvals ? { approvals } : {}),
+    });
   try {
     // A request a stopped process left in flight may still reach the network (recover.ts).
     const inFlight = await openRequestsForVault(deps.db, vaultPubkey, deps.now());
@@ -127,7 +135,7 @@ async function finish<R>(
   request: { nonce: string; expires_at: number },
   deps: PipelineDeps,
   prepare: () => Promise<Prepared<R>>,
-  progress: (step: 2 | 3 | 4 | 5) => void,
+  progress: (step: 2 | 3 | 4 | 5, approvals?: Approvals) => void,
   holder: LockHolder,
   keys: string[],
 ): Promise<R> {
@@ -152,10 +160,15 @@ async function finish<R>(
   progress(3);
 
   let signed: { txid: string; hex: string };
+  let lastApprovals: Approvals | undefined;
   const held = [...keys];
   try {
     // Co-signing checks every input's signature against the chain's outputs (actions.ts).
-    signed = prepared.cosign();
+    // With the guardian network, step 4 shows each guardian's decision as it arrives.
+    signed = await prepared.cosign((approvals) => {
+      lastApprovals = approvals;
+      progress(4, approvals);
+    });
     // The treasury output becomes this request's own only now, once the request has proved its
     // funds and signatures: a reservation alone holds nothing (reserve.ts).
     const treasury = prepared.treasuryOutput;
@@ -206,7 +219,7 @@ async function finish<R>(
       'vault_changed',
       'This request was settled by another server while it was checked; please try again',
     );
-  progress(4);
+  progress(4, lastApprovals);
   progress(5);
   // A lost answer is not a refusal: the chain tells whether the transaction got through (settle.ts).
   const sent = await sendOrFind(deps.chain, signed.txid, signed.hex);

@@ -4,6 +4,7 @@
 // state record, runestone and every other amount; the extra fee from the user's change or an added
 // payment input of theirs; a refusal names what differed). Once the
 // network takes it, the store follows the new txid, so history keeps one record per action.
+import { randomBytes } from 'node:crypto';
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
@@ -192,7 +193,20 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
           'The oracle has not revealed this vault’s threshold',
         );
     }
-    const signed = cosign(g, declarationOf(action).spends, psbt, replacement, secret);
+    // With the guardian network the replacement is a request of its own (its own sessions): the
+    // guardians see the speed-up and the original request's nonce.
+    const signed = await cosign(
+      g,
+      {
+        action: 'speedup',
+        request: { ...request, action, original_nonce: row.nonce },
+        nonce: randomBytes(16).toString('hex'),
+      },
+      declarationOf(action).spends,
+      psbt,
+      replacement,
+      secret,
+    );
     const signedTx = parseTransaction(signed.hex);
     const fee = (tx: typeof original, prevouts: Prevout[]) => {
       let total = prevouts.reduce((s, p) => s + p.amount, 0n);

@@ -66,6 +66,8 @@ export interface Harness {
   oracle: Oracle;
   guardian: Guardian;
   clock: { now: number };
+  /** The keys the app serves when they are not the test keys (the real app, a guardian network). */
+  keys?: { guardPubkey: Uint8Array; treasuryPubkey: Uint8Array };
   /** Another guardian process over the same database, as after a restart. */
   restart(chain?: Chain): Guardian;
   wallet(label: string): Promise<TestWallet>;
@@ -246,7 +248,11 @@ export class TestWallet {
   }
 
   private get guardPub() {
-    return pubSchnorr(GUARDIAN_KEY);
+    return this.h.keys?.guardPubkey ?? pubSchnorr(GUARDIAN_KEY);
+  }
+
+  private get treasuryPub() {
+    return this.h.keys?.treasuryPubkey ?? pubSchnorr(TREASURY_KEY);
   }
 
   async paymentUtxos(): Promise<PaymentUtxo[]> {
@@ -409,7 +415,7 @@ export class TestWallet {
       vault,
       liquidated,
       unitUtxos,
-      treasuryScript: p2tr(pubSchnorr(TREASURY_KEY), undefined, TEST_NETWORK).script,
+      treasuryScript: p2tr(this.treasuryPub, undefined, TEST_NETWORK).script,
       unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
       postageSats: options.postageSats,
       treasury: t
@@ -419,7 +425,7 @@ export class TestWallet {
             value: BigInt(t.value),
             script: hex.decode(t.script_hex),
             unitAmount: BigInt(t.unit_amount),
-            internalKey: pubSchnorr(TREASURY_KEY),
+            internalKey: this.treasuryPub,
           }
         : undefined,
     });

@@ -1,0 +1,56 @@
+// Who adds the guardian's signatures to a vault transaction: this server's own key (GUARDIAN_NETWORK
+// off, one guardian), or the t-of-n guardian network that this server only coordinates
+// (guardian-network/network-signer.ts). The pipeline sees only this port: the key the vault leaves
+// commit to, and an asynchronous co-signature of the fixed inputs an action's declaration names.
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import { addLiquidationWitness, cosignVaultInput, type InputRole } from '@unit/bitcoin';
+import type { Approvals } from '@unit/protocol/wire';
+import { DomainError } from '../errors';
+
+/** One co-signing job: a validated request's PSBT and what the guardians need to judge it. */
+export interface CosignJob {
+  /** The vault action (or 'speedup' for a replacement of one). */
+  action: string;
+  /** The request exactly as the wallet sent it (the guardians re-validate it). */
+  request: unknown;
+  /** The request's nonce (hex): the network's session ids are `${nonce}:${input}`. */
+  nonce: string;
+  /** The declaration's fixed inputs, in order (input i is spends[i]). */
+  spends: readonly InputRole[];
+  psbt: Uint8Array;
+  /** The revealed threshold secret of a repossess's liquidated vault, else null. */
+  secret: Uint8Array | null;
+  /** Each guardian's decision as it arrives (tracker step 4); not called by a lone guardian. */
+  onApprovals?: (approvals: Approvals) => void;
+}
+
+export interface GuardianSigner {
+  /** `network` when t of n guardians sign; `local` when this server's key does. */
+  kind: 'local' | 'network';
+  /** x-only `guard_pubkey` that every vault leaf commits to. */
+  guardPubkey: Uint8Array;
+  /**
+   * The PSBT with the guardian's signatures on its `vault` and `liquidated` inputs (the liquidation
+   * witness complete). Treasury inputs are not its business (cosign.ts signs them).
+   */
+  sign(job: CosignJob): Promise<Uint8Array>;
+}
+
+/** Today's single guardian: one key in this server signs every vault spend, synchronously. */
+export function localSigner(guardianKey: Uint8Array): GuardianSigner {
+  return {
+    kind: 'local',
+    guardPubkey: pubSchnorr(guardianKey),
+    sign: ({ spends, psbt, secret }) => {
+      let signed = psbt;
+      spends.forEach(({ role }, index) => {
+        if (role === 'vault') signed = cosignVaultInput(signed, guardianKey, index);
+        else if (role === 'liquidated') {
+          if (!secret) throw new DomainError('not_liquidated', 'No revealed threshold secret');
+          signed = addLiquidationWitness(signed, index, { secret, guardianKey });
+        }
+      });
+      return Promise.resolve(signed);
+    },
+  };
+}

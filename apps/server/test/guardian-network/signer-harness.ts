@@ -1,0 +1,112 @@
+// A real guardian network for the app's tests: `guardian dkg` into a temporary directory, then each
+// guardian as its own process (`guardian start --id i --policy <policy>`), which a test can kill -9
+// and start again. The policy is a parameter, so the same tests can run under the real `vault`
+// policy once it exists.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+} from '../../../../packages/guardian-net/test/harness';
+
+export interface TestGuardianNetwork {
+  /** GUARDIAN_DIR: the published set and the coordinator's identity. */
+  dir: string;
+  n: number;
+  t: number;
+  /** Starts guardian `id` (again) with `policy` (default the network's) and waits until it answers. */
+  start(id: number, policy?: string): Promise<void>;
+  /** Starts every guardian not running (after the app, when the policy reads it: `extraArgs`). */
+  startAll(extraArgs?: string[]): Promise<void>;
+  /** kill -9 of guardian `id`. */
+  kill(id: number): Promise<void>;
+  /** SIGSTOP / SIGCONT: a guardian that holds its connections and never answers. */
+  pause(id: number): void;
+  resume(id: number): void;
+  /** Every running guardian's log so far. */
+  output(id: number): string;
+  close(): Promise<void>;
+}
+
+export interface NetworkOptions {
+  n?: number;
+  t?: number;
+  /** `approve-all`, `refuse-all`, or `vault` (with its flags in `extraArgs`). */
+  policy?: string;
+  extraArgs?: string[];
+  /** false: only the DKG; the test calls `startAll` once what the policy reads (the app) is up. */
+  start?: boolean;
+}
+
+export async function startGuardianNetwork(
+  options: NetworkOptions = {},
+): Promise<TestGuardianNetwork> {
+  const n = options.n ?? 3;
+  const t = options.t ?? 2;
+  const dir = mkdtempSync(join(tmpdir(), 'guardian-network-'));
+  const basePort = await freePorts(n);
+  const dkg = run(CLI, [
+    'dkg',
+    '--dir',
+    dir,
+    '--n',
+    String(n),
+    '--t',
+    String(t),
+    '--base-port',
+    String(basePort),
+  ]);
+  if ((await dkg.exited) !== 0) throw new Error(`guardian dkg failed:\n${dkg.output()}`);
+  const running = new Map<number, Proc>();
+  let extraArgs = options.extraArgs ?? [];
+  const logs = new Map<number, string>();
+  const network: TestGuardianNetwork = {
+    dir,
+    n,
+    t,
+    start: async (id, policy = options.policy ?? 'approve-all') => {
+      const proc = run(CLI, [
+        'start',
+        '--id',
+        String(id),
+        '--dir',
+        join(dir, `guardian-${id}`),
+        '--policy',
+        policy,
+        ...extraArgs,
+      ]);
+      running.set(id, proc);
+      await waitHealthy(`http://127.0.0.1:${basePort + id - 1}`);
+    },
+    kill: async (id) => {
+      const proc = running.get(id);
+      if (!proc) return;
+      running.delete(id);
+      logs.set(id, (logs.get(id) ?? '') + proc.output());
+      await kill9(proc);
+    },
+    pause: (id) => running.get(id)?.child.kill('SIGSTOP'),
+    resume: (id) => running.get(id)?.child.kill('SIGCONT'),
+    startAll: async (args) => {
+      if (args) extraArgs = args;
+      for (let id = 1; id <= n; id++) if (!running.has(id)) await network.start(id);
+    },
+    output: (id) => (logs.get(id) ?? '') + (running.get(id)?.output() ?? ''),
+    close: async () => {
+      await Promise.all([...running.keys()].map((id) => network.kill(id)));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  try {
+    if (options.start !== false) await network.startAll();
+  } catch (error) {
+    await network.close();
+    throw error;
+  }
+  return network;
+}

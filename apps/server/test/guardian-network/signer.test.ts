@@ -1,0 +1,353 @@
+// The app server coordinating a real 2-of-3 guardian network (GUARDIAN_NETWORK=external): three
+// guardian processes from a real DKG, the real app on its devnet, and vault requests built the way
+// the web app builds them. New vaults commit to the group key, every guardian input is signed by
+// the network (BIP-340 under the group key, checked again here), step 4 reports each guardian's
+// decision, one guardian down changes nothing, two down is a clean refusal that names each one.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { base64, hex } from '@scure/base';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  declarationOf,
+  parseTransaction,
+  updateLeafScript,
+  vaultOutput,
+  verifyInputs,
+  TAPSCRIPT_LEAF_VERSION,
+  type Prevout,
+} from '@unit/bitcoin';
+import {
+  progressNotificationSchema,
+  type Approvals,
+  type ProgressNotification,
+} from '@unit/protocol/wire';
+import { TEST_NETWORK } from '@scure/btc-signer';
+import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import type { RpcContext } from '../../src/rpc/json-rpc';
+import { startTestApp, type RunningApp } from '../support';
+import { call, TestWallet, type Harness } from '../guardian/harness';
+import { startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
+
+/** Every vault.progress notification of one request, checked against the wire's schema. */
+function progressRecorder(): RpcContext & { progress: ProgressNotification[] } {
+  const progress: ProgressNotification[] = [];
+  return {
+    progress,
+    notify: (method, params) => {
+      if (method === 'vault.progress') progress.push(progressNotificationSchema.parse(params));
+    },
+  };
+}
+
+/** The real app as the flow harness's wallets expect it, on the real clock. */
+function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
+  const harness: Harness = {
+    dir: '',
+    store: unit.store,
+    devnet: unit.devnet!,
+    chain: unit.chain,
+    oracle: unit.oracle,
+    guardian: unit.guardian,
+    clock: {
+      get now() {
+        return Math.floor(Date.now() / 1000);
+      },
+    },
+    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(unit.keys.treasuryPubkey) },
+    restart: () => unit.guardian,
+    wallet: async (label) => {
+      const wallet = new TestWallet(label, harness);
+      await unit.devnet!.fund(wallet.paymentAddress, 20_000_000n);
+      await unit.devnet!.mine(1);
+      return wallet;
+    },
+    close: () => Promise.resolve(),
+  };
+  return harness;
+}
+
+/**
+ * The guardians' policy: approve-all, so this tests the coordination; SIGNER_TEST_POLICY=vault runs
+ * the guardians' own validation (they read the app, so they start once it is up).
+ */
+const POLICY = process.env.SIGNER_TEST_POLICY ?? 'approve-all';
+const policyFlags = (url: string) =>
+  POLICY === 'vault'
+    ? ['--chain', `${url}/esplora`, '--app', url, '--feeds', `devnet@${url}`, '--price-tick', '500']
+    : [];
+
+/** Under the vault policy a guardian judges a liquidation by its own price: wait until all see it. */
+async function guardiansSeePrice(dir: string, atMostCents: number): Promise<void> {
+  if (POLICY !== 'vault') return;
+  const set = JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')) as {
+    members: { url: string }[];
+  };
+  await expect
+    .poll(
+      async () => {
+        const seen = await Promise.all(
+          set.members.map(async (m) => {
+            const health = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(1_000) })
+              .then((r) => r.json() as Promise<{ lastPrice?: { priceCents: number } | null }>)
+              .catch(() => null);
+            return (health?.lastPrice?.priceCents ?? Infinity) <= atMostCents;
+          }),
+        );
+        return seen.every(Boolean);
+      },
+      { timeout: 15_000, interval: 250 },
+    )
+    .toBe(true);
+}
+
+describe('the app server coordinates a 2-of-3 guardian network', () => {
+  let network: TestGuardianNetwork;
+  let unit: RunningApp;
+  let h: Harness;
+  let alice: TestWallet;
+  let groupKey: Uint8Array;
+
+  beforeAll(async () => {
+    network = await startGuardianNetwork({ policy: POLICY, start: false });
+    const set = JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')) as {
+      groupKey: string;
+    };
+    groupKey = hex.decode(set.groupKey);
+    unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+    await network.startAll(policyFlags(unit.url));
+    h = appHarness(unit, groupKey);
+    alice = await h.wallet('alice');
+  }, 120_000);
+  afterAll(async () => {
+    await unit?.stop();
+    await network?.close();
+  });
+
+  /** The broadcast transaction, checked input by input against the chain (the devnet's check). */
+  async function onChain(txid: string) {
+    const raw = await unit.chain.txHex(txid);
+    expect(raw).not.toBeNull();
+    const tx = parseTransaction(raw!);
+    const prevouts: Prevout[] = [];
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const input = tx.getInput(i);
+      const output = await unit.chain.output(hex.encode(input.txid!), input.index!);
+      prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
+    }
+    expect(verifyInputs(raw!, prevouts)).toEqual({ ok: true });
+    return { tx, prevouts };
+  }
+
+  /** The vault input (0) spent its update leaf with a BIP-340 signature under the group key. */
+  async function expectGroupSignature(txid: string) {
+    const { tx, prevouts } = await onChain(txid);
+    const witness = tx.getInput(0).finalScriptWitness!;
+    // <guardian sig> <vault sig> <update leaf> <control block>
+    const leaf = updateLeafScript(hex.decode(alice.vaultPubkey), groupKey);
+    expect(hex.encode(witness[2]!)).toBe(hex.encode(leaf));
+    const sighash = tx.preimageWitnessV1(
+      0,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+      -1,
+      leaf,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    expect(schnorr.verify(witness[0]!, sighash, groupKey)).toBe(true);
+  }
+
+  const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
+    ctx.progress.filter((p) => p.approvals).at(-1)?.approvals;
+
+  it('serves the group key as guard_pubkey', async () => {
+    expect(unit.guardian.guardPubkey).toBe(hex.encode(groupKey));
+    const config = (await (await fetch(`${unit.url}/api/config`)).json()) as {
+      guardPubkey: string;
+    };
+    expect(config.guardPubkey).toBe(hex.encode(groupKey));
+  });
+
+  it('opens a vault whose leaves commit to the group key', async () => {
+    const { request } = await alice.open(1_000_000n, 50_000n);
+    const ctx = progressRecorder();
+    const result = await call<{ vault_txid: string }>(unit.guardian, 'vault.open', request, ctx);
+    expect(ctx.progress.map((p) => p.step)).toEqual([2, 3, 4, 5]);
+    const row = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
+    const expected = vaultOutput({
+      vaultPubkey: hex.decode(alice.vaultPubkey),
+      guardPubkey: groupKey,
+      thresholdHash: unit.oracle.thresholdHash(row!.threshold_cents, row!.stamp),
+      network: TEST_NETWORK,
+    });
+    const output = await unit.chain.output(result.vault_txid, 0);
+    expect(output!.script_hex).toBe(hex.encode(expected.script));
+    await onChain(result.vault_txid);
+  }, 60_000);
+
+  it('borrows and repays through the network, step 4 showing "2 of 3" as they approve', async () => {
+    const steps = [
+      ['vault.borrow', () => alice.borrow(5_000n)],
+      ['vault.repay', () => alice.repay(10_000n)],
+    ] as const;
+    for (const [method, draft] of steps) {
+      const { request } = await draft();
+      const ctx = progressRecorder();
+      const result = await call<{ vault_txid: string }>(unit.guardian, method, request, ctx);
+      const approvals = ctx.progress.filter((p) => p.approvals).map((p) => p.approvals!);
+      expect(approvals.length).toBeGreaterThan(1);
+      expect(approvals[0]!.approved).toBe(0);
+      expect(lastApprovals(ctx)).toMatchObject({ needed: 2, total: 3 });
+      expect(lastApprovals(ctx)!.approved).toBeGreaterThanOrEqual(2);
+      expect(lastApprovals(ctx)!.guardians.map((g) => g.name)).toEqual([
+        'guardian-1',
+        'guardian-2',
+        'guardian-3',
+      ]);
+      expect(ctx.progress.at(-1)!.step).toBe(5);
+      await expectGroupSignature(result.vault_txid);
+    }
+  }, 120_000);
+
+  it('completes with two guardians when one is killed -9', async () => {
+    await network.kill(2);
+    const { request } = await alice.borrow(5_000n);
+    const ctx = progressRecorder();
+    const result = await call<{ vault_txid: string }>(unit.guardian, 'vault.borrow', request, ctx);
+    await expectGroupSignature(result.vault_txid);
+    const approvals = lastApprovals(ctx)!;
+    expect(approvals.approved).toBe(2);
+    expect(approvals.guardians.find((g) => g.id === 2)!.state).not.toBe('approved');
+  }, 120_000);
+
+  it('refuses cleanly with two guardians down, naming each reason, and takes the request again once one is back', async () => {
+    await network.kill(3);
+    // Guardian 2 comes back refusing everything: one refusal and one unreachable guardian.
+    await network.start(2, 'refuse-all');
+    const before = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
+    const { request } = await alice.repay(5_000n);
+    const ctx = progressRecorder();
+    const refusal = (e: unknown) => e as { code?: string; message: string };
+    const error = await call(unit.guardian, 'vault.repay', request, ctx).then(() => null, refusal);
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toBe(
+      '2 of 3 guardians refused this request. ' +
+        'guardian-2: this guardian refuses every request (policy refuse-all); ' +
+        'guardian-3: unreachable (ECONNREFUSED)',
+    );
+    // The last notification carries every guardian's state; nothing is still pending.
+    const last = ctx.progress.at(-1)!;
+    expect(last.step).toBe(4);
+    expect(last.approvals!.guardians.map((g) => [g.state, g.reason])).toEqual([
+      ['approved', undefined],
+      ['refused', 'this guardian refuses every request (policy refuse-all)'],
+      ['unreachable', 'unreachable (ECONNREFUSED)'],
+    ]);
+    // Nothing broadcast: the vault output is unspent and the store unchanged; the request failed
+    // and holds nothing (the vault is not busy).
+    const after = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
+    expect(after).toEqual(before);
+    expect((await unit.chain.output(before!.vault_txid, before!.vault_vout))!.spent).toBe(false);
+    expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
+    const locks = await unit.store.db.selectFrom('guardian_locks').selectAll().execute();
+    expect(locks).toEqual([]);
+
+    // Guardian 3 is back: the same signed request goes through (guardians 1 and 3), unsigned again.
+    await network.start(3);
+    const done = await call<{ vault_txid: string }>(unit.guardian, 'vault.repay', request);
+    await expectGroupSignature(done.vault_txid);
+    expect((await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!.vault_txid).toBe(
+      done.vault_txid,
+    );
+  }, 120_000);
+
+  it('repossesses a liquidated vault: the group signs its liquidation leaf, with the secret', async () => {
+    // Guardian 2 still refuses everything; guardians 1 and 3 carry both sessions.
+    await unit.oracle.setPrice(9_500_000);
+    const [carol, bob] = [await h.wallet('carol'), await h.wallet('bob')];
+    await call(unit.guardian, 'vault.open', (await carol.open(1_000_000n, 59_000n)).request);
+    await call(unit.guardian, 'vault.open', (await bob.open(5_000_000n, 10_000n)).request);
+    const claimed = (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!;
+    expect(claimed.threshold_cents).toBe(7_965_000);
+    const point = await unit.oracle.setPrice(7_900_000);
+    // The app's own sweep job hears the same tick and may hold the vault's lock: wait for either.
+    await unit.guardian.onPriceTick(point.priceCents, point.timestamp);
+    await expect
+      .poll(async () => (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status, {
+        timeout: 10_000,
+      })
+      .toBe('liquidated');
+
+    await guardiansSeePrice(network.dir, claimed.threshold_cents);
+    const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
+    const ctx = progressRecorder();
+    const { vault_txid } = await call<{ vault_txid: string }>(
+      unit.guardian,
+      'vault.repossess',
+      request,
+      ctx,
+    );
+    // Two sessions (inputs 0 and 1): a guardian counts as approved once it approved both.
+    expect(lastApprovals(ctx)).toMatchObject({ approved: 2, needed: 2, total: 3 });
+    const { tx, prevouts } = await onChain(vault_txid);
+    // <group signature> <secret> <liquidation leaf> <control block>
+    const [signature, secret, leaf] = tx.getInput(0).finalScriptWitness!;
+    expect(hex.encode(secret!)).toBe(
+      hex.encode(unit.oracle.revealedSecret(claimed.threshold_cents, claimed.stamp)!),
+    );
+    expect(hex.encode(leaf!.subarray(-33, -1))).toBe(hex.encode(groupKey));
+    const sighash = tx.preimageWitnessV1(
+      0,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+      -1,
+      leaf!,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    expect(schnorr.verify(signature!, sighash, groupKey)).toBe(true);
+  }, 120_000);
+
+  it('gives up after the time-out when guardians hold on without answering', async () => {
+    // A signer of its own over the same set, with a 1 s time-out instead of 20 s.
+    const signer = networkSigner({ ...loadGuardianNetwork(network.dir), timeoutMs: 1_000 });
+    const { request } = await alice.deposit(10_000n);
+    const approvals: Approvals[] = [];
+    network.pause(1);
+    network.pause(3);
+    try {
+      const started = Date.now();
+      const error = await signer
+        .sign({
+          action: 'deposit',
+          request,
+          nonce: request.nonce,
+          spends: declarationOf('deposit').spends,
+          psbt: base64.decode(request.psbt),
+          secret: null,
+          onApprovals: (a) => approvals.push(a),
+        })
+        .then(
+          () => null,
+          (e: unknown) => e as { code?: string; message: string },
+        );
+      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(error?.code).toBe('guardians_refused');
+      expect(error!.message).toBe(
+        '3 of 3 guardians refused this request. guardian-1: no answer within 1 s; ' +
+          'guardian-2: this guardian refuses every request (policy refuse-all); ' +
+          'guardian-3: no answer within 1 s',
+      );
+      expect(approvals.at(-1)!.guardians.map((g) => g.state)).toEqual([
+        'unreachable',
+        'refused',
+        'unreachable',
+      ]);
+    } finally {
+      network.resume(1);
+      network.resume(3);
+    }
+  }, 60_000);
+});
