@@ -17,13 +17,21 @@ import { ConfigError, REPO_ROOT, type ServerConfig } from '../config';
 const GUARDIAN_CLI = path.join(REPO_ROOT, 'packages/guardian-net/src/cli.ts');
 
 /**
- * How each guardian decides, given the app's own origin (its chain view and its devnet price).
- * ONE place to switch: `--policy vault` (the guardian's own validation of a vault request, issue
- * 20 item 3) is being written; until it lands the embedded network approves what it is asked, so
- * the guarantees are those of the coordinating server alone (README, Trust model). Once it does:
- *   ['--policy', 'vault', '--chain', `${app}/esplora`, '--app', app, '--feeds', `devnet@${app}`]
+ * How each guardian decides, given the app's own origin: `--policy vault`, its own validation of a
+ * vault request (issue 20 item 3) against the chain it reads from the app's esplora routes and the
+ * devnet's price. On the devnet the app is the network, so this is the one chain view there is; on
+ * a real network each guardian's operator points --chain at their own node.
  */
-export const guardianPolicyFlags = (_app: string): string[] => ['--policy', 'approve-all'];
+export const guardianPolicyFlags = (app: string): string[] => [
+  '--policy',
+  'vault',
+  '--chain',
+  `${app}/esplora`,
+  '--app',
+  app,
+  '--feeds',
+  `devnet@${app}`,
+];
 
 /** The first start makes the key among n processes; generous, for a loaded machine. */
 const DKG_TIMEOUT_MS = 120_000;
