@@ -69,10 +69,10 @@ function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
 }
 
 /**
- * The guardians' policy: approve-all, so this tests the coordination; SIGNER_TEST_POLICY=vault runs
- * the guardians' own validation (they read the app, so they start once it is up).
+ * The guardians' policy: their own validation, as `npm start` runs them (they read the app, so they
+ * start once it is up); SIGNER_TEST_POLICY=approve-all tests the coordination alone.
  */
-const POLICY = process.env.SIGNER_TEST_POLICY ?? 'approve-all';
+const POLICY = process.env.SIGNER_TEST_POLICY ?? 'vault';
 const policyFlags = (url: string) =>
   POLICY === 'vault'
     ? ['--chain', `${url}/esplora`, '--app', url, '--feeds', `devnet@${url}`, '--price-tick', '500']
