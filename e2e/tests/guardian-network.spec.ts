@@ -9,8 +9,8 @@ import { test, expect } from '../support/fixtures';
 import { connectDevnetWallet, openDrawer, openVault } from '../support/journey';
 
 test.use({ serverEnv: { GUARDIAN_NETWORK: 'local' } });
-// One journey, one set of processes: desktop only (it checks the phone width itself).
-test.skip(({ isMobile }) => isMobile, 'one guardian network journey: desktop only');
+// One journey, one set of processes: the desktop project only (playwright.config.ts desktopOnly);
+// it checks the phone width itself.
 
 interface Proc {
   pid: number;
