@@ -22,6 +22,11 @@ const chromium = {
   ],
 };
 
+// Journeys that start processes of their own and check the phone width themselves: a test skipped
+// inside would still start its worker's server (the serverLog fixture is automatic), so the phone
+// projects do not load them at all.
+const desktopOnly = [/guardian-network\.spec\.ts$/];
+
 export default defineConfig({
   testDir: './tests',
   timeout: 120_000,
@@ -38,6 +43,7 @@ export default defineConfig({
     { name: 'desktop', use: { viewport: { width: 1440, height: 900 } } },
     {
       name: 'phone',
+      testIgnore: desktopOnly,
       use: {
         viewport: { width: 390, height: 844 },
         isMobile: true,
@@ -48,6 +54,7 @@ export default defineConfig({
     },
     {
       name: 'phone-360',
+      testIgnore: desktopOnly,
       use: {
         viewport: { width: 360, height: 740 },
         isMobile: true,

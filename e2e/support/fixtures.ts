@@ -40,14 +40,25 @@ interface Fixtures {
   snap: (page: Page, name: string) => Promise<void>;
 }
 
-export const test = base.extend<Fixtures, { server: RunningServer }>({
+interface WorkerFixtures {
+  /**
+   * Extra environment for this worker's server: a spec that needs another server (the guardian
+   * network, GUARDIAN_NETWORK=local) says so with `test.use({ serverEnv: {...} })`, and Playwright
+   * gives it a worker of its own.
+   */
+  serverEnv: Record<string, string>;
+  server: RunningServer;
+}
+
+export const test = base.extend<Fixtures, WorkerFixtures>({
+  serverEnv: [{}, { scope: 'worker', option: true }],
   server: [
-    async ({}, use) => {
-      const server = await startServer();
+    async ({ serverEnv }, use) => {
+      const server = await startServer(serverEnv);
       await use(server);
       await server.stop();
     },
-    { scope: 'worker', timeout: 90_000 },
+    { scope: 'worker', timeout: 150_000 },
   ],
   baseURL: async ({ server }, use) => use(server.url),
   serverLog: [

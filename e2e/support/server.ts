@@ -10,6 +10,8 @@ const repoRoot = resolve(import.meta.dirname, '../..');
 
 export interface RunningServer {
   url: string;
+  /** the server's process id (its guardian network, when it runs one, is in its process tree) */
+  pid: number;
   /** what the server printed so far (warnings and errors: LOG_LEVEL=warn) */
   output(): string;
   stop(): Promise<void>;
@@ -31,7 +33,8 @@ async function waitForHealth(
   child: ChildProcess,
   output: () => string,
 ): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // A server with GUARDIAN_NETWORK=local makes its key by a DKG among three processes first.
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output()}`);
     try {
@@ -73,6 +76,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   await waitForHealth(url, child, () => log);
   return {
     url,
+    pid: child.pid!,
     output: () => log,
     async stop() {
       if (child.exitCode === null) {
