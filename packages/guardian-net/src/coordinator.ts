@@ -119,11 +119,14 @@ export class Coordinator {
   ): Promise<{
     decisions: SignResult['decisions'];
     approvers: Member[];
+    /** attempt 1's commitments that came with the approvals (`commit: true`), by guardian id */
+    early: Map<number, unknown>;
     pending: Promise<void>[];
   }> {
     const { t } = this.set;
     const decisions: SignResult['decisions'] = [];
     const approvers: Member[] = [];
+    const early = new Map<number, unknown>();
     // Every guardian decides; we stop waiting once t approved, the rest can still join a retry.
     const pending = this.set.members.map(async (m) => {
       let approved = false;
@@ -133,10 +136,12 @@ export class Coordinator {
           sessionId,
           message: bytesToHex(message),
           context,
+          commit: true,
         });
-        const b = payload.body as { approved?: unknown; reason?: unknown };
+        const b = payload.body as { approved?: unknown; reason?: unknown; commitments?: unknown };
         approved = b.approved === true;
         reason = approved ? null : String(b.reason ?? 'refused');
+        if (approved && b.commitments !== undefined) early.set(m.id, b.commitments);
       } catch (e) {
         reason = describe(e);
       }
@@ -152,7 +157,54 @@ export class Coordinator {
           if ((approvers.length >= t && !waitForAll) || settled === pending.length) resolve();
         });
     });
-    return { decisions, approvers, pending };
+    return { decisions, approvers, early, pending };
+  }
+
+  /**
+   * Round 1: a commitment from each chosen guardian, checked to be its own and never seen before.
+   * Attempt 1 takes the ones that came with the approvals and asks only the others; answers null
+   * when a guardian was dropped.
+   */
+  private async roundOne(
+    sessionId: string,
+    attempt: number,
+    chosen: Member[],
+    early: Map<number, unknown>,
+    drop: (m: Member, reason: string) => Promise<void>,
+  ): Promise<NonceCommitments[] | null> {
+    const commits = await Promise.all(
+      chosen.map(async (m) => {
+        try {
+          const given = attempt === 1 ? early.get(m.id) : undefined;
+          const json =
+            given ??
+            (
+              (await this.call(m, 'sign/commit', { sessionId, attempt })).payload.body as {
+                commitments?: unknown;
+              }
+            ).commitments;
+          const c = commitmentsFromJson(json);
+          if (c.identifier !== frostIdentifier(m.id))
+            throw new Error('commitment names another guardian');
+          const hiding = bytesToHex(c.hiding);
+          const binding = bytesToHex(c.binding);
+          if (this.seenCommitments.has(hiding) || this.seenCommitments.has(binding)) {
+            await drop(m, 'reused a nonce commitment');
+            return null;
+          }
+          this.seenCommitments.add(hiding).add(binding);
+          if (this.seenCommitments.size > MAX_SEEN_COMMITMENTS) {
+            const oldest = this.seenCommitments.values().next().value!;
+            this.seenCommitments.delete(oldest);
+          }
+          return c;
+        } catch (e) {
+          await drop(m, `no commitment: ${describe(e)}`);
+          return null;
+        }
+      }),
+    );
+    return commits.some((c) => c === null) ? null : (commits as NonceCommitments[]);
   }
 
   /**
@@ -218,7 +270,7 @@ export class Coordinator {
     const { t } = this.set;
     const sessionId = bytesToHex(randomBytes(32));
     const excluded: SignResult['excluded'] = [];
-    const { decisions, approvers, pending } = await this.propose(
+    const { decisions, approvers, early, pending } = await this.propose(
       sessionId,
       message,
       context,
@@ -245,33 +297,8 @@ export class Coordinator {
         await onEvent({ kind: 'excluded', attempt, guardian: m.id, reason });
       };
       // Round 1: commitments from exactly the chosen approvers.
-      const commits = await Promise.all(
-        chosen.map(async (m) => {
-          try {
-            const { payload } = await this.call(m, 'sign/commit', { sessionId, attempt });
-            const c = commitmentsFromJson((payload.body as { commitments?: unknown }).commitments);
-            if (c.identifier !== frostIdentifier(m.id))
-              throw new Error('commitment names another guardian');
-            const hiding = bytesToHex(c.hiding);
-            const binding = bytesToHex(c.binding);
-            if (this.seenCommitments.has(hiding) || this.seenCommitments.has(binding)) {
-              await drop(m, 'reused a nonce commitment');
-              return null;
-            }
-            this.seenCommitments.add(hiding).add(binding);
-            if (this.seenCommitments.size > MAX_SEEN_COMMITMENTS) {
-              const oldest = this.seenCommitments.values().next().value!;
-              this.seenCommitments.delete(oldest);
-            }
-            return c;
-          } catch (e) {
-            await drop(m, `no commitment: ${describe(e)}`);
-            return null;
-          }
-        }),
-      );
-      if (commits.some((c) => c === null)) continue;
-      const list = commits as NonceCommitments[];
+      const list = await this.roundOne(sessionId, attempt, chosen, early, drop);
+      if (list === null) continue;
       await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
       const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop);
       if (signature === null) continue;
