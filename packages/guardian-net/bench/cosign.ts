@@ -4,9 +4,9 @@
 //  (a) alone: today's single guardian key, as apps/server/src/guardian/cosign.ts does it for a
 //      `vault` input (`cosignVaultInput`, `finalize`, `verifyInputs`), in this process;
 //  (b) the network: three real guardian processes on loopback (`cli.ts start`, approve-all, their
-//      SQLite stores at synchronous=FULL) and this process as the Coordinator: sign/propose to all
-//      three, round 1 and round 2 with the first two approvers, the aggregate checked, then the
-//      same finalize and `verifyInputs`.
+//      SQLite stores) and this process as the Coordinator: sign/propose to all three (approvals
+//      carry round 1's commitments), round 2 with the first two approvers, the aggregate checked,
+//      then the same finalize and `verifyInputs`.
 // It prints the median and p95 of each, the ratio beside its goal (network/single at most 1.5x),
 // where the network's time goes, and what one bare loopback HTTP round trip costs here.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -31,9 +31,9 @@ const quantile = (sorted: number[], q: number) =>
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 
 interface Phases {
-  /** sign() called → the t-th approval in */
+  /** sign() called → the t-th approval in (each carrying its attempt-1 commitment) */
   propose: number;
-  /** → every chosen guardian's commitment in */
+  /** → round 1 done (a call only for a chosen guardian whose approval carried no commitment) */
   commit: number;
   /** → every share in, verified and aggregated */
   share: number;
@@ -110,8 +110,9 @@ function printReport(single: number[], network: number[], phases: Phases[], bare
     `  (b) 2-of-3 network         median ${ms(median(network))}  p95 ${ms(quantile(network, 0.95))}`,
   );
   console.log(
-    `      of which sign/propose ${ms(phaseMedian('propose'))}, sign/commit ` +
-      `${ms(phaseMedian('commit'))}, sign/share + aggregate ${ms(phaseMedian('share'))} (medians)`,
+    `      of which to t approvals (carrying commitments) ${ms(phaseMedian('propose'))}, ` +
+      `round 1 after them ${ms(phaseMedian('commit'))}, ` +
+      `round 2 + aggregate ${ms(phaseMedian('share'))} (medians)`,
   );
   console.log(`  bare loopback HTTP round trip (GET /v1/health) median ${ms(median(bare))}`);
   // Three guardians and this coordinator share this machine's cores: (b) waits for CPU as (a) does not.
