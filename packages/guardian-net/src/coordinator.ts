@@ -116,10 +116,11 @@ export class Coordinator {
     context: unknown,
     onEvent: (e: SignEvent) => void | Promise<void>,
     waitForAll: boolean,
+    commitAttempt: number,
   ): Promise<{
     decisions: SignResult['decisions'];
     approvers: Member[];
-    /** attempt 1's commitments that came with the approvals (`commit: true`), by guardian id */
+    /** `commitAttempt`'s commitments that came with the approvals, by guardian id */
     early: Map<number, unknown>;
     pending: Promise<void>[];
   }> {
@@ -136,7 +137,7 @@ export class Coordinator {
           sessionId,
           message: bytesToHex(message),
           context,
-          commit: true,
+          commitAttempt,
         });
         const b = payload.body as { approved?: unknown; reason?: unknown; commitments?: unknown };
         approved = b.approved === true;
@@ -162,20 +163,20 @@ export class Coordinator {
 
   /**
    * Round 1: a commitment from each chosen guardian, checked to be its own and never seen before.
-   * Attempt 1 takes the ones that came with the approvals and asks only the others; answers null
-   * when a guardian was dropped.
+   * `early` holds the ones that came with the approvals for this attempt (the first); only the
+   * others are asked. Answers null when a guardian was dropped.
    */
   private async roundOne(
     sessionId: string,
     attempt: number,
     chosen: Member[],
-    early: Map<number, unknown>,
+    early: Map<number, unknown> | null,
     drop: (m: Member, reason: string) => Promise<void>,
   ): Promise<NonceCommitments[] | null> {
     const commits = await Promise.all(
       chosen.map(async (m) => {
         try {
-          const given = attempt === 1 ? early.get(m.id) : undefined;
+          const given = early?.get(m.id);
           const json =
             given ??
             (
@@ -276,6 +277,7 @@ export class Coordinator {
       context,
       onEvent,
       options.waitForAll === true,
+      1,
     );
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       let candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
@@ -297,7 +299,13 @@ export class Coordinator {
         await onEvent({ kind: 'excluded', attempt, guardian: m.id, reason });
       };
       // Round 1: commitments from exactly the chosen approvers.
-      const list = await this.roundOne(sessionId, attempt, chosen, early, drop);
+      const list = await this.roundOne(
+        sessionId,
+        attempt,
+        chosen,
+        attempt === 1 ? early : null,
+        drop,
+      );
       if (list === null) continue;
       await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
       const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop);

@@ -112,12 +112,13 @@ export class SigningRounds {
     );
     this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
     const answer = { approved: row.approved === 1, reason: row.reason };
-    if (!answer.approved || (body as { commit?: unknown }).commit !== true) return answer;
-    // Asked to (`commit: true`), the approval carries attempt 1's commitment: round 1 without a
-    // round trip of its own. Issued as `sign/commit` issues it (on disk first); when this guardian
+    const attempt = (body as { commitAttempt?: unknown }).commitAttempt;
+    if (!answer.approved || attempt === undefined) return answer;
+    // Asked to (`commitAttempt: n`), the approval carries attempt n's commitment: round 1 without
+    // a round trip of its own. Issued as `sign/commit` issues it (on disk first); when this guardian
     // is not among the t chosen, the nonce is abandoned after NONCE_TTL_MS like any unused one.
     try {
-      return { ...answer, ...(this.commit({ sessionId, attempt: 1 }) as object) };
+      return { ...answer, ...(this.commit({ sessionId, attempt }) as object) };
     } catch {
       return answer; // e.g. too many open attempts: the coordinator asks with sign/commit
     }
