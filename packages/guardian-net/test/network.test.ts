@@ -199,6 +199,31 @@ describe('guardian network on loopback (real processes)', () => {
     expect(spend.finish(result.signature)).toEqual({ ok: true });
   });
 
+  it('a session proposed again gets the same early commitment while its nonce is unspent', async () => {
+    const sessionId = bytesToHex(randomBytes(32));
+    const msg = bytesToHex(message());
+    const propose = async () => {
+      const { payload } = await callParty({
+        url: url(1),
+        identity: coordinatorId,
+        to: set.members[0]!.identityKey,
+        setVersion: set.version,
+        type: 'sign/propose',
+        body: { sessionId, message: msg, context: {}, commitAttempt: 7 },
+      });
+      return payload.body as { approved: boolean; commitments?: { hiding: string } };
+    };
+    const first = await propose();
+    expect(first.approved).toBe(true);
+    expect(first.commitments?.hiding).toMatch(/^[0-9a-f]{66}$/);
+    // Retaken (a failed quorum, the request sent again): the same commitment, no second nonce.
+    expect(await propose()).toEqual(first);
+    const rows = nonceRows(1).filter((r) => r.session_id === sessionId);
+    expect(rows).toMatchObject([
+      { attempt: 7, status: 'issued', hiding: first.commitments!.hiding },
+    ]);
+  });
+
   it('a guardian killed with -9 between the rounds is named and the other two sign', async () => {
     const msg = message();
     let killed = 0;
