@@ -1,8 +1,8 @@
 // The coordinator: holds no share, only an identity key listed in the set. It asks every guardian
-// to decide, runs the two FROST rounds with exactly t approving guardians, verifies every share
-// against its guardian's verifying share, and on a bad share or a guardian that drops between
-// rounds names it, leaves it out and retries with another t and fresh nonces. It can only obtain a
-// signature that t guardians approved.
+// to decide, runs the two FROST rounds with exactly t approving guardians, aggregates the shares
+// (checking each against its guardian's verifying share when the aggregate fails), and on a bad
+// share or a guardian that drops between rounds names it, leaves it out and retries with another t
+// and fresh nonces. It can only obtain a signature that t guardians approved.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
 import { randomBytes } from '@noble/hashes/utils.js';
@@ -128,14 +128,18 @@ export class Coordinator {
     context: unknown,
     onEvent: (e: SignEvent) => void | Promise<void>,
     waitForAll: boolean,
+    commitAttempt: number,
   ): Promise<{
     decisions: SignResult['decisions'];
     approvers: Member[];
+    /** `commitAttempt`'s commitments that came with the approvals, by guardian id */
+    early: Map<number, unknown>;
     pending: Promise<void>[];
   }> {
     const { t } = this.set;
     const decisions: SignResult['decisions'] = [];
     const approvers: Member[] = [];
+    const early = new Map<number, unknown>();
     // Every guardian decides; we stop waiting once t approved, the rest can still join a retry.
     const pending = this.set.members.map(async (m) => {
       let approved = false;
@@ -145,10 +149,12 @@ export class Coordinator {
           sessionId,
           message: bytesToHex(message),
           context,
+          commitAttempt,
         });
-        const b = payload.body as { approved?: unknown; reason?: unknown };
+        const b = payload.body as { approved?: unknown; reason?: unknown; commitments?: unknown };
         approved = b.approved === true;
         reason = approved ? null : String(b.reason ?? 'refused');
+        if (approved && b.commitments !== undefined) early.set(m.id, b.commitments);
       } catch (e) {
         reason = describe(e);
       }
@@ -164,7 +170,97 @@ export class Coordinator {
           if ((approvers.length >= t && !waitForAll) || settled === pending.length) resolve();
         });
     });
-    return { decisions, approvers, pending };
+    return { decisions, approvers, early, pending };
+  }
+
+  /**
+   * Round 1: a commitment from each chosen guardian, checked to be its own and never seen before.
+   * `early` holds the ones that came with the approvals for this attempt (the first); only the
+   * others are asked. Answers null when a guardian was dropped.
+   */
+  private async roundOne(
+    sessionId: string,
+    attempt: number,
+    chosen: Member[],
+    early: Map<number, unknown> | null,
+    drop: (m: Member, reason: string) => Promise<void>,
+  ): Promise<NonceCommitments[] | null> {
+    const commits = await Promise.all(
+      chosen.map(async (m) => {
+        try {
+          const given = early?.get(m.id);
+          const json =
+            given ??
+            (
+              (await this.call(m, 'sign/commit', { sessionId, attempt })).payload.body as {
+                commitments?: unknown;
+              }
+            ).commitments;
+          const c = commitmentsFromJson(json);
+          if (c.identifier !== frostIdentifier(m.id))
+            throw new Error('commitment names another guardian');
+          const hiding = bytesToHex(c.hiding);
+          const binding = bytesToHex(c.binding);
+          if (this.seenCommitments.has(hiding) || this.seenCommitments.has(binding)) {
+            await drop(m, 'reused a nonce commitment');
+            return null;
+          }
+          this.seenCommitments.add(hiding).add(binding);
+          if (this.seenCommitments.size > MAX_SEEN_COMMITMENTS) {
+            const oldest = this.seenCommitments.values().next().value!;
+            this.seenCommitments.delete(oldest);
+          }
+          return c;
+        } catch (e) {
+          await drop(m, `no commitment: ${describe(e)}`);
+          return null;
+        }
+      }),
+    );
+    return commits.some((c) => c === null) ? null : (commits as NonceCommitments[]);
+  }
+
+  /**
+   * Round 2: a share from each chosen guardian, then the aggregate. Shares are checked one by one
+   * against their guardians' verifying shares only when the aggregate fails (RFC 9591, section
+   * 5.3: a coordinator may verify each share only then, to name who cheated): an honest round
+   * costs one aggregate instead of t share checks. Answers null when a guardian was dropped.
+   */
+  private async roundTwo(
+    sessionId: string,
+    attempt: number,
+    chosen: Member[],
+    list: NonceCommitments[],
+    message: Uint8Array,
+    drop: (m: Member, reason: string) => Promise<void>,
+  ): Promise<Uint8Array | null> {
+    const commitments = list.map(commitmentsToJson);
+    const shares = await Promise.all(
+      chosen.map(async (m) => {
+        try {
+          const { payload } = await this.call(m, 'sign/share', { sessionId, attempt, commitments });
+          const share = (payload.body as { share?: unknown }).share;
+          return [frostIdentifier(m.id), parseHex(share, 32, 'signature share')] as const;
+        } catch (e) {
+          await drop(m, `dropped between rounds: ${describe(e)}`);
+          return null;
+        }
+      }),
+    );
+    if (shares.some((s) => s === null)) return null;
+    const byId = shares as (readonly [string, Uint8Array])[];
+    try {
+      return frost.aggregate(this.pub, list, message, Object.fromEntries(byId));
+    } catch {
+      let named = false;
+      for (const [i, m] of chosen.entries()) {
+        if (frost.verifyShare(this.pub, list, message, byId[i]![0], byId[i]![1])) continue;
+        await drop(m, 'bad signature share');
+        named = true;
+      }
+      if (!named) throw new Error('the shares do not aggregate, yet each one verifies');
+      return null;
+    }
   }
 
   /**
@@ -187,14 +283,15 @@ export class Coordinator {
     const { t } = this.set;
     const sessionId = options.sessionId ?? bytesToHex(randomBytes(32));
     const excluded: SignResult['excluded'] = [];
-    const { decisions, approvers, pending } = await this.propose(
+    const firstAttempt = options.firstAttempt ?? 1;
+    const { decisions, approvers, early, pending } = await this.propose(
       sessionId,
       message,
       context,
       onEvent,
       options.waitForAll === true,
+      firstAttempt,
     );
-    const firstAttempt = options.firstAttempt ?? 1;
     for (let attempt = firstAttempt; attempt < firstAttempt + maxAttempts; attempt++) {
       let candidates = approvers.filter((m) => !excluded.some((x) => x.guardian === m.id));
       if (candidates.length < t) {
@@ -215,67 +312,17 @@ export class Coordinator {
         await onEvent({ kind: 'excluded', attempt, guardian: m.id, reason });
       };
       // Round 1: commitments from exactly the chosen approvers.
-      const commits = await Promise.all(
-        chosen.map(async (m) => {
-          try {
-            const { payload } = await this.call(m, 'sign/commit', { sessionId, attempt });
-            const c = commitmentsFromJson((payload.body as { commitments?: unknown }).commitments);
-            if (c.identifier !== frostIdentifier(m.id))
-              throw new Error('commitment names another guardian');
-            const hiding = bytesToHex(c.hiding);
-            const binding = bytesToHex(c.binding);
-            if (this.seenCommitments.has(hiding) || this.seenCommitments.has(binding)) {
-              await drop(m, 'reused a nonce commitment');
-              return null;
-            }
-            this.seenCommitments.add(hiding).add(binding);
-            if (this.seenCommitments.size > MAX_SEEN_COMMITMENTS) {
-              const oldest = this.seenCommitments.values().next().value!;
-              this.seenCommitments.delete(oldest);
-            }
-            return c;
-          } catch (e) {
-            await drop(m, `no commitment: ${describe(e)}`);
-            return null;
-          }
-        }),
+      const list = await this.roundOne(
+        sessionId,
+        attempt,
+        chosen,
+        attempt === firstAttempt ? early : null,
+        drop,
       );
-      if (commits.some((c) => c === null)) continue;
-      const list = commits as NonceCommitments[];
+      if (list === null) continue;
       await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
-      // Round 2: a share from each, verified against its verifying share before aggregation.
-      const listJson = list.map(commitmentsToJson);
-      const shares = await Promise.all(
-        chosen.map(async (m) => {
-          try {
-            const { payload } = await this.call(m, 'sign/share', {
-              sessionId,
-              attempt,
-              commitments: listJson,
-            });
-            const share = parseHex(
-              (payload.body as { share?: unknown }).share,
-              32,
-              'signature share',
-            );
-            if (!frost.verifyShare(this.pub, list, message, frostIdentifier(m.id), share)) {
-              await drop(m, 'bad signature share');
-              return null;
-            }
-            return [frostIdentifier(m.id), share] as const;
-          } catch (e) {
-            await drop(m, `dropped between rounds: ${describe(e)}`);
-            return null;
-          }
-        }),
-      );
-      if (shares.some((s) => s === null)) continue;
-      const signature = frost.aggregate(
-        this.pub,
-        list,
-        message,
-        Object.fromEntries(shares as (readonly [string, Uint8Array])[]),
-      );
+      const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop);
+      if (signature === null) continue;
       if (!schnorr.verify(signature, message, parseHex(this.set.groupKey!, 32)))
         throw new QuorumError(
           'aggregate signature does not verify',

@@ -96,7 +96,10 @@ async function decide(validate: Validator, req: SignRequest): Promise<Decision> 
 
 export class SigningRounds {
   /** round-1 nonces, in memory only: a restart loses them for good (store.abandonIssuedNonces) */
-  private readonly nonces = new Map<string, { nonces: Nonces; at: number }>();
+  private readonly nonces = new Map<
+    string,
+    { nonces: Nonces; at: number; commitments: CommitmentsJson }
+  >();
   /** when this guardian last gave a signature share (ms), for /v1/health; null since its start */
   lastShareAt: number | null = null;
 
@@ -112,7 +115,10 @@ export class SigningRounds {
     if (earlier) {
       if (earlier.message !== messageHex)
         throw new ProtocolError('refused', 'session id already used for another message', 409);
-      return { approved: earlier.approved === 1, reason: earlier.reason };
+      return this.withCommitment(
+        { approved: earlier.approved === 1, reason: earlier.reason },
+        body,
+      );
     }
     const context = (body as { context?: unknown }).context;
     const decision = await decide(this.o.validate, { sessionId, message, context });
@@ -123,7 +129,33 @@ export class SigningRounds {
       decision.approve ? null : decision.reason,
     );
     this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
-    return { approved: row.approved === 1, reason: row.reason };
+    return this.withCommitment({ approved: row.approved === 1, reason: row.reason }, body);
+  }
+
+  /**
+   * Asked to (`commitAttempt: n`), an approval carries attempt n's commitment: round 1 without a
+   * round trip of its own. Issued as `sign/commit` issues it (on disk first); when this guardian is
+   * not among the t chosen, the nonce is abandoned after NONCE_TTL_MS like any unused one. The
+   * same session proposed again (a request retaken after a failed quorum) gets the same
+   * commitment while its nonce is still held unspent: still one nonce, spent at most once.
+   */
+  private withCommitment(
+    answer: { approved: boolean; reason: string | null },
+    body: unknown,
+  ): unknown {
+    const asked = (body as { commitAttempt?: unknown }).commitAttempt;
+    if (!answer.approved || asked === undefined) return answer;
+    const { sessionId } = parseSession(body);
+    const { attempt } = parseSession({ sessionId, attempt: asked });
+    this.expireNonces();
+    const held = this.nonces.get(`${sessionId}:${attempt}`);
+    if (held && this.o.store.nonce(sessionId, attempt)?.status === 'issued')
+      return { ...answer, commitments: held.commitments };
+    try {
+      return { ...answer, ...(this.commit({ sessionId, attempt }) as object) };
+    } catch {
+      return answer; // e.g. too many open attempts: the coordinator asks with sign/commit
+    }
   }
 
   private approvedSession(sessionId: string) {
@@ -161,8 +193,9 @@ export class SigningRounds {
     // Durable before the commitment leaves: a restart marks it abandoned, never signs with it again.
     if (!store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
       throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
-    this.nonces.set(`${sessionId}:${attempt}`, { nonces: gen.nonces, at: Date.now() });
-    return { commitments: tamperCommitments ? tamperCommitments(c) : c };
+    const commitments = tamperCommitments ? tamperCommitments(c) : c;
+    this.nonces.set(`${sessionId}:${attempt}`, { nonces: gen.nonces, at: Date.now(), commitments });
+    return { commitments };
   }
 
   /** An attempt left open too long is abandoned: its nonce is dropped and its row says so. */

@@ -58,4 +58,19 @@ describe('a guardian store and its nonce states', () => {
     expect(store.rememberMessage('other', 'n1', now)).toBe(true);
     store.close();
   });
+
+  it('keeps remembered messages and decisions across a reopen, and syncs nonce rows fully', () => {
+    const path = freshPath();
+    const before = new GuardianStore(path);
+    const now = Date.now();
+    expect(before.rememberMessage('k', 'n1', now)).toBe(true);
+    before.recordDecision(S, '00', true, null);
+    // The message and decision rows commit without their own fsync; the nonce rows still have one.
+    expect(before.db.pragma('synchronous', { simple: true })).toBe(2);
+    before.close();
+    const after = new GuardianStore(path);
+    expect(after.rememberMessage('k', 'n1', now)).toBe(false);
+    expect(after.session(S)).toMatchObject({ approved: 1 });
+    after.close();
+  });
 });

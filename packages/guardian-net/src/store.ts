@@ -67,33 +67,62 @@ export class GuardianStore {
       .run(sessionId, attempt);
   }
 
-  /** Records a message nonce; false when this sender already used it. */
+  /**
+   * Runs `write` as one transaction committed without its own fsync (synchronous=NORMAL for it
+   * alone). In WAL mode such a commit survives a crash or kill -9 of this process, and the next
+   * fully synced commit makes it durable along with its own frames; a power cut can lose it only
+   * together with everything after it. For rows whose loss alone can sign nothing: the nonce rows
+   * that can are written at synchronous=FULL, each before the commitment or share leaves.
+   */
+  private unsynced<T>(write: () => T): T {
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return this.db.transaction(write)();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  /**
+   * Records a message nonce; false when this sender already used it. Unsynced: the state change
+   * the message leads to (a nonce issued or spent) is synced before it takes effect, and that sync
+   * carries this row too. Two full syncs per message were most of a guardian's time per call.
+   */
   rememberMessage(sender: string, nonce: string, ts: number): boolean {
     const now = Date.now();
-    this.db.prepare('DELETE FROM seen_messages WHERE ts < ?').run(now - 4 * MAX_CLOCK_SKEW_MS);
-    const res = this.db
-      .prepare('INSERT OR IGNORE INTO seen_messages (sender, nonce, ts) VALUES (?, ?, ?)')
-      .run(sender, nonce, Math.max(ts, now));
-    return res.changes === 1;
+    return this.unsynced(() => {
+      this.db.prepare('DELETE FROM seen_messages WHERE ts < ?').run(now - 4 * MAX_CLOCK_SKEW_MS);
+      return (
+        this.db
+          .prepare('INSERT OR IGNORE INTO seen_messages (sender, nonce, ts) VALUES (?, ?, ?)')
+          .run(sender, nonce, Math.max(ts, now)).changes === 1
+      );
+    });
   }
 
   session(id: string): SessionRow | undefined {
     return this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
   }
 
-  /** The first decision on a session stands: a second proposal with the same id changes nothing. */
+  /**
+   * The first decision on a session stands: a second proposal with the same id changes nothing.
+   * Unsynced: an approval signs nothing until this guardian issues a nonce for it, and that row's
+   * full sync makes the decision durable first.
+   */
   recordDecision(
     id: string,
     message: string,
     approved: boolean,
     reason: string | null,
   ): SessionRow {
-    this.db
-      .prepare(
-        `INSERT OR IGNORE INTO sessions (id, message, approved, reason, created_at)
-         VALUES (?, ?, ?, ?, ?)`,
-      )
-      .run(id, message, approved ? 1 : 0, reason, Date.now());
+    this.unsynced(() =>
+      this.db
+        .prepare(
+          `INSERT OR IGNORE INTO sessions (id, message, approved, reason, created_at)
+           VALUES (?, ?, ?, ?, ?)`,
+        )
+        .run(id, message, approved ? 1 : 0, reason, Date.now()),
+    );
     return this.session(id)!;
   }
 

@@ -157,10 +157,71 @@ describe('guardian network on loopback (real processes)', () => {
     );
   });
 
+  it('two round trips per signer: attempt 1 commitments come with the approvals', async () => {
+    // Messages each guardian accepted from now on (older rows may be pruned meanwhile).
+    const since = Date.now();
+    const seen = () =>
+      [1, 2, 3].map((id) => {
+        const db = new Database(join(gdir(id), 'store.sqlite'), { readonly: true });
+        try {
+          const q = 'SELECT count(*) AS n FROM seen_messages WHERE ts >= ?';
+          return (db.prepare(q).get(since) as { n: number }).n;
+        } finally {
+          db.close();
+        }
+      });
+    const before = seen();
+    let session = '';
+    const result = await coordinator.sign(
+      message(),
+      {},
+      (e) => {
+        if (e.kind === 'committed') session = e.sessionId;
+      },
+      { waitForAll: true },
+    );
+    expect(result.attempts).toBe(1);
+    // Each guardian got sign/propose; each signer then only sign/share (no sign/commit).
+    const after = seen();
+    for (const id of [1, 2, 3])
+      expect(after[id - 1]! - before[id - 1]!).toBe(result.signers.includes(id) ? 2 : 1);
+    // The signers spent the nonce they committed with their approval; the third one's waits,
+    // issued and unused, until it expires.
+    for (const id of [1, 2, 3]) {
+      const row = nonceRows(id).find((r) => r.session_id === session && r.attempt === 1);
+      expect(row?.status).toBe(result.signers.includes(id) ? 'spent' : 'issued');
+    }
+  });
+
   it('the DKG group key is a vault guard_pubkey: the network signs a vault spend the devnet check accepts', async () => {
     const spend = vaultSpend(groupKey());
     const result = await coordinator.sign(spend.sighash, { kind: 'vault-update' });
     expect(spend.finish(result.signature)).toEqual({ ok: true });
+  });
+
+  it('a session proposed again gets the same early commitment while its nonce is unspent', async () => {
+    const sessionId = bytesToHex(randomBytes(32));
+    const msg = bytesToHex(message());
+    const propose = async () => {
+      const { payload } = await callParty({
+        url: url(1),
+        identity: coordinatorId,
+        to: set.members[0]!.identityKey,
+        setVersion: set.version,
+        type: 'sign/propose',
+        body: { sessionId, message: msg, context: {}, commitAttempt: 7 },
+      });
+      return payload.body as { approved: boolean; commitments?: { hiding: string } };
+    };
+    const first = await propose();
+    expect(first.approved).toBe(true);
+    expect(first.commitments?.hiding).toMatch(/^[0-9a-f]{66}$/);
+    // Retaken (a failed quorum, the request sent again): the same commitment, no second nonce.
+    expect(await propose()).toEqual(first);
+    const rows = nonceRows(1).filter((r) => r.session_id === sessionId);
+    expect(rows).toMatchObject([
+      { attempt: 7, status: 'issued', hiding: first.commitments!.hiding },
+    ]);
   });
 
   it('a guardian killed with -9 between the rounds is named and the other two sign', async () => {

@@ -3,46 +3,28 @@
 // routes; the proxy loses, delays or refuses answers the way a real service does. Runs on SQLite,
 // and on PostgreSQL with FLOW_DATABASE_URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { ChainUnavailableError } from '../../src/chain/port';
-import { EsploraChain } from '../../src/chain/esplora';
-import { registerDevnetRoutes } from '../../src/devnet/http';
 import type { Guardian } from '../../src/guardian';
 import { vaultLock } from '../../src/guardian/locks';
 import { UNANSWERED_BOUND_SECONDS } from '../../src/guardian/recover';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
-import { call, codeOf, startHarness, type Harness, type TestWallet } from './harness';
-import { startProxy, TIMEOUT_MS } from './lossy-proxy';
+import { call, codeOf, type Harness, type TestWallet } from './harness';
+import { TIMEOUT_MS } from './lossy-proxy';
+import { startLossyGuardian, type LossySetup } from './lossy-setup';
 
 describe('broadcasts whose answer is lost', () => {
+  let setup: LossySetup;
   let h: Harness;
-  let network: FastifyInstance;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
-  let chain: EsploraChain;
+  let proxy: LossySetup['proxy'];
+  let chain: LossySetup['chain'];
   let guardian: Guardian;
   let wallets = 0;
 
   beforeAll(async () => {
-    h = await startHarness();
-    network = Fastify();
-    await registerDevnetRoutes(network, h.devnet, { network: 'devnet' });
-    proxy = await startProxy(await network.listen({ port: 0, host: '127.0.0.1' }));
-    chain = new EsploraChain({
-      esploraUrl: `${proxy.url}/esplora`,
-      mempoolUrl: `${proxy.url}/mempool`,
-      ordinalsUrl: `${proxy.url}/ordinals`,
-      runesUrl: `${proxy.url}/runes/`,
-      network: 'devnet',
-      timeoutMs: TIMEOUT_MS,
-    });
-    // The guardian under test reaches the chain only over HTTP, through the proxy.
-    guardian = h.restart(chain);
+    setup = await startLossyGuardian();
+    ({ h, proxy, chain, guardian } = setup);
   });
-  afterAll(async () => {
-    await proxy.close();
-    await network.close();
-    await h.close();
-  });
+  afterAll(() => setup.close());
 
   const withVault = async (): Promise<TestWallet> => {
     proxy.state.mode = 'pass';
@@ -51,24 +33,8 @@ describe('broadcasts whose answer is lost', () => {
     await h.devnet.mine(1);
     return wallet;
   };
-
-  const lockOf = async (wallet: TestWallet) =>
-    (await h.store.db
-      .selectFrom('guardian_locks')
-      .select('lock_key')
-      .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
-      .executeTakeFirst()) !== undefined;
-
-  /** The vault takes another deposit at once, with the network answering again. */
-  const depositsAgain = async (wallet: TestWallet) => {
-    proxy.state.mode = 'pass';
-    const before = (await getVaultByPubkey(h.store.db, wallet.vaultPubkey))!;
-    const { request } = await wallet.deposit(10_000n);
-    await call(guardian, 'vault.deposit', request);
-    expect((await getVaultByPubkey(h.store.db, wallet.vaultPubkey))?.btc_locked).toBe(
-      before.btc_locked + 10_000,
-    );
-  };
+  const lockOf = (wallet: TestWallet) => setup.lockOf(wallet);
+  const depositsAgain = (wallet: TestWallet) => setup.depositsAgain(wallet);
 
   it('tells a service that does not answer from a refusal, within the time-out', async () => {
     const txid = '00'.repeat(32);

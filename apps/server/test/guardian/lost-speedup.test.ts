@@ -4,45 +4,27 @@
 // replacement (the original confirmed first), and is never left busy. Runs on SQLite, and on
 // PostgreSQL with FLOW_DATABASE_URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import Fastify, { type FastifyInstance } from 'fastify';
 import { base64, hex } from '@scure/base';
 import { buildSpeedUpPsbt, parseTransaction, signUserInputs } from '@unit/bitcoin';
-import { EsploraChain } from '../../src/chain/esplora';
-import { registerDevnetRoutes } from '../../src/devnet/http';
 import type { Guardian } from '../../src/guardian';
-import { vaultLock } from '../../src/guardian/locks';
 import { getGuardianRequest, getVaultByPubkey, vaultHistory } from '../../src/store';
-import { call, codeOf, startHarness, type Harness, type TestWallet } from './harness';
-import { startProxy, TIMEOUT_MS } from './lossy-proxy';
+import { call, codeOf, type Harness, type TestWallet } from './harness';
+import { startLossyGuardian, type LossySetup } from './lossy-setup';
 
 describe('speed-ups whose answer is lost', () => {
+  let setup: LossySetup;
   let h: Harness;
-  let network: FastifyInstance;
-  let proxy: Awaited<ReturnType<typeof startProxy>>;
+  let proxy: LossySetup['proxy'];
   let guardian: Guardian;
   let wallets = 0;
 
   beforeAll(async () => {
-    h = await startHarness();
-    network = Fastify();
-    await registerDevnetRoutes(network, h.devnet, { network: 'devnet' });
-    proxy = await startProxy(await network.listen({ port: 0, host: '127.0.0.1' }));
-    const chain = new EsploraChain({
-      esploraUrl: `${proxy.url}/esplora`,
-      mempoolUrl: `${proxy.url}/mempool`,
-      ordinalsUrl: `${proxy.url}/ordinals`,
-      runesUrl: `${proxy.url}/runes/`,
-      network: 'devnet',
-      timeoutMs: TIMEOUT_MS,
-    });
-    // The guardian under test reaches the chain only over HTTP, through the proxy.
-    guardian = h.restart(chain);
+    setup = await startLossyGuardian();
+    ({ h, proxy, guardian } = setup);
   });
-  afterAll(async () => {
-    await proxy.close();
-    await network.close();
-    await h.close();
-  });
+  afterAll(() => setup.close());
+  const lockOf = (wallet: TestWallet) => setup.lockOf(wallet);
+  const depositsAgain = (wallet: TestWallet) => setup.depositsAgain(wallet);
 
   /** A vault with a deposit waiting in the mempool, sent while the network answers. */
   const pendingDeposit = async () => {
@@ -111,28 +93,10 @@ describe('speed-ups whose answer is lost', () => {
     return kept.txid;
   };
 
-  const lockOf = async (wallet: TestWallet) =>
-    (await h.store.db
-      .selectFrom('guardian_locks')
-      .select('lock_key')
-      .where('lock_key', '=', vaultLock(wallet.vaultPubkey))
-      .executeTakeFirst()) !== undefined;
-
   const nothingLeft = async () =>
     expect(
       await h.store.db.selectFrom('guardian_unanswered_replacements').select('txid').execute(),
     ).toEqual([]);
-
-  /** The vault takes another deposit at once, built on the output the store now has. */
-  const depositsAgain = async (wallet: TestWallet) => {
-    proxy.state.mode = 'pass';
-    const before = (await getVaultByPubkey(h.store.db, wallet.vaultPubkey))!;
-    const { request } = await wallet.deposit(10_000n);
-    await call(guardian, 'vault.deposit', request);
-    expect((await getVaultByPubkey(h.store.db, wallet.vaultPubkey))?.btc_locked).toBe(
-      before.btc_locked + 10_000,
-    );
-  };
 
   it('follows a replacement the network took though its answer was lost, at the next request', async () => {
     const pending = await pendingDeposit();

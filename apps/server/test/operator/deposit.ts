@@ -1,10 +1,13 @@
 // A deposit to an opened vault, as the web app builds it, sent over the server's /guardian socket:
-// the vault as the server's database has it, the new output at a fresh quote, signed by the owner.
+// the vault as the server's database has it, the new output at a fresh quote, built by the
+// `deposit` declaration of @unit/bitcoin and signed by the owner into the request envelope, as the
+// cluster helpers do (test/cluster/instances.ts).
 import { randomBytes } from 'node:crypto';
 import { base64, hex } from '@scure/base';
 import { TEST_NETWORK } from '@scure/btc-signer';
-import { buildDepositPsbt, quotedVault, signUserInputs, vaultOutput } from '@unit/bitcoin';
+import { deposit as depositAction, quotedVault, signUserInputs, vaultOutput } from '@unit/bitcoin';
 import { liquidationThresholdCents, sats, unitCents } from '@unit/protocol';
+import { draftEnvelope, signVaultRequest } from '@unit/protocol/wire';
 import { getVaultByPubkey } from '../../src/store';
 import type { RunningApp } from '../support';
 import { connect, type VaultOwner } from '../cluster/instances';
@@ -31,8 +34,8 @@ export async function deposit(via: RunningApp, owner: VaultOwner, amount: bigint
   const th = liquidationThresholdCents(sats(vault.value + amount), unitCents(vault.unitDebt));
   const now = Math.floor(Date.now() / 1000);
   const quote = via.oracle.quote(th, now);
-  const nonce = randomBytes(16);
-  const built = buildDepositPsbt({
+  const draft = draftEnvelope(now, 120, randomBytes);
+  const built = depositAction.build({
     wallet: owner.wallet,
     utxos: (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
       txid: u.txid,
@@ -44,32 +47,33 @@ export async function deposit(via: RunningApp, owner: VaultOwner, amount: bigint
     ...quotedVault(
       quote,
       th,
-      { nonce, expiry: now + 120 },
+      { nonce: draft.nonce, expiry: draft.expiresAt },
       { vaultPubkey: hex.decode(owner.vaultPubkey), guardPubkey, network: TEST_NETWORK },
     ),
     vault,
-    depositAmount: amount,
+    btc: amount,
+    unit: 0n,
   });
-  // Input 0 is the vault (signed with the vault key), the others pay the fee.
-  let psbt = built.psbt;
-  for (const index of built.signInputs.user)
-    psbt = signUserInputs(psbt, index === 0 ? owner.vaultKey : owner.paymentKey, [index]);
+  // The vault input is signed with the vault key, the others pay the fee.
+  const vaultIndex = depositAction.spends.findIndex((input) => input.role === 'vault');
+  const params = await signVaultRequest({
+    draft,
+    vaultPubkey: owner.vaultPubkey,
+    quote,
+    psbt: base64.encode(built.psbt),
+    sign: (unsigned) => {
+      let psbt = base64.decode(unsigned);
+      for (const index of built.signInputs.user)
+        psbt = signUserInputs(psbt, index === vaultIndex ? owner.vaultKey : owner.paymentKey, [
+          index,
+        ]);
+      return base64.encode(psbt);
+    },
+    payload: depositAction.payload({ btc: amount, unit: 0n, feeRate: FEE_RATE }),
+  });
   const socket = await connect(via);
   try {
-    return await socket.call('vault.deposit', {
-      vault_pubkey: owner.vaultPubkey,
-      nonce: hex.encode(nonce),
-      expires_at: now + 120,
-      quote: {
-        price_cents: quote.price_cents,
-        time: quote.time,
-        th: quote.th,
-        ts: quote.ts,
-        signature: quote.signature,
-      },
-      psbt: base64.encode(psbt),
-      payload: { deposit_amount: Number(amount), tx_feerate: FEE_RATE },
-    });
+    return await socket.call('vault.deposit', params);
   } finally {
     socket.close();
   }
