@@ -1,0 +1,267 @@
+// The vault policy on speed-ups: a real borrow, signed by the wallet, the group and the treasury, in
+// the stand-in mempool, and the wallet's BIP-125 replacement of it built by the speedUp declaration.
+// The honest replacement is approved; each way it can be wrong is refused, with its reason.
+import { beforeEach, describe, expect, it } from 'vitest';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { base64, hex } from '@scure/base';
+import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { tapLeafHash } from '@scure/btc-signer/payment.js';
+import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
+import {
+  cosignVaultInput,
+  finalize,
+  parseRuneId,
+  signTreasuryInput,
+  signUserInputs,
+  speedUp,
+  taprootSighash,
+  TAPSCRIPT_LEAF_VERSION,
+  thresholdSecret,
+  updateLeafScript,
+} from '@unit/bitcoin';
+import type { SignedVaultRequest } from '@unit/protocol';
+import {
+  GROUP,
+  GROUP_KEY,
+  NOW,
+  ORACLE_KEY,
+  ORACLE_SECRET,
+  RUNE_ID,
+  StandInChain,
+  TREASURY_KEY,
+  TREASURY_PUB,
+  TREASURY_SCRIPT,
+  vaultOf,
+} from '../../test/policy-chain';
+import {
+  draftRequest,
+  inputMessage,
+  Wallet,
+  type Draft,
+  type OracleQuote,
+  type Role,
+} from '../../test/vault-requests';
+import { quoteDigest } from './context';
+import { VaultPolicy, type PolicyEnv } from './policy';
+
+const OPTS = { allowUnknownOutputs: true } as const;
+const PRICE_CENTS = 9_500_000;
+
+function quote(th: number, ts: number): OracleQuote {
+  const fields = { price_cents: PRICE_CENTS, time: NOW, th, ts };
+  return {
+    ...fields,
+    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
+    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
+  };
+}
+
+// A speed-up reads no price: a guardian without feeds decides it all the same.
+const env: PolicyEnv = { groupKey: hex.encode(GROUP), ownPrice: null };
+let chain: StandInChain;
+let policy: VaultPolicy;
+
+beforeEach(() => {
+  chain = new StandInChain();
+  policy = new VaultPolicy({
+    chain,
+    facts: {
+      network: 'devnet',
+      unitRuneId: RUNE_ID,
+      oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
+      treasuryPubkey: hex.encode(TREASURY_PUB),
+    },
+    clock: () => NOW,
+  });
+});
+
+const base = (wallet: Wallet) => ({
+  wallet,
+  network: TEST_NETWORK,
+  groupKey: GROUP,
+  treasuryScript: TREASURY_SCRIPT,
+  unitRuneId: parseRuneId(RUNE_ID),
+  now: NOW,
+  quote,
+});
+
+/** A vault opened (confirmed), then a borrow of it broadcast: signed by all three, in the mempool. */
+async function pendingBorrow(wallet: Wallet): Promise<{ draft: Draft; txid: string }> {
+  const opened = await draftRequest({
+    ...base(wallet),
+    action: 'open',
+    ...chain.fund(wallet),
+    btc: 1_000_000n,
+    unit: 500_00n,
+  });
+  chain.confirm(opened);
+  const draft = await draftRequest({
+    ...base(wallet),
+    action: 'borrow',
+    ...chain.fund(wallet),
+    vault: vaultOf(wallet, opened),
+    btc: 0n,
+    unit: 50_00n,
+  });
+  let psbt = base64.decode(draft.request.psbt);
+  psbt = cosignVaultInput(psbt, GROUP_KEY, 0);
+  psbt = signTreasuryInput(psbt, TREASURY_KEY, 1);
+  return { draft, txid: chain.broadcast(finalize(psbt)) };
+}
+
+/** The wallet's replacement at `feeRate`; `tamper` edits it before the wallet signs. */
+function replacement(
+  wallet: Wallet,
+  originalTxid: string,
+  feeRate: number,
+  tamper?: (tx: Transaction) => void,
+): Uint8Array {
+  const original = chain.whole.get(originalTxid)!;
+  const built = speedUp.build({
+    action: 'borrow',
+    original: { hex: original.hex, prevouts: original.prevouts },
+    wallet: wallet.vaultWallet,
+    treasury: { script: TREASURY_SCRIPT, internalKey: TREASURY_PUB },
+    utxos: [],
+    feeRate,
+  });
+  let psbt = built.psbt;
+  if (tamper) {
+    const tx = Transaction.fromPSBT(psbt, OPTS);
+    tamper(tx);
+    psbt = tx.toPSBT(0);
+  }
+  for (const index of built.signInputs.user)
+    psbt = signUserInputs(psbt, index === 0 ? wallet.vaultKey : wallet.paymentKey, [index]);
+  return psbt;
+}
+
+/** The coordinator's session for input `input` of the speed-up (network-signer.ts, speedup.ts). */
+function ask(
+  wallet: Wallet,
+  original: { draft: Draft; txid: string },
+  psbt: Uint8Array,
+  input = 0,
+  role: Role = 'vault',
+) {
+  const request = {
+    original_txid: original.txid,
+    vault_pubkey: wallet.vaultPubkey,
+    psbt: base64.encode(psbt),
+    action: 'borrow' as const,
+    original_nonce: original.draft.request.nonce,
+  };
+  const message = inputMessage(
+    request as unknown as SignedVaultRequest<unknown>,
+    input,
+    role,
+    GROUP,
+  );
+  const context = { kind: 'vault-input', action: 'speedup', request, input, role };
+  return policy.decide({ sessionId: '00'.repeat(32), message, context }, env);
+}
+
+describe('the vault policy on a speed-up', () => {
+  it('approves the honest replacement: only the fee changes, at a higher rate', async () => {
+    const alice = new Wallet('alice', TEST_NETWORK);
+    const original = await pendingBorrow(alice);
+    const psbt = replacement(alice, original.txid, 10);
+    expect(await ask(alice, original, psbt)).toEqual({ approve: true });
+    // Its inputs are spent, by the original only: spent by any other transaction, it is refused.
+    const vaultInput = Transaction.fromPSBT(psbt, OPTS).getInput(0);
+    chain.spentOutputs.set(`${hex.encode(vaultInput.txid!)}:${vaultInput.index}`, 'ee'.repeat(32));
+    expect(await ask(alice, original, psbt)).toEqual({
+      approve: false,
+      reason: "input 0 is already spent on this guardian's chain",
+    });
+  });
+
+  it('refuses a replacement that changes an output other than the change', async () => {
+    const bob = new Wallet('bob', TEST_NETWORK);
+    const original = await pendingBorrow(bob);
+    const psbt = replacement(bob, original.txid, 10, (tx) =>
+      tx.updateOutput(0, { amount: tx.getOutput(0).amount! - 5_000n }),
+    );
+    expect(await ask(bob, original, psbt)).toEqual({
+      approve: false,
+      reason: expect.stringMatching(
+        /^Invalid replacement: output 0's amount differs from the original/,
+      ),
+    });
+  });
+
+  it('refuses a lower fee, and a higher fee that does not beat the original by BIP-125', async () => {
+    const carol = new Wallet('carol', TEST_NETWORK);
+    const original = await pendingBorrow(carol);
+    expect(await ask(carol, original, replacement(carol, original.txid, 1))).toEqual({
+      approve: false,
+      reason: 'Invalid replacement: the replacement pays no more fee',
+    });
+    // 10 sats more than the original: a higher fee, not the relay fee of its own size.
+    const change = (tx: Transaction) => tx.outputsLength - 1;
+    const tenMore = replacement(carol, original.txid, 2, (tx) => {
+      const originalTx = Transaction.fromRaw(hex.decode(chain.whole.get(original.txid)!.hex), OPTS);
+      const was = originalTx.getOutput(change(originalTx)).amount!;
+      tx.updateOutput(change(tx), { amount: was - 10n });
+    });
+    expect(await ask(carol, original, tenMore)).toEqual({
+      approve: false,
+      reason: expect.stringMatching(
+        /^the replacement's extra fee does not pay the relay fee for its size \(\d+ sats needed, \d+ paid\)$/,
+      ),
+    });
+  });
+
+  it('refuses when the original is not in its mempool, or already confirmed', async () => {
+    const dave = new Wallet('dave', TEST_NETWORK);
+    const original = await pendingBorrow(dave);
+    const psbt = replacement(dave, original.txid, 10);
+    chain.mine(original.txid);
+    expect(await ask(dave, original, psbt)).toEqual({
+      approve: false,
+      reason: 'the transaction it replaces is already confirmed',
+    });
+    chain.whole.delete(original.txid);
+    expect(await ask(dave, original, psbt)).toEqual({
+      approve: false,
+      reason: "the transaction it replaces is not in this guardian's mempool",
+    });
+  });
+
+  it("refuses another vault's input, even signed by the requester's own vault key", async () => {
+    const erin = new Wallet('erin', TEST_NETWORK);
+    const frank = new Wallet('frank', TEST_NETWORK);
+    const franks = await pendingBorrow(frank);
+    // Frank's borrow sped up in Erin's name: Erin signs input 0 under her own update leaf.
+    const psbt = replacement(frank, franks.txid, 10);
+    const tx = Transaction.fromPSBT(psbt, OPTS);
+    const prevouts = Array.from({ length: tx.inputsLength }, (_, i) => tx.getInput(i).witnessUtxo!);
+    const leaf = updateLeafScript(hex.decode(erin.vaultPubkey), GROUP);
+    const signature = schnorr.sign(taprootSighash(tx, prevouts, 0, leaf), erin.vaultKey);
+    const leafHash = tapLeafHash(leaf, TAPSCRIPT_LEAF_VERSION);
+    tx.updateInput(
+      0,
+      { tapScriptSig: [[{ pubKey: pubSchnorr(erin.vaultKey), leafHash }, signature]] },
+      true,
+    );
+    expect(await ask(erin, franks, tx.toPSBT(0))).toEqual({
+      approve: false,
+      reason: 'the vault input was opened with another vault key',
+    });
+  });
+
+  it('refuses a vault input the vault key did not sign', async () => {
+    const gina = new Wallet('gina', TEST_NETWORK);
+    const original = await pendingBorrow(gina);
+    const tx = Transaction.fromPSBT(replacement(gina, original.txid, 10), OPTS);
+    const [entry] = tx.getInput(0).tapScriptSig!;
+    const forged = entry![1].slice();
+    forged[3]! ^= 1;
+    tx.updateInput(0, { tapScriptSig: [[entry![0], undefined]] } as never, true);
+    tx.updateInput(0, { tapScriptSig: [[entry![0], forged]] }, true);
+    expect(await ask(gina, original, tx.toPSBT(0))).toEqual({
+      approve: false,
+      reason: 'the vault input is not signed by the vault key',
+    });
+  });
+});
