@@ -8,7 +8,9 @@ import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
+  addLiquidationWitness,
   cosignVaultInput,
+  declarationOf,
   finalize,
   parseRuneId,
   signTreasuryInput,
@@ -19,7 +21,7 @@ import {
   thresholdSecret,
   updateLeafScript,
 } from '@unit/bitcoin';
-import type { SignedVaultRequest } from '@unit/protocol';
+import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
 import {
   GROUP,
   GROUP_KEY,
@@ -36,6 +38,7 @@ import {
 import {
   draftRequest,
   inputMessage,
+  keyOf,
   Wallet,
   type Draft,
   type OracleQuote,
@@ -109,16 +112,21 @@ async function pendingBorrow(wallet: Wallet): Promise<{ draft: Draft; txid: stri
   return { draft, txid: chain.broadcast(finalize(psbt)) };
 }
 
-/** The wallet's replacement at `feeRate`; `tamper` edits it before the wallet signs. */
+/**
+ * The wallet's replacement of its `action` at `feeRate`; `tamper` edits it before the wallet signs
+ * (its vault input with the vault key, every other of its inputs, added ones too, with its payment
+ * key).
+ */
 function replacement(
   wallet: Wallet,
   originalTxid: string,
   feeRate: number,
   tamper?: (tx: Transaction) => void,
+  action: VaultAction = 'borrow',
 ): Uint8Array {
   const original = chain.whole.get(originalTxid)!;
   const built = speedUp.build({
-    action: 'borrow',
+    action,
     original: { hex: original.hex, prevouts: original.prevouts },
     wallet: wallet.vaultWallet,
     treasury: { script: TREASURY_SCRIPT, internalKey: TREASURY_PUB },
@@ -126,13 +134,19 @@ function replacement(
     feeRate,
   });
   let psbt = built.psbt;
+  const toSign = [...built.signInputs.user];
   if (tamper) {
     const tx = Transaction.fromPSBT(psbt, OPTS);
+    const before = tx.inputsLength;
     tamper(tx);
+    for (let i = before; i < tx.inputsLength; i++) toSign.push(i);
     psbt = tx.toPSBT(0);
   }
-  for (const index of built.signInputs.user)
-    psbt = signUserInputs(psbt, index === 0 ? wallet.vaultKey : wallet.paymentKey, [index]);
+  const vaultIndex = declarationOf(action).spends.findIndex((s) => s.role === 'vault');
+  for (const index of toSign)
+    psbt = signUserInputs(psbt, index === vaultIndex ? wallet.vaultKey : wallet.paymentKey, [
+      index,
+    ]);
   return psbt;
 }
 
@@ -143,12 +157,13 @@ function ask(
   psbt: Uint8Array,
   input = 0,
   role: Role = 'vault',
+  secret?: Uint8Array,
 ) {
   const request = {
     original_txid: original.txid,
     vault_pubkey: wallet.vaultPubkey,
     psbt: base64.encode(psbt),
-    action: 'borrow' as const,
+    action: original.draft.action,
     original_nonce: original.draft.request.nonce,
   };
   const message = inputMessage(
@@ -156,8 +171,16 @@ function ask(
     input,
     role,
     GROUP,
+    secret,
   );
-  const context = { kind: 'vault-input', action: 'speedup', request, input, role };
+  const context = {
+    kind: 'vault-input',
+    action: 'speedup',
+    request,
+    input,
+    role,
+    ...(secret ? { secret: hex.encode(secret) } : {}),
+  };
   return policy.decide({ sessionId: '00'.repeat(32), message, context }, env);
 }
 
@@ -262,6 +285,84 @@ describe('the vault policy on a speed-up', () => {
     expect(await ask(gina, original, tx.toPSBT(0))).toEqual({
       approve: false,
       reason: 'the vault input is not signed by the vault key',
+    });
+  });
+
+  it('approves a payment input the wallet adds while it is unspent; refused once spent, or twice', async () => {
+    const henry = new Wallet('henry', TEST_NETWORK);
+    const original = await pendingBorrow(henry);
+    const [pay] = chain.fund(henry).payments;
+    const addPayment = (outpoint: { txid: string; vout: number }) => (tx: Transaction) => {
+      const change = tx.outputsLength - 1;
+      tx.addInput({
+        txid: outpoint.txid,
+        index: outpoint.vout,
+        witnessUtxo: { script: pay!.script, amount: pay!.value },
+        sequence: tx.getInput(0).sequence!,
+      });
+      tx.updateOutput(change, { amount: tx.getOutput(change).amount! + pay!.value });
+    };
+    const psbt = replacement(henry, original.txid, 10, addPayment(pay!));
+    const added = Transaction.fromPSBT(psbt, OPTS).inputsLength - 1;
+    expect(await ask(henry, original, psbt)).toEqual({ approve: true });
+    chain.spentOutputs.set(`${pay!.txid}:${pay!.vout}`, 'ee'.repeat(32));
+    expect(await ask(henry, original, psbt)).toEqual({
+      approve: false,
+      reason: `input ${added} is already spent on this guardian's chain`,
+    });
+    // The original's own payment input again, as if added: spent by the original, but twice here.
+    const originalTx = Transaction.fromPSBT(base64.decode(original.draft.request.psbt), OPTS);
+    const own = originalTx.getInput(2);
+    expect(own.witnessUtxo!.script).toEqual(pay!.script);
+    const twice = replacement(
+      henry,
+      original.txid,
+      10,
+      addPayment({ txid: hex.encode(own.txid!), vout: own.index! }),
+    );
+    expect(await ask(henry, original, twice)).toEqual({
+      approve: false,
+      reason: `input ${added} spends an outpoint twice`,
+    });
+  });
+
+  it('a repossess: approves both sessions with the secret; refuses a secret that does not open the claimed vault', async () => {
+    const owner = new Wallet('iris', TEST_NETWORK);
+    const claimant = new Wallet('jack', TEST_NETWORK);
+    const opens = [] as Draft[];
+    for (const [w, btc, unit] of [
+      [owner, 1_000_000n, 550_00n],
+      [claimant, 2_000_000n, 100_00n],
+    ] as const) {
+      const draft = await draftRequest({ ...base(w), action: 'open', ...chain.fund(w), btc, unit });
+      chain.confirm(draft);
+      opens.push(draft);
+    }
+    const draft = await draftRequest({
+      ...base(claimant),
+      action: 'repossess',
+      payments: chain.fund(claimant).payments,
+      vault: vaultOf(claimant, opens[1]!),
+      liquidated: vaultOf(owner, opens[0]!),
+      liquidatedVaultId: opens[0]!.txid,
+      btc: 0n,
+      unit: 0n,
+    });
+    const { thresholdCents, quoteStamp } = opens[0]!.built.state;
+    const secret = thresholdSecret(ORACLE_SECRET, thresholdCents, quoteStamp);
+    let signed = base64.decode(draft.request.psbt);
+    signed = addLiquidationWitness(signed, 0, { secret, guardianKey: GROUP_KEY });
+    signed = cosignVaultInput(signed, GROUP_KEY, 1);
+    const original = { draft, txid: chain.broadcast(finalize(signed)) };
+    const psbt = replacement(claimant, original.txid, 10, undefined, 'repossess');
+    expect(await ask(claimant, original, psbt, 0, 'liquidation', secret)).toEqual({
+      approve: true,
+    });
+    expect(await ask(claimant, original, psbt, 1, 'vault', secret)).toEqual({ approve: true });
+    const wrong = keyOf('not the secret');
+    expect(await ask(claimant, original, psbt, 1, 'vault', wrong)).toEqual({
+      approve: false,
+      reason: "the secret does not open the claimed vault's liquidation leaf",
     });
   });
 });
