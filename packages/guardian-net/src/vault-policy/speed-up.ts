@@ -74,22 +74,18 @@ function checkDistinct(inputs: ClaimedInput[]): void {
 }
 
 /**
- * The replacement's vsize at most: the original's own weight, each added payment input and a new
- * change at their largest, and one weight unit per ECDSA signature the wallet signs again (a DER
- * signature may come out a byte longer). Schnorr signatures keep their 64 bytes.
+ * The replacement's vsize, as the wallet prices it (flows/vsize.ts): the original's own weight, each
+ * added payment input and a new change at their largest. The original's inputs count as they were
+ * signed there: a wallet signature made again may be a byte longer, a weight unit not counted here
+ * (counting it could refuse a replacement the wallet priced exactly).
  */
 function replacementVsize(
   original: Transaction,
-  prevouts: ChainTx['prevouts'],
   tx: Transaction,
   inputs: ClaimedInput[],
   added: number[],
 ): number {
   let weight = original.weight;
-  for (const prevout of prevouts) {
-    const kind = paymentScriptKind(prevout.script);
-    if (kind === 'p2wpkh' || kind === 'p2sh') weight += 1;
-  }
   for (const index of added) weight += inputWeight(paymentScriptKind(inputs[index]!.script)!);
   for (let i = original.outputsLength; i < tx.outputsLength; i++)
     weight += outputWeight(tx.getOutput(i).script!.length);
@@ -125,7 +121,7 @@ function checkReplacement(s: SpeedUpCheck, original: { chainTx: ChainTx; tx: Tra
   };
   const after: FeeAndSize = {
     fee: before.fee + check.extraFee,
-    vsize: replacementVsize(originalTx, chainTx.prevouts, s.tx, s.inputs, check.addedInputs),
+    vsize: replacementVsize(originalTx, s.tx, s.inputs, check.addedInputs),
   };
   const refusal = replacementRefusal(after, [before], [before]);
   if (refusal) throw new Refused(feeRefusal(refusal, after, before));
