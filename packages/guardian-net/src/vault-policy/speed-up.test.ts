@@ -235,10 +235,24 @@ describe('the vault policy on a speed-up', () => {
     });
   });
 
-  it('refuses when the original is not in its mempool, or already confirmed', async () => {
+  it('refuses when the original is not the named action or request, confirmed, or not in its mempool', async () => {
     const dave = new Wallet('dave', TEST_NETWORK);
     const original = await pendingBorrow(dave);
     const psbt = replacement(dave, original.txid, 10);
+    // Not the action or the request the original is: its state record says which.
+    const asDeposit = { ...original, draft: { ...original.draft, action: 'deposit' as const } };
+    expect(await ask(dave, asDeposit, psbt)).toEqual({
+      approve: false,
+      reason: 'the transaction it replaces is not a deposit',
+    });
+    const otherRequest = {
+      ...original,
+      draft: { ...original.draft, request: { ...original.draft.request, nonce: 'ab'.repeat(16) } },
+    };
+    expect(await ask(dave, otherRequest, psbt)).toEqual({
+      approve: false,
+      reason: "the transaction it replaces is not the original request's",
+    });
     chain.mine(original.txid);
     expect(await ask(dave, original, psbt)).toEqual({
       approve: false,

@@ -1,6 +1,7 @@
 // A guardian's own check of a speed-up (a BIP-125 replacement of a vault transaction still in the
 // mempool, sent by the coordinator as a request of its own: apps/server/src/guardian/speedup.ts).
-// Against its own chain view: the original is in the mempool (known, unconfirmed); the replacement
+// Against its own chain view: the original is in the mempool (known, unconfirmed) and is the action
+// and request the context names (its state record's action and nonce); the replacement
 // changes nothing of it but the fee, by the speedUp declaration's own check (the same inputs in
 // place with their sequences, every output but the change byte for byte, the extra fee from the
 // user's side); its fee rate beats the original's (BIP-125); its inputs are the chain's outputs, the
@@ -15,6 +16,7 @@ import { hex } from '@scure/base';
 import type { Transaction } from '@scure/btc-signer';
 import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import {
+  findStateRecord,
   inputWeight,
   outputWeight,
   parseTransaction,
@@ -25,7 +27,12 @@ import {
   type VaultFields,
   type VaultOutputParams,
 } from '@unit/bitcoin';
-import { replacementRefusal, type FeeAndSize, type ReplacementRefusal } from '@unit/protocol';
+import {
+  ACTION_SHAPES,
+  replacementRefusal,
+  type FeeAndSize,
+  type ReplacementRefusal,
+} from '@unit/protocol';
 import type { VaultAction } from '@unit/protocol/wire';
 import type { ChainTx, ChainView } from './chain-view';
 import type { SpeedUpContext } from './context';
@@ -47,8 +54,16 @@ export interface SpeedUpCheck {
 
 const sum = (values: readonly bigint[]) => values.reduce((a, b) => a + b, 0n);
 
-/** The original as this guardian's chain view has it: known, unconfirmed, with this txid. */
-function originalOf(found: ChainTx | null, txid: string): { chainTx: ChainTx; tx: Transaction } {
+/**
+ * The original as this guardian's chain view has it: known, unconfirmed, with this txid, and the
+ * request the context names: its state record holds that action and the original request's nonce,
+ * its outputs are that action's (so the declaration's check compares every fixed output).
+ */
+function originalOf(
+  found: ChainTx | null,
+  c: SpeedUpContext,
+  txid: string,
+): { chainTx: ChainTx; tx: Transaction } {
   if (!found) throw new Refused("the transaction it replaces is not in this guardian's mempool");
   if (found.confirmed) throw new Refused('the transaction it replaces is already confirmed');
   let tx: Transaction;
@@ -60,6 +75,14 @@ function originalOf(found: ChainTx | null, txid: string): { chainTx: ChainTx; tx
   if (tx.id !== txid) throw new Refused('the transaction it replaces is not the one named');
   if (found.prevouts.length !== tx.inputsLength)
     throw new Refused('the transaction it replaces has inputs without prevouts');
+  const { action, original_nonce: nonce } = c.request;
+  const shape = ACTION_SHAPES[action];
+  const state = findStateRecord(tx)?.record;
+  const layout = shape.outputs.length;
+  if (!state || state.action !== shape.code || tx.outputsLength > layout + 1)
+    throw new Refused(`the transaction it replaces is not a ${action}`);
+  if (hex.encode(state.nonce) !== nonce.toLowerCase())
+    throw new Refused("the transaction it replaces is not the original request's");
   return { chainTx: found, tx };
 }
 
@@ -158,6 +181,6 @@ export async function checkSpeedUp(s: SpeedUpCheck): Promise<void> {
     s.chain.transaction(originalTxid),
     checkPrevouts(s.chain, s.inputs, originalTxid),
   ]);
-  checkReplacement(s, originalOf(found, originalTxid));
+  checkReplacement(s, originalOf(found, s.c, originalTxid));
   await checkVaults(s, txs);
 }
