@@ -13,6 +13,9 @@ import {
   waitHealthy,
   type Proc,
 } from '../../../../packages/guardian-net/test/harness';
+import { hex } from '@scure/base';
+import { TestWallet, type Harness } from '../guardian/harness';
+import type { RunningApp } from '../support';
 
 export interface TestGuardianNetwork {
   /** GUARDIAN_DIR: the published set and the coordinator's identity. */
@@ -109,4 +112,31 @@ export async function startGuardianNetwork(
     throw error;
   }
   return network;
+}
+
+/** The real app as the flow harness's wallets expect it, on the real clock. */
+export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
+  const harness: Harness = {
+    dir: '',
+    store: unit.store,
+    devnet: unit.devnet!,
+    chain: unit.chain,
+    oracle: unit.oracle,
+    guardian: unit.guardian,
+    clock: {
+      get now() {
+        return Math.floor(Date.now() / 1000);
+      },
+    },
+    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(unit.keys.treasuryPubkey) },
+    restart: () => unit.guardian,
+    wallet: async (label) => {
+      const wallet = new TestWallet(label, harness);
+      await unit.devnet!.fund(wallet.paymentAddress, 20_000_000n);
+      await unit.devnet!.mine(1);
+      return wallet;
+    },
+    close: () => Promise.resolve(),
+  };
+  return harness;
 }

@@ -26,8 +26,8 @@ import { TEST_NETWORK } from '@scure/btc-signer';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
-import { call, TestWallet, type Harness } from '../guardian/harness';
-import { startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import { call, type Harness, type TestWallet } from '../guardian/harness';
+import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
 import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
 
 /** Every vault.progress notification of one request, checked against the wire's schema. */
@@ -39,33 +39,6 @@ function progressRecorder(): RpcContext & { progress: ProgressNotification[] } {
       if (method === 'vault.progress') progress.push(progressNotificationSchema.parse(params));
     },
   };
-}
-
-/** The real app as the flow harness's wallets expect it, on the real clock. */
-function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
-  const harness: Harness = {
-    dir: '',
-    store: unit.store,
-    devnet: unit.devnet!,
-    chain: unit.chain,
-    oracle: unit.oracle,
-    guardian: unit.guardian,
-    clock: {
-      get now() {
-        return Math.floor(Date.now() / 1000);
-      },
-    },
-    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(unit.keys.treasuryPubkey) },
-    restart: () => unit.guardian,
-    wallet: async (label) => {
-      const wallet = new TestWallet(label, harness);
-      await unit.devnet!.fund(wallet.paymentAddress, 20_000_000n);
-      await unit.devnet!.mine(1);
-      return wallet;
-    },
-    close: () => Promise.resolve(),
-  };
-  return harness;
 }
 
 /**

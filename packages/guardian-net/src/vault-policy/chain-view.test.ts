@@ -21,23 +21,42 @@ afterEach(async () => {
 });
 
 describe('the chain view over HTTP', () => {
-  it('reads outputs and spentness; an unknown transaction is absent and unspent', async () => {
+  it('reads outputs, who spent one, and a whole transaction; an unknown one is absent and unspent', async () => {
+    const SPENDER = 'ef'.repeat(32);
     const url = await serve((req, res) => {
       if (req.url === `/esplora/tx/${TXID}`)
         return res.end(
           JSON.stringify({
             txid: TXID,
+            status: { confirmed: false },
+            vin: [
+              {
+                txid: SPENDER,
+                vout: 1,
+                prevout: { scriptpubkey: '0014' + '22'.repeat(20), value: 9 },
+              },
+            ],
             vout: [{ scriptpubkey: '5120' + '11'.repeat(32), value: 5 }],
           }),
         );
-      if (req.url === `/esplora/tx/${TXID}/outspend/0`) return res.end('{"spent":true}');
+      if (req.url === `/esplora/tx/${TXID}/hex`) return res.end('0200beef');
+      if (req.url === `/esplora/tx/${TXID}/outspend/0`)
+        return res.end(JSON.stringify({ spent: true, txid: SPENDER, vin: 0 }));
+      if (req.url === `/esplora/tx/${TXID}/outspend/1`) return res.end('{"spent":false}');
       res.writeHead(404).end('Transaction not found');
     });
     const chain = new HttpChainView({ esplora: `${url}/esplora`, app: url });
     expect(await chain.txOutputs(TXID)).toMatchObject([{ value: 5n, address: null }]);
-    expect(await chain.spent(TXID, 0)).toBe(true);
+    expect(await chain.spentBy(TXID, 0)).toBe(SPENDER);
+    expect(await chain.spentBy(TXID, 1)).toBeNull();
+    expect(await chain.transaction(TXID)).toEqual({
+      hex: '0200beef',
+      confirmed: false,
+      prevouts: [{ script: expect.any(Uint8Array), amount: 9n }],
+    });
     expect(await chain.txOutputs('cd'.repeat(32))).toBeNull();
-    expect(await chain.spent('cd'.repeat(32), 0)).toBe(false);
+    expect(await chain.spentBy('cd'.repeat(32), 0)).toBeNull();
+    expect(await chain.transaction('cd'.repeat(32))).toBeNull();
   });
 
   it('gives up on a read that hangs at its time-out, and refuses an answer of another shape', async () => {
@@ -56,5 +75,6 @@ describe('the chain view over HTTP', () => {
     expect(Date.now() - started).toBeLessThan(2_000);
     const garbled = new HttpChainView({ esplora: url, app: url });
     await expect(garbled.txOutputs(TXID)).rejects.toThrow('esplora /tx: unexpected answer');
+    await expect(garbled.transaction(TXID)).rejects.toThrow('esplora /tx: unexpected answer');
   });
 });

@@ -17,12 +17,23 @@ export interface ChainTxOutput {
   address: string | null;
 }
 
+/** A whole transaction as the chain has it: what a speed-up's original is checked against. */
+export interface ChainTx {
+  /** raw hex, witnesses included */
+  hex: string;
+  confirmed: boolean;
+  /** each input's prevout, in input order */
+  prevouts: { script: Uint8Array; amount: bigint }[];
+}
+
 /** What the policy reads; the esplora and app readers below, or a stand-in in a unit test. */
 export interface ChainView {
   /** A transaction's outputs, or null when the chain does not know it. */
   txOutputs(txid: string): Promise<ChainTxOutput[] | null>;
-  /** Whether the output is spent (in a block or the mempool). */
-  spent(txid: string, vout: number): Promise<boolean>;
+  /** The txid that spends the output (in a block or the mempool), or null while it is unspent. */
+  spentBy(txid: string, vout: number): Promise<string | null>;
+  /** The whole transaction (hex, whether confirmed, its prevouts), or null when not known. */
+  transaction(txid: string): Promise<ChainTx | null>;
   /** The UNIT (hundredths) the output holds, read from the app's runes routes. */
   unitAmount(address: string, txid: string, vout: number): Promise<bigint>;
   /** The oracle's hash160 of the threshold secret of (th, ts): the oracle's word, not checkable. */
@@ -58,7 +69,18 @@ const esploraTx = z.object({
     }),
   ),
 });
-const outspend = z.object({ spent: z.boolean() });
+const outspend = z.object({ spent: z.boolean(), txid: txid.optional() });
+const esploraFullTx = z.object({
+  txid,
+  status: z.object({ confirmed: z.boolean() }),
+  vin: z.array(
+    z.object({
+      prevout: z
+        .object({ scriptpubkey: scriptHex, value: z.number().int().nonnegative() })
+        .nullable(),
+    }),
+  ),
+});
 const unitOutputs = z.array(
   z.object({ txid: z.string(), vout: z.number().int(), unit_amount: z.number().int() }),
 );
@@ -99,18 +121,43 @@ export class HttpChainView implements ChainView {
     }));
   }
 
-  async spent(id: string, vout: number): Promise<boolean> {
-    if (!txid.safeParse(id).success) return false;
+  async spentBy(id: string, vout: number): Promise<string | null> {
+    if (!txid.safeParse(id).success) return null;
     const { status, text } = await getText(
       `${this.esplora}/tx/${id}/outspend/${vout}`,
       this.timeoutMs,
     );
     // An unknown transaction: its output is refused as missing from the chain (txOutputs).
-    if (status === 404 || status === 400) return false;
+    if (status === 404 || status === 400) return null;
     if (status !== 200) throw new Error(`esplora /outspend: HTTP ${status}`);
     const parsed = outspend.safeParse(JSON.parse(text));
-    if (!parsed.success) throw new Error('esplora /outspend: unexpected answer');
-    return parsed.data.spent;
+    if (!parsed.success || (parsed.data.spent && !parsed.data.txid))
+      throw new Error('esplora /outspend: unexpected answer');
+    return parsed.data.spent ? parsed.data.txid! : null;
+  }
+
+  async transaction(id: string): Promise<ChainTx | null> {
+    if (!txid.safeParse(id).success) return null;
+    const [tx, raw] = await Promise.all([
+      getText(`${this.esplora}/tx/${id}`, this.timeoutMs),
+      getText(`${this.esplora}/tx/${id}/hex`, this.timeoutMs),
+    ]);
+    if (tx.status === 404 || raw.status === 404) return null;
+    if (tx.status !== 200 || raw.status !== 200)
+      throw new Error(`esplora /tx: HTTP ${tx.status === 200 ? raw.status : tx.status}`);
+    const parsed = esploraFullTx.safeParse(JSON.parse(tx.text));
+    const rawHex = raw.text.trim();
+    if (!parsed.success || parsed.data.txid !== id || !/^([0-9a-f]{2})+$/.test(rawHex))
+      throw new Error('esplora /tx: unexpected answer');
+    const prevouts = parsed.data.vin.map((input) => {
+      // Only a coinbase has no prevout; no vault transaction replaces one.
+      if (!input.prevout) throw new Error('esplora /tx: an input without its prevout');
+      return {
+        script: hex.decode(input.prevout.scriptpubkey),
+        amount: BigInt(input.prevout.value),
+      };
+    });
+    return { hex: rawHex, confirmed: parsed.data.status.confirmed, prevouts };
   }
 
   async unitAmount(address: string, id: string, vout: number): Promise<bigint> {

@@ -5,7 +5,13 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import * as z from 'zod';
-import { signedRequestSchema, vaultActionSchema, type SignedQuote } from '@unit/protocol/wire';
+import {
+  nonceSchema,
+  signedRequestSchema,
+  speedUpRequestSchema,
+  vaultActionSchema,
+  type SignedQuote,
+} from '@unit/protocol/wire';
 
 /** A vault request is a PSBT of a few KB; the envelope (64 KiB) already bounds the message. */
 export const MAX_CONTEXT_BYTES = 48 * 1024;
@@ -23,10 +29,28 @@ export const vaultInputContextSchema = z.object({
 });
 export type VaultInputContext = z.infer<typeof vaultInputContextSchema>;
 
+/**
+ * A speed-up's session (apps/server/src/guardian/speedup.ts): a BIP-125 replacement of a vault
+ * transaction still in the mempool, as its own request. `request` is the wallet's vault.speedup
+ * params with the replaced action and the original request's nonce; the role is the action's.
+ */
+export const speedUpContextSchema = z.object({
+  kind: z.literal('vault-input'),
+  action: z.literal('speedup'),
+  request: speedUpRequestSchema.extend({
+    action: vaultActionSchema,
+    original_nonce: nonceSchema,
+  }),
+  input: vaultInputContextSchema.shape.input,
+  role: vaultInputContextSchema.shape.role,
+  secret: vaultInputContextSchema.shape.secret,
+});
+export type SpeedUpContext = z.infer<typeof speedUpContextSchema>;
+
 /** The context, or why it is not one a guardian reads. */
 export function parseVaultInputContext(
   context: unknown,
-): { ok: true; value: VaultInputContext } | { ok: false; reason: string } {
+): { ok: true; value: VaultInputContext | SpeedUpContext } | { ok: false; reason: string } {
   let size: number;
   try {
     size = JSON.stringify(context ?? null).length;
@@ -35,7 +59,8 @@ export function parseVaultInputContext(
   }
   if (size > MAX_CONTEXT_BYTES)
     return { ok: false, reason: `the request context is over ${MAX_CONTEXT_BYTES} bytes` };
-  const parsed = vaultInputContextSchema.safeParse(context);
+  const speedUp = (context as { action?: unknown } | null)?.action === 'speedup';
+  const parsed = (speedUp ? speedUpContextSchema : vaultInputContextSchema).safeParse(context);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return {

@@ -4,15 +4,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
-import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
-import {
-  parseRuneId,
-  thresholdSecret,
-  vaultOutput,
-  type PaymentUtxo,
-  type VaultUtxo,
-} from '@unit/bitcoin';
+import { parseRuneId, thresholdSecret } from '@unit/bitcoin';
 import type { OwnPrice } from '../price/own-price';
 import {
   draftRequest,
@@ -22,79 +16,21 @@ import {
   keyOf,
   Wallet,
   type Draft,
-  type DraftParams,
   type OracleQuote,
 } from '../../test/vault-requests';
-import type { ChainTxOutput, ChainView } from './chain-view';
+import {
+  GROUP,
+  NOW,
+  ORACLE_KEY,
+  ORACLE_SECRET,
+  RUNE_ID,
+  StandInChain,
+  TREASURY_PUB,
+  TREASURY_SCRIPT,
+  vaultOf,
+} from '../../test/policy-chain';
 import { quoteDigest } from './context';
 import { VaultPolicy, type PolicyEnv } from './policy';
-
-const NOW = Math.floor(Date.now() / 1000);
-const ORACLE_KEY = keyOf('oracle');
-const ORACLE_SECRET = keyOf('oracle secret');
-const GROUP = pubSchnorr(keyOf('group'));
-const TREASURY_PUB = pubSchnorr(keyOf('treasury'));
-const TREASURY_SCRIPT = p2tr(TREASURY_PUB, undefined, TEST_NETWORK).script;
-const RUNE_ID = '840000:1';
-const TREASURY_UNIT = 1_000_000_00n;
-
-/** The chain as the guardian's esplora and the app's routes would answer, in memory. */
-class StandInChain implements ChainView {
-  readonly txs = new Map<string, ChainTxOutput[]>();
-  readonly spentOutputs = new Set<string>();
-  readonly units = new Map<string, bigint>();
-
-  async txOutputs(txid: string) {
-    return this.txs.get(txid) ?? null;
-  }
-  async spent(txid: string, vout: number) {
-    return this.spentOutputs.has(`${txid}:${vout}`);
-  }
-  async unitAmount(_address: string, txid: string, vout: number) {
-    return this.units.get(`${txid}:${vout}`) ?? 0n;
-  }
-  async thresholdHash(th: number, ts: number) {
-    return hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts));
-  }
-
-  /** A funding transaction: a wallet payment and a treasury UNIT output. */
-  fund(wallet: Wallet): { payments: PaymentUtxo[]; treasury: DraftParams['treasury'] } {
-    const txid = hex.encode(keyOf(`funding ${this.txs.size}`));
-    this.txs.set(txid, [
-      { script: wallet.vaultWallet.satsScript, value: 20_000_000n, address: 'payment' },
-      { script: TREASURY_SCRIPT, value: 10_000n, address: 'treasury' },
-    ]);
-    this.units.set(`${txid}:1`, TREASURY_UNIT);
-    return {
-      payments: [{ txid, vout: 0, value: 20_000_000n, script: wallet.vaultWallet.satsScript }],
-      treasury: {
-        txid,
-        vout: 1,
-        value: 10_000n,
-        script: TREASURY_SCRIPT,
-        unitAmount: TREASURY_UNIT,
-        internalKey: TREASURY_PUB,
-      },
-    };
-  }
-
-  /** A drafted transaction confirmed: its outputs join the chain, its inputs are spent. */
-  confirm(draft: Draft): void {
-    const tx = Transaction.fromPSBT(base64.decode(draft.request.psbt), {
-      allowUnknownOutputs: true,
-    });
-    const outputs: ChainTxOutput[] = [];
-    for (let i = 0; i < tx.outputsLength; i++) {
-      const o = tx.getOutput(i);
-      outputs.push({ script: o.script!, value: o.amount!, address: null });
-    }
-    this.txs.set(draft.txid, outputs);
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      this.spentOutputs.add(`${hex.encode(input.txid!)}:${input.index}`);
-    }
-  }
-}
 
 let priceCents = 9_500_000;
 function quote(th: number, ts: number): OracleQuote {
@@ -145,25 +81,6 @@ const base = (wallet: Wallet) => ({
 
 async function open(wallet: Wallet, btc = 1_000_000n, unit = 500_00n): Promise<Draft> {
   return draftRequest({ ...base(wallet), action: 'open', ...chain.fund(wallet), btc, unit });
-}
-
-/** The vault an opening created, as the wallet reads it back. */
-function vaultOf(wallet: Wallet, draft: Draft): VaultUtxo {
-  const { state } = draft.built;
-  return {
-    txid: draft.txid,
-    vout: 0,
-    value: state.vaultSats,
-    unitDebt: state.unitDebt,
-    output: vaultOutput({
-      vaultPubkey: hex.decode(wallet.vaultPubkey),
-      guardPubkey: GROUP,
-      thresholdHash: hash160(
-        thresholdSecret(ORACLE_SECRET, state.thresholdCents, state.quoteStamp),
-      ),
-      network: TEST_NETWORK,
-    }),
-  };
 }
 
 async function borrow(wallet: Wallet, opened: Draft, unit = 50_00n): Promise<Draft> {
@@ -254,7 +171,7 @@ describe('the vault policy of one guardian', () => {
     const wallet = new Wallet('dave', TEST_NETWORK);
     const opened = await open(wallet);
     const borrowed = await borrow(wallet, opened);
-    chain.spentOutputs.add(`${opened.txid}:0`);
+    chain.spentOutputs.set(`${opened.txid}:0`, 'ee'.repeat(32));
     expect(await ask(borrowed, 1)).toEqual({
       approve: false,
       reason: "input 0 is already spent on this guardian's chain",

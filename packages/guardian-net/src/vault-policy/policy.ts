@@ -19,6 +19,8 @@
 //   group's signature, which a guardian gives only on its own price at or under the threshold;
 // - two requests spending the same vault output within their validity may both be approved: each is
 //   a valid transaction of the vault's owner, and the chain settles which one wins.
+// A speed-up (action 'speedup') shares the first checks (role, PSBT, sighash, the vault key's
+// signature), then speed-up.ts checks it against the original in this guardian's mempool.
 import { base64, hex } from '@scure/base';
 import { NETWORK, p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
@@ -41,7 +43,12 @@ import type { VaultAction } from '@unit/protocol/wire';
 import type { OwnPrice } from '../price/own-price';
 import type { Decision, SignRequest } from '../signing-rounds';
 import type { AppFacts, ChainView } from './chain-view';
-import { parseVaultInputContext, quoteSignedBy, type VaultInputContext } from './context';
+import {
+  parseVaultInputContext,
+  quoteSignedBy,
+  type SpeedUpContext,
+  type VaultInputContext,
+} from './context';
 import {
   checkPrevouts,
   Refused,
@@ -50,6 +57,7 @@ import {
   type ChainTxs,
   type ClaimedInput,
 } from './reads';
+import { checkSpeedUp } from './speed-up';
 
 /** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
@@ -97,7 +105,7 @@ function readPsbt(psbt: string): { bytes: Uint8Array; tx: Transaction; inputs: C
 }
 
 /** The leaf this session's input is spent through: null for the treasury's key path. */
-function leafOf(c: VaultInputContext, group: Uint8Array): Uint8Array | null {
+function leafOf(c: VaultInputContext | SpeedUpContext, group: Uint8Array): Uint8Array | null {
   if (c.role === 'treasury') return null;
   if (c.role === 'vault') return updateLeafScript(hex.decode(c.request.vault_pubkey), group);
   if (!c.secret) throw new Refused('a liquidation input needs the revealed threshold secret');
@@ -167,12 +175,14 @@ export class VaultPolicy {
     const parsed = parseVaultInputContext(req.context);
     if (!parsed.ok) throw new Refused(parsed.reason);
     const c = parsed.value;
-    const declaration = declarationOf(c.action) as Declaration;
+    // A speed-up signs the fixed inputs of the action it replaces, in the same places.
+    const action = c.action === 'speedup' ? c.request.action : c.action;
+    const declaration = declarationOf(action) as Declaration;
     const spend = declaration.spends[c.input];
-    if (!spend) throw new Refused(`input ${c.input} is not a fixed input of ${c.action}`);
+    if (!spend) throw new Refused(`input ${c.input} is not a fixed input of ${action}`);
     if (ROLE_OF[spend.role] !== c.role)
       throw new Refused(
-        `input ${c.input} of ${c.action} is the ${ROLE_OF[spend.role]} input, not ${c.role}`,
+        `input ${c.input} of ${action} is the ${ROLE_OF[spend.role]} input, not ${c.role}`,
       );
     const group = hex.decode(env.groupKey);
     const { bytes, tx, inputs } = readPsbt(c.request.psbt);
@@ -184,6 +194,10 @@ export class VaultPolicy {
     const vaultIndex = declaration.spends.findIndex((s) => s.role === 'vault');
     if (vaultIndex >= 0 && !vaultSignatureValid(tx, inputs, vaultIndex, vaultKey, group))
       throw new Refused('the vault input is not signed by the vault key');
+    if (c.action === 'speedup') {
+      const keys = { vaultPubkey: vaultKey, guardPubkey: group, network: this.network };
+      return checkSpeedUp({ chain: this.o.chain, c, declaration, bytes, tx, inputs, keys });
+    }
     const now = this.clock();
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
     const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
