@@ -112,8 +112,28 @@ describe('a malicious guardian that approves everything', () => {
     await nothingHappened(request.nonce, before);
   }, 60_000);
 
+  /**
+   * A borrow where guardian 3 is certainly among the first two approvers: guardian 2 is held
+   * (SIGSTOP) until guardians 1 and 3 approved, then let go to decide for the retry.
+   */
+  async function borrowWithThreeFirst() {
+    w.pause(2);
+    let held = true;
+    const release = () => {
+      if (held) w.resume(2);
+      held = false;
+    };
+    try {
+      return await borrow(5_000n, (p) => {
+        if (p.approvals && p.approvals.approved >= 2) release();
+      });
+    } finally {
+      release();
+    }
+  }
+
   it('sends a bad share: it is named excluded in step 4, the honest two sign the borrow', async () => {
-    const { approvals, session } = await borrow();
+    const { approvals, session } = await borrowWithThreeFirst();
     expect(approvals.guardians[2]).toMatchObject({
       state: 'excluded',
       reason: 'bad signature share',
@@ -125,9 +145,14 @@ describe('a malicious guardian that approves everything', () => {
   it('replays a nonce commitment: it is named excluded, the honest two sign', async () => {
     await w.kill(3);
     await w.evil(3, 'replay-nonce');
-    // Its first commitment is fresh: it may sign honestly. The next one is that commitment again.
-    await borrow();
-    const { approvals } = await borrow();
+    // Its first commitment is fresh: it signs honestly. The next one is that commitment again.
+    const first = await borrowWithThreeFirst();
+    expect([first.approvals.guardians[0]!.state, first.approvals.guardians[2]!.state]).toEqual([
+      'approved',
+      'approved',
+    ]);
+    expect(sessionRows(3, first.session).at(-1)?.status).toBe('spent');
+    const { approvals } = await borrowWithThreeFirst();
     expect(approvals.guardians[2]).toMatchObject({
       state: 'excluded',
       reason: 'reused a nonce commitment',
