@@ -115,7 +115,7 @@ function appHarness(app: RunningApp, groupKey: Uint8Array): Harness {
   return harness;
 }
 
-/** Guardians 1..3 of a 2-of-3 set; `guardians` says which runs as the fixture, in which mode. */
+/** Guardians 1..3 of a 2-of-3 set, honest unless `evil` names them with the fixture's mode. */
 export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<World> {
   const network = await startGuardianNetwork({ policy: 'vault', start: false });
   const set = JSON.parse(
