@@ -1,0 +1,207 @@
+// The adversary test's world: `guardian dkg`, the real app coordinating the set (GUARDIAN_NETWORK
+// external) on its devnet, and each guardian as its own process: honest ones with `--policy vault`
+// (their own chain view and price, read from the app's public routes), or the malicious/crashing
+// fixture (packages/guardian-net/test/fixtures/evil-guardian.ts) holding the same guardian's real
+// share. Plus what the tests read back: each guardian's nonce rows, the chain's verdict on a
+// transaction, and the flow harness's wallets.
+import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hex } from '@scure/base';
+import { verifyInputs, parseTransaction, type Prevout } from '@unit/bitcoin';
+import { progressNotificationSchema, type ProgressNotification } from '@unit/protocol/wire';
+import type { GuardianSet } from '@unit/guardian-net';
+import type { RpcContext } from '../../src/rpc/json-rpc';
+import { startTestApp, type RunningApp } from '../support';
+import { TestWallet, type Harness } from '../guardian/harness';
+import { startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  CLI,
+  EVIL,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+} from '../../../../packages/guardian-net/test/harness';
+
+export type EvilMode =
+  'bad-share' | 'replay-nonce' | 'crash-at-decision' | 'crash-after-commit' | 'crash-at-share';
+
+export interface NonceRow {
+  session_id: string;
+  attempt: number;
+  hiding: string;
+  binding: string;
+  status: string;
+}
+
+export interface World {
+  app: RunningApp;
+  network: TestGuardianNetwork;
+  set: GuardianSet;
+  groupKey: Uint8Array;
+  h: Harness;
+  gdir(id: number): string;
+  url(id: number): string;
+  /** An honest guardian `id` (`--policy vault`), once it has its own fresh price. */
+  honest(id: number): Promise<void>;
+  /** The fixture in `mode` as guardian `id`, with that guardian's real share. */
+  evil(id: number, mode: EvilMode): Promise<void>;
+  /** kill -9 of guardian `id` (whichever process it is), waiting until it is gone. */
+  kill(id: number): Promise<void>;
+  /** Whether guardian `id`'s process has exited (a fixture that killed itself). */
+  exited(id: number): boolean;
+  pid(id: number): number;
+  pause(id: number): void;
+  resume(id: number): void;
+  nonces(id: number): NonceRow[];
+  close(): Promise<void>;
+}
+
+/** Every vault.progress notification of one request, checked against the wire's schema. */
+export function progressRecorder(
+  onProgress?: (p: ProgressNotification) => void,
+): RpcContext & { progress: ProgressNotification[] } {
+  const progress: ProgressNotification[] = [];
+  return {
+    progress,
+    notify: (method, params) => {
+      if (method !== 'vault.progress') return;
+      const p = progressNotificationSchema.parse(params);
+      progress.push(p);
+      onProgress?.(p);
+    },
+  };
+}
+
+export const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
+  ctx.progress.filter((p) => p.approvals).at(-1)?.approvals;
+
+/** The devnet's own check of a raw transaction's inputs against the chain's prevouts. */
+export async function chainVerdict(app: RunningApp, raw: string) {
+  const tx = parseTransaction(raw);
+  const prevouts: Prevout[] = [];
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    const output = await app.chain.output(hex.encode(input.txid!), input.index!);
+    prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
+  }
+  return { verdict: verifyInputs(raw, prevouts), tx, prevouts };
+}
+
+function appHarness(app: RunningApp, groupKey: Uint8Array): Harness {
+  const harness: Harness = {
+    dir: '',
+    store: app.store,
+    devnet: app.devnet!,
+    chain: app.chain,
+    oracle: app.oracle,
+    guardian: app.guardian,
+    clock: {
+      get now() {
+        return Math.floor(Date.now() / 1000);
+      },
+    },
+    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(app.keys.treasuryPubkey) },
+    restart: () => app.guardian,
+    wallet: async (label) => {
+      const wallet = new TestWallet(label, harness);
+      await app.devnet!.fund(wallet.paymentAddress, 20_000_000n);
+      await app.devnet!.mine(1);
+      return wallet;
+    },
+    close: () => Promise.resolve(),
+  };
+  return harness;
+}
+
+/** Guardians 1..3 of a 2-of-3 set, honest unless `evil` names them with the fixture's mode. */
+export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<World> {
+  const network = await startGuardianNetwork({ policy: 'vault', start: false });
+  const set = JSON.parse(
+    readFileSync(join(network.dir, 'guardian-set.json'), 'utf8'),
+  ) as GuardianSet;
+  const groupKey = hex.decode(set.groupKey!);
+  const app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+  const procs = new Map<number, Proc>();
+  const gdir = (id: number) => join(network.dir, `guardian-${id}`);
+  const url = (id: number) => set.members[id - 1]!.url;
+  const port = (id: number) => new URL(url(id)).port;
+  const flags = ['--chain', `${app.url}/esplora`, '--app', app.url];
+  const feeds = ['--feeds', `devnet@${app.url}`, '--price-tick', '500'];
+  const up = async (id: number, proc: Proc, needPrice: boolean) => {
+    procs.set(id, proc);
+    const deadline = Date.now() + 45_000;
+    while (!(await waitHealthy(url(id), 45_000)).priceFresh && needPrice) {
+      if (Date.now() > deadline) throw new Error(`guardian ${id}: no price\n${proc.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const world: World = {
+    app,
+    network,
+    set,
+    groupKey,
+    h: appHarness(app, groupKey),
+    gdir,
+    url,
+    honest: (id) =>
+      up(
+        id,
+        run(
+          CLI,
+          ['start', '--id', String(id), '--dir', gdir(id), '--port', port(id)].concat([
+            '--policy',
+            'vault',
+            ...flags,
+            ...feeds,
+          ]),
+        ),
+        true,
+      ),
+    evil: (id, mode) =>
+      up(
+        id,
+        run(EVIL, ['--id', String(id), '--dir', gdir(id), '--port', port(id), '--mode', mode]),
+        false,
+      ),
+    kill: async (id) => {
+      const proc = procs.get(id);
+      procs.delete(id);
+      if (proc && proc.child.exitCode === null && proc.child.signalCode === null) await kill9(proc);
+      else if (proc) await proc.exited;
+    },
+    exited: (id) => {
+      const proc = procs.get(id);
+      return !proc || proc.child.exitCode !== null || proc.child.signalCode !== null;
+    },
+    pid: (id) => procs.get(id)!.child.pid!,
+    pause: (id) => procs.get(id)?.child.kill('SIGSTOP'),
+    resume: (id) => procs.get(id)?.child.kill('SIGCONT'),
+    nonces: (id) => {
+      const db = new Database(join(gdir(id), 'store.sqlite'), {
+        readonly: true,
+        fileMustExist: true,
+      });
+      try {
+        return db.prepare('SELECT * FROM nonces').all() as NonceRow[];
+      } finally {
+        db.close();
+      }
+    },
+    close: async () => {
+      await Promise.all([...procs.keys()].map((id) => world.kill(id)));
+      await app.stop();
+      await network.close();
+    },
+  };
+  try {
+    await Promise.all(
+      [1, 2, 3].map((id) => (evil[id] ? world.evil(id, evil[id]) : world.honest(id))),
+    );
+  } catch (error) {
+    await world.close();
+    throw error;
+  }
+  return world;
+}

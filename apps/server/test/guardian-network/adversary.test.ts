@@ -1,0 +1,339 @@
+// Adversaries and crashes against the network-backed vault flows, with real processes on the real
+// devnet: the real app coordinating a 2-of-3 set (GUARDIAN_NETWORK=external) whose honest guardians
+// validate every request themselves (`--policy vault`), and a malicious or crashing guardian (the
+// fixture, with that guardian's real share). What must hold: an invalid transaction is never
+// signed whatever the malicious guardian and the coordinator do; a bad share or a replayed nonce is
+// named and the honest two sign; one stolen share signs nothing; hostile messages change nothing;
+// a guardian killed at any step of a borrow leaves the borrow to the other two and signs again once
+// restarted; two down is a clean refusal, and the same request goes through once one is back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { base64, hex } from '@scure/base';
+import { finalize, parseTransaction } from '@unit/bitcoin';
+import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import { call, type TestWallet } from '../guardian/harness';
+import {
+  chainVerdict,
+  lastApprovals,
+  progressRecorder,
+  startWorld,
+  type World,
+} from './adversary-harness';
+import {
+  coordinateDirectly,
+  malloryScript,
+  oneShareAttempts,
+  redirect,
+  signAlone,
+  stealShare,
+  vaultSighash,
+  withGroupSignature,
+} from './adversary-attacks';
+import { hostileMessageTests } from './adversary-messages';
+
+let w: World;
+let alice: TestWallet;
+
+beforeAll(async () => {
+  w = await startWorld({ 3: 'bad-share' });
+  alice = await w.h.wallet('alice');
+  const { request } = await alice.open(5_000_000n, 50_000n);
+  await call(w.app.guardian, 'vault.open', request);
+}, 180_000);
+
+afterAll(async () => {
+  await w?.close();
+});
+
+/** A borrow through the app; its step-4 board and the group's signature on the vault input. */
+async function borrow(amount = 5_000n, onProgress?: Parameters<typeof progressRecorder>[0]) {
+  const { request } = await alice.borrow(amount);
+  const ctx = progressRecorder(onProgress);
+  const { vault_txid } = await call<{ vault_txid: string }>(
+    w.app.guardian,
+    'vault.borrow',
+    request,
+    ctx,
+  );
+  const raw = (await w.app.chain.txHex(vault_txid))!;
+  const { verdict, tx } = await chainVerdict(w.app, raw);
+  expect(verdict).toEqual({ ok: true });
+  const { leaf } = vaultSighash(base64.decode(request.psbt), alice.vaultPubkey, w.groupKey);
+  expect(hex.encode(tx.getInput(0).finalScriptWitness![2]!)).toBe(hex.encode(leaf));
+  return { request, approvals: lastApprovals(ctx)!, session: `${request.nonce}:0` };
+}
+
+const states = (a: { guardians: { state: string }[] }) => a.guardians.map((g) => g.state);
+const sessionRows = (id: number, session: string) =>
+  w.nonces(id).filter((r) => r.session_id === session);
+
+/** Until each of `ids` signs `cents` as its own latest price (read from the app every 500 ms). */
+async function guardiansSee(ids: number[], cents: number) {
+  const priceOf = async (id: number) => {
+    const res = await fetch(`${w.url(id)}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    return ((await res.json()) as { lastPrice?: { priceCents: number } | null }).lastPrice;
+  };
+  for (const id of ids)
+    await expect.poll(async () => (await priceOf(id))?.priceCents, { timeout: 15_000 }).toBe(cents);
+}
+
+/** Nothing of `nonce`'s request was signed, broadcast or left holding the vault. */
+async function nothingHappened(nonce: string, vaultTxid: string) {
+  for (const id of [1, 2, 3]) expect(sessionRows(id, `${nonce}:0`)).toEqual([]);
+  const vault = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!;
+  expect(vault.vault_txid).toBe(vaultTxid);
+  expect((await w.app.chain.output(vault.vault_txid, vault.vault_vout))!.spent).toBe(false);
+  expect(await w.app.store.db.selectFrom('guardian_locks').selectAll().execute()).toEqual([]);
+}
+
+describe('a malicious guardian that approves everything', () => {
+  it('cannot get a borrow that issues more UNIT than its payload signed, even by a compromised coordinator', async () => {
+    const before = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!.vault_txid;
+    const { request } = await alice.borrow(6_000n);
+    const lying = { ...request, payload: { ...(request.payload as object), borrow_amount: 5_000 } };
+    const { error, approvals } = await coordinateDirectly(w.network.dir, 'borrow', lying);
+    const reason = 'Invalid transaction: the borrowed UNIT does not match the request';
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toBe(
+      `2 of 3 guardians refused this request. guardian-1: ${reason}; guardian-2: ${reason}`,
+    );
+    expect(states(approvals.at(-1)!)).toEqual(['refused', 'refused', 'approved']);
+    await nothingHappened(request.nonce, before);
+    // Through the app the request is refused before any guardian is asked; the vault stays free.
+    const viaApp = await call(w.app.guardian, 'vault.borrow', lying).then(
+      () => null,
+      (e: unknown) => e as { code?: string },
+    );
+    expect(viaApp).not.toBeNull();
+    expect(viaApp!.code).not.toBe('guardians_refused');
+    await nothingHappened(request.nonce, before);
+  }, 60_000);
+
+  it("cannot get someone else's vault withdrawn to the attacker", async () => {
+    const before = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!.vault_txid;
+    const { request, built } = await alice.withdraw(100_000n);
+    const stolen = { ...request, psbt: base64.encode(redirect(alice, built.psbt)) };
+    const { error, approvals } = await coordinateDirectly(w.network.dir, 'withdraw', stolen);
+    const reason = 'the vault input is not signed by the vault key';
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toBe(
+      `2 of 3 guardians refused this request. guardian-1: ${reason}; guardian-2: ${reason}`,
+    );
+    expect(states(approvals.at(-1)!)).toEqual(['refused', 'refused', 'approved']);
+    await nothingHappened(request.nonce, before);
+  }, 60_000);
+
+  it("cannot get a borrow at a quote 10% off the honest guardians' own price past the app: refused, named, the vault free", async () => {
+    const before = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!.vault_txid;
+    const market = (await w.app.oracle.setPrice(9_500_000)).priceCents;
+    await guardiansSee([1, 2], market);
+    const { request } = await alice.borrow(5_000n);
+    // The app's oracle then moves 10% away from the quote: the app still takes the signed, fresh
+    // quote (as it would from a compromised oracle); each honest guardian checks it on its own price.
+    await guardiansSee([1, 2], (await w.app.oracle.setPrice(10_450_000)).priceCents);
+    const ctx = progressRecorder();
+    const error = await call(w.app.guardian, 'vault.borrow', request, ctx).then(
+      () => null,
+      (e: unknown) => e as { code?: string; message: string },
+    );
+    const reason = "the quote's price $95,000.00 is more than 3% from this guardian's $104,500.00";
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toBe(
+      `2 of 3 guardians refused this request. guardian-1: ${reason}; guardian-2: ${reason}`,
+    );
+    expect(states(lastApprovals(ctx)!)).toEqual(['refused', 'refused', 'approved']);
+    await nothingHappened(request.nonce, before);
+    expect((await getGuardianRequest(w.app.store.db, request.nonce))!.state).toBe('failed');
+    // Nothing holds the vault: back at the guardians' price, a new borrow goes through at once. (The
+    // same signed request would not: each guardian keeps its first decision on a session.)
+    await guardiansSee([1, 2], (await w.app.oracle.setPrice(market)).priceCents);
+    await borrow();
+  }, 60_000);
+
+  /**
+   * A borrow where guardian 3 is certainly among the first two approvers: guardian 2 is held
+   * (SIGSTOP) until guardians 1 and 3 approved, then let go to decide for the retry.
+   */
+  async function borrowWithThreeFirst() {
+    w.pause(2);
+    let held = true;
+    const release = () => {
+      if (held) w.resume(2);
+      held = false;
+    };
+    try {
+      return await borrow(5_000n, (p) => {
+        if (p.approvals && p.approvals.approved >= 2) release();
+      });
+    } finally {
+      release();
+    }
+  }
+
+  it('sends a bad share: it is named excluded in step 4, the honest two sign the borrow', async () => {
+    const { approvals, session } = await borrowWithThreeFirst();
+    expect(approvals.guardians[2]).toMatchObject({
+      state: 'excluded',
+      reason: 'bad signature share',
+    });
+    expect(states(approvals).slice(0, 2)).toEqual(['approved', 'approved']);
+    for (const id of [1, 2]) expect(sessionRows(id, session).at(-1)?.status).toBe('spent');
+  }, 60_000);
+
+  it('replays a nonce commitment: it is named excluded, the honest two sign', async () => {
+    await w.kill(3);
+    await w.evil(3, 'replay-nonce');
+    // Its first commitment is fresh: it signs honestly. The next one is that commitment again.
+    const first = await borrowWithThreeFirst();
+    expect([first.approvals.guardians[0]!.state, first.approvals.guardians[2]!.state]).toEqual([
+      'approved',
+      'approved',
+    ]);
+    expect(sessionRows(3, first.session).at(-1)?.status).toBe('spent');
+    const { approvals } = await borrowWithThreeFirst();
+    expect(approvals.guardians[2]).toMatchObject({
+      state: 'excluded',
+      reason: 'reused a nonce commitment',
+    });
+    expect(states(approvals).slice(0, 2)).toEqual(['approved', 'approved']);
+  }, 60_000);
+});
+
+describe('t-1 stolen shares', () => {
+  it("sign no withdrawal of someone else's vault: nothing verifies, the devnet refuses it", async () => {
+    const { built, request } = await alice.withdraw(100_000n);
+    // Even with the vault key's signature (the owner's), only the group signature stands in the way.
+    const psbt = redirect(alice, built.psbt, alice.vaultKey);
+    const { sighash, leaf } = vaultSighash(psbt, request.vault_pubkey, w.groupKey);
+    const share = stealShare(w.network.dir, 1);
+    const attempts = oneShareAttempts(w.set, share, sighash);
+    // noble's FROST refuses to make a signature of one share, however its inputs are bent...
+    expect(attempts.filter((a) => a.result instanceof Error).map((a) => a.name)).toEqual([
+      'FROST rounds alone',
+      'FROST with t lowered to 1',
+      'FROST with an invented second share',
+    ]);
+    let produced = 0;
+    for (const { name, result } of attempts) {
+      if (result instanceof Error) continue;
+      produced++;
+      expect(schnorr.verify(result, sighash, w.groupKey), name).toBe(false);
+      const raw = finalize(withGroupSignature(psbt, leaf, w.groupKey, result));
+      expect((await chainVerdict(w.app, raw)).verdict.ok, name).toBe(false);
+      const sent = await w.app.chain.broadcast(raw).then(
+        () => 'accepted',
+        (e: unknown) => (e as Error).message,
+      );
+      expect(sent, name).not.toBe('accepted');
+    }
+    expect(produced).toBeGreaterThan(0);
+    // The control: t shares (two guardians' files) do sign it, so the check above can fail.
+    const two = signAlone(w.set, [share, stealShare(w.network.dir, 2)], sighash);
+    expect(schnorr.verify(two, sighash, w.groupKey)).toBe(true);
+    const raw = finalize(withGroupSignature(psbt, leaf, w.groupKey, two));
+    expect((await chainVerdict(w.app, raw)).verdict).toEqual({ ok: true });
+    // ...and the transaction it would have let through pays Mallory.
+    const outputs = parseTransaction(raw);
+    const scripts = Array.from({ length: outputs.outputsLength }, (_, i) =>
+      hex.encode(outputs.getOutput(i).script!),
+    );
+    expect(scripts).toContain(hex.encode(malloryScript()));
+  }, 60_000);
+});
+
+describe('hostile messages to a guardian, with a vault context', () => {
+  hostileMessageTests(() => ({ w, alice }));
+});
+
+describe('kill -9 of one guardian at each step of a borrow', () => {
+  /** The next borrow with guardian `other` paused: `id` must be one of its two signers. */
+  async function signsNext(id: number, other: number) {
+    w.pause(other);
+    try {
+      const { session } = await borrow();
+      expect(sessionRows(id, session).at(-1)?.status).toBe('spent');
+    } finally {
+      w.resume(other);
+    }
+  }
+
+  it('while it decides: the other two sign; restarted, it signs the next borrow', async () => {
+    await w.kill(3);
+    await w.evil(3, 'crash-at-decision');
+    const { approvals } = await borrow();
+    expect(w.exited(3)).toBe(true);
+    expect(states(approvals)).toEqual(['approved', 'approved', 'unreachable']);
+    await w.kill(3);
+    await w.honest(3);
+    await signsNext(3, 1);
+  }, 90_000);
+
+  it('after its approval, before its commitment (a real guardian): excluded, the other two sign', async () => {
+    let killed = 0;
+    const { approvals } = await borrow(5_000n, (p) => {
+      const first = p.approvals?.guardians.find((g) => g.state === 'approved');
+      if (killed === 0 && first) {
+        killed = first.id;
+        process.kill(w.pid(killed), 'SIGKILL');
+      }
+    });
+    expect(killed).toBeGreaterThan(0);
+    expect(approvals.guardians[killed - 1]).toMatchObject({
+      state: 'excluded',
+      reason: expect.stringMatching(/^no commitment: unreachable/),
+    });
+    expect(approvals.guardians.filter((g) => g.state === 'approved')).toHaveLength(2);
+    await w.kill(killed);
+    await w.honest(killed);
+    await signsNext(killed, killed === 1 ? 2 : 1);
+  }, 90_000);
+
+  for (const [mode, left] of [
+    ['crash-after-commit', 'abandoned'],
+    ['crash-at-share', 'spent'],
+  ] as const)
+    it(`between the commitment and the share (${mode}): the other two sign; its nonce stays ${left}`, async () => {
+      await w.kill(3);
+      await w.evil(3, mode);
+      const { approvals, session } = await borrow();
+      expect(w.exited(3)).toBe(true);
+      expect(approvals.guardians[2]).toMatchObject({
+        state: 'excluded',
+        reason: expect.stringMatching(/^dropped between rounds: /),
+      });
+      await w.kill(3);
+      await w.honest(3);
+      // Restarted, the nonce it gave for the borrow is never usable again.
+      expect(sessionRows(3, session).map((r) => r.status)).toEqual([left]);
+      await signsNext(3, 2);
+      const hidings = w.nonces(3).map((r) => r.hiding);
+      expect(new Set(hidings).size).toBe(hidings.length);
+    }, 90_000);
+
+  it('two of three down: guardians_refused, nothing half-signed; the same request succeeds once one is back', async () => {
+    await w.kill(2);
+    await w.kill(3);
+    const before = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!.vault_txid;
+    const { request } = await alice.borrow(5_000n);
+    const ctx = progressRecorder();
+    const error = await call(w.app.guardian, 'vault.borrow', request, ctx).then(
+      () => null,
+      (e: unknown) => e as { code?: string; message: string },
+    );
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toBe(
+      '2 of 3 guardians refused this request. guardian-2: unreachable (ECONNREFUSED); ' +
+        'guardian-3: unreachable (ECONNREFUSED)',
+    );
+    expect(states(lastApprovals(ctx)!)).toEqual(['approved', 'unreachable', 'unreachable']);
+    await nothingHappened(request.nonce, before);
+    expect((await getGuardianRequest(w.app.store.db, request.nonce))!.state).toBe('failed');
+
+    await w.honest(3);
+    const done = await call<{ vault_txid: string }>(w.app.guardian, 'vault.borrow', request);
+    const { verdict } = await chainVerdict(w.app, (await w.app.chain.txHex(done.vault_txid))!);
+    expect(verdict).toEqual({ ok: true });
+    expect(sessionRows(3, `${request.nonce}:0`).at(-1)?.status).toBe('spent');
+    await w.honest(2);
+  }, 120_000);
+});
