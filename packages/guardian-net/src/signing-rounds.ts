@@ -115,10 +115,11 @@ export class SigningRounds {
     if (earlier) {
       if (earlier.message !== messageHex)
         throw new ProtocolError('refused', 'session id already used for another message', 409);
-      return this.withCommitment(
-        { approved: earlier.approved === 1, reason: earlier.reason },
-        body,
-      );
+      // An approval stands. A refusal holds nothing (no nonce was issued for it), so the same
+      // message asked again is decided again: a request refused for a passing reason (a stale
+      // price, a chain read that timed out) goes through when the user sends it again.
+      if (earlier.approved === 1)
+        return this.withCommitment({ approved: true, reason: earlier.reason }, body);
     }
     const context = (body as { context?: unknown }).context;
     const decision = await decide(this.o.validate, { sessionId, message, context });

@@ -48,10 +48,14 @@ describe('a guardian store and its nonce states', () => {
     after.close();
   });
 
-  it('keeps the first decision on a session and remembers message nonces once', () => {
+  it('keeps an approval, decides a refusal again, and remembers message nonces once', () => {
     const store = new GuardianStore(freshPath());
     expect(store.recordDecision(S, '00', false, 'no').approved).toBe(0);
-    expect(store.recordDecision(S, '00', true, null)).toMatchObject({ approved: 0, reason: 'no' });
+    expect(store.recordDecision(S, '00', false, 'still no')).toMatchObject({ reason: 'still no' });
+    // Another message on the session changes nothing, refused or not.
+    expect(store.recordDecision(S, '11', true, null)).toMatchObject({ approved: 0, message: '00' });
+    expect(store.recordDecision(S, '00', true, null)).toMatchObject({ approved: 1, reason: null });
+    expect(store.recordDecision(S, '00', false, 'no')).toMatchObject({ approved: 1, reason: null });
     const now = Date.now();
     expect(store.rememberMessage('k', 'n1', now)).toBe(true);
     expect(store.rememberMessage('k', 'n1', now)).toBe(false);

@@ -105,7 +105,8 @@ export class GuardianStore {
   }
 
   /**
-   * The first decision on a session stands: a second proposal with the same id changes nothing.
+   * An approval on a session stands: a second proposal with the same id changes nothing. A refusal
+   * is replaced by the newer decision on the same message (signing-rounds.ts says why).
    * Unsynced: an approval signs nothing until this guardian issues a nonce for it, and that row's
    * full sync makes the decision durable first.
    */
@@ -118,8 +119,10 @@ export class GuardianStore {
     this.unsynced(() =>
       this.db
         .prepare(
-          `INSERT OR IGNORE INTO sessions (id, message, approved, reason, created_at)
-           VALUES (?, ?, ?, ?, ?)`,
+          `INSERT INTO sessions (id, message, approved, reason, created_at)
+           VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason
+           WHERE sessions.approved = 0 AND sessions.message = excluded.message`,
         )
         .run(id, message, approved ? 1 : 0, reason, Date.now()),
     );
