@@ -14,7 +14,7 @@ export function BannerApprovals({ approvals, failed }: { approvals: Approvals; f
   const [open, setOpen] = useState(false);
   const listId = useId();
   return (
-    <div className="approvals banner__approvals">
+    <div className="banner__approvals">
       <div className="banner__approvals-line">
         <ApprovalsCount approvals={approvals} failed={failed} />
         {approvals.guardians.length > 0 && (
