@@ -81,13 +81,19 @@ export function FlowProvider({
     (decl: FlowDecl, error: unknown) => {
       // SPEC §8: the generic toast (time-outs read as such) and an error banner.
       toasts.error(error);
-      showBanner.failed(decl);
+      showBanner.failed(decl, error);
       if (decl.createsVault) creationFailed();
     },
     [toasts, showBanner, creationFailed],
   );
   const effects = useMemo<FlowRunEffects>(
-    () => ({ onSigned, onSubmitted: recordSubmitted, onDeclined: showBanner.dismiss, onFailed }),
+    () => ({
+      onSigned,
+      onApprovals: (decl, approvals) => showBanner.approvals(decl.action, approvals),
+      onSubmitted: recordSubmitted,
+      onDeclined: showBanner.dismiss,
+      onFailed,
+    }),
     [onSigned, recordSubmitted, showBanner, onFailed],
   );
   const machine = useFlowMachine(execute, effects);

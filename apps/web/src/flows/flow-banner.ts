@@ -1,4 +1,6 @@
 import { useMemo, useState } from 'react';
+import { errorCodeOf, toUserMessage } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import type { FlowAction, FlowDecl } from './declarations';
 
 /** The banner of a running or finished flow (SPEC §4); vault/PendingBanner.tsx shows it. */
@@ -7,19 +9,32 @@ export interface FlowBanner {
   action: FlowAction;
   text: string;
   txid: string | null;
+  /**
+   * Issue 20: the guardians' decisions on the run, as they arrive after the drawer closed and
+   * after; null when the server signs alone (the banner is then as it always was).
+   */
+  approvals: Approvals | null;
+  /** a refusal by the guardians (`guardians_refused`): its message, which names each reason */
+  refusal: string | null;
 }
 
 export interface FlowBannerActions {
   /** SPEC §4: signatures collected, the drawer closes and the banner takes over */
   running(decl: FlowDecl): void;
+  /** issue 20: the guardians' decisions so far on the run the banner is about */
+  approvals(action: FlowAction, approvals: Approvals): void;
   /** SPEC §4: the 'submitted' banner shows the txid */
   submitted(decl: FlowDecl, txid: string): void;
   /** SPEC §8: an error banner beside the generic toast */
-  failed(decl: FlowDecl): void;
+  failed(decl: FlowDecl, error?: unknown): void;
   /** SPEC §4: the banner becomes success once a block confirms its transaction */
   completed(txids: ReadonlySet<string>): void;
   dismiss(): void;
 }
+
+/** The approvals the banner already shows about the same action's run, kept as it changes. */
+const approvalsOf = (banner: FlowBanner | null, action: FlowAction) =>
+  banner?.action === action ? banner.approvals : null;
 
 export function useFlowBanner(): [FlowBanner | null, FlowBannerActions] {
   const [banner, setBanner] = useState<FlowBanner | null>(null);
@@ -31,11 +46,29 @@ export function useFlowBanner(): [FlowBanner | null, FlowBannerActions] {
           action: decl.action,
           text: `${decl.actionLabel} in progress`,
           txid: null,
+          approvals: null,
+          refusal: null,
         }),
+      approvals: (action, approvals) =>
+        setBanner((b) => (b && b.action === action ? { ...b, approvals } : b)),
       submitted: (decl, txid) =>
-        setBanner({ tone: 'info', action: decl.action, text: decl.successTitle, txid }),
-      failed: (decl) =>
-        setBanner({ tone: 'error', action: decl.action, text: decl.failedTitle, txid: null }),
+        setBanner((b) => ({
+          tone: 'info',
+          action: decl.action,
+          text: decl.successTitle,
+          txid,
+          approvals: approvalsOf(b, decl.action),
+          refusal: null,
+        })),
+      failed: (decl, error) =>
+        setBanner((b) => ({
+          tone: 'error',
+          action: decl.action,
+          text: decl.failedTitle,
+          txid: null,
+          approvals: approvalsOf(b, decl.action),
+          refusal: errorCodeOf(error) === 'guardians_refused' ? toUserMessage(error) : null,
+        })),
       completed: (txids) =>
         setBanner((b) =>
           b && b.tone === 'info' && b.txid && txids.has(b.txid) ? { ...b, tone: 'success' } : b,

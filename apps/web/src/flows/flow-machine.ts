@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { DomainError, ERROR_MESSAGES, errorCodeOf } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import { useConfig } from '../api/config';
 import { useWallet } from '../wallet';
 import { isRejection } from '../wallet/errors';
@@ -56,6 +57,8 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, started: Promise<void>)
 export interface FlowRunEffects {
   /** the wallet signed and the guardian has the request (SPEC §4) */
   onSigned(decl: FlowDecl): void;
+  /** issue 20: the guardians' decisions so far, reported after signing (the banner shows them) */
+  onApprovals(decl: FlowDecl, approvals: Approvals): void;
   /** the guardian answered with the transaction's ids, in time or after the time-out */
   onSubmitted(decl: FlowDecl, input: FlowInput, preview: FlowPreview, result: FlowResultIds): void;
   /** declined in the wallet: nothing was sent */
@@ -93,7 +96,7 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
       dispatch({ type: 'clear' });
   }, []);
 
-  const { onSigned, onSubmitted, onDeclined, onFailed } = effects;
+  const { onSigned, onApprovals, onSubmitted, onDeclined, onFailed } = effects;
   const run = useCallback(
     async (input: FlowInput, preview: FlowPreview) => {
       const current = flowRef.current;
@@ -114,6 +117,8 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
           if (!decl.keepsDrawer) setDrawerOpenState(false);
           onSigned(decl);
         }
+        // The drawer may be closed by now: the banner carries the approvals on (issue 20).
+        if (approvals && signed) onApprovals(decl, approvals);
       };
       const execution = execute(decl.action, input, onProgress, {
         config,
@@ -145,7 +150,7 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
         setDrawerOpenState(true);
       }
     },
-    [config, execute, wallet, onSigned, onSubmitted, onDeclined, onFailed],
+    [config, execute, wallet, onSigned, onApprovals, onSubmitted, onDeclined, onFailed],
   );
 
   const clear = useCallback(() => dispatch({ type: 'clear' }), []);

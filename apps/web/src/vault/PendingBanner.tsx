@@ -17,6 +17,7 @@ import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
 import { useNow } from '../ui/useNow';
+import { BannerApprovals } from './BannerApprovals';
 
 /**
  * The banner of a running or finished flow and of stored pending transactions (SPEC §4); it links
@@ -24,6 +25,7 @@ import { useNow } from '../ui/useNow';
  * action (issue 22): a state mark, a title line with one line of detail, then a row of the links
  * and buttons that apply. Telegram is offered only while something is waiting and only when this
  * server has a bot (an unconfigured server is said once, on the vault page, not in every banner).
+ * When a guardian network signs, the guardians' approvals follow the detail line (issue 20).
  */
 export function PendingBanner() {
   const flows = useFlows();
@@ -80,6 +82,11 @@ export function PendingBanner() {
               config.network === 'devnet' ? 1 : 10,
             )}
           </p>
+        )}
+        {/* issue 20: a refusal names each guardian's reason, whole, wrapping on a phone */}
+        {banner?.refusal && <p className="banner__text banner__refusal">{banner.refusal}</p>}
+        {banner?.approvals && (
+          <BannerApprovals approvals={banner.approvals} failed={tone === 'error'} />
         )}
         {(txid || latest) && (
           <div className="banner__actions">

@@ -1,0 +1,38 @@
+import { useId, useState } from 'react';
+import { ChevronDown } from 'lucide-react';
+import type { Approvals } from '@unit/protocol/wire';
+import { ApprovalsCount, ApprovalsList } from '../flows/steps/GuardianApprovals';
+
+/**
+ * Issue 20 item 6 in the pending banner: an action's drawer closes once the wallet has signed, so
+ * the guardians' approvals arrive while the user reads the banner. One short line, "2 of 3
+ * guardians approved" (the tracker's words and its one polite live region), and a Details
+ * disclosure that lists each guardian's state and reason. The list is kept out of the banner's own
+ * live region (aria-live off): a screen reader hears the count change, not every row.
+ */
+export function BannerApprovals({ approvals, failed }: { approvals: Approvals; failed: boolean }) {
+  const [open, setOpen] = useState(false);
+  const listId = useId();
+  return (
+    <div className="banner__approvals">
+      <div className="banner__approvals-line">
+        <ApprovalsCount approvals={approvals} failed={failed} />
+        {approvals.guardians.length > 0 && (
+          <button
+            type="button"
+            className="btn btn--ghost btn--small banner__details"
+            aria-expanded={open}
+            aria-controls={listId}
+            onClick={() => setOpen((was) => !was)}
+          >
+            Details
+            <ChevronDown size={14} aria-hidden="true" />
+          </button>
+        )}
+      </div>
+      <div aria-live="off" hidden={!open}>
+        <ApprovalsList approvals={approvals} id={listId} />
+      </div>
+    </div>
+  );
+}
