@@ -57,6 +57,9 @@ async function expectNoSideScroll(page: Page) {
 async function expectApprovals(page: Page, states: Record<string, RegExp>) {
   const banner = page.locator('.banner');
   await expect(banner.getByText(/^[23] of 3 guardians approved$/)).toBeVisible();
+  // The list waits behind the banner's Details disclosure.
+  const details = banner.getByRole('button', { name: 'Details' });
+  if ((await details.getAttribute('aria-expanded')) !== 'true') await details.click();
   const list = banner.getByRole('list', { name: 'Guardians' });
   for (const [name, state] of Object.entries(states))
     await expect(list.getByRole('listitem').filter({ hasText: name })).toHaveText(state);

@@ -12,7 +12,6 @@ import { EnableTelegram } from '../auth/EnableTelegram';
 import { FLOWS } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
-import { GuardianApprovals } from '../flows/steps/GuardianApprovals';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
@@ -39,11 +38,6 @@ export function PendingBanner() {
   // The entry the finished banner is about, for its amount ('Deposit of 0.001 BTC confirmed').
   const finished = done ? flows.pending.find((p) => p.transactionId === banner?.txid) : undefined;
   const amountOf = (p: PendingTransaction) => formatAmount(BigInt(p.amount), p.amountUnit);
-  // Issue 20: an action's drawer closes once the request reaches the server (SPEC §4), before the
-  // guardians decide; their approvals ("2 of 3 guardians approved") show here instead.
-  const flow = flows.flow;
-  const approvals =
-    banner && flow?.action === banner.action ? (flow.approvals?.value ?? null) : null;
   const title = done
     ? confirmedSentence(
         finished?.type ?? (banner ? FLOWS[banner.action].pendingType : null),
@@ -72,7 +66,6 @@ export function PendingBanner() {
           )}
           {done && <span className="badge badge--done">{PENDING_STATUS_LABELS.Completed}</span>}
         </p>
-        {approvals && <GuardianApprovals approvals={approvals} failed={tone === 'error'} />}
         {latest && (
           <p className="banner__text">
             {pendingSentence(
