@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
-import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   parseRuneId,
@@ -33,8 +33,8 @@ const NOW = Math.floor(Date.now() / 1000);
 const ORACLE_KEY = keyOf('oracle');
 const ORACLE_SECRET = keyOf('oracle secret');
 const GROUP = pubSchnorr(keyOf('group'));
-const TREASURY_PUB = pubSchnorr(keyOf('treasury'));
-const TREASURY_SCRIPT = p2tr(TREASURY_PUB, undefined, TEST_NETWORK).script;
+// The treasury is the group key's own output (`OP_1 <group key>`), as in network mode.
+const TREASURY_SCRIPT = OutScript.encode({ type: 'tr', pubkey: GROUP });
 const RUNE_ID = '840000:1';
 const TREASURY_UNIT = 1_000_000_00n;
 
@@ -73,7 +73,6 @@ class StandInChain implements ChainView {
         value: 10_000n,
         script: TREASURY_SCRIPT,
         unitAmount: TREASURY_UNIT,
-        internalKey: TREASURY_PUB,
       },
     };
   }
@@ -127,7 +126,6 @@ beforeEach(() => {
       network: 'devnet',
       unitRuneId: RUNE_ID,
       oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-      treasuryPubkey: hex.encode(TREASURY_PUB),
     },
     clock: () => NOW,
   });
