@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { hex } from '@scure/base';
-import { Address, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { Transaction } from '@scure/btc-signer';
 import { encodeRunestone as libEncode, tryDecodeRunestone } from '@magiceden-oss/runestone-lib';
 import {
   classifyCommitmentLeaf,
@@ -23,7 +23,6 @@ import { OrdIndexer } from '../../src/chain/ord';
 import { startTestApp, type RunningApp } from '../support';
 import { openGuardian } from '../guardian-client';
 import { signetEnvFor } from './network';
-import { startGuardianNetwork } from '../guardian-network/signer-harness';
 
 const REPO = path.resolve(import.meta.dirname, '../../../..');
 
@@ -384,25 +383,4 @@ describe('npm run operator -- etch, then use', () => {
     await expect(operator(['use', '2:0'])).rejects.toThrow(/etches no rune/);
     await expect(operator(['use', '999999:0'])).rejects.toThrow(/no block at height 999999/);
   });
-});
-
-describe('npm run operator with the guardian network (GUARDIAN_NETWORK=external)', () => {
-  it("finds the treasury at OP_1 <group key>, and refuses split and etch: the treasury is the guardians' key", async () => {
-    const guardians = await startGuardianNetwork({ start: false });
-    try {
-      const { groupKey } = JSON.parse(
-        fs.readFileSync(path.join(guardians.dir, 'guardian-set.json'), 'utf8'),
-      ) as { groupKey: string };
-      const extra = { GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: guardians.dir };
-      const lines = await operator(['treasury'], extra);
-      const address = Address(TEST_NETWORK).encode({ type: 'tr', pubkey: hex.decode(groupKey) });
-      expect(lines[0]).toBe(`treasury address  ${address}`);
-      for (const command of [['split', '2'], ['etch']])
-        await expect(operator(command, extra)).rejects.toThrow(
-          `the treasury is the guardians' key (GUARDIAN_NETWORK is on): \`${command[0]}\``,
-        );
-    } finally {
-      await guardians.close();
-    }
-  }, 60_000);
 });
