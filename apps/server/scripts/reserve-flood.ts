@@ -169,7 +169,10 @@ class DevnetUser {
           value: BigInt(t.value),
           script: hex.decode(t.script_hex),
           unitAmount: BigInt(t.unit_amount),
-          internalKey: hex.decode(config.treasuryPubkey),
+          // The guardian network's treasury is `OP_1 <group key>`: no internal key to give.
+          ...(t.script_hex === `5120${config.treasuryPubkey}`
+            ? {}
+            : { internalKey: hex.decode(config.treasuryPubkey) }),
         },
       });
       const request = await signVaultRequest({

@@ -11,6 +11,7 @@ import { migrateToLatest } from './store/migrations';
 import { loadGuardianKeys, type GuardianKeys } from './store/keys';
 import { guardianSignerOf, servedKeys } from './guardian-network/signer-of';
 import type { GuardianSigner } from './guardian/signer';
+import { treasuryOutputOf } from './guardian/treasury-output';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
 import { SimulatedPriceSource } from './oracle/price-source';
@@ -89,7 +90,8 @@ export async function firstStart(
     config.network === 'devnet'
       ? await createDevnet({
           db: store.db,
-          treasuryScript: p2tr(xOnly(keys.treasuryPubkey)).script,
+          // The devnet etches UNIT to the treasury at first start: the group's with the network.
+          treasuryScript: treasuryOutputOf(keys, btcNetworkOf(config.network)).script,
           guardianScript: p2tr(xOnly(ownKeys.guardPubkey)).script,
           blockIntervalMs: config.blockIntervalMs,
           exclusive: (work) => exclusive('devnet', work),
@@ -139,7 +141,7 @@ export function reindexWhenEmpty(
     fetch: reindexFetch,
     network,
     guardPubkey: xOnly(keys.guardPubkey),
-    treasuryAddress: p2tr(xOnly(keys.treasuryPubkey), undefined, network).address!,
+    treasuryAddress: treasuryOutputOf(keys, network).address,
     thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
     now: () => Math.floor(Date.now() / 1000),
     log: log.child({ module: 'reindex' }),

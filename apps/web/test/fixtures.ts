@@ -25,6 +25,7 @@ export const config: ConfigDto = {
   },
   guardPubkey: 'c'.repeat(64),
   treasuryPubkey: 'd'.repeat(64),
+  treasuryAddress: 'tb1pmhwamhwamhwamhwamhwamhwamhwamhwamhwamhwamhwamhwamhwsuh8lnp',
   unitRuneId: '1:0',
   telegramBot: 'unit_bot',
   constants: {

@@ -24,7 +24,7 @@ const CLI = fileURLToPath(import.meta.url);
 const USAGE = `usage:
   guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
                  [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
-                 [--oracle-key <hex> --rune-id <block:tx> --network <name> --treasury-key <hex>: pinned, else read from --app]
+                 [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
                  [--exit-with-parent: stop when the process that started it is gone]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
@@ -91,7 +91,6 @@ const START_FLAGS = [
   'oracle-key',
   'rune-id',
   'network',
-  'treasury-key',
   'feeds',
   'price-tick',
   'feed-timeout',
@@ -102,8 +101,9 @@ const startFlagOptions = Object.fromEntries(
 
 /**
  * `--policy vault`: the guardian's own validation against its own chain view (--chain) and the
- * app's public routes (--app). The oracle key, rune id, network and treasury key come from the
- * app's /api/config and quote route once, at start; on a real network an operator pins each by flag.
+ * app's public routes (--app). The oracle key, rune id and network come from the app's
+ * /api/config and quote route once, at start; on a real network an operator pins each by flag. The
+ * treasury is `OP_1 <group key>` (policy.ts), never the app's word.
  */
 async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], string>>) {
   if (!values.chain || !values.app) throw new Error('--policy vault needs --chain and --app');
@@ -111,7 +111,6 @@ async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], 
     ...(values['oracle-key'] ? { oraclePubkey: values['oracle-key'] } : {}),
     ...(values['rune-id'] ? { unitRuneId: values['rune-id'] } : {}),
     ...(values.network ? { network: values.network } : {}),
-    ...(values['treasury-key'] ? { treasuryPubkey: values['treasury-key'] } : {}),
   });
   const policy = new VaultPolicy({
     chain: new HttpChainView({ esplora: values.chain, app: values.app }),

@@ -2,7 +2,8 @@
 // stand-in for the guardian's chain view (its esplora and the app's routes) in memory, into which a
 // test confirms drafted transactions or broadcasts signed ones to the mempool.
 import { base64, hex } from '@scure/base';
-import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   parseTransaction,
@@ -19,9 +20,8 @@ export const ORACLE_KEY = keyOf('oracle');
 export const ORACLE_SECRET = keyOf('oracle secret');
 export const GROUP_KEY = keyOf('group');
 export const GROUP = pubSchnorr(GROUP_KEY);
-export const TREASURY_KEY = keyOf('treasury');
-export const TREASURY_PUB = pubSchnorr(TREASURY_KEY);
-export const TREASURY_SCRIPT = p2tr(TREASURY_PUB, undefined, TEST_NETWORK).script;
+// The treasury is the group key's own output (`OP_1 <group key>`), as in network mode.
+export const TREASURY_SCRIPT = OutScript.encode({ type: 'tr', pubkey: GROUP });
 export const RUNE_ID = '840000:1';
 export const TREASURY_UNIT = 1_000_000_00n;
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
@@ -67,7 +67,6 @@ export class StandInChain implements ChainView {
         value: 10_000n,
         script: TREASURY_SCRIPT,
         unitAmount: TREASURY_UNIT,
-        internalKey: TREASURY_PUB,
       },
     };
   }
@@ -126,4 +125,18 @@ export function vaultOf(wallet: Wallet, draft: Draft): VaultUtxo {
       network: TEST_NETWORK,
     }),
   };
+}
+
+/** The group's key-path signature of the treasury input `index`, as t guardians would make it. */
+export function signTreasuryAsGroup(psbt: Uint8Array, index: number): Uint8Array {
+  const tx = Transaction.fromPSBT(psbt, PSBT_OPTS);
+  const prevouts = Array.from({ length: tx.inputsLength }, (_, i) => tx.getInput(i).witnessUtxo!);
+  const sighash = tx.preimageWitnessV1(
+    index,
+    prevouts.map((p) => p.script),
+    0,
+    prevouts.map((p) => p.amount),
+  );
+  tx.updateInput(index, { tapKeySig: schnorr.sign(sighash, GROUP_KEY) }, true);
+  return tx.toPSBT();
 }

@@ -2,14 +2,15 @@
 // it holds no share, only the coordinator identity `guardian dkg` wrote, and asks the t-of-n
 // guardians of the published set to sign each guardian input of a vault transaction. One FROST
 // session per input (id `${nonce}:${input}`), message = the input's BIP-341 sighash
-// (SIGHASH_DEFAULT) of its vault leaf, context = the request (docs/guardian-network.md,
+// (SIGHASH_DEFAULT) of its vault leaf, or of the key path for the treasury's input (the treasury
+// is `OP_1 <group key>`: guardian/treasury-output.ts), context = the request (docs/guardian-network.md,
 // contract "vault-input"). Every guardian decides alone; fewer than t approvals is a refusal that
 // names each guardian's reason. The signature is checked by the coordinator under the group key,
 // and the whole transaction again by cosign.ts (verifyInputs) before anything is broadcast.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hex } from '@scure/base';
-import { TaprootControlBlock, Transaction } from '@scure/btc-signer';
+import { OutScript, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
@@ -65,12 +66,30 @@ export function loadGuardianNetwork(dir: string, pinnedGroupKey?: string): Guard
 
 interface Session {
   input: number;
-  kind: 'update' | 'liquidation';
+  kind: 'update' | 'liquidation' | 'treasury';
+  /** Empty for the treasury's key path. */
   leafScript: Uint8Array;
   message: Uint8Array;
 }
 
-/** The leaf the guardian signs on each guardian input, and that input's sighash. */
+/** The treasury's input: key path of `OP_1 <group key>`, nothing else. */
+function treasurySession(
+  tx: Transaction,
+  input: number,
+  scripts: Uint8Array[],
+  amounts: bigint[],
+  groupKey: Uint8Array,
+): Session {
+  if (!equalBytes(scripts[input]!, OutScript.encode({ type: 'tr', pubkey: groupKey })))
+    throw new DomainError(
+      'bad_request',
+      `input ${input} is not the treasury of the guardian network`,
+    );
+  const message = tx.preimageWitnessV1(input, scripts, SIGHASH_DEFAULT, amounts);
+  return { input, kind: 'treasury', leafScript: new Uint8Array(), message };
+}
+
+/** The leaf the guardian signs on each guardian input (or the treasury's key path), and its sighash. */
 function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Session[] {
   const scripts: Uint8Array[] = [];
   const amounts: bigint[] = [];
@@ -82,7 +101,10 @@ function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Sess
   }
   const sessions: Session[] = [];
   job.spends.forEach(({ role }, input) => {
-    if (role === 'treasury') return;
+    if (role === 'treasury') {
+      sessions.push(treasurySession(tx, input, scripts, amounts, groupKey));
+      return;
+    }
     const kind = role === 'vault' ? 'update' : 'liquidation';
     const leaf = tx.getInput(input).tapLeafScript?.find(([, withVersion]) => {
       const leafKind = classifyTapLeaf(withVersion.subarray(0, -1));
@@ -108,7 +130,7 @@ function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Sess
   return sessions;
 }
 
-/** The group's signature on its input: a leaf signature, or the whole liquidation witness. */
+/** The group's signature on its input: key path, a leaf signature, or the whole liquidation witness. */
 function place(
   tx: Transaction,
   session: Session,
@@ -117,6 +139,10 @@ function place(
   secret: Uint8Array | null,
 ): void {
   const { input, leafScript } = session;
+  if (session.kind === 'treasury') {
+    tx.updateInput(input, { tapKeySig: signature });
+    return;
+  }
   if (session.kind === 'update') {
     const leafHash = tapLeafHash(leafScript, TAPSCRIPT_LEAF_VERSION);
     tx.updateInput(input, { tapScriptSig: [[{ pubKey: groupKey, leafHash }, signature]] });

@@ -30,7 +30,12 @@ export async function guardianSignerOf(
   return networkSigner(files);
 }
 
-/** The keys as /api/config and the reindex serve them: `guardPubkey` is the signer's. */
+/**
+ * The keys as /api/config, the devnet and the reindex use them: `guardPubkey` is the signer's, and
+ * with the network the treasury is the group key too (guardian/treasury-output.ts).
+ */
 export function servedKeys(keys: GuardianKeys, signer: GuardianSigner): GuardianKeys {
-  return { ...keys, guardPubkey: Buffer.from(signer.guardPubkey).toString('hex') };
+  const guardPubkey = Buffer.from(signer.guardPubkey).toString('hex');
+  if (signer.kind === 'local') return { ...keys, guardPubkey };
+  return { ...keys, guardPubkey, treasuryPubkey: guardPubkey, treasuryIsGroupKey: true };
 }

@@ -1,7 +1,6 @@
 // The guardian's dependencies and the identities derived once from its keys.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { p2tr } from '@scure/btc-signer';
 import { pubSchnorr, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { parseRuneId, type RuneId } from '@unit/bitcoin';
 import { UNIT_POSTAGE_SATS, type SignedQuote } from '@unit/protocol';
@@ -9,6 +8,7 @@ import type { Chain } from '../chain/port';
 import type { Database } from '../store';
 import { soleInstance, type GuardianInstance } from './ownership';
 import { localSigner, type GuardianSigner } from './signer';
+import { treasuryOutput } from './treasury-output';
 
 export interface OracleForGuardian {
   verifyQuote(quote: SignedQuote): boolean;
@@ -33,7 +33,10 @@ export interface GuardianDeps {
   guardianKey?: Uint8Array;
   /** Who co-signs instead (the guardian network, GUARDIAN_NETWORK local/external); default the key above. */
   signer?: GuardianSigner;
-  /** 32-byte secret of treasury_pubkey: signs the treasury's UNIT input (key path). */
+  /**
+   * 32-byte secret of this server's treasury key: signs the treasury's UNIT input (key path) when
+   * this server is the guardian. With the network the treasury is the group's (treasury-output.ts).
+   */
   treasuryKey: Uint8Array;
   /** btc-signer network (TEST_NETWORK on the devnet). */
   network: BTC_NETWORK;
@@ -63,9 +66,10 @@ export interface GuardianContext extends PipelineDeps {
 export function guardianContext(deps: GuardianDeps): GuardianContext {
   const signer = deps.signer ?? (deps.guardianKey && localSigner(deps.guardianKey));
   if (!signer) throw new Error('the guardian needs a signer or its own key');
-  const treasuryPubkey = pubSchnorr(deps.treasuryKey);
-  // The treasury is a key-path P2TR output of the treasury key (docs/protocol.md, Keys).
-  const treasury = p2tr(treasuryPubkey, undefined, deps.network);
+  // This server's treasury key, or the guardian network's group key (treasury-output.ts).
+  const isGroupKey = signer.kind === 'network';
+  const treasuryPubkey = isGroupKey ? signer.guardPubkey : pubSchnorr(deps.treasuryKey);
+  const treasury = treasuryOutput({ pubkey: treasuryPubkey, isGroupKey }, deps.network);
   return {
     db: deps.db,
     chain: deps.chain,
@@ -79,7 +83,7 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
     guardPubkey: signer.guardPubkey,
     treasuryPubkey,
     treasuryScript: treasury.script,
-    treasuryAddress: treasury.address!,
+    treasuryAddress: treasury.address,
     runeId: parseRuneId(deps.unitRuneId),
     postageSats: deps.postageSats ?? UNIT_POSTAGE_SATS,
   };

@@ -118,10 +118,12 @@ export async function cosign(
   secret: Uint8Array | null,
 ): Promise<{ txid: string; hex: string }> {
   let signed = await g.signer.sign({ ...job, spends, psbt, secret });
-  // The treasury stays this server's key for now (docs/guardian-network.md, not done yet).
-  spends.forEach(({ role }, index) => {
-    if (role === 'treasury') signed = signTreasuryInput(signed, g.treasuryKey, index);
-  });
+  // This server's own treasury key signs its input only when this server is the guardian; with
+  // the network the treasury is the group key and the network signed it above.
+  if (g.signer.kind === 'local')
+    spends.forEach(({ role }, index) => {
+      if (role === 'treasury') signed = signTreasuryInput(signed, g.treasuryKey, index);
+    });
   let raw: string;
   try {
     raw = finalize(signed);

@@ -20,6 +20,8 @@ import { StalePriceError, type Oracle } from '../oracle/oracle';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { Database } from '../store/schema';
 import type { GuardianKeys } from '../store/keys';
+import { treasuryOutputOf } from '../guardian/treasury-output';
+import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import {
   getVault,
   getVaultByPubkey,
@@ -110,6 +112,8 @@ export function configDto(deps: ApiDeps): ConfigDto {
     },
     guardPubkey: keys.guardPubkey,
     treasuryPubkey: keys.treasuryPubkey,
+    treasuryAddress: treasuryOutputOf(keys, config.network === 'mainnet' ? NETWORK : TEST_NETWORK)
+      .address,
     unitRuneId: deps.unitRuneId(),
     telegramBot: notifier.botUsername,
     constants: { ...DEFAULT_CONFIG_CONSTANTS, speedUpAfterSeconds: config.speedUpAfterSeconds },

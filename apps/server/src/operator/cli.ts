@@ -16,6 +16,7 @@ import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
 import { migrateToLatest } from '../store/migrations';
 import { loadGuardianKeys } from '../store/keys';
+import { loadGuardianNetwork } from '../guardian-network/network-signer';
 import { guardianMigrations } from '../guardian';
 import { devnetMigrations } from '../devnet/migrations';
 import { accountMigrations } from '../auth/migrations';
@@ -31,6 +32,7 @@ import {
   statusLines,
   treasuryStatus,
   treasuryAddress,
+  requireOwnTreasuryKey,
   type OperatorContext,
 } from './treasury';
 import { checkSplitCount, splitTreasury } from './treasury-split';
@@ -132,7 +134,7 @@ export async function runOperator(
           fetch: timedFetch,
           network: ctx.network,
           guardPubkey: ctx.guardPubkey,
-          treasuryAddress: treasuryAddress(ctx).address!,
+          treasuryAddress: treasuryAddress(ctx).address,
           thresholdHash: (th, stamp) =>
             thresholdHash(thresholdSecret(oracleKeys.oracleSecret, th, stamp)),
           now: ctx.now,
@@ -155,6 +157,7 @@ export async function runOperator(
           say(line);
         return;
       case 'split': {
+        requireOwnTreasuryKey(ctx, 'split');
         const n = wholeNumber(positional[0], 'split <n>');
         checkSplitCount(n);
         const result = await splitTreasury(
@@ -177,6 +180,7 @@ export async function runOperator(
         return;
       }
       case 'etch': {
+        requireOwnTreasuryKey(ctx, 'etch');
         const supply = options.get('supply') ?? String(DEFAULT_UNIT_SUPPLY);
         if (!/^\d{1,30}$/.test(supply))
           throw new Error('--supply must be UNIT hundredths, a whole number');
@@ -216,6 +220,11 @@ async function withContext(
       ...rateLimitMigrations,
     });
     const keys = await loadGuardianKeys(store.db, config);
+    // With the guardian network the vaults' key and the treasury are the published set's group key.
+    const groupKey =
+      config.guardianNetwork.mode === 'off'
+        ? null
+        : hexToBytes(loadGuardianNetwork(config.guardianNetwork.dir).set.groupKey!);
     // Runes read as the server reads them (RUNES_API), so an ord-only network works here too.
     const chain = new EsploraChain({
       ...config.services,
@@ -238,8 +247,9 @@ async function withContext(
       fetch: timedFetch,
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
       treasuryKey: keys.treasurySecretKey,
-      guardPubkey: hexToBytes(keys.guardPubkey),
-      treasuryPubkey: pubSchnorr(keys.treasurySecretKey),
+      guardPubkey: groupKey ?? hexToBytes(keys.guardPubkey),
+      treasuryPubkey: groupKey ?? pubSchnorr(keys.treasurySecretKey),
+      treasuryIsGroupKey: groupKey !== null,
       db: store.db,
       dataDir: config.dataDir,
       say,

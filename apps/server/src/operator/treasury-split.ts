@@ -59,7 +59,7 @@ export function buildTreasuryTx(
       fee;
     if (change < 0n)
       throw new Error(
-        `the treasury needs ${-change} more sats for this (send BTC to ${treasury.address!})`,
+        `the treasury needs ${-change} more sats for this (send BTC to ${treasury.address})`,
       );
     if (change >= DUST_SATS) tx.addOutput({ script: treasury.script, amount: change });
     tx.sign(ctx.treasuryKey);

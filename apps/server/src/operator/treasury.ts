@@ -3,7 +3,7 @@
 // borrows each find one (treasury-split.ts), the UNIT etching on a network that has none yet
 // (etch.ts), and taking an existing rune (rune-check.ts). Every transaction is real, signed by the
 // treasury key, and sent through the configured esplora.
-import { p2tr } from '@scure/btc-signer';
+import { treasuryOutput } from '../guardian/treasury-output';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import type { Kysely } from 'kysely';
 import { UNIT_POSTAGE_SATS, type UnitOutputDto, type UtxoDto } from '@unit/protocol';
@@ -21,6 +21,8 @@ export interface OperatorContext {
   network: BTC_NETWORK;
   treasuryKey: Uint8Array;
   treasuryPubkey: Uint8Array;
+  /** GUARDIAN_NETWORK local/external: `treasuryPubkey` is the group key, no key here signs for it. */
+  treasuryIsGroupKey?: boolean;
   /** x-only; the vaults' co-signing key (reindex proves a vault's output with it). */
   guardPubkey: Uint8Array;
   db: Kysely<Database>;
@@ -37,8 +39,28 @@ export interface OperatorContext {
   unitRuneId?: string | null;
 }
 
-export const treasuryAddress = (ctx: Pick<OperatorContext, 'treasuryPubkey' | 'network'>) =>
-  p2tr(ctx.treasuryPubkey, undefined, ctx.network);
+export const treasuryAddress = (
+  ctx: Pick<OperatorContext, 'treasuryPubkey' | 'treasuryIsGroupKey' | 'network'>,
+) =>
+  treasuryOutput(
+    { pubkey: ctx.treasuryPubkey, isGroupKey: ctx.treasuryIsGroupKey === true },
+    ctx.network,
+  );
+
+/**
+ * The commands that sign with the treasury key (split, etch) need this server's own key: with the
+ * guardian network the treasury is the group's, and no single server can move it.
+ */
+export function requireOwnTreasuryKey(
+  ctx: Pick<OperatorContext, 'treasuryIsGroupKey'>,
+  command: string,
+): void {
+  if (ctx.treasuryIsGroupKey)
+    throw new Error(
+      `the treasury is the guardians' key (GUARDIAN_NETWORK is on): \`${command}\` would need ` +
+        't guardians to sign it, and they sign vault requests only; run it where GUARDIAN_NETWORK is off, before the treasury moves to the group key',
+    );
+}
 
 /** UNIT is counted in hundredths: the rune must have divisibility 2. */
 export const UNIT_DIVISIBILITY = 2;
@@ -74,7 +96,7 @@ export async function treasuryStatus(
   ctx: OperatorContext,
   withUnit = true,
 ): Promise<TreasuryStatus> {
-  const address = treasuryAddress(ctx).address!;
+  const address = treasuryAddress(ctx).address;
   const [all, payment, units] = await Promise.all([
     ctx.chain.utxos(address),
     ctx.chain.paymentUtxos(address),

@@ -17,6 +17,11 @@ export interface GuardianKeys {
   treasurySecretKey: Uint8Array;
   /** x-only, hex */
   treasuryPubkey: string;
+  /**
+   * true when `treasuryPubkey` is the guardian network's group key, whose treasury output is
+   * `OP_1 <key>` (guardian/treasury-output.ts); unset for this server's own treasury key.
+   */
+  treasuryIsGroupKey?: boolean;
 }
 
 /** One configured secret yields both keys: the treasury key is derived under its own tag. */

@@ -10,12 +10,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
-import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { Address, OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import {
   finalize,
   parseRuneId,
-  signTreasuryInput,
   updateLeafScript,
   vaultOutput,
   type PaymentUtxo,
@@ -59,7 +58,6 @@ let coordinator: Coordinator;
 const now = () => Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  app = await startTestApp();
   const basePort = await freePorts(3);
   const dkg = run(CLI, [
     'dkg',
@@ -75,6 +73,8 @@ beforeAll(async () => {
   expect(await dkg.exited, dkg.output()).toBe(0);
   set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
   group = hex.decode(set.groupKey!);
+  // The app coordinates this set, so its treasury is the group key's `OP_1 <group key>`.
+  app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir });
   coordinator = new Coordinator(
     set,
     loadIdentity(join(dir, 'coordinator', 'identity.json')),
@@ -117,7 +117,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const treasuryPub = () => hex.decode(app.keys.treasuryPubkey);
+/** The treasury: the group key's own output, as the app and every guardian find it. */
+const treasuryScript = () => OutScript.encode({ type: 'tr', pubkey: group });
 
 async function oracleQuote(th: number, ts: number): Promise<OracleQuote> {
   const res = await fetch(`${app.url}/api/oracle/quote?th=${th}&ts=${ts}`);
@@ -136,7 +137,8 @@ async function payments(wallet: Wallet): Promise<PaymentUtxo[]> {
 
 /** An unspent treasury UNIT output of the app's treasury, as unit.reserve would hand it out. */
 async function treasuryUtxo(): Promise<TreasuryUtxo> {
-  const address = p2tr(treasuryPub(), undefined, TEST_NETWORK).address!;
+  expect(hex.decode(app.keys.treasuryPubkey)).toEqual(group);
+  const address = Address(TEST_NETWORK).encode({ type: 'tr', pubkey: group });
   const outputs = (await app.chain.unitOutputs(address)).filter((o) => !o.spent);
   const o = outputs.sort((a, b) => b.unit_amount - a.unit_amount)[0]!;
   return {
@@ -145,7 +147,6 @@ async function treasuryUtxo(): Promise<TreasuryUtxo> {
     value: BigInt(o.btc_amount),
     script: hex.decode(o.script_hex),
     unitAmount: BigInt(o.unit_amount),
-    internalKey: treasuryPub(),
   };
 }
 
@@ -154,7 +155,7 @@ async function base(wallet: Wallet): Promise<Omit<DraftParams, 'action' | 'btc' 
     wallet,
     network: TEST_NETWORK,
     groupKey: group,
-    treasuryScript: p2tr(treasuryPub(), undefined, TEST_NETWORK).script,
+    treasuryScript: treasuryScript(),
     unitRuneId: parseRuneId(app.devnet!.unitRuneId),
     now: now(),
     quote: oracleQuote,
@@ -211,12 +212,12 @@ describe('three guardians validate vault requests on their own', () => {
     const result = await signed;
     expect(result.decisions.map((d) => d.reason)).toEqual([null, null, null]);
     expect(schnorr.verify(result.signature, digest, group)).toBe(true);
-    // The treasury is still the app's key today: it signs its own input, and the open goes out.
-    await broadcast(
-      finalize(
-        signTreasuryInput(base64.decode(opened.request.psbt), app.keys.treasurySecretKey, 0),
-      ),
-    );
+    // The open's one fixed input is the treasury's: the group's key-path signature spends it.
+    const tx = Transaction.fromPSBT(base64.decode(opened.request.psbt), {
+      allowUnknownOutputs: true,
+    });
+    tx.updateInput(0, { tapKeySig: result.signature });
+    await broadcast(finalize(tx.toPSBT(0)));
     const { state } = opened.built;
     const quote = await oracleQuote(Number(state.thresholdCents), state.quoteStamp);
     vault = {
@@ -298,7 +299,8 @@ describe('three guardians validate vault requests on their own', () => {
     });
     const leafHash = tapLeafHash(updateLeafScript(hex.decode(wallet.vaultPubkey), group));
     tx.updateInput(0, { tapScriptSig: [[{ pubKey: group, leafHash }, signedVault.signature]] });
-    await broadcast(finalize(signTreasuryInput(tx.toPSBT(0), app.keys.treasurySecretKey, 1)));
+    tx.updateInput(1, { tapKeySig: signedTreasury.signature });
+    await broadcast(finalize(tx.toPSBT(0)));
     const output = await app.chain.output(draft.txid, 0);
     expect(output?.spent).toBe(false);
   });

@@ -2,6 +2,7 @@
 // guardian as its own process (`guardian start --id i --policy <policy>`), which a test can kill -9
 // and start again. The policy is a parameter, so the same tests can run under the real `vault`
 // policy once it exists.
+import { OutScript } from '@scure/btc-signer';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -128,7 +129,12 @@ export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
         return Math.floor(Date.now() / 1000);
       },
     },
-    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(unit.keys.treasuryPubkey) },
+    keys: {
+      guardPubkey: groupKey,
+      treasuryPubkey: hex.decode(unit.keys.treasuryPubkey),
+      // The treasury is `OP_1 <group key>` in network mode, the key itself with no tweak.
+      treasuryScript: OutScript.encode({ type: 'tr', pubkey: groupKey }),
+    },
     restart: () => unit.guardian,
     wallet: async (label) => {
       const wallet = new TestWallet(label, harness);

@@ -22,7 +22,7 @@ import {
   type Approvals,
   type ProgressNotification,
 } from '@unit/protocol/wire';
-import { TEST_NETWORK } from '@scure/btc-signer';
+import { Address, TEST_NETWORK } from '@scure/btc-signer';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
@@ -135,19 +135,49 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
   const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
     ctx.progress.filter((p) => p.approvals).at(-1)?.approvals;
 
-  it('serves the group key as guard_pubkey', async () => {
+  /** The treasury's input spent its key path, `OP_1 <group key>`, with the group's signature. */
+  async function expectTreasurySignedByGroup(txid: string, input: number) {
+    const { tx, prevouts } = await onChain(txid);
+    expect(hex.encode(prevouts[input]!.script)).toBe(`5120${hex.encode(groupKey)}`);
+    const witness = tx.getInput(input).finalScriptWitness!;
+    expect(witness).toHaveLength(1);
+    const sighash = tx.preimageWitnessV1(
+      input,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+    );
+    expect(schnorr.verify(witness[0]!, sighash, groupKey)).toBe(true);
+  }
+
+  it('serves the group key as guard_pubkey and as the treasury key', async () => {
     expect(unit.guardian.guardPubkey).toBe(hex.encode(groupKey));
     const config = (await (await fetch(`${unit.url}/api/config`)).json()) as {
       guardPubkey: string;
+      treasuryPubkey: string;
+      treasuryAddress: string;
     };
     expect(config.guardPubkey).toBe(hex.encode(groupKey));
+    expect(config.treasuryPubkey).toBe(hex.encode(groupKey));
+    const address = Address(TEST_NETWORK).encode({ type: 'tr', pubkey: groupKey });
+    expect(config.treasuryAddress).toBe(address);
+    expect(unit.guardian.treasuryAddress).toBe(address);
+    // The devnet etched the whole UNIT premine to the group's treasury at its first start.
+    const premine = (await unit.chain.unitOutputs(address)).filter((o) => !o.spent);
+    expect(premine.length).toBeGreaterThan(0);
   });
 
-  it('opens a vault whose leaves commit to the group key', async () => {
+  it('opens a vault whose leaves commit to the group key, its treasury input signed by the network', async () => {
     const { request } = await alice.open(1_000_000n, 50_000n);
     const ctx = progressRecorder();
     const result = await call<{ vault_txid: string }>(unit.guardian, 'vault.open', request, ctx);
-    expect(ctx.progress.map((p) => p.step)).toEqual([2, 3, 4, 5]);
+    expect([...new Set(ctx.progress.map((p) => p.step))]).toEqual([2, 3, 4, 5]);
+    // Step 4 shows the guardians' approvals of the treasury input as they arrive.
+    const approvals = ctx.progress.filter((p) => p.approvals).map((p) => p.approvals!);
+    expect(approvals[0]!.approved).toBe(0);
+    expect(lastApprovals(ctx)).toMatchObject({ needed: 2, total: 3 });
+    expect(lastApprovals(ctx)!.approved).toBeGreaterThanOrEqual(2);
+    await expectTreasurySignedByGroup(result.vault_txid, 0);
     const row = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);
     const expected = vaultOutput({
       vaultPubkey: hex.decode(alice.vaultPubkey),
@@ -181,6 +211,8 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
       ]);
       expect(ctx.progress.at(-1)!.step).toBe(5);
       await expectGroupSignature(result.vault_txid);
+      // A borrow's treasury input (1) is the group's too; a repay has none.
+      if (method === 'vault.borrow') await expectTreasurySignedByGroup(result.vault_txid, 1);
     }
   }, 120_000);
 

@@ -67,7 +67,12 @@ export interface Harness {
   guardian: Guardian;
   clock: { now: number };
   /** The keys the app serves when they are not the test keys (the real app, a guardian network). */
-  keys?: { guardPubkey: Uint8Array; treasuryPubkey: Uint8Array };
+  keys?: {
+    guardPubkey: Uint8Array;
+    treasuryPubkey: Uint8Array;
+    /** The treasury's output script when it is not p2tr(treasuryPubkey) (the group's `OP_1 <key>`). */
+    treasuryScript?: Uint8Array;
+  };
   /** Another guardian process over the same database, as after a restart. */
   restart(chain?: Chain): Guardian;
   wallet(label: string): Promise<TestWallet>;
@@ -415,7 +420,8 @@ export class TestWallet {
       vault,
       liquidated,
       unitUtxos,
-      treasuryScript: p2tr(this.treasuryPub, undefined, TEST_NETWORK).script,
+      treasuryScript:
+        this.h.keys?.treasuryScript ?? p2tr(this.treasuryPub, undefined, TEST_NETWORK).script,
       unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
       postageSats: options.postageSats,
       treasury: t
@@ -425,7 +431,8 @@ export class TestWallet {
             value: BigInt(t.value),
             script: hex.decode(t.script_hex),
             unitAmount: BigInt(t.unit_amount),
-            internalKey: this.treasuryPub,
+            // The group's `OP_1 <key>` has no internal key to give (params.ts TreasuryUtxo).
+            ...(this.h.keys?.treasuryScript ? {} : { internalKey: this.treasuryPub }),
           }
         : undefined,
     });

@@ -30,6 +30,7 @@ import {
 import { getJson, joinUrl } from '../api/http';
 import { type WalletAccount } from '../wallet';
 import { readApprovals } from './approvals';
+import { treasuryInternalKey } from './treasury-key';
 
 /**
  * The guardian's answer to a signed request may take as long as the request lives: the flow's own
@@ -175,7 +176,7 @@ export function reservedTreasury(config: ConfigDto, reservation: ReserveResult |
       value: BigInt(utxo.value),
       script: hex.decode(utxo.script_hex),
       unitAmount: BigInt(utxo.unit_amount),
-      internalKey: hex.decode(config.treasuryPubkey),
+      ...treasuryInternalKey(config),
     },
   };
 }

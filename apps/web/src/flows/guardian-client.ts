@@ -6,7 +6,7 @@
 // the zod schemas: bundled here they would pull zod's core into the dashboard's first chunk); their
 // errors are DomainErrors matched by code.
 import { base64, hex } from '@scure/base';
-import { NETWORK, p2tr } from '@scure/btc-signer';
+import { NETWORK } from '@scure/btc-signer';
 import {
   addressToScript,
   declarationOf,
@@ -334,8 +334,8 @@ export async function runRepossess(
     unit: 0n,
     vault,
     liquidated,
-    // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
-    treasuryScript: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
+    // The treasury's address as the server serves it (its key's P2TR, or the group key's).
+    treasuryScript: addressToScript(config.treasuryAddress, network),
   });
   const request = await signVaultRequest({
     draft,

@@ -24,6 +24,7 @@ import {
 } from '@unit/protocol';
 import { getJson, joinUrl } from '../api/http';
 import type { WalletAccount } from '../wallet';
+import { treasuryInternalKey } from './treasury-key';
 
 export interface MaxDepositRequest {
   action: 'deposit' | 'create';
@@ -103,9 +104,9 @@ function refine(
     config.constants.collateralPercent,
   );
   const borrowAmount = bound > 0n ? bound : U64_MAX;
-  // The treasury's UNIT UTXO comes back as change, so its value cancels out; it is a key-path
-  // P2TR output of the treasury key (docs/protocol.md, Keys).
-  const treasuryScript = new Uint8Array([0x51, 0x20, ...hex.decode(config.treasuryPubkey)]);
+  // The treasury's UNIT UTXO comes back as change, so its value cancels out; its script is the
+  // treasury's address as the server serves it.
+  const treasuryScript = addressToScript(config.treasuryAddress, network);
   return maxOpenDeposit({
     ...base,
     borrowAmount,
@@ -115,7 +116,7 @@ function refine(
       value: BigInt(config.constants.unitPostageSats),
       script: treasuryScript,
       unitAmount: borrowAmount,
-      internalKey: hex.decode(config.treasuryPubkey),
+      ...treasuryInternalKey(config),
     },
     unitRuneId: parseRuneId(config.unitRuneId),
     postageSats: BigInt(request.postageSats),

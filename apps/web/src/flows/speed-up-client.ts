@@ -1,14 +1,14 @@
 // vault.speedup from the page: the replacement of a pending vault transaction at a higher fee,
 // signed by the wallet for its own inputs and co-signed by the guardian (guardian/speedup.ts).
 import { base64, hex } from '@scure/base';
-import { p2tr } from '@scure/btc-signer';
-import { speedUp } from '@unit/bitcoin';
+import { addressToScript, speedUp } from '@unit/bitcoin';
 import { getJson, joinUrl } from '../api/http';
 import { WalletError } from '../wallet';
 import type { FlowTarget } from './declarations';
 import type { FlowResultIds } from './engine';
 import type { ExecuteContext, OnProgress } from './flow-types';
 import { bitcoinNetwork, connect, walletKeysOf, paymentUtxos } from './client-reads';
+import { treasuryInternalKey } from './treasury-key';
 
 /** Esplora's plain-text answers (a raw transaction's hex). */
 async function getText(url: string): Promise<string> {
@@ -56,9 +56,9 @@ export async function runSpeedUp(
     original: { hex: rawHex, prevouts },
     wallet: walletKeys,
     treasury: {
-      // The treasury is the key-path P2TR output of its key (docs/protocol.md, Keys).
-      script: p2tr(hex.decode(config.treasuryPubkey), undefined, network).script,
-      internalKey: hex.decode(config.treasuryPubkey),
+      // The treasury's address as the server serves it (its key's P2TR, or the group key's).
+      script: addressToScript(config.treasuryAddress, network),
+      ...treasuryInternalKey(config),
     },
     utxos: await paymentUtxos(config, account, walletKeys.satsScript),
     feeRate,

@@ -206,6 +206,11 @@ export function testConfig(network: Network): ConfigDto {
     social: { twitter: '#', discord: '#', telegram: '#' },
     guardPubkey: hex.encode(schnorr.getPublicKey(guardKey)),
     treasuryPubkey: hex.encode(schnorr.getPublicKey(treasuryKey)),
+    treasuryAddress: btc.p2tr(
+      schnorr.getPublicKey(treasuryKey),
+      undefined,
+      network === 'mainnet' ? btc.NETWORK : btc.TEST_NETWORK,
+    ).address!,
     unitRuneId: '1:0',
     telegramBot: null,
     constants: {

@@ -44,8 +44,12 @@ export interface TreasuryUtxo {
   value: bigint;
   script: Uint8Array;
   unitAmount: bigint;
-  /** `treasury_pubkey` of /api/config: the P2TR key-path internal key. */
-  internalKey: Uint8Array;
+  /**
+   * `treasury_pubkey` of /api/config: the P2TR key-path internal key of this server's treasury key.
+   * Absent when the treasury is the guardian network's `OP_1 <group key>`: that key is already the
+   * output key, and its internal key is nobody's to give.
+   */
+  internalKey?: Uint8Array;
 }
 
 /** A UNIT output of the wallet's runes address (SPEC §3 UNIT output). */

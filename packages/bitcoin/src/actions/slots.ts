@@ -211,7 +211,7 @@ export function treasuryInput(treasury: TreasuryUtxo): PlannedInput {
     script: treasury.script,
     kind: TREASURY_INPUT.kind,
     signers: TREASURY_INPUT.signers,
-    tapInternalKey: treasury.internalKey,
+    ...(treasury.internalKey ? { tapInternalKey: treasury.internalKey } : {}),
   };
 }
 

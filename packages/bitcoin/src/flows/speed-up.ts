@@ -39,7 +39,8 @@ export interface SpeedUpParams {
     spendPath?: VaultLeafChoice;
   }[];
   /** The treasury's output script and key (open and borrow spend a treasury UNIT output). */
-  treasury?: { script: Uint8Array; internalKey: Uint8Array };
+  /** `internalKey` absent for the guardian network's `OP_1 <group key>` (params.ts TreasuryUtxo). */
+  treasury?: { script: Uint8Array; internalKey?: Uint8Array };
   /** Spare payment outputs of the wallet, for when the change cannot pay the extra fee. */
   utxos: readonly PaymentUtxo[];
   /** sat/vB of the replacement */
@@ -89,7 +90,7 @@ function plannedInput(
       ...utxo,
       kind: 'p2tr',
       signers: ['treasury'],
-      tapInternalKey: params.treasury.internalKey,
+      ...(params.treasury.internalKey ? { tapInternalKey: params.treasury.internalKey } : {}),
     };
   if (equalBytes(params.wallet.satsScript, script))
     return walletInput(utxo, params.wallet.paymentPublicKey);

@@ -175,7 +175,6 @@ export class HttpChainView implements ChainView {
 const appConfig = z.object({
   network: z.string(),
   unitRuneId: z.string().nullable(),
-  treasuryPubkey: z.string().regex(/^[0-9a-f]{64}$/),
 });
 const quoteKey = z.object({ oracle_pubkey: z.string().regex(/^[0-9a-f]{64}$/) });
 
@@ -183,13 +182,12 @@ export interface AppFacts {
   network: string;
   unitRuneId: string;
   oraclePubkey: string;
-  treasuryPubkey: string;
 }
 
 /**
  * The facts a guardian checks requests against, read once from the app at start: its network, the
- * UNIT rune id, the treasury key and the oracle's key. On a real network an operator pins each by
- * flag (--network, --rune-id, --treasury-key, --oracle-key) instead of trusting the app's word.
+ * UNIT rune id and the oracle's key (the treasury is the group key's: policy.ts). On a real network an operator pins each by
+ * flag (--network, --rune-id, --oracle-key) instead of trusting the app's word.
  */
 export async function readAppFacts(
   app: string,
@@ -197,7 +195,7 @@ export async function readAppFacts(
   timeoutMs = 5_000,
 ): Promise<AppFacts> {
   const base = trimSlash(app);
-  const needsConfig = !pinned.network || !pinned.unitRuneId || !pinned.treasuryPubkey;
+  const needsConfig = !pinned.network || !pinned.unitRuneId;
   const config = needsConfig ? await getJson(`${base}/api/config`, appConfig, timeoutMs) : null;
   const oraclePubkey =
     pinned.oraclePubkey ??
@@ -208,6 +206,5 @@ export async function readAppFacts(
     network: pinned.network ?? config!.network,
     unitRuneId,
     oraclePubkey,
-    treasuryPubkey: pinned.treasuryPubkey ?? config!.treasuryPubkey,
   };
 }

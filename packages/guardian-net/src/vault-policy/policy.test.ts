@@ -4,7 +4,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
-import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
 import { parseRuneId, thresholdSecret } from '@unit/bitcoin';
 import type { OwnPrice } from '../price/own-price';
@@ -25,7 +25,6 @@ import {
   ORACLE_SECRET,
   RUNE_ID,
   StandInChain,
-  TREASURY_PUB,
   TREASURY_SCRIPT,
   vaultOf,
 } from '../../test/policy-chain';
@@ -63,7 +62,6 @@ beforeEach(() => {
       network: 'devnet',
       unitRuneId: RUNE_ID,
       oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-      treasuryPubkey: hex.encode(TREASURY_PUB),
     },
     clock: () => NOW,
   });
@@ -130,6 +128,26 @@ describe('the vault policy of one guardian', () => {
     expect(fixedInputs('borrow').map((i) => i.role)).toEqual(['vault', 'treasury']);
     expect(await ask(borrowed, 0)).toEqual({ approve: true });
     expect(await ask(borrowed, 1)).toEqual({ approve: true });
+  });
+
+  it("refuses a treasury input that is not the group key's own output, whatever the app serves", async () => {
+    const wallet = new Wallet('erin', TEST_NETWORK);
+    const funded = chain.fund(wallet);
+    // A server's own treasury key, as before the treasury became the group's.
+    const other = p2tr(pubSchnorr(keyOf('server treasury')), undefined, TEST_NETWORK).script;
+    chain.txs.get(funded.treasury!.txid)![1] = { script: other, value: 10_000n, address: 'x' };
+    const opened = await draftRequest({
+      ...base(wallet),
+      action: 'open',
+      ...funded,
+      treasury: { ...funded.treasury!, script: other },
+      btc: 1_000_000n,
+      unit: 500_00n,
+    });
+    expect(await ask(opened, 0)).toEqual({
+      approve: false,
+      reason: 'the treasury input is not the treasury',
+    });
   });
 
   it("refuses a message that is not this request's input: another input's sighash, or tampered", async () => {

@@ -22,7 +22,7 @@
 // A speed-up (action 'speedup') shares the first checks (role, PSBT, sighash, the vault key's
 // signature), then speed-up.ts checks it against the original in this guardian's mempool.
 import { base64, hex } from '@scure/base';
-import { NETWORK, p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { NETWORK, OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import {
   declarationOf,
@@ -147,7 +147,6 @@ function walletPostage(declaration: Declaration, tx: Transaction): bigint | unde
 export class VaultPolicy {
   private readonly clock: () => number;
   private readonly runeId;
-  private readonly treasuryScript: Uint8Array;
   private readonly network;
 
   constructor(private readonly o: VaultPolicyOptions) {
@@ -155,9 +154,6 @@ export class VaultPolicy {
     this.runeId = parseRuneId(o.facts.unitRuneId);
     // Only addresses depend on it; the scripts checked here are the same on every network.
     this.network = o.facts.network === 'mainnet' ? NETWORK : TEST_NETWORK;
-    // The treasury is a key-path P2TR output of the treasury key (docs/protocol.md, Keys), as the
-    // app builds it today; once the treasury is the group's, this is its `OP_1 <group key>`.
-    this.treasuryScript = p2tr(hex.decode(o.facts.treasuryPubkey), undefined, this.network).script;
   }
 
   /** The node's validator: a refusal's reason is the user's to read. */
@@ -247,8 +243,11 @@ export class VaultPolicy {
     const vaultPubkey = hex.decode(c.request.vault_pubkey);
     const keys = { vaultPubkey, guardPubkey: group, network: this.network };
     const postage = walletPostage(declaration, tx);
+    // The treasury is the group key's own output, `OP_1 <group key>` (no further tweak: the DKG key
+    // already is a BIP-341 output key), whatever the app says: only this set can move it.
+    const treasuryScript = OutScript.encode({ type: 'tr', pubkey: group });
     const context: ParseContext = {
-      treasuryScript: this.treasuryScript,
+      treasuryScript,
       newVaultScript: new Uint8Array(), // set by the caller
       unitRuneId: this.runeId,
       ...(postage === undefined ? {} : { postageSats: postage }),
@@ -260,7 +259,7 @@ export class VaultPolicy {
         if (spend.role === 'vault')
           context.vault = (await vaultOnChain(chain, txs, input, 'the vault input', keys)).utxo;
         else if (spend.role === 'treasury')
-          context.treasury = await treasuryOnChain(chain, txs, input, this.treasuryScript);
+          context.treasury = await treasuryOnChain(chain, txs, input, treasuryScript);
         else context.liquidated = await this.claimed(c, txs, input, ownCents);
       }),
     );

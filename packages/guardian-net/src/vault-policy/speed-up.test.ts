@@ -13,7 +13,6 @@ import {
   declarationOf,
   finalize,
   parseRuneId,
-  signTreasuryInput,
   signUserInputs,
   speedUp,
   taprootSighash,
@@ -30,9 +29,8 @@ import {
   ORACLE_SECRET,
   RUNE_ID,
   StandInChain,
-  TREASURY_KEY,
-  TREASURY_PUB,
   TREASURY_SCRIPT,
+  signTreasuryAsGroup,
   vaultOf,
 } from '../../test/policy-chain';
 import {
@@ -72,7 +70,6 @@ beforeEach(() => {
       network: 'devnet',
       unitRuneId: RUNE_ID,
       oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-      treasuryPubkey: hex.encode(TREASURY_PUB),
     },
     clock: () => NOW,
   });
@@ -108,7 +105,7 @@ async function pendingBorrow(wallet: Wallet): Promise<{ draft: Draft; txid: stri
   });
   let psbt = base64.decode(draft.request.psbt);
   psbt = cosignVaultInput(psbt, GROUP_KEY, 0);
-  psbt = signTreasuryInput(psbt, TREASURY_KEY, 1);
+  psbt = signTreasuryAsGroup(psbt, 1);
   return { draft, txid: chain.broadcast(finalize(psbt)) };
 }
 
@@ -129,7 +126,7 @@ function replacement(
     action,
     original: { hex: original.hex, prevouts: original.prevouts },
     wallet: wallet.vaultWallet,
-    treasury: { script: TREASURY_SCRIPT, internalKey: TREASURY_PUB },
+    treasury: { script: TREASURY_SCRIPT },
     utxos: [],
     feeRate,
   });

@@ -36,7 +36,10 @@ export const configSchema = z.object({
   /** null: not configured on this server, so not shown */
   social: z.object({ twitter: nullableString, discord: nullableString, telegram: nullableString }),
   guardPubkey: z.string(),
+  /** x-only: this server's treasury key, or the guardian network's group key (then the address is `OP_1 <key>`). */
   treasuryPubkey: z.string(),
+  /** Where the treasury's UNIT lives: pay and find the treasury by this address's script. */
+  treasuryAddress: z.string(),
   unitRuneId: z.string(),
   telegramBot: nullableString,
   constants: configConstantsSchema,

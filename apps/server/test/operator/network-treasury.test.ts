@@ -1,0 +1,61 @@
+// The operator's treasury commands with the guardian network (GUARDIAN_NETWORK=external): a real
+// `guardian dkg` set, a signet server's configuration on a devnet instance playing the network. The
+// treasury is `OP_1 <group key>`, and the commands that would sign with a treasury key refuse.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { hex } from '@scure/base';
+import { Address, TEST_NETWORK } from '@scure/btc-signer';
+import { runOperator } from '../../src/operator/cli';
+import { startTestApp, type RunningApp } from '../support';
+import { startGuardianNetwork, type TestGuardianNetwork } from '../guardian-network/signer-harness';
+import { signetEnvFor } from './network';
+
+let network: RunningApp;
+let guardians: TestGuardianNetwork;
+let env: Record<string, string>;
+let dataDir: string;
+
+async function operator(args: string[]): Promise<string[]> {
+  const lines: string[] = [];
+  await runOperator(args, env, (line) => lines.push(line), 50);
+  return lines;
+}
+
+beforeAll(async () => {
+  network = await startTestApp();
+  guardians = await startGuardianNetwork({ start: false });
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-operator-network-'));
+  env = {
+    ...signetEnvFor(network.url, {
+      unitRuneId: network.devnet!.unitRuneId,
+      guardianKey: bytesToHex(network.keys.guardianSecretKey),
+    }),
+    DATA_DIR: dataDir,
+    GUARDIAN_NETWORK: 'external',
+    GUARDIAN_DIR: guardians.dir,
+  };
+}, 60_000);
+
+afterAll(async () => {
+  await network?.stop();
+  await guardians?.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm run operator with the guardian network', () => {
+  it("finds the treasury at OP_1 <group key>, and refuses split and etch: the treasury is the guardians' key", async () => {
+    const { groupKey } = JSON.parse(
+      fs.readFileSync(path.join(guardians.dir, 'guardian-set.json'), 'utf8'),
+    ) as { groupKey: string };
+    const lines = await operator(['treasury']);
+    const address = Address(TEST_NETWORK).encode({ type: 'tr', pubkey: hex.decode(groupKey) });
+    expect(lines[0]).toBe(`treasury address  ${address}`);
+    for (const command of [['split', '2'], ['etch']])
+      await expect(operator(command)).rejects.toThrow(
+        `the treasury is the guardians' key (GUARDIAN_NETWORK is on): \`${command[0]}\``,
+      );
+  }, 60_000);
+});
