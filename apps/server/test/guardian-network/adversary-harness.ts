@@ -13,8 +13,8 @@ import { progressNotificationSchema, type ProgressNotification } from '@unit/pro
 import type { GuardianSet } from '@unit/guardian-net';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
-import { TestWallet, type Harness } from '../guardian/harness';
-import { startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import type { Harness } from '../guardian/harness';
+import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
 import {
   CLI,
   EVIL,
@@ -87,32 +87,6 @@ export async function chainVerdict(app: RunningApp, raw: string) {
     prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
   }
   return { verdict: verifyInputs(raw, prevouts), tx, prevouts };
-}
-
-function appHarness(app: RunningApp, groupKey: Uint8Array): Harness {
-  const harness: Harness = {
-    dir: '',
-    store: app.store,
-    devnet: app.devnet!,
-    chain: app.chain,
-    oracle: app.oracle,
-    guardian: app.guardian,
-    clock: {
-      get now() {
-        return Math.floor(Date.now() / 1000);
-      },
-    },
-    keys: { guardPubkey: groupKey, treasuryPubkey: hex.decode(app.keys.treasuryPubkey) },
-    restart: () => app.guardian,
-    wallet: async (label) => {
-      const wallet = new TestWallet(label, harness);
-      await app.devnet!.fund(wallet.paymentAddress, 20_000_000n);
-      await app.devnet!.mine(1);
-      return wallet;
-    },
-    close: () => Promise.resolve(),
-  };
-  return harness;
 }
 
 /** Guardians 1..3 of a 2-of-3 set, honest unless `evil` names them with the fixture's mode. */

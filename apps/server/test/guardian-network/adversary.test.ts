@@ -144,7 +144,11 @@ describe('a malicious guardian that approves everything', () => {
     expect(error!.message).toBe(
       `2 of 3 guardians refused this request. guardian-1: ${reason}; guardian-2: ${reason}`,
     );
-    expect(states(lastApprovals(ctx)!)).toEqual(['refused', 'refused', 'approved']);
+    // A borrow is two sessions (the vault's input and the treasury's): the request fails at the
+    // honest refusals, perhaps before the cheater decided on both, so it is approved or pending.
+    const [one, two, three] = states(lastApprovals(ctx)!);
+    expect([one, two]).toEqual(['refused', 'refused']);
+    expect(['approved', 'pending']).toContain(three);
     await nothingHappened(request.nonce, before);
     expect((await getGuardianRequest(w.app.store.db, request.nonce))!.state).toBe('failed');
     // Nothing holds the vault, and a refusal holds nothing: back at the guardians' price, the same
@@ -187,13 +191,8 @@ describe('a malicious guardian that approves everything', () => {
   it('replays a nonce commitment: it is named excluded, the honest two sign', async () => {
     await w.kill(3);
     await w.evil(3, 'replay-nonce');
-    // Its first commitment is fresh: it signs honestly. The next one is that commitment again.
-    const first = await borrowWithThreeFirst();
-    expect([first.approvals.guardians[0]!.state, first.approvals.guardians[2]!.state]).toEqual([
-      'approved',
-      'approved',
-    ]);
-    expect(sessionRows(3, first.session).at(-1)?.status).toBe('spent');
+    // A borrow is two sessions (the vault's input and the treasury's), both with guardians 1 and 3
+    // first: the cheater's first commitment is fresh, its second is that one again.
     const { approvals } = await borrowWithThreeFirst();
     expect(approvals.guardians[2]).toMatchObject({
       state: 'excluded',
@@ -301,10 +300,13 @@ describe('kill -9 of one guardian at each step of a borrow', () => {
       await w.evil(3, mode);
       const { approvals, session } = await borrow();
       expect(w.exited(3)).toBe(true);
-      expect(approvals.guardians[2]).toMatchObject({
-        state: 'excluded',
-        reason: expect.stringMatching(/^dropped between rounds: /),
-      });
+      // Dead after its first session's commitment: dropped there, unreachable for the other one,
+      // whichever the board heard first.
+      expect(approvals.guardians[2]).toMatchObject(
+        approvals.guardians[2]!.state === 'excluded'
+          ? { reason: expect.stringMatching(/^dropped between rounds: /) }
+          : { state: 'unreachable', reason: expect.stringMatching(/^unreachable/) },
+      );
       await w.kill(3);
       await w.honest(3);
       // Restarted, the nonce it gave for the borrow is never usable again.
@@ -329,7 +331,10 @@ describe('kill -9 of one guardian at each step of a borrow', () => {
       '2 of 3 guardians refused this request. guardian-2: unreachable (ECONNREFUSED); ' +
         'guardian-3: unreachable (ECONNREFUSED)',
     );
-    expect(states(lastApprovals(ctx)!)).toEqual(['approved', 'unreachable', 'unreachable']);
+    // Guardian 1 approved; the request failed at the other two, maybe before its second decision.
+    const [one, ...down] = states(lastApprovals(ctx)!);
+    expect(['approved', 'pending']).toContain(one);
+    expect(down).toEqual(['unreachable', 'unreachable']);
     await nothingHappened(request.nonce, before);
     expect((await getGuardianRequest(w.app.store.db, request.nonce))!.state).toBe('failed');
 
