@@ -7,9 +7,12 @@ import {
   decisionWords,
 } from '../approvals';
 
-/** A guardian's reason, unless it only repeats its state ('unreachable: unreachable'). */
+/**
+ * A guardian's reason, unless it only repeats its state: 'unreachable' over 'unreachable
+ * (ECONNREFUSED)' says all a user can use; the socket's error code is for the server's log.
+ */
 const reasonOf = ({ state, reason }: GuardianDecision) =>
-  reason && reason.trim().toLowerCase() !== decisionWords(state) ? reason : null;
+  reason && !reason.trim().toLowerCase().startsWith(decisionWords(state)) ? reason : null;
 
 /**
  * "2 of 3 guardians approved" and what it means: the one polite live region of the approvals (a
