@@ -168,7 +168,11 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
     await expect(page.getByRole('link', { name: /^View transaction/ })).toBeVisible();
     const openTxid = await linkedTxid(page);
     await mine(1);
-    await expect(page.getByRole('heading', { name: 'Vault Successfully Created!' })).toBeVisible();
+    // Read as on a real network: the product's esplora poll (5 s) sees the block, then the page;
+    // as long as the later block waits here, for a machine busy with the other worker's journey.
+    await expect(page.getByRole('heading', { name: 'Vault Successfully Created!' })).toBeVisible({
+      timeout: 30_000,
+    });
     expect(await confirmed(openTxid)).toBe(true);
     await page.getByRole('button', { name: 'Go to Vault' }).click();
     await expect(page.getByText('In wallet: 300.00 UNIT')).toBeVisible();
