@@ -15,3 +15,4 @@ export * from './price/index';
 export { liquidationDecision, type LiquidationContext } from './price/liquidation';
 export { OwnPriceOracle, type OwnPrice } from './price/own-price';
 export { collectHandover, nextRoster, runRotation, type RotationPlan } from './rotate';
+export { readCapped } from './read-capped';

@@ -10,7 +10,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { verifySet, type GuardianSet, type Member } from '@unit/guardian-net';
+import { readCapped, verifySet, type GuardianSet, type Member } from '@unit/guardian-net';
 import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
@@ -48,27 +48,6 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** The first 8 bytes of a guardian's identity key, hex. */
 export const fingerprintOf = (identityKey: string) => identityKey.slice(0, 16).toLowerCase();
-
-/** Reads at most `max` bytes of a response body; a larger one is an error. */
-async function readCapped(res: Response, max: number): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? 0);
-  if (declared > max) throw new Error('health answer too large');
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw new Error('health answer too large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** One member's health, or null when it did not answer in time, or not as itself. */
 async function healthOf(member: Member, timeoutMs: number): Promise<Health | null> {

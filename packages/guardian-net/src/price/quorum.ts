@@ -10,6 +10,7 @@ import {
   signedPriceProblem,
   type SignedPrice,
 } from './signed-price';
+import { readCapped } from '../read-capped';
 
 export const PRICE_PATH = '/v1/price';
 /** A signed price is about 250 bytes. */
@@ -38,24 +39,6 @@ export type PriceQuote =
       answers: GuardianPriceAnswer[];
       left: { guardian: number; reason: string }[];
     };
-
-async function readCapped(res: Response, cap: number): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.length;
-    if (size > cap) {
-      await reader.cancel();
-      throw new Error('answer too large');
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** One guardian's signed price, checked against the set; throws with a short reason. */
 export async function fetchGuardianPrice(
