@@ -32,11 +32,11 @@ import {
   statusLines,
   treasuryStatus,
   treasuryAddress,
-  requireOwnTreasuryKey,
   type OperatorContext,
 } from './treasury';
 import { checkSplitCount, splitTreasury } from './treasury-split';
 import { etchUnit } from './etch';
+import { treasuryCosigner } from './treasury-cosign';
 import { checkRune } from './rune-check';
 import path from 'node:path';
 
@@ -157,7 +157,6 @@ export async function runOperator(
           say(line);
         return;
       case 'split': {
-        requireOwnTreasuryKey(ctx, 'split');
         const n = wholeNumber(positional[0], 'split <n>');
         checkSplitCount(n);
         const result = await splitTreasury(
@@ -180,7 +179,6 @@ export async function runOperator(
         return;
       }
       case 'etch': {
-        requireOwnTreasuryKey(ctx, 'etch');
         const supply = options.get('supply') ?? String(DEFAULT_UNIT_SUPPLY);
         if (!/^\d{1,30}$/.test(supply))
           throw new Error('--supply must be UNIT hundredths, a whole number');
@@ -221,10 +219,11 @@ async function withContext(
     });
     const keys = await loadGuardianKeys(store.db, config);
     // With the guardian network the vaults' key and the treasury are the published set's group key.
-    const groupKey =
+    const network =
       config.guardianNetwork.mode === 'off'
         ? null
-        : hexToBytes(loadGuardianNetwork(config.guardianNetwork.dir).set.groupKey!);
+        : loadGuardianNetwork(config.guardianNetwork.dir);
+    const groupKey = network ? hexToBytes(network.set.groupKey!) : null;
     // Runes read as the server reads them (RUNES_API), so an ord-only network works here too.
     const chain = new EsploraChain({
       ...config.services,
@@ -250,6 +249,8 @@ async function withContext(
       guardPubkey: groupKey ?? hexToBytes(keys.guardPubkey),
       treasuryPubkey: groupKey ?? pubSchnorr(keys.treasurySecretKey),
       treasuryIsGroupKey: groupKey !== null,
+      // The operator's CLI coordinates the running network itself, as the app does (GUARDIAN_DIR).
+      ...(network ? { cosignTreasury: treasuryCosigner(network) } : {}),
       db: store.db,
       dataDir: config.dataDir,
       say,

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { p2tr, TaprootControlBlock, Transaction } from '@scure/btc-signer';
-import { equalBytes } from '@scure/btc-signer/utils.js';
+import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   commitmentLeafScript,
   encodeRunestone,
@@ -52,10 +52,23 @@ function loadPlan(ctx: OperatorContext): EtchingPlan | null {
   }
 }
 
-/** The commitment output: the treasury key's path, and the leaf that reveals the name. */
+/**
+ * The key that signs the etching's commit and reveal: this server's own treasury key. With the
+ * guardian network the treasury is the group key, but an etching spends nothing of it: the commit
+ * is paid from this key's own address and only the reveal's premine goes to the treasury
+ * (`OP_1 <group key>`), so no guardian signs anything and no context has to be checked.
+ */
+export function etchingContext(ctx: OperatorContext): OperatorContext {
+  if (!ctx.treasuryIsGroupKey) return ctx;
+  const { cosignTreasury: _group, ...own } = ctx;
+  return { ...own, treasuryPubkey: pubSchnorr(ctx.treasuryKey), treasuryIsGroupKey: false };
+}
+
+/** The commitment output: the etching key's path, and the leaf that reveals the name. */
 function commitOutput(ctx: OperatorContext, rune: string) {
-  const leaf = commitmentLeafScript(ctx.treasuryPubkey, runeCommitment(rune));
-  const out = p2tr(ctx.treasuryPubkey, { script: leaf }, ctx.network, true);
+  const key = pubSchnorr(ctx.treasuryKey);
+  const leaf = commitmentLeafScript(key, runeCommitment(rune));
+  const out = p2tr(key, { script: leaf }, ctx.network, true);
   const tapLeaf = out.tapLeafScript?.find(([, s]) => equalBytes(s.subarray(0, -1), leaf));
   if (!tapLeaf) throw new Error('commitment leaf missing from its Taproot tree');
   return { script: out.script, leaf, tapLeaf };
@@ -163,14 +176,16 @@ export async function etchUnit(ctx: OperatorContext, options: EtchOptions): Prom
     const base = { name, supply: String(options.supply), outputs: options.outputs, feeRate };
     const value = BigInt(UNIT_POSTAGE_SATS) * BigInt(options.outputs) + revealFee(ctx, base);
     const commit = commitOutput(ctx, rune);
-    // Only its plain BTC pays: before the etching there is no UNIT rune to read.
-    const status = await treasuryStatus(ctx, false);
+    // Only its plain BTC pays: before the etching there is no UNIT rune to read. With the guardian
+    // network that is the etching key's own address, not the group's treasury.
+    const payer = etchingContext(ctx);
+    const status = await treasuryStatus(payer, false);
     const payment = choosePayment(
       status.paymentOutputs,
       value + 2_000n * BigInt(Math.ceil(feeRate)),
     );
     const { tx, fee } = buildTreasuryTx(
-      ctx,
+      payer,
       payment,
       [{ script: commit.script, amount: value }],
       feeRate,

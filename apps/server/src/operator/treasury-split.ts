@@ -34,9 +34,20 @@ export function splitEdicts(id: RuneId, total: bigint, n: number, outputCount: n
   ];
 }
 
-/** Spends treasury key-path outputs; returns the signed transaction and its fee. */
-export function buildTreasuryTx(
-  ctx: OperatorContext,
+/** A key-path witness: one 64-byte BIP-340 signature (SIGHASH_DEFAULT). */
+const KEY_PATH_SIGNATURE_BYTES = 64;
+
+/** The size once signed: every input a treasury key path, one 64-byte signature each. */
+export function signedVsize(tx: Transaction): number {
+  const sized = tx.clone();
+  for (let i = 0; i < sized.inputsLength; i++)
+    sized.updateInput(i, { finalScriptWitness: [new Uint8Array(KEY_PATH_SIGNATURE_BYTES)] }, true);
+  return sized.vsize;
+}
+
+/** Spends treasury key-path outputs; returns the unsigned transaction and its fee. */
+export function planTreasuryTx(
+  ctx: Pick<OperatorContext, 'treasuryPubkey' | 'treasuryIsGroupKey' | 'network'>,
   inputs: readonly Spendable[],
   outputs: ReadonlyArray<{ script: Uint8Array; amount: bigint }>,
   feeRate: number,
@@ -49,7 +60,8 @@ export function buildTreasuryTx(
         txid: input.txid,
         index: input.vout,
         witnessUtxo: { script: treasury.script, amount: input.value },
-        tapInternalKey: ctx.treasuryPubkey,
+        // The group key is the output key itself (no tweak): no internal key to name.
+        ...(ctx.treasuryIsGroupKey ? {} : { tapInternalKey: ctx.treasuryPubkey }),
         sequence: SEQUENCE_RBF,
       });
     for (const output of outputs) tx.addOutput(output);
@@ -62,13 +74,30 @@ export function buildTreasuryTx(
         `the treasury needs ${-change} more sats for this (send BTC to ${treasury.address})`,
       );
     if (change >= DUST_SATS) tx.addOutput({ script: treasury.script, amount: change });
-    tx.sign(ctx.treasuryKey);
-    tx.finalize();
     return tx;
   };
-  // Sign once to learn the size, then again at the fee that size needs.
-  const fee = BigInt(Math.ceil(build(0n).vsize * feeRate));
+  // Build once to learn the signed size, then again at the fee that size needs.
+  const fee = BigInt(Math.ceil(signedVsize(build(0n)) * feeRate));
   return { tx: build(fee), fee };
+}
+
+/** Signs with this server's own treasury key (GUARDIAN_NETWORK off). */
+export function signOwnTreasuryTx(ctx: Pick<OperatorContext, 'treasuryKey'>, tx: Transaction) {
+  const signed = tx.clone();
+  signed.sign(ctx.treasuryKey);
+  signed.finalize();
+  return signed;
+}
+
+/** Spends treasury key-path outputs with this server's own key; the signed transaction and fee. */
+export function buildTreasuryTx(
+  ctx: OperatorContext,
+  inputs: readonly Spendable[],
+  outputs: ReadonlyArray<{ script: Uint8Array; amount: bigint }>,
+  feeRate: number,
+): { tx: Transaction; fee: bigint } {
+  const { tx, fee } = planTreasuryTx(ctx, inputs, outputs, feeRate);
+  return { tx: signOwnTreasuryTx(ctx, tx), fee };
 }
 
 /** Payment outputs, largest first, until `need` sats are covered (or all of them). */
@@ -144,7 +173,7 @@ export async function splitTreasury(
       },
     ];
     try {
-      const built = buildTreasuryTx(ctx, [...unitInputs, ...payment], outputs, feeRate);
+      const built = planTreasuryTx(ctx, [...unitInputs, ...payment], outputs, feeRate);
       if (built.tx.outputsLength === outputCount(change)) {
         result = built;
         break;
@@ -155,6 +184,11 @@ export async function splitTreasury(
   }
   if (!result)
     throw lastError instanceof Error ? lastError : new Error('split: no transaction fits');
-  const txid = await ctx.chain.broadcast(result.tx.hex);
+  // With the guardian network the treasury is the group key: t guardians sign it, each after its
+  // own checks (treasury-cosign.ts); a refusal throws, and nothing is sent.
+  const signed = ctx.cosignTreasury
+    ? await ctx.cosignTreasury(result.tx)
+    : signOwnTreasuryTx(ctx, result.tx);
+  const txid = await ctx.chain.broadcast(signed.hex);
   return { txid, outputs: n, unitHundredths: total, fee: result.fee };
 }

@@ -2,8 +2,11 @@
 // file), splitting its UNIT into outputs of the treasury's postage so that concurrent opens and
 // borrows each find one (treasury-split.ts), the UNIT etching on a network that has none yet
 // (etch.ts), and taking an existing rune (rune-check.ts). Every transaction is real, signed by the
-// treasury key, and sent through the configured esplora.
+// treasury key (with the guardian network: a split by t guardians, treasury-cosign.ts; an etching
+// by this server's own key, its premine paid to the group's treasury), and sent through the
+// configured esplora.
 import { treasuryOutput } from '../guardian/treasury-output';
+import type { Transaction } from '@scure/btc-signer';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import type { Kysely } from 'kysely';
 import { UNIT_POSTAGE_SATS, type UnitOutputDto, type UtxoDto } from '@unit/protocol';
@@ -23,6 +26,8 @@ export interface OperatorContext {
   treasuryPubkey: Uint8Array;
   /** GUARDIAN_NETWORK local/external: `treasuryPubkey` is the group key, no key here signs for it. */
   treasuryIsGroupKey?: boolean;
+  /** With the group key: t guardians sign a treasury transaction (split), each checking it. */
+  cosignTreasury?: (tx: Transaction) => Promise<Transaction>;
   /** x-only; the vaults' co-signing key (reindex proves a vault's output with it). */
   guardPubkey: Uint8Array;
   db: Kysely<Database>;
@@ -46,21 +51,6 @@ export const treasuryAddress = (
     { pubkey: ctx.treasuryPubkey, isGroupKey: ctx.treasuryIsGroupKey === true },
     ctx.network,
   );
-
-/**
- * The commands that sign with the treasury key (split, etch) need this server's own key: with the
- * guardian network the treasury is the group's, and no single server can move it.
- */
-export function requireOwnTreasuryKey(
-  ctx: Pick<OperatorContext, 'treasuryIsGroupKey'>,
-  command: string,
-): void {
-  if (ctx.treasuryIsGroupKey)
-    throw new Error(
-      `the treasury is the guardians' key (GUARDIAN_NETWORK is on): \`${command}\` would need ` +
-        't guardians to sign it, and they sign vault requests only; run it where GUARDIAN_NETWORK is off, before the treasury moves to the group key',
-    );
-}
 
 /** UNIT is counted in hundredths: the rune must have divisibility 2. */
 export const UNIT_DIVISIBILITY = 2;

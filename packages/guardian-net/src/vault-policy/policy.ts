@@ -58,6 +58,7 @@ import {
   type ClaimedInput,
 } from './reads';
 import { checkSpeedUp } from './speed-up';
+import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './treasury-split';
 
 /** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
@@ -74,6 +75,8 @@ export interface VaultPolicyOptions {
   facts: AppFacts;
   /** unix seconds; injectable for tests */
   clock?: () => number;
+  /** The ceiling on an operator's treasury split's fee rate, sat/vB (treasury-split.ts). */
+  maxTreasuryFeeRate?: number;
 }
 
 type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
@@ -168,6 +171,15 @@ export class VaultPolicy {
   }
 
   private async check(req: SignRequest, env: PolicyEnv): Promise<void> {
+    // The operator's treasury split has its own context and checks (treasury-split.ts).
+    if (isTreasurySplit(req.context))
+      return checkTreasurySplit(req, {
+        chain: this.o.chain,
+        runeId: this.runeId,
+        network: this.o.facts.network,
+        groupKey: env.groupKey,
+        maxFeeRate: this.o.maxTreasuryFeeRate ?? MAX_TREASURY_FEE_RATE,
+      });
     const parsed = parseVaultInputContext(req.context);
     if (!parsed.ok) throw new Refused(parsed.reason);
     const c = parsed.value;
