@@ -20,7 +20,13 @@ import {
   treasuryStatus,
   type OperatorContext,
 } from './treasury';
-import { buildTreasuryTx, choosePayment, SEQUENCE_RBF, splitEdicts } from './treasury-split';
+import {
+  buildTreasuryTx,
+  choosePayment,
+  SEQUENCE_RBF,
+  splitEdicts,
+  type Spendable,
+} from './treasury-split';
 import { runeIdOf, waitForConfirmations } from './block-reads';
 import { etchedRuneIdFromOrd } from './ord-rune';
 
@@ -140,6 +146,25 @@ function revealFee(
   return BigInt(Math.ceil(dry.vsize * plan.feeRate));
 }
 
+/** The commit, paid from the etching key's own address (with the network: not the treasury's). */
+function commitTx(
+  ctx: OperatorContext,
+  payer: OperatorContext,
+  payment: Spendable[],
+  script: Uint8Array,
+  value: bigint,
+  feeRate: number,
+) {
+  try {
+    return buildTreasuryTx(payer, payment, [{ script, amount: value }], feeRate);
+  } catch (error) {
+    if (!ctx.treasuryIsGroupKey || !(error instanceof Error)) throw error;
+    throw new Error(
+      `etch: this server's own key pays the commit (the treasury is the guardians' key): ${error.message}`,
+    );
+  }
+}
+
 export interface EtchOptions {
   name: string;
   supply: bigint;
@@ -184,12 +209,7 @@ export async function etchUnit(ctx: OperatorContext, options: EtchOptions): Prom
       status.paymentOutputs,
       value + 2_000n * BigInt(Math.ceil(feeRate)),
     );
-    const { tx, fee } = buildTreasuryTx(
-      payer,
-      payment,
-      [{ script: commit.script, amount: value }],
-      feeRate,
-    );
+    const { tx, fee } = commitTx(ctx, payer, payment, commit.script, value, feeRate);
     plan = { ...base, commitTxid: tx.id, commitVout: 0, commitValue: String(value) };
     // Remembered before it is sent: a lost answer must not make a second commitment.
     savePlan(ctx, plan);

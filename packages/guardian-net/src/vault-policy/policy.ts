@@ -176,7 +176,6 @@ export class VaultPolicy {
       return checkTreasurySplit(req, {
         chain: this.o.chain,
         runeId: this.runeId,
-        network: this.o.facts.network,
         groupKey: env.groupKey,
         maxFeeRate: this.o.maxTreasuryFeeRate ?? MAX_TREASURY_FEE_RATE,
       });

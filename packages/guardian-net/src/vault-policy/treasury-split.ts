@@ -5,15 +5,18 @@
 //   sats: no foreign input, so a split can never be a way to spend someone else's coins with ours);
 // - every output but one runestone (value 0) pays the treasury script: no sat leaves it but the fee;
 // - the runestone is no cenotaph, etches and mints nothing, names UNIT only, and sends nothing to an
-//   OP_RETURN: the UNIT the inputs hold (read from the app's runes routes) all lands on treasury
-//   outputs, as ord's allocation rule moves it (allocateRunes);
+//   OP_RETURN (nor points there): whatever runes the inputs hold then all land on treasury outputs,
+//   whatever their amounts, which ord's allocation rule (allocateRunes) confirms. So no UNIT amount
+//   has to be read, and the sessions of one split (one per input, decided at once) share one read
+//   of the prevouts (`prevoutsOnce`), keeping the decision within its time under load;
 // - the fee is at most `maxFeeRate` sat/vB of the signed size (every input a 64-byte key-path
 //   signature, so the size is known before signing);
 // - the message is the key-path sighash (SIGHASH_DEFAULT) of this input, computed here.
 // It does not see the app's reservations: a split spending an output an open is also spending is
 // settled by the chain (one of them fails), and no UNIT leaves the treasury either way.
 import { base64, hex } from '@scure/base';
-import { Address, NETWORK, OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { OutScript, Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import {
   allocateRunes,
@@ -51,7 +54,6 @@ export const isTreasurySplit = (context: unknown): boolean =>
 export interface TreasurySplitCheck {
   chain: ChainView;
   runeId: RuneId;
-  network: string;
   /** x-only hex of the set's group key */
   groupKey: string;
   maxFeeRate: number;
@@ -109,6 +111,8 @@ function checkOutputs(tx: Transaction, treasury: Uint8Array): Output[] {
   }
   const stones = outputs.filter((o) => isRunestoneScript(o.script));
   if (stones.length > 1) throw new Refused('the treasury split has more than one runestone');
+  if (!outputs.some((o) => equalBytes(o.script, treasury)))
+    throw new Refused('the treasury split has no treasury output');
   outputs.forEach((o, i) => {
     if (isRunestoneScript(o.script)) {
       if (o.amount !== 0n) throw new Refused(`the runestone output ${i} carries sats`);
@@ -119,7 +123,7 @@ function checkOutputs(tx: Transaction, treasury: Uint8Array): Output[] {
 }
 
 /** The runestone moves UNIT only, among treasury outputs, burning nothing. */
-function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId, unitIn: bigint): void {
+function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId): void {
   const artifact = decodeRunestone(outputs);
   if (artifact && 'cenotaph' in artifact)
     throw new Refused(
@@ -142,14 +146,36 @@ function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId, unitIn: b
     (stone.pointer >= outputs.length || isOpReturn(stone.pointer))
   )
     throw new Refused(`the runestone's pointer ${stone.pointer} is no treasury output`);
+  // Every unit of every rune the inputs could hold, moved as ord moves it: none may burn.
+  const all = 1n << 100n;
   const { balances, burned } = allocateRunes({
-    inputBalances: new Map([[unit, unitIn]]),
+    inputBalances: new Map([[unit, all]]),
     runestone: artifact,
     outputs,
   });
   const landed = balances.reduce((sum, b) => sum + (b.get(unit) ?? 0n), 0n);
-  if (burned.size > 0 || landed !== unitIn)
-    throw new Refused(`the split would burn ${unitIn - landed} of the treasury's UNIT`);
+  if (burned.size > 0 || landed !== all)
+    throw new Refused("the split would burn some of the treasury's UNIT");
+}
+
+/** Sessions of one split asked at once read the chain once; a failed read is not kept. */
+const PREVOUT_MEMO_MS = 5_000;
+const PREVOUT_MEMO_ENTRIES = 64;
+const recentReads = new WeakMap<ChainView, Map<string, { at: number; reads: Promise<unknown> }>>();
+
+function prevoutsOnce(chain: ChainView, psbt: string, inputs: ClaimedInput[]): Promise<unknown> {
+  let memo = recentReads.get(chain);
+  if (!memo) recentReads.set(chain, (memo = new Map()));
+  const now = Date.now();
+  for (const [key, entry] of memo)
+    if (now - entry.at > PREVOUT_MEMO_MS || memo.size >= PREVOUT_MEMO_ENTRIES) memo.delete(key);
+  const key = hex.encode(sha256(new TextEncoder().encode(psbt)));
+  const hit = memo.get(key);
+  if (hit) return hit.reads;
+  const reads = checkPrevouts(chain, inputs);
+  reads.catch(() => memo.delete(key));
+  memo.set(key, { at: now, reads });
+  return reads;
 }
 
 /** The signed size: each input's witness one 64-byte key-path signature. */
@@ -180,15 +206,6 @@ export async function checkTreasurySplit(req: SignRequest, o: TreasurySplitCheck
     throw new Refused(
       `the fee ${fee} sats is over ${o.maxFeeRate} sat/vB of its ${vsize} vB (${ceiling} sats)`,
     );
-  await checkPrevouts(o.chain, inputs);
-  const address = Address(o.network === 'mainnet' ? NETWORK : TEST_NETWORK).encode({
-    type: 'tr',
-    pubkey: group,
-  });
-  const units = await Promise.all(inputs.map((i) => o.chain.unitAmount(address, i.txid, i.vout)));
-  checkRunes(
-    outputs,
-    o.runeId,
-    units.reduce((sum, u) => sum + u, 0n),
-  );
+  checkRunes(outputs, o.runeId);
+  await prevoutsOnce(o.chain, c.psbt, inputs);
 }
