@@ -124,6 +124,11 @@ describe("a guardian's check of the operator's treasury split", () => {
       stone: encodeRunestone({ edicts: [], etching: { rune: 'AAAAAAAAAAAAAAA', premine: 1n } }),
     });
     expect(await ask(etching, 0)).toEqual(refusal('the treasury split may not etch a rune'));
+    // The runes no edict moves go to the pointer: the OP_RETURN would burn them.
+    const pointer = split({ stone: encodeRunestone({ edicts: [], pointer: 4 }) });
+    expect(await ask(pointer, 0)).toEqual(
+      refusal("the runestone's pointer 4 is no treasury output"),
+    );
     // An edict to an output that does not exist makes the whole message a cenotaph: all burned.
     const cenotaph = split({ edicts: [{ id: UNIT, amount: 1n, output: 99 }] });
     expect(await ask(cenotaph, 2)).toEqual(refusal(/the runestone is a cenotaph \(edict_output\)/));
