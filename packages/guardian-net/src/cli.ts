@@ -25,6 +25,7 @@ const USAGE = `usage:
   guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
                  [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
+                 [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
                  [--exit-with-parent: stop when the process that started it is gone]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
@@ -94,6 +95,7 @@ const START_FLAGS = [
   'feeds',
   'price-tick',
   'feed-timeout',
+  'max-fee-rate',
 ] as const;
 const startFlagOptions = Object.fromEntries(
   START_FLAGS.map((flag) => [flag, { type: 'string' as const }]),
@@ -115,6 +117,7 @@ async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], 
   const policy = new VaultPolicy({
     chain: new HttpChainView({ esplora: values.chain, app: values.app }),
     facts,
+    maxTreasuryFeeRate: positiveInt(values['max-fee-rate'], '--max-fee-rate'),
   });
   return { validate: policy.decide.bind(policy) as NodeValidator, facts };
 }

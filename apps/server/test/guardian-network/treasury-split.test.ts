@@ -85,6 +85,8 @@ beforeAll(async () => {
   await guardians.startAll([
     ...['--chain', `${unit.url}/esplora`, '--app', unit.url],
     ...['--feeds', `devnet@${unit.url}`, '--price-tick', '500'],
+    // Each guardian's own ceiling on a split's fee rate (500 sat/vB unless set).
+    ...['--max-fee-rate', '100'],
   ]);
   h = appHarness(unit, groupKey);
   treasury = Address(TEST_NETWORK).encode({ type: 'tr', pubkey: groupKey });
@@ -118,7 +120,7 @@ describe('npm run operator -- split, with the guardian network', () => {
     );
     expect(error).toBeInstanceOf(TreasuryRefused);
     expect(error!.message).toMatch(/^\d of 3 guardians refused this request\. guardian-/);
-    expect(error!.message).toMatch(/the fee \d+ sats is over 500 sat\/vB of its \d+ vB/);
+    expect(error!.message).toMatch(/the fee \d+ sats is over 100 sat\/vB of its \d+ vB/);
     expect(await treasuryUtxos()).toEqual(before);
   }, 60_000);
 
