@@ -250,7 +250,7 @@ async function withContext(
       treasuryPubkey: groupKey ?? pubSchnorr(keys.treasurySecretKey),
       treasuryIsGroupKey: groupKey !== null,
       // The operator's CLI coordinates the running network itself, as the app does (GUARDIAN_DIR).
-      ...(network ? { cosignTreasury: treasuryCosigner(network) } : {}),
+      ...(network ? { cosignTreasury: treasuryCosigner(network, { say }) } : {}),
       db: store.db,
       dataDir: config.dataDir,
       say,

@@ -25,6 +25,8 @@ export interface TreasuryCosignOptions {
   callTimeoutMs?: number;
   /** The network's whole answer (default NETWORK_SIGN_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Told which guardians signed, once they have. */
+  say?: (line: string) => void;
 }
 
 /** Signs every input of `tx` (all the treasury's key path) through the network, and finalizes it. */
@@ -76,6 +78,9 @@ export function treasuryCosigner(
         tx.updateInput(input, { tapKeySig: signature });
       });
       tx.finalize();
+      const signers = new Set(results.flatMap((r) => r.signers));
+      const names = set.members.filter((m) => signers.has(m.id)).map((m) => m.name);
+      options.say?.(`signed by ${names.join(', ')} (${set.t} of ${set.n} needed)`);
       return tx;
     } catch (error) {
       if (!(error instanceof QuorumError || error instanceof TimedOut)) throw error;

@@ -39,6 +39,7 @@ const MAX_PSBT_CHARS = 200_000;
 /** A key-path witness: one 64-byte BIP-340 signature (SIGHASH_DEFAULT). */
 const KEY_PATH_SIGNATURE_BYTES = 64;
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
+const OP_RETURN = 0x6a;
 
 export const treasurySplitContextSchema = z.object({
   kind: z.literal(TREASURY_SPLIT_KIND),
@@ -134,7 +135,7 @@ function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId): void {
   if (stone?.etching) throw new Refused('the treasury split may not etch a rune');
   if (stone?.mint) throw new Refused('the treasury split may not mint');
   const isOpReturn = (vout: number) =>
-    outputs[vout] !== undefined && outputs[vout].script[0] === 0x6a;
+    outputs[vout] !== undefined && outputs[vout].script[0] === OP_RETURN;
   for (const edict of stone?.edicts ?? []) {
     if (runeIdToString(edict.id) !== unit)
       throw new Refused(`the runestone moves ${runeIdToString(edict.id)}, not UNIT (${unit})`);
