@@ -208,6 +208,7 @@ export async function buildApp(
       keys,
       notifier,
       unitRuneId: () => unitRuneId,
+      vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')
