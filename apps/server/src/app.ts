@@ -156,9 +156,8 @@ export async function buildApp(
       now: () => Math.floor(Date.now() / 1000),
       instance: cluster.presence,
     });
-    // A request that was co-signed before a crash is settled before anything new is accepted:
-    // this server's previous run's requests, and those of any other instance that is gone, never
-    // those of an instance still running (guardian/recover.ts).
+    // Requests co-signed before a crash are settled before anything new is accepted: this server's
+    // previous run's and those of gone instances, never a running one's (guardian/recover.ts).
     await guardian.recover();
     if (!devnet)
       await exclusive('startup', () => reindexWhenEmpty(config, { store, keys, oracle, log }));
