@@ -33,12 +33,16 @@ export class SetBoards {
     );
   }
 
-  /** Each refusing set's message ("2 of 3 guardians refused ..."), the set named when two sign. */
+  /**
+   * The message of each set short of its quorum ("2 of 3 guardians refused ..."), the set named
+   * when two sign; a set that had its quorum is left out.
+   */
   refusalMessage(): string {
     const entries = [...this.boards.values()];
-    const refusing = entries.filter(({ board }) =>
-      board.snapshot().guardians.some((g) => g.state !== 'approved' && g.state !== 'pending'),
-    );
+    const refusing = entries.filter(({ board }) => {
+      const { approved, needed } = board.snapshot();
+      return approved < needed;
+    });
     const shown = refusing.length > 0 ? refusing : entries;
     if (entries.length === 1) return shown[0]!.board.refusalMessage();
     return shown
