@@ -220,11 +220,14 @@ async function withContext(
       ...rateLimitMigrations,
     });
     const keys = await loadGuardianKeys(store.db, config);
-    // With the guardian network the vaults' key and the treasury are the published set's group key.
-    const groupKey =
+    // With the guardian network the vaults' key is the newest set's group key, the treasury the
+    // first set's (it stays there after a rotation: guardian-network/set-chain.ts).
+    const sets =
       config.guardianNetwork.mode === 'off'
         ? null
-        : hexToBytes(loadGuardianNetwork(config.guardianNetwork.dir).set.groupKey!);
+        : loadGuardianNetwork(config.guardianNetwork.dir);
+    const groupKey = sets && hexToBytes(sets.set.groupKey!);
+    const treasuryKey = sets && hexToBytes((sets.older[0] ?? sets.set).groupKey!);
     // Runes read as the server reads them (RUNES_API), so an ord-only network works here too.
     const chain = new EsploraChain({
       ...config.services,
@@ -248,7 +251,7 @@ async function withContext(
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
       treasuryKey: keys.treasurySecretKey,
       guardPubkey: groupKey ?? hexToBytes(keys.guardPubkey),
-      treasuryPubkey: groupKey ?? pubSchnorr(keys.treasurySecretKey),
+      treasuryPubkey: treasuryKey ?? pubSchnorr(keys.treasurySecretKey),
       treasuryIsGroupKey: groupKey !== null,
       db: store.db,
       dataDir: config.dataDir,
