@@ -156,9 +156,8 @@ export async function buildApp(
       now: () => Math.floor(Date.now() / 1000),
       instance: cluster.presence,
     });
-    // A request that was co-signed before a crash is settled before anything new is accepted:
-    // this server's previous run's requests, and those of any other instance that is gone, never
-    // those of an instance still running (guardian/recover.ts).
+    // Requests co-signed before a crash are settled before anything new is accepted: this server's
+    // previous run's and those of gone instances, never a running one's (guardian/recover.ts).
     await guardian.recover();
     if (!devnet)
       await exclusive('startup', () => reindexWhenEmpty(config, { store, keys, oracle, log }));
@@ -208,6 +207,7 @@ export async function buildApp(
       keys,
       notifier,
       unitRuneId: () => unitRuneId,
+      vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')

@@ -141,7 +141,7 @@ export class GuardianNode {
         const own = liquidationDecision(req.context, ownPrice);
         return own && !own.approve
           ? own
-          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice });
+          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice, sets: this.heldSets() });
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),
@@ -149,6 +149,8 @@ export class GuardianNode {
     });
     this.installed.set(set.version, { ...ready, signing });
   }
+
+  private heldSets = () => [...this.installed.values()].map((i) => i.set);
 
   /** The newest set it holds a share of. */
   private get current(): Installed | undefined {

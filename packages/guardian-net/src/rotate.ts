@@ -6,7 +6,15 @@
 // member of v+1 signed it, at least t running guardians of set v each check it and sign the
 // handover; only then is v+1 installed.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { schnorr } from '@noble/curves/secp256k1.js';
@@ -231,6 +239,13 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
     const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
     const next = await runRotation(current, roster, coordinator);
     const setPath = join(nextDir, 'guardian-set.json');
+    // The chain the app server follows (apps/server guardian-network/set-chain.ts): the older sets.
+    for (const name of readdirSync(dir).filter((f) => /^guardian-set-v[0-9]+\.json$/.test(f)))
+      copyFileSync(join(dir, name), join(nextDir, name));
+    copyFileSync(
+      join(dir, 'guardian-set.json'),
+      join(nextDir, `guardian-set-v${current.version}.json`),
+    );
     writeFileSync(setPath, JSON.stringify(next, null, 2) + '\n');
     deps.log({
       event: 'rotation-complete',

@@ -32,6 +32,8 @@ export interface ValidatorEnv {
   /** x-only hex */
   groupKey: string;
   ownPrice: OwnPrice | null;
+  /** every set it holds a share of (rotation: vault-policy/set-keys.ts); absent: this set only */
+  sets?: readonly GuardianSet[];
 }
 
 /** A node's policy: a validator that may read the node's group key and own price. */

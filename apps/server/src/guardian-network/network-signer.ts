@@ -7,25 +7,18 @@
 // contract "vault-input"). Every guardian decides alone; fewer than t approvals is a refusal that
 // names each guardian's reason. The signature is checked by the coordinator under the group key,
 // and the whole transaction again by cosign.ts (verifyInputs) before anything is broadcast.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { hex } from '@scure/base';
 import { OutScript, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
-import {
-  Coordinator,
-  loadIdentity,
-  QuorumError,
-  verifySet,
-  type GuardianSet,
-  type Identity,
-  type SignEvent,
-} from '@unit/guardian-net';
+import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
-import { ApprovalBoard } from './approvals';
+import { SetBoards } from './set-boards';
+import type { GuardianNetworkFiles } from './set-chain';
+
+export { loadGuardianNetwork, type GuardianNetworkFiles } from './set-chain';
 
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
 /** The contract's role names for the declaration's (its `liquidated` input is `liquidation`). */
@@ -34,37 +27,16 @@ const SIGHASH_DEFAULT = 0;
 /** The network's whole answer to one request: every session, both rounds, retries included. */
 export const NETWORK_SIGN_TIMEOUT_MS = 20_000;
 
-export interface GuardianNetworkFiles {
+/** One set of the chain and the coordinator that asks its guardians. */
+interface SetSigner {
   set: GuardianSet;
-  identity: Identity;
-}
-
-/**
- * The published set and this server's coordinator identity from the directory `guardian dkg`
- * writes (`guardian-set.json`, `coordinator/identity.json`), the set verified (structure, FROST
- * consistency, every member's signature) and, when given, pinned to the group key the vaults
- * already commit to.
- */
-export function loadGuardianNetwork(dir: string, pinnedGroupKey?: string): GuardianNetworkFiles {
-  const path = join(dir, 'guardian-set.json');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new Error(
-      `No readable guardian set at ${path} (${(error as Error).message}); create one with ` +
-        '`npm run guardian -- dkg --dir <dir>` or point GUARDIAN_DIR at the network’s directory',
-      { cause: error },
-    );
-  }
-  const set = verifySet(raw, pinnedGroupKey);
-  const identity = loadIdentity(join(dir, 'coordinator', 'identity.json'));
-  if (!set.coordinators.some((c) => c.identityKey === identity.publicKey))
-    throw new Error(`The identity in ${dir}/coordinator is not a coordinator of the guardian set`);
-  return { set, identity };
+  key: Uint8Array;
+  coordinator: Coordinator;
 }
 
 interface Session {
+  /** The set whose key the input commits to: it signs this input (a vault not moved yet: an older one). */
+  signer: SetSigner;
   input: number;
   kind: 'update' | 'liquidation' | 'treasury';
   /** Empty for the treasury's key path. */
@@ -78,19 +50,22 @@ function treasurySession(
   input: number,
   scripts: Uint8Array[],
   amounts: bigint[],
-  groupKey: Uint8Array,
+  signers: readonly SetSigner[],
 ): Session {
-  if (!equalBytes(scripts[input]!, OutScript.encode({ type: 'tr', pubkey: groupKey })))
+  const signer = signers.find((s) =>
+    equalBytes(scripts[input]!, OutScript.encode({ type: 'tr', pubkey: s.key })),
+  );
+  if (!signer)
     throw new DomainError(
       'bad_request',
       `input ${input} is not the treasury of the guardian network`,
     );
   const message = tx.preimageWitnessV1(input, scripts, SIGHASH_DEFAULT, amounts);
-  return { input, kind: 'treasury', leafScript: new Uint8Array(), message };
+  return { signer, input, kind: 'treasury', leafScript: new Uint8Array(), message };
 }
 
 /** The leaf the guardian signs on each guardian input (or the treasury's key path), and its sighash. */
-function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Session[] {
+function sessionsOf(tx: Transaction, job: CosignJob, signers: readonly SetSigner[]): Session[] {
   const scripts: Uint8Array[] = [];
   const amounts: bigint[] = [];
   for (let i = 0; i < tx.inputsLength; i++) {
@@ -102,18 +77,21 @@ function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Sess
   const sessions: Session[] = [];
   job.spends.forEach(({ role }, input) => {
     if (role === 'treasury') {
-      sessions.push(treasurySession(tx, input, scripts, amounts, groupKey));
+      sessions.push(treasurySession(tx, input, scripts, amounts, signers));
       return;
     }
     const kind = role === 'vault' ? 'update' : 'liquidation';
+    let signer: SetSigner | undefined;
     const leaf = tx.getInput(input).tapLeafScript?.find(([, withVersion]) => {
       const leafKind = classifyTapLeaf(withVersion.subarray(0, -1));
-      return leafKind?.kind === kind && equalBytes(leafKind.guardPubkey, groupKey);
+      if (leafKind?.kind !== kind) return false;
+      signer = signers.find((s) => equalBytes(leafKind.guardPubkey, s.key));
+      return signer !== undefined;
     });
-    if (!leaf)
+    if (!leaf || !signer)
       throw new DomainError(
         'bad_request',
-        `input ${input} has no ${kind} leaf under the guardian network's key`,
+        `input ${input} has no ${kind} leaf under a key of the guardian network`,
       );
     const leafScript = leaf[1].subarray(0, -1);
     const message = tx.preimageWitnessV1(
@@ -125,7 +103,7 @@ function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Sess
       leafScript,
       TAPSCRIPT_LEAF_VERSION,
     );
-    sessions.push({ input, kind, leafScript, message });
+    sessions.push({ signer, input, kind, leafScript, message });
   });
   return sessions;
 }
@@ -135,10 +113,10 @@ function place(
   tx: Transaction,
   session: Session,
   signature: Uint8Array,
-  groupKey: Uint8Array,
   secret: Uint8Array | null,
 ): void {
   const { input, leafScript } = session;
+  const groupKey = session.signer.key;
   if (session.kind === 'treasury') {
     tx.updateInput(input, { tapKeySig: signature });
     return;
@@ -174,7 +152,9 @@ export function firstAttempt(nowMs: number): number {
   return 1 + 4 * (Math.floor(nowMs / 2_500) % 249);
 }
 
-export interface NetworkSignerOptions extends GuardianNetworkFiles {
+export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'> {
+  /** The older sets of the chain, oldest first (set-chain.ts); none before a rotation. */
+  older?: GuardianSet[];
   /** Per call to one guardian (default 5 s). */
   callTimeoutMs?: number;
   /** The network's whole answer (default NETWORK_SIGN_TIMEOUT_MS). */
@@ -183,26 +163,32 @@ export interface NetworkSignerOptions extends GuardianNetworkFiles {
 
 export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
   const { set, identity } = options;
-  const coordinator = new Coordinator(set, identity, options.callTimeoutMs ?? 5_000);
-  const groupKey = hex.decode(set.groupKey!);
+  // Oldest first; the newest set's key is every new vault's, each older one's signs its old vaults.
+  const signers: SetSigner[] = [...(options.older ?? []), set].map((s) => ({
+    set: s,
+    key: hex.decode(s.groupKey!),
+    coordinator: new Coordinator(s, identity, options.callTimeoutMs ?? 5_000),
+  }));
+  const newest = signers.at(-1)!;
   const timeoutMs = options.timeoutMs ?? NETWORK_SIGN_TIMEOUT_MS;
   return {
     kind: 'network',
-    guardPubkey: groupKey,
+    guardPubkey: newest.key,
+    olderGuardPubkeys: signers.slice(0, -1).map((s) => s.key),
     sign: async (job) => {
       const tx = Transaction.fromPSBT(job.psbt, PSBT_OPTS);
-      const sessions = sessionsOf(tx, job, groupKey);
+      const sessions = sessionsOf(tx, job, signers);
       if (sessions.length === 0) return job.psbt;
-      const board = new ApprovalBoard(set.members, set.t, sessions.length);
+      const board = new SetBoards(sessions.map((s) => s.signer.set));
       let open = true;
       const show = () => open && job.onApprovals?.(board.snapshot());
-      const onEvent = (event: SignEvent) => {
-        if (board.record(event)) show();
+      const onEventOf = (of: GuardianSet) => (event: SignEvent) => {
+        if (board.record(of, event)) show();
       };
       show();
       const signing = Promise.all(
         sessions.map((s) =>
-          coordinator.sign(
+          s.signer.coordinator.sign(
             s.message,
             {
               kind: 'vault-input',
@@ -213,7 +199,7 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
               // A repossess's sessions both carry the claimed vault's secret (contract.md).
               ...(job.secret ? { secret: hex.encode(job.secret) } : {}),
             },
-            onEvent,
+            onEventOf(s.signer.set),
             { sessionId: `${job.nonce}:${s.input}`, firstAttempt: firstAttempt(Date.now()) },
           ),
         ),
@@ -224,7 +210,7 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
       });
       try {
         const results = await Promise.race([signing, deadline]);
-        results.forEach((r, i) => place(tx, sessions[i]!, r.signature, groupKey, job.secret));
+        results.forEach((r, i) => place(tx, sessions[i]!, r.signature, job.secret));
         return tx.toPSBT(0);
       } catch (error) {
         if (!(error instanceof QuorumError || error instanceof NetworkTimeout)) throw error;

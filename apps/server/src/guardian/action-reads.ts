@@ -41,14 +41,19 @@ export async function vaultUtxo(
     throw new DomainError('vault_changed', 'The vault just changed on the chain; please try again');
   if (!output || output.spent)
     throw new DomainError('vault_busy', 'The vault output is already being spent');
-  const expected = vaultOutput({
-    vaultPubkey: hex.decode(row.vault_pubkey),
-    guardPubkey: g.guardPubkey,
-    thresholdHash: g.oracle.thresholdHash(BigInt(row.threshold_cents), row.stamp),
-    network: g.network,
-  }).script;
   const script = hex.decode(output.script_hex);
-  if (!equalBytes(script, expected))
+  // Under the newest guardian set's key, or an older set's until this action moves it (rotation).
+  const thresholdHash = g.oracle.thresholdHash(BigInt(row.threshold_cents), row.stamp);
+  const matches = g.guardPubkeys.some((guardPubkey) => {
+    const expected = vaultOutput({
+      vaultPubkey: hex.decode(row.vault_pubkey),
+      guardPubkey,
+      thresholdHash,
+      network: g.network,
+    }).script;
+    return equalBytes(script, expected);
+  });
+  if (!matches)
     throw new DomainError('internal', 'The vault on chain does not match the stored vault');
   return {
     txid: row.vault_txid,

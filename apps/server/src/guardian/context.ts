@@ -56,6 +56,8 @@ export interface GuardianContext extends PipelineDeps {
   treasuryKey: Uint8Array;
   network: BTC_NETWORK;
   guardPubkey: Uint8Array;
+  /** Every key a vault input may commit to, newest (guardPubkey) first: rotation (signer.ts). */
+  guardPubkeys: readonly Uint8Array[];
   treasuryPubkey: Uint8Array;
   treasuryScript: Uint8Array;
   treasuryAddress: string;
@@ -68,7 +70,11 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
   if (!signer) throw new Error('the guardian needs a signer or its own key');
   // This server's treasury key, or the guardian network's group key (treasury-output.ts).
   const isGroupKey = signer.kind === 'network';
-  const treasuryPubkey = isGroupKey ? signer.guardPubkey : pubSchnorr(deps.treasuryKey);
+  // After a rotation the treasury stays under the first set's key (signer.ts).
+  const older = signer.olderGuardPubkeys ?? [];
+  const treasuryPubkey = isGroupKey
+    ? (older[0] ?? signer.guardPubkey)
+    : pubSchnorr(deps.treasuryKey);
   const treasury = treasuryOutput({ pubkey: treasuryPubkey, isGroupKey }, deps.network);
   return {
     db: deps.db,
@@ -81,6 +87,7 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
     treasuryKey: deps.treasuryKey,
     network: deps.network,
     guardPubkey: signer.guardPubkey,
+    guardPubkeys: [signer.guardPubkey, ...[...older].reverse()],
     treasuryPubkey,
     treasuryScript: treasury.script,
     treasuryAddress: treasury.address,

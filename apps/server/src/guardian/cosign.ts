@@ -75,13 +75,22 @@ export function checkVaultSignature(
     'The vault input is not signed by the vault key',
   );
   if (index >= inputs.length) throw bad('the vault input is missing');
-  const leafScript = updateLeafScript(vaultPubkey, g.guardPubkey);
-  const leafHash = tapLeafHash(leafScript, TAPSCRIPT_LEAF_VERSION);
-  const entry = tx
-    .getInput(index)
-    .tapScriptSig?.find(
-      ([key]) => equalBytes(key.pubKey, vaultPubkey) && equalBytes(key.leafHash, leafHash),
-    );
+  // The update leaf under the vault's own guardian key: the newest set's, or an older one's until
+  // this action moves the vault (rotation).
+  let leafScript: Uint8Array = new Uint8Array();
+  const entry = g.guardPubkeys
+    .map((guardPubkey) => {
+      const script = updateLeafScript(vaultPubkey, guardPubkey);
+      const leafHash = tapLeafHash(script, TAPSCRIPT_LEAF_VERSION);
+      const found = tx
+        .getInput(index)
+        .tapScriptSig?.find(
+          ([key]) => equalBytes(key.pubKey, vaultPubkey) && equalBytes(key.leafHash, leafHash),
+        );
+      if (found) leafScript = script;
+      return found;
+    })
+    .find(Boolean);
   if (!entry) throw refused;
   const signature = entry[1];
   if (signature.length !== 64 && signature.length !== 65) throw refused;

@@ -15,6 +15,8 @@ import {
   type ActionResults,
   type PrecheckedAction,
 } from './actions';
+import { vaultGuardKeyOf } from '../guardian-network/vault-guard-key';
+import type { VaultRow } from '../store';
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
@@ -41,6 +43,8 @@ export interface Guardian {
   /** x-only hex of the guardian's and the treasury's keys, as /api/config serves them. */
   guardPubkey: string;
   treasuryPubkey: string;
+  /** The guardian key a vault's output commits to: an older set's until it moves (rotation). */
+  vaultGuardPubkey(row: VaultRow): Promise<string>;
 }
 
 /** A chain service that did not answer reaches the caller as a refusal to retry, not 'internal'. */
@@ -113,5 +117,9 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     treasuryAddress: g.treasuryAddress,
     guardPubkey: hex.encode(g.guardPubkey),
     treasuryPubkey: hex.encode(g.treasuryPubkey),
+    vaultGuardPubkey: vaultGuardKeyOf({
+      ...g,
+      thresholdHash: (th, stamp) => g.oracle.thresholdHash(th, stamp),
+    }),
   };
 }

@@ -27,8 +27,14 @@ export interface CosignJob {
 export interface GuardianSigner {
   /** `network` when t of n guardians sign; `local` when this server's key does. */
   kind: 'local' | 'network';
-  /** x-only `guard_pubkey` that every vault leaf commits to. */
+  /** x-only `guard_pubkey` that every new vault leaf commits to (the newest guardian set's). */
   guardPubkey: Uint8Array;
+  /**
+   * The older guardian sets' keys, oldest first, that vaults not moved yet still commit to (a
+   * rotation: docs/protocol.md); their next action moves them to `guardPubkey`. The first is the
+   * treasury's key in network mode until the operator moves it.
+   */
+  olderGuardPubkeys?: readonly Uint8Array[];
   /**
    * The PSBT with the guardian's signatures on its `vault` and `liquidated` inputs (the liquidation
    * witness complete). Treasury inputs are not its business (cosign.ts signs them).

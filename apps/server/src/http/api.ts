@@ -31,6 +31,7 @@ import {
   vaultHistoryPage,
   vaultPointsBetween,
   type HistoryCursor,
+  type VaultRow,
 } from '../store/vaults';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
 import { telegramNotifyBodySchema } from '@unit/protocol/wire';
@@ -50,6 +51,8 @@ export interface ApiDeps {
   notifier: TelegramNotifier;
   /** The UNIT rune id once the chain knows it (the devnet etches it at genesis). */
   unitRuneId(): string;
+  /** A vault's own guardian key (an older set's until it moves: rotation); default `keys.guardPubkey`. */
+  vaultGuardPubkey?(row: VaultRow): Promise<string>;
 }
 
 const hex = (bytes: number) =>
@@ -122,6 +125,7 @@ export function configDto(deps: ApiDeps): ConfigDto {
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { config, db, oracle, keys, notifier } = deps;
+  const guardKeyOf = deps.vaultGuardPubkey ?? (() => Promise.resolve(keys.guardPubkey));
 
   app.get('/api/health', async () => {
     const price = oracle.latest();
@@ -177,14 +181,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.get('/api/vaults', async (request) => {
     const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.query);
     const vault = await getVaultByPubkey(db, pubkey);
-    return vault ? [toVaultDto(vault, keys.guardPubkey)] : [];
+    return vault ? [toVaultDto(vault, await guardKeyOf(vault))] : [];
   });
 
   app.get('/api/vaults/by-pubkey/:pubkey', async (request) => {
     const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.params);
     const vault = await getVaultByPubkey(db, pubkey);
     if (!vault) throw notFound('No vault for this public key');
-    return toVaultDto(vault, keys.guardPubkey);
+    return toVaultDto(vault, await guardKeyOf(vault));
   });
 
   const vaultParams = z.object({ vaultId: z.string().min(1).max(100) });

@@ -218,12 +218,14 @@ async function withContext(
       ...rateLimitMigrations,
     });
     const keys = await loadGuardianKeys(store.db, config);
-    // With the guardian network the vaults' key and the treasury are the published set's group key.
-    const network =
+    // With the guardian network the vaults' key is the newest set's group key, the treasury the
+    // first set's (it stays there after a rotation: guardian-network/set-chain.ts).
+    const sets =
       config.guardianNetwork.mode === 'off'
         ? null
         : loadGuardianNetwork(config.guardianNetwork.dir);
-    const groupKey = network ? hexToBytes(network.set.groupKey!) : null;
+    const groupKey = sets && hexToBytes(sets.set.groupKey!);
+    const treasuryKey = sets && hexToBytes((sets.older[0] ?? sets.set).groupKey!);
     // Runes read as the server reads them (RUNES_API), so an ord-only network works here too.
     const chain = new EsploraChain({
       ...config.services,
@@ -247,10 +249,10 @@ async function withContext(
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
       treasuryKey: keys.treasurySecretKey,
       guardPubkey: groupKey ?? hexToBytes(keys.guardPubkey),
-      treasuryPubkey: groupKey ?? pubSchnorr(keys.treasurySecretKey),
+      treasuryPubkey: treasuryKey ?? pubSchnorr(keys.treasurySecretKey),
       treasuryIsGroupKey: groupKey !== null,
       // The operator's CLI coordinates the running network itself, as the app does (GUARDIAN_DIR).
-      ...(network ? { cosignTreasury: treasuryCosigner(network, { say }) } : {}),
+      ...(sets ? { cosignTreasury: treasuryCosigner(sets, { say }) } : {}),
       db: store.db,
       dataDir: config.dataDir,
       say,

@@ -36,7 +36,9 @@ export function treasuryCosigner(
   files: GuardianNetworkFiles,
   options: TreasuryCosignOptions = {},
 ): TreasuryCosigner {
-  const { set, identity } = files;
+  // The treasury stays under the first set after a rotation (guardian-network/set-chain.ts).
+  const set = files.older[0] ?? files.set;
+  const { identity } = files;
   const coordinator = new Coordinator(set, identity, options.callTimeoutMs ?? 5_000);
   const groupKey = hex.decode(set.groupKey!);
   const timeoutMs = options.timeoutMs ?? NETWORK_SIGN_TIMEOUT_MS;

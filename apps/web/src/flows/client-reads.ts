@@ -130,9 +130,15 @@ export type VaultOutputDto = Pick<
   | 'vault_pubkey'
   | 'threshold_cents'
   | 'stamp'
->;
+> &
+  Partial<Pick<VaultDto, 'guard_pubkey'>>;
 
-/** The vault's current output: its leaves commit to the threshold of its last state. */
+/**
+ * The vault's current output: its leaves commit to the threshold of its last state and to the
+ * vault's own guardian key (`guard_pubkey` of /api/vaults: an older guardian set's until the vault
+ * acts after a rotation), not the config's, which the action's new vault output commits to: the
+ * action moves the vault to the newest set (docs/protocol.md, "Guardian rotation").
+ */
 export async function currentVault(config: ConfigDto, vault: VaultOutputDto): Promise<VaultUtxo> {
   const quote = await quoteFor(vault.threshold_cents, vault.stamp);
   return {
@@ -142,7 +148,7 @@ export async function currentVault(config: ConfigDto, vault: VaultOutputDto): Pr
     unitDebt: BigInt(vault.unit_borrowed),
     output: vaultOutput({
       vaultPubkey: hex.decode(vault.vault_pubkey),
-      guardPubkey: hex.decode(config.guardPubkey),
+      guardPubkey: hex.decode(vault.guard_pubkey ?? config.guardPubkey),
       thresholdHash: hex.decode(quote.threshold_hash),
       network: bitcoinNetwork(config),
     }),

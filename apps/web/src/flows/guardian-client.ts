@@ -303,9 +303,18 @@ export async function runRepossess(
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
   const { satsScript } = walletKeys;
-  const own = await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
-  const vault = await currentVault(config, own);
-  const liquidated = await currentVault(config, liquidatedVault);
+  // Each vault's own guardian key (an older set's until it moves: rotation) from /api/vaults.
+  const [own, claimed] = await Promise.all(
+    [account.vaultPubkey, liquidatedVault.vault_pubkey].map((key) =>
+      getJson<VaultDto>(`/api/vaults/by-pubkey/${key}`),
+    ),
+  );
+  const vault = await currentVault(config, own!);
+  const sameVault = claimed!.vault_id === liquidatedVault.vault_id;
+  const liquidated = await currentVault(config, {
+    ...liquidatedVault,
+    ...(sameVault ? { guard_pubkey: claimed!.guard_pubkey } : {}),
+  });
 
   const after = repossessState(
     { btcSats: sats(vault.value), unitCents: unitCents(vault.unitDebt) },

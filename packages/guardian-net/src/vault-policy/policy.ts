@@ -22,7 +22,7 @@
 // A speed-up (action 'speedup') shares the first checks (role, PSBT, sighash, the vault key's
 // signature), then speed-up.ts checks it against the original in this guardian's mempool.
 import { base64, hex } from '@scure/base';
-import { NETWORK, OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { NETWORK, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import {
   declarationOf,
@@ -33,13 +33,13 @@ import {
   taprootSighash,
   updateLeafScript,
   vaultOutput,
-  vaultSignatureValid,
   type ActionDeclaration,
   type ParseContext,
   type VaultFields,
 } from '@unit/bitcoin';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, PRICE_MAX_SPREAD_BASIS_POINTS } from '@unit/protocol';
 import type { VaultAction } from '@unit/protocol/wire';
+import type { GuardianSet } from '../guardian-set';
 import type { OwnPrice } from '../price/own-price';
 import type { Decision, SignRequest } from '../signing-rounds';
 import type { AppFacts, ChainView } from './chain-view';
@@ -57,6 +57,7 @@ import {
   type ChainTxs,
   type ClaimedInput,
 } from './reads';
+import { setKeysOf, treasuryScriptOf, vaultGuardKey, type SetKeys } from './set-keys';
 import { checkSpeedUp } from './speed-up';
 import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './treasury-split';
 
@@ -68,6 +69,8 @@ export interface PolicyEnv {
   /** x-only hex */
   groupKey: string;
   ownPrice: OwnPrice | null;
+  /** every set this guardian holds (set-keys.ts); absent: the session's set alone */
+  sets?: readonly GuardianSet[];
 }
 
 export interface VaultPolicyOptions {
@@ -191,7 +194,8 @@ export class VaultPolicy {
       throw new Refused(
         `input ${c.input} of ${action} is the ${ROLE_OF[spend.role]} input, not ${c.role}`,
       );
-    const group = hex.decode(env.groupKey);
+    const setKeys = setKeysOf(env.groupKey, env.sets);
+    const group = setKeys.signing;
     const { bytes, tx, inputs } = readPsbt(c.request.psbt);
     if (c.input >= inputs.length) throw new Refused(`the PSBT has no input ${c.input}`);
     const sighash = taprootSighash(tx, inputs, c.input, leafOf(c, group));
@@ -199,10 +203,13 @@ export class VaultPolicy {
       throw new Refused(`the message is not this request's input ${c.input}`);
     const vaultKey = hex.decode(c.request.vault_pubkey);
     const vaultIndex = declaration.spends.findIndex((s) => s.role === 'vault');
-    if (vaultIndex >= 0 && !vaultSignatureValid(tx, inputs, vaultIndex, vaultKey, group))
-      throw new Refused('the vault input is not signed by the vault key');
+    // The vault input's own set key (an old vault moves on this action): set-keys.ts.
+    const vaultGuard =
+      vaultIndex >= 0
+        ? vaultGuardKey(setKeys, c.role === 'vault', tx, inputs, vaultIndex, vaultKey)
+        : group;
     if (c.action === 'speedup') {
-      const keys = { vaultPubkey: vaultKey, guardPubkey: group, network: this.network };
+      const keys = { vaultPubkey: vaultKey, guardPubkey: vaultGuard, network: this.network };
       return checkSpeedUp({ chain: this.o.chain, c, declaration, bytes, tx, inputs, keys });
     }
     const now = this.clock();
@@ -216,12 +223,13 @@ export class VaultPolicy {
       checkPrevouts(this.o.chain, inputs),
       this.o.chain.thresholdHash(quote.th, quote.ts),
     ]);
-    const context = await this.parseContext(c, declaration, tx, inputs, txs, group, ownCents);
-    // The new vault commits to the requester's key and this set's group key; its threshold hash is
-    // the oracle's word (see the head of this file).
+    const keys = { ...setKeys, vault: vaultGuard };
+    const context = await this.parseContext(c, declaration, tx, inputs, txs, keys, ownCents);
+    // The new vault commits to the requester's key and the newest set's group key (the move, for
+    // a vault under an older set); its threshold hash is the oracle's word (the head of this file).
     context.newVaultScript = vaultOutput({
       vaultPubkey: hex.decode(c.request.vault_pubkey),
-      guardPubkey: group,
+      guardPubkey: setKeys.newest,
       thresholdHash: newVaultHash,
       network: this.network,
     }).script;
@@ -247,16 +255,17 @@ export class VaultPolicy {
     tx: Transaction,
     inputs: ClaimedInput[],
     txs: ChainTxs,
-    group: Uint8Array,
+    setKeys: SetKeys & { vault: Uint8Array },
     ownCents: number,
   ): Promise<ParseContext> {
     const { chain } = this.o;
     const vaultPubkey = hex.decode(c.request.vault_pubkey);
-    const keys = { vaultPubkey, guardPubkey: group, network: this.network };
+    const keys = { vaultPubkey, guardPubkey: setKeys.vault, network: this.network };
     const postage = walletPostage(declaration, tx);
-    // The treasury is the group key's own output, `OP_1 <group key>` (no further tweak: the DKG key
-    // already is a BIP-341 output key), whatever the app says: only this set can move it.
-    const treasuryScript = OutScript.encode({ type: 'tr', pubkey: group });
+    // The treasury is a group key's own output, `OP_1 <group key>` (no further tweak: the DKG key
+    // already is a BIP-341 output key) of a set this guardian knows, whatever the app says.
+    const signsTreasury = c.role === 'treasury';
+    const treasuryScript = treasuryScriptOf(setKeys, declaration, inputs, signsTreasury);
     const context: ParseContext = {
       treasuryScript,
       newVaultScript: new Uint8Array(), // set by the caller

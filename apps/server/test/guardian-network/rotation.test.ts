@@ -1,0 +1,398 @@
+// A vault moves to the next guardian set's key on its next action (docs/protocol.md, "Guardian
+// rotation"), with real processes on the app's real devnet: a 2-of-3 set from the CLI's DKG and
+// `--policy vault` guardians; a vault opened under set 1; `guardian rotate --replace 3` makes set 2
+// (guardians 1 and 2 stay, a new guardian 3); the app restarts on the next network's directory (the
+// chain of sets) with the same database. The vault's next action (a deposit) is signed by set 1 and
+// its new output commits to set 2's key; the action after it (a borrow) by set 2, its treasury
+// input (still set 1's key) by set 1. The replaced guardian with another set-1 share signs nothing
+// that spends the moved vault; the chain on disk is checked from the pinned key.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { base64, hex } from '@scure/base';
+import { OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  declarationOf,
+  parseTransaction,
+  updateLeafScript,
+  vaultOutput,
+  verifyInputs,
+  TAPSCRIPT_LEAF_VERSION,
+  type Prevout,
+} from '@unit/bitcoin';
+import { Coordinator, loadIdentity, verifySet, type GuardianSet } from '@unit/guardian-net';
+import {
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+} from '../../../../packages/guardian-net/test/harness';
+import { progressNotificationSchema, type Approvals } from '@unit/protocol/wire';
+import type { RpcContext } from '../../src/rpc/json-rpc';
+import { getVaultByPubkey } from '../../src/store';
+import { loadGuardianNetwork } from '../../src/guardian-network/set-chain';
+import { networkSigner } from '../../src/guardian-network/network-signer';
+import { pinnedNetwork } from '../../src/guardian-network/signer-of';
+import { startTestApp, type RunningApp } from '../support';
+import { call, TestWallet, type Harness } from '../guardian/harness';
+import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+
+const policyFlags = (url: string) => [
+  '--chain',
+  `${url}/esplora`,
+  '--app',
+  url,
+  '--feeds',
+  `devnet@${url}`,
+  '--price-tick',
+  '500',
+];
+
+const readSet = (path: string) => verifySet(JSON.parse(readFileSync(path, 'utf8')));
+
+/**
+ * The web app's way (apps/web flows/client-reads.ts currentVault): the vault's current output is
+ * built with the vault's own `guard_pubkey` from /api/vaults, its new output with the config's.
+ */
+class WebWallet extends TestWallet {
+  constructor(
+    label: string,
+    private readonly app: () => RunningApp,
+    h: Harness,
+  ) {
+    super(label, h);
+  }
+
+  override async vault(pubkey = this.vaultPubkey) {
+    const utxo = await super.vault(pubkey);
+    const res = await fetch(`${this.app().url}/api/vaults?pubkey=${pubkey}`);
+    const [dto] = (await res.json()) as { guard_pubkey: string }[];
+    const row = (await getVaultByPubkey(this.app().store.db, pubkey))!;
+    const output = vaultOutput({
+      vaultPubkey: hex.decode(pubkey),
+      guardPubkey: hex.decode(dto!.guard_pubkey),
+      thresholdHash: this.app().oracle.thresholdHash(row.threshold_cents, row.stamp),
+      network: TEST_NETWORK,
+    });
+    return { ...utxo, output };
+  }
+}
+
+describe('a vault moves to the next guardian set on its next action', () => {
+  let network: TestGuardianNetwork;
+  let unit: RunningApp;
+  let alice: WebWallet;
+  /** A vault that stays under set 1: it never acts after the rotation. */
+  let bob: WebWallet;
+  let set1: GuardianSet;
+  let set2: GuardianSet;
+  let key1: Uint8Array;
+  let key2: Uint8Array;
+  const dataDir = mkdtempSync(join(tmpdir(), 'unit-rotation-'));
+  const nextDir = join(mkdtempSync(join(tmpdir(), 'guardian-next-')), 'net');
+  /** Set 2's guardian processes (1 and 2 also sign for set 1), and the replaced guardian 3 of set 1. */
+  const procs = new Map<string, Proc>();
+
+  async function startGuardian(name: string, id: number, dir: string, url: string, args: string[]) {
+    const port = new URL(url).port;
+    const proc = run(CLI, ['start', '--id', String(id), '--dir', dir, '--port', port, ...args]);
+    procs.set(name, proc);
+    await waitHealthy(url);
+  }
+  async function stopGuardian(name: string) {
+    const proc = procs.get(name);
+    procs.delete(name);
+    if (proc) await kill9(proc);
+  }
+
+  beforeAll(async () => {
+    network = await startGuardianNetwork({ policy: 'vault', start: false });
+    set1 = readSet(join(network.dir, 'guardian-set.json'));
+    key1 = hex.decode(set1.groupKey!);
+    const env = { GUARDIAN_NETWORK: 'external', DATA_DIR: dataDir };
+    unit = await startTestApp({ ...env, GUARDIAN_DIR: network.dir });
+    await network.startAll(policyFlags(unit.url));
+    const h1 = appHarness(unit, key1);
+    alice = new WebWallet('alice', () => unit, h1);
+    bob = new WebWallet('bob', () => unit, h1);
+    await unit.devnet!.fund(alice.paymentAddress, 20_000_000n);
+    await unit.devnet!.fund(bob.paymentAddress, 20_000_000n);
+    await unit.devnet!.mine(1);
+    await call(unit.guardian, 'vault.open', (await alice.open(1_000_000n, 50_000n)).request);
+    await call(unit.guardian, 'vault.open', (await bob.open(1_000_000n, 50_000n)).request);
+
+    // Set 2 by a new DKG among guardians 1, 2 (the same processes) and a new 3, handed over by set 1.
+    const rotate = run(CLI, [
+      'rotate',
+      ...['--dir', network.dir, '--next-dir', nextDir, '--replace', '3'],
+      ...['--base-port', String(await freePorts(1))],
+    ]);
+    expect(await rotate.exited, rotate.output()).toBe(0);
+    set2 = readSet(join(nextDir, 'guardian-set.json'));
+    key2 = hex.decode(set2.groupKey!);
+
+    // The operator's switch: the app and the guardians restart on the next network's directory;
+    // the replaced guardian 3 of set 1 is gone.
+    await unit.close();
+    for (let id = 1; id <= 3; id++) await network.kill(id);
+    unit = await startTestApp({ ...env, GUARDIAN_DIR: nextDir });
+    for (const m of set2.members)
+      await startGuardian(`set2-${m.id}`, m.id, join(nextDir, `guardian-${m.id}`), m.url, [
+        '--policy',
+        'vault',
+        ...policyFlags(unit.url),
+      ]);
+    // New vault outputs commit to set 2's key; the treasury stays `OP_1 <set 1's key>`.
+    const h2 = appHarness(unit, key2);
+    h2.keys = { ...h2.keys!, treasuryScript: OutScript.encode({ type: 'tr', pubkey: key1 }) };
+    alice = new WebWallet('alice', () => unit, h2);
+  }, 240_000);
+
+  afterAll(async () => {
+    await unit?.close();
+    await Promise.all([...procs.keys()].map(stopGuardian));
+    await network?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    rmSync(join(nextDir, '..'), { recursive: true, force: true });
+  });
+
+  /** The broadcast transaction, every input checked against the chain (the devnet's check). */
+  async function onChain(txid: string) {
+    const raw = await unit.chain.txHex(txid);
+    expect(raw).not.toBeNull();
+    const tx = parseTransaction(raw!);
+    const prevouts: Prevout[] = [];
+    for (let i = 0; i < tx.inputsLength; i++) {
+      const input = tx.getInput(i);
+      const output = await unit.chain.output(hex.encode(input.txid!), input.index!);
+      prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
+    }
+    expect(verifyInputs(raw!, prevouts)).toEqual({ ok: true });
+    return { tx, prevouts };
+  }
+
+  /** Input 0 spent alice's update leaf under `key`, the group signature BIP-340 under that key. */
+  async function expectVaultSpentUnder(txid: string, key: Uint8Array) {
+    const { tx, prevouts } = await onChain(txid);
+    const witness = tx.getInput(0).finalScriptWitness!;
+    const leaf = updateLeafScript(hex.decode(alice.vaultPubkey), key);
+    expect(hex.encode(witness[2]!)).toBe(hex.encode(leaf));
+    const sighash = tx.preimageWitnessV1(
+      0,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+      -1,
+      leaf,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    expect(schnorr.verify(witness[0]!, sighash, key)).toBe(true);
+  }
+
+  /** The vault's output now commits to `key` (read from the chain, against the stored state). */
+  async function expectVaultUnder(txid: string, key: Uint8Array) {
+    const row = (await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!;
+    expect(row.vault_txid).toBe(txid);
+    const expected = vaultOutput({
+      vaultPubkey: hex.decode(alice.vaultPubkey),
+      guardPubkey: key,
+      thresholdHash: unit.oracle.thresholdHash(row.threshold_cents, row.stamp),
+      network: TEST_NETWORK,
+    });
+    const output = await unit.chain.output(row.vault_txid, row.vault_vout);
+    expect(output!.script_hex).toBe(hex.encode(expected.script));
+  }
+
+  const vaultDtoOf = async (pubkey: string) => {
+    const res = await fetch(`${unit.url}/api/vaults?pubkey=${pubkey}`);
+    return ((await res.json()) as { guard_pubkey: string }[])[0]!;
+  };
+  const vaultDto = () => vaultDtoOf(alice.vaultPubkey);
+
+  it('serves the newest set: guardPubkey and /api/network are set 2, the treasury and the old vault set 1', async () => {
+    const config = (await (await fetch(`${unit.url}/api/config`)).json()) as {
+      guardPubkey: string;
+      treasuryPubkey: string;
+    };
+    expect(config.guardPubkey).toBe(set2.groupKey);
+    expect(config.treasuryPubkey).toBe(set1.groupKey);
+    const net = (await (await fetch(`${unit.url}/api/network`)).json()) as {
+      set_version: number;
+      group_key: string;
+      guardians: { name: string; online: boolean }[];
+    };
+    expect(net).toMatchObject({ set_version: 2, group_key: set2.groupKey });
+    expect((await vaultDto()).guard_pubkey).toBe(set1.groupKey);
+  });
+
+  it('signs the old vault’s deposit with set 1, and its new output commits to set 2’s key', async () => {
+    const { request } = await alice.deposit(20_000n);
+    const { vault_txid } = await call<{ vault_txid: string }>(
+      unit.guardian,
+      'vault.deposit',
+      request,
+    );
+    await expectVaultSpentUnder(vault_txid, key1);
+    await expectVaultUnder(vault_txid, key2);
+    expect((await vaultDto()).guard_pubkey).toBe(set2.groupKey);
+  }, 60_000);
+
+  it('signs the moved vault’s next action with set 2, the treasury input with set 1', async () => {
+    const { request } = await alice.borrow(5_000n);
+    const approvals: Approvals[] = [];
+    const ctx: RpcContext = {
+      notify: (method, params) => {
+        if (method !== 'vault.progress') return;
+        const note = progressNotificationSchema.parse(params);
+        if (note.approvals) approvals.push(note.approvals);
+      },
+    };
+    const { vault_txid } = await call<{ vault_txid: string }>(
+      unit.guardian,
+      'vault.borrow',
+      request,
+      ctx,
+    );
+    // Step 4 across both sets' sessions: it ends with each set's quorum, 2 of 3.
+    expect(approvals[0]).toMatchObject({ approved: 0, needed: 2, total: 3 });
+    expect(approvals.at(-1)!.approved).toBeGreaterThanOrEqual(2);
+    await expectVaultSpentUnder(vault_txid, key2);
+    await expectVaultUnder(vault_txid, key2);
+    // The treasury (input 1) is still `OP_1 <set 1's key>`: set 1 signed its key path.
+    const { tx, prevouts } = await onChain(vault_txid);
+    expect(hex.encode(prevouts[1]!.script)).toBe(`5120${set1.groupKey}`);
+    const sighash = tx.preimageWitnessV1(
+      1,
+      prevouts.map((p) => p.script),
+      0,
+      prevouts.map((p) => p.amount),
+    );
+    expect(schnorr.verify(tx.getInput(1).finalScriptWitness![0]!, sighash, key1)).toBe(true);
+  }, 60_000);
+
+  it('has its guardians refuse a new vault output under an older key, even without the app', async () => {
+    // A server still on set 1 (not restarted after the rotation) would build this; the app refuses
+    // it, so it goes to the guardians straight through a coordinator of the chain.
+    // Bob's vault is still under set 1's key: set 1 signs its input, and set 1's guardians that hold
+    // set 2 require set 2's key on the new output (a check by the signing set's own key would pass).
+    const stale = new WebWallet('bob', () => unit, appHarness(unit, key1));
+    expect((await vaultDtoOf(stale.vaultPubkey)).guard_pubkey).toBe(set1.groupKey);
+    const { request } = await stale.deposit(10_000n);
+    const signer = networkSigner(loadGuardianNetwork(nextDir));
+    const error = await signer
+      .sign({
+        action: 'deposit',
+        request,
+        nonce: request.nonce,
+        spends: declarationOf('deposit').spends,
+        psbt: base64.decode(request.psbt),
+        secret: null,
+      })
+      .then(
+        () => null,
+        (e: unknown) => e as { code?: string; message: string },
+      );
+    expect(error?.code).toBe('guardians_refused');
+    expect(error!.message).toBe(
+      '3 of 3 guardians refused this request. ' +
+        'guardian-1: Invalid transaction: output 0 is not the expected vault; ' +
+        'guardian-2: Invalid transaction: output 0 is not the expected vault; ' +
+        'guardian-3: unreachable (ECONNREFUSED)',
+    );
+  }, 60_000);
+
+  it('lets the replaced guardian and another set-1 share sign nothing that spends the moved vault', async () => {
+    // The worst case for set 1: guardian 3 (replaced) and guardian 1's set-1 share both approve
+    // everything; set 2 has only guardian 1 up.
+    await stopGuardian('set2-1');
+    await stopGuardian('set2-2');
+    await stopGuardian('set2-3');
+    const [m1, m3] = [set1.members[0]!, set1.members[2]!];
+    await startGuardian('evil-1', 1, join(nextDir, 'guardian-1'), m1.url, [
+      '--policy',
+      'approve-all',
+    ]);
+    await startGuardian('old-3', 3, join(network.dir, 'guardian-3'), m3.url, [
+      '--policy',
+      'approve-all',
+    ]);
+    const before = (await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!;
+    const { request } = await alice.withdraw(50_000n);
+    const refusal = await call(unit.guardian, 'vault.withdraw', request).then(
+      () => null,
+      (e: unknown) => e as { code?: string; message: string },
+    );
+    // The app asks set 2, whose key the vault is under: one approval is not a quorum.
+    expect(refusal?.code).toBe('guardians_refused');
+    expect(refusal!.message).toContain('guardian-2: unreachable');
+    expect(await getVaultByPubkey(unit.store.db, alice.vaultPubkey)).toEqual(before);
+    expect((await unit.chain.output(before.vault_txid, before.vault_vout))!.spent).toBe(false);
+
+    // Set 1's two shares sign the withdrawal's vault-input sighash, but under set 1's key only: the
+    // moved output's leaves hold set 2's key, so the signature opens nothing.
+    const tx = Transaction.fromPSBT(base64.decode(request.psbt), { allowUnknownOutputs: true });
+    const utxos = [...Array(tx.inputsLength).keys()].map((i) => tx.getInput(i).witnessUtxo!);
+    const leaf = updateLeafScript(hex.decode(alice.vaultPubkey), key2);
+    const sighash = tx.preimageWitnessV1(
+      0,
+      utxos.map((u) => u.script),
+      0,
+      utxos.map((u) => u.amount),
+      -1,
+      leaf,
+      TAPSCRIPT_LEAF_VERSION,
+    );
+    const identity = loadIdentity(join(network.dir, 'coordinator', 'identity.json'));
+    const stolen = await new Coordinator(set1, identity).sign(sighash, { kind: 'test' });
+    expect(schnorr.verify(stolen.signature, sighash, key1)).toBe(true);
+    expect(schnorr.verify(stolen.signature, sighash, key2)).toBe(false);
+  }, 60_000);
+
+  it('loads the chain from the pinned key, refusing a tampered older set, a missing one or a rollback', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'guardian-chain-'));
+    try {
+      cpSync(join(nextDir, 'coordinator'), join(copy, 'coordinator'), {
+        recursive: true,
+        dereference: true,
+      });
+      const v1 = readFileSync(join(nextDir, 'guardian-set-v1.json'), 'utf8');
+      const v2 = readFileSync(join(nextDir, 'guardian-set.json'), 'utf8');
+      writeFileSync(join(copy, 'guardian-set-v1.json'), v1);
+      writeFileSync(join(copy, 'guardian-set.json'), v2);
+      const files = loadGuardianNetwork(copy, set1.groupKey);
+      expect([files.older.map((s) => s.version), files.set.version]).toEqual([[1], 2]);
+      // Set 1 with one member's URL changed: its signatures fail, and so does the chain.
+      const tampered = JSON.parse(v1) as { members: { url: string }[] };
+      tampered.members[2]!.url = 'http://127.0.0.1:1';
+      writeFileSync(join(copy, 'guardian-set-v1.json'), JSON.stringify(tampered));
+      expect(() => loadGuardianNetwork(copy, set1.groupKey)).toThrow(
+        /chain is broken at the first set: guardian set lacks a valid signature/,
+      );
+      // Set 2 with one of its two handover signatures gone.
+      writeFileSync(join(copy, 'guardian-set-v1.json'), v1);
+      const short = JSON.parse(v2) as { handover: Record<string, string> };
+      delete short.handover[Object.keys(short.handover)[0]!];
+      writeFileSync(join(copy, 'guardian-set.json'), JSON.stringify(short));
+      expect(() => loadGuardianNetwork(copy, set1.groupKey)).toThrow(
+        /broken at the set after version 1: handover carries 1 of the 2/,
+      );
+      // Set 2 alone, on this database pinned to set 1's key.
+      rmSync(join(copy, 'guardian-set-v1.json'));
+      writeFileSync(join(copy, 'guardian-set.json'), v2);
+      await expect(pinnedNetwork(copy, unit.store.db)).rejects.toThrow(
+        `start at group key ${set2.groupKey} (set 2), but this database's vaults commit to ${set1.groupKey}`,
+      );
+      // The old network's directory again, after this database signed with set 2.
+      await expect(pinnedNetwork(network.dir, unit.store.db)).rejects.toThrow(
+        /has signed with guardian set 2 .* which the chain in .* does not hold/,
+      );
+      expect((await pinnedNetwork(nextDir, unit.store.db)).set.version).toBe(2);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  });
+}, 400_000);
