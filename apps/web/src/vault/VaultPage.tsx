@@ -15,8 +15,10 @@ import {
   type VaultHistoryRecordDto,
 } from '@unit/protocol';
 import { EnableTelegram } from '../auth/EnableTelegram';
+import type { Approvals } from '@unit/protocol/wire';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
+import { approvalsCount } from '../flows/approvals';
 import type { LinkFlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
@@ -137,6 +139,7 @@ export function VaultPage() {
         name={position.vault?.name ?? null}
         opening={history.data?.find((r) => r.action === 'o') ?? null}
         priceUsd={position.priceUsd}
+        approvals={flows.flow?.action === 'create' ? (flows.flow.approvals?.value ?? null) : null}
       />
     );
   if (creating || stage === 'processing') return <CreationPending />;
@@ -231,12 +234,15 @@ function CreationSuccess({
   name,
   opening,
   priceUsd,
+  approvals,
 }: {
   onGoToVault: () => void;
   name: string | null;
   /** the vault's `o` record: what the opening locked and borrowed */
   opening: VaultHistoryRecordDto | null;
   priceUsd: number | null | undefined;
+  /** issue 20: who approved the opening, while this page still holds its flow */
+  approvals: Approvals | null;
 }) {
   const copy = CONTENT.reading.createSuccess;
   const debt = unitCents(opening?.amount_borrowed ?? 0);
@@ -273,6 +279,12 @@ function CreationSuccess({
               <div>
                 <dt>{copy.liquidationPrice}</dt>
                 <dd>{formatUsdCents(liquidationThresholdCents(locked, debt))}</dd>
+              </div>
+            )}
+            {approvals && (
+              <div>
+                <dt>Guardians</dt>
+                <dd>{approvalsCount(approvals)}</dd>
               </div>
             )}
             <div>
