@@ -170,6 +170,16 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     // The approvals' marks are style, not text: the tracker's ✓ are its done lines only.
     const tracker = within(dialog).getByRole('list', { name: 'Progress' });
     expect(within(tracker).getAllByText('✓')).toHaveLength(4);
+
+    // The tracker's Details is a disclosure a keyboard opens, and says so.
+    const details = within(dialog).getByRole('button', { name: 'Details' });
+    expect(details).toHaveAttribute('aria-expanded', 'false');
+    details.focus();
+    await user.keyboard('{Enter}');
+    expect(details).toHaveAttribute('aria-expanded', 'true');
+    expect(document.getElementById(details.getAttribute('aria-controls')!)).toHaveTextContent(
+      'Step5 of 5',
+    );
   });
 
   it('still shows who approved on the tracker once the vault is created', async () => {

@@ -1,6 +1,7 @@
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import type { PendingTransaction } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
 import type { FlowAction, FlowDecl, FlowTarget } from './declarations';
@@ -34,6 +35,8 @@ export interface FlowsApi {
   isVaultCreationFlowInProgress: boolean;
   /** the opening transaction of a creation restored from storage after a reload */
   creationTxid: string | null;
+  /** issue 20: who approved the opening (the success screen says so); null when signed alone */
+  creationApprovals: Approvals | null;
   markVaultCreated(): void;
   goToVault(): void;
   pending: PendingTransaction[];
@@ -67,7 +70,7 @@ export function FlowProvider({
   const store = usePendingStore(wallet.account?.satsAddress ?? null);
   const [banner, showBanner] = useFlowBanner();
   const creation = useCreation(store.pending, store.update);
-  const { began: creationBegan, failed: creationFailed } = creation;
+  const { began: creationBegan, failed: creationFailed, noteApprovals } = creation;
   const recordSubmitted = useRecordSubmitted(store.update, showBanner);
 
   const onSigned = useCallback(
@@ -89,12 +92,15 @@ export function FlowProvider({
   const effects = useMemo<FlowRunEffects>(
     () => ({
       onSigned,
-      onApprovals: (decl, approvals) => showBanner.approvals(decl.action, approvals),
+      onApprovals: (decl, approvals) => {
+        showBanner.approvals(decl.action, approvals);
+        if (decl.createsVault) noteApprovals(approvals);
+      },
       onSubmitted: recordSubmitted,
       onDeclined: showBanner.dismiss,
       onFailed,
     }),
-    [onSigned, recordSubmitted, showBanner, onFailed],
+    [onSigned, recordSubmitted, showBanner, onFailed, noteApprovals],
   );
   const machine = useFlowMachine(execute, effects);
 
@@ -126,6 +132,7 @@ export function FlowProvider({
       stage: creation.stage,
       isVaultCreationFlowInProgress: creation.inProgress,
       creationTxid: creation.txid,
+      creationApprovals: creation.approvals,
       markVaultCreated: creation.markCreated,
       goToVault: () => {
         creation.finish();

@@ -139,7 +139,7 @@ export function VaultPage() {
         name={position.vault?.name ?? null}
         opening={history.data?.find((r) => r.action === 'o') ?? null}
         priceUsd={position.priceUsd}
-        approvals={flows.flow?.action === 'create' ? (flows.flow.approvals?.value ?? null) : null}
+        approvals={flows.creationApprovals}
       />
     );
   if (creating || stage === 'processing') return <CreationPending />;
@@ -241,7 +241,7 @@ function CreationSuccess({
   /** the vault's `o` record: what the opening locked and borrowed */
   opening: VaultHistoryRecordDto | null;
   priceUsd: number | null | undefined;
-  /** issue 20: who approved the opening, while this page still holds its flow */
+  /** issue 20: who approved the opening (not known after a reload) */
   approvals: Approvals | null;
 }) {
   const copy = CONTENT.reading.createSuccess;

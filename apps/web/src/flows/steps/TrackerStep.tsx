@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { isNoAccountsError, toUserMessage } from '@unit/protocol';
 import { WalletError } from '../../wallet/errors';
 import { useFlows } from '../FlowProvider';
@@ -14,6 +14,7 @@ import { TrackerLines } from './TrackerLines';
 export function TrackerStep({ flow, decl, retry }: StepProps) {
   const flows = useFlows();
   const [showDetails, setShowDetails] = useState(false);
+  const detailsId = useId();
   const failed = flow.status === 'error';
   // A wallet that shares no account says so in its own words: its error code is what counts.
   const noAccounts =
@@ -30,7 +31,7 @@ export function TrackerStep({ flow, decl, retry }: StepProps) {
       )}
       {failed && <ResendButton flow={flow} />}
       {showDetails && (
-        <dl className="summary">
+        <dl className="summary" id={detailsId}>
           <div>
             <dt>Status</dt>
             <dd>{flow.status}</dd>
@@ -54,7 +55,14 @@ export function TrackerStep({ flow, decl, retry }: StepProps) {
             Back
           </button>
         ) : (
-          <button type="button" className="btn" onClick={() => setShowDetails((v) => !v)}>
+          // A disclosure: a screen reader hears whether its details are open, and which they are.
+          <button
+            type="button"
+            className="btn"
+            aria-expanded={showDetails}
+            aria-controls={showDetails ? detailsId : undefined}
+            onClick={() => setShowDetails((v) => !v)}
+          >
             Details
           </button>
         )}
