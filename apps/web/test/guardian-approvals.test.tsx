@@ -279,30 +279,30 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     renderApp('/', { execute });
     await confirmCreate();
     act(() => report(3));
-    // Two refusals end the request before guardian-3 decided every session.
+    // Two refusals end the request before guardian-3 decided every session; one of them timed out.
     const last = approvalsOf(
       guardian(1, 'refused', 'the vault is busy'),
-      guardian(2, 'refused', 'the quote is stale'),
+      guardian(2, 'unreachable', 'timed out'),
       guardian(3, 'pending'),
     );
+    const message =
+      '2 of 3 guardians refused this request. guardian-1: the vault is busy; guardian-2: timed out';
     act(() => report(4, last));
-    act(() =>
-      fail(
-        new DomainError(
-          'guardians_refused',
-          '2 of 3 guardians refused this request. guardian-1: the vault is busy; guardian-2: the quote is stale',
-        ),
-      ),
-    );
-    // SPEC §4: on error the drawer reopens on its tracker, Back in its footer.
+    act(() => fail(new DomainError('guardians_refused', message)));
+    // SPEC §4: on error the drawer reopens on its tracker. The refusal is said whole: its "timed
+    // out" does not turn it into the generic time-out, which would hide every reason.
     const dialog = await screen.findByRole('dialog', {}, SLOW);
-    await within(dialog).findByRole('alert', {}, SLOW);
+    expect(await within(dialog).findByRole('alert', {}, SLOW)).toHaveTextContent(message);
+    expect(
+      await screen.findByText('The guardians refused this request: their reasons are on the page.'),
+    ).toBeVisible();
+    expect(screen.queryByText('Request timed out. Please try again')).toBeNull();
     const line = trackerLine(dialog, 'Network approvals');
     expect(countOf(line)).toHaveTextContent('0 of 3 guardians approved, 2 were needed');
     expect(announcerOf(line)).toHaveTextContent('Too few guardians approved to sign.');
     expect(rowsOf(dialog)).toEqual([
       'guardian-1: refused, the vault is busy',
-      'guardian-2: refused, the quote is stale',
+      'guardian-2: unreachable, timed out',
       'guardian-3: no answer',
     ]);
     const rows = within(within(dialog).getByRole('list', { name: 'Guardians' }));

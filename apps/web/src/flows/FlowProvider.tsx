@@ -1,9 +1,10 @@
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { PendingTransaction } from '@unit/protocol';
+import { ERROR_MESSAGES, type PendingTransaction } from '@unit/protocol';
 import type { Approvals } from '@unit/protocol/wire';
 import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
+import { isRefusal, REFUSAL_TOAST } from './refusal';
 import type { FlowAction, FlowDecl, FlowTarget } from './declarations';
 import type { FlowEvent, FlowState } from './engine';
 import type { ExecuteFlow, FlowInput } from './flow-types';
@@ -82,8 +83,11 @@ export function FlowProvider({
   );
   const onFailed = useCallback(
     (decl: FlowDecl, error: unknown) => {
-      // SPEC §8: the generic toast (time-outs read as such) and an error banner.
-      toasts.error(error);
+      // SPEC §8: the generic toast (time-outs read as such) and an error banner. A refusal's
+      // reasons are the banner's and the tracker's; its toast says only that (issue 20).
+      if (isRefusal(error))
+        toasts.show({ title: ERROR_MESSAGES.generic, description: REFUSAL_TOAST, tone: 'error' });
+      else toasts.error(error);
       showBanner.failed(decl, error);
       if (decl.createsVault) creationFailed();
     },

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
-import { isNoAccountsError, toUserMessage } from '@unit/protocol';
+import { isNoAccountsError } from '@unit/protocol';
 import { WalletError } from '../../wallet/errors';
+import { flowErrorWords } from '../refusal';
 import { useFlows } from '../FlowProvider';
 import { ResendButton } from '../ResendButton';
 import { RetryCountdown } from './RetryCountdown';
@@ -26,7 +27,7 @@ export function TrackerStep({ flow, decl, retry }: StepProps) {
       <TrackerLines flow={flow} decl={decl} />
       {failed && (
         <p className="field-error" role="alert">
-          {toUserMessage(flow.error)}
+          {flowErrorWords(flow.error)}
         </p>
       )}
       {failed && <ResendButton flow={flow} />}
