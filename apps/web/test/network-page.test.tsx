@@ -146,7 +146,7 @@ describe('the /network page', () => {
     ).toBeVisible();
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(
-      'The guardian network could not be read. The published guardian set does not verify: bad signature',
+      'The guardian network could not be read. The published guardian set does not verify: bad signature.',
     );
     answer = () => HttpResponse.json(network());
     await user.click(within(alert).getByRole('button', { name: 'Try again' }));
@@ -157,7 +157,7 @@ describe('the /network page', () => {
     answer = () => new HttpResponse('Bad gateway', { status: 502 });
     const { unmount } = renderApp('/network');
     expect(await screen.findByRole('alert', {}, { timeout: 10_000 })).toHaveTextContent(
-      'The guardian network could not be read. The server could not answer (error 502). Try again in a moment.',
+      'The guardian network could not be read. The server could not answer (error 502).',
     );
     unmount();
     // No answer at all (the server down): fetch's own "Failed to fetch" is not shown.
@@ -165,10 +165,23 @@ describe('the /network page', () => {
     renderApp('/network');
     const alert = await screen.findByRole('alert', {}, { timeout: 10_000 });
     expect(alert).toHaveTextContent(
-      'The guardian network could not be read. The server could not be reached. Check your connection.',
+      'The guardian network could not be read. The server could not be reached.',
     );
     expect(alert).not.toHaveTextContent(/fetch/i);
   }, 30_000);
+
+  it('keeps the last answer when a refresh fails, and says so', async () => {
+    const { queryClient } = renderApp('/network');
+    await screen.findByRole('list', { name: 'Guardians' });
+    answer = () => new HttpResponse('Bad gateway', { status: 502 });
+    await queryClient.refetchQueries({ queryKey: ['network'] });
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Could not refresh. The server could not answer (error 502). Showing the last answer; the page tries again every 10 s.',
+    );
+    expect(
+      within(screen.getByRole('list', { name: 'Guardians' })).getAllByRole('listitem'),
+    ).toHaveLength(3);
+  });
 
   it('says when too few guardians are online to sign, and when the set lists none', async () => {
     const offline = { online: false, last_price: null, version: null, uptime_seconds: null };
@@ -231,13 +244,13 @@ describe('the /network page', () => {
 describe('the page words for a failed read', () => {
   it('names a time-out, the server’s own reason, and a refusal', () => {
     expect(networkErrorWords(new DOMException('signal timed out', 'TimeoutError'))).toBe(
-      'The server did not answer in time. Try again in a moment.',
+      'The server did not answer in time.',
     );
     expect(
       networkErrorWords(
         new HttpError('The guardian network has not published its set yet', 503, 'not_configured'),
       ),
-    ).toBe('The guardian network has not published its set yet');
+    ).toBe('The guardian network has not published its set yet.');
     expect(networkErrorWords(new HttpError('Request failed (403)', 403, null))).toBe(
       'The server refused the request (error 403).',
     );

@@ -4,7 +4,7 @@
 import { CircleCheck, CircleX, Copy, RotateCw } from 'lucide-react';
 import { formatUsdCents } from '@unit/protocol';
 import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
-import { useNetwork } from '../api/network';
+import { NETWORK_REFRESH_MS, useNetwork } from '../api/network';
 import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { useNow } from '../ui/useNow';
@@ -24,7 +24,8 @@ export function NetworkPage() {
           {network.isError && (
             // A refresh failed: the last answer stays, marked as such.
             <p className="network__stale" role="alert">
-              Could not refresh: {networkErrorWords(network.error)} Showing the last answer.
+              Could not refresh. {networkErrorWords(network.error)} Showing the last answer; the
+              page tries again every {NETWORK_REFRESH_MS / 1000} s.
             </p>
           )}
           <NetworkView network={network.data} />
