@@ -195,8 +195,21 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
         approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'approved')),
       ),
     );
+    // The creation screen, where the user waits once the drawer closed, counts them too.
+    const screenCount = await screen.findByText('2 of 3 guardians approved', {}, SLOW);
+    expect(screenCount.closest('.approvals__count')).toHaveTextContent(
+      '2 of 3 guardians approved, enough to sign',
+    );
     act(() => report(5));
     act(() => settle());
+    // Sent: its Details list no longer says the guardian the network did not wait for is waiting.
+    const creation = screenCount.closest('section')!;
+    await user.click(within(creation).getByRole('button', { name: 'Details' }));
+    expect(rowsOf(creation)).toEqual([
+      'guardian-1: approved',
+      'guardian-2: no answer',
+      'guardian-3: approved',
+    ]);
     // The guardian answered: the Transaction Tracker opens on the success step, its tracker with
     // step 4's approvals under it, every line done.
     await user.click(await screen.findByRole('button', { name: 'Transaction Tracker' }, SLOW));

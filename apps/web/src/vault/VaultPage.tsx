@@ -26,6 +26,7 @@ import { useToasts } from '../ui/toasts';
 import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../ui/SocialLinks';
 import { useWallet } from '../wallet';
+import { BannerApprovals } from './BannerApprovals';
 import { Dashboard, DashboardSkeleton } from './Dashboard';
 import { WelcomeHeadline, WelcomeSteps } from './WelcomeIntro';
 import './vault.css';
@@ -191,6 +192,16 @@ function CreationPending() {
     <section className="state-card" aria-live="polite">
       <span className="spinner spinner--large" aria-hidden="true" />
       <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
+      {/* issue 20: the guardians' approvals of the opening, as the banner shows an action's */}
+      {flows.creationApprovals && (
+        <div className="creation-approvals">
+          <BannerApprovals
+            approvals={flows.creationApprovals}
+            failed={false}
+            over={txid !== null}
+          />
+        </div>
+      )}
       <div className="state-card__links">
         <EnableTelegram />
         {txid && <TxLink txid={txid} />}
