@@ -183,9 +183,14 @@ describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_00
     // SPEC §4: on error the drawer reopens; closed, the error banner stays.
     const dialog = await screen.findByRole('dialog', {}, SLOW);
     await within(dialog).findByRole('alert', {}, SLOW);
+    // While the drawer's tracker says it, the banner behind it keeps quiet: one voice, not two.
+    const announcer = bannerOf('Transaction failed').querySelector('.approvals__announce')!;
+    expect(announcer).toHaveAttribute('aria-live', 'off');
+    expect(document.querySelectorAll('.approvals__announce[aria-live="polite"]')).toHaveLength(1);
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull(), SLOW);
     const banner = bannerOf('Transaction failed');
+    expect(announcer).toHaveAttribute('aria-live', 'polite');
     expect(banner).toHaveAttribute('role', 'alert');
     expect(banner.querySelector('.banner__refusal')).toHaveTextContent(message);
     const count = banner.querySelector('.approvals__count')!;

@@ -156,6 +156,10 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     );
     expect(count).toHaveTextContent('3 of 3 guardians approved, enough to sign');
     expect(live).toHaveTextContent('Enough guardians approved to sign.');
+    // One voice in the whole page: the creation screen behind the drawer counts them too, silently
+    // while the drawer's tracker speaks.
+    expect(document.querySelectorAll('.approvals__announce[aria-live="polite"]')).toHaveLength(1);
+    expect(document.querySelectorAll('.approvals__announce')).toHaveLength(2);
     // One polite live region, the announcement's: the count and the rows are out of any.
     expect(dialog.querySelectorAll('.tracker [aria-live="polite"]')).toHaveLength(1);
     expect(count).toHaveAttribute('aria-live', 'off');

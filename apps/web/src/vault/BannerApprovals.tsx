@@ -15,18 +15,21 @@ export function BannerApprovals({
   approvals,
   failed,
   over,
+  silent = false,
 }: {
   approvals: Approvals;
   failed: boolean;
   /** failed, or submitted: a guardian still pending gave no answer */
   over: boolean;
+  /** the drawer's tracker, open over this, says the same: one voice, not two */
+  silent?: boolean;
 }) {
   const [open, setOpen] = useState(false);
   const listId = useId();
   return (
     <div className="banner__approvals">
       <div className="banner__approvals-line">
-        <ApprovalsCount approvals={approvals} failed={failed} over={over} />
+        <ApprovalsCount approvals={approvals} failed={failed} over={over} silent={silent} />
         {approvals.guardians.length > 0 && (
           <button
             type="button"

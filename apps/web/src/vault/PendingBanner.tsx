@@ -83,6 +83,7 @@ export function PendingBanner() {
             approvals={banner.approvals}
             failed={tone === 'error'}
             over={tone === 'error' || banner.txid !== null}
+            silent={flows.drawerOpen}
           />
         )}
         {(txid || latest) && (

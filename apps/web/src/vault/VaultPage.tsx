@@ -199,6 +199,7 @@ function CreationPending() {
             approvals={flows.creationApprovals}
             failed={false}
             over={txid !== null}
+            silent={flows.drawerOpen}
           />
         </div>
       )}

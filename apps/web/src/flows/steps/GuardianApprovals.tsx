@@ -28,11 +28,14 @@ export function ApprovalsCount({
   approvals,
   failed,
   over = failed,
+  silent = false,
 }: {
   approvals: Approvals | null;
   failed: boolean;
   /** the request is over (failed, or signed and sent): no guardian is waited for any more */
   over?: boolean;
+  /** another view of the same approvals speaks (the drawer's tracker, open over this one) */
+  silent?: boolean;
 }) {
   const done = approvals !== null && approvalsDone(approvals);
   const tone = done ? 'done' : failed ? 'error' : 'waiting';
@@ -47,7 +50,11 @@ export function ApprovalsCount({
           </>
         )}
       </p>
-      <span className="sr-only approvals__announce" aria-live="polite" aria-atomic="true">
+      <span
+        className="sr-only approvals__announce"
+        aria-live={silent ? 'off' : 'polite'}
+        aria-atomic="true"
+      >
         {approvalsAnnouncement(approvals, over)}
       </span>
     </>
