@@ -88,15 +88,24 @@ describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_00
     report(3);
     report(3, approvalsOf(guardian(1, 'pending'), guardian(2, 'pending'), guardian(3, 'pending')));
     const live = banner.querySelector('[aria-live="polite"]')!;
-    expect(live).toHaveTextContent('0 of 3 guardians approved, 2 needed');
+    const count = banner.querySelector('.approvals__count')!;
+    expect(count).toHaveTextContent('0 of 3 guardians approved, 2 needed');
+    expect(live).toHaveTextContent('Waiting for 2 of 3 guardians to approve.');
+    report(3, approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'pending')));
+    // One more approval moves the count, not the announcement.
+    expect(count).toHaveTextContent('1 of 3 guardians approved, 2 needed');
+    expect(live).toHaveTextContent('Waiting for 2 of 3 guardians to approve.');
     report(
       3,
       approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'approved')),
     );
     expect(within(banner).getByText('2 of 3 guardians approved')).toBeVisible();
-    expect(live).toHaveTextContent('2 of 3 guardians approved, enough to sign');
-    // One polite live region in the banner, the count's; the list is kept out of the banner's own.
+    expect(count).toHaveTextContent('2 of 3 guardians approved, enough to sign');
+    expect(live).toHaveTextContent('Enough guardians approved to sign.');
+    // One polite live region in the banner, the announcement's; the count and the list are kept
+    // out of the banner's own (role status), so a decision does not read the banner out again.
     expect(banner.querySelectorAll('[aria-live="polite"]')).toHaveLength(1);
+    expect(count).toHaveAttribute('aria-live', 'off');
 
     // The list waits behind Details, closed.
     const details = within(banner).getByRole('button', { name: 'Details' });
@@ -113,7 +122,8 @@ describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_00
       'guardian-3: approved',
     ]);
 
-    // Submitted: the SPEC's banner, the approvals still under it.
+    // Submitted: the SPEC's banner, the approvals still under it. The request is over: the
+    // guardian the network did not wait for gave no answer, and is no longer said to be waiting.
     submit();
     banner = await waitFor(() => bannerOf('BTC Deposit Submitted'), SLOW);
     expect(within(banner).getByText('Finalizing...')).toBeInTheDocument();
@@ -121,7 +131,7 @@ describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_00
     expect(within(banner).getByText('2 of 3 guardians approved')).toBeVisible();
     expect(rowsOf(banner)).toEqual([
       'guardian-1: approved',
-      'guardian-2: waiting',
+      'guardian-2: no answer',
       'guardian-3: approved',
     ]);
     await user.click(within(banner).getByRole('button', { name: 'Details' }));
@@ -173,14 +183,22 @@ describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_00
     // SPEC §4: on error the drawer reopens; closed, the error banner stays.
     const dialog = await screen.findByRole('dialog', {}, SLOW);
     await within(dialog).findByRole('alert', {}, SLOW);
+    // While the drawer's tracker says it, the banner behind it keeps quiet: one voice, not two.
+    const announcer = bannerOf('Transaction failed').querySelector('.approvals__announce')!;
+    expect(announcer).toHaveAttribute('aria-live', 'off');
+    expect(document.querySelectorAll('.approvals__announce[aria-live="polite"]')).toHaveLength(1);
     await user.keyboard('{Escape}');
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull(), SLOW);
     const banner = bannerOf('Transaction failed');
+    expect(announcer).toHaveAttribute('aria-live', 'polite');
     expect(banner).toHaveAttribute('role', 'alert');
     expect(banner.querySelector('.banner__refusal')).toHaveTextContent(message);
-    const live = banner.querySelector('[aria-live="polite"]')!;
-    expect(live).toHaveTextContent('1 of 3 guardians approved, 2 needed');
-    expect(live).toHaveClass('approvals__count--error');
+    const count = banner.querySelector('.approvals__count')!;
+    expect(count).toHaveTextContent('1 of 3 guardians approved, 2 were needed');
+    expect(count).toHaveClass('approvals__count--error');
+    expect(banner.querySelector('[aria-live="polite"]')).toHaveTextContent(
+      'Too few guardians approved to sign.',
+    );
     await user.click(within(banner).getByRole('button', { name: 'Details' }));
     expect(rowsOf(banner)).toEqual([
       'guardian-1: approved',

@@ -31,19 +31,31 @@ const approvalsOf = (...guardians: GuardianDecision[]): Approvals => ({
   guardians,
 });
 
-/** An execute that stops after the request is sent: the test reports the guardian's progress. */
+const TXID = 'b'.repeat(64);
+
+/** An execute held after the request is sent: the test reports the guardian's progress. */
 function heldExecute() {
-  const held: { report: OnProgress | null } = { report: null };
+  const held: {
+    report: OnProgress | null;
+    settle: (() => void) | null;
+    fail: ((error: Error) => void) | null;
+  } = { report: null, settle: null, fail: null };
   const execute: ExecuteFlow = (_action, _input, onProgress, context) => {
     onProgress(1);
     context.onSent?.();
     onProgress(2);
     held.report = onProgress;
-    return new Promise(() => undefined);
+    return new Promise((resolve, reject) => {
+      held.settle = () => resolve({ txid: TXID, vaultTxid: TXID });
+      held.fail = reject;
+    });
   };
   return {
     execute,
     report: (step: number, approvals?: Approvals) => held.report!(step, approvals),
+    /** the guardian answers with the opening's ids */
+    settle: () => held.settle!(),
+    fail: (error: Error) => held.fail!(error),
   };
 }
 
@@ -68,6 +80,10 @@ const trackerLine = (dialog: HTMLElement, label: string) =>
     .getByText(label)
     .closest('li')!;
 
+/** The approvals' one live region (sr-only) under a tracker line, and the count on screen. */
+const announcerOf = (line: HTMLElement) => line.querySelector('[aria-live="polite"]')!;
+const countOf = (line: HTMLElement) => line.querySelector('.approvals__count')!;
+
 /** Each guardian's row as a screen reader reads it, and its state by its style. */
 const rowsOf = (dialog: HTMLElement) =>
   within(within(dialog).getByRole('list', { name: 'Guardians' }))
@@ -75,7 +91,7 @@ const rowsOf = (dialog: HTMLElement) =>
     .map((row) => row.textContent);
 
 describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, () => {
-  it('counts approvals live at create step 4: 0, 2 then 3 of 3, done once 2 approved', async () => {
+  it('counts approvals at create step 4: 0, 2 then 3 of 3, announced once per phase', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
     const { execute, report } = heldExecute();
@@ -85,8 +101,9 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     await user.click(await screen.findByRole('button', { name: 'Transaction Tracker' }, SLOW));
     const dialog = await screen.findByRole('dialog', {}, SLOW);
     const line = trackerLine(dialog, 'Network approvals');
-    const live = line.querySelector('[aria-live="polite"]')!;
-    // The live region is there, empty, before any approval: its first count is announced too.
+    const live = announcerOf(line);
+    const count = countOf(line);
+    // The live region is there, empty, before any approval: its first phase is announced too.
     expect(live).toBeEmptyDOMElement();
 
     act(() => report(3));
@@ -97,12 +114,23 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
       ),
     );
     expect(line).toHaveAttribute('aria-current', 'step');
-    expect(live).toHaveTextContent('0 of 3 guardians approved, 2 needed');
+    expect(count).toHaveTextContent('0 of 3 guardians approved, 2 needed');
+    expect(live).toHaveTextContent('Waiting for 2 of 3 guardians to approve.');
     expect(rowsOf(dialog)).toEqual([
       'guardian-1: waiting',
       'guardian-2: waiting',
       'guardian-3: waiting',
     ]);
+
+    // One approval: the count moves, the announcement does not (no word per guardian).
+    act(() =>
+      report(
+        4,
+        approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'pending')),
+      ),
+    );
+    expect(count).toHaveTextContent('1 of 3 guardians approved, 2 needed');
+    expect(live).toHaveTextContent('Waiting for 2 of 3 guardians to approve.');
 
     act(() =>
       report(
@@ -111,8 +139,9 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
       ),
     );
     expect(within(line).getByText('2 of 3 guardians approved')).toBeVisible();
-    expect(live).toHaveTextContent('2 of 3 guardians approved, enough to sign');
-    expect(live).toHaveClass('approvals__count--done');
+    expect(count).toHaveTextContent('2 of 3 guardians approved, enough to sign');
+    expect(count).toHaveClass('approvals__count--done');
+    expect(live).toHaveTextContent('Enough guardians approved to sign.');
     expect(rowsOf(dialog)).toEqual([
       'guardian-1: approved',
       'guardian-2: waiting',
@@ -125,9 +154,15 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
         approvalsOf(guardian(1, 'approved'), guardian(2, 'approved'), guardian(3, 'approved')),
       ),
     );
-    expect(live).toHaveTextContent('3 of 3 guardians approved, enough to sign');
-    // One polite live region, the count's: the rows are not announced one by one.
-    expect(dialog.querySelectorAll('.tracker [aria-live]')).toHaveLength(1);
+    expect(count).toHaveTextContent('3 of 3 guardians approved, enough to sign');
+    expect(live).toHaveTextContent('Enough guardians approved to sign.');
+    // One voice in the whole page: the creation screen behind the drawer counts them too, silently
+    // while the drawer's tracker speaks.
+    expect(document.querySelectorAll('.approvals__announce[aria-live="polite"]')).toHaveLength(1);
+    expect(document.querySelectorAll('.approvals__announce')).toHaveLength(2);
+    // One polite live region, the announcement's: the count and the rows are out of any.
+    expect(dialog.querySelectorAll('.tracker [aria-live="polite"]')).toHaveLength(1);
+    expect(count).toHaveAttribute('aria-live', 'off');
     expect(
       within(dialog).getByRole('list', { name: 'Guardians' }).closest('[aria-live]'),
     ).toBeNull();
@@ -135,10 +170,71 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     // Submitting: the approvals stay under their line, now done.
     act(() => report(5));
     expect(line).toHaveClass('tracker__step--done');
-    expect(live).toHaveTextContent('3 of 3 guardians approved, enough to sign');
+    expect(count).toHaveTextContent('3 of 3 guardians approved, enough to sign');
     // The approvals' marks are style, not text: the tracker's ✓ are its done lines only.
     const tracker = within(dialog).getByRole('list', { name: 'Progress' });
     expect(within(tracker).getAllByText('✓')).toHaveLength(4);
+
+    // The tracker's Details is a disclosure a keyboard opens, and says so.
+    const details = within(dialog).getByRole('button', { name: 'Details' });
+    expect(details).toHaveAttribute('aria-expanded', 'false');
+    details.focus();
+    await user.keyboard('{Enter}');
+    expect(details).toHaveAttribute('aria-expanded', 'true');
+    expect(document.getElementById(details.getAttribute('aria-controls')!)).toHaveTextContent(
+      'Step5 of 5',
+    );
+  });
+
+  it('still shows who approved on the tracker once the vault is created', async () => {
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    const { execute, report, settle } = heldExecute();
+    renderApp('/', { execute });
+    const user = await confirmCreate();
+    act(() => report(3));
+    act(() =>
+      report(
+        4,
+        approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'approved')),
+      ),
+    );
+    // The creation screen, where the user waits once the drawer closed, counts them too.
+    const screenCount = await screen.findByText('2 of 3 guardians approved', {}, SLOW);
+    expect(screenCount.closest('.approvals__count')).toHaveTextContent(
+      '2 of 3 guardians approved, enough to sign',
+    );
+    act(() => report(5));
+    act(() => settle());
+    // Sent: its Details list no longer says the guardian the network did not wait for is waiting.
+    const creation = screenCount.closest('section')!;
+    await user.click(within(creation).getByRole('button', { name: 'Details' }));
+    expect(rowsOf(creation)).toEqual([
+      'guardian-1: approved',
+      'guardian-2: no answer',
+      'guardian-3: approved',
+    ]);
+    // The guardian answered: the Transaction Tracker opens on the success step, its tracker with
+    // step 4's approvals under it, every line done.
+    await user.click(await screen.findByRole('button', { name: 'Transaction Tracker' }, SLOW));
+    const dialog = await screen.findByRole('dialog', {}, SLOW);
+    expect(
+      await within(dialog).findByRole(
+        'heading',
+        { level: 3, name: 'Vault Successfully Created!' },
+        SLOW,
+      ),
+    ).toBeVisible();
+    const line = trackerLine(dialog, 'Network approvals');
+    expect(line).toHaveClass('tracker__step--done');
+    expect(countOf(line)).toHaveTextContent('2 of 3 guardians approved, enough to sign');
+    // Signed and sent: guardian-2 never answered in time, and is no longer said to be waiting.
+    expect(rowsOf(dialog)).toEqual([
+      'guardian-1: approved',
+      'guardian-2: no answer',
+      'guardian-3: approved',
+    ]);
+    expect(within(dialog).queryByText('waiting')).toBeNull();
   });
 
   it('shows a guardians_refused failure with its message and the last list, reasons included', async () => {
@@ -172,9 +268,9 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     expect(await within(dialog).findByRole('alert', {}, SLOW)).toHaveTextContent(message);
     const line = trackerLine(dialog, 'Validation');
     expect(line).toHaveClass('tracker__step--error');
-    const live = line.querySelector('[aria-live="polite"]')!;
-    expect(live).toHaveTextContent('1 of 3 guardians approved, 2 needed');
-    expect(live).toHaveClass('approvals__count--error');
+    expect(countOf(line)).toHaveTextContent('1 of 3 guardians approved, 2 were needed');
+    expect(countOf(line)).toHaveClass('approvals__count--error');
+    expect(announcerOf(line)).toHaveTextContent('Too few guardians approved to sign.');
     expect(rowsOf(dialog)).toEqual([
       'guardian-1: approved',
       'guardian-2: refused, my price is 10% under the quote',
@@ -191,6 +287,43 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     // about the failed request, keeps them (banner-approvals.test.tsx).
     await user.click(within(dialog).getByRole('button', { name: 'Back' }));
     expect(within(dialog).queryByText(/guardians approved/)).toBeNull();
+  });
+
+  it('says no answer, not waiting, for a guardian still pending when the request failed early', async () => {
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    const { execute, report, fail } = heldExecute();
+    renderApp('/', { execute });
+    await confirmCreate();
+    act(() => report(3));
+    // Two refusals end the request before guardian-3 decided every session; one of them timed out.
+    const last = approvalsOf(
+      guardian(1, 'refused', 'the vault is busy'),
+      guardian(2, 'unreachable', 'timed out'),
+      guardian(3, 'pending'),
+    );
+    const message =
+      '2 of 3 guardians refused this request. guardian-1: the vault is busy; guardian-2: timed out';
+    act(() => report(4, last));
+    act(() => fail(new DomainError('guardians_refused', message)));
+    // SPEC §4: on error the drawer reopens on its tracker. The refusal is said whole: its "timed
+    // out" does not turn it into the generic time-out, which would hide every reason.
+    const dialog = await screen.findByRole('dialog', {}, SLOW);
+    expect(await within(dialog).findByRole('alert', {}, SLOW)).toHaveTextContent(message);
+    expect(
+      await screen.findByText('The guardians refused this request: their reasons are on the page.'),
+    ).toBeVisible();
+    expect(screen.queryByText('Request timed out. Please try again')).toBeNull();
+    const line = trackerLine(dialog, 'Network approvals');
+    expect(countOf(line)).toHaveTextContent('0 of 3 guardians approved, 2 were needed');
+    expect(announcerOf(line)).toHaveTextContent('Too few guardians approved to sign.');
+    expect(rowsOf(dialog)).toEqual([
+      'guardian-1: refused, the vault is busy',
+      'guardian-2: unreachable, timed out',
+      'guardian-3: no answer',
+    ]);
+    const rows = within(within(dialog).getByRole('list', { name: 'Guardians' }));
+    expect(rows.getAllByRole('listitem')[2]).toHaveClass('approvals__guardian--no-answer');
   });
 
   it('names a guardian left out of the signing and why', async () => {
@@ -232,9 +365,8 @@ describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, ()
     act(() => report(5));
     expect(within(dialog).queryByText(/guardians? approved/)).toBeNull();
     expect(within(dialog).queryByRole('list', { name: 'Guardians' })).toBeNull();
-    expect(
-      trackerLine(dialog, 'Network approvals').querySelector('[aria-live]'),
-    ).toBeEmptyDOMElement();
+    expect(announcerOf(trackerLine(dialog, 'Network approvals'))).toBeEmptyDOMElement();
+    expect(countOf(trackerLine(dialog, 'Network approvals'))).toBeEmptyDOMElement();
     expect(trackerLine(dialog, 'Submitting')).toHaveAttribute('aria-current', 'step');
   });
 });

@@ -9,6 +9,8 @@ import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { server } from './server';
+import { HttpError } from '../src/api/http';
+import { networkErrorWords } from '../src/network/errors';
 import { formatAgo, formatDuration, shortKey } from '../src/network/format';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
@@ -144,11 +146,69 @@ describe('the /network page', () => {
     ).toBeVisible();
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(
-      'The guardian network could not be read: The published guardian set does not verify: bad signature',
+      'The guardian network could not be read. The published guardian set does not verify: bad signature.',
     );
     answer = () => HttpResponse.json(network());
     await user.click(within(alert).getByRole('button', { name: 'Try again' }));
     expect(await screen.findByRole('list', { name: 'Guardians' })).toBeVisible();
+  });
+
+  it('says what went wrong in words when the server fails or cannot be reached', async () => {
+    answer = () => new HttpResponse('Bad gateway', { status: 502 });
+    const { unmount } = renderApp('/network');
+    expect(await screen.findByRole('alert', {}, { timeout: 10_000 })).toHaveTextContent(
+      'The guardian network could not be read. The server could not answer (error 502).',
+    );
+    unmount();
+    // No answer at all (the server down): fetch's own "Failed to fetch" is not shown.
+    answer = () => HttpResponse.error();
+    renderApp('/network');
+    const alert = await screen.findByRole('alert', {}, { timeout: 10_000 });
+    expect(alert).toHaveTextContent(
+      'The guardian network could not be read. The server could not be reached.',
+    );
+    expect(alert).not.toHaveTextContent(/fetch/i);
+  }, 30_000);
+
+  it('keeps the last answer when a refresh fails, and says so', async () => {
+    const { queryClient } = renderApp('/network');
+    await screen.findByRole('list', { name: 'Guardians' });
+    answer = () => new HttpResponse('Bad gateway', { status: 502 });
+    await queryClient.refetchQueries({ queryKey: ['network'] });
+    expect(await screen.findByRole('alert')).toHaveTextContent(
+      'Could not refresh. The server could not answer (error 502). Showing the last answer; the page tries again every 10 s.',
+    );
+    expect(
+      within(screen.getByRole('list', { name: 'Guardians' })).getAllByRole('listitem'),
+    ).toHaveLength(3);
+  });
+
+  it('says when too few guardians are online to sign, and when the set lists none', async () => {
+    const offline = { online: false, last_price: null, version: null, uptime_seconds: null };
+    answer = () =>
+      HttpResponse.json({
+        ...network(),
+        guardians: [guardian(1), guardian(2, offline), guardian(3, offline)],
+      });
+    const { unmount } = renderApp('/network');
+    expect(
+      await screen.findByText(
+        'Only 1 of 3 guardians is online, and 2 must approve: vault transactions wait until enough are back.',
+      ),
+    ).toBeVisible();
+    unmount();
+    answer = () => HttpResponse.json({ ...network(), guardians: [] });
+    renderApp('/network');
+    expect(await screen.findByText('The published set lists no guardians.')).toBeVisible();
+    expect(screen.getByText(/^No guardian is online, and 2 must approve/)).toBeVisible();
+    expect(screen.queryByRole('list', { name: 'Guardians' })).toBeNull();
+  });
+
+  it('says nothing of a shortfall while enough guardians are online', async () => {
+    renderApp('/network');
+    await screen.findByRole('list', { name: 'Guardians' });
+    // 2 of 3 online (the fixture's third is offline), 2 must approve: enough.
+    expect(screen.queryByText(/must approve: vault transactions wait/)).toBeNull();
   });
 
   it('refreshes by itself: a guardian coming back shows online', async () => {
@@ -178,6 +238,22 @@ describe('the /network page', () => {
     expect(
       await screen.findByRole('heading', { level: 1, name: 'Guardian network' }),
     ).toBeVisible();
+  });
+});
+
+describe('the page words for a failed read', () => {
+  it('names a time-out, the server’s own reason, and a refusal', () => {
+    expect(networkErrorWords(new DOMException('signal timed out', 'TimeoutError'))).toBe(
+      'The server did not answer in time.',
+    );
+    expect(
+      networkErrorWords(
+        new HttpError('The guardian network has not published its set yet', 503, 'not_configured'),
+      ),
+    ).toBe('The guardian network has not published its set yet.');
+    expect(networkErrorWords(new HttpError('Request failed (403)', 403, null))).toBe(
+      'The server refused the request (error 403).',
+    );
   });
 });
 

@@ -106,6 +106,61 @@ describe('vault page states', () => {
     expect(
       await screen.findByText('Vault Successfully Created!', { selector: 'h1' }),
     ).toBeInTheDocument();
+    // The server signed alone: no word of guardians.
+    expect(screen.queryByText('Guardians', { selector: 'dt' })).toBeNull();
+    await user.click(screen.getByRole('button', { name: 'Go to Vault' }));
+    expect(await screen.findByTestId('btc-deposited')).toHaveTextContent('1 BTC');
+  });
+
+  it('says who approved the opening on the success screen, the tracker looked at and closed', async () => {
+    scenario.vault = null;
+    fakeWallet.connectAs();
+    let finish: (() => void) | null = null;
+    const guardians = [
+      { id: 1, name: 'guardian-1', state: 'approved' as const },
+      { id: 2, name: 'guardian-2', state: 'approved' as const },
+      { id: 3, name: 'guardian-3', state: 'approved' as const },
+    ];
+    const execute: ExecuteFlow = async (_action, _input, onProgress) => {
+      onProgress(1);
+      onProgress(2);
+      onProgress(4, { approved: 3, needed: 2, total: 3, guardians });
+      await new Promise<void>((resolve) => (finish = resolve));
+      return { txid: '1'.repeat(64), vaultTxid: '1'.repeat(64) };
+    };
+    const user = userEvent.setup();
+    const { queryClient } = renderApp('/', { execute });
+    await user.click(await screen.findByRole('button', { name: 'Create Vault' }));
+    await user.type(await screen.findByLabelText('Vault name'), 'Treasure');
+    await user.click(screen.getByRole('button', { name: 'Continue' }));
+    await user.type(await screen.findByLabelText('Deposit BTC'), '0.5');
+    await user.type(screen.getByLabelText('Borrow UNIT'), '1000');
+    await user.click(screen.getByRole('button', { name: 'Preview' }));
+    await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+    await screen.findByText(/Your vault is under construction/);
+    server.use(
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages(history.map((r) => ({ ...r, confirmed: false }))),
+      ),
+    );
+    scenario.vault = vault;
+    finish!();
+    await queryClient.invalidateQueries({ queryKey: ['vault'] });
+    // The user looks at the finished tracker and closes it: the drawer forgets its flow.
+    await user.click(await screen.findByRole('button', { name: 'Transaction Tracker' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(await within(dialog).findByText('3 of 3 guardians approved')).toBeVisible();
+    await user.keyboard('{Escape}');
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+
+    server.resetHandlers();
+    await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
+    await screen.findByText('Vault Successfully Created!', { selector: 'h1' });
+    const summary = await screen.findByTestId('creation-summary');
+    expect(
+      within(summary).getByText('Guardians', { selector: 'dt' }).nextElementSibling,
+    ).toHaveTextContent('3 of 3 guardians approved');
     await user.click(screen.getByRole('button', { name: 'Go to Vault' }));
     expect(await screen.findByTestId('btc-deposited')).toHaveTextContent('1 BTC');
   });

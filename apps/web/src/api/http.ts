@@ -20,9 +20,10 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
     let message = `Request failed (${res.status})`;
     let code: string | null = null;
     try {
-      const body = (await res.json()) as { error?: string; code?: string };
-      if (body.error) message = body.error;
-      code = body.code ?? null;
+      const body = (await res.json()) as { error?: unknown; code?: unknown };
+      // Only this server's shape: another answer (a proxy's) keeps the status message.
+      if (typeof body.error === 'string' && body.error) message = body.error;
+      code = typeof body.code === 'string' ? body.code : null;
     } catch {
       // a body that is not JSON keeps the status message
     }

@@ -6,12 +6,23 @@ import type { GuardianNetworkDto } from '@unit/protocol/wire';
 import { getJson } from './http';
 
 export const NETWORK_REFRESH_MS = 10_000;
+/** How long the page waits for one answer (the server asks each guardian for 2 s at most). */
+export const NETWORK_READ_TIMEOUT_MS = 10_000;
 
-export const getNetwork = () => getJson<GuardianNetworkDto>('/api/network');
+/** Every read has its time-out, and stops when the query is cancelled (the page left). */
+function readSignal(cancel?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(NETWORK_READ_TIMEOUT_MS);
+  return cancel && typeof AbortSignal.any === 'function'
+    ? AbortSignal.any([cancel, timeout])
+    : timeout;
+}
+
+export const getNetwork = (cancel?: AbortSignal) =>
+  getJson<GuardianNetworkDto>('/api/network', { signal: readSignal(cancel) });
 
 export const networkQueryOptions = queryOptions({
   queryKey: ['network'],
-  queryFn: getNetwork,
+  queryFn: ({ signal }) => getNetwork(signal),
   staleTime: NETWORK_REFRESH_MS / 2,
   refetchInterval: NETWORK_REFRESH_MS,
 });

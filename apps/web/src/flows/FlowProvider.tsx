@@ -1,8 +1,10 @@
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import type { PendingTransaction } from '@unit/protocol';
+import { ERROR_MESSAGES, type PendingTransaction } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
+import { isRefusal, REFUSAL_TOAST } from './refusal';
 import type { FlowAction, FlowDecl, FlowTarget } from './declarations';
 import type { FlowEvent, FlowState } from './engine';
 import type { ExecuteFlow, FlowInput } from './flow-types';
@@ -34,6 +36,8 @@ export interface FlowsApi {
   isVaultCreationFlowInProgress: boolean;
   /** the opening transaction of a creation restored from storage after a reload */
   creationTxid: string | null;
+  /** issue 20: who approved the opening (the success screen says so); null when signed alone */
+  creationApprovals: Approvals | null;
   markVaultCreated(): void;
   goToVault(): void;
   pending: PendingTransaction[];
@@ -67,7 +71,7 @@ export function FlowProvider({
   const store = usePendingStore(wallet.account?.satsAddress ?? null);
   const [banner, showBanner] = useFlowBanner();
   const creation = useCreation(store.pending, store.update);
-  const { began: creationBegan, failed: creationFailed } = creation;
+  const { began: creationBegan, failed: creationFailed, noteApprovals } = creation;
   const recordSubmitted = useRecordSubmitted(store.update, showBanner);
 
   const onSigned = useCallback(
@@ -79,8 +83,11 @@ export function FlowProvider({
   );
   const onFailed = useCallback(
     (decl: FlowDecl, error: unknown) => {
-      // SPEC §8: the generic toast (time-outs read as such) and an error banner.
-      toasts.error(error);
+      // SPEC §8: the generic toast (time-outs read as such) and an error banner. A refusal's
+      // reasons are the banner's and the tracker's; its toast says only that (issue 20).
+      if (isRefusal(error))
+        toasts.show({ title: ERROR_MESSAGES.generic, description: REFUSAL_TOAST, tone: 'error' });
+      else toasts.error(error);
       showBanner.failed(decl, error);
       if (decl.createsVault) creationFailed();
     },
@@ -89,12 +96,15 @@ export function FlowProvider({
   const effects = useMemo<FlowRunEffects>(
     () => ({
       onSigned,
-      onApprovals: (decl, approvals) => showBanner.approvals(decl.action, approvals),
+      onApprovals: (decl, approvals) => {
+        showBanner.approvals(decl.action, approvals);
+        if (decl.createsVault) noteApprovals(approvals);
+      },
       onSubmitted: recordSubmitted,
       onDeclined: showBanner.dismiss,
       onFailed,
     }),
-    [onSigned, recordSubmitted, showBanner, onFailed],
+    [onSigned, recordSubmitted, showBanner, onFailed, noteApprovals],
   );
   const machine = useFlowMachine(execute, effects);
 
@@ -126,6 +136,7 @@ export function FlowProvider({
       stage: creation.stage,
       isVaultCreationFlowInProgress: creation.inProgress,
       creationTxid: creation.txid,
+      creationApprovals: creation.approvals,
       markVaultCreated: creation.markCreated,
       goToVault: () => {
         creation.finish();

@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Approvals } from '@unit/protocol/wire';
 import {
+  approvalsAnnouncement,
   approvalsCount,
   approvalsDone,
   approvalsNeed,
   decisionWords,
   readApprovals,
+  shownState,
 } from './approvals';
 
 const NONCE = 'ab'.repeat(16);
@@ -74,7 +76,33 @@ describe('approvals of a vault.progress notification', () => {
 
   it('puts every state in words', () => {
     expect(
-      (['approved', 'refused', 'pending', 'unreachable', 'excluded'] as const).map(decisionWords),
+      (['approved', 'refused', 'pending', 'unreachable', 'excluded'] as const).map((state) =>
+        decisionWords(state),
+      ),
     ).toEqual(['approved', 'refused', 'waiting', 'unreachable', 'left out']);
+  });
+
+  it('never says waiting once the request is over: a guardian still pending gave no answer', () => {
+    expect(decisionWords('pending', true)).toBe('no answer');
+    expect(shownState('pending', true)).toBe('no-answer');
+    expect(shownState('pending', false)).toBe('pending');
+    // The others' states are what they were.
+    for (const state of ['approved', 'refused', 'unreachable', 'excluded'] as const) {
+      expect(decisionWords(state, true)).toBe(decisionWords(state));
+      expect(shownState(state, true)).toBe(state);
+    }
+    expect(approvalsNeed(approvals, true)).toBe('2 were needed');
+    expect(approvalsNeed({ ...approvals, approved: 2 }, true)).toBe('enough to sign');
+  });
+
+  it('announces one sentence per phase, whatever the count within it', () => {
+    const at = (approved: number) => ({ ...approvals, approved });
+    expect(approvalsAnnouncement(null, false)).toBe('');
+    expect(approvalsAnnouncement(at(0), false)).toBe('Waiting for 2 of 3 guardians to approve.');
+    expect(approvalsAnnouncement(at(1), false)).toBe(approvalsAnnouncement(at(0), false));
+    expect(approvalsAnnouncement(at(2), false)).toBe('Enough guardians approved to sign.');
+    expect(approvalsAnnouncement(at(3), false)).toBe(approvalsAnnouncement(at(2), false));
+    expect(approvalsAnnouncement(at(3), true)).toBe('Enough guardians approved to sign.');
+    expect(approvalsAnnouncement(at(1), true)).toBe('Too few guardians approved to sign.');
   });
 });

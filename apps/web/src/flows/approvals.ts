@@ -15,6 +15,14 @@ export const APPROVALS_COPY = {
     unreachable: 'unreachable',
     excluded: 'left out',
   } satisfies Record<GuardianState, string>,
+  /** a guardian still pending when the request is over: it will not answer this one now */
+  noAnswer: 'no answer',
+  /** the one announcement of each phase (ApprovalsCount): said once, never stale in its phase */
+  announce: {
+    waiting: (a: Approvals) => `Waiting for ${a.needed} of ${a.total} guardians to approve.`,
+    done: 'Enough guardians approved to sign.',
+    short: 'Too few guardians approved to sign.',
+  },
 } as const;
 
 const STATES = Object.keys(APPROVALS_COPY.states) as GuardianState[];
@@ -65,9 +73,31 @@ export const approvalsDone = (approvals: Approvals) => approvals.approved >= app
 export const approvalsCount = ({ approved, total }: Approvals) =>
   `${approved} of ${total} guardian${total === 1 ? '' : 's'} approved`;
 
-/** What the count means: enough to sign, or how many it takes. */
-export const approvalsNeed = (approvals: Approvals) =>
-  approvalsDone(approvals) ? 'enough to sign' : `${approvals.needed} needed`;
+/** What the count means: enough to sign, or how many it takes (took, once the request is over). */
+export const approvalsNeed = (approvals: Approvals, over = false) =>
+  approvalsDone(approvals)
+    ? 'enough to sign'
+    : `${approvals.needed} ${over ? 'were needed' : 'needed'}`;
+
+/**
+ * A guardian's state as the list shows it: 'pending' only while the request runs. Once it is over
+ * (failed at its first refusals, or signed by the first t), a guardian that had not decided never
+ * will for this request: it gave no answer.
+ */
+export const shownState = (state: GuardianState, over: boolean) =>
+  over && state === 'pending' ? 'no-answer' : state;
 
 /** A guardian's state in words (SPEC §4's tracker reads in text, not colour). */
-export const decisionWords = (state: GuardianState) => APPROVALS_COPY.states[state];
+export const decisionWords = (state: GuardianState, over = false) =>
+  over && state === 'pending' ? APPROVALS_COPY.noAnswer : APPROVALS_COPY.states[state];
+
+/**
+ * What a screen reader hears of the approvals: one sentence per phase (waiting, enough, too few),
+ * not one per guardian. Each arriving decision changes the count on screen; the announcement
+ * changes only when the phase does, so a flood of decisions is heard once.
+ */
+export function approvalsAnnouncement(approvals: Approvals | null, over: boolean): string {
+  if (!approvals) return '';
+  if (approvalsDone(approvals)) return APPROVALS_COPY.announce.done;
+  return over ? APPROVALS_COPY.announce.short : APPROVALS_COPY.announce.waiting(approvals);
+}

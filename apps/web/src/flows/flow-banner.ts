@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { errorCodeOf, toUserMessage } from '@unit/protocol';
+import { flowErrorWords, isRefusal } from './refusal';
 import type { Approvals } from '@unit/protocol/wire';
 import type { FlowAction, FlowDecl } from './declarations';
 
@@ -67,7 +67,7 @@ export function useFlowBanner(): [FlowBanner | null, FlowBannerActions] {
           text: decl.failedTitle,
           txid: null,
           approvals: approvalsOf(b, decl.action),
-          refusal: errorCodeOf(error) === 'guardians_refused' ? toUserMessage(error) : null,
+          refusal: isRefusal(error) ? flowErrorWords(error) : null,
         })),
       completed: (txids) =>
         setBanner((b) =>

@@ -1,5 +1,6 @@
 import { useCallback, useMemo, useState } from 'react';
 import { PENDING_STALE_AFTER_SECONDS, type PendingTransaction } from '@unit/protocol';
+import type { Approvals } from '@unit/protocol/wire';
 import { useNow } from '../ui/useNow';
 import { FLOWS } from './declarations';
 import type { PendingUpdate } from './pending-store';
@@ -12,6 +13,9 @@ const opensVault = (p: PendingTransaction) => FLOWS[p.type].createsVault === tru
 export function useCreation(pending: PendingTransaction[], updatePending: PendingUpdate) {
   const [stage, setStage] = useState<CreationStage>('initial');
   const [creating, setCreating] = useState(false);
+  // Issue 20: who approved the opening, for the success screen; the drawer's flow, which holds
+  // them too, is forgotten as soon as its tracker is closed.
+  const [approvals, setApprovals] = useState<Approvals | null>(null);
   const now = useNow(60_000);
   // A creation survives a reload: its pending entry (stored per wallet) is still 'In Progress'
   // until the opening's block, so the creation screen stays up (SPEC §2), for an hour at most
@@ -25,15 +29,18 @@ export function useCreation(pending: PendingTransaction[], updatePending: Pendin
   const began = useCallback(() => {
     setStage('processing');
     setCreating(true);
+    setApprovals(null);
   }, []);
   const failed = useCallback(() => {
     setStage('initial');
     setCreating(false);
+    setApprovals(null);
   }, []);
   const storedTxid = stored?.transactionId ?? null;
   const finish = useCallback(() => {
     setCreating(false);
     setStage('initial');
+    setApprovals(null);
     // Success showed because the opening confirmed: the creation is over, whatever its entry.
     if (storedTxid)
       updatePending((list) =>
@@ -56,7 +63,10 @@ export function useCreation(pending: PendingTransaction[], updatePending: Pendin
       failed,
       markCreated: () => setStage('success'),
       finish,
+      /** the guardians' decisions on the opening, as they arrive; null when the server signs alone */
+      approvals,
+      noteApprovals: setApprovals,
     }),
-    [shownStage, inProgress, storedTxid, began, failed, finish],
+    [shownStage, inProgress, storedTxid, began, failed, finish, approvals],
   );
 }

@@ -2,12 +2,13 @@
 // one sentence, the group key, and one card per guardian with its own health: online or not, its
 // last price and signature, version and uptime. Refreshed every 10 s (api/network.ts).
 import { CircleCheck, CircleX, Copy, RotateCw } from 'lucide-react';
-import { formatUsdCents, toUserMessage } from '@unit/protocol';
+import { formatUsdCents } from '@unit/protocol';
 import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
-import { useNetwork } from '../api/network';
+import { NETWORK_REFRESH_MS, useNetwork } from '../api/network';
 import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { useNow } from '../ui/useNow';
+import { networkErrorWords } from './errors';
 import { formatAgo, formatDuration, shortKey } from './format';
 import './network.css';
 
@@ -23,14 +24,15 @@ export function NetworkPage() {
           {network.isError && (
             // A refresh failed: the last answer stays, marked as such.
             <p className="network__stale" role="alert">
-              Could not refresh: {toUserMessage(network.error)}. Showing the last answer.
+              Could not refresh. {networkErrorWords(network.error)} Showing the last answer; the
+              page tries again every {NETWORK_REFRESH_MS / 1000} s.
             </p>
           )}
           <NetworkView network={network.data} />
         </>
       ) : network.isError ? (
         <div className="card network__error" role="alert">
-          <p>The guardian network could not be read: {toUserMessage(network.error)}</p>
+          <p>The guardian network could not be read. {networkErrorWords(network.error)}</p>
           <button type="button" className="btn btn--small" onClick={() => void network.refetch()}>
             <RotateCw size={14} aria-hidden="true" />
             Try again
@@ -38,6 +40,7 @@ export function NetworkPage() {
         </div>
       ) : (
         <div className="card" role="status" aria-label="Loading the guardian network">
+          <span className="sr-only">Loading the guardian network…</span>
           <Skeleton height="1.5rem" />
           <Skeleton height="1.5rem" width="60%" />
         </div>
@@ -88,9 +91,21 @@ function NetworkView({ network }: { network: GuardianNetworkDto }) {
             </>
           )}
         </dl>
+        {network.enabled && online < network.threshold && (
+          <p className="network__short">
+            {online === 0
+              ? 'No guardian is'
+              : `Only ${online} of ${network.size} guardians ${online === 1 ? 'is' : 'are'}`}{' '}
+            online, and {network.threshold} must approve: vault transactions wait until enough are
+            back.
+          </p>
+        )}
         <p className="muted network__checked">Checked {formatAgo(network.checked_at, now)}</p>
       </div>
-      {network.enabled && (
+      {network.enabled && network.guardians.length === 0 && (
+        <p className="card muted network__empty">The published set lists no guardians.</p>
+      )}
+      {network.enabled && network.guardians.length > 0 && (
         <ul className="network__list" aria-label="Guardians">
           {network.guardians.map((g) => (
             <GuardianCard key={g.id} guardian={g} now={now} />

@@ -6,17 +6,30 @@ import { ApprovalsCount, ApprovalsList } from '../flows/steps/GuardianApprovals'
 /**
  * Issue 20 item 6 in the pending banner: an action's drawer closes once the wallet has signed, so
  * the guardians' approvals arrive while the user reads the banner. One short line, "2 of 3
- * guardians approved" (the tracker's words and its one polite live region), and a Details
- * disclosure that lists each guardian's state and reason. The list is kept out of the banner's own
- * live region (aria-live off): a screen reader hears the count change, not every row.
+ * guardians approved" (the tracker's words and its one polite live region, which speaks once per
+ * phase), and a Details disclosure that lists each guardian's state and reason. The count and the
+ * list are kept out of the banner's own live region (aria-live off): a screen reader hears the
+ * phase change, not every row nor every decision.
  */
-export function BannerApprovals({ approvals, failed }: { approvals: Approvals; failed: boolean }) {
+export function BannerApprovals({
+  approvals,
+  failed,
+  over,
+  silent = false,
+}: {
+  approvals: Approvals;
+  failed: boolean;
+  /** failed, or submitted: a guardian still pending gave no answer */
+  over: boolean;
+  /** the drawer's tracker, open over this, says the same: one voice, not two */
+  silent?: boolean;
+}) {
   const [open, setOpen] = useState(false);
   const listId = useId();
   return (
     <div className="banner__approvals">
       <div className="banner__approvals-line">
-        <ApprovalsCount approvals={approvals} failed={failed} />
+        <ApprovalsCount approvals={approvals} failed={failed} over={over} silent={silent} />
         {approvals.guardians.length > 0 && (
           <button
             type="button"
@@ -31,7 +44,7 @@ export function BannerApprovals({ approvals, failed }: { approvals: Approvals; f
         )}
       </div>
       <div aria-live="off" hidden={!open}>
-        <ApprovalsList approvals={approvals} id={listId} />
+        <ApprovalsList approvals={approvals} over={over} id={listId} />
       </div>
     </div>
   );

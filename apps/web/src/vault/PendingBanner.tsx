@@ -79,7 +79,12 @@ export function PendingBanner() {
         {/* issue 20: a refusal names each guardian's reason, whole, wrapping on a phone */}
         {banner?.refusal && <p className="banner__text banner__refusal">{banner.refusal}</p>}
         {banner?.approvals && (
-          <BannerApprovals approvals={banner.approvals} failed={tone === 'error'} />
+          <BannerApprovals
+            approvals={banner.approvals}
+            failed={tone === 'error'}
+            over={tone === 'error' || banner.txid !== null}
+            silent={flows.drawerOpen}
+          />
         )}
         {(txid || latest) && (
           <div className="banner__actions">

@@ -15,8 +15,10 @@ import {
   type VaultHistoryRecordDto,
 } from '@unit/protocol';
 import { EnableTelegram } from '../auth/EnableTelegram';
+import type { Approvals } from '@unit/protocol/wire';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
+import { approvalsCount } from '../flows/approvals';
 import type { LinkFlowAction } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
@@ -24,6 +26,7 @@ import { useToasts } from '../ui/toasts';
 import { TxLink } from '../ui/TxLink';
 import { SocialLinks } from '../ui/SocialLinks';
 import { useWallet } from '../wallet';
+import { BannerApprovals } from './BannerApprovals';
 import { Dashboard, DashboardSkeleton } from './Dashboard';
 import { WelcomeHeadline, WelcomeSteps } from './WelcomeIntro';
 import './vault.css';
@@ -137,6 +140,7 @@ export function VaultPage() {
         name={position.vault?.name ?? null}
         opening={history.data?.find((r) => r.action === 'o') ?? null}
         priceUsd={position.priceUsd}
+        approvals={flows.creationApprovals}
       />
     );
   if (creating || stage === 'processing') return <CreationPending />;
@@ -188,6 +192,17 @@ function CreationPending() {
     <section className="state-card" aria-live="polite">
       <span className="spinner spinner--large" aria-hidden="true" />
       <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
+      {/* issue 20: the guardians' approvals of the opening, as the banner shows an action's */}
+      {flows.creationApprovals && (
+        <div className="creation-approvals">
+          <BannerApprovals
+            approvals={flows.creationApprovals}
+            failed={false}
+            over={txid !== null}
+            silent={flows.drawerOpen}
+          />
+        </div>
+      )}
       <div className="state-card__links">
         <EnableTelegram />
         {txid && <TxLink txid={txid} />}
@@ -231,12 +246,15 @@ function CreationSuccess({
   name,
   opening,
   priceUsd,
+  approvals,
 }: {
   onGoToVault: () => void;
   name: string | null;
   /** the vault's `o` record: what the opening locked and borrowed */
   opening: VaultHistoryRecordDto | null;
   priceUsd: number | null | undefined;
+  /** issue 20: who approved the opening (not known after a reload) */
+  approvals: Approvals | null;
 }) {
   const copy = CONTENT.reading.createSuccess;
   const debt = unitCents(opening?.amount_borrowed ?? 0);
@@ -273,6 +291,12 @@ function CreationSuccess({
               <div>
                 <dt>{copy.liquidationPrice}</dt>
                 <dd>{formatUsdCents(liquidationThresholdCents(locked, debt))}</dd>
+              </div>
+            )}
+            {approvals && (
+              <div>
+                <dt>Guardians</dt>
+                <dd>{approvalsCount(approvals)}</dd>
               </div>
             )}
             <div>

@@ -5,6 +5,8 @@ import { GuardianApprovals } from './GuardianApprovals';
 /** The tracker's lines: done, active, failed or to do, from the flow's progress (SPEC §4). */
 export function TrackerLines({ flow, decl }: { flow: FlowState; decl: FlowDecl }) {
   const failed = flow.status === 'error';
+  // Failed or signed and sent: no guardian is waited for any more.
+  const over = failed || flow.status === 'confirmed';
   // Issue 20: each guardian's approval under the line it was reported at (or will be).
   const approvalsStep = flow.approvals?.step ?? decl.approvalsStep;
   return (
@@ -30,7 +32,11 @@ export function TrackerLines({ flow, decl }: { flow: FlowState; decl: FlowDecl }
             </span>
             <span className="tracker__label">{label}</span>
             {n === approvalsStep && (
-              <GuardianApprovals approvals={flow.approvals?.value ?? null} failed={failed} />
+              <GuardianApprovals
+                approvals={flow.approvals?.value ?? null}
+                failed={failed}
+                over={over}
+              />
             )}
           </li>
         );

@@ -1,6 +1,7 @@
-import { useState } from 'react';
-import { isNoAccountsError, toUserMessage } from '@unit/protocol';
+import { useId, useState } from 'react';
+import { isNoAccountsError } from '@unit/protocol';
 import { WalletError } from '../../wallet/errors';
+import { flowErrorWords } from '../refusal';
 import { useFlows } from '../FlowProvider';
 import { ResendButton } from '../ResendButton';
 import { RetryCountdown } from './RetryCountdown';
@@ -14,6 +15,7 @@ import { TrackerLines } from './TrackerLines';
 export function TrackerStep({ flow, decl, retry }: StepProps) {
   const flows = useFlows();
   const [showDetails, setShowDetails] = useState(false);
+  const detailsId = useId();
   const failed = flow.status === 'error';
   // A wallet that shares no account says so in its own words: its error code is what counts.
   const noAccounts =
@@ -25,12 +27,12 @@ export function TrackerStep({ flow, decl, retry }: StepProps) {
       <TrackerLines flow={flow} decl={decl} />
       {failed && (
         <p className="field-error" role="alert">
-          {toUserMessage(flow.error)}
+          {flowErrorWords(flow.error)}
         </p>
       )}
       {failed && <ResendButton flow={flow} />}
       {showDetails && (
-        <dl className="summary">
+        <dl className="summary" id={detailsId}>
           <div>
             <dt>Status</dt>
             <dd>{flow.status}</dd>
@@ -54,7 +56,14 @@ export function TrackerStep({ flow, decl, retry }: StepProps) {
             Back
           </button>
         ) : (
-          <button type="button" className="btn" onClick={() => setShowDetails((v) => !v)}>
+          // A disclosure: a screen reader hears whether its details are open, and which they are.
+          <button
+            type="button"
+            className="btn"
+            aria-expanded={showDetails}
+            aria-controls={showDetails ? detailsId : undefined}
+            onClick={() => setShowDetails((v) => !v)}
+          >
             Details
           </button>
         )}
