@@ -1,6 +1,6 @@
 // A guardian's side of a FROST signing session: its own decision (`sign/propose`), then round 1
-// (`sign/commit`, one nonce per attempt, on disk before the commitment leaves) and round 2
-// (`sign/share`, the nonce spent on disk before the share exists). Nonces live in memory only, so
+// (`sign/commit`, one nonce per attempt, recorded before the commitment leaves) and round 2
+// (`sign/share`, the nonce recorded spent before the share exists). Nonces live in memory only, so
 // a restart abandons every nonce it had issued and none is ever used twice.
 import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
@@ -219,7 +219,7 @@ export class SigningRounds {
       );
     const gen = this.freshNonces(share);
     const c = commitmentsToJson(gen.commitments);
-    // Durable before the commitment leaves: a restart marks it abandoned, never signs with it again.
+    // Recorded before the commitment leaves: a restart marks it abandoned, never signs with it again.
     if (!store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
       throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
     const commitments = tamperCommitments ? tamperCommitments(c) : c;
@@ -282,7 +282,7 @@ export class SigningRounds {
         `nonce for this attempt is ${row.status === 'issued' ? 'lost (restart)' : row.status}`,
         409,
       );
-    // Spent on disk before the share exists: a crash from here on can only lose the share.
+    // Recorded spent before the share exists: a crash from here on can only lose the share.
     if (!store.spendNonce(sessionId, attempt))
       throw new ProtocolError('nonce-unavailable', 'nonce already spent', 409);
     this.nonces.delete(key);

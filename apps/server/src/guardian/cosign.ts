@@ -110,7 +110,7 @@ export function checkVaultSignature(
  * chain's prevouts.
  */
 export async function cosign(
-  g: GuardianContext,
+  g: Pick<GuardianContext, 'signer' | 'treasuryKey'>,
   job: Omit<CosignJob, 'psbt' | 'spends' | 'secret'>,
   spends: readonly InputRole[],
   psbt: Uint8Array,
