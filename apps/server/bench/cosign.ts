@@ -81,60 +81,61 @@ async function bareRoundTrip(url: string, rounds: number): Promise<number> {
   );
 }
 
-/** Runs `rounds` interleaved rounds of each; answers the judged figure and what else it saw. */
-export async function measureCosign(rounds: number): Promise<{ figure: Figure; lines: string[] }> {
-  const network = await startGuardianNetwork({ policy: 'approve-all' });
-  try {
-    const files = loadGuardianNetwork(network.dir);
-    const together = networkSigner({ ...files, callTimeoutMs: 10_000 });
-    const aloneKey = schnorr.utils.randomSecretKey();
-    const alone = localSigner(aloneKey);
-    const spendAlone = fixedSpend(alone.guardPubkey);
-    const spendTogether = fixedSpend(together.guardPubkey);
-    const a: Round[] = [];
-    const b: Round[] = [];
-    // Interleaved, so the machine's other work weighs on both sides alike.
-    for (let i = 0; i < WARMUP + rounds; i++) {
-      const single = await oneRound(alone, spendAlone, 1);
-      const net = await oneRound(together, spendTogether, files.set.t);
-      if (i < WARMUP) continue;
-      a.push(single);
-      b.push(net);
-    }
-    const sorted = (rs: Round[], k: 'ms' | 'cpu' | 'approvedMs') =>
-      rs.map((r) => r[k] ?? 0).sort((x, y) => x - y);
-    const median = (rs: Round[], k: 'ms' | 'cpu' | 'approvedMs') => quantile(sorted(rs, k), 0.5);
-    const ratio = median(b, 'ms') / median(a, 'ms');
-    // The machine's noise: how far the two halves of the rounds disagree on the ratio.
-    const half = Math.floor(rounds / 2);
-    const halves = [0, half].map(
-      (from) => median(b.slice(from, from + half), 'ms') / median(a.slice(from, from + half), 'ms'),
-    );
-    const noise = Math.abs(halves[0]! - halves[1]!) / Math.max(...halves);
-    const bare = await bareRoundTrip(`${files.set.members[0]!.url}`, 50);
-    const groupKey = hex.encode(together.guardPubkey).slice(0, 16);
-    const lines = [
-      `co-signing one vault input through cosign(), ${rounds} rounds each (after ${WARMUP} warm-up):`,
-      `  (a) single guardian key   median ${ms(median(a, 'ms'))}  p95 ${ms(quantile(sorted(a, 'ms'), 0.95))}`,
-      `  (b) 2-of-3 network (${groupKey}…)  median ${ms(median(b, 'ms'))}  p95 ${ms(quantile(sorted(b, 'ms'), 0.95))}, ` +
-        `t approvals (carrying commitments) at ${ms(median(b, 'approvedMs'))}`,
-      `  CPU of this process per co-signing (medians): single ${ms(median(a, 'cpu'))}, ` +
-        `coordinator ${ms(median(b, 'cpu'))} (the guardians' own not counted)`,
-      `  bare loopback HTTP round trip ${ms(bare)}; load average ${loadavg()[0]!.toFixed(1)}`,
-    ];
-    return {
-      figure: {
-        name: 'co-signing latency, 2-of-3 network vs single key (median)',
-        value: ratio,
-        goal: { max: COSIGN_GOAL },
-        noise,
-        unit: '×',
-      },
-      lines,
-    };
-  } finally {
-    await network.close();
+/**
+ * Runs `rounds` interleaved rounds of each, with the guardian network in `dir` (running, approving
+ * every request); answers the judged figure and what else it saw.
+ */
+export async function measureCosign(
+  dir: string,
+  rounds: number,
+): Promise<{ figure: Figure; lines: string[] }> {
+  const files = loadGuardianNetwork(dir);
+  const together = networkSigner({ ...files, callTimeoutMs: 10_000 });
+  const aloneKey = schnorr.utils.randomSecretKey();
+  const alone = localSigner(aloneKey);
+  const spendAlone = fixedSpend(alone.guardPubkey);
+  const spendTogether = fixedSpend(together.guardPubkey);
+  const a: Round[] = [];
+  const b: Round[] = [];
+  // Interleaved, so the machine's other work weighs on both sides alike.
+  for (let i = 0; i < WARMUP + rounds; i++) {
+    const single = await oneRound(alone, spendAlone, 1);
+    const net = await oneRound(together, spendTogether, files.set.t);
+    if (i < WARMUP) continue;
+    a.push(single);
+    b.push(net);
   }
+  const sorted = (rs: Round[], k: 'ms' | 'cpu' | 'approvedMs') =>
+    rs.map((r) => r[k] ?? 0).sort((x, y) => x - y);
+  const median = (rs: Round[], k: 'ms' | 'cpu' | 'approvedMs') => quantile(sorted(rs, k), 0.5);
+  const ratio = median(b, 'ms') / median(a, 'ms');
+  // The machine's noise: how far the two halves of the rounds disagree on the ratio.
+  const half = Math.floor(rounds / 2);
+  const halves = [0, half].map(
+    (from) => median(b.slice(from, from + half), 'ms') / median(a.slice(from, from + half), 'ms'),
+  );
+  const noise = Math.abs(halves[0]! - halves[1]!) / Math.max(...halves);
+  const bare = await bareRoundTrip(`${files.set.members[0]!.url}`, 50);
+  const groupKey = hex.encode(together.guardPubkey).slice(0, 16);
+  const lines = [
+    `co-signing one vault input through cosign(), ${rounds} rounds each (after ${WARMUP} warm-up):`,
+    `  (a) single guardian key   median ${ms(median(a, 'ms'))}  p95 ${ms(quantile(sorted(a, 'ms'), 0.95))}`,
+    `  (b) 2-of-3 network (${groupKey}…)  median ${ms(median(b, 'ms'))}  p95 ${ms(quantile(sorted(b, 'ms'), 0.95))}, ` +
+      `t approvals (carrying commitments) at ${ms(median(b, 'approvedMs'))}`,
+    `  CPU of this process per co-signing (medians): single ${ms(median(a, 'cpu'))}, ` +
+      `coordinator ${ms(median(b, 'cpu'))} (the guardians' own not counted)`,
+    `  bare loopback HTTP round trip ${ms(bare)}; load average ${loadavg()[0]!.toFixed(1)}`,
+  ];
+  return {
+    figure: {
+      name: 'co-signing latency, 2-of-3 network vs single key (median)',
+      value: ratio,
+      goal: { max: COSIGN_GOAL },
+      noise,
+      unit: '×',
+    },
+    lines,
+  };
 }
 
 /** Prints a figure as bench.ts does; true when it holds. */
@@ -150,13 +151,17 @@ export function printFigure(f: Figure): boolean {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const network = await startGuardianNetwork({ policy: 'approve-all' });
   try {
-    const { figure, lines } = await measureCosign(Number(process.env.BENCH_COSIGN_ROUNDS ?? 200));
+    const rounds = Number(process.env.BENCH_COSIGN_ROUNDS ?? 200);
+    const { figure, lines } = await measureCosign(network.dir, rounds);
     for (const line of lines) console.log(line);
     console.log('');
     process.exitCode = printFigure(figure) ? 0 : 1;
   } catch (err) {
     console.error(err);
     process.exitCode = 1;
+  } finally {
+    await network.close();
   }
 }
