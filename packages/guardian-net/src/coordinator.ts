@@ -77,6 +77,13 @@ export interface SignOptions {
    * nonce per (session, attempt), ever.
    */
   firstAttempt?: number;
+  /**
+   * The one check of the group's signature, instead of the coordinator's BIP-340 verification
+   * under the group key: for a caller that verifies the signature anyway where it is used (the
+   * app server checks the whole transaction by `verifyInputs`). False makes the coordinator check
+   * the shares one by one, name who cheated and sign again without them.
+   */
+  check?: (signature: Uint8Array) => boolean | Promise<boolean>;
 }
 
 export class Coordinator {
@@ -227,8 +234,8 @@ export class Coordinator {
   /**
    * Round 2: a share from each chosen guardian, then the signature. While the guardians compute
    * their shares, this process computes the group commitment (aggregate.ts), which needs only
-   * round 1; once the shares are in, the signature is their sum beside it, checked by BIP-340
-   * under the group key, once. Shares are checked one by one against their guardians' verifying
+   * round 1; once the shares are in, the signature is their sum beside it, checked once: by
+   * BIP-340 under the group key, or by the caller's `check`. Shares are checked one by one against their guardians' verifying
    * shares only when it fails (RFC 9591, section 5.3: a coordinator may verify each share only
    * then, to name who cheated). Answers null when a guardian was dropped.
    */
@@ -239,6 +246,7 @@ export class Coordinator {
     list: NonceCommitments[],
     message: Uint8Array,
     drop: (m: Member, reason: string) => Promise<void>,
+    check: (signature: Uint8Array) => boolean | Promise<boolean>,
   ): Promise<Uint8Array | null> {
     const commitments = list.map(commitmentsToJson);
     const asked = Promise.all(
@@ -271,7 +279,7 @@ export class Coordinator {
         rx,
         byId.map(([, share]) => share),
       );
-      if (schnorr.verify(signature, message, this.groupKey)) return signature;
+      if (await check(signature)) return signature;
     }
     let named = false;
     for (const [i, m] of chosen.entries()) {
@@ -341,7 +349,10 @@ export class Coordinator {
       );
       if (list === null) continue;
       await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
-      const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop);
+      const check =
+        options.check ??
+        ((signature: Uint8Array) => schnorr.verify(signature, message, this.groupKey));
+      const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop, check);
       if (signature === null) continue;
       await onEvent({ kind: 'signed', attempt, signers: chosen.map((m) => m.id) });
       return {
