@@ -6,7 +6,8 @@
 // that cheated and signs again without it, and the transaction is checked again with the new one.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { Transaction } from '@scure/btc-signer';
-import { finalize, verifyInputs, type Prevout } from '@unit/bitcoin';
+import { hex } from '@scure/base';
+import { verifyInputs, type Prevout } from '@unit/bitcoin';
 
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
 
@@ -52,7 +53,11 @@ export class FinalCheck {
     let raw: string | null = null;
     let failedInput: number | null = null;
     try {
-      raw = finalize(tx.toPSBT(0));
+      // @unit/bitcoin's `finalize`, on the parsed transaction itself: no PSBT written and read again.
+      for (let i = 0; i < tx.inputsLength; i++)
+        if (!tx.getInput(i).finalScriptWitness) tx.finalizeIdx(i);
+      raw = hex.encode(tx.extract());
+      // The bytes to broadcast, parsed again and checked input by input against the chain's prevouts.
       const verified = verifyInputs(raw, [...this.prevouts]);
       if (!verified.ok) failedInput = verified.input;
     } catch {
