@@ -1,16 +1,18 @@
-// `npm run bench -w @unit/server`: the figures of issue 13, each a ratio measured in this run with
-// its goal beside it. It seeds its own databases in a temp folder (a fresh one with 1k history
+// `npm run bench -w @unit/server`: the figures of issues 13, 24 and 20, each a ratio measured in this
+// run with its goal beside it. It seeds its own databases in a temp folder (a fresh one with 1k history
 // records; a year's one with 1M records and a year of 30 s price ticks), starts the real app on
 // each and a bare Fastify 5 in child processes, loads them with autocannon from here, and exits 1
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
-// judge) and load.ts (the exports and live streams of issue 24).
+// judge), load.ts (the exports and live streams of issue 24) and issue20.ts (the guardian network's
+// co-signing latency and opens per minute).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
+import { guardianNetworkFigures } from './issue20';
 import { exportsUnderLoad, openLiveStreams } from './load';
 import {
   checkAssets,
@@ -275,7 +277,10 @@ async function main(): Promise<void> {
     const reads = await readFigures(fresh, year, bare, yearDeep);
     const assets = await checkAssets(fresh.url);
     const exports = await exportFigures(exporter);
-    const failed = report([...reads.figures, ...exports.figures], assets, reads, exports);
+    const network = await guardianNetworkFigures();
+    const figures = [...reads.figures, ...exports.figures, ...network.figures];
+    const failed = report(figures, assets, reads, exports);
+    for (const line of network.lines) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;
   } finally {

@@ -1,137 +1,116 @@
-// `npm run bench:opens -w @unit/server`: issue 20's second figure, vault opens per minute with the
-// 2-of-3 guardian network against the single guardian (goal: at least 80%). PENDING: the server
-// does not sign with the network yet (another engineer's work); until it does, this harness
-// measures the single guardian and says the network figure is pending instead of printing one.
-//
-// Each mode is the real app on the devnet (SQLite, its own temp folder), opened vault after vault
-// for BENCH_OPEN_SECONDS (30) as the web app does (fund the wallet, unit.reserve, build and sign,
-// vault.open over /guardian: test/cluster/instances.ts `openVault`), one at a time: a count per
-// minute. Modes:
-//   alone:   GUARDIAN_NETWORK=off, the server's own guardian key.
-//   network: GUARDIAN_NETWORK=external GUARDIAN_DIR=<dir> as given to this bench (a running network
-//            and its set, e.g. `npm run guardian -- local --dir <dir>`); without GUARDIAN_DIR the
-//            bench starts `guardian local` in a temp folder itself and stops it after.
-// The network figure is judged only when the app's guard key is the set's group key, i.e. when the
-// server really signs with the network; otherwise it prints "pending" and why.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+// Issue 20's second figure: vault opens per minute with the 2-of-3 guardian network against the
+// single guardian (goal: at least 80%). Two real apps run side by side on their own devnets (SQLite,
+// temp folders): `alone` signs with its own guardian key (GUARDIAN_NETWORK=off), `network`
+// coordinates the guardians of GUARDIAN_DIR (external: the processes run on their own). Each opens
+// vault after vault as the web app does (fund the wallet, unit.reserve, build and sign, vault.open:
+// test/cluster/instances.ts `openVault`), one at a time, the two apps in turn opening by opening
+// for BENCH_OPEN_SECONDS, so the machine's other work weighs on both alike; the figure is the
+// median of the pairs' ratios, its noise their interquartile spread.
+// `npm run bench:opens -w @unit/server` runs it alone (on a network it starts, or on
+// GUARDIAN_NETWORK=external GUARDIAN_DIR=<dir>); bench.ts runs it as one of the root bench's figures.
 import { performance } from 'node:perf_hooks';
-import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { loadGuardianNetwork } from '../src/guardian-network/network-signer';
 import { openVault } from '../test/cluster/instances';
-import { startTestApp } from '../test/support';
+import { startGuardianNetwork } from '../test/guardian-network/signer-harness';
+import { startTestApp, type RunningApp } from '../test/support';
+import { printFigure } from './cosign';
+import type { Figure } from './measure';
 
-const SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? 30);
-const GOAL = 0.8;
+export const OPENS_GOAL = 0.8;
 const DEPOSIT = 1_000_000n;
 const BORROW = 10_000n;
 
-interface Run {
-  opens: number;
-  failures: string[];
-  perMinute: number;
-  /** whether the app's guard key is the set's group key (the network really co-signs) */
-  signsWithNetwork: boolean;
-}
-
-/** Opens vaults on a fresh app with `env` for SECONDS; answers the count per minute. */
-async function openForAWhile(env: Record<string, string>, groupKey: string | null): Promise<Run> {
-  // Every opening comes from this one address: the per-address call limit (120 a minute, two
-  // calls an opening) would cap both modes alike at 60 a minute.
-  const app = await startTestApp(env, { guardianLimits: { callsPerAddress: 1_000_000 } });
+/** One opening on `app`, timed (ms); null with the error's message when it failed. */
+async function timedOpen(app: RunningApp): Promise<number | string> {
+  const started = performance.now();
   try {
-    const signsWithNetwork = groupKey !== null && app.keys.guardPubkey === groupKey;
-    // One warm-up opening: the first pays for lazy compilation and the treasury's first reads.
     await openVault(app, DEPOSIT, BORROW);
-    let opens = 0;
-    const failures: string[] = [];
-    const started = performance.now();
-    const until = started + SECONDS * 1000;
-    while (performance.now() < until) {
-      try {
-        await openVault(app, DEPOSIT, BORROW);
-        opens++;
-      } catch (e) {
-        failures.push((e as Error).message);
-        if (failures.length > 5) break;
-      }
-    }
-    const minutes = (performance.now() - started) / 60_000;
-    return { opens, failures, perMinute: opens / minutes, signsWithNetwork };
-  } finally {
-    await app.stop();
+    return performance.now() - started;
+  } catch (e) {
+    return (e as Error).message;
   }
 }
 
-/** `guardian local` in a temp folder (DKG on first run, three guardian processes). */
-async function startLocalNetwork(): Promise<{ dir: string; stop: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'unit-opens-guardians-'));
-  const require = createRequire(import.meta.url);
-  const cli = join(dirname(require.resolve('@unit/guardian-net')), 'cli.ts');
-  const basePort = 20_000 + Math.floor(Math.random() * 40_000);
-  const child: ChildProcess = spawn(
-    process.execPath,
-    ['--import', 'tsx', cli, 'local', '--dir', dir, '--base-port', String(basePort)],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const setFile = join(dir, 'guardian-set.json');
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(setFile)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('guardian local failed');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  return { dir, stop };
-}
-
-async function main(): Promise<void> {
-  const given = process.env.GUARDIAN_NETWORK === 'external' ? process.env.GUARDIAN_DIR : undefined;
-  const own = given ? null : await startLocalNetwork();
+/**
+ * Openings one at a time on each app in turn (alone, network, alone, ...) for `seconds` in all,
+ * with the guardian network in `dir` (running). An app opening one vault at a time opens
+ * 60,000 / (its ms per opening) a minute, so each pair's ratio is alone's time over the network's;
+ * the figure is the median of the pairs' ratios, its noise their interquartile spread.
+ */
+export async function measureOpens(
+  dir: string,
+  seconds: number,
+): Promise<{ figure: Figure; lines: string[] }> {
+  const { set } = loadGuardianNetwork(dir);
+  // Every opening comes from one address: the per-address call limit (120 a minute, two calls an
+  // opening) would cap both apps alike at 60 a minute.
+  const limits = { guardianLimits: { callsPerAddress: 1_000_000 } };
+  const [alone, network] = await Promise.all([
+    startTestApp({ GUARDIAN_NETWORK: 'off' }, limits),
+    startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir }, limits),
+  ]);
   try {
-    const dir = given ?? own!.dir;
-    const set = JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')) as {
-      groupKey: string;
-    };
-    const alone = await openForAWhile({ GUARDIAN_NETWORK: 'off' }, null);
-    const network = await openForAWhile(
-      { GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir },
-      set.groupKey,
-    );
-    const line = (name: string, r: Run) =>
-      console.log(
-        `  ${name.padEnd(8)} ${r.opens} opens in ${SECONDS} s: ${r.perMinute.toFixed(1)} per minute` +
-          (r.failures.length ? ` (${r.failures.length} failed: ${r.failures[0]})` : ''),
-      );
-    console.log('\nvault opens, one at a time, on the devnet:');
-    line('alone', alone);
-    line('network', network);
-    const ratio = network.perMinute / alone.perMinute;
-    const name = 'vault opens per minute, 2-of-3 network vs alone'.padEnd(60);
-    if (!network.signsWithNetwork) {
-      console.log(
-        `${name} ${'pending'.padStart(9)}  ≥ ${GOAL.toFixed(2)}   pending: the app's guard key is ` +
-          'not the set group key, so the server does not sign with the network yet',
-      );
-      return;
+    if (network.keys.guardPubkey !== set.groupKey)
+      throw new Error('the network app does not sign with the guardian set’s group key');
+    // One warm-up opening each: the first pays for lazy compilation and the treasury's first reads.
+    await openVault(alone, DEPOSIT, BORROW);
+    await openVault(network, DEPOSIT, BORROW);
+    const a: number[] = [];
+    const b: number[] = [];
+    const failures: string[] = [];
+    const until = performance.now() + seconds * 1000;
+    while (performance.now() < until && failures.length <= 5) {
+      const x = await timedOpen(alone);
+      const y = await timedOpen(network);
+      if (typeof x === 'string' || typeof y === 'string') {
+        failures.push(...[x, y].filter((r): r is string => typeof r === 'string'));
+        continue;
+      }
+      a.push(x);
+      b.push(y);
     }
-    const ok = ratio >= GOAL && network.failures.length === 0;
-    console.log(
-      `${name} ${ratio.toFixed(2).padStart(9)}  ≥ ${GOAL.toFixed(2)}   ${ok ? 'ok' : 'MISSED'}`,
-    );
-    process.exitCode = ok ? 0 : 1;
+    const ratios = a.map((x, i) => x / b[i]!).sort((x, y) => x - y);
+    const at = (q: number) => ratios[Math.min(ratios.length - 1, Math.floor(ratios.length * q))]!;
+    const ratio = at(0.5);
+    const perMinute = (xs: number[]) =>
+      (60_000 / (xs.reduce((s, x) => s + x, 0) / xs.length)).toFixed(0);
+    return {
+      figure: {
+        name: 'vault opens per minute, 2-of-3 network vs alone (median of pairs)',
+        // An opening that failed makes the figure meaningless: it counts as a miss.
+        value: failures.length === 0 && ratios.length > 0 ? ratio : 0,
+        goal: { min: OPENS_GOAL },
+        noise: ratios.length > 0 ? (at(0.75) - at(0.25)) / ratio : 0,
+        unit: '',
+      },
+      lines: [
+        `vault opens, one at a time on the devnet, in turn for ${seconds} s: ${a.length} pairs`,
+        `  alone ${perMinute(a)} per minute, network ${perMinute(b)}; pair ratios quartiles ` +
+          `${at(0.25).toFixed(2)} / ${ratio.toFixed(2)} / ${at(0.75).toFixed(2)}` +
+          (failures.length ? `; ${failures.length} failed: ${failures[0]}` : ''),
+      ],
+    };
   } finally {
-    await own?.stop();
+    await Promise.all([alone.stop(), network.stop()]);
   }
 }
 
-await main().catch((err: unknown) => {
-  console.error(err);
-  process.exitCode = 1;
-});
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const given = process.env.GUARDIAN_NETWORK === 'external' ? process.env.GUARDIAN_DIR : undefined;
+  const own = given ? null : await startGuardianNetwork({ policy: 'approve-all' });
+  try {
+    const { figure, lines } = await measureOpens(
+      given ?? own!.dir,
+      Number(process.env.BENCH_OPEN_SECONDS ?? 30),
+    );
+    for (const line of lines) console.log(line);
+    console.log('');
+    process.exitCode = printFigure(figure) ? 0 : 1;
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+  } finally {
+    await own?.close();
+  }
+}

@@ -3,9 +3,10 @@
 // (checking each against its guardian's verifying share when the aggregate fails), and on a bad
 // share or a guardian that drops between rounds names it, leaves it out and retries with another t
 // and fresh nonces. It can only obtain a signature that t guardians approved.
-import { schnorr } from '@noble/curves/secp256k1.js';
 import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
 import { randomBytes } from '@noble/hashes/utils.js';
+import { groupCommitmentX, signatureOf } from './aggregate';
 import { bytesToHex, parseHex } from './canonical';
 import {
   commitmentsFromJson,
@@ -76,10 +77,18 @@ export interface SignOptions {
    * nonce per (session, attempt), ever.
    */
   firstAttempt?: number;
+  /**
+   * The one check of the group's signature, instead of the coordinator's BIP-340 verification
+   * under the group key: for a caller that verifies the signature anyway where it is used (the
+   * app server checks the whole transaction by `verifyInputs`). False makes the coordinator check
+   * the shares one by one, name who cheated and sign again without them.
+   */
+  check?: (signature: Uint8Array) => boolean | Promise<boolean>;
 }
 
 export class Coordinator {
   private readonly pub: FrostPublic;
+  private readonly groupKey: Uint8Array;
   /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
   private readonly seenCommitments = new Set<string>();
 
@@ -91,6 +100,7 @@ export class Coordinator {
     if (!set.coordinators.some((c) => c.identityKey === identity.publicKey))
       throw new Error('this identity is not a coordinator of the guardian set');
     this.pub = publicFromJson(set.frost!, set.t, set.n);
+    this.groupKey = parseHex(set.groupKey!, 32, 'group key');
   }
 
   /**
@@ -113,6 +123,8 @@ export class Coordinator {
       type,
       body,
       timeoutMs: this.timeoutMs,
+      // The co-signing rounds concern no one else: a MAC under the pair's key, not a signature.
+      auth: 'mac',
     });
   }
 
@@ -220,10 +232,12 @@ export class Coordinator {
   }
 
   /**
-   * Round 2: a share from each chosen guardian, then the aggregate. Shares are checked one by one
-   * against their guardians' verifying shares only when the aggregate fails (RFC 9591, section
-   * 5.3: a coordinator may verify each share only then, to name who cheated): an honest round
-   * costs one aggregate instead of t share checks. Answers null when a guardian was dropped.
+   * Round 2: a share from each chosen guardian, then the signature. While the guardians compute
+   * their shares, this process computes the group commitment (aggregate.ts), which needs only
+   * round 1; once the shares are in, the signature is their sum beside it, checked once: by
+   * BIP-340 under the group key, or by the caller's `check`. Shares are checked one by one against their guardians' verifying
+   * shares only when it fails (RFC 9591, section 5.3: a coordinator may verify each share only
+   * then, to name who cheated). Answers null when a guardian was dropped.
    */
   private async roundTwo(
     sessionId: string,
@@ -232,9 +246,10 @@ export class Coordinator {
     list: NonceCommitments[],
     message: Uint8Array,
     drop: (m: Member, reason: string) => Promise<void>,
+    check: (signature: Uint8Array) => boolean | Promise<boolean>,
   ): Promise<Uint8Array | null> {
     const commitments = list.map(commitmentsToJson);
-    const shares = await Promise.all(
+    const asked = Promise.all(
       chosen.map(async (m) => {
         try {
           const { payload } = await this.call(m, 'sign/share', { sessionId, attempt, commitments });
@@ -246,20 +261,34 @@ export class Coordinator {
         }
       }),
     );
+    // Once the requests are out (the next turn of the event loop), not before.
+    const rx = await new Promise<Uint8Array | null>((resolve) =>
+      setImmediate(() => {
+        try {
+          resolve(groupCommitmentX(this.set.groupKey!, list, message));
+        } catch {
+          resolve(null);
+        }
+      }),
+    );
+    const shares = await asked;
     if (shares.some((s) => s === null)) return null;
     const byId = shares as (readonly [string, Uint8Array])[];
-    try {
-      return frost.aggregate(this.pub, list, message, Object.fromEntries(byId));
-    } catch {
-      let named = false;
-      for (const [i, m] of chosen.entries()) {
-        if (frost.verifyShare(this.pub, list, message, byId[i]![0], byId[i]![1])) continue;
-        await drop(m, 'bad signature share');
-        named = true;
-      }
-      if (!named) throw new Error('the shares do not aggregate, yet each one verifies');
-      return null;
+    if (rx !== null) {
+      const signature = signatureOf(
+        rx,
+        byId.map(([, share]) => share),
+      );
+      if (await check(signature)) return signature;
     }
+    let named = false;
+    for (const [i, m] of chosen.entries()) {
+      if (frost.verifyShare(this.pub, list, message, byId[i]![0], byId[i]![1])) continue;
+      await drop(m, 'bad signature share');
+      named = true;
+    }
+    if (!named) throw new Error('the shares do not aggregate, yet each one verifies');
+    return null;
   }
 
   /**
@@ -320,15 +349,11 @@ export class Coordinator {
       );
       if (list === null) continue;
       await onEvent({ kind: 'committed', sessionId, attempt, signers: chosen.map((m) => m.id) });
-      const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop);
+      const check =
+        options.check ??
+        ((signature: Uint8Array) => schnorr.verify(signature, message, this.groupKey));
+      const signature = await this.roundTwo(sessionId, attempt, chosen, list, message, drop, check);
       if (signature === null) continue;
-      if (!schnorr.verify(signature, message, parseHex(this.set.groupKey!, 32)))
-        throw new QuorumError(
-          'aggregate signature does not verify',
-          sessionId,
-          decisions,
-          excluded,
-        );
       await onEvent({ kind: 'signed', attempt, signers: chosen.map((m) => m.id) });
       return {
         signature,

@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { join } from 'node:path';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
-import { openMessage, ProtocolError, sealMessage, type Payload, type Wire } from './envelope';
+import { openEnvelope, ProtocolError, sealMessage, type Payload, type Wire } from './envelope';
 import { type CommitmentsJson, frost, frostIdentifier, publicFromJson } from './frost';
 import {
   parseSetBody,
@@ -208,8 +208,9 @@ export class GuardianNode {
 
   /** Handles one raw message body; returns the signed reply or throws a ProtocolError. */
   async handle(raw: string): Promise<Wire> {
-    const payload = openMessage(raw, {
+    const { payload, auth } = openEnvelope(raw, {
       self: this.identity.publicKey,
+      secretKey: this.identity.secretKey,
       knownSenders: this.knownSenders(),
       remember: (from, nonce, ts) => this.store.rememberMessage(from, nonce, ts),
     });
@@ -233,6 +234,7 @@ export class GuardianNode {
         body: result as Json,
       },
       this.identity.secretKey,
+      auth,
     );
   }
 

@@ -1,6 +1,6 @@
 // A guardian's side of a FROST signing session: its own decision (`sign/propose`), then round 1
-// (`sign/commit`, one nonce per attempt, on disk before the commitment leaves) and round 2
-// (`sign/share`, the nonce spent on disk before the share exists). Nonces live in memory only, so
+// (`sign/commit`, one nonce per attempt, recorded before the commitment leaves) and round 2
+// (`sign/share`, the nonce recorded spent before the share exists). Nonces live in memory only, so
 // a restart abandons every nonce it had issued and none is ever used twice.
 import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
@@ -63,6 +63,13 @@ const NONCE_TTL_MS = 2 * 60_000;
 const MAX_OPEN_NONCES = 1024;
 /** A decision must come before the coordinator's own time-out (5 s) gives up on this guardian. */
 const VALIDATE_TIMEOUT_MS = 4_000;
+/**
+ * Nonce pairs made ahead, in memory: a commitment costs two base-point multiplications (~2 ms
+ * here), which an approval would otherwise wait for. A pair is only random numbers until it is
+ * taken, once, for an attempt and recorded on disk as issued; a restart drops the pool unissued.
+ */
+const NONCE_POOL = 4;
+const POOL_REFILL_IDLE_MS = 25;
 
 function parseSession(body: unknown): { sessionId: string; attempt: number } {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -104,8 +111,29 @@ export class SigningRounds {
   >();
   /** when this guardian last gave a signature share (ms), for /v1/health; null since its start */
   lastShareAt: number | null = null;
+  /** fresh nonce pairs not yet given to any attempt (NONCE_POOL) */
+  private readonly pool: ReturnType<typeof frost.commit>[] = [];
+  private refill?: NodeJS.Timeout;
 
   constructor(private readonly o: SigningOptions) {}
+
+  /**
+   * A fresh nonce pair, from the pool when it has one. The pool refills once no pair was taken for
+   * POOL_REFILL_IDLE_MS (the rounds of a signing come within it), one pair per turn of the event
+   * loop, so the refill never holds up a request for more than one pair's time.
+   */
+  private freshNonces(share: Ready['share']): ReturnType<typeof frost.commit> {
+    const made = this.pool.shift() ?? frost.commit(share);
+    clearTimeout(this.refill);
+    const step = () => {
+      if (this.pool.length >= NONCE_POOL) return;
+      this.pool.push(frost.commit(share));
+      this.refill = setTimeout(step, 0).unref();
+    };
+    this.refill = setTimeout(step, POOL_REFILL_IDLE_MS);
+    this.refill.unref();
+    return made;
+  }
 
   async propose(body: unknown): Promise<unknown> {
     this.o.ready();
@@ -191,9 +219,9 @@ export class SigningRounds {
         'too many signing attempts open; try again shortly',
         503,
       );
-    const gen = frost.commit(share);
+    const gen = this.freshNonces(share);
     const c = commitmentsToJson(gen.commitments);
-    // Durable before the commitment leaves: a restart marks it abandoned, never signs with it again.
+    // Recorded before the commitment leaves: a restart marks it abandoned, never signs with it again.
     if (!store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
       throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
     const commitments = tamperCommitments ? tamperCommitments(c) : c;
@@ -256,7 +284,7 @@ export class SigningRounds {
         `nonce for this attempt is ${row.status === 'issued' ? 'lost (restart)' : row.status}`,
         409,
       );
-    // Spent on disk before the share exists: a crash from here on can only lose the share.
+    // Recorded spent before the share exists: a crash from here on can only lose the share.
     if (!store.spendNonce(sessionId, attempt))
       throw new ProtocolError('nonce-unavailable', 'nonce already spent', 409);
     this.nonces.delete(key);

@@ -31,7 +31,7 @@ export class GuardianStore {
     this.db = new Database(path);
     chmodSync(path, 0o600);
     this.db.pragma('journal_mode = WAL');
-    // The nonce state must be on disk before a commitment is released: a full sync per commit.
+    // Full syncs by default; the signing rows commit unsynced (`unsynced` says why that is safe).
     this.db.pragma('synchronous = FULL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS seen_messages (
@@ -70,9 +70,12 @@ export class GuardianStore {
   /**
    * Runs `write` as one transaction committed without its own fsync (synchronous=NORMAL for it
    * alone). In WAL mode such a commit survives a crash or kill -9 of this process, and the next
-   * fully synced commit makes it durable along with its own frames; a power cut can lose it only
-   * together with everything after it. For rows whose loss alone can sign nothing: the nonce rows
-   * that can are written at synchronous=FULL, each before the commitment or share leaves.
+   * fully synced commit makes it durable along with its own frames; only a power cut (or an OS
+   * crash) can lose it, together with everything after it. That is safe for every row here, the
+   * nonce rows included: a FROST nonce lives only in this process's memory and is dropped from it
+   * before its share is computed, so the same event that could lose a nonce row has already lost
+   * every nonce; none can be used twice, with or without its row. The two syncs per signing (the
+   * nonce issued, then spent) were a guardian's longest wait per co-signing.
    */
   private unsynced<T>(write: () => T): T {
     this.db.pragma('synchronous = NORMAL');
@@ -84,9 +87,9 @@ export class GuardianStore {
   }
 
   /**
-   * Records a message nonce; false when this sender already used it. Unsynced: the state change
-   * the message leads to (a nonce issued or spent) is synced before it takes effect, and that sync
-   * carries this row too. Two full syncs per message were most of a guardian's time per call.
+   * Records a message nonce; false when this sender already used it. Unsynced: a message replayed
+   * after a power cut lost its row finds no nonce in memory to sign with, and a proposal decided
+   * again decides the same. Two full syncs per message were most of a guardian's time per call.
    */
   rememberMessage(sender: string, nonce: string, ts: number): boolean {
     const now = Date.now();
@@ -107,8 +110,8 @@ export class GuardianStore {
   /**
    * An approval on a session stands: a second proposal with the same id changes nothing. A refusal
    * is replaced by the newer decision on the same message (signing-rounds.ts says why).
-   * Unsynced: an approval signs nothing until this guardian issues a nonce for it, and that row's
-   * full sync makes the decision durable first.
+   * Unsynced: an approval signs nothing until this guardian issues a nonce for it in this process,
+   * which a power cut that loses the row ends too.
    */
   recordDecision(
     id: string,
@@ -135,21 +138,22 @@ export class GuardianStore {
       .get(sessionId, attempt) as NonceRow | undefined;
   }
 
-  /** Durable before the commitment is released; false if this attempt already has a nonce. */
+  /** Committed before the commitment is released; false if this attempt already has a nonce. */
   recordIssuedNonce(sessionId: string, attempt: number, hiding: string, binding: string): boolean {
-    return (
-      this.db
-        .prepare(
-          `INSERT OR IGNORE INTO nonces (session_id, attempt, hiding, binding, status, created_at)
-           VALUES (?, ?, ?, ?, 'issued', ?)`,
-        )
-        .run(sessionId, attempt, hiding, binding, Date.now()).changes === 1
+    return this.unsynced(
+      () =>
+        this.db
+          .prepare(
+            `INSERT OR IGNORE INTO nonces (session_id, attempt, hiding, binding, status, created_at)
+             VALUES (?, ?, ?, ?, 'issued', ?)`,
+          )
+          .run(sessionId, attempt, hiding, binding, Date.now()).changes === 1,
     );
   }
 
-  /** issued -> spent, durably, before the signature share is computed; false if not issued. */
+  /** issued -> spent, committed before the signature share is computed; false if not issued. */
   spendNonce(sessionId: string, attempt: number): boolean {
-    const tx = this.db.transaction(() => {
+    return this.unsynced(() => {
       const changed = this.db
         .prepare(
           `UPDATE nonces SET status = 'spent'
@@ -162,7 +166,6 @@ export class GuardianStore {
           .run(Date.now(), sessionId);
       return changed === 1;
     });
-    return tx();
   }
 
   allNonces(): NonceRow[] {

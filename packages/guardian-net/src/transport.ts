@@ -1,16 +1,16 @@
 // Loopback (or any) HTTP between parties: one POST endpoint for signed messages, with a body cap
-// enforced while reading, and a client whose every call has a time-out and checks the signed reply.
+// enforced while reading, and a client whose every call has a time-out and checks the reply, which
+// comes authenticated as the request was (a signature, or a MAC under the pair's key).
 import type { IncomingMessage } from 'node:http';
-import { schnorr } from '@noble/curves/secp256k1.js';
 import {
+  authenticates,
   MAX_MESSAGE_BYTES,
-  MESSAGE_TAG,
   ProtocolError,
   sealMessage,
+  type Auth,
   type Payload,
   type Wire,
 } from './envelope';
-import { parseHex, taggedDigest, utf8ToBytes } from './canonical';
 import type { Identity } from './identity';
 
 export const MESSAGE_PATH = '/v1/message';
@@ -41,8 +41,17 @@ export function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-/** A signed reply, checked against who we asked and what we asked. */
-export function checkReply(wire: Wire, expectedFrom: string, requestNonce?: string): Payload {
+/**
+ * A reply, checked against who we asked and what we asked. Without `self` it must be signed (a
+ * DKG round-1 package relayed by the coordinator is checked by a third party); with `self`, the
+ * party that asked, a MAC under the pair's key is accepted too.
+ */
+export function checkReply(
+  wire: Wire,
+  expectedFrom: string,
+  requestNonce?: string,
+  self?: Identity,
+): Payload {
   let payload: Payload;
   try {
     payload = JSON.parse(wire.payload) as Payload;
@@ -53,17 +62,8 @@ export function checkReply(wire: Wire, expectedFrom: string, requestNonce?: stri
     throw new ProtocolError('bad-signature', 'reply comes from another party');
   if (requestNonce !== undefined && payload.re !== requestNonce)
     throw new ProtocolError('replayed', 'reply answers another request');
-  let ok = false;
-  try {
-    ok = schnorr.verify(
-      parseHex(wire.sig, 64),
-      taggedDigest(MESSAGE_TAG, utf8ToBytes(wire.payload)),
-      parseHex(expectedFrom, 32),
-    );
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw new ProtocolError('bad-signature', 'reply signature does not verify');
+  if (!authenticates(wire, expectedFrom, self ?? { publicKey: '' }))
+    throw new ProtocolError('bad-signature', 'reply signature or MAC does not verify');
   return payload;
 }
 
@@ -91,6 +91,8 @@ export async function callParty(opts: {
   type: string;
   body: unknown;
   timeoutMs?: number;
+  /** `mac` for the co-signing rounds (only the two parties check them), else signed */
+  auth?: Auth;
 }): Promise<CallResult> {
   const request = sealMessage(
     {
@@ -101,6 +103,7 @@ export async function callParty(opts: {
       body: opts.body,
     },
     opts.identity.secretKey,
+    opts.auth ?? 'sig',
   );
   const requestNonce = (JSON.parse(request.payload) as Payload).nonce;
   const res = await fetch(opts.url + MESSAGE_PATH, {
@@ -119,5 +122,8 @@ export async function callParty(opts: {
   const err = (json as { error?: { code?: unknown; message?: unknown } }).error;
   if (err) throw new RemoteError(String(err.code), String(err.message));
   const wire = json as Wire;
-  return { payload: checkReply(wire, opts.to, requestNonce), wire };
+  // A reply to a MAC'd request must come MAC'd, to a signed one signed: the same as asked.
+  if ((typeof wire?.mac === 'string') !== (opts.auth === 'mac'))
+    throw new ProtocolError('bad-signature', 'reply is not authenticated as the request was');
+  return { payload: checkReply(wire, opts.to, requestNonce, opts.identity), wire };
 }

@@ -14,6 +14,7 @@ import { MAX_MESSAGE_BYTES, sealMessage } from '../src/envelope';
 import { frostIdentifier } from '../src/frost';
 import { verifySet, type GuardianSet } from '../src/guardian-set';
 import { loadIdentity, newIdentity, type Identity } from '../src/identity';
+import { macOf, pairwiseKey } from '../src/pairwise-mac';
 import { callParty, MESSAGE_PATH, RemoteError } from '../src/transport';
 import { vaultSpend } from './vault-spend';
 import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
@@ -419,6 +420,54 @@ describe('guardian network on loopback (real processes)', () => {
     expect(replayed.status).toBe(409);
     expect(replayed.json.error?.code).toBe('replayed');
     expect(storeRows(1, 'sessions')).toBe(sessions);
+  });
+
+  it('a MAC’d proposal is answered MAC’d; one under another pair’s key or replayed is refused and changes nothing', async () => {
+    const g1 = set.members[0]!;
+    const post = async (wire: unknown) => {
+      const res = await fetch(url(1) + MESSAGE_PATH, {
+        method: 'POST',
+        body: JSON.stringify(wire),
+        headers: { 'content-type': 'application/json' },
+      });
+      return {
+        status: res.status,
+        json: (await res.json()) as { error?: { code: string }; mac?: string; sig?: string },
+      };
+    };
+    const propose = () =>
+      sealMessage(
+        {
+          type: 'sign/propose',
+          from: coordinatorId.publicKey,
+          to: g1.identityKey,
+          setVersion: set.version,
+          body: { sessionId: bytesToHex(randomBytes(32)), message: bytesToHex(randomBytes(32)) },
+        },
+        coordinatorId.secretKey,
+        'mac',
+      );
+    const before = { seen: storeRows(1, 'seen_messages'), sessions: storeRows(1, 'sessions') };
+    // Guardian 2 knows its own key with guardian 1, not the coordinator's.
+    const g2 = loadIdentity(join(gdir(2), 'identity.json'));
+    const genuine = propose();
+    const forged = {
+      payload: genuine.payload,
+      mac: macOf(pairwiseKey(g2.secretKey, g2.publicKey, g1.identityKey), genuine.payload),
+    };
+    const refused = await post(forged);
+    expect([refused.status, refused.json.error?.code]).toEqual([401, 'bad-signature']);
+    expect(storeRows(1, 'seen_messages')).toBe(before.seen);
+    expect(storeRows(1, 'sessions')).toBe(before.sessions);
+
+    const answer = await post(genuine);
+    expect(answer.status).toBe(200);
+    expect(typeof answer.json.mac).toBe('string');
+    expect(answer.json.sig).toBeUndefined();
+    expect(storeRows(1, 'sessions')).toBe(before.sessions + 1);
+    const replayed = await post(genuine);
+    expect([replayed.status, replayed.json.error?.code]).toEqual([409, 'replayed']);
+    expect(storeRows(1, 'sessions')).toBe(before.sessions + 1);
   });
 
   it('refuses to start with a share file that others can read', async () => {

@@ -5,8 +5,8 @@
 // (SIGHASH_DEFAULT) of its vault leaf, or of the key path for the treasury's input (the treasury
 // is `OP_1 <group key>`: guardian/treasury-output.ts), context = the request (docs/guardian-network.md,
 // contract "vault-input"). Every guardian decides alone; fewer than t approvals is a refusal that
-// names each guardian's reason. The signature is checked by the coordinator under the group key,
-// and the whole transaction again by cosign.ts (verifyInputs) before anything is broadcast.
+// names each guardian's reason. The signatures are checked once, with the whole transaction, by
+// verifyInputs against the chain's prevouts (final-check.ts) before anything is broadcast.
 import { hex } from '@scure/base';
 import { OutScript, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
@@ -15,6 +15,7 @@ import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
+import { FinalCheck } from './final-check';
 import { SetBoards } from './set-boards';
 import type { GuardianNetworkFiles } from './set-chain';
 
@@ -186,8 +187,18 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
         if (board.record(of, event)) show();
       };
       show();
+      // With the chain's prevouts, the finished transaction is the one check of the signatures.
+      const final =
+        job.prevouts &&
+        new FinalCheck(
+          tx,
+          job.psbt,
+          sessions.map((s) => ({ input: s.input, message: s.message, key: s.signer.key })),
+          (into, i, signature) => place(into, sessions[i]!, signature, job.secret),
+          job.prevouts,
+        );
       const signing = Promise.all(
-        sessions.map((s) =>
+        sessions.map((s, i) =>
           s.signer.coordinator.sign(
             s.message,
             {
@@ -200,7 +211,11 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
               ...(job.secret ? { secret: hex.encode(job.secret) } : {}),
             },
             onEventOf(s.signer.set),
-            { sessionId: `${job.nonce}:${s.input}`, firstAttempt: firstAttempt(Date.now()) },
+            {
+              sessionId: `${job.nonce}:${s.input}`,
+              firstAttempt: firstAttempt(Date.now()),
+              ...(final ? { check: (signature: Uint8Array) => final.check(i, signature) } : {}),
+            },
           ),
         ),
       );
@@ -210,8 +225,12 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
       });
       try {
         const results = await Promise.race([signing, deadline]);
-        results.forEach((r, i) => place(tx, sessions[i]!, r.signature, job.secret));
-        return tx.toPSBT(0);
+        if (final?.finished) return final.finished;
+        // Not finished here (no prevouts, or an input the group does not sign failed): placed on a
+        // fresh parse, for cosign.ts to finish and check as for any signer.
+        const signed = final ? Transaction.fromPSBT(job.psbt, PSBT_OPTS) : tx;
+        results.forEach((r, i) => place(signed, sessions[i]!, r.signature, job.secret));
+        return signed.toPSBT(0);
       } catch (error) {
         if (!(error instanceof QuorumError || error instanceof NetworkTimeout)) throw error;
         // Late answers must not repaint a request that has already failed.

@@ -3,7 +3,12 @@
 // (guardian-network/network-signer.ts). The pipeline sees only this port: the key the vault leaves
 // commit to, and an asynchronous co-signature of the fixed inputs an action's declaration names.
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
-import { addLiquidationWitness, cosignVaultInput, type InputRole } from '@unit/bitcoin';
+import {
+  addLiquidationWitness,
+  cosignVaultInput,
+  type InputRole,
+  type Prevout,
+} from '@unit/bitcoin';
 import type { Approvals } from '@unit/protocol/wire';
 import { DomainError } from '../errors';
 
@@ -22,6 +27,13 @@ export interface CosignJob {
   secret: Uint8Array | null;
   /** Each guardian's decision as it arrives (tracker step 4); not called by a lone guardian. */
   onApprovals?: (approvals: Approvals) => void;
+  /** The chain's prevouts of every input, for a signer that finishes and checks the transaction. */
+  prevouts?: readonly Prevout[];
+}
+
+/** A transaction the signer finished: finalized and passed by `verifyInputs` on `job.prevouts`. */
+export interface Finished {
+  raw: string;
 }
 
 export interface GuardianSigner {
@@ -37,9 +49,11 @@ export interface GuardianSigner {
   olderGuardPubkeys?: readonly Uint8Array[];
   /**
    * The PSBT with the guardian's signatures on its `vault` and `liquidated` inputs (the liquidation
-   * witness complete). Treasury inputs are not its business (cosign.ts signs them).
+   * witness complete). Treasury inputs are not its business (cosign.ts signs them). The network,
+   * which signs every input the guardian and the treasury sign, may answer the finished
+   * transaction instead, checked once, with its signatures, against `job.prevouts`.
    */
-  sign(job: CosignJob): Promise<Uint8Array>;
+  sign(job: CosignJob): Promise<Uint8Array | Finished>;
 }
 
 /** Today's single guardian: one key in this server signs every vault spend, synchronously. */

@@ -165,7 +165,10 @@ export async function prepareOpen(
       value: BigInt(treasury.value),
       script: hex.decode(treasury.script_hex),
       unitAmount: BigInt(treasury.unit_amount),
-      internalKey: hex.decode(via.keys.treasuryPubkey),
+      // With the guardian network the treasury is `OP_1 <group key>`, no internal key to tweak.
+      ...(via.keys.treasuryPubkey === via.keys.guardPubkey
+        ? {}
+        : { internalKey: hex.decode(via.keys.treasuryPubkey) }),
     },
   });
   const params = await signVaultRequest({
@@ -349,7 +352,10 @@ export async function prepareBorrow(
       value: BigInt(treasury.value),
       script: hex.decode(treasury.script_hex),
       unitAmount: BigInt(treasury.unit_amount),
-      internalKey: hex.decode(via.keys.treasuryPubkey),
+      // With the guardian network the treasury is `OP_1 <group key>`, no internal key to tweak.
+      ...(via.keys.treasuryPubkey === via.keys.guardPubkey
+        ? {}
+        : { internalKey: hex.decode(via.keys.treasuryPubkey) }),
     },
   });
   // The vault input is signed with the vault key, the others pay the fee.

@@ -1,0 +1,74 @@
+// The coordinator's FROST aggregation in two halves, so the costly one overlaps the guardians' work.
+// The group commitment R (RFC 9591 sections 4.4 and 4.5: binding factors, then the sum of each
+// signer's hiding commitment and binding commitment times its factor) needs only the message and
+// round 1's commitments, so it is computed while the guardians compute their shares; once the
+// shares are in, the signature is R's x coordinate and the shares' sum (section 5.3, BIP-340
+// encoding of the secp256k1-TR suite). noble's `aggregate` does both halves at the end and checks
+// the result by the BIP-340 equation; here the caller checks it, once (aggregate.test.ts compares
+// both byte for byte).
+import type { NonceCommitments } from '@noble/curves/abstract/frost.js';
+import { mulAddUnsafe } from '@noble/curves/abstract/curve.js';
+import { secp256k1, secp256k1_hasher } from '@noble/curves/secp256k1.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { parseHex } from './canonical';
+
+const SUITE = 'FROST-secp256k1-SHA256-TR-v1';
+const RHO = utf8ToBytes(`${SUITE}rho`);
+const MSG = utf8ToBytes(`${SUITE}msg`);
+const COM = utf8ToBytes(`${SUITE}com`);
+const Point = secp256k1.Point;
+const Fn = Point.Fn;
+
+/**
+ * The x coordinate of the group commitment R for signing `message` with these commitments, under
+ * the group key (x-only hex; the suite takes it with even y).
+ */
+export function groupCommitmentX(
+  groupKey: string,
+  commitments: NonceCommitments[],
+  message: Uint8Array,
+): Uint8Array {
+  const list = commitments
+    .map((c) => ({
+      id: Fn.fromBytes(parseHex(c.identifier, 32, 'identifier')),
+      hiding: Point.fromBytes(c.hiding),
+      binding: Point.fromBytes(c.binding),
+    }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const encoded = sha256(
+    concatBytes(
+      COM,
+      ...list.flatMap((c) => [Fn.toBytes(c.id), c.hiding.toBytes(), c.binding.toBytes()]),
+    ),
+  );
+  const rhoPrefix = concatBytes(
+    parseHex(`02${groupKey}`, 33, 'group key'),
+    sha256(concatBytes(MSG, message)),
+    encoded,
+  );
+  let hidingSum = Point.ZERO;
+  for (const c of list) {
+    if (c.hiding.equals(Point.ZERO) || c.binding.equals(Point.ZERO))
+      throw new Error('infinity commitment');
+    hidingSum = hidingSum.add(c.hiding);
+  }
+  const factors = list.map((c) =>
+    secp256k1_hasher.hashToScalar(concatBytes(rhoPrefix, Fn.toBytes(c.id)), { DST: RHO }),
+  );
+  const R = hidingSum.add(
+    mulAddUnsafe(
+      Point,
+      list.map((c) => c.binding),
+      factors,
+    ),
+  );
+  return R.toBytes(true).subarray(1);
+}
+
+/** The BIP-340 signature of R (x coordinate) and the signers' shares. */
+export function signatureOf(rx: Uint8Array, shares: Uint8Array[]): Uint8Array {
+  let z = Fn.ZERO;
+  for (const share of shares) z = Fn.add(z, Fn.fromBytes(share));
+  return concatBytes(rx, Fn.toBytes(z));
+}
