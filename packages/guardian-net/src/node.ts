@@ -141,7 +141,7 @@ export class GuardianNode {
         const own = liquidationDecision(req.context, ownPrice);
         return own && !own.approve
           ? own
-          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice });
+          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice, set });
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),

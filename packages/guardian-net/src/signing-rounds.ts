@@ -13,7 +13,7 @@ import {
   frost,
   frostIdentifier,
 } from './frost';
-import type { GuardianSet } from './guardian-set';
+import type { GuardianSet, GuardianSetBody } from './guardian-set';
 import type { SessionStore } from './store';
 
 export interface SignRequest {
@@ -32,6 +32,8 @@ export interface ValidatorEnv {
   /** x-only hex */
   groupKey: string;
   ownPrice: OwnPrice | null;
+  /** the set the request is signed under: a quote's guardian prices are checked against it */
+  set?: GuardianSetBody;
 }
 
 /** A node's policy: a validator that may read the node's group key and own price. */

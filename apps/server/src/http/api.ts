@@ -159,7 +159,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (ts > Math.floor(Date.now() / 1000) + 60) {
       throw new DomainError('bad_request', 'ts is in the future');
     }
-    return withFreshPrice(() => oracle.quote(th, ts));
+    // A stale price rejects with StalePriceError, a DomainError 'no_price' as withFreshPrice makes.
+    return oracle.quoteFresh(th, ts);
   });
 
   app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {

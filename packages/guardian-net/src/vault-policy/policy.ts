@@ -57,6 +57,7 @@ import {
   type ChainTxs,
   type ClaimedInput,
 } from './reads';
+import { checkQuoteQuorum, type QuorumSet } from './quote-quorum';
 import { checkSpeedUp } from './speed-up';
 
 /** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
@@ -67,6 +68,8 @@ export interface PolicyEnv {
   /** x-only hex */
   groupKey: string;
   ownPrice: OwnPrice | null;
+  /** the published set: a quote's guardian prices are checked against it (quote-quorum.ts) */
+  set?: QuorumSet;
 }
 
 export interface VaultPolicyOptions {
@@ -196,6 +199,7 @@ export class VaultPolicy {
     }
     const now = this.clock();
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
+    checkQuoteQuorum(c.request.quote, env.set, now);
     const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
 
     // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the

@@ -1,0 +1,104 @@
+// The quote's price in network mode (GUARDIAN_NETWORK local or external; issue 20, item 4): the
+// guardians' price quorum, not this server's feeds. Each guardian reads its own feeds and signs its
+// own price; the quorum is the median of at least t of them, fresh and within 3% of one another
+// (@unit/protocol price-quorum.ts). A quote then carries those signed prices, in id order, beside
+// the oracle's signature: its `price_cents` is their median and its `time` their oldest stamp, so a
+// quote's 300 s of life run from its oldest price and its freshness is never overstated. Each
+// guardian checks that evidence against the published set before it signs anything.
+//
+// No quorum (fewer than t guardians answer with agreeing fresh prices): the price is stale and no
+// quote is signed, today's stale path. The server's own price series (the chart, the devnet's
+// price, which the devnet's guardians read as their feed) is left as it is: taking it from the
+// quorum would have the devnet's guardians read back their own median.
+import type { Logger } from 'pino';
+import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
+import type { GuardianSetBody } from '@unit/guardian-net';
+import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
+import type { ServerConfig } from '../config';
+import { readLocalGuardianSet } from '../guardian-network/local-network';
+
+/** A quorum collected this recently is reused by the next quote: one round per window at most. */
+export const QUORUM_REUSE_SECONDS = 5;
+/** Per guardian, for one price (the quote route waits for the round). */
+export const QUORUM_FETCH_TIMEOUT_MS = 3_000;
+
+export interface QuorumPrice {
+  priceCents: number;
+  /** unix seconds: the oldest stamp among the prices used */
+  time: number;
+  /** the t or more signed prices, in id order */
+  prices: SignedPrice[];
+  /** taggedHash("unit/price-quorum", ...) of those prices */
+  commitment: string;
+}
+
+export type QuorumSource = () => Promise<PriceQuote>;
+
+/** The set's quorum, each guardian asked with a time-out. */
+export const quorumSourceOf =
+  (set: GuardianSetBody, timeoutMs = QUORUM_FETCH_TIMEOUT_MS): QuorumSource =>
+  () =>
+    collectPriceQuorum(set, { timeoutMs });
+
+export class PriceQuorumFeed {
+  private latest: { quorum: QuorumPrice; collectedAt: number } | null = null;
+  private staleReason = 'no price quorum collected yet';
+  private collecting: Promise<void> | null = null;
+
+  constructor(
+    private readonly source: QuorumSource,
+    private readonly clock: () => number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Asks the guardians now (one round at a time: a caller during one waits for it). */
+  refresh(): Promise<void> {
+    this.collecting ??= this.collect().finally(() => (this.collecting = null));
+    return this.collecting;
+  }
+
+  /** The quorum, asking the guardians first unless one was collected in the last few seconds. */
+  async fresh(): Promise<void> {
+    const latest = this.latest;
+    if (latest && this.clock() - latest.collectedAt < QUORUM_REUSE_SECONDS) return;
+    await this.refresh();
+  }
+
+  /** The last quorum while it is current, else why the price is stale. */
+  current(): { quorum: QuorumPrice } | { stale: string } {
+    const latest = this.latest;
+    if (!latest) return { stale: this.staleReason };
+    const age = this.clock() - latest.collectedAt;
+    // A quorum not renewed within its reuse window ages like any price: tick or quote renews it.
+    if (age > GUARDIAN_PRICE_MAX_AGE_SECONDS) return { stale: `the guardians' price quorum is ${age} s old` };
+    return { quorum: latest.quorum };
+  }
+
+  private async collect(): Promise<void> {
+    let q: PriceQuote;
+    try {
+      q = await this.source();
+    } catch (err) {
+      q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
+    }
+    if (!q.valid) {
+      const reason = `no quorum of guardian prices (${q.reason})`;
+      if (this.latest || this.staleReason !== reason)
+        this.log.warn({ reason, left: q.left }, 'price quorum is stale');
+      this.latest = null;
+      this.staleReason = reason;
+      return;
+    }
+    if (!this.latest) this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
+    const { priceCents, time, prices, commitment } = q;
+    this.latest = { quorum: { priceCents, time, prices, commitment }, collectedAt: this.clock() };
+  }
+}
+
+/** Network mode's quorum of the set in GUARDIAN_DIR (verified as the signer's is); off: none. */
+export function priceQuorumFeedOf(config: ServerConfig, log: Logger): PriceQuorumFeed | null {
+  if (config.guardianNetwork.mode === 'off') return null;
+  const set = readLocalGuardianSet(config);
+  if (!set) throw new Error(`no guardian set in ${config.guardianNetwork.dir}`);
+  return new PriceQuorumFeed(quorumSourceOf(set), () => Math.floor(Date.now() / 1000), log);
+}
