@@ -134,12 +134,15 @@ export class Oracle extends EventEmitter<OracleEvents> {
       }, this.options.tickMs);
       this.timer.unref();
     }
+    // Network mode: the guardians' quorum is renewed on its own timer, whatever the price tick.
+    this.options.quorum?.start();
   }
 
   /** Stops ticking and waits for a thinning under way (the store closes next). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.options.quorum?.stop();
     await this.thinning;
   }
 
@@ -209,8 +212,6 @@ export class Oracle extends EventEmitter<OracleEvents> {
    * null. Rounds never overlap: a tick during one waits for it.
    */
   async tick(): Promise<PricePoint | null> {
-    // Network mode: each tick renews the guardians' quorum too (never rejects; logs its staleness).
-    void this.options.quorum?.refresh();
     if (this.ticking) return this.ticking;
     this.ticking = this.nextPoint().finally(() => (this.ticking = null));
     return this.ticking;
@@ -309,6 +310,11 @@ export class Oracle extends EventEmitter<OracleEvents> {
       oracle_pubkey: keys.pubkey,
       ...(quorum ? { quorum } : {}),
     };
+  }
+
+  /** Network mode: asks the guardians for their quorum now (a test's or a caller's refresh). */
+  async refreshQuorum(): Promise<void> {
+    await this.options.quorum?.refresh();
   }
 
   /** quote() once the guardians' quorum is current (network mode asks them if it is not). */

@@ -19,6 +19,8 @@ import { readLocalGuardianSet } from '../guardian-network/local-network';
 
 /** A quorum collected this recently is reused by the next quote: one round per window at most. */
 export const QUORUM_REUSE_SECONDS = 5;
+/** How often the leading instance renews the quorum on its own (three small GETs a round). */
+export const QUORUM_TICK_MS = 5_000;
 /** Per guardian, for one price (the quote route waits for the round). */
 export const QUORUM_FETCH_TIMEOUT_MS = 3_000;
 
@@ -42,14 +44,29 @@ export const quorumSourceOf =
 
 export class PriceQuorumFeed {
   private latest: { quorum: QuorumPrice; collectedAt: number } | null = null;
-  private staleReason = 'no price quorum collected yet';
+  /** Why the last round found no quorum; null once one does. */
+  private failure: string | null = null;
   private collecting: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly source: QuorumSource,
     private readonly clock: () => number,
     private readonly log: Logger,
   ) {}
+
+  /** Renews the quorum every QUORUM_TICK_MS until stop() (the oracle's tick job runs it). */
+  start(): void {
+    if (this.timer) return;
+    void this.refresh();
+    this.timer = setInterval(() => void this.refresh(), QUORUM_TICK_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
 
   /** Asks the guardians now (one round at a time: a caller during one waits for it). */
   refresh(): Promise<void> {
@@ -64,13 +81,18 @@ export class PriceQuorumFeed {
     await this.refresh();
   }
 
-  /** The last quorum while it is current, else why the price is stale. */
+  /**
+   * The last quorum while its oldest price is fresh (60 s, the rule each guardian price is held
+   * to), else why the price is stale: a round that finds no quorum leaves the last one to age.
+   */
   current(): { quorum: QuorumPrice } | { stale: string } {
     const latest = this.latest;
-    if (!latest) return { stale: this.staleReason };
-    const age = this.clock() - latest.collectedAt;
-    // A quorum not renewed within its reuse window ages like any price: tick or quote renews it.
-    if (age > GUARDIAN_PRICE_MAX_AGE_SECONDS) return { stale: `the guardians' price quorum is ${age} s old` };
+    if (!latest) return { stale: this.failure ?? 'no price quorum collected yet' };
+    const age = this.clock() - latest.quorum.time;
+    if (age > GUARDIAN_PRICE_MAX_AGE_SECONDS) {
+      const why = this.failure ? ` (${this.failure})` : '';
+      return { stale: `the guardians' price quorum is ${age} s old${why}` };
+    }
     return { quorum: latest.quorum };
   }
 
@@ -83,13 +105,14 @@ export class PriceQuorumFeed {
     }
     if (!q.valid) {
       const reason = `no quorum of guardian prices (${q.reason})`;
-      if (this.latest || this.staleReason !== reason)
-        this.log.warn({ reason, left: q.left }, 'price quorum is stale');
-      this.latest = null;
-      this.staleReason = reason;
+      if (this.failure !== reason)
+        this.log.warn({ reason, left: q.left }, 'no price quorum this round');
+      this.failure = reason;
       return;
     }
-    if (!this.latest) this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
+    if (!this.latest || this.failure)
+      this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
+    this.failure = null;
     const { priceCents, time, prices, commitment } = q;
     this.latest = { quorum: { priceCents, time, prices, commitment }, collectedAt: this.clock() };
   }
