@@ -28,7 +28,10 @@ async function networkOracle(answers: (() => PriceQuote)[]) {
   let now = NOW;
   const clock = () => now;
   let rounds = 0;
-  const source = () => Promise.resolve(answers[Math.min(rounds++, answers.length - 1)]!());
+  const source = {
+    t: 2,
+    collect: () => Promise.resolve(answers[Math.min(rounds++, answers.length - 1)]!()),
+  };
   const quorum = new PriceQuorumFeed(source, clock, pino({ level: 'silent' }));
   const store = await openStore({ file: ':memory:' });
   await migrateToLatest(store.db);
@@ -121,6 +124,31 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
       "the guardians' price quorum is 61 s old (no quorum of guardian prices (1 guardian price agree, 2 needed))",
     );
     await expect(oracle.quoteFresh(0, NOW)).rejects.toBeInstanceOf(StalePriceError);
+    await store.close();
+  });
+
+  it('guardians of the last quorum that answer they have no fresh price withdraw it: stale at once under t', async () => {
+    const first = [price(1, 9_500_000, NOW), price(2, 9_500_000, NOW)];
+    const unreachable: PriceQuote = {
+      ...none,
+      answers: [{ guardian: 2, error: 'unreachable (ECONNREFUSED)' }],
+    };
+    const withdrawn: PriceQuote = {
+      ...none,
+      answers: [{ guardian: 2, error: 'no fresh price: 0 fresh price sources', noPrice: true }],
+    };
+    const { oracle, store, advance } = await networkOracle([
+      () => valid(first, 9_500_000),
+      () => unreachable,
+      () => withdrawn,
+    ]);
+    await oracle.refreshQuorum();
+    advance(5);
+    await oracle.refreshQuorum(); // guardian 2 unreachable: its signed price still counts
+    expect(oracle.quote(0, NOW).price_cents).toBe(9_500_000);
+    advance(5);
+    await oracle.refreshQuorum(); // guardian 2 says it has no fresh price: one of two left
+    expect(() => oracle.quote(0, NOW)).toThrow(StalePriceError);
     await store.close();
   });
 

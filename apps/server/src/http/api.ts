@@ -153,6 +153,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return reply.type('application/json; charset=utf-8').send(json);
   });
 
+  // The oracle's key without a price: a guardian reads it at its start, before any quorum exists.
+  app.get('/api/oracle/key', async () => ({ oracle_pubkey: oracle.pubkey }));
+
   app.get('/api/oracle/quote', async (request) => {
     const { th, ts } = parseInput(quoteQuery, request.query);
     // A stamp from the future would let a quote outlive its 300 s.

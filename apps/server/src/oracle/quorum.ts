@@ -34,13 +34,17 @@ export interface QuorumPrice {
   commitment: string;
 }
 
-export type QuorumSource = () => Promise<PriceQuote>;
+export interface QuorumSource {
+  /** the set's threshold */
+  t: number;
+  collect(): Promise<PriceQuote>;
+}
 
 /** The set's quorum, each guardian asked with a time-out. */
-export const quorumSourceOf =
-  (set: GuardianSetBody, timeoutMs = QUORUM_FETCH_TIMEOUT_MS): QuorumSource =>
-  () =>
-    collectPriceQuorum(set, { timeoutMs });
+export const quorumSourceOf = (
+  set: GuardianSetBody,
+  timeoutMs = QUORUM_FETCH_TIMEOUT_MS,
+): QuorumSource => ({ t: set.t, collect: () => collectPriceQuorum(set, { timeoutMs }) });
 
 export class PriceQuorumFeed {
   private latest: { quorum: QuorumPrice; collectedAt: number } | null = null;
@@ -83,7 +87,8 @@ export class PriceQuorumFeed {
 
   /**
    * The last quorum while its oldest price is fresh (60 s, the rule each guardian price is held
-   * to), else why the price is stale: a round that finds no quorum leaves the last one to age.
+   * to), else why the price is stale. A round that finds no quorum leaves the last one to age,
+   * unless guardians of it answered that they have no fresh price and fewer than t are left.
    */
   current(): { quorum: QuorumPrice } | { stale: string } {
     const latest = this.latest;
@@ -99,7 +104,7 @@ export class PriceQuorumFeed {
   private async collect(): Promise<void> {
     let q: PriceQuote;
     try {
-      q = await this.source();
+      q = await this.source.collect();
     } catch (err) {
       q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
     }
@@ -108,6 +113,11 @@ export class PriceQuorumFeed {
       if (this.failure !== reason)
         this.log.warn({ reason, left: q.left }, 'no price quorum this round');
       this.failure = reason;
+      // A guardian that answers it has no fresh price withdraws its price from the last quorum
+      // (one that cannot be reached withdraws nothing: its signed price ages out by itself).
+      const withdrawn = new Set(q.answers.flatMap((a) => (a.noPrice ? [a.guardian] : [])));
+      const kept = this.latest?.quorum.prices.filter((p) => !withdrawn.has(p.guardian)) ?? [];
+      if (kept.length < this.source.t) this.latest = null;
       return;
     }
     if (!this.latest || this.failure)

@@ -199,7 +199,8 @@ export async function readAppFacts(
   const config = needsConfig ? await getJson(`${base}/api/config`, appConfig, timeoutMs) : null;
   const oraclePubkey =
     pinned.oraclePubkey ??
-    (await getJson(`${base}/api/oracle/quote?th=0&ts=0`, quoteKey, timeoutMs)).oracle_pubkey;
+    // Not the quote route: in network mode a quote needs the guardians' prices, not there yet.
+    (await getJson(`${base}/api/oracle/key`, quoteKey, timeoutMs)).oracle_pubkey;
   const unitRuneId = pinned.unitRuneId ?? config?.unitRuneId;
   if (!unitRuneId) throw new Error(`${base}/api/config names no UNIT rune id yet`);
   return {
