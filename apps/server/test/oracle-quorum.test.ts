@@ -105,7 +105,10 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
 
   it('no quorum is a stale price; a failed round leaves the last quorum until its oldest price is 60 s old', async () => {
     const first = [price(1, 9_500_000, NOW - 10), price(2, 9_500_000, NOW)];
-    const { oracle, store, advance } = await networkOracle([() => valid(first, 9_500_000), () => none]);
+    const { oracle, store, advance } = await networkOracle([
+      () => valid(first, 9_500_000),
+      () => none,
+    ]);
     await oracle.refreshQuorum();
     advance(30);
     await oracle.refreshQuorum(); // finds none: the last quorum's prices are still fresh

@@ -14,7 +14,12 @@ import type { GuardianSet } from '@unit/guardian-net';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
 import type { Harness } from '../guardian/harness';
-import { appHarness, quorumAt, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 import {
   CLI,
   EVIL,

@@ -69,7 +69,10 @@ beforeAll(async () => {
       await startFakeFeed('coinbase', { answer: 'price', usd }),
     ];
     feeds.set(id, own);
-    writeFileSync(join(network.dir, `guardian-${id}`, 'feeds.txt'), own.map((f) => f.entry).join('\n'));
+    writeFileSync(
+      join(network.dir, `guardian-${id}`, 'feeds.txt'),
+      own.map((f) => f.entry).join('\n'),
+    );
   }
   unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
   const flags = ['--chain', `${unit.url}/esplora`, '--app', unit.url, '--price-tick', '500'];
@@ -139,7 +142,10 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       const refused = approvals.guardians.filter((g) => g.state === 'refused');
       expect(refused.length, label).toBeGreaterThanOrEqual(2);
       for (const g of refused) expect(g.reason, `${label}: ${g.name}`).toBe(reason);
-      expect(approvals.guardians.some((g) => g.state === 'approved'), label).toBe(false);
+      expect(
+        approvals.guardians.some((g) => g.state === 'approved'),
+        label,
+      ).toBe(false);
       expect(error!.message).toContain(`guardian-1: ${reason}`);
       expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
     }

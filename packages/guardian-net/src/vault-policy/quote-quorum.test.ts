@@ -30,7 +30,12 @@ describe("a quote's price quorum, as each guardian checks it", () => {
     const p1 = guardianPrice(1, 9_500_000, NOW - 20);
     const p2 = guardianPrice(2, 9_510_000, NOW - 5);
     const p3 = guardianPrice(3, 9_490_000, NOW);
-    for (const prices of [[p1, p2], [p1, p3], [p2, p3], [p1, p2, p3]]) {
+    for (const prices of [
+      [p1, p2],
+      [p1, p3],
+      [p2, p3],
+      [p1, p2, p3],
+    ]) {
       const quote = quoteOf(prices);
       expect(problem(quote)).toBeNull();
       // The evidence was fresh together; the quote's own 300 s are the envelope's check.
@@ -47,7 +52,9 @@ describe("a quote's price quorum, as each guardian checks it", () => {
     expect(problem(honest)).toBeNull();
     // A coordinator that slips the low price back in, or quotes it with one honest price.
     const padded = { ...honest, quorum: [...honest.quorum!, low] };
-    expect(problem(padded)).toMatch(/^the price quote is not a quorum of guardian prices: guardian 3: 8550000 cents is more than 3% from the median 9500000$/);
+    expect(problem(padded)).toMatch(
+      /^the price quote is not a quorum of guardian prices: guardian 3: 8550000 cents is more than 3% from the median 9500000$/,
+    );
     const half = { ...honest, price_cents: 9_025_000, quorum: [honest.quorum![0]!, low] };
     expect(problem(half)).toMatch(/guardian \d: \d+ cents is more than 3% from the median/);
   });

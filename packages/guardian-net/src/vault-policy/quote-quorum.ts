@@ -56,7 +56,11 @@ export function quoteQuorumProblem(quote: SignedQuote, set: QuorumSet, now: numb
 }
 
 /** quoteQuorumProblem as the policy's refusal. */
-export function checkQuoteQuorum(quote: SignedQuote, set: QuorumSet | undefined, now: number): void {
+export function checkQuoteQuorum(
+  quote: SignedQuote,
+  set: QuorumSet | undefined,
+  now: number,
+): void {
   if (!set) throw new Refused('this guardian has no published set to check the price quorum with');
   const problem = quoteQuorumProblem(quote, set, now);
   if (problem) throw new Refused(problem);
