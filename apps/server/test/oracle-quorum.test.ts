@@ -89,16 +89,17 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
     await store.close();
   });
 
-  it('asks the guardians at most once per 5 s for quotes, one round at a time', async () => {
+  it('a quote asks the guardians only when there is no current quorum, one round at a time', async () => {
     const prices = [price(1, 9_500_000, NOW), price(2, 9_500_000, NOW)];
     const { oracle, store, rounds, advance } = await networkOracle([
       () => valid(prices, 9_500_000),
     ]);
     await Promise.all([oracle.quoteFresh(0, NOW), oracle.quoteFresh(0, NOW)]);
-    await oracle.quoteFresh(0, NOW);
+    advance(30);
+    await oracle.quoteFresh(0, NOW); // still current: the 5 s timer renews it, not the quote
     expect(rounds()).toBe(1);
-    advance(5);
-    await oracle.quoteFresh(0, NOW);
+    advance(31); // its oldest price is 61 s old: the quote asks again
+    await expect(oracle.quoteFresh(0, NOW)).rejects.toBeInstanceOf(StalePriceError);
     expect(rounds()).toBe(2);
     await store.close();
   });

@@ -17,8 +17,6 @@ import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
 import type { ServerConfig } from '../config';
 import { readLocalGuardianSet } from '../guardian-network/local-network';
 
-/** A quorum collected this recently is reused by the next quote: one round per window at most. */
-export const QUORUM_REUSE_SECONDS = 5;
 /** How often the leading instance renews the quorum on its own (three small GETs a round). */
 export const QUORUM_TICK_MS = 5_000;
 /** Per guardian, for one price (the quote route waits for the round). */
@@ -47,7 +45,7 @@ export const quorumSourceOf = (
 ): QuorumSource => ({ t: set.t, collect: () => collectPriceQuorum(set, { timeoutMs }) });
 
 export class PriceQuorumFeed {
-  private latest: { quorum: QuorumPrice; collectedAt: number } | null = null;
+  private latest: { quorum: QuorumPrice } | null = null;
   /** Why the last round found no quorum; null once one does. */
   private failure: string | null = null;
   private collecting: Promise<void> | null = null;
@@ -78,11 +76,14 @@ export class PriceQuorumFeed {
     return this.collecting;
   }
 
-  /** The quorum, asking the guardians first unless one was collected in the last few seconds. */
+  /**
+   * A current quorum, asking the guardians first only when there is none: the route that waits
+   * on this also answers the guardians' own reads (threshold hashes) while they decide, so it
+   * must not wait for a slow guardian's price when the 5 s timer already keeps one current.
+   */
   async fresh(): Promise<void> {
-    const latest = this.latest;
-    if (latest && this.clock() - latest.collectedAt < QUORUM_REUSE_SECONDS) return;
-    await this.refresh();
+    // No quorum: one round (shared by every caller meanwhile), each guardian with its time-out.
+    if (!('quorum' in this.current())) await this.refresh();
   }
 
   /**
@@ -124,7 +125,7 @@ export class PriceQuorumFeed {
       this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
     this.failure = null;
     const { priceCents, time, prices, commitment } = q;
-    this.latest = { quorum: { priceCents, time, prices, commitment }, collectedAt: this.clock() };
+    this.latest = { quorum: { priceCents, time, prices, commitment } };
   }
 }
 

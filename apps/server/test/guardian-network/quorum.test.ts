@@ -10,13 +10,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { collectPriceQuorum, verifySet, type GuardianSet } from '@unit/guardian-net';
 import type { OracleQuoteDto, SignedVaultRequest } from '@unit/protocol/wire';
-import { getGuardianRequest } from '../../src/store';
+import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
 import { waitHealthy } from '../../../../packages/guardian-net/test/harness';
 import { startFakeFeed, type FakeFeed } from '../../../../packages/guardian-net/test/price-feeds';
 import { lastApprovals, progressRecorder } from './adversary-harness';
-import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 
 const HONEST_USD = '95000';
 const LOW_USD = '85500'; // guardian 3: 10% under the honest guardians' exchanges
@@ -47,6 +52,17 @@ async function quoteRoute(): Promise<{ status: number; body: OracleQuoteDto & { 
     signal: AbortSignal.timeout(15_000),
   });
   return { status: res.status, body: (await res.json()) as OracleQuoteDto & { code?: string } };
+}
+
+/** Guardian `id`'s two exchanges answer `usd`, and its own signed price says so. */
+async function exchangesAt(id: number, usd: string): Promise<void> {
+  for (const f of feeds.get(id)!) f.behave({ answer: 'price', usd });
+  const cents = Math.round(Number(usd) * 100);
+  const deadline = Date.now() + 30_000;
+  while (((await health(id)).lastPrice as { priceCents?: number } | null)?.priceCents !== cents) {
+    if (Date.now() > deadline) throw new Error(`guardian ${id} never read ${usd}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Sends a vault request through the app and the network; the refusal, or null when signed. */
@@ -149,6 +165,56 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       expect(error!.message).toContain(`guardian-1: ${reason}`);
       expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
     }
+  }, 120_000);
+
+  it('a repossess is signed only once t guardians see the price at or under the threshold themselves', async () => {
+    const [carol, bob] = [await h.wallet('carol'), await h.wallet('bob')];
+    expect(
+      (await send('vault.open', (await carol.open(1_000_000n, 59_000n)).request)).error,
+    ).toBeNull();
+    expect(
+      (await send('vault.open', (await bob.open(5_000_000n, 10_000n)).request)).error,
+    ).toBeNull();
+    const claimed = (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!;
+    expect(claimed.threshold_cents).toBe(7_965_000);
+    // The app's own price falls under the threshold: its sweep marks the vault liquidated.
+    const point = await unit.oracle.setPrice(7_800_000);
+    await unit.guardian.onPriceTick(point.priceCents, point.timestamp);
+    await expect
+      .poll(async () => (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status, {
+        timeout: 10_000,
+      })
+      .toBe('liquidated');
+
+    // Only guardian 3's exchanges are under it: guardians 1 and 2 refuse on their own price.
+    await exchangesAt(3, '79000');
+    await quorumAt(unit, 9_500_000);
+    const early = await send(
+      'vault.repossess',
+      (await bob.repossess(carol.vaultPubkey, claimed.vault_id)).request,
+    );
+    expect(early.error?.code).toBe('guardians_refused');
+    const above =
+      "this guardian's price $95,000.00 is above the claimed vault's threshold $79,650.00";
+    for (const id of [1, 2]) expect(early.error!.message).toContain(`guardian-${id}: ${above}`);
+
+    // Guardian 1's exchanges fall too: guardians 1 and 3 sign, guardian 2 never approves.
+    await exchangesAt(1, '79500');
+    await quorumAt(unit, 7_925_000);
+    const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
+    const late = await send('vault.repossess', request);
+    expect(late.error).toBeNull();
+    expect(late.approvals.guardians.map((g) => g.state)).toEqual([
+      'approved',
+      expect.not.stringMatching(/^approved$/),
+      'approved',
+    ]);
+    expect((await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status).not.toBe(
+      'liquidated',
+    );
+    await exchangesAt(1, HONEST_USD);
+    await exchangesAt(3, LOW_USD);
+    await quorumAt(unit, 9_500_000);
   }, 120_000);
 
   it("with two guardians' feeds down there is no quorum: the price goes stale and nothing is signed", async () => {
