@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   DEFAULT_CONFIG_CONSTANTS,
   defaultPaymentInputs,
@@ -153,8 +154,15 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return reply.type('application/json; charset=utf-8').send(json);
   });
 
-  // The oracle's key without a price: a guardian reads it at its start, before any quorum exists.
-  app.get('/api/oracle/key', async () => ({ oracle_pubkey: oracle.pubkey }));
+  // The oracle's key and a threshold hash, without a price: what a guardian reads at its start
+  // (before any quorum exists) and while it decides (never waiting on the guardians' prices).
+  app.get('/api/oracle/threshold-hash', async (request) => {
+    const { th, ts } = parseInput(quoteQuery, request.query);
+    return {
+      oracle_pubkey: oracle.pubkey,
+      threshold_hash: bytesToHex(oracle.thresholdHash(th, ts)),
+    };
+  });
 
   app.get('/api/oracle/quote', async (request) => {
     const { th, ts } = parseInput(quoteQuery, request.query);

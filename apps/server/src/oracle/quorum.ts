@@ -77,9 +77,8 @@ export class PriceQuorumFeed {
   }
 
   /**
-   * A current quorum, asking the guardians first only when there is none: the route that waits
-   * on this also answers the guardians' own reads (threshold hashes) while they decide, so it
-   * must not wait for a slow guardian's price when the 5 s timer already keeps one current.
+   * A current quorum, asking the guardians first only when there is none (the 5 s timer keeps
+   * one current, so a quote does not wait on a slow guardian's price).
    */
   async fresh(): Promise<void> {
     // No quorum: one round (shared by every caller meanwhile), each guardian with its time-out.
