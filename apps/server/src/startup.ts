@@ -14,6 +14,7 @@ import type { GuardianSigner } from './guardian/signer';
 import { treasuryOutputOf } from './guardian/treasury-output';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
+import { priceQuorumFeedOf } from './oracle/quorum';
 import { SimulatedPriceSource } from './oracle/price-source';
 import { FeedsPriceSource } from '@unit/guardian-net/price';
 import { rateLimitMigrations } from './http/shared-rate-limits';
@@ -82,6 +83,7 @@ export async function firstStart(
     startPriceCents: config.startPriceCents,
     tickMs: config.priceTickMs,
     log: log.child({ module: 'oracle' }),
+    quorum: priceQuorumFeedOf(config, log.child({ module: 'price-quorum' })),
   });
   await oracle.load();
   // The devnet's chain lives in the database; every instance reads it there, and its writes

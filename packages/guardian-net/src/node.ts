@@ -139,9 +139,8 @@ export class GuardianNode {
       validate: (req) => {
         const ownPrice = this.price?.current() ?? null;
         const own = liquidationDecision(req.context, ownPrice);
-        return own && !own.approve
-          ? own
-          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice, sets: this.heldSets() });
+        const env = { groupKey: set.groupKey ?? '', ownPrice, sets: this.heldSets(), set };
+        return own && !own.approve ? own : opts.validate(req, env);
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),

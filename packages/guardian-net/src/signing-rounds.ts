@@ -13,7 +13,7 @@ import {
   frost,
   frostIdentifier,
 } from './frost';
-import type { GuardianSet } from './guardian-set';
+import type { GuardianSet, GuardianSetBody } from './guardian-set';
 import type { SessionStore } from './store';
 
 export interface SignRequest {
@@ -34,6 +34,8 @@ export interface ValidatorEnv {
   ownPrice: OwnPrice | null;
   /** every set it holds a share of (rotation: vault-policy/set-keys.ts); absent: this set only */
   sets?: readonly GuardianSet[];
+  /** the set the request is signed under: a quote's guardian prices are checked against it */
+  set?: GuardianSetBody;
 }
 
 /** A node's policy: a validator that may read the node's group key and own price. */

@@ -13,6 +13,8 @@ import {
   type VaultUtxo,
 } from '@unit/bitcoin';
 import type { ChainTx, ChainTxOutput, ChainView } from '../src/vault-policy/chain-view';
+import { signPrice, type SignedPrice } from '../src/price/signed-price';
+import type { QuorumSet } from '../src/vault-policy/quote-quorum';
 import { keyOf, type Draft, type DraftParams, type Wallet } from './vault-requests';
 
 export const NOW = Math.floor(Date.now() / 1000);
@@ -25,6 +27,23 @@ export const TREASURY_SCRIPT = OutScript.encode({ type: 'tr', pubkey: GROUP });
 export const RUNE_ID = '840000:1';
 export const TREASURY_UNIT = 1_000_000_00n;
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
+
+/** Three guardians' identity keys and the 2-of-3 set a quote's guardian prices are checked with. */
+export const IDENTITY_KEYS = [1, 2, 3].map((id) => keyOf(`guardian identity ${id}`));
+export const QUORUM_SET: QuorumSet = {
+  t: 2,
+  version: 1,
+  members: IDENTITY_KEYS.map((key, i) => ({
+    id: i + 1,
+    name: `guardian-${i + 1}`,
+    identityKey: hex.encode(pubSchnorr(key)),
+    url: `http://127.0.0.1:${7401 + i}`,
+  })),
+};
+
+/** Guardian `id`'s signed price (ids 1..3), for QUORUM_SET. */
+export const guardianPrice = (id: number, priceCents: number, time = NOW): SignedPrice =>
+  signPrice(IDENTITY_KEYS[id - 1]!, { guardian: id, setVersion: 1, priceCents, time });
 
 /** The chain as the guardian's esplora and the app's routes would answer, in memory. */
 export class StandInChain implements ChainView {

@@ -141,12 +141,12 @@ export async function draftRequest(p: DraftParams): Promise<Draft> {
     psbt = signUserInputs(psbt, index === vaultIndex ? p.wallet.vaultKey : p.wallet.paymentKey, [
       index,
     ]);
-  const { price_cents, time, ts, signature } = quote;
+  const { price_cents, time, ts, signature, quorum } = quote;
   const request: SignedVaultRequest<unknown> = {
     vault_pubkey: p.wallet.vaultPubkey,
     nonce: hex.encode(nonce),
     expires_at: expiresAt,
-    quote: { price_cents, time, th: quote.th, ts, signature },
+    quote: { price_cents, time, th: quote.th, ts, signature, ...(quorum ? { quorum } : {}) },
     psbt: base64.encode(psbt),
     payload: declaration.payload({
       btc: p.btc,

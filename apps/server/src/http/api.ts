@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   DEFAULT_CONFIG_CONSTANTS,
   defaultPaymentInputs,
@@ -157,13 +158,24 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return reply.type('application/json; charset=utf-8').send(json);
   });
 
+  // The oracle's key and a threshold hash, without a price: what a guardian reads at its start
+  // (before any quorum exists) and while it decides (never waiting on the guardians' prices).
+  app.get('/api/oracle/threshold-hash', async (request) => {
+    const { th, ts } = parseInput(quoteQuery, request.query);
+    return {
+      oracle_pubkey: oracle.pubkey,
+      threshold_hash: bytesToHex(oracle.thresholdHash(th, ts)),
+    };
+  });
+
   app.get('/api/oracle/quote', async (request) => {
     const { th, ts } = parseInput(quoteQuery, request.query);
     // A stamp from the future would let a quote outlive its 300 s.
     if (ts > Math.floor(Date.now() / 1000) + 60) {
       throw new DomainError('bad_request', 'ts is in the future');
     }
-    return withFreshPrice(() => oracle.quote(th, ts));
+    // A stale price rejects with StalePriceError, a DomainError 'no_price' as withFreshPrice makes.
+    return oracle.quoteFresh(th, ts);
   });
 
   app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {

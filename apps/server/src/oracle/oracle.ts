@@ -16,6 +16,8 @@ import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { signQuote, verifyQuote, type OracleKeys } from './keys';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, type SignedQuote } from '@unit/protocol';
+import type { GuardianPriceDto } from '@unit/protocol/wire';
+import type { PriceQuorumFeed } from './quorum';
 
 /** A quote older than this is refused by the guardian (CONSTANTS.md: oracle quote max age). */
 export const QUOTE_MAX_AGE_SECONDS = ORACLE_QUOTE_MAX_AGE_SECONDS;
@@ -34,6 +36,8 @@ export interface OracleOptions {
   log: Logger;
   /** unix seconds; injectable for tests */
   clock?: () => number;
+  /** network mode: quotes are the guardians' price quorum (quorum.ts), not this price */
+  quorum?: PriceQuorumFeed | null;
 }
 
 export interface OracleEvents {
@@ -130,12 +134,15 @@ export class Oracle extends EventEmitter<OracleEvents> {
       }, this.options.tickMs);
       this.timer.unref();
     }
+    // Network mode: the guardians' quorum is renewed on its own timer, whatever the price tick.
+    this.options.quorum?.start();
   }
 
   /** Stops ticking and waits for a thinning under way (the store closes next). */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.options.quorum?.stop();
     await this.thinning;
   }
 
@@ -276,9 +283,13 @@ export class Oracle extends EventEmitter<OracleEvents> {
   }
 
   /** The threshold secret once the current price has reached the threshold; else null. */
-  revealedSecret(thCents: bigint | number, stamp: number): Uint8Array | null {
+  revealedSecret(
+    thCents: bigint | number,
+    stamp: number,
+    priceCents = this.price().priceCents,
+  ): Uint8Array | null {
     const th = BigInt(thCents);
-    if (th <= 0n || BigInt(this.price().priceCents) > th) return null;
+    if (th <= 0n || BigInt(priceCents) > th) return null;
     return thresholdSecret(this.options.keys.oracleSecret, th, stamp);
   }
 
@@ -287,16 +298,38 @@ export class Oracle extends EventEmitter<OracleEvents> {
     const { keys } = this.options;
     const stale = this.whyStale();
     if (stale !== null) throw new StalePriceError(stale);
-    const { timestamp, priceCents } = this.price();
+    const { timestamp, priceCents, quorum } = this.quotedPrice();
     const signed = signQuote(keys, { price_cents: priceCents, time: timestamp, th, ts });
     // th 0 means no debt: never revealed (docs/protocol.md).
-    const secret = this.revealedSecret(th, ts);
+    const secret = this.revealedSecret(th, ts, priceCents);
     return {
       ...signed,
       threshold_hash: bytesToHex(this.thresholdHash(th, ts)),
       is_expired: this.clock() - ts > QUOTE_MAX_AGE_SECONDS,
       secret: secret ? bytesToHex(secret) : null,
       oracle_pubkey: keys.pubkey,
+      ...(quorum ? { quorum } : {}),
     };
+  }
+
+  /** Network mode: asks the guardians for their quorum now (a test's or a caller's refresh). */
+  async refreshQuorum(): Promise<void> {
+    await this.options.quorum?.refresh();
+  }
+
+  /** quote() once the guardians' quorum is current (network mode asks them if it is not). */
+  async quoteFresh(th: number, ts: number): Promise<OracleQuoteDto> {
+    await this.options.quorum?.fresh();
+    return this.quote(th, ts);
+  }
+
+  /** The price a quote states: this oracle's own, or in network mode the guardians' quorum. */
+  private quotedPrice(): PricePoint & { quorum?: GuardianPriceDto[] } {
+    const feed = this.options.quorum;
+    if (!feed) return this.price();
+    const now = feed.current();
+    if ('stale' in now) throw new StalePriceError(now.stale);
+    const { time, priceCents, prices } = now.quorum;
+    return { timestamp: time, priceCents, quorum: prices };
   }
 }

@@ -14,7 +14,12 @@ import type { GuardianSet } from '@unit/guardian-net';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
 import type { Harness } from '../guardian/harness';
-import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 import {
   CLI,
   EVIL,
@@ -110,6 +115,8 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
       if (Date.now() > deadline) throw new Error(`guardian ${id}: no price\n${proc.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    // The app's quotes are the guardians' quorum: one that counts this guardian again, if honest.
+    if (needPrice) await quorumAt(app);
   };
   const world: World = {
     app,

@@ -30,6 +30,7 @@ import {
   withGroupSignature,
 } from './adversary-attacks';
 import { hostileMessageTests } from './adversary-messages';
+import { quorumAt } from './signer-harness';
 
 let w: World;
 let alice: TestWallet;
@@ -75,6 +76,8 @@ async function guardiansSee(ids: number[], cents: number) {
   };
   for (const id of ids)
     await expect.poll(async () => (await priceOf(id))?.priceCents, { timeout: 15_000 }).toBe(cents);
+  // The app's quotes are the guardians' quorum: at their price from now on.
+  await quorumAt(w.app, cents);
 }
 
 /** Nothing of `nonce`'s request was signed, broadcast or left holding the vault. */

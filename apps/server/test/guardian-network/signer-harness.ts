@@ -115,6 +115,22 @@ export async function startGuardianNetwork(
   return network;
 }
 
+/**
+ * In network mode a quote is the guardians' price quorum (oracle/quorum.ts): asks them until the
+ * app has one (at `cents`, when given), so the harness's quotes state the price the test set.
+ */
+export async function quorumAt(unit: RunningApp, cents?: number): Promise<void> {
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    await unit.oracle.refreshQuorum();
+    const quote = await unit.oracle.quoteFresh(0, Math.floor(Date.now() / 1000)).catch(() => null);
+    if (quote && (cents === undefined || quote.price_cents === cents)) return;
+    if (Date.now() > deadline)
+      throw new Error(`no price quorum${cents === undefined ? '' : ` at ${cents}`} in 45 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** The real app as the flow harness's wallets expect it, on the real clock. */
 export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
   const harness: Harness = {
@@ -137,6 +153,8 @@ export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
     },
     restart: () => unit.guardian,
     wallet: async (label) => {
+      // Its first quote needs the guardians' quorum (their feeds read the app's devnet price).
+      await quorumAt(unit);
       const wallet = new TestWallet(label, harness);
       await unit.devnet!.fund(wallet.paymentAddress, 20_000_000n);
       await unit.devnet!.mine(1);

@@ -27,7 +27,12 @@ import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
-import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
 
 /** Every vault.progress notification of one request, checked against the wire's schema. */
@@ -46,10 +51,11 @@ function progressRecorder(): RpcContext & { progress: ProgressNotification[] } {
  * start once it is up); SIGNER_TEST_POLICY=approve-all tests the coordination alone.
  */
 const POLICY = process.env.SIGNER_TEST_POLICY ?? 'vault';
-const policyFlags = (url: string) =>
-  POLICY === 'vault'
-    ? ['--chain', `${url}/esplora`, '--app', url, '--feeds', `devnet@${url}`, '--price-tick', '500']
-    : [];
+const policyFlags = (url: string) => [
+  // Every guardian reads the price: the app's quotes are their quorum (oracle/quorum.ts).
+  ...['--feeds', `devnet@${url}`, '--price-tick', '500'],
+  ...(POLICY === 'vault' ? ['--chain', `${url}/esplora`, '--app', url] : []),
+];
 
 /** Under the vault policy a guardian judges a liquidation by its own price: wait until all see it. */
 async function guardiansSeePrice(dir: string, atMostCents: number): Promise<void> {
@@ -271,6 +277,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
   it('repossesses a liquidated vault: the group signs its liquidation leaf, with the secret', async () => {
     // Guardian 2 still refuses everything; guardians 1 and 3 carry both sessions.
     await unit.oracle.setPrice(9_500_000);
+    await quorumAt(unit, 9_500_000);
     const [carol, bob] = [await h.wallet('carol'), await h.wallet('bob')];
     await call(unit.guardian, 'vault.open', (await carol.open(1_000_000n, 59_000n)).request);
     await call(unit.guardian, 'vault.open', (await bob.open(5_000_000n, 10_000n)).request);
@@ -286,6 +293,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
       .toBe('liquidated');
 
     await guardiansSeePrice(network.dir, claimed.threshold_cents);
+    await quorumAt(unit, point.priceCents);
     const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
     const ctx = progressRecorder();
     const { vault_txid } = await call<{ vault_txid: string }>(

@@ -17,8 +17,17 @@ export const PRICE_PATH = '/v1/price';
 const MAX_PRICE_ANSWER_BYTES = 4 * 1024;
 
 export type GuardianPriceAnswer =
-  | { guardian: number; price: SignedPrice; error?: undefined }
-  | { guardian: number; price?: undefined; error: string };
+  | { guardian: number; price: SignedPrice; error?: undefined; noPrice?: undefined }
+  | {
+      guardian: number;
+      price?: undefined;
+      error: string;
+      /** the guardian itself answered that it has no fresh price (`503 no-price`) */
+      noPrice?: true;
+    };
+
+/** A guardian's own answer that it has no fresh price (not a failure to reach it). */
+class NoPriceAnswer extends Error {}
 
 export type PriceQuote =
   | {
@@ -57,8 +66,11 @@ export async function fetchGuardianPrice(
   } catch {
     throw new Error(`non-JSON answer (HTTP ${res.status})`);
   }
-  const err = (json as { error?: { message?: unknown } } | null)?.error;
-  if (!res.ok) throw new Error(err?.message ? String(err.message) : `HTTP ${res.status}`);
+  const err = (json as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  if (!res.ok) {
+    const message = err?.message ? String(err.message) : `HTTP ${res.status}`;
+    throw err?.code === 'no-price' ? new NoPriceAnswer(message) : new Error(message);
+  }
   const price = parseSignedPrice(json);
   if (price.guardian !== member.id)
     throw new Error(`answered with guardian ${price.guardian}'s price`);
@@ -86,7 +98,10 @@ export async function collectPriceQuorum(
       try {
         return { guardian: m.id, price: await fetchGuardianPrice(set, m, timeoutMs) };
       } catch (e) {
-        return { guardian: m.id, error: describe(e, timeoutMs) };
+        const error = describe(e, timeoutMs);
+        return e instanceof NoPriceAnswer
+          ? { guardian: m.id, error, noPrice: true as const }
+          : { guardian: m.id, error };
       }
     }),
   );

@@ -167,7 +167,8 @@ export class HttpChainView implements ChainView {
   }
 
   async thresholdHash(thCents: number, stamp: number): Promise<Uint8Array> {
-    const url = `${this.app}/api/oracle/quote?th=${thCents}&ts=${stamp}`;
+    // Not the quote route: in network mode a quote waits on the guardians' own prices.
+    const url = `${this.app}/api/oracle/threshold-hash?th=${thCents}&ts=${stamp}`;
     return hex.decode((await getJson(url, oracleQuote, this.timeoutMs)).threshold_hash);
   }
 }
@@ -199,7 +200,9 @@ export async function readAppFacts(
   const config = needsConfig ? await getJson(`${base}/api/config`, appConfig, timeoutMs) : null;
   const oraclePubkey =
     pinned.oraclePubkey ??
-    (await getJson(`${base}/api/oracle/quote?th=0&ts=0`, quoteKey, timeoutMs)).oracle_pubkey;
+    // Not the quote route: in network mode a quote needs the guardians' prices, not there yet.
+    (await getJson(`${base}/api/oracle/threshold-hash?th=0&ts=0`, quoteKey, timeoutMs))
+      .oracle_pubkey;
   const unitRuneId = pinned.unitRuneId ?? config?.unitRuneId;
   if (!unitRuneId) throw new Error(`${base}/api/config names no UNIT rune id yet`);
   return {

@@ -20,14 +20,17 @@ import {
 } from '../../test/vault-requests';
 import {
   GROUP,
+  guardianPrice,
   NOW,
   ORACLE_KEY,
   ORACLE_SECRET,
+  QUORUM_SET,
   RUNE_ID,
   StandInChain,
   TREASURY_SCRIPT,
   vaultOf,
 } from '../../test/policy-chain';
+import type { SignedQuote } from '@unit/protocol/wire';
 import { quoteDigest } from './context';
 import { VaultPolicy, type PolicyEnv } from './policy';
 
@@ -37,6 +40,8 @@ function quote(th: number, ts: number): OracleQuote {
   return {
     ...fields,
     signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
+    // Network mode's evidence: guardians 1 and 2 of the 2-of-3 set agree on the quote's price.
+    quorum: [guardianPrice(1, priceCents), guardianPrice(2, priceCents)],
     threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
   };
 }
@@ -51,6 +56,7 @@ let policy: VaultPolicy;
 const env = (cents = priceCents): PolicyEnv => ({
   groupKey: hex.encode(GROUP),
   ownPrice: ownPrice(cents),
+  set: QUORUM_SET,
 });
 
 beforeEach(() => {
@@ -234,9 +240,38 @@ describe('the vault policy of one guardian', () => {
     const stale: PolicyEnv = {
       groupKey: hex.encode(GROUP),
       ownPrice: { fresh: false, reason: '1 fresh price source' },
+      set: QUORUM_SET,
     };
     expect(await ask(opened, 0, { env: stale })).toMatchObject({
       reason: 'this guardian has no fresh price (1 fresh price source)',
+    });
+  });
+
+  it("refuses a quote that is not the guardians' quorum, though the oracle signed it (quote-quorum.ts)", async () => {
+    const wallet = new Wallet('fay', TEST_NETWORK);
+    const opened = await open(wallet);
+    const { quote } = opened.request;
+    const withQuote = (q: SignedQuote) => ({ ...opened, request: { ...opened.request, quote: q } });
+    const { quorum: _evidence, ...bare } = quote;
+    expect(await ask(withQuote(bare), 0)).toEqual({
+      approve: false,
+      reason: "the price quote carries no guardian prices (2 of this set's guardians needed)",
+    });
+    expect(await ask(withQuote({ ...quote, quorum: quote.quorum!.slice(0, 1) }), 0)).toEqual({
+      approve: false,
+      reason: 'the price quote is not a quorum of guardian prices: 1 guardian prices, 2 needed',
+    });
+    // The oracle signs 1% more than the guardians' median: within this guardian's 3%, still refused.
+    const fields = { ...quote, price_cents: Math.round(quote.price_cents * 1.01) };
+    const signature = hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY));
+    expect(await ask(withQuote({ ...fields, signature }), 0)).toEqual({
+      approve: false,
+      reason:
+        'the price quote is not a quorum of guardian prices: the quote is not the median 9500000',
+    });
+    // Without the set the evidence cannot be checked: refused, never waved through.
+    expect(await ask(opened, 0, { env: { ...env(), set: undefined } })).toMatchObject({
+      reason: 'this guardian has no published set to check the price quorum with',
     });
   });
 

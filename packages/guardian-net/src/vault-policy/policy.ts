@@ -58,6 +58,7 @@ import {
   type ClaimedInput,
 } from './reads';
 import { setKeysOf, treasuryScriptOf, vaultGuardKey, type SetKeys } from './set-keys';
+import { checkQuoteQuorum, type QuorumSet } from './quote-quorum';
 import { checkSpeedUp } from './speed-up';
 import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './treasury-split';
 
@@ -71,6 +72,8 @@ export interface PolicyEnv {
   ownPrice: OwnPrice | null;
   /** every set this guardian holds (set-keys.ts); absent: the session's set alone */
   sets?: readonly GuardianSet[];
+  /** the published set: a quote's guardian prices are checked against it (quote-quorum.ts) */
+  set?: QuorumSet;
 }
 
 export interface VaultPolicyOptions {
@@ -214,6 +217,7 @@ export class VaultPolicy {
     }
     const now = this.clock();
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
+    checkQuoteQuorum(c.request.quote, env.set, now);
     const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
 
     // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the

@@ -43,12 +43,13 @@ export interface VaultRequestParts<P> {
 export function envelopeFields(
   parts: Pick<VaultRequestParts<unknown>, 'draft' | 'vaultPubkey' | 'quote'>,
 ): Omit<SignedVaultRequest<unknown>, 'payload' | 'psbt' | 'reservation_id'> {
-  const { price_cents, time, th, ts, signature } = parts.quote;
+  const { price_cents, time, th, ts, signature, quorum } = parts.quote;
   return {
     vault_pubkey: parts.vaultPubkey,
     nonce: toHex(parts.draft.nonce),
     expires_at: parts.draft.expiresAt,
-    quote: { price_cents, time, th, ts, signature },
+    // The guardians' prices go with the quote in network mode (they check them); none otherwise.
+    quote: { price_cents, time, th, ts, signature, ...(quorum ? { quorum } : {}) },
   };
 }
 

@@ -18,6 +18,21 @@ import {
   type VaultAction,
 } from './fields';
 
+/**
+ * One guardian's signed price (the guardian network's `GET /v1/price`): BIP-340 by its identity key
+ * over `taggedHash("unit/guardian-price", u16 id || u32 set version || u64 cents || u64 time)`.
+ */
+export const guardianPriceSchema = z.strictObject({
+  guardian: z.number().int().min(1).max(0xffff),
+  setVersion: z.number().int().min(0).max(0xffff_ffff),
+  priceCents: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER),
+  time: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  sig: z.string().regex(/^[0-9a-f]{128}$/),
+});
+export type GuardianPriceDto = z.infer<typeof guardianPriceSchema>;
+/** A set has at most this many guardians whose prices a quote carries. */
+export const QUOTE_QUORUM_MAX_PRICES = 64;
+
 /** What the guardian needs of an oracle quote to check it: the oracle's signature binds them. */
 export const signedQuoteSchema = z.object({
   price_cents: positiveAmount,
@@ -25,6 +40,12 @@ export const signedQuoteSchema = z.object({
   th: amount,
   ts: unixSeconds,
   signature: hexOf(64),
+  /**
+   * With the guardian network: the t or more signed guardian prices, in id order, whose median is
+   * `price_cents` and whose oldest stamp is `time` (docs/protocol.md, "The quote in network mode").
+   * Each is signed by its guardian, so the oracle's signature does not cover them.
+   */
+  quorum: z.array(guardianPriceSchema).max(QUOTE_QUORUM_MAX_PRICES).optional(),
 });
 export type SignedQuote = z.infer<typeof signedQuoteSchema>;
 

@@ -4,6 +4,7 @@
 import * as z from 'zod';
 import type { ConfigConstants } from '../constants';
 import { actionCodeSchema, amount, networkSchema, unixSeconds, vaultActionSchema } from './fields';
+import { signedQuoteSchema } from './guardian';
 
 const int = z.number().int();
 const nullableString = z.string().nullable();
@@ -84,6 +85,8 @@ export const oracleQuoteSchema = z.object({
   oracle_pubkey: z.string(),
   /** Schnorr signature over sha256("unit/quote" || u64be(price_cents) || u32be(time) || u64be(th) || u32be(ts)) */
   signature: z.string(),
+  /** network mode only: the guardians' signed prices the quote is the median of, in id order */
+  quorum: signedQuoteSchema.shape.quorum,
 });
 export type OracleQuoteDto = z.infer<typeof oracleQuoteSchema>;
 

@@ -1,0 +1,137 @@
+// The quote's price in network mode (GUARDIAN_NETWORK local or external; issue 20, item 4): the
+// guardians' price quorum, not this server's feeds. Each guardian reads its own feeds and signs its
+// own price; the quorum is the median of at least t of them, fresh and within 3% of one another
+// (@unit/protocol price-quorum.ts). A quote then carries those signed prices, in id order, beside
+// the oracle's signature: its `price_cents` is their median and its `time` their oldest stamp, so a
+// quote's 300 s of life run from its oldest price and its freshness is never overstated. Each
+// guardian checks that evidence against the published set before it signs anything.
+//
+// No quorum (fewer than t guardians answer with agreeing fresh prices): the price is stale and no
+// quote is signed, today's stale path. The server's own price series (the chart, the devnet's
+// price, which the devnet's guardians read as their feed) is left as it is: taking it from the
+// quorum would have the devnet's guardians read back their own median.
+import type { Logger } from 'pino';
+import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
+import type { GuardianSetBody } from '@unit/guardian-net';
+import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
+import type { ServerConfig } from '../config';
+import { readLocalGuardianSet } from '../guardian-network/local-network';
+
+/** How often the leading instance renews the quorum on its own (three small GETs a round). */
+export const QUORUM_TICK_MS = 5_000;
+/** Per guardian, for one price (the quote route waits for the round). */
+export const QUORUM_FETCH_TIMEOUT_MS = 3_000;
+
+export interface QuorumPrice {
+  priceCents: number;
+  /** unix seconds: the oldest stamp among the prices used */
+  time: number;
+  /** the t or more signed prices, in id order */
+  prices: SignedPrice[];
+  /** taggedHash("unit/price-quorum", ...) of those prices */
+  commitment: string;
+}
+
+export interface QuorumSource {
+  /** the set's threshold */
+  t: number;
+  collect(): Promise<PriceQuote>;
+}
+
+/** The set's quorum, each guardian asked with a time-out. */
+export const quorumSourceOf = (
+  set: GuardianSetBody,
+  timeoutMs = QUORUM_FETCH_TIMEOUT_MS,
+): QuorumSource => ({ t: set.t, collect: () => collectPriceQuorum(set, { timeoutMs }) });
+
+export class PriceQuorumFeed {
+  private latest: { quorum: QuorumPrice } | null = null;
+  /** Why the last round found no quorum; null once one does. */
+  private failure: string | null = null;
+  private collecting: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly source: QuorumSource,
+    private readonly clock: () => number,
+    private readonly log: Logger,
+  ) {}
+
+  /** Renews the quorum every QUORUM_TICK_MS until stop() (the oracle's tick job runs it). */
+  start(): void {
+    if (this.timer) return;
+    void this.refresh();
+    this.timer = setInterval(() => void this.refresh(), QUORUM_TICK_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Asks the guardians now (one round at a time: a caller during one waits for it). */
+  refresh(): Promise<void> {
+    this.collecting ??= this.collect().finally(() => (this.collecting = null));
+    return this.collecting;
+  }
+
+  /**
+   * A current quorum, asking the guardians first only when there is none (the 5 s timer keeps
+   * one current, so a quote does not wait on a slow guardian's price).
+   */
+  async fresh(): Promise<void> {
+    // No quorum: one round (shared by every caller meanwhile), each guardian with its time-out.
+    if (!('quorum' in this.current())) await this.refresh();
+  }
+
+  /**
+   * The last quorum while its oldest price is fresh (60 s, the rule each guardian price is held
+   * to), else why the price is stale. A round that finds no quorum leaves the last one to age,
+   * unless guardians of it answered that they have no fresh price and fewer than t are left.
+   */
+  current(): { quorum: QuorumPrice } | { stale: string } {
+    const latest = this.latest;
+    if (!latest) return { stale: this.failure ?? 'no price quorum collected yet' };
+    const age = this.clock() - latest.quorum.time;
+    if (age > GUARDIAN_PRICE_MAX_AGE_SECONDS) {
+      const why = this.failure ? ` (${this.failure})` : '';
+      return { stale: `the guardians' price quorum is ${age} s old${why}` };
+    }
+    return { quorum: latest.quorum };
+  }
+
+  private async collect(): Promise<void> {
+    let q: PriceQuote;
+    try {
+      q = await this.source.collect();
+    } catch (err) {
+      q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
+    }
+    if (!q.valid) {
+      const reason = `no quorum of guardian prices (${q.reason})`;
+      if (this.failure !== reason)
+        this.log.warn({ reason, left: q.left }, 'no price quorum this round');
+      this.failure = reason;
+      // A guardian that answers it has no fresh price withdraws its price from the last quorum
+      // (one that cannot be reached withdraws nothing: its signed price ages out by itself).
+      const withdrawn = new Set(q.answers.flatMap((a) => (a.noPrice ? [a.guardian] : [])));
+      const kept = this.latest?.quorum.prices.filter((p) => !withdrawn.has(p.guardian)) ?? [];
+      if (kept.length < this.source.t) this.latest = null;
+      return;
+    }
+    if (!this.latest || this.failure)
+      this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
+    this.failure = null;
+    const { priceCents, time, prices, commitment } = q;
+    this.latest = { quorum: { priceCents, time, prices, commitment } };
+  }
+}
+
+/** Network mode's quorum of the set in GUARDIAN_DIR (verified as the signer's is); off: none. */
+export function priceQuorumFeedOf(config: ServerConfig, log: Logger): PriceQuorumFeed | null {
+  if (config.guardianNetwork.mode === 'off') return null;
+  const set = readLocalGuardianSet(config);
+  if (!set) throw new Error(`no guardian set in ${config.guardianNetwork.dir}`);
+  return new PriceQuorumFeed(quorumSourceOf(set), () => Math.floor(Date.now() / 1000), log);
+}

@@ -1,0 +1,241 @@
+// The price quorum end to end (issue 20, item 4): three real `--policy vault` guardian processes,
+// each on its own two local exchanges (feeds.txt in its directory), guardian 3's 10% low, and the
+// real app coordinating them (GUARDIAN_NETWORK=external). The app's quote is the guardians'
+// quorum, not its own price; each guardian checks a request's quote evidence against the set
+// (vault-policy/quote-quorum.ts) and refuses a quote with t-1 prices or a forged one, naming why;
+// with two guardians' feeds down no quorum exists, the price goes stale and nothing is signed.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hex } from '@scure/base';
+import { collectPriceQuorum, verifySet, type GuardianSet } from '@unit/guardian-net';
+import type { OracleQuoteDto, SignedVaultRequest } from '@unit/protocol/wire';
+import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import { startTestApp, type RunningApp } from '../support';
+import { call, type Harness, type TestWallet } from '../guardian/harness';
+import { waitHealthy } from '../../../../packages/guardian-net/test/harness';
+import { startFakeFeed, type FakeFeed } from '../../../../packages/guardian-net/test/price-feeds';
+import { lastApprovals, progressRecorder } from './adversary-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
+
+const HONEST_USD = '95000';
+const LOW_USD = '85500'; // guardian 3: 10% under the honest guardians' exchanges
+
+let network: TestGuardianNetwork;
+let set: GuardianSet;
+let unit: RunningApp;
+let h: Harness;
+let alice: TestWallet;
+const feeds = new Map<number, FakeFeed[]>();
+
+const health = (id: number) => waitHealthy(set.members[id - 1]!.url, 5_000);
+
+/** Until each of `ids` says its own price is (or is not) fresh. */
+async function untilEvery(ids: number[], fresh: boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const seen = await Promise.all(ids.map(async (id) => (await health(id)).priceFresh));
+    if (seen.every((f) => f === fresh)) return;
+    if (Date.now() > deadline) throw new Error(`guardians ${ids.join(', ')}: priceFresh ${seen}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function quoteRoute(): Promise<{ status: number; body: OracleQuoteDto & { code?: string } }> {
+  const ts = Math.floor(Date.now() / 1000);
+  const res = await fetch(`${unit.url}/api/oracle/quote?th=0&ts=${ts}`, {
+    signal: AbortSignal.timeout(15_000),
+  });
+  return { status: res.status, body: (await res.json()) as OracleQuoteDto & { code?: string } };
+}
+
+/** Guardian `id`'s two exchanges answer `usd`, and its own signed price says so. */
+async function exchangesAt(id: number, usd: string): Promise<void> {
+  for (const f of feeds.get(id)!) f.behave({ answer: 'price', usd });
+  const cents = Math.round(Number(usd) * 100);
+  const deadline = Date.now() + 30_000;
+  while (((await health(id)).lastPrice as { priceCents?: number } | null)?.priceCents !== cents) {
+    if (Date.now() > deadline) throw new Error(`guardian ${id} never read ${usd}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Sends a vault request through the app and the network; the refusal, or null when signed. */
+async function send(method: string, request: SignedVaultRequest<unknown>) {
+  const ctx = progressRecorder();
+  const error = await call(unit.guardian, method, request, ctx).then(
+    () => null,
+    (e: unknown) => e as { code?: string; message: string },
+  );
+  return { error, approvals: lastApprovals(ctx)! };
+}
+
+beforeAll(async () => {
+  network = await startGuardianNetwork({ policy: 'vault', start: false });
+  set = verifySet(JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')));
+  for (const id of [1, 2, 3]) {
+    const usd = id === 3 ? LOW_USD : HONEST_USD;
+    const own = [
+      await startFakeFeed('mempool', { answer: 'price', usd }),
+      await startFakeFeed('coinbase', { answer: 'price', usd }),
+    ];
+    feeds.set(id, own);
+    writeFileSync(
+      join(network.dir, `guardian-${id}`, 'feeds.txt'),
+      own.map((f) => f.entry).join('\n'),
+    );
+  }
+  unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+  const flags = ['--chain', `${unit.url}/esplora`, '--app', unit.url, '--price-tick', '500'];
+  await network.startAll(flags).catch((e: unknown) => {
+    throw new Error(`${(e as Error).message}\n${network.output(1)}`);
+  });
+  await untilEvery([1, 2, 3], true);
+  h = appHarness(unit, hex.decode(set.groupKey!));
+  alice = await h.wallet('alice');
+}, 120_000);
+
+afterAll(async () => {
+  await unit?.stop();
+  await network?.close();
+  await Promise.all([...feeds.values()].flat().map((f) => f.close()));
+});
+
+describe("the app's quote is the guardians' price quorum, and each guardian checks it", () => {
+  it('with guardian 3 10% low, the quote is the honest median of guardians 1 and 2, and vault actions are signed', async () => {
+    const { status, body } = await quoteRoute();
+    expect(status).toBe(200);
+    expect(body.price_cents).toBe(9_500_000);
+    expect(body.quorum!.map((p) => p.guardian)).toEqual([1, 2]);
+    expect(body.time).toBe(Math.min(...body.quorum!.map((p) => p.time)));
+    // The app's own (simulated devnet) price plays no part in the quote.
+    await unit.oracle.setPrice(12_000_000);
+    expect((await quoteRoute()).body.price_cents).toBe(9_500_000);
+
+    const opened = await send('vault.open', (await alice.open(2_000_000n, 50_000n)).request);
+    expect(opened.error).toBeNull();
+    const borrowed = await send('vault.borrow', (await alice.borrow(5_000n)).request);
+    expect(borrowed.error).toBeNull();
+    // Guardian 3 reads $85,500: never among the approvers; when it decided, it said why.
+    for (const { approvals } of [opened, borrowed]) {
+      const three = approvals.guardians.find((g) => g.id === 3)!;
+      expect(three.state).not.toBe('approved');
+      if (three.state === 'refused')
+        expect(three.reason).toBe(
+          "the quote's price $95,000.00 is more than 3% from this guardian's $85,500.00",
+        );
+    }
+  }, 120_000);
+
+  it('a quote with t-1 guardian prices, or a forged one, is refused by the guardians with the reason', async () => {
+    const cases: [string, (q: OracleQuoteDto['quorum'] & object) => unknown[], string][] = [
+      [
+        't-1 prices',
+        (q) => q.slice(0, 1),
+        'the price quote is not a quorum of guardian prices: 1 guardian prices, 2 needed',
+      ],
+      [
+        "guardian 2's price altered",
+        (q) => [q[0], { ...q[1]!, priceCents: q[1]!.priceCents + 100 }],
+        "guardian 2's price in the quote: price signature does not verify",
+      ],
+      [
+        "guardian 3's low price in guardian 2's place",
+        (q) => [q[0], { ...q[1]!, guardian: 3, priceCents: 8_550_000 }],
+        "guardian 3's price in the quote: price signature does not verify",
+      ],
+    ];
+    for (const [label, forge, reason] of cases) {
+      const { request } = await alice.borrow(5_000n);
+      const quote = { ...request.quote, quorum: forge(request.quote.quorum!) };
+      const { error, approvals } = await send('vault.borrow', { ...request, quote } as never);
+      expect(error?.code, label).toBe('guardians_refused');
+      const refused = approvals.guardians.filter((g) => g.state === 'refused');
+      expect(refused.length, label).toBeGreaterThanOrEqual(2);
+      for (const g of refused) expect(g.reason, `${label}: ${g.name}`).toBe(reason);
+      expect(
+        approvals.guardians.some((g) => g.state === 'approved'),
+        label,
+      ).toBe(false);
+      expect(error!.message).toContain(`guardian-1: ${reason}`);
+      expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
+    }
+  }, 120_000);
+
+  it('a repossess is signed only once t guardians see the price at or under the threshold themselves', async () => {
+    const [carol, bob] = [await h.wallet('carol'), await h.wallet('bob')];
+    expect(
+      (await send('vault.open', (await carol.open(1_000_000n, 59_000n)).request)).error,
+    ).toBeNull();
+    expect(
+      (await send('vault.open', (await bob.open(5_000_000n, 10_000n)).request)).error,
+    ).toBeNull();
+    const claimed = (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!;
+    expect(claimed.threshold_cents).toBe(7_965_000);
+    // The app's own price falls under the threshold: its sweep marks the vault liquidated.
+    const point = await unit.oracle.setPrice(7_800_000);
+    await unit.guardian.onPriceTick(point.priceCents, point.timestamp);
+    await expect
+      .poll(async () => (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status, {
+        timeout: 10_000,
+      })
+      .toBe('liquidated');
+
+    // Only guardian 3's exchanges are under it: guardians 1 and 2 refuse on their own price.
+    await exchangesAt(3, '79000');
+    await quorumAt(unit, 9_500_000);
+    const early = await send(
+      'vault.repossess',
+      (await bob.repossess(carol.vaultPubkey, claimed.vault_id)).request,
+    );
+    expect(early.error?.code).toBe('guardians_refused');
+    const above =
+      "this guardian's price $95,000.00 is above the claimed vault's threshold $79,650.00";
+    for (const id of [1, 2]) expect(early.error!.message).toContain(`guardian-${id}: ${above}`);
+
+    // Guardian 1's exchanges fall too: guardians 1 and 3 sign, guardian 2 never approves.
+    await exchangesAt(1, '79500');
+    await quorumAt(unit, 7_925_000);
+    const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
+    const late = await send('vault.repossess', request);
+    expect(late.error).toBeNull();
+    expect(late.approvals.guardians.map((g) => g.state)).toEqual([
+      'approved',
+      expect.not.stringMatching(/^approved$/),
+      'approved',
+    ]);
+    expect((await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status).not.toBe(
+      'liquidated',
+    );
+    await exchangesAt(1, HONEST_USD);
+    await exchangesAt(3, LOW_USD);
+    await quorumAt(unit, 9_500_000);
+  }, 120_000);
+
+  it("with two guardians' feeds down there is no quorum: the price goes stale and nothing is signed", async () => {
+    const { request } = await alice.borrow(5_000n);
+    for (const id of [1, 2]) for (const f of feeds.get(id)!) f.behave({ answer: 'http500' });
+    await untilEvery([1, 2], false);
+    const round = await collectPriceQuorum(set, { timeoutMs: 3_000 });
+    expect(round.valid).toBe(false);
+    expect(round.left.map((l) => l.guardian)).toEqual([1, 2]);
+    // The request made on the last quorum: guardians 1 and 2 have no price, 3 is 10% off.
+    const { error, approvals } = await send('vault.borrow', request);
+    expect(error?.code).toBe('guardians_refused');
+    expect(approvals.guardians.some((g) => g.state === 'approved')).toBe(false);
+    expect(approvals.guardians.find((g) => g.id === 1)!.reason).toMatch(
+      /^this guardian has no fresh price/,
+    );
+    // Guardians 1 and 2 answer that they have no fresh price: that withdraws their prices from the
+    // last quorum, one price is left, and the quote is stale at once (oracle/quorum.ts).
+    await expect
+      .poll(async () => (await quoteRoute()).body.code, { timeout: 20_000, interval: 500 })
+      .toBe('no_price');
+    expect((await quoteRoute()).status).toBe(503);
+  }, 60_000);
+});

@@ -1,0 +1,168 @@
+// The oracle in network mode (oracle/quorum.ts): a quote states the guardians' price quorum (its
+// median and oldest stamp, the signed prices beside the oracle's signature), not the oracle's own
+// price; no quorum is a stale price (no quote); a round that finds none leaves the last quorum to
+// age out by the 60 s rule its prices are held to. The guardians' answers are the edge: a stand-in
+// source gives what `collectPriceQuorum` would.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import type { PriceQuote, SignedPrice } from '@unit/guardian-net/price';
+import { SimulatedPriceSource } from '../src/oracle/price-source';
+import { loadOracleKeys, verifyQuote } from '../src/oracle/keys';
+import { Oracle, StalePriceError } from '../src/oracle/oracle';
+import { PriceQuorumFeed } from '../src/oracle/quorum';
+import { migrateToLatest, openStore } from '../src/store';
+
+const NOW = 1_767_225_600;
+const price = (guardian: number, priceCents: number, time: number): SignedPrice => ({
+  guardian,
+  setVersion: 1,
+  priceCents,
+  time,
+  sig: String(guardian).repeat(128),
+});
+
+async function networkOracle(answers: (() => PriceQuote)[]) {
+  let now = NOW;
+  const clock = () => now;
+  let rounds = 0;
+  const source = {
+    t: 2,
+    collect: () => Promise.resolve(answers[Math.min(rounds++, answers.length - 1)]!()),
+  };
+  const quorum = new PriceQuorumFeed(source, clock, pino({ level: 'silent' }));
+  const store = await openStore({ file: ':memory:' });
+  await migrateToLatest(store.db);
+  const oracle = new Oracle({
+    db: store.db,
+    source: new SimulatedPriceSource(7),
+    keys: await loadOracleKeys(store.db, {
+      file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'unit-oracle-')), 'oracle.key'),
+      network: 'devnet',
+    }),
+    startPriceCents: 9_000_000,
+    tickMs: 0,
+    log: pino({ level: 'silent' }),
+    clock,
+    quorum,
+  });
+  await oracle.load();
+  return {
+    oracle,
+    store,
+    rounds: () => rounds,
+    advance: (seconds: number) => (now += seconds),
+  };
+}
+
+const valid = (prices: SignedPrice[], priceCents: number): PriceQuote => ({
+  valid: true,
+  priceCents,
+  time: Math.min(...prices.map((p) => p.time)),
+  prices,
+  commitment: 'ab'.repeat(32),
+  answers: [],
+  left: [],
+});
+const none: PriceQuote = {
+  valid: false,
+  reason: '1 guardian price agree, 2 needed',
+  answers: [],
+  left: [{ guardian: 2, reason: 'no fresh price' }],
+};
+
+describe('the oracle in network mode quotes the guardians’ price quorum', () => {
+  it("states the quorum's median and oldest stamp with its prices, not the oracle's own price", async () => {
+    const prices = [price(1, 9_500_000, NOW - 20), price(2, 9_510_000, NOW - 3)];
+    const { oracle, store } = await networkOracle([() => valid(prices, 9_505_000)]);
+    // Before any round: stale, and the quote route's call asks the guardians first.
+    expect(() => oracle.quote(0, NOW)).toThrow(StalePriceError);
+    const quote = await oracle.quoteFresh(9_600_000, NOW);
+    expect(quote).toMatchObject({ price_cents: 9_505_000, time: NOW - 20, quorum: prices });
+    expect(verifyQuote(quote.oracle_pubkey, quote)).toBe(true);
+    // The reveal follows the quoted price: at or under the threshold, whatever the own series says.
+    expect(oracle.price().priceCents).toBe(9_000_000);
+    expect(quote.secret).not.toBeNull();
+    expect((await oracle.quoteFresh(9_504_999, NOW)).secret).toBeNull();
+    await store.close();
+  });
+
+  it('a quote asks the guardians only when there is no current quorum, one round at a time', async () => {
+    const prices = [price(1, 9_500_000, NOW), price(2, 9_500_000, NOW)];
+    const { oracle, store, rounds, advance } = await networkOracle([
+      () => valid(prices, 9_500_000),
+    ]);
+    await Promise.all([oracle.quoteFresh(0, NOW), oracle.quoteFresh(0, NOW)]);
+    advance(30);
+    await oracle.quoteFresh(0, NOW); // still current: the 5 s timer renews it, not the quote
+    expect(rounds()).toBe(1);
+    advance(31); // its oldest price is 61 s old: the quote asks again
+    await expect(oracle.quoteFresh(0, NOW)).rejects.toBeInstanceOf(StalePriceError);
+    expect(rounds()).toBe(2);
+    await store.close();
+  });
+
+  it('no quorum is a stale price; a failed round leaves the last quorum until its oldest price is 60 s old', async () => {
+    const first = [price(1, 9_500_000, NOW - 10), price(2, 9_500_000, NOW)];
+    const { oracle, store, advance } = await networkOracle([
+      () => valid(first, 9_500_000),
+      () => none,
+    ]);
+    await oracle.refreshQuorum();
+    advance(30);
+    await oracle.refreshQuorum(); // finds none: the last quorum's prices are still fresh
+    expect(oracle.quote(0, NOW).price_cents).toBe(9_500_000);
+    advance(21); // the oldest price is 61 s old
+    const stale = (() => {
+      try {
+        oracle.quote(0, NOW);
+      } catch (e) {
+        return e as StalePriceError;
+      }
+    })();
+    expect(stale).toBeInstanceOf(StalePriceError);
+    // The user reads today's stale message; the log and the operator read why.
+    expect(stale!.reason).toBe(
+      "the guardians' price quorum is 61 s old (no quorum of guardian prices (1 guardian price agree, 2 needed))",
+    );
+    await expect(oracle.quoteFresh(0, NOW)).rejects.toBeInstanceOf(StalePriceError);
+    await store.close();
+  });
+
+  it('guardians of the last quorum that answer they have no fresh price withdraw it: stale at once under t', async () => {
+    const first = [price(1, 9_500_000, NOW), price(2, 9_500_000, NOW)];
+    const unreachable: PriceQuote = {
+      ...none,
+      answers: [{ guardian: 2, error: 'unreachable (ECONNREFUSED)' }],
+    };
+    const withdrawn: PriceQuote = {
+      ...none,
+      answers: [{ guardian: 2, error: 'no fresh price: 0 fresh price sources', noPrice: true }],
+    };
+    const { oracle, store, advance } = await networkOracle([
+      () => valid(first, 9_500_000),
+      () => unreachable,
+      () => withdrawn,
+    ]);
+    await oracle.refreshQuorum();
+    advance(5);
+    await oracle.refreshQuorum(); // guardian 2 unreachable: its signed price still counts
+    expect(oracle.quote(0, NOW).price_cents).toBe(9_500_000);
+    advance(5);
+    await oracle.refreshQuorum(); // guardian 2 says it has no fresh price: one of two left
+    expect(() => oracle.quote(0, NOW)).toThrow(StalePriceError);
+    await store.close();
+  });
+
+  it('a source that throws is a round without a quorum, never an unhandled error', async () => {
+    const { oracle, store } = await networkOracle([
+      () => {
+        throw new Error('set unreadable');
+      },
+    ]);
+    await expect(oracle.quoteFresh(0, NOW)).rejects.toThrow(StalePriceError);
+    await store.close();
+  });
+});
