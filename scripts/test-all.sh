@@ -48,7 +48,8 @@ run_step vitest npx vitest run --maxWorkers=100% --reporter=default --reporter=j
 # The guardian flow suite again, on PostgreSQL (the storage suite already covers both databases).
 if [ -n "${TEST_DATABASE_URL:-}" ]; then
   run_step vitest-flows-postgres env FLOW_DATABASE_URL="$TEST_DATABASE_URL" npx vitest run \
-    --maxWorkers=100% --project server test/guardian/ --reporter=default --reporter=json \
+    --maxWorkers=100% --project server test/guardian/ test/guardian-network/kill-every-flow \
+    --reporter=default --reporter=json \
     --outputFile.json="$out/vitest-flows-postgres.json"
 fi
 run_step build npm run build

@@ -5,6 +5,8 @@
 // share. Plus what the tests read back: each guardian's nonce rows, the chain's verdict on a
 // transaction, and the flow harness's wallets.
 import Database from 'better-sqlite3';
+import { expect } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hex } from '@scure/base';
@@ -13,7 +15,7 @@ import { progressNotificationSchema, type ProgressNotification } from '@unit/pro
 import type { GuardianSet } from '@unit/guardian-net';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
-import type { Harness } from '../guardian/harness';
+import { dropSchema, type Harness } from '../guardian/harness';
 import {
   appHarness,
   quorumAt,
@@ -30,7 +32,12 @@ import {
 } from '../../../../packages/guardian-net/test/harness';
 
 export type EvilMode =
-  'bad-share' | 'replay-nonce' | 'crash-at-decision' | 'crash-after-commit' | 'crash-at-share';
+  | 'bad-share'
+  | 'replay-nonce'
+  | 'crash-at-decision'
+  | 'crash-after-commit'
+  | 'crash-at-share'
+  | 'equivocate';
 
 export interface NonceRow {
   session_id: string;
@@ -50,12 +57,17 @@ export interface World {
   url(id: number): string;
   /** An honest guardian `id` (`--policy vault`), once it has its own fresh price. */
   honest(id: number): Promise<void>;
-  /** The fixture in `mode` as guardian `id`, with that guardian's real share. */
-  evil(id: number, mode: EvilMode): Promise<void>;
+  /**
+   * The fixture in `mode` as guardian `id`, with that guardian's real share and its own price
+   * feeds; with `needPrice` (a liquidation's decision needs it), once that price is fresh.
+   */
+  evil(id: number, mode: EvilMode, needPrice?: boolean): Promise<void>;
   /** kill -9 of guardian `id` (whichever process it is), waiting until it is gone. */
   kill(id: number): Promise<void>;
   /** Whether guardian `id`'s process has exited (a fixture that killed itself). */
   exited(id: number): boolean;
+  /** Settles when guardian `id`'s present process exits. */
+  gone(id: number): Promise<unknown>;
   pid(id: number): number;
   pause(id: number): void;
   resume(id: number): void;
@@ -82,6 +94,18 @@ export function progressRecorder(
 export const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
   ctx.progress.filter((p) => p.approvals).at(-1)?.approvals;
 
+/** Until each of `ids` signs `cents` as its own latest price (read from the app every 500 ms). */
+export async function guardiansSee(w: World, ids: number[], cents: number): Promise<void> {
+  const priceOf = async (id: number) => {
+    const res = await fetch(`${w.url(id)}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    return ((await res.json()) as { lastPrice?: { priceCents: number } | null }).lastPrice;
+  };
+  for (const id of ids)
+    await expect.poll(async () => (await priceOf(id))?.priceCents, { timeout: 15_000 }).toBe(cents);
+  // The app's quotes are the guardians' quorum: at their price from now on.
+  await quorumAt(w.app, cents);
+}
+
 /** The devnet's own check of a raw transaction's inputs against the chain's prevouts. */
 export async function chainVerdict(app: RunningApp, raw: string) {
   const tx = parseTransaction(raw);
@@ -101,14 +125,25 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
     readFileSync(join(network.dir, 'guardian-set.json'), 'utf8'),
   ) as GuardianSet;
   const groupKey = hex.decode(set.groupKey!);
-  const app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+  // On PostgreSQL when the test script sets FLOW_DATABASE_URL (as the guardian flow suite), in a
+  // fresh schema: the races the network tests cover then truly interleave.
+  const flowPg = process.env.FLOW_DATABASE_URL;
+  const schema = `network_${randomBytes(6).toString('hex')}`;
+  const app = await startTestApp(
+    {
+      GUARDIAN_NETWORK: 'external',
+      GUARDIAN_DIR: network.dir,
+      ...(flowPg ? { DATABASE_URL: flowPg } : {}),
+    },
+    flowPg ? { databaseSchema: schema } : {},
+  );
   const procs = new Map<number, Proc>();
   const gdir = (id: number) => join(network.dir, `guardian-${id}`);
   const url = (id: number) => set.members[id - 1]!.url;
   const port = (id: number) => new URL(url(id)).port;
   const flags = ['--chain', `${app.url}/esplora`, '--app', app.url];
   const feeds = ['--feeds', `devnet@${app.url}`, '--price-tick', '500'];
-  const up = async (id: number, proc: Proc, needPrice: boolean) => {
+  const up = async (id: number, proc: Proc, needPrice = true) => {
     procs.set(id, proc);
     const deadline = Date.now() + 45_000;
     while (!(await waitHealthy(url(id), 45_000)).priceFresh && needPrice) {
@@ -138,13 +173,22 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
             ...feeds,
           ]),
         ),
-        true,
       ),
-    evil: (id, mode) =>
+    evil: (id, mode, needPrice = false) =>
       up(
         id,
-        run(EVIL, ['--id', String(id), '--dir', gdir(id), '--port', port(id), '--mode', mode]),
-        false,
+        run(EVIL, [
+          '--id',
+          String(id),
+          '--dir',
+          gdir(id),
+          '--port',
+          port(id),
+          '--mode',
+          mode,
+          ...feeds,
+        ]),
+        needPrice,
       ),
     kill: async (id) => {
       const proc = procs.get(id);
@@ -156,6 +200,7 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
       const proc = procs.get(id);
       return !proc || proc.child.exitCode !== null || proc.child.signalCode !== null;
     },
+    gone: (id) => procs.get(id)!.exited,
     pid: (id) => procs.get(id)!.child.pid!,
     pause: (id) => procs.get(id)?.child.kill('SIGSTOP'),
     resume: (id) => procs.get(id)?.child.kill('SIGCONT'),
@@ -173,6 +218,7 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
     close: async () => {
       await Promise.all([...procs.keys()].map((id) => world.kill(id)));
       await app.stop();
+      if (flowPg) await dropSchema(flowPg, schema);
       await network.close();
     },
   };

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { base64, hex } from '@scure/base';
-import { p2tr, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { OutScript, p2tr, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -46,6 +46,7 @@ import { Oracle } from '../../src/oracle/oracle';
 import { SimulatedPriceSource } from '../../src/oracle/price-source';
 import { getVaultByPubkey, migrateToLatest, openStore, type Store } from '../../src/store';
 import { createGuardian, guardianMigrations, type Guardian } from '../../src/guardian';
+import type { GuardianSigner } from '../../src/guardian/signer';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { codeOf, guardianClient, inProcess } from '../guardian-client';
 
@@ -79,7 +80,19 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Promise<Harness> {
+/**
+ * Who co-signs instead of the test's own guardian key: a guardian network's signer (the app's own
+ * network signer, over real guardian processes) and its group key, which is the treasury's too.
+ */
+export interface HarnessSigning {
+  signer: GuardianSigner;
+  groupKey: Uint8Array;
+}
+
+export async function startHarness(
+  chainWrapper?: (chain: Chain) => Chain,
+  signing?: HarnessSigning,
+): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'guardian-test-'));
   // The flow suite runs on SQLite, and again on PostgreSQL when the test script sets
   // FLOW_DATABASE_URL (each harness in a fresh schema).
@@ -90,9 +103,15 @@ export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Prom
     : await openStore({ file: join(dir, 'unit.db') });
   await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
   const clock = { now: START };
+  // With a network the treasury is `OP_1 <group key>`, untweaked (guardian/treasury-output.ts).
+  const keys = signing && {
+    guardPubkey: signing.groupKey,
+    treasuryPubkey: signing.groupKey,
+    treasuryScript: OutScript.encode({ type: 'tr', pubkey: signing.groupKey }),
+  };
   const devnet = await createDevnet({
     db: store.db,
-    treasuryScript: p2tr(pubSchnorr(TREASURY_KEY)).script,
+    treasuryScript: keys?.treasuryScript ?? p2tr(pubSchnorr(TREASURY_KEY)).script,
     guardianScript: p2tr(pubSchnorr(GUARDIAN_KEY)).script,
     blockIntervalMs: 0,
     now: () => clock.now * 1000,
@@ -118,7 +137,7 @@ export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Prom
       db: store.db,
       chain: c,
       oracle,
-      guardianKey: GUARDIAN_KEY,
+      ...(signing ? { signer: signing.signer } : { guardianKey: GUARDIAN_KEY }),
       treasuryKey: TREASURY_KEY,
       network: TEST_NETWORK,
       unitRuneId: devnet.unitRuneId,
@@ -134,6 +153,7 @@ export async function startHarness(chainWrapper?: (chain: Chain) => Chain): Prom
     oracle,
     guardian,
     clock,
+    ...(keys ? { keys } : {}),
     restart: (c = chain) => makeGuardian(c),
     wallet: async (label) => {
       const wallet = new TestWallet(label, harness);
