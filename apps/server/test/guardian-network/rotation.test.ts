@@ -39,7 +39,12 @@ import { networkSigner } from '../../src/guardian-network/network-signer';
 import { pinnedNetwork } from '../../src/guardian-network/signer-of';
 import { startTestApp, type RunningApp } from '../support';
 import { call, TestWallet, type Harness } from '../guardian/harness';
-import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 
 const policyFlags = (url: string) => [
   '--chain',
@@ -116,6 +121,8 @@ describe('a vault moves to the next guardian set on its next action', () => {
     const env = { GUARDIAN_NETWORK: 'external', DATA_DIR: dataDir };
     unit = await startTestApp({ ...env, GUARDIAN_DIR: network.dir });
     await network.startAll(policyFlags(unit.url));
+    // A quote is the guardians' price quorum in network mode.
+    await quorumAt(unit);
     const h1 = appHarness(unit, key1);
     alice = new WebWallet('alice', () => unit, h1);
     bob = new WebWallet('bob', () => unit, h1);
@@ -146,6 +153,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
         'vault',
         ...policyFlags(unit.url),
       ]);
+    await quorumAt(unit);
     // New vault outputs commit to set 2's key; the treasury stays `OP_1 <set 1's key>`.
     const h2 = appHarness(unit, key2);
     h2.keys = { ...h2.keys!, treasuryScript: OutScript.encode({ type: 'tr', pubkey: key1 }) };

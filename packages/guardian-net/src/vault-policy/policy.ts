@@ -217,7 +217,12 @@ export class VaultPolicy {
     }
     const now = this.clock();
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
-    checkQuoteQuorum(c.request.quote, env.set, now);
+    // Prices are signed under the newest set this guardian holds, whichever set signs this input
+    // (a vault still under an older set moves on this action: set-keys.ts).
+    const priceSet = env.sets?.length
+      ? env.sets.reduce((a, b) => (b.version > a.version ? b : a))
+      : env.set;
+    checkQuoteQuorum(c.request.quote, priceSet, now);
     const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
 
     // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the
