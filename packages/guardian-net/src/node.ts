@@ -29,6 +29,7 @@ import { SigningRounds, type NodeValidator, type Ready } from './signing-rounds'
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import { GuardianStore, scopedSessions } from './store';
 import { MESSAGE_PATH, readBody } from './transport';
+import { NodeOracle } from './oracle/routes';
 
 export const NODE_VERSION = '0.2.0';
 
@@ -87,6 +88,7 @@ export class GuardianNode {
   private server?: Server;
   private readonly startedAt = Date.now();
   private readonly log: (event: Record<string, unknown>) => void;
+  private readonly oracle = new NodeOracle(() => ({ ...this.opts, identitySecret: this.identity.secretKey, setVersion: this.body.version, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
     const p = paths(opts.dir);
@@ -139,9 +141,7 @@ export class GuardianNode {
       validate: (req) => {
         const ownPrice = this.price?.current() ?? null;
         const own = liquidationDecision(req.context, ownPrice);
-        return own && !own.approve
-          ? own
-          : opts.validate(req, { groupKey: set.groupKey ?? '', ownPrice });
+        return own && !own.approve ? own : opts.validate(req, this.oracle.env(set, ownPrice));
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),
@@ -337,6 +337,7 @@ export class GuardianNode {
       res.end(JSON.stringify(json));
     };
     if (req.method === 'GET' && req.url === '/v1/health') return send(200, this.health());
+    if (this.oracle.route(req, send)) return;
     if (req.method === 'GET' && req.url === '/v1/set') {
       const set = this.current?.set;
       if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });

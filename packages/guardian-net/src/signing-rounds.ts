@@ -2,6 +2,7 @@
 // (`sign/commit`, one nonce per attempt, on disk before the commitment leaves) and round 2
 // (`sign/share`, the nonce spent on disk before the share exists). Nonces live in memory only, so
 // a restart abandons every nonce it had issued and none is ever used twice.
+import type { OracleEnv } from './oracle/routes';
 import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';
@@ -32,6 +33,8 @@ export interface ValidatorEnv {
   /** x-only hex */
   groupKey: string;
   ownPrice: OwnPrice | null;
+  /** its own oracle and the set the session signs for (oracle/routes.ts); absent in unit tests */
+  oracle?: OracleEnv;
 }
 
 /** A node's policy: a validator that may read the node's group key and own price. */

@@ -1,0 +1,122 @@
+// The coordinator's side of the guardians' oracles: the hashes a new vault commits to, one per
+// oracle of the set (oracleMembers: ids 1..min(n, 3), all of which must answer, each statement
+// checked against its identity key), and a liquidation's secret from whichever oracle's own price
+// allows it.
+import { bytesToHex, parseHex } from '../canonical';
+import type { GuardianSetBody } from '../guardian-set';
+import { readCapped } from '../read-capped';
+import { ORACLE_HASH_PATH, ORACLE_SECRET_PATH } from './routes';
+import {
+  hash160,
+  oracleHashProblem,
+  oracleMembers,
+  parseOracleHashStatement,
+  type OracleHashStatement,
+} from './threshold-oracle';
+
+const MAX_ANSWER_BYTES = 4 * 1024;
+
+export interface OracleCommitment {
+  /** hash160 of each oracle's threshold secret, hex, in leaf order */
+  hashes: string[];
+  /** each oracle's signed statement, in the same order */
+  statements: OracleHashStatement[];
+}
+
+export class OracleUnavailableError extends Error {}
+
+async function getJson(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const text = await readCapped(res, MAX_ANSWER_BYTES);
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body };
+}
+
+const reasonOf = (e: unknown) =>
+  e instanceof Error && e.name === 'TimeoutError' ? 'no answer in time' : (e as Error).message;
+
+const query = (th: number, ts: number) => `?th=${th}&ts=${ts}`;
+
+/** Every oracle's signed hash of (th, ts), checked; an error naming each oracle that failed. */
+export async function collectOracleHashes(
+  set: Pick<GuardianSetBody, 'members' | 'version'>,
+  th: number,
+  ts: number,
+  timeoutMs = 3_000,
+): Promise<OracleCommitment> {
+  const answers = await Promise.all(
+    oracleMembers(set).map(async (m) => {
+      try {
+        const { status, body } = await getJson(
+          `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
+          timeoutMs,
+        );
+        if (status !== 200) throw new Error(`HTTP ${status}`);
+        const statement = parseOracleHashStatement(body);
+        if (statement.guardian !== m.id)
+          throw new Error(`answered as guardian ${statement.guardian}`);
+        const problem = oracleHashProblem(set, statement, th, ts);
+        if (problem) throw new Error(problem);
+        return { ok: true as const, statement };
+      } catch (e) {
+        return { ok: false as const, reason: `${m.name}: ${reasonOf(e)}` };
+      }
+    }),
+  );
+  const failed = answers.flatMap((a) => (a.ok ? [] : [a.reason]));
+  if (failed.length > 0)
+    throw new OracleUnavailableError(
+      `every oracle of the guardian set must give its threshold hash: ${failed.join('; ')}`,
+    );
+  const statements = answers.map((a) => (a as { statement: OracleHashStatement }).statement);
+  return { hashes: statements.map((s) => s.hash), statements };
+}
+
+export interface RevealedSecret {
+  secret: Uint8Array;
+  /** the guardian that revealed it */
+  guardian: number;
+  /** which of `hashes` it opens: the liquidation leaf to spend */
+  index: number;
+}
+
+/**
+ * A threshold secret that opens one of `hashes`, from the first oracle of the set whose own price
+ * allows it; null with each oracle's reason when none does.
+ */
+export async function fetchOracleSecret(
+  set: Pick<GuardianSetBody, 'members'>,
+  th: number,
+  ts: number,
+  hashes: readonly string[],
+  timeoutMs = 3_000,
+): Promise<{ revealed: RevealedSecret | null; reasons: string[] }> {
+  const reasons: string[] = [];
+  const asks = oracleMembers(set).map(async (m): Promise<RevealedSecret> => {
+    try {
+      const { status, body } = await getJson(
+        `${m.url}${ORACLE_SECRET_PATH}${query(th, ts)}`,
+        timeoutMs,
+      );
+      const b = (body ?? {}) as { secret?: unknown; error?: { message?: unknown } };
+      if (status !== 200) throw new Error(String(b.error?.message ?? `HTTP ${status}`));
+      const secret = parseHex(b.secret, 32, 'secret');
+      const index = hashes.indexOf(bytesToHex(hash160(secret)));
+      if (index < 0) throw new Error("its secret opens none of the vault's hashes");
+      return { secret, guardian: m.id, index };
+    } catch (e) {
+      reasons.push(`${m.name}: ${reasonOf(e)}`);
+      throw e;
+    }
+  });
+  try {
+    return { revealed: await Promise.any(asks), reasons };
+  } catch {
+    return { revealed: null, reasons };
+  }
+}
