@@ -14,6 +14,7 @@ import type { GuardianSigner } from './guardian/signer';
 import { treasuryOutputOf } from './guardian/treasury-output';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
+import { networkOraclesOf } from './oracle/network-oracles';
 import { SimulatedPriceSource } from './oracle/price-source';
 import { FeedsPriceSource } from '@unit/guardian-net/price';
 import { rateLimitMigrations } from './http/shared-rate-limits';
@@ -82,6 +83,8 @@ export async function firstStart(
     startPriceCents: config.startPriceCents,
     tickMs: config.priceTickMs,
     log: log.child({ module: 'oracle' }),
+    // With the network the guardians are the oracles of the liquidation leaves (network-oracles.ts).
+    ...(signer.kind === 'network' ? { network: networkOraclesOf(config, store.db) } : {}),
   });
   await oracle.load();
   // The devnet's chain lives in the database; every instance reads it there, and its writes

@@ -2,7 +2,7 @@
 // (`sign/commit`, one nonce per attempt, on disk before the commitment leaves) and round 2
 // (`sign/share`, the nonce spent on disk before the share exists). Nonces live in memory only, so
 // a restart abandons every nonce it had issued and none is ever used twice.
-import type { OracleEnv } from './oracle/routes';
+import type { OracleEnv } from './oracle/threshold-oracle';
 import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { hex } from '@scure/base';
 import { OutScript, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
-import { equalBytes } from '@scure/btc-signer/utils.js';
+import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import {
   Coordinator,
@@ -106,9 +106,14 @@ function sessionsOf(tx: Transaction, job: CosignJob, groupKey: Uint8Array): Sess
       return;
     }
     const kind = role === 'vault' ? 'update' : 'liquidation';
+    // One liquidation leaf per oracle: the one the revealed secret opens (docs/guardian-network.md).
+    const opens = kind === 'liquidation' && job.secret ? hash160(job.secret) : null;
     const leaf = tx.getInput(input).tapLeafScript?.find(([, withVersion]) => {
       const leafKind = classifyTapLeaf(withVersion.subarray(0, -1));
-      return leafKind?.kind === kind && equalBytes(leafKind.guardPubkey, groupKey);
+      if (leafKind?.kind !== kind || !equalBytes(leafKind.guardPubkey, groupKey)) return false;
+      return (
+        !opens || (leafKind.kind === 'liquidation' && equalBytes(leafKind.thresholdHash, opens))
+      );
     });
     if (!leaf)
       throw new DomainError(

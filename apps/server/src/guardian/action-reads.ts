@@ -44,7 +44,7 @@ export async function vaultUtxo(
   const expected = vaultOutput({
     vaultPubkey: hex.decode(row.vault_pubkey),
     guardPubkey: g.guardPubkey,
-    thresholdHash: g.oracle.thresholdHash(BigInt(row.threshold_cents), row.stamp),
+    thresholdHash: await g.oracle.thresholdHashes(BigInt(row.threshold_cents), row.stamp),
     network: g.network,
   }).script;
   const script = hex.decode(output.script_hex);

@@ -185,7 +185,7 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
     if ('liquidated' in effects) {
       const liquidated = await getVault(g.db, effects.liquidated.vault_id);
       secret = liquidated
-        ? g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
+        ? await g.oracle.revealSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
         : null;
       if (!secret)
         throw new DomainError(

@@ -159,7 +159,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (ts > Math.floor(Date.now() / 1000) + 60) {
       throw new DomainError('bad_request', 'ts is in the future');
     }
-    return withFreshPrice(() => oracle.quote(th, ts));
+    return oracle.withOracleHashes(withFreshPrice(() => oracle.quote(th, ts)));
   });
 
   app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {

@@ -1,7 +1,7 @@
-// The coordinator's side of the guardians' oracles: the hashes a new vault commits to, one per
-// oracle of the set (oracleMembers: ids 1..min(n, 3), all of which must answer, each statement
-// checked against its identity key), and a liquidation's secret from whichever oracle's own price
-// allows it.
+// The coordinator's side of the guardians' oracles: the hashes a new vault commits to (every
+// guardian is asked; the first three that answer, by id, each statement checked against its
+// identity key, and at least min(t, 3) of them: oracleCount), and a liquidation's secret from
+// whichever guardian's own price allows it.
 import { bytesToHex, parseHex } from '../canonical';
 import type { GuardianSetBody } from '../guardian-set';
 import { readCapped } from '../read-capped';
@@ -9,7 +9,7 @@ import { ORACLE_HASH_PATH, ORACLE_SECRET_PATH } from './routes';
 import {
   hash160,
   oracleHashProblem,
-  oracleMembers,
+  oracleCount,
   parseOracleHashStatement,
   type OracleHashStatement,
 } from './threshold-oracle';
@@ -44,36 +44,40 @@ const query = (th: number, ts: number) => `?th=${th}&ts=${ts}`;
 
 /** Every oracle's signed hash of (th, ts), checked; an error naming each oracle that failed. */
 export async function collectOracleHashes(
-  set: Pick<GuardianSetBody, 'members' | 'version'>,
+  set: Pick<GuardianSetBody, 'members' | 'version' | 't'>,
   th: number,
   ts: number,
   timeoutMs = 3_000,
 ): Promise<OracleCommitment> {
   const answers = await Promise.all(
-    oracleMembers(set).map(async (m) => {
-      try {
-        const { status, body } = await getJson(
-          `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
-          timeoutMs,
-        );
-        if (status !== 200) throw new Error(`HTTP ${status}`);
-        const statement = parseOracleHashStatement(body);
-        if (statement.guardian !== m.id)
-          throw new Error(`answered as guardian ${statement.guardian}`);
-        const problem = oracleHashProblem(set, statement, th, ts);
-        if (problem) throw new Error(problem);
-        return { ok: true as const, statement };
-      } catch (e) {
-        return { ok: false as const, reason: `${m.name}: ${reasonOf(e)}` };
-      }
-    }),
+    [...set.members]
+      .sort((a, b) => a.id - b.id)
+      .map(async (m) => {
+        try {
+          const { status, body } = await getJson(
+            `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
+            timeoutMs,
+          );
+          if (status !== 200) throw new Error(`HTTP ${status}`);
+          const statement = parseOracleHashStatement(body);
+          if (statement.guardian !== m.id)
+            throw new Error(`answered as guardian ${statement.guardian}`);
+          const problem = oracleHashProblem(set, statement, th, ts);
+          if (problem) throw new Error(problem);
+          return { ok: true as const, statement };
+        } catch (e) {
+          return { ok: false as const, reason: `${m.name}: ${reasonOf(e)}` };
+        }
+      }),
   );
-  const failed = answers.flatMap((a) => (a.ok ? [] : [a.reason]));
-  if (failed.length > 0)
+  const { min, max } = oracleCount(set);
+  const statements = answers.flatMap((a) => (a.ok ? [a.statement] : [])).slice(0, max);
+  if (statements.length < min) {
+    const failed = answers.flatMap((a) => (a.ok ? [] : [a.reason]));
     throw new OracleUnavailableError(
-      `every oracle of the guardian set must give its threshold hash: ${failed.join('; ')}`,
+      `a vault needs the threshold hashes of at least ${min} guardians, ${statements.length} gave one: ${failed.join('; ')}`,
     );
-  const statements = answers.map((a) => (a as { statement: OracleHashStatement }).statement);
+  }
   return { hashes: statements.map((s) => s.hash), statements };
 }
 
@@ -86,8 +90,8 @@ export interface RevealedSecret {
 }
 
 /**
- * A threshold secret that opens one of `hashes`, from the first oracle of the set whose own price
- * allows it; null with each oracle's reason when none does.
+ * A threshold secret that opens one of `hashes`, from the first guardian whose own price allows
+ * it; null with each guardian's reason when none does.
  */
 export async function fetchOracleSecret(
   set: Pick<GuardianSetBody, 'members'>,
@@ -97,7 +101,7 @@ export async function fetchOracleSecret(
   timeoutMs = 3_000,
 ): Promise<{ revealed: RevealedSecret | null; reasons: string[] }> {
   const reasons: string[] = [];
-  const asks = oracleMembers(set).map(async (m): Promise<RevealedSecret> => {
+  const asks = set.members.map(async (m): Promise<RevealedSecret> => {
     try {
       const { status, body } = await getJson(
         `${m.url}${ORACLE_SECRET_PATH}${query(th, ts)}`,

@@ -8,7 +8,7 @@
 //   on its own price.
 import type { IncomingMessage } from 'node:http';
 import { bytesToHex } from '../canonical';
-import type { GuardianSet, GuardianSetBody } from '../guardian-set';
+import type { GuardianSet } from '../guardian-set';
 import type { ValidatorEnv } from '../signing-rounds';
 import type { OwnPrice } from '../price/own-price';
 import { ThresholdOracle } from './threshold-oracle';
@@ -21,13 +21,6 @@ export interface OracleRouteDeps {
   oracle: ThresholdOracle;
   setVersion: () => number;
   ownPrice: () => OwnPrice | null;
-}
-
-/** What a guardian's vault policy gets of its oracle (ValidatorEnv.oracle). */
-export interface OracleEnv {
-  /** the set the session signs for: its members' identity keys check the other statements */
-  set: Pick<GuardianSetBody, 'members' | 'version'>;
-  oracle: ThresholdOracle;
 }
 
 type Send = (status: number, json: unknown) => void;

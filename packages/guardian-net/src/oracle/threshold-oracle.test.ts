@@ -11,7 +11,7 @@ import { revealRefusal } from './routes';
 import {
   ensureOracleSecret,
   oracleHashProblem,
-  oracleMembers,
+  oracleCount,
   ThresholdOracle,
 } from './threshold-oracle';
 
@@ -24,10 +24,11 @@ const tempDir = () => {
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 /** n guardians, each with its identity and its own oracle directory. */
-function network(n: number) {
+function network(n: number, t = 2) {
   const ids = Array.from({ length: n }, () => newIdentity());
-  const set: Pick<GuardianSetBody, 'members' | 'version'> = {
+  const set: Pick<GuardianSetBody, 'members' | 'version' | 't'> = {
     version: 4,
+    t,
     members: ids.map((id, i) => ({
       id: i + 1,
       name: `guardian-${i + 1}`,
@@ -102,21 +103,34 @@ describe("the vault's oracle list, as each guardian checks it", () => {
   const th = 8_000_000;
   const ts = 1_700_000_000;
 
-  it('is the first min(n, 3) guardians by id', () => {
-    expect(oracleMembers(network(2).set).map((m) => m.id)).toEqual([1, 2]);
-    expect(oracleMembers(network(5).set).map((m) => m.id)).toEqual([1, 2, 3]);
+  it('is min(t, 3) to 3 guardians', () => {
+    expect(oracleCount(network(3, 2).set)).toEqual({ min: 2, max: 3 });
+    expect(oracleCount(network(7, 5).set)).toEqual({ min: 3, max: 3 });
   });
 
-  it('takes exactly the oracles in order, with their statements, its own recomputed', () => {
+  it('takes 2 or 3 signed hashes in id order, its own recomputed; refuses every other list', () => {
     const { set, oracles } = network(4);
     const statements = oracles.slice(0, 3).map((o) => o.statement(4, th, ts));
     const hashes = statements.map((s) => hex.decode(s.hash));
     const env = { set, oracle: oracles[1]! };
     expect(oracleListProblem(env, th, ts, hashes, statements)).toBeNull();
-    // Fewer, more, another order, a hash not from the set, a forged statement, another (th, ts).
-    expect(oracleListProblem(env, th, ts, hashes.slice(0, 2), statements.slice(0, 2))).toMatch(
-      /guardian-1, guardian-2, guardian-3/,
+    // Guardian 2 was down at quote time: guardians 1 and 3 (guardian 2 checks it too: not listed).
+    const pair = [statements[0]!, statements[2]!];
+    expect(oracleListProblem(env, th, ts, [hashes[0]!, hashes[2]!], pair)).toBeNull();
+    // One, four, out of order, a hash not from the set, a forged statement, another (th, ts).
+    expect(oracleListProblem(env, th, ts, hashes.slice(0, 1), statements.slice(0, 1))).toMatch(
+      /2 to 3 guardians' threshold hashes, not 1/,
     );
+    const all = oracles.map((o) => o.statement(4, th, ts));
+    expect(
+      oracleListProblem(
+        env,
+        th,
+        ts,
+        all.map((s) => hex.decode(s.hash)),
+        all,
+      ),
+    ).toMatch(/not 4/);
     const swapped = [statements[1]!, statements[0]!, statements[2]!];
     expect(
       oracleListProblem(
@@ -126,7 +140,17 @@ describe("the vault's oracle list, as each guardian checks it", () => {
         swapped.map((s) => hex.decode(s.hash)),
         swapped,
       ),
-    ).toMatch(/must be guardian-1's/);
+    ).toMatch(/out of id order/);
+    const twice = [statements[0]!, statements[0]!];
+    expect(
+      oracleListProblem(
+        env,
+        th,
+        ts,
+        twice.map((s) => hex.decode(s.hash)),
+        twice,
+      ),
+    ).toMatch(/out of id order/);
     const foreign = [...hashes];
     foreign[2] = new Uint8Array(20).fill(3);
     expect(oracleListProblem(env, th, ts, foreign, statements)).toMatch(/not the one guardian-3/);
@@ -136,7 +160,10 @@ describe("the vault's oracle list, as each guardian checks it", () => {
     expect(oracleListProblem(env, th, ts, fourthHashes, fourth)).toMatch(/does not verify/);
     expect(oracleListProblem(env, th + 1, ts, hashes, statements)).toMatch(/another threshold/);
     expect(oracleListProblem(env, th, ts, hashes, [statements[0], 'x', statements[2]])).toMatch(
-      /no statement of guardian-2/,
+      /no guardian's statement/,
+    );
+    expect(oracleListProblem(env, th, ts, hashes, statements.slice(0, 2))).toMatch(
+      /come with 2 statements/,
     );
   });
 

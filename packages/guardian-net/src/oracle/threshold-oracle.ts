@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { VAULT_MAX_ORACLE_COUNT } from '@unit/protocol';
 import { bytesToHex, parseHex, taggedDigest, utf8ToBytes } from '../canonical';
-import type { GuardianSetBody, Member } from '../guardian-set';
+import type { GuardianSetBody } from '../guardian-set';
 import { readSecretFile, writeSecretFile } from '../secret-file';
 
 export const ORACLE_HASH_TAG = 'unit/oracle-hash';
@@ -83,11 +83,13 @@ export function parseOracleHashStatement(raw: unknown): OracleHashStatement {
 }
 
 /**
- * The oracles a vault of this set commits to, in leaf order: the members with ids
- * 1..min(n, VAULT_MAX_ORACLE_COUNT). A fixed list, so every party can check a vault's hashes.
+ * How many oracles a vault of this set commits to: at most VAULT_MAX_ORACLE_COUNT (3), at least
+ * min(t, 3). The coordinator asks every guardian and takes the first three that answer, by id, so
+ * one guardian down (of a 2-of-3) does not stop new vaults; every guardian checks the list
+ * (oracle-hashes.ts): that many statements, ids ascending, each signed by that member.
  */
-export function oracleMembers(set: Pick<GuardianSetBody, 'members'>): Member[] {
-  return [...set.members].sort((a, b) => a.id - b.id).filter((m) => m.id <= VAULT_MAX_ORACLE_COUNT);
+export function oracleCount(set: Pick<GuardianSetBody, 't'>): { min: number; max: number } {
+  return { min: Math.min(set.t, VAULT_MAX_ORACLE_COUNT), max: VAULT_MAX_ORACLE_COUNT };
 }
 
 /** Why `s` is not guardian `s.guardian`'s statement for (th, ts) under this set, or null. */
@@ -111,6 +113,13 @@ export function oracleHashProblem(
   } catch {
     return 'oracle hash signature does not verify';
   }
+}
+
+/** What a guardian's vault policy gets of its oracle (ValidatorEnv.oracle). */
+export interface OracleEnv {
+  /** the set the session signs for: its members' identity keys check the other statements */
+  set: Pick<GuardianSetBody, 'members' | 'version' | 't'>;
+  oracle: ThresholdOracle;
 }
 
 /** One guardian's oracle: its secret file, its hashes and statements. */

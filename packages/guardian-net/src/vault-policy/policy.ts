@@ -38,7 +38,7 @@ import {
 } from '@unit/bitcoin';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, PRICE_MAX_SPREAD_BASIS_POINTS } from '@unit/protocol';
 import type { VaultAction } from '@unit/protocol/wire';
-import type { OracleEnv } from '../oracle/routes';
+import type { OracleEnv } from '../oracle/threshold-oracle';
 import type { OwnPrice } from '../price/own-price';
 import type { Decision, SignRequest } from '../signing-rounds';
 import type { AppFacts, ChainView } from './chain-view';
