@@ -8,6 +8,7 @@ import {
   defaultPaymentInputs,
   estimateVsize,
   operationCostSats,
+  VAULT_MAX_ORACLE_COUNT,
   type BitcoinPriceDto,
   type ConfigDto,
   type OperationQuoteDto,
@@ -226,11 +227,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { action, feeRate, inputs } = parseInput(operationQuery, request.query);
     // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
     const paymentInputs = inputs ?? defaultPaymentInputs(action);
-    const cost = operationCostSats({ action, paymentInputs, feeRate });
+    // With the guardians as oracles a liquidated vault has up to three liquidation leaves.
+    const oracles = config.guardianNetwork.mode === 'off' ? 1 : VAULT_MAX_ORACLE_COUNT;
+    const cost = operationCostSats({ action, paymentInputs, feeRate, oracles });
     return {
       action,
       fee_rate: feeRate,
-      vsize: estimateVsize({ action, paymentInputs }),
+      vsize: estimateVsize({ action, paymentInputs, oracles }),
       operation_cost_sats: Number(cost),
     };
   });
