@@ -3,7 +3,7 @@
 // identity key, and at least min(t, 3) of them: oracleCount), and a liquidation's secret from
 // whichever guardian's own price allows it.
 import { bytesToHex, parseHex } from '../canonical';
-import type { GuardianSetBody } from '../guardian-set';
+import type { GuardianSetBody, Member } from '../guardian-set';
 import { readCapped } from '../read-capped';
 import { ORACLE_HASH_PATH, ORACLE_SECRET_PATH } from './routes';
 import {
@@ -42,38 +42,69 @@ const reasonOf = (e: unknown) =>
 
 const query = (th: number, ts: number) => `?th=${th}&ts=${ts}`;
 
-/** Every oracle's signed hash of (th, ts), checked; an error naming each oracle that failed. */
+type Answer = { ok: true; statement: OracleHashStatement } | { ok: false; reason: string };
+
+/** One guardian's signed hash of (th, ts), checked against the set. */
+async function askHash(
+  set: Pick<GuardianSetBody, 'members' | 'version'>,
+  m: Member,
+  th: number,
+  ts: number,
+  timeoutMs: number,
+): Promise<Answer> {
+  try {
+    const { status, body } = await getJson(
+      `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
+      timeoutMs,
+    );
+    if (status !== 200) throw new Error(`HTTP ${status}`);
+    const statement = parseOracleHashStatement(body);
+    if (statement.guardian !== m.id) throw new Error(`answered as guardian ${statement.guardian}`);
+    const problem = oracleHashProblem(set, statement, th, ts);
+    if (problem) throw new Error(problem);
+    return { ok: true, statement };
+  } catch (e) {
+    return { ok: false, reason: `${m.name}: ${reasonOf(e)}` };
+  }
+}
+
+/**
+ * The guardians' signed hashes of (th, ts), checked: the first three by id of those that answer.
+ * Once min(t, 3) have answered, the others get `graceMs` more (a guardian that holds its
+ * connection does not hold every quote for the whole time-out); fewer than min(t, 3) is an error
+ * naming each guardian that failed.
+ */
 export async function collectOracleHashes(
   set: Pick<GuardianSetBody, 'members' | 'version' | 't'>,
   th: number,
   ts: number,
   timeoutMs = 3_000,
+  graceMs = 500,
 ): Promise<OracleCommitment> {
-  const answers = await Promise.all(
-    [...set.members]
-      .sort((a, b) => a.id - b.id)
-      .map(async (m) => {
-        try {
-          const { status, body } = await getJson(
-            `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
-            timeoutMs,
-          );
-          if (status !== 200) throw new Error(`HTTP ${status}`);
-          const statement = parseOracleHashStatement(body);
-          if (statement.guardian !== m.id)
-            throw new Error(`answered as guardian ${statement.guardian}`);
-          const problem = oracleHashProblem(set, statement, th, ts);
-          if (problem) throw new Error(problem);
-          return { ok: true as const, statement };
-        } catch (e) {
-          return { ok: false as const, reason: `${m.name}: ${reasonOf(e)}` };
-        }
-      }),
-  );
   const { min, max } = oracleCount(set);
-  const statements = answers.flatMap((a) => (a.ok ? [a.statement] : [])).slice(0, max);
+  const members = [...set.members].sort((a, b) => a.id - b.id);
+  const answers: (Answer | undefined)[] = members.map(() => undefined);
+  await new Promise<void>((resolve) => {
+    let good = 0;
+    let settled = 0;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(grace);
+      resolve();
+    };
+    members.forEach((m, i) => {
+      void askHash(set, m, th, ts, timeoutMs).then((answer) => {
+        answers[i] = answer;
+        settled++;
+        if (answer.ok) good++;
+        if (settled === members.length) finish();
+        else if (good === min && grace === undefined) grace = setTimeout(finish, graceMs);
+      });
+    });
+  });
+  const statements = answers.flatMap((a) => (a?.ok ? [a.statement] : [])).slice(0, max);
   if (statements.length < min) {
-    const failed = answers.flatMap((a) => (a.ok ? [] : [a.reason]));
+    const failed = answers.flatMap((a) => (a && !a.ok ? [a.reason] : []));
     throw new OracleUnavailableError(
       `a vault needs the threshold hashes of at least ${min} guardians, ${statements.length} gave one: ${failed.join('; ')}`,
     );
