@@ -33,6 +33,8 @@ export interface NetworkOraclesOptions {
 
 export class NetworkOracles {
   private readonly memory = new Map<string, Promise<OracleCommitment>>();
+  /** The (th, stamp) this process has stored, so a vault's every action writes its row once. */
+  private readonly kept = new Set<string>();
   private readonly timeoutMs: number;
 
   constructor(private readonly o: NetworkOraclesOptions) {
@@ -54,7 +56,11 @@ export class NetworkOracles {
       pending.catch(() => this.memory.delete(k));
     }
     const commitment = await pending;
-    if (keep) await putSetting(this.o.db, `oracle_hashes:${k}`, JSON.stringify(commitment));
+    if (keep && !this.kept.has(k)) {
+      await putSetting(this.o.db, `oracle_hashes:${k}`, JSON.stringify(commitment));
+      this.kept.add(k);
+      if (this.kept.size > MEMORY_ENTRIES) this.kept.delete(this.kept.values().next().value!);
+    }
     return commitment;
   }
 
