@@ -15,6 +15,7 @@ import { treasuryOutputOf } from './guardian/treasury-output';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
 import { priceQuorumFeedOf } from './oracle/quorum';
+import { networkOraclesOf } from './oracle/network-oracles';
 import { SimulatedPriceSource } from './oracle/price-source';
 import { FeedsPriceSource } from '@unit/guardian-net/price';
 import { rateLimitMigrations } from './http/shared-rate-limits';
@@ -84,6 +85,8 @@ export async function firstStart(
     tickMs: config.priceTickMs,
     log: log.child({ module: 'oracle' }),
     quorum: priceQuorumFeedOf(config, log.child({ module: 'price-quorum' })),
+    // With the network the guardians are the oracles of the liquidation leaves (network-oracles.ts).
+    ...(signer.kind === 'network' ? { network: networkOraclesOf(config, store.db) } : {}),
   });
   await oracle.load();
   // The devnet's chain lives in the database; every instance reads it there, and its writes

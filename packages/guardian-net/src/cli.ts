@@ -18,6 +18,7 @@ import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
 import { VaultPolicy } from './vault-policy/policy';
+import { ensureOracleSecret } from './oracle/threshold-oracle';
 
 const CLI = fileURLToPath(import.meta.url);
 
@@ -150,6 +151,7 @@ async function start(args: string[]): Promise<void> {
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
   const price = priceOptions(values.dir, values);
+  ensureOracleSecret(join(values.dir, 'oracle.json')); // its own oracle (oracle/threshold-oracle.ts)
   const node = new GuardianNode({
     id,
     dir: values.dir,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
 import { openEnvelope, ProtocolError, sealMessage, type Payload, type Wire } from './envelope';
-import { type CommitmentsJson, frost, frostIdentifier, publicFromJson } from './frost';
+import { frost, frostIdentifier, publicFromJson } from './frost';
 import {
   parseSetBody,
   verifySet,
@@ -21,43 +21,19 @@ import {
 } from './guardian-set';
 import { acceptRoster, handoverFor, sameRoster } from './handover';
 import { ensureIdentity, type Identity } from './identity';
-import type { PriceFeed } from './price/feeds';
 import { liquidationDecision } from './price/liquidation';
-import { OwnPriceOracle } from './price/own-price';
+import { OwnPriceOracle, type OwnPrice } from './price/own-price';
 import { PRICE_PATH } from './price/quorum';
-import { SigningRounds, type NodeValidator, type Ready } from './signing-rounds';
+import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
+import type { NodeOptions } from './node-options';
 import { GuardianStore, scopedSessions } from './store';
 import { MESSAGE_PATH, readBody } from './transport';
+import { NodeOracle } from './oracle/routes';
 
 export const NODE_VERSION = '0.2.0';
 
-export interface NodePriceOptions {
-  /** this guardian's own exchange feeds (kind@baseUrl, as PRICE_FEEDS) */
-  feeds: PriceFeed[];
-  tickMs?: number;
-  timeoutMs?: number;
-  maxSpreadBasisPoints?: number;
-}
-
-export interface NodeOptions {
-  id: number;
-  /** holds identity.json, store.sqlite and each set with its share (set-files.ts) */
-  dir: string;
-  /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
-  roster?: GuardianSetBody;
-  host?: string;
-  /** defaults to the port of this guardian's URL in the set (or roster) */
-  port?: number;
-  validate: NodeValidator;
-  /** its own price feeds; without them it serves no price and refuses every liquidation */
-  price?: NodePriceOptions;
-  /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */
-  tamperShare?: (share: Uint8Array) => Uint8Array;
-  /** Test fixtures only (a malicious guardian): rewrites the commitments before they are sent. */
-  tamperCommitments?: (c: CommitmentsJson) => CommitmentsJson;
-  log?: (event: Record<string, unknown>) => void;
-}
+export type { NodeOptions, NodePriceOptions } from './node-options';
 
 export const paths = (dir: string) => ({
   identity: join(dir, 'identity.json'),
@@ -87,6 +63,7 @@ export class GuardianNode {
   private server?: Server;
   private readonly startedAt = Date.now();
   private readonly log: (event: Record<string, unknown>) => void;
+  private readonly oracle = new NodeOracle(() => ({ ...this.opts, identitySecret: this.identity.secretKey, setVersion: this.body.version, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
     const p = paths(opts.dir);
@@ -139,8 +116,7 @@ export class GuardianNode {
       validate: (req) => {
         const ownPrice = this.price?.current() ?? null;
         const own = liquidationDecision(req.context, ownPrice);
-        const env = { groupKey: set.groupKey ?? '', ownPrice, sets: this.heldSets(), set };
-        return own && !own.approve ? own : opts.validate(req, env);
+        return own && !own.approve ? own : opts.validate(req, this.policyEnv(set, ownPrice));
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),
@@ -149,7 +125,12 @@ export class GuardianNode {
     this.installed.set(set.version, { ...ready, signing });
   }
 
-  private heldSets = () => [...this.installed.values()].map((i) => i.set);
+  /** A session's policy environment: oracle statements and quoted prices are the newest set's. */
+  private policyEnv(set: GuardianSet, ownPrice: OwnPrice | null) {
+    const sets = [...this.installed.values()].map((i) => i.set);
+    const oracle = this.oracle.env(this.current?.set ?? set, ownPrice);
+    return { ...oracle, groupKey: set.groupKey ?? '', sets, set };
+  }
 
   /** The newest set it holds a share of. */
   private get current(): Installed | undefined {
@@ -340,6 +321,7 @@ export class GuardianNode {
       res.end(JSON.stringify(json));
     };
     if (req.method === 'GET' && req.url === '/v1/health') return send(200, this.health());
+    if (this.oracle.route(req, send)) return;
     if (req.method === 'GET' && req.url === '/v1/set') {
       const set = this.current?.set;
       if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });

@@ -2,6 +2,7 @@
 // (`sign/commit`, one nonce per attempt, recorded before the commitment leaves) and round 2
 // (`sign/share`, the nonce recorded spent before the share exists). Nonces live in memory only, so
 // a restart abandons every nonce it had issued and none is ever used twice.
+import type { OracleEnv } from './oracle/threshold-oracle';
 import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';
@@ -36,6 +37,8 @@ export interface ValidatorEnv {
   sets?: readonly GuardianSet[];
   /** the set the request is signed under: a quote's guardian prices are checked against it */
   set?: GuardianSetBody;
+  /** its own oracle and the set the session signs for (oracle/routes.ts); absent in unit tests */
+  oracle?: OracleEnv;
 }
 
 /** A node's policy: a validator that may read the node's group key and own price. */

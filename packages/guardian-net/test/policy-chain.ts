@@ -66,8 +66,8 @@ export class StandInChain implements ChainView {
   async unitAmount(_address: string, txid: string, vout: number) {
     return this.units.get(`${txid}:${vout}`) ?? 0n;
   }
-  async thresholdHash(th: number, ts: number) {
-    return hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts));
+  async thresholdHashes(th: number, ts: number) {
+    return { hashes: [hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))], statements: [] };
   }
 
   /** A funding transaction: a wallet payment and a treasury UNIT output. */

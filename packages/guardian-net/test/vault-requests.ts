@@ -37,7 +37,7 @@ export const FEE_RATE = 2;
 export const keyOf = (label: string) => sha256(new TextEncoder().encode(`policy test: ${label}`));
 
 /** An oracle quote as GET /api/oracle/quote answers it (signed fields plus the threshold hash). */
-export type OracleQuote = SignedQuote & { threshold_hash: string };
+export type OracleQuote = SignedQuote & { threshold_hash: string; threshold_hashes?: string[] };
 
 /** A wallet: P2WPKH payments, a P2TR runes address, a vault key. */
 export class Wallet {

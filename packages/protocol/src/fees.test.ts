@@ -152,3 +152,18 @@ describe('cappedFeeOptions', () => {
     expect(cappedFeeOptions({ fastestFee: 900 }, null).map((o) => o.fee)).toEqual([1, 1, 900]);
   });
 });
+
+describe('a liquidated vault with several oracle commitments', () => {
+  it('costs 32 witness bytes per deeper level of its liquidation leaf, capped at three oracles', () => {
+    const size = (oracles?: number) =>
+      estimateVsize({ action: 'repossess', paymentInputs: 1, ...(oracles ? { oracles } : {}) });
+    expect(size(1)).toBe(size());
+    expect(size(2)).toBe(size() + 8);
+    expect(size(3)).toBe(size() + 16);
+    expect(size(9)).toBe(size(3));
+    // Only the liquidated input grows: another action is the same.
+    expect(estimateVsize({ action: 'deposit', paymentInputs: 1, oracles: 3 })).toBe(
+      estimateVsize({ action: 'deposit', paymentInputs: 1 }),
+    );
+  });
+});

@@ -7,6 +7,7 @@ import {
   FEE_CAP_USD,
   FEE_CAP_VBYTES,
   UNIT_POSTAGE_SATS,
+  VAULT_MAX_ORACLE_COUNT,
   VIN_ALLOWANCE_VBYTES,
 } from './constants';
 import { priceToCents, sats, type PriceInput, type Sats, type SatsInput } from './units';
@@ -140,6 +141,12 @@ export interface VsizeInput {
    * so the vault's balance after it, shown before signing, must be the one the transaction makes.
    */
   withdrawalScriptBytes?: number;
+  /**
+   * repossess: the liquidated vault's oracle commitments (1..VAULT_MAX_ORACLE_COUNT, default 1).
+   * With n of them, one guardian key, the deepest liquidation leaf has n sibling hashes, not one
+   * (docs/protocol.md): the guardian network's vaults commit to up to three.
+   */
+  oracles?: number;
 }
 
 /** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it (action-shapes.ts). */
@@ -149,11 +156,13 @@ export function estimateVsize({
   unitInputs = 1,
   change,
   withdrawalScriptBytes = P2TR_SCRIPT_BYTES,
+  oracles = 1,
 }: VsizeInput): number {
+  const deeper = 32 * (Math.min(VAULT_MAX_ORACLE_COUNT, Math.max(1, Math.floor(oracles))) - 1);
   const shape = ACTION_SHAPES[action];
   const inputWu: Record<ShapeInput, number> = {
     'vault-update': VAULT_UPDATE_INPUT_WU,
-    'vault-liquidation': VAULT_LIQUIDATION_INPUT_WU,
+    'vault-liquidation': VAULT_LIQUIDATION_INPUT_WU + deeper,
     treasury: P2TR_KEY_INPUT_WU,
     unit: Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU,
   };

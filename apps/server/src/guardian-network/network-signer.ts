@@ -10,7 +10,7 @@
 import { hex } from '@scure/base';
 import { OutScript, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
-import { equalBytes } from '@scure/btc-signer/utils.js';
+import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
@@ -82,10 +82,14 @@ function sessionsOf(tx: Transaction, job: CosignJob, signers: readonly SetSigner
       return;
     }
     const kind = role === 'vault' ? 'update' : 'liquidation';
+    // One liquidation leaf per oracle: the one the revealed secret opens (docs/guardian-network.md).
+    const opens = kind === 'liquidation' && job.secret ? hash160(job.secret) : null;
     let signer: SetSigner | undefined;
     const leaf = tx.getInput(input).tapLeafScript?.find(([, withVersion]) => {
       const leafKind = classifyTapLeaf(withVersion.subarray(0, -1));
       if (leafKind?.kind !== kind) return false;
+      if (opens && !(leafKind.kind === 'liquidation' && equalBytes(leafKind.thresholdHash, opens)))
+        return false;
       signer = signers.find((s) => equalBytes(leafKind.guardPubkey, s.key));
       return signer !== undefined;
     });

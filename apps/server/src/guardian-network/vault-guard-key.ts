@@ -12,7 +12,8 @@ import type { VaultRow } from '../store';
 
 export interface VaultKeyDeps {
   chain: Pick<Chain, 'output'>;
-  thresholdHash(thCents: bigint, stamp: number): Uint8Array;
+  /** One per liquidation leaf (the guardians' with the network). */
+  thresholdHashes(thCents: bigint, stamp: number): Promise<Uint8Array[]>;
   network: BTC_NETWORK;
   /** Newest first. */
   guardPubkeys: readonly Uint8Array[];
@@ -34,7 +35,7 @@ export function vaultGuardKeyOf(deps: VaultKeyDeps): (row: VaultRow) => Promise<
     // Not on this chain view yet: a vault's output is the newest key's unless it is older.
     if (!output) return newest;
     const script = hex.decode(output.script_hex);
-    const thresholdHash = deps.thresholdHash(BigInt(row.threshold_cents), row.stamp);
+    const thresholdHash = await deps.thresholdHashes(BigInt(row.threshold_cents), row.stamp);
     const key = deps.guardPubkeys.find((guardPubkey) =>
       equalBytes(
         script,

@@ -43,7 +43,7 @@ export async function vaultUtxo(
     throw new DomainError('vault_busy', 'The vault output is already being spent');
   const script = hex.decode(output.script_hex);
   // Under the newest guardian set's key, or an older set's until this action moves it (rotation).
-  const thresholdHash = g.oracle.thresholdHash(BigInt(row.threshold_cents), row.stamp);
+  const thresholdHash = await g.oracle.thresholdHashes(BigInt(row.threshold_cents), row.stamp);
   const matches = g.guardPubkeys.some((guardPubkey) => {
     const expected = vaultOutput({
       vaultPubkey: hex.decode(row.vault_pubkey),

@@ -119,7 +119,7 @@ async function readKnown(
     newVaultScript: vaultOutput({
       vaultPubkey: hex.decode(pubkey),
       guardPubkey: g.guardPubkey,
-      thresholdHash: g.oracle.thresholdHash(BigInt(request.quote.th), request.quote.ts),
+      thresholdHash: await g.oracle.thresholdHashes(BigInt(request.quote.th), request.quote.ts),
       network: g.network,
     }).script,
     unitRuneId: g.runeId,
@@ -140,7 +140,7 @@ async function readKnown(
     if (!liquidated) throw new DomainError('not_found', 'No such liquidated vault');
     if (liquidated.status !== 'liquidated' || liquidated.vault_id === own?.vault_id)
       throw new DomainError('not_liquidated', 'This vault is not liquidated');
-    secret = g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp);
+    secret = await g.oracle.revealSecret(BigInt(liquidated.threshold_cents), liquidated.stamp);
     if (!secret)
       throw new DomainError('not_liquidated', 'The oracle has not revealed this vault’s threshold');
     context.liquidated = await vaultUtxo(g, liquidated);

@@ -12,8 +12,9 @@ import { treasuryOutput } from './treasury-output';
 
 export interface OracleForGuardian {
   verifyQuote(quote: SignedQuote): boolean;
-  thresholdHash(thCents: bigint, stamp: number): Uint8Array;
-  revealedSecret(thCents: bigint, stamp: number): Uint8Array | null;
+  /** One per liquidation leaf: the guardians' with the network (oracle/network-oracles.ts). */
+  thresholdHashes(thCents: bigint, stamp: number): Promise<Uint8Array[]>;
+  revealSecret(thCents: bigint, stamp: number): Promise<Uint8Array | null>;
 }
 
 export interface PipelineDeps {

@@ -119,7 +119,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     treasuryPubkey: hex.encode(g.treasuryPubkey),
     vaultGuardPubkey: vaultGuardKeyOf({
       ...g,
-      thresholdHash: (th, stamp) => g.oracle.thresholdHash(th, stamp),
+      thresholdHashes: (th, stamp) => g.oracle.thresholdHashes(th, stamp),
     }),
   };
 }

@@ -181,11 +181,16 @@ export async function speedUp(g: GuardianContext, request: SpeedUpRequest): Prom
     const replacement = await replacementPrevouts(g, psbt, originalPrevouts, check.addedInputs);
 
     let secret: Uint8Array | null = null;
-    // The liquidation leaf of a repossess needs the threshold secret again.
+    // The liquidation leaf of a repossess needs the threshold secret again: the one the original
+    // revealed in its witness (`<sig> <secret> <leaf> <control block>`), which opens the leaf the
+    // replacement spends (with the guardians as oracles another guardian's would open another).
     if ('liquidated' in effects) {
       const liquidated = await getVault(g.db, effects.liquidated.vault_id);
+      const index = declarationOf(action).spends.findIndex((s) => s.role === 'liquidated');
+      const revealed = original.getInput(index).finalScriptWitness?.[1] ?? null;
       secret = liquidated
-        ? g.oracle.revealedSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)
+        ? (revealed ??
+          (await g.oracle.revealSecret(BigInt(liquidated.threshold_cents), liquidated.stamp)))
         : null;
       if (!secret)
         throw new DomainError(

@@ -69,7 +69,9 @@ async function liquidate(
   priceCents: number,
   time: number,
 ): Promise<boolean> {
-  const hash = hex.encode(g.oracle.thresholdHash(BigInt(vault.threshold_cents), vault.stamp));
+  // The first oracle's hash (the vault's first liquidation leaf) names the liquidation.
+  const [first] = await g.oracle.thresholdHashes(BigInt(vault.threshold_cents), vault.stamp);
+  const hash = hex.encode(first!);
   const fresh = await recordLiquidation(g.db, {
     vault_id: vault.vault_id,
     liquidated_at: time,

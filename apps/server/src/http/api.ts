@@ -9,6 +9,7 @@ import {
   defaultPaymentInputs,
   estimateVsize,
   operationCostSats,
+  VAULT_MAX_ORACLE_COUNT,
   type BitcoinPriceDto,
   type ConfigDto,
   type OperationQuoteDto,
@@ -165,6 +166,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return {
       oracle_pubkey: oracle.pubkey,
       threshold_hash: bytesToHex(oracle.thresholdHash(th, ts)),
+      // With the network: the guardians' hashes, the first in `threshold_hash`.
+      ...(await oracle.networkCommitment(th, ts)),
     };
   });
 
@@ -175,7 +178,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       throw new DomainError('bad_request', 'ts is in the future');
     }
     // A stale price rejects with StalePriceError, a DomainError 'no_price' as withFreshPrice makes.
-    return oracle.quoteFresh(th, ts);
+    return oracle.withOracleHashes(await oracle.quoteFresh(th, ts));
   });
 
   app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {
@@ -242,11 +245,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const { action, feeRate, inputs } = parseInput(operationQuery, request.query);
     // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
     const paymentInputs = inputs ?? defaultPaymentInputs(action);
-    const cost = operationCostSats({ action, paymentInputs, feeRate });
+    // With the guardians as oracles a liquidated vault has up to three liquidation leaves.
+    const oracles = config.guardianNetwork.mode === 'off' ? 1 : VAULT_MAX_ORACLE_COUNT;
+    const cost = operationCostSats({ action, paymentInputs, feeRate, oracles });
     return {
       action,
       fee_rate: feeRate,
-      vsize: estimateVsize({ action, paymentInputs }),
+      vsize: estimateVsize({ action, paymentInputs, oracles }),
       operation_cost_sats: Number(cost),
     };
   });

@@ -15,6 +15,7 @@ import { backfillTimestamps } from './intervals';
 import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { signQuote, verifyQuote, type OracleKeys } from './keys';
+import type { NetworkOracles } from './network-oracles';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, type SignedQuote } from '@unit/protocol';
 import type { GuardianPriceDto } from '@unit/protocol/wire';
 import type { PriceQuorumFeed } from './quorum';
@@ -38,6 +39,8 @@ export interface OracleOptions {
   clock?: () => number;
   /** network mode: quotes are the guardians' price quorum (quorum.ts), not this price */
   quorum?: PriceQuorumFeed | null;
+  /** With the guardian network: the guardians are the oracles of every vault's liquidation leaves. */
+  network?: NetworkOracles;
 }
 
 export interface OracleEvents {
@@ -291,6 +294,40 @@ export class Oracle extends EventEmitter<OracleEvents> {
     const th = BigInt(thCents);
     if (th <= 0n || BigInt(priceCents) > th) return null;
     return thresholdSecret(this.options.keys.oracleSecret, th, stamp);
+  }
+
+  /**
+   * The threshold hashes a vault of (th, stamp) commits to, one liquidation leaf each: with the
+   * guardian network the set's oracles' (network-oracles.ts), else this oracle's one.
+   */
+  async thresholdHashes(thCents: bigint | number, stamp: number): Promise<Uint8Array[]> {
+    const { network } = this.options;
+    return network ? network.hashes(Number(thCents), stamp) : [this.thresholdHash(thCents, stamp)];
+  }
+
+  /** The revealed threshold secret, or null: with the network, from a guardian whose own price allows. */
+  async revealSecret(thCents: bigint | number, stamp: number): Promise<Uint8Array | null> {
+    const { network } = this.options;
+    return network ? network.secret(Number(thCents), stamp) : this.revealedSecret(thCents, stamp);
+  }
+
+  /**
+   * A quote as GET /api/oracle/quote serves it: with the network, the oracles' hashes and signed
+   * statements (`threshold_hash` the first, for old readers), and no secret of this server's.
+   */
+  async withOracleHashes(quote: OracleQuoteDto): Promise<OracleQuoteDto> {
+    const commitment = await this.networkCommitment(quote.th, quote.ts);
+    return commitment ? { ...quote, ...commitment, secret: null } : quote;
+  }
+
+  /** With the network, the oracles' hashes of (th, ts) and their signed statements; else null. */
+  async networkCommitment(th: number, ts: number) {
+    const { network } = this.options;
+    // Stamp 0 is no vault's: it is how a guardian starting up reads the oracle's key (chain-view.ts),
+    // before the guardians, whose hashes these are, answer.
+    if (!network || ts === 0) return null;
+    const { hashes, statements } = await network.commitment(th, ts);
+    return { threshold_hash: hashes[0]!, threshold_hashes: hashes, oracle_statements: statements };
   }
 
   /** GET /api/oracle/quote: signed price, threshold hash, and the secret once price <= th. */

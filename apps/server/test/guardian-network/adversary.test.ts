@@ -287,10 +287,15 @@ describe('hostile messages to a guardian, with a vault context', () => {
 // kill -9 of one guardian at each step of a borrow is a row of kill-every-flow.test.ts's table.
 describe('two of three guardians down', () => {
   it('two of three down: guardians_refused, nothing half-signed; the same request succeeds once one is back', async () => {
+    // The request is built (its quote commits to the guardians' oracle hashes) before they go down.
+    const { request } = await alice.borrow(5_000n);
     await w.kill(2);
     await w.kill(3);
+    // A new quote (another threshold) finds one oracle of the two a vault needs, naming the others.
+    await expect(alice.borrow(6_000n)).rejects.toThrow(
+      /threshold hashes of at least 2 guardians, 1 gave one: guardian-2: .*; guardian-3: /,
+    );
     const before = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!.vault_txid;
-    const { request } = await alice.borrow(5_000n);
     const ctx = progressRecorder();
     const error = await call(w.app.guardian, 'vault.borrow', request, ctx).then(
       () => null,

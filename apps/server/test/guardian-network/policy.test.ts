@@ -16,6 +16,7 @@ import {
   finalize,
   parseRuneId,
   updateLeafScript,
+  quotedHashes,
   vaultOutput,
   type PaymentUtxo,
   type TreasuryUtxo,
@@ -228,7 +229,8 @@ describe('three guardians validate vault requests on their own', () => {
       output: vaultOutput({
         vaultPubkey: hex.decode(wallet.vaultPubkey),
         guardPubkey: group,
-        thresholdHash: hex.decode(quote.threshold_hash),
+        // One liquidation leaf per guardian oracle.
+        thresholdHash: quotedHashes(quote),
         network: TEST_NETWORK,
       }),
     };

@@ -80,7 +80,7 @@ class WebWallet extends TestWallet {
     const output = vaultOutput({
       vaultPubkey: hex.decode(pubkey),
       guardPubkey: hex.decode(dto!.guard_pubkey),
-      thresholdHash: this.app().oracle.thresholdHash(row.threshold_cents, row.stamp),
+      thresholdHash: await this.app().oracle.thresholdHashes(row.threshold_cents, row.stamp),
       network: TEST_NETWORK,
     });
     return { ...utxo, output };
@@ -208,7 +208,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
     const expected = vaultOutput({
       vaultPubkey: hex.decode(alice.vaultPubkey),
       guardPubkey: key,
-      thresholdHash: unit.oracle.thresholdHash(row.threshold_cents, row.stamp),
+      thresholdHash: await unit.oracle.thresholdHashes(row.threshold_cents, row.stamp),
       network: TEST_NETWORK,
     });
     const output = await unit.chain.output(row.vault_txid, row.vault_vout);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64, hex } from '@scure/base';
 import { schnorr } from '@noble/curves/secp256k1.js';
+import { hash160 } from '@scure/btc-signer/utils.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -188,9 +189,11 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     const expected = vaultOutput({
       vaultPubkey: hex.decode(alice.vaultPubkey),
       guardPubkey: groupKey,
-      thresholdHash: unit.oracle.thresholdHash(row!.threshold_cents, row!.stamp),
+      // One liquidation leaf per guardian oracle (oracle/network-oracles.ts).
+      thresholdHash: await unit.oracle.thresholdHashes(row!.threshold_cents, row!.stamp),
       network: TEST_NETWORK,
     });
+    expect(expected.thresholdHashes).toHaveLength(3);
     const output = await unit.chain.output(result.vault_txid, 0);
     expect(output!.script_hex).toBe(hex.encode(expected.script));
     await onChain(result.vault_txid);
@@ -307,7 +310,12 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     const { tx, prevouts } = await onChain(vault_txid);
     // <group signature> <secret> <liquidation leaf> <control block>
     const [signature, secret, leaf] = tx.getInput(0).finalScriptWitness!;
-    expect(hex.encode(secret!)).toBe(
+    // Revealed by a guardian whose own price allows it: it opens one of the vault's liquidation
+    // leaves, one per guardian oracle (the app's own oracle secret plays no part).
+    const hashes = await unit.oracle.thresholdHashes(claimed.threshold_cents, claimed.stamp);
+    expect(hashes.length).toBeGreaterThanOrEqual(2);
+    expect(hashes.map((h) => hex.encode(h))).toContain(hex.encode(hash160(secret!)));
+    expect(hex.encode(secret!)).not.toBe(
       hex.encode(unit.oracle.revealedSecret(claimed.threshold_cents, claimed.stamp)!),
     );
     expect(hex.encode(leaf!.subarray(-33, -1))).toBe(hex.encode(groupKey));

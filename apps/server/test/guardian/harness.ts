@@ -303,7 +303,8 @@ export class TestWallet {
       output: vaultOutput({
         vaultPubkey: hex.decode(pubkey),
         guardPubkey: this.guardPub,
-        thresholdHash: this.h.oracle.thresholdHash(row.threshold_cents, row.stamp),
+        // One liquidation leaf per oracle: the guardians' hashes with the network.
+        thresholdHash: await this.h.oracle.thresholdHashes(row.threshold_cents, row.stamp),
         network: TEST_NETWORK,
       }),
     };
@@ -318,10 +319,12 @@ export class TestWallet {
   }
 
   /** Quote, state fields and the new vault output for a state after the action. */
-  private prepare(vaultSats: bigint, debt: bigint, options: DraftOptions) {
+  private async prepare(vaultSats: bigint, debt: bigint, options: DraftOptions) {
     const now = this.h.clock.now;
     const th = liquidationThresholdCents(sats(vaultSats), unitCents(debt));
-    const quote = this.h.oracle.quote(th, now + (options.quoteAge ?? 0));
+    const quote = await this.h.oracle.withOracleHashes(
+      this.h.oracle.quote(th, now + (options.quoteAge ?? 0)),
+    );
     const draft = draftEnvelope(now, options.expiresIn ?? 120, randomBytes);
     const { state, newVault } = quotedVault(
       quote,
@@ -416,7 +419,11 @@ export class TestWallet {
             }),
             { feeSats: sats(feeSats) },
           );
-    const { state, newVault, envelope } = this.prepare(after.btcSats, after.unitCents, options);
+    const { state, newVault, envelope } = await this.prepare(
+      after.btcSats,
+      after.unitCents,
+      options,
+    );
     const t = reservation?.treasury_utxo;
     const unitUtxos = shape.inputs.includes('unit')
       ? (await this.h.chain.unitOutputs(this.runesAddress))

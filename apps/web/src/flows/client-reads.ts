@@ -4,6 +4,7 @@
 import { hex } from '@scure/base';
 import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import {
+  quotedHashes,
   addressToScript,
   vaultOutput,
   type PaymentUtxo,
@@ -149,7 +150,8 @@ export async function currentVault(config: ConfigDto, vault: VaultOutputDto): Pr
     output: vaultOutput({
       vaultPubkey: hex.decode(vault.vault_pubkey),
       guardPubkey: hex.decode(vault.guard_pubkey ?? config.guardPubkey),
-      thresholdHash: hex.decode(quote.threshold_hash),
+      // One liquidation leaf per oracle commitment (the guardians' hashes in network mode).
+      thresholdHash: quotedHashes(quote),
       network: bitcoinNetwork(config),
     }),
   };

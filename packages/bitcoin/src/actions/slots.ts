@@ -3,6 +3,7 @@
 import { UNIT_POSTAGE_SATS, type VaultAction } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import {
+  classifyTapLeaf,
   encodeRunestone,
   parseStateRecordScript,
   stateRecordScript,
@@ -190,8 +191,22 @@ export function vaultUpdateInput(vault: VaultUtxo): PlannedInput {
   };
 }
 
-/** A liquidated vault spent through its liquidation leaf (of `spendPath`'s slot and oracle): the guardian alone signs. */
+/**
+ * A liquidated vault spent through a liquidation leaf of `spendPath`'s slot: the guardian alone
+ * signs. With `spendPath.oracle` that oracle's leaf; without, every liquidation leaf of the slot
+ * (one per oracle commitment), and the guardian spends the one its revealed secret opens (the fee
+ * counts the deepest).
+ */
 export function liquidatedInput(vault: VaultUtxo): PlannedInput {
+  const path = vault.spendPath ?? {};
+  const slotKey = classifyTapLeaf(vaultLeaf(vault.output, 'update', path)[1].subarray(0, -1))!;
+  const leaves =
+    path.oracle !== undefined
+      ? [vaultLeaf(vault.output, 'liquidation', path)]
+      : vault.output.tapLeafScript.filter(([, s]) => {
+          const leaf = classifyTapLeaf(s.subarray(0, -1));
+          return leaf?.kind === 'liquidation' && equalBytes(leaf.guardPubkey, slotKey.guardPubkey);
+        });
   return {
     txid: vault.txid,
     vout: vault.vout,
@@ -199,7 +214,7 @@ export function liquidatedInput(vault: VaultUtxo): PlannedInput {
     script: vault.output.script,
     kind: LIQUIDATED_INPUT.kind,
     signers: LIQUIDATED_INPUT.signers,
-    tapLeafScript: [vaultLeaf(vault.output, 'liquidation', vault.spendPath)],
+    tapLeafScript: leaves,
   };
 }
 

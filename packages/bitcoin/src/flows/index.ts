@@ -21,7 +21,7 @@ export {
   type ReplacementCheck,
   type SpeedUpParams,
 } from './speed-up';
-export { quotedVault, type QuoteCommitment } from './quoted-vault';
+export { quotedHashes, quotedVault, type QuoteCommitment } from './quoted-vault';
 export {
   vaultLeaf,
   VaultTxError,

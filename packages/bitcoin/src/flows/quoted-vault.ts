@@ -1,6 +1,8 @@
 // What an oracle quote fixes in a vault transaction (docs/protocol.md): the state record's price,
 // threshold and stamp, and the new vault output whose liquidation leaf commits to the quote's
-// threshold hash. The web app, the guardian's tests and the flood probe build requests alike.
+// threshold hash (one liquidation leaf per oracle commitment: the quote's `threshold_hashes` when the
+// guardians are the oracles, else its one `threshold_hash`). The web app, the guardian's tests and
+// the flood probe build requests alike.
 import { hex } from '@scure/base';
 import { vaultOutput, type VaultOutput, type VaultOutputParams } from '../core';
 import type { VaultStateFields } from './builders';
@@ -10,6 +12,14 @@ export interface QuoteCommitment {
   price_cents: number;
   ts: number;
   threshold_hash: string;
+  /** With the guardian network: each oracle's hash in leaf order (the first is `threshold_hash`). */
+  threshold_hashes?: readonly string[] | undefined;
+}
+
+/** The hashes a new vault's liquidation leaves commit to, in leaf order. */
+export function quotedHashes(quote: QuoteCommitment): Uint8Array[] {
+  const list = quote.threshold_hashes?.length ? quote.threshold_hashes : [quote.threshold_hash];
+  return list.map((h) => hex.decode(h));
 }
 
 export function quotedVault(
@@ -28,6 +38,6 @@ export function quotedVault(
       // An opening records it (docs/protocol.md): a vault is rebuilt from the chain alone.
       vaultPubkey: keys.vaultPubkey,
     },
-    newVault: vaultOutput({ ...keys, thresholdHash: hex.decode(quote.threshold_hash) }),
+    newVault: vaultOutput({ ...keys, thresholdHash: quotedHashes(quote) }),
   };
 }

@@ -151,7 +151,8 @@ const MAX_VAULT_LEAF_SIBLINGS = 5;
  */
 export function deeperLeafWeight(input: Pick<PlannedInput, 'kind' | 'tapLeafScript'>): number {
   if (input.kind !== 'vault-update' && input.kind !== 'vault-liquidation') return 0;
-  const siblings = input.tapLeafScript?.[0]?.[0].merklePath.length ?? 1;
+  // Several leaves (a liquidated vault's, one per oracle): the guardian may spend any, so the deepest.
+  const siblings = Math.max(1, ...(input.tapLeafScript ?? []).map(([cb]) => cb.merklePath.length));
   return 32 * (Math.min(MAX_VAULT_LEAF_SIBLINGS, Math.max(1, siblings)) - 1);
 }
 

@@ -71,7 +71,7 @@ describe('the chain view over HTTP', () => {
     });
     const started = Date.now();
     await expect(hanging.txOutputs(TXID)).rejects.toThrow();
-    await expect(hanging.thresholdHash(100, 1)).rejects.toThrow();
+    await expect(hanging.thresholdHashes(100, 1)).rejects.toThrow();
     expect(Date.now() - started).toBeLessThan(2_000);
     const garbled = new HttpChainView({ esplora: url, app: url });
     await expect(garbled.txOutputs(TXID)).rejects.toThrow('esplora /tx: unexpected answer');

@@ -26,6 +26,11 @@ export interface ChainTx {
   prevouts: { script: Uint8Array; amount: bigint }[];
 }
 
+export interface OracleHashes {
+  hashes: Uint8Array[];
+  statements: unknown[];
+}
+
 /** What the policy reads; the esplora and app readers below, or a stand-in in a unit test. */
 export interface ChainView {
   /** A transaction's outputs, or null when the chain does not know it. */
@@ -36,8 +41,11 @@ export interface ChainView {
   transaction(txid: string): Promise<ChainTx | null>;
   /** The UNIT (hundredths) the output holds, read from the app's runes routes. */
   unitAmount(address: string, txid: string, vout: number): Promise<bigint>;
-  /** The oracle's hash160 of the threshold secret of (th, ts): the oracle's word, not checkable. */
-  thresholdHash(thCents: number, stamp: number): Promise<Uint8Array>;
+  /**
+   * The hash160s of the oracles' threshold secrets of (th, ts), in leaf order, with the oracles'
+   * signed statements when the app gives them (network mode; oracle-hashes.ts checks them).
+   */
+  thresholdHashes(thCents: number, stamp: number): Promise<OracleHashes>;
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
@@ -84,7 +92,12 @@ const esploraFullTx = z.object({
 const unitOutputs = z.array(
   z.object({ txid: z.string(), vout: z.number().int(), unit_amount: z.number().int() }),
 );
-const oracleQuote = z.object({ threshold_hash: z.string().regex(/^[0-9a-f]{40}$/) });
+const hash160Hex = z.string().regex(/^[0-9a-f]{40}$/);
+const oracleQuote = z.object({
+  threshold_hash: hash160Hex,
+  threshold_hashes: z.array(hash160Hex).min(1).max(3).optional(),
+  oracle_statements: z.array(z.unknown()).max(3).optional(),
+});
 
 export interface HttpChainViewOptions {
   /** esplora base URL, e.g. http://127.0.0.1:8080/esplora */
@@ -166,10 +179,12 @@ export class HttpChainView implements ChainView {
     return BigInt(outputs.find((o) => o.txid === id && o.vout === vout)?.unit_amount ?? 0);
   }
 
-  async thresholdHash(thCents: number, stamp: number): Promise<Uint8Array> {
+  async thresholdHashes(thCents: number, stamp: number): Promise<OracleHashes> {
     // Not the quote route: in network mode a quote waits on the guardians' own prices.
     const url = `${this.app}/api/oracle/threshold-hash?th=${thCents}&ts=${stamp}`;
-    return hex.decode((await getJson(url, oracleQuote, this.timeoutMs)).threshold_hash);
+    const quote = await getJson(url, oracleQuote, this.timeoutMs);
+    const hashes = quote.threshold_hashes ?? [quote.threshold_hash];
+    return { hashes: hashes.map((h) => hex.decode(h)), statements: quote.oracle_statements ?? [] };
   }
 }
 

@@ -14,9 +14,7 @@
 // - a second vault for one key, and foreign vaults among the wallet's inputs: the group signs only
 //   the fixed inputs it is asked for, each session tied to its index by the sighash, so no other
 //   vault's input ever gets a group signature from a session of this request;
-// - the new vault's threshold hash is the oracle's (read from the app's quote route): it cannot be
-//   checked here, and it cannot liquidate anything alone: the liquidation leaf still needs the
-//   group's signature, which a guardian gives only on its own price at or under the threshold;
+// - (the new vault's threshold hashes are checked: oracle-hashes.ts, the set's oracles' signed list;)
 // - two requests spending the same vault output within their validity may both be approved: each is
 //   a valid transaction of the vault's owner, and the chain settles which one wins.
 // A speed-up (action 'speedup') shares the first checks (role, PSBT, sighash, the vault key's
@@ -40,6 +38,7 @@ import {
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, PRICE_MAX_SPREAD_BASIS_POINTS } from '@unit/protocol';
 import type { VaultAction } from '@unit/protocol/wire';
 import type { GuardianSet } from '../guardian-set';
+import type { OracleEnv } from '../oracle/threshold-oracle';
 import type { OwnPrice } from '../price/own-price';
 import type { Decision, SignRequest } from '../signing-rounds';
 import type { AppFacts, ChainView } from './chain-view';
@@ -61,6 +60,7 @@ import { setKeysOf, treasuryScriptOf, vaultGuardKey, type SetKeys } from './set-
 import { checkQuoteQuorum, type QuorumSet } from './quote-quorum';
 import { checkSpeedUp } from './speed-up';
 import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './treasury-split';
+import { newVaultHashes } from './oracle-hashes';
 
 /** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
@@ -74,6 +74,8 @@ export interface PolicyEnv {
   sets?: readonly GuardianSet[];
   /** the published set: a quote's guardian prices are checked against it (quote-quorum.ts) */
   set?: QuorumSet;
+  /** its own oracle and the set (oracle-hashes.ts); absent only in unit tests */
+  oracle?: OracleEnv;
 }
 
 export interface VaultPolicyOptions {
@@ -230,12 +232,12 @@ export class VaultPolicy {
     const { quote } = c.request;
     const [txs, newVaultHash] = await Promise.all([
       checkPrevouts(this.o.chain, inputs),
-      this.o.chain.thresholdHash(quote.th, quote.ts),
+      newVaultHashes(this.o.chain, env.oracle, quote.th, quote.ts),
     ]);
     const keys = { ...setKeys, vault: vaultGuard };
     const context = await this.parseContext(c, declaration, tx, inputs, txs, keys, ownCents);
-    // The new vault commits to the requester's key and the newest set's group key (the move, for
-    // a vault under an older set); its threshold hash is the oracle's word (the head of this file).
+    // The new vault commits to the requester's key, the newest set's group key (the move, for a
+    // vault under an older set) and the set's oracles' threshold hashes (oracle-hashes.ts).
     context.newVaultScript = vaultOutput({
       vaultPubkey: hex.decode(c.request.vault_pubkey),
       guardPubkey: setKeys.newest,
@@ -317,11 +319,12 @@ export class VaultPolicy {
         `this guardian's price ${usd(ownCents)} is above the claimed vault's threshold ${usd(record.thresholdCents)}`,
       );
     if (c.role === 'liquidation' || c.secret) {
-      const expected = await this.o.chain.thresholdHash(
+      const { hashes } = await this.o.chain.thresholdHashes(
         Number(record.thresholdCents),
         record.quoteStamp,
       );
-      if (!c.secret || !equalBytes(hash160(hex.decode(c.secret)), expected))
+      const opened = c.secret ? hash160(hex.decode(c.secret)) : null;
+      if (!opened || !hashes.some((h) => equalBytes(h, opened)))
         throw new Refused("the secret does not open the claimed vault's liquidation leaf");
     }
     return utxo;

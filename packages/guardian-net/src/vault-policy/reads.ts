@@ -88,7 +88,8 @@ export async function vaultOnChain(
       throw new Refused(`${what} was opened with another vault key`);
     const script = vaultOutput({
       ...expect,
-      thresholdHash: await chain.thresholdHash(Number(record.thresholdCents), record.quoteStamp),
+      thresholdHash: (await chain.thresholdHashes(Number(record.thresholdCents), record.quoteStamp))
+        .hashes,
     }).script;
     if (!equalBytes(script, input.script))
       throw new Refused(`${what} is not this vault key's vault under this guardian set`);

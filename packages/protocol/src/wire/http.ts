@@ -80,6 +80,25 @@ export const oracleQuoteSchema = z.object({
   th: amount,
   ts: unixSeconds,
   threshold_hash: z.string(),
+  /**
+   * With the guardian network (GUARDIAN_NETWORK local/external): each oracle's hash160 of its
+   * threshold secret, in leaf order (the guardians with ids 1..min(n, 3)); `threshold_hash` is the
+   * first. A new vault has one liquidation leaf per hash. Absent when the server is the one oracle.
+   */
+  threshold_hashes: z.array(z.string()).optional(),
+  /** Each oracle's signed statement of its hash (docs/guardian-network.md), in the same order. */
+  oracle_statements: z
+    .array(
+      z.object({
+        guardian: int,
+        setVersion: int,
+        th: amount,
+        ts: unixSeconds,
+        hash: z.string(),
+        sig: z.string(),
+      }),
+    )
+    .optional(),
   is_expired: z.boolean(),
   secret: nullableString,
   oracle_pubkey: z.string(),

@@ -1,0 +1,33 @@
+// A guardian node's start options (node.ts): its id, directory, policy, own price feeds and the
+// test fixtures' hooks.
+import type { CommitmentsJson } from './frost';
+import type { GuardianSetBody } from './guardian-set';
+import type { PriceFeed } from './price/feeds';
+import type { NodeValidator } from './signing-rounds';
+
+export interface NodePriceOptions {
+  /** this guardian's own exchange feeds (kind@baseUrl, as PRICE_FEEDS) */
+  feeds: PriceFeed[];
+  tickMs?: number;
+  timeoutMs?: number;
+  maxSpreadBasisPoints?: number;
+}
+
+export interface NodeOptions {
+  id: number;
+  /** holds identity.json, store.sqlite and each set with its share (set-files.ts) */
+  dir: string;
+  /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
+  roster?: GuardianSetBody;
+  host?: string;
+  /** defaults to the port of this guardian's URL in the set (or roster) */
+  port?: number;
+  validate: NodeValidator;
+  /** its own price feeds; without them it serves no price and refuses every liquidation */
+  price?: NodePriceOptions;
+  /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */
+  tamperShare?: (share: Uint8Array) => Uint8Array;
+  /** Test fixtures only (a malicious guardian): rewrites the commitments before they are sent. */
+  tamperCommitments?: (c: CommitmentsJson) => CommitmentsJson;
+  log?: (event: Record<string, unknown>) => void;
+}

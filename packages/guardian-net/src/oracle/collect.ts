@@ -1,0 +1,157 @@
+// The coordinator's side of the guardians' oracles: the hashes a new vault commits to (every
+// guardian is asked; the first three that answer, by id, each statement checked against its
+// identity key, and at least min(t, 3) of them: oracleCount), and a liquidation's secret from
+// whichever guardian's own price allows it.
+import { bytesToHex, parseHex } from '../canonical';
+import type { GuardianSetBody, Member } from '../guardian-set';
+import { readCapped } from '../read-capped';
+import { ORACLE_HASH_PATH, ORACLE_SECRET_PATH } from './routes';
+import {
+  hash160,
+  oracleHashProblem,
+  oracleCount,
+  parseOracleHashStatement,
+  type OracleHashStatement,
+} from './threshold-oracle';
+
+const MAX_ANSWER_BYTES = 4 * 1024;
+
+export interface OracleCommitment {
+  /** hash160 of each oracle's threshold secret, hex, in leaf order */
+  hashes: string[];
+  /** each oracle's signed statement, in the same order */
+  statements: OracleHashStatement[];
+}
+
+export class OracleUnavailableError extends Error {}
+
+async function getJson(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+  const text = await readCapped(res, MAX_ANSWER_BYTES);
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body };
+}
+
+const reasonOf = (e: unknown) =>
+  e instanceof Error && e.name === 'TimeoutError' ? 'no answer in time' : (e as Error).message;
+
+const query = (th: number, ts: number) => `?th=${th}&ts=${ts}`;
+
+type Answer = { ok: true; statement: OracleHashStatement } | { ok: false; reason: string };
+
+/** One guardian's signed hash of (th, ts), checked against the set. */
+async function askHash(
+  set: Pick<GuardianSetBody, 'members' | 'version'>,
+  m: Member,
+  th: number,
+  ts: number,
+  timeoutMs: number,
+): Promise<Answer> {
+  try {
+    const { status, body } = await getJson(
+      `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
+      timeoutMs,
+    );
+    if (status !== 200) throw new Error(`HTTP ${status}`);
+    const statement = parseOracleHashStatement(body);
+    if (statement.guardian !== m.id) throw new Error(`answered as guardian ${statement.guardian}`);
+    const problem = oracleHashProblem(set, statement, th, ts);
+    if (problem) throw new Error(problem);
+    return { ok: true, statement };
+  } catch (e) {
+    return { ok: false, reason: `${m.name}: ${reasonOf(e)}` };
+  }
+}
+
+/**
+ * The guardians' signed hashes of (th, ts), checked: the first three by id of those that answer.
+ * Once min(t, 3) have answered, the others get `graceMs` more (a guardian that holds its
+ * connection does not hold every quote for the whole time-out); fewer than min(t, 3) is an error
+ * naming each guardian that failed.
+ */
+export async function collectOracleHashes(
+  set: Pick<GuardianSetBody, 'members' | 'version' | 't'>,
+  th: number,
+  ts: number,
+  timeoutMs = 3_000,
+  graceMs = 500,
+): Promise<OracleCommitment> {
+  const { min, max } = oracleCount(set);
+  const members = [...set.members].sort((a, b) => a.id - b.id);
+  const answers: (Answer | undefined)[] = members.map(() => undefined);
+  await new Promise<void>((resolve) => {
+    let good = 0;
+    let settled = 0;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(grace);
+      resolve();
+    };
+    members.forEach((m, i) => {
+      void askHash(set, m, th, ts, timeoutMs).then((answer) => {
+        answers[i] = answer;
+        settled++;
+        if (answer.ok) good++;
+        if (settled === members.length) finish();
+        else if (good === min && grace === undefined) grace = setTimeout(finish, graceMs);
+      });
+    });
+  });
+  const statements = answers.flatMap((a) => (a?.ok ? [a.statement] : [])).slice(0, max);
+  if (statements.length < min) {
+    const failed = answers.flatMap((a) => (a && !a.ok ? [a.reason] : []));
+    throw new OracleUnavailableError(
+      `a vault needs the threshold hashes of at least ${min} guardians, ${statements.length} gave one: ${failed.join('; ')}`,
+    );
+  }
+  return { hashes: statements.map((s) => s.hash), statements };
+}
+
+export interface RevealedSecret {
+  secret: Uint8Array;
+  /** the guardian that revealed it */
+  guardian: number;
+  /** which of `hashes` it opens: the liquidation leaf to spend */
+  index: number;
+}
+
+/**
+ * A threshold secret that opens one of `hashes`, from the first guardian whose own price allows
+ * it; null with each guardian's reason when none does.
+ */
+export async function fetchOracleSecret(
+  set: Pick<GuardianSetBody, 'members'>,
+  th: number,
+  ts: number,
+  hashes: readonly string[],
+  timeoutMs = 3_000,
+): Promise<{ revealed: RevealedSecret | null; reasons: string[] }> {
+  const reasons: string[] = [];
+  const asks = set.members.map(async (m): Promise<RevealedSecret> => {
+    try {
+      const { status, body } = await getJson(
+        `${m.url}${ORACLE_SECRET_PATH}${query(th, ts)}`,
+        timeoutMs,
+      );
+      const b = (body ?? {}) as { secret?: unknown; error?: { message?: unknown } };
+      if (status !== 200) throw new Error(String(b.error?.message ?? `HTTP ${status}`));
+      const secret = parseHex(b.secret, 32, 'secret');
+      const index = hashes.indexOf(bytesToHex(hash160(secret)));
+      if (index < 0) throw new Error("its secret opens none of the vault's hashes");
+      return { secret, guardian: m.id, index };
+    } catch (e) {
+      reasons.push(`${m.name}: ${reasonOf(e)}`);
+      throw e;
+    }
+  });
+  try {
+    return { revealed: await Promise.any(asks), reasons };
+  } catch {
+    return { revealed: null, reasons };
+  }
+}
