@@ -315,7 +315,10 @@ describe('a vault moves to the next guardian set on its next action', () => {
 
   it('lets the replaced guardian and another set-1 share sign nothing that spends the moved vault', async () => {
     // The worst case for set 1: guardian 3 (replaced) and guardian 1's set-1 share both approve
-    // everything; set 2 has only guardian 1 up.
+    // everything; set 2 has only guardian 1 up. The request is made while set 2's guardians are up
+    // (its quote carries their oracle hashes).
+    const before = (await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!;
+    const { request } = await alice.withdraw(50_000n);
     await stopGuardian('set2-1');
     await stopGuardian('set2-2');
     await stopGuardian('set2-3');
@@ -328,8 +331,6 @@ describe('a vault moves to the next guardian set on its next action', () => {
       '--policy',
       'approve-all',
     ]);
-    const before = (await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!;
-    const { request } = await alice.withdraw(50_000n);
     const refusal = await call(unit.guardian, 'vault.withdraw', request).then(
       () => null,
       (e: unknown) => e as { code?: string; message: string },
