@@ -5,13 +5,14 @@
 import { startGuardianNetwork } from '../test/guardian-network/signer-harness';
 import { measureCosign } from './cosign';
 import type { Figure } from './measure';
-import { measureOpens } from './opens';
+import { guardiansReading, measureOpens } from './opens';
 
 export async function guardianNetworkFigures(): Promise<{ figures: Figure[]; lines: string[] }> {
   const network = await startGuardianNetwork({ policy: 'approve-all' });
   try {
     const cosign = await measureCosign(network.dir, Number(process.env.BENCH_COSIGN_ROUNDS ?? 60));
-    const opens = await measureOpens(network.dir, Number(process.env.BENCH_OPEN_SECONDS ?? 15));
+    const seconds = Number(process.env.BENCH_OPEN_SECONDS ?? 15);
+    const opens = await measureOpens(network.dir, seconds, (app) => guardiansReading(network, app));
     return { figures: [cosign.figure, opens.figure], lines: [...cosign.lines, ...opens.lines] };
   } finally {
     await network.close();

@@ -12,7 +12,11 @@ import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { loadGuardianNetwork } from '../src/guardian-network/network-signer';
 import { openVault } from '../test/cluster/instances';
-import { startGuardianNetwork } from '../test/guardian-network/signer-harness';
+import {
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from '../test/guardian-network/signer-harness';
 import { startTestApp, type RunningApp } from '../test/support';
 import { printFigure } from './cosign';
 import type { Figure } from './measure';
@@ -41,6 +45,8 @@ async function timedOpen(app: RunningApp): Promise<number | string> {
 export async function measureOpens(
   dir: string,
   seconds: number,
+  /** Once the network app listens: its guardians must read its price (a quote is their quorum). */
+  networkReady: (app: RunningApp) => Promise<void> = () => Promise.resolve(),
 ): Promise<{ figure: Figure; lines: string[] }> {
   const { set } = loadGuardianNetwork(dir);
   // Every opening comes from one address: the per-address call limit (120 a minute, two calls an
@@ -53,6 +59,7 @@ export async function measureOpens(
   try {
     if (network.keys.guardPubkey !== set.groupKey)
       throw new Error('the network app does not sign with the guardian set’s group key');
+    await networkReady(network);
     // One warm-up opening each: the first pays for lazy compilation and the treasury's first reads.
     await openVault(alone, DEPOSIT, BORROW);
     await openVault(network, DEPOSIT, BORROW);
@@ -96,13 +103,21 @@ export async function measureOpens(
   }
 }
 
+/** (Re)starts every guardian of `network` on `app`'s devnet price, until the app has its quorum. */
+export async function guardiansReading(network: TestGuardianNetwork, app: RunningApp) {
+  for (let id = 1; id <= network.n; id++) await network.kill(id);
+  await network.startAll(['--feeds', `devnet@${app.url}`, '--price-tick', '500']);
+  await quorumAt(app);
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const given = process.env.GUARDIAN_NETWORK === 'external' ? process.env.GUARDIAN_DIR : undefined;
-  const own = given ? null : await startGuardianNetwork({ policy: 'approve-all' });
+  const own = given ? null : await startGuardianNetwork({ policy: 'approve-all', start: false });
   try {
     const { figure, lines } = await measureOpens(
       given ?? own!.dir,
       Number(process.env.BENCH_OPEN_SECONDS ?? 30),
+      own ? (app) => guardiansReading(own, app) : undefined,
     );
     for (const line of lines) console.log(line);
     console.log('');
