@@ -33,6 +33,10 @@ import { getVaultByPubkey, openStore } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
 import { callOnce, openGuardian } from '../guardian-client';
 
+/** A quote as GET /api/oracle/quote serves it (network mode: the quorum's, the guardians' hashes). */
+const quoteOf = async (via: RunningApp, th: number, ts: number) =>
+  via.oracle.withOracleHashes(await via.oracle.quoteFresh(th, ts));
+
 export const pgUrl = process.env.TEST_DATABASE_URL;
 
 /** A fresh schema per test file: advisory locks and channels are keyed by it. */
@@ -134,7 +138,7 @@ export async function prepareOpen(
       .execute();
   const th = liquidationThresholdCents(sats(deposit), unitCents(borrow));
   const now = Math.floor(Date.now() / 1000);
-  const quote = via.oracle.quote(th, now);
+  const quote = await quoteOf(via, th, now);
   const draft = draftEnvelope(now, 120, randomBytes);
   const { nonce } = draft;
   const built = openAction.build({
@@ -305,7 +309,7 @@ export async function prepareBorrow(
     output: vaultOutput({
       vaultPubkey: hex.decode(owner.vaultPubkey),
       guardPubkey,
-      thresholdHash: via.oracle.thresholdHash(row.threshold_cents, Number(row.stamp)),
+      thresholdHash: await via.oracle.thresholdHashes(row.threshold_cents, Number(row.stamp)),
       network: TEST_NETWORK,
     }),
   };
@@ -324,7 +328,7 @@ export async function prepareBorrow(
       .execute();
   const th = liquidationThresholdCents(sats(vault.value), unitCents(vault.unitDebt + amount));
   const now = Math.floor(Date.now() / 1000);
-  const quote = via.oracle.quote(th, now);
+  const quote = await quoteOf(via, th, now);
   const draft = draftEnvelope(now, 120, randomBytes);
   const { nonce } = draft;
   const built = borrowAction.build({
