@@ -22,6 +22,7 @@ import {
   buildOpenPsbt,
   buildWithdrawPsbt,
   parseRuneId,
+  quotedHashes,
   quotedVault,
   signUserInputs,
   vaultOutput,
@@ -220,8 +221,9 @@ class User {
       unitDebt: BigInt(dto.unit_borrowed),
       output: vaultOutput({
         vaultPubkey: hex.decode(this.vaultPubkey),
-        guardPubkey: hex.decode(config.guardPubkey),
-        thresholdHash: hex.decode(quote.threshold_hash),
+        guardPubkey: hex.decode(dto.guard_pubkey ?? config.guardPubkey),
+        // One liquidation leaf per oracle (the guardians' hashes with the network), as the web does.
+        thresholdHash: quotedHashes(quote),
         network: TEST_NETWORK,
       }),
     };
