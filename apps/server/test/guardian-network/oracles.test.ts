@@ -17,7 +17,12 @@ import { putSetting } from '../../src/store/settings';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
-import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  quorumAt,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 
 let network: TestGuardianNetwork;
 let unit: RunningApp;
@@ -187,6 +192,8 @@ describe('each guardian is an oracle', () => {
       })
       .toBe('liquidated');
     await guardiansSeePrice(carolVault.th);
+    // The quote is the guardians' quorum: at the new price before guardian 1 goes.
+    await quorumAt(unit, point.priceCents);
     // Guardian 1, the first oracle, is down: guardians 2 and 3 reveal and sign.
     await network.kill(1);
     try {
