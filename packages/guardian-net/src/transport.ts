@@ -111,6 +111,10 @@ export async function callParty(opts: {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(request),
     signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+    // A guardian answers where it was asked. A redirect is an error, and with no redirect to
+    // follow (and no window) fetch sends the request as is instead of a copy of it and its body.
+    redirect: 'error',
+    window: null,
   });
   const text = await res.text();
   let json: unknown;

@@ -195,7 +195,6 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
       const final =
         job.prevouts &&
         new FinalCheck(
-          tx,
           job.psbt,
           sessions.map((s) => ({ input: s.input, message: s.message, key: s.signer.key })),
           (into, i, signature) => place(into, sessions[i]!, signature, job.secret),
@@ -223,6 +222,8 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
           ),
         ),
       );
+      // The user's signatures, checked while the guardians sign (once the requests are out).
+      if (final) setImmediate(() => final.precheck());
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new NetworkTimeout()), timeoutMs);
