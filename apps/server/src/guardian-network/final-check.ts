@@ -20,7 +20,8 @@ import { recordInputs, verifyInputs, VerifyMemo, type Prevout } from '@unit/bitc
  * bytes were read with them (cosign.ts readPsbt, network-signer.ts), and `verifyInputs` checks
  * each control block and script again against the chain's prevouts, which decide.
  */
-const PSBT_OPTS = { allowUnknownOutputs: true, disableScriptCheck: true } as const;
+export const FINAL_PSBT_OPTS = { allowUnknownOutputs: true, disableScriptCheck: true } as const;
+const PSBT_OPTS = FINAL_PSBT_OPTS;
 
 export interface CheckedSession {
   input: number;
@@ -43,6 +44,8 @@ export class FinalCheck {
   private readonly memo = new VerifyMemo();
 
   constructor(
+    /** the request's PSBT parsed with FINAL_PSBT_OPTS, for `precheck` to finish (it is changed) */
+    private tx: Transaction | null,
     /** the request's PSBT, without the group's signatures */
     private readonly psbt: Uint8Array,
     private readonly sessions: readonly CheckedSession[],
@@ -57,7 +60,8 @@ export class FinalCheck {
    * or not, and any step that fails here is left to the final check to find again and name.
    */
   precheck(): void {
-    const tx = Transaction.fromPSBT(this.psbt, PSBT_OPTS);
+    const tx = this.tx ?? Transaction.fromPSBT(this.psbt, PSBT_OPTS);
+    this.tx = null;
     const placeholder = new Uint8Array(64);
     let complete = true;
     this.sessions.forEach((_, index) => {

@@ -15,7 +15,7 @@ import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
-import { FinalCheck } from './final-check';
+import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
 import type { GuardianNetworkFiles } from './set-chain';
 
@@ -181,7 +181,8 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
     guardPubkey: newest.key,
     olderGuardPubkeys: signers.slice(0, -1).map((s) => s.key),
     sign: async (job) => {
-      const tx = Transaction.fromPSBT(job.psbt, PSBT_OPTS);
+      // With the chain's prevouts, read as final-check.ts reads it (FinalCheck finishes this copy).
+      const tx = Transaction.fromPSBT(job.psbt, job.prevouts ? FINAL_PSBT_OPTS : PSBT_OPTS);
       const sessions = sessionsOf(tx, job, signers);
       if (sessions.length === 0) return job.psbt;
       const board = new SetBoards(sessions.map((s) => s.signer.set));
@@ -195,6 +196,7 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
       const final =
         job.prevouts &&
         new FinalCheck(
+          tx,
           job.psbt,
           sessions.map((s) => ({ input: s.input, message: s.message, key: s.signer.key })),
           (into, i, signature) => place(into, sessions[i]!, signature, job.secret),
