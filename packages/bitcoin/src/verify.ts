@@ -3,6 +3,7 @@
 // refused as non-standard, so the devnet is never more permissive than the networks it stands for.
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import type { Transaction } from '@scure/btc-signer';
+import { hex } from '@scure/base';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import {
   compareBytes,
@@ -47,20 +48,63 @@ const MAX_PREIMAGE = 520;
 
 type Check = VerifyReason | null;
 
+/**
+ * What an earlier `verifyInputs` pass over the same transaction found, so a later pass skips the
+ * arithmetic and not the check: each signature that held, keyed by its key, the sighash the later
+ * pass computes itself and the signature's bytes (any other triple is verified again), and each
+ * Taproot tweak's result. The coordinator checks the user's signatures while the guardians sign,
+ * then checks the finished transaction with this (apps/server guardian-network/final-check.ts).
+ */
+export class VerifyMemo {
+  private readonly held = new Set<string>();
+  private readonly tweaks = new Map<string, [Uint8Array, number]>();
+
+  /** `verify()`, unless this exact (key, message, signature) held before; records when it holds. */
+  signature(parts: Uint8Array[], verify: () => boolean): boolean {
+    const key = parts.map(hex.encode).join(':');
+    if (this.held.has(key)) return true;
+    const ok = verify();
+    if (ok) this.held.add(key);
+    return ok;
+  }
+
+  tweak(internal: Uint8Array, root: Uint8Array): [Uint8Array, number] {
+    const key = `${hex.encode(internal)}:${hex.encode(root)}`;
+    let found = this.tweaks.get(key);
+    if (!found) {
+      found = taprootTweakPubkey(internal, root);
+      this.tweaks.set(key, found);
+    }
+    return found;
+  }
+}
+
+/** No memo: every check made. */
+const NO_MEMO = {
+  signature: (_parts: Uint8Array[], verify: () => boolean) => verify(),
+  tweak: (internal: Uint8Array, root: Uint8Array) => taprootTweakPubkey(internal, root),
+} as const;
+type Memo = Pick<VerifyMemo, 'signature' | 'tweak'>;
+
 function checkEcdsa(
   signature: Uint8Array,
   pubkey: Uint8Array,
   sighash: (hashType: number) => Uint8Array,
+  memo: Memo,
 ): Check {
   if (signature.length < 9) return 'bad-signature';
   const hashType = signature[signature.length - 1]!;
   if (!SIGHASH_TYPES.has(hashType)) return 'bad-sighash-type';
   try {
-    const ok = secp256k1.verify(signature.subarray(0, -1), sighash(hashType), pubkey, {
-      prehash: false,
-      format: 'der',
-      lowS: true, // standardness: high-S signatures are malleable and not relayed
-    });
+    const message = sighash(hashType);
+    const der = signature.subarray(0, -1);
+    const ok = memo.signature([pubkey, message, der], () =>
+      secp256k1.verify(der, message, pubkey, {
+        prehash: false,
+        format: 'der',
+        lowS: true, // standardness: high-S signatures are malleable and not relayed
+      }),
+    );
     return ok ? null : 'bad-signature';
   } catch {
     return 'bad-signature';
@@ -72,6 +116,7 @@ function checkSchnorr(
   signature: Uint8Array,
   pubkey: Uint8Array,
   sighash: (hashType: number) => Uint8Array,
+  memo: Memo,
 ): Check {
   let hashType = SIGHASH_DEFAULT;
   if (signature.length === 65) {
@@ -81,7 +126,9 @@ function checkSchnorr(
     return 'bad-signature';
   }
   try {
-    return schnorr.verify(signature.subarray(0, 64), sighash(hashType), pubkey)
+    const message = sighash(hashType);
+    const bip340 = signature.subarray(0, 64);
+    return memo.signature([pubkey, message, bip340], () => schnorr.verify(bip340, message, pubkey))
       ? null
       : 'bad-signature';
   } catch {
@@ -96,6 +143,7 @@ function checkWitnessPubkeyHash(
   program: Uint8Array,
   amount: bigint,
   witness: Uint8Array[] | undefined,
+  memo: Memo,
 ): Check {
   if (!witness || witness.length === 0) return 'missing-witness';
   if (witness.length !== 2) return 'non-standard';
@@ -109,8 +157,11 @@ function checkWitnessPubkeyHash(
     program,
     new Uint8Array([0x88, 0xac]),
   );
-  return checkEcdsa(signature, pubkey, (hashType) =>
-    tx.preimageWitnessV0(idx, scriptCode, hashType, amount),
+  return checkEcdsa(
+    signature,
+    pubkey,
+    (hashType) => tx.preimageWitnessV0(idx, scriptCode, hashType, amount),
+    memo,
   );
 }
 
@@ -147,6 +198,7 @@ function checkTaproot(
   outputKey: Uint8Array,
   prevouts: readonly Prevout[],
   witness: Uint8Array[] | undefined,
+  memo: Memo,
 ): Check {
   if (!witness || witness.length === 0) return 'missing-witness';
   const scripts = prevouts.map((p) => p.script);
@@ -156,8 +208,11 @@ function checkTaproot(
   if (witness.length >= 2 && last[0] === ANNEX_TAG) return 'non-standard';
 
   if (witness.length === 1) {
-    return checkSchnorr(last, outputKey, (hashType) =>
-      tx.preimageWitnessV1(idx, scripts, hashType, amounts),
+    return checkSchnorr(
+      last,
+      outputKey,
+      (hashType) => tx.preimageWitnessV1(idx, scripts, hashType, amounts),
+      memo,
     );
   }
 
@@ -171,7 +226,7 @@ function checkTaproot(
   const root = controlBlockRoot(controlBlock, leafScript);
   if (!root) return 'bad-control-block';
   try {
-    const [tweaked, parity] = taprootTweakPubkey(controlBlock.subarray(1, 33), root);
+    const [tweaked, parity] = memo.tweak(controlBlock.subarray(1, 33), root);
     if (!equalBytes(tweaked, outputKey) || parity !== (controlBlock[0]! & 1))
       return 'bad-control-block';
   } catch {
@@ -182,15 +237,15 @@ function checkTaproot(
 
   if (leaf.kind === 'commitment') {
     if (stack.length !== 1) return 'non-standard';
-    return checkSchnorr(stack[0]!, leaf.pubkey, leafSighash);
+    return checkSchnorr(stack[0]!, leaf.pubkey, leafSighash, memo);
   }
   if (leaf.kind === 'update') {
     // The script pops the vault signature first (top of the stack), then the guardian's.
     if (stack.length !== 2) return 'non-standard';
     const [guardSig, vaultSig] = stack as [Uint8Array, Uint8Array];
     return (
-      checkSchnorr(vaultSig, leaf.vaultPubkey, leafSighash) ??
-      checkSchnorr(guardSig, leaf.guardPubkey, leafSighash)
+      checkSchnorr(vaultSig, leaf.vaultPubkey, leafSighash, memo) ??
+      checkSchnorr(guardSig, leaf.guardPubkey, leafSighash, memo)
     );
   }
   // Liquidation: the revealed secret on top, the guardian's signature under it.
@@ -198,10 +253,10 @@ function checkTaproot(
   const [guardSig, preimage] = stack as [Uint8Array, Uint8Array];
   if (preimage.length > MAX_PREIMAGE || !equalBytes(hash160(preimage), leaf.thresholdHash))
     return 'wrong-preimage';
-  return checkSchnorr(guardSig, leaf.guardPubkey, leafSighash);
+  return checkSchnorr(guardSig, leaf.guardPubkey, leafSighash, memo);
 }
 
-function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[]): Check {
+function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[], memo: Memo): Check {
   const input = tx.getInput(idx);
   const prevout = prevouts[idx]!;
   const scriptSig = input.finalScriptSig ?? new Uint8Array();
@@ -209,17 +264,24 @@ function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[]):
   switch (classifyScript(prevout.script)) {
     case 'p2wpkh':
       if (scriptSig.length !== 0) return 'unexpected-script-sig';
-      return checkWitnessPubkeyHash(tx, idx, prevout.script.subarray(2), prevout.amount, witness);
+      return checkWitnessPubkeyHash(
+        tx,
+        idx,
+        prevout.script.subarray(2),
+        prevout.amount,
+        witness,
+        memo,
+      );
     case 'p2sh': {
       // Only P2SH-P2WPKH: the scriptSig pushes `0014<keyhash>` and nothing else.
       const redeem = singlePush(scriptSig);
       if (!redeem || classifyScript(redeem) !== 'p2wpkh') return 'non-standard';
       if (!equalBytes(hash160(redeem), prevout.script.subarray(2, 22))) return 'pubkey-mismatch';
-      return checkWitnessPubkeyHash(tx, idx, redeem.subarray(2), prevout.amount, witness);
+      return checkWitnessPubkeyHash(tx, idx, redeem.subarray(2), prevout.amount, witness, memo);
     }
     case 'p2tr':
       if (scriptSig.length !== 0) return 'unexpected-script-sig';
-      return checkTaproot(tx, idx, prevout.script.subarray(2), prevouts, witness);
+      return checkTaproot(tx, idx, prevout.script.subarray(2), prevouts, witness, memo);
     default:
       return 'non-standard';
   }
@@ -227,18 +289,40 @@ function checkInput(tx: Transaction, idx: number, prevouts: readonly Prevout[]):
 
 /**
  * Checks every input's scriptSig and witness against its prevout (same order as the inputs).
- * The first failing input is reported.
+ * The first failing input is reported. With a memo, what an earlier pass over the same transaction
+ * found to hold is not computed again, and what this pass finds to hold is recorded (VerifyMemo).
  */
 export function verifyInputs(
   txHexOrTx: TransactionLike,
   prevouts: readonly Prevout[],
+  memo?: VerifyMemo,
 ): VerifyResult {
   const tx = parseTransaction(txHexOrTx);
   if (prevouts.length !== tx.inputsLength)
     throw new Error(`verifyInputs: ${tx.inputsLength} inputs but ${prevouts.length} prevouts`);
   for (let input = 0; input < tx.inputsLength; input++) {
-    const reason = checkInput(tx, input, prevouts);
+    const reason = checkInput(tx, input, prevouts, memo ?? NO_MEMO);
     if (reason) return { ok: false, input, reason };
   }
   return { ok: true };
+}
+
+/**
+ * The earlier pass of a memo: every input checked, none reported, what holds recorded. For a
+ * transaction not finished yet (the group's signatures still to come), so a failing input is not
+ * an answer here; `verifyInputs` on the finished one is.
+ */
+export function recordInputs(
+  tx: Transaction,
+  prevouts: readonly Prevout[],
+  memo: VerifyMemo,
+): void {
+  if (prevouts.length !== tx.inputsLength) return;
+  for (let input = 0; input < tx.inputsLength; input++) {
+    try {
+      checkInput(tx, input, prevouts, memo);
+    } catch {
+      // An input not finished: nothing recorded for it.
+    }
+  }
 }

@@ -11,6 +11,7 @@ import {
   type Payload,
   type Wire,
 } from './envelope';
+import { postJson } from './http-post';
 import type { Identity } from './identity';
 
 export const MESSAGE_PATH = '/v1/message';
@@ -106,13 +107,12 @@ export async function callParty(opts: {
     opts.auth ?? 'sig',
   );
   const requestNonce = (JSON.parse(request.payload) as Payload).nonce;
-  const res = await fetch(opts.url + MESSAGE_PATH, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(request),
-    signal: AbortSignal.timeout(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-  });
-  const text = await res.text();
+  const res = await postJson(
+    opts.url + MESSAGE_PATH,
+    JSON.stringify(request),
+    opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  );
+  const text = res.text;
   let json: unknown;
   try {
     json = JSON.parse(text);

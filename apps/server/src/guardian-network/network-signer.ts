@@ -15,7 +15,7 @@ import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
-import { FinalCheck } from './final-check';
+import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
 import type { GuardianNetworkFiles } from './set-chain';
 
@@ -181,7 +181,8 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
     guardPubkey: newest.key,
     olderGuardPubkeys: signers.slice(0, -1).map((s) => s.key),
     sign: async (job) => {
-      const tx = Transaction.fromPSBT(job.psbt, PSBT_OPTS);
+      // With the chain's prevouts, read as final-check.ts reads it (FinalCheck finishes this copy).
+      const tx = Transaction.fromPSBT(job.psbt, job.prevouts ? FINAL_PSBT_OPTS : PSBT_OPTS);
       const sessions = sessionsOf(tx, job, signers);
       if (sessions.length === 0) return job.psbt;
       const board = new SetBoards(sessions.map((s) => s.signer.set));
@@ -223,6 +224,8 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
           ),
         ),
       );
+      // The user's signatures, checked while the guardians sign (once the requests are out).
+      if (final) setImmediate(() => final.precheck());
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new NetworkTimeout()), timeoutMs);

@@ -1,0 +1,57 @@
+// postJson fails as fetch did, so every caller's reason reads the same ("timed out", "unreachable
+// (ECONNREFUSED)"), and answers the reply's status and text over a reused keep-alive socket.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson } from './http-post';
+
+describe('postJson', () => {
+  let server: Server;
+  let url: string;
+  const sockets = new Set<unknown>();
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      sockets.add(req.socket);
+      if (req.url === '/silent') return; // never answers
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        res.statusCode = req.url === '/refuse' ? 400 : 200;
+        res.end(JSON.stringify({ echo: body }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('answers the status and text, on one kept-alive socket', async () => {
+    expect(await postJson(`${url}/ok`, '{"a":1}', 5_000)).toEqual({
+      status: 200,
+      text: JSON.stringify({ echo: '{"a":1}' }),
+    });
+    expect((await postJson(`${url}/refuse`, '{}', 5_000)).status).toBe(400);
+    expect(sockets.size).toBe(1);
+  });
+
+  it('fails with a TimeoutError when no answer comes in time', async () => {
+    const started = Date.now();
+    await expect(postJson(`${url}/silent`, '{}', 200)).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('fails with the socket code as its cause when nobody listens', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    await expect(postJson(`http://127.0.0.1:${port}/x`, '{}', 5_000)).rejects.toMatchObject({
+      cause: { code: 'ECONNREFUSED' },
+    });
+  });
+});
