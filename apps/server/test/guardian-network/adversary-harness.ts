@@ -10,7 +10,6 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hex } from '@scure/base';
-import { verifyInputs, parseTransaction, type Prevout } from '@unit/bitcoin';
 import { progressNotificationSchema, type ProgressNotification } from '@unit/protocol/wire';
 import type { GuardianSet } from '@unit/guardian-net';
 import type { RpcContext } from '../../src/rpc/json-rpc';
@@ -106,17 +105,7 @@ export async function guardiansSee(w: World, ids: number[], cents: number): Prom
   await quorumAt(w.app, cents);
 }
 
-/** The devnet's own check of a raw transaction's inputs against the chain's prevouts. */
-export async function chainVerdict(app: RunningApp, raw: string) {
-  const tx = parseTransaction(raw);
-  const prevouts: Prevout[] = [];
-  for (let i = 0; i < tx.inputsLength; i++) {
-    const input = tx.getInput(i);
-    const output = await app.chain.output(hex.encode(input.txid!), input.index!);
-    prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
-  }
-  return { verdict: verifyInputs(raw, prevouts), tx, prevouts };
-}
+export { chainVerdict } from './signer-harness';
 
 /** Guardians 1..3 of a 2-of-3 set, honest unless `evil` names them with the fixture's mode. */
 export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<World> {

@@ -15,12 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   declarationOf,
-  parseTransaction,
   updateLeafScript,
   vaultOutput,
-  verifyInputs,
   TAPSCRIPT_LEAF_VERSION,
-  type Prevout,
 } from '@unit/bitcoin';
 import { Coordinator, loadIdentity, verifySet, type GuardianSet } from '@unit/guardian-net';
 import {
@@ -41,6 +38,8 @@ import { startTestApp, type RunningApp } from '../support';
 import { call, TestWallet, type Harness } from '../guardian/harness';
 import {
   appHarness,
+  expectUpdateLeafSigned,
+  onChain,
   quorumAt,
   startGuardianNetwork,
   type TestGuardianNetwork,
@@ -168,37 +167,10 @@ describe('a vault moves to the next guardian set on its next action', () => {
     rmSync(join(nextDir, '..'), { recursive: true, force: true });
   });
 
-  /** The broadcast transaction, every input checked against the chain (the devnet's check). */
-  async function onChain(txid: string) {
-    const raw = await unit.chain.txHex(txid);
-    expect(raw).not.toBeNull();
-    const tx = parseTransaction(raw!);
-    const prevouts: Prevout[] = [];
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      const output = await unit.chain.output(hex.encode(input.txid!), input.index!);
-      prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
-    }
-    expect(verifyInputs(raw!, prevouts)).toEqual({ ok: true });
-    return { tx, prevouts };
-  }
-
   /** Input 0 spent alice's update leaf under `key`, the group signature BIP-340 under that key. */
   async function expectVaultSpentUnder(txid: string, key: Uint8Array) {
-    const { tx, prevouts } = await onChain(txid);
-    const witness = tx.getInput(0).finalScriptWitness!;
-    const leaf = updateLeafScript(hex.decode(alice.vaultPubkey), key);
-    expect(hex.encode(witness[2]!)).toBe(hex.encode(leaf));
-    const sighash = tx.preimageWitnessV1(
-      0,
-      prevouts.map((p) => p.script),
-      0,
-      prevouts.map((p) => p.amount),
-      -1,
-      leaf,
-      TAPSCRIPT_LEAF_VERSION,
-    );
-    expect(schnorr.verify(witness[0]!, sighash, key)).toBe(true);
+    const { tx, prevouts } = await onChain(unit, txid);
+    expectUpdateLeafSigned(tx, prevouts, alice.vaultPubkey, key);
   }
 
   /** The vault's output now commits to `key` (read from the chain, against the stored state). */
@@ -271,7 +243,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
     await expectVaultSpentUnder(vault_txid, key2);
     await expectVaultUnder(vault_txid, key2);
     // The treasury (input 1) is still `OP_1 <set 1's key>`: set 1 signed its key path.
-    const { tx, prevouts } = await onChain(vault_txid);
+    const { tx, prevouts } = await onChain(unit, vault_txid);
     expect(hex.encode(prevouts[1]!.script)).toBe(`5120${set1.groupKey}`);
     const sighash = tx.preimageWitnessV1(
       1,

@@ -2,7 +2,16 @@
 // guardian as its own process (`guardian start --id i --policy <policy>`), which a test can kill -9
 // and start again. The policy is a parameter, so the same tests can run under the real `vault`
 // policy once it exists.
-import { OutScript } from '@scure/btc-signer';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { OutScript, type Transaction } from '@scure/btc-signer';
+import { expect } from 'vitest';
+import {
+  parseTransaction,
+  TAPSCRIPT_LEAF_VERSION,
+  updateLeafScript,
+  verifyInputs,
+  type Prevout,
+} from '@unit/bitcoin';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,4 +172,51 @@ export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
     close: () => Promise.resolve(),
   };
   return harness;
+}
+
+/** The devnet's own check of a raw transaction's inputs against the chain's prevouts. */
+export async function chainVerdict(app: RunningApp, raw: string) {
+  const tx = parseTransaction(raw);
+  const prevouts: Prevout[] = [];
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    const output = await app.chain.output(hex.encode(input.txid!), input.index!);
+    prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
+  }
+  return { verdict: verifyInputs(raw, prevouts), tx, prevouts };
+}
+
+/** The broadcast transaction `txid`, every input checked against the chain (the devnet's check). */
+export async function onChain(app: RunningApp, txid: string) {
+  const raw = await app.chain.txHex(txid);
+  expect(raw).not.toBeNull();
+  const { verdict, tx, prevouts } = await chainVerdict(app, raw!);
+  expect(verdict).toEqual({ ok: true });
+  return { tx, prevouts };
+}
+
+/**
+ * Input 0 spent `vaultPubkey`'s update leaf under `key`:
+ * `<guardian sig> <vault sig> <update leaf> <control block>`, the guardian signature BIP-340 under
+ * `key` over the leaf's sighash.
+ */
+export function expectUpdateLeafSigned(
+  tx: Transaction,
+  prevouts: Prevout[],
+  vaultPubkey: string,
+  key: Uint8Array,
+): void {
+  const witness = tx.getInput(0).finalScriptWitness!;
+  const leaf = updateLeafScript(hex.decode(vaultPubkey), key);
+  expect(hex.encode(witness[2]!)).toBe(hex.encode(leaf));
+  const sighash = tx.preimageWitnessV1(
+    0,
+    prevouts.map((p) => p.script),
+    0,
+    prevouts.map((p) => p.amount),
+    -1,
+    leaf,
+    TAPSCRIPT_LEAF_VERSION,
+  );
+  expect(schnorr.verify(witness[0]!, sighash, key)).toBe(true);
 }

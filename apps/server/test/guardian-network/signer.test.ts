@@ -9,15 +9,7 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { hash160 } from '@scure/btc-signer/utils.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  declarationOf,
-  parseTransaction,
-  updateLeafScript,
-  vaultOutput,
-  verifyInputs,
-  TAPSCRIPT_LEAF_VERSION,
-  type Prevout,
-} from '@unit/bitcoin';
+import { declarationOf, vaultOutput, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import {
   progressNotificationSchema,
   type Approvals,
@@ -30,6 +22,8 @@ import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
 import {
   appHarness,
+  expectUpdateLeafSigned,
+  onChain,
   quorumAt,
   startGuardianNetwork,
   type TestGuardianNetwork,
@@ -105,38 +99,10 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     await network?.close();
   });
 
-  /** The broadcast transaction, checked input by input against the chain (the devnet's check). */
-  async function onChain(txid: string) {
-    const raw = await unit.chain.txHex(txid);
-    expect(raw).not.toBeNull();
-    const tx = parseTransaction(raw!);
-    const prevouts: Prevout[] = [];
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      const output = await unit.chain.output(hex.encode(input.txid!), input.index!);
-      prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
-    }
-    expect(verifyInputs(raw!, prevouts)).toEqual({ ok: true });
-    return { tx, prevouts };
-  }
-
   /** The vault input (0) spent its update leaf with a BIP-340 signature under the group key. */
   async function expectGroupSignature(txid: string) {
-    const { tx, prevouts } = await onChain(txid);
-    const witness = tx.getInput(0).finalScriptWitness!;
-    // <guardian sig> <vault sig> <update leaf> <control block>
-    const leaf = updateLeafScript(hex.decode(alice.vaultPubkey), groupKey);
-    expect(hex.encode(witness[2]!)).toBe(hex.encode(leaf));
-    const sighash = tx.preimageWitnessV1(
-      0,
-      prevouts.map((p) => p.script),
-      0,
-      prevouts.map((p) => p.amount),
-      -1,
-      leaf,
-      TAPSCRIPT_LEAF_VERSION,
-    );
-    expect(schnorr.verify(witness[0]!, sighash, groupKey)).toBe(true);
+    const { tx, prevouts } = await onChain(unit, txid);
+    expectUpdateLeafSigned(tx, prevouts, alice.vaultPubkey, groupKey);
   }
 
   const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
@@ -144,7 +110,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
 
   /** The treasury's input spent its key path, `OP_1 <group key>`, with the group's signature. */
   async function expectTreasurySignedByGroup(txid: string, input: number) {
-    const { tx, prevouts } = await onChain(txid);
+    const { tx, prevouts } = await onChain(unit, txid);
     expect(hex.encode(prevouts[input]!.script)).toBe(`5120${hex.encode(groupKey)}`);
     const witness = tx.getInput(input).finalScriptWitness!;
     expect(witness).toHaveLength(1);
@@ -196,7 +162,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     expect(expected.thresholdHashes).toHaveLength(3);
     const output = await unit.chain.output(result.vault_txid, 0);
     expect(output!.script_hex).toBe(hex.encode(expected.script));
-    await onChain(result.vault_txid);
+    await onChain(unit, result.vault_txid);
   }, 60_000);
 
   it('borrows and repays through the network, step 4 showing "2 of 3" as they approve', async () => {
@@ -307,7 +273,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
     );
     // Two sessions (inputs 0 and 1): a guardian counts as approved once it approved both.
     expect(lastApprovals(ctx)).toMatchObject({ approved: 2, needed: 2, total: 3 });
-    const { tx, prevouts } = await onChain(vault_txid);
+    const { tx, prevouts } = await onChain(unit, vault_txid);
     // <group signature> <secret> <liquidation leaf> <control block>
     const [signature, secret, leaf] = tx.getInput(0).finalScriptWitness!;
     // Revealed by a guardian whose own price allows it: it opens one of the vault's liquidation

@@ -16,11 +16,8 @@ import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   encodeRunestone,
   parseRuneId,
-  parseTransaction,
   RUNE_COMMIT_CONFIRMATIONS,
   transactionOutputs,
-  verifyInputs,
-  type Prevout,
 } from '@unit/bitcoin';
 import { UNIT_POSTAGE_SATS } from '@unit/protocol';
 import { runOperator } from '../../src/operator/cli';
@@ -31,7 +28,12 @@ import { loadGuardianKeys } from '../../src/store/keys';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';
 import { signetEnvFor } from '../operator/network';
-import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
+import {
+  appHarness,
+  onChain,
+  startGuardianNetwork,
+  type TestGuardianNetwork,
+} from './signer-harness';
 
 let unit: RunningApp;
 let guardians: TestGuardianNetwork;
@@ -55,21 +57,6 @@ const unspentUnit = async () => (await unit.chain.unitOutputs(treasury)).filter(
 /** Every outpoint at the treasury address, unspent, as esplora has it (mempool included). */
 async function treasuryUtxos(): Promise<string[]> {
   return (await unit.chain.utxos(treasury)).map((o) => `${o.txid}:${o.vout}`).sort();
-}
-
-/** The broadcast transaction, every input checked against the chain's prevouts. */
-async function onChain(txid: string) {
-  const raw = await unit.chain.txHex(txid);
-  expect(raw).not.toBeNull();
-  const tx = parseTransaction(raw!);
-  const prevouts: Prevout[] = [];
-  for (let i = 0; i < tx.inputsLength; i++) {
-    const input = tx.getInput(i);
-    const output = await unit.chain.output(hex.encode(input.txid!), input.index!);
-    prevouts.push({ script: hex.decode(output!.script_hex), amount: BigInt(output!.value) });
-  }
-  expect(verifyInputs(raw!, prevouts)).toEqual({ ok: true });
-  return { tx, prevouts };
 }
 
 beforeAll(async () => {
@@ -133,7 +120,7 @@ describe('npm run operator -- split, with the guardian network', () => {
     expect(lines.at(-2)).toMatch(/^signed by guardian-\d(, guardian-\d){1,2} \(2 of 3 needed\)$/);
     await unit.devnet!.mine(1);
     // Every input is the treasury's key path, one BIP-340 signature under the group key.
-    const { tx, prevouts } = await onChain(txid);
+    const { tx, prevouts } = await onChain(unit, txid);
     for (let i = 0; i < tx.inputsLength; i++) {
       expect(hex.encode(prevouts[i]!.script)).toBe(`5120${hex.encode(groupKey)}`);
       expect(tx.getInput(i).finalScriptWitness).toHaveLength(1);
@@ -152,7 +139,7 @@ describe('npm run operator -- split, with the guardian network', () => {
     );
     const taken = await Promise.all(
       opened.map(async ({ vault_txid }) => {
-        const { tx: open } = await onChain(vault_txid);
+        const { tx: open } = await onChain(unit, vault_txid);
         return `${hex.encode(open.getInput(0).txid!)}:${open.getInput(0).index}`;
       }),
     );
