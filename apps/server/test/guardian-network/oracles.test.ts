@@ -19,6 +19,7 @@ import { call, type Harness } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
 import {
   appHarness,
+  appReadingFlags,
   quorumAt,
   startGuardianNetwork,
   type TestGuardianNetwork,
@@ -29,22 +30,11 @@ let unit: RunningApp;
 let h: Harness;
 let set: GuardianSet;
 
-const appFlags = (url: string) => [
-  '--chain',
-  `${url}/esplora`,
-  '--app',
-  url,
-  '--feeds',
-  `devnet@${url}`,
-  '--price-tick',
-  '500',
-];
-
 beforeAll(async () => {
   network = await startGuardianNetwork({ policy: 'vault', start: false });
   set = JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')) as GuardianSet;
   unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
-  await network.startAll(appFlags(unit.url));
+  await network.startAll(appReadingFlags(unit.url));
   h = appHarness(unit, hex.decode(set.groupKey!));
   await unit.oracle.setPrice(9_500_000);
 }, 120_000);

@@ -38,23 +38,13 @@ import { startTestApp, type RunningApp } from '../support';
 import { call, TestWallet, type Harness } from '../guardian/harness';
 import {
   appHarness,
+  appReadingFlags,
   expectUpdateLeafSigned,
   onChain,
   quorumAt,
   startGuardianNetwork,
   type TestGuardianNetwork,
 } from './signer-harness';
-
-const policyFlags = (url: string) => [
-  '--chain',
-  `${url}/esplora`,
-  '--app',
-  url,
-  '--feeds',
-  `devnet@${url}`,
-  '--price-tick',
-  '500',
-];
 
 const readSet = (path: string) => verifySet(JSON.parse(readFileSync(path, 'utf8')));
 
@@ -119,7 +109,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
     key1 = hex.decode(set1.groupKey!);
     const env = { GUARDIAN_NETWORK: 'external', DATA_DIR: dataDir };
     unit = await startTestApp({ ...env, GUARDIAN_DIR: network.dir });
-    await network.startAll(policyFlags(unit.url));
+    await network.startAll(appReadingFlags(unit.url));
     // A quote is the guardians' price quorum in network mode.
     await quorumAt(unit);
     const h1 = appHarness(unit, key1);
@@ -150,7 +140,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
       await startGuardian(`set2-${m.id}`, m.id, join(nextDir, `guardian-${m.id}`), m.url, [
         '--policy',
         'vault',
-        ...policyFlags(unit.url),
+        ...appReadingFlags(unit.url),
       ]);
     await quorumAt(unit);
     // New vault outputs commit to set 2's key; the treasury stays `OP_1 <set 1's key>`.

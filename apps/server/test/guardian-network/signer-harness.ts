@@ -174,6 +174,15 @@ export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
   return harness;
 }
 
+/**
+ * A `--policy vault` guardian's flags on the app at `url`: its chain view, the app's facts, and
+ * the app's devnet price as its one feed every 500 ms (a quote is the guardians' quorum).
+ */
+export const appReadingFlags = (url: string) => [
+  ...['--chain', `${url}/esplora`, '--app', url],
+  ...['--feeds', `devnet@${url}`, '--price-tick', '500'],
+];
+
 /** The devnet's own check of a raw transaction's inputs against the chain's prevouts. */
 export async function chainVerdict(app: RunningApp, raw: string) {
   const tx = parseTransaction(raw);
