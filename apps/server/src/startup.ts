@@ -29,6 +29,7 @@ import { guardianMigrations } from './guardian';
 import type { Exclusive } from './cluster';
 import { observeFeeds, type createMetrics } from './http/metrics';
 import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
+import { networkLeavesOf, ownLeaves } from './operator/vault-leaves';
 
 /** However long the tick, a ticker service that takes a minute to answer is not answering. */
 const MAX_FEED_TIMEOUT_MS = 60_000;
@@ -144,10 +145,15 @@ export function reindexWhenEmpty(
     db: store.db,
     esploraUrl: config.services.esploraUrl,
     fetch: reindexFetch,
-    network,
-    guardPubkey: xOnly(keys.guardPubkey),
     treasuryAddress: treasuryOutputOf(keys, network).address,
-    thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
+    leaves:
+      config.guardianNetwork.mode === 'off'
+        ? ownLeaves({
+            guardPubkey: xOnly(keys.guardPubkey),
+            thresholdHash: (th, stamp) => oracle.thresholdHash(th, stamp),
+            network,
+          })
+        : networkLeavesOf(config, store.db, network),
     now: () => Math.floor(Date.now() / 1000),
     log: log.child({ module: 'reindex' }),
   }).catch((err: unknown) => {

@@ -25,6 +25,7 @@ import { createOracleKeyFile, loadOracleKeys } from '../oracle/keys';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { reindexFromChain } from './reindex';
+import { networkLeavesOf, ownLeaves } from './vault-leaves';
 import {
   DEFAULT_TREASURY_OUTPUTS,
   DEFAULT_UNIT_NAME,
@@ -132,11 +133,16 @@ export async function runOperator(
           db: ctx.db,
           esploraUrl: config.services.esploraUrl,
           fetch: timedFetch,
-          network: ctx.network,
-          guardPubkey: ctx.guardPubkey,
           treasuryAddress: treasuryAddress(ctx).address,
-          thresholdHash: (th, stamp) =>
-            thresholdHash(thresholdSecret(oracleKeys.oracleSecret, th, stamp)),
+          leaves:
+            config.guardianNetwork.mode === 'off'
+              ? ownLeaves({
+                  guardPubkey: ctx.guardPubkey,
+                  thresholdHash: (th, stamp) =>
+                    thresholdHash(thresholdSecret(oracleKeys.oracleSecret, th, stamp)),
+                  network: ctx.network,
+                })
+              : networkLeavesOf(config, ctx.db, ctx.network),
           now: ctx.now,
           log: { info: () => undefined, warn: () => undefined },
         });
@@ -147,6 +153,9 @@ export async function runOperator(
           say(
             `  ${id}: opened with a version 1 record, never spent since; its key is not on the chain yet`,
           );
+        // Never guessed: a vault whose oracles did not answer is rebuilt by a later reindex.
+        for (const { vaultId, problem } of result.leavesUnknown)
+          say(`  ${vaultId}: not rebuilt: ${problem}`);
         return;
       }
       case 'treasury':

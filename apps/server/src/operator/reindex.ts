@@ -5,31 +5,29 @@
 // says the vault after it. The vault's own key is in its opening's record (version 2,
 // docs/protocol.md); an opening of version 1 lacks it, and there the first spend of a vault output
 // by its update leaf reveals it (the leaf is `<vault_pubkey> OP_CHECKSIGVERIFY ...`). Either way the
-// key is proven by rebuilding the vault's current output from it, the guardian's key and the
-// oracle's threshold hash. A version 1 opening never spent since keeps its key off the chain: it is
-// reported, not guessed.
+// key is proven by rebuilding the vault's current output from it, the guardian key and the
+// threshold hashes (vault-leaves.ts: with the network, the guardians' hashes under any set's key of
+// the chain, found by asking them, and their settings row restored). A version 1 opening never
+// spent since keeps its key off the chain, and a vault whose oracles do not answer its hashes keeps
+// its leaves: both are reported, not guessed, and the next `npm run reindex` tries again.
 import { hex } from '@scure/base';
-import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import {
-  classifyTapLeaf,
-  parseStateRecordScript,
-  vaultOutput,
-  type StateRecord,
-} from '@unit/bitcoin';
+import { classifyTapLeaf, parseStateRecordScript, type StateRecord } from '@unit/bitcoin';
 import type { EsploraOutspend, EsploraTx } from '../chain/esplora-types';
+import { oracleHashesKey } from '../oracle/network-oracles';
 import type { Database } from '../store/schema';
+import { putSetting } from '../store/settings';
 import { appendVaultHistory, insertVault } from '../store/vaults';
+import type { VaultLeaves } from './vault-leaves';
 
 export interface ReindexDeps {
   db: Kysely<Database>;
   esploraUrl: string;
   fetch: typeof fetch;
-  network: BTC_NETWORK;
-  guardPubkey: Uint8Array;
   treasuryAddress: string;
-  thresholdHash: (thCents: bigint, stamp: number) => Uint8Array;
+  /** The guardian key and threshold hashes of a vault's output, proven against it. */
+  leaves: VaultLeaves;
   now: () => number;
   log: Pick<Logger, 'info' | 'warn'>;
 }
@@ -38,6 +36,8 @@ export interface ReindexResult {
   restored: string[];
   /** Openings of version 1 whose vault key the chain does not show yet (never spent since). */
   keyUnknown: string[];
+  /** Vaults whose output no key and hashes found rebuild (an oracle that did not answer), and why. */
+  leavesUnknown: { vaultId: string; problem: string }[];
   /** Vaults already in the database, left as they are. */
   skipped: string[];
 }
@@ -110,7 +110,7 @@ function revealedKey(tx: EsploraTx, txid: string): string | null {
 /** Rebuilds every vault the chain shows that the database lacks. */
 export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult> {
   const reads = new EsploraReads(deps);
-  const result: ReindexResult = { restored: [], keyUnknown: [], skipped: [] };
+  const result: ReindexResult = { restored: [], keyUnknown: [], leavesUnknown: [], skipped: [] };
   const openings = (await reads.addressTxs(deps.treasuryAddress)).filter(
     (tx) => recordOf(tx)?.action === 'o',
   );
@@ -153,18 +153,27 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       continue;
     }
     const current = steps.at(-1)!;
-    // The key must rebuild the vault's current output: then the oracle's secrets open it too.
-    const rebuilt = vaultOutput({
+    // The key must rebuild the vault's current output: then the oracles' secrets open it too.
+    const onChain = {
       vaultPubkey: hex.decode(vaultPubkey),
-      guardPubkey: deps.guardPubkey,
-      thresholdHash: deps.thresholdHash(current.record.thresholdCents, current.record.quoteStamp),
-      network: deps.network,
-    });
-    if (hex.encode(rebuilt.script) !== current.tx.vout[0]!.scriptpubkey) {
-      deps.log.warn({ vault_id: vaultId }, 'reindex: this vault was not made with these keys');
+      thCents: current.record.thresholdCents,
+      stamp: current.record.quoteStamp,
+      script: current.tx.vout[0]!.scriptpubkey,
+    };
+    const leaves = await deps.leaves.prove(onChain);
+    if ('problem' in leaves) {
+      result.leavesUnknown.push({ vaultId, problem: leaves.problem });
+      deps.log.warn({ vault_id: vaultId, problem: leaves.problem }, 'reindex: vault not rebuilt');
       continue;
     }
     await deps.db.transaction().execute(async (trx) => {
+      // What network-oracles.ts reads for the vault's next action, its quote and its guard key.
+      if (leaves.commitment)
+        await putSetting(
+          trx,
+          oracleHashesKey(onChain.thCents, onChain.stamp),
+          JSON.stringify(leaves.commitment),
+        );
       const time = (tx: EsploraTx) => tx.status.block_time ?? deps.now();
       const created = time(opening);
       await insertVault(trx, {
@@ -231,6 +240,7 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
     {
       restored: result.restored.length,
       key_unknown: result.keyUnknown.length,
+      leaves_unknown: result.leavesUnknown.length,
       skipped: result.skipped.length,
     },
     'reindex from the chain done',

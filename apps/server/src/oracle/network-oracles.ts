@@ -23,6 +23,8 @@ import { getSetting, putSetting } from '../store/settings';
 /** How many (threshold, stamp) commitments stay in memory; the oldest go first. */
 const MEMORY_ENTRIES = 10_000;
 const key = (th: number, ts: number) => `${th}:${ts}`;
+/** The settings row of a (threshold, stamp)'s hashes (the reindex restores it: operator/vault-leaves.ts). */
+export const oracleHashesKey = (th: number | bigint, ts: number) => `oracle_hashes:${th}:${ts}`;
 
 export interface NetworkOraclesOptions {
   set: Pick<GuardianSetBody, 'members' | 'version' | 't'>;
@@ -57,7 +59,7 @@ export class NetworkOracles {
     }
     const commitment = await pending;
     if (keep && !this.kept.has(k)) {
-      await putSetting(this.o.db, `oracle_hashes:${k}`, JSON.stringify(commitment));
+      await putSetting(this.o.db, oracleHashesKey(th, ts), JSON.stringify(commitment));
       this.kept.add(k);
       if (this.kept.size > MEMORY_ENTRIES) this.kept.delete(this.kept.values().next().value!);
     }
@@ -65,7 +67,7 @@ export class NetworkOracles {
   }
 
   private async read(th: number, ts: number): Promise<OracleCommitment> {
-    const stored = await getSetting(this.o.db, `oracle_hashes:${key(th, ts)}`);
+    const stored = await getSetting(this.o.db, oracleHashesKey(th, ts));
     if (stored !== null) return JSON.parse(stored) as OracleCommitment;
     try {
       return await collectOracleHashes(this.o.set, th, ts, this.timeoutMs);
