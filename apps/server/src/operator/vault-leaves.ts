@@ -174,9 +174,15 @@ export class NetworkLeaves implements VaultLeaves {
           )
             candidates.push({ statement });
         } catch (error) {
-          const e = error as Error;
+          const e = error as Error & { cause?: { code?: string } };
           if (e.name === 'TimeoutError') this.silent.add(url);
-          problems.push(`${name}: ${e.name === 'TimeoutError' ? 'no answer in time' : e.message}`);
+          const reason =
+            e.name === 'TimeoutError'
+              ? 'no answer in time'
+              : e.cause?.code
+                ? `unreachable (${e.cause.code})`
+                : e.message;
+          problems.push(`${name}: ${reason}`);
         }
       }),
     );

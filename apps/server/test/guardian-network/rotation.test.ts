@@ -19,7 +19,13 @@ import {
   vaultOutput,
   TAPSCRIPT_LEAF_VERSION,
 } from '@unit/bitcoin';
-import { Coordinator, loadIdentity, verifySet, type GuardianSet } from '@unit/guardian-net';
+import {
+  Coordinator,
+  loadIdentity,
+  verifySet,
+  type GuardianSet,
+  type OracleCommitment,
+} from '@unit/guardian-net';
 import {
   CLI,
   freePorts,
@@ -30,7 +36,20 @@ import {
 } from '../../../../packages/guardian-net/test/harness';
 import { progressNotificationSchema, type Approvals } from '@unit/protocol/wire';
 import type { RpcContext } from '../../src/rpc/json-rpc';
-import { getVaultByPubkey } from '../../src/store';
+import {
+  getSetting,
+  getVaultByPubkey,
+  migrateToLatest,
+  openStore,
+  type VaultRow,
+} from '../../src/store';
+import { devnetMigrations } from '../../src/devnet/migrations';
+import { guardianMigrations } from '../../src/guardian';
+import { treasuryOutputOf } from '../../src/guardian/treasury-output';
+import { vaultGuardKeyOf } from '../../src/guardian-network/vault-guard-key';
+import { NetworkOracles, oracleHashesKey } from '../../src/oracle/network-oracles';
+import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
+import { NetworkLeaves } from '../../src/operator/vault-leaves';
 import { loadGuardianNetwork } from '../../src/guardian-network/set-chain';
 import { networkSigner } from '../../src/guardian-network/network-signer';
 import { pinnedNetwork } from '../../src/guardian-network/signer-of';
@@ -73,6 +92,36 @@ class WebWallet extends TestWallet {
       network: TEST_NETWORK,
     });
     return { ...utxo, output };
+  }
+}
+
+/** A wallet whose vault is read from a rebuilt database only (row, hashes, guard key). */
+class RestoredWallet extends TestWallet {
+  constructor(
+    label: string,
+    private readonly harness: Harness,
+    private readonly restored: (
+      pubkey: string,
+    ) => Promise<{ row: VaultRow; guardPubkey: Uint8Array; hashes: Uint8Array[] }>,
+  ) {
+    super(label, harness);
+  }
+
+  override async vault(pubkey = this.vaultPubkey) {
+    const { row, guardPubkey, hashes } = await this.restored(pubkey);
+    const output = (await this.harness.chain.output(row.vault_txid, row.vault_vout))!;
+    return {
+      txid: row.vault_txid,
+      vout: row.vault_vout,
+      value: BigInt(output.value),
+      unitDebt: BigInt(row.unit_borrowed),
+      output: vaultOutput({
+        vaultPubkey: hex.decode(pubkey),
+        guardPubkey,
+        thresholdHash: hashes,
+        network: TEST_NETWORK,
+      }),
+    };
   }
 }
 
@@ -274,6 +323,120 @@ describe('a vault moves to the next guardian set on its next action', () => {
         'guardian-3: unreachable (ECONNREFUSED)',
     );
   }, 60_000);
+
+  it('rebuilds both vaults on an empty database, each with its own hashes and set key, and the unmoved one then acts', async () => {
+    // The chain is the source of truth: a fresh database, the same devnet chain and guardians. The
+    // moved vault (alice) commits to set 2's guardians' hashes, the unmoved one (bob) to set 1's,
+    // of which the replaced guardian 3 is down: bob waits for it, never guessed.
+    const started = Date.now();
+    const store = await openStore({ file: join(dataDir, 'reindexed.db') });
+    try {
+      await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+      const files = loadGuardianNetwork(nextDir);
+      const reindex = () =>
+        reindexFromChain({
+          db: store.db,
+          esploraUrl: `${unit.url}/esplora`,
+          fetch: timedFetch,
+          treasuryAddress: treasuryOutputOf(
+            { treasuryPubkey: set1.groupKey!, treasuryIsGroupKey: true },
+            TEST_NETWORK,
+          ).address,
+          leaves: new NetworkLeaves({
+            sets: [...files.older, files.set],
+            db: store.db,
+            network: TEST_NETWORK,
+          }),
+          now: () => Math.floor(Date.now() / 1000),
+          log: { info: () => undefined, warn: () => undefined },
+        });
+      const live = async (pubkey: string) => {
+        const row = (await getVaultByPubkey(unit.store.db, pubkey))!;
+        const key = oracleHashesKey(row.threshold_cents, row.stamp);
+        const kept = JSON.parse((await getSetting(unit.store.db, key))!) as OracleCommitment;
+        return { row, key, kept };
+      };
+      const [a, b] = [await live(alice.vaultPubkey), await live(bob.vaultPubkey)];
+      // Bob's list names set 1's guardian 3 unless it answered too late when bob opened.
+      const bobNeedsOld3 = b.kept.statements.some((s) => s.guardian === 3);
+      expect(a.kept.statements.every((s) => s.setVersion === 2)).toBe(true);
+
+      const first = await reindex();
+      expect(first.restored).toEqual([a.row.vault_id, ...(bobNeedsOld3 ? [] : [b.row.vault_id])]);
+      if (bobNeedsOld3) {
+        expect(first.leavesUnknown.map((u) => u.vaultId)).toEqual([b.row.vault_id]);
+        expect(first.leavesUnknown[0]!.problem).toContain(
+          'guardian-3 of set 1: unreachable (ECONNREFUSED)',
+        );
+        expect(await getVaultByPubkey(store.db, bob.vaultPubkey)).toBeNull();
+        // The replaced guardian answers again (its old directory): bob is rebuilt.
+        await startGuardian(
+          'old-3-oracle',
+          3,
+          join(network.dir, 'guardian-3'),
+          set1.members[2]!.url,
+          [],
+        );
+        try {
+          const second = await reindex();
+          expect(second).toMatchObject({ restored: [b.row.vault_id], skipped: [a.row.vault_id] });
+        } finally {
+          await stopGuardian('old-3-oracle');
+        }
+      }
+
+      // Each vault as the live database has it, with its own hashes' settings row.
+      // The label and the creation time (the opening's block time here) are not the chain's.
+      const same = (row: VaultRow) => ({
+        ...row,
+        name: undefined,
+        created_at: undefined,
+        id: undefined,
+        updated_at: undefined,
+      });
+      const oracles = new NetworkOracles({ set: set2, db: store.db });
+      const guardKeyOf = vaultGuardKeyOf({
+        chain: unit.chain,
+        thresholdHashes: (th, ts) => oracles.hashes(Number(th), ts),
+        network: TEST_NETWORK,
+        guardPubkeys: [key2, key1],
+      });
+      for (const [v, key] of [
+        [a, set2.groupKey!],
+        [b, set1.groupKey!],
+      ] as const) {
+        const row = (await getVaultByPubkey(store.db, v.row.vault_pubkey))!;
+        expect(same(row)).toEqual(same(v.row));
+        const restored = JSON.parse((await getSetting(store.db, v.key))!) as OracleCommitment;
+        expect(restored.hashes).toEqual(v.kept.hashes);
+        expect(await guardKeyOf(row)).toBe(key);
+      }
+
+      // Bob's deposit built from the rebuilt database alone (row, hashes, key as /api/vaults
+      // serves it): set 1 signs its input, its new output commits to set 2's key.
+      const h2 = appHarness(unit, key2);
+      h2.keys = { ...h2.keys!, treasuryScript: OutScript.encode({ type: 'tr', pubkey: key1 }) };
+      const rebuilt = new RestoredWallet('bob', h2, async (pubkey) => {
+        const row = (await getVaultByPubkey(store.db, pubkey))!;
+        return {
+          row,
+          guardPubkey: hex.decode(await guardKeyOf(row)),
+          hashes: await oracles.hashes(row.threshold_cents, row.stamp),
+        };
+      });
+      const { request } = await rebuilt.deposit(10_000n);
+      const { vault_txid } = await call<{ vault_txid: string }>(
+        unit.guardian,
+        'vault.deposit',
+        request,
+      );
+      const { tx, prevouts } = await onChain(unit, vault_txid);
+      expectUpdateLeafSigned(tx, prevouts, bob.vaultPubkey, key1);
+      console.log(`reindex test: ${Date.now() - started} ms`);
+    } finally {
+      await store.close();
+    }
+  }, 90_000);
 
   it('lets the replaced guardian and another set-1 share sign nothing that spends the moved vault', async () => {
     // The worst case for set 1: guardian 3 (replaced) and guardian 1's set-1 share both approve
