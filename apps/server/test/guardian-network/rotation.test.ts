@@ -328,7 +328,6 @@ describe('a vault moves to the next guardian set on its next action', () => {
     // The chain is the source of truth: a fresh database, the same devnet chain and guardians. The
     // moved vault (alice) commits to set 2's guardians' hashes, the unmoved one (bob) to set 1's,
     // of which the replaced guardian 3 is down: bob waits for it, never guessed.
-    const started = Date.now();
     const store = await openStore({ file: join(dataDir, 'reindexed.db') });
     try {
       await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
@@ -432,7 +431,6 @@ describe('a vault moves to the next guardian set on its next action', () => {
       );
       const { tx, prevouts } = await onChain(unit, vault_txid);
       expectUpdateLeafSigned(tx, prevouts, bob.vaultPubkey, key1);
-      console.log(`reindex test: ${Date.now() - started} ms`);
     } finally {
       await store.close();
     }
