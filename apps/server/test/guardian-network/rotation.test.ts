@@ -49,6 +49,8 @@ import { treasuryOutputOf } from '../../src/guardian/treasury-output';
 import { vaultGuardKeyOf } from '../../src/guardian-network/vault-guard-key';
 import { NetworkOracles, oracleHashesKey } from '../../src/oracle/network-oracles';
 import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
+import { reindexWhenEmpty } from '../../src/startup';
+import { loadConfig } from '../../src/config';
 import { NetworkLeaves } from '../../src/operator/vault-leaves';
 import { loadGuardianNetwork } from '../../src/guardian-network/set-chain';
 import { networkSigner } from '../../src/guardian-network/network-signer';
@@ -332,6 +334,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
     try {
       await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
       const files = loadGuardianNetwork(nextDir);
+      // `npm run reindex`'s call (the operator's CLI refuses the devnet).
       const reindex = () =>
         reindexFromChain({
           db: store.db,
@@ -360,8 +363,17 @@ describe('a vault moves to the next guardian set on its next action', () => {
       const bobNeedsOld3 = b.kept.statements.some((s) => s.guardian === 3);
       expect(a.kept.statements.every((s) => s.setVersion === 2)).toBe(true);
 
-      const first = await reindex();
-      expect(first.restored).toEqual([a.row.vault_id, ...(bobNeedsOld3 ? [] : [b.row.vault_id])]);
+      // The start on an empty database, wired as the app wires it (GUARDIAN_DIR the next network).
+      const config = loadConfig({
+        DATA_DIR: dataDir,
+        GUARDIAN_NETWORK: 'external',
+        GUARDIAN_DIR: nextDir,
+        ESPLORA_URL: `${unit.url}/esplora`,
+      });
+      const first = (await reindexWhenEmpty(config, { ...unit, store }))!;
+      expect(first.restored.toSorted()).toEqual(
+        [a.row.vault_id, ...(bobNeedsOld3 ? [] : [b.row.vault_id])].toSorted(),
+      );
       if (bobNeedsOld3) {
         expect(first.leavesUnknown.map((u) => u.vaultId)).toEqual([b.row.vault_id]);
         expect(first.leavesUnknown[0]!.problem).toContain(
@@ -431,6 +443,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
       );
       const { tx, prevouts } = await onChain(unit, vault_txid);
       expectUpdateLeafSigned(tx, prevouts, bob.vaultPubkey, key1);
+      expect((await vaultDtoOf(bob.vaultPubkey)).guard_pubkey).toBe(set2.groupKey);
     } finally {
       await store.close();
     }
