@@ -37,6 +37,7 @@ import { UNIT_POSTAGE_SATS } from '@unit/protocol';
 import { progressNotificationSchema, type Approvals } from '@unit/protocol/wire';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { getVaultByPubkey } from '../../src/store';
+import { recordLiquidation } from '../../src/store/liquidations';
 import { loadGuardianNetwork } from '../../src/guardian-network/set-chain';
 import { networkSigner } from '../../src/guardian-network/network-signer';
 import { guardianSignerOf, pinnedNetwork, servedKeys } from '../../src/guardian-network/signer-of';
@@ -498,5 +499,25 @@ describe('a vault moves to the next guardian set on its next action', () => {
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }
+  });
+
+  it('serves each liquidated vault’s own key on /api/liquidations: set 1 for one that never moved', async () => {
+    // Recorded as the sweep records them (the price is not what this is about): bob's vault never
+    // acted after the rotation, alice's moved; the route reads each key from its output on chain.
+    for (const pubkey of [bob.vaultPubkey, alice.vaultPubkey]) {
+      const v = (await getVaultByPubkey(unit.store.db, pubkey))!;
+      await recordLiquidation(unit.store.db, {
+        ...{ vault_id: v.vault_id, liquidated_at: Math.floor(Date.now() / 1000) },
+        ...{ liquidation_hash: '00'.repeat(20), threshold_cents: v.threshold_cents },
+        ...{ price_cents: 1, btc_locked: v.btc_locked, unit_borrowed: v.unit_borrowed },
+      });
+    }
+    const list = (await (await fetch(`${unit.url}/api/liquidations`)).json()) as {
+      vault_pubkey: string;
+      guard_pubkey: string;
+    }[];
+    const keyOf = (pubkey: string) => list.find((l) => l.vault_pubkey === pubkey)?.guard_pubkey;
+    expect(keyOf(bob.vaultPubkey)).toBe(set1.groupKey);
+    expect(keyOf(alice.vaultPubkey)).toBe(set2.groupKey);
   });
 }, 400_000);
