@@ -16,7 +16,6 @@ import {
   type PrecheckedAction,
 } from './actions';
 import { vaultGuardKeyOf, type VaultKeyRow } from '../guardian-network/vault-guard-key';
-import type { VaultRow } from '../store';
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
