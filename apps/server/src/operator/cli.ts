@@ -23,7 +23,7 @@ import { devnetMigrations } from '../devnet/migrations';
 import { accountMigrations } from '../auth/migrations';
 import { rateLimitMigrations } from '../http/shared-rate-limits';
 import { createOracleKeyFile, loadOracleKeys } from '../oracle/keys';
-import { hexToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { reindexFromChain } from './reindex';
 import {
@@ -79,6 +79,10 @@ const wholeNumber = (text: string | undefined, what: string): number => {
   if (text === undefined || !/^\d+$/.test(text)) throw new Error(`${what} must be a whole number`);
   return Number(text);
 };
+
+/** With the guardian network: the treasury is under the newest set's key (moved, or no rotation). */
+const treasuryIsNewest = (ctx: OperatorContext) =>
+  bytesToHex(ctx.treasuryPubkey) === ctx.guardianNetwork?.set.groupKey;
 
 /** A fetch that gives up: a frozen service must not hold the operator's command forever. */
 const timedFetch: typeof fetch = (input, init) =>
@@ -163,6 +167,10 @@ export async function runOperator(
           config.unitRuneId,
         ))
           say(line);
+        if (ctx.guardianNetwork && !treasuryIsNewest(ctx))
+          say(
+            `after a guardian rotation: \`treasury move\` moves it to set ${ctx.guardianNetwork.set.version}`,
+          );
         return;
       case 'split': {
         const n = wholeNumber(positional[0], 'split <n>');

@@ -317,6 +317,10 @@ describe('a vault moves to the next guardian set on its next action', () => {
   }
 
   it('has every set-1 guardian refuse a treasury move that pays anything elsewhere', async () => {
+    // The operator's status names set 1's treasury, and the move still to do.
+    const status = await operator(['treasury']);
+    expect(status[0]).toBe(`treasury address  ${treasuryOf(key1)}`);
+    expect(status.at(-1)).toBe('after a guardian rotation: `treasury move` moves it to set 2');
     const inputs = (await unit.chain.utxos(treasuryOf(key1))).map((o) => ({
       txid: o.txid,
       vout: o.vout,
@@ -357,6 +361,9 @@ describe('a vault moves to the next guardian set on its next action', () => {
   }, 90_000);
 
   it('splits the moved treasury with set 2, and set 1’s guardians sign none of it', async () => {
+    const status = await operator(['treasury']);
+    expect(status[0]).toBe(`treasury address  ${treasuryOf(key2)}`);
+    expect(status.at(-1)).not.toMatch(/treasury move/);
     const lines = await operator(['split', '3', '--fee-rate', '2']);
     const txid = /^split ([0-9a-f]{64}): 3 outputs/.exec(lines.at(-1)!)![1]!;
     await expectTreasurySignedBy(txid, key2);
