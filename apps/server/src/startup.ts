@@ -29,7 +29,7 @@ import { guardianMigrations } from './guardian';
 import type { Exclusive } from './cluster';
 import { observeFeeds, type createMetrics } from './http/metrics';
 import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
-import { networkLeavesOf, ownLeaves } from './operator/vault-leaves';
+import { networkLeavesOf, networkTreasuryAddresses, ownLeaves } from './operator/vault-leaves';
 
 /** However long the tick, a ticker service that takes a minute to answer is not answering. */
 const MAX_FEED_TIMEOUT_MS = 60_000;
@@ -145,7 +145,10 @@ export function reindexWhenEmpty(
     db: store.db,
     esploraUrl: config.services.esploraUrl,
     fetch: reindexFetch,
-    treasuryAddress: treasuryOutputOf(keys, network).address,
+    treasuryAddresses:
+      config.guardianNetwork.mode === 'off'
+        ? [treasuryOutputOf(keys, network).address]
+        : networkTreasuryAddresses(config, network),
     leaves:
       config.guardianNetwork.mode === 'off'
         ? ownLeaves({

@@ -120,4 +120,5 @@ export const liquidated: LiquidatedVaultDto = {
   liquidated_at: NOW_S - 3600,
   liquidation_hash: 'a'.repeat(40),
   status: 'liquidated',
+  guard_pubkey: '6'.repeat(64),
 };

@@ -12,7 +12,9 @@ import { localSigner, type GuardianSigner } from '../guardian/signer';
 import type { GuardianKeys } from '../store/keys';
 import type { Database } from '../store/schema';
 import { getOrCreateSetting, getSetting, putSetting } from '../store/settings';
+import { hex } from '@scure/base';
 import { networkSigner } from './network-signer';
+import { treasurySetOf } from './treasury-set';
 import {
   loadGuardianNetwork,
   readSetFiles,
@@ -60,19 +62,24 @@ export async function guardianSignerOf(
 ): Promise<GuardianSigner> {
   const { mode, dir } = config.guardianNetwork;
   if (mode === 'off') return localSigner(keys.guardianSecretKey);
-  return networkSigner(await pinnedNetwork(dir, db));
+  const files = await pinnedNetwork(dir, db);
+  // The treasury's set: the first until the operator moves it (treasury-set.ts).
+  const treasury = await treasurySetOf(db, [...files.older, files.set]);
+  return { ...networkSigner(files), treasuryPubkey: hex.decode(treasury.groupKey!) };
 }
 
 /**
  * The keys as /api/config, the devnet and the reindex use them: `guardPubkey` is the signer's (the
  * newest set's, which every new vault output commits to), and with the network the treasury is a
  * group key too (guardian/treasury-output.ts): the first set's, which it stays under after a
- * rotation until the operator moves it.
+ * rotation until the operator moves it (then the set it moved to: treasury-set.ts).
  */
 export function servedKeys(keys: GuardianKeys, signer: GuardianSigner): GuardianKeys {
   const toHex = (key: Uint8Array) => Buffer.from(key).toString('hex');
   const guardPubkey = toHex(signer.guardPubkey);
   if (signer.kind === 'local') return { ...keys, guardPubkey };
-  const treasuryPubkey = toHex(signer.olderGuardPubkeys?.[0] ?? signer.guardPubkey);
+  const treasuryPubkey = toHex(
+    signer.treasuryPubkey ?? signer.olderGuardPubkeys?.[0] ?? signer.guardPubkey,
+  );
   return { ...keys, guardPubkey, treasuryPubkey, treasuryIsGroupKey: true };
 }

@@ -1,4 +1,5 @@
-// The guardian key a vault's current output commits to, as /api/vaults serves it (`guard_pubkey`):
+// The guardian key a vault's current output commits to, as /api/vaults and /api/liquidations serve
+// it (`guard_pubkey`):
 // the newest set's for every vault opened or moved since the last rotation, an older set's for a
 // vault that has not acted since (docs/protocol.md, "Guardian rotation"). The web app builds the
 // vault's input leaf with it and the action's new vault output with /api/config's `guardPubkey`, so
@@ -19,11 +20,17 @@ export interface VaultKeyDeps {
   guardPubkeys: readonly Uint8Array[];
 }
 
+/** What the key is read from: a vault row, or a liquidation's entry (its vault's output). */
+export type VaultKeyRow = Pick<
+  VaultRow,
+  'vault_txid' | 'vault_vout' | 'vault_pubkey' | 'threshold_cents' | 'stamp'
+>;
+
 /** Outpoints whose key is known: an output's script never changes. */
 const CACHE_LIMIT = 10_000;
 
 /** `(row) => x-only hex`, remembering each outpoint's answer. */
-export function vaultGuardKeyOf(deps: VaultKeyDeps): (row: VaultRow) => Promise<string> {
+export function vaultGuardKeyOf(deps: VaultKeyDeps): (row: VaultKeyRow) => Promise<string> {
   const newest = hex.encode(deps.guardPubkeys[0]!);
   const known = new Map<string, string>();
   return async (row) => {

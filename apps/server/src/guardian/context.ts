@@ -71,10 +71,10 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
   if (!signer) throw new Error('the guardian needs a signer or its own key');
   // This server's treasury key, or the guardian network's group key (treasury-output.ts).
   const isGroupKey = signer.kind === 'network';
-  // After a rotation the treasury stays under the first set's key (signer.ts).
+  // After a rotation the treasury stays under the first set's key until moved (signer.ts).
   const older = signer.olderGuardPubkeys ?? [];
   const treasuryPubkey = isGroupKey
-    ? (older[0] ?? signer.guardPubkey)
+    ? (signer.treasuryPubkey ?? older[0] ?? signer.guardPubkey)
     : pubSchnorr(deps.treasuryKey);
   const treasury = treasuryOutput({ pubkey: treasuryPubkey, isGroupKey }, deps.network);
   return {

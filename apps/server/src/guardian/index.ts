@@ -15,8 +15,7 @@ import {
   type ActionResults,
   type PrecheckedAction,
 } from './actions';
-import { vaultGuardKeyOf } from '../guardian-network/vault-guard-key';
-import type { VaultRow } from '../store';
+import { vaultGuardKeyOf, type VaultKeyRow } from '../guardian-network/vault-guard-key';
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';
@@ -44,7 +43,7 @@ export interface Guardian {
   guardPubkey: string;
   treasuryPubkey: string;
   /** The guardian key a vault's output commits to: an older set's until it moves (rotation). */
-  vaultGuardPubkey(row: VaultRow): Promise<string>;
+  vaultGuardPubkey(row: VaultKeyRow): Promise<string>;
 }
 
 /** A chain service that did not answer reaches the caller as a refusal to retry, not 'internal'. */

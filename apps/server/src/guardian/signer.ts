@@ -43,10 +43,14 @@ export interface GuardianSigner {
   guardPubkey: Uint8Array;
   /**
    * The older guardian sets' keys, oldest first, that vaults not moved yet still commit to (a
-   * rotation: docs/protocol.md); their next action moves them to `guardPubkey`. The first is the
-   * treasury's key in network mode until the operator moves it.
+   * rotation: docs/protocol.md); their next action moves them to `guardPubkey`.
    */
   olderGuardPubkeys?: readonly Uint8Array[];
+  /**
+   * Network mode: the set key the treasury is under, the first set's until the operator moves it
+   * (guardian-network/treasury-set.ts). Absent: the first of `olderGuardPubkeys`, else `guardPubkey`.
+   */
+  treasuryPubkey?: Uint8Array;
   /**
    * The PSBT with the guardian's signatures on its `vault` and `liquidated` inputs (the liquidation
    * witness complete). Treasury inputs are not its business (cosign.ts signs them). The network,

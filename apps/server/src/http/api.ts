@@ -33,8 +33,8 @@ import {
   vaultHistoryPage,
   vaultPointsBetween,
   type HistoryCursor,
-  type VaultRow,
 } from '../store/vaults';
+import type { VaultKeyRow } from '../guardian-network/vault-guard-key';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
 import { telegramNotifyBodySchema } from '@unit/protocol/wire';
 import { BITCOIN_PRICE_SCHEMA, HISTORY_PAGE_SCHEMA, HISTORY_POINTS_SCHEMA } from './schemas';
@@ -54,7 +54,7 @@ export interface ApiDeps {
   /** The UNIT rune id once the chain knows it (the devnet etches it at genesis). */
   unitRuneId(): string;
   /** A vault's own guardian key (an older set's until it moves: rotation); default `keys.guardPubkey`. */
-  vaultGuardPubkey?(row: VaultRow): Promise<string>;
+  vaultGuardPubkey?(row: VaultKeyRow): Promise<string>;
 }
 
 const hex = (bytes: number) =>
@@ -239,7 +239,12 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   );
 
-  app.get('/api/liquidations', async () => listLiquidations(db));
+  // Each liquidated vault's own guardian key (an older set's if it never moved: rotation), which
+  // the web's repossess builds the liquidated vault's input with.
+  app.get('/api/liquidations', async () => {
+    const list = await listLiquidations(db);
+    return Promise.all(list.map(async (l) => ({ ...l, guard_pubkey: await guardKeyOf(l) })));
+  });
 
   app.get('/api/quote', async (request): Promise<OperationQuoteDto> => {
     const { action, feeRate, inputs } = parseInput(operationQuery, request.query);

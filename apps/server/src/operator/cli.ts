@@ -5,6 +5,7 @@
 //                                     etch UNIT (commit, six confirmations, reveal); resumable
 //   use <rune id>                     check an existing rune for UNIT_RUNE_ID
 //   split <n> [--fee-rate R]          split the treasury's free UNIT into n outputs of its postage
+//   treasury move [--fee-rate R]      after a guardian rotation: move the treasury to the newest set
 //   reindex                           rebuild the vaults the database lacks from the chain
 //   oracle-key <file>                 write a new oracle key file (mode 0600)
 import { pathToFileURL } from 'node:url';
@@ -22,10 +23,10 @@ import { devnetMigrations } from '../devnet/migrations';
 import { accountMigrations } from '../auth/migrations';
 import { rateLimitMigrations } from '../http/shared-rate-limits';
 import { createOracleKeyFile, loadOracleKeys } from '../oracle/keys';
-import { hexToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { reindexFromChain } from './reindex';
-import { networkLeavesOf, ownLeaves } from './vault-leaves';
+import { networkLeavesOf, networkTreasuryAddresses, ownLeaves } from './vault-leaves';
 import {
   DEFAULT_TREASURY_OUTPUTS,
   DEFAULT_UNIT_NAME,
@@ -38,6 +39,8 @@ import {
 import { checkSplitCount, splitTreasury } from './treasury-split';
 import { etchUnit } from './etch';
 import { treasuryCosigner } from './treasury-cosign';
+import { moveTreasury } from './treasury-move';
+import { treasurySetOf } from '../guardian-network/treasury-set';
 import { checkRune } from './rune-check';
 import path from 'node:path';
 
@@ -50,6 +53,7 @@ const USAGE = `usage: npm run operator -- <command>
                                  etch UNIT on a network that has none (resumable)
   use <block:tx>                 check an existing rune for UNIT_RUNE_ID
   split <n> [--fee-rate R]       split the treasury's free UNIT into n outputs
+  treasury move [--fee-rate R]   after a guardian rotation: move the treasury to the newest set
   reindex                        rebuild the vaults the database lacks from the chain
   oracle-key <file>              write a new oracle key file (mode 0600)`;
 
@@ -76,6 +80,10 @@ const wholeNumber = (text: string | undefined, what: string): number => {
   if (text === undefined || !/^\d+$/.test(text)) throw new Error(`${what} must be a whole number`);
   return Number(text);
 };
+
+/** With the guardian network: the treasury is under the newest set's key (moved, or no rotation). */
+const treasuryIsNewest = (ctx: OperatorContext) =>
+  bytesToHex(ctx.treasuryPubkey) === ctx.guardianNetwork?.set.groupKey;
 
 /** A fetch that gives up: a frozen service must not hold the operator's command forever. */
 const timedFetch: typeof fetch = (input, init) =>
@@ -133,7 +141,10 @@ export async function runOperator(
           db: ctx.db,
           esploraUrl: config.services.esploraUrl,
           fetch: timedFetch,
-          treasuryAddress: treasuryAddress(ctx).address,
+          treasuryAddresses:
+            config.guardianNetwork.mode === 'off'
+              ? [treasuryAddress(ctx).address]
+              : networkTreasuryAddresses(config, ctx.network),
           leaves:
             config.guardianNetwork.mode === 'off'
               ? ownLeaves({
@@ -159,11 +170,19 @@ export async function runOperator(
         return;
       }
       case 'treasury':
+        if (positional[0] === 'move') {
+          await moveTreasury(ctx, await feeRateOf(ctx, options.get('fee-rate')));
+          return;
+        }
         for (const line of statusLines(
           await treasuryStatus(ctx, config.unitRuneId !== null),
           config.unitRuneId,
         ))
           say(line);
+        if (ctx.guardianNetwork && !treasuryIsNewest(ctx))
+          say(
+            `after a guardian rotation: \`treasury move\` moves it to set ${ctx.guardianNetwork.set.version}`,
+          );
         return;
       case 'split': {
         const n = wholeNumber(positional[0], 'split <n>');
@@ -228,13 +247,14 @@ async function withContext(
     });
     const keys = await loadGuardianKeys(store.db, config);
     // With the guardian network the vaults' key is the newest set's group key, the treasury the
-    // first set's (it stays there after a rotation: guardian-network/set-chain.ts).
+    // first set's until `treasury move` moves it (guardian-network/treasury-set.ts).
     const sets =
       config.guardianNetwork.mode === 'off'
         ? null
         : loadGuardianNetwork(config.guardianNetwork.dir);
     const groupKey = sets && hexToBytes(sets.set.groupKey!);
-    const treasuryKey = sets && hexToBytes((sets.older[0] ?? sets.set).groupKey!);
+    const treasurySet = sets && (await treasurySetOf(store.db, [...sets.older, sets.set]));
+    const treasuryKey = treasurySet && hexToBytes(treasurySet.groupKey!);
     // Runes read as the server reads them (RUNES_API), so an ord-only network works here too.
     const chain = new EsploraChain({
       ...config.services,
@@ -261,7 +281,12 @@ async function withContext(
       treasuryPubkey: treasuryKey ?? pubSchnorr(keys.treasurySecretKey),
       treasuryIsGroupKey: groupKey !== null,
       // The operator's CLI coordinates the running network itself, as the app does (GUARDIAN_DIR).
-      ...(sets ? { cosignTreasury: treasuryCosigner(sets, { say }) } : {}),
+      ...(sets
+        ? {
+            cosignTreasury: treasuryCosigner(sets, { say, set: treasurySet! }),
+            guardianNetwork: sets,
+          }
+        : {}),
       db: store.db,
       dataDir: config.dataDir,
       say,

@@ -25,7 +25,9 @@ export interface ReindexDeps {
   db: Kysely<Database>;
   esploraUrl: string;
   fetch: typeof fetch;
-  treasuryAddress: string;
+  /** Every address the treasury has had (with the network: each set's `OP_1 <group key>`, since
+   * `operator treasury move` takes it to the newest set's), where each opening took its UNIT. */
+  treasuryAddresses: readonly string[];
   /** The guardian key and threshold hashes of a vault's output, proven against it. */
   leaves: VaultLeaves;
   now: () => number;
@@ -111,9 +113,14 @@ function revealedKey(tx: EsploraTx, txid: string): string | null {
 export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult> {
   const reads = new EsploraReads(deps);
   const result: ReindexResult = { restored: [], keyUnknown: [], leavesUnknown: [], skipped: [] };
-  const openings = (await reads.addressTxs(deps.treasuryAddress)).filter(
-    (tx) => recordOf(tx)?.action === 'o',
-  );
+  const seen = new Set<string>();
+  const openings: EsploraTx[] = [];
+  for (const address of new Set(deps.treasuryAddresses))
+    for (const tx of await reads.addressTxs(address))
+      if (!seen.has(tx.txid) && recordOf(tx)?.action === 'o') {
+        seen.add(tx.txid);
+        openings.push(tx);
+      }
   for (const opening of openings) {
     const vaultId = opening.txid;
     const known = await deps.db

@@ -1,13 +1,15 @@
 // The operator's treasury transaction signed by the guardian network (GUARDIAN_NETWORK local or
 // external): the treasury is `OP_1 <group key>`, so each input's key path is one FROST session the
 // app's coordinator runs (the same Coordinator, attempt numbering and refusal message as
-// network-signer.ts), id `<txid>:<input>`, context `{kind: 'treasury-split', psbt, input}`. Each
-// guardian checks it on its own chain view (packages/guardian-net/src/vault-policy/treasury-split.ts)
-// and fewer than t approvals is a refusal naming each guardian's reason. Nothing is broadcast here.
+// network-signer.ts), id `<txid>:<input>`, context `{kind: 'treasury-split', psbt, input}` (or
+// `treasury-move` after a rotation, signed by the older set the treasury is under). Each guardian
+// checks it on its own chain view (packages/guardian-net/src/vault-policy/treasury-split.ts,
+// treasury-move.ts) and fewer than t approvals is a refusal naming each guardian's reason. Nothing
+// is broadcast here.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
-import { Coordinator, QuorumError, type SignEvent } from '@unit/guardian-net';
+import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { ApprovalBoard } from '../guardian-network/approvals';
 import {
   firstAttempt,
@@ -27,6 +29,10 @@ export interface TreasuryCosignOptions {
   timeoutMs?: number;
   /** Told which guardians signed, once they have. */
   say?: (line: string) => void;
+  /** The set whose key the treasury is under (treasury-set.ts); default the first of the chain. */
+  set?: GuardianSet;
+  /** What the guardians are asked to check: a split (default), or a move to the newest set. */
+  kind?: 'treasury-split' | 'treasury-move';
 }
 
 /** Signs every input of `tx` (all the treasury's key path) through the network, and finalizes it. */
@@ -36,8 +42,9 @@ export function treasuryCosigner(
   files: GuardianNetworkFiles,
   options: TreasuryCosignOptions = {},
 ): TreasuryCosigner {
-  // The treasury stays under the first set after a rotation (guardian-network/set-chain.ts).
-  const set = files.older[0] ?? files.set;
+  // The treasury stays under the first set after a rotation until moved (treasury-set.ts).
+  const set = options.set ?? files.older[0] ?? files.set;
+  const kind = options.kind ?? 'treasury-split';
   const { identity } = files;
   const coordinator = new Coordinator(set, identity, options.callTimeoutMs ?? 5_000);
   const groupKey = hex.decode(set.groupKey!);
@@ -61,7 +68,7 @@ export function treasuryCosigner(
     const attempt = firstAttempt(Date.now());
     const signing = Promise.all(
       messages.map((message, input) =>
-        coordinator.sign(message, { kind: 'treasury-split', psbt, input }, onEvent, {
+        coordinator.sign(message, { kind, psbt, input }, onEvent, {
           sessionId: `${tx.id}:${input}`,
           firstAttempt: attempt,
         }),

@@ -14,6 +14,7 @@ import type { Chain } from '../chain/port';
 import type { OrdIndexer } from '../chain/ord';
 import type { Database } from '../store/schema';
 import { heldTreasuryOutputs } from '../guardian/locks';
+import type { GuardianNetworkFiles } from '../guardian-network/set-chain';
 
 /** What the operator's commands need: the chain, the treasury key, and the server's database. */
 export interface OperatorContext {
@@ -28,6 +29,8 @@ export interface OperatorContext {
   treasuryIsGroupKey?: boolean;
   /** With the group key: t guardians sign a treasury transaction (split), each checking it. */
   cosignTreasury?: (tx: Transaction) => Promise<Transaction>;
+  /** With the guardian network: its chain of sets (a `treasury move` signs with an older one). */
+  guardianNetwork?: GuardianNetworkFiles;
   /** x-only; the vaults' co-signing key (reindex proves a vault's output with it). */
   guardPubkey: Uint8Array;
   db: Kysely<Database>;

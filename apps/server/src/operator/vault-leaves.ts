@@ -26,6 +26,7 @@ import {
   type OracleCommitment,
   type OracleHashStatement,
 } from '@unit/guardian-net';
+import { treasuryOutput } from '../guardian/treasury-output';
 import { oracleHashesKey } from '../oracle/network-oracles';
 import type { ServerConfig } from '../config';
 import { loadGuardianNetwork } from '../guardian-network/set-chain';
@@ -228,4 +229,16 @@ export function networkLeavesOf(
 ): NetworkLeaves {
   const files = loadGuardianNetwork(config.guardianNetwork.dir);
   return new NetworkLeaves({ sets: [...files.older, files.set], db, network });
+}
+
+/** Every treasury address of the chain of sets: the treasury is one set's group key at a time. */
+export function networkTreasuryAddresses(
+  config: Pick<ServerConfig, 'guardianNetwork'>,
+  network: BTC_NETWORK,
+): string[] {
+  const files = loadGuardianNetwork(config.guardianNetwork.dir);
+  return [...files.older, files.set].map(
+    (set) =>
+      treasuryOutput({ pubkey: hex.decode(set.groupKey!), isGroupKey: true }, network).address,
+  );
 }

@@ -70,8 +70,10 @@ export async function getLiquidation(
   return row ?? null;
 }
 
-/** Newest first, joined with the vault's name. */
-export async function listLiquidations(db: Kysely<Database>): Promise<LiquidatedVaultDto[]> {
+/** Newest first, joined with the vault's name; the route adds each vault's guardian key. */
+export async function listLiquidations(
+  db: Kysely<Database>,
+): Promise<Omit<LiquidatedVaultDto, 'guard_pubkey'>[]> {
   const rows = await db
     .selectFrom('liquidations')
     .innerJoin('vaults', 'vaults.vault_id', 'liquidations.vault_id')

@@ -5,11 +5,16 @@
 // chain of sets) with the same database. The vault's next action (a deposit) is signed by set 1 and
 // its new output commits to set 2's key; the action after it (a borrow) by set 2, its treasury
 // input (still set 1's key) by set 1. The replaced guardian with another set-1 share signs nothing
-// that spends the moved vault; the chain on disk is checked from the pinned key.
+// that spends the moved vault; the chain on disk is checked from the pinned key. Then the operator's
+// `treasury move`: set 1 signs the treasury's move to `OP_1 <set 2's key>` with all its UNIT (every
+// set-1 guardian refuses one that pays elsewhere), a server on this database takes set 2's treasury,
+// a `split` is signed by set 2, and set 1 signs nothing of the treasury any more.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
-import { OutScript, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { Address, OutScript, p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +39,7 @@ import {
   waitHealthy,
   type Proc,
 } from '../../../../packages/guardian-net/test/harness';
+import { UNIT_POSTAGE_SATS } from '@unit/protocol';
 import { progressNotificationSchema, type Approvals } from '@unit/protocol/wire';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import {
@@ -52,9 +58,16 @@ import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
 import { reindexWhenEmpty } from '../../src/startup';
 import { loadConfig } from '../../src/config';
 import { NetworkLeaves } from '../../src/operator/vault-leaves';
+import { recordLiquidation } from '../../src/store/liquidations';
 import { loadGuardianNetwork } from '../../src/guardian-network/set-chain';
 import { networkSigner } from '../../src/guardian-network/network-signer';
-import { pinnedNetwork } from '../../src/guardian-network/signer-of';
+import { guardianSignerOf, pinnedNetwork, servedKeys } from '../../src/guardian-network/signer-of';
+import { runOperator } from '../../src/operator/cli';
+import { treasuryCosigner, TreasuryRefused } from '../../src/operator/treasury-cosign';
+import { planMove } from '../../src/operator/treasury-move';
+import { planTreasuryTx } from '../../src/operator/treasury-split';
+import { loadGuardianKeys } from '../../src/store/keys';
+import { signetEnvFor } from '../operator/network';
 import { startTestApp, type RunningApp } from '../support';
 import { call, TestWallet, type Harness } from '../guardian/harness';
 import {
@@ -295,6 +308,134 @@ describe('a vault moves to the next guardian set on its next action', () => {
     expect(schnorr.verify(tx.getInput(1).finalScriptWitness![0]!, sighash, key1)).toBe(true);
   }, 60_000);
 
+  // ---- the treasury moves to set 2: `npm run operator -- treasury move` ----
+  const treasuryOf = (key: Uint8Array) => Address(TEST_NETWORK).encode({ type: 'tr', pubkey: key });
+  const unspentUnitAt = async (key: Uint8Array) =>
+    (await unit.chain.unitOutputs(treasuryOf(key))).filter((o) => !o.spent);
+  const unitSum = (outputs: { unit_amount: number }[]) =>
+    outputs.reduce((sum, o) => sum + BigInt(o.unit_amount), 0n);
+  const thief = p2tr(
+    pubSchnorr(sha256(new TextEncoder().encode('thief'))),
+    undefined,
+    TEST_NETWORK,
+  );
+
+  /** The operator's CLI on the app's own database (its DATA_DIR), reading the chain through the app. */
+  async function operator(args: string[]): Promise<string[]> {
+    const lines: string[] = [];
+    const env = {
+      ...signetEnvFor(unit.url, {
+        unitRuneId: unit.devnet!.unitRuneId,
+        guardianKey: hex.encode(sha256(new TextEncoder().encode('rotation operator key'))),
+      }),
+      ...{ DATA_DIR: dataDir, GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: nextDir },
+    };
+    await runOperator(args, env, (line) => lines.push(line), 50);
+    return lines;
+  }
+
+  /** Every input of `txid` spent `OP_1 <key>`'s key path, its signature valid under `key`. */
+  async function expectTreasurySignedBy(txid: string, key: Uint8Array) {
+    const { tx, prevouts } = await onChain(unit, txid);
+    const scripts = prevouts.map((p) => p.script);
+    const amounts = prevouts.map((p) => p.amount);
+    for (let i = 0; i < tx.inputsLength; i++) {
+      expect(hex.encode(scripts[i]!)).toBe(`5120${hex.encode(key)}`);
+      const sighash = tx.preimageWitnessV1(i, scripts, 0, amounts);
+      expect(schnorr.verify(tx.getInput(i).finalScriptWitness![0]!, sighash, key)).toBe(true);
+    }
+    return tx;
+  }
+
+  /** Set 1's guardians asked to sign `tx` as `kind`: refused by each that answers, with `reason`. */
+  async function expectSet1Refuses(
+    tx: Transaction,
+    kind: 'treasury-split' | 'treasury-move',
+    reason: string,
+  ) {
+    const cosign = treasuryCosigner(loadGuardianNetwork(nextDir), { set: set1, kind });
+    const error = await cosign(tx).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
+    expect(error).toBeInstanceOf(TreasuryRefused);
+    // Guardians 1 and 2 hold set 1 and set 2; set 1's guardian 3 was replaced (its process gone).
+    expect(error!.message).toBe(
+      '3 of 3 guardians refused this request. ' +
+        `guardian-1: ${reason}; guardian-2: ${reason}; guardian-3: unreachable (ECONNREFUSED)`,
+    );
+    expect(await unit.chain.txHex(tx.id)).toBeNull();
+  }
+
+  it('has every set-1 guardian refuse a treasury move that pays anything elsewhere', async () => {
+    // The operator's status names set 1's treasury, and the move still to do.
+    const status = await operator(['treasury']);
+    expect(status[0]).toBe(`treasury address  ${treasuryOf(key1)}`);
+    expect(status.at(-1)).toBe('after a guardian rotation: `treasury move` moves it to set 2');
+    const inputs = (await unit.chain.utxos(treasuryOf(key1))).map((o) => ({
+      txid: o.txid,
+      vout: o.vout,
+      value: BigInt(o.value),
+    }));
+    const from = OutScript.encode({ type: 'tr', pubkey: key1 });
+    const { tx } = planMove(from, thief.script, inputs, true, 2);
+    await expectSet1Refuses(
+      tx,
+      'treasury-move',
+      "output 0 pays another script than the newest set's treasury",
+    );
+  }, 60_000);
+
+  it('moves the treasury to set 2, signed by set 1: all its UNIT at OP_1 <set 2 key>', async () => {
+    const before = unitSum(await unspentUnitAt(key1));
+    expect(before).toBeGreaterThan(0n);
+    const lines = await operator(['treasury', 'move', '--fee-rate', '2']);
+    const moved = lines.find((l) => l.startsWith("moved set 1's treasury to set 2: "))!;
+    const txid = /\(([0-9a-f]{64})\)$/.exec(moved)![1]!;
+    expect(lines.at(-1)).toBe("the treasury is set 2's: restart the server to use it");
+    await unit.devnet!.mine(1);
+    const tx = await expectTreasurySignedBy(txid, key1);
+    // Its outputs: set 2's treasury, and the runestone (pointer 0) giving it all the runes.
+    for (let o = 0; o < tx.outputsLength; o++)
+      expect(hex.encode(tx.getOutput(o).script!)).toMatch(
+        o === 1 ? /^6a5d/ : new RegExp(`^5120${set2.groupKey}$`),
+      );
+    expect(unitSum(await unspentUnitAt(key2))).toBe(before);
+    expect(await unit.chain.utxos(treasuryOf(key1))).toEqual([]);
+    // A server started on this database takes set 2's treasury (reservations, reads, /api/config).
+    const ownKeys = await loadGuardianKeys(unit.store.db, { guardianKey: null, network: 'devnet' });
+    const config = {
+      guardianNetwork: { mode: 'external' as const, dir: nextDir, n: 3, t: 2, basePort: 0 },
+    };
+    const signer = await guardianSignerOf(config, ownKeys, unit.store.db);
+    expect(servedKeys(ownKeys, signer).treasuryPubkey).toBe(set2.groupKey);
+  }, 90_000);
+
+  it('splits the moved treasury with set 2, and set 1’s guardians sign none of it', async () => {
+    const status = await operator(['treasury']);
+    expect(status[0]).toBe(`treasury address  ${treasuryOf(key2)}`);
+    expect(status.at(-1)).not.toMatch(/treasury move/);
+    const lines = await operator(['split', '3', '--fee-rate', '2']);
+    const txid = /^split ([0-9a-f]{64}): 3 outputs/.exec(lines.at(-1)!)![1]!;
+    await expectTreasurySignedBy(txid, key2);
+    await unit.devnet!.mine(1);
+    const free = await unspentUnitAt(key2);
+    expect(free).toHaveLength(3);
+    // A split of set 2's treasury asked of set 1: no set-1 guardian signs an input not under its key.
+    const { tx } = planTreasuryTx(
+      { treasuryPubkey: key2, treasuryIsGroupKey: true, network: TEST_NETWORK },
+      free.map((o) => ({ txid: o.txid, vout: o.vout, value: BigInt(o.btc_amount) })),
+      [
+        {
+          script: OutScript.encode({ type: 'tr', pubkey: key2 }),
+          amount: BigInt(UNIT_POSTAGE_SATS),
+        },
+      ],
+      2,
+    );
+    await expectSet1Refuses(tx, 'treasury-split', 'input 0 is not a treasury output');
+  }, 90_000);
+
   it('has its guardians refuse a new vault output under an older key, even without the app', async () => {
     // A server still on set 1 (not restarted after the rotation) would build this; the app refuses
     // it, so it goes to the guardians straight through a coordinator of the chain.
@@ -326,6 +467,41 @@ describe('a vault moves to the next guardian set on its next action', () => {
     );
   }, 60_000);
 
+  it('serves each liquidated vault’s own key on /api/liquidations: set 1 for one that never moved', async () => {
+    // Recorded as the sweep records them (the price is not what this is about): bob's vault never
+    // acted after the rotation, alice's moved; the route reads each key from its output on chain.
+    // Undone after: the later tests act on both vaults.
+    const before = await Promise.all(
+      [bob.vaultPubkey, alice.vaultPubkey].map(
+        async (pubkey) => (await getVaultByPubkey(unit.store.db, pubkey))!,
+      ),
+    );
+    try {
+      for (const v of before)
+        await recordLiquidation(unit.store.db, {
+          ...{ vault_id: v.vault_id, liquidated_at: Math.floor(Date.now() / 1000) },
+          ...{ liquidation_hash: '00'.repeat(20), threshold_cents: v.threshold_cents },
+          ...{ price_cents: 1, btc_locked: v.btc_locked, unit_borrowed: v.unit_borrowed },
+        });
+      const list = (await (await fetch(`${unit.url}/api/liquidations`)).json()) as {
+        vault_pubkey: string;
+        guard_pubkey: string;
+      }[];
+      const keyOf = (pubkey: string) => list.find((l) => l.vault_pubkey === pubkey)?.guard_pubkey;
+      expect(keyOf(bob.vaultPubkey)).toBe(set1.groupKey);
+      expect(keyOf(alice.vaultPubkey)).toBe(set2.groupKey);
+    } finally {
+      for (const v of before) {
+        await unit.store.db.deleteFrom('liquidations').where('vault_id', '=', v.vault_id).execute();
+        await unit.store.db
+          .updateTable('vaults')
+          .set({ status: v.status, updated_at: v.updated_at })
+          .where('vault_id', '=', v.vault_id)
+          .execute();
+      }
+    }
+  });
+
   it('rebuilds both vaults on an empty database, each with its own hashes and set key, and the unmoved one then acts', async () => {
     // The chain is the source of truth: a fresh database, the same devnet chain and guardians. The
     // moved vault (alice) commits to set 2's guardians' hashes, the unmoved one (bob) to set 1's,
@@ -340,10 +516,14 @@ describe('a vault moves to the next guardian set on its next action', () => {
           db: store.db,
           esploraUrl: `${unit.url}/esplora`,
           fetch: timedFetch,
-          treasuryAddress: treasuryOutputOf(
-            { treasuryPubkey: set1.groupKey!, treasuryIsGroupKey: true },
-            TEST_NETWORK,
-          ).address,
+          // The treasury has moved to set 2 by now; the openings took set 1's UNIT.
+          treasuryAddresses: [...files.older, files.set].map(
+            (set) =>
+              treasuryOutputOf(
+                { treasuryPubkey: set.groupKey!, treasuryIsGroupKey: true },
+                TEST_NETWORK,
+              ).address,
+          ),
           leaves: new NetworkLeaves({
             sets: [...files.older, files.set],
             db: store.db,

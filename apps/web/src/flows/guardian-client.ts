@@ -303,18 +303,13 @@ export async function runRepossess(
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
   const { satsScript } = walletKeys;
-  // Each vault's own guardian key (an older set's until it moves: rotation) from /api/vaults.
-  const [own, claimed] = await Promise.all(
-    [account.vaultPubkey, liquidatedVault.vault_pubkey].map((key) =>
-      getJson<VaultDto>(`/api/vaults/by-pubkey/${key}`),
-    ),
-  );
-  const vault = await currentVault(config, own!);
-  const sameVault = claimed!.vault_id === liquidatedVault.vault_id;
-  const liquidated = await currentVault(config, {
-    ...liquidatedVault,
-    ...(sameVault ? { guard_pubkey: claimed!.guard_pubkey } : {}),
-  });
+  // Each vault's own guardian key (an older set's until it moves: rotation): the caller's from
+  // /api/vaults, the liquidated vault's on its /api/liquidations entry.
+  const own = await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
+  const [vault, liquidated] = await Promise.all([
+    currentVault(config, own),
+    currentVault(config, liquidatedVault),
+  ]);
 
   const after = repossessState(
     { btcSats: sats(vault.value), unitCents: unitCents(vault.unitDebt) },

@@ -60,6 +60,7 @@ import { setKeysOf, treasuryScriptOf, vaultGuardKey, type SetKeys } from './set-
 import { checkQuoteQuorum, type QuorumSet } from './quote-quorum';
 import { checkSpeedUp } from './speed-up';
 import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './treasury-split';
+import { checkTreasuryMove, isTreasuryMove } from './treasury-move';
 import { newVaultHashes } from './oracle-hashes';
 
 /** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
@@ -185,6 +186,12 @@ export class VaultPolicy {
         chain: this.o.chain,
         runeId: this.runeId,
         groupKey: env.groupKey,
+        maxFeeRate: this.o.maxTreasuryFeeRate ?? MAX_TREASURY_FEE_RATE,
+      });
+    // After a rotation the operator moves the treasury to the newest set (treasury-move.ts).
+    if (isTreasuryMove(req.context))
+      return checkTreasuryMove(req, {
+        ...{ chain: this.o.chain, runeId: this.runeId, groupKey: env.groupKey, sets: env.sets },
         maxFeeRate: this.o.maxTreasuryFeeRate ?? MAX_TREASURY_FEE_RATE,
       });
     const parsed = parseVaultInputContext(req.context);

@@ -123,8 +123,12 @@ function checkOutputs(tx: Transaction, treasury: Uint8Array): Output[] {
   return outputs;
 }
 
-/** The runestone moves UNIT only, among treasury outputs, burning nothing. */
-function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId): void {
+/** The runestone moves UNIT only, among treasury outputs, burning nothing; `what` names the move. */
+export function checkRunes(
+  outputs: { script: Uint8Array }[],
+  runeId: RuneId,
+  what = 'the treasury split',
+): void {
   const artifact = decodeRunestone(outputs);
   if (artifact && 'cenotaph' in artifact)
     throw new Refused(
@@ -132,8 +136,8 @@ function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId): void {
     );
   const stone = artifact?.runestone;
   const unit = runeIdToString(runeId);
-  if (stone?.etching) throw new Refused('the treasury split may not etch a rune');
-  if (stone?.mint) throw new Refused('the treasury split may not mint');
+  if (stone?.etching) throw new Refused(`${what} may not etch a rune`);
+  if (stone?.mint) throw new Refused(`${what} may not mint`);
   const isOpReturn = (vout: number) =>
     outputs[vout] !== undefined && outputs[vout].script[0] === OP_RETURN;
   for (const edict of stone?.edicts ?? []) {
@@ -156,7 +160,7 @@ function checkRunes(outputs: { script: Uint8Array }[], runeId: RuneId): void {
   });
   const landed = balances.reduce((sum, b) => sum + (b.get(unit) ?? 0n), 0n);
   if (burned.size > 0 || landed !== all)
-    throw new Refused("the split would burn some of the treasury's UNIT");
+    throw new Refused(`${what} would burn some of the treasury's UNIT`);
 }
 
 /** Sessions of one split asked at once read the chain once; a failed read is not kept. */
@@ -164,7 +168,11 @@ const PREVOUT_MEMO_MS = 5_000;
 const PREVOUT_MEMO_ENTRIES = 64;
 const recentReads = new WeakMap<ChainView, Map<string, { at: number; reads: Promise<unknown> }>>();
 
-function prevoutsOnce(chain: ChainView, psbt: string, inputs: ClaimedInput[]): Promise<unknown> {
+export function prevoutsOnce(
+  chain: ChainView,
+  psbt: string,
+  inputs: ClaimedInput[],
+): Promise<unknown> {
   let memo = recentReads.get(chain);
   if (!memo) recentReads.set(chain, (memo = new Map()));
   const now = Date.now();
@@ -180,11 +188,21 @@ function prevoutsOnce(chain: ChainView, psbt: string, inputs: ClaimedInput[]): P
 }
 
 /** The signed size: each input's witness one 64-byte key-path signature. */
-function signedVsize(tx: Transaction): number {
+export function signedVsize(tx: Transaction): number {
   const sized = tx.clone();
   for (let i = 0; i < sized.inputsLength; i++)
     sized.updateInput(i, { finalScriptWitness: [new Uint8Array(KEY_PATH_SIGNATURE_BYTES)] }, true);
   return sized.vsize;
+}
+
+/** The fee at most `maxFeeRate` sat/vB of the signed size. */
+export function checkFeeRate(tx: Transaction, fee: bigint, maxFeeRate: number): void {
+  const vsize = signedVsize(tx);
+  const ceiling = BigInt(Math.floor(maxFeeRate * vsize));
+  if (fee > ceiling)
+    throw new Refused(
+      `the fee ${fee} sats is over ${maxFeeRate} sat/vB of its ${vsize} vB (${ceiling} sats)`,
+    );
 }
 
 /** Throws Refused with the reason when this guardian will not sign the split's input. */
@@ -201,12 +219,7 @@ export async function checkTreasurySplit(req: SignRequest, o: TreasurySplitCheck
     inputs.reduce((sum, i) => sum + i.amount, 0n) -
     outputs.reduce((sum, out) => sum + out.amount, 0n);
   if (fee < 0n) throw new Refused('the treasury split pays out more than it spends');
-  const vsize = signedVsize(tx);
-  const ceiling = BigInt(Math.floor(o.maxFeeRate * vsize));
-  if (fee > ceiling)
-    throw new Refused(
-      `the fee ${fee} sats is over ${o.maxFeeRate} sat/vB of its ${vsize} vB (${ceiling} sats)`,
-    );
+  checkFeeRate(tx, fee, o.maxFeeRate);
   checkRunes(outputs, o.runeId);
   await prevoutsOnce(o.chain, c.psbt, inputs);
 }

@@ -193,6 +193,8 @@ export const liquidatedVaultSchema = z.object({
   liquidated_at: int,
   liquidation_hash: z.string(),
   status: closedStatusSchema,
+  /** x-only hex: the guardian key the vault's output commits to (an older set's if it never moved). */
+  guard_pubkey: z.string(),
 });
 export type LiquidatedVaultDto = z.infer<typeof liquidatedVaultSchema>;
 
