@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hex } from '@scure/base';
+import { TEST_NETWORK } from '@scure/btc-signer';
+import { quotedVault } from './flows/quoted-vault';
 import { priceQuorumCommitment, type QuorumPrice } from './price-commitment';
 
 const price = (guardian: number, priceCents: number): QuorumPrice => ({
@@ -40,5 +42,26 @@ describe('priceQuorumCommitment', () => {
 
   it('refuses a price that is not an integer', () => {
     expect(() => priceQuorumCommitment([{ ...price(1, 1), priceCents: 1.5 }])).toThrow('integer');
+  });
+});
+
+describe("quotedVault: the state fields of a quote's price quorum", () => {
+  const keys = {
+    vaultPubkey: new Uint8Array(32).fill(2),
+    guardPubkey: hex.decode('79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'),
+    network: TEST_NETWORK,
+  };
+  const quote = { price_cents: 9_500_000, ts: 1_750_000_000, threshold_hash: '11'.repeat(20) };
+  const request = { nonce: new Uint8Array(16), expiry: 1_750_000_100 };
+
+  it('commits to the quorum in network mode, to nothing in off mode', () => {
+    const quorum = [price(2, 9_500_000), price(1, 9_500_000)];
+    const network = quotedVault({ ...quote, quorum }, 8_000_000, request, keys).state;
+    expect(network.quorumCommitment).toEqual(priceQuorumCommitment(quorum));
+    const off = quotedVault(quote, 8_000_000, request, keys).state;
+    expect(off).not.toHaveProperty('quorumCommitment');
+    expect(
+      quotedVault({ ...quote, quorum: [] }, 8_000_000, request, keys).state,
+    ).not.toHaveProperty('quorumCommitment');
   });
 });
