@@ -401,6 +401,8 @@ export class TestWallet {
             quoteStamp: 0,
             nonce: new Uint8Array(16),
             expiry: 0,
+            // Network mode: the record commits to the price quorum, 32 bytes the vault pays for.
+            ...(this.h.oracle.quotesQuorum ? { quorumCommitment: new Uint8Array(32) } : {}),
           },
           newVault: vault!.output,
         });
