@@ -188,9 +188,9 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       ],
     ];
     for (const [label, forge, reason] of cases) {
-      const { request } = await alice.borrow(5_000n);
-      const quote = { ...request.quote, quorum: forge(request.quote.quorum!) };
-      const { error, approvals } = await send('vault.borrow', { ...request, quote } as never);
+      // The record commits to the forged quorum, so the app's own check lets it through.
+      const { request } = await alice.borrow(5_000n, { quorum: (q) => forge(q) as never });
+      const { error, approvals } = await send('vault.borrow', request);
       expect(error?.code, label).toBe('guardians_refused');
       const refused = approvals.guardians.filter((g) => g.state === 'refused');
       expect(refused.length, label).toBeGreaterThanOrEqual(2);
@@ -202,6 +202,15 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       expect(error!.message).toContain(`guardian-1: ${reason}`);
       expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
     }
+    // A quorum swapped after the record was built: the app refuses it itself (guardianCheck).
+    const { request } = await alice.borrow(5_000n);
+    const quote = { ...request.quote, quorum: request.quote.quorum!.slice(0, 1) };
+    const { error } = await send('vault.borrow', { ...request, quote });
+    expect(error).toMatchObject({
+      code: 'bad_transaction',
+      message:
+        "Invalid transaction: the state record's price quorum commitment is not the hash of the quote's quorum",
+    });
   }, 120_000);
 
   it('a repossess is signed only once t guardians see the price at or under the threshold themselves', async () => {
