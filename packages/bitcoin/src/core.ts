@@ -2,6 +2,7 @@
 // and the signature checks the devnet runs. src/flows builds on these.
 export * from './vault-script';
 export * from './state-record';
+export * from './price-commitment';
 export * from './transaction';
 export * from './runestone';
 export * from './rune-commitment';

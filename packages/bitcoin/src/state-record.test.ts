@@ -151,6 +151,97 @@ describe('state record', () => {
     });
   });
 
+  describe('a record committing to the price quorum (versions 3 and 4, network mode)', () => {
+    const quorumCommitment = hex.decode('ab'.repeat(32));
+    const vaultPubkey = hex.decode('11'.repeat(32));
+    const opening: StateRecord = { ...record, action: 'o', vaultPubkey };
+
+    it("is version 1's bytes at version 3, then the commitment: 95 bytes in one OP_PUSHDATA1 push", () => {
+      const committed = { ...record, quorumCommitment };
+      const bytes = encodeStateRecord(committed);
+      expect(bytes).toHaveLength(95);
+      expect(bytes[5]).toBe(3);
+      const plain = encodeStateRecord(record);
+      expect(hex.encode(bytes.subarray(6, 63))).toBe(hex.encode(plain.subarray(6)));
+      expect(hex.encode(bytes.subarray(63))).toBe('ab'.repeat(32));
+      const script = stateRecordScript(committed);
+      expect(hex.encode(script.subarray(0, 3))).toBe('6a4c5f');
+      expect(script).toHaveLength(98);
+      expect(parseStateRecordScript(script)).toEqual(committed);
+    });
+
+    it("is an opening's version 2 bytes at version 4, then the commitment: 127 bytes", () => {
+      const committed = { ...opening, quorumCommitment };
+      const bytes = encodeStateRecord(committed);
+      expect(bytes).toHaveLength(127);
+      expect(bytes[5]).toBe(4);
+      expect(hex.encode(bytes.subarray(6, 95))).toBe(
+        hex.encode(encodeStateRecord(opening).subarray(6)),
+      );
+      expect(hex.encode(bytes.subarray(95))).toBe('ab'.repeat(32));
+      const script = stateRecordScript(committed);
+      expect(hex.encode(script.subarray(0, 3))).toBe('6a4c7f');
+      expect(script).toHaveLength(130);
+      expect(parseStateRecordScript(script)).toEqual(committed);
+      expect(decodeStateRecord(bytes)).toEqual(committed);
+    });
+
+    it('round-trips any committed record of every action', () => {
+      fc.assert(
+        fc.property(
+          fc.constantFrom('o', 'b', 'd', 'r', 'w', 'x') as fc.Arbitrary<StateRecord['action']>,
+          fc.uint8Array({ minLength: 32, maxLength: 32 }),
+          (action, commitment) => {
+            const r: StateRecord = {
+              ...record,
+              action,
+              quorumCommitment: commitment,
+              ...(action === 'o' ? { vaultPubkey } : {}),
+            };
+            expect(parseStateRecordScript(stateRecordScript(r))).toEqual(r);
+          },
+        ),
+      );
+    });
+
+    it('leaves the off-mode versions 1 and 2 byte for byte, without a commitment', () => {
+      expect(encodeStateRecord(record)[5]).toBe(1);
+      expect(encodeStateRecord(opening)[5]).toBe(2);
+      expect(parseStateRecordScript(stateRecordScript(record))).not.toHaveProperty(
+        'quorumCommitment',
+      );
+    });
+
+    it('refuses a commitment not 32 bytes, a keyless committed opening, truncated or over-long bytes', () => {
+      expect(() => encodeStateRecord({ ...record, quorumCommitment: new Uint8Array(31) })).toThrow(
+        '32 bytes',
+      );
+      expect(() => encodeStateRecord({ ...record, action: 'o', quorumCommitment })).toThrow(
+        'vault key too',
+      );
+      const v3 = encodeStateRecord({ ...record, quorumCommitment });
+      const v4 = encodeStateRecord({ ...opening, quorumCommitment });
+      expect(decodeStateRecord(v3.subarray(0, 94))).toBeNull();
+      expect(decodeStateRecord(new Uint8Array([...v3, 0]))).toBeNull();
+      expect(decodeStateRecord(v4.subarray(0, 126))).toBeNull();
+      expect(decodeStateRecord(new Uint8Array([...v4, 0]))).toBeNull();
+      // The version byte must match the length and the action.
+      const v3AsOpening = v3.slice();
+      v3AsOpening[6] = 'o'.charCodeAt(0);
+      expect(decodeStateRecord(v3AsOpening)).toBeNull();
+      const v4AsBorrow = v4.slice();
+      v4AsBorrow[6] = 'b'.charCodeAt(0);
+      expect(decodeStateRecord(v4AsBorrow)).toBeNull();
+      const v4AtVersion3 = v4.slice();
+      v4AtVersion3[5] = 3;
+      expect(decodeStateRecord(v4AtVersion3)).toBeNull();
+      // The script's push length must be the record's: one byte short or long is no record.
+      const script = stateRecordScript({ ...opening, quorumCommitment });
+      expect(parseStateRecordScript(script.subarray(0, 129))).toBeNull();
+      expect(parseStateRecordScript(new Uint8Array([...script, 0]))).toBeNull();
+    });
+  });
+
   it('finds nothing in a transaction without a record', () => {
     expect(findStateRecord([{ script: p2wpkh(userKey.compressed).script }])).toBeNull();
   });

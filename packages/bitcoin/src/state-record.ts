@@ -1,7 +1,9 @@
 // The state record: one OP_RETURN output on every vault transaction carrying the vault state after
 // it (docs/protocol.md, "The state record"). 63 bytes, big-endian; an opening's (version 2) adds the
 // vault's key, 95 bytes, so a vault never spent since its opening can be rebuilt from the chain.
-// Version 1 records (openings before version 2 among them) are still read.
+// Version 1 records (openings before version 2 among them) are still read. With the guardian network
+// the record also commits to the quote's price quorum: versions 3 (an update) and 4 (an opening) are
+// the bytes of versions 1 and 2 followed by the 32-byte commitment (priceQuorumCommitment).
 import type { ActionCode } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { transactionOutputs, type TransactionLike, type TxOutputScript } from './transaction';
@@ -17,7 +19,38 @@ export const STATE_RECORD_LENGTH = 63;
 /** Version 2: an opening's record with the vault's x-only key after the 63 bytes. */
 export const STATE_RECORD_VERSION_KEYED = 2;
 export const STATE_RECORD_KEYED_LENGTH = STATE_RECORD_LENGTH + 32;
+/** Version 3: version 1's 63 bytes, then the 32-byte price quorum commitment (network mode). */
+export const STATE_RECORD_VERSION_COMMITTED = 3;
+/** Version 4: an opening's version 2 bytes (95), then the 32-byte price quorum commitment. */
+export const STATE_RECORD_VERSION_KEYED_COMMITTED = 4;
+export const STATE_RECORD_COMMITMENT_LENGTH = 32;
 export const STATE_NONCE_LENGTH = 16;
+
+/** Each version's length and whether it carries the vault key and the quorum commitment. */
+const VERSIONS: Record<number, { length: number; keyed: boolean; committed: boolean }> = {
+  [STATE_RECORD_VERSION]: { length: STATE_RECORD_LENGTH, keyed: false, committed: false },
+  [STATE_RECORD_VERSION_KEYED]: {
+    length: STATE_RECORD_KEYED_LENGTH,
+    keyed: true,
+    committed: false,
+  },
+  [STATE_RECORD_VERSION_COMMITTED]: {
+    length: STATE_RECORD_LENGTH + STATE_RECORD_COMMITMENT_LENGTH,
+    keyed: false,
+    committed: true,
+  },
+  [STATE_RECORD_VERSION_KEYED_COMMITTED]: {
+    length: STATE_RECORD_KEYED_LENGTH + STATE_RECORD_COMMITMENT_LENGTH,
+    keyed: true,
+    committed: true,
+  },
+};
+
+/** The record's byte length: 63, +32 for an opening's key, +32 for a quorum commitment. */
+export const stateRecordLength = (keyed: boolean, committed: boolean): number =>
+  STATE_RECORD_LENGTH +
+  (keyed ? STATE_RECORD_KEYED_LENGTH - STATE_RECORD_LENGTH : 0) +
+  (committed ? STATE_RECORD_COMMITMENT_LENGTH : 0);
 
 const OP_RETURN = 0x6a;
 const OP_PUSHDATA1 = 0x4c;
@@ -43,6 +76,11 @@ export interface StateRecord {
    * from every other record, and from an opening of version 1.
    */
   vaultPubkey?: Uint8Array;
+  /**
+   * With the guardian network: `priceQuorumCommitment` of the quote's signed prices (32 bytes),
+   * after everything else (versions 3 and 4). Absent in off mode.
+   */
+  quorumCommitment?: Uint8Array;
 }
 
 function checkU64(value: bigint, field: string): void {
@@ -55,8 +93,10 @@ function checkU32(value: number, field: string): void {
 }
 
 /**
- * The record bytes: 63, or 95 for an opening that carries its vault key. Throws on a value that
- * does not fit its field, and on a key given to another action than an opening.
+ * The record bytes: 63, or 95 for an opening that carries its vault key, each +32 with a quorum
+ * commitment. Throws on a value that does not fit its field, on a key given to another action than
+ * an opening, and on a commitment given to an opening without its key (version 4 is version 2's
+ * bytes and the commitment).
  */
 export function encodeStateRecord(record: StateRecord): Uint8Array {
   if (!STATE_ACTIONS.includes(record.action))
@@ -68,16 +108,27 @@ export function encodeStateRecord(record: StateRecord): Uint8Array {
     throw new Error('only an opening records the vault key');
   if (key !== undefined && key.length !== 32)
     throw new Error('state record vault key must be 32 bytes (x-only)');
+  const commitment = record.quorumCommitment;
+  if (commitment !== undefined && commitment.length !== STATE_RECORD_COMMITMENT_LENGTH)
+    throw new Error('state record quorum commitment must be 32 bytes');
+  if (commitment !== undefined && record.action === 'o' && key === undefined)
+    throw new Error('a committed opening records the vault key too');
   checkU64(record.unitDebt, 'unitDebt');
   checkU64(record.vaultSats, 'vaultSats');
   checkU64(record.quotePriceCents, 'quotePriceCents');
   checkU64(record.thresholdCents, 'thresholdCents');
   checkU32(record.quoteStamp, 'quoteStamp');
   checkU32(record.expiry, 'expiry');
-  const out = new Uint8Array(key ? STATE_RECORD_KEYED_LENGTH : STATE_RECORD_LENGTH);
+  const out = new Uint8Array(stateRecordLength(key !== undefined, commitment !== undefined));
   const view = new DataView(out.buffer);
   out.set(STATE_RECORD_MAGIC, 0);
-  out[5] = key ? STATE_RECORD_VERSION_KEYED : STATE_RECORD_VERSION;
+  out[5] = commitment
+    ? key
+      ? STATE_RECORD_VERSION_KEYED_COMMITTED
+      : STATE_RECORD_VERSION_COMMITTED
+    : key
+      ? STATE_RECORD_VERSION_KEYED
+      : STATE_RECORD_VERSION;
   out[6] = record.action.charCodeAt(0);
   view.setBigUint64(7, record.unitDebt);
   view.setBigUint64(15, record.vaultSats);
@@ -87,22 +138,25 @@ export function encodeStateRecord(record: StateRecord): Uint8Array {
   out.set(record.nonce, 43);
   view.setUint32(59, record.expiry);
   if (key) out.set(key, STATE_RECORD_LENGTH);
+  if (commitment) out.set(commitment, out.length - STATE_RECORD_COMMITMENT_LENGTH);
   return out;
 }
 
 /**
- * The record in its bytes, or null when they are not one: 63 bytes of version 1, or 95 of version
- * 2 for an opening (magic, version, length and action must agree).
+ * The record in its bytes, or null when they are not one: 63 bytes of version 1, 95 of version 2
+ * for an opening, 95 of version 3 or 127 of version 4 for an opening (magic, version, length and
+ * action must agree).
  */
 export function decodeStateRecord(bytes: Uint8Array): StateRecord | null {
   if (bytes.length < STATE_RECORD_LENGTH) return null;
   if (!equalBytes(bytes.subarray(0, 5), STATE_RECORD_MAGIC)) return null;
-  const keyed = bytes[5] === STATE_RECORD_VERSION_KEYED;
-  if (!keyed && bytes[5] !== STATE_RECORD_VERSION) return null;
-  if (bytes.length !== (keyed ? STATE_RECORD_KEYED_LENGTH : STATE_RECORD_LENGTH)) return null;
+  const version = VERSIONS[bytes[5] ?? 0];
+  if (!version || bytes.length !== version.length) return null;
+  const { keyed, committed } = version;
   const action = String.fromCharCode(bytes[6] ?? 0) as StateAction;
   if (!STATE_ACTIONS.includes(action)) return null;
-  if (keyed && action !== 'o') return null;
+  // Only an opening carries its key, and a committed opening always does (version 4).
+  if (keyed !== (action === 'o') && (keyed || committed)) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const record: StateRecord = {
     action,
@@ -115,12 +169,13 @@ export function decodeStateRecord(bytes: Uint8Array): StateRecord | null {
     expiry: view.getUint32(59),
   };
   if (keyed) record.vaultPubkey = bytes.slice(STATE_RECORD_LENGTH, STATE_RECORD_KEYED_LENGTH);
+  if (committed) record.quorumCommitment = bytes.slice(-STATE_RECORD_COMMITMENT_LENGTH);
   return record;
 }
 
 /**
  * The output script of the record, one minimal push: `OP_RETURN <63 bytes>` (a direct push, 63 <
- * 76), or for a keyed opening `OP_RETURN OP_PUSHDATA1 95 <95 bytes>`.
+ * 76), or for a longer one (95 or 127 bytes) `OP_RETURN OP_PUSHDATA1 <length> <bytes>`.
  */
 export function stateRecordScript(record: StateRecord): Uint8Array {
   const bytes = encodeStateRecord(record);
@@ -136,16 +191,14 @@ export function stateRecordScript(record: StateRecord): Uint8Array {
 
 /** The record an output script carries (its one push, minimally encoded), or null. */
 export function parseStateRecordScript(script: Uint8Array): StateRecord | null {
-  if (script[0] !== OP_RETURN) return null;
-  if (script.length === 2 + STATE_RECORD_LENGTH && script[1] === STATE_RECORD_LENGTH)
-    return decodeStateRecord(script.subarray(2));
-  if (
-    script.length === 3 + STATE_RECORD_KEYED_LENGTH &&
-    script[1] === OP_PUSHDATA1 &&
-    script[2] === STATE_RECORD_KEYED_LENGTH
-  )
-    return decodeStateRecord(script.subarray(3));
-  return null;
+  if (script[0] !== OP_RETURN || script.length < 2) return null;
+  // A direct push below 76 bytes, OP_PUSHDATA1 from 76: only the minimal push is a record.
+  const direct = script[1]! < OP_PUSHDATA1;
+  if (!direct && script[1] !== OP_PUSHDATA1) return null;
+  const length = direct ? script[1]! : (script[2] ?? 0);
+  const start = direct ? 2 : 3;
+  if (length < OP_PUSHDATA1 !== direct || script.length !== start + length) return null;
+  return decodeStateRecord(script.subarray(start));
 }
 
 /** The first state record among a transaction's outputs, with its output index. */

@@ -7,8 +7,11 @@ import type { ActionCode, VaultAction } from './api';
 
 /** Input kinds, as fees.ts weighs them. `unit`: the wallet's UNIT outputs a repay spends. */
 export type ShapeInput = 'vault-update' | 'vault-liquidation' | 'treasury' | 'unit';
-/** Output kinds: a P2TR-sized output, the runestone, the state record, or the withdrawal. */
-/** 'opening-state': an opening's state record, which also carries the vault key (version 2). */
+/**
+ * Output kinds: a P2TR-sized output, the runestone, the state record, or the withdrawal.
+ * 'opening-state': an opening's state record, which also carries the vault key (version 2). Either
+ * record is 32 bytes longer with the guardian network (stateRecordScriptBytes).
+ */
 export type ShapeOutput = 'p2tr' | 'runestone' | 'state' | 'opening-state' | 'withdrawal';
 
 export interface ActionShape {
@@ -129,3 +132,27 @@ export const ACTION_SHAPES: Record<VaultAction, ActionShape> = {
 };
 
 export const VAULT_ACTIONS = Object.keys(ACTION_SHAPES) as VaultAction[];
+
+/** Bytes of a state record before any key or commitment (docs/protocol.md, version 1). */
+const STATE_RECORD_BASE_BYTES = 63;
+/** The opening's vault key (version 2) and the price quorum commitment (versions 3 and 4). */
+const STATE_RECORD_EXTRA_BYTES = 32;
+/** A push of 76 bytes or more needs OP_PUSHDATA1 and a length byte; below, one length opcode. */
+const OP_PUSHDATA1_FROM = 76;
+
+/**
+ * The byte length of a state record output's script, `OP_RETURN <push>`: 65 for an update's 63
+ * bytes, 98 for an opening's 95 (with its key). With the guardian network (`committed`: the
+ * record commits to the quote's price quorum) 32 more bytes: 98 for an update (its push then needs
+ * OP_PUSHDATA1: +33 in all), 130 for an opening. packages/bitcoin's state-record.ts writes these.
+ */
+export function stateRecordScriptBytes(
+  output: Extract<ShapeOutput, 'state' | 'opening-state'>,
+  committed: boolean,
+): number {
+  const data =
+    STATE_RECORD_BASE_BYTES +
+    (output === 'opening-state' ? STATE_RECORD_EXTRA_BYTES : 0) +
+    (committed ? STATE_RECORD_EXTRA_BYTES : 0);
+  return 1 + (data < OP_PUSHDATA1_FROM ? 1 : 2) + data;
+}

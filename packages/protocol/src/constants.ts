@@ -115,6 +115,11 @@ export interface ConfigConstants {
   /** seconds a transaction waits unconfirmed before the app suggests speeding it up */
   speedUpAfterSeconds: number;
   amountIntDigits: { btc: number; unit: number; usd: number };
+  /**
+   * true with the guardian network: quotes carry the guardians' price quorum and every state record
+   * commits to it, 32 bytes more (estimateVsize's `quorumCommitment`). Absent in off mode.
+   */
+  priceQuorum?: boolean;
 }
 
 /** The configurable constants as GET /api/config serves them by default. */

@@ -11,6 +11,8 @@ import {
   postageOutputs,
   selectedFeeRate,
 } from './fees';
+import { stateRecordScriptBytes, VAULT_ACTIONS } from './action-shapes';
+import type { VaultAction } from './api';
 
 describe('feeOptions', () => {
   const recommended = { fastestFee: 20, halfHourFee: 12, hourFee: 8, economyFee: 4, minimumFee: 1 };
@@ -165,5 +167,43 @@ describe('a liquidated vault with several oracle commitments', () => {
     expect(estimateVsize({ action: 'deposit', paymentInputs: 1, oracles: 3 })).toBe(
       estimateVsize({ action: 'deposit', paymentInputs: 1 }),
     );
+  });
+});
+
+describe('a network-mode state record, committing to the price quorum (+32 bytes)', () => {
+  it('sizes the record scripts: 65 and 98 bytes in off mode, 98 and 130 committed', () => {
+    expect(stateRecordScriptBytes('state', false)).toBe(65);
+    expect(stateRecordScriptBytes('opening-state', false)).toBe(98);
+    // 95 bytes no longer fit a direct push: OP_PUSHDATA1 and its length byte, +33 in all.
+    expect(stateRecordScriptBytes('state', true)).toBe(98);
+    expect(stateRecordScriptBytes('opening-state', true)).toBe(130);
+  });
+
+  it('adds 33 vB to an update and 32 vB to an opening; off mode is unchanged', () => {
+    // deposit: 1384 WU + 33 x 4 = 1516 WU; withdraw: 1112 + 132 = 1244 WU.
+    expect(estimateVsize({ action: 'deposit', paymentInputs: 1, quorumCommitment: true })).toBe(
+      379,
+    );
+    expect(estimateVsize({ action: 'withdraw', paymentInputs: 0, quorumCommitment: true })).toBe(
+      311,
+    );
+    expect(estimateVsize({ action: 'deposit', paymentInputs: 1, quorumCommitment: false })).toBe(
+      346,
+    );
+    const grows = (action: VaultAction) =>
+      estimateVsize({ action, paymentInputs: 1, quorumCommitment: true }) -
+      estimateVsize({ action, paymentInputs: 1 });
+    expect(VAULT_ACTIONS.map((a) => [a, grows(a)])).toEqual([
+      ['open', 32],
+      ['deposit', 33],
+      ['withdraw', 33],
+      ['borrow', 33],
+      ['repay', 33],
+      ['repossess', 33],
+    ]);
+    // The fee follows: 33 vB at 10 sat/vB.
+    const fee = (quorumCommitment: boolean) =>
+      networkFeeSats({ action: 'borrow', paymentInputs: 1, feeRate: 10, quorumCommitment });
+    expect(fee(true) - fee(false)).toBe(330n);
   });
 });

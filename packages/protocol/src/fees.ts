@@ -1,6 +1,11 @@
 // Fee options, the fee sanity cap and operation-cost estimates (SPEC §3 Fee option, §7, §9). The
 // vsize estimates follow the transaction layouts of docs/protocol.md input by input, output by output.
-import { ACTION_SHAPES, type ShapeInput, type ShapeOutput } from './action-shapes';
+import {
+  ACTION_SHAPES,
+  stateRecordScriptBytes,
+  type ShapeInput,
+  type ShapeOutput,
+} from './action-shapes';
 import type { RecommendedFeesDto, VaultAction } from './api';
 import {
   DEFAULT_FEE_RATE,
@@ -115,10 +120,9 @@ const VAULT_LIQUIDATION_INPUT_WU =
 const P2TR_SCRIPT_BYTES = 34;
 /** value (8) + script length (1) + script; user outputs are sized as P2TR (the larger of P2WPKH/P2TR). */
 const P2TR_OUTPUT_WU = (8 + 1 + P2TR_SCRIPT_BYTES) * 4;
-/** State record: OP_RETURN + a direct push of 63 bytes (docs/protocol.md). */
-const STATE_OUTPUT_WU = (8 + 1 + 1 + 1 + 63) * 4;
-/** An opening's state record also carries the vault key: OP_PUSHDATA1 and 32 more bytes. */
-const OPEN_STATE_OUTPUT_WU = STATE_OUTPUT_WU + (1 + 32) * 4;
+/** A state record output: value (8), script length (1), its script (stateRecordScriptBytes). */
+const stateOutputWu = (output: 'state' | 'opening-state', committed: boolean): number =>
+  (8 + 1 + stateRecordScriptBytes(output, committed)) * 4;
 /**
  * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
  * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
@@ -147,6 +151,11 @@ export interface VsizeInput {
    * (docs/protocol.md): the guardian network's vaults commit to up to three.
    */
   oracles?: number;
+  /**
+   * With the guardian network: the state record commits to the quote's price quorum, 32 bytes more
+   * (docs/protocol.md, versions 3 and 4). Off mode (default false) keeps the records' sizes.
+   */
+  quorumCommitment?: boolean;
 }
 
 /** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it (action-shapes.ts). */
@@ -157,6 +166,7 @@ export function estimateVsize({
   change,
   withdrawalScriptBytes = P2TR_SCRIPT_BYTES,
   oracles = 1,
+  quorumCommitment = false,
 }: VsizeInput): number {
   const deeper = 32 * (Math.min(VAULT_MAX_ORACLE_COUNT, Math.max(1, Math.floor(oracles))) - 1);
   const shape = ACTION_SHAPES[action];
@@ -169,8 +179,8 @@ export function estimateVsize({
   const outputWu: Record<ShapeOutput, number> = {
     p2tr: P2TR_OUTPUT_WU,
     runestone: RUNESTONE_OUTPUT_WU,
-    state: STATE_OUTPUT_WU,
-    'opening-state': OPEN_STATE_OUTPUT_WU,
+    state: stateOutputWu('state', quorumCommitment),
+    'opening-state': stateOutputWu('opening-state', quorumCommitment),
     withdrawal: (8 + 1 + withdrawalScriptBytes) * 4,
   };
   const payments = Math.max(0, Math.floor(paymentInputs)) * P2WPKH_INPUT_WU;

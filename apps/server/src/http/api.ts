@@ -121,7 +121,12 @@ export function configDto(deps: ApiDeps): ConfigDto {
       .address,
     unitRuneId: deps.unitRuneId(),
     telegramBot: notifier.botUsername,
-    constants: { ...DEFAULT_CONFIG_CONSTANTS, speedUpAfterSeconds: config.speedUpAfterSeconds },
+    constants: {
+      ...DEFAULT_CONFIG_CONSTANTS,
+      speedUpAfterSeconds: config.speedUpAfterSeconds,
+      // The guardian network's records commit to the price quorum: the web sizes fees with it.
+      ...(config.guardianNetwork.mode === 'off' ? {} : { priceQuorum: true }),
+    },
   };
 }
 
@@ -251,12 +256,15 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
     const paymentInputs = inputs ?? defaultPaymentInputs(action);
     // With the guardians as oracles a liquidated vault has up to three liquidation leaves.
-    const oracles = config.guardianNetwork.mode === 'off' ? 1 : VAULT_MAX_ORACLE_COUNT;
-    const cost = operationCostSats({ action, paymentInputs, feeRate, oracles });
+    const network = config.guardianNetwork.mode !== 'off';
+    const oracles = network ? VAULT_MAX_ORACLE_COUNT : 1;
+    // ...and every state record commits to the quote's price quorum (32 bytes more).
+    const shape = { action, paymentInputs, oracles, quorumCommitment: network };
+    const cost = operationCostSats({ ...shape, feeRate });
     return {
       action,
       fee_rate: feeRate,
-      vsize: estimateVsize({ action, paymentInputs, oracles }),
+      vsize: estimateVsize(shape),
       operation_cost_sats: Number(cost),
     };
   });

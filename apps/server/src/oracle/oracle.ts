@@ -349,6 +349,11 @@ export class Oracle extends EventEmitter<OracleEvents> {
     };
   }
 
+  /** Network mode: quotes carry the guardians' price quorum, and state records commit to it. */
+  get quotesQuorum(): boolean {
+    return Boolean(this.options.quorum);
+  }
+
   /** Network mode: asks the guardians for their quorum now (a test's or a caller's refresh). */
   async refreshQuorum(): Promise<void> {
     await this.options.quorum?.refresh();

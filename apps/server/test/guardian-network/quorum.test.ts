@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { collectPriceQuorum, verifySet, type GuardianSet } from '@unit/guardian-net';
+import { findStateRecord, priceQuorumCommitment } from '@unit/bitcoin';
+import { estimateVsize, type ConfigDto, type OperationQuoteDto } from '@unit/protocol';
 import type { OracleQuoteDto, SignedVaultRequest } from '@unit/protocol/wire';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
@@ -18,6 +20,7 @@ import { startFakeFeed, type FakeFeed } from '../../../../packages/guardian-net/
 import { lastApprovals, progressRecorder } from './adversary-harness';
 import {
   appHarness,
+  onChain,
   quorumAt,
   startGuardianNetwork,
   type TestGuardianNetwork,
@@ -132,6 +135,40 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     }
   }, 120_000);
 
+  it("each record commits to its quote's quorum: an opening's and a withdraw's, read from the chain", async () => {
+    // The web is told the mode, and the app's fee quote counts the record's 32 more bytes.
+    const config = (await (
+      await fetch(`${unit.url}/api/config`, { signal: AbortSignal.timeout(15_000) })
+    ).json()) as ConfigDto;
+    expect(config.constants.priceQuorum).toBe(true);
+    const quoted = (await (
+      await fetch(`${unit.url}/api/quote?action=withdraw&feeRate=2`, {
+        signal: AbortSignal.timeout(15_000),
+      })
+    ).json()) as OperationQuoteDto;
+    const shape = { action: 'withdraw', paymentInputs: 0, oracles: 3 } as const;
+    expect(quoted.vsize).toBe(estimateVsize({ ...shape, quorumCommitment: true }));
+    expect(quoted.vsize).toBe(estimateVsize(shape) + 33);
+
+    const dave = await h.wallet('dave');
+    /** Signs and broadcasts `request`; its record as the chain holds it, checked against its quote. */
+    const recorded = async (method: string, request: SignedVaultRequest<unknown>) => {
+      const result = await call<{ vault_txid: string }>(unit.guardian, method, request);
+      const { record } = findStateRecord((await onChain(unit, result.vault_txid)).tx)!;
+      expect(request.quote.quorum!.length, method).toBeGreaterThanOrEqual(2);
+      // The hash of the quote's signed prices ends the record (versions 3 and 4).
+      expect(record.quorumCommitment, method).toEqual(priceQuorumCommitment(request.quote.quorum!));
+      return record;
+    };
+    const opening = await recorded('vault.open', (await dave.open(1_000_000n, 10_000n)).request);
+    expect(hex.encode(opening.vaultPubkey!)).toBe(dave.vaultPubkey);
+    // A withdraw's fee comes out of the vault: it was sized with the commitment, or the record's
+    // vault and threshold would not match the quote's (guardianCheck).
+    const withdrawn = await recorded('vault.withdraw', (await dave.withdraw(100_000n)).request);
+    expect(withdrawn.action).toBe('w');
+    expect(withdrawn).not.toHaveProperty('vaultPubkey');
+  }, 120_000);
+
   it('a quote with t-1 guardian prices, or a forged one, is refused by the guardians with the reason', async () => {
     const cases: [string, (q: OracleQuoteDto['quorum'] & object) => unknown[], string][] = [
       [
@@ -151,9 +188,9 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       ],
     ];
     for (const [label, forge, reason] of cases) {
-      const { request } = await alice.borrow(5_000n);
-      const quote = { ...request.quote, quorum: forge(request.quote.quorum!) };
-      const { error, approvals } = await send('vault.borrow', { ...request, quote } as never);
+      // The record commits to the forged quorum, so the app's own check lets it through.
+      const { request } = await alice.borrow(5_000n, { quorum: (q) => forge(q) as never });
+      const { error, approvals } = await send('vault.borrow', request);
       expect(error?.code, label).toBe('guardians_refused');
       const refused = approvals.guardians.filter((g) => g.state === 'refused');
       expect(refused.length, label).toBeGreaterThanOrEqual(2);
@@ -165,6 +202,15 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       expect(error!.message).toContain(`guardian-1: ${reason}`);
       expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
     }
+    // A quorum swapped after the record was built: the app refuses it itself (guardianCheck).
+    const { request } = await alice.borrow(5_000n);
+    const quote = { ...request.quote, quorum: request.quote.quorum!.slice(0, 1) };
+    const { error } = await send('vault.borrow', { ...request, quote });
+    expect(error).toMatchObject({
+      code: 'bad_transaction',
+      message:
+        "Invalid transaction: the state record's price quorum commitment is not the hash of the quote's quorum",
+    });
   }, 120_000);
 
   it('a repossess is signed only once t guardians see the price at or under the threshold themselves', async () => {

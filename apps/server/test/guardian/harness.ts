@@ -33,6 +33,7 @@ import {
   unitCents,
   type ReserveParams,
   type GuardianMethod,
+  type OracleQuoteDto,
   type ReserveResult,
   type VaultAction,
   type SignedVaultRequest,
@@ -228,6 +229,8 @@ interface DraftOptions {
   postageSats?: bigint;
   /** The key an opening's state record carries; null: none (a version 1 record). */
   recordedKey?: Uint8Array | null;
+  /** The quote's price quorum as the request carries it and its record commits to (a forgery). */
+  quorum?: (signed: OracleQuoteDto['quorum'] & object) => OracleQuoteDto['quorum'];
 }
 
 /** The same PSBT with one bit of the input's leaf signature flipped: a signature that fails. */
@@ -322,9 +325,11 @@ export class TestWallet {
   private async prepare(vaultSats: bigint, debt: bigint, options: DraftOptions) {
     const now = this.h.clock.now;
     const th = liquidationThresholdCents(sats(vaultSats), unitCents(debt));
-    const quote = await this.h.oracle.withOracleHashes(
+    const quoted = await this.h.oracle.withOracleHashes(
       this.h.oracle.quote(th, now + (options.quoteAge ?? 0)),
     );
+    const { quorum } = options;
+    const quote = quorum && quoted.quorum ? { ...quoted, quorum: quorum(quoted.quorum) } : quoted;
     const draft = draftEnvelope(now, options.expiresIn ?? 120, randomBytes);
     const { state, newVault } = quotedVault(
       quote,
@@ -401,6 +406,8 @@ export class TestWallet {
             quoteStamp: 0,
             nonce: new Uint8Array(16),
             expiry: 0,
+            // Network mode: the record commits to the price quorum, 32 bytes the vault pays for.
+            ...(this.h.oracle.quotesQuorum ? { quorumCommitment: new Uint8Array(32) } : {}),
           },
           newVault: vault!.output,
         });

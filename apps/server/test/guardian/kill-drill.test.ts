@@ -311,6 +311,8 @@ class User {
         quoteStamp: 0,
         nonce: new Uint8Array(16),
         expiry: 0,
+        // With the network the record commits to the price quorum (/api/config says so).
+        ...(config.constants.priceQuorum ? { quorumCommitment: new Uint8Array(32) } : {}),
       },
       newVault: vault.output,
     });

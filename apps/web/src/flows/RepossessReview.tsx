@@ -11,6 +11,7 @@ import {
   selectedFeeRate,
   type FeeSpeed,
 } from '@unit/protocol';
+import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
 import { formatBtcUsd } from '../ui/format';
 import type { FlowDecl, FlowTarget } from './declarations';
@@ -33,6 +34,7 @@ export function RepossessReview(props: {
   onStart(input: FlowInput, preview: FlowPreview): void;
 }) {
   const position = usePosition();
+  const config = useConfig();
   const [fee, setFee] = useState<FeeSpeed>(DEFAULT_FEE_SPEED);
   const { vault } = props.target;
   const before = { btcSats: position.sats, unitCents: position.debtCents };
@@ -49,6 +51,7 @@ export function RepossessReview(props: {
     action: 'repossess',
     paymentInputs: defaultPaymentInputs('repossess'),
     feeRate,
+    quorumCommitment: config.constants.priceQuorum === true,
   });
   const step = props.decl.steps[0]!;
   const row = (label: string, value: string) => (

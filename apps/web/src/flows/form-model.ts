@@ -105,6 +105,8 @@ export function formCosts(i: FormInputs) {
     feeRate,
     postageSats: i.postage.sats,
     treasuryPostageSats: constants.unitPostageSats,
+    // The guardian network's records commit to the price quorum: 32 bytes more (/api/config).
+    quorumCommitment: constants.priceQuorum === true,
     // A fee paid from the vault, priced for the wallet's own address, is the fee the transaction
     // pays, so the vault after it previewed here is the one it makes (issue 22).
     ...(decl.form.feeFromVault && i.satsAddress

@@ -54,6 +54,7 @@ import {
   walletKeysOf,
   type RpcClient,
 } from './client-reads';
+import { sizingCommitment } from './max-deposit';
 import { actionStepOf, callGuardian, createStepOf } from './guardian-call';
 import { runSpeedUp } from './speed-up-client';
 
@@ -90,6 +91,8 @@ async function quotedStateAfter(
           quoteStamp: request.now,
           nonce: request.nonce,
           expiry: request.expiresAt,
+          // The fee comes out of the vault: its record's size is the mode's (+32 committed).
+          ...sizingCommitment(config),
         },
         newVault: vault!.output,
         vault: vault!,

@@ -49,6 +49,12 @@ const PLACEHOLDER_STATE: VaultStateFields = {
   nonce: new Uint8Array(16),
   expiry: 0,
 };
+/**
+ * With the guardian network every record also commits to the quote's price quorum (versions 3 and
+ * 4, 32 bytes more): a placeholder of its size, so a fee sized before the quote is the real one.
+ */
+export const sizingCommitment = (config: Pick<ConfigDto, 'constants'>) =>
+  config.constants.priceQuorum ? { quorumCommitment: new Uint8Array(32) } : {};
 const PLACEHOLDER_THRESHOLD_HASH = new Uint8Array(20);
 const PLACEHOLDER_TXID = '00'.repeat(32);
 const U64_MAX = (1n << 64n) - 1n;
@@ -80,7 +86,11 @@ function refine(
     network,
   });
   // An opening's record carries the vault's key (state record version 2): its size counts in the fee.
-  const state = { ...PLACEHOLDER_STATE, vaultPubkey: hex.decode(account.vaultPubkey) };
+  const state = {
+    ...PLACEHOLDER_STATE,
+    vaultPubkey: hex.decode(account.vaultPubkey),
+    ...sizingCommitment(config),
+  };
   const base = { wallet, utxos, feeRate, state, newVault };
   if (request.action === 'deposit') {
     return maxVaultDeposit({

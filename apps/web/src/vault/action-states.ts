@@ -65,6 +65,7 @@ export function useActionStates(position: Position): ActionStates {
       feeRate,
       postageSats,
       treasuryPostageSats: config.constants.unitPostageSats,
+      quorumCommitment: config.constants.priceQuorum === true,
     }),
   });
   // The wallet's sats decide deposit, borrow and repay: while they are unknown, or on their way in

@@ -14,6 +14,8 @@ import {
   type SignedQuote,
   type VaultAction,
 } from '@unit/protocol';
+import { equalBytes } from '@scure/btc-signer/utils.js';
+import { priceQuorumCommitment, type StateRecord } from '../core';
 import { feeFor } from '../flows/vsize';
 import type { ActionDeclaration, ParsedVaultTransaction, PayloadOf, VaultFields } from './types';
 
@@ -33,7 +35,8 @@ export const invalidTransaction = (reason: string): Refusal => ({
 export interface GuardianCheckInput<A extends VaultAction> {
   parsed: ParsedVaultTransaction;
   payload: PayloadOf<A>;
-  quote: Pick<SignedQuote, 'price_cents' | 'th' | 'ts'>;
+  /** `quorum`: with the guardian network, the signed prices the record must commit to. */
+  quote: Pick<SignedQuote, 'price_cents' | 'th' | 'ts' | 'quorum'>;
   /** hex, as the request carries it */
   nonce: string;
   expiresAt: number;
@@ -53,10 +56,29 @@ function mismatch(
     : invalidTransaction(`${what} does not match the request`);
 }
 
+/**
+ * docs/protocol.md, "The state record's commitment to the quorum": a quote with a price `quorum`
+ * (network mode) needs a record ending with its priceQuorumCommitment (version 3 or 4); a quote
+ * without one (off mode) a record without a commitment (version 1 or 2).
+ */
+export function quorumCommitmentProblem(
+  record: Pick<StateRecord, 'quorumCommitment'>,
+  quote: Pick<SignedQuote, 'quorum'>,
+): string | null {
+  const committed = record.quorumCommitment;
+  if (!quote.quorum?.length)
+    return committed ? "the state record commits to a price quorum the quote doesn't carry" : null;
+  if (!committed) return "the state record does not commit to the quote's price quorum";
+  return equalBytes(committed, priceQuorumCommitment(quote.quorum))
+    ? null
+    : "the state record's price quorum commitment is not the hash of the quote's quorum";
+}
+
 /** The state record binds the quote and the request (docs/protocol.md, The state record). */
 function checkStateRecord<A extends VaultAction>(input: GuardianCheckInput<A>): Refusal | null {
   const { state } = input.parsed;
   const { quote } = input;
+  const commitmentProblem = quorumCommitmentProblem(state, quote);
   return (
     mismatch(state.quotePriceCents, quote.price_cents, 'the recorded quote price') ??
     mismatch(state.thresholdCents, quote.th, 'the recorded threshold') ??
@@ -71,6 +93,7 @@ function checkStateRecord<A extends VaultAction>(input: GuardianCheckInput<A>): 
           'the recorded vault key',
         )
       : null) ??
+    (commitmentProblem ? invalidTransaction(commitmentProblem) : null) ??
     // th_cents is the liquidation price after the action: the vault's leaf must open exactly there.
     mismatch(
       liquidationThresholdCents(sats(state.vaultSats), unitCents(state.unitDebt)),

@@ -23,6 +23,11 @@ export interface VaultStateFields {
   expiry: number;
   /** The vault's key: only an opening's record carries it (docs/protocol.md, version 2). */
   vaultPubkey?: Uint8Array;
+  /**
+   * With the guardian network: the quote's price quorum commitment (priceQuorumCommitment of its
+   * `quorum`, 32 bytes); every record then carries it (versions 3 and 4). Absent in off mode.
+   */
+  quorumCommitment?: Uint8Array;
 }
 
 /** A vault UTXO on chain with the debt its last state record holds. */

@@ -37,9 +37,10 @@ export function stateRecord(
   unitDebt: bigint,
   vaultSats: bigint,
 ): StateRecord {
-  const { vaultPubkey, ...rest } = fields;
+  const { vaultPubkey, quorumCommitment, ...rest } = fields;
   const key = action === 'o' && vaultPubkey ? { vaultPubkey } : {};
-  return { action, unitDebt, vaultSats, ...rest, ...key };
+  const committed = quorumCommitment ? { quorumCommitment } : {};
+  return { action, unitDebt, vaultSats, ...rest, ...key, ...committed };
 }
 
 /** docs/protocol.md: one edict of `amount` UNIT to output 1, pointer 2 for the rest. */

@@ -20,6 +20,7 @@ import {
   repossessionTax,
   withdrawFee,
   type BuiltVaultTx,
+  type VaultStateFields,
 } from './builders';
 import {
   addLiquidationWitness,
@@ -346,12 +347,17 @@ describe('the withdraw fee the drawer previews (issue 22)', () => {
   // protocol's estimate, given the withdrawal's script, must be the fee the real PSBT pays.
   it("is the built transaction's fee for P2WPKH, nested P2SH and P2TR withdrawals, at any rate", () => {
     const taproot = { ...wallet, satsScript: wallet.runesScript };
+    // Network mode: the record's price quorum commitment makes it 33 bytes longer.
+    const committed = { ...stateFields, quorumCommitment: new Uint8Array(32) };
     for (const w of [wallet, nestedWallet, taproot])
-      for (const rate of [1, 2.5, 7, 33]) {
+      for (const [rate, quorumCommitment] of [1, 2.5, 7, 33].flatMap((r) => [
+        [r, false] as const,
+        [r, true] as const,
+      ])) {
         const built = buildWithdrawPsbt({
           wallet: w,
           feeRate: rate,
-          state: stateFields,
+          state: quorumCommitment ? committed : stateFields,
           newVault,
           vault: vaultUtxo(400_000n, 60_000n),
           withdrawAmount: 150_000n,
@@ -362,6 +368,7 @@ describe('the withdraw fee the drawer previews (issue 22)', () => {
             paymentInputs: 0,
             feeRate: rate,
             withdrawalScriptBytes: w.satsScript.length,
+            quorumCommitment,
           }),
         );
       }
@@ -432,16 +439,16 @@ describe("the protocol's vsize estimate against the real transactions", () => {
   });
   const claimantPub = pubSchnorr(keys.claimantVault);
   const liquidated = vaultUtxo(300_000n, 200_000n, 9_000_000n, vaultPub);
-  const cases: [VaultAction, () => number][] = [
+  const cases: [VaultAction, (state: VaultStateFields) => number][] = [
     [
       'open',
-      () =>
+      (state) =>
         realVsize(
           buildOpenPsbt({
             wallet,
             utxos: [paymentUtxo(300_000n)],
             feeRate,
-            state: stateFields,
+            state,
             newVault,
             depositAmount: 250_000n,
             borrowAmount: 50_000n,
@@ -452,13 +459,13 @@ describe("the protocol's vsize estimate against the real transactions", () => {
     ],
     [
       'deposit',
-      () =>
+      (state) =>
         realVsize(
           buildDepositPsbt({
             wallet,
             utxos: [paymentUtxo(150_000n)],
             feeRate,
-            state: stateFields,
+            state,
             newVault,
             vault: vaultUtxo(200_000n, 60_000n),
             depositAmount: 100_000n,
@@ -467,13 +474,13 @@ describe("the protocol's vsize estimate against the real transactions", () => {
     ],
     [
       'borrow',
-      () =>
+      (state) =>
         realVsize(
           buildBorrowPsbt({
             wallet,
             utxos: [paymentUtxo(50_000n)],
             feeRate,
-            state: stateFields,
+            state,
             newVault,
             vault: vaultUtxo(400_000n, 60_000n),
             treasury: treasuryUtxo(),
@@ -484,13 +491,13 @@ describe("the protocol's vsize estimate against the real transactions", () => {
     ],
     [
       'repay',
-      () =>
+      (state) =>
         realVsize(
           buildRepayPsbt({
             wallet,
             utxos: [paymentUtxo(50_000n)],
             feeRate,
-            state: stateFields,
+            state,
             newVault,
             vault: vaultUtxo(400_000n, 60_000n),
             repayAmount: 25_000n,
@@ -502,12 +509,12 @@ describe("the protocol's vsize estimate against the real transactions", () => {
     ],
     [
       'withdraw',
-      () =>
+      (state) =>
         realVsize(
           buildWithdrawPsbt({
             wallet,
             feeRate,
-            state: stateFields,
+            state,
             newVault,
             vault: vaultUtxo(400_000n, 60_000n),
             withdrawAmount: 150_000n,
@@ -516,13 +523,13 @@ describe("the protocol's vsize estimate against the real transactions", () => {
     ],
     [
       'repossess',
-      () =>
+      (state) =>
         realVsize(
           buildRepossessPsbt({
             wallet,
             utxos: [paymentUtxo(40_000n)],
             feeRate,
-            state: stateFields,
+            state,
             newVault,
             vault: vaultUtxo(500_000n, 10_000n, 5_000_000n, claimantPub),
             liquidated,
@@ -532,11 +539,16 @@ describe("the protocol's vsize estimate against the real transactions", () => {
         ),
     ],
   ];
+  // Network mode: every record also commits to the quote's price quorum (32 bytes more).
+  const committed = { ...stateFields, quorumCommitment: new Uint8Array(32).fill(7) };
   for (const [action, measure] of cases)
-    it(`${action}: never under the real vsize and within 5% of it`, () => {
-      const real = measure();
-      const estimate = estimateVsize({ action, paymentInputs: defaultPaymentInputs(action) });
-      expect(estimate).toBeGreaterThanOrEqual(real);
-      expect(estimate).toBeLessThanOrEqual(Math.ceil(real * 1.05));
+    it(`${action}: never under the real vsize and within 5% of it, in off and network mode`, () => {
+      for (const quorumCommitment of [false, true]) {
+        const real = measure(quorumCommitment ? committed : stateFields);
+        const paymentInputs = defaultPaymentInputs(action);
+        const estimate = estimateVsize({ action, paymentInputs, quorumCommitment });
+        expect(estimate).toBeGreaterThanOrEqual(real);
+        expect(estimate).toBeLessThanOrEqual(Math.ceil(real * 1.05));
+      }
     });
 });

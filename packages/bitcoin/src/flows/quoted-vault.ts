@@ -1,10 +1,17 @@
 // What an oracle quote fixes in a vault transaction (docs/protocol.md): the state record's price,
 // threshold and stamp, and the new vault output whose liquidation leaf commits to the quote's
 // threshold hash (one liquidation leaf per oracle commitment: the quote's `threshold_hashes` when the
-// guardians are the oracles, else its one `threshold_hash`). The web app, the guardian's tests and
-// the flood probe build requests alike.
+// guardians are the oracles, else its one `threshold_hash`), and with the guardian network the
+// record's commitment to the quote's price `quorum`. The web app, the guardian's tests and the
+// flood probe build requests alike.
 import { hex } from '@scure/base';
-import { vaultOutput, type VaultOutput, type VaultOutputParams } from '../core';
+import {
+  priceQuorumCommitment,
+  vaultOutput,
+  type QuorumPrice,
+  type VaultOutput,
+  type VaultOutputParams,
+} from '../core';
 import type { VaultStateFields } from './builders';
 
 /** The fields of an oracle quote (GET /api/oracle/quote) that the transaction commits to. */
@@ -14,6 +21,8 @@ export interface QuoteCommitment {
   threshold_hash: string;
   /** With the guardian network: each oracle's hash in leaf order (the first is `threshold_hash`). */
   threshold_hashes?: readonly string[] | undefined;
+  /** With the guardian network: the signed guardian prices; the state record commits to them. */
+  quorum?: readonly QuorumPrice[] | undefined;
 }
 
 /** The hashes a new vault's liquidation leaves commit to, in leaf order. */
@@ -37,6 +46,8 @@ export function quotedVault(
       expiry: request.expiry,
       // An opening records it (docs/protocol.md): a vault is rebuilt from the chain alone.
       vaultPubkey: keys.vaultPubkey,
+      // Network mode: the record commits to the quote's price quorum (versions 3 and 4).
+      ...(quote.quorum?.length ? { quorumCommitment: priceQuorumCommitment(quote.quorum) } : {}),
     },
     newVault: vaultOutput({ ...keys, thresholdHash: quotedHashes(quote) }),
   };

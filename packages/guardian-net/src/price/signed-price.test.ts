@@ -1,6 +1,7 @@
 // A guardian's signed price: bound to its id, the set version, the price and the stamp, verified
 // against the published set's identity keys; and the hash a quote commits to.
 import { describe, expect, it } from 'vitest';
+import { bytesToHex, canonicalJson, taggedDigest, type Json } from '../canonical';
 import type { GuardianSetBody } from '../guardian-set';
 import { newIdentity } from '../identity';
 import {
@@ -67,6 +68,14 @@ describe('a guardian’s signed price', () => {
     expect(priceQuorumCommitment([a, b])).toBe(priceQuorumCommitment([b, a]));
     expect(priceQuorumCommitment([a, b])).not.toBe(priceQuorumCommitment([a, c]));
     expect(priceQuorumCommitment([a, b])).toMatch(/^[0-9a-f]{64}$/);
+    // The one implementation (@unit/bitcoin's) hashes exactly this package's canonical JSON.
+    const text = canonicalJson([a, b] as unknown as Json);
+    expect(text).toMatch(
+      /^\[\{"guardian":1,"priceCents":\d+,"setVersion":\d+,"sig":"[0-9a-f]+","time":\d+\},/,
+    );
+    expect(priceQuorumCommitment([b, a])).toBe(
+      bytesToHex(taggedDigest('unit/price-quorum', new TextEncoder().encode(text))),
+    );
   });
 });
 

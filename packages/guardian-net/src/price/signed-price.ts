@@ -3,11 +3,12 @@
 // guardian's, another set's or another moment's. A quorum of them is committed to by one hash.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import * as z from 'zod';
-import { bytesToHex, canonicalJson, parseHex, taggedDigest } from '../canonical';
+import { priceQuorumCommitment as recordCommitment } from '@unit/bitcoin';
+import { bytesToHex, parseHex, taggedDigest } from '../canonical';
 import type { GuardianSetBody } from '../guardian-set';
 
 export const PRICE_TAG = 'unit/guardian-price';
-export const PRICE_QUORUM_TAG = 'unit/price-quorum';
+export { PRICE_QUORUM_TAG } from '@unit/bitcoin';
 
 export interface PriceFields {
   guardian: number;
@@ -71,18 +72,10 @@ export function signedPriceProblem(set: GuardianSetBody, p: SignedPrice): string
 }
 
 /**
- * The hash a quote commits to: the signed prices it is the median of, in guardian order, with
- * their signatures, so the record names exactly which guardians' prices made the quote.
+ * The hash a quote commits to, hex: the signed prices it is the median of, in guardian order, with
+ * their signatures. The state record ends with these 32 bytes in network mode; the one
+ * implementation is @unit/bitcoin's (the web and the app's guardian write and check it too).
  */
 export function priceQuorumCommitment(used: readonly SignedPrice[]): string {
-  const list = [...used]
-    .sort((a, b) => a.guardian - b.guardian)
-    .map(({ guardian, setVersion, priceCents, time, sig }) => ({
-      guardian,
-      setVersion,
-      priceCents,
-      time,
-      sig,
-    }));
-  return bytesToHex(taggedDigest(PRICE_QUORUM_TAG, new TextEncoder().encode(canonicalJson(list))));
+  return bytesToHex(recordCommitment(used));
 }

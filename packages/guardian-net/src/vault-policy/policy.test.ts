@@ -275,6 +275,45 @@ describe('the vault policy of one guardian', () => {
     });
   });
 
+  it("refuses a record that does not commit to the request's price quorum (guardianCheck)", async () => {
+    const wallet = new Wallet('ivy', TEST_NETWORK);
+    // The record is built on one quote; the request carries the same quote with `evidence`, the
+    // guardians' signed prices (each signature is fresh: the commitment covers them too).
+    const evidence = [guardianPrice(1, priceCents), guardianPrice(2, priceCents)];
+    const openWith = async (recorded: (th: number, ts: number) => OracleQuote) => {
+      const draft = await draftRequest({
+        ...base(wallet),
+        quote: recorded,
+        action: 'open',
+        ...chain.fund(wallet),
+        btc: 1_000_000n,
+        unit: 500_00n,
+      });
+      const withEvidence = { ...draft.request.quote, quorum: evidence };
+      return { ...draft, request: { ...draft.request, quote: withEvidence } };
+    };
+    const uncommitted = await openWith((th, ts) => {
+      const { quorum: _left, ...bare } = quote(th, ts);
+      return bare;
+    });
+    expect(await ask(uncommitted, 0)).toEqual({
+      approve: false,
+      reason: "Invalid transaction: the state record does not commit to the quote's price quorum",
+    });
+    const another = await openWith((th, ts) => ({
+      ...quote(th, ts),
+      quorum: [guardianPrice(1, priceCents), guardianPrice(3, priceCents)],
+    }));
+    expect(await ask(another, 0)).toEqual({
+      approve: false,
+      reason:
+        "Invalid transaction: the state record's price quorum commitment is not the hash of the quote's quorum",
+    });
+    // The same request with the record's own quorum is approved: only the commitment differed.
+    const honest = await openWith((th, ts) => ({ ...quote(th, ts), quorum: evidence }));
+    expect(await ask(honest, 0)).toEqual({ approve: true });
+  });
+
   it('refuses a transaction that breaks a rule: it issues more UNIT than the request', async () => {
     const wallet = new Wallet('gina', TEST_NETWORK);
     const opened = await open(wallet);

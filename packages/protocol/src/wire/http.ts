@@ -21,6 +21,7 @@ const configConstantsSchema = z.object({
   flowTimeoutMs: int,
   speedUpAfterSeconds: int,
   amountIntDigits: z.object({ btc: int, unit: int, usd: int }),
+  priceQuorum: z.boolean().optional(),
 }) satisfies z.ZodType<ConfigConstants>;
 
 /** GET /api/config: every URL and configurable constant the web app uses. */
