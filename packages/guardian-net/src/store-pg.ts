@@ -7,7 +7,7 @@
 // conditional updates, each judged by its row count.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { MAX_CLOCK_SKEW_MS } from './envelope';
 import { GuardianStore, type NodeStore, type NonceRow, type SessionRow } from './store';
 
@@ -37,27 +37,18 @@ const sessionRow = (r: NodeRow): SessionRow => ({
 });
 
 export class PgGuardianStore implements NodeStore {
-  private readonly pool: pg.Pool;
+  /** made by `open()`: `pg` is loaded only by a guardian whose store is PostgreSQL (~60 ms) */
+  private pool!: pg.Pool;
   private readonly t: { seen: string; sessions: string; nonces: string };
   private prunedAt = 0;
 
   /** `url` is a secret (it may hold a password): it is never logged, nor put in an error. */
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly schema = 'guardian',
-    onError: (message: string) => void = () => {},
+    private readonly onError: (message: string) => void = () => {},
   ) {
     if (!SCHEMA.test(schema)) throw new Error('the store schema must be a lower-case SQL name');
-    this.pool = new pg.Pool({
-      connectionString: url,
-      max: 4,
-      connectionTimeoutMillis: QUERY_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-      statement_timeout: QUERY_TIMEOUT_MS,
-      idleTimeoutMillis: 30_000,
-    });
-    // An idle connection that breaks is replaced by the next query; say so, without the URL.
-    this.pool.on('error', (e) => onError(`store connection lost: ${e.message}`));
     this.t = {
       seen: `${schema}.seen_messages`,
       sessions: `${schema}.sessions`,
@@ -70,6 +61,17 @@ export class PgGuardianStore implements NodeStore {
   }
 
   async open(): Promise<void> {
+    const { default: pg } = await import('pg');
+    this.pool = new pg.Pool({
+      connectionString: this.url,
+      max: 4,
+      connectionTimeoutMillis: QUERY_TIMEOUT_MS,
+      query_timeout: QUERY_TIMEOUT_MS,
+      statement_timeout: QUERY_TIMEOUT_MS,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle connection that breaks is replaced by the next query; say so, without the URL.
+    this.pool.on('error', (e) => this.onError(`store connection lost: ${e.message}`));
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
@@ -192,7 +194,7 @@ export class PgGuardianStore implements NodeStore {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    await this.pool?.end();
   }
 }
 
