@@ -71,7 +71,8 @@ export class GuardianNode {
     const p = paths(opts.dir);
     this.log = opts.log ?? (() => {});
     this.identity = ensureIdentity(p.identity);
-    this.store = chooseNodeStore({ dir: opts.dir, databaseUrlFile: opts.databaseUrlFile, log: this.log }).store; // prettier-ignore
+    const { databaseUrlFile } = opts;
+    this.store = chooseNodeStore({ dir: opts.dir, databaseUrlFile, log: this.log }).store;
     for (const { set, share } of loadInstalledSets(opts.dir)) {
       if (share.guardianId !== opts.id) throw new Error('share file belongs to another guardian');
       this.installShare(set, share.secret);
