@@ -28,6 +28,8 @@ const USAGE = `usage:
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
+                 [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
+                  present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
@@ -132,6 +134,7 @@ async function start(args: string[]): Promise<void> {
       dir: { type: 'string' },
       port: { type: 'string' },
       roster: { type: 'string' },
+      'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
     },
   });
@@ -155,6 +158,7 @@ async function start(args: string[]): Promise<void> {
   const node = new GuardianNode({
     id,
     dir: values.dir,
+    ...(values['database-url-file'] ? { databaseUrlFile: values['database-url-file'] } : {}),
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,

@@ -54,4 +54,30 @@ describe('postJson', () => {
       cause: { code: 'ECONNREFUSED' },
     });
   });
+
+  it('sends once more, on a fresh connection, when a reused idle socket was reset unanswered', async () => {
+    // The keep-alive race: the server drops an idle socket just as the next request comes on it.
+    let requests = 0;
+    const racing = createServer((req, res) => {
+      requests++;
+      if (requests === 2) return req.socket.resetAndDestroy();
+      res.end(JSON.stringify({ n: requests }));
+    });
+    await new Promise<void>((resolve) => racing.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(racing.address() as AddressInfo).port}/x`;
+    try {
+      expect((await postJson(at, '{}', 5_000)).text).toBe('{"n":1}');
+      expect((await postJson(at, '{}', 5_000)).text).toBe('{"n":3}');
+      // A reset on a new connection is the other side's answer: not sent again.
+      requests = 1;
+      racing.closeAllConnections();
+      await expect(postJson(at, '{}', 5_000)).rejects.toMatchObject({
+        cause: { code: 'ECONNRESET' },
+      });
+      expect(requests).toBe(2);
+    } finally {
+      racing.closeAllConnections();
+      racing.close();
+    }
+  });
 });

@@ -16,7 +16,13 @@ class TimeoutError extends Error {
   override name = 'TimeoutError';
 }
 
-/** The reply's status and text; the whole exchange, reply body included, within `timeoutMs`. */
+/**
+ * The reply's status and text; the whole exchange, reply body included, within `timeoutMs`. A
+ * request on a reused keep-alive socket that the other side reset before answering is sent once
+ * more on a fresh connection (Node's `reusedSocket` advice): the server closed that idle socket,
+ * its keep-alive timer fired first (a process that was stopped fires it late), and never read the
+ * request. Were it read, the same signed message sent again is refused as a replay, never run twice.
+ */
 export function postJson(
   url: string,
   body: string,
@@ -31,6 +37,7 @@ export function postJson(
     }
     const send = target.protocol === 'https:' ? https.request : http.request;
     let settled = false;
+    let req: http.ClientRequest;
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
@@ -38,30 +45,43 @@ export function postJson(
       req.destroy();
       reject(error);
     };
-    const req = send(
-      target,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
-        res.on('end', () => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-        });
-      },
-    );
+    const attempt = (fresh: boolean) => {
+      let answered = false;
+      req = send(
+        target,
+        {
+          method: 'POST',
+          agent: fresh ? false : agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
+          res.on('end', () => {
+            if (settled) return;
+            settled = true;
+            clearTimeout(timer);
+            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+          });
+        },
+      );
+      const sent = req;
+      sent.on('error', (e: NodeJS.ErrnoException) => {
+        if (!fresh && !answered && !settled && sent.reusedSocket && e.code === 'ECONNRESET')
+          attempt(true);
+        else fail(new TypeError('fetch failed', { cause: e }));
+      });
+      sent.end(body);
+    };
     const timer = setTimeout(
       () => fail(new TimeoutError('The operation was aborted due to timeout')),
       timeoutMs,
     );
-    req.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
-    req.end(body);
+    attempt(false);
   });
 }

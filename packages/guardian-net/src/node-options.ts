@@ -17,6 +17,8 @@ export interface NodeOptions {
   id: number;
   /** holds identity.json, store.sqlite and each set with its share (set-files.ts) */
   dir: string;
+  /** a file holding its PostgreSQL store's URL; default `<dir>/database-url` if present (store-pg.ts) */
+  databaseUrlFile?: string;
   /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
   roster?: GuardianSetBody;
   host?: string;

@@ -1,10 +1,11 @@
-// One guardian node: its own process, identity key, FROST share, SQLite store, price feeds and
-// HTTP endpoint. It talks to the coordinator and to the other guardians only through signed
-// messages (envelope.ts), answers only parties in the published set, decides every signing request
-// itself (the `validate` callback, and for a liquidation its own price), and never lets its share
-// or a nonce leave the process. The DKG is dkg-rounds.ts, signing signing-rounds.ts, the price
-// price/own-price.ts. After a rotation it holds a share of each set it belongs to (set-files.ts)
-// and signs for each: a message's `setVersion` says which; handover.ts is its side of a rotation.
+// One guardian node: its own process, identity key, FROST share, store (a SQLite file, or its own
+// PostgreSQL database: store-pg.ts), price feeds and HTTP endpoint. It talks to the coordinator and
+// to the other guardians only through signed messages (envelope.ts), answers only parties in the
+// published set, decides every signing request itself (the `validate` callback, and for a
+// liquidation its own price), and never lets its share or a nonce leave the process. The DKG is
+// dkg-rounds.ts, signing signing-rounds.ts, the price price/own-price.ts. After a rotation it holds
+// a share of each set it belongs to (set-files.ts) and signs for each: a message's `setVersion`
+// says which; handover.ts is its side of a rotation.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
@@ -27,7 +28,8 @@ import { PRICE_PATH } from './price/quorum';
 import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
-import { GuardianStore, scopedSessions } from './store';
+import { scopedSessions, type NodeStore } from './store';
+import { chooseNodeStore } from './store-pg';
 import { MESSAGE_PATH, readBody } from './transport';
 import { NodeOracle } from './oracle/routes';
 
@@ -54,7 +56,7 @@ interface Context {
 
 export class GuardianNode {
   readonly identity: Identity;
-  readonly store: GuardianStore;
+  readonly store: NodeStore;
   /** every set it holds a share of, by version; the newest is its current set */
   private readonly installed = new Map<number, Installed>();
   /** a DKG under way: its first set's, or the next set's in a rotation */
@@ -69,9 +71,8 @@ export class GuardianNode {
     const p = paths(opts.dir);
     this.log = opts.log ?? (() => {});
     this.identity = ensureIdentity(p.identity);
-    this.store = new GuardianStore(p.store);
-    const abandoned = this.store.abandonIssuedNonces();
-    if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
+    const { databaseUrlFile } = opts;
+    this.store = chooseNodeStore({ dir: opts.dir, databaseUrlFile, log: this.log }).store;
     for (const { set, share } of loadInstalledSets(opts.dir)) {
       if (share.guardianId !== opts.id) throw new Error('share file belongs to another guardian');
       this.installShare(set, share.secret);
@@ -192,8 +193,10 @@ export class GuardianNode {
       self: this.identity.publicKey,
       secretKey: this.identity.secretKey,
       knownSenders: this.knownSenders(),
-      remember: (from, nonce, ts) => this.store.rememberMessage(from, nonce, ts),
     });
+    // Only once the signature holds (as openEnvelope's `remember`), now that the store may wait.
+    if (!(await this.store.rememberMessage(payload.from, payload.nonce, payload.ts)))
+      throw new ProtocolError('replayed', 'message nonce was already used', 409);
     const ctx = this.context(payload.setVersion);
     const isCoordinator = ctx.body.coordinators.some((c) => c.identityKey === payload.from);
     const peer = ctx.body.members.find((m) => m.identityKey === payload.from);
@@ -352,6 +355,9 @@ export class GuardianNode {
   }
 
   async listen(): Promise<number> {
+    await this.store.open();
+    const abandoned = await this.store.abandonIssuedNonces(); // before any request can come
+    if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
     const server = createServer((req, res) => this.route(req, res));
     server.requestTimeout = 10_000;
     server.headersTimeout = 5_000;
@@ -376,6 +382,6 @@ export class GuardianNode {
     await new Promise<void>((resolve) =>
       this.server ? this.server.close(() => resolve()) : resolve(),
     );
-    this.store.close();
+    await this.store.close();
   }
 }

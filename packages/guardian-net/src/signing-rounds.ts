@@ -1,7 +1,9 @@
 // A guardian's side of a FROST signing session: its own decision (`sign/propose`), then round 1
 // (`sign/commit`, one nonce per attempt, recorded before the commitment leaves) and round 2
 // (`sign/share`, the nonce recorded spent before the share exists). Nonces live in memory only, so
-// a restart abandons every nonce it had issued and none is ever used twice.
+// a restart abandons every nonce it had issued and none is ever used twice. The store may answer
+// later (PostgreSQL): every check that two requests could race is the store's own (a unique key, a
+// conditional update), never a read followed by a write here.
 import type { OracleEnv } from './oracle/threshold-oracle';
 import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
@@ -146,7 +148,7 @@ export class SigningRounds {
     const { sessionId } = parseSession(body);
     const message = parseHex((body as { message?: unknown }).message, 32, 'message');
     const messageHex = bytesToHex(message);
-    const earlier = store.session(sessionId);
+    const earlier = await store.session(sessionId);
     if (earlier) {
       if (earlier.message !== messageHex)
         throw new ProtocolError('refused', 'session id already used for another message', 409);
@@ -154,18 +156,18 @@ export class SigningRounds {
       // message asked again is decided again: a request refused for a passing reason (a stale
       // price, a chain read that timed out) goes through when the user sends it again.
       if (earlier.approved === 1)
-        return this.withCommitment({ approved: true, reason: earlier.reason }, body);
+        return await this.withCommitment({ approved: true, reason: earlier.reason }, body);
     }
     const context = (body as { context?: unknown }).context;
     const decision = await decide(this.o.validate, { sessionId, message, context });
-    const row = store.recordDecision(
+    const row = await store.recordDecision(
       sessionId,
       messageHex,
       decision.approve,
       decision.approve ? null : decision.reason,
     );
     this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
-    return this.withCommitment({ approved: row.approved === 1, reason: row.reason }, body);
+    return await this.withCommitment({ approved: row.approved === 1, reason: row.reason }, body);
   }
 
   /**
@@ -175,27 +177,27 @@ export class SigningRounds {
    * same session proposed again (a request retaken after a failed quorum) gets the same
    * commitment while its nonce is still held unspent: still one nonce, spent at most once.
    */
-  private withCommitment(
+  private async withCommitment(
     answer: { approved: boolean; reason: string | null },
     body: unknown,
-  ): unknown {
+  ): Promise<unknown> {
     const asked = (body as { commitAttempt?: unknown }).commitAttempt;
     if (!answer.approved || asked === undefined) return answer;
     const { sessionId } = parseSession(body);
     const { attempt } = parseSession({ sessionId, attempt: asked });
-    this.expireNonces();
+    await this.expireNonces();
     const held = this.nonces.get(`${sessionId}:${attempt}`);
-    if (held && this.o.store.nonce(sessionId, attempt)?.status === 'issued')
+    if (held && (await this.o.store.nonce(sessionId, attempt))?.status === 'issued')
       return { ...answer, commitments: held.commitments };
     try {
-      return { ...answer, ...(this.commit({ sessionId, attempt }) as object) };
+      return { ...answer, ...((await this.commit({ sessionId, attempt })) as object) };
     } catch {
       return answer; // e.g. too many open attempts: the coordinator asks with sign/commit
     }
   }
 
-  private approvedSession(sessionId: string) {
-    const session = this.o.store.session(sessionId);
+  private async approvedSession(sessionId: string) {
+    const session = await this.o.store.session(sessionId);
     if (!session) throw new ProtocolError('unknown-session', 'no such signing session', 404);
     if (session.approved !== 1)
       throw new ProtocolError(
@@ -206,18 +208,18 @@ export class SigningRounds {
     return session;
   }
 
-  commit(body: unknown): unknown {
+  async commit(body: unknown): Promise<unknown> {
     const { share } = this.o.ready();
     const { store, tamperCommitments } = this.o;
     const { sessionId, attempt } = parseSession(body);
-    this.approvedSession(sessionId);
-    if (store.nonce(sessionId, attempt))
+    await this.approvedSession(sessionId);
+    if (await store.nonce(sessionId, attempt))
       throw new ProtocolError(
         'nonce-unavailable',
         'this attempt already has a nonce; start a new attempt',
         409,
       );
-    this.expireNonces();
+    await this.expireNonces();
     if (this.nonces.size >= MAX_OPEN_NONCES)
       throw new ProtocolError(
         'not-ready',
@@ -227,7 +229,7 @@ export class SigningRounds {
     const gen = this.freshNonces(share);
     const c = commitmentsToJson(gen.commitments);
     // Recorded before the commitment leaves: a restart marks it abandoned, never signs with it again.
-    if (!store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding))
+    if (!(await store.recordIssuedNonce(sessionId, attempt, c.hiding, c.binding)))
       throw new ProtocolError('nonce-unavailable', 'this attempt already has a nonce', 409);
     const commitments = tamperCommitments ? tamperCommitments(c) : c;
     this.nonces.set(`${sessionId}:${attempt}`, { nonces: gen.nonces, at: Date.now(), commitments });
@@ -235,22 +237,22 @@ export class SigningRounds {
   }
 
   /** An attempt left open too long is abandoned: its nonce is dropped and its row says so. */
-  private expireNonces(): void {
+  private async expireNonces(): Promise<void> {
     const cutoff = Date.now() - NONCE_TTL_MS;
     for (const [key, open] of this.nonces) {
       if (open.at >= cutoff) continue;
       this.nonces.delete(key);
       // The session id may hold a ':' itself (`<nonce>:<input>`): the attempt is after the last.
       const cut = key.lastIndexOf(':');
-      this.o.store.abandonNonce(key.slice(0, cut), Number(key.slice(cut + 1)));
+      await this.o.store.abandonNonce(key.slice(0, cut), Number(key.slice(cut + 1)));
     }
   }
 
-  share(body: unknown): unknown {
+  async share(body: unknown): Promise<unknown> {
     const { share, pub, set } = this.o.ready();
     const { store } = this.o;
     const { sessionId, attempt } = parseSession(body);
-    const session = this.approvedSession(sessionId);
+    const session = await this.approvedSession(sessionId);
     const list = (body as { commitments?: unknown }).commitments;
     if (!Array.isArray(list) || list.length !== set.t)
       throw new ProtocolError('malformed', `signing needs exactly ${set.t} commitments`);
@@ -269,7 +271,7 @@ export class SigningRounds {
         'commitments must come from distinct guardians of the set',
       );
     const mine = commitments.find((c) => c.identifier === share.identifier);
-    const row = store.nonce(sessionId, attempt);
+    const row = await store.nonce(sessionId, attempt);
     if (
       !mine ||
       !row ||
@@ -281,7 +283,7 @@ export class SigningRounds {
         'the list does not carry this guardian’s commitment for this attempt',
       );
     const key = `${sessionId}:${attempt}`;
-    this.expireNonces();
+    await this.expireNonces();
     const nonces = this.nonces.get(key)?.nonces;
     if (!nonces || row.status !== 'issued')
       throw new ProtocolError(
@@ -290,7 +292,7 @@ export class SigningRounds {
         409,
       );
     // Recorded spent before the share exists: a crash from here on can only lose the share.
-    if (!store.spendNonce(sessionId, attempt))
+    if (!(await store.spendNonce(sessionId, attempt)))
       throw new ProtocolError('nonce-unavailable', 'nonce already spent', 409);
     this.nonces.delete(key);
     let sigShare: Uint8Array = frost.signShare(

@@ -1,6 +1,7 @@
-// A guardian's own store: one SQLite file beside its share, shared with no other party. It keeps
-// the nonces of messages it accepted (replay), the signing sessions it approved, and the state of
-// every FROST nonce it ever issued, written before the commitment leaves the process.
+// A guardian's own store, shared with no other party: one SQLite file beside its share (this file,
+// the default), or its own PostgreSQL database (store-pg.ts). It keeps the nonces of messages it
+// accepted (replay), the signing sessions it approved, and the state of every FROST nonce it ever
+// issued, written before the commitment leaves the process.
 import Database from 'better-sqlite3';
 import { chmodSync } from 'node:fs';
 import { MAX_CLOCK_SKEW_MS } from './envelope';
@@ -24,7 +25,45 @@ export interface SessionRow {
   signed_at: number | null;
 }
 
-export class GuardianStore {
+/** A value now (SQLite, synchronous and cheap) or later (PostgreSQL). */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** What a guardian keeps, on either database; each write is committed when it resolves. */
+export interface NodeStore {
+  /** Creates its tables (PostgreSQL: in its own schema); SQLite does so when it opens. */
+  open(): Promise<void>;
+  /**
+   * Nonces live only in this process's memory; after a restart the ones issued before it are gone
+   * for good, and their rows say so. Run once at start, before any request.
+   */
+  abandonIssuedNonces(): MaybePromise<number>;
+  abandonNonce(sessionId: string, attempt: number): MaybePromise<void>;
+  /** Records a message nonce; false when this sender already used it. */
+  rememberMessage(sender: string, nonce: string, ts: number): MaybePromise<boolean>;
+  session(id: string): MaybePromise<SessionRow | undefined>;
+  /** An approval stands; a refusal is replaced by a newer decision on the same message. */
+  recordDecision(
+    id: string,
+    message: string,
+    approved: boolean,
+    reason: string | null,
+  ): MaybePromise<SessionRow>;
+  nonce(sessionId: string, attempt: number): MaybePromise<NonceRow | undefined>;
+  /** Committed before the commitment is released; false if this attempt already has a nonce. */
+  recordIssuedNonce(
+    sessionId: string,
+    attempt: number,
+    hiding: string,
+    binding: string,
+  ): MaybePromise<boolean>;
+  /** issued -> spent, committed before the signature share is computed; false if not issued. */
+  spendNonce(sessionId: string, attempt: number): MaybePromise<boolean>;
+  allNonces(): MaybePromise<NonceRow[]>;
+  close(): MaybePromise<void>;
+}
+
+/** The SQLite store: synchronous, one file beside the guardian's share. */
+export class GuardianStore implements NodeStore {
   readonly db: Database.Database;
 
   constructor(path: string) {
@@ -49,10 +88,11 @@ export class GuardianStore {
     `);
   }
 
-  /**
-   * Nonces live only in this process's memory; after a restart the ones issued before it are gone
-   * for good, and their rows say so. Run once at start.
-   */
+  /** The tables were made when the file opened. */
+  open(): Promise<void> {
+    return Promise.resolve();
+  }
+
   abandonIssuedNonces(): number {
     return this.db.prepare(`UPDATE nonces SET status = 'abandoned' WHERE status = 'issued'`).run()
       .changes;
@@ -179,7 +219,7 @@ export class GuardianStore {
 
 /** What a signing session needs of the store. */
 export type SessionStore = Pick<
-  GuardianStore,
+  NodeStore,
   'session' | 'recordDecision' | 'nonce' | 'recordIssuedNonce' | 'spendNonce' | 'abandonNonce'
 >;
 
@@ -188,7 +228,7 @@ export type SessionStore = Pick<
  * its own sessions in the one store: a session approved for one set's key is never signed with
  * another's. The first set has no prefix (its rows predate rotation).
  */
-export function scopedSessions(store: GuardianStore, prefix: string): SessionStore {
+export function scopedSessions(store: NodeStore, prefix: string): SessionStore {
   const id = (sessionId: string) => prefix + sessionId;
   return {
     session: (s) => store.session(id(s)),

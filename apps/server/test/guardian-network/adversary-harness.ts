@@ -4,7 +4,6 @@
 // fixture (packages/guardian-net/test/fixtures/evil-guardian.ts) holding the same guardian's real
 // share. Plus what the tests read back: each guardian's nonce rows, the chain's verdict on a
 // transaction, and the flow harness's wallets.
-import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -15,6 +14,7 @@ import type { GuardianSet } from '@unit/guardian-net';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
 import { dropSchema, type Harness } from '../guardian/harness';
+import { guardianNonceRows, type NonceRow } from './guardian-stores';
 import {
   appHarness,
   quorumAt,
@@ -38,13 +38,7 @@ export type EvilMode =
   | 'crash-at-share'
   | 'equivocate';
 
-export interface NonceRow {
-  session_id: string;
-  attempt: number;
-  hiding: string;
-  binding: string;
-  status: string;
-}
+export type { NonceRow } from './guardian-stores';
 
 export interface World {
   app: RunningApp;
@@ -70,7 +64,7 @@ export interface World {
   pid(id: number): number;
   pause(id: number): void;
   resume(id: number): void;
-  nonces(id: number): NonceRow[];
+  nonces(id: number): Promise<NonceRow[]>;
   close(): Promise<void>;
 }
 
@@ -109,14 +103,19 @@ export { chainVerdict } from './signer-harness';
 
 /** Guardians 1..3 of a 2-of-3 set, honest unless `evil` names them with the fixture's mode. */
 export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<World> {
-  const network = await startGuardianNetwork({ policy: 'vault', start: false });
+  // On PostgreSQL (FLOW_DATABASE_URL) each guardian's own store is there too, a database each.
+  const flowPg = process.env.FLOW_DATABASE_URL;
+  const network = await startGuardianNetwork({
+    policy: 'vault',
+    start: false,
+    ...(flowPg ? { databaseUrl: flowPg } : {}),
+  });
   const set = JSON.parse(
     readFileSync(join(network.dir, 'guardian-set.json'), 'utf8'),
   ) as GuardianSet;
   const groupKey = hex.decode(set.groupKey!);
   // On PostgreSQL when the test script sets FLOW_DATABASE_URL (as the guardian flow suite), in a
   // fresh schema: the races the network tests cover then truly interleave.
-  const flowPg = process.env.FLOW_DATABASE_URL;
   const schema = `network_${randomBytes(6).toString('hex')}`;
   const app = await startTestApp(
     {
@@ -193,17 +192,7 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
     pid: (id) => procs.get(id)!.child.pid!,
     pause: (id) => procs.get(id)?.child.kill('SIGSTOP'),
     resume: (id) => procs.get(id)?.child.kill('SIGCONT'),
-    nonces: (id) => {
-      const db = new Database(join(gdir(id), 'store.sqlite'), {
-        readonly: true,
-        fileMustExist: true,
-      });
-      try {
-        return db.prepare('SELECT * FROM nonces').all() as NonceRow[];
-      } finally {
-        db.close();
-      }
-    },
+    nonces: (id) => guardianNonceRows(gdir(id), network.databaseUrls?.[id - 1]),
     close: async () => {
       await Promise.all([...procs.keys()].map((id) => world.kill(id)));
       await app.stop();

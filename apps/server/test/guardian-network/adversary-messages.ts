@@ -92,11 +92,7 @@ export function hostileMessageTests(get: () => { w: World; alice: TestWallet }):
       ),
     );
     expect(commit.json.error?.code).toBe('refused');
-    expect(
-      get()
-        .w.nonces(1)
-        .filter((r) => r.session_id === body.sessionId),
-    ).toEqual([]);
+    expect((await get().w.nonces(1)).filter((r) => r.session_id === body.sessionId)).toEqual([]);
   }, 30_000);
 
   it('forged, out-of-set, peer-sent, oversized and replayed proposals are refused and change nothing', async () => {

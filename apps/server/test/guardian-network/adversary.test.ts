@@ -68,8 +68,8 @@ async function borrow(amount = 5_000n, onProgress?: Parameters<typeof progressRe
 }
 
 const states = (a: { guardians: { state: string }[] }) => a.guardians.map((g) => g.state);
-const sessionRows = (id: number, session: string) =>
-  w.nonces(id).filter((r) => r.session_id === session);
+const sessionRows = async (id: number, session: string) =>
+  (await w.nonces(id)).filter((r) => r.session_id === session);
 
 const guardiansSee = (ids: number[], cents: number) => seeing(w, ids, cents);
 
@@ -78,7 +78,9 @@ async function nothingHappened(nonce: string, vaultTxid: string) {
   // A guardian that approved may hold a nonce from its approval (the commitment rides on it),
   // never spent: no signature share of this request exists anywhere.
   for (const id of [1, 2, 3])
-    expect(sessionRows(id, `${nonce}:0`).filter((row) => row.status === 'spent')).toEqual([]);
+    expect((await sessionRows(id, `${nonce}:0`)).filter((row) => row.status === 'spent')).toEqual(
+      [],
+    );
   const vault = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!;
   expect(vault.vault_txid).toBe(vaultTxid);
   expect((await w.app.chain.output(vault.vault_txid, vault.vault_vout))!.spent).toBe(false);
@@ -185,7 +187,7 @@ describe('a malicious guardian that approves everything', () => {
       reason: 'bad signature share',
     });
     expect(states(approvals).slice(0, 2)).toEqual(['approved', 'approved']);
-    for (const id of [1, 2]) expect(sessionRows(id, session).at(-1)?.status).toBe('spent');
+    for (const id of [1, 2]) expect((await sessionRows(id, session)).at(-1)?.status).toBe('spent');
   }, 60_000);
 
   it('replays a nonce commitment: it is named excluded, the honest two sign', async () => {
@@ -227,11 +229,13 @@ describe('a malicious guardian that approves everything', () => {
     });
     expect(states(approvals).slice(0, 2)).toEqual(['approved', 'approved']);
     // It did give that share (its nonce for the borrow's vault input is spent)...
-    expect(sessionRows(3, session).map((r) => r.status)).toContain('spent');
+    expect((await sessionRows(3, session)).map((r) => r.status)).toContain('spent');
     // ...and no honest guardian gave one for Mallory's transaction, which is nowhere on the chain:
     // the vault output it spent went to the borrow.
     for (const id of [1, 2])
-      expect(sessionRows(id, `${stolen.nonce}:0`).filter((r) => r.status === 'spent')).toEqual([]);
+      expect(
+        (await sessionRows(id, `${stolen.nonce}:0`)).filter((r) => r.status === 'spent'),
+      ).toEqual([]);
     const mallory = Transaction.fromPSBT(psbt, { allowUnknownOutputs: true }).id;
     expect(await w.app.chain.txHex(mallory)).toBeNull();
     const after = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!;
@@ -319,7 +323,7 @@ describe('two of three guardians down', () => {
     const done = await call<{ vault_txid: string }>(w.app.guardian, 'vault.borrow', request);
     const { verdict } = await chainVerdict(w.app, (await w.app.chain.txHex(done.vault_txid))!);
     expect(verdict).toEqual({ ok: true });
-    expect(sessionRows(3, `${request.nonce}:0`).at(-1)?.status).toBe('spent');
+    expect((await sessionRows(3, `${request.nonce}:0`)).at(-1)?.status).toBe('spent');
     await w.honest(2);
   }, 120_000);
 });

@@ -5,11 +5,14 @@
 // Each request completes with the other two, its transaction valid on the chain; the guardian,
 // restarted, is ready and holds no usable nonce and none given twice. The guardian killed moves
 // round the set, so the one restarted last is one of the two left to sign the next request: every
-// row proves the one before it caught up. On PostgreSQL too when FLOW_DATABASE_URL is set.
+// row proves the one before it caught up. On PostgreSQL too when FLOW_DATABASE_URL is set: then each
+// guardian keeps its own store (replay nonces, sessions, nonce rows) in a PostgreSQL database of its
+// own as well, and its rows after each kill -9 are read from there.
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { getVaultByPubkey } from '../../src/store';
 import { call, type TestWallet } from '../guardian/harness';
 import { guardiansSee, progressRecorder, startWorld, type World } from './adversary-harness';
+import { hasSqliteStore } from './guardian-stores';
 import {
   expectRestarted,
   expectSignedWithout,
@@ -124,7 +127,7 @@ for (const [method, steps, draft] of FLOWS)
         });
         const request = await draft(n);
         const run = await sendWithKill(w, step, { id, hold: (id % 3) + 1 }, method, request);
-        expectSignedWithout(w, step, id, run);
+        await expectSignedWithout(w, step, id, run);
         await expectRestarted(w, step, id, run.nonce);
       },
       90_000,
@@ -138,9 +141,23 @@ it('the guardian restarted last signs the next request too', async () => {
   try {
     const { request } = await alice.deposit(20_000n);
     await call(w.app.guardian, 'vault.deposit', request, progressRecorder());
-    const rows = w.nonces(id).filter((r) => r.session_id.startsWith(`${request.nonce}:`));
+    const rows = (await w.nonces(id)).filter((r) => r.session_id.startsWith(`${request.nonce}:`));
     expect(rows.map((r) => r.status)).toEqual(['spent']);
   } finally {
     w.resume(other);
   }
 }, 60_000);
+
+it.skipIf(!ON_PG)(
+  "each guardian's store was its own PostgreSQL database, never a file",
+  async () => {
+    for (const id of [1, 2, 3]) {
+      expect(hasSqliteStore(w.gdir(id))).toBe(false);
+      const statuses = new Set((await w.nonces(id)).map((r) => r.status));
+      expect(statuses.has('spent')).toBe(true);
+    }
+    // The commitment-step kills left their nonces abandoned in the killed guardians' databases.
+    const all = await Promise.all([1, 2, 3].map((id) => w.nonces(id)));
+    expect(all.flat().some((r) => r.status === 'abandoned')).toBe(true);
+  },
+);

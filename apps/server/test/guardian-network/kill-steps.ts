@@ -86,11 +86,16 @@ export async function sendWithKill(
   }
 }
 
-const rowsOf = (w: World, id: number, nonce: string) =>
-  w.nonces(id).filter((r) => r.session_id.startsWith(`${nonce}:`));
+const rowsOf = async (w: World, id: number, nonce: string) =>
+  (await w.nonces(id)).filter((r) => r.session_id.startsWith(`${nonce}:`));
 
 /** The request went through without `id`, which died at `step`; the other two signed it. */
-export function expectSignedWithout(w: World, step: KillStep, id: number, run: KillRun): void {
+export async function expectSignedWithout(
+  w: World,
+  step: KillStep,
+  id: number,
+  run: KillRun,
+): Promise<void> {
   expect(w.exited(id)).toBe(true);
   const board = run.approvals.guardians;
   expect(['excluded', 'unreachable']).toContain(board[id - 1]!.state);
@@ -101,7 +106,7 @@ export function expectSignedWithout(w: World, step: KillStep, id: number, run: K
   );
   for (const other of [1, 2, 3].filter((g) => g !== id)) {
     expect(board[other - 1]!.state).toBe('approved');
-    expect(rowsOf(w, other, run.nonce).map((r) => r.status)).toContain('spent');
+    expect((await rowsOf(w, other, run.nonce)).map((r) => r.status)).toContain('spent');
   }
 }
 
@@ -118,10 +123,10 @@ export async function expectRestarted(
   await w.kill(id);
   await w.honest(id);
   expect((await waitHealthy(w.url(id))).state).toBe('ready');
-  const all = w.nonces(id);
+  const all = await w.nonces(id);
   expect(all.filter((r) => r.status === 'issued')).toEqual([]);
   expect(new Set(all.map((r) => r.hiding)).size).toBe(all.length);
-  const statuses = rowsOf(w, id, nonce).map((r) => r.status);
+  const statuses = (await rowsOf(w, id, nonce)).map((r) => r.status);
   if (step === 'while it decides') expect(statuses).toEqual([]);
   if (step === 'after its commitment') {
     expect(statuses.length).toBeGreaterThan(0);

@@ -26,6 +26,7 @@ import {
 import { hex } from '@scure/base';
 import { TestWallet, type Harness } from '../guardian/harness';
 import type { RunningApp } from '../support';
+import { guardianDatabases } from './guardian-stores';
 
 export interface TestGuardianNetwork {
   /** GUARDIAN_DIR: the published set and the coordinator's identity. */
@@ -43,6 +44,8 @@ export interface TestGuardianNetwork {
   resume(id: number): void;
   /** Every running guardian's log so far. */
   output(id: number): string;
+  /** Each guardian's PostgreSQL store URL (by id - 1), when `databaseUrl` was given. */
+  databaseUrls?: string[];
   close(): Promise<void>;
 }
 
@@ -54,6 +57,8 @@ export interface NetworkOptions {
   extraArgs?: string[];
   /** false: only the DKG; the test calls `startAll` once what the policy reads (the app) is up. */
   start?: boolean;
+  /** A PostgreSQL server: each guardian keeps its store in a database of its own there. */
+  databaseUrl?: string;
 }
 
 export async function startGuardianNetwork(
@@ -63,6 +68,7 @@ export async function startGuardianNetwork(
   const t = options.t ?? 2;
   const dir = mkdtempSync(join(tmpdir(), 'guardian-network-'));
   const basePort = await freePorts(n);
+  const databases = options.databaseUrl && (await guardianDatabases(options.databaseUrl, dir, n));
   const dkg = run(CLI, [
     'dkg',
     '--dir',
@@ -82,6 +88,7 @@ export async function startGuardianNetwork(
     dir,
     n,
     t,
+    ...(databases ? { databaseUrls: databases.urls } : {}),
     start: async (id, policy = options.policy ?? 'approve-all') => {
       const proc = run(CLI, [
         'start',
@@ -112,6 +119,7 @@ export async function startGuardianNetwork(
     output: (id) => (logs.get(id) ?? '') + (running.get(id)?.output() ?? ''),
     close: async () => {
       await Promise.all([...running.keys()].map((id) => network.kill(id)));
+      if (databases) await databases.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
