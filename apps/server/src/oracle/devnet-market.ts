@@ -47,4 +47,6 @@ export class DevnetMarket {
 
 /** The devnet's market in network mode; null off the devnet or off the network. */
 export const devnetMarketOf = (config: ServerConfig, db: Kysely<Database>): DevnetMarket | null =>
-  config.network === 'devnet' && config.guardianNetwork.mode !== 'off' ? new DevnetMarket(db) : null;
+  config.network === 'devnet' && config.guardianNetwork.mode !== 'off'
+    ? new DevnetMarket(db)
+    : null;

@@ -273,6 +273,9 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     // The app's own price is stale with it (the page's stale state, no sweep): the next round.
     await unit.oracle.refreshQuorum();
     expect(await appPrice()).toMatchObject({ USD: 95_000, stale: true });
-    expect((await fetch(`${unit.url}/api/health`).then((r) => r.json())).price_stale).toBe(true);
+    const answer = (await (await fetch(`${unit.url}/api/health`)).json()) as {
+      price_stale: boolean;
+    };
+    expect(answer.price_stale).toBe(true);
   }, 60_000);
 });
