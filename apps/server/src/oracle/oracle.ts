@@ -35,6 +35,7 @@ const GAP_STEP_SECONDS = 300;
 const GAP_MAX_POINTS = 10_000;
 /** Old prices are thinned at most this often (price-history.ts says what is kept). */
 const THIN_EVERY_SECONDS = 600;
+const NO_PRICE_YET: PriceHistoryDto = { data: [], change: 0, error: 'No price yet' };
 
 export interface OracleOptions {
   db: Kysely<Database>;
@@ -105,6 +106,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
       this.current = latest;
       this.staleReason = 'no price read yet';
       await this.tick();
+    } else if (this.options.quorum && latest) {
+      this.current = latest; // network mode: the quorum's points only, no simulated gap fill
     } else if (!latest) {
       const anchor = { timestamp: now, priceCents: startPriceCents };
       const history = source.history(anchor, backfillTimestamps(now));
@@ -174,9 +177,11 @@ export class Oracle extends EventEmitter<OracleEvents> {
    */
   observe(point: PricePoint): void {
     if (this.current && point.timestamp < this.current.timestamp) return;
+    const newer = point.timestamp > (this.current?.timestamp ?? 0);
     this.current = point;
-    // A point recorded by the leader was fresh when it was recorded; its age says the rest.
-    if (isLivePriceSource(this.options.source) || this.options.quorum) this.staleReason = null;
+    // A point the leader recorded was fresh then (network mode: a new one); its age says the rest.
+    if (isLivePriceSource(this.options.source) || (this.options.quorum && newer))
+      this.staleReason = null;
   }
 
   /** Re-reads the latest stored point, after events may have been missed. */
@@ -283,18 +288,13 @@ export class Oracle extends EventEmitter<OracleEvents> {
   }
 
   async history(period: TimePeriod): Promise<PriceHistoryDto> {
-    if (!this.current) return { data: [], change: 0, error: 'No price yet' };
+    if (!this.current) return NO_PRICE_YET;
     return this.prices.answer(period, this.clock(), this.price());
   }
 
   /** history() as JSON, the same bytes for every request until the next tick or bucket. */
   async historyJson(period: TimePeriod): Promise<string> {
-    if (!this.current)
-      return JSON.stringify({
-        data: [],
-        change: 0,
-        error: 'No price yet',
-      } satisfies PriceHistoryDto);
+    if (!this.current) return JSON.stringify(NO_PRICE_YET);
     return this.prices.json(period, this.clock(), this.price());
   }
 
