@@ -21,7 +21,7 @@ export const RECORD_UNCHANGED_EVERY_SECONDS = 30;
 /**
  * The point a quorum round adds to the series, or null when the series already says it. The
  * stamp is the quorum's (its oldest price's), moved one second past the last point if that is
- * later (a gap filled at start runs to the clock): the series never goes back.
+ * later (a first start's anchor is stamped with the clock): the series never goes back.
  */
 export function quorumPoint(
   last: PricePoint | null,
