@@ -15,6 +15,7 @@ import { treasuryOutputOf } from './guardian/treasury-output';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
 import { priceQuorumFeedOf } from './oracle/quorum';
+import { devnetMarketOf } from './oracle/devnet-market';
 import { networkOraclesOf } from './oracle/network-oracles';
 import { SimulatedPriceSource } from './oracle/price-source';
 import { FeedsPriceSource } from '@unit/guardian-net/price';
@@ -86,6 +87,8 @@ export async function firstStart(
     tickMs: config.priceTickMs,
     log: log.child({ module: 'oracle' }),
     quorum: priceQuorumFeedOf(config, log.child({ module: 'price-quorum' })),
+    // Network mode on the devnet: the market its guardians read (the app's series is their quorum).
+    market: devnetMarketOf(config, store.db),
     // With the network the guardians are the oracles of the liquidation leaves (network-oracles.ts).
     ...(signer.kind === 'network' ? { network: networkOraclesOf(config, store.db) } : {}),
   });

@@ -13,7 +13,9 @@ import { SimulatedPriceSource } from '../src/oracle/price-source';
 import { loadOracleKeys, verifyQuote } from '../src/oracle/keys';
 import { Oracle, StalePriceError } from '../src/oracle/oracle';
 import { PriceQuorumFeed } from '../src/oracle/quorum';
-import { migrateToLatest, openStore } from '../src/store';
+import { migrateToLatest, openStore, type PricePoint } from '../src/store';
+import { devnetMigrations } from '../src/devnet/migrations';
+import { DevnetMarket } from '../src/oracle/devnet-market';
 
 const NOW = 1_767_225_600;
 const price = (guardian: number, priceCents: number, time: number): SignedPrice => ({
@@ -24,17 +26,22 @@ const price = (guardian: number, priceCents: number, time: number): SignedPrice 
   sig: String(guardian).repeat(128),
 });
 
-async function networkOracle(answers: (() => PriceQuote)[]) {
+async function networkOracle(answers: (() => PriceQuote)[], { devnet = false } = {}) {
   let now = NOW;
   const clock = () => now;
   let rounds = 0;
+  const freshAsks: boolean[] = [];
   const source = {
     t: 2,
-    collect: () => Promise.resolve(answers[Math.min(rounds++, answers.length - 1)]!()),
+    collect: (fresh?: boolean) => {
+      freshAsks.push(fresh ?? false);
+      return Promise.resolve(answers[Math.min(rounds++, answers.length - 1)]!());
+    },
   };
   const quorum = new PriceQuorumFeed(source, clock, pino({ level: 'silent' }));
   const store = await openStore({ file: ':memory:' });
-  await migrateToLatest(store.db);
+  await migrateToLatest(store.db, devnetMigrations);
+  const market = devnet ? new DevnetMarket(store.db) : null;
   const oracle = new Oracle({
     db: store.db,
     source: new SimulatedPriceSource(7),
@@ -47,11 +54,14 @@ async function networkOracle(answers: (() => PriceQuote)[]) {
     log: pino({ level: 'silent' }),
     clock,
     quorum,
+    market,
   });
   await oracle.load();
   return {
     oracle,
     store,
+    market,
+    freshAsks,
     rounds: () => rounds,
     advance: (seconds: number) => (now += seconds),
   };
@@ -163,6 +173,78 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
       },
     ]);
     await expect(oracle.quoteFresh(0, NOW)).rejects.toThrow(StalePriceError);
+    await store.close();
+  });
+
+  it("is the app's recorded price series: the tick's leader records the quorum; no quorum is stale, nothing recorded", async () => {
+    const two = (cents: number, time: number) => [price(1, cents, time), price(2, cents, time)];
+    const withdrawn: PriceQuote = {
+      ...none,
+      answers: [{ guardian: 2, error: 'no fresh price: 0 fresh price sources', noPrice: true }],
+    };
+    const { oracle, store, advance } = await networkOracle([
+      () => valid(two(9_500_000, NOW - 4), 9_500_000),
+      () => valid(two(9_500_000, NOW - 4), 9_500_000),
+      () => valid(two(9_500_000, NOW + 4), 9_500_000),
+      () => valid(two(9_400_000, NOW + 9), 9_400_000),
+      () => withdrawn,
+    ]);
+    const ticks: PricePoint[] = [];
+    oracle.on('tick', (p) => ticks.push(p));
+    // Started, before any quorum: stale at the first start's anchor (the devnet's start price).
+    expect(oracle.stale).toBe(true);
+    expect(oracle.price()).toEqual({ priceCents: 9_000_000, timestamp: NOW });
+    // An instance that does not lead the tick collects (for its quotes) but records nothing.
+    await oracle.refreshQuorum();
+    expect(ticks).toEqual([]);
+    expect(oracle.stale).toBe(true);
+    // The leader records the quorum's median, stamped never before the last point.
+    oracle.startTicking();
+    await oracle.refreshQuorum();
+    expect(ticks).toEqual([{ priceCents: 9_500_000, timestamp: NOW + 1 }]);
+    expect(oracle.stale).toBe(false);
+    expect((await oracle.history('24h')).data.at(-1)!.price).toBe(95_000);
+    advance(5); // the same price, a newer stamp: not recorded again within 30 s
+    await oracle.refreshQuorum();
+    advance(5); // a new price: recorded with the quorum's stamp
+    await oracle.refreshQuorum();
+    expect(ticks.at(-1)).toEqual({ priceCents: 9_400_000, timestamp: NOW + 9 });
+    expect(ticks).toHaveLength(2);
+    // No quorum: stale at once, nothing recorded, and the point already held does not undo it.
+    advance(5);
+    await oracle.refreshQuorum();
+    expect(oracle.stale).toBe(true);
+    oracle.observe(ticks.at(-1)!);
+    expect(oracle.stale).toBe(true);
+    expect(ticks).toHaveLength(2);
+    expect(oracle.price().priceCents).toBe(9_400_000);
+    await oracle.stop();
+    await store.close();
+  });
+
+  it("the devnet's price sets the market the guardians read and asks them for fresh prices at once", async () => {
+    const prices = [price(1, 8_000_000, NOW), price(2, 8_000_000, NOW)];
+    const { oracle, store, market, freshAsks, advance } = await networkOracle(
+      [() => valid(prices, 8_000_000)],
+      { devnet: true },
+    );
+    // The market starts at the series' last price; a tick moves the market, never the series.
+    expect(await oracle.marketPrice()).toEqual({ priceCents: 9_000_000, timestamp: NOW });
+    advance(30);
+    expect(await oracle.tick()).toBeNull();
+    expect((await market!.get())!.timestamp).toBe(NOW + 30);
+    expect(oracle.price()).toEqual({ priceCents: 9_000_000, timestamp: NOW });
+    oracle.startTicking();
+    await oracle.refreshQuorum();
+    freshAsks.length = 0;
+    expect(await oracle.setPrice(8_000_000)).toEqual({
+      priceCents: 8_000_000,
+      timestamp: NOW + 30,
+    });
+    expect(await oracle.marketPrice()).toEqual({ priceCents: 8_000_000, timestamp: NOW + 30 });
+    expect(freshAsks).toEqual([true]);
+    expect(oracle.price().priceCents).toBe(8_000_000);
+    await oracle.stop();
     await store.close();
   });
 });

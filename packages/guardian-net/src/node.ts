@@ -23,8 +23,8 @@ import {
 import { acceptRoster, handoverFor, sameRoster } from './handover';
 import { ensureIdentity, type Identity } from './identity';
 import { liquidationDecision } from './price/liquidation';
-import { OwnPriceOracle, type OwnPrice } from './price/own-price';
-import { PRICE_PATH } from './price/quorum';
+import { OwnPriceOracle, priceAnswer, type OwnPrice } from './price/own-price';
+import { FRESH_PRICE_PATH, PRICE_PATH } from './price/quorum';
 import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
@@ -330,12 +330,8 @@ export class GuardianNode {
       if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });
       return send(200, set);
     }
-    if (req.method === 'GET' && req.url === PRICE_PATH) {
-      const own = this.price?.current();
-      if (own?.fresh) return send(200, own.price);
-      const message = own ? `no fresh price: ${own.reason}` : 'no price feeds configured';
-      return send(503, { error: { code: 'no-price', message } });
-    }
+    if (req.method === 'GET' && (req.url === PRICE_PATH || req.url === FRESH_PRICE_PATH))
+      return void priceAnswer(this.price, req.url === FRESH_PRICE_PATH).then((a) => send(a.status, a.json)); // prettier-ignore
     if (req.method !== 'POST' || req.url !== MESSAGE_PATH)
       return send(404, { error: { code: 'malformed', message: 'no such endpoint' } });
     readBody(req)

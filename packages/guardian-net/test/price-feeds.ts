@@ -26,7 +26,7 @@ const PATHS: Record<FeedKind, string> = {
   kraken: '/0/public/Ticker?pair=XBTUSD',
   coinbase: '/v2/prices/BTC-USD/spot',
   bitstamp: '/api/v2/ticker/btcusd/',
-  devnet: '/api/bitcoin-price',
+  devnet: '/api/devnet/market',
 };
 
 /** The service's real answer, as its public API returns it today. */
@@ -63,7 +63,7 @@ function answer(kind: FeedKind, usd: string, time: number): unknown {
     case 'coinbase':
       return { data: { amount: usd, base: 'BTC', currency: 'USD' } };
     case 'devnet':
-      // apps/server/src/http/api.ts GET /api/bitcoin-price
+      // apps/server/src/http/api.ts GET /api/devnet/market (the shape of /api/bitcoin-price)
       return { USD: Number(usd), time, stale: false };
     case 'bitstamp':
       return {

@@ -19,8 +19,9 @@ const GUARDIAN_CLI = path.join(REPO_ROOT, 'packages/guardian-net/src/cli.ts');
 /**
  * How each guardian decides, given the app's own origin: `--policy vault`, its own validation of a
  * vault request (issue 20 item 3) against the chain it reads from the app's esplora routes and the
- * devnet's price. On the devnet the app is the network, so this is the one chain view there is; on
- * a real network each guardian's operator points --chain at their own node.
+ * devnet's market (oracle/devnet-market.ts). On the devnet the app is the network, so this is the
+ * one chain view there is; on a real network each guardian's operator points --chain at their own
+ * node.
  */
 export const guardianPolicyFlags = (app: string): string[] => [
   '--policy',
@@ -31,8 +32,9 @@ export const guardianPolicyFlags = (app: string): string[] => [
   app,
   '--feeds',
   `devnet@${app}`,
-  // The app's quotes are the guardians' quorum: a devnet price set by hand shows in them within
-  // about 10 s (this tick, then the app's 5 s quorum round), not a 30 s tick later.
+  // The devnet's market (GET /api/devnet/market, not the app's price, which is their quorum). A
+  // price set by hand does not wait for this tick: the app asks each guardian to read it at once
+  // (GET /v1/price?fresh=1). The tick keeps each guardian's price fresh and follows the walk.
   '--price-tick',
   '5000',
 ];

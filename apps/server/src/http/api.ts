@@ -157,6 +157,14 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   );
 
+  // The devnet's market, which its guardians read (`devnet@<app>`, the shape of /api/bitcoin-price):
+  // in network mode the devnet's price sets it, and the app's price is the guardians' quorum.
+  app.get('/api/devnet/market', async (): Promise<BitcoinPriceDto> => {
+    if (config.network !== 'devnet') throw new DomainError('not_devnet', 'Only on the devnet');
+    const { priceCents, timestamp } = await oracle.marketPrice();
+    return { USD: priceCents / 100, time: timestamp, stale: false };
+  });
+
   // The oracle keeps each period's JSON until the next tick: sent as is.
   app.get('/api/price-history', async (request, reply) => {
     const { timePeriod } = parseInput(periodQuery, request.query);

@@ -41,6 +41,8 @@ export function liquidationSweepJob(deps: {
     start: () => {
       sweeping = true;
       metrics?.sweepLeading(true);
+      // Never at a stale price (network mode: no quorum; off mode: live feeds that disagree).
+      if (oracle.stale) return;
       const { priceCents, timestamp } = oracle.price();
       sweep(priceCents, timestamp);
     },

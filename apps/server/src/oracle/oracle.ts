@@ -10,7 +10,7 @@ import type { OracleQuoteDto, PriceHistoryDto, TimePeriod } from '@unit/protocol
 import type { Database } from '../store/schema';
 import { insertPricePoints, latestPricePoint, type PricePoint } from '../store/prices';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
-import { DomainError } from '../errors';
+import { StalePriceError } from './stale-price';
 import { backfillTimestamps } from './intervals';
 import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
@@ -18,7 +18,15 @@ import { signQuote, verifyQuote, type OracleKeys } from './keys';
 import type { NetworkOracles } from './network-oracles';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, type SignedQuote } from '@unit/protocol';
 import type { GuardianPriceDto } from '@unit/protocol/wire';
-import type { PriceQuorumFeed } from './quorum';
+import type { PriceQuorumFeed, QuorumNow } from './quorum';
+import type { DevnetMarket } from './devnet-market';
+import {
+  quorumPoint,
+  quorumSeriesStale,
+  setMarket,
+  startMarket,
+  tickMarket,
+} from './network-series';
 
 /** A quote older than this is refused by the guardian (CONSTANTS.md: oracle quote max age). */
 export const QUOTE_MAX_AGE_SECONDS = ORACLE_QUOTE_MAX_AGE_SECONDS;
@@ -27,6 +35,7 @@ const GAP_STEP_SECONDS = 300;
 const GAP_MAX_POINTS = 10_000;
 /** Old prices are thinned at most this often (price-history.ts says what is kept). */
 const THIN_EVERY_SECONDS = 600;
+const NO_PRICE_YET: PriceHistoryDto = { data: [], change: 0, error: 'No price yet' };
 
 export interface OracleOptions {
   db: Kysely<Database>;
@@ -37,28 +46,18 @@ export interface OracleOptions {
   log: Logger;
   /** unix seconds; injectable for tests */
   clock?: () => number;
-  /** network mode: quotes are the guardians' price quorum (quorum.ts), not this price */
+  /** network mode: quotes and the recorded series are the guardians' quorum (network-series.ts) */
   quorum?: PriceQuorumFeed | null;
+  /** network mode on the devnet: the market the guardians read; the devnet's price sets it */
+  market?: DevnetMarket | null;
   /** With the guardian network: the guardians are the oracles of every vault's liquidation leaves. */
   network?: NetworkOracles;
 }
 
+export { StalePriceError } from './stale-price';
+
 export interface OracleEvents {
   tick: [PricePoint];
-}
-
-/**
- * The oracle has no fresh price: quotes are neither signed nor accepted until it has one. The
- * message is what the user reads; the feeds' own reason is for the log.
- */
-export class StalePriceError extends DomainError {
-  constructor(readonly reason: string) {
-    super(
-      'no_price',
-      'The bitcoin price is stale, so vault actions are paused until it is fresh again. Please try again in a minute',
-    );
-    this.name = 'StalePriceError';
-  }
 }
 
 export class Oracle extends EventEmitter<OracleEvents> {
@@ -71,11 +70,14 @@ export class Oracle extends EventEmitter<OracleEvents> {
   private readonly prices: PriceHistory;
   private thinnedAt = 0;
   private thinning: Promise<unknown> | null = null;
+  /** Network mode: whether this instance records the quorum (it leads the price tick). */
+  private recording = false;
 
   constructor(private readonly options: OracleOptions) {
     super();
     this.clock = options.clock ?? (() => Math.floor(Date.now() / 1000));
     this.prices = new PriceHistory(options.db);
+    if (options.quorum) options.quorum.onRound = (now) => this.onQuorum(now);
   }
 
   get pubkey(): string {
@@ -104,6 +106,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
       this.current = latest;
       this.staleReason = 'no price read yet';
       await this.tick();
+    } else if (this.options.quorum && latest) {
+      this.current = latest; // network mode: the quorum's points only, no simulated gap fill
     } else if (!latest) {
       const anchor = { timestamp: now, priceCents: startPriceCents };
       const history = source.history(anchor, backfillTimestamps(now));
@@ -125,6 +129,9 @@ export class Oracle extends EventEmitter<OracleEvents> {
         log.info({ points: gap.length }, 'price gap filled');
       }
     }
+    // Network mode: stale until a quorum is recorded; the devnet market starts at the last price.
+    if (this.options.quorum) this.staleReason = 'no price quorum recorded yet';
+    await startMarket(this.options.market, this.current);
     this.thinOldPrices();
   }
 
@@ -137,7 +144,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
       }, this.options.tickMs);
       this.timer.unref();
     }
-    // Network mode: the guardians' quorum is renewed on its own timer, whatever the price tick.
+    // Network mode: the guardians' quorum is renewed (and recorded) on its own timer.
+    this.recording = true;
     this.options.quorum?.start();
   }
 
@@ -145,6 +153,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.recording = false;
     this.options.quorum?.stop();
     await this.thinning;
   }
@@ -168,9 +177,11 @@ export class Oracle extends EventEmitter<OracleEvents> {
    */
   observe(point: PricePoint): void {
     if (this.current && point.timestamp < this.current.timestamp) return;
+    const newer = point.timestamp > (this.current?.timestamp ?? 0);
     this.current = point;
-    // A point recorded by the leader was fresh when it was recorded; its age says the rest.
-    if (isLivePriceSource(this.options.source)) this.staleReason = null;
+    // A point the leader recorded was fresh then (network mode: a new one); its age says the rest.
+    if (isLivePriceSource(this.options.source) || (this.options.quorum && newer))
+      this.staleReason = null;
   }
 
   /** Re-reads the latest stored point, after events may have been missed. */
@@ -203,6 +214,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
    */
   private whyStale(): string | null {
     if (this.staleReason !== null) return this.staleReason;
+    if (this.options.quorum) return quorumSeriesStale(this.current, this.clock());
     const { source, tickMs } = this.options;
     if (!isLivePriceSource(source) || !this.current || tickMs <= 0) return null;
     const age = this.clock() - this.current.timestamp;
@@ -222,6 +234,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
 
   private async nextPoint(): Promise<PricePoint | null> {
     const { source, log } = this.options;
+    // Network mode: the quorum's rounds record; a tick moves only the devnet's market.
+    if (this.options.quorum) return tickMarket(this.options.market, source, this.clock()).then(() => null); // prettier-ignore
     if (!isLivePriceSource(source)) {
       const previous = this.price();
       const timestamp = Math.max(this.clock(), previous.timestamp + 1);
@@ -239,10 +253,29 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return this.record({ timestamp, priceCents: reading.priceCents });
   }
 
-  /** Devnet control: sets the price now, as a tick would. */
+  /** Devnet control: sets the price now, as a tick would; network mode: the market (setMarket). */
   async setPrice(priceCents: number): Promise<PricePoint> {
+    const { quorum, market } = this.options;
+    if (quorum && market) return setMarket(market, quorum, { timestamp: this.clock(), priceCents });
     const timestamp = Math.max(this.clock(), (this.current?.timestamp ?? 0) + 1);
     return this.record({ timestamp, priceCents });
+  }
+
+  /** GET /api/devnet/market: what the devnet's guardians read (off mode: the app's own price). */
+  async marketPrice(): Promise<PricePoint> {
+    return (await this.options.market?.get()) ?? this.price();
+  }
+
+  /** A quorum round's outcome: the leading instance records it (network-series.ts). */
+  private async onQuorum(now: QuorumNow): Promise<void> {
+    if (!this.recording) return;
+    if ('stale' in now) {
+      if (this.staleReason === null) this.options.log.warn({ reason: now.stale }, 'price is stale');
+      this.staleReason = now.stale;
+      return;
+    }
+    const point = quorumPoint(this.current, now.quorum, this.staleReason !== null);
+    if (point) await this.record(point);
   }
 
   private async record(point: PricePoint): Promise<PricePoint> {
@@ -255,18 +288,13 @@ export class Oracle extends EventEmitter<OracleEvents> {
   }
 
   async history(period: TimePeriod): Promise<PriceHistoryDto> {
-    if (!this.current) return { data: [], change: 0, error: 'No price yet' };
+    if (!this.current) return NO_PRICE_YET;
     return this.prices.answer(period, this.clock(), this.price());
   }
 
   /** history() as JSON, the same bytes for every request until the next tick or bucket. */
   async historyJson(period: TimePeriod): Promise<string> {
-    if (!this.current)
-      return JSON.stringify({
-        data: [],
-        change: 0,
-        error: 'No price yet',
-      } satisfies PriceHistoryDto);
+    if (!this.current) return JSON.stringify(NO_PRICE_YET);
     return this.prices.json(period, this.clock(), this.price());
   }
 
@@ -333,7 +361,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** GET /api/oracle/quote: signed price, threshold hash, and the secret once price <= th. */
   quote(th: number, ts: number): OracleQuoteDto {
     const { keys } = this.options;
-    const stale = this.whyStale();
+    const stale = this.options.quorum ? null : this.whyStale(); // network: quotedPrice's own
     if (stale !== null) throw new StalePriceError(stale);
     const { timestamp, priceCents, quorum } = this.quotedPrice();
     const signed = signQuote(keys, { price_cents: priceCents, time: timestamp, th, ts });

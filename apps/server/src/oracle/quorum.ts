@@ -7,9 +7,10 @@
 // guardian checks that evidence against the published set before it signs anything.
 //
 // No quorum (fewer than t guardians answer with agreeing fresh prices): the price is stale and no
-// quote is signed, today's stale path. The server's own price series (the chart, the devnet's
-// price, which the devnet's guardians read as their feed) is left as it is: taking it from the
-// quorum would have the devnet's guardians read back their own median.
+// quote is signed, today's stale path. Each round also feeds the app's recorded price series (the
+// chart, /api/bitcoin-price, the price events, the sweep: oracle.ts `onQuorum`), so the app shows
+// and liquidates at the quorum's price. The devnet's guardians read the devnet market
+// (devnet-market.ts), never that series, so they never read back their own median.
 import type { Logger } from 'pino';
 import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
 import type { GuardianSetBody } from '@unit/guardian-net';
@@ -35,14 +36,20 @@ export interface QuorumPrice {
 export interface QuorumSource {
   /** the set's threshold */
   t: number;
-  collect(): Promise<PriceQuote>;
+  /** fresh: each guardian reads its feeds first (GET /v1/price?fresh=1) */
+  collect(fresh?: boolean): Promise<PriceQuote>;
 }
 
 /** The set's quorum, each guardian asked with a time-out. */
 export const quorumSourceOf = (
   set: GuardianSetBody,
   timeoutMs = QUORUM_FETCH_TIMEOUT_MS,
-): QuorumSource => ({ t: set.t, collect: () => collectPriceQuorum(set, { timeoutMs }) });
+): QuorumSource => ({
+  t: set.t,
+  collect: (fresh) => collectPriceQuorum(set, { timeoutMs, fresh: fresh ?? false }),
+});
+
+export type QuorumNow = { quorum: QuorumPrice } | { stale: string };
 
 export class PriceQuorumFeed {
   private latest: { quorum: QuorumPrice } | null = null;
@@ -50,6 +57,8 @@ export class PriceQuorumFeed {
   private failure: string | null = null;
   private collecting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  /** Told the quorum (or why none) after every round, which waits for it (the oracle records). */
+  onRound: ((now: QuorumNow) => Promise<void>) | null = null;
 
   constructor(
     private readonly source: QuorumSource,
@@ -72,8 +81,18 @@ export class PriceQuorumFeed {
 
   /** Asks the guardians now (one round at a time: a caller during one waits for it). */
   refresh(): Promise<void> {
-    this.collecting ??= this.collect().finally(() => (this.collecting = null));
+    this.collecting ??= this.collect(false).finally(() => (this.collecting = null));
     return this.collecting;
+  }
+
+  /**
+   * A round in which each guardian first reads its feeds (the market just moved: the devnet's
+   * price set by hand), not waiting for their ticks. A round under way asked before the move.
+   */
+  async refreshFresh(): Promise<void> {
+    await this.collecting;
+    this.collecting ??= this.collect(true).finally(() => (this.collecting = null));
+    await this.collecting;
   }
 
   /**
@@ -90,7 +109,7 @@ export class PriceQuorumFeed {
    * to), else why the price is stale. A round that finds no quorum leaves the last one to age,
    * unless guardians of it answered that they have no fresh price and fewer than t are left.
    */
-  current(): { quorum: QuorumPrice } | { stale: string } {
+  current(): QuorumNow {
     const latest = this.latest;
     if (!latest) return { stale: this.failure ?? 'no price quorum collected yet' };
     const age = this.clock() - latest.quorum.time;
@@ -101,10 +120,17 @@ export class PriceQuorumFeed {
     return { quorum: latest.quorum };
   }
 
-  private async collect(): Promise<void> {
+  private async collect(fresh: boolean): Promise<void> {
+    await this.round(fresh);
+    await this.onRound?.(this.current()).catch((err: unknown) =>
+      this.log.error({ err }, 'price quorum not recorded'),
+    );
+  }
+
+  private async round(fresh: boolean): Promise<void> {
     let q: PriceQuote;
     try {
-      q = await this.source.collect();
+      q = await this.source.collect(fresh);
     } catch (err) {
       q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
     }

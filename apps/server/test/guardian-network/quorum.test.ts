@@ -4,6 +4,8 @@
 // quorum, not its own price; each guardian checks a request's quote evidence against the set
 // (vault-policy/quote-quorum.ts) and refuses a quote with t-1 prices or a forged one, naming why;
 // with two guardians' feeds down no quorum exists, the price goes stale and nothing is signed.
+// The app's price series (/api/bitcoin-price, the price events, the sweep) is that quorum too, not
+// one guardian's price nor the devnet's market (which these guardians do not read).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +16,7 @@ import { estimateVsize, type ConfigDto, type OperationQuoteDto } from '@unit/pro
 import type { OracleQuoteDto, SignedVaultRequest } from '@unit/protocol/wire';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
+import { openEvents } from '../cluster/instances';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
 import { waitHealthy } from '../../../../packages/guardian-net/test/harness';
 import { startFakeFeed, type FakeFeed } from '../../../../packages/guardian-net/test/price-feeds';
@@ -68,6 +71,12 @@ async function exchangesAt(id: number, usd: string): Promise<void> {
   }
 }
 
+/** GET /api/bitcoin-price: the app's recorded price, what the chart and the page show. */
+async function appPrice(): Promise<{ USD: number; time: number; stale: boolean }> {
+  const res = await fetch(`${unit.url}/api/bitcoin-price`, { signal: AbortSignal.timeout(5_000) });
+  return (await res.json()) as { USD: number; time: number; stale: boolean };
+}
+
 /** Sends a vault request through the app and the network; the refusal, or null when signed. */
 async function send(method: string, request: SignedVaultRequest<unknown>) {
   const ctx = progressRecorder();
@@ -116,9 +125,13 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     expect(body.price_cents).toBe(9_500_000);
     expect(body.quorum!.map((p) => p.guardian)).toEqual([1, 2]);
     expect(body.time).toBe(Math.min(...body.quorum!.map((p) => p.time)));
-    // The app's own (simulated devnet) price plays no part in the quote.
+    // The devnet's market (these guardians read their own exchanges, not it) plays no part in the
+    // quote, nor in the app's own price: that is the quorum's median too, stamped within 60 s.
     await unit.oracle.setPrice(12_000_000);
     expect((await quoteRoute()).body.price_cents).toBe(9_500_000);
+    const shown = await appPrice();
+    expect(shown).toMatchObject({ USD: 95_000, stale: false });
+    expect(Math.floor(Date.now() / 1000) - shown.time).toBeLessThanOrEqual(60);
 
     const opened = await send('vault.open', (await alice.open(2_000_000n, 50_000n)).request);
     expect(opened.error).toBeNull();
@@ -213,8 +226,8 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     });
   }, 120_000);
 
-  it('a repossess is signed only once t guardians see the price at or under the threshold themselves', async () => {
-    const [carol, bob] = [await h.wallet('carol'), await h.wallet('bob')];
+  it("the app's sweep and price events follow the quorum; a repossess is signed only once t guardians see the price at or under the threshold themselves", async () => {
+    const [carol, bob, dave] = [await h.wallet('carol'), await h.wallet('bob'), await h.wallet('dave')]; // prettier-ignore
     expect(
       (await send('vault.open', (await carol.open(1_000_000n, 59_000n)).request)).error,
     ).toBeNull();
@@ -223,9 +236,20 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     ).toBeNull();
     const claimed = (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!;
     expect(claimed.threshold_cents).toBe(7_965_000);
-    // The app's own price falls under the threshold: its sweep marks the vault liquidated.
-    const point = await unit.oracle.setPrice(7_800_000);
-    await unit.guardian.onPriceTick(point.priceCents, point.timestamp);
+    const events = await openEvents(unit);
+    const status = async (w: TestWallet) =>
+      (await getVaultByPubkey(unit.store.db, w.vaultPubkey))!.status;
+    // The devnet's market, then guardian 3's own price, fall under the threshold: the app's price
+    // stays the quorum's $95,000, so its sweep liquidates nothing.
+    await unit.oracle.setPrice(7_800_000);
+    await exchangesAt(3, '79000');
+    await quorumAt(unit, 9_500_000);
+    expect(await appPrice()).toMatchObject({ USD: 95_000, stale: false });
+    expect(await status(carol)).not.toBe('liquidated');
+
+    // The app's engine forced to a price of its own (as a compromised server could): the guardians
+    // still decide on theirs.
+    await unit.guardian.onPriceTick(7_800_000, Math.floor(Date.now() / 1000));
     await expect
       .poll(async () => (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status, {
         timeout: 10_000,
@@ -233,8 +257,6 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       .toBe('liquidated');
 
     // Only guardian 3's exchanges are under it: guardians 1 and 2 refuse on their own price.
-    await exchangesAt(3, '79000');
-    await quorumAt(unit, 9_500_000);
     const early = await send(
       'vault.repossess',
       (await bob.repossess(carol.vaultPubkey, claimed.vault_id)).request,
@@ -244,9 +266,20 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       "this guardian's price $95,000.00 is above the claimed vault's threshold $79,650.00";
     for (const id of [1, 2]) expect(early.error!.message).toContain(`guardian-${id}: ${above}`);
 
-    // Guardian 1's exchanges fall too: guardians 1 and 3 sign, guardian 2 never approves.
+    // Dave's threshold, $79,515, is between the quorum's $95,000 and its next $79,250.
+    expect((await send('vault.open', (await dave.open(1_000_000n, 58_900n)).request)).error).toBeNull(); // prettier-ignore
+    expect((await getVaultByPubkey(unit.store.db, dave.vaultPubkey))!.threshold_cents).toBe(7_951_500); // prettier-ignore
+    // Guardian 1's exchanges fall too: the quorum is guardians 1 and 3's median, $79,250. The app's
+    // price, its price event and its sweep follow: dave is liquidated. Guardians 1 and 3 sign the
+    // repossess, guardian 2 never approves.
     await exchangesAt(1, '79500');
     await quorumAt(unit, 7_925_000);
+    expect(await appPrice()).toMatchObject({ USD: 79_250, stale: false });
+    await events.next((e) => e.type === 'price' && e.data.USD === 79_250, 10_000);
+    await expect.poll(() => status(dave), { timeout: 10_000 }).toBe('liquidated');
+    const prices = events.events.flatMap((e) => (e.type === 'price' ? [e.data.USD] : []));
+    expect(new Set(prices)).toEqual(new Set([95_000, 79_250]));
+    events.close();
     const { request } = await bob.repossess(carol.vaultPubkey, claimed.vault_id);
     const late = await send('vault.repossess', request);
     expect(late.error).toBeNull();
@@ -283,5 +316,12 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       .poll(async () => (await quoteRoute()).body.code, { timeout: 20_000, interval: 500 })
       .toBe('no_price');
     expect((await quoteRoute()).status).toBe(503);
+    // The app's own price is stale with it (the page's stale state, no sweep): the next round.
+    await unit.oracle.refreshQuorum();
+    expect(await appPrice()).toMatchObject({ USD: 95_000, stale: true });
+    const answer = (await (await fetch(`${unit.url}/api/health`)).json()) as {
+      price_stale: boolean;
+    };
+    expect(answer.price_stale).toBe(true);
   }, 60_000);
 });

@@ -13,7 +13,7 @@ export interface FeedLog {
 
 /** The public exchanges: what PRICE_FEEDS (the app's own oracle) may name. */
 export const FEED_KINDS = ['mempool', 'kraken', 'coinbase', 'bitstamp'] as const;
-/** A guardian may also read the devnet app's own price, the devnet's only price (`devnet@<app>`). */
+/** A guardian may also read the devnet app's market, the devnet's only price (`devnet@<app>`). */
 export const GUARDIAN_FEED_KINDS = [...FEED_KINDS, 'devnet'] as const;
 export type FeedKind = (typeof GUARDIAN_FEED_KINDS)[number];
 
@@ -94,10 +94,12 @@ const SHAPES: Record<FeedKind, FeedShape> = {
       return { cents: usdTextToCents(answer.parse(json).data.amount), time: null };
     },
   },
-  // The app's own price on the devnet (apps/server/src/http/api.ts): {"USD":95000,"time":…,"stale":false}.
-  // On the devnet it is the network's only price, so one such feed is a price (minimumAnswers).
+  // The devnet's market (apps/server/src/oracle/devnet-market.ts): {"USD":95000,"time":…,"stale":false},
+  // the shape of /api/bitcoin-price. Not the app's price series: in network mode that series is the
+  // guardians' own median, which they must not read back. On the devnet it is the network's only
+  // price, so one such feed is a price (minimumAnswers).
   devnet: {
-    path: '/api/bitcoin-price',
+    path: '/api/devnet/market',
     read(json) {
       const answer = z.object({
         USD: z.number().positive(),

@@ -13,6 +13,8 @@ import { signPrice, type SignedPrice } from './signed-price';
 export const DEFAULT_PRICE_TICK_MS = 30_000;
 /** A feed that has not answered in this time is not fresh this round. */
 export const DEFAULT_FEED_TIMEOUT_MS = 5_000;
+/** A read on demand (GET /v1/price?fresh=1, a public route) starts at most one round this often. */
+export const MIN_FRESH_READ_MS = 200;
 
 export interface OwnPriceOptions {
   guardian: number;
@@ -35,6 +37,8 @@ export class OwnPriceOracle {
   private staleReason = 'no price read yet';
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
+  /** Date.now() when the last round began. */
+  private startedAt = 0;
   private readonly source: FeedsPriceSource;
   private readonly clock: () => number;
 
@@ -68,8 +72,26 @@ export class OwnPriceOracle {
 
   /** One round of the feeds; rounds never overlap. */
   read(): Promise<void> {
+    if (!this.reading) this.startedAt = Date.now();
     this.reading ??= this.round().finally(() => (this.reading = null));
     return this.reading;
+  }
+
+  /**
+   * Until a round that began after this call has ended: the coordinator asks so when the market
+   * just moved (the devnet's price set by hand), instead of waiting for the next tick. A round
+   * already under way may have read the feeds before the move, so it does not count. Callers
+   * meanwhile share rounds, and forced rounds are at least MIN_FRESH_READ_MS apart.
+   */
+  async readFresh(): Promise<void> {
+    const asked = Date.now();
+    while (this.startedAt < asked) {
+      if (this.reading) await this.reading.catch(() => undefined);
+      else if (Date.now() - this.startedAt < MIN_FRESH_READ_MS)
+        await new Promise((r) => setTimeout(r, MIN_FRESH_READ_MS - (Date.now() - this.startedAt)));
+      else await this.read().catch(() => undefined);
+    }
+    await this.reading?.catch(() => undefined);
   }
 
   private async round(): Promise<void> {
@@ -110,4 +132,16 @@ export class OwnPriceOracle {
   last(): SignedPrice | null {
     return this.latest;
   }
+}
+
+/** GET /v1/price (and `?fresh=1`, which reads the feeds first): the signed price, or why none. */
+export async function priceAnswer(
+  oracle: OwnPriceOracle | undefined,
+  fresh: boolean,
+): Promise<{ status: number; json: unknown }> {
+  if (fresh) await oracle?.readFresh();
+  const own = oracle?.current();
+  if (own?.fresh) return { status: 200, json: own.price };
+  const message = own ? `no fresh price: ${own.reason}` : 'no price feeds configured';
+  return { status: 503, json: { error: { code: 'no-price', message } } };
 }

@@ -13,6 +13,8 @@ import {
 import { readCapped } from '../read-capped';
 
 export const PRICE_PATH = '/v1/price';
+/** The same price after a round of the guardian's feeds begun on this request (own-price.ts). */
+export const FRESH_PRICE_PATH = '/v1/price?fresh=1';
 /** A signed price is about 250 bytes. */
 const MAX_PRICE_ANSWER_BYTES = 4 * 1024;
 
@@ -54,8 +56,9 @@ export async function fetchGuardianPrice(
   set: GuardianSetBody,
   member: Member,
   timeoutMs: number,
+  fresh = false,
 ): Promise<SignedPrice> {
-  const res = await fetch(member.url + PRICE_PATH, {
+  const res = await fetch(member.url + (fresh ? FRESH_PRICE_PATH : PRICE_PATH), {
     headers: { accept: 'application/json' },
     signal: AbortSignal.timeout(timeoutMs),
   });
@@ -87,16 +90,27 @@ function describe(e: unknown, timeoutMs: number): string {
   return err.message;
 }
 
-/** Asks every guardian at once and applies the protocol's quorum rule to the answers. */
+/**
+ * Asks every guardian at once and applies the protocol's quorum rule to the answers; `fresh`: each
+ * guardian reads its feeds first (the market just moved).
+ */
 export async function collectPriceQuorum(
   set: GuardianSetBody,
-  options: { timeoutMs?: number; now?: number; maxSpreadBasisPoints?: number } = {},
+  options: {
+    timeoutMs?: number;
+    now?: number;
+    maxSpreadBasisPoints?: number;
+    fresh?: boolean;
+  } = {},
 ): Promise<PriceQuote> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const answers: GuardianPriceAnswer[] = await Promise.all(
     set.members.map(async (m) => {
       try {
-        return { guardian: m.id, price: await fetchGuardianPrice(set, m, timeoutMs) };
+        return {
+          guardian: m.id,
+          price: await fetchGuardianPrice(set, m, timeoutMs, options.fresh),
+        };
       } catch (e) {
         const error = describe(e, timeoutMs);
         return e instanceof NoPriceAnswer
@@ -107,6 +121,7 @@ export async function collectPriceQuorum(
   );
   const rule: PriceQuorumRule = {
     t: set.t,
+    // After the answers: a fresh read's stamps may be later than the ask.
     now: options.now ?? Math.floor(Date.now() / 1000),
     ...(options.maxSpreadBasisPoints === undefined
       ? {}

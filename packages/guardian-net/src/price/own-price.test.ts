@@ -1,0 +1,68 @@
+// A guardian's read on demand (GET /v1/price?fresh=1): the answer comes from a round of its feeds
+// begun after the request, not the last tick's, and a round already under way does not count.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startFakeFeed } from '../../test/price-feeds';
+import { OwnPriceOracle, priceAnswer } from './own-price';
+
+describe('OwnPriceOracle.readFresh', () => {
+  const closing: (() => Promise<void>)[] = [];
+  afterAll(() => Promise.all(closing.map((close) => close())));
+
+  it('answers the price the feed has now, not the last tick; the plain route keeps the tick', async () => {
+    // The devnet market's shape; each answer is the price when asked, sent 300 ms later.
+    let usd = 95_000;
+    let asked = 0;
+    const server = http.createServer((req, res) => {
+      asked++;
+      const body = JSON.stringify({ USD: usd, time: Math.floor(Date.now() / 1000), stale: false });
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), 300);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closing.push(() => new Promise((r) => server.close(() => r())));
+    const { port } = server.address() as AddressInfo;
+    const oracle = new OwnPriceOracle({
+      guardian: 1,
+      secretKey: new Uint8Array(32).fill(7),
+      setVersion: () => 1,
+      feeds: [{ kind: 'devnet', baseUrl: `http://127.0.0.1:${port}` }],
+      tickMs: 3_600_000,
+      log: () => undefined,
+    });
+    closing.push(() => oracle.stop());
+    await oracle.readFresh();
+    expect((await priceAnswer(oracle, false)).json).toMatchObject({ priceCents: 9_500_000 });
+
+    usd = 80_000;
+    expect((await priceAnswer(oracle, false)).json).toMatchObject({ priceCents: 9_500_000 });
+    // A round (a tick) has asked the feed at $80,000 and is still waiting for its answer when the
+    // market moves: the fresh read does not take that round, and waits for one of its own.
+    const tick = oracle.read();
+    await expect.poll(() => asked, { interval: 5 }).toBe(2);
+    usd = 81_000;
+    const fresh = await priceAnswer(oracle, true);
+    await tick;
+    expect(fresh).toMatchObject({ status: 200, json: { guardian: 1, priceCents: 8_100_000 } });
+    expect(asked).toBe(3);
+  }, 20_000);
+
+  it('answers 503 no-price when the fresh round finds no price', async () => {
+    const feed = await startFakeFeed('devnet', { answer: 'price', usd: '95000' });
+    closing.push(() => feed.close());
+    const oracle = new OwnPriceOracle({
+      guardian: 2,
+      secretKey: new Uint8Array(32).fill(9),
+      setVersion: () => 1,
+      feeds: [{ kind: 'devnet', baseUrl: feed.entry.slice('devnet@'.length) }],
+      tickMs: 3_600_000,
+      log: () => undefined,
+    });
+    closing.push(() => oracle.stop());
+    await oracle.readFresh();
+    feed.behave({ answer: 'http500' });
+    const answer = await priceAnswer(oracle, true);
+    expect(answer.status).toBe(503);
+    expect(answer.json).toMatchObject({ error: { code: 'no-price' } });
+  }, 20_000);
+});
