@@ -40,10 +40,11 @@ import {
   btcNetworkOf,
   firstStart,
   openChain,
-  reindexWhenEmpty,
+  startupReindex,
   startNotifier,
   unitRuneIdOf,
 } from './startup';
+import type { ReindexResult } from './operator/reindex';
 import type { LeaderJob } from './jobs/leader-job';
 import { oracleTickJob, priceEvent } from './jobs/oracle-tick';
 import { devnetMinerJob } from './jobs/devnet-miner';
@@ -98,6 +99,8 @@ export interface UnitApp {
   exports: CsvExports;
   /** The metrics server's own URL (METRICS_PORT), else null. */
   metricsUrl: string | null;
+  /** The start's reindex again, for the vaults it could not rebuild (startup.ts reindexNotRebuilt). */
+  reindexNotRebuilt(): Promise<ReindexResult | null>;
   log: Logger;
   /** Stops timers, the server and the database, in that order. */
   close(): Promise<void>;
@@ -159,8 +162,7 @@ export async function buildApp(
     // Requests co-signed before a crash are settled before anything new is accepted: this server's
     // previous run's and those of gone instances, never a running one's (guardian/recover.ts).
     await guardian.recover();
-    if (!devnet)
-      await exclusive('startup', () => reindexWhenEmpty(config, { store, keys, oracle, log }));
+    const again = await startupReindex(config, { store, keys, oracle, log, devnet, exclusive });
 
     const notifier = await startNotifier(config, options, { store, log });
     lead(telegramOutboxJob(notifier));
@@ -247,7 +249,8 @@ export async function buildApp(
     await leadership.start();
 
     const parts = { app, store, keys, oracle, notifier, chain, devnet, guardian, cluster, log };
-    return { ...parts, live, exports, metricsUrl: metricsServer?.url ?? null, close };
+    const metricsUrl = metricsServer?.url ?? null;
+    return { ...parts, live, exports, metricsUrl, reindexNotRebuilt: again, close };
   } catch (err) {
     await close().catch(() => undefined);
     throw err;

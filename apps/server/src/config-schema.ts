@@ -169,6 +169,9 @@ export const envSchema = z.object({
   GUARDIAN_T: intInRange('GUARDIAN_T', 1, 15, 2),
   // The first guardian's port in a local network; 0 picks free ports when the network is created.
   GUARDIAN_BASE_PORT: intInRange('GUARDIAN_BASE_PORT', 0, 65_000, 0),
+  // The most a local guardian lets an operator's treasury split or move pay, in sat/vB (each
+  // guardian's --max-fee-rate); unset keeps the guardians' own default, 500.
+  GUARDIAN_MAX_FEE_RATE: optionalInt('GUARDIAN_MAX_FEE_RATE (sat/vB)', 1, 100_000),
   GUARDIAN_ORIGINS: z.preprocess(
     blankToUndefined,
     z

@@ -109,6 +109,11 @@ export interface GuardianNetworkConfig {
   t: number;
   /** GUARDIAN_BASE_PORT: guardian i listens on base + i - 1; 0 picks free ports at creation. */
   basePort: number;
+  /**
+   * GUARDIAN_MAX_FEE_RATE: each local guardian's --max-fee-rate (sat/vB), the most a treasury split
+   * or move may pay; absent, the guardians' default (500).
+   */
+  maxFeeRate?: number;
 }
 
 /** Limits at the HTTP edge; they hold for every client address, loopback included. */
@@ -227,6 +232,7 @@ export function loadConfig(
       n: e.GUARDIAN_N,
       t: e.GUARDIAN_T,
       basePort: e.GUARDIAN_BASE_PORT,
+      ...(e.GUARDIAN_MAX_FEE_RATE !== undefined ? { maxFeeRate: e.GUARDIAN_MAX_FEE_RATE } : {}),
     },
     unitRuneId: onDevnet ? null : (e.UNIT_RUNE_ID ?? null),
     runesApi: e.RUNES_API,

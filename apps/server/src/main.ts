@@ -3,7 +3,8 @@
 // machine (guardian-network/local-network.ts). Its key is made before the app is built, so the
 // app finds the published set; the guardians run once the server listens, because they read its
 // chain and its price; until t of them are ready (seconds), vault requests are refused as
-// "starting" (guardian-network/starting-gate.ts) and the rest of the app already serves.
+// "starting" (guardian-network/starting-gate.ts) and the rest of the app already serves. The start's
+// reindex of an empty database (off the devnet) runs again for the vaults it needed them for.
 import { ConfigError, loadConfig, type ServerConfig } from './config';
 import { createLogger } from './logger';
 import { buildApp } from './app';
@@ -46,11 +47,12 @@ async function main(): Promise<void> {
   const local = config.guardianNetwork.mode === 'local';
   if (local) await createLocalGuardianNetwork(config, { log });
   let guardians: LocalGuardianNetwork | null = null;
+  let rebuilding = false;
   const starting = 'The guardian network is starting; try again in a few seconds.';
-  const unit = await buildApp(config, {
-    logger: log,
-    ...(local ? { gate: () => (guardians ? guardians.refusal() : starting) } : {}),
-  });
+  const rebuildingVaults = 'The app is rebuilding its vaults from the chain; try again shortly.';
+  const gate = () =>
+    (guardians ? guardians.refusal() : starting) ?? (rebuilding ? rebuildingVaults : null);
+  const unit = await buildApp(config, { logger: log, ...(local ? { gate } : {}) });
   let stopping = false;
   const shutdown = (signal: string, code = 0) => {
     if (stopping) return;
@@ -77,12 +79,26 @@ async function main(): Promise<void> {
   if (!local) return;
   const { port } = unit.app.server.address() as { port: number };
   guardians = startLocalGuardianNetwork(config, { port, log });
+  rebuilding = true; // from the guardians' start to the end of the reindex below
   // Without t ready guardians no vault can be co-signed: a clear error and a stop, not a half app.
-  await guardians.ready.catch((err: unknown) => {
-    if (stopping) return;
-    log.error({ err: (err as Error).message }, 'guardian network did not start');
-    shutdown('guardian network', 1);
-  });
+  const ready = await guardians.ready.then(
+    () => true,
+    (err: unknown) => {
+      if (stopping) return false;
+      log.error({ err: (err as Error).message }, 'guardian network did not start');
+      shutdown('guardian network', 1);
+      return false;
+    },
+  );
+  if (!ready || stopping) return;
+  // The start's reindex of an empty database ran before the guardians: the network vaults it could
+  // not rebuild then are rebuilt now, before a vault request is taken.
+  try {
+    const again = await unit.reindexNotRebuilt();
+    if (again) log.info({ restored: again.restored.length }, 'reindex after the guardians started');
+  } finally {
+    rebuilding = false;
+  }
 }
 
 main().catch((err: unknown) => {

@@ -29,7 +29,13 @@ import type { Chain } from './chain/port';
 import { guardianMigrations } from './guardian';
 import type { Exclusive } from './cluster';
 import { observeFeeds, type createMetrics } from './http/metrics';
-import { reindexIfEmpty, timedFetch as reindexFetch } from './operator/reindex';
+import {
+  reindexFromChain,
+  reindexIfEmpty,
+  timedFetch as reindexFetch,
+  type ReindexDeps,
+  type ReindexResult,
+} from './operator/reindex';
 import { networkLeavesOf, networkTreasuryAddresses, ownLeaves } from './operator/vault-leaves';
 
 /** However long the tick, a ticker service that takes a minute to answer is not answering. */
@@ -136,15 +142,16 @@ export function openChain(config: ServerConfig, devnet: Devnet | null, unitRuneI
  * state records before any request is taken (operator/reindex.ts). (The devnet's chain is in its
  * database, so there is nothing to read back there.) A chain that does not answer does not stop
  * the start: the failure is logged, and the next start on a still empty database (or
- * `npm run reindex`) tries again.
+ * `npm run reindex`) tries again. `run` is reindexIfEmpty; reindexNotRebuilt's is reindexFromChain.
  */
 export function reindexWhenEmpty(
   config: ServerConfig,
   deps: { store: Store; keys: GuardianKeys; oracle: Oracle; log: Logger },
-) {
+  run: (deps: ReindexDeps) => Promise<ReindexResult | null> = reindexIfEmpty,
+): Promise<ReindexResult | null> {
   const { store, keys, oracle, log } = deps;
   const network = btcNetworkOf(config.network);
-  return reindexIfEmpty({
+  return run({
     db: store.db,
     esploraUrl: config.services.esploraUrl,
     fetch: reindexFetch,
@@ -166,6 +173,49 @@ export function reindexWhenEmpty(
     log.error({ err }, 'reindex from the chain failed; run npm run reindex once it answers');
     return null;
   });
+}
+
+/**
+ * GUARDIAN_NETWORK=local: the start's reindex (reindexWhenEmpty, in buildApp) runs before main.ts
+ * starts the embedded guardians, so no network vault's leaves can be proven then and each is "not
+ * rebuilt". Once t guardians are ready main.ts calls this: when the first reindex left vaults not
+ * rebuilt, the reindex again (`again`: reindexFromChain, which skips the vaults already restored),
+ * under the cluster's `exclusive('startup')` as the first. Null when there is nothing to redo (the
+ * database was not empty, or every vault was rebuilt). A vault whose key the chain does not show
+ * yet (keyUnknown) waits for its next spend either way: the guardians do not change that.
+ */
+export async function reindexNotRebuilt(
+  first: ReindexResult | null,
+  deps: { exclusive: Exclusive; again: () => Promise<ReindexResult | null> },
+): Promise<ReindexResult | null> {
+  if (!first || first.leavesUnknown.length === 0) return null;
+  return deps.exclusive('startup', deps.again);
+}
+
+/**
+ * The start's reindex (off the devnet, on an empty database), under the cluster's
+ * `exclusive('startup')`; returns what main.ts runs once the embedded guardians are ready.
+ */
+export async function startupReindex(
+  config: ServerConfig,
+  deps: {
+    store: Store;
+    keys: GuardianKeys;
+    oracle: Oracle;
+    log: Logger;
+    devnet: Devnet | null;
+    exclusive: Exclusive;
+  },
+): Promise<() => Promise<ReindexResult | null>> {
+  const { exclusive } = deps;
+  const first = deps.devnet
+    ? null
+    : await exclusive('startup', () => reindexWhenEmpty(config, deps));
+  return () =>
+    reindexNotRebuilt(first, {
+      exclusive,
+      again: () => reindexWhenEmpty(config, deps, reindexFromChain),
+    });
 }
 
 /**

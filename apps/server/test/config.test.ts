@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, publicOriginOf, REPO_ROOT } from '../src/config';
 import { createOracleKeyFile } from '../src/oracle/keys';
+import { localGuardianArgs } from '../src/guardian-network/local-network';
 
 /** A fresh oracle key file, mode 0600, as `npm run operator -- oracle-key` writes it. */
 function oracleKeyFile(): string {
@@ -284,5 +285,31 @@ describe('loadConfig', () => {
       '10.0.0.0/8, loopback',
     );
     expect(() => loadConfig({ TRUST_PROXY: 'true; drop' })).toThrow(ConfigError);
+  });
+
+  it('passes GUARDIAN_MAX_FEE_RATE to every local guardian as --max-fee-rate, and refuses a bad one', () => {
+    const set = loadConfig({ GUARDIAN_MAX_FEE_RATE: '250', GUARDIAN_DIR: '/tmp/g' });
+    expect(set.guardianNetwork.maxFeeRate).toBe(250);
+    // `guardian local` passes its start flags on to each guardian it runs (guardian-net cli.ts).
+    const args = localGuardianArgs(set, 8080);
+    expect(args.slice(0, 7)).toEqual(['local', '--dir', '/tmp/g', '--n', '3', '--t', '2']);
+    expect(args).toContain('--policy');
+    expect(args.slice(-2)).toEqual(['--max-fee-rate', '250']);
+    // Unset: no flag, the guardians keep their own default (500 sat/vB).
+    const unset = loadConfig({ GUARDIAN_DIR: '/tmp/g' });
+    expect(unset.guardianNetwork.maxFeeRate).toBeUndefined();
+    expect(localGuardianArgs(unset, 8080)).not.toContain('--max-fee-rate');
+    expect(problemsOf({ GUARDIAN_MAX_FEE_RATE: '0' })).toEqual([
+      'GUARDIAN_MAX_FEE_RATE (sat/vB) must be at least 1',
+    ]);
+    expect(problemsOf({ GUARDIAN_MAX_FEE_RATE: '2.5' })).toEqual([
+      'GUARDIAN_MAX_FEE_RATE (sat/vB) must be a whole number',
+    ]);
+    expect(problemsOf({ GUARDIAN_MAX_FEE_RATE: 'fast' })).toEqual([
+      'GUARDIAN_MAX_FEE_RATE (sat/vB) must be a whole number',
+    ]);
+    expect(problemsOf({ GUARDIAN_MAX_FEE_RATE: '1000000' })).toEqual([
+      'GUARDIAN_MAX_FEE_RATE (sat/vB) must be at most 100000',
+    ]);
   });
 });

@@ -41,6 +41,7 @@ import {
 import { devnetMigrations } from '../src/devnet/migrations';
 import { coreMigrations, isPostgres } from '../src/store/migrations';
 import { scaleMigrations } from '../src/store/scale-migrations';
+import { oracleHashesKey, putSetting } from '../src/store/settings';
 import { Migrator, sql } from 'kysely';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
@@ -296,8 +297,13 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
         liquidated_at: 500,
         liquidation_hash: '11'.repeat(20),
         status: 'liquidated',
+        oracles: 1,
       },
     ]);
+    // With the guardian network its (threshold, stamp) row holds the oracles' hashes: three leaves.
+    const hashes = ['aa', 'bb', 'cc'].map((b) => b.repeat(20));
+    await putSetting(store.db, oracleHashesKey(6_750_000, v.stamp), JSON.stringify({ hashes }));
+    expect((await listLiquidations(store.db))[0]!.oracles).toBe(3);
     expect(await recordRepossession(store.db, v.vault_id, 'claimer', '22'.repeat(32))).toBe(true);
     expect(await recordRepossession(store.db, v.vault_id, 'other', '33'.repeat(32))).toBe(false);
   });

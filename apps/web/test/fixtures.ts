@@ -121,4 +121,5 @@ export const liquidated: LiquidatedVaultDto = {
   liquidation_hash: 'a'.repeat(40),
   status: 'liquidated',
   guard_pubkey: '6'.repeat(64),
+  oracles: 1,
 };

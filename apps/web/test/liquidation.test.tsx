@@ -209,6 +209,27 @@ describe('/liquidations', () => {
     ).toBeInTheDocument();
   });
 
+  it("prices the claim's network fee with the liquidated vault's deepest liquidation leaf", async () => {
+    // A guardian-network vault with three oracle commitments: its liquidation leaf has 3 sibling
+    // hashes, 64 witness bytes more than a one-oracle vault's (@unit/protocol estimateVsize).
+    liquidations = [{ ...liquidated, oracles: 3 }];
+    fakeWallet.connectAs();
+    const { dialog } = await openRepossess();
+    // 502 vB at the Fast 5 sat/vB = 2,510 sats; a one-oracle vault's 486 vB would be 2,430
+    expect(within(dialog).getByTestId('network-fee')).toHaveTextContent(
+      'Estimated network cost: 0.0000251 BTC',
+    );
+  });
+
+  it("prices a one-oracle vault's claim with its two-leaf tree", async () => {
+    liquidations = [liquidated];
+    fakeWallet.connectAs();
+    const { dialog } = await openRepossess();
+    expect(within(dialog).getByTestId('network-fee')).toHaveTextContent(
+      'Estimated network cost: 0.0000243 BTC',
+    );
+  });
+
   it('reviews the claim (85% collateral, the debt, 15% tax) and submits it', async () => {
     liquidations = [liquidated];
     fakeWallet.connectAs();

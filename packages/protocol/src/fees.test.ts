@@ -7,6 +7,7 @@ import {
   feeOptions,
   networkFeeSats,
   operationCostSats,
+  oracleCount,
   fundedPostageSats,
   postageOutputs,
   selectedFeeRate,
@@ -167,6 +168,42 @@ describe('a liquidated vault with several oracle commitments', () => {
     expect(estimateVsize({ action: 'deposit', paymentInputs: 1, oracles: 3 })).toBe(
       estimateVsize({ action: 'deposit', paymentInputs: 1 }),
     );
+  });
+
+  it("sizes a repossess from the liquidated vault's witness, byte by byte", () => {
+    // Tree [update, [L1, [L2, L3]]] (vaultOutput, one guardian key): L2/L3 have 3 siblings, the
+    // update leaf 1 whether the tree has 2 or 4 leaves (checked on a real network vault's witness
+    // in apps/server/test/guardian-network/oracles.test.ts).
+    const liquidationWitness = (siblings: number) =>
+      1 + (1 + 64) + (1 + 32) + (1 + 57) + (1 + 33 + 32 * siblings);
+    const updateWitness = 1 + 2 * (1 + 64) + (1 + 68) + (1 + 33 + 32);
+    const weight = (siblings: number) =>
+      (4 + 4 + 1 + 1) * 4 +
+      2 + // version, locktime, counts, segwit marker and flag
+      (41 * 4 + 1 + (1 + 72) + (1 + 33)) + // the P2WPKH payment input
+      (41 * 4 + liquidationWitness(siblings)) +
+      (41 * 4 + updateWitness) +
+      3 * (8 + 1 + 34) * 4 + // the claimant's vault, the tax, the change
+      (8 + 1 + 65) * 4; // the state record
+    expect(estimateVsize({ action: 'repossess', paymentInputs: 1 })).toBe(486);
+    expect(Math.ceil(weight(1) / 4)).toBe(486);
+    expect(estimateVsize({ action: 'repossess', paymentInputs: 1, oracles: 3 })).toBe(502);
+    expect(Math.ceil(weight(3) / 4)).toBe(502);
+    // At 10 sat/vB a three-oracle vault priced as a one-oracle vault is 160 sats short.
+    const fee = (oracles: number) =>
+      networkFeeSats({ action: 'repossess', paymentInputs: 1, oracles, feeRate: 10 });
+    expect(fee(3) - fee(1)).toBe(160n);
+  });
+
+  it("counts a vault's oracles from its threshold hashes: 1 to 3, none known is 1", () => {
+    expect(oracleCount(['a', 'b', 'c'])).toBe(3);
+    expect(oracleCount(['a'])).toBe(1);
+    expect(oracleCount([])).toBe(1);
+    expect(oracleCount(null)).toBe(1);
+    expect(oracleCount(undefined)).toBe(1);
+    expect(oracleCount(2)).toBe(2);
+    expect(oracleCount(7)).toBe(3);
+    expect(oracleCount(Number.NaN)).toBe(1);
   });
 });
 

@@ -158,6 +158,17 @@ export interface VsizeInput {
   quorumCommitment?: boolean;
 }
 
+/**
+ * A vault's oracle commitments, as its liquidation leaves count them: the threshold hashes it
+ * commits to (the guardian network's up to three), clamped to 1..VAULT_MAX_ORACLE_COUNT; none known
+ * (off mode: the server's single oracle) is one. estimateVsize's `oracles`, so a repossess of a
+ * three-oracle vault is priced with its deepest liquidation leaf (3 sibling hashes, not 1).
+ */
+export function oracleCount(hashes: readonly unknown[] | number | null | undefined): number {
+  const n = typeof hashes === 'number' ? hashes : (hashes?.length ?? 1);
+  return Number.isFinite(n) ? Math.min(VAULT_MAX_ORACLE_COUNT, Math.max(1, Math.floor(n))) : 1;
+}
+
 /** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it (action-shapes.ts). */
 export function estimateVsize({
   action,
@@ -168,7 +179,7 @@ export function estimateVsize({
   oracles = 1,
   quorumCommitment = false,
 }: VsizeInput): number {
-  const deeper = 32 * (Math.min(VAULT_MAX_ORACLE_COUNT, Math.max(1, Math.floor(oracles))) - 1);
+  const deeper = 32 * (oracleCount(oracles) - 1);
   const shape = ACTION_SHAPES[action];
   const inputWu: Record<ShapeInput, number> = {
     'vault-update': VAULT_UPDATE_INPUT_WU,

@@ -209,6 +209,23 @@ export function appOrigin(host: string, port: number): string {
 }
 
 /**
+ * `guardian local`'s command line: the set's directory, n and t, then what `local` passes on to
+ * every guardian it runs: the policy flags, pointed at this server's `port`, and GUARDIAN_MAX_FEE_RATE
+ * as `--max-fee-rate` when set.
+ */
+export function localGuardianArgs(
+  config: Pick<ServerConfig, 'guardianNetwork' | 'host'>,
+  port: number,
+): string[] {
+  const { dir, n, t, maxFeeRate } = config.guardianNetwork;
+  return [
+    ...['local', '--dir', dir, '--n', `${n}`, '--t', `${t}`],
+    ...guardianPolicyFlags(appOrigin(config.host, port)),
+    ...(maxFeeRate !== undefined ? ['--max-fee-rate', `${maxFeeRate}`] : []),
+  ];
+}
+
+/**
  * Runs `guardian local` for the set in GUARDIAN_DIR (made by createLocalGuardianNetwork) with the
  * policy flags above, pointed at this server's `port`, and watches until t guardians are ready.
  */
@@ -219,9 +236,8 @@ export function startLocalGuardianNetwork(
   const { log, port } = opts;
   const set = checkLocalGuardianSet(config);
   if (!set) throw new Error(`No guardian set in ${config.guardianNetwork.dir}: make it first`);
-  const { dir, n, t } = config.guardianNetwork;
-  const args = ['local', '--dir', dir, '--n', `${n}`, '--t', `${t}`];
-  const flags = guardianPolicyFlags(appOrigin(config.host, port));
+  const { t, n } = config.guardianNetwork;
+  const args = localGuardianArgs(config, port);
   let stopping = false;
   let isReady = false;
   let status = `0 of ${t} needed guardians ready`;
@@ -229,7 +245,7 @@ export function startLocalGuardianNetwork(
   // dies once the network was ready (killed by mistake, crashed). Exit 0 is a stop (SIGINT of a
   // terminal reaches the whole process group): not restarted.
   const launch = () => {
-    const child = runCli([...args, ...flags]);
+    const child = runCli(args);
     const stderr = forwardOutput(child, log);
     const exit = exitOf(child);
     void exit.then(({ code, signal }) => {

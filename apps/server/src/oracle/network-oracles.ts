@@ -18,13 +18,12 @@ import type { ServerConfig } from '../config';
 import { DomainError } from '../errors';
 import { loadGuardianNetwork } from '../guardian-network/network-signer';
 import type { Database } from '../store/schema';
-import { getSetting, putSetting } from '../store/settings';
+import { getSetting, oracleHashesKey, putSetting } from '../store/settings';
 
 /** How many (threshold, stamp) commitments stay in memory; the oldest go first. */
 const MEMORY_ENTRIES = 10_000;
 const key = (th: number, ts: number) => `${th}:${ts}`;
-/** The settings row of a (threshold, stamp)'s hashes (the reindex restores it: operator/vault-leaves.ts). */
-export const oracleHashesKey = (th: number | bigint, ts: number) => `oracle_hashes:${th}:${ts}`;
+export { oracleHashesKey } from '../store/settings';
 
 export interface NetworkOraclesOptions {
   set: Pick<GuardianSetBody, 'members' | 'version' | 't'>;

@@ -1,7 +1,8 @@
 // Liquidated vaults (history action `l`) and their repossession (`x`).
 import type { Insertable, Kysely, Selectable } from 'kysely';
-import type { LiquidatedVaultDto } from '@unit/protocol';
+import { oracleCount, type LiquidatedVaultDto } from '@unit/protocol';
 import type { Database, LiquidationsTable } from './schema';
+import { oracleHashesKey } from './settings';
 
 export type LiquidationRow = Selectable<LiquidationsTable>;
 export type NewLiquidation = Omit<
@@ -70,7 +71,11 @@ export async function getLiquidation(
   return row ?? null;
 }
 
-/** Newest first, joined with the vault's name; the route adds each vault's guardian key. */
+/**
+ * Newest first, joined with the vault's name, and each vault's oracle count (its liquidation leaves:
+ * the hashes its (threshold, stamp) settings row holds; 1 without one, off mode) for the repossess
+ * fee. The route adds each vault's guardian key.
+ */
 export async function listLiquidations(
   db: Kysely<Database>,
 ): Promise<Omit<LiquidatedVaultDto, 'guard_pubkey'>[]> {
@@ -94,5 +99,20 @@ export async function listLiquidations(
     .orderBy('liquidations.liquidated_at', 'desc')
     .orderBy('liquidations.vault_id', 'asc')
     .execute();
-  return rows.map((r) => ({ ...r }));
+  const keys = rows.map((r) => oracleHashesKey(r.threshold_cents, r.stamp));
+  const stored = keys.length
+    ? await db.selectFrom('settings').select(['key', 'value']).where('key', 'in', keys).execute()
+    : [];
+  const hashes = new Map(stored.map((s) => [s.key, hashesOf(s.value)]));
+  return rows.map((r, i) => ({ ...r, oracles: oracleCount(hashes.get(keys[i]!)) }));
+}
+
+/** The hashes of a stored oracle commitment ({ hashes: [...] }); null when unreadable. */
+function hashesOf(value: string): readonly unknown[] | null {
+  try {
+    const parsed = JSON.parse(value) as { hashes?: unknown };
+    return Array.isArray(parsed.hashes) ? parsed.hashes : null;
+  } catch {
+    return null;
+  }
 }

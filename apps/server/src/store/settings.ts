@@ -2,6 +2,14 @@
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';
 
+/**
+ * The settings row of a (threshold, stamp)'s oracle commitment with the guardian network: the
+ * guardians' threshold hashes a vault's liquidation leaves commit to (oracle/network-oracles.ts
+ * writes it, the reindex restores it: operator/vault-leaves.ts).
+ */
+export const oracleHashesKey = (th: number | bigint, ts: number | bigint) =>
+  `oracle_hashes:${th}:${ts}`;
+
 export async function getSetting(db: Kysely<Database>, key: string): Promise<string | null> {
   const row = await db
     .selectFrom('settings')

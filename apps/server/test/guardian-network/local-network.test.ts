@@ -235,10 +235,13 @@ describe('npm start on the devnet runs the guardian network', () => {
     expect(networkProcesses(networkDir)).toEqual([]);
   }, 240_000);
 
-  it('runs five guardians, 3 of which must approve, with GUARDIAN_N=5 GUARDIAN_T=3, and leaves none after SIGKILL of the server', async () => {
+  it('runs five guardians, 3 of which must approve, with GUARDIAN_N=5 GUARDIAN_T=3, each with GUARDIAN_MAX_FEE_RATE as --max-fee-rate, and leaves none after SIGKILL of the server', async () => {
     const dataDir = tempDataDir();
     const networkDir = path.join(dataDir, 'guardians');
-    const server = startServer({ DATA_DIR: dataDir, GUARDIAN_N: '5', GUARDIAN_T: '3' });
+    const server = startServer({
+      ...{ DATA_DIR: dataDir, GUARDIAN_N: '5', GUARDIAN_T: '3' },
+      GUARDIAN_MAX_FEE_RATE: '250',
+    });
     await untilReady(server);
     const set = readSet(networkDir);
     expect([set.t, set.n]).toEqual([3, 5]);
@@ -251,6 +254,11 @@ describe('npm start on the devnet runs the guardian network', () => {
       20_000,
     );
     expect(five.map((g) => g.id)).toEqual([1, 2, 3, 4, 5]);
+    // GUARDIAN_MAX_FEE_RATE reaches every guardian's command line as its treasury fee ceiling.
+    for (const { pid } of five) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      expect(argv[argv.indexOf('--max-fee-rate') + 1]).toBe('250');
+    }
     await waitFor('at least three ready', async () => (await readyIds(set)).length >= 3, 20_000);
     server.child.kill('SIGKILL');
     await server.exited;

@@ -5,17 +5,17 @@
 // and a vault output carrying a hash that is not a guardian's is refused by every guardian.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
-import { TEST_NETWORK, TaprootControlBlock } from '@scure/btc-signer';
+import { TEST_NETWORK, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { hash160 } from '@scure/btc-signer/utils.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyTapLeaf, vaultOutput } from '@unit/bitcoin';
 import { oracleHashProblem, type GuardianSet, type OracleHashStatement } from '@unit/guardian-net';
-import { liquidationThresholdCents, sats, unitCents } from '@unit/protocol';
+import { estimateVsize, liquidationThresholdCents, sats, unitCents } from '@unit/protocol';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { putSetting } from '../../src/store/settings';
 import { startTestApp, type RunningApp } from '../support';
-import { call, type Harness } from '../guardian/harness';
+import { call, FEE_RATE, type Harness } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
 import {
   appHarness,
@@ -75,6 +75,31 @@ async function guardiansSeePrice(cents: number): Promise<void> {
       { timeout: 15_000, interval: 250 },
     )
     .toBe(true);
+}
+
+/**
+ * The broadcast repossess pays at least the chosen rate (fee / real vsize), and the estimate the
+ * web shows with the vault's three oracles covers its real vsize (with one it would fall short).
+ */
+async function paysTheChosenRate(tx: Transaction): Promise<void> {
+  let inSats = 0n;
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    const spent = await unit.chain.output(hex.encode(input.txid!), input.index!);
+    inSats += BigInt(spent!.value);
+  }
+  let outSats = 0n;
+  for (let i = 0; i < tx.outputsLength; i++) outSats += tx.getOutput(i).amount!;
+  expect(Number(inSats - outSats) / tx.vsize).toBeGreaterThanOrEqual(FEE_RATE);
+  const estimate = (oracles: number) =>
+    estimateVsize({
+      action: 'repossess',
+      paymentInputs: tx.inputsLength - 2,
+      oracles,
+      quorumCommitment: true,
+    });
+  expect(estimate(3)).toBeGreaterThanOrEqual(tx.vsize);
+  expect(estimate(1)).toBeLessThan(tx.vsize);
 }
 
 describe('each guardian is an oracle', () => {
@@ -181,6 +206,12 @@ describe('each guardian is an oracle', () => {
         timeout: 10_000,
       })
       .toBe('liquidated');
+    // The app serves its three oracle commitments, which the web's repossess fee counts.
+    const listed = (await getJson(`${unit.url}/api/liquidations`)).body as unknown as {
+      vault_id: string;
+      oracles: number;
+    }[];
+    expect(listed.find((l) => l.vault_id === carolVault.id)?.oracles).toBe(3);
     await guardiansSeePrice(carolVault.th);
     // The quote is the guardians' quorum: at the new price before guardian 1 goes.
     await quorumAt(unit, point.priceCents);
@@ -194,7 +225,6 @@ describe('each guardian is an oracle', () => {
         request,
       );
       const raw = (await unit.chain.txHex(vault_txid))!;
-      const { Transaction } = await import('@scure/btc-signer');
       const tx = Transaction.fromRaw(hex.decode(raw), { allowUnknownOutputs: true });
       // <group signature> <secret> <liquidation leaf> <control block>
       const [, secret, leaf, control] = tx.getInput(0).finalScriptWitness!;
@@ -207,6 +237,12 @@ describe('each guardian is an oracle', () => {
       );
       // A leaf of the three-oracle tree: deeper than the two-leaf vault's one sibling.
       expect(TaprootControlBlock.decode(control!).merklePath.length).toBe(3);
+      // Bob's vault, four leaves too, spent through its update leaf: still one sibling hash, as
+      // the estimate's VAULT_UPDATE_INPUT_WU counts it.
+      const [, , updateLeaf, updateControl] = tx.getInput(1).finalScriptWitness!;
+      expect(classifyTapLeaf(updateLeaf!)?.kind).toBe('update');
+      expect(TaprootControlBlock.decode(updateControl!).merklePath.length).toBe(1);
+      await paysTheChosenRate(tx);
       // It is that guardian's secret: the guardian reveals the same one now that its price allows.
       const revealed = await getJson(
         `${set.members[index]!.url}/v1/oracle/secret?th=${carolVault.th}&ts=${carolVault.stamp}`,

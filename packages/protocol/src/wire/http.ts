@@ -196,6 +196,11 @@ export const liquidatedVaultSchema = z.object({
   status: closedStatusSchema,
   /** x-only hex: the guardian key the vault's output commits to (an older set's if it never moved). */
   guard_pubkey: z.string(),
+  /**
+   * Its oracle commitments (1..3: the guardian network's vaults commit to up to three threshold
+   * hashes), so the repossess fee counts its deepest liquidation leaf (estimateVsize's `oracles`).
+   */
+  oracles: int,
 });
 export type LiquidatedVaultDto = z.infer<typeof liquidatedVaultSchema>;
 
