@@ -163,7 +163,7 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     expect(quoted.vsize).toBe(estimateVsize({ ...shape, quorumCommitment: true }));
     expect(quoted.vsize).toBe(estimateVsize(shape) + 33);
 
-    const dave = await h.wallet('dave');
+    const erin = await h.wallet('erin');
     /** Signs and broadcasts `request`; its record as the chain holds it, checked against its quote. */
     const recorded = async (method: string, request: SignedVaultRequest<unknown>) => {
       const result = await call<{ vault_txid: string }>(unit.guardian, method, request);
@@ -173,11 +173,11 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       expect(record.quorumCommitment, method).toEqual(priceQuorumCommitment(request.quote.quorum!));
       return record;
     };
-    const opening = await recorded('vault.open', (await dave.open(1_000_000n, 10_000n)).request);
-    expect(hex.encode(opening.vaultPubkey!)).toBe(dave.vaultPubkey);
+    const opening = await recorded('vault.open', (await erin.open(1_000_000n, 10_000n)).request);
+    expect(hex.encode(opening.vaultPubkey!)).toBe(erin.vaultPubkey);
     // A withdraw's fee comes out of the vault: it was sized with the commitment, or the record's
     // vault and threshold would not match the quote's (guardianCheck).
-    const withdrawn = await recorded('vault.withdraw', (await dave.withdraw(100_000n)).request);
+    const withdrawn = await recorded('vault.withdraw', (await erin.withdraw(100_000n)).request);
     expect(withdrawn.action).toBe('w');
     expect(withdrawn).not.toHaveProperty('vaultPubkey');
   }, 120_000);
