@@ -6,8 +6,8 @@
 // own check), and together they are a quorum of that set (priceQuorumProblem, the quote rule).
 //
 // The route is public: its param is checked before any read, it reads one row by primary key, and
-// it is rate limited per client address. The sets are read from GUARDIAN_DIR and verified once,
-// then kept (a failed read is retried after SETS_RETRY_MS).
+// it is rate limited per client address. The sets are read from GUARDIAN_DIR and verified, then
+// kept; a version they lack is looked for again at most every SETS_RETRY_MS.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
@@ -32,23 +32,27 @@ const params = z.object({
     .transform((s) => s.toLowerCase()),
 });
 
-export type SetsSource = () => Promise<readonly GuardianSetBody[]>;
+export type SetsSource = (version: number) => Promise<GuardianSetBody | undefined>;
 
-/** The chain of sets in GUARDIAN_DIR, verified once and kept; none with GUARDIAN_NETWORK=off. */
+/**
+ * The set of a version from the chain in GUARDIAN_DIR, every link verified; none with
+ * GUARDIAN_NETWORK=off. The chain read is kept, and read again (at most every SETS_RETRY_MS) only
+ * when it lacks the version asked for: after a rotation, or when the first read failed.
+ */
 export function setsFromDir(network: Pick<GuardianNetworkConfig, 'mode' | 'dir'>): SetsSource {
-  let kept: { sets: readonly GuardianSetBody[] } | null = null;
-  let failedAt = -Infinity;
-  return () => {
-    if (network.mode === 'off') return Promise.resolve([]);
-    if (kept) return Promise.resolve(kept.sets);
-    if (Date.now() - failedAt < SETS_RETRY_MS) return Promise.resolve([]);
+  let kept: readonly GuardianSetBody[] = [];
+  let readAt = -Infinity;
+  return (version) => {
+    if (network.mode === 'off') return Promise.resolve(undefined);
+    const held = kept.find((s) => s.version === version);
+    if (held || Date.now() - readAt < SETS_RETRY_MS) return Promise.resolve(held);
+    readAt = Date.now();
     try {
-      kept = { sets: verifyChain(readSetFiles(network.dir)) };
-      return Promise.resolve(kept.sets);
+      kept = verifyChain(readSetFiles(network.dir));
     } catch {
-      failedAt = Date.now();
-      return Promise.resolve([]);
+      // A missing or broken chain: the answer says no set of that version is held.
     }
+    return Promise.resolve(kept.find((s) => s.version === version));
   };
 }
 
@@ -88,7 +92,7 @@ export function registerPriceQuorumRoute(
       if (!stored) throw notFound('No price quorum with this commitment is known to this server');
       const { prices } = stored;
       const setVersion = prices[0]!.setVersion;
-      const set = (await sets()).find((s) => s.version === setVersion);
+      const set = await sets(setVersion);
       const problem = priceQuorumAuditProblem(commitment, prices, set);
       return {
         commitment,
