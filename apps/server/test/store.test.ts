@@ -43,6 +43,10 @@ import { coreMigrations, isPostgres } from '../src/store/migrations';
 import { scaleMigrations } from '../src/store/scale-migrations';
 import { oracleHashesKey, putSetting } from '../src/store/settings';
 import { Migrator, sql } from 'kysely';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { signPrice } from '@unit/guardian-net/price';
+import { getPriceQuorum, priceQuorumHex, recordPriceQuorum } from '../src/store/price-quorums';
+import { guardianMigrations } from '../src/guardian/migrations';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 
@@ -322,6 +326,36 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
     const [second] = await dueOutbox(store.db, 5_000);
     expect(await markOutboxFailed(store.db, second!, 'down', 5_000)).toBe('failed');
     expect(await dueOutbox(store.db, 1_000_000)).toEqual([]);
+  });
+
+  it("keeps a quote's price quorum once under its commitment, as the exact text it hashes", async () => {
+    await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+    const key = (id: number) => new Uint8Array(32).fill(id);
+    const price = (id: number, cents: number) =>
+      signPrice(key(id), {
+        guardian: id,
+        setVersion: 1,
+        priceCents: cents,
+        time: 1_700_000_000 + id,
+      });
+    const prices = [price(3, 9_510_000), price(1, 9_500_000)];
+    const commitment = await recordPriceQuorum(store.db, prices, 100);
+    expect(commitment).toBe(priceQuorumHex(prices));
+    // A second request quoting the same quorum keeps the first row.
+    expect(await recordPriceQuorum(store.db, [...prices].reverse(), 200)).toBe(commitment);
+    const kept = await getPriceQuorum(store.db, commitment.toUpperCase());
+    expect(kept).toEqual({ commitment, prices: [prices[1], prices[0]], createdAt: 100 });
+    // The stored text is what the commitment hashes: taggedHash("unit/price-quorum", text).
+    const row = await store.db.selectFrom('price_quorums').selectAll().executeTakeFirstOrThrow();
+    const tag = sha256(new TextEncoder().encode('unit/price-quorum'));
+    const body = new TextEncoder().encode(row.prices_json);
+    const digest = sha256(new Uint8Array([...tag, ...tag, ...body]));
+    expect(Buffer.from(digest).toString('hex')).toBe(commitment);
+    expect(await getPriceQuorum(store.db, 'ab'.repeat(32))).toBeNull();
+    // Bounded: no empty quorum, none over the quote's 64 prices.
+    await expect(recordPriceQuorum(store.db, [], 100)).rejects.toThrow();
+    const many = Array.from({ length: 65 }, (_, i) => price(i + 1, 9_500_000));
+    await expect(recordPriceQuorum(store.db, many, 100)).rejects.toThrow();
   });
 }
 

@@ -5,6 +5,7 @@
 import type { Kysely, Migration } from 'kysely';
 import { speedUpMigrations } from './speedup';
 import { unansweredReplacementMigrations } from './speedup-settle';
+import { priceQuorumMigrations } from '../store/price-quorums';
 
 export const guardianMigrations: Record<string, Migration> = {
   guardian_0001_request_effects: {
@@ -76,4 +77,6 @@ export const guardianMigrations: Record<string, Migration> = {
       await db.schema.alterTable('guardian_locks').dropColumn('instance_id').execute();
     },
   },
+  // The signed prices each network-mode record's commitment hashes, for auditors.
+  ...priceQuorumMigrations,
 };

@@ -6,7 +6,7 @@
 // reached the network from one that did not (recover.ts), and each step is reported to the caller
 // as the tracker's progress (SPEC §4).
 import type { SignedVaultRequest } from '@unit/protocol';
-import type { Approvals } from '@unit/protocol/wire';
+import type { Approvals, SignedQuote } from '@unit/protocol/wire';
 import { ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
 import type { RpcContext } from '../rpc/json-rpc';
@@ -22,6 +22,7 @@ import {
 } from './locks';
 import { advanceOwnedRequest, recordOwnedRequest, retakeFailedRequest } from './ownership';
 import { chainHolds, handOff, sendOrFind } from './settle';
+import { markCosigned } from './cosigned';
 import { advanceGuardianRequest, getGuardianRequest, openRequestsForVault } from '../store';
 
 /** Longest a signed request may stay valid: long enough for a hardware wallet, short for replays. */
@@ -110,7 +111,8 @@ export async function runRequest<R>(
       (await retryFailed(row, deps));
     if (!fresh) throw new DomainError('replayed', 'This request was already submitted');
     progress(2);
-    return await finish(row, deps, prepare, progress, holder, lockKeys);
+    const withQuorum = { ...row, quorum: request.quote.quorum };
+    return await finish(withQuorum, deps, prepare, progress, holder, lockKeys);
   } finally {
     await releaseLocks(deps.db, owner);
   }
@@ -132,7 +134,7 @@ async function retryFailed(
 }
 
 async function finish<R>(
-  request: { nonce: string; expires_at: number },
+  request: { nonce: string; expires_at: number; quorum?: SignedQuote['quorum'] },
   deps: PipelineDeps,
   prepare: () => Promise<Prepared<R>>,
   progress: (step: 2 | 3 | 4 | 5, approvals?: Approvals) => void,
@@ -205,15 +207,8 @@ async function finish<R>(
   // Persisted before the broadcast: after a crash, recover.ts asks the chain about this txid
   // instead of broadcasting blindly. Conditional on the request still being this instance's: one
   // another instance took over as left behind (ownership.ts) never reaches the network from here.
-  const owned = await advanceOwnedRequest(
-    deps.db,
-    nonce,
-    deps.instance.id,
-    'validated',
-    'cosigned',
-    { txid: signed.txid, raw_hex: signed.hex },
-    deps.now(),
-  );
+  // In network mode the quote's signed prices are kept with it, for auditors (cosigned.ts).
+  const owned = await markCosigned(deps.db, request, deps.instance.id, signed, deps.now());
   if (!owned)
     throw new DomainError(
       'vault_changed',

@@ -44,6 +44,7 @@ import { notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
 import { registerNetworkRoutes } from './network-routes';
+import { registerPriceQuorumRoute, setsFromDir } from './price-quorum';
 
 export interface ApiDeps {
   config: ServerConfig;
@@ -146,6 +147,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/api/config', async () => configDto(deps));
   registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey);
+  registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));
 
   // The hottest route (every open page polls it): serialised by its schema.
   app.get(

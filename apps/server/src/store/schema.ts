@@ -189,6 +189,18 @@ export interface MissionCompletionsTable {
   completed_at: Int64;
 }
 
+/**
+ * The signed guardian prices a network-mode state record's commitment hashes (price-quorums.ts):
+ * kept so anyone can audit a record's quorum (GET /api/price-quorum/:commitment).
+ */
+export interface PriceQuorumsTable {
+  /** priceQuorumCommitment of the prices, 64 hex */
+  commitment: string;
+  /** the canonical JSON the commitment hashes: the signed prices in guardian id order */
+  prices_json: string;
+  created_at: Int64;
+}
+
 export interface Database {
   settings: SettingsTable;
   price_points: PricePointsTable;
@@ -200,6 +212,7 @@ export interface Database {
   guardian_locks: GuardianLocksTable;
   guardian_replacements: GuardianReplacementsTable;
   guardian_unanswered_replacements: GuardianUnansweredReplacementsTable;
+  price_quorums: PriceQuorumsTable;
   liquidations: LiquidationsTable;
   telegram_subscriptions: TelegramSubscriptionsTable;
   telegram_outbox: TelegramOutboxTable;

@@ -10,11 +10,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
-import { collectPriceQuorum, verifySet, type GuardianSet } from '@unit/guardian-net';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import { collectPriceQuorum, priceDigest, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { findStateRecord, priceQuorumCommitment } from '@unit/bitcoin';
 import { estimateVsize, type ConfigDto, type OperationQuoteDto } from '@unit/protocol';
-import type { OracleQuoteDto, SignedVaultRequest } from '@unit/protocol/wire';
-import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import {
+  priceQuorumAuditSchema,
+  type OracleQuoteDto,
+  type SignedVaultRequest,
+} from '@unit/protocol/wire';
+import { getGuardianRequest, getVaultByPubkey, recordPriceQuorum } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
 import { openEvents } from '../cluster/instances';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
@@ -38,6 +43,8 @@ let unit: RunningApp;
 let h: Harness;
 let alice: TestWallet;
 const feeds = new Map<number, FakeFeed[]>();
+/** The quorum commitments the second test read from the chain's records. */
+const committed: Uint8Array[] = [];
 
 const health = (id: number) => waitHealthy(set.members[id - 1]!.url, 5_000);
 
@@ -171,6 +178,7 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       expect(request.quote.quorum!.length, method).toBeGreaterThanOrEqual(2);
       // The hash of the quote's signed prices ends the record (versions 3 and 4).
       expect(record.quorumCommitment, method).toEqual(priceQuorumCommitment(request.quote.quorum!));
+      committed.push(record.quorumCommitment!);
       return record;
     };
     const opening = await recorded('vault.open', (await erin.open(1_000_000n, 10_000n)).request);
@@ -181,6 +189,58 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     expect(withdrawn.action).toBe('w');
     expect(withdrawn).not.toHaveProperty('vaultPubkey');
   }, 120_000);
+
+  it("anyone can audit a record's quorum: /api/price-quorum/<the chain's commitment> gives prices that hash to it, signed by the set", async () => {
+    expect(committed).toHaveLength(2);
+    const audit = async (commitment: string) => {
+      const res = await fetch(`${unit.url}/api/price-quorum/${commitment}`, {
+        signal: AbortSignal.timeout(15_000),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    for (const commitment of committed) {
+      const { status, body } = await audit(hex.encode(commitment).toUpperCase());
+      expect(status).toBe(200);
+      const answer = priceQuorumAuditSchema.parse(body);
+      expect(answer.commitment).toBe(hex.encode(commitment));
+      expect(priceQuorumCommitment(answer.prices)).toEqual(commitment);
+      expect(answer).toMatchObject({ set_version: set.version, threshold: set.t, verified: true });
+      expect(answer.problem).toBeNull();
+      expect(answer.prices.map((p) => p.guardian)).toEqual([1, 2]);
+      expect(answer.price_cents).toBe(9_500_000);
+      // Each signature checked here too, against the identity keys of the set on disk.
+      for (const p of answer.prices) {
+        const member = set.members.find((m) => m.id === p.guardian)!;
+        const ok = schnorr.verify(
+          hex.decode(p.sig),
+          priceDigest(p),
+          hex.decode(member.identityKey),
+        );
+        expect(ok, `guardian ${p.guardian}`).toBe(true);
+      }
+    }
+    // A kept quorum whose signature is not its guardian's hashes to its key but does not verify.
+    const real = priceQuorumAuditSchema.parse((await audit(hex.encode(committed[0]!))).body);
+    const forged = [{ ...real.prices[0]!, sig: real.prices[1]!.sig }, real.prices[1]!];
+    const key = await recordPriceQuorum(unit.store.db, forged, 1);
+    const refused = priceQuorumAuditSchema.parse((await audit(key)).body);
+    expect(refused.verified).toBe(false);
+    expect(refused.problem).toBe('guardian 1: price signature does not verify');
+    await unit.store.db.deleteFrom('price_quorums').where('commitment', '=', key).execute();
+
+    const unknown = await audit('ab'.repeat(32));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.code).toBe('not_found');
+    for (const bad of ['ab'.repeat(31), `${'ab'.repeat(31)}zz`, 'ab'.repeat(33)]) {
+      const malformed = await audit(bad);
+      expect(malformed.status, bad).toBe(400);
+      expect(malformed.body.code).toBe('bad_request');
+    }
+    // Public, so limited per client address: within a minute's 60 lookups, a 429.
+    let last = 200;
+    for (let i = 0; i < 60 && last !== 429; i++) last = (await audit('cd'.repeat(32))).status;
+    expect(last).toBe(429);
+  }, 60_000);
 
   it('a quote with t-1 guardian prices, or a forged one, is refused by the guardians with the reason', async () => {
     const cases: [string, (q: OracleQuoteDto['quorum'] & object) => unknown[], string][] = [

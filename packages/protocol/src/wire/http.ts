@@ -4,7 +4,7 @@
 import * as z from 'zod';
 import type { ConfigConstants } from '../constants';
 import { actionCodeSchema, amount, networkSchema, unixSeconds, vaultActionSchema } from './fields';
-import { signedQuoteSchema } from './guardian';
+import { guardianPriceSchema, signedQuoteSchema } from './guardian';
 
 const int = z.number().int();
 const nullableString = z.string().nullable();
@@ -298,3 +298,29 @@ export const guardianNetworkSchema = z.object({
   checked_at: unixSeconds,
 });
 export type GuardianNetworkDto = z.infer<typeof guardianNetworkSchema>;
+
+/**
+ * GET /api/price-quorum/:commitment (docs/protocol.md, "Auditing a record's price quorum"): the
+ * signed guardian prices a network-mode state record's last 32 bytes hash, as the app kept them
+ * when it co-signed, and whether they verify against the guardian set this server holds.
+ */
+export const priceQuorumAuditSchema = z.object({
+  /** 64 hex: priceQuorumCommitment(prices), the record's last 32 bytes */
+  commitment: z.string(),
+  /** the set the prices are signed for */
+  set_version: int,
+  /** that set's threshold t, or null when this server holds no set of that version */
+  threshold: int.nullable(),
+  /** the signed prices in guardian id order, exactly as hashed */
+  prices: z.array(guardianPriceSchema),
+  /** their median (the quote's price) and oldest stamp (the quote's time) */
+  price_cents: int,
+  time: unixSeconds,
+  /** true when the prices hash to `commitment`, every signature verifies and they are a quorum */
+  verified: z.boolean(),
+  /** why not, or null */
+  problem: nullableString,
+  /** unix seconds: when the app co-signed the first request quoting them */
+  recorded_at: unixSeconds,
+});
+export type PriceQuorumAuditDto = z.infer<typeof priceQuorumAuditSchema>;
