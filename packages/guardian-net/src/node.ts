@@ -62,6 +62,8 @@ export class GuardianNode {
   private readonly price?: OwnPriceOracle;
   private server?: Server;
   private readonly startedAt = Date.now();
+  /** its last price and share before this start, from its store (null until the first of each) */
+  private readonly before: { price: unknown; signedAt: number | null };
   private readonly log: (event: Record<string, unknown>) => void;
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, identitySecret: this.identity.secretKey, setVersion: this.body.version, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
@@ -72,6 +74,8 @@ export class GuardianNode {
     this.store = new GuardianStore(p.store);
     const abandoned = this.store.abandonIssuedNonces();
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
+    const price = this.store.fact('lastPrice');
+    this.before = { price: price && JSON.parse(price), signedAt: this.store.lastSignedAt() };
     for (const { set, share } of loadInstalledSets(opts.dir)) {
       if (share.guardianId !== opts.id) throw new Error('share file belongs to another guardian');
       this.installShare(set, share.secret);
@@ -91,6 +95,8 @@ export class GuardianNode {
         guardian: opts.id,
         secretKey: this.identity.secretKey,
         setVersion: () => this.body.version,
+        onPrice: ({ priceCents, time }) =>
+          this.store.putFact('lastPrice', JSON.stringify({ priceCents, time })),
         log: this.log,
       });
   }
@@ -178,11 +184,14 @@ export class GuardianNode {
       identityKey: this.identity.publicKey,
       version: NODE_VERSION,
       uptimeMs: Date.now() - this.startedAt,
-      lastPrice: last && { priceCents: last.priceCents, time: last.time },
+      lastPrice: last ? { priceCents: last.priceCents, time: last.time } : this.before.price,
       priceFresh: own?.fresh ?? false,
       priceProblem: own ? (own.fresh ? null : own.reason) : 'no price feeds configured',
       lastSignatureAt:
-        Math.max(0, ...[...this.installed.values()].map((i) => i.signing.lastShareAt ?? 0)) || null,
+        Math.max(
+          this.before.signedAt ?? 0,
+          ...[...this.installed.values()].map((i) => i.signing.lastShareAt ?? 0),
+        ) || null,
     };
   }
 
