@@ -116,7 +116,9 @@ function NetworkView({ network }: { network: GuardianNetworkDto }) {
             <h2 id="set-current-title" className="network__set-title">
               Set {network.set_version} (current)
             </h2>
-            <p className="muted network__set-rule">New vaults and every vault that acts use it.</p>
+            <p className="muted network__set-rule">
+              New vaults commit to its key, and every older vault moves to it on its next action.
+            </p>
             <GuardianList
               guardians={network.guardians}
               label={`Guardians of set ${network.set_version}`}
