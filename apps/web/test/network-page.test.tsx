@@ -50,7 +50,33 @@ const network = (): GuardianNetworkDto => ({
       uptime_seconds: null,
     }),
   ],
+  older_sets: [],
   checked_at: now(),
+});
+
+const OLD_KEY = 'b2'.repeat(32);
+/** After a rotation that replaced guardian 3: set 2 signs, set 1 still lives with 3 gone. */
+const rotated = (): GuardianNetworkDto => ({
+  ...network(),
+  set_version: 2,
+  guardians: [
+    guardian(1),
+    guardian(2),
+    guardian(3, { name: 'new-3', fingerprint: '9e9e9e9e9e9e9e9e' }),
+  ],
+  older_sets: [
+    {
+      set_version: 1,
+      threshold: 2,
+      size: 3,
+      group_key: OLD_KEY,
+      guardians: [
+        guardian(1),
+        guardian(2),
+        guardian(3, { name: 'old-3', online: false, last_price: null, last_signature_at: null }),
+      ],
+    },
+  ],
 });
 
 let answer: () => Response | Promise<Response>;
@@ -107,6 +133,46 @@ describe('the /network page', () => {
     expect(fact(third, 'Last signature')).toBe('Unknown while offline');
     expect(fact(third, 'Uptime')).toBe('Unknown while offline');
     expect(screen.getByText('2 of 3 guardians')).toBeVisible();
+  });
+
+  it('after a rotation lists the current set first, then the retiring one, each labelled', async () => {
+    const user = userEvent.setup();
+    const writeText = vi.fn().mockResolvedValue(undefined);
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
+    answer = () => HttpResponse.json(rotated());
+    renderApp('/network');
+    expect(
+      await screen.findByText('2 of 3 guardians must approve every vault transaction.'),
+    ).toBeVisible();
+    const titles = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
+    expect(titles).toEqual(['Set 2 (current)', 'Set 1 (retiring)']);
+    expect(screen.queryByRole('list', { name: 'Guardians' })).toBeNull();
+    const current = screen.getByRole('list', { name: 'Guardians of set 2' });
+    const older = screen.getByRole('list', { name: 'Guardians of set 1' });
+    // The newest set comes first in the page, as it does on the wire.
+    expect(current.compareDocumentPosition(older) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    const names = (list: HTMLElement) =>
+      within(list)
+        .getAllByRole('heading', { level: 3 })
+        .map((h) => h.textContent);
+    expect(names(current)).toEqual(['guardian-1', 'guardian-2', 'new-3']);
+    expect(names(older)).toEqual(['guardian-1', 'guardian-2', 'old-3']);
+    const old3 = within(older).getByRole('listitem', { name: 'old-3' });
+    expect(within(old3).getByText('Offline')).toBeVisible();
+    expect(fact(old3, 'Last signature')).toBe('Unknown while offline');
+    expect(fact(within(current).getByRole('listitem', { name: 'new-3' }), 'Key fingerprint')).toBe(
+      '9e9e9e9e9e9e9e9e',
+    );
+    expect(
+      screen.getByText(/^2 of its 3 guardians still approve the vaults that have not acted/),
+    ).toBeVisible();
+    expect(screen.getByText('2 of 3 guardians', { selector: 'dd' })).toBeVisible();
+    expect(screen.getByText(shortKey(OLD_KEY))).toHaveAttribute('title', OLD_KEY);
+    await user.click(screen.getByRole('button', { name: 'Copy the set 1 group key' }));
+    expect(writeText).toHaveBeenCalledWith(OLD_KEY);
+    // Every card's heading id is unique across the two sets (each card is named by its own).
+    const ids = [...document.querySelectorAll('.guardian__name')].map((h) => h.id);
+    expect(new Set(ids).size).toBe(6);
   });
 
   it('says when the server signs alone, with its one key and no guardian list', async () => {

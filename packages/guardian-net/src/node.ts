@@ -64,6 +64,8 @@ export class GuardianNode {
   private readonly price?: OwnPriceOracle;
   private server?: Server;
   private readonly startedAt = Date.now();
+  /** its last price and share before this start, from its store (null until the first of each) */
+  private before: { price: unknown; signedAt: number | null } = { price: null, signedAt: null };
   private readonly log: (event: Record<string, unknown>) => void;
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, identitySecret: this.identity.secretKey, setVersion: this.body.version, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
@@ -92,6 +94,10 @@ export class GuardianNode {
         guardian: opts.id,
         secretKey: this.identity.secretKey,
         setVersion: () => this.body.version,
+        onPrice: ({ priceCents, time }) =>
+          void Promise.resolve(
+            this.store.putFact('lastPrice', JSON.stringify({ priceCents, time })),
+          ).catch(() => {}),
         log: this.log,
       });
   }
@@ -179,11 +185,14 @@ export class GuardianNode {
       identityKey: this.identity.publicKey,
       version: NODE_VERSION,
       uptimeMs: Date.now() - this.startedAt,
-      lastPrice: last && { priceCents: last.priceCents, time: last.time },
+      lastPrice: last ? { priceCents: last.priceCents, time: last.time } : this.before.price,
       priceFresh: own?.fresh ?? false,
       priceProblem: own ? (own.fresh ? null : own.reason) : 'no price feeds configured',
       lastSignatureAt:
-        Math.max(0, ...[...this.installed.values()].map((i) => i.signing.lastShareAt ?? 0)) || null,
+        Math.max(
+          this.before.signedAt ?? 0,
+          ...[...this.installed.values()].map((i) => i.signing.lastShareAt ?? 0),
+        ) || null,
     };
   }
 
@@ -354,6 +363,8 @@ export class GuardianNode {
     await this.store.open();
     const abandoned = await this.store.abandonIssuedNonces(); // before any request can come
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
+    const price = await this.store.fact('lastPrice');
+    this.before = { price: price && JSON.parse(price), signedAt: await this.store.lastSignedAt() };
     const server = createServer((req, res) => this.route(req, res));
     server.requestTimeout = 10_000;
     server.headersTimeout = 5_000;

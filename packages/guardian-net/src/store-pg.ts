@@ -39,7 +39,7 @@ const sessionRow = (r: NodeRow): SessionRow => ({
 export class PgGuardianStore implements NodeStore {
   /** made by `open()`: `pg` is loaded only by a guardian whose store is PostgreSQL (~60 ms) */
   private pool!: pg.Pool;
-  private readonly t: { seen: string; sessions: string; nonces: string };
+  private readonly t: { seen: string; sessions: string; nonces: string; facts: string };
   private prunedAt = 0;
 
   /** `url` is a secret (it may hold a password): it is never logged, nor put in an error. */
@@ -53,6 +53,7 @@ export class PgGuardianStore implements NodeStore {
       seen: `${schema}.seen_messages`,
       sessions: `${schema}.sessions`,
       nonces: `${schema}.nonces`,
+      facts: `${schema}.facts`,
     };
   }
 
@@ -90,7 +91,8 @@ export class PgGuardianStore implements NodeStore {
           hiding TEXT NOT NULL, binding TEXT NOT NULL,
           status TEXT NOT NULL CHECK (status IN ('issued', 'spent', 'abandoned')),
           created_at BIGINT NOT NULL,
-          PRIMARY KEY (session_id, attempt));`);
+          PRIMARY KEY (session_id, attempt));
+        CREATE TABLE IF NOT EXISTS ${this.t.facts} (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
       await client.query('COMMIT');
     } catch (e) {
       await client.query('ROLLBACK').catch(() => {});
@@ -191,6 +193,25 @@ export class PgGuardianStore implements NodeStore {
   async allNonces(): Promise<NonceRow[]> {
     const r = await this.q(`SELECT * FROM ${this.t.nonces} ORDER BY created_at`);
     return r.rows.map(nonceRow);
+  }
+
+  async fact(key: string): Promise<string | null> {
+    const r = await this.q(`SELECT value FROM ${this.t.facts} WHERE key = $1`, [key]);
+    return r.rows[0] ? String(r.rows[0].value) : null;
+  }
+
+  async putFact(key: string, value: string): Promise<void> {
+    await this.q(
+      `INSERT INTO ${this.t.facts} (key, value) VALUES ($1, $2)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      [key, value],
+    );
+  }
+
+  async lastSignedAt(): Promise<number | null> {
+    const r = await this.q(`SELECT MAX(signed_at) AS at FROM ${this.t.sessions}`);
+    const at = r.rows[0]?.at;
+    return at === null || at === undefined ? null : num(at);
   }
 
   async close(): Promise<void> {

@@ -191,4 +191,23 @@ describe('choosing a guardian store', () => {
     expect(() => chooseNodeStore({ dir })).toThrow(/postgres:\/\//);
     expect(() => chooseNodeStore({ dir, databaseUrlFile: join(dir, 'missing') })).toThrow();
   });
+
+  it('keeps its last price and last signature time across a reopen', () => {
+    const path = freshPath();
+    const before = new GuardianStore(path);
+    expect(before.fact('lastPrice')).toBeNull();
+    expect(before.lastSignedAt()).toBeNull();
+    before.putFact('lastPrice', '{"priceCents":1}');
+    before.putFact('lastPrice', '{"priceCents":6500000}');
+    before.recordDecision(S, '00', true, null);
+    before.recordIssuedNonce(S, 1, '02aa', '02bb');
+    const t0 = Date.now();
+    before.spendNonce(S, 1);
+    before.close();
+    const after = new GuardianStore(path);
+    expect(after.fact('lastPrice')).toBe('{"priceCents":6500000}');
+    expect(after.lastSignedAt()).toBeGreaterThanOrEqual(t0);
+    expect(after.lastSignedAt()).toBeLessThanOrEqual(Date.now());
+    after.close();
+  });
 });

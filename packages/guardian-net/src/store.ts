@@ -59,6 +59,11 @@ export interface NodeStore {
   /** issued -> spent, committed before the signature share is computed; false if not issued. */
   spendNonce(sessionId: string, attempt: number): MaybePromise<boolean>;
   allNonces(): MaybePromise<NonceRow[]>;
+  /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
+  fact(key: string): MaybePromise<string | null>;
+  putFact(key: string, value: string): MaybePromise<void>;
+  /** When it last spent a nonce for a share (ms), or null. */
+  lastSignedAt(): MaybePromise<number | null>;
   close(): MaybePromise<void>;
 }
 
@@ -85,6 +90,7 @@ export class GuardianStore implements NodeStore {
         status TEXT NOT NULL CHECK (status IN ('issued', 'spent', 'abandoned')),
         created_at INTEGER NOT NULL,
         PRIMARY KEY (session_id, attempt));
+      CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `);
   }
 
@@ -206,6 +212,32 @@ export class GuardianStore implements NodeStore {
           .run(Date.now(), sessionId);
       return changed === 1;
     });
+  }
+
+  /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
+  fact(key: string): string | null {
+    const row = this.db.prepare('SELECT value FROM facts WHERE key = ?').get(key) as
+      { value: string } | undefined;
+    return row?.value ?? null;
+  }
+
+  /** Unsynced: a fact lost to a power cut only shows an older price until the next read. */
+  putFact(key: string, value: string): void {
+    this.unsynced(() =>
+      this.db
+        .prepare(
+          'INSERT INTO facts (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        )
+        .run(key, value),
+    );
+  }
+
+  /** When it last gave a signature share (ms), from the rows `spendNonce` writes anyway. */
+  lastSignedAt(): number | null {
+    const row = this.db.prepare('SELECT MAX(signed_at) AS at FROM sessions').get() as {
+      at: number | null;
+    };
+    return row.at;
   }
 
   allNonces(): NonceRow[] {

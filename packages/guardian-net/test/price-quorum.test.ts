@@ -215,4 +215,26 @@ describe('the guardian price quorum (real processes, own feeds each)', () => {
       reason: 'no fresh price: 0 fresh price sources',
     });
   });
+
+  it('keeps its last price and last share time across a kill -9 and restart', async () => {
+    const before = await health(3);
+    expect(before.lastSignatureAt).toEqual(expect.any(Number));
+    await kill9(procs[2]!);
+    const gdir = join(dir, 'guardian-3');
+    const entries = feeds.get(3)!.map((f) => f.entry);
+    // Its feeds still fail: whatever it shows was read before the kill, from its store.
+    procs[2] = run(CLI, [
+      ...['start', '--id', '3', '--dir', gdir, '--policy', 'approve-all'],
+      ...['--feeds', entries.join(','), '--price-tick', '200', '--feed-timeout', '1000'],
+    ]);
+    await waitHealthy(url(3));
+    const after = await health(3);
+    expect(after.uptimeMs).toBeLessThan(before.uptimeMs as number);
+    expect(after).toMatchObject({ priceFresh: false, lastPrice: before.lastPrice });
+    expect(after.lastPrice).toMatchObject({ priceCents: 8_550_000 });
+    // The stored time is its session row's signed_at: the nonce spent, a few ms before the share.
+    const signedAt = before.lastSignatureAt as number;
+    expect(after.lastSignatureAt).toBeLessThanOrEqual(signedAt);
+    expect(after.lastSignatureAt).toBeGreaterThan(signedAt - 1_000);
+  });
 });

@@ -1,12 +1,13 @@
 // GET /api/network (issue 20, item 6): the guardian set this server coordinates and each guardian's
-// health, for the /network page. The set is read from `guardian-set.json` in GUARDIAN_DIR and
-// verified (every member's signature, the FROST commitments) on every read; each member's own
-// `/v1/health` is asked in parallel with a short time-out and a size cap.
+// health, for the /network page. The set is read from `guardian-set.json` in GUARDIAN_DIR, after a
+// rotation with each older set still live (`guardian-set-v<N>.json`, set-chain.ts), and the chain
+// verified (every member's signature, the FROST commitments, each handover) on every read; each
+// member's own `/v1/health` is asked once, in parallel, with a short time-out and a size cap.
 //
 // The route is public, so an unauthenticated caller must not be able to make this server hammer
 // the guardians: an answer is kept for `cacheMs`, and concurrent callers share one read in flight.
 // A failed read (no set yet, a tampered set) is kept just as long.
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
@@ -62,8 +63,7 @@ async function healthOf(member: Member, timeoutMs: number): Promise<Health | nul
     }
     const health = healthSchema.parse(JSON.parse(await readCapped(res, HEALTH_MAX_BYTES)));
     // Whatever listens at the URL must be that member: the set names its identity key.
-    if (health.id !== member.id || health.identityKey.toLowerCase() !== member.identityKey)
-      return null;
+    if (health.identityKey.toLowerCase() !== member.identityKey) return null;
     return health;
   } catch {
     return null;
@@ -86,19 +86,37 @@ function guardianDto(member: Member, health: Health | null): NetworkGuardianDto 
   };
 }
 
-async function readPublishedSet(dir: string): Promise<GuardianSet> {
-  const file = path.join(dir, 'guardian-set.json');
-  let text: string;
+/** An older set still live after a rotation: `guardian-set-v<N>.json` (set-chain.ts's layout). */
+const OLDER_SET_FILE = /^guardian-set-v([1-9][0-9]{0,9})\.json$/;
+
+async function readSetFile(file: string): Promise<string> {
   try {
     if ((await stat(file)).size > SET_MAX_BYTES)
       throw new DomainError('not_configured', 'The published guardian set is too large to read');
-    text = await readFile(file, 'utf8');
+    return await readFile(file, 'utf8');
   } catch (e) {
     if (e instanceof DomainError) throw e;
     throw new DomainError('not_configured', 'The guardian network has not published its set yet');
   }
+}
+
+/** Every published set, oldest first, checked link by link as the server loads them at start. */
+async function readPublishedSets(dir: string): Promise<GuardianSet[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const older = names
+    .map((name) => ({ name, m: OLDER_SET_FILE.exec(name) }))
+    .filter((f) => f.m)
+    .sort((a, b) => Number(a.m![1]) - Number(b.m![1]));
+  const newest = await readSetFile(path.join(dir, 'guardian-set.json'));
+  const olderRaws = await Promise.all(older.map((f) => readSetFile(path.join(dir, f.name))));
+  const sets: GuardianSet[] = [];
   try {
-    return verifySet(JSON.parse(text));
+    // From the second on, each names the one before it and carries its handover.
+    for (const text of [...olderRaws, newest]) {
+      const previous = sets.at(-1);
+      sets.push(verifySet(JSON.parse(text), previous && { previous }));
+    }
+    return sets;
   } catch (e) {
     // A set that fails its signatures is never shown as if it were the network's.
     throw new DomainError(
@@ -108,21 +126,51 @@ async function readPublishedSet(dir: string): Promise<GuardianSet> {
   }
 }
 
-/** The set and every member's health, read now. */
+/** One set's members with their health; a guardian in several sets is asked once. */
+function setMembers(
+  set: GuardianSet,
+  isCurrent: boolean,
+  healthOnce: (m: Member) => Promise<Health | null>,
+): Promise<NetworkGuardianDto[]> {
+  return Promise.all(
+    set.members.map(async (m) => {
+      const health = await healthOnce(m);
+      // A guardian answers with its id in the newest set it holds; in an older one its key names it.
+      return guardianDto(m, health && (!isCurrent || health.id === m.id) ? health : null);
+    }),
+  );
+}
+
+/** The sets and every member's health, read now: the newest set on top, older ones in `older_sets`. */
 export async function readNetwork(
   dir: string,
   healthTimeoutMs = HEALTH_TIMEOUT_MS,
 ): Promise<GuardianNetworkDto> {
-  const set = await readPublishedSet(dir);
-  const healths = await Promise.all(set.members.map((m) => healthOf(m, healthTimeoutMs)));
+  const sets = (await readPublishedSets(dir)).reverse();
+  const asked = new Map<string, Promise<Health | null>>();
+  const healthOnce = (m: Member) => {
+    const key = `${m.url} ${m.identityKey}`;
+    if (!asked.has(key)) asked.set(key, healthOf(m, healthTimeoutMs));
+    return asked.get(key)!;
+  };
+  const [set, ...older] = sets.map((s, i) => ({ s, members: setMembers(s, i === 0, healthOnce) }));
   return {
     enabled: true,
     scheme: NETWORK_SCHEME,
-    threshold: set.t,
-    size: set.n,
-    set_version: set.version,
-    group_key: set.groupKey ?? '',
-    guardians: set.members.map((m, i) => guardianDto(m, healths[i] ?? null)),
+    threshold: set!.s.t,
+    size: set!.s.n,
+    set_version: set!.s.version,
+    group_key: set!.s.groupKey ?? '',
+    guardians: await set!.members,
+    older_sets: await Promise.all(
+      older.map(async ({ s, members }) => ({
+        set_version: s.version,
+        threshold: s.t,
+        size: s.n,
+        group_key: s.groupKey ?? '',
+        guardians: await members,
+      })),
+    ),
     checked_at: nowSeconds(),
   };
 }
@@ -139,6 +187,7 @@ export const soloNetwork = (guardPubkey: string): GuardianNetworkDto => ({
   set_version: 0,
   group_key: guardPubkey,
   guardians: [],
+  older_sets: [],
   checked_at: nowSeconds(),
 });
 

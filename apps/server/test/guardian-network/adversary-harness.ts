@@ -91,7 +91,12 @@ export const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
 export async function guardiansSee(w: World, ids: number[], cents: number): Promise<void> {
   const priceOf = async (id: number) => {
     const res = await fetch(`${w.url(id)}/v1/health`, { signal: AbortSignal.timeout(2_000) });
-    return ((await res.json()) as { lastPrice?: { priceCents: number } | null }).lastPrice;
+    // A restarted guardian shows its stored last price until it reads afresh: fresh ones only.
+    const body = (await res.json()) as {
+      lastPrice?: { priceCents: number } | null;
+      priceFresh?: boolean;
+    };
+    return body.priceFresh ? body.lastPrice : null;
   };
   for (const id of ids)
     await expect.poll(async () => (await priceOf(id))?.priceCents, { timeout: 15_000 }).toBe(cents);

@@ -67,7 +67,7 @@ async function guardiansSeePrice(cents: number): Promise<void> {
           set.members.map(async (m) => {
             const health = await getJson(`${m.url}/v1/health`).catch(() => null);
             const last = health?.body.lastPrice as { priceCents: number } | null | undefined;
-            return (last?.priceCents ?? Infinity) <= cents;
+            return health?.body.priceFresh === true && (last?.priceCents ?? Infinity) <= cents;
           }),
         );
         return seen.every(Boolean);

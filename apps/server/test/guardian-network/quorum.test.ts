@@ -72,7 +72,11 @@ async function exchangesAt(id: number, usd: string): Promise<void> {
   for (const f of feeds.get(id)!) f.behave({ answer: 'price', usd });
   const cents = Math.round(Number(usd) * 100);
   const deadline = Date.now() + 30_000;
-  while (((await health(id)).lastPrice as { priceCents?: number } | null)?.priceCents !== cents) {
+  const seen = async () => {
+    const h = await health(id);
+    return h.priceFresh === true && (h.lastPrice as { priceCents?: number } | null)?.priceCents;
+  };
+  while ((await seen()) !== cents) {
     if (Date.now() > deadline) throw new Error(`guardian ${id} never read ${usd}`);
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -40,7 +40,11 @@ import {
   type Proc,
 } from '../../../../packages/guardian-net/test/harness';
 import { UNIT_POSTAGE_SATS } from '@unit/protocol';
-import { progressNotificationSchema, type Approvals } from '@unit/protocol/wire';
+import {
+  guardianNetworkSchema,
+  progressNotificationSchema,
+  type Approvals,
+} from '@unit/protocol/wire';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import {
   getSetting,
@@ -150,6 +154,8 @@ describe('a vault moves to the next guardian set on its next action', () => {
   let set2: GuardianSet;
   let key1: Uint8Array;
   let key2: Uint8Array;
+  /** unix seconds: set 2's guardians start after this */
+  let restartedAt = 0;
   const dataDir = mkdtempSync(join(tmpdir(), 'unit-rotation-'));
   const nextDir = join(mkdtempSync(join(tmpdir(), 'guardian-next-')), 'net');
   /** Set 2's guardian processes (1 and 2 also sign for set 1), and the replaced guardian 3 of set 1. */
@@ -199,6 +205,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
     // the replaced guardian 3 of set 1 is gone.
     await unit.close();
     for (let id = 1; id <= 3; id++) await network.kill(id);
+    restartedAt = Math.floor(Date.now() / 1000);
     unit = await startTestApp({ ...env, GUARDIAN_DIR: nextDir });
     for (const m of set2.members)
       await startGuardian(`set2-${m.id}`, m.id, join(nextDir, `guardian-${m.id}`), m.url, [
@@ -254,12 +261,23 @@ describe('a vault moves to the next guardian set on its next action', () => {
     };
     expect(config.guardPubkey).toBe(set2.groupKey);
     expect(config.treasuryPubkey).toBe(set1.groupKey);
-    const net = (await (await fetch(`${unit.url}/api/network`)).json()) as {
-      set_version: number;
-      group_key: string;
-      guardians: { name: string; online: boolean }[];
-    };
+    const net = guardianNetworkSchema.parse(await (await fetch(`${unit.url}/api/network`)).json());
     expect(net).toMatchObject({ set_version: 2, group_key: set2.groupKey });
+    // Set 1 is listed below it while it lives: guardians 1 and 2 sign for both, set 1's 3 is gone.
+    const members = (s: GuardianSet) => s.members.map((m) => ({ id: m.id, name: m.name }));
+    expect(net.guardians).toMatchObject(members(set2));
+    expect(net.guardians.map((g) => g.online)).toEqual([true, true, true]);
+    expect(net.older_sets).toHaveLength(1);
+    expect(net.older_sets[0]).toMatchObject({ set_version: 1, threshold: 2, size: 3 });
+    expect(net.older_sets[0]!.group_key).toBe(set1.groupKey);
+    expect(net.older_sets[0]!.guardians).toMatchObject(members(set1));
+    expect(net.older_sets[0]!.guardians.map((g) => g.online)).toEqual([true, true, false]);
+    expect(net.older_sets[0]!.guardians[0]!.version).toBe(net.guardians[0]!.version);
+    // Guardians 1 and 2 restarted after the opens and have signed nothing since: the share time
+    // shown is the one from before the restart, read from their stores. The new guardian 3 has none.
+    const signedAt = net.guardians.map((g) => g.last_signature_at);
+    expect(signedAt.slice(0, 2).some((at) => at !== null && at <= restartedAt)).toBe(true);
+    expect(signedAt[2]).toBeNull();
     expect((await vaultDto()).guard_pubkey).toBe(set1.groupKey);
   });
 

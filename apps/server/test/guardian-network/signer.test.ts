@@ -64,9 +64,18 @@ async function guardiansSeePrice(dir: string, atMostCents: number): Promise<void
         const seen = await Promise.all(
           set.members.map(async (m) => {
             const health = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(1_000) })
-              .then((r) => r.json() as Promise<{ lastPrice?: { priceCents: number } | null }>)
+              .then(
+                (r) =>
+                  r.json() as Promise<{
+                    lastPrice?: { priceCents: number } | null;
+                    priceFresh?: boolean;
+                  }>,
+              )
               .catch(() => null);
-            return (health?.lastPrice?.priceCents ?? Infinity) <= atMostCents;
+            return (
+              health?.priceFresh === true &&
+              (health.lastPrice?.priceCents ?? Infinity) <= atMostCents
+            );
           }),
         );
         return seen.every(Boolean);

@@ -1,9 +1,11 @@
 // The /network page (issue 20, item 6): the guardian set this server coordinates, the threshold in
 // one sentence, the group key, and one card per guardian with its own health: online or not, its
-// last price and signature, version and uptime. Refreshed every 10 s (api/network.ts).
+// last price and signature, version and uptime. After a rotation, while an older set still lives,
+// the newest set is listed first and each older one below it, labelled. Refreshed every 10 s
+// (api/network.ts).
 import { CircleCheck, CircleX, Copy, RotateCw } from 'lucide-react';
 import { formatUsdCents } from '@unit/protocol';
-import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
+import type { GuardianNetworkDto, NetworkGuardianDto, NetworkSetDto } from '@unit/protocol/wire';
 import { NETWORK_REFRESH_MS, useNetwork } from '../api/network';
 import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
@@ -105,14 +107,96 @@ function NetworkView({ network }: { network: GuardianNetworkDto }) {
       {network.enabled && network.guardians.length === 0 && (
         <p className="card muted network__empty">The published set lists no guardians.</p>
       )}
-      {network.enabled && network.guardians.length > 0 && (
-        <ul className="network__list" aria-label="Guardians">
-          {network.guardians.map((g) => (
-            <GuardianCard key={g.id} guardian={g} now={now} />
+      {network.enabled && network.guardians.length > 0 && network.older_sets.length === 0 && (
+        <GuardianList guardians={network.guardians} label="Guardians" now={now} />
+      )}
+      {network.enabled && network.older_sets.length > 0 && (
+        <>
+          <section className="network__set" aria-labelledby="set-current-title">
+            <h2 id="set-current-title" className="network__set-title">
+              Set {network.set_version} (current)
+            </h2>
+            <p className="muted network__set-rule">
+              New vaults commit to its key, and every older vault moves to it on its next action.
+            </p>
+            <GuardianList
+              guardians={network.guardians}
+              label={`Guardians of set ${network.set_version}`}
+              now={now}
+              nested
+            />
+          </section>
+          {network.older_sets.map((set) => (
+            <OlderSet key={set.set_version} set={set} now={now} />
           ))}
-        </ul>
+        </>
       )}
     </>
+  );
+}
+
+/** A set a rotation replaced that still signs for what has not moved off its key. */
+function OlderSet({ set, now }: { set: NetworkSetDto; now: number }) {
+  const online = set.guardians.filter((g) => g.online).length;
+  const title = `set-${set.set_version}-title`;
+  return (
+    <section className="network__set" aria-labelledby={title}>
+      <h2 id={title} className="network__set-title">
+        Set {set.set_version} (retiring)
+      </h2>
+      <div className="card network__summary">
+        <p className="network__set-rule">
+          {set.threshold} of its {set.size} guardians still approve the vaults that have not acted
+          since the rotation, and the treasury until the operator moves it.
+        </p>
+        <dl className="network__facts">
+          <div>
+            <dt>Group key</dt>
+            <dd>
+              <GroupKey hex={set.group_key} label={`set ${set.set_version} group`} />
+            </dd>
+          </div>
+          <div>
+            <dt>Online</dt>
+            <dd>
+              {online} of {set.size} guardians
+            </dd>
+          </div>
+        </dl>
+      </div>
+      {set.guardians.length > 0 && (
+        <GuardianList
+          guardians={set.guardians}
+          label={`Guardians of set ${set.set_version}`}
+          now={now}
+          nested
+          idPrefix={`v${set.set_version}-`}
+        />
+      )}
+    </section>
+  );
+}
+
+/** `nested`: under a set's heading, so each guardian's name is a level-3 heading. */
+function GuardianList(props: {
+  guardians: NetworkGuardianDto[];
+  label: string;
+  now: number;
+  nested?: boolean;
+  idPrefix?: string;
+}) {
+  return (
+    <ul className="network__list" aria-label={props.label}>
+      {props.guardians.map((g) => (
+        <GuardianCard
+          key={g.id}
+          guardian={g}
+          now={props.now}
+          level={props.nested ? 3 : 2}
+          id={`guardian-${props.idPrefix ?? ''}${g.id}`}
+        />
+      ))}
+    </ul>
   );
 }
 
@@ -134,7 +218,14 @@ function GroupKey({ hex, label }: { hex: string; label: string }) {
   );
 }
 
-function GuardianCard({ guardian: g, now }: { guardian: NetworkGuardianDto; now: number }) {
+function GuardianCard(props: {
+  guardian: NetworkGuardianDto;
+  now: number;
+  level: 2 | 3;
+  id: string;
+}) {
+  const { guardian: g, now, id } = props;
+  const Heading = props.level === 2 ? 'h2' : 'h3';
   // An offline guardian's last price, signature, version and uptime are not known right now.
   const unknown = 'Unknown while offline';
   const price = g.last_price
@@ -149,11 +240,11 @@ function GuardianCard({ guardian: g, now }: { guardian: NetworkGuardianDto; now:
         ? 'None since start'
         : unknown;
   return (
-    <li className="card guardian" aria-labelledby={`guardian-${g.id}`}>
+    <li className="card guardian" aria-labelledby={id}>
       <div className="guardian__head">
-        <h2 id={`guardian-${g.id}`} className="guardian__name">
+        <Heading id={id} className="guardian__name">
           {g.name}
-        </h2>
+        </Heading>
         <span className={`guardian__state guardian__state--${g.online ? 'online' : 'offline'}`}>
           {g.online ? (
             <CircleCheck size={16} aria-hidden="true" />

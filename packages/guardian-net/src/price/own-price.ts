@@ -26,6 +26,8 @@ export interface OwnPriceOptions {
   timeoutMs?: number;
   maxSpreadBasisPoints?: number;
   log: (event: Record<string, unknown>) => void;
+  /** each fresh reading, signed (the node keeps the last one in its store) */
+  onPrice?: (price: SignedPrice) => void;
   /** unix seconds; injectable for tests */
   clock?: () => number;
 }
@@ -109,6 +111,7 @@ export class OwnPriceOracle {
       priceCents: reading.priceCents,
       time: this.clock(),
     });
+    this.o.onPrice?.(this.latest);
     if (changed || this.staleReason !== '')
       this.o.log({ event: 'price', priceCents: reading.priceCents, time: this.latest.time });
     this.staleReason = '';

@@ -283,6 +283,17 @@ export const networkGuardianSchema = z.object({
 });
 export type NetworkGuardianDto = z.infer<typeof networkGuardianSchema>;
 
+/** An older guardian set on GET /api/network, with its members' health. */
+export const networkSetSchema = z.object({
+  set_version: int,
+  threshold: int,
+  size: int,
+  /** x-only hex: guard_pubkey of the vaults still under this set. */
+  group_key: z.string(),
+  guardians: z.array(networkGuardianSchema),
+});
+export type NetworkSetDto = z.infer<typeof networkSetSchema>;
+
 /** GET /api/network: the guardian set this server coordinates, and each guardian's health. */
 export const guardianNetworkSchema = z.object({
   /** false when the server signs alone (GUARDIAN_NETWORK=off): then the list is empty. */
@@ -294,6 +305,11 @@ export const guardianNetworkSchema = z.object({
   /** x-only hex: guard_pubkey in every new vault's leaves. */
   group_key: z.string(),
   guardians: z.array(networkGuardianSchema),
+  /**
+   * After a rotation, each older set still live (it signs the vaults that have not acted since,
+   * and the treasury until it moves), newest first; empty before any rotation.
+   */
+  older_sets: z.array(networkSetSchema),
   /** When this answer was read, unix seconds. */
   checked_at: unixSeconds,
 });
