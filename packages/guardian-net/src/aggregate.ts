@@ -20,17 +20,29 @@ const COM = utf8ToBytes(`${SUITE}com`);
 const Point = secp256k1.Point;
 const Fn = Point.Fn;
 
+/** Round 1's commitments of one signing, parsed and sorted by identifier (RFC 9591, 4.3). */
+export interface GroupCommitment {
+  /** R, before the suite's even-y adjustment */
+  R: InstanceType<typeof Point>;
+  /** the signers' identifiers as scalars, sorted */
+  ids: bigint[];
+  /** each signer's binding factor, by identifier (hex) */
+  factors: Map<string, bigint>;
+}
+
 /**
- * The x coordinate of the group commitment R for signing `message` with these commitments, under
- * the group key (x-only hex; the suite takes it with even y).
+ * The group commitment R for signing `message` with these commitments, under the group key
+ * (x-only hex; the suite takes it with even y), and the binding factors it was made with: all of
+ * it from public values, so by variable-time arithmetic (noble's FROST does the same).
  */
-export function groupCommitmentX(
+export function groupCommitment(
   groupKey: string,
   commitments: NonceCommitments[],
   message: Uint8Array,
-): Uint8Array {
+): GroupCommitment {
   const list = commitments
     .map((c) => ({
+      identifier: c.identifier,
       id: Fn.fromBytes(parseHex(c.identifier, 32, 'identifier')),
       hiding: Point.fromBytes(c.hiding),
       binding: Point.fromBytes(c.binding),
@@ -63,7 +75,20 @@ export function groupCommitmentX(
       factors,
     ),
   );
-  return R.toBytes(true).subarray(1);
+  return {
+    R,
+    ids: list.map((c) => c.id),
+    factors: new Map(list.map((c, i) => [c.identifier, factors[i]!])),
+  };
+}
+
+/** The x coordinate of the group commitment R (groupCommitment). */
+export function groupCommitmentX(
+  groupKey: string,
+  commitments: NonceCommitments[],
+  message: Uint8Array,
+): Uint8Array {
+  return groupCommitment(groupKey, commitments, message).R.toBytes(true).subarray(1);
 }
 
 /** The BIP-340 signature of R (x coordinate) and the signers' shares. */
