@@ -16,8 +16,34 @@ class TimeoutError extends Error {
   override name = 'TimeoutError';
 }
 
+/**
+ * A kept-alive socket the other side closed while idle (its keep-alive time-out, here 5 s) can
+ * still be in the pool when a request takes it, and the request then fails at once with
+ * ECONNRESET or EPIPE before any answer: sent once more on a fresh socket, as node's documentation
+ * advises. The receiver refuses a message it already accepted (`409 replayed`), so a retry can
+ * never be acted on twice.
+ */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
 /** The reply's status and text; the whole exchange, reply body included, within `timeoutMs`. */
-export function postJson(
+export async function postJson(
+  url: string,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
+  const started = Date.now();
+  try {
+    return await postOnce(url, body, timeoutMs);
+  } catch (e) {
+    if (!(e instanceof StaleSocket)) throw e;
+    return postOnce(url, body, Math.max(1, timeoutMs - (Date.now() - started)));
+  }
+}
+
+/** A reused socket that failed before any answer (STALE_SOCKET). */
+class StaleSocket extends TypeError {}
+
+function postOnce(
   url: string,
   body: string,
   timeoutMs: number,
@@ -61,7 +87,12 @@ export function postJson(
       () => fail(new TimeoutError('The operation was aborted due to timeout')),
       timeoutMs,
     );
-    req.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
+    let answered = false;
+    req.on('response', () => (answered = true));
+    req.on('error', (e: Error & { code?: string }) => {
+      const stale = req.reusedSocket && !answered && STALE_SOCKET.has(e.code ?? '');
+      fail(new (stale ? StaleSocket : TypeError)('fetch failed', { cause: e }));
+    });
     req.end(body);
   });
 }
