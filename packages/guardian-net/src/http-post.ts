@@ -6,10 +6,14 @@
 import http from 'node:http';
 import https from 'node:https';
 
-/** Idle sockets are kept (unref'd, so they hold no process open) and closed on the server's hint. */
+/**
+ * Idle sockets are kept (unref'd, so they hold no process open), and closed after 4 s idle: before
+ * a guardian's server closes them (node's keep-alive time-out, 5 s), which a request could race.
+ */
+const IDLE_MS = 4_000;
 const agents = {
-  'http:': new http.Agent({ keepAlive: true }),
-  'https:': new https.Agent({ keepAlive: true }),
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_MS }),
 };
 
 class TimeoutError extends Error {
@@ -17,11 +21,12 @@ class TimeoutError extends Error {
 }
 
 /**
- * A kept-alive socket the other side closed while idle (its keep-alive time-out, here 5 s) can
- * still be in the pool when a request takes it, and the request then fails at once with
- * ECONNRESET or EPIPE before any answer: sent once more on a fresh socket, as node's documentation
- * advises. The receiver refuses a message it already accepted (`409 replayed`), so a retry can
- * never be acted on twice.
+ * A kept-alive socket the other side closed can still be in the pool when a request takes it (a
+ * bench run under load lost all three guardians so after a 12 s pause, with two dead sockets
+ * pooled per guardian), and the request then fails at once with ECONNRESET or EPIPE before any
+ * answer: sent once more on a new connection of its own, as node's documentation advises. The
+ * receiver refuses a message it already accepted (`409 replayed`), so a retry is never acted on
+ * twice.
  */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
 
@@ -36,7 +41,7 @@ export async function postJson(
     return await postOnce(url, body, timeoutMs);
   } catch (e) {
     if (!(e instanceof StaleSocket)) throw e;
-    return postOnce(url, body, Math.max(1, timeoutMs - (Date.now() - started)));
+    return postOnce(url, body, Math.max(1, timeoutMs - (Date.now() - started)), false);
   }
 }
 
@@ -47,11 +52,13 @@ function postOnce(
   url: string,
   body: string,
   timeoutMs: number,
+  pooled = true,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const agent = agents[target.protocol as keyof typeof agents];
-    if (!agent) {
+    const pool = agents[target.protocol as keyof typeof agents];
+    const agent = pooled ? pool : false;
+    if (!pool) {
       reject(new TypeError(`unsupported protocol ${target.protocol}`));
       return;
     }
