@@ -28,14 +28,17 @@ describe('a guardian’s signature share', () => {
       const round1 = signers.map((id) => ({ id, ...frost.commit(d.secretShares[id]!) }));
       const list = round1.map((r) => r.commitments);
       rParities.add(groupCommitment(groupKey, list, msg).R.y % 2n === 0n);
-      const ours = round1.map((r) =>
+      const signed = round1.map((r) =>
         signShare(shareKey(d.secretShares[r.id]!, d.public), copy(r.nonces), list, msg),
       );
+      const ours = signed.map((s) => s.share);
+      const rx = groupCommitmentX(groupKey, list, msg);
+      for (const s of signed) expect(bytesToHex(s.rx)).toBe(bytesToHex(rx));
       const theirs = round1.map((r) =>
         frost.signShare(d.secretShares[r.id]!, d.public, copy(r.nonces), list, msg),
       );
       expect(ours.map(bytesToHex)).toEqual(theirs.map(bytesToHex));
-      const signature = signatureOf(groupCommitmentX(groupKey, list, msg), ours);
+      const signature = signatureOf(rx, ours);
       expect(schnorr.verify(signature, msg, hexToBytes(groupKey))).toBe(true);
     }
     expect([...keyParities].sort()).toEqual(['02', '03']);

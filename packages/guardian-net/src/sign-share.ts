@@ -56,16 +56,18 @@ function lagrange(ids: bigint[], id: bigint): bigint {
 }
 
 /**
- * z_i = d_i + e_i·ρ_i + λ_i·s_i·c (nonces negated when R has an odd y). The caller has checked that
- * `commitments` carries this guardian's commitment to `nonces`, and spends the nonces once: their
- * bytes are zeroed here, as noble does, so a second use fails.
+ * z_i = d_i + e_i·ρ_i + λ_i·s_i·c (nonces negated when R has an odd y), and R's x coordinate, which
+ * the guardian sends beside its share: the coordinator uses it when the chosen guardians agree on
+ * it, instead of computing R a third time, and checks the signature it makes (coordinator.ts). The
+ * caller has checked that `commitments` carries this guardian's commitment to `nonces`, and spends
+ * the nonces once: their bytes are zeroed here, as noble does, so a second use fails.
  */
 export function signShare(
   key: ShareKey,
   nonces: { hiding: Uint8Array; binding: Uint8Array },
   commitments: NonceCommitments[],
   message: Uint8Array,
-): Uint8Array {
+): { share: Uint8Array; rx: Uint8Array } {
   let d = Fn.fromBytes(nonces.hiding);
   let e = Fn.fromBytes(nonces.binding);
   if (Fn.is0(d) || Fn.is0(e)) throw new Error('signing nonces already used');
@@ -86,5 +88,5 @@ export function signShare(
   const z = Fn.add(Fn.add(d, Fn.mul(e, rho)), Fn.mul(Fn.mul(lambda, key.secret), c));
   nonces.hiding.fill(0);
   nonces.binding.fill(0);
-  return Fn.toBytes(z);
+  return { share: Fn.toBytes(z), rx };
 }

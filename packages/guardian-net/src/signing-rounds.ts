@@ -303,15 +303,15 @@ export class SigningRounds {
       throw new ProtocolError('nonce-unavailable', 'nonce already spent', 409);
     this.nonces.delete(key);
     // The list's entry was checked against the row above, written from these nonces' commitments.
-    let sigShare = signShare(
+    const signed = signShare(
       this.keyOf(share, pub),
       nonces,
       commitments,
       parseHex(session.message, 32),
     );
-    if (this.o.tamperShare) sigShare = this.o.tamperShare(sigShare);
+    const sigShare = this.o.tamperShare ? this.o.tamperShare(signed.share) : signed.share;
     this.lastShareAt = Date.now();
     this.o.log({ event: 'share', sessionId, attempt });
-    return { share: bytesToHex(sigShare) };
+    return { share: bytesToHex(sigShare), rx: bytesToHex(signed.rx) };
   }
 }
