@@ -3,10 +3,11 @@
 // constant-time base-point multiplications noble spends to recompute this guardian's own
 // commitments from its nonces: signing-rounds.ts checks the list's entry against the commitments
 // it recorded when it issued the nonce, which were computed from the same nonce pair. Everything
-// else is noble's computation: the group commitment and binding factors from public values
-// (aggregate.ts), the Lagrange coefficient, the BIP-340 challenge, and the suite's even-y
-// adjustments of the share, the nonces and the group key. Those two multiplications were about
-// half of a guardian's CPU per co-signing.
+// else is noble's computation: the group commitment and binding factors (aggregate.ts), the
+// Lagrange coefficient, the BIP-340 challenge, and the suite's even-y adjustments of the share, the
+// nonces and the group key. Those two multiplications were about half of a guardian's CPU per
+// co-signing. Its own term of R, D_i + ρ_i·E_i, is (d_i + ρ_i·e_i)·G: one constant-time
+// multiplication of the base point (precomputed) instead of one of an arbitrary point.
 import type { FrostPublic, FrostSecret, NonceCommitments } from '@noble/curves/abstract/frost.js';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToNumberBE } from '@noble/curves/utils.js';
@@ -71,7 +72,13 @@ export function signShare(
   let d = Fn.fromBytes(nonces.hiding);
   let e = Fn.fromBytes(nonces.binding);
   if (Fn.is0(d) || Fn.is0(e)) throw new Error('signing nonces already used');
-  const { R, ids, factors } = groupCommitment(key.groupKey, commitments, message);
+  // Its own commitments are d·G and e·G (the caller checked the list's entry against them).
+  const [hiding, binding] = [d, e];
+  const own = {
+    identifier: key.identifier,
+    term: (rho: bigint) => Point.BASE.multiply(Fn.add(hiding, Fn.mul(binding, rho))),
+  };
+  const { R, ids, factors } = groupCommitment(key.groupKey, commitments, message, own);
   const rho = factors.get(key.identifier);
   if (rho === undefined) throw new Error('missing signer commitment');
   const lambda = lagrange(ids, key.id);
