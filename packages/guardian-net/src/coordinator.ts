@@ -270,8 +270,13 @@ export class Coordinator {
     if (shares.some((s) => s === null)) return null;
     const byId = shares as { id: string; share: Uint8Array; rx: string | null }[];
     const sum = byId.map((s) => s.share);
-    const told = byId[0]!.rx;
-    if (told !== null && /^[0-9a-f]{64}$/.test(told) && byId.every((s) => s.rx === told)) {
+    const first = byId[0]!.rx;
+    // R's x as the chosen guardians all told it, when they agree: checked with the signature.
+    const told =
+      first !== null && /^[0-9a-f]{64}$/.test(first) && byId.every((s) => s.rx === first)
+        ? first
+        : null;
+    if (told !== null) {
       const signature = signatureOf(parseHex(told, 32), sum);
       if (await check(signature)) return signature;
     }
