@@ -20,50 +20,90 @@ const COM = utf8ToBytes(`${SUITE}com`);
 const Point = secp256k1.Point;
 const Fn = Point.Fn;
 
+/** Round 1's commitments of one signing, parsed and sorted by identifier (RFC 9591, 4.3). */
+export interface GroupCommitment {
+  /** R, before the suite's even-y adjustment */
+  R: InstanceType<typeof Point>;
+  /** the signers' identifiers as scalars, sorted */
+  ids: bigint[];
+  /** each signer's binding factor, by identifier (hex) */
+  factors: Map<string, bigint>;
+}
+
 /**
- * The x coordinate of the group commitment R for signing `message` with these commitments, under
- * the group key (x-only hex; the suite takes it with even y).
+ * A signer's own term of R, D_i + ρ_i·E_i, from its nonces: (d_i + ρ_i·e_i)·G, one constant-time
+ * base-point multiplication where the sum costs a multiplication of an arbitrary point and two
+ * point decodings (sign-share.ts).
  */
-export function groupCommitmentX(
+export interface OwnTerm {
+  identifier: string;
+  term: (rho: bigint) => InstanceType<typeof Point>;
+}
+
+/**
+ * The group commitment R for signing `message` with these commitments, under the group key
+ * (x-only hex; the suite takes it with even y), and the binding factors it was made with: all of
+ * it from public values, so by variable-time arithmetic (noble's FROST does the same), except a
+ * signer's `own` term, which its nonces give.
+ */
+export function groupCommitment(
   groupKey: string,
   commitments: NonceCommitments[],
   message: Uint8Array,
-): Uint8Array {
+  own?: OwnTerm,
+): GroupCommitment {
   const list = commitments
-    .map((c) => ({
-      id: Fn.fromBytes(parseHex(c.identifier, 32, 'identifier')),
-      hiding: Point.fromBytes(c.hiding),
-      binding: Point.fromBytes(c.binding),
-    }))
+    .map((c) => {
+      const mine = c.identifier === own?.identifier;
+      const hiding = mine ? null : Point.fromBytes(c.hiding);
+      const binding = mine ? null : Point.fromBytes(c.binding);
+      if (hiding?.equals(Point.ZERO) || binding?.equals(Point.ZERO))
+        throw new Error('infinity commitment');
+      return {
+        identifier: c.identifier,
+        id: Fn.fromBytes(parseHex(c.identifier, 32, 'identifier')),
+        hiding,
+        binding,
+        bytes: [hiding?.toBytes() ?? c.hiding, binding?.toBytes() ?? c.binding],
+      };
+    })
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const encoded = sha256(
-    concatBytes(
-      COM,
-      ...list.flatMap((c) => [Fn.toBytes(c.id), c.hiding.toBytes(), c.binding.toBytes()]),
-    ),
-  );
+  const encoded = sha256(concatBytes(COM, ...list.flatMap((c) => [Fn.toBytes(c.id), ...c.bytes])));
   const rhoPrefix = concatBytes(
     parseHex(`02${groupKey}`, 33, 'group key'),
     sha256(concatBytes(MSG, message)),
     encoded,
   );
-  let hidingSum = Point.ZERO;
-  for (const c of list) {
-    if (c.hiding.equals(Point.ZERO) || c.binding.equals(Point.ZERO))
-      throw new Error('infinity commitment');
-    hidingSum = hidingSum.add(c.hiding);
-  }
   const factors = list.map((c) =>
     secp256k1_hasher.hashToScalar(concatBytes(rhoPrefix, Fn.toBytes(c.id)), { DST: RHO }),
   );
-  const R = hidingSum.add(
-    mulAddUnsafe(
-      Point,
-      list.map((c) => c.binding),
-      factors,
-    ),
-  );
-  return R.toBytes(true).subarray(1);
+  let R = Point.ZERO;
+  const points: InstanceType<typeof Point>[] = [];
+  const scalars: bigint[] = [];
+  list.forEach((c, i) => {
+    if (c.hiding === null || c.binding === null) {
+      R = R.add(own!.term(factors[i]!));
+      return;
+    }
+    R = R.add(c.hiding);
+    points.push(c.binding);
+    scalars.push(factors[i]!);
+  });
+  if (points.length > 0) R = R.add(mulAddUnsafe(Point, points, scalars));
+  return {
+    R,
+    ids: list.map((c) => c.id),
+    factors: new Map(list.map((c, i) => [c.identifier, factors[i]!])),
+  };
+}
+
+/** The x coordinate of the group commitment R (groupCommitment). */
+export function groupCommitmentX(
+  groupKey: string,
+  commitments: NonceCommitments[],
+  message: Uint8Array,
+): Uint8Array {
+  return groupCommitment(groupKey, commitments, message).R.toBytes(true).subarray(1);
 }
 
 /** The BIP-340 signature of R (x coordinate) and the signers' shares. */

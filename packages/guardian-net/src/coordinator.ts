@@ -232,12 +232,14 @@ export class Coordinator {
   }
 
   /**
-   * Round 2: a share from each chosen guardian, then the signature. While the guardians compute
-   * their shares, this process computes the group commitment (aggregate.ts), which needs only
-   * round 1; once the shares are in, the signature is their sum beside it, checked once: by
-   * BIP-340 under the group key, or by the caller's `check`. Shares are checked one by one against their guardians' verifying
-   * shares only when it fails (RFC 9591, section 5.3: a coordinator may verify each share only
-   * then, to name who cheated). Answers null when a guardian was dropped.
+   * Round 2: a share from each chosen guardian, then the signature: R's x coordinate and the
+   * shares' sum (aggregate.ts), checked once, by BIP-340 under the group key or by the caller's
+   * `check`. Each guardian computes R to make its share and sends its x beside it; when the chosen
+   * guardians agree on it, the signature takes it, else (or when the signature fails) this
+   * process computes R itself. A wrong R, like a wrong share, only makes a signature the check
+   * refuses. Shares are checked one by one against their guardians' verifying shares only when
+   * the signature with this process's own R fails (RFC 9591, section 5.3: a coordinator may
+   * verify each share only then, to name who cheated). Answers null when a guardian was dropped.
    */
   private async roundTwo(
     sessionId: string,
@@ -249,41 +251,48 @@ export class Coordinator {
     check: (signature: Uint8Array) => boolean | Promise<boolean>,
   ): Promise<Uint8Array | null> {
     const commitments = list.map(commitmentsToJson);
-    const asked = Promise.all(
+    const shares = await Promise.all(
       chosen.map(async (m) => {
         try {
           const { payload } = await this.call(m, 'sign/share', { sessionId, attempt, commitments });
-          const share = (payload.body as { share?: unknown }).share;
-          return [frostIdentifier(m.id), parseHex(share, 32, 'signature share')] as const;
+          const body = payload.body as { share?: unknown; rx?: unknown };
+          return {
+            id: frostIdentifier(m.id),
+            share: parseHex(body.share, 32, 'signature share'),
+            rx: typeof body.rx === 'string' ? body.rx : null,
+          };
         } catch (e) {
           await drop(m, `dropped between rounds: ${describe(e)}`);
           return null;
         }
       }),
     );
-    // Once the requests are out (the next turn of the event loop), not before.
-    const rx = await new Promise<Uint8Array | null>((resolve) =>
-      setImmediate(() => {
-        try {
-          resolve(groupCommitmentX(this.set.groupKey!, list, message));
-        } catch {
-          resolve(null);
-        }
-      }),
-    );
-    const shares = await asked;
     if (shares.some((s) => s === null)) return null;
-    const byId = shares as (readonly [string, Uint8Array])[];
-    if (rx !== null) {
-      const signature = signatureOf(
-        rx,
-        byId.map(([, share]) => share),
-      );
+    const byId = shares as { id: string; share: Uint8Array; rx: string | null }[];
+    const sum = byId.map((s) => s.share);
+    const first = byId[0]!.rx;
+    // R's x as the chosen guardians all told it, when they agree: checked with the signature.
+    const told =
+      first !== null && /^[0-9a-f]{64}$/.test(first) && byId.every((s) => s.rx === first)
+        ? first
+        : null;
+    if (told !== null) {
+      const signature = signatureOf(parseHex(told, 32), sum);
+      if (await check(signature)) return signature;
+    }
+    let rx: Uint8Array | null = null;
+    try {
+      rx = groupCommitmentX(this.set.groupKey!, list, message);
+    } catch {
+      rx = null;
+    }
+    if (rx !== null && bytesToHex(rx) !== told) {
+      const signature = signatureOf(rx, sum);
       if (await check(signature)) return signature;
     }
     let named = false;
     for (const [i, m] of chosen.entries()) {
-      if (frost.verifyShare(this.pub, list, message, byId[i]![0], byId[i]![1])) continue;
+      if (frost.verifyShare(this.pub, list, message, byId[i]!.id, byId[i]!.share)) continue;
       await drop(m, 'bad signature share');
       named = true;
     }

@@ -80,4 +80,38 @@ describe('postJson', () => {
       racing.close();
     }
   });
+
+  it('sends once more on a fresh socket when a kept-alive one dies unanswered, never otherwise', async () => {
+    // Closes a request's socket without an answer: a reused socket the first time (as when the
+    // server's keep-alive time-out closes it just as the request leaves), or every time.
+    let seen = 0;
+    const reused = new WeakSet<object>();
+    let always = false;
+    const flaky = createServer((req, res) => {
+      seen++;
+      if (always || (reused.has(req.socket) && seen === 2)) return req.socket.destroy();
+      reused.add(req.socket);
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(flaky.address() as AddressInfo).port}/`;
+    try {
+      expect((await postJson(at, '{}', 5_000)).text).toBe('ok');
+      expect((await postJson(at, '{}', 5_000)).text).toBe('ok');
+      expect(seen).toBe(3);
+      // A socket that was not reused is not retried: the other side did get the request.
+      always = true;
+      flaky.closeAllConnections();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      seen = 0;
+      await expect(postJson(at, '{}', 5_000)).rejects.toMatchObject({
+        cause: { code: 'ECONNRESET' },
+      });
+      expect(seen).toBe(1);
+    } finally {
+      flaky.closeAllConnections();
+      flaky.close();
+    }
+  });
 });

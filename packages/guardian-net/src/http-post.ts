@@ -6,10 +6,14 @@
 import http from 'node:http';
 import https from 'node:https';
 
-/** Idle sockets are kept (unref'd, so they hold no process open) and closed on the server's hint. */
+/**
+ * Idle sockets are kept (unref'd, so they hold no process open), and closed after 4 s idle: before
+ * a guardian's server closes them (node's keep-alive time-out, 5 s), which a request could race.
+ */
+const IDLE_MS = 4_000;
 const agents = {
-  'http:': new http.Agent({ keepAlive: true }),
-  'https:': new https.Agent({ keepAlive: true }),
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_MS }),
 };
 
 class TimeoutError extends Error {
@@ -17,27 +21,49 @@ class TimeoutError extends Error {
 }
 
 /**
- * The reply's status and text; the whole exchange, reply body included, within `timeoutMs`. A
- * request on a reused keep-alive socket that the other side reset before answering is sent once
- * more on a fresh connection (Node's `reusedSocket` advice): the server closed that idle socket,
- * its keep-alive timer fired first (a process that was stopped fires it late), and never read the
- * request. Were it read, the same signed message sent again is refused as a replay, never run twice.
+ * A kept-alive socket the other side closed can still be in the pool when a request takes it (a
+ * bench run under load lost all three guardians so after a 12 s pause, with two dead sockets
+ * pooled per guardian), and the request then fails at once with ECONNRESET or EPIPE before any
+ * answer: sent once more on a new connection of its own, as node's documentation advises. The
+ * receiver refuses a message it already accepted (`409 replayed`), so a retry is never acted on
+ * twice.
  */
-export function postJson(
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
+
+/** The reply's status and text; the whole exchange, reply body included, within `timeoutMs`. */
+export async function postJson(
   url: string,
   body: string,
   timeoutMs: number,
 ): Promise<{ status: number; text: string }> {
+  const started = Date.now();
+  try {
+    return await postOnce(url, body, timeoutMs);
+  } catch (e) {
+    if (!(e instanceof StaleSocket)) throw e;
+    return postOnce(url, body, Math.max(1, timeoutMs - (Date.now() - started)), false);
+  }
+}
+
+/** A reused socket that failed before any answer (STALE_SOCKET). */
+class StaleSocket extends TypeError {}
+
+function postOnce(
+  url: string,
+  body: string,
+  timeoutMs: number,
+  pooled = true,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const agent = agents[target.protocol as keyof typeof agents];
-    if (!agent) {
+    const pool = agents[target.protocol as keyof typeof agents];
+    const agent = pooled ? pool : false;
+    if (!pool) {
       reject(new TypeError(`unsupported protocol ${target.protocol}`));
       return;
     }
     const send = target.protocol === 'https:' ? https.request : http.request;
     let settled = false;
-    let req: http.ClientRequest;
     const fail = (error: Error) => {
       if (settled) return;
       settled = true;
@@ -45,43 +71,35 @@ export function postJson(
       req.destroy();
       reject(error);
     };
-    const attempt = (fresh: boolean) => {
-      let answered = false;
-      req = send(
-        target,
-        {
-          method: 'POST',
-          agent: fresh ? false : agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          answered = true;
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
-          res.on('end', () => {
-            if (settled) return;
-            settled = true;
-            clearTimeout(timer);
-            resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
-          });
-        },
-      );
-      const sent = req;
-      sent.on('error', (e: NodeJS.ErrnoException) => {
-        if (!fresh && !answered && !settled && sent.reusedSocket && e.code === 'ECONNRESET')
-          attempt(true);
-        else fail(new TypeError('fetch failed', { cause: e }));
-      });
-      sent.end(body);
-    };
+    const req = send(
+      target,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
+        res.on('end', () => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      },
+    );
     const timer = setTimeout(
       () => fail(new TimeoutError('The operation was aborted due to timeout')),
       timeoutMs,
     );
-    attempt(false);
+    let answered = false;
+    req.on('response', () => (answered = true));
+    req.on('error', (e: Error & { code?: string }) => {
+      const stale = req.reusedSocket && !answered && STALE_SOCKET.has(e.code ?? '');
+      fail(new (stale ? StaleSocket : TypeError)('fetch failed', { cause: e }));
+    });
+    req.end(body);
   });
 }

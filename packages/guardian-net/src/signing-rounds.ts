@@ -17,6 +17,7 @@ import {
   frostIdentifier,
 } from './frost';
 import type { GuardianSet, GuardianSetBody } from './guardian-set';
+import { shareKey, signShare, type ShareKey } from './sign-share';
 import type { SessionStore } from './store';
 
 export interface SignRequest {
@@ -122,7 +123,15 @@ export class SigningRounds {
   private readonly pool: ReturnType<typeof frost.commit>[] = [];
   private refill?: NodeJS.Timeout;
 
+  /** the share with what each signing needs of it computed once (sign-share.ts) */
+  private key?: { of: FrostSecret; key: ShareKey };
+
   constructor(private readonly o: SigningOptions) {}
+
+  private keyOf(share: FrostSecret, pub: FrostPublic): ShareKey {
+    if (this.key?.of !== share) this.key = { of: share, key: shareKey(share, pub) };
+    return this.key.key;
+  }
 
   /**
    * A fresh nonce pair, from the pool when it has one. The pool refills once no pair was taken for
@@ -295,16 +304,16 @@ export class SigningRounds {
     if (!(await store.spendNonce(sessionId, attempt)))
       throw new ProtocolError('nonce-unavailable', 'nonce already spent', 409);
     this.nonces.delete(key);
-    let sigShare: Uint8Array = frost.signShare(
-      share,
-      pub,
+    // The list's entry was checked against the row above, written from these nonces' commitments.
+    const signed = signShare(
+      this.keyOf(share, pub),
       nonces,
       commitments,
       parseHex(session.message, 32),
     );
-    if (this.o.tamperShare) sigShare = this.o.tamperShare(sigShare);
+    const sigShare = this.o.tamperShare ? this.o.tamperShare(signed.share) : signed.share;
     this.lastShareAt = Date.now();
     this.o.log({ event: 'share', sessionId, attempt });
-    return { share: bytesToHex(sigShare) };
+    return { share: bytesToHex(sigShare), rx: bytesToHex(signed.rx) };
   }
 }

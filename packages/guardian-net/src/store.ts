@@ -67,9 +67,21 @@ export interface NodeStore {
   close(): MaybePromise<void>;
 }
 
+/** How often the expired message nonces are deleted (a scan of the table), at most. */
+const PURGE_EVERY_MS = 1_000;
+
 /** The SQLite store: synchronous, one file beside the guardian's share. */
 export class GuardianStore implements NodeStore {
   readonly db: Database.Database;
+  /** Prepared once: compiling a statement cost more than running it, several times a message. */
+  private readonly statements = new Map<string, Database.Statement>();
+  private purgedAt = 0;
+
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) this.statements.set(text, (statement = this.db.prepare(text)));
+    return statement;
+  }
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -100,17 +112,14 @@ export class GuardianStore implements NodeStore {
   }
 
   abandonIssuedNonces(): number {
-    return this.db.prepare(`UPDATE nonces SET status = 'abandoned' WHERE status = 'issued'`).run()
-      .changes;
+    return this.sql(`UPDATE nonces SET status = 'abandoned' WHERE status = 'issued'`).run().changes;
   }
 
   abandonNonce(sessionId: string, attempt: number): void {
-    this.db
-      .prepare(
-        `UPDATE nonces SET status = 'abandoned'
+    this.sql(
+      `UPDATE nonces SET status = 'abandoned'
          WHERE session_id = ? AND attempt = ? AND status = 'issued'`,
-      )
-      .run(sessionId, attempt);
+    ).run(sessionId, attempt);
   }
 
   /**
@@ -140,17 +149,23 @@ export class GuardianStore implements NodeStore {
   rememberMessage(sender: string, nonce: string, ts: number): boolean {
     const now = Date.now();
     return this.unsynced(() => {
-      this.db.prepare('DELETE FROM seen_messages WHERE ts < ?').run(now - 4 * MAX_CLOCK_SKEW_MS);
+      // Kept a second longer at most: a row kept longer only refuses a replay for longer.
+      if (now - this.purgedAt >= PURGE_EVERY_MS) {
+        this.sql('DELETE FROM seen_messages WHERE ts < ?').run(now - 4 * MAX_CLOCK_SKEW_MS);
+        this.purgedAt = now;
+      }
       return (
-        this.db
-          .prepare('INSERT OR IGNORE INTO seen_messages (sender, nonce, ts) VALUES (?, ?, ?)')
-          .run(sender, nonce, Math.max(ts, now)).changes === 1
+        this.sql('INSERT OR IGNORE INTO seen_messages (sender, nonce, ts) VALUES (?, ?, ?)').run(
+          sender,
+          nonce,
+          Math.max(ts, now),
+        ).changes === 1
       );
     });
   }
 
   session(id: string): SessionRow | undefined {
-    return this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+    return this.sql('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
   }
 
   /**
@@ -166,57 +181,50 @@ export class GuardianStore implements NodeStore {
     reason: string | null,
   ): SessionRow {
     this.unsynced(() =>
-      this.db
-        .prepare(
-          `INSERT INTO sessions (id, message, approved, reason, created_at)
+      this.sql(
+        `INSERT INTO sessions (id, message, approved, reason, created_at)
            VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason
            WHERE sessions.approved = 0 AND sessions.message = excluded.message`,
-        )
-        .run(id, message, approved ? 1 : 0, reason, Date.now()),
+      ).run(id, message, approved ? 1 : 0, reason, Date.now()),
     );
     return this.session(id)!;
   }
 
   nonce(sessionId: string, attempt: number): NonceRow | undefined {
-    return this.db
-      .prepare('SELECT * FROM nonces WHERE session_id = ? AND attempt = ?')
-      .get(sessionId, attempt) as NonceRow | undefined;
+    return this.sql('SELECT * FROM nonces WHERE session_id = ? AND attempt = ?').get(
+      sessionId,
+      attempt,
+    ) as NonceRow | undefined;
   }
 
   /** Committed before the commitment is released; false if this attempt already has a nonce. */
   recordIssuedNonce(sessionId: string, attempt: number, hiding: string, binding: string): boolean {
     return this.unsynced(
       () =>
-        this.db
-          .prepare(
-            `INSERT OR IGNORE INTO nonces (session_id, attempt, hiding, binding, status, created_at)
+        this.sql(
+          `INSERT OR IGNORE INTO nonces (session_id, attempt, hiding, binding, status, created_at)
              VALUES (?, ?, ?, ?, 'issued', ?)`,
-          )
-          .run(sessionId, attempt, hiding, binding, Date.now()).changes === 1,
+        ).run(sessionId, attempt, hiding, binding, Date.now()).changes === 1,
     );
   }
 
   /** issued -> spent, committed before the signature share is computed; false if not issued. */
   spendNonce(sessionId: string, attempt: number): boolean {
     return this.unsynced(() => {
-      const changed = this.db
-        .prepare(
-          `UPDATE nonces SET status = 'spent'
+      const changed = this.sql(
+        `UPDATE nonces SET status = 'spent'
            WHERE session_id = ? AND attempt = ? AND status = 'issued'`,
-        )
-        .run(sessionId, attempt).changes;
+      ).run(sessionId, attempt).changes;
       if (changed === 1)
-        this.db
-          .prepare('UPDATE sessions SET signed_at = ? WHERE id = ?')
-          .run(Date.now(), sessionId);
+        this.sql('UPDATE sessions SET signed_at = ? WHERE id = ?').run(Date.now(), sessionId);
       return changed === 1;
     });
   }
 
   /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
   fact(key: string): string | null {
-    const row = this.db.prepare('SELECT value FROM facts WHERE key = ?').get(key) as
+    const row = this.sql('SELECT value FROM facts WHERE key = ?').get(key) as
       { value: string } | undefined;
     return row?.value ?? null;
   }
@@ -234,14 +242,14 @@ export class GuardianStore implements NodeStore {
 
   /** When it last gave a signature share (ms), from the rows `spendNonce` writes anyway. */
   lastSignedAt(): number | null {
-    const row = this.db.prepare('SELECT MAX(signed_at) AS at FROM sessions').get() as {
+    const row = this.sql('SELECT MAX(signed_at) AS at FROM sessions').get() as {
       at: number | null;
     };
     return row.at;
   }
 
   allNonces(): NonceRow[] {
-    return this.db.prepare('SELECT * FROM nonces ORDER BY created_at').all() as NonceRow[];
+    return this.sql('SELECT * FROM nonces ORDER BY created_at').all() as NonceRow[];
   }
 
   close(): void {

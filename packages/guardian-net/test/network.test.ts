@@ -300,6 +300,18 @@ describe('guardian network on loopback (real processes)', () => {
     await startGuardian(3);
   });
 
+  it('a wrong R beside an honest share changes nothing: the coordinator computes R itself', async () => {
+    await stop(3);
+    await startEvil(3, 'bad-rx');
+    const msg = message();
+    const result = await coordinator.sign(msg, {}, undefined, cheaterFirst);
+    expect(schnorr.verify(result.signature, msg, groupKey())).toBe(true);
+    expect(result.signers).toContain(3);
+    expect(result).toMatchObject({ excluded: [], attempts: 1 });
+    await stop(3);
+    await startGuardian(3);
+  });
+
   it('a guardian that sends a nonce commitment twice is named and left out', async () => {
     await stop(3);
     await startEvil(3, 'replay-nonce');
