@@ -159,14 +159,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
   );
 
-  // The devnet's market, which its guardians read (`devnet@<app>`, the shape of /api/bitcoin-price):
-  // in network mode the devnet's price sets it, and the app's price is the guardians' quorum.
-  app.get('/api/devnet/market', async (): Promise<BitcoinPriceDto> => {
-    if (config.network !== 'devnet') throw new DomainError('not_devnet', 'Only on the devnet');
-    const { priceCents, timestamp } = await oracle.marketPrice();
-    return { USD: priceCents / 100, time: timestamp, stale: false };
-  });
-
   // The oracle keeps each period's JSON until the next tick: sent as is.
   app.get('/api/price-history', async (request, reply) => {
     const { timePeriod } = parseInput(periodQuery, request.query);
@@ -196,14 +188,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return oracle.withOracleHashes(await oracle.quoteFresh(th, ts));
   });
 
-  app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {
-    if (config.network !== 'devnet') {
-      throw new DomainError('not_devnet', 'The price can only be set on the devnet');
-    }
-    const { usd } = parseInput(devnetPriceBody, request.body);
-    const point = await oracle.setPrice(Math.round(usd * 100));
-    return { USD: point.priceCents / 100, time: point.timestamp } satisfies BitcoinPriceDto;
-  });
+  registerDevnetPriceRoutes(app, config, oracle);
 
   // The web app's own lookup: a wallet without a vault is an ordinary answer ([]), not a 404 the
   // browser logs as an error on every poll (issue 15); by-pubkey keeps its 404 for callers that
@@ -285,6 +270,30 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     await requireSession(db, request, dto.address);
     const queued = await notifier.notify(dto);
     return reply.status(202).send({ queued, enabled: notifier.enabled });
+  });
+}
+
+/** The devnet's price controls: its market (what its guardians read) and setting it. */
+function registerDevnetPriceRoutes(
+  app: FastifyInstance,
+  config: ApiDeps['config'],
+  oracle: ApiDeps['oracle'],
+): void {
+  // The devnet's market, which its guardians read (`devnet@<app>`, the shape of /api/bitcoin-price):
+  // in network mode the devnet's price sets it, and the app's price is the guardians' quorum.
+  app.get('/api/devnet/market', async (): Promise<BitcoinPriceDto> => {
+    if (config.network !== 'devnet') throw new DomainError('not_devnet', 'Only on the devnet');
+    const { priceCents, timestamp } = await oracle.marketPrice();
+    return { USD: priceCents / 100, time: timestamp, stale: false };
+  });
+
+  app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {
+    if (config.network !== 'devnet') {
+      throw new DomainError('not_devnet', 'The price can only be set on the devnet');
+    }
+    const { usd } = parseInput(devnetPriceBody, request.body);
+    const point = await oracle.setPrice(Math.round(usd * 100));
+    return { USD: point.priceCents / 100, time: point.timestamp } satisfies BitcoinPriceDto;
   });
 }
 

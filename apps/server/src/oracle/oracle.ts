@@ -298,10 +298,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return this.prices.json(period, this.clock(), this.price());
   }
 
-  /**
-   * The guardian's check that a quote came from this oracle. While the price is stale it refuses
-   * every quote, even one signed while it was fresh, so nothing is co-signed until it is fresh.
-   */
+  /** The guardian's check that a quote came from this oracle; while stale it refuses every quote. */
   verifyQuote(quote: SignedQuote): boolean {
     const stale = this.whyStale();
     if (stale !== null) throw new StalePriceError(stale);
@@ -324,10 +321,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return thresholdSecret(this.options.keys.oracleSecret, th, stamp);
   }
 
-  /**
-   * The threshold hashes a vault of (th, stamp) commits to, one liquidation leaf each: with the
-   * guardian network the set's oracles' (network-oracles.ts), else this oracle's one.
-   */
+  /** A vault's threshold hashes, a leaf each: the network's oracles' (network-oracles.ts), or one. */
   async thresholdHashes(thCents: bigint | number, stamp: number): Promise<Uint8Array[]> {
     const { network } = this.options;
     return network ? network.hashes(Number(thCents), stamp) : [this.thresholdHash(thCents, stamp)];
@@ -351,8 +345,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** With the network, the oracles' hashes of (th, ts) and their signed statements; else null. */
   async networkCommitment(th: number, ts: number) {
     const { network } = this.options;
-    // Stamp 0 is no vault's: it is how a guardian starting up reads the oracle's key (chain-view.ts),
-    // before the guardians, whose hashes these are, answer.
+    // Stamp 0 is no vault's: a starting guardian reads the oracle's key with it (chain-view.ts).
     if (!network || ts === 0) return null;
     const { hashes, statements } = await network.commitment(th, ts);
     return { threshold_hash: hashes[0]!, threshold_hashes: hashes, oracle_statements: statements };
