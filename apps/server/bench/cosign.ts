@@ -133,7 +133,6 @@ export async function measureCosign(
       goal: { max: COSIGN_GOAL },
       noise,
       unit: '×',
-      knownMiss: 'issue 20: holds without margin (0.95x-1.52x), docs/guardian-network.md',
     },
     lines,
   };
