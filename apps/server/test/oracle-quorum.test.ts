@@ -204,7 +204,7 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
     expect(ticks).toEqual([{ priceCents: 9_500_000, timestamp: NOW + 1 }]);
     expect(oracle.stale).toBe(false);
     expect((await oracle.history('24h')).data.at(-1)!.price).toBe(95_000);
-    advance(5); // the same price, a newer stamp: not recorded again within 30 s
+    advance(5); // the same price, a newer stamp: not recorded again within 15 s
     await oracle.refreshQuorum();
     advance(5); // a new price: recorded with the quorum's stamp
     await oracle.refreshQuorum();

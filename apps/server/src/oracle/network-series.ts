@@ -13,10 +13,15 @@ import type { PriceQuorumFeed } from './quorum';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
 
 /**
- * An unchanged quorum is recorded this often: well inside the 60 s a guardian price stays fresh,
- * so an instance that only hears the leader's points (the bus) sees a fresh price.
+ * An unchanged quorum is recorded this often, so the series' last point stays younger than the
+ * 60 s a guardian price stays fresh (GUARDIAN_PRICE_MAX_AGE_SECONDS) and an instance that only
+ * hears the leader's points (the bus) sees a fresh price. A point is stamped with the quorum's
+ * oldest price, which may already be a guardian tick old (30 s by default), and the next one comes
+ * once the quorum's stamp has moved this far, at a quorum round (5 s): with three guardians at any
+ * offsets, at most 47 s old before the next round (network-series.test.ts). At 30 s it reached
+ * 62 s, and the price read stale for a moment while unchanged.
  */
-export const RECORD_UNCHANGED_EVERY_SECONDS = 30;
+export const RECORD_UNCHANGED_EVERY_SECONDS = 15;
 
 /**
  * The point a quorum round adds to the series, or null when the series already says it. The

@@ -361,19 +361,28 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
   }, 120_000);
 
   it("with two guardians' feeds down there is no quorum: the price goes stale and nothing is signed", async () => {
+    const before = (await getVaultByPubkey(unit.store.db, alice.vaultPubkey))!;
     const { request } = await alice.borrow(5_000n);
     for (const id of [1, 2]) for (const f of feeds.get(id)!) f.behave({ answer: 'http500' });
     await untilEvery([1, 2], false);
     const round = await collectPriceQuorum(set, { timeoutMs: 3_000 });
     expect(round.valid).toBe(false);
     expect(round.left.map((l) => l.guardian)).toEqual([1, 2]);
-    // The request made on the last quorum: guardians 1 and 2 have no price, 3 is 10% off.
+    // The request made on the last quorum: guardians 1 and 2 have no price, 3 is 10% off. Unless
+    // the app's own 5 s round has already seen the quorum gone (a loaded machine can take that
+    // long to get here): then the app refuses it itself, stale, before asking any guardian.
     const { error, approvals } = await send('vault.borrow', request);
-    expect(error?.code).toBe('guardians_refused');
-    expect(approvals.guardians.some((g) => g.state === 'approved')).toBe(false);
-    expect(approvals.guardians.find((g) => g.id === 1)!.reason).toMatch(
-      /^this guardian has no fresh price/,
-    );
+    if (error?.code === 'no_price') expect(approvals).toBeUndefined();
+    else {
+      expect(error?.code).toBe('guardians_refused');
+      expect(approvals.guardians.some((g) => g.state === 'approved')).toBe(false);
+      expect(approvals.guardians.find((g) => g.id === 1)!.reason).toMatch(
+        /^this guardian has no fresh price/,
+      );
+    }
+    expect(await getVaultByPubkey(unit.store.db, alice.vaultPubkey)).toMatchObject({
+      unit_borrowed: before.unit_borrowed,
+    });
     // Guardians 1 and 2 answer that they have no fresh price: that withdraws their prices from the
     // last quorum, one price is left, and the quote is stale at once (oracle/quorum.ts).
     await expect
