@@ -191,7 +191,9 @@ export class PgGuardianStore implements NodeStore {
   }
 
   async allNonces(): Promise<NonceRow[]> {
-    const r = await this.q(`SELECT * FROM ${this.t.nonces} ORDER BY created_at`);
+    const r = await this.q(
+      `SELECT * FROM ${this.t.nonces} ORDER BY created_at, session_id, attempt`,
+    );
     return r.rows.map(nonceRow);
   }
 

@@ -249,7 +249,9 @@ export class GuardianStore implements NodeStore {
   }
 
   allNonces(): NonceRow[] {
-    return this.sql('SELECT * FROM nonces ORDER BY created_at').all() as NonceRow[];
+    return this.sql(
+      'SELECT * FROM nonces ORDER BY created_at, session_id, attempt',
+    ).all() as NonceRow[];
   }
 
   close(): void {

@@ -72,7 +72,11 @@ export async function guardianNonceRows(gdir: string, url?: string): Promise<Non
     return admin(
       url,
       async (c) =>
-        (await c.query<NonceRow>('SELECT * FROM guardian.nonces ORDER BY created_at')).rows,
+        (
+          await c.query<NonceRow>(
+            'SELECT * FROM guardian.nonces ORDER BY created_at, session_id, attempt',
+          )
+        ).rows,
     );
   const db = new Database(join(gdir, 'store.sqlite'), { readonly: true, fileMustExist: true });
   try {
