@@ -11,7 +11,6 @@
 //   set's treasury (treasury-split.ts's checkRunes, ord's allocation);
 // - the fee is at most `maxFeeRate` sat/vB of the signed size;
 // - the message is the key-path sighash (SIGHASH_DEFAULT) of this input, computed here.
-import { base64, hex } from '@scure/base';
 import { OutScript, Transaction } from '@scure/btc-signer';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { isRunestoneScript, taprootSighash, type RuneId } from '@unit/bitcoin';
@@ -19,13 +18,18 @@ import * as z from 'zod';
 import type { GuardianSet } from '../guardian-set';
 import type { SignRequest } from '../signing-rounds';
 import type { ChainView } from './chain-view';
-import { Refused, type ClaimedInput } from './reads';
+import { Refused } from './reads';
 import { setKeysOf } from './set-keys';
-import { checkFeeRate, checkRunes, prevoutsOnce } from './treasury-split';
+import {
+  checkFeeRate,
+  checkRunes,
+  prevoutsOnce,
+  readTreasuryPsbt,
+  treasuryInputs,
+} from './treasury-split';
 
 export const TREASURY_MOVE_KIND = 'treasury-move';
 const MAX_PSBT_CHARS = 200_000;
-const PSBT_OPTS = { allowUnknownOutputs: true } as const;
 const WHAT = 'the treasury move';
 
 export const treasuryMoveContextSchema = z.object({
@@ -48,42 +52,6 @@ export interface TreasuryMoveCheck {
   maxFeeRate: number;
 }
 
-function readMove(context: unknown): { psbt: string; input: number; tx: Transaction } {
-  const parsed = treasuryMoveContextSchema.safeParse(context);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new Refused(
-      `the treasury move context is malformed (${issue?.path.join('.') || 'context'}: ${issue?.message ?? 'invalid'})`,
-    );
-  }
-  try {
-    const tx = Transaction.fromPSBT(base64.decode(parsed.data.psbt), PSBT_OPTS);
-    return { ...parsed.data, tx };
-  } catch {
-    throw new Refused('the treasury move is not a readable PSBT');
-  }
-}
-
-/** Every input, each required to be the old treasury's. */
-function oldTreasuryInputs(tx: Transaction, from: Uint8Array): ClaimedInput[] {
-  const inputs: ClaimedInput[] = [];
-  for (let i = 0; i < tx.inputsLength; i++) {
-    const input = tx.getInput(i);
-    if (!input.txid || input.index === undefined || !input.witnessUtxo)
-      throw new Refused(`input ${i} has no witnessUtxo`);
-    if (!equalBytes(input.witnessUtxo.script, from))
-      throw new Refused(`input ${i} is not a treasury output of this set`);
-    inputs.push({
-      txid: hex.encode(input.txid),
-      vout: input.index,
-      script: input.witnessUtxo.script,
-      amount: input.witnessUtxo.amount,
-    });
-  }
-  if (inputs.length === 0) throw new Refused('the treasury move spends nothing');
-  return inputs;
-}
-
 /** Outputs: the newest set's treasury, and at most one runestone of value 0. */
 function newTreasuryOutputs(tx: Transaction, to: Uint8Array) {
   const outputs: { script: Uint8Array; amount: bigint }[] = [];
@@ -104,7 +72,8 @@ function newTreasuryOutputs(tx: Transaction, to: Uint8Array) {
 
 /** Throws Refused with the reason when this guardian will not sign the move's input. */
 export async function checkTreasuryMove(req: SignRequest, o: TreasuryMoveCheck): Promise<void> {
-  const { psbt, input, tx } = readMove(req.context);
+  const { c, tx } = readTreasuryPsbt(req.context, treasuryMoveContextSchema, WHAT);
+  const { psbt, input } = c;
   const keys = setKeysOf(o.groupKey, o.sets);
   if (equalBytes(keys.signing, keys.newest))
     throw new Refused(
@@ -112,7 +81,7 @@ export async function checkTreasuryMove(req: SignRequest, o: TreasuryMoveCheck):
     );
   const from = OutScript.encode({ type: 'tr', pubkey: keys.signing });
   const to = OutScript.encode({ type: 'tr', pubkey: keys.newest });
-  const inputs = oldTreasuryInputs(tx, from);
+  const inputs = treasuryInputs(tx, from, { what: WHAT, whose: ' of this set' });
   if (input >= inputs.length) throw new Refused(`the PSBT has no input ${input}`);
   if (!equalBytes(taprootSighash(tx, inputs, input, null), req.message))
     throw new Refused(`the message is not the treasury move's input ${input}`);

@@ -40,6 +40,7 @@ const MAX_PSBT_CHARS = 200_000;
 const KEY_PATH_SIGNATURE_BYTES = 64;
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
 const OP_RETURN = 0x6a;
+const WHAT = 'the treasury split';
 
 export const treasurySplitContextSchema = z.object({
   kind: z.literal(TREASURY_SPLIT_KIND),
@@ -60,32 +61,47 @@ export interface TreasurySplitCheck {
   maxFeeRate: number;
 }
 
-function readSplit(context: unknown): { c: TreasurySplitContext; tx: Transaction } {
-  const parsed = treasurySplitContextSchema.safeParse(context);
+/**
+ * The context of a treasury transaction (split or move: `schema`), its PSBT read; `what` names it
+ * in the refusal.
+ */
+export function readTreasuryPsbt<C extends { psbt: string }>(
+  context: unknown,
+  schema: z.ZodType<C>,
+  what: string,
+): { c: C; tx: Transaction } {
+  const parsed = schema.safeParse(context);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new Refused(
-      `the treasury split context is malformed (${issue?.path.join('.') || 'context'}: ${issue?.message ?? 'invalid'})`,
+      `${what} context is malformed (${issue?.path.join('.') || 'context'}: ${issue?.message ?? 'invalid'})`,
     );
   }
   let tx: Transaction;
   try {
     tx = Transaction.fromPSBT(base64.decode(parsed.data.psbt), PSBT_OPTS);
   } catch {
-    throw new Refused('the treasury split is not a readable PSBT');
+    throw new Refused(`${what} is not a readable PSBT`);
   }
   return { c: parsed.data, tx };
 }
 
-/** Every input as the PSBT claims it, each required to be the treasury's. */
-function treasuryInputs(tx: Transaction, treasury: Uint8Array): ClaimedInput[] {
+/**
+ * Every input as the PSBT claims it, each required to pay `treasury` (`whose` says which treasury
+ * in the refusal: "a treasury output" and what follows).
+ */
+export function treasuryInputs(
+  tx: Transaction,
+  treasury: Uint8Array,
+  o: { what: string; whose?: string } = { what: 'the treasury split' },
+): ClaimedInput[] {
   const inputs: ClaimedInput[] = [];
   for (let i = 0; i < tx.inputsLength; i++) {
     const input = tx.getInput(i);
     if (!input.txid || input.index === undefined || !input.witnessUtxo)
       throw new Refused(`input ${i} has no witnessUtxo`);
     if (!equalBytes(input.witnessUtxo.script, treasury))
-      throw new Refused(`input ${i} is not a treasury output`);
+      throw new Refused(`input ${i} is not a treasury output${o.whose ?? ''}`);
     inputs.push({
       txid: hex.encode(input.txid),
       vout: input.index,
@@ -93,7 +109,7 @@ function treasuryInputs(tx: Transaction, treasury: Uint8Array): ClaimedInput[] {
       amount: input.witnessUtxo.amount,
     });
   }
-  if (inputs.length === 0) throw new Refused('the treasury split spends nothing');
+  if (inputs.length === 0) throw new Refused(`${o.what} spends nothing`);
   return inputs;
 }
 
@@ -207,7 +223,7 @@ export function checkFeeRate(tx: Transaction, fee: bigint, maxFeeRate: number): 
 
 /** Throws Refused with the reason when this guardian will not sign the split's input. */
 export async function checkTreasurySplit(req: SignRequest, o: TreasurySplitCheck): Promise<void> {
-  const { c, tx } = readSplit(req.context);
+  const { c, tx } = readTreasuryPsbt(req.context, treasurySplitContextSchema, WHAT);
   const group = hex.decode(o.groupKey);
   const treasury = OutScript.encode({ type: 'tr', pubkey: group });
   const inputs = treasuryInputs(tx, treasury);
