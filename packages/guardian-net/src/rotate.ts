@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -50,6 +51,9 @@ export interface RotateDeps {
   waitHealthy: (url: string) => Promise<void>;
   log: (event: Record<string, unknown>) => void;
 }
+
+/** Whether `path` is there, a link to a directory not (yet) on this machine included. */
+const linked = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 
 function describe(e: unknown): string {
   const err = e as Error & { code?: string; cause?: { code?: string } };
@@ -303,10 +307,10 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
     );
   for (const m of roster.members) {
     const old = current.members.find((c) => c.identityKey === m.identityKey);
-    if (old && !existsSync(memberDir(m.id)))
+    if (old && !linked(memberDir(m.id)))
       symlinkSync(join(dir, `guardian-${old.id}`), memberDir(m.id));
   }
-  if (!existsSync(join(nextDir, 'coordinator')))
+  if (!linked(join(nextDir, 'coordinator')))
     symlinkSync(join(dir, 'coordinator'), join(nextDir, 'coordinator'));
   const rosterPath = join(nextDir, 'roster.json');
   sameRosterAs(rosterPath, roster);
