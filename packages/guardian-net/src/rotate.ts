@@ -316,7 +316,7 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
   sameRosterAs(rosterPath, roster);
   if (approveLocal) approveLocally(dir, current, roster);
   const staying = stayingMembers(current, roster);
-  for (const m of staying)
+  for (const m of approveLocal ? [] : staying)
     deps.log({
       event: 'operator-approval',
       guardian: m.id,
