@@ -1,7 +1,9 @@
 // A running guardian's side of a rotation (docs/protocol.md, "Guardian rotation"). A guardian of
 // set v joins the DKG of set v+1 only for a roster built on its own set that names it with its own
-// identity key, and signs the handover to set v+1 only after checking that set itself: it is its
-// own DKG's result, signed by every member, and made from its own set.
+// identity key, that keeps the rules no approval lifts and that its own operator approved exactly
+// (approval.ts), and signs the handover to set v+1 only after checking that set itself: it is its
+// own DKG's result of that approved roster, signed by every member, and made from its own set.
+import { approvalProblem, membershipRuleProblem, type FoundApproval } from './approval';
 import { canonicalJson } from './canonical';
 import type { DkgRounds } from './dkg-rounds';
 import { ProtocolError } from './envelope';
@@ -20,7 +22,7 @@ function refuse(message: string): never {
   throw new ProtocolError('refused', message);
 }
 
-function checkFollows(body: GuardianSetBody, current: GuardianSet): void {
+export function checkFollows(body: GuardianSetBody, current: GuardianSet): void {
   if (body.version !== current.version + 1)
     refuse(`the next set must be version ${current.version + 1}, not ${body.version}`);
   const expected = previousOf(current);
@@ -34,12 +36,33 @@ function checkFollows(body: GuardianSetBody, current: GuardianSet): void {
     refuse(`the next set was not made from this guardian's set ${current.version}`);
 }
 
-/** `rotate/roster` `{roster}`: the roster of set v+1, if this guardian (id, key) is in it. */
+/**
+ * A membership change of this guardian's set to `roster`: the rules first (an approval cannot lift
+ * them), then its own operator's approval of exactly this roster among `approvals` (its files).
+ */
+export function checkApproved(
+  current: GuardianSet,
+  identity: Identity,
+  roster: GuardianSetBody,
+  approvals: FoundApproval[],
+): void {
+  const rule = membershipRuleProblem(current, roster);
+  if (rule) refuse(`this guardian refuses the roster of set ${roster.version}: ${rule}`);
+  const ask = { change: 'rotation' as const, setVersion: current.version, roster };
+  const problem = approvalProblem(approvals, { ...ask, identityKey: identity.publicKey });
+  if (problem) refuse(problem);
+}
+
+/**
+ * `rotate/roster` `{roster}`: the roster of set v+1, if this guardian (id, key) is in it and its
+ * operator approved exactly it (`approvals`: the files of its `approvals/`).
+ */
 export function acceptRoster(
   current: GuardianSet,
   id: number,
   identity: Identity,
   raw: unknown,
+  approvals: FoundApproval[],
 ): GuardianSetBody {
   let roster: GuardianSetBody;
   try {
@@ -51,6 +74,7 @@ export function acceptRoster(
   checkFollows(roster, current);
   if (roster.members[id - 1]?.identityKey !== identity.publicKey)
     refuse(`guardian ${id} is not in the next roster with this identity key`);
+  checkApproved(current, identity, roster, approvals);
   return roster;
 }
 
@@ -63,16 +87,19 @@ export function sameRoster(a: GuardianSetBody, b: GuardianSetBody): boolean {
  * `set/handover`: this guardian's handover signature over the next set, once it checked it. It
  * signs only a set it is a member of and whose DKG it took part in: exactly the roster it accepted
  * with its own DKG result (so a coordinator cannot have set v hand over to a set of strangers; it
- * takes t guardians of set v that stay), signed by every member, and made from its own set.
+ * takes t guardians of set v that stay), signed by every member, and made from its own set. Its
+ * operator's approval of that roster is checked again: one withdrawn meanwhile stops the handover.
  */
 export function handoverFor(
   current: GuardianSet,
   identity: Identity,
   raw: unknown,
   dkg: DkgRounds | undefined,
+  approvals: FoundApproval[],
 ): unknown {
   if (!dkg || dkg.roster.version !== current.version + 1)
     refuse(`this guardian takes part in no DKG for set ${current.version + 1}`);
+  checkApproved(current, identity, dkg.roster, approvals);
   let next: GuardianSet;
   try {
     dkg.ownSetBody(raw);

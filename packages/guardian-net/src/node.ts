@@ -20,6 +20,7 @@ import {
   type GuardianSetBody,
   type Member,
 } from './guardian-set';
+import { readApprovals } from './approval-files';
 import { acceptRoster, handoverFor, sameRoster } from './handover';
 import { ensureIdentity, type Identity } from './identity';
 import { liquidationDecision } from './price/liquidation';
@@ -259,7 +260,8 @@ export class GuardianNode {
       'sign/commit': (b) => this.needReady(ctx).signing.commit(b),
       'sign/share': (b) => this.needReady(ctx).signing.share(b),
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
-      'set/handover': (b) => handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg),
+      'set/handover': (b) =>
+        handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),
     };
   }
 
@@ -273,6 +275,9 @@ export class GuardianNode {
     return ctx.installed;
   }
 
+  /** Its operator's approvals, read from its own directory at each ask (approval-files.ts). */
+  private approvals = () => readApprovals(this.opts.dir, 'rotation');
+
   /** A rotation starts from the newest set only. */
   private needCurrent(ctx: Context): Installed {
     const installed = this.needReady(ctx);
@@ -284,7 +289,7 @@ export class GuardianNode {
   /** `rotate/roster`: joins the next set's DKG, keeping its current set and share meanwhile. */
   private rotateRoster(ctx: Context, body: unknown): unknown {
     const current = this.needCurrent(ctx).set;
-    const roster = acceptRoster(current, this.opts.id, this.identity, body);
+    const roster = acceptRoster(current, this.opts.id, this.identity, body, this.approvals());
     if (!this.dkg || !sameRoster(this.dkg.roster, roster)) {
       this.dkg?.clean();
       this.dkg = new DkgRounds(this.opts.id, this.identity, roster);

@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -30,7 +31,10 @@ import {
   type Member,
 } from './guardian-set';
 import { ensureIdentity, loadIdentity, type Identity } from './identity';
-import { callParty } from './transport';
+import { NOT_APPROVED, rosterDigest } from './approval';
+import { writeApproval } from './approval-files';
+import { approveRoster } from './approve';
+import { callParty, RemoteError } from './transport';
 
 export interface RotationPlan {
   /** ids of set v that leave (a guardian that quits, or whose share leaked) */
@@ -47,6 +51,9 @@ export interface RotateDeps {
   waitHealthy: (url: string) => Promise<void>;
   log: (event: Record<string, unknown>) => void;
 }
+
+/** Whether `path` is there, a link to a directory not (yet) on this machine included. */
+const linked = (path: string) => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
 
 function describe(e: unknown): string {
   const err = e as Error & { code?: string; cause?: { code?: string } };
@@ -131,24 +138,23 @@ export async function collectHandover(
   return verifySet({ ...next, handover }, { previous: current });
 }
 
-/**
- * The rotation among running processes: the members that stay (running as guardians of `current`)
- * join the DKG of `roster`, the new members are already running in DKG mode; the set is signed by
- * all its members, handed over by t of `current` (`collect`), and installed on every member of the
- * next set.
- */
-export async function runRotation(
+/** A staying guardian that did not join the next set's DKG, and why. */
+export interface JoinRefusal {
+  id: number;
+  reason: string;
+  /** it refused for want of its own operator's approval of this roster */
+  notApproved: boolean;
+}
+
+/** Sends `rotate/roster` to every staying guardian of `current`; returns each one that did not join. */
+export async function askToJoin(
   current: GuardianSet,
   roster: GuardianSetBody,
   coordinator: Identity,
   timeoutMs = 15_000,
-  collect: typeof collectHandover = collectHandover,
-): Promise<GuardianSet> {
-  const staying = roster.members.filter((m) =>
-    current.members.some((c) => c.identityKey === m.identityKey),
-  );
-  await Promise.all(
-    staying.map(async (m) => {
+): Promise<JoinRefusal[]> {
+  const answers = await Promise.all(
+    stayingMembers(current, roster).map(async (m): Promise<JoinRefusal | null> => {
       try {
         await callParty({
           url: m.url,
@@ -159,11 +165,41 @@ export async function runRotation(
           body: { roster },
           timeoutMs,
         });
+        return null;
       } catch (e) {
-        throw new Error(`guardian ${m.id} of set ${current.version} did not join: ${describe(e)}`);
+        const notApproved = e instanceof RemoteError && e.message.startsWith(NOT_APPROVED);
+        return { id: m.id, reason: describe(e), notApproved };
       }
     }),
   );
+  return answers.filter((a) => a !== null);
+}
+
+/** The members of `roster` that are members of `current` (same identity key). */
+export function stayingMembers(current: GuardianSet, roster: GuardianSetBody): Member[] {
+  return roster.members.filter((m) => current.members.some((c) => c.identityKey === m.identityKey));
+}
+
+/**
+ * The rotation among running processes: the members that stay (running as guardians of `current`,
+ * each with its operator's approval of `roster`) join the DKG of `roster`, the new members are
+ * already running in DKG mode; the set is signed by all its members, handed over by t of `current`
+ * (`collect`), and installed on every member of the next set.
+ */
+export async function runRotation(
+  current: GuardianSet,
+  roster: GuardianSetBody,
+  coordinator: Identity,
+  timeoutMs = 15_000,
+  collect: typeof collectHandover = collectHandover,
+): Promise<GuardianSet> {
+  const refused = await askToJoin(current, roster, coordinator, timeoutMs);
+  if (refused.length > 0)
+    throw new Error(
+      refused
+        .map((r) => `guardian ${r.id} of set ${current.version} did not join: ${r.reason}`)
+        .join('; '),
+    );
   return runDkg(roster, coordinator, timeoutMs, {
     previous: current,
     handover: (set) => collect(current, set, coordinator, timeoutMs),
@@ -180,6 +216,7 @@ function rotateOptions(args: string[]) {
       n: { type: 'string' },
       t: { type: 'string' },
       'base-port': { type: 'string' },
+      'approve-local': { type: 'boolean' },
     },
   });
   if (!values.dir || !values['next-dir']) throw new Error('rotate needs --dir and --next-dir');
@@ -196,17 +233,63 @@ function rotateOptions(args: string[]) {
     basePort:
       values['base-port'] === undefined ? Math.max(...ports) + 1 : Number(values['base-port']),
   };
-  return { dir, current, nextDir: resolve(values['next-dir']), plan };
+  const approveLocal = values['approve-local'] === true;
+  return { dir, current, nextDir: resolve(values['next-dir']), plan, approveLocal };
+}
+
+/** The command an operator runs on guardian `m`'s machine to approve the roster at `rosterPath`. */
+export function approveCommand(m: Member, rosterPath: string): string {
+  return `npm run guardian -- approve --dir <guardian ${m.id}'s own directory> --roster ${rosterPath}`;
+}
+
+/**
+ * The embedded network's one operator, who runs every guardian from `<dir>/guardian-<id>`: records
+ * each staying guardian's approval in that guardian's own directory, as `approve --yes` there.
+ */
+function approveLocally(dir: string, current: GuardianSet, roster: GuardianSetBody) {
+  for (const m of stayingMembers(current, roster)) {
+    const old = current.members.find((c) => c.identityKey === m.identityKey)!;
+    const own = join(dir, `guardian-${old.id}`);
+    if (!existsSync(join(own, 'identity.json')))
+      throw new Error(
+        `--approve-local needs every staying guardian's own directory, and ${own} holds no guardian; each operator approves on its own machine instead: ${approveCommand(m, '<roster.json>')}.`,
+      );
+    const approval = approveRoster(own, roster, false);
+    if (approval.record.guardian.identityKey !== m.identityKey)
+      throw new Error(`${own} holds another guardian than guardian ${old.id} of the set.`);
+    writeApproval(own, approval.record);
+  }
+}
+
+/** Writes `roster` to `path`; one already there (a run refused for want of approvals) must be it. */
+function sameRosterAs(path: string, roster: GuardianSetBody): void {
+  if (!existsSync(path)) return writeFileSync(path, JSON.stringify(roster, null, 2) + '\n');
+  if (rosterDigest(parseSetBody(JSON.parse(readFileSync(path, 'utf8')))) !== rosterDigest(roster))
+    throw new Error(
+      `${path} holds another roster than these options make; run rotate with the options it was made with, or into a fresh --next-dir.`,
+    );
+}
+
+/** The command's refusal when a staying guardian did not join: who, why, and what each operator runs. */
+function joinRefused(refused: JoinRefusal[], staying: Member[], rosterPath: string): string {
+  const why = refused.map((r) => `guardian ${r.id}: ${r.reason}`).join('; ');
+  const unapproved = staying.filter((m) => refused.some((r) => r.id === m.id && r.notApproved));
+  if (unapproved.length === 0) return `Not every staying guardian joined the rotation (${why}).`;
+  const commands = unapproved.map((m) => `guardian ${m.id}: ${approveCommand(m, rosterPath)}`);
+  return `The rotation did not start: ${unapproved.map((m) => `guardian ${m.id}`).join(', ')} ${unapproved.length === 1 ? 'has' : 'have'} not approved this roster. Each one's operator reads and approves it on that guardian's own machine (${commands.join('; ')}; add --yes once the summary is right), then run this rotate command again (${why}).`;
 }
 
 /**
  * `rotate --dir <current network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T]
- * [--base-port P]`. The current network must be running. Writes, under the next directory, the
- * roster, the signed set with its handover, a new directory for each new member, and links to the
- * directories of the members that stay and to the coordinator's.
+ * [--base-port P] [--approve-local]`. The current network must be running, and each staying
+ * guardian's operator must have approved the roster on its own machine (`approve`); the command
+ * prints what each runs, and stops before any DKG when one has not. Run again with the same
+ * options, it reuses the roster it wrote. Writes, under the next directory, the roster, the signed
+ * set with its handover, a new directory for each new member, and links to the directories of the
+ * members that stay and to the coordinator's.
  */
 export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
-  const { dir, current, nextDir, plan } = rotateOptions(args);
+  const { dir, current, nextDir, plan, approveLocal } = rotateOptions(args);
   if (existsSync(join(nextDir, 'guardian-set.json')))
     throw new Error(`${nextDir} already holds a guardian set`);
   mkdirSync(nextDir, { recursive: true, mode: 0o700 });
@@ -215,15 +298,6 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
     mkdirSync(memberDir(id), { recursive: true, mode: 0o700 });
     return ensureIdentity(join(memberDir(id), 'identity.json')).publicKey;
   });
-  for (const m of roster.members) {
-    const old = current.members.find((c) => c.identityKey === m.identityKey);
-    if (old && !existsSync(memberDir(m.id)))
-      symlinkSync(join(dir, `guardian-${old.id}`), memberDir(m.id));
-  }
-  if (!existsSync(join(nextDir, 'coordinator')))
-    symlinkSync(join(dir, 'coordinator'), join(nextDir, 'coordinator'));
-  const rosterPath = join(nextDir, 'roster.json');
-  writeFileSync(rosterPath, JSON.stringify(roster, null, 2) + '\n');
   const fresh = roster.members.filter(
     (m) => !current.members.some((c) => c.identityKey === m.identityKey),
   );
@@ -231,12 +305,31 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
     throw new Error(
       `a rotation keeps at least ${current.t} guardians of set ${current.version}, who hand over; replace fewer at a time`,
     );
+  for (const m of roster.members) {
+    const old = current.members.find((c) => c.identityKey === m.identityKey);
+    if (old && !linked(memberDir(m.id)))
+      symlinkSync(join(dir, `guardian-${old.id}`), memberDir(m.id));
+  }
+  if (!linked(join(nextDir, 'coordinator')))
+    symlinkSync(join(dir, 'coordinator'), join(nextDir, 'coordinator'));
+  const rosterPath = join(nextDir, 'roster.json');
+  sameRosterAs(rosterPath, roster);
+  if (approveLocal) approveLocally(dir, current, roster);
+  const staying = stayingMembers(current, roster);
+  for (const m of approveLocal ? [] : staying)
+    deps.log({
+      event: 'operator-approval',
+      guardian: m.id,
+      command: approveCommand(m, rosterPath),
+    });
+  const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
+  const refused = await askToJoin(current, roster, coordinator);
+  if (refused.length > 0) throw new Error(joinRefused(refused, staying, rosterPath));
   const children = fresh.map((m) =>
     deps.spawnGuardian(nextDir, m.id, Number(new URL(m.url).port), ['--roster', rosterPath]),
   );
   try {
     await Promise.all(fresh.map((m) => deps.waitHealthy(m.url)));
-    const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
     const next = await runRotation(current, roster, coordinator);
     const setPath = join(nextDir, 'guardian-set.json');
     // The chain the app server follows (apps/server guardian-network/set-chain.ts): the older sets.

@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import {
+  chmodSync,
+  copyFileSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -38,6 +40,7 @@ import {
   type GuardianSetBody,
 } from '../src/guardian-set';
 import { ensureIdentity, loadIdentity, newIdentity, type Identity } from '../src/identity';
+import { approveRoster } from '../src/approve';
 import { collectHandover, nextRoster, runRotation } from '../src/rotate';
 import { callParty, RemoteError } from '../src/transport';
 import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
@@ -145,28 +148,96 @@ beforeAll(async () => {
     expect(await codeOf(ask(set1, id, 'set/handover', strangers))).toMatch(
       /^refused: .*no DKG for set 2/,
     );
-  const rotate = run(CLI, [
-    'rotate',
-    '--dir',
-    dir,
-    '--next-dir',
-    nextDir,
-    '--replace',
-    '3',
-    '--base-port',
-    String(newPort),
-  ]);
-  expect(await rotate.exited, rotate.output()).toBe(0);
-  expect(rotate.output()).toContain('"event":"rotation-complete"');
-  set2 = verifySet(JSON.parse(readFileSync(join(nextDir, 'guardian-set.json'), 'utf8')));
-}, 180_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all([...procs.keys()].map(stop));
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** Every guardian of set 1 is on set 1 with no DKG under way, and set 1 still signs. */
+async function expectSet1Signs(): Promise<void> {
+  for (const m of set1.members)
+    expect(await waitHealthy(m.url)).toMatchObject({ setVersion: 1, sets: [1], rotatingTo: null });
+  const message = new Uint8Array(32).fill(3);
+  const signed = await new Coordinator(set1, coordinatorId, 10_000).sign(message, {
+    kind: 'manual',
+  });
+  expect(schnorr.verify(signed.signature, message, hexToBytes(set1.groupKey!))).toBe(true);
+}
+
+describe('the coordinator alone cannot change the guardian set', () => {
+  it('an attacker with only the coordinator identity and the published set: every rotation refused', async () => {
+    const attacker = join(dir, 'attacker');
+    mkdirSync(join(attacker, 'coordinator'), { recursive: true, mode: 0o700 });
+    copyFileSync(
+      join(dir, 'coordinator', 'identity.json'),
+      join(attacker, 'coordinator', 'identity.json'),
+    );
+    chmodSync(join(attacker, 'coordinator', 'identity.json'), 0o600);
+    copyFileSync(join(dir, 'guardian-set.json'), join(attacker, 'guardian-set.json'));
+    const attack = (next: string, extra: string[]) =>
+      run(CLI, ['rotate', '--dir', attacker, '--next-dir', join(attacker, next), ...extra]);
+    // Two seats added, 2-of-5: the new members alone would be t. Every guardian refuses the rule.
+    const grow = attack('grow', ['--n', '5', '--t', '2', '--base-port', String(newPort)]);
+    expect(await grow.exited, grow.output()).toBe(1);
+    for (const id of [1, 2, 3])
+      expect(grow.output()).toContain(
+        `guardian ${id}: refused: this guardian refuses the roster of set 2: 2 of its members would be new, as many as its threshold 2`,
+      );
+    // A replacement of one member that keeps the rules: no operator approved it.
+    const replace = attack('replace', ['--replace', '3', '--base-port', String(newPort)]);
+    expect(await replace.exited, replace.output()).toBe(1);
+    expect(replace.output()).toMatch(
+      /The rotation did not start: guardian 1, guardian 2 have not approved this roster\..*guardian 1: npm run guardian -- approve --dir <guardian 1's own directory> --roster .*attacker\/replace\/roster\.json/,
+    );
+    expect(replace.output()).toContain(
+      'refused: not approved: this guardian’s operator has not approved the rotation to set 2',
+    );
+    // Nor can it approve for the guardians: their directories are not on its machine.
+    const local = attack('replace', [
+      '--replace',
+      '3',
+      '--base-port',
+      String(newPort),
+      '--approve-local',
+    ]);
+    expect(await local.exited, local.output()).toBe(1);
+    expect(local.output()).toMatch(/--approve-local needs every staying guardian's own directory/);
+    await expectSet1Signs();
+  }, 60_000);
+});
+
 describe('guardian rotation: a new DKG for the next set, handed over by the current set', () => {
+  beforeAll(async () => {
+    const args = ['rotate', '--dir', dir, '--next-dir', nextDir, '--replace', '3'];
+    const rotate = () => run(CLI, [...args, '--base-port', String(newPort)]);
+    // Without the operators' approvals nothing starts; the command says what each one runs.
+    const first = rotate();
+    expect(await first.exited, first.output()).toBe(1);
+    const rosterPath = join(nextDir, 'roster.json');
+    for (const id of [1, 2])
+      expect(first.output()).toContain(
+        `"command":"npm run guardian -- approve --dir <guardian ${id}'s own directory> --roster ${rosterPath}"`,
+      );
+    await expectSet1Signs();
+    // Each operator reads the change on the guardian's machine, then approves it with --yes.
+    const look = run(CLI, ['approve', '--dir', join(dir, 'guardian-1'), '--roster', rosterPath]);
+    expect(await look.exited, look.output()).toBe(0);
+    expect(look.output()).toContain(
+      `removed: guardian 3 (guardian-3) identity key ${set1.members[2]!.identityKey}`,
+    );
+    expect(look.output()).toContain('Nothing was recorded.');
+    const approvals = [1, 2].map((id) =>
+      run(CLI, ['approve', '--dir', join(dir, `guardian-${id}`), '--roster', rosterPath, '--yes']),
+    );
+    for (const a of approvals) expect(await a.exited, a.output()).toBe(0);
+    const again = rotate();
+    expect(await again.exited, again.output()).toBe(0);
+    expect(again.output()).toContain('"event":"rotation-complete"');
+    set2 = verifySet(JSON.parse(readFileSync(join(nextDir, 'guardian-set.json'), 'utf8')));
+  }, 120_000);
+
   it('set 2 replaces guardian 3, keeps 1 and 2, and verifies with its handover from set 1', async () => {
     expect(set2).toMatchObject({ version: 2, t: 2, n: 3 });
     expect(set2.groupKey).not.toBe(set1.groupKey);
@@ -297,7 +368,9 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
     let ports = await freePorts(2);
     while (ports <= basePort + 3 && ports + 1 >= basePort - 1) ports = await freePorts(2);
     const args = ['rotate', '--dir', nextDir, '--next-dir', dir3, '--replace', '1'];
-    const rotate = run(CLI, [...args, '--n', '4', '--t', '3', '--base-port', String(ports)]);
+    // One operator runs every guardian here: it approves from each staying guardian's directory.
+    const flags = ['--n', '4', '--t', '3', '--base-port', String(ports), '--approve-local'];
+    const rotate = run(CLI, [...args, ...flags]);
     expect(await rotate.exited, rotate.output()).toBe(0);
     set3 = verifySet(JSON.parse(readFileSync(join(dir3, 'guardian-set.json'), 'utf8')), {
       previous: set2,
@@ -341,6 +414,7 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
     ]);
     procs.set('set4-4', p);
     await waitHealthy(`http://127.0.0.1:${port}`);
+    for (const id of [1, 2, 3]) approveRoster(join(dir, 'next3', `guardian-${id}`), roster4, true);
     const refusals: string[] = [];
     const lying: typeof collectHandover = async (current, next, identity, timeoutMs) => {
       const { '1': _dropped, ...fewer } = next.signatures;
