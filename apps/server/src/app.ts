@@ -139,7 +139,7 @@ export async function buildApp(
       leadership.add(job);
     };
 
-    const { keys, signer, oracle, devnet } = await exclusive('startup', () =>
+    const { keys, signer, oracle, devnet, quorum } = await exclusive('startup', () =>
       firstStart(config, { store, exclusive, metrics, log }),
     );
     lead(oracleTickJob({ bus, oracle, log }));
@@ -241,6 +241,7 @@ export async function buildApp(
       live,
       exports,
       treasuryAddress: guardian.treasuryAddress,
+      guardians: quorum,
     });
     if (metricsServer) stops.push(metricsServer.close);
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });

@@ -39,6 +39,9 @@ const USAGE = `usage:
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
                  (the next set by a new DKG, handed over by the running current set)`;
 
+/** A command line this CLI does not take: said on stderr, exit code 2, as a shell expects. */
+class UsageError extends Error {}
+
 /**
  * The slice's policies. A real guardian validates the vault request against its own chain view and
  * price (docs/guardian-network.md, "The plan"); until that is wired, the operator picks one.
@@ -141,7 +144,8 @@ async function start(args: string[]): Promise<void> {
   values.host ??= '127.0.0.1';
   values.policy ??= 'refuse-all';
   const id = Number(values.id);
-  if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
+  if (!Number.isInteger(id) || id < 1 || !values.dir)
+    throw new UsageError(`start needs --id <n> and --dir <guardian dir>\n${USAGE}`);
   let validate = POLICIES[values.policy];
   if (values.policy === 'vault') {
     const vault = await vaultPolicy(values);
@@ -228,7 +232,7 @@ function networkOptions(args: string[]) {
       'exit-with-parent': { type: 'boolean' },
     },
   });
-  if (!values.dir) throw new Error(USAGE);
+  if (!values.dir) throw new UsageError(`--dir <dir> is required\n${USAGE}`);
   // The slice's embedded network approves what it is asked unless told otherwise.
   values.policy ??= 'approve-all';
   const startArgs = START_FLAGS.flatMap((flag) =>
@@ -384,16 +388,24 @@ async function price(args: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
+  if (command === undefined || ['--help', '-h', 'help'].includes(command)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
   if (command === 'local') return local(rest);
   if (command === 'sign') return sign(rest);
   if (command === 'price') return price(rest);
   if (command === 'rotate') return rotate(rest, { spawnGuardian, waitHealthy, log });
-  throw new Error(USAGE);
+  throw new UsageError(
+    `unknown command "${command}": run \`npm run guardian -- --help\` for the commands`,
+  );
 }
 
 main().catch((e: unknown) => {
   process.stderr.write(`guardian: ${(e as Error).message}\n`);
-  process.exit(1);
+  // parseArgs's own refusals (an unknown or malformed flag) are usage errors too.
+  const parseArgsError = String((e as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+  process.exit(e instanceof UsageError || parseArgsError ? 2 : 1);
 });

@@ -10,6 +10,7 @@ import type {
 } from '@unit/protocol';
 import type { EsploraOutspend, EsploraTx } from './esplora-types';
 import { OrdIndexer } from './ord';
+import { failing, failureCause, unreachable, type ChainService } from './service-failure';
 import {
   BroadcastError,
   ChainUnavailableError,
@@ -105,9 +106,21 @@ export class EsploraChain implements Chain {
 
   /** The URL without its service's base: a base may carry an API key, never logged or stored. */
   private route(url: string): string {
-    for (const base of [this.esplora, this.mempool, this.ordinals, this.runes])
-      if (url.startsWith(base)) return url.slice(base.length) || '/';
-    return new URL(url).pathname;
+    return this.serviceOf(url).route;
+  }
+
+  /** Which configured service a URL is on, for errors that name it and its host. */
+  private serviceOf(url: string): { service: ChainService; route: string } {
+    const services: ChainService[] = [
+      { name: 'esplora', setting: 'ESPLORA_URL', base: this.esplora },
+      { name: 'mempool', setting: 'MEMPOOL_URL', base: this.mempool },
+      { name: 'ordinals', setting: 'ORDINALS_URL', base: this.ordinals },
+      { name: 'runes', setting: 'RUNES_URL', base: this.runes },
+    ];
+    for (const service of services)
+      if (url.startsWith(service.base))
+        return { service, route: url.slice(service.base.length) || '/' };
+    return { service: services[0]!, route: new URL(url).pathname };
   }
 
   /**
@@ -116,7 +129,7 @@ export class EsploraChain implements Chain {
    * comes back with its status.
    */
   private async call(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
-    const pathname = this.route(url);
+    const { service, route } = this.serviceOf(url);
     try {
       const response = await this.fetch(url, {
         ...init,
@@ -124,16 +137,11 @@ export class EsploraChain implements Chain {
       });
       const body = await response.text();
       if (response.status >= 500 || response.status === 429)
-        throw new ChainUnavailableError(`${pathname} answered ${response.status}`);
+        throw failing(service, route, response.status);
       return { status: response.status, body };
     } catch (error) {
       if (error instanceof ChainUnavailableError) throw error;
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new ChainUnavailableError(
-        timedOut
-          ? `${pathname} did not answer within ${this.timeoutMs} ms`
-          : `${pathname} could not be reached`,
-      );
+      throw unreachable(service, route, failureCause(error, this.timeoutMs));
     }
   }
 
