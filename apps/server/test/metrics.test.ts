@@ -253,7 +253,9 @@ describe('metrics before any price was read', () => {
   it('exports the price age as NaN (unknown), never 0, and is not ready on price', async () => {
     expect(unit.oracle.latest()).toBeNull();
     const text = await (await scrape(unit.url, TOKEN)).text();
-    expect(text).toMatch(/^unit_price_age_seconds NaN$/m);
+    // NaN, which prom-client writes `Nan` (Prometheus reads the value case-insensitively).
+    expect(text).toMatch(/^unit_price_age_seconds nan$/im);
+    expect(sample(text, 'unit_price_age_seconds ')).toBeNaN();
     expect(sample(text, 'unit_price_stale')).toBe(1);
     const ready = await fetch(`${unit.url}/readyz`);
     expect(ready.status).toBe(503);
