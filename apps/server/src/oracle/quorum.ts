@@ -81,6 +81,9 @@ export class PriceQuorumFeed {
   /** Set at the first round: until a quorum or STARTING_GRACE_MS, no quorum is said as info. */
   private startedAt: number | null = null;
   private everQuorum = false;
+  private toldStarting = false;
+  /** The failure last warned of: each new one is said once, not every round. */
+  private warned: string | null = null;
   /** Told the quorum (or why none) after every round, which waits for it (the oracle records). */
   onRound: ((now: QuorumNow) => Promise<void>) | null = null;
 
@@ -88,6 +91,7 @@ export class PriceQuorumFeed {
     private readonly source: QuorumSource,
     private readonly clock: () => number,
     private readonly log: Logger,
+    private readonly startingGraceMs = STARTING_GRACE_MS,
   ) {}
 
   /** Renews the quorum every QUORUM_TICK_MS until stop() (the oracle's tick job runs it). */
@@ -178,11 +182,13 @@ export class PriceQuorumFeed {
     if (!q.valid) {
       const reason = `no quorum of guardian prices (${q.reason})`;
       // The guardians start after the app listens: their first rounds' silence is no alarm.
-      const starting = !this.everQuorum && Date.now() - this.startedAt! < STARTING_GRACE_MS;
-      if (starting)
+      const starting = !this.everQuorum && Date.now() - this.startedAt! < this.startingGraceMs;
+      if (starting && !this.toldStarting)
         this.log.info({ reason }, 'waiting for the guardians to start and sign their first prices');
-      else if (this.failure !== reason)
+      else if (!starting && this.warned !== reason)
         this.log.warn({ reason, left: q.left }, 'no price quorum this round');
+      this.toldStarting = true;
+      if (!starting) this.warned = reason;
       this.failure = reason;
       // A guardian that answers it has no fresh price withdraws its price from the last quorum
       // (one that cannot be reached withdraws nothing: its signed price ages out by itself).
@@ -194,6 +200,7 @@ export class PriceQuorumFeed {
     if (!this.latest || this.failure)
       this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
     this.failure = null;
+    this.warned = null;
     this.everQuorum = true;
     const { priceCents, time, prices, commitment } = q;
     this.latest = { quorum: { priceCents, time, prices, commitment } };
