@@ -146,7 +146,6 @@ export async function buildApp(
     const unitRuneId = unitRuneIdOf(config, devnet);
     const chain = openChain(config, devnet, unitRuneId);
     if (devnet) lead(devnetMinerJob(devnet));
-
     const guardian = createGuardian({
       db: store.db,
       chain,

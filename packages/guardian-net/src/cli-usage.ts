@@ -1,0 +1,21 @@
+// `guardian`'s usage text and its usage error (cli.ts): `--help` prints the text and exits 0; a
+// command line it does not take is said on stderr with exit code 2, as a shell expects.
+
+export const USAGE = `usage:
+  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+                 [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
+                 [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
+                 [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
+                 [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
+                 [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
+                  present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
+                 [--exit-with-parent: stop when the process that started it is gone]
+  guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
+  guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
+                 (dkg if needed, then run all n)
+  guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
+  guardian price --dir <network dir>   (each guardian's signed price and the quorum)
+  guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
+                 (the next set by a new DKG, handed over by the running current set)`;
+
+export class UsageError extends Error {}
