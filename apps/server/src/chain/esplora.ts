@@ -10,7 +10,13 @@ import type {
 } from '@unit/protocol';
 import type { EsploraOutspend, EsploraTx } from './esplora-types';
 import { OrdIndexer } from './ord';
-import { failing, failureCause, unreachable, type ChainService } from './service-failure';
+import {
+  answeredWith,
+  failing,
+  failureCause,
+  unreachable,
+  type ChainService,
+} from './service-failure';
 import {
   BroadcastError,
   ChainUnavailableError,
@@ -46,9 +52,9 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
-    url: string,
+    where: { service: ChainService; route: string },
   ) {
-    super(`${url} answered ${status}: ${body.slice(0, 200)}`);
+    super(answeredWith(where.service, where.route, status, body));
     this.name = 'HttpError';
   }
 }
@@ -104,12 +110,10 @@ export class EsploraChain implements Chain {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CHAIN_TIMEOUT_MS;
   }
 
-  /** The URL without its service's base: a base may carry an API key, never logged or stored. */
-  private route(url: string): string {
-    return this.serviceOf(url).route;
-  }
-
-  /** Which configured service a URL is on, for errors that name it and its host. */
+  /**
+   * Which configured service a URL is on and the route without its base, for errors that name the
+   * service and its host: a base may carry an API key, never logged or stored.
+   */
   private serviceOf(url: string): { service: ChainService; route: string } {
     const services: ChainService[] = [
       { name: 'esplora', setting: 'ESPLORA_URL', base: this.esplora },
@@ -147,7 +151,7 @@ export class EsploraChain implements Chain {
 
   private async request(url: string, init?: RequestInit): Promise<string> {
     const { status, body } = await this.call(url, init);
-    if (status < 200 || status >= 300) throw new HttpError(status, body, this.route(url));
+    if (status < 200 || status >= 300) throw new HttpError(status, body, this.serviceOf(url));
     return body;
   }
 

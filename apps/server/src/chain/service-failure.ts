@@ -13,6 +13,13 @@ export interface ChainService {
   base: string;
 }
 
+/** The configured esplora, for the reads that go around the Chain port. */
+export const esploraService = (base: string): ChainService => ({
+  name: 'esplora',
+  setting: 'ESPLORA_URL',
+  base: base.replace(/\/+$/, ''),
+});
+
 /** The system's words for the connection failures an operator meets. */
 const CODES: Record<string, string> = {
   ENOTFOUND: 'the host name does not resolve',
@@ -81,6 +88,17 @@ export function failing(
         ? 'Wait a minute and try again, or point it at an instance that allows more requests.'
         : `Try again in a minute; if it persists, check the service or point ${service.setting} at another instance.`),
   );
+}
+
+/** The service answered, but not with what was asked (a 4xx): its words, for the operator. */
+export function answeredWith(
+  service: ChainService,
+  route: string,
+  status: number,
+  body = '',
+): string {
+  const said = body.trim().slice(0, 200);
+  return `${service.name} at ${hostOf(service.base)} (${service.setting}) answered ${route} with HTTP ${status}${said ? `: ${said}` : ''}`;
 }
 
 /**

@@ -13,7 +13,7 @@ import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { loadConfig, ConfigError, type ServerConfig } from '../config';
 import { EsploraChain } from '../chain/esplora';
-import { serviceFetch } from '../chain/service-failure';
+import { esploraService, serviceFetch } from '../chain/service-failure';
 import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
 import { migrateToLatest } from '../store/migrations';
@@ -99,14 +99,7 @@ const treasuryIsNewest = (ctx: OperatorContext) =>
 
 /** esplora for the reads around the Chain port: bounded, its failures naming host and cause. */
 const esploraFetch = (config: ServerConfig, timeoutMs: number) =>
-  serviceFetch(
-    {
-      name: 'esplora',
-      setting: 'ESPLORA_URL',
-      base: config.services.esploraUrl.replace(/\/+$/, ''),
-    },
-    timeoutMs,
-  );
+  serviceFetch(esploraService(config.services.esploraUrl), timeoutMs);
 
 async function feeRateOf(ctx: OperatorContext, given: string | undefined): Promise<number> {
   if (given !== undefined) {

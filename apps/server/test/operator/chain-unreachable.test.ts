@@ -16,6 +16,8 @@ import { signetEnvFor } from './network';
 let dataDir: string;
 let env: Record<string, string>;
 let silent: http.Server;
+let failing: http.Server;
+let failingUrl: string;
 let silentUrl: string;
 let closedPort: number;
 
@@ -42,11 +44,16 @@ beforeAll(async () => {
   silent = http.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+  // A service that answers every call with its own failure.
+  failing = http.createServer((_req, res) => res.writeHead(503).end('upstream down'));
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+  failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}`;
 });
 
 afterAll(async () => {
   silent.closeAllConnections();
   await new Promise((resolve) => silent.close(resolve));
+  await new Promise((resolve) => failing.close(resolve));
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -104,4 +111,13 @@ describe('npm run operator -- treasury with the chain unreachable', () => {
       ),
     );
   }, 30_000);
+
+  it('names an HTTP 5xx as a failure on the service side, with what to do', async () => {
+    const { lines, error } = await operator({ ESPLORA_URL: `${failingUrl}/api` });
+    expect(lines[0]).toMatch(/^treasury address {2}tb1p/);
+    expect(error!.message).toBe(
+      `esplora at ${new URL(failingUrl).host} (ESPLORA_URL) answered /address/${lines[0]!.split('  ')[1]}/utxo with HTTP 503, a failure on its side. ` +
+        'Try again in a minute; if it persists, check the service or point ESPLORA_URL at another instance.',
+    );
+  });
 });
