@@ -251,8 +251,10 @@ describe('loadConfig', () => {
     expect(args[args.indexOf('--feeds') + 1]).toBe(
       'mempool@http://127.0.0.1:1,kraken@http://127.0.0.1:2',
     );
+    expect(args[args.indexOf('--max-spread') + 1]).toBe('300');
     const simulated = localGuardianArgs({ ...local, priceSource: 'simulated' }, 8080);
     expect(simulated[simulated.indexOf('--feeds') + 1]).toBe('devnet@http://127.0.0.1:8080');
+    expect(simulated).not.toContain('--max-spread');
   });
 
   it('refuses the simulated price off the devnet, naming PRICE_SOURCE, one message per problem', () => {

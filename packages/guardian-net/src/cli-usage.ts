@@ -7,6 +7,7 @@ export const USAGE = `usage:
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
+                 [--max-spread <basis points>, 300: how far the fresh feeds may spread around their median]
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
                   present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]

@@ -11,15 +11,15 @@ import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
-import { GuardianNode, type NodePriceOptions } from './node';
+import { GuardianNode } from './node';
 import type { NodeValidator } from './signing-rounds';
-import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
 import { VaultPolicy } from './vault-policy/policy';
 import { ensureOracleSecret } from './oracle/threshold-oracle';
 import { USAGE, UsageError } from './cli-usage';
+import { positiveInt, priceOptions } from './cli-price';
 
 const CLI = fileURLToPath(import.meta.url);
 
@@ -43,33 +43,6 @@ function guardianDir(dir: string, id: number): string {
   return join(dir, `guardian-${id}`);
 }
 
-const positiveInt = (text: string | undefined, what: string): number | undefined => {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${what} must be a positive integer`);
-  return n;
-};
-
-/** A guardian's own feeds: --feeds, else the feeds.txt its operator put in its directory. */
-function priceOptions(
-  dir: string,
-  values: { feeds?: string; 'price-tick'?: string; 'feed-timeout'?: string },
-): NodePriceOptions | undefined {
-  const file = join(dir, 'feeds.txt');
-  const text = values.feeds ?? (existsSync(file) ? readFileSync(file, 'utf8') : '');
-  const setting = values.feeds === undefined ? file : '--feeds';
-  const { feeds, problems } = parsePriceFeeds(
-    text.replace(/\s+/g, ','),
-    setting,
-    GUARDIAN_FEED_KINDS,
-  );
-  if (problems.length > 0) throw new Error(problems.join('; '));
-  if (feeds.length === 0) return undefined;
-  const tickMs = positiveInt(values['price-tick'], '--price-tick');
-  const timeoutMs = positiveInt(values['feed-timeout'], '--feed-timeout');
-  return { feeds, ...(tickMs ? { tickMs } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
-}
-
 /** The flags `start` takes that `local` passes on to every guardian it runs. */
 const START_FLAGS = [
   'host',
@@ -82,6 +55,7 @@ const START_FLAGS = [
   'feeds',
   'price-tick',
   'feed-timeout',
+  'max-spread',
   'max-fee-rate',
 ] as const;
 const startFlagOptions = Object.fromEntries(

@@ -213,19 +213,22 @@ export function appOrigin(host: string, port: number): string {
 /**
  * `guardian local`'s command line: the set's directory, n and t, then what `local` passes on to
  * every guardian it runs: the policy flags, pointed at this server's `port` (with PRICE_FEEDS as
- * their feeds when PRICE_SOURCE is feeds), and GUARDIAN_MAX_FEE_RATE
+ * their feeds and PRICE_MAX_SPREAD their spread when PRICE_SOURCE is feeds), and GUARDIAN_MAX_FEE_RATE
  * as `--max-fee-rate` when set.
  */
 export function localGuardianArgs(
   config: Pick<ServerConfig, 'guardianNetwork' | 'host'> &
-    Partial<Pick<ServerConfig, 'priceSource' | 'priceFeeds'>>,
+    Partial<Pick<ServerConfig, 'priceSource' | 'priceFeeds' | 'priceMaxSpreadBasisPoints'>>,
   port: number,
 ): string[] {
   const { dir, n, t, maxFeeRate } = config.guardianNetwork;
   const feeds = config.priceSource === 'feeds' ? (config.priceFeeds ?? []) : [];
+  const spread = config.priceMaxSpreadBasisPoints;
   return [
     ...['local', '--dir', dir, '--n', `${n}`, '--t', `${t}`],
     ...guardianPolicyFlags(appOrigin(config.host, port), feeds),
+    // With PRICE_FEEDS, PRICE_MAX_SPREAD is the guardians' spread rule, as it is the app's off it.
+    ...(feeds.length > 0 && spread !== undefined ? ['--max-spread', `${spread}`] : []),
     ...(maxFeeRate !== undefined ? ['--max-fee-rate', `${maxFeeRate}`] : []),
   ];
 }
