@@ -85,7 +85,7 @@ export function failing(
   return new ChainUnavailableError(
     `${service.name} at ${host} (${service.setting}) answered ${route} with ${cause}. ` +
       (status === 429
-        ? 'Wait a minute and try again, or point it at an instance that allows more requests.'
+        ? `Wait a minute and try again, or point ${service.setting} at an instance that allows more requests.`
         : `Try again in a minute; if it persists, check the service or point ${service.setting} at another instance.`),
   );
 }
