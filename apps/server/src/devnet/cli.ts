@@ -68,13 +68,20 @@ if (isMain && process.argv[2] === 'serve') {
   const { serveNetwork } = await import('./serve');
   const { EXCHANGES_PREFIX } = await import('./tickers');
   const { FEED_KINDS } = await import('@unit/guardian-net/price');
+  const startPrice = process.env.START_PRICE?.trim();
+  if (startPrice && !/^[1-9]\d{0,8}$/.test(startPrice)) {
+    console.error(
+      `START_PRICE must be a whole number of US dollars, e.g. 95000 (not "${startPrice}").`,
+    );
+    process.exit(2);
+  }
   const served = await serveNetwork({
     dataDir: process.env.DATA_DIR ?? './data',
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? '8080'),
     blockIntervalMs: Number(process.env.BLOCK_INTERVAL ?? '10000'),
     ...(process.argv[3] ? { unitTo: process.argv[3] } : {}),
-    ...(process.env.START_PRICE ? { startPriceCents: Number(process.env.START_PRICE) * 100 } : {}),
+    ...(startPrice ? { startPriceCents: Number(startPrice) * 100 } : {}),
   });
   const exchanges = FEED_KINDS.map((kind) => `${kind}@${served.url}${EXCHANGES_PREFIX}/${kind}`);
   console.log(
