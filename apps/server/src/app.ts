@@ -139,14 +139,13 @@ export async function buildApp(
       leadership.add(job);
     };
 
-    const { keys, signer, oracle, devnet } = await exclusive('startup', () =>
+    const { keys, signer, oracle, devnet, quorum } = await exclusive('startup', () =>
       firstStart(config, { store, exclusive, metrics, log }),
     );
     lead(oracleTickJob({ bus, oracle, log }));
     const unitRuneId = unitRuneIdOf(config, devnet);
     const chain = openChain(config, devnet, unitRuneId);
     if (devnet) lead(devnetMinerJob(devnet));
-
     const guardian = createGuardian({
       db: store.db,
       chain,
@@ -241,6 +240,7 @@ export async function buildApp(
       live,
       exports,
       treasuryAddress: guardian.treasuryAddress,
+      guardians: quorum,
     });
     if (metricsServer) stops.push(metricsServer.close);
     if (devnet) await registerDevnetRoutes(app, devnet, { network: config.network });

@@ -32,6 +32,11 @@ export function priceSettings(env: NodeJS.ProcessEnv): {
   const text = blankToUndefined(env.PRICE_FEEDS);
   const { feeds, problems: feedProblems } = parsePriceFeeds(typeof text === 'string' ? text : '');
   problems.push(...feedProblems);
+  // A setting that does nothing is refused, not silently ignored.
+  if (source === 'simulated' && onDevnet && typeof text === 'string')
+    problems.push(
+      'PRICE_FEEDS is read only when PRICE_SOURCE is feeds, and PRICE_SOURCE is simulated (the devnet default), so these feeds would never be asked: set PRICE_SOURCE=feeds to read them (with the local guardian network, its guardians read them), or remove PRICE_FEEDS',
+    );
   if (source === 'feeds' && feedProblems.length === 0 && feeds.length < 2)
     problems.push(
       'PRICE_FEEDS must list at least two feeds as kind@baseUrl, comma-separated, when PRICE_SOURCE is feeds (the default off the devnet)',

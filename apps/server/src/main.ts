@@ -5,7 +5,8 @@
 // chain and its price; until t of them are ready (seconds), vault requests are refused as
 // "starting" (guardian-network/starting-gate.ts) and the rest of the app already serves. The start's
 // reindex of an empty database (off the devnet) runs again for the vaults it needed them for.
-import { ConfigError, loadConfig, type ServerConfig } from './config';
+import { ConfigError } from './config';
+import { startConfig } from './start-config';
 import { createLogger } from './logger';
 import { buildApp } from './app';
 import {
@@ -14,16 +15,10 @@ import {
   type LocalGuardianNetwork,
 } from './guardian-network/local-network';
 
-/** `npm start` on the devnet runs the local network unless GUARDIAN_NETWORK says otherwise. */
-function withDevnetGuardians(config: ServerConfig, env: NodeJS.ProcessEnv): ServerConfig {
-  if (config.network !== 'devnet' || env.GUARDIAN_NETWORK?.trim()) return config;
-  return { ...config, guardianNetwork: { ...config.guardianNetwork, mode: 'local' } };
-}
-
 async function main(): Promise<void> {
   let config;
   try {
-    config = withDevnetGuardians(loadConfig(), process.env);
+    config = startConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

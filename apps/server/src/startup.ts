@@ -14,7 +14,7 @@ import type { GuardianSigner } from './guardian/signer';
 import { treasuryOutputOf } from './guardian/treasury-output';
 import { Oracle } from './oracle/oracle';
 import { loadOracleKeys } from './oracle/keys';
-import { priceQuorumFeedOf } from './oracle/quorum';
+import { priceQuorumFeedOf, type PriceQuorumFeed } from './oracle/quorum';
 import { devnetMarketOf } from './oracle/devnet-market';
 import { networkOraclesOf } from './oracle/network-oracles';
 import { SimulatedPriceSource } from './oracle/price-source';
@@ -61,7 +61,13 @@ export interface StartDeps {
 export async function firstStart(
   config: ServerConfig,
   { store, exclusive, metrics, log }: StartDeps,
-): Promise<{ keys: GuardianKeys; signer: GuardianSigner; oracle: Oracle; devnet: Devnet | null }> {
+): Promise<{
+  keys: GuardianKeys;
+  signer: GuardianSigner;
+  oracle: Oracle;
+  devnet: Devnet | null;
+  quorum: PriceQuorumFeed | null;
+}> {
   // Devnet tables are migrated on every network so one migration history fits all.
   await migrateToLatest(store.db, {
     ...devnetMigrations,
@@ -74,6 +80,7 @@ export async function firstStart(
   // every vault leaf commits to the signer's key, so that is the guard_pubkey served.
   const signer = await guardianSignerOf(config, ownKeys, store.db);
   const keys = servedKeys(ownKeys, signer);
+  const quorum = priceQuorumFeedOf(config, log.child({ module: 'price-quorum' }));
   const oracle = new Oracle({
     db: store.db,
     source: observeFeeds(
@@ -92,7 +99,7 @@ export async function firstStart(
     startPriceCents: config.startPriceCents,
     tickMs: config.priceTickMs,
     log: log.child({ module: 'oracle' }),
-    quorum: priceQuorumFeedOf(config, log.child({ module: 'price-quorum' })),
+    quorum,
     // Network mode on the devnet: the market its guardians read (the app's series is their quorum).
     market: devnetMarketOf(config, store.db),
     // With the network the guardians are the oracles of the liquidation leaves (network-oracles.ts).
@@ -112,7 +119,7 @@ export async function firstStart(
           exclusive: (work) => exclusive('devnet', work),
         })
       : null;
-  return { keys, signer, oracle, devnet };
+  return { keys, signer, oracle, devnet, quorum };
 }
 
 /**

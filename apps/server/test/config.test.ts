@@ -231,6 +231,32 @@ describe('loadConfig', () => {
     expect(loadConfig({}).priceMaxSpreadBasisPoints).toBe(300);
   });
 
+  it('refuses PRICE_FEEDS that would never be read (the simulated price on the devnet), with the reason', () => {
+    expect(
+      problemsOf({ PRICE_FEEDS: 'mempool@http://127.0.0.1:1,kraken@http://127.0.0.1:2' }),
+    ).toEqual([
+      'PRICE_FEEDS is read only when PRICE_SOURCE is feeds, and PRICE_SOURCE is simulated (the devnet default), so these feeds would never be asked: set PRICE_SOURCE=feeds to read them (with the local guardian network, its guardians read them), or remove PRICE_FEEDS',
+    ]);
+    const feeds = loadConfig({
+      PRICE_SOURCE: 'feeds',
+      PRICE_FEEDS: 'mempool@http://127.0.0.1:1,kraken@http://127.0.0.1:2',
+    });
+    expect(feeds.priceFeeds.map((f) => f.kind)).toEqual(['mempool', 'kraken']);
+    // With the local guardian network the embedded guardians are given them as their feeds.
+    const local = {
+      ...feeds,
+      guardianNetwork: { ...feeds.guardianNetwork, mode: 'local' as const },
+    };
+    const args = localGuardianArgs(local, 8080);
+    expect(args[args.indexOf('--feeds') + 1]).toBe(
+      'mempool@http://127.0.0.1:1,kraken@http://127.0.0.1:2',
+    );
+    expect(args[args.indexOf('--max-spread') + 1]).toBe('300');
+    const simulated = localGuardianArgs({ ...local, priceSource: 'simulated' }, 8080);
+    expect(simulated[simulated.indexOf('--feeds') + 1]).toBe('devnet@http://127.0.0.1:8080');
+    expect(simulated).not.toContain('--max-spread');
+  });
+
   it('refuses the simulated price off the devnet, naming PRICE_SOURCE, one message per problem', () => {
     let caught: unknown;
     try {

@@ -2,6 +2,9 @@
 // behind its bearer token (refused without it) or on a port of its own, off when neither is set;
 // /healthz always; /readyz ready on a working devnet and 503 once the live price goes stale.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GuardianMethod } from '@unit/protocol';
 import { ConfigError, loadConfig } from '../src/config';
@@ -22,9 +25,10 @@ function sample(text: string, prefix: string): number | null {
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : null;
 }
 
-/** No metrics there: the app's fallback answers instead (the SPA's page, here 503 unbuilt). */
+/** No metrics there: the app answers 404, never the metrics nor the SPA's page. */
 async function expectNoMetrics(answer: Promise<Response>): Promise<void> {
   const res = await answer;
+  expect(res.status).toBe(404);
   expect(res.headers.get('content-type')).not.toMatch(/version=0\.0\.4/);
   expect(await res.text()).not.toContain('unit_http_request_duration_seconds');
 }
@@ -131,6 +135,27 @@ describe('metrics on METRICS_PORT', () => {
   });
 });
 
+describe('paths the app does not serve', () => {
+  let unit: RunningApp;
+  beforeAll(async () => {
+    // A built page, so a path that fell through to it would answer 200 with its HTML.
+    const dist = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-web-dist-'));
+    fs.writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>UNIT</title>');
+    unit = await startTestApp({ METRICS_PORT: '0' }, { webDistDir: dist });
+  });
+  afterAll(() => unit?.stop());
+
+  it('answers /metrics on the app port (metrics on their own port) and unknown /api paths 404, never the page', async () => {
+    expect((await fetch(`${unit.url}/vaults`)).status).toBe(200); // the page's own route
+    for (const route of ['/metrics', '/metrics/extra', '/api/nothing-here', '/api']) {
+      const res = await fetch(`${unit.url}${route}`);
+      expect(res.status, route).toBe(404);
+      expect(res.headers.get('content-type'), route).toMatch(/^application\/json/);
+      expect(await res.text(), route).not.toContain('<!doctype html>');
+    }
+  });
+});
+
 describe('with no metrics configured', () => {
   let unit: RunningApp;
   beforeAll(async () => {
@@ -204,6 +229,38 @@ describe('/readyz with live price feeds', () => {
     expect(sample(text, 'unit_price_stale')).toBe(1);
     expect(sample(text, 'unit_price_feed_fresh{feed="kraken@')).toBe(0);
   }, 30_000);
+});
+
+describe('metrics before any price was read', () => {
+  let unit: RunningApp;
+  let feeds: FakeFeed[];
+  beforeAll(async () => {
+    feeds = await Promise.all([
+      startFakeFeed('mempool', { answer: 'http500' }),
+      startFakeFeed('kraken', { answer: 'http500' }),
+    ]);
+    unit = await startTestApp({
+      PRICE_SOURCE: 'feeds',
+      PRICE_FEEDS: feeds.map((feed) => feed.entry).join(','),
+      METRICS_TOKEN: TOKEN,
+    });
+  });
+  afterAll(async () => {
+    await unit?.stop();
+    await Promise.all(feeds.map((feed) => feed.close()));
+  });
+
+  it('exports the price age as NaN (unknown), never 0, and is not ready on price', async () => {
+    expect(unit.oracle.latest()).toBeNull();
+    const text = await (await scrape(unit.url, TOKEN)).text();
+    // NaN, which prom-client writes `Nan` (Prometheus reads the value case-insensitively).
+    expect(text).toMatch(/^unit_price_age_seconds nan$/im);
+    expect(sample(text, 'unit_price_age_seconds ')).toBeNaN();
+    expect(sample(text, 'unit_price_stale')).toBe(1);
+    const ready = await fetch(`${unit.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { checks: { price: string } }).checks.price).toBe('failing');
+  });
 });
 
 const pgUrl = process.env.TEST_DATABASE_URL;

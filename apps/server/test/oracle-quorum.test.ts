@@ -248,3 +248,42 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
     await store.close();
   });
 });
+
+describe("the quorum's log while the guardians start", () => {
+  /** A feed whose rounds find no quorum, its log lines collected as [level, message]. */
+  function silentNetwork(graceMs: number) {
+    const said: [string, string][] = [];
+    const log = pino(
+      { level: 'info' },
+      {
+        write: (line: string) => {
+          const { level, msg } = JSON.parse(line) as { level: number; msg: string };
+          said.push([pino.levels.labels[level]!, msg]);
+        },
+      },
+    );
+    const nobody: PriceQuote = {
+      valid: false,
+      reason: '0 guardian prices agree, 2 needed',
+      answers: [1, 2, 3].map((guardian) => ({ guardian, error: 'connect ECONNREFUSED' })),
+      left: [1, 2, 3].map((guardian) => ({ guardian, reason: 'connect ECONNREFUSED' })),
+    };
+    const source = { t: 2, n: 3, version: 1, collect: () => Promise.resolve(nobody) };
+    return { feed: new PriceQuorumFeed(source, () => NOW, log, graceMs), said };
+  }
+
+  it('says once, as info, that it waits for the guardians while they start', async () => {
+    const { feed, said } = silentNetwork(60_000);
+    for (let i = 0; i < 3; i++) await feed.refresh();
+    expect(said).toEqual([
+      ['info', 'waiting for the guardians to start and sign their first prices'],
+    ]);
+    expect(await feed.guardiansOnline()).toMatchObject({ online: 0, n: 3, t: 2, version: 1 });
+  });
+
+  it('warns once, past the grace, that there is no quorum', async () => {
+    const { feed, said } = silentNetwork(0);
+    for (let i = 0; i < 3; i++) await feed.refresh();
+    expect(said).toEqual([['warn', 'no price quorum this round']]);
+  });
+});

@@ -1,10 +1,13 @@
-// The guardian command's usage text (cli.ts prints it on a bad command line).
+// `guardian`'s usage text and its usage error (cli.ts): `--help` prints the text and exits 0; a
+// command line it does not take is said on stderr with exit code 2, as a shell expects.
+
 export const USAGE = `usage:
   guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
                  [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
+                 [--max-spread <basis points>, 300: how far the fresh feeds may spread around their median]
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
                   present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]
@@ -18,3 +21,5 @@ export const USAGE = `usage:
                  (the next set by a new DKG, handed over by the running current set, once each staying guardian's operator approved it)
   guardian approve --dir <this guardian's dir> --roster <roster.json> [--yes]
                  (run on the guardian's own machine: shows what the roster changes; --yes records the approval)`;
+
+export class UsageError extends Error {}

@@ -11,16 +11,16 @@ import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
-import { GuardianNode, type NodePriceOptions } from './node';
+import { GuardianNode } from './node';
 import type { NodeValidator } from './signing-rounds';
-import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
-import { USAGE } from './cli-usage';
 import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
 import { VaultPolicy } from './vault-policy/policy';
 import { ensureOracleSecret } from './oracle/threshold-oracle';
+import { USAGE, UsageError } from './cli-usage';
+import { positiveInt, priceOptions } from './cli-price';
 
 const CLI = fileURLToPath(import.meta.url);
 
@@ -44,33 +44,6 @@ function guardianDir(dir: string, id: number): string {
   return join(dir, `guardian-${id}`);
 }
 
-const positiveInt = (text: string | undefined, what: string): number | undefined => {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${what} must be a positive integer`);
-  return n;
-};
-
-/** A guardian's own feeds: --feeds, else the feeds.txt its operator put in its directory. */
-function priceOptions(
-  dir: string,
-  values: { feeds?: string; 'price-tick'?: string; 'feed-timeout'?: string },
-): NodePriceOptions | undefined {
-  const file = join(dir, 'feeds.txt');
-  const text = values.feeds ?? (existsSync(file) ? readFileSync(file, 'utf8') : '');
-  const setting = values.feeds === undefined ? file : '--feeds';
-  const { feeds, problems } = parsePriceFeeds(
-    text.replace(/\s+/g, ','),
-    setting,
-    GUARDIAN_FEED_KINDS,
-  );
-  if (problems.length > 0) throw new Error(problems.join('; '));
-  if (feeds.length === 0) return undefined;
-  const tickMs = positiveInt(values['price-tick'], '--price-tick');
-  const timeoutMs = positiveInt(values['feed-timeout'], '--feed-timeout');
-  return { feeds, ...(tickMs ? { tickMs } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
-}
-
 /** The flags `start` takes that `local` passes on to every guardian it runs. */
 const START_FLAGS = [
   'host',
@@ -83,6 +56,7 @@ const START_FLAGS = [
   'feeds',
   'price-tick',
   'feed-timeout',
+  'max-spread',
   'max-fee-rate',
 ] as const;
 const startFlagOptions = Object.fromEntries(
@@ -126,7 +100,8 @@ async function start(args: string[]): Promise<void> {
   values.host ??= '127.0.0.1';
   values.policy ??= 'refuse-all';
   const id = Number(values.id);
-  if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
+  if (!Number.isInteger(id) || id < 1 || !values.dir)
+    throw new UsageError(`start needs --id <n> and --dir <guardian dir>\n${USAGE}`);
   let validate = POLICIES[values.policy];
   if (values.policy === 'vault') {
     const vault = await vaultPolicy(values);
@@ -213,7 +188,7 @@ function networkOptions(args: string[]) {
       'exit-with-parent': { type: 'boolean' },
     },
   });
-  if (!values.dir) throw new Error(USAGE);
+  if (!values.dir) throw new UsageError(`--dir <dir> is required\n${USAGE}`);
   // The slice's embedded network approves what it is asked unless told otherwise.
   values.policy ??= 'approve-all';
   const startArgs = START_FLAGS.flatMap((flag) =>
@@ -369,6 +344,10 @@ async function price(args: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
+  if (command === undefined || ['--help', '-h', 'help'].includes(command)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
   if (command === 'local') return local(rest);
@@ -376,10 +355,14 @@ async function main(): Promise<void> {
   if (command === 'price') return price(rest);
   if (command === 'rotate') return rotate(rest, { spawnGuardian, waitHealthy, log });
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
-  throw new Error(USAGE);
+  throw new UsageError(
+    `unknown command "${command}": run \`npm run guardian -- --help\` for the commands`,
+  );
 }
 
 main().catch((e: unknown) => {
   process.stderr.write(`guardian: ${(e as Error).message}\n`);
-  process.exit(1);
+  // parseArgs's own refusals (an unknown or malformed flag) are usage errors too.
+  const parseArgsError = String((e as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS');
+  process.exit(e instanceof UsageError || parseArgsError ? 2 : 1);
 });

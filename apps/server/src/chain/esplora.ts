@@ -11,6 +11,13 @@ import type {
 import type { EsploraOutspend, EsploraTx } from './esplora-types';
 import { OrdIndexer } from './ord';
 import {
+  answeredWith,
+  failing,
+  failureCause,
+  unreachable,
+  type ChainService,
+} from './service-failure';
+import {
   BroadcastError,
   ChainUnavailableError,
   type Chain,
@@ -45,9 +52,9 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly body: string,
-    url: string,
+    where: { service: ChainService; route: string },
   ) {
-    super(`${url} answered ${status}: ${body.slice(0, 200)}`);
+    super(answeredWith(where.service, where.route, status, body));
     this.name = 'HttpError';
   }
 }
@@ -103,11 +110,21 @@ export class EsploraChain implements Chain {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_CHAIN_TIMEOUT_MS;
   }
 
-  /** The URL without its service's base: a base may carry an API key, never logged or stored. */
-  private route(url: string): string {
-    for (const base of [this.esplora, this.mempool, this.ordinals, this.runes])
-      if (url.startsWith(base)) return url.slice(base.length) || '/';
-    return new URL(url).pathname;
+  /**
+   * Which configured service a URL is on and the route without its base, for errors that name the
+   * service and its host: a base may carry an API key, never logged or stored.
+   */
+  private serviceOf(url: string): { service: ChainService; route: string } {
+    const services: ChainService[] = [
+      { name: 'esplora', setting: 'ESPLORA_URL', base: this.esplora },
+      { name: 'mempool', setting: 'MEMPOOL_URL', base: this.mempool },
+      { name: 'ordinals', setting: 'ORDINALS_URL', base: this.ordinals },
+      { name: 'runes', setting: 'RUNES_URL', base: this.runes },
+    ];
+    for (const service of services)
+      if (url.startsWith(service.base))
+        return { service, route: url.slice(service.base.length) || '/' };
+    return { service: services[0]!, route: new URL(url).pathname };
   }
 
   /**
@@ -116,7 +133,7 @@ export class EsploraChain implements Chain {
    * comes back with its status.
    */
   private async call(url: string, init?: RequestInit): Promise<{ status: number; body: string }> {
-    const pathname = this.route(url);
+    const { service, route } = this.serviceOf(url);
     try {
       const response = await this.fetch(url, {
         ...init,
@@ -124,22 +141,17 @@ export class EsploraChain implements Chain {
       });
       const body = await response.text();
       if (response.status >= 500 || response.status === 429)
-        throw new ChainUnavailableError(`${pathname} answered ${response.status}`);
+        throw failing(service, route, response.status);
       return { status: response.status, body };
     } catch (error) {
       if (error instanceof ChainUnavailableError) throw error;
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new ChainUnavailableError(
-        timedOut
-          ? `${pathname} did not answer within ${this.timeoutMs} ms`
-          : `${pathname} could not be reached`,
-      );
+      throw unreachable(service, route, failureCause(error, this.timeoutMs));
     }
   }
 
   private async request(url: string, init?: RequestInit): Promise<string> {
     const { status, body } = await this.call(url, init);
-    if (status < 200 || status >= 300) throw new HttpError(status, body, this.route(url));
+    if (status < 200 || status >= 300) throw new HttpError(status, body, this.serviceOf(url));
     return body;
   }
 

@@ -6,7 +6,7 @@
 // offered as a payment output, and UNIT outputs appear once confirmed.
 import { hex } from '@scure/base';
 import type { UnitOutputDto, UtxoDto } from '@unit/protocol';
-import { ChainUnavailableError } from './port';
+import { failing, failureCause, unreachable, type ChainService } from './service-failure';
 import { asmScript } from './script-asm';
 
 /** ord's `api::Output`. */
@@ -96,6 +96,7 @@ const PARALLEL = 8;
 
 export class OrdIndexer {
   private readonly url: string;
+  private readonly service: ChainService;
   private readonly fetch: typeof fetch;
   private readonly timeoutMs: number;
   private readonly maxOutputs: number;
@@ -103,6 +104,7 @@ export class OrdIndexer {
 
   constructor(private readonly options: OrdIndexerOptions) {
     this.url = options.url.replace(/\/+$/, '');
+    this.service = { name: 'ord', setting: 'RUNES_URL', base: this.url };
     this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.maxOutputs = options.maxOutputs ?? 500;
@@ -110,8 +112,8 @@ export class OrdIndexer {
 
   /**
    * One read, bounded by the time-out. Like the esplora client, a silent or failing service (no
-   * answer, 5xx, 429) is ChainUnavailableError, and errors name the path only: the base URL may
-   * carry an API key.
+   * answer, 5xx, 429) is ChainUnavailableError, and errors name the host and path only: the base
+   * URL may carry an API key.
    */
   private async json<T>(path: string): Promise<T | null> {
     let response: Response;
@@ -121,16 +123,11 @@ export class OrdIndexer {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      const timedOut = error instanceof Error && error.name === 'TimeoutError';
-      throw new ChainUnavailableError(
-        timedOut
-          ? `ord ${path} did not answer within ${this.timeoutMs} ms`
-          : `ord ${path} could not be reached`,
-      );
+      throw unreachable(this.service, path, failureCause(error, this.timeoutMs));
     }
     if (response.status === 404) return null;
     if (response.status >= 500 || response.status === 429)
-      throw new ChainUnavailableError(`ord ${path} answered ${response.status}`);
+      throw failing(this.service, path, response.status);
     if (!response.ok) throw new OrdError(response.status, path);
     return (await response.json()) as T;
   }

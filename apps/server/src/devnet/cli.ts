@@ -2,9 +2,10 @@
 //   fund <address> <btc>   faucet payment, e.g. `fund tb1q... 0.5`
 //   mine <n>               mine n blocks now
 //   price <usd>            set the simulated BTC/USD price (served by the server core)
-//   serve [address]        play a network for another instance: only the chain's services and
-//                          the faucet and mine controls, on HOST:PORT, its chain in DATA_DIR, its
-//                          UNIT premined to the address (serve.ts)
+//   serve [address]        play a network for another instance: only the chain's services, the
+//                          exchanges' price tickers and the faucet, mine and price controls, on
+//                          HOST:PORT, its chain in DATA_DIR, its UNIT premined to the address
+//                          (serve.ts); START_PRICE (whole USD) is the tickers' first price
 import { pathToFileURL } from 'node:url';
 
 const SATS_PER_BTC = 100_000_000n;
@@ -65,14 +66,31 @@ export async function runCli(
 const isMain = process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href;
 if (isMain && process.argv[2] === 'serve') {
   const { serveNetwork } = await import('./serve');
+  const { EXCHANGES_PREFIX } = await import('./tickers');
+  const { FEED_KINDS } = await import('@unit/guardian-net/price');
+  const startPrice = process.env.START_PRICE?.trim();
+  if (startPrice && !/^[1-9]\d{0,8}$/.test(startPrice)) {
+    console.error(
+      `START_PRICE must be a whole number of US dollars, e.g. 95000 (not "${startPrice}").`,
+    );
+    process.exit(2);
+  }
   const served = await serveNetwork({
     dataDir: process.env.DATA_DIR ?? './data',
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? '8080'),
     blockIntervalMs: Number(process.env.BLOCK_INTERVAL ?? '10000'),
     ...(process.argv[3] ? { unitTo: process.argv[3] } : {}),
+    ...(startPrice ? { startPriceCents: Number(startPrice) * 100 } : {}),
   });
-  console.log(JSON.stringify({ network: served.url, unitRuneId: served.devnet.unitRuneId }));
+  const exchanges = FEED_KINDS.map((kind) => `${kind}@${served.url}${EXCHANGES_PREFIX}/${kind}`);
+  console.log(
+    JSON.stringify({
+      network: served.url,
+      unitRuneId: served.devnet.unitRuneId,
+      priceFeeds: exchanges.join(','),
+    }),
+  );
   const stop = () => void served.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

@@ -1,7 +1,8 @@
 // The devnet playing a network for another instance (`npm run devnet -- serve`): a chain of its own
 // in DATA_DIR/network.db, serving only what a real network's services answer (esplora, mempool
-// fees, ordinals and runes, ord's JSON API, the explorer) plus its faucet and mine controls. No
-// product: no /api of the app, no guardian, no oracle, no web page. An instance with
+// fees, ordinals and runes, ord's JSON API, the explorer, the exchanges' price tickers) plus its
+// faucet, mine and price controls. No product: no /api of the app, no guardian, no oracle, no web
+// page. An instance with
 // NETWORK=signet pointed at it (README "Operate on signet") runs as it would on signet.
 import path from 'node:path';
 import Fastify from 'fastify';
@@ -13,6 +14,11 @@ import { migrateToLatest } from '../store/migrations';
 import { devnetMigrations } from './migrations';
 import { createDevnet, type Devnet } from './devnet';
 import { registerDevnetRoutes } from './http';
+import { registerTickerRoutes } from './tickers';
+import { DevnetMarket } from '../oracle/devnet-market';
+
+/** The exchanges' first price when START_PRICE does not say: the app's devnet default. */
+const DEFAULT_START_CENTS = 95_000_00;
 
 export interface ServeNetworkOptions {
   dataDir: string;
@@ -26,6 +32,8 @@ export interface ServeNetworkOptions {
    * takes it with `npm run operator -- use 1:1`. By default a key nobody holds.
    */
   unitTo?: string;
+  /** The exchanges' price at the network's first start, in cents (START_PRICE); then it is kept. */
+  startPriceCents?: number;
 }
 
 export interface ServedNetwork {
@@ -35,6 +43,9 @@ export interface ServedNetwork {
 }
 
 export async function serveNetwork(options: ServeNetworkOptions): Promise<ServedNetwork> {
+  const startCents = options.startPriceCents ?? DEFAULT_START_CENTS;
+  if (!Number.isSafeInteger(startCents) || startCents <= 0)
+    throw new Error('START_PRICE must be a whole number of US dollars, e.g. 95000.');
   const store = await openStore({ file: path.join(options.dataDir, 'network.db') });
   try {
     await migrateToLatest(store.db, devnetMigrations);
@@ -49,6 +60,8 @@ export async function serveNetwork(options: ServeNetworkOptions): Promise<Served
     });
     const app = Fastify({ logger: false });
     await registerDevnetRoutes(app, devnet, { network: 'devnet' });
+    const market = new DevnetMarket(store.db);
+    await registerTickerRoutes(app, market, startCents);
     const url = await app.listen({ port: options.port, host: options.host });
     devnet.start();
     return {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { verifySet, type GuardianSet } from '@unit/guardian-net';
+import type { PriceFeed } from '@unit/guardian-net/price';
 import { ConfigError, REPO_ROOT, type ServerConfig } from '../config';
 
 const GUARDIAN_CLI = path.join(REPO_ROOT, 'packages/guardian-net/src/cli.ts');
@@ -23,7 +24,7 @@ const GUARDIAN_CLI = path.join(REPO_ROOT, 'packages/guardian-net/src/cli.ts');
  * one chain view there is; on a real network each guardian's operator points --chain at their own
  * node.
  */
-export const guardianPolicyFlags = (app: string): string[] => [
+export const guardianPolicyFlags = (app: string, feeds: readonly PriceFeed[] = []): string[] => [
   '--policy',
   'vault',
   '--chain',
@@ -31,10 +32,11 @@ export const guardianPolicyFlags = (app: string): string[] => [
   '--app',
   app,
   '--feeds',
-  `devnet@${app}`,
-  // The devnet's market (GET /api/devnet/market, not the app's price, which is their quorum). A
-  // price set by hand does not wait for this tick: the app asks each guardian to read it at once
-  // (GET /v1/price?fresh=1). The tick keeps each guardian's price fresh and follows the walk.
+  // PRICE_SOURCE=feeds: the embedded guardians read PRICE_FEEDS, each its own signed price.
+  // Otherwise the devnet's market (GET /api/devnet/market, not the app's price, which is their
+  // quorum). A price set by hand does not wait for the tick: the app asks each guardian to read it
+  // at once (GET /v1/price?fresh=1). The tick keeps each guardian's price fresh.
+  feeds.length > 0 ? feeds.map((f) => `${f.kind}@${f.baseUrl}`).join(',') : `devnet@${app}`,
   '--price-tick',
   '5000',
 ];
@@ -210,17 +212,23 @@ export function appOrigin(host: string, port: number): string {
 
 /**
  * `guardian local`'s command line: the set's directory, n and t, then what `local` passes on to
- * every guardian it runs: the policy flags, pointed at this server's `port`, and GUARDIAN_MAX_FEE_RATE
+ * every guardian it runs: the policy flags, pointed at this server's `port` (with PRICE_FEEDS as
+ * their feeds and PRICE_MAX_SPREAD their spread when PRICE_SOURCE is feeds), and GUARDIAN_MAX_FEE_RATE
  * as `--max-fee-rate` when set.
  */
 export function localGuardianArgs(
-  config: Pick<ServerConfig, 'guardianNetwork' | 'host'>,
+  config: Pick<ServerConfig, 'guardianNetwork' | 'host'> &
+    Partial<Pick<ServerConfig, 'priceSource' | 'priceFeeds' | 'priceMaxSpreadBasisPoints'>>,
   port: number,
 ): string[] {
   const { dir, n, t, maxFeeRate } = config.guardianNetwork;
+  const feeds = config.priceSource === 'feeds' ? (config.priceFeeds ?? []) : [];
+  const spread = config.priceMaxSpreadBasisPoints;
   return [
     ...['local', '--dir', dir, '--n', `${n}`, '--t', `${t}`],
-    ...guardianPolicyFlags(appOrigin(config.host, port)),
+    ...guardianPolicyFlags(appOrigin(config.host, port), feeds),
+    // With PRICE_FEEDS, PRICE_MAX_SPREAD is the guardians' spread rule, as it is the app's off it.
+    ...(feeds.length > 0 && spread !== undefined ? ['--max-spread', `${spread}`] : []),
     ...(maxFeeRate !== undefined ? ['--max-fee-rate', `${maxFeeRate}`] : []),
   ];
 }

@@ -134,7 +134,13 @@ async function retryFailed(
 }
 
 async function finish<R>(
-  request: { nonce: string; expires_at: number; quorum?: SignedQuote['quorum'] },
+  request: {
+    nonce: string;
+    method: string;
+    vault_pubkey: string;
+    expires_at: number;
+    quorum?: SignedQuote['quorum'];
+  },
   deps: PipelineDeps,
   prepare: () => Promise<Prepared<R>>,
   progress: (step: 2 | 3 | 4 | 5, approvals?: Approvals) => void,
@@ -218,8 +224,17 @@ async function finish<R>(
   progress(5);
   // A lost answer is not a refusal: the chain tells whether the transaction got through (settle.ts).
   const sent = await sendOrFind(deps.chain, signed.txid, signed.hex);
+  // Each broadcast line names the action, the vault and the request (its nonce, the id the page
+  // shows), so a user's "my borrow failed" is found in the log.
+  const trace = {
+    action: request.method,
+    vault: request.vault_pubkey,
+    ...(prepared.vaultId ? { vaultId: prepared.vaultId } : {}),
+    request: nonce,
+    txid: signed.txid,
+  };
   if (sent.outcome === 'refused') {
-    deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast refused');
+    deps.log.warn({ ...trace, reason: sent.reason }, 'broadcast refused');
     await fail(sent.reason);
     throw new DomainError(
       'broadcast_failed',
@@ -227,7 +242,7 @@ async function finish<R>(
     );
   }
   if (sent.outcome === 'unknown') {
-    deps.log.warn({ nonce, txid: signed.txid, reason: sent.reason }, 'broadcast unanswered');
+    deps.log.warn({ ...trace, reason: sent.reason }, 'broadcast unanswered');
     // Recovery settles it from the chain, with the vault locked until then; one taken over meanwhile
     // is already recovery's.
     await handOff(deps.db, request, deps.instance.id, holder.owner, sent.reason, deps.now());
@@ -254,6 +269,6 @@ async function finish<R>(
     )
       await applyEffects(trx, prepared.effects, signed.txid, now);
   });
-  deps.log.info({ nonce, txid: signed.txid }, 'vault transaction broadcast');
+  deps.log.info(trace, 'vault transaction broadcast');
   return prepared.result(signed.txid);
 }

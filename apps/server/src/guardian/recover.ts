@@ -49,6 +49,8 @@ export async function recoverRequests(g: GuardianContext): Promise<RecoveryRepor
     .selectFrom('guardian_requests')
     .select([
       'nonce',
+      'method',
+      'vault_pubkey',
       'state',
       'txid',
       'raw_hex',
@@ -130,6 +132,8 @@ async function settle(
   g: GuardianContext,
   row: {
     nonce: string;
+    method: string;
+    vault_pubkey: string;
     state: string;
     txid: string | null;
     raw_hex: string | null;
@@ -145,6 +149,8 @@ async function settle(
     return true;
   }
   const txid = row.txid;
+  // As the pipeline's broadcast lines: the action, the vault and the request, for tracing.
+  const trace = { action: row.method, vault: row.vault_pubkey, request: row.nonce, txid };
   const sent = await findOrSend(g.chain, txid, row.raw_hex);
   if (sent.outcome === 'unknown') {
     if (now <= Number(row.expires_at) + UNANSWERED_BOUND_SECONDS) {
@@ -156,15 +162,15 @@ async function settle(
         .where('instance_id', '=', g.instance.id)
         .where('state', '=', 'cosigned')
         .execute();
-      g.log.warn({ nonce: row.nonce, txid, reason: sent.reason }, 'chain silent: settled later');
+      g.log.warn({ ...trace, reason: sent.reason }, 'chain silent: settled later');
       return false;
     }
-    g.log.warn({ nonce: row.nonce, txid, reason: sent.reason }, 'chain silent past the bound');
+    g.log.warn({ ...trace, reason: sent.reason }, 'chain silent past the bound');
     sent.reason = `${UNANSWERED}: ${sent.reason}`;
   }
   if (sent.outcome === 'refused' || sent.outcome === 'unknown') {
     if (sent.outcome === 'refused')
-      g.log.warn({ nonce: row.nonce, txid, reason: sent.reason }, 'rebroadcast refused');
+      g.log.warn({ ...trace, reason: sent.reason }, 'rebroadcast refused');
     await advanceGuardianRequest(g.db, row.nonce, 'failed', { error: sent.reason }, now);
     report.failed.push(row.nonce);
     return true;
@@ -176,6 +182,6 @@ async function settle(
   });
   if (sent.outcome === 'sent') report.rebroadcast.push(row.nonce);
   report.committed.push(row.nonce);
-  g.log.info({ nonce: row.nonce, txid, rebroadcast: sent.outcome === 'sent' }, 'request recovered');
+  g.log.info({ ...trace, rebroadcast: sent.outcome === 'sent' }, 'request recovered');
   return true;
 }

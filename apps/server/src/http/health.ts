@@ -1,10 +1,11 @@
 // /healthz and /readyz for load balancers and orchestrators (issue 21, item 6): the readiness probe
-// checks the database, the chain service and a fresh price together, each under a time-out, and
-// caches its answer; http/metrics.ts mounts them with the metrics.
+// checks the database, the chain service, a fresh price and, with a guardian network, its price
+// quorum together, each under a time-out, and caches its answer; http/metrics.ts mounts them.
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { Chain } from '../chain/port';
 import type { Oracle } from '../oracle/oracle';
+import type { GuardiansOnline } from '../oracle/quorum';
 import type { Database } from '../store/schema';
 
 /** Longest a readiness check or a scrape-time figure may take before it counts as failing. */
@@ -28,12 +29,40 @@ export interface ReadinessDeps {
   db: Kysely<Database>;
   chain: Pick<Chain, 'tip'>;
   oracle: Pick<Oracle, 'latest' | 'stale'>;
+  /** With a guardian network: the reach of its price quorum (oracle/quorum.ts). */
+  guardians?: { guardiansOnline(): Promise<GuardiansOnline | null> } | null;
 }
 
 export type CheckResult = 'ok' | 'failing' | 'timeout';
 export interface Readiness {
   ready: boolean;
-  checks: { database: CheckResult; chain: CheckResult; price: CheckResult };
+  checks: {
+    database: CheckResult;
+    chain: CheckResult;
+    price: CheckResult;
+    guardians?: CheckResult;
+  };
+  /** Why each failing check fails, where there is more to say than its name. */
+  reasons?: { guardians?: string };
+}
+
+/** The guardian network's check: at least t of its guardians answer with a fresh price. */
+async function guardiansCheck(
+  guardians: NonNullable<ReadinessDeps['guardians']>,
+): Promise<{ result: CheckResult; reason?: string }> {
+  let reach: GuardiansOnline | null;
+  try {
+    reach = await withTimeout(guardians.guardiansOnline(), CHECK_TIMEOUT_MS);
+  } catch (err) {
+    const result = err instanceof TimeoutError ? 'timeout' : 'failing';
+    return { result, reason: 'the guardians did not answer in time' };
+  }
+  if (!reach) return { result: 'failing', reason: 'no round of guardian prices yet' };
+  if (reach.online >= reach.t) return { result: 'ok' };
+  return {
+    result: 'failing',
+    reason: `${reach.online} of the ${reach.n} guardians of set ${reach.version} answer with a fresh price; ${reach.t} are needed for the price quorum`,
+  };
 }
 
 async function check(work: () => Promise<unknown>): Promise<CheckResult> {
@@ -49,14 +78,22 @@ async function check(work: () => Promise<unknown>): Promise<CheckResult> {
 export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
   let last: { at: number; result: Promise<Readiness> } | null = null;
   const run = async (): Promise<Readiness> => {
-    const [database, chain] = await Promise.all([
+    const [database, chain, guardians] = await Promise.all([
       check(() => sql`select 1`.execute(deps.db)),
       check(() => deps.chain.tip()),
+      deps.guardians ? guardiansCheck(deps.guardians) : null,
     ]);
     const price: CheckResult = deps.oracle.latest() && !deps.oracle.stale ? 'ok' : 'failing';
+    const checks = {
+      database,
+      chain,
+      price,
+      ...(guardians ? { guardians: guardians.result } : {}),
+    };
     return {
-      ready: database === 'ok' && chain === 'ok' && price === 'ok',
-      checks: { database, chain, price },
+      ready: Object.values(checks).every((c) => c === 'ok'),
+      checks,
+      ...(guardians?.reason ? { reasons: { guardians: guardians.reason } } : {}),
     };
   };
   return () => {
@@ -75,6 +112,10 @@ export function registerHealthRoutes(app: FastifyInstance, ready: () => Promise<
     return reply
       .code(result.ready ? 200 : 503)
       .header('Cache-Control', 'no-store')
-      .send({ status: result.ready ? 'ready' : 'not_ready', checks: result.checks });
+      .send({
+        status: result.ready ? 'ready' : 'not_ready',
+        checks: result.checks,
+        ...(result.reasons ? { reasons: result.reasons } : {}),
+      });
   });
 }

@@ -16,6 +16,7 @@ import { DomainError } from '../errors';
 import type { RpcMethod } from '../rpc/json-rpc';
 import type { Database } from '../store/schema';
 import { heldTreasuryOutputs } from '../guardian/locks';
+import { registerGuardianGauges, type GuardianReach } from './guardian-metrics';
 import type { LiveStreams } from './events';
 import type { CsvExports } from './history-csv';
 import {
@@ -36,6 +37,8 @@ export interface MetricsSources {
   treasuryAddress: string;
   live: LiveStreams;
   exports: CsvExports;
+  /** With a guardian network: its price quorum's reach (readiness and unit_guardians_online). */
+  guardians?: GuardianReach | null;
 }
 
 /** The metrics of one app (a registry of its own: tests run several apps in one process). */
@@ -100,13 +103,15 @@ export class UnitMetrics {
     });
     new Gauge({
       name: 'unit_price_age_seconds',
-      help: "Seconds since the oracle's latest price point",
+      help: "Seconds since the oracle's latest price point; NaN while no price was ever read",
       registers,
       collect() {
         const latest = self().sources?.oracle.latest();
-        if (latest) this.set(Math.max(0, Date.now() / 1000 - latest.timestamp));
+        // Unknown is NaN, Prometheus's convention where 0 would mislead (0 s reads as fresh).
+        this.set(latest ? Math.max(0, Date.now() / 1000 - latest.timestamp) : NaN);
       },
     });
+    registerGuardianGauges(this.registry, () => self().sources?.guardians);
     new Gauge({
       name: 'unit_price_stale',
       help: '1 while the price may not be relied on (no quotes are signed), else 0',

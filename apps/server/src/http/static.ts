@@ -17,6 +17,8 @@ const SERVER_PREFIXES = [
   '/ordinals',
   '/runes',
   '/explorer',
+  // Metrics on a port of their own (METRICS_PORT) or not configured: a 404 here, never the page.
+  '/metrics',
 ];
 
 /** Vite names everything under /assets/ by its content hash: a new build is a new name. */

@@ -2,11 +2,13 @@
 // (esplora), a confirmed transaction's rune id, and waiting for confirmations.
 import { runeIdToString } from '@unit/bitcoin';
 import type { OperatorContext } from './treasury';
+import { answeredWith, esploraService } from '../chain/service-failure';
 
 export async function blockTxids(ctx: OperatorContext, hash: string): Promise<string[]> {
-  const url = `${ctx.esploraUrl.replace(/\/+$/, '')}/block/${hash}/txids`;
-  const response = await ctx.fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const esplora = esploraService(ctx.esploraUrl);
+  const route = `/block/${hash}/txids`;
+  const response = await ctx.fetch(`${esplora.base}${route}`);
+  if (!response.ok) throw new Error(answeredWith(esplora, route, response.status));
   return (await response.json()) as string[];
 }
 

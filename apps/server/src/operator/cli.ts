@@ -13,6 +13,7 @@ import { TEST_NETWORK, NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { loadConfig, ConfigError, type ServerConfig } from '../config';
 import { EsploraChain } from '../chain/esplora';
+import { esploraService, serviceFetch } from '../chain/service-failure';
 import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
 import { migrateToLatest } from '../store/migrations';
@@ -44,7 +45,7 @@ import { treasurySetOf } from '../guardian-network/treasury-set';
 import { checkRune } from './rune-check';
 import path from 'node:path';
 
-/** Every call to a chain service gives up after this long. */
+/** Every call to a chain service gives up after this long, unless CHAIN_TIMEOUT says otherwise. */
 const CHAIN_TIMEOUT_MS = 20_000;
 
 const USAGE = `usage: npm run operator -- <command>
@@ -57,6 +58,14 @@ const USAGE = `usage: npm run operator -- <command>
   reindex                        rebuild the vaults the database lacks from the chain
   oracle-key <file>              write a new oracle key file (mode 0600)`;
 
+/** A command line the CLI does not know: one line and exit code 2, as a shell expects. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
 /** `--name value` options after the positional arguments. */
 export function parseOptions(args: readonly string[]): {
   positional: string[];
@@ -68,7 +77,10 @@ export function parseOptions(args: readonly string[]): {
     const arg = args[i]!;
     if (arg.startsWith('--')) {
       const value = args[i + 1];
-      if (value === undefined) throw new Error(`${arg} needs a value\n${USAGE}`);
+      if (value === undefined)
+        throw new UsageError(
+          `${arg} needs a value: run \`npm run operator -- --help\` for the commands`,
+        );
       options.set(arg.slice(2), value);
       i++;
     } else positional.push(arg);
@@ -85,9 +97,9 @@ const wholeNumber = (text: string | undefined, what: string): number => {
 const treasuryIsNewest = (ctx: OperatorContext) =>
   bytesToHex(ctx.treasuryPubkey) === ctx.guardianNetwork?.set.groupKey;
 
-/** A fetch that gives up: a frozen service must not hold the operator's command forever. */
-const timedFetch: typeof fetch = (input, init) =>
-  fetch(input, { ...init, signal: AbortSignal.timeout(CHAIN_TIMEOUT_MS) });
+/** esplora for the reads around the Chain port: bounded, its failures naming host and cause. */
+const esploraFetch = (config: ServerConfig, timeoutMs: number) =>
+  serviceFetch(esploraService(config.services.esploraUrl), timeoutMs);
 
 async function feeRateOf(ctx: OperatorContext, given: string | undefined): Promise<number> {
   if (given !== undefined) {
@@ -106,17 +118,24 @@ export async function runOperator(
   pollMs = 30_000,
 ): Promise<void> {
   const [command, ...rest] = args;
+  if (command === undefined || ['--help', '-h', 'help'].includes(command)) {
+    say(USAGE);
+    return;
+  }
   if (command === 'oracle-key') {
     const file = rest[0];
-    if (!file) throw new Error(USAGE);
+    if (!file)
+      throw new UsageError('oracle-key needs a file: npm run operator -- oracle-key <file>');
     createOracleKeyFile(path.resolve(file));
     say(
       `oracle key file ${path.resolve(file)} written (mode 0600): set ORACLE_KEY_FILE to it and back it up`,
     );
     return;
   }
-  if (!['treasury', 'etch', 'use', 'split', 'reindex'].includes(command ?? ''))
-    throw new Error(USAGE);
+  if (!['treasury', 'etch', 'use', 'split', 'reindex'].includes(command))
+    throw new UsageError(
+      `unknown command "${command}": run \`npm run operator -- --help\` for the commands`,
+    );
   // The treasury is funded, UNIT etched or an existing rune checked before a rune id is set (README
   // "Operate on signet" steps 3 and 4): the rest of the configuration must be whole.
   const config = loadConfig(env, {
@@ -128,7 +147,9 @@ export async function runOperator(
     );
   // `use` reads the treasury's holding of the rune it checks, before UNIT_RUNE_ID names it.
   const runeId = command === 'use' && rest[0] ? rest[0] : config.unitRuneId;
-  await withContext(config, runeId, say, pollMs, async (ctx) => {
+  // An operator's command may wait longer than a user's request (CHAIN_TIMEOUT when set).
+  const timeoutMs = env.CHAIN_TIMEOUT?.trim() ? config.chainTimeoutMs : CHAIN_TIMEOUT_MS;
+  await withContext(config, runeId, { say, pollMs, timeoutMs }, async (ctx) => {
     const { positional, options } = parseOptions(rest);
     switch (command) {
       case 'reindex': {
@@ -140,7 +161,7 @@ export async function runOperator(
         const result = await reindexFromChain({
           db: ctx.db,
           esploraUrl: config.services.esploraUrl,
-          fetch: timedFetch,
+          fetch: esploraFetch(config, timeoutMs),
           treasuryAddresses:
             config.guardianNetwork.mode === 'off'
               ? [treasuryAddress(ctx).address]
@@ -174,6 +195,8 @@ export async function runOperator(
           await moveTreasury(ctx, await feeRateOf(ctx, options.get('fee-rate')));
           return;
         }
+        // Known offline: the address to fund comes first, whatever the chain answers after it.
+        say(`treasury address  ${treasuryAddress(ctx).address}`);
         for (const line of statusLines(
           await treasuryStatus(ctx, config.unitRuneId !== null),
           config.unitRuneId,
@@ -198,7 +221,7 @@ export async function runOperator(
       }
       case 'use': {
         const id = positional[0];
-        if (!id) throw new Error(USAGE);
+        if (!id) throw new UsageError('use needs a rune id: npm run operator -- use <block:tx>');
         const rune = await checkRune(ctx, id);
         say(
           `${rune.runeId} is ${rune.name ?? 'a rune with a reserved name'}, divisibility ${rune.divisibility}, premine ${rune.premine}`,
@@ -229,8 +252,7 @@ export async function runOperator(
 async function withContext(
   config: ServerConfig,
   unitRuneId: string | null,
-  say: (line: string) => void,
-  pollMs: number,
+  { say, pollMs, timeoutMs }: { say: (line: string) => void; pollMs: number; timeoutMs: number },
   work: (ctx: OperatorContext) => Promise<void>,
 ): Promise<void> {
   const store = await openStore({
@@ -261,20 +283,20 @@ async function withContext(
       network: config.network,
       runesApi: config.runesApi,
       ...(unitRuneId ? { unitRuneId } : {}),
-      fetch: timedFetch,
+      timeoutMs,
     });
     const ord =
       config.runesApi === 'ord'
         ? new OrdIndexer({
             url: config.services.runesUrl,
             unitRuneId: unitRuneId ?? '',
-            fetch: timedFetch,
+            timeoutMs,
           })
         : null;
     await work({
       chain,
       esploraUrl: config.services.esploraUrl,
-      fetch: timedFetch,
+      fetch: esploraFetch(config, timeoutMs),
       network: config.network === 'mainnet' ? NETWORK : TEST_NETWORK,
       treasuryKey: keys.treasurySecretKey,
       guardPubkey: groupKey ?? hexToBytes(keys.guardPubkey),
@@ -306,8 +328,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   runOperator(process.argv.slice(2), process.env, (line) => console.log(line), pollMs).then(
     () => process.exit(0),
     (err: unknown) => {
-      console.error(err instanceof ConfigError || err instanceof Error ? err.message : String(err));
-      process.exit(err instanceof ConfigError ? 2 : 1);
+      console.error(err instanceof Error ? err.message : String(err));
+      process.exit(err instanceof ConfigError || err instanceof UsageError ? 2 : 1);
     },
   );
 }

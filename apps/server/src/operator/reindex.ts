@@ -20,6 +20,7 @@ import type { Database } from '../store/schema';
 import { putSetting } from '../store/settings';
 import { appendVaultHistory, insertVault } from '../store/vaults';
 import type { VaultLeaves } from './vault-leaves';
+import { answeredWith, esploraService } from '../chain/service-failure';
 
 export interface ReindexDeps {
   db: Kysely<Database>;
@@ -63,7 +64,8 @@ class EsploraReads {
   async json<T>(path: string): Promise<T | null> {
     const response = await this.deps.fetch(`${this.base}${path}`);
     if (response.status === 404) return null;
-    if (!response.ok) throw new Error(`${this.base}${path} answered ${response.status}`);
+    if (!response.ok)
+      throw new Error(answeredWith(esploraService(this.base), path, response.status));
     return (await response.json()) as T;
   }
 

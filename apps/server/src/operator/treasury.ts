@@ -90,7 +90,7 @@ export async function treasuryStatus(
   withUnit = true,
 ): Promise<TreasuryStatus> {
   const address = treasuryAddress(ctx).address;
-  const [all, payment, units] = await Promise.all([
+  const [allRead, paymentRead, unitsRead] = await Promise.allSettled([
     ctx.chain.utxos(address),
     ctx.chain.paymentUtxos(address),
     // ord keys UNIT by its rune's name: before any rune id is configured (etch) there is none.
@@ -98,6 +98,11 @@ export async function treasuryStatus(
       ? ctx.chain.unitOutputs(address)
       : Promise.resolve([]),
   ]);
+  // The first failure in this order (esplora, ordinals, runes), not whichever came back first.
+  if (allRead.status === 'rejected') throw allRead.reason;
+  if (paymentRead.status === 'rejected') throw paymentRead.reason;
+  if (unitsRead.status === 'rejected') throw unitsRead.reason;
+  const [all, payment, units] = [allRead.value, paymentRead.value, unitsRead.value];
   const now = ctx.now();
   const held = await heldTreasuryOutputs(ctx.db, now);
   const live = await ctx.db
@@ -135,9 +140,9 @@ export const unitText = (hundredths: bigint | number) => {
   return `${value / 100n}.${String(value % 100n).padStart(2, '0')}`;
 };
 
+/** What the treasury holds; its address is said before, as it is known without the chain. */
 export function statusLines(status: TreasuryStatus, runeId: string | null): string[] {
   const lines = [
-    `treasury address  ${status.address}`,
     `UNIT rune         ${runeId ?? '(none configured: etch one or set UNIT_RUNE_ID)'}`,
     `BTC               ${status.btcSats} sats (${status.paymentSats} for fees, the rest is UNIT postage)`,
     `UNIT              ${unitText(status.unitHundredths)} in ${status.unitOutputs.length} outputs`,

@@ -36,6 +36,9 @@ export interface QuorumPrice {
 export interface QuorumSource {
   /** the set's threshold */
   t: number;
+  /** the set's size and version, for the guardians-online figure (optional in tests' sources) */
+  n?: number;
+  version?: number;
   /** fresh: each guardian reads its feeds first (GET /v1/price?fresh=1) */
   collect(fresh?: boolean): Promise<PriceQuote>;
 }
@@ -46,10 +49,27 @@ export const quorumSourceOf = (
   timeoutMs = QUORUM_FETCH_TIMEOUT_MS,
 ): QuorumSource => ({
   t: set.t,
+  n: set.n,
+  version: set.version,
   collect: (fresh) => collectPriceQuorum(set, { timeoutMs, fresh: fresh ?? false }),
 });
 
 export type QuorumNow = { quorum: QuorumPrice } | { stale: string };
+
+/** One round's reach: how many of the set's guardians answered with a fresh, agreeing price. */
+export interface GuardiansOnline {
+  /** unix ms of the round's end */
+  at: number;
+  version: number;
+  n: number;
+  t: number;
+  online: number;
+}
+
+/** A round older than this is not today's reach: readiness and metrics ask for a new one. */
+const ROUND_MAX_AGE_MS = 2 * QUORUM_TICK_MS;
+/** Before the first quorum, rounds that find none are the guardians starting, said as info. */
+export const STARTING_GRACE_MS = 60_000;
 
 export class PriceQuorumFeed {
   private latest: { quorum: QuorumPrice } | null = null;
@@ -57,6 +77,13 @@ export class PriceQuorumFeed {
   private failure: string | null = null;
   private collecting: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
+  private reach: GuardiansOnline | null = null;
+  /** Set at the first round: until a quorum or STARTING_GRACE_MS, no quorum is said as info. */
+  private startedAt: number | null = null;
+  private everQuorum = false;
+  private toldStarting = false;
+  /** The failure last warned of: each new one is said once, not every round. */
+  private warned: string | null = null;
   /** Told the quorum (or why none) after every round, which waits for it (the oracle records). */
   onRound: ((now: QuorumNow) => Promise<void>) | null = null;
 
@@ -64,6 +91,7 @@ export class PriceQuorumFeed {
     private readonly source: QuorumSource,
     private readonly clock: () => number,
     private readonly log: Logger,
+    private readonly startingGraceMs = STARTING_GRACE_MS,
   ) {}
 
   /** Renews the quorum every QUORUM_TICK_MS until stop() (the oracle's tick job runs it). */
@@ -120,6 +148,12 @@ export class PriceQuorumFeed {
     return { quorum: latest.quorum };
   }
 
+  /** The last round's reach while recent, else after a new round (shared, as refresh()). */
+  async guardiansOnline(): Promise<GuardiansOnline | null> {
+    if (!this.reach || Date.now() - this.reach.at > ROUND_MAX_AGE_MS) await this.refresh();
+    return this.reach;
+  }
+
   private async collect(fresh: boolean): Promise<void> {
     await this.round(fresh);
     await this.onRound?.(this.current()).catch((err: unknown) =>
@@ -127,17 +161,34 @@ export class PriceQuorumFeed {
     );
   }
 
+  private recordReach(q: PriceQuote): void {
+    const { t, n, version } = this.source;
+    if (n === undefined) return;
+    const left = new Set(q.left.map((l) => l.guardian));
+    // A source that threw answered nothing: every guardian counts as unreachable.
+    const online = q.answers.length === 0 ? 0 : n - left.size;
+    this.reach = { at: Date.now(), version: version ?? 0, n, t, online };
+  }
+
   private async round(fresh: boolean): Promise<void> {
+    this.startedAt ??= Date.now();
     let q: PriceQuote;
     try {
       q = await this.source.collect(fresh);
     } catch (err) {
       q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
     }
+    this.recordReach(q);
     if (!q.valid) {
       const reason = `no quorum of guardian prices (${q.reason})`;
-      if (this.failure !== reason)
+      // The guardians start after the app listens: their first rounds' silence is no alarm.
+      const starting = !this.everQuorum && Date.now() - this.startedAt! < this.startingGraceMs;
+      if (starting && !this.toldStarting)
+        this.log.info({ reason }, 'waiting for the guardians to start and sign their first prices');
+      else if (!starting && this.warned !== reason)
         this.log.warn({ reason, left: q.left }, 'no price quorum this round');
+      this.toldStarting = true;
+      if (!starting) this.warned = reason;
       this.failure = reason;
       // A guardian that answers it has no fresh price withdraws its price from the last quorum
       // (one that cannot be reached withdraws nothing: its signed price ages out by itself).
@@ -149,6 +200,8 @@ export class PriceQuorumFeed {
     if (!this.latest || this.failure)
       this.log.info({ priceCents: q.priceCents, left: q.left }, 'price quorum');
     this.failure = null;
+    this.warned = null;
+    this.everQuorum = true;
     const { priceCents, time, prices, commitment } = q;
     this.latest = { quorum: { priceCents, time, prices, commitment } };
   }

@@ -185,6 +185,20 @@ export interface ServeOptions {
   onClose?(client: RpcClient): void;
 }
 
+/**
+ * The vault and the request a call names (a vault request's vault_pubkey and nonce, already checked
+ * by its schema), so a user's failed action can be found in the log; {} for other calls.
+ */
+function traceOf(params: unknown): { vault?: string; request?: string } {
+  if (typeof params !== 'object' || params === null) return {};
+  const p = params as { vault_pubkey?: unknown; nonce?: unknown; request?: unknown };
+  const request = (p.request ?? p) as { vault_pubkey?: unknown; nonce?: unknown };
+  return {
+    ...(typeof request.vault_pubkey === 'string' ? { vault: request.vault_pubkey } : {}),
+    ...(typeof request.nonce === 'string' ? { request: request.nonce } : {}),
+  };
+}
+
 export function serveJsonRpc(
   socket: WebSocket,
   methods: Record<string, RpcMethod<unknown>>,
@@ -278,6 +292,7 @@ export function serveJsonRpc(
         });
       return;
     }
+    const trace = traceOf(checked.data);
     const run = () => {
       entry.handler(checked.data, ctx).then(
         (result) => {
@@ -285,7 +300,7 @@ export function serveJsonRpc(
         },
         (error: unknown) => {
           if (error instanceof DomainError) {
-            log.info({ method, code: error.code }, 'rpc refused');
+            log.info({ method, ...trace, code: error.code, reason: error.message }, 'rpc refused');
             if (reply)
               fail(id, {
                 code: RPC_DOMAIN_ERROR,
@@ -294,7 +309,7 @@ export function serveJsonRpc(
               });
             return;
           }
-          log.error({ method, err: error }, 'rpc failed');
+          log.error({ method, ...trace, err: error }, 'rpc failed');
           if (reply)
             fail(id, {
               code: RPC_DOMAIN_ERROR,

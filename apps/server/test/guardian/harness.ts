@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { base64, hex } from '@scure/base';
 import { OutScript, p2tr, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
@@ -93,6 +93,8 @@ export interface HarnessSigning {
 export async function startHarness(
   chainWrapper?: (chain: Chain) => Chain,
   signing?: HarnessSigning,
+  /** The guardian's log (silent unless a test reads it). */
+  guardianLog: Logger = silent,
 ): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'guardian-test-'));
   // The flow suite runs on SQLite, and again on PostgreSQL when the test script sets
@@ -142,7 +144,7 @@ export async function startHarness(
       treasuryKey: TREASURY_KEY,
       network: TEST_NETWORK,
       unitRuneId: devnet.unitRuneId,
-      log: silent,
+      log: guardianLog,
       now: () => clock.now,
     });
   const guardian = makeGuardian(chainWrapper ? chainWrapper(chain) : chain);
