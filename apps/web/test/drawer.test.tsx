@@ -202,7 +202,9 @@ describe('action drawers', () => {
     );
     await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
     // Finished, it says so in its own words (issue 22: not 'BTC Deposit Submitted · Completed').
-    const done = await screen.findByText('Deposit of 0.1 BTC confirmed', { selector: 'strong' });
+    const done = await screen.findByText('Your deposit of 0.1 BTC is confirmed.', {
+      selector: 'strong',
+    });
     expect(done.closest('.banner')).toHaveClass('banner--success');
     expect(screen.queryByText('BTC Deposit Submitted')).toBeNull();
     expect(screen.getByText('Completed', { selector: '.banner span' })).toBeInTheDocument();
