@@ -39,7 +39,6 @@ test("a young vault's chart marks each action where it happened, and says what i
   await drawer.locator('input[inputmode="decimal"]').first().fill('0.01');
   await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
   await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
-  await page.getByRole('dialog').getByRole('button', { name: 'Close' }).last().click();
   await devnet.mine(1);
   await expect(page.getByTestId('btc-deposited')).toHaveText('0.03 BTC', { timeout: 60_000 });
 
