@@ -201,7 +201,7 @@ describe('action markers', () => {
     renderApp('/');
     const group = await markers();
     const both = within(group).getByRole('button', {
-      name: /^Vault Liquidation: .*Liquidation Claim: /,
+      name: /^2 actions: Vault Liquidation: .*Liquidation Claim: /,
     });
     expect(both).toHaveTextContent('2');
     await user.hover(both);

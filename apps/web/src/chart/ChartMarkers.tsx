@@ -109,7 +109,12 @@ export function ChartMarkers({
             className={`chart__marker chart__marker--${many ? 'many' : ACTION_COLOURS[latest.action]}`}
             style={{ left: g.px - SIZE / 2, top: g.py - SIZE / 2 }}
             tabIndex={i === roving ? 0 : -1}
-            aria-label={g.markers.map(describe).join(' ')}
+            // a group's visible count starts its name (WCAG 2.5.3, label in name)
+            aria-label={
+              many
+                ? `${g.markers.length} actions: ${g.markers.map(describe).join(' ')}`
+                : describe(latest)
+            }
             aria-describedby={shown === i ? tipId : undefined}
             data-action={g.markers.map((m) => m.action).join('')}
             onPointerEnter={() => show(i)}

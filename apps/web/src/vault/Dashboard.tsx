@@ -176,10 +176,10 @@ export function Dashboard(props: {
           <p className="card__value num" data-testid="btc-deposited">
             {satsToBtcString(gone?.collateralSats ?? confirmedSats)} BTC
           </p>
-          {gone && <p className="card__note">{gone.collateralNote}</p>}
           <p className="muted num">
             {btcUsd != null ? formatUsdCents(btcUsd) : <Skeleton width="8ch" />}
           </p>
+          {gone && <p className="card__note">{gone.collateralNote}</p>}
           {btcPending && <PendingFigure figure={`${satsToBtcString(position.sats)} BTC`} />}
           <div className="card__actions">
             {action('deposit', ACTION_LABELS.deposit)}
