@@ -55,6 +55,27 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await expect(outcome.getByText('0.01 BTC', { exact: true })).toBeVisible();
     await expect(outcome.getByText('400.00 UNIT', { exact: true })).toBeVisible();
     await expect(outcome.getByRole('link', { name: /^View transaction/ })).toBeVisible();
+    // Its link is the vault output the claim will spend, and says so.
+    await expect(outcome).toContainText('Vault output being claimed (made by');
+    // The cards agree with the modal: nothing is owed, the collateral goes to a claimant.
+    const unitCard = page.getByRole('region', { name: 'UNIT loan balance' });
+    await expect(unitCard.getByTestId('unit-debt')).toHaveText('0.00 UNIT');
+    await expect(unitCard).toContainText(
+      'Nothing is owed: the 400.00 UNIT debt goes to whoever repossesses the vault, and the UNIT you borrowed is yours to keep.',
+    );
+    await expect(unitCard).not.toContainText('repay the whole debt');
+    await expect(page.getByRole('region', { name: 'BTC deposited' })).toContainText(
+      'Whoever repossesses the vault takes 0.0085 BTC (85%) and the treasury 0.0015 BTC (15%).',
+    );
+    const priceCard = page.getByRole('region', { name: 'Liquidation price' });
+    await expect(priceCard).toContainText('so the vault was liquidated');
+    await expect(priceCard.getByTestId('liquidation-distance')).toHaveCount(0);
+    // The history's liquidation row names what its link is.
+    await expect(
+      page
+        .getByRole('region', { name: 'Vault transactions', exact: true })
+        .getByRole('row', { name: /Vault Liquidation/ }),
+    ).toContainText('The date links to the vault output being claimed.');
     for (const action of ['Deposit', 'Withdraw', 'Borrow', 'Repay'])
       await expect(page.getByRole('button', { name: action, exact: true })).toBeDisabled();
     // Issue 15: the disabled buttons' reasons widen nothing, hidden or shown. A wider page scrolls
@@ -144,6 +165,13 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     // The liquidation has completed: no modal, no 'Liquidating...', but what came of it.
     const closed = page.getByRole('region', { name: 'This vault was liquidated and repossessed' });
     await expect(closed).toBeVisible();
+    await expect(page.getByRole('region', { name: 'UNIT loan balance' })).toContainText(
+      'Nothing is owed: the 400.00 UNIT debt went to the claimant with the collateral',
+    );
+    await expect(page.getByRole('region', { name: 'BTC deposited' })).toContainText(
+      'Repossessed: the collateral went 0.0085 BTC to the claimant and 0.0015 BTC (15%) to the treasury.',
+    );
+    await expect(closed).toContainText('Vault output claimed (made by');
     await expect(page.getByRole('dialog', { name: 'Vault in Liquidation' })).toBeHidden();
     await expect(page.getByText('Liquidating...')).toHaveCount(0);
     await expect(closed.getByText('Claimed by').locator('..')).toContainText('Sturdy (vault ');

@@ -158,7 +158,7 @@ test('create, deposit and price: connect in the step, one compact banner, the ke
   await snap(page, 'p2-pending-banner');
   await devnet.mine(1);
   const done = page.locator('.banner--success').filter({ hasText: /confirmed/ });
-  await expect(done).toContainText('Deposit of 0.01 BTC confirmed', { timeout: 60_000 });
+  await expect(done).toContainText('Your deposit of 0.01 BTC is confirmed.', { timeout: 60_000 });
   await expect(done).not.toContainText('Submitted');
   await snap(page, 'p2-banner-confirmed');
 

@@ -95,6 +95,7 @@ describe('GET /api/vaults/:id/history.csv', () => {
       'Ratio after (%)': ratio(btcAfter(0), debtAfter(0), PRICE_USD),
       'Transaction ID': '0'.repeat(64),
       'Explorer URL': `${server.url}/explorer/tx/${'0'.repeat(64)}`,
+      'Transaction ID refers to': 'This action',
     });
     // Every record once, oldest first, each "before" the previous record's "after".
     for (const i of [1, 2, 499, 500, 501, 998, 999]) {

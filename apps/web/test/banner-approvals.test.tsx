@@ -131,7 +131,7 @@ describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_00
     expect(within(banner).getByText('2 of 3 guardians approved')).toBeVisible();
     expect(rowsOf(banner)).toEqual([
       'guardian-1: approved',
-      'guardian-2: no answer',
+      'guardian-2: not needed',
       'guardian-3: approved',
     ]);
     await user.click(within(banner).getByRole('button', { name: 'Details' }));

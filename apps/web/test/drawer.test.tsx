@@ -95,7 +95,7 @@ describe('action drawers', () => {
     const first = await openDrawer('/?action=borrow');
     expect(
       await within(first.drawer).findByText(
-        'UNIT postage: 10,000 sats ($9.50), kept with your UNIT',
+        'UNIT postage: 10,000 sats ($9.50). It arrives with your UNIT in your runes address and stays yours.',
       ),
     ).toBeInTheDocument();
     first.unmount();
@@ -121,7 +121,7 @@ describe('action drawers', () => {
     const nebula = await openDrawer('/?action=borrow');
     expect(
       await within(nebula.drawer).findByText(
-        'UNIT postage (Nebula): 12,500 sats ($11.87), kept with your UNIT',
+        'UNIT postage (Nebula): 12,500 sats ($11.87). It arrives with your UNIT in your runes address and stays yours.',
       ),
     ).toBeInTheDocument();
     nebula.unmount();
@@ -129,7 +129,7 @@ describe('action drawers', () => {
     const repay = await openDrawer('/?action=repay');
     expect(
       await within(repay.drawer).findByText(
-        'UNIT postage: 10,000 sats ($9.50), sent with the UNIT to the treasury',
+        'UNIT postage: 10,000 sats ($9.50). It goes to the treasury with the UNIT you repay; the postage of the UNIT you keep stays yours.',
       ),
     ).toBeInTheDocument();
   });
@@ -202,7 +202,9 @@ describe('action drawers', () => {
     );
     await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
     // Finished, it says so in its own words (issue 22: not 'BTC Deposit Submitted · Completed').
-    const done = await screen.findByText('Deposit of 0.1 BTC confirmed', { selector: 'strong' });
+    const done = await screen.findByText('Your deposit of 0.1 BTC is confirmed.', {
+      selector: 'strong',
+    });
     expect(done.closest('.banner')).toHaveClass('banner--success');
     expect(screen.queryByText('BTC Deposit Submitted')).toBeNull();
     expect(screen.getByText('Completed', { selector: '.banner span' })).toBeInTheDocument();

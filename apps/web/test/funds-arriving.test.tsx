@@ -21,7 +21,7 @@ describe('funds on their way to the wallet', () => {
     const user = userEvent.setup();
     renderApp('/');
     // the devnet wallet's first sats: the faucet, named with its amount once (issue 22)
-    const notice = await screen.findByText('The devnet faucet is sending you 1 BTC', undefined, {
+    const notice = await screen.findByText('The devnet faucet is sending you 1 BTC.', undefined, {
       timeout: 5_000,
     });
     expect(notice).toBeInTheDocument();
@@ -61,7 +61,7 @@ describe('funds on their way to the wallet', () => {
     scenario.incomingSats = 100_000_000;
     fakeWallet.connectAs();
     const { queryClient } = renderApp('/');
-    const notice = await screen.findByText('The devnet faucet is sending you 1 BTC', undefined, {
+    const notice = await screen.findByText('The devnet faucet is sending you 1 BTC.', undefined, {
       timeout: 5_000,
     });
     const banner = notice.closest('.banner')!;

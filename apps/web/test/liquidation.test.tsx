@@ -384,6 +384,34 @@ describe("liquidation, start to finish, on the owner's page", () => {
     );
     expect(card).toHaveTextContent('The 50,000.00 UNIT you borrowed stay yours.');
     expect(screen.getByText('Liquidating...')).toBeInTheDocument();
+    // the link is the vault output the claim will spend, said so: not the liquidation's own
+    expect(card).toHaveTextContent(
+      "Vault output being claimed (made by the vault's last transaction before the liquidation)",
+    );
+
+    // The cards agree with the modal: nothing is owed, the collateral goes to a claimant.
+    const unitCard = screen.getByRole('region', { name: 'UNIT loan balance' });
+    expect(within(unitCard).getByTestId('unit-debt')).toHaveTextContent('0.00 UNIT');
+    expect(unitCard).toHaveTextContent(
+      'Nothing is owed: the 50,000.00 UNIT debt goes to whoever repossesses the vault, and the UNIT you borrowed is yours to keep.',
+    );
+    expect(unitCard).not.toHaveTextContent(/repay the whole debt|short of repaying/);
+    expect(within(unitCard).queryByRole('progressbar')).toBeNull();
+    const btcCard = screen.getByRole('region', { name: 'BTC deposited' });
+    expect(btcCard).toHaveTextContent(
+      'Liquidated: this collateral is no longer yours. Whoever repossesses the vault takes 0.85 BTC (85%) and the treasury 0.15 BTC (15%).',
+    );
+    const priceCard = screen.getByRole('region', { name: 'Liquidation price' });
+    expect(within(priceCard).queryByTestId('liquidation-distance')).toBeNull();
+    expect(priceCard).toHaveTextContent('so the vault was liquidated');
+
+    // The history's liquidation row names what its link is.
+    const table = screen.getByRole('region', { name: 'Vault transactions' });
+    const row = await within(table).findByRole('row', { name: /Vault Liquidation/ });
+    expect(row).toHaveTextContent('The date links to the vault output being claimed.');
+    expect(
+      within(row).getByRole('link', { name: /view the vault output being claimed/ }),
+    ).toHaveAttribute('href', `${config.explorerUrl}/tx/${vault.vault_txid}`);
   });
 
   it('after a repossess: who claimed it and when, what the owner keeps, no modal, a way on', async () => {
@@ -411,6 +439,14 @@ describe("liquidation, start to finish, on the owner's page", () => {
     // 15% of 1 BTC to the treasury, the rest to the claimant; the UNIT stays with the owner
     expect(card).toHaveTextContent(
       'The 50,000.00 UNIT you borrowed are yours to keep: the debt went to the claimant with the collateral, so nothing is owed on this vault. The 1 BTC of collateral is gone: 0.85 BTC to the claimant and 0.15 BTC (15%) to the treasury. Your wallet holds 10,000.00 UNIT now.',
+    );
+    expect(card).toHaveTextContent('Vault output claimed (made by');
+    const unitCard = screen.getByRole('region', { name: 'UNIT loan balance' });
+    expect(unitCard).toHaveTextContent(
+      'Nothing is owed: the 50,000.00 UNIT debt went to the claimant with the collateral, and the UNIT you borrowed is yours to keep.',
+    );
+    expect(screen.getByRole('region', { name: 'BTC deposited' })).toHaveTextContent(
+      'Repossessed: the collateral went 0.85 BTC to the claimant and 0.15 BTC (15%) to the treasury.',
     );
     // SPEC §2: the modal and 'Liquidating...' belong to a liquidation still pending
     expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent(`${vault.name}Repossessed`);

@@ -252,11 +252,23 @@ describe('missions page', () => {
     expect(start).toHaveAccessibleDescription(`Borrow UNIT ${MISSION_REASONS['no-user']}`);
     // said once above the list, not on each of the six missions
     expect(within(again).getAllByText(MISSION_REASONS['no-user'])).toHaveLength(1);
+    // Signed out, no progress beside it: no count, no marks, no tasks done (the address has
+    // opened its vault, which is not shown until it signs in).
+    expect(within(again).queryByText(/of 6 completed/)).not.toBeInTheDocument();
+    expect(within(again).queryByText('Completed')).not.toBeInTheDocument();
+    expect(within(again).queryByText('✓')).not.toBeInTheDocument();
+    expect(within(item('Open your vault')).getByText('1 task')).toBeInTheDocument();
+    expect(within(again).queryByText(/\d\/\d tasks/)).not.toBeInTheDocument();
+    expect(screen.queryByText('Your level')).not.toBeInTheDocument();
 
     await user.click(login);
     await waitFor(() =>
       expect(screen.queryByRole('button', { name: 'Login' })).not.toBeInTheDocument(),
     );
+    // Signed in: the progress is the user's own.
+    expect(await within(again).findByText('1 of 6 completed')).toBeInTheDocument();
+    expect(within(item('Open your vault')).getByText('Completed')).toBeInTheDocument();
+    expect(within(item('Open your vault')).getByText('1/1 tasks')).toBeInTheDocument();
     // The wallet signed the server's challenge for its own address.
     expect(api.signatures).toEqual([
       { address: ADDRESS, message: `sign in as ${ADDRESS}`, signature: `sign in as ${ADDRESS}` },

@@ -176,8 +176,11 @@ describe('collateral ratio chart', () => {
   });
 });
 
-describe('liquidation and claim markers', () => {
-  it('marks both, each letter readable when they fall in the same minute', async () => {
+describe('action markers', () => {
+  const markers = async () =>
+    within(await plot()).findByRole('group', { name: 'Actions on the chart' });
+
+  it('groups a liquidation and its claim in the same minute as one marker at 130%, listing both', async () => {
     server.use(
       http.get(
         '*/api/vaults/:id/history',
@@ -187,25 +190,90 @@ describe('liquidation and claim markers', () => {
             oracle_price: 100_000,
           },
           {
-            ...record(2, NOW_S - 600, 'l', 100_000_000, 5_000_000, 0, 0),
+            ...record(2, NOW_S - 600, 'l', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
             oracle_price: 65_000,
           },
           { ...record(3, NOW_S - 590, 'x', 0, 0, 100_000_000, 5_000_000), oracle_price: 65_000 },
         ]),
       ),
     );
+    const user = userEvent.setup();
     renderApp('/');
-    const chart = await plot();
-    const l = chart.querySelector('[data-action="l"]')!;
-    const x = chart.querySelector('[data-action="x"]')!;
-    expect(l).toHaveTextContent('L');
-    expect(x).toHaveTextContent('X');
-    // 1 × 65,000 / 50,000 = 130% at both; the claim's letter sits above the liquidation's
-    const at = (el: Element) =>
-      /translate\(([\d.]+),([\d.]+)\)/.exec(el.getAttribute('transform')!)!.slice(1).map(Number);
-    const [, ly] = at(l);
-    const [, xy] = at(x);
-    expect(ly! - xy!).toBeGreaterThanOrEqual(16);
+    const group = await markers();
+    const both = within(group).getByRole('button', {
+      name: /^2 actions: Vault Liquidation: .*Liquidation Claim: /,
+    });
+    expect(both).toHaveTextContent('2');
+    await user.hover(both);
+    const tip = await screen.findByRole('tooltip');
+    // 1 × 65,000 / 50,000 = 130%: where the liquidation left it, and the ratio it was claimed at
+    expect(tip).toHaveTextContent('Vault Liquidation');
+    expect(tip).toHaveTextContent('Ratio after 130%');
+    expect(tip).toHaveTextContent('Liquidation Claim');
+    expect(tip).toHaveTextContent('1 BTC of collateral and 50,000.00 UNIT of debt claimed');
+    expect(tip).toHaveTextContent('Ratio at the claim 130%');
+  });
+
+  it("shows a young vault's actions at the ratios they left, by pointer and by keyboard", async () => {
+    // opened, topped up and borrowed within three minutes at $100,000
+    server.use(
+      http.get(
+        '*/api/vaults/:id/history',
+        historyPages([
+          {
+            ...record(1, NOW_S - 300, 'o', 100_000_000, 5_000_000, 100_000_000, 5_000_000),
+            oracle_price: 100_000,
+          },
+          {
+            ...record(2, NOW_S - 240, 'd', 150_000_000, 5_000_000, 50_000_000, 0),
+            oracle_price: 100_000,
+          },
+          {
+            ...record(3, NOW_S - 120, 'b', 150_000_000, 7_500_000, 0, 2_500_000),
+            oracle_price: 100_000,
+          },
+        ]),
+      ),
+    );
+    scenario.vault = {
+      ...vault,
+      created_at: NOW_S - 300,
+      btc_locked: 150_000_000,
+      unit_borrowed: 7_500_000,
+    };
+    const user = userEvent.setup();
+    renderApp('/');
+    const group = await markers();
+    // 200% after the opening, 300% after the deposit, 200% after the borrow: the opening and the
+    // borrow share a place and a marker; nothing sits higher than 300%
+    const deposit = within(group).getByRole('button', {
+      name: /^Deposit BTC: 0\.5 BTC deposited on /,
+    });
+    expect(deposit).toHaveTextContent('D');
+    await user.hover(deposit);
+    const tip = await screen.findByRole('tooltip');
+    expect(tip).toHaveTextContent('Deposit BTC');
+    expect(tip).toHaveTextContent('0.5 BTC deposited');
+    expect(tip).toHaveTextContent(moment(NOW_S - 240));
+    expect(tip).toHaveTextContent('Ratio after 300%');
+    await user.unhover(deposit);
+    await waitFor(() => expect(screen.queryByRole('tooltip')).not.toBeInTheDocument());
+
+    // Keyboard: one tab stop for the markers, the arrow keys between them.
+    const buttons = within(group).getAllByRole('button');
+    expect(buttons.filter((b) => b.tabIndex === 0)).toHaveLength(1);
+    act(() => buttons[0]!.focus());
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('Deposit BTC');
+    await user.keyboard('{End}');
+    expect(buttons.at(-1)).toHaveFocus();
+    const last = screen.getByRole('tooltip');
+    expect(last).toHaveTextContent('Open Vault');
+    expect(last).toHaveTextContent('1 BTC deposited, 50,000.00 UNIT borrowed');
+    expect(last).toHaveTextContent('Borrow UNIT');
+    expect(last).toHaveTextContent('25,000.00 UNIT borrowed');
+    expect(last).toHaveTextContent('Ratio after 200%');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('tooltip')).not.toBeInTheDocument();
   });
 });
 
@@ -232,6 +300,9 @@ describe('chart fullscreen on a phone', () => {
     expect(
       within(dialog).getByRole('group', { name: /Chart of the collateral ratio/ }),
     ).toHaveFocus();
+    // then the markers' one tab stop (the opening's), then round to the first interval
+    await user.tab();
+    expect(within(dialog).getByRole('button', { name: /^Open Vault: / })).toHaveFocus();
     await user.tab();
     expect(within(dialog).getByRole('button', { name: '1D' })).toHaveFocus();
 

@@ -68,6 +68,20 @@ export const server = setupServer(
   http.get('*/api/auth/session', () => HttpResponse.json(null)),
   // An address that has not registered, unless a test says otherwise (issue 14: referral levels).
   http.get('*/api/users', () => HttpResponse.json([])),
+  // A 2-of-3 guardian network (the welcome page says who co-signs); /network's tests answer more.
+  http.get('*/api/network', () =>
+    HttpResponse.json({
+      enabled: true,
+      scheme: 'FROST (RFC 9591, secp256k1, BIP-340)',
+      threshold: 2,
+      size: 3,
+      set_version: 1,
+      group_key: 'a'.repeat(64),
+      guardians: [],
+      older_sets: [],
+      checked_at: Math.floor(Date.now() / 1000),
+    }),
+  ),
   http.get('*/api/bitcoin-price', () => HttpResponse.json(price)),
   http.get('*/api/price-history', ({ request }) => {
     const period = (new URL(request.url).searchParams.get('timePeriod') ??

@@ -24,6 +24,12 @@ describe('vault page states', () => {
     );
     expect(screen.getAllByRole('link', { name: 'Discord' }).length).toBeGreaterThan(0);
     expect(screen.getAllByRole('link', { name: 'Telegram' }).length).toBeGreaterThan(0);
+    // who co-signs: the 2-of-3 guardian network of GET /api/network, not "the guardian's"
+    expect(
+      await screen.findByText(
+        'Your bitcoin sits in a vault on chain that moves only with your signature and the co-signature of 2 of the 3 guardians.',
+      ),
+    ).toBeInTheDocument();
   });
 
   it('shows the welcome screen when the connected wallet has no vault (404)', async () => {

@@ -4,6 +4,8 @@ import {
   CHART_Y_AXIS,
   chartStates,
   clampToChart,
+  markerAmountText,
+  markerDescription,
   ratioLine,
   ratioSummary,
 } from './chart';
@@ -288,5 +290,121 @@ describe('chart model', () => {
       [-2 * day, 125],
       [0, 125],
     ]);
+  });
+});
+
+describe('markers of a young vault', () => {
+  // Opened, topped up and borrowed within four minutes at $95,000, after an hour of nothing: the
+  // points route still reads the opening alone (it lags), the history holds each state.
+  const now = 5_000_000;
+  const t0 = now - 300;
+  const records = [
+    {
+      timestamp: t0,
+      action: 'o' as const,
+      oracle_price: 95_000,
+      btc_amt: 1_000_000,
+      unit_amt: 40_000,
+      vault_amount: 1_000_000,
+      amount_borrowed: 40_000,
+    },
+    {
+      timestamp: t0 + 60,
+      action: 'd' as const,
+      oracle_price: 95_000,
+      btc_amt: 500_000,
+      unit_amt: 0,
+      vault_amount: 1_500_000,
+      amount_borrowed: 40_000,
+    },
+    {
+      timestamp: t0 + 120,
+      action: 'b' as const,
+      oracle_price: 96_000,
+      btc_amt: 0,
+      unit_amt: 20_000,
+      vault_amount: 1_500_000,
+      amount_borrowed: 60_000,
+    },
+    {
+      timestamp: t0 + 240,
+      action: 'r' as const,
+      oracle_price: 96_000,
+      btc_amt: 0,
+      unit_amt: 10_000,
+      vault_amount: 1_500_000,
+      amount_borrowed: 50_000,
+    },
+  ];
+  const line = ratioLine({
+    states: [{ timestamp: t0, btc_locked: 1_000_000, unit_borrowed: 40_000 }],
+    prices: [{ timestamp: now - 3600, price: 95_000 }],
+    actions: records,
+    period: '24h',
+    now,
+    openedAt: t0,
+  });
+
+  it('sits each marker at the ratio the vault had just after that action, from its record', () => {
+    // 0.01 × 95,000 / 400 = 238%; 0.015 × 95,000 / 400 = 356%; 0.015 × 96,000 / 600 = 240%;
+    // 0.015 × 96,000 / 500 = 288%: every one a ratio the vault really had, none above 356%
+    expect(line.markers.map((m) => [m.action, m.timestamp - t0, m.ratio])).toEqual([
+      ['o', 0, 238],
+      ['d', 60, 356],
+      ['b', 120, 240],
+      ['r', 240, 288],
+    ]);
+    expect(line.markers.every((m) => m.plotted === clampToChart(m.ratio))).toBe(true);
+  });
+
+  it('says what each action moved, for the tooltip', () => {
+    expect(line.markers.map(markerAmountText)).toEqual([
+      '0.01 BTC deposited, 400.00 UNIT borrowed',
+      '0.005 BTC deposited',
+      '200.00 UNIT borrowed',
+      '100.00 UNIT repaid',
+    ]);
+    expect(markerDescription(line.markers[1]!, 'Nov 29, 2026, 04:31')).toBe(
+      'Deposit BTC: 0.005 BTC deposited on Nov 29, 2026, 04:31.',
+    );
+  });
+
+  it("reads a claim at the state before it, the liquidation's", () => {
+    const claimed = ratioLine({
+      states: [{ timestamp: t0, btc_locked: 1_000_000, unit_borrowed: 40_000 }],
+      prices: [{ timestamp: now - 3600, price: 95_000 }],
+      actions: [
+        records[0]!,
+        {
+          timestamp: t0 + 60,
+          action: 'l',
+          oracle_price: 50_000,
+          btc_amt: 1_000_000,
+          unit_amt: 40_000,
+          vault_amount: 1_000_000,
+          amount_borrowed: 40_000,
+        },
+        {
+          timestamp: t0 + 120,
+          action: 'x',
+          oracle_price: 50_000,
+          btc_amt: 1_000_000,
+          unit_amt: 40_000,
+          vault_amount: 0,
+          amount_borrowed: 0,
+        },
+      ],
+      period: '24h',
+      now,
+      openedAt: t0,
+    });
+    expect(claimed.markers.map((m) => [m.action, m.ratio])).toEqual([
+      ['o', 238],
+      ['l', 125],
+      ['x', 125],
+    ]);
+    expect(markerAmountText(claimed.markers[2]!)).toBe(
+      '0.01 BTC of collateral and 400.00 UNIT of debt claimed',
+    );
   });
 });

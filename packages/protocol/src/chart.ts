@@ -1,8 +1,9 @@
 // Collateral ratio chart (SPEC §2 Chart, §9): intervals, axis and the bucketed ratio series.
 import type { ActionCode, PricePointDto, TimePeriod } from './api';
 import { CHART_LIQUIDATION_LINE, CHART_Y_FLOOR, CHART_Y_TICKS, CHART_Y_TOP } from './constants';
+import { ACTION_LABELS } from './history';
 import { collateralRatio } from './ratio';
-import { isKnownPrice, type PriceInput } from './units';
+import { centsToUnitString, isKnownPrice, satsToBtcString, type PriceInput } from './units';
 
 export interface ChartInterval {
   period: TimePeriod;
@@ -104,8 +105,29 @@ export interface RatioLine {
    * is two points at the same second (before, after); a price change is one point at its time.
    */
   points: RatioLinePoint[];
-  /** one per action inside the axis, on the line */
-  markers: RatioLinePoint[];
+  /** one per action inside the axis, at the ratio the vault had just after it */
+  markers: ChartMarker[];
+}
+
+/** An action on the chart: where it sits, and what the tooltip says of it. */
+export interface ChartMarker extends RatioLinePoint {
+  action: ActionCode;
+  /** the record's amounts: sats and UNIT hundredths moved (0 when the record has none) */
+  btcAmt: number;
+  unitAmt: number;
+}
+
+/** A history record as the chart reads it: its moment, its action, and the state after it. */
+export interface ChartAction {
+  timestamp: number;
+  action: ActionCode;
+  /** whole USD, as the history stores it: the price at that very moment */
+  oracle_price?: number;
+  /** the state after the action (SPEC §3 vault_amount, amount_borrowed) */
+  vault_amount?: number;
+  amount_borrowed?: number;
+  btc_amt?: number;
+  unit_amt?: number;
 }
 
 /** The actions drawn on the line: every action code (SPEC §3), liquidation and claim too. */
@@ -134,7 +156,7 @@ export interface RatioLineInput {
    * actions to mark: the vault history's records. Their oracle_price (whole USD, as the history
    * stores it) is the price at that very moment.
    */
-  actions?: readonly { timestamp: number; action: ActionCode; oracle_price?: number }[];
+  actions?: readonly ChartAction[];
   period: TimePeriod;
   /** unix seconds */
   now: number;
@@ -234,22 +256,86 @@ export function ratioLine(input: RatioLineInput): RatioLine {
     points.push(pointAt(t, states[i]!));
   }
 
-  const markers: RatioLinePoint[] = [];
-  for (const a of input.actions ?? []) {
-    if (!CHART_MARKER_ACTIONS.includes(a.action) || a.timestamp < start || a.timestamp > end)
-      continue;
-    const after = lastAtOrBefore(states, a.timestamp);
-    if (after < 0) continue;
-    let point = pointAt(a.timestamp, states[after]!, a.action);
-    // A claim empties the vault (no ratio after it): its marker sits where the line ended.
-    if (!Number.isFinite(point.ratio)) {
-      const before = lastAtOrBefore(states, a.timestamp - 1);
-      if (before >= 0) point = pointAt(a.timestamp, states[before]!, a.action);
-    }
-    markers.push(point);
-  }
-  markers.sort((a, b) => a.timestamp - b.timestamp);
+  const markers = chartMarkers(input.actions ?? [], { start, end, states, priceAt });
   return { start, end, points, markers };
+}
+
+/**
+ * Each action at the ratio the vault really had just after it: the state its own record holds at
+ * the oracle price of that very second (the line's state and price stand in where the record
+ * lacks them). A claim empties the vault, so its marker reads the state before it, where the line
+ * ended. Never a height of the drawing's own: markers close together are the plot's to group.
+ */
+function chartMarkers(
+  actions: readonly ChartAction[],
+  line: {
+    start: number;
+    end: number;
+    states: readonly VaultStateAt[];
+    priceAt: (t: number) => number;
+  },
+): ChartMarker[] {
+  const byTime = [...actions].sort((a, b) => a.timestamp - b.timestamp);
+  const stateOf = (a: ChartAction | undefined, t: number): VaultStateAt | null => {
+    if (a?.vault_amount != null && a.amount_borrowed != null)
+      return {
+        timestamp: a.timestamp,
+        btc_locked: a.vault_amount,
+        unit_borrowed: a.amount_borrowed,
+      };
+    const i = lastAtOrBefore(line.states, t);
+    return i >= 0 ? line.states[i]! : null;
+  };
+  const markers: ChartMarker[] = [];
+  byTime.forEach((a, i) => {
+    if (!CHART_MARKER_ACTIONS.includes(a.action) || a.timestamp < line.start) return;
+    if (a.timestamp > line.end) return;
+    const price = isKnownPrice(a.oracle_price) ? a.oracle_price : line.priceAt(a.timestamp);
+    let state = stateOf(a, a.timestamp);
+    if (!state) return;
+    let ratio = collateralRatio(state.btc_locked, state.unit_borrowed, price);
+    if (!Number.isFinite(ratio)) {
+      state = stateOf(byTime[i - 1], a.timestamp - 1);
+      if (state) ratio = collateralRatio(state.btc_locked, state.unit_borrowed, price);
+    }
+    markers.push({
+      timestamp: a.timestamp,
+      ratio,
+      plotted: clampToChart(ratio),
+      priceUsd: price,
+      action: a.action,
+      btcAmt: a.btc_amt ?? 0,
+      unitAmt: a.unit_amt ?? 0,
+    });
+  });
+  return markers;
+}
+
+/** What a marker's tooltip says the action moved: '0.5 BTC deposited', '400.00 UNIT repaid'. */
+export function markerAmountText(marker: Pick<ChartMarker, 'action' | 'btcAmt' | 'unitAmt'>) {
+  const btc = `${satsToBtcString(marker.btcAmt)} BTC`;
+  const unit = `${centsToUnitString(marker.unitAmt)} UNIT`;
+  switch (marker.action) {
+    case 'o':
+      return `${btc} deposited, ${unit} borrowed`;
+    case 'd':
+      return `${btc} deposited`;
+    case 'w':
+      return `${btc} withdrawn`;
+    case 'b':
+      return `${unit} borrowed`;
+    case 'r':
+      return `${unit} repaid`;
+    case 'l':
+      return `${btc} of collateral and ${unit} of debt opened to claimants`;
+    case 'x':
+      return `${btc} of collateral and ${unit} of debt claimed`;
+  }
+}
+
+/** A marker in words, for its tooltip and its accessible name. */
+export function markerDescription(marker: ChartMarker, when: string): string {
+  return `${ACTION_LABELS[marker.action]}: ${markerAmountText(marker)} on ${when}.`;
 }
 
 /** The figures a reader of the chart needs first: the ratio now, and its lowest and highest. */

@@ -92,8 +92,15 @@ describe('pendingSentence', () => {
 
 describe('confirmedSentence', () => {
   it('says what finished, with its amount when known', () => {
-    expect(confirmedSentence('deposit', '0.01 BTC')).toBe('Deposit of 0.01 BTC confirmed');
-    expect(confirmedSentence('repay', null)).toBe('Repayment confirmed');
-    expect(confirmedSentence(null, null)).toBe('Transaction confirmed');
+    expect(confirmedSentence('deposit', '0.01 BTC')).toBe('Your deposit of 0.01 BTC is confirmed.');
+    expect(confirmedSentence('repay', null)).toBe('Your repayment is confirmed.');
+    expect(confirmedSentence(null, null)).toBe('Your transaction is confirmed.');
+    // a claim's amount is the debt it took on: said as a sentence, not 'of a liquidated vault of'
+    expect(confirmedSentence('repossess', '27,000.00 UNIT')).toBe(
+      'Your claim on a liquidated vault is confirmed: its collateral and its 27,000.00 UNIT of debt are now in your vault.',
+    );
+    expect(CONTENT.walletFunds.faucetPaying('1 BTC')).toBe(
+      'The devnet faucet is sending you 1 BTC.',
+    );
   });
 });

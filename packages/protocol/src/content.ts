@@ -120,7 +120,7 @@ export const CONTENT = {
     arrivingReason: (amount: string) =>
       `Funds arriving: ${amount} is on its way to your wallet: it counts once a block confirms it.`,
     /** the faucet's title names the amount, so its detail does not repeat it (issue 22) */
-    faucetPaying: (amount: string) => `The devnet faucet is sending you ${amount}`,
+    faucetPaying: (amount: string) => `The devnet faucet is sending you ${amount}.`,
     faucetDetail: 'It counts once a block confirms it.',
     /** once the block came: the notice says so instead of vanishing */
     arrived: (amount: string) => `${amount} arrived in your wallet`,
@@ -186,13 +186,17 @@ export function pendingSentence(
 
 /**
  * The pending banner once a block confirmed it (issue 22: it read 'BTC Deposit Submitted ·
- * Completed'): what finished, and how much when the banner still knows.
+ * Completed'): a sentence of what finished, and how much when the banner still knows. A claim's
+ * amount is the debt it took on with the collateral.
  */
 export function confirmedSentence(
   type: keyof typeof PENDING_NOUNS | null,
   amount: string | null,
 ): string {
+  if (type === 'repossess')
+    return amount
+      ? `Your claim on a liquidated vault is confirmed: its collateral and its ${amount} of debt are now in your vault.`
+      : 'Your claim on a liquidated vault is confirmed: its collateral and its debt are now in your vault.';
   const noun = type ? PENDING_NOUNS[type] : 'transaction';
-  const what = noun.charAt(0).toUpperCase() + noun.slice(1);
-  return amount ? `${what} of ${amount} confirmed` : `${what} confirmed`;
+  return amount ? `Your ${noun} of ${amount} is confirmed.` : `Your ${noun} is confirmed.`;
 }

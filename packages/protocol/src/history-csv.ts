@@ -1,7 +1,7 @@
 // The vault's history as CSV (GET /api/vaults/:id/history.csv): one line per history record, oldest
 // first, with the figures of the derived history row (SPEC §3) written for a spreadsheet: plain
 // decimals without thousands separators, dates in ISO 8601 UTC, RFC 4180 quoting.
-import type { HistoryRow } from './history';
+import { TXID_ROLE_LABELS, type HistoryRow } from './history';
 import { centsToUnitString, satsToBtcString } from './units';
 
 export const HISTORY_CSV_HEADER: readonly string[] = [
@@ -17,6 +17,8 @@ export const HISTORY_CSV_HEADER: readonly string[] = [
   'Ratio after (%)',
   'Transaction ID',
   'Explorer URL',
+  // A liquidation's id is the vault output it opens to claimants, not a transaction of its own.
+  'Transaction ID refers to',
 ];
 
 /**
@@ -58,5 +60,6 @@ export function historyCsvCells(row: HistoryRow, explorerTxUrl: string): string[
     ratioCell(row.healthFactorAfter),
     row.transactionId,
     explorerTxUrl,
+    TXID_ROLE_LABELS[row.txidRole],
   ];
 }

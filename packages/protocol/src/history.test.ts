@@ -160,3 +160,46 @@ describe('history CSV cells', () => {
     expect(csvLine(['a', 'b,c'])).toBe('a,"b,c"\r\n');
   });
 });
+
+describe("a liquidation's transaction id", () => {
+  // The withdraw makes the vault's last output; the liquidation has no transaction of its own and
+  // its record points at that output, which the claim then spends.
+  const withdraw = record({
+    timestamp: 100,
+    action: 'w',
+    btc_amt: 1_000_000,
+    vault_amount: 9_000_000,
+    amount_borrowed: 500_000,
+    transaction_id: 'a'.repeat(64),
+  });
+  const liquidation = record({
+    timestamp: 200,
+    action: 'l',
+    vault_amount: 9_000_000,
+    amount_borrowed: 500_000,
+    transaction_id: 'a'.repeat(64),
+  });
+  const claim = record({ timestamp: 300, action: 'x', transaction_id: 'c'.repeat(64) });
+
+  it('is labelled as the vault output being claimed, in the row and in the CSV', async () => {
+    const { historyCsvCells, HISTORY_CSV_HEADER } = await import('./history-csv');
+    const rows = deriveHistoryRows([claim, liquidation, withdraw], () => 95_000);
+    expect(rows.map((r) => [r.type, r.transactionId, r.txidRole])).toEqual([
+      ['x', 'c'.repeat(64), 'action'],
+      ['l', 'a'.repeat(64), 'claimed-output'],
+      ['w', 'a'.repeat(64), 'action'],
+    ]);
+    const cells = (i: number) =>
+      Object.fromEntries(
+        historyCsvCells(rows[i]!, 'https://x/tx').map((cell, c) => [HISTORY_CSV_HEADER[c], cell]),
+      );
+    expect(cells(1)).toMatchObject({
+      Action: 'Vault Liquidation',
+      'Transaction ID': 'a'.repeat(64),
+      'Transaction ID refers to': 'The vault output being claimed',
+    });
+    expect(cells(2)['Transaction ID refers to']).toBe('This action');
+    expect(cells(0)['Transaction ID refers to']).toBe('This action');
+    expect(HISTORY_CSV_HEADER).toHaveLength(historyCsvCells(rows[0]!, '').length);
+  });
+});

@@ -42,6 +42,21 @@ export function amountUnitOf(action: ActionCode): 'BTC' | 'UNIT' {
 
 export type HistoryStatus = 'In Progress' | 'Completed';
 
+/**
+ * What a history row's transaction id names. A liquidation (`l`) has no transaction of its own:
+ * its record points at the vault output it opens to claimants, which the vault's last transaction
+ * made (a withdraw's, say). Its row says so rather than pass that id off as the liquidation's.
+ */
+export type TxidRole = 'action' | 'claimed-output';
+
+export const TXID_ROLE_LABELS: Record<TxidRole, string> = {
+  action: 'This action',
+  'claimed-output': 'The vault output being claimed',
+};
+
+export const txidRoleOf = (action: ActionCode): TxidRole =>
+  action === 'l' ? 'claimed-output' : 'action';
+
 export interface HealthStatusText {
   text: string;
   colour: BandColour | 'grey';
@@ -63,6 +78,8 @@ export interface HistoryRow {
   amountUsdCents: bigint | null;
   status: HistoryStatus;
   transactionId: string;
+  /** what the transaction id names: the action's own transaction, or the output a claim spends */
+  txidRole: TxidRole;
   healthFactorBefore: number;
   healthFactorAfter: number;
   healthStatusBefore: HealthStatusText;
@@ -132,6 +149,7 @@ export function historyRowStepper(
       amountUsdCents: unit === 'BTC' ? satsValueUsdCents(amount, price) : amount,
       status: record.confirmed ? 'Completed' : 'In Progress',
       transactionId: record.transaction_id,
+      txidRole: txidRoleOf(record.action),
       healthFactorBefore: ratioBefore,
       healthFactorAfter: ratioAfter,
       healthStatusBefore: statusText(ratioBefore),

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { VaultHistoryRecordDto } from './api';
-import { keyMayOpenVault, liquidationOutcome, liquidationStage } from './liquidation';
+import {
+  keyMayOpenVault,
+  liquidatedCards,
+  liquidationOutcome,
+  liquidationStage,
+} from './liquidation';
+import { sats, unitCents } from './units';
 
 const record = (
   action: VaultHistoryRecordDto['action'],
@@ -133,5 +139,59 @@ describe('keyMayOpenVault (one live vault per key)', () => {
   it('refuses while the key has an active vault or a liquidation not yet claimed', () => {
     expect(keyMayOpenVault({ status: 'active' })).toBe(false);
     expect(keyMayOpenVault({ status: 'liquidated' })).toBe(false);
+  });
+});
+
+describe('liquidatedCards', () => {
+  // The vault record still holds the collateral and the debt until a claimant spends its output.
+  const standing = { sats: sats(10_000_000), debtCents: unitCents(700_000) };
+
+  it('owes nothing once liquidated, and says where the collateral goes', () => {
+    const cards = liquidatedCards('pending', liquidationOutcome([opened, liquidated]), standing);
+    expect(cards.owedCents).toBe(0n);
+    expect(cards.collateralSats).toBe(10_000_000n);
+    expect(cards.debtNote).toBe(
+      'Nothing is owed: the 7,000.00 UNIT debt goes to whoever repossesses the vault, and the UNIT you borrowed is yours to keep.',
+    );
+    expect(cards.collateralNote).toBe(
+      'Liquidated: this collateral is no longer yours. Whoever repossesses the vault takes 0.085 BTC (85%) and the treasury 0.015 BTC (15%).',
+    );
+    expect(cards.priceNote).toMatch(/^The BTC price reached this liquidation price/);
+  });
+
+  it('reads the vault as it stands before the guardian records the liquidation', () => {
+    const cards = liquidatedCards('pending', null, {
+      sats: sats(1_000_000),
+      debtCents: unitCents(40_000),
+    });
+    expect(cards.owedCents).toBe(0n);
+    expect(cards.collateralSats).toBe(1_000_000n);
+    expect(cards.debtNote).toContain('the 400.00 UNIT debt goes to whoever repossesses');
+    expect(cards.collateralNote).toContain('takes 0.0085 BTC (85%) and the treasury 0.0015 BTC');
+  });
+
+  it('once repossessed: nothing locked, nothing owed, the split that was made', () => {
+    const outcome = liquidationOutcome([opened, liquidated, claimed]);
+    const cards = liquidatedCards('repossessed', outcome, {
+      sats: sats(0),
+      debtCents: unitCents(0),
+    });
+    expect(cards.owedCents).toBe(0n);
+    expect(cards.collateralSats).toBe(0n);
+    expect(cards.collateralNote).toBe(
+      'Repossessed: the collateral went 0.085 BTC to the claimant and 0.015 BTC (15%) to the treasury.',
+    );
+    expect(cards.debtNote).toBe(
+      'Nothing is owed: the 7,000.00 UNIT debt went to the claimant with the collateral, and the UNIT you borrowed is yours to keep.',
+    );
+    expect(cards.priceNote).toBe('The vault is closed: it has no liquidation price any more.');
+  });
+
+  it('once repossessed without the history: no figure it cannot know', () => {
+    const cards = liquidatedCards('repossessed', null, { sats: sats(0), debtCents: unitCents(0) });
+    expect(cards.collateralNote).toBe(
+      'Repossessed: the collateral went to the claimant, less 15% to the treasury.',
+    );
+    expect(cards.debtNote).not.toMatch(/\d/);
   });
 });

@@ -1,8 +1,18 @@
 // What happened to a liquidated vault, from its own history (SPEC §3 action codes `l` and `x`,
 // §4 Liquidated state): the figures its owner is shown once the vault is liquidated.
 import type { VaultDto, VaultHistoryRecordDto } from './api';
+import { REPOSSESSION_TAX_PERCENT as TAX } from './constants';
 import { collateralRatio } from './ratio';
-import { sats, unitCents, type Sats, type UnitCents } from './units';
+import {
+  centsToUnitString,
+  sats,
+  satsToBtcString,
+  unitCents,
+  type Sats,
+  type SatsInput,
+  type UnitCents,
+  type UnitCentsInput,
+} from './units';
 import { repossessionClaim } from './vault';
 
 export type LiquidationStage = 'pending' | 'repossessed';
@@ -118,4 +128,62 @@ export function liquidationStage(input: {
  */
 export function keyMayOpenVault(latest: Pick<VaultDto, 'status'> | null): boolean {
   return latest === null || latest.status === 'repossessed';
+}
+
+/** What the dashboard's cards say of a liquidated vault: no debt owed, and the collateral's fate. */
+export interface LiquidatedCards {
+  /** the UNIT loan balance card's figure: nothing is owed once the vault is liquidated */
+  owedCents: UnitCents;
+  /** the BTC card's figure: still locked until a claimant spends it, nothing once repossessed */
+  collateralSats: Sats;
+  /** under the BTC card's figure: where the collateral goes or went */
+  collateralNote: string;
+  /** under the UNIT card's figure: why nothing is owed */
+  debtNote: string;
+  /** under the liquidation price card's figure, in place of the distance to it */
+  priceNote: string;
+}
+
+/**
+ * The cards of a liquidated vault (docs/protocol.md, repossess): the debt moves to the claimant with
+ * 85% of the collateral and 15% goes to the treasury, so the owner owes nothing and keeps the UNIT
+ * borrowed. The figures come from the `l` record when the history has it, else from the vault as
+ * it stands (SPEC §4's liquidated state can come before the guardian records the `l`).
+ */
+export function liquidatedCards(
+  stage: LiquidationStage,
+  outcome: LiquidationOutcome | null,
+  vault: { sats: SatsInput; debtCents: UnitCentsInput },
+): LiquidatedCards {
+  const collateral = outcome?.collateralSats ?? sats(vault.sats);
+  const debt = outcome?.debtCents ?? unitCents(vault.debtCents);
+  const split = outcome?.claim
+    ? { takenSats: outcome.claim.claimantSats, taxSats: outcome.claim.taxSats }
+    : repossessionClaim(collateral);
+  const btc = (value: bigint) => `${satsToBtcString(value)} BTC`;
+  const debtText = `${centsToUnitString(debt)} UNIT`;
+  if (stage === 'repossessed') {
+    const went =
+      collateral > 0n
+        ? `${btc(split.takenSats)} to the claimant and ${btc(split.taxSats)} (${TAX}%) to the treasury`
+        : `to the claimant, less ${TAX}% to the treasury`;
+    return {
+      owedCents: unitCents(0),
+      collateralSats: sats(0),
+      collateralNote: `Repossessed: the collateral went ${went}.`,
+      debtNote:
+        debt > 0n
+          ? `Nothing is owed: the ${debtText} debt went to the claimant with the collateral, and the UNIT you borrowed is yours to keep.`
+          : 'Nothing is owed: the debt went to the claimant with the collateral, and the UNIT you borrowed is yours to keep.',
+      priceNote: 'The vault is closed: it has no liquidation price any more.',
+    };
+  }
+  return {
+    owedCents: unitCents(0),
+    collateralSats: collateral,
+    collateralNote: `Liquidated: this collateral is no longer yours. Whoever repossesses the vault takes ${btc(split.takenSats)} (${100 - TAX}%) and the treasury ${btc(split.taxSats)} (${TAX}%).`,
+    debtNote: `Nothing is owed: the ${debtText} debt goes to whoever repossesses the vault, and the UNIT you borrowed is yours to keep.`,
+    priceNote:
+      'The BTC price reached this liquidation price, so the vault was liquidated. A deposit or a repayment can no longer save it.',
+  };
 }

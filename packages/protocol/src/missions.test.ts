@@ -4,6 +4,10 @@ import { UNIT_POSTAGE_SATS } from './constants';
 import { MISSION_ACTIONS, REFERRAL_LEVEL_IDS } from './ids';
 import {
   MISSION_REASONS,
+  POSTAGE_COPY,
+  missionProgressShown,
+  missionsSummary,
+  missionTasksText,
   accountPostageSats,
   REFERRAL_LEVELS,
   isMissionAction,
@@ -181,5 +185,44 @@ describe('SPEC §3 referral levels', () => {
       remaining: REFERRAL_LEVELS.level_two.minReferrals - REFERRAL_LEVELS.level_one.minReferrals,
     });
     expect(nextReferralLevel(REFERRAL_LEVELS.level_three.minReferrals)).toBeNull();
+  });
+});
+
+describe('mission progress signed out', () => {
+  const list = [
+    { mission_tasks: 1, completed_tasks: 1 },
+    { mission_tasks: 2, completed_tasks: 2 },
+    { mission_tasks: 3, completed_tasks: 0 },
+  ];
+
+  it('shows no count and no tasks done without a signed-in user', () => {
+    expect(missionProgressShown({ hasUser: false })).toBe(false);
+    expect(missionsSummary(list, { hasUser: false })).toBeNull();
+    expect(missionTasksText(list[1]!, { hasUser: false })).toBe('2 tasks');
+    expect(missionTasksText(list[0]!, { hasUser: false })).toBe('1 task');
+  });
+
+  it("shows the signed-in user's own progress", () => {
+    expect(missionProgressShown({ hasUser: true })).toBe(true);
+    expect(missionsSummary(list, { hasUser: true })).toBe('2 of 3 completed');
+    expect(missionsSummary([], { hasUser: true })).toBeNull();
+    expect(missionTasksText(list[2]!, { hasUser: true })).toBe('0/3 tasks');
+  });
+});
+
+describe('postage, said alike in the drawers and on the Missions page', () => {
+  it('stays yours on open and borrow, goes to the treasury with repaid UNIT', () => {
+    expect(POSTAGE_COPY.toYou('12,500 sats', 'Nebula')).toBe(
+      'UNIT postage (Nebula): 12,500 sats. It arrives with your UNIT in your runes address and stays yours.',
+    );
+    expect(POSTAGE_COPY.toTreasury('10,000 sats')).toBe(
+      'UNIT postage: 10,000 sats. It goes to the treasury with the UNIT you repay; the postage of the UNIT you keep stays yours.',
+    );
+    const explained = POSTAGE_COPY.explained('10,000 sats', '10,000 sats');
+    // the page no longer says the repayment's postage stays yours
+    expect(explained).toContain('when you open a vault or borrow');
+    expect(explained).toContain(
+      'A repayment also pays 10,000 sats of postage for the UNIT it sends back, which goes to the treasury with that UNIT',
+    );
   });
 });

@@ -89,6 +89,31 @@ export function missionDisabledReason(
   return null;
 }
 
+/**
+ * Mission progress (the count, the marks, each mission's tasks done) is the signed-in user's own.
+ * Signed out, the list says what each mission asks and shows no progress: a "5 of 6 completed"
+ * with green marks beside "Log in or register" would credit someone who has not taken part.
+ */
+export const missionProgressShown = (ctx: Pick<MissionContext, 'hasUser'>): boolean => ctx.hasUser;
+
+/** The list's count, "1 of 6 completed", or null signed out or with no missions. */
+export function missionsSummary(
+  missions: readonly { mission_tasks: number; completed_tasks: number }[],
+  ctx: Pick<MissionContext, 'hasUser'>,
+): string | null {
+  if (!missionProgressShown(ctx) || missions.length === 0) return null;
+  return `${missions.filter(isMissionComplete).length} of ${missions.length} completed`;
+}
+
+/** A mission's tasks under its title: done of all when signed in, how many it asks otherwise. */
+export function missionTasksText(
+  mission: { mission_tasks: number; completed_tasks: number },
+  ctx: Pick<MissionContext, 'hasUser'>,
+): string {
+  if (missionProgressShown(ctx)) return `${mission.completed_tasks}/${mission.mission_tasks} tasks`;
+  return `${mission.mission_tasks} task${mission.mission_tasks === 1 ? '' : 's'}`;
+}
+
 export function missionDisabled(
   mission: { id: string | number; action: MissionAction },
   ctx: MissionContext,
@@ -183,3 +208,22 @@ export function accountPostageSats(
 ): number {
   return level ? REFERRAL_LEVELS[level].postage_sats : defaultPostage;
 }
+
+/**
+ * What postage does, said alike in the drawers and on the Missions page (docs/protocol.md,
+ * Transactions). Open and borrow: the payment funds the postage of the UNIT sent to the runes
+ * address, which stays the user's. Repay: the payment funds the postage of the UNIT sent back,
+ * which goes to the treasury with it; the UNIT change keeps the account's postage and whatever the
+ * spent UNIT outputs carried beyond that returns as BTC change.
+ */
+export const POSTAGE_COPY = {
+  /** the open and borrow drawers' line: '15,000 sats ($14.25)' */
+  toYou: (amount: string, levelTitle: string | null) =>
+    `UNIT postage${levelTitle ? ` (${levelTitle})` : ''}: ${amount}. It arrives with your UNIT in your runes address and stays yours.`,
+  /** the repay drawer's line */
+  toTreasury: (amount: string) =>
+    `UNIT postage: ${amount}. It goes to the treasury with the UNIT you repay; the postage of the UNIT you keep stays yours.`,
+  /** the Missions page's explanation beside the referral levels: '10,000 sats' */
+  explained: (accountPostage: string, treasuryPostage: string) =>
+    `Postage is the bitcoin your UNIT arrives with in your runes address when you open a vault or borrow: ${accountPostage} without a level, your level’s once you reach one. It stays yours and pays for moving that UNIT later. A repayment also pays ${treasuryPostage} of postage for the UNIT it sends back, which goes to the treasury with that UNIT; the UNIT you keep keeps its postage.`,
+} as const;

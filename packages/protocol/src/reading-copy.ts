@@ -54,6 +54,21 @@ export const READING_COPY = {
   repossess: {
     networkCost: 'Estimated network cost',
   },
+  welcome: {
+    /**
+     * Who must sign for the vault's bitcoin to move (GET /api/network): a t-of-n guardian network
+     * co-signs with t of its n guardians, a server signing alone is one guardian; unknown until
+     * read, said without a count.
+     */
+    lockBtc: (network: { enabled: boolean; threshold: number; size: number } | null) =>
+      `Your bitcoin sits in a vault on chain that moves only with your signature and ${
+        network == null
+          ? "the guardians' co-signature"
+          : network.enabled && network.size > 1
+            ? `the co-signature of ${network.threshold} of the ${network.size} guardians`
+            : "the guardian's"
+      }.`,
+  },
   createSuccess: {
     summary: 'What was created',
     name: 'Vault',

@@ -205,7 +205,9 @@ function useFullscreen(
 function trapTab(e: KeyboardEvent, root: HTMLElement | null) {
   if (e.key !== 'Tab' || !root) return;
   const focusables = [
-    ...root.querySelectorAll<HTMLElement>('button:not([disabled]), [tabindex="0"]'),
+    ...root.querySelectorAll<HTMLElement>(
+      'button:not([disabled]):not([tabindex="-1"]), [tabindex="0"]',
+    ),
   ];
   if (focusables.length === 0) return;
   const first = focusables[0]!;

@@ -10,9 +10,7 @@ import {
 } from 'react';
 import { area, curveStepAfter, line as linePath } from 'd3-shape';
 import {
-  ACTION_COLOURS,
   ACTION_LABELS,
-  CHART_MARKER_LETTERS,
   CHART_Y_AXIS,
   HEALTH_BANDS,
   formatHealth,
@@ -21,6 +19,7 @@ import {
   type RatioLinePoint,
 } from '@unit/protocol';
 import { formatMoment, timeTicks } from './axis';
+import { ChartMarkers, markerGroups } from './ChartMarkers';
 
 /** Drawing heights; the width is the card's own, measured, so 11 px labels stay 11 px. */
 const HEIGHT = { wide: 300, compact: 260 } as const;
@@ -146,16 +145,9 @@ export function RatioPlot({
   // a phone's narrow axis still gets a tick every 6 hours on 1D: its labels are short
   const ticks = timeTicks(start, line.end, W - M.left - M.right, compact ? 56 : 84);
   const latest = readable.at(-1);
-  // Markers that would cover one another (a liquidation and its claim in the same minute) stack
-  // upwards, so every letter stays readable.
-  const placed: { m: RatioLinePoint; px: number; py: number }[] = [];
-  for (const m of line.markers) {
-    const px = x(m.timestamp);
-    let py = y(m.plotted);
-    for (const p of placed)
-      if (Math.abs(p.px - px) < 16 && Math.abs(p.py - py) < 16) py = p.py - 18;
-    placed.push({ m, px, py: Math.max(M.top, py) });
-  }
+  // Each action at the ratio it left (a liquidation and its claim in the same minute are one
+  // marker listing both), never lifted to a height the vault did not have.
+  const groups = markerGroups(line.markers, x, y);
   const liquidationY = y(CHART_Y_AXIS.liquidationLine);
 
   const nearest = (clientX: number) => {
@@ -297,19 +289,6 @@ export function RatioPlot({
             className="chart__latest"
           />
         )}
-        {placed.map(({ m, px, py }) => (
-          <g
-            key={`${m.action}-${m.timestamp}`}
-            transform={`translate(${px},${py})`}
-            className={`chart__marker chart__marker--${ACTION_COLOURS[m.action!]}`}
-            data-action={m.action}
-          >
-            <circle r={8} />
-            <text dy="0.35em" textAnchor="middle">
-              {CHART_MARKER_LETTERS[m.action!]}
-            </text>
-          </g>
-        ))}
         {activePoint && (
           <g className="chart__crosshair">
             <line
@@ -328,6 +307,7 @@ export function RatioPlot({
           </g>
         )}
       </svg>
+      <ChartMarkers groups={groups} width={W} height={H} onEnter={() => setActive(null)} />
       <div
         className="chart__tooltip"
         role="status"

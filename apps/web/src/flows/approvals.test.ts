@@ -85,6 +85,10 @@ describe('approvals of a vault.progress notification', () => {
   it('never says waiting once the request is over: a guardian still pending gave no answer', () => {
     expect(decisionWords('pending', true)).toBe('no answer');
     expect(shownState('pending', true)).toBe('no-answer');
+    // signed by the first t: the one that had not answered was simply not needed
+    expect(decisionWords('pending', true, true)).toBe('not needed');
+    expect(shownState('pending', true, true)).toBe('not-needed');
+    expect(decisionWords('pending', false, true)).toBe('waiting');
     expect(shownState('pending', false)).toBe('pending');
     // The others' states are what they were.
     for (const state of ['approved', 'refused', 'unreachable', 'excluded'] as const) {

@@ -15,8 +15,10 @@ export const APPROVALS_COPY = {
     unreachable: 'unreachable',
     excluded: 'left out',
   } satisfies Record<GuardianState, string>,
-  /** a guardian still pending when the request is over: it will not answer this one now */
+  /** a guardian still pending when the request failed: it will not answer this one now */
   noAnswer: 'no answer',
+  /** a guardian still pending when enough others approved: the request was signed without it */
+  notNeeded: 'not needed',
   /** the one announcement of each phase (ApprovalsCount): said once, never stale in its phase */
   announce: {
     waiting: (a: Approvals) => `Waiting for ${a.needed} of ${a.total} guardians to approve.`,
@@ -80,16 +82,20 @@ export const approvalsNeed = (approvals: Approvals, over = false) =>
     : `${approvals.needed} ${over ? 'were needed' : 'needed'}`;
 
 /**
- * A guardian's state as the list shows it: 'pending' only while the request runs. Once it is over
- * (failed at its first refusals, or signed by the first t), a guardian that had not decided never
- * will for this request: it gave no answer.
+ * A guardian's state as the list shows it: 'pending' only while the request runs. Once it is over,
+ * a guardian that had not decided never will for this request: signed by the first t (`signed`),
+ * it was simply not needed; failed at the first refusals, it gave no answer.
  */
-export const shownState = (state: GuardianState, over: boolean) =>
-  over && state === 'pending' ? 'no-answer' : state;
+export const shownState = (state: GuardianState, over: boolean, signed = false) =>
+  over && state === 'pending' ? (signed ? 'not-needed' : 'no-answer') : state;
 
 /** A guardian's state in words (SPEC §4's tracker reads in text, not colour). */
-export const decisionWords = (state: GuardianState, over = false) =>
-  over && state === 'pending' ? APPROVALS_COPY.noAnswer : APPROVALS_COPY.states[state];
+export const decisionWords = (state: GuardianState, over = false, signed = false) =>
+  over && state === 'pending'
+    ? signed
+      ? APPROVALS_COPY.notNeeded
+      : APPROVALS_COPY.noAnswer
+    : APPROVALS_COPY.states[state];
 
 /**
  * What a screen reader hears of the approvals: one sentence per phase (waiting, enough, too few),

@@ -2,6 +2,7 @@ import {
   CONTENT,
   DEFAULT_FEE_SPEED,
   ERROR_MESSAGES,
+  POSTAGE_COPY,
   VALIDATION_MESSAGES,
   avoidDustChange,
   cappedFeeOptions,
@@ -86,10 +87,8 @@ function postageLine(i: FormInputs): string | null {
   if (funded === 0n) return null;
   const usd = satsValueUsdCents(funded, i.position.priceUsd);
   const amount = `${funded.toLocaleString('en-US')} sats${usd != null ? ` (${formatUsdCents(usd)})` : ''}`;
-  if (i.decl.form.postageToTreasury)
-    return `UNIT postage: ${amount}, sent with the UNIT to the treasury`;
-  const level = i.postage.levelTitle ? ` (${i.postage.levelTitle})` : '';
-  return `UNIT postage${level}: ${amount}, kept with your UNIT`;
+  if (i.decl.form.postageToTreasury) return POSTAGE_COPY.toTreasury(amount);
+  return POSTAGE_COPY.toYou(amount, i.postage.levelTitle);
 }
 
 /** The fee rate chosen and what the transaction costs at it (SPEC §9). */

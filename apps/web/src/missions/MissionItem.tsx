@@ -5,7 +5,9 @@ import {
   missionButtonLabel,
   missionButtonState,
   missionDisabledReason,
+  missionProgressShown,
   missionStatus,
+  missionTasksText,
   type MissionContext,
   type MissionDto,
 } from '@unit/protocol';
@@ -23,7 +25,8 @@ export function MissionItem(props: {
 }) {
   const { mission } = props;
   const id = useId();
-  const complete = isMissionComplete(mission);
+  // signed out, no progress: no mark, no count of tasks done
+  const complete = missionProgressShown(props.ctx) && isMissionComplete(mission);
   const status = missionStatus({ complete, started: props.started, verifying: props.verifying });
   const state = missionButtonState(mission, props.ctx);
   const reason = !state.enabled && props.settled && status !== 'completed' ? state.reason : null;
@@ -40,9 +43,7 @@ export function MissionItem(props: {
         <h2 className="mission__title" id={`${id}-title`}>
           {mission.title}
         </h2>
-        <p className="mission__meta muted">
-          {mission.completed_tasks}/{mission.mission_tasks} tasks
-        </p>
+        <p className="mission__meta muted">{missionTasksText(mission, props.ctx)}</p>
         {reason && !shared && (
           <p className="mission__reason" id={`${id}-reason`}>
             {reason}

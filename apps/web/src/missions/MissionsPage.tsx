@@ -7,6 +7,7 @@ import {
   MISSION_REASONS,
   hasPendingInProgress,
   isMissionComplete,
+  missionsSummary,
   missionActionButton,
   missionActionButtonLabel,
   missionStartPath,
@@ -122,7 +123,7 @@ export function MissionsPage() {
   };
 
   const list = missions.data ?? [];
-  const done = list.filter(isMissionComplete).length;
+  const summary = missions.isSuccess ? missionsSummary(list, ctx) : null;
 
   return (
     <div className="missions">
@@ -133,11 +134,7 @@ export function MissionsPage() {
               <h1 className="card__title" id="missions-title">
                 Missions
               </h1>
-              {missions.isSuccess && list.length > 0 && (
-                <p className="muted missions__summary">
-                  {done} of {list.length} completed
-                </p>
-              )}
+              {summary && <p className="muted missions__summary">{summary}</p>}
             </div>
             {actionButton && (
               <button
@@ -155,11 +152,11 @@ export function MissionsPage() {
             referredBy={user.data && isOwnUserView(user.data) ? user.data.referred_by : null}
             code={registered ? null : referralCode}
           />
-          {missions.isSuccess && list.length > 0 && (
+          {summary && (
             <progress
               className="missions__progress"
               max={list.length}
-              value={done}
+              value={list.filter(isMissionComplete).length}
               aria-label="Missions completed"
             />
           )}
@@ -237,16 +234,18 @@ export function MissionsPage() {
         </section>
         {/* Issue 22: the columns were 420 px against 1,800: the badges sit under the missions,
           the levels and roles beside them, so both end near each other. */}
-        {community.data && <Awards title="Badges" awards={community.data.badges} />}
+        {community.data && ctx.hasUser && <Awards title="Badges" awards={community.data.badges} />}
       </div>
       <aside className="missions__side">
         {user.data && <ReferralCard user={user.data} />}
         {user.data && <AccountsCard user={user.data} signedIn={session.signedIn} />}
         <ReferralLevels
-          referrals={user.data?.referrals ?? null}
+          referrals={ctx.hasUser ? (user.data?.referrals ?? null) : null}
           defaultPostage={config.constants.unitPostageSats}
         />
-        {community.data && <Awards title="Discord roles" awards={community.data.roles} />}
+        {community.data && ctx.hasUser && (
+          <Awards title="Discord roles" awards={community.data.roles} />
+        )}
       </aside>
     </div>
   );

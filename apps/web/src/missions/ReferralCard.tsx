@@ -2,6 +2,7 @@
 // and SPEC §3 Referral levels.
 import { Copy, Users } from 'lucide-react';
 import {
+  POSTAGE_COPY,
   REFERRAL_LEVEL_IDS,
   REFERRAL_LEVELS,
   nextReferralLevel,
@@ -139,9 +140,11 @@ export function ReferralLevels({
         })}
       </ol>
       <p className="muted levels__what">
-        Postage is the bitcoin your UNIT arrives with in your runes address when you open a vault,
-        borrow or repay: {defaultPostage.toLocaleString('en-US')} sats without a level, your
-        level&rsquo;s once you reach one. It stays yours and pays for moving that UNIT later.
+        {/* the treasury's postage on repaid UNIT is the same default (docs/protocol.md) */}
+        {POSTAGE_COPY.explained(
+          `${defaultPostage.toLocaleString('en-US')} sats`,
+          `${defaultPostage.toLocaleString('en-US')} sats`,
+        )}
       </p>
       {next && (
         <p className="muted levels__next">

@@ -10,6 +10,7 @@ import {
   groupByMonth,
   paginate,
   sortRows,
+  TXID_ROLE_LABELS,
   type HistoryRow,
   type PriceInput,
   type SortDirection,
@@ -212,6 +213,7 @@ function MonthRow({ month }: { month: string }) {
 function Row({ row }: { row: HistoryRow }) {
   const { explorerUrl } = useConfig();
   const date = rowDate.format(new Date(row.date * 1000));
+  const claimed = row.txidRole === 'claimed-output';
   return (
     <tr>
       <td className="num">
@@ -220,7 +222,11 @@ function Row({ row }: { row: HistoryRow }) {
           href={`${explorerUrl.replace(/\/+$/, '')}/tx/${row.transactionId}`}
           target="_blank"
           rel="noreferrer"
-          aria-label={`${date}: view transaction in the explorer`}
+          aria-label={
+            claimed
+              ? `${date}: view the vault output being claimed in the explorer`
+              : `${date}: view transaction in the explorer`
+          }
         >
           {date}
         </a>
@@ -232,6 +238,12 @@ function Row({ row }: { row: HistoryRow }) {
         >
           {row.typeLabel}
         </span>
+        {/* a liquidation has no transaction of its own: its link is the output claimants spend */}
+        {claimed && (
+          <span className="tx-note muted">
+            The date links to {TXID_ROLE_LABELS['claimed-output'].toLowerCase()}.
+          </span>
+        )}
       </td>
       <td className="num">{formatAmount(row.amount, row.amountUnit)}</td>
       <td className="col-wide num">

@@ -8,6 +8,7 @@ import {
   formatUsdCents,
   isKnownPrice,
   liquidationDistance,
+  liquidatedCards,
   liquidationThresholdCents,
   pendingFigures,
   satsToBtcString,
@@ -135,6 +136,11 @@ export function Dashboard(props: {
   const bar = unitBarReading(walletUnit, position.debtCents);
   const distance = liquidationDistance(position.sats, position.debtCents, position.priceUsd);
   const repossessed = liquidation.stage === 'repossessed';
+  // A liquidated vault's cards say what is true of it: nothing owed, and where the collateral goes.
+  const gone =
+    liquidation.stage === 'none'
+      ? null
+      : liquidatedCards(liquidation.stage, liquidation.outcome, position);
 
   return (
     <div className="dashboard">
@@ -168,11 +174,12 @@ export function Dashboard(props: {
             BTC deposited
           </h2>
           <p className="card__value num" data-testid="btc-deposited">
-            {satsToBtcString(confirmedSats)} BTC
+            {satsToBtcString(gone?.collateralSats ?? confirmedSats)} BTC
           </p>
           <p className="muted num">
             {btcUsd != null ? formatUsdCents(btcUsd) : <Skeleton width="8ch" />}
           </p>
+          {gone && <p className="card__note">{gone.collateralNote}</p>}
           {btcPending && <PendingFigure figure={`${satsToBtcString(position.sats)} BTC`} />}
           <div className="card__actions">
             {action('deposit', ACTION_LABELS.deposit)}
@@ -184,13 +191,14 @@ export function Dashboard(props: {
             UNIT loan balance
           </h2>
           <p className="card__value num" data-testid="unit-debt">
-            {centsToUnitString(confirmedDebt)} UNIT
+            {centsToUnitString(gone?.owedCents ?? confirmedDebt)} UNIT
           </p>
+          {gone && <p className="card__note">{gone.debtNote}</p>}
           {debtPending && (
             <PendingFigure figure={`${centsToUnitString(position.debtCents)} UNIT`} />
           )}
           {/* SPEC §2's bar of UNIT in the wallet against the debt, labelled (issue 22) */}
-          {bar.kind !== 'no-debt' && position.runeCents != null && (
+          {!gone && bar.kind !== 'no-debt' && position.runeCents != null && (
             <div className="unit-bar">
               <p className="unit-bar__label" id="unit-bar-label">
                 {READING.unitBar.label}
@@ -259,7 +267,7 @@ export function Dashboard(props: {
                 )}
               </dd>
             </div>
-            {distance && !repossessed && (
+            {distance && !gone && (
               <div>
                 <dt>{READING.liquidationPrice.distance}</dt>
                 <dd data-testid="liquidation-distance">
@@ -273,6 +281,7 @@ export function Dashboard(props: {
               </div>
             )}
           </dl>
+          {gone && <p className="card__note">{gone.priceNote}</p>}
         </section>
       </div>
       {/* SPEC §8: a chart error is caught, reported and kept to the chart. */}

@@ -95,8 +95,11 @@ export function LiquidationOutcome({
         )}
       </dl>
       <ul className="liquidation__links">
+        {/* the liquidation has no transaction of its own: this is the output the claim spends,
+            made by the vault's last transaction before it */}
         <li>
-          Vault output opened to claimants: <TxLink txid={outcome.vaultTxid} />
+          {claim ? 'Vault output claimed' : 'Vault output being claimed'} (made by the vault&apos;s
+          last transaction before the liquidation): <TxLink txid={outcome.vaultTxid} />
         </li>
         {claim && (
           <li>

@@ -16,6 +16,8 @@ import {
 } from '@unit/protocol';
 import { EnableTelegram } from '../auth/EnableTelegram';
 import type { Approvals } from '@unit/protocol/wire';
+import { useQuery } from '@tanstack/react-query';
+import { networkQueryOptions } from '../api/network';
 import { usePosition } from '../api/position';
 import { useVaultHistory } from '../api/vault-history';
 import { approvalsCount } from '../flows/approvals';
@@ -154,6 +156,8 @@ export function VaultPage() {
 
 function Welcome() {
   const flows = useFlows();
+  // who co-signs a vault's moves, read once (the network page is the one that keeps it fresh)
+  const network = useQuery({ ...networkQueryOptions, refetchInterval: false });
   return (
     <section className="welcome">
       <div className="welcome__copy">
@@ -172,7 +176,7 @@ function Welcome() {
           <WelcomeScene />
         </Suspense>
       </div>
-      <WelcomeSteps />
+      <WelcomeSteps network={network.data ?? null} />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 import { Coins, Gauge, Lock } from 'lucide-react';
+import { CONTENT } from '@unit/protocol';
 
 // The welcome page's words, shared by the page (VaultPage) and the shell prerendered into
 // index.html at build time (app/Shell.tsx), so the two never drift apart.
@@ -14,16 +15,18 @@ export function WelcomeHeadline() {
   );
 }
 
-export function WelcomeSteps() {
+/** `network`: the guardian set as GET /api/network reads it; null before it is read. */
+export function WelcomeSteps({
+  network = null,
+}: {
+  network?: { enabled: boolean; threshold: number; size: number } | null;
+}) {
   return (
     <ol className="welcome__steps" aria-label="How it works">
       <li>
         <Lock size={20} aria-hidden="true" />
         <strong>Lock BTC</strong>
-        <span className="muted">
-          Your bitcoin sits in a vault on chain that moves only with your signature and the
-          guardian's.
-        </span>
+        <span className="muted">{CONTENT.reading.welcome.lockBtc(network)}</span>
       </li>
       <li>
         <Coins size={20} aria-hidden="true" />

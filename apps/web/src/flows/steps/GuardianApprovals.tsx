@@ -75,18 +75,20 @@ export function ApprovalsList({
   id?: string;
 }) {
   if (!approvals || approvals.guardians.length === 0) return null;
+  // signed by the first t: a guardian that had not answered was not needed, not silent
+  const signed = approvalsDone(approvals);
   return (
     <ul id={id} className="approvals__list" aria-label={APPROVALS_COPY.list}>
       {approvals.guardians.map((guardian) => (
         <li
           key={guardian.id}
-          className={`approvals__guardian approvals__guardian--${shownState(guardian.state, over)}`}
+          className={`approvals__guardian approvals__guardian--${shownState(guardian.state, over, signed)}`}
         >
           <span className="approvals__icon" aria-hidden="true" />
           <span className="approvals__name">{guardian.name}</span>
           <span className="approvals__state">
             <span className="sr-only">: </span>
-            {decisionWords(guardian.state, over)}
+            {decisionWords(guardian.state, over, signed)}
           </span>
           {reasonOf(guardian) && (
             <span className="approvals__reason">
