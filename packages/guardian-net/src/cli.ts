@@ -2,15 +2,16 @@
 // nodes, or ask the network for a signature. A node's command line names it (`start --id 2`), so an
 // operator tells the processes apart in `ps` and can stop one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { bytesToHex, parseHex } from './canonical';
-import { Coordinator, runDkg } from './coordinator';
-import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
-import { ensureIdentity, loadIdentity } from './identity';
-import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
+import { guardianDir, initCommand, localDkg, membersDkg } from './cli-dkg';
+import { Coordinator } from './coordinator';
+import { parseSetBody, verifySet } from './guardian-set';
+import { loadIdentity } from './identity';
+import { onParentGone, stopChildren } from './local-process';
 import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
@@ -23,7 +24,9 @@ import { ensureOracleSecret } from './oracle/threshold-oracle';
 const CLI = fileURLToPath(import.meta.url);
 
 const USAGE = `usage:
-  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+  guardian init --dir <new guardian dir> --url <its public URL> [--name <name>]
+                 (its identity key and directory only; prints its public part for the coordinator)
+  guardian start --dir <guardian dir> [--id <n>: checked against its set] [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
                  [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
@@ -31,7 +34,10 @@ const USAGE = `usage:
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
                   present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]
+  guardian dkg --dir <network dir> --members <file of the members' public parts> [--t 2]
+                 (the coordinator, holding only its identity, runs the first DKG among running guardians)
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
+                 (the same on one machine: init each guardian-<i>, start them, run the DKG)
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
                  (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
@@ -53,10 +59,6 @@ const POLICIES: Record<string, NodeValidator> = {
 
 function log(event: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify({ at: new Date().toISOString(), ...event }) + '\n');
-}
-
-function guardianDir(dir: string, id: number): string {
-  return join(dir, `guardian-${id}`);
 }
 
 const positiveInt = (text: string | undefined, what: string): number | undefined => {
@@ -140,8 +142,9 @@ async function start(args: string[]): Promise<void> {
   });
   values.host ??= '127.0.0.1';
   values.policy ??= 'refuse-all';
-  const id = Number(values.id);
-  if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
+  const id = values.id === undefined ? undefined : Number(values.id);
+  if ((id !== undefined && (!Number.isInteger(id) || id < 1)) || !values.dir)
+    throw new Error(USAGE);
   let validate = POLICIES[values.policy];
   if (values.policy === 'vault') {
     const vault = await vaultPolicy(values);
@@ -155,19 +158,21 @@ async function start(args: string[]): Promise<void> {
     : undefined;
   const price = priceOptions(values.dir, values);
   ensureOracleSecret(join(values.dir, 'oracle.json')); // its own oracle (oracle/threshold-oracle.ts)
-  const node = new GuardianNode({
-    id,
+  // A guardian started without --id learns its id from its set, or from its first roster.
+  let node: GuardianNode | undefined = undefined;
+  node = new GuardianNode({
+    ...(id === undefined ? {} : { id }),
     dir: values.dir,
     ...(values['database-url-file'] ? { databaseUrlFile: values['database-url-file'] } : {}),
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
     validate,
-    log: (e) => log({ guardian: id, ...e }),
+    log: (e) => log({ guardian: id ?? node?.health().id, ...e }),
     ...(roster ? { roster } : {}),
   });
   const port = await node.listen();
-  log({ guardian: id, event: 'listening', port, ...node.health() });
+  log({ event: 'listening', port, ...node.health() });
   const stop = () => {
     setTimeout(() => process.exit(1), 3_000).unref();
     void node.close().then(() => process.exit(0));
@@ -246,65 +251,10 @@ function networkOptions(args: string[]) {
   };
 }
 
-/** Writes the roster (identity keys and URLs of n local guardians, on `ports`, and one coordinator). */
-function makeRoster(dir: string, n: number, t: number, ports: number[]): GuardianSetBody {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const members = Array.from({ length: n }, (_, i) => {
-    const id = i + 1;
-    mkdirSync(guardianDir(dir, id), { recursive: true, mode: 0o700 });
-    const identity = ensureIdentity(join(guardianDir(dir, id), 'identity.json'));
-    return {
-      id,
-      name: `guardian-${id}`,
-      identityKey: identity.publicKey,
-      url: `http://127.0.0.1:${ports[i]}`,
-    };
-  });
-  mkdirSync(join(dir, 'coordinator'), { recursive: true, mode: 0o700 });
-  const coordinator = ensureIdentity(join(dir, 'coordinator', 'identity.json'));
-  const roster = parseSetBody({
-    kind: 'unit/guardian-set',
-    version: 0,
-    t,
-    n,
-    members,
-    coordinators: [{ name: 'coordinator', identityKey: coordinator.publicKey }],
-  });
-  writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
-  return roster;
-}
-
 async function dkg(args: string[]): Promise<void> {
+  if (args.includes('--members')) return membersDkg(args, log);
   const o = networkOptions(args);
-  const setPath = join(o.dir, 'guardian-set.json');
-  if (existsSync(setPath)) {
-    log({ event: 'dkg-skipped', reason: `${setPath} exists` });
-    return;
-  }
-  // Base port 0: free ports now; they are in the set, so every later start uses the same ones.
-  const ports =
-    o.basePort === 0
-      ? await freeLoopbackPorts(o.n)
-      : Array.from({ length: o.n }, (_, i) => o.basePort + i);
-  const roster = makeRoster(o.dir, o.n, o.t, ports);
-  const children = roster.members.map((m) =>
-    spawnGuardian(o.dir, m.id, Number(new URL(m.url).port), [
-      '--roster',
-      join(o.dir, 'roster.json'),
-    ]),
-  );
-  const watching = o.exitWithParent
-    ? onParentGone(() => void stopChildren(children).then(() => process.exit(1)))
-    : () => undefined;
-  try {
-    await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
-    const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
-    writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
-    log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
-  } finally {
-    watching();
-    await stopChildren(children);
-  }
+  await localDkg(o, { spawnGuardian, waitHealthy, log });
 }
 
 /**
@@ -384,6 +334,7 @@ async function price(args: string[]): Promise<void> {
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
+  if (command === 'init') return initCommand(rest);
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
   if (command === 'local') return local(rest);
