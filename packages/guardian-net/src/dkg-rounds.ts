@@ -111,7 +111,9 @@ export class DkgRounds {
           body: { session: this.session, box: seal(key, me, m.identityKey, plain) },
         }).catch((e: unknown) => {
           const err = e as Error & { cause?: { code?: string } };
-          const why = err.cause?.code ? `unreachable (${err.cause.code})` : err.message.slice(0, 200);
+          const why = err.cause?.code
+            ? `unreachable (${err.cause.code})`
+            : err.message.slice(0, 200);
           throw new ProtocolError('refused', `guardian ${m.id} did not take its share: ${why}`);
         });
       }),
