@@ -3,12 +3,12 @@
 // from their own directory. The embedded network (`guardian dkg --dir` without --members, and
 // `guardian local`) goes through the same path on one machine.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { runFirstDkg } from './dkg-coordinator';
+import { resumeInstall, runFirstDkg } from './dkg-coordinator';
 import { ensureGuardianDir, initGuardian, parsePublicPart, type PublicPart } from './guardian-init';
-import { parseSetBody, type GuardianSet, type GuardianSetBody } from './guardian-set';
+import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
 
@@ -57,8 +57,9 @@ export function rosterOf(members: PublicPart[], t: number, coordinator: string):
 
 /**
  * The coordinator's first DKG: its network directory holds only `coordinator/identity.json` (made
- * here if absent), then `roster.json` and, once every member installed it, `guardian-set.json`:
- * the layout the app server reads from GUARDIAN_DIR. No share is ever written here.
+ * here if absent), then `roster.json`, the set once every member signed it (`certified-set.json`,
+ * from which a stopped install is sent again), and once every member installed it
+ * `guardian-set.json`: the layout the app server reads from GUARDIAN_DIR. No share is ever here.
  */
 export async function coordinatorDkg(
   dir: string,
@@ -73,10 +74,21 @@ export async function coordinatorDkg(
   }
   mkdirSync(join(dir, 'coordinator'), { recursive: true, mode: 0o700 });
   const coordinator = ensureIdentity(join(dir, 'coordinator', 'identity.json'));
-  const roster = rosterOf(members, t, coordinator.publicKey);
-  writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
-  const set = await runFirstDkg(roster, coordinator, { log });
+  // A set every member signed but not every member installed: send the install again.
+  const certifiedPath = join(dir, CERTIFIED);
+  let set: GuardianSet;
+  if (existsSync(certifiedPath)) {
+    set = verifySet(JSON.parse(readFileSync(certifiedPath, 'utf8')));
+    log({ event: 'dkg-resume-install', groupKey: set.groupKey });
+    await resumeInstall(set, coordinator);
+  } else {
+    const roster = rosterOf(members, t, coordinator.publicKey);
+    writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
+    const onCertified = (s: GuardianSet) => writeFileSync(certifiedPath, JSON.stringify(s, null, 2) + '\n'); // prettier-ignore
+    set = await runFirstDkg(roster, coordinator, { log, onCertified });
+  }
   writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
+  rmSync(certifiedPath, { force: true });
   log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
   return set;
 }
@@ -88,6 +100,9 @@ export interface LocalDkgOptions {
   basePort: number;
   exitWithParent: boolean;
 }
+
+/** The set every member signed, kept until every member installed it. */
+export const CERTIFIED = 'certified-set.json';
 
 export const guardianDir = (dir: string, id: number) => join(dir, `guardian-${id}`);
 

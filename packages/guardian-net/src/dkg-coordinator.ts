@@ -94,8 +94,11 @@ class DkgRounds {
   }
 
   /** One step on every member; a failure names every member that failed it. */
-  async every(type: string, body: (m: Member, i: number) => unknown): Promise<CallResult[]> {
-    const members = this.roster.members;
+  async every(
+    type: string,
+    body: (m: Member, i: number) => unknown,
+    members = this.roster.members,
+  ): Promise<CallResult[]> {
     const settled = await Promise.allSettled(members.map((m, i) => this.call(m, type, body(m, i))));
     const failed = settled.flatMap((r, i) =>
       r.status === 'rejected' ? [{ m: members[i]!, why: describe(r.reason) }] : [],
@@ -197,4 +200,25 @@ class DkgRounds {
     await this.every('set/install', () => ({ set, ...previous }));
     return set;
   }
+}
+
+/**
+ * The install of a set every member already signed, sent again to each member not yet ready with
+ * it (a coordinator stopped during the install): a member still holding its DKG result installs
+ * it; one that restarted since has lost it and is named.
+ */
+export async function resumeInstall(
+  set: GuardianSet,
+  identity: Identity,
+  timeoutMs = 15_000,
+): Promise<void> {
+  const ready = async (m: Member) => {
+    const res = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    const health = (await res.json()) as { state?: unknown; groupKey?: unknown };
+    return health.state === 'ready' && health.groupKey === set.groupKey;
+  };
+  const rounds = new DkgRounds({ ...set, version: 0 }, identity, '', timeoutMs);
+  const missing = [];
+  for (const m of set.members) if (!(await ready(m).catch(() => false))) missing.push(m);
+  await rounds.every('set/install', () => ({ set }), missing);
 }

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -15,6 +16,9 @@ import {
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CERTIFIED, rosterOf } from '../src/cli-dkg';
+import { runFirstDkg } from '../src/dkg-coordinator';
+import { ensureIdentity } from '../src/identity';
 import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
 const root = mkdtempSync(join(tmpdir(), 'guardian-orgs-'));
@@ -178,5 +182,37 @@ describe('guardians of three organisations', () => {
     const set = JSON.parse(readFileSync(join(root, 'net-kill', 'guardian-set.json'), 'utf8')) as { groupKey: string }; // prettier-ignore
     for (const org of orgs)
       expect(await health(org)).toMatchObject({ state: 'ready', groupKey: set.groupKey });
+  }, 180_000);
+
+  it('a coordinator stopped after every member signed: the next run sends the install again', async () => {
+    const base = await freePorts(2);
+    const orgs = [await init('halt-a', base), await init('halt-b', base + 1)];
+    for (const org of orgs) await start(org);
+    const net = join(root, 'net-halt');
+    mkdirSync(join(net, 'coordinator'), { recursive: true, mode: 0o700 });
+    const coordinator = ensureIdentity(join(net, 'coordinator', 'identity.json'));
+    const roster = rosterOf(
+      orgs.map((o) => o.part),
+      2,
+      coordinator.publicKey,
+    );
+    // The coordinator's own step, as the command runs it, stopped right after the certificate.
+    const halted = runFirstDkg(roster, coordinator, {
+      onCertified: (set) => {
+        writeFileSync(join(net, CERTIFIED), JSON.stringify(set));
+        throw new Error('coordinator stopped');
+      },
+    });
+    await expect(halted).rejects.toThrow('coordinator stopped');
+    for (const org of orgs) expect(await health(org)).toMatchObject({ state: 'dkg' });
+    expect(shareFiles(orgs.map((o) => o.dir))).toEqual([]);
+
+    const resumed = await coordinate('net-halt', orgs);
+    expect(resumed.child.exitCode, resumed.output()).toBe(0);
+    expect(resumed.output()).toMatch(/dkg-resume-install/);
+    const set = JSON.parse(readFileSync(join(net, 'guardian-set.json'), 'utf8')) as { groupKey: string }; // prettier-ignore
+    for (const org of orgs)
+      expect(await health(org)).toMatchObject({ state: 'ready', groupKey: set.groupKey });
+    expect(existsSync(join(net, CERTIFIED))).toBe(false);
   }, 180_000);
 });
