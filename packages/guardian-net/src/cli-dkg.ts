@@ -30,6 +30,18 @@ export function initCommand(args: string[]): void {
   process.stdout.write(JSON.stringify(part) + '\n');
 }
 
+/**
+ * `guardian coordinator-key --dir <network dir>`: the coordinator's identity key (made if absent),
+ * for guardian operators who pin it with `start --coordinator`.
+ */
+export function coordinatorKeyCommand(args: string[]): void {
+  const { values } = parseArgs({ args, options: { dir: { type: 'string' } } });
+  if (!values.dir) throw new Error('usage: guardian coordinator-key --dir <network dir>');
+  const dir = join(resolve(values.dir), 'coordinator');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  process.stdout.write(ensureIdentity(join(dir, 'identity.json')).publicKey + '\n');
+}
+
 /** The members' public parts: a JSON array, or one JSON object a line (init's output, concatenated). */
 export function readMembers(file: string): PublicPart[] {
   const text = readFileSync(file, 'utf8').trim();

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { bytesToHex, parseHex } from './canonical';
-import { guardianDir, initCommand, localDkg, membersDkg } from './cli-dkg';
+import { coordinatorKeyCommand, guardianDir, initCommand, localDkg, membersDkg } from './cli-dkg';
 import { Coordinator } from './coordinator';
 import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
@@ -26,7 +26,9 @@ const CLI = fileURLToPath(import.meta.url);
 const USAGE = `usage:
   guardian init --dir <new guardian dir> --url <its public URL> [--name <name>]
                  (its identity key and directory only; prints its public part for the coordinator)
-  guardian start --dir <guardian dir> [--id <n>: checked against its set] [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+  guardian start --dir <guardian dir> [--id <n>: checked against its set]
+                 [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+                 [--coordinator <identity key>: before its first set, join a roster from this coordinator only]
                  [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
@@ -34,6 +36,7 @@ const USAGE = `usage:
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
                   present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]
+  guardian coordinator-key --dir <network dir>   (the coordinator's identity key, made if absent)
   guardian dkg --dir <network dir> --members <file of the members' public parts> [--t 2]
                  (the coordinator, holding only its identity, runs the first DKG among running guardians)
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
@@ -127,6 +130,14 @@ async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], 
   return { validate: policy.decide.bind(policy) as NodeValidator, facts };
 }
 
+const identityKeyArg = (key: string): string => {
+  if (!/^[0-9a-f]{64}$/.test(key))
+    throw new Error(
+      '--coordinator takes the coordinator’s identity key: 32 bytes of lowercase hex',
+    );
+  return key;
+};
+
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -136,6 +147,7 @@ async function start(args: string[]): Promise<void> {
       dir: { type: 'string' },
       port: { type: 'string' },
       roster: { type: 'string' },
+      coordinator: { type: 'string' },
       'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
     },
@@ -170,6 +182,7 @@ async function start(args: string[]): Promise<void> {
     validate,
     log: (e) => log({ guardian: id ?? node?.health().id, ...e }),
     ...(roster ? { roster } : {}),
+    ...(values.coordinator ? { firstCoordinator: identityKeyArg(values.coordinator) } : {}),
   });
   const port = await node.listen();
   log({ event: 'listening', port, ...node.health() });
@@ -205,7 +218,7 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
   return child;
 }
 
-async function waitHealthy(url: string, timeoutMs = 20_000): Promise<void> {
+async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -335,6 +348,7 @@ async function price(args: string[]): Promise<void> {
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
   if (command === 'init') return initCommand(rest);
+  if (command === 'coordinator-key') return coordinatorKeyCommand(rest);
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
   if (command === 'local') return local(rest);

@@ -1,7 +1,7 @@
 // Which first roster a waiting guardian joins, and when a receiver's accusation names a sender.
 import { describe, expect, it } from 'vitest';
 import { bytesToHex } from './canonical';
-import { acceptFirstRoster } from './first-roster';
+import { acceptFirstRoster, receiveFirstRoster } from './first-roster';
 import { judgeBlame, seal, shareKey, type BlameParties } from './dkg-share-box';
 import { sealMessage, ProtocolError } from './envelope';
 import { frost, frostIdentifier } from './frost';
@@ -49,6 +49,30 @@ describe('acceptFirstRoster', () => {
     ];
     for (const [body, from, why] of cases)
       expect(refusal(() => acceptFirstRoster(body, g2, from, own))).toMatch(why);
+  });
+});
+
+describe('receiveFirstRoster', () => {
+  const wire = (from = coordinator) =>
+    JSON.stringify(
+      sealMessage(
+        { type: 'dkg/roster', from: from.publicKey, to: g2.publicKey, setVersion: 0, body: { roster, session } }, // prettier-ignore
+        from.secretKey,
+      ),
+    );
+  const o = (pin?: string) => ({ identity: g2, dir: '/nonexistent', startedAs: undefined, coordinator: pin, remember: () => true }); // prettier-ignore
+
+  it('with its operator’s pin, joins only that coordinator’s roster', async () => {
+    expect(await receiveFirstRoster(wire(), o(coordinator.publicKey))).toMatchObject({ id: 2 });
+    const stranger = newIdentity();
+    const theirs = { ...roster, coordinators: [{ name: 'c', identityKey: stranger.publicKey }] };
+    const raw = JSON.stringify(sealMessage({ type: 'dkg/roster', from: stranger.publicKey, to: g2.publicKey, setVersion: 0, body: { roster: theirs, session } }, stranger.secretKey)); // prettier-ignore
+    expect(await receiveFirstRoster(raw, o()).then((r) => r.id)).toBe(2);
+    await expect(receiveFirstRoster(raw, o(coordinator.publicKey))).rejects.toThrow(/coordinator its operator named/); // prettier-ignore
+  });
+
+  it('refuses a roster message not signed by a coordinator the roster names', async () => {
+    await expect(receiveFirstRoster(wire(g1), o())).rejects.toThrow(/not in the published guardian set/); // prettier-ignore
   });
 });
 

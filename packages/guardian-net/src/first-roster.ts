@@ -93,12 +93,16 @@ export async function receiveFirstRoster(
     dir: string;
     /** the id it was started with, if any */
     startedAs: number | undefined;
+    /** its operator's pin: the one coordinator whose first roster it joins */
+    coordinator: string | undefined;
     remember: (from: string, nonce: string, ts: number) => Promise<boolean> | boolean;
   },
 ): Promise<FirstRoster & { payload: Payload; auth: Auth }> {
   const { payload, auth } = openFirstRoster(raw, o.identity);
   if (!(await o.remember(payload.from, payload.nonce, payload.ts)))
     throw new ProtocolError('replayed', 'message nonce was already used', 409);
+  if (o.coordinator !== undefined && payload.from !== o.coordinator)
+    refuse('this guardian joins a first roster from the coordinator its operator named only');
   const own = readPublicPart(o.dir);
   const first = acceptFirstRoster(payload.body, o.identity, payload.from, own);
   if (o.startedAs !== undefined && o.startedAs !== first.id)

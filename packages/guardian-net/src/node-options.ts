@@ -23,6 +23,8 @@ export interface NodeOptions {
   databaseUrlFile?: string;
   /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
   roster?: GuardianSetBody;
+  /** the coordinator's identity key (x-only hex) whose first roster it joins; any, when absent */
+  firstCoordinator?: string;
   host?: string;
   /** defaults to the port of this guardian's URL in the set (or roster) */
   port?: number;

@@ -242,6 +242,7 @@ export class GuardianNode {
       identity: this.identity,
       dir: this.opts.dir,
       startedAs: this.opts.id,
+      coordinator: this.opts.firstCoordinator,
       remember: (from, nonce, ts) => this.store.rememberMessage(from, nonce, ts),
     });
     if (this.dkg?.session !== session) {

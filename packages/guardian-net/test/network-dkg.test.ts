@@ -44,10 +44,10 @@ async function init(name: string, port: number): Promise<Org> {
   return { dir, url, part };
 }
 
-async function start(org: Org, evilMode?: string): Promise<Proc> {
+async function start(org: Org, evilMode?: string, flags: string[] = []): Promise<Proc> {
   const p = evilMode
     ? run(EVIL, ['--dir', org.dir, '--mode', evilMode])
-    : run(CLI, ['start', '--dir', org.dir, '--policy', 'approve-all']);
+    : run(CLI, ['start', '--dir', org.dir, '--policy', 'approve-all', ...flags]);
   running.push(p);
   const health = await waitHealthy(org.url);
   expect(health).toMatchObject({ state: 'waiting', identityKey: org.part.identityKey });
@@ -96,7 +96,11 @@ describe('guardians of three organisations', () => {
       for (const f of readdirSync(org.dir)) expect(statSync(join(org.dir, f)).mode & 0o777).toBe(0o600); // prettier-ignore
       expect(readdirSync(org.dir).sort()).toEqual(['guardian.json', 'identity.json']);
     }
-    for (const org of orgs) await start(org);
+    // Organisation A pins the coordinator's key, as its operator would after hearing it from them.
+    const key = run(CLI, ['coordinator-key', '--dir', join(root, 'net-1')]);
+    expect(await key.exited, key.output()).toBe(0);
+    await start(orgs[0]!, undefined, ['--coordinator', key.output().trim()]);
+    for (const org of orgs.slice(1)) await start(org);
     const dkg = await coordinate('net-1', orgs);
     expect(dkg.child.exitCode, dkg.output()).toBe(0);
     const net = join(root, 'net-1');
