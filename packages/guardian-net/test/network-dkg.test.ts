@@ -49,7 +49,12 @@ async function start(org: Org, evilMode?: string, flags: string[] = []): Promise
     ? run(EVIL, ['--dir', org.dir, '--mode', evilMode])
     : run(CLI, ['start', '--dir', org.dir, '--policy', 'approve-all', ...flags]);
   running.push(p);
-  const health = await waitHealthy(org.url);
+  // Generous: the machine these run on is shared; a process that exits fails at once with its output.
+  const exited = p.exited.then((code) => {
+    throw new Error(`guardian exited (${code}) before it came up: ${p.output()}`);
+  });
+  const health = await Promise.race([waitHealthy(org.url, 90_000), exited]);
+  exited.catch(() => {});
   expect(health).toMatchObject({ state: 'waiting', identityKey: org.part.identityKey });
   return p;
 }
