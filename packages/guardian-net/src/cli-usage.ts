@@ -2,7 +2,11 @@
 // command line it does not take is said on stderr with exit code 2, as a shell expects.
 
 export const USAGE = `usage:
-  guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+  guardian init --dir <new guardian dir> --url <its public URL> [--name <name>]
+                 (its identity key and directory only; prints its public part for the coordinator)
+  guardian start --dir <guardian dir> [--id <n>: checked against its set]
+                 [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
+                 [--coordinator <identity key>: before its first set, join a roster from this coordinator only]
                  [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
                  [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
@@ -11,7 +15,11 @@ export const USAGE = `usage:
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
                   present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]
+  guardian coordinator-key --dir <network dir>   (the coordinator's identity key, made if absent)
+  guardian dkg --dir <network dir> --members <file of the members' public parts> [--t 2]
+                 (the coordinator, holding only its identity, runs the first DKG among running guardians)
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
+                 (the same on one machine: init each guardian-<i>, start them, run the DKG)
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
                  (dkg if needed, then run all n)
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]

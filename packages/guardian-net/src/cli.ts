@@ -2,15 +2,16 @@
 // nodes, or ask the network for a signature. A node's command line names it (`start --id 2`), so an
 // operator tells the processes apart in `ps` and can stop one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { bytesToHex, parseHex } from './canonical';
-import { Coordinator, runDkg } from './coordinator';
-import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
-import { ensureIdentity, loadIdentity } from './identity';
-import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
+import { coordinatorKeyCommand, guardianDir, initCommand, localDkg, membersDkg } from './cli-dkg';
+import { Coordinator } from './coordinator';
+import { parseSetBody, verifySet } from './guardian-set';
+import { loadIdentity } from './identity';
+import { onParentGone, stopChildren } from './local-process';
 import { GuardianNode } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
@@ -38,10 +39,6 @@ const POLICIES: Record<string, NodeValidator> = {
 
 function log(event: Record<string, unknown>): void {
   process.stdout.write(JSON.stringify({ at: new Date().toISOString(), ...event }) + '\n');
-}
-
-function guardianDir(dir: string, id: number): string {
-  return join(dir, `guardian-${id}`);
 }
 
 /** The flags `start` takes that `local` passes on to every guardian it runs. */
@@ -84,6 +81,14 @@ async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], 
   return { validate: policy.decide.bind(policy) as NodeValidator, facts };
 }
 
+const identityKeyArg = (key: string): string => {
+  if (!/^[0-9a-f]{64}$/.test(key))
+    throw new Error(
+      '--coordinator takes the coordinator’s identity key: 32 bytes of lowercase hex',
+    );
+  return key;
+};
+
 async function start(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
@@ -93,15 +98,18 @@ async function start(args: string[]): Promise<void> {
       dir: { type: 'string' },
       port: { type: 'string' },
       roster: { type: 'string' },
+      coordinator: { type: 'string' },
       'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
     },
   });
   values.host ??= '127.0.0.1';
   values.policy ??= 'refuse-all';
-  const id = Number(values.id);
-  if (!Number.isInteger(id) || id < 1 || !values.dir)
-    throw new UsageError(`start needs --id <n> and --dir <guardian dir>\n${USAGE}`);
+  const id = values.id === undefined ? undefined : Number(values.id);
+  if ((id !== undefined && (!Number.isInteger(id) || id < 1)) || !values.dir)
+    throw new UsageError(
+      `start needs --dir <guardian dir> (and --id <n>, if given, a positive integer)\n${USAGE}`,
+    );
   let validate = POLICIES[values.policy];
   if (values.policy === 'vault') {
     const vault = await vaultPolicy(values);
@@ -115,19 +123,22 @@ async function start(args: string[]): Promise<void> {
     : undefined;
   const price = priceOptions(values.dir, values);
   ensureOracleSecret(join(values.dir, 'oracle.json')); // its own oracle (oracle/threshold-oracle.ts)
-  const node = new GuardianNode({
-    id,
+  // A guardian started without --id learns its id from its set, or from its first roster.
+  let node: GuardianNode | undefined = undefined;
+  node = new GuardianNode({
+    ...(id === undefined ? {} : { id }),
     dir: values.dir,
     ...(values['database-url-file'] ? { databaseUrlFile: values['database-url-file'] } : {}),
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
     validate,
-    log: (e) => log({ guardian: id, ...e }),
+    log: (e) => log({ guardian: id ?? node?.health().id, ...e }),
     ...(roster ? { roster } : {}),
+    ...(values.coordinator ? { firstCoordinator: identityKeyArg(values.coordinator) } : {}),
   });
   const port = await node.listen();
-  log({ guardian: id, event: 'listening', port, ...node.health() });
+  log({ event: 'listening', port, ...node.health() });
   const stop = () => {
     setTimeout(() => process.exit(1), 3_000).unref();
     void node.close().then(() => process.exit(0));
@@ -160,7 +171,7 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
   return child;
 }
 
-async function waitHealthy(url: string, timeoutMs = 20_000): Promise<void> {
+async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -206,65 +217,10 @@ function networkOptions(args: string[]) {
   };
 }
 
-/** Writes the roster (identity keys and URLs of n local guardians, on `ports`, and one coordinator). */
-function makeRoster(dir: string, n: number, t: number, ports: number[]): GuardianSetBody {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const members = Array.from({ length: n }, (_, i) => {
-    const id = i + 1;
-    mkdirSync(guardianDir(dir, id), { recursive: true, mode: 0o700 });
-    const identity = ensureIdentity(join(guardianDir(dir, id), 'identity.json'));
-    return {
-      id,
-      name: `guardian-${id}`,
-      identityKey: identity.publicKey,
-      url: `http://127.0.0.1:${ports[i]}`,
-    };
-  });
-  mkdirSync(join(dir, 'coordinator'), { recursive: true, mode: 0o700 });
-  const coordinator = ensureIdentity(join(dir, 'coordinator', 'identity.json'));
-  const roster = parseSetBody({
-    kind: 'unit/guardian-set',
-    version: 0,
-    t,
-    n,
-    members,
-    coordinators: [{ name: 'coordinator', identityKey: coordinator.publicKey }],
-  });
-  writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
-  return roster;
-}
-
 async function dkg(args: string[]): Promise<void> {
+  if (args.includes('--members')) return membersDkg(args, log);
   const o = networkOptions(args);
-  const setPath = join(o.dir, 'guardian-set.json');
-  if (existsSync(setPath)) {
-    log({ event: 'dkg-skipped', reason: `${setPath} exists` });
-    return;
-  }
-  // Base port 0: free ports now; they are in the set, so every later start uses the same ones.
-  const ports =
-    o.basePort === 0
-      ? await freeLoopbackPorts(o.n)
-      : Array.from({ length: o.n }, (_, i) => o.basePort + i);
-  const roster = makeRoster(o.dir, o.n, o.t, ports);
-  const children = roster.members.map((m) =>
-    spawnGuardian(o.dir, m.id, Number(new URL(m.url).port), [
-      '--roster',
-      join(o.dir, 'roster.json'),
-    ]),
-  );
-  const watching = o.exitWithParent
-    ? onParentGone(() => void stopChildren(children).then(() => process.exit(1)))
-    : () => undefined;
-  try {
-    await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
-    const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
-    writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
-    log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
-  } finally {
-    watching();
-    await stopChildren(children);
-  }
+  await localDkg(o, { spawnGuardian, waitHealthy, log });
 }
 
 /**
@@ -348,6 +304,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
+  if (command === 'init') return initCommand(rest);
+  if (command === 'coordinator-key') return coordinatorKeyCommand(rest);
   if (command === 'start') return start(rest);
   if (command === 'dkg') return dkg(rest);
   if (command === 'local') return local(rest);

@@ -1,17 +1,15 @@
 // A guardian's side of the distributed key generation (three rounds of RFC 9591 FROST's DKG), from
 // its roster to the set it signs. Round-2 shares travel guardian to guardian, encrypted to the
 // receiver; the coordinator only relays signed public packages and cannot invent one.
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import type {
   DKG_Round1,
   DKG_Secret,
   FrostPublic,
   FrostSecret,
 } from '@noble/curves/abstract/frost.js';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, canonicalJson, parseHex, utf8ToBytes, type Json } from './canonical';
+import { bytesToHex, canonicalJson, parseHex, type Json } from './canonical';
 import { ProtocolError, type Wire } from './envelope';
+import { evidence, open, seal, shareHolds, shareKey, type BlameEvidence } from './dkg-share-box';
 import { frost, frostIdentifier, groupKeyXOnly, publicToJson } from './frost';
 import {
   parseSetBody,
@@ -26,33 +24,13 @@ import { callParty, checkReply } from './transport';
 interface DkgState {
   secret: DKG_Secret;
   round1: DKG_Round1[];
-  received: Map<string, Uint8Array>;
+  /** each sender's signed `dkg/share` message, by guardian id, kept as evidence */
+  received: Map<number, { wire: Wire; box: unknown }>;
   result?: { public: FrostPublic; secret: FrostSecret };
 }
 
-/** AES-256-GCM under an ECDH key of the two identity keys: a DKG share readable by its receiver only. */
-function shareKey(identity: Identity, peer: string): Buffer {
-  const shared = secp256k1.getSharedSecret(identity.secretKey, parseHex('02' + peer, 33));
-  return Buffer.from(
-    sha256(new Uint8Array([...utf8ToBytes('unit/dkg-share'), ...shared.subarray(1)])),
-  );
-}
-
-function encryptShare(identity: Identity, peer: string, plain: Uint8Array): Json {
-  const iv = randomBytes(12);
-  const c = createCipheriv('aes-256-gcm', shareKey(identity, peer), iv);
-  c.setAAD(Buffer.from(identity.publicKey + peer));
-  const ct = Buffer.concat([c.update(plain), c.final()]);
-  return { iv: iv.toString('hex'), ct: ct.toString('hex'), tag: c.getAuthTag().toString('hex') };
-}
-
-function decryptShare(identity: Identity, peer: string, box: unknown): Uint8Array {
-  const b = (box ?? {}) as Record<string, unknown>;
-  const d = createDecipheriv('aes-256-gcm', shareKey(identity, peer), parseHex(b.iv, 12, 'iv'));
-  d.setAAD(Buffer.from(peer + identity.publicKey));
-  d.setAuthTag(parseHex(b.tag, 16, 'tag'));
-  return new Uint8Array(Buffer.concat([d.update(parseHex(b.ct, 32, 'ct')), d.final()]));
-}
+/** Test fixtures only (a malicious guardian): rewrites a share before it is encrypted. */
+export type TamperDkgShare = (share: Uint8Array, to: number) => Uint8Array;
 
 function round1ToJson(p: DKG_Round1): Json {
   return {
@@ -62,7 +40,7 @@ function round1ToJson(p: DKG_Round1): Json {
   };
 }
 
-function round1FromJson(raw: unknown, t: number): DKG_Round1 {
+export function round1FromJson(raw: unknown, t: number): DKG_Round1 {
   const r = (raw ?? {}) as Record<string, unknown>;
   if (typeof r.identifier !== 'string' || !Array.isArray(r.commitment) || r.commitment.length !== t)
     throw new ProtocolError('malformed', 'bad DKG round-1 package');
@@ -81,6 +59,9 @@ export class DkgRounds {
     private readonly id: number,
     private readonly identity: Identity,
     readonly roster: GuardianSetBody,
+    /** the coordinator's session for this attempt ('' for a DKG started from a roster file) */
+    readonly session = '',
+    private readonly tamper?: TamperDkgShare,
   ) {}
 
   round1(): unknown {
@@ -115,32 +96,61 @@ export class DkgRounds {
     });
     const toSend = frost.DKG.round2(dkg.secret, packages);
     dkg.round1 = [dkg.round1[0]!, ...packages];
+    const me = this.identity.publicKey;
     await Promise.all(
-      others.map((m) =>
-        callParty({
+      others.map((m) => {
+        const share = toSend[frostIdentifier(m.id)]!.signingShare;
+        const key = shareKey(this.identity, m.identityKey, this.session);
+        const plain = this.tamper ? this.tamper(share, m.id) : share;
+        return callParty({
           url: m.url,
           identity: this.identity,
           to: m.identityKey,
           setVersion: roster.version,
           type: 'dkg/share',
-          body: {
-            box: encryptShare(
-              this.identity,
-              m.identityKey,
-              toSend[frostIdentifier(m.id)]!.signingShare,
-            ),
-          },
-        }),
-      ),
+          body: { session: this.session, box: seal(key, me, m.identityKey, plain) },
+        }).catch((e: unknown) => {
+          const err = e as Error & { cause?: { code?: string } };
+          const why = err.cause?.code
+            ? `unreachable (${err.cause.code})`
+            : err.message.slice(0, 200);
+          throw new ProtocolError('refused', `guardian ${m.id} did not take its share: ${why}`);
+        });
+      }),
     );
     return { sent: others.length };
   }
 
-  receive(peer: Member, body: unknown): unknown {
+  /** Keeps a peer's signed share message; the share is opened and checked at `finish`. */
+  receive(peer: Member, body: unknown, wire: Wire): unknown {
     if (!this.state) throw new ProtocolError('not-ready', 'dkg/round1 first');
-    const share = decryptShare(this.identity, peer.identityKey, (body as { box?: unknown })?.box);
-    this.state.received.set(frostIdentifier(peer.id), share);
+    const b = (body ?? {}) as { session?: unknown; box?: unknown };
+    if (b.session !== this.session)
+      throw new ProtocolError('refused', 'this share belongs to another DKG session');
+    if (this.state.received.has(peer.id))
+      throw new ProtocolError('replayed', `guardian ${peer.id} already sent its share`, 409);
+    this.state.received.set(peer.id, { wire, box: b.box });
     return { received: true };
+  }
+
+  /**
+   * Each received share opened and checked against its sender's round-1 commitment; the first
+   * that fails is answered as evidence naming its sender (dkg-share-box.ts), not as a share.
+   */
+  private openShares(
+    dkg: DkgState,
+  ): { shares: { identifier: string; signingShare: Uint8Array }[] } | { blame: BlameEvidence } {
+    const shares = [];
+    for (const m of this.roster.members.filter((x) => x.id !== this.id)) {
+      const got = dkg.received.get(m.id)!;
+      const key = shareKey(this.identity, m.identityKey, this.session);
+      const plain = open(key, m.identityKey, this.identity.publicKey, got.box);
+      const commitment = dkg.round1.find((r) => r.identifier === frostIdentifier(m.id))!.commitment;
+      if (!plain || !shareHolds(this.id, commitment, plain))
+        return { blame: evidence(m.id, got.wire, key) };
+      shares.push({ identifier: frostIdentifier(m.id), signingShare: plain });
+    }
+    return { shares };
   }
 
   finish(): unknown {
@@ -149,11 +159,9 @@ export class DkgRounds {
     if (!dkg || dkg.round1.length !== roster.n || dkg.received.size !== roster.n - 1)
       throw new ProtocolError('not-ready', 'DKG rounds 1 and 2 are not complete');
     if (!dkg.result) {
-      const round2 = [...dkg.received].map(([identifier, signingShare]) => ({
-        identifier,
-        signingShare,
-      }));
-      dkg.result = frost.DKG.round3(dkg.secret, dkg.round1.slice(1), round2);
+      const opened = this.openShares(dkg);
+      if ('blame' in opened) return opened;
+      dkg.result = frost.DKG.round3(dkg.secret, dkg.round1.slice(1), opened.shares);
     }
     const pub = publicToJson(dkg.result.public);
     return { frost: pub, groupKey: groupKeyXOnly(pub) };

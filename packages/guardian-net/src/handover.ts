@@ -111,3 +111,26 @@ export function handoverFor(
   checkFollows(next, current);
   return { signature: signHandover(next, identity.secretKey) };
 }
+
+/**
+ * `set/install` {set, previous?}: the set its own DKG made, with every member's signature (a
+ * rotation's also with its handover, checked against the previous set: its own, or for a new
+ * member the one sent, which must be the set the roster names).
+ */
+export function installableSet(
+  dkg: DkgRounds,
+  body: unknown,
+  ownSet: (version: number) => GuardianSet | undefined,
+): GuardianSet {
+  const raw = (body as { set?: unknown })?.set;
+  const own = dkg.ownSetBody(raw);
+  try {
+    const previous = own.previous
+      ? (ownSet(own.previous.version) ?? (body as { previous?: unknown }).previous ?? null)
+      : undefined;
+    if (previous === null) throw new Error('a rotation installs with the previous set');
+    return verifySet(raw, previous === undefined ? undefined : { previous });
+  } catch (e) {
+    throw new ProtocolError('refused', (e as Error).message);
+  }
+}

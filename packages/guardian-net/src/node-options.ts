@@ -1,5 +1,6 @@
 // A guardian node's start options (node.ts): its id, directory, policy, own price feeds and the
 // test fixtures' hooks.
+import type { TamperDkgShare } from './dkg-rounds';
 import type { CommitmentsJson } from './frost';
 import type { GuardianSetBody } from './guardian-set';
 import type { PriceFeed } from './price/feeds';
@@ -14,13 +15,16 @@ export interface NodePriceOptions {
 }
 
 export interface NodeOptions {
-  id: number;
+  /** its id in the set; read from its set or roster when absent (0 while it waits for a roster) */
+  id?: number;
   /** holds identity.json, store.sqlite and each set with its share (set-files.ts) */
   dir: string;
   /** a file holding its PostgreSQL store's URL; default `<dir>/database-url` if present (store-pg.ts) */
   databaseUrlFile?: string;
   /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
   roster?: GuardianSetBody;
+  /** the coordinator's identity key (x-only hex) whose first roster it joins; any, when absent */
+  firstCoordinator?: string;
   host?: string;
   /** defaults to the port of this guardian's URL in the set (or roster) */
   port?: number;
@@ -31,5 +35,7 @@ export interface NodeOptions {
   tamperShare?: (share: Uint8Array) => Uint8Array;
   /** Test fixtures only (a malicious guardian): rewrites the commitments before they are sent. */
   tamperCommitments?: (c: CommitmentsJson) => CommitmentsJson;
+  /** Test fixtures only (a malicious guardian): rewrites a DKG share before it is encrypted. */
+  tamperDkgShare?: TamperDkgShare;
   log?: (event: Record<string, unknown>) => void;
 }

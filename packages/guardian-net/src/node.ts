@@ -7,35 +7,36 @@
 // a share of each set it belongs to (set-files.ts) and signs for each: a message's `setVersion`
 // says which; handover.ts is its side of a rotation.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
-import { openEnvelope, ProtocolError, sealMessage, type Payload, type Wire } from './envelope';
-import { frost, frostIdentifier, publicFromJson } from './frost';
 import {
-  parseSetBody,
-  verifySet,
-  type GuardianSet,
-  type GuardianSetBody,
-  type Member,
-} from './guardian-set';
+  openEnvelope,
+  ProtocolError,
+  sealMessage,
+  type Auth,
+  type Payload,
+  type Wire,
+} from './envelope';
+import { frost, frostIdentifier, publicFromJson } from './frost';
+import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import { readApprovals } from './approval-files';
-import { acceptRoster, handoverFor, sameRoster } from './handover';
+import { acceptRoster, handoverFor, installableSet, sameRoster } from './handover';
+import { portOf, routeGuardian } from './node-http';
+import { peekType, receiveFirstRoster } from './first-roster';
+import { readPublicPart } from './guardian-init';
 import { ensureIdentity, type Identity } from './identity';
 import { liquidationDecision } from './price/liquidation';
-import { OwnPriceOracle, priceAnswer, type OwnPrice } from './price/own-price';
-import { FRESH_PRICE_PATH, PRICE_PATH } from './price/quorum';
+import { OwnPriceOracle, type OwnPrice } from './price/own-price';
 import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
 import { scopedSessions, type NodeStore } from './store';
 import { chooseNodeStore } from './store-pg';
-import { MESSAGE_PATH, readBody } from './transport';
 import { NodeOracle } from './oracle/routes';
 
 export const NODE_VERSION = '0.2.0';
-
 export type { NodeOptions, NodePriceOptions } from './node-options';
 
 export const paths = (dir: string) => ({
@@ -68,7 +69,9 @@ export class GuardianNode {
   /** its last price and share before this start, from its store (null until the first of each) */
   private before: { price: unknown; signedAt: number | null } = { price: null, signedAt: null };
   private readonly log: (event: Record<string, unknown>) => void;
-  private readonly oracle = new NodeOracle(() => ({ ...this.opts, identitySecret: this.identity.secretKey, setVersion: this.body.version, ownPrice: this.price?.current() ?? null })); // prettier-ignore
+  /** its id in its set (or roster); 0 while it waits for its first roster */
+  private id: number;
+  private readonly oracle = new NodeOracle(() => ({ ...this.opts, id: this.id, identitySecret: this.identity.secretKey, setVersion: this.body?.version ?? 0, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
     const p = paths(opts.dir);
@@ -76,25 +79,28 @@ export class GuardianNode {
     this.identity = ensureIdentity(p.identity);
     const { databaseUrlFile } = opts;
     this.store = chooseNodeStore({ dir: opts.dir, databaseUrlFile, log: this.log }).store;
-    for (const { set, share } of loadInstalledSets(opts.dir)) {
-      if (share.guardianId !== opts.id) throw new Error('share file belongs to another guardian');
+    const sets = loadInstalledSets(opts.dir);
+    const roster = opts.roster && sets.length === 0 ? parseSetBody(opts.roster) : undefined;
+    const byKey = (b: GuardianSetBody) =>
+      b.members.find((m) => m.identityKey === this.identity.publicKey)?.id ?? 0;
+    this.id = opts.id ?? sets.at(-1)?.share.guardianId ?? (roster ? byKey(roster) : 0);
+    for (const { set, share } of sets) {
+      if (share.guardianId !== this.id) throw new Error('share file belongs to another guardian');
       this.installShare(set, share.secret);
     }
-    // With a share, a rotation's roster comes by rotate/roster; without, the roster starts a DKG.
-    if (this.installed.size === 0) {
-      if (!opts.roster)
-        throw new Error('no guardian set and share in the directory, and no roster to run a DKG');
-      const roster = parseSetBody(opts.roster);
-      if (roster.members[opts.id - 1]?.identityKey !== this.identity.publicKey)
-        throw new Error(`guardian ${opts.id} is not in the roster with this identity key`);
-      this.dkg = new DkgRounds(opts.id, this.identity, roster);
+    // With a share, a rotation's roster comes by rotate/roster; with a roster file, the DKG starts
+    // from it; with neither, the guardian waits for its first roster (first-roster.ts).
+    if (roster) {
+      if (roster.members[this.id - 1]?.identityKey !== this.identity.publicKey)
+        throw new Error(`guardian ${this.id} is not in the roster with this identity key`);
+      this.dkg = this.newDkg(roster);
     }
     if (opts.price && opts.price.feeds.length > 0)
       this.price = new OwnPriceOracle({
         ...opts.price,
-        guardian: opts.id,
+        guardian: this.id,
         secretKey: this.identity.secretKey,
-        setVersion: () => this.body.version,
+        setVersion: () => this.body?.version ?? 0,
         onPrice: ({ priceCents, time }) =>
           void Promise.resolve(
             this.store.putFact('lastPrice', JSON.stringify({ priceCents, time })),
@@ -106,13 +112,13 @@ export class GuardianNode {
   /** Checks a set's share against its verifying share and starts signing for that set. */
   private installShare(set: GuardianSet, secret: FrostSecret): void {
     const { opts } = this;
-    const me = set.members[this.opts.id - 1];
+    const me = set.members[this.id - 1];
     if (!me || me.identityKey !== this.identity.publicKey)
-      throw new Error(`guardian ${this.opts.id} is not in the set with this identity key`);
+      throw new Error(`guardian ${this.id} is not in the set with this identity key`);
     const pub = publicFromJson(set.frost!, set.t, set.n);
     // The share must match this guardian's verifying share in the published set.
     frost.validateSecret(secret, pub);
-    if (secret.identifier !== frostIdentifier(this.opts.id))
+    if (secret.identifier !== frostIdentifier(this.id))
       throw new Error('share file is for another FROST identifier');
     // Set 1 keeps its session rows unprefixed (they predate rotation); each later set has its own.
     const store = scopedSessions(this.store, set.version === 1 ? '' : `v${set.version}/`);
@@ -146,11 +152,16 @@ export class GuardianNode {
   }
 
   get members(): Member[] {
-    return this.body.members;
+    return this.body?.members ?? [];
   }
 
-  private get body(): GuardianSetBody {
-    return (this.current?.set ?? this.dkg?.roster)!;
+  /** its newest set, else the roster of its DKG under way; none while it waits for a roster */
+  private get body(): GuardianSetBody | undefined {
+    return this.current?.set ?? this.dkg?.roster;
+  }
+
+  private newDkg(roster: GuardianSetBody, session?: string): DkgRounds {
+    return new DkgRounds(this.id, this.identity, roster, session, this.opts.tamperDkgShare);
   }
 
   /** Every party of every set it holds, and of a DKG under way; `handle` checks the version's. */
@@ -167,7 +178,10 @@ export class GuardianNode {
     const installed = this.installed.get(version);
     if (installed) return { body: installed.set, installed };
     if (this.dkg?.roster.version === version) return { body: this.dkg.roster, dkg: this.dkg };
-    throw new ProtocolError('refused', `guardian set version ${this.body.version} expected`, 409);
+    const expected = this.body
+      ? `guardian set version ${this.body.version} expected`
+      : 'this guardian waits for its first roster';
+    throw new ProtocolError('refused', expected, 409);
   }
 
   /** Public: what the future /network page shows of this guardian. */
@@ -175,10 +189,10 @@ export class GuardianNode {
     const last = this.price?.last() ?? null;
     const own = this.price?.current();
     return {
-      id: this.opts.id,
-      name: this.members[this.opts.id - 1]?.name,
-      state: this.current ? 'ready' : 'dkg',
-      setVersion: this.body.version,
+      id: this.id || null,
+      name: this.members[this.id - 1]?.name,
+      state: this.current ? 'ready' : this.dkg ? 'dkg' : 'waiting',
+      setVersion: this.body?.version ?? null,
       groupKey: this.current?.set.groupKey ?? null,
       /** every set version it signs for (old sets until they retire) */
       sets: [...this.installed.keys()].sort((a, b) => a - b),
@@ -199,6 +213,8 @@ export class GuardianNode {
 
   /** Handles one raw message body; returns the signed reply or throws a ProtocolError. */
   async handle(raw: string): Promise<Wire> {
+    // Until it holds a set, a roster for its first DKG may come from a coordinator it has not met.
+    if (this.installed.size === 0 && peekType(raw) === 'dkg/roster') return this.firstRoster(raw);
     const { payload, auth } = openEnvelope(raw, {
       self: this.identity.publicKey,
       secretKey: this.identity.secretKey,
@@ -216,30 +232,56 @@ export class GuardianNode {
         `sender is not in guardian set version ${ctx.body.version}`,
         403,
       );
-    const result = await this.dispatch(payload, ctx, isCoordinator, peer);
-    return sealMessage(
-      {
-        type: payload.type,
-        from: this.identity.publicKey,
-        to: payload.from,
-        setVersion: ctx.body.version,
-        re: payload.nonce,
-        body: result as Json,
-      },
-      this.identity.secretKey,
-      auth,
-    );
+    const result = await this.dispatch(payload, ctx, isCoordinator, peer, raw);
+    return this.reply(payload, ctx.body.version, result, auth);
+  }
+
+  /** `dkg/roster` {roster, session}: joins a first DKG (a new session replaces one under way). */
+  private async firstRoster(raw: string): Promise<Wire> {
+    const { payload, auth, roster, session, id } = await receiveFirstRoster(raw, {
+      identity: this.identity,
+      dir: this.opts.dir,
+      startedAs: this.opts.id,
+      coordinator: this.opts.firstCoordinator,
+      remember: (from, nonce, ts) => this.store.rememberMessage(from, nonce, ts),
+    });
+    if (this.dkg?.session !== session) {
+      this.dkg?.clean();
+      this.id = id;
+      this.dkg = this.newDkg(roster, session);
+      this.log({ event: 'dkg-joined', guardian: id, session, t: roster.t, n: roster.n });
+    }
+    return this.reply(payload, 0, { joined: id }, auth);
+  }
+
+  /** `dkg/abort` {session, reason}: the coordinator gave this DKG up; its state is dropped. */
+  private abortDkg(ctx: Context, body: unknown): unknown {
+    const dkg = this.needDkg(ctx);
+    const b = (body ?? {}) as { session?: unknown; reason?: unknown };
+    if (b.session !== dkg.session) throw new ProtocolError('refused', 'another DKG session');
+    dkg.clean();
+    this.dkg = undefined;
+    this.log({ event: 'dkg-aborted', session: dkg.session, reason: String(b.reason).slice(0, 300) }); // prettier-ignore
+    return { aborted: true };
+  }
+
+  private reply(p: Payload, setVersion: number, result: unknown, auth: Auth): Wire {
+    const { type, from: to, nonce: re } = p;
+    const from = this.identity.publicKey;
+    const fields = { type, from, to, setVersion, re, body: result as Json };
+    return sealMessage(fields, this.identity.secretKey, auth);
   }
 
   private async dispatch(
     p: Payload,
     ctx: Context,
     fromCoordinator: boolean,
-    peer?: Member,
+    peer: Member | undefined,
+    raw: string,
   ): Promise<unknown> {
     if (p.type === 'dkg/share') {
       if (!peer) throw new ProtocolError('not-allowed', 'dkg/share comes from a guardian', 403);
-      return this.needDkg(ctx).receive(peer, p.body);
+      return this.needDkg(ctx).receive(peer, p.body, JSON.parse(raw) as Wire);
     }
     const handler = this.coordinatorHandlers(ctx)[p.type];
     if (!handler)
@@ -254,6 +296,7 @@ export class GuardianNode {
       'dkg/round1': () => this.needDkg(ctx).round1(),
       'dkg/round2': (b) => this.needDkg(ctx).round2(b),
       'dkg/finish': () => this.needDkg(ctx).finish(),
+      'dkg/abort': (b) => this.abortDkg(ctx, b),
       'set/sign': (b) => this.needDkg(ctx).signSet(b),
       'set/install': (b) => this.setInstall(ctx, b),
       'sign/propose': (b) => this.needReady(ctx).signing.propose(b),
@@ -277,7 +320,6 @@ export class GuardianNode {
 
   /** Its operator's approvals, read from its own directory at each ask (approval-files.ts). */
   private approvals = () => readApprovals(this.opts.dir, 'rotation');
-
   /** A rotation starts from the newest set only. */
   private needCurrent(ctx: Context): Installed {
     const installed = this.needReady(ctx);
@@ -289,10 +331,10 @@ export class GuardianNode {
   /** `rotate/roster`: joins the next set's DKG, keeping its current set and share meanwhile. */
   private rotateRoster(ctx: Context, body: unknown): unknown {
     const current = this.needCurrent(ctx).set;
-    const roster = acceptRoster(current, this.opts.id, this.identity, body, this.approvals());
+    const roster = acceptRoster(current, this.id, this.identity, body, this.approvals());
     if (!this.dkg || !sameRoster(this.dkg.roster, roster)) {
       this.dkg?.clean();
-      this.dkg = new DkgRounds(this.opts.id, this.identity, roster);
+      this.dkg = new DkgRounds(this.id, this.identity, roster);
       this.log({ event: 'rotation-dkg', version: roster.version });
     }
     return { joined: roster.version };
@@ -301,25 +343,10 @@ export class GuardianNode {
   /** The set its DKG made, signed by every member (and, from version 2, the handover). */
   private setInstall(ctx: Context, body: unknown): unknown {
     const dkg = this.needDkg(ctx);
-    const raw = (body as { set?: unknown })?.set;
-    const own = dkg.ownSetBody(raw);
-    let set: GuardianSet;
-    try {
-      // A rotation's set needs its handover, checked against the previous set: its own, or (a new
-      // member) the one sent, which must be the set the roster names.
-      const previous = own.previous
-        ? (this.installed.get(own.previous.version)?.set ??
-          (body as { previous?: unknown }).previous ??
-          null)
-        : undefined;
-      if (previous === null) throw new Error('a rotation installs with the previous set');
-      set = verifySet(raw, previous === undefined ? undefined : { previous });
-    } catch (e) {
-      throw new ProtocolError('refused', (e as Error).message);
-    }
+    const set = installableSet(dkg, body, (v) => this.installed.get(v)?.set);
     const result = dkg.result();
     writeInstalledSet(this.opts.dir, set, {
-      guardianId: this.opts.id,
+      guardianId: this.id,
       secret: result.secret,
       groupKey: set.groupKey!,
     });
@@ -330,47 +357,22 @@ export class GuardianNode {
     return { installed: true };
   }
 
-  // ---- HTTP ----
-
-  private route(req: IncomingMessage, res: ServerResponse): void {
-    const send = (status: number, json: unknown) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(json));
-    };
-    if (req.method === 'GET' && req.url === '/v1/health') return send(200, this.health());
-    if (this.oracle.route(req, send)) return;
-    if (req.method === 'GET' && req.url === '/v1/set') {
-      const set = this.current?.set;
-      if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });
-      return send(200, set);
-    }
-    if (req.method === 'GET' && (req.url === PRICE_PATH || req.url === FRESH_PRICE_PATH))
-      return void priceAnswer(this.price, req.url === FRESH_PRICE_PATH).then((a) => send(a.status, a.json)); // prettier-ignore
-    if (req.method !== 'POST' || req.url !== MESSAGE_PATH)
-      return send(404, { error: { code: 'malformed', message: 'no such endpoint' } });
-    readBody(req)
-      .then((raw) => this.handle(raw))
-      .then((wire) => send(200, wire))
-      .catch((e: unknown) => {
-        const err =
-          e instanceof ProtocolError ? e : new ProtocolError('internal', 'internal error', 500);
-        if (!(e instanceof ProtocolError))
-          this.log({ event: 'error', message: (e as Error).message });
-        else this.log({ event: 'refused', code: err.code, message: err.message });
-        if (!res.headersSent) {
-          res.setHeader('connection', 'close');
-          send(err.status, { error: { code: err.code, message: err.message } });
-        }
-      });
-  }
-
   async listen(): Promise<number> {
     await this.store.open();
     const abandoned = await this.store.abandonIssuedNonces(); // before any request can come
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
     const price = await this.store.fact('lastPrice');
     this.before = { price: price && JSON.parse(price), signedAt: await this.store.lastSignedAt() };
-    const server = createServer((req, res) => this.route(req, res));
+    const server = createServer((req, res) =>
+      routeGuardian(req, res, {
+        health: () => this.health(),
+        oracle: this.oracle,
+        set: () => this.current?.set,
+        price: this.price,
+        handle: (raw) => this.handle(raw),
+        log: this.log,
+      }),
+    );
     server.requestTimeout = 10_000;
     server.headersTimeout = 5_000;
     this.server = server;
@@ -384,9 +386,8 @@ export class GuardianNode {
   }
 
   private listenPort(): number {
-    if (this.opts.port !== undefined) return this.opts.port;
-    const url = new URL(this.members[this.opts.id - 1]!.url);
-    return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+    const own = this.members[this.id - 1]?.url ?? readPublicPart(this.opts.dir)?.url;
+    return this.opts.port ?? portOf(own);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,227 @@
+// A network made as separate organisations would make it: each guardian by `guardian init` in its
+// own directory, started from it, and the first DKG run by a coordinator that holds only its own
+// identity key. Real processes on loopback; the files of every directory are scanned afterwards.
+import { afterAll, describe, expect, it } from 'vitest';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CERTIFIED, rosterOf } from '../src/cli-dkg';
+import { runFirstDkg } from '../src/dkg-coordinator';
+import { ensureIdentity } from '../src/identity';
+import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+
+const root = mkdtempSync(join(tmpdir(), 'guardian-orgs-'));
+const running: Proc[] = [];
+
+afterAll(async () => {
+  await Promise.all(running.map((p) => kill9(p)));
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface Org {
+  dir: string;
+  url: string;
+  part: { name: string; identityKey: string; url: string };
+}
+
+async function init(name: string, port: number): Promise<Org> {
+  const dir = join(root, name);
+  const url = `http://127.0.0.1:${port}`;
+  const p = run(CLI, ['init', '--dir', dir, '--url', url, '--name', name]);
+  expect(await p.exited, p.output()).toBe(0);
+  const part = JSON.parse(p.output().trim().split('\n').at(-1)!) as Org['part'];
+  return { dir, url, part };
+}
+
+async function start(org: Org, evilMode?: string, flags: string[] = []): Promise<Proc> {
+  const p = evilMode
+    ? run(EVIL, ['--dir', org.dir, '--mode', evilMode])
+    : run(CLI, ['start', '--dir', org.dir, '--policy', 'approve-all', ...flags]);
+  running.push(p);
+  // Generous: the machine these run on is shared; a process that exits fails at once with its output.
+  const exited = p.exited.then((code) => {
+    throw new Error(`guardian exited (${code}) before it came up: ${p.output()}`);
+  });
+  const health = await Promise.race([waitHealthy(org.url, 90_000), exited]);
+  exited.catch(() => {});
+  expect(health).toMatchObject({ state: 'waiting', identityKey: org.part.identityKey });
+  return p;
+}
+
+/** `guardian dkg --members` from a coordinator directory of its own; its process, exited. */
+async function coordinate(net: string, orgs: Org[], t = 2): Promise<Proc> {
+  const file = join(root, `${net}-members.txt`);
+  writeFileSync(file, orgs.map((o) => JSON.stringify(o.part)).join('\n') + '\n');
+  const p = run(CLI, ['dkg', '--dir', join(root, net), '--members', file, '--t', String(t)]);
+  await p.exited;
+  return p;
+}
+
+const health = async (org: Org) =>
+  (await (await fetch(`${org.url}/v1/health`)).json()) as Record<string, unknown>;
+
+/** Every file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Files under `dirs` that hold `share` (32 bytes) in hex or raw. */
+function holders(dirs: string[], share: string): string[] {
+  const raw = Buffer.from(share, 'hex');
+  return dirs.flatMap(filesUnder).filter((f) => {
+    const bytes = readFileSync(f);
+    return bytes.includes(raw) || bytes.toString('latin1').toLowerCase().includes(share);
+  });
+}
+
+const shareFiles = (dirs: string[]) =>
+  dirs.flatMap(filesUnder).filter((f) => /(^|\/)(share(-v\d+)?\.json|guardian-set(-v\d+)?\.json)$/.test(f)); // prettier-ignore
+
+describe('guardians of three organisations', () => {
+  it('form a 2-of-3 network; each directory holds its own share only, and the set signs', async () => {
+    const base = await freePorts(3);
+    const orgs = [await init('org-a', base), await init('org-b', base + 1), await init('org-c', base + 2)]; // prettier-ignore
+    for (const org of orgs) {
+      expect(statSync(org.dir).mode & 0o777).toBe(0o700);
+      for (const f of readdirSync(org.dir)) expect(statSync(join(org.dir, f)).mode & 0o777).toBe(0o600); // prettier-ignore
+      expect(readdirSync(org.dir).sort()).toEqual(['guardian.json', 'identity.json']);
+    }
+    // Organisation A pins the coordinator's key, as its operator would after hearing it from them.
+    const key = run(CLI, ['coordinator-key', '--dir', join(root, 'net-1')]);
+    expect(await key.exited, key.output()).toBe(0);
+    await start(orgs[0]!, undefined, ['--coordinator', key.output().trim()]);
+    for (const org of orgs.slice(1)) await start(org);
+    const dkg = await coordinate('net-1', orgs);
+    expect(dkg.child.exitCode, dkg.output()).toBe(0);
+    const net = join(root, 'net-1');
+    const set = JSON.parse(readFileSync(join(net, 'guardian-set.json'), 'utf8')) as {
+      groupKey: string;
+      signatures: Record<string, string>;
+    };
+    expect(Object.keys(set.signatures).sort()).toEqual(['1', '2', '3']);
+    for (const org of orgs)
+      expect(await health(org)).toMatchObject({ state: 'ready', groupKey: set.groupKey });
+
+    const dirs = [net, ...orgs.map((o) => o.dir)];
+    const shares = orgs.map((o) => {
+      const file = JSON.parse(readFileSync(join(o.dir, 'share.json'), 'utf8')) as { signingShare: string }; // prettier-ignore
+      return file.signingShare;
+    });
+    expect(new Set(shares).size).toBe(3);
+    orgs.forEach((org, i) => {
+      expect(holders(dirs, shares[i]!)).toEqual([join(org.dir, 'share.json')]);
+      expect(allOutput.some((line) => line.includes(shares[i]!))).toBe(false);
+    });
+    expect(
+      filesUnder(net)
+        .map((f) => f.slice(net.length + 1))
+        .sort(),
+    ).toEqual(['coordinator/identity.json', 'guardian-set.json', 'roster.json']);
+
+    const message = randomBytes(32).toString('hex');
+    const sign = run(CLI, ['sign', '--dir', net, '--message', message]);
+    expect(await sign.exited, sign.output()).toBe(0);
+    const signed = sign.output().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === 'signed'); // prettier-ignore
+    const hex = (h: string) => new Uint8Array(Buffer.from(h, 'hex'));
+    const sig = hex(String(signed!.signature));
+    expect(schnorr.verify(sig, hex(message), hex(set.groupKey))).toBe(true);
+    expect(schnorr.verify(sig, new Uint8Array(randomBytes(32)), hex(set.groupKey))).toBe(false);
+
+    // init refuses a directory that already holds a guardian, and changes nothing there.
+    const before = readFileSync(join(orgs[0]!.dir, 'identity.json'));
+    const again = run(CLI, ['init', '--dir', orgs[0]!.dir, '--url', orgs[0]!.url]);
+    expect(await again.exited).not.toBe(0);
+    expect(again.output()).toMatch(/already holds a guardian/);
+    expect(readFileSync(join(orgs[0]!.dir, 'identity.json'))).toEqual(before);
+  }, 180_000);
+
+  it('a guardian that sends a bad share is named, nobody installs a set, and a rerun without it succeeds', async () => {
+    const base = await freePorts(3);
+    const orgs = [await init('bad-a', base), await init('bad-b', base + 1), await init('bad-c', base + 2)]; // prettier-ignore
+    await start(orgs[0]!);
+    await start(orgs[1]!);
+    await start(orgs[2]!, 'bad-dkg-share');
+    const dkg = await coordinate('net-bad', orgs);
+    expect(dkg.child.exitCode).toBe(1);
+    expect(dkg.output()).toMatch(/blame: 3 \(guardian 3 sent a share that fails/);
+    const dirs = [join(root, 'net-bad'), ...orgs.map((o) => o.dir)];
+    expect(shareFiles(dirs)).toEqual([]);
+    for (const org of orgs) expect(await health(org)).toMatchObject({ state: 'waiting' });
+
+    // The same running guardians, without the one named: a 2-of-2 network.
+    const rerun = await coordinate('net-bad-rerun', orgs.slice(0, 2));
+    expect(rerun.child.exitCode, rerun.output()).toBe(0);
+    for (const org of orgs.slice(0, 2)) expect(await health(org)).toMatchObject({ state: 'ready' });
+    expect(await health(orgs[2]!)).toMatchObject({ state: 'waiting' });
+  }, 180_000);
+
+  it('a guardian killed mid-DKG fails it cleanly for all; after its restart the DKG succeeds', async () => {
+    const base = await freePorts(3);
+    const orgs = [await init('kill-a', base), await init('kill-b', base + 1), await init('kill-c', base + 2)]; // prettier-ignore
+    await start(orgs[0]!);
+    await start(orgs[1]!);
+    const dying = await start(orgs[2]!, 'crash-in-dkg');
+    const dkg = await coordinate('net-kill', orgs);
+    expect(dkg.child.exitCode).toBe(1);
+    expect(dkg.output()).toMatch(/the DKG failed at dkg\/round2: .*guardian 3/);
+    await dying.exited;
+    const dirs = [join(root, 'net-kill'), ...orgs.map((o) => o.dir)];
+    expect(shareFiles(dirs)).toEqual([]);
+    for (const org of orgs.slice(0, 2))
+      expect(await health(org)).toMatchObject({ state: 'waiting' });
+
+    await start(orgs[2]!);
+    const rerun = await coordinate('net-kill', orgs);
+    expect(rerun.child.exitCode, rerun.output()).toBe(0);
+    const set = JSON.parse(readFileSync(join(root, 'net-kill', 'guardian-set.json'), 'utf8')) as { groupKey: string }; // prettier-ignore
+    for (const org of orgs)
+      expect(await health(org)).toMatchObject({ state: 'ready', groupKey: set.groupKey });
+  }, 180_000);
+
+  it('a coordinator stopped after every member signed: the next run sends the install again', async () => {
+    const base = await freePorts(2);
+    const orgs = [await init('halt-a', base), await init('halt-b', base + 1)];
+    for (const org of orgs) await start(org);
+    const net = join(root, 'net-halt');
+    mkdirSync(join(net, 'coordinator'), { recursive: true, mode: 0o700 });
+    const coordinator = ensureIdentity(join(net, 'coordinator', 'identity.json'));
+    const roster = rosterOf(
+      orgs.map((o) => o.part),
+      2,
+      coordinator.publicKey,
+    );
+    // The coordinator's own step, as the command runs it, stopped right after the certificate.
+    const halted = runFirstDkg(roster, coordinator, {
+      onCertified: (set) => {
+        writeFileSync(join(net, CERTIFIED), JSON.stringify(set));
+        throw new Error('coordinator stopped');
+      },
+    });
+    await expect(halted).rejects.toThrow('coordinator stopped');
+    for (const org of orgs) expect(await health(org)).toMatchObject({ state: 'dkg' });
+    expect(shareFiles(orgs.map((o) => o.dir))).toEqual([]);
+
+    const resumed = await coordinate('net-halt', orgs);
+    expect(resumed.child.exitCode, resumed.output()).toBe(0);
+    expect(resumed.output()).toMatch(/dkg-resume-install/);
+    const set = JSON.parse(readFileSync(join(net, 'guardian-set.json'), 'utf8')) as { groupKey: string }; // prettier-ignore
+    for (const org of orgs)
+      expect(await health(org)).toMatchObject({ state: 'ready', groupKey: set.groupKey });
+    expect(existsSync(join(net, CERTIFIED))).toBe(false);
+  }, 180_000);
+});
