@@ -26,4 +26,5 @@ export * from './live';
 export type * from './api';
 export * from './liquidation';
 export * from './price-change';
+export * from './price-pause';
 export * from './price-quorum';

@@ -7,17 +7,10 @@ import {
   periodPriceChange,
   type TimePeriod,
 } from '@unit/protocol';
-import { PRICE_STALE_AFTER_MS, useBitcoinPrice } from '../api/bitcoin-price';
+import { formatPriceTime, isPriceStale, useBitcoinPrice } from '../api/bitcoin-price';
 import { priceHistoryQueryOptions } from '../api/price-history';
 import { Skeleton } from '../ui/Skeleton';
 import { useNow } from '../ui/useNow';
-
-// Intl rather than date-fns: this banner is in the initial chunk (bundle budget).
-const hhmm = new Intl.DateTimeFormat('en-GB', {
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
 
 const ARROWS = { up: '▲', down: '▼', flat: '' } as const;
 
@@ -35,8 +28,7 @@ export function PriceBanner() {
         <Skeleton width="7ch" />
       </div>
     );
-  const ageMs = now - price.data.time * 1000;
-  const stale = price.data.stale === true || ageMs > PRICE_STALE_AFTER_MS;
+  const stale = isPriceStale(price.data, now);
   return (
     <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`}>
       <span className="price-banner__label">BTC</span>
@@ -45,9 +37,7 @@ export function PriceBanner() {
       </strong>
       <PriceChange nowUsd={price.data.USD} />
       {stale && (
-        <span className="price-banner__stale">
-          Price as of {hhmm.format(new Date(price.data.time * 1000))}
-        </span>
+        <span className="price-banner__stale">Price as of {formatPriceTime(price.data.time)}</span>
       )}
     </div>
   );

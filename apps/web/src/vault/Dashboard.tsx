@@ -35,6 +35,7 @@ import { useVaultLiquidation } from './liquidated';
 import { ClosedVaults } from './ClosedVaults';
 import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
+import { PricePausedBanner } from './PricePausedBanner';
 
 // d3 and the chart load after the cards: the chart sits below them (bundle budget).
 const RatioChart = lazy(async () => ({
@@ -139,6 +140,7 @@ export function Dashboard(props: {
   return (
     <div className="dashboard">
       <PendingBanner />
+      <PricePausedBanner />
       <header className="dashboard__head">
         <h1>
           {vault.name}
