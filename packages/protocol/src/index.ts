@@ -22,6 +22,7 @@ export * from './missions';
 export * from './alerts';
 export * from './content';
 export * from './reading';
+export * from './card-readings';
 export * from './live';
 export type * from './api';
 export * from './liquidation';
