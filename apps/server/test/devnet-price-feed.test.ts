@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PRICE_PAUSE_COPY, type ApiErrorDto, type BitcoinPriceDto } from '@unit/protocol';
 import { bitcoinPriceSchema } from '@unit/protocol/wire';
 import { getJson, postJson, startTestApp, type RunningApp } from './support';
+import { openEvents } from './cluster/instances';
 
 let server: RunningApp;
 
@@ -24,9 +25,22 @@ describe('POST /api/devnet/price-feed', () => {
   it('stops the simulated feed: stale at once with its cause, nothing recorded, quotes refused', async () => {
     expect(await price()).toMatchObject({ stale: false, stale_reason: null });
     const before = await price();
+    const open = await openEvents(server);
     const stopped = await postJson(`${server.url}/api/devnet/price-feed`, { running: false });
     expect(stopped.status).toBe(200);
     expect(stopped.body).toEqual({ running: false, stale: true, stale_reason: 'no_fresh_price' });
+    // an open page hears it at once, with the cause; a page that opens now hears it first
+    const pushed = await open.next((e) => e.type === 'price' && e.data.stale === true);
+    expect(pushed.data).toEqual({
+      USD: before.USD,
+      time: before.time,
+      stale: true,
+      stale_reason: 'no_fresh_price',
+    });
+    const late = await openEvents(server);
+    expect((await late.next((e) => e.type === 'price')).data).toEqual(pushed.data);
+    open.close();
+    late.close();
     expect(await server.oracle.tick()).toBeNull();
     expect(await price()).toEqual({ ...before, stale: true, stale_reason: 'no_fresh_price' });
     const refused = await quote();

@@ -58,6 +58,7 @@ export { StalePriceError } from './stale-price';
 
 export interface OracleEvents {
   tick: [PricePoint];
+  stale: [PricePoint]; // was fresh, is not any more: the page is told at once, with the cause
 }
 
 export class Oracle extends EventEmitter<OracleEvents> {
@@ -205,7 +206,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     if (this.options.quorum || isLivePriceSource(this.options.source))
       throw new DomainError('bad_request', 'Only the simulated price feed of off mode can be stopped.'); // prettier-ignore
     this.feedStopped = !running;
-    await (running ? this.tick() : (this.staleReason = FEED_STOPPED));
+    await (running ? this.tick() : this.markStale(FEED_STOPPED));
   }
 
   /**
@@ -221,10 +222,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return age * 1000 > 2 * tickMs ? `no fresh price for ${age} s` : null;
   }
 
-  /**
-   * Appends the next point and tells subscribers (the liquidation engine); a round that is not fresh
-   * records nothing and answers null. Rounds never overlap: a tick during one waits for it.
-   */
+  /** Appends the next point and tells subscribers; one not fresh records nothing (null). No overlaps. */
   async tick(): Promise<PricePoint | null> {
     if (this.ticking) return this.ticking;
     this.ticking = this.nextPoint().finally(() => (this.ticking = null));
@@ -245,7 +243,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     if (!reading.fresh) {
       if (this.staleReason === null || this.staleReason !== reading.reason)
         log.warn({ reason: reading.reason, answers: reading.answers }, 'price is stale');
-      this.staleReason = reading.reason;
+      this.markStale(reading.reason);
       return null;
     }
     if (this.staleReason !== null) log.info({ answers: reading.answers }, 'price is fresh');
@@ -272,11 +270,16 @@ export class Oracle extends EventEmitter<OracleEvents> {
     if (!this.recording) return;
     if ('stale' in now) {
       if (this.staleReason === null) this.options.log.warn({ reason: now.stale }, 'price is stale');
-      this.staleReason = now.stale;
-      return;
+      return this.markStale(now.stale);
     }
     const point = quorumPoint(this.current, now.quorum, this.staleReason !== null);
     if (point) await this.record(point);
+  }
+
+  private markStale(reason: string): void {
+    const wasFresh = this.staleReason === null;
+    this.staleReason = reason;
+    if (wasFresh && this.current) this.emit('stale', this.current);
   }
 
   private async record(point: PricePoint): Promise<PricePoint> {
