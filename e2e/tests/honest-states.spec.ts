@@ -149,6 +149,10 @@ test('a stale price pauses the dashboard before any click, with the cause, and s
     await page.keyboard.press('Escape');
     await expect(page.getByRole('dialog')).toHaveCount(0);
 
+    // The failed flow's banner says why, not only that it failed.
+    await expect(page.getByRole('alert').filter({ hasText: 'Transaction failed' })).toContainText(
+      PAUSED.refusal,
+    );
     // The dashboard says it before any click: the cause, since when, what to do.
     const banner = page.getByTestId('price-paused');
     await expect(banner).toBeVisible();
