@@ -197,3 +197,51 @@ test('the guardians approve a borrow, and one killed mid-journey stops nothing',
     .toEqual(['Online', 'Online', 'Online']);
   await snap(page, '74-network-back-online');
 });
+
+test('two guardians stopped: the dashboard says the quorum is lost before any click, and the actions wait', async ({
+  page,
+  devnet,
+  server,
+  checkA11y,
+  snap,
+}) => {
+  test.setTimeout(300_000);
+  await connectDevnetWallet(page, devnet);
+  await openVault(page, devnet, { name: 'Quorum', btc: '0.02', unit: '300' });
+  const actions = ['Deposit', 'Withdraw', 'Borrow', 'Repay'];
+  const button = (name: string) => page.getByRole('button', { name, exact: true }).first();
+  for (const name of actions) await expect(button(name)).toBeEnabled();
+
+  // Guardians 2 and 3 stop answering (SIGSTOP; their supervisor paused so it restarts nothing):
+  // one price is left, no quorum, and once the last quorum is a minute old the price is stale.
+  const supervisor = descendants(server.pid).find((p) => /cli\.ts local(\s|$)/.test(p.args))!;
+  const stopped = [2, 3].map((id) => guardianProcess(server.pid, id)!);
+  process.kill(supervisor.pid, 'SIGSTOP');
+  try {
+    for (const g of stopped) process.kill(g.pid, 'SIGSTOP');
+    const banner = page.getByTestId('price-paused');
+    await expect(banner).toBeVisible({ timeout: 150_000 });
+    await expect(banner).toContainText('Vault actions are paused');
+    await expect(banner).toContainText(
+      /The guardians have no price quorum: too few of them answer with a fresh bitcoin price, so no price newer than \d\d:\d\d can be signed\./,
+    );
+    const reason =
+      'Paused: the guardians have no price quorum. This opens again once they agree on a fresh price.';
+    for (const name of actions) {
+      await expect(button(name)).toBeDisabled();
+      await expect(button(name)).toHaveAccessibleDescription(reason);
+    }
+    await checkA11y(page);
+    await snapBothWidths(page, snap, '75-quorum-lost-paused');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect(banner).toBeVisible();
+    await expect(button('Borrow')).toHaveAccessibleDescription(reason);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  } finally {
+    for (const g of stopped) process.kill(g.pid, 'SIGCONT');
+    process.kill(supervisor.pid, 'SIGCONT');
+  }
+  // The guardians answer again: a fresh quorum, and the actions open without a reload.
+  await expect(page.getByTestId('price-paused')).toHaveCount(0, { timeout: 90_000 });
+  for (const name of actions) await expect(button(name)).toBeEnabled();
+});

@@ -229,7 +229,7 @@ export async function buildApp(
       bus,
       initial: () => {
         const latest = oracle.latest();
-        return latest ? [priceEvent(latest)] : [];
+        return latest ? [priceEvent(latest, oracle.staleCause)] : [];
       },
       ...(options.live ? { options: options.live } : {}),
     });

@@ -3,7 +3,12 @@
 // guardian co-sign one, until the services agree again.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiErrorDto, BitcoinPriceDto, OracleQuoteDto } from '@unit/protocol';
+import {
+  PRICE_PAUSE_COPY,
+  type ApiErrorDto,
+  type BitcoinPriceDto,
+  type OracleQuoteDto,
+} from '@unit/protocol';
 import { getJson, startTestApp, type RunningApp } from './support';
 import { callOnce, codeOf } from './guardian-client';
 import { startFakeFeed, type FakeFeed } from './price-feeds';
@@ -82,10 +87,12 @@ describe('a guardian quoting real feeds', () => {
     // No point recorded, so the liquidation sweep never runs on a price no two sources agree on.
     expect(ticks).toEqual([]);
     const stale = await price();
-    expect(stale).toMatchObject({ USD: 97_050, stale: true });
+    // the page is told why, so its paused banner names the price feeds before any click
+    expect(stale).toMatchObject({ USD: 97_050, stale: true, stale_reason: 'no_fresh_price' });
     const refused = await quote();
     expect(refused.status).toBe(503);
     expect((refused.body as ApiErrorDto).code).toBe('no_price');
+    expect((refused.body as ApiErrorDto).error).toBe(PRICE_PAUSE_COPY.refusal.no_fresh_price);
     // A quote signed while the price was fresh is refused too.
     expect(await depositCode(signedWhileFresh)).toBe('no_price');
   });
@@ -105,7 +112,7 @@ describe('a guardian quoting real feeds', () => {
     kraken.behave({ answer: 'http500' });
     coinbase.behave({ answer: 'price', usd: '97200.00' });
     await freshRound();
-    expect(await price()).toMatchObject({ USD: 97_100, stale: false });
+    expect(await price()).toMatchObject({ USD: 97_100, stale: false, stale_reason: null });
     const res = await quote();
     expect(res.status).toBe(200);
     expect(await depositCode(res.body as OracleQuoteDto)).toBe('bad_transaction');

@@ -23,7 +23,7 @@ withNetworkEdge();
 
 /** What the stream sends, as MSW types it (a malformed price included, to see it refused). */
 type LiveMap = {
-  price: { USD: number | string; time: number };
+  price: { USD: number | string; time: number; stale?: boolean; stale_reason?: string };
   block: { height: number };
   vault: { vault_id: string; kind: string };
 };
@@ -91,6 +91,24 @@ describe('live state over the event stream', () => {
     stream!.send({ event: 'price', data: { USD: 'not a price', time } });
     stream!.send({ event: 'price', data: { USD: 102_000, time: time + 1 } });
     await waitFor(() => expect(headerPrice()).toBe(formatUsd(102_000)));
+  });
+
+  it('pauses the actions at once on a pushed stale price, and opens them on the next fresh one', async () => {
+    await dashboardConnected();
+    const reads = priceReads;
+    const time = nowSeconds();
+    stream!.send({
+      event: 'price',
+      data: { USD: 95_000, time, stale: true, stale_reason: 'no_quorum' },
+    });
+    const banner = await screen.findByTestId('price-paused');
+    expect(banner).toHaveTextContent('The guardians have no price quorum');
+    expect(screen.getByRole('button', { name: 'Borrow' })).toBeDisabled();
+    // no poll was needed to learn it
+    expect(priceReads).toBe(reads);
+    stream!.send({ event: 'price', data: { USD: 95_100, time: time + 1 } });
+    await waitFor(() => expect(screen.queryByTestId('price-paused')).toBeNull());
+    expect(screen.getByRole('button', { name: 'Borrow' })).toBeEnabled();
   });
 
   it("re-reads the vault when the stream says it changed, and the wallet's balance on a block", async () => {

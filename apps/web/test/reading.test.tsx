@@ -101,7 +101,7 @@ describe('dashboard cards', () => {
     expect(within(unit).queryByRole('progressbar')).toBeNull();
   });
 
-  it('marks the cards pending, confirmed figure and pending one, until the block', async () => {
+  it('shows one state per card, the confirmed one, and the pending deposit apart and named, until the block', async () => {
     // a deposit of 0.5 BTC the guardian broadcast: the vault reads 1.5 BTC, the chain 1 BTC
     scenario.vault = { ...scenario.vault!, btc_locked: 150_000_000 };
     const pending = {
@@ -123,19 +123,33 @@ describe('dashboard cards', () => {
       expect(within(btc).getByTestId('btc-deposited')).toHaveTextContent('1 BTC'),
     );
     expect(within(btc).getByTestId('pending-figure')).toHaveTextContent(
-      'Pending1.5 BTC once the block confirms it',
+      'PendingAfter the pending deposit: 1.5 BTC',
     );
+    // the liquidation card: price and distance of the confirmed state (1 BTC, 50,000.00 UNIT:
+    // $67,500.00, 28.9% below $95,000), the pending state's both on the labelled line
     const liq = screen.getByRole('region', { name: 'Liquidation price' });
     expect(within(liq).getByTestId('liquidation-price')).toHaveTextContent('$67,500.00');
-    expect(within(liq).getByTestId('pending-figure')).toHaveTextContent('$45,000.00');
+    expect(within(liq).getByTestId('liquidation-distance')).toHaveTextContent(
+      '28.9% ($27,500.00) above',
+    );
+    expect(within(liq).getByTestId('pending-figure')).toHaveTextContent(
+      'PendingAfter the pending deposit: $45,000.00, 52.6% ($50,000.00) above',
+    );
     // the gauge reads the confirmed 190%, and 1.5 × 95,000 / 50,000 = 285% once confirmed
     const gauge = screen.getByRole('region', { name: 'Vault health' });
     expect(
       within(gauge).getByRole('group', { name: /^Collateral ratio 190%/ }),
     ).toBeInTheDocument();
     expect(within(gauge).getByTestId('pending-figure')).toHaveTextContent(
-      'Pending285% once the block confirms it',
+      'PendingAfter the pending deposit: 285%',
     );
+    // the chart's "Now" is the gauge's
+    const chart = await screen.findByRole(
+      'region',
+      { name: 'Collateral ratio' },
+      { timeout: 5_000 },
+    );
+    await waitFor(() => expect(chart).toHaveTextContent(/Now 190%/));
     // the block comes: one figure again
     records = [...history, confirmed, { ...pending, confirmed: true }];
     await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
@@ -143,6 +157,9 @@ describe('dashboard cards', () => {
       expect(within(btc).getByTestId('btc-deposited')).toHaveTextContent('1.5 BTC'),
     );
     expect(screen.queryByTestId('pending-figure')).toBeNull();
+    expect(within(liq).getByTestId('liquidation-distance')).toHaveTextContent(
+      '52.6% ($50,000.00) above',
+    );
   });
 });
 

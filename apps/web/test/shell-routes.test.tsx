@@ -7,6 +7,7 @@ import { http, HttpResponse } from 'msw';
 import { fakeWallet } from './fake-wallet';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
+import { price } from './fixtures';
 import { server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
@@ -85,12 +86,28 @@ describe('a chart error', () => {
 });
 
 describe('the price change in the banner', () => {
-  it("shows each period's change from price-history and cycles 24h, 7d, 30d, 1y on click", async () => {
-    const changes: Record<string, number> = { '24h': 1.2, '7d': -3.456, '30d': 0, '1y': 48 };
+  // Each period's series starts at a price from which the header's $95,000 is the change below.
+  const starts: Record<string, number> = {
+    '24h': 93_873.52,
+    '7d': 98_400.62,
+    '30d': 95_000,
+    '1y': 64_189.19,
+  };
+  const series = (start: number, change: number) => ({
+    data: [
+      { timestamp: 1, price: start },
+      { timestamp: 2, price: start * 1.5 },
+    ],
+    // the server's own figure, stale on purpose: the header computes from the price it shows
+    change,
+    error: null,
+  });
+
+  it("shows each period's change to the header's price and cycles 24h, 7d, 30d, 1y on click", async () => {
     server.use(
       http.get('*/api/price-history', ({ request }) => {
         const period = new URL(request.url).searchParams.get('timePeriod')!;
-        return HttpResponse.json({ data: [], change: changes[period], error: null });
+        return HttpResponse.json(series(starts[period]!, -2.27));
       }),
     );
     const user = userEvent.setup();
@@ -108,5 +125,18 @@ describe('the price change in the banner', () => {
     await screen.findByRole('button', { name: /^Price change\s*\+48\.00%\s*1y$/ });
     await user.click(button);
     await screen.findByRole('button', { name: /^Price change\s*\+1\.20%\s*24h$/ });
+  });
+
+  it('follows the header price after a 20% fall while the cached series stays the same', async () => {
+    server.use(
+      http.get('*/api/price-history', () => HttpResponse.json(series(95_000, -2.27))),
+      http.get('*/api/bitcoin-price', () => HttpResponse.json({ USD: 76_000, time: price.time })),
+    );
+    renderApp('/');
+    const button = await screen.findByRole('button', {
+      name: /^Price change\s*\u221220\.00%\s*24h$/,
+    });
+    expect(button).toHaveClass('price-change--down');
+    expect(screen.getByText('$76,000.00')).toBeInTheDocument();
   });
 });

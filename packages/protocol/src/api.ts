@@ -20,6 +20,7 @@ export type {
   OracleQuoteDto,
   PriceHistoryDto,
   PricePointDto,
+  PriceStaleReason,
   TelegramNotifyAcceptedDto,
   TelegramNotifyDto,
   VaultDto,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUTTON_REASONS, buttonState, type ButtonContext } from './buttons';
+import { PRICE_PAUSE_COPY, pricePause } from './price-pause';
 
 // 1 BTC at $100,000 with 50,000 UNIT of debt: ratio 200%, borrow room 12,500 UNIT.
 const ctx: ButtonContext = {
@@ -30,6 +31,24 @@ describe('buttonState', () => {
         reason: BUTTON_REASONS.liquidated,
       });
     }
+  });
+  it('disables every action with the cause while the price is stale, and only then', () => {
+    const pause = pricePause({ stale: true, stale_reason: 'no_quorum' }, '02:52')!;
+    for (const action of ['deposit', 'withdraw', 'borrow', 'repay'] as const) {
+      expect(buttonState(action, { ...ctx, pricePaused: pause.buttonReason })).toEqual({
+        enabled: false,
+        reason: PRICE_PAUSE_COPY.button.no_quorum,
+      });
+      expect(buttonState(action, { ...ctx, pricePaused: null })).toEqual({ enabled: true });
+    }
+    // a pending transaction is the more specific reason
+    expect(
+      buttonState('borrow', {
+        ...ctx,
+        hasPendingTransaction: true,
+        pricePaused: pause.buttonReason,
+      }),
+    ).toEqual({ enabled: false, reason: BUTTON_REASONS.pending });
   });
   it('disables the other actions while one is active, not the active one', () => {
     expect(buttonState('deposit', { ...ctx, activeAction: 'borrow' })).toEqual({

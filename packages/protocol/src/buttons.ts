@@ -27,6 +27,11 @@ export interface ButtonContext {
   priceUsd: PriceInput;
   /** operation cost of this action at the selected fee rate (its quote) */
   operationCostSats: SatsInput;
+  /**
+   * While the price is stale (no guardian quorum, no fresh feed): the paused reason (price-pause.ts
+   * `buttonReason`), since every action needs a freshly signed price; null or absent while fresh.
+   */
+  pricePaused?: string | null;
 }
 
 export const BUTTON_REASONS = {
@@ -47,6 +52,7 @@ const disabled = (reason: string): ButtonState => ({ enabled: false, reason });
 function common(action: DashboardAction, ctx: ButtonContext): ButtonState {
   if (ctx.hasPendingTransaction) return disabled(BUTTON_REASONS.pending);
   if (ctx.isLiquidated) return disabled(BUTTON_REASONS.liquidated);
+  if (ctx.pricePaused) return disabled(ctx.pricePaused);
   if (ctx.activeAction !== null && ctx.activeAction !== action)
     return disabled(BUTTON_REASONS.otherAction);
   return ENABLED;

@@ -18,6 +18,26 @@ describe('parseLiveEvent', () => {
     ).toEqual({ type: 'vault', data: { vault_id: VAULT, kind: 'liquidation' } });
   });
 
+  it('reads a stale price with its cause, and drops a cause it does not know', () => {
+    const stale = { USD: 95_000, time: 1_700_000_000, stale: true };
+    expect(
+      parseLiveEvent('price', JSON.stringify({ ...stale, stale_reason: 'no_quorum' })),
+    ).toEqual({
+      type: 'price',
+      data: { ...stale, stale_reason: 'no_quorum' },
+    });
+    expect(parseLiveEvent('price', JSON.stringify({ ...stale, stale_reason: 'bogus' }))).toEqual({
+      type: 'price',
+      data: stale,
+    });
+    expect(
+      parseLiveEvent(
+        'price',
+        JSON.stringify({ ...stale, stale: 'yes', stale_reason: 'no_quorum' }),
+      ),
+    ).toEqual({ type: 'price', data: { USD: 95_000, time: 1_700_000_000 } });
+  });
+
   it('keeps only the fields it knows', () => {
     expect(parseLiveEvent('block', '{"height":3,"extra":"x"}')).toEqual({
       type: 'block',

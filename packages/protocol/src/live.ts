@@ -2,7 +2,7 @@
 // the price, the chain tip and a vault's state change on screen together, without waiting for a
 // poll. One parser for both ends: the server re-reads what other instances NOTIFY, the browser
 // what the stream carries; anything malformed is dropped, never trusted.
-import type { BitcoinPriceDto } from './api';
+import type { BitcoinPriceDto, PriceStaleReason } from './api';
 
 /** The event names of the stream, one per kind of change. */
 export const LIVE_EVENT_TYPES = ['price', 'block', 'vault'] as const;
@@ -35,6 +35,19 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const isWhole = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
+const STALE_REASONS: readonly unknown[] = [
+  'no_quorum',
+  'no_fresh_price',
+] satisfies PriceStaleReason[];
+
+/** A price event's stale fields (a stale price says why), only when both are well formed. */
+function staleOf(data: Record<string, unknown>): Pick<BitcoinPriceDto, 'stale' | 'stale_reason'> {
+  if (data.stale !== true) return {};
+  return STALE_REASONS.includes(data.stale_reason)
+    ? { stale: true, stale_reason: data.stale_reason as PriceStaleReason }
+    : { stale: true };
+}
+
 /** The event of one stream message (`event:` name, `data:` JSON), or null when it is not valid. */
 export function parseLiveEvent(type: string, json: string): LiveEvent | null {
   if (json.length > MAX_EVENT_BYTES) return null;
@@ -51,7 +64,7 @@ export function parseLiveEvent(type: string, json: string): LiveEvent | null {
         Number.isFinite(data.USD) &&
         data.USD > 0 &&
         isWhole(data.time)
-        ? { type, data: { USD: data.USD, time: data.time } }
+        ? { type, data: { USD: data.USD, time: data.time, ...staleOf(data) } }
         : null;
     case 'block':
       return isWhole(data.height) ? { type, data: { height: data.height } } : null;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { formatPriceChange, nextPriceChangePeriod, PRICE_CHANGE_PERIODS } from './price-change';
+import {
+  formatPriceChange,
+  nextPriceChangePeriod,
+  periodPriceChange,
+  PRICE_CHANGE_PERIODS,
+  priceChangePercent,
+} from './price-change';
 
 describe('nextPriceChangePeriod', () => {
   it('cycles 24h, 7d, 30d, 1y and back to 24h (SPEC §9)', () => {
@@ -21,5 +27,20 @@ describe('formatPriceChange', () => {
     expect(formatPriceChange(-0.004)).toEqual({ text: '0.00%', direction: 'flat' });
     expect(formatPriceChange(Number.NaN)).toBeNull();
     expect(formatPriceChange(Infinity)).toBeNull();
+  });
+});
+
+describe('priceChangePercent and periodPriceChange', () => {
+  it('reads a 20% fall from a series and the price now, whatever the series ends at', () => {
+    const series = [{ price: 95_000 }, { price: 94_000 }, { price: 92_843.5 }];
+    expect(periodPriceChange(series, 76_000)).toBe(-20);
+    expect(formatPriceChange(periodPriceChange(series, 76_000)!)?.text).toBe('\u221220.00%');
+    expect(periodPriceChange(series, 60_000)).toBe(-36.84);
+    expect(priceChangePercent(75_000, 90_000)).toBe(20);
+  });
+  it('has no figure without a series or a price, and no percent of a zero start', () => {
+    expect(periodPriceChange([], 95_000)).toBeNull();
+    expect(periodPriceChange([{ price: 95_000 }], null)).toBeNull();
+    expect(priceChangePercent(0, 95_000)).toBe(0);
   });
 });

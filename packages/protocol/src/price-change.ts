@@ -10,6 +10,30 @@ export function nextPriceChangePeriod(period: TimePeriod): TimePeriod {
   return PRICE_CHANGE_PERIODS[(i + 1) % PRICE_CHANGE_PERIODS.length]!;
 }
 
+/**
+ * Percent change from a period's first price to the price now, to two decimals: the one rule the
+ * server's `change` and the header's figure share. 0 when the start is not a positive price.
+ */
+export function priceChangePercent(startUsd: number, nowUsd: number): number {
+  if (!(startUsd > 0) || !Number.isFinite(nowUsd)) return 0;
+  return Math.round(((nowUsd - startUsd) / startUsd) * 10_000) / 100;
+}
+
+/**
+ * The header's change over a period: from the first price of the period's series to the price the
+ * header shows, so the figure moves with every tick the header shows, whatever age the series'
+ * later points have (the history is cached an hour; the price is pushed on every tick). Null
+ * without a series or a price.
+ */
+export function periodPriceChange(
+  series: readonly { price: number }[],
+  nowUsd: number | null | undefined,
+): number | null {
+  const start = series[0]?.price;
+  if (start === undefined || nowUsd == null || !Number.isFinite(nowUsd)) return null;
+  return priceChangePercent(start, nowUsd);
+}
+
 export type PriceChangeDirection = 'up' | 'down' | 'flat';
 
 /** '+2.31%', '−1.05%' (a true minus sign), '0.00%'; null for a figure that is not a number. */

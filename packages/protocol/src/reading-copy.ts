@@ -1,7 +1,19 @@
 // Copy the borrower reads on the dashboard's cards and in the drawers that SPEC.md does not quote
 // (issue 22: what will happen and what has happened, at a glance). SPEC texts stay in content.ts.
+import type { ActionCode } from './api';
 import { HEALTH_BAND_RANGES } from './ratio';
 import { LIQUIDATION_THRESHOLD_PERCENT } from './constants';
+
+/** A pending transaction as its after-state's label names it ('After the pending deposit'). */
+const PENDING_NOUNS: Record<ActionCode, string> = {
+  o: 'vault opening',
+  b: 'borrow',
+  d: 'deposit',
+  r: 'repayment',
+  w: 'withdrawal',
+  l: 'liquidation',
+  x: 'claim',
+};
 
 export const READING_COPY = {
   withdraw: {
@@ -22,7 +34,12 @@ export const READING_COPY = {
   pending: {
     /** a card's figure while its transaction waits for a block */
     label: 'Pending',
-    after: (figure: string) => `${figure} once the block confirms it`,
+    /** the state after a pending transaction, apart from the confirmed figures and named */
+    after: (action: ActionCode | null, figure: string) =>
+      `After the pending ${action ? PENDING_NOUNS[action] : 'transaction'}: ${figure}`,
+    /** the liquidation card's after-state: its price and its distance, one state */
+    liquidation: (price: string, distance: string | null) =>
+      distance ? `${price}, ${distance}` : price,
   },
   liquidationPrice: {
     current: 'BTC price now',

@@ -95,6 +95,7 @@ const operationQuery = z.object({
 });
 
 const devnetPriceBody = z.object({ usd: z.number().positive().max(100_000_000) });
+const devnetFeedBody = z.object({ running: z.boolean() });
 
 /** POST /api/notify: the wire contract's body (@unit/protocol/wire). */
 const notifyBody: z.ZodType<TelegramNotifyDto> = telegramNotifyBodySchema;
@@ -155,7 +156,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     { schema: { response: { 200: BITCOIN_PRICE_SCHEMA } } },
     async (): Promise<BitcoinPriceDto> => {
       const { priceCents, timestamp } = withFreshPrice(() => oracle.price());
-      return { USD: priceCents / 100, time: timestamp, stale: oracle.stale };
+      const reason = oracle.staleCause;
+      return {
+        USD: priceCents / 100,
+        time: timestamp,
+        stale: reason !== null,
+        stale_reason: reason,
+      };
     },
   );
 
@@ -294,6 +301,17 @@ function registerDevnetPriceRoutes(
     const { usd } = parseInput(devnetPriceBody, request.body);
     const point = await oracle.setPrice(Math.round(usd * 100));
     return { USD: point.priceCents / 100, time: point.timestamp } satisfies BitcoinPriceDto;
+  });
+
+  // A price source that stops answering (off mode's simulated feed): the price goes stale as a live
+  // feed's does, so the paused dashboard can be seen end to end; `running: true` ticks again.
+  app.post('/api/devnet/price-feed', { config: WRITE_LIMIT }, async (request) => {
+    if (config.network !== 'devnet') {
+      throw new DomainError('not_devnet', 'The price feed can only be stopped on the devnet');
+    }
+    const { running } = parseInput(devnetFeedBody, request.body);
+    await oracle.setFeedRunning(running);
+    return { running, stale: oracle.stale, stale_reason: oracle.staleCause };
   });
 }
 

@@ -8,7 +8,12 @@ const str = { type: 'string' } as const;
 /** BitcoinPriceDto */
 export const BITCOIN_PRICE_SCHEMA = {
   type: 'object',
-  properties: { USD: num, time: int, stale: { type: 'boolean' } },
+  properties: {
+    USD: num,
+    time: int,
+    stale: { type: 'boolean' },
+    stale_reason: { type: ['string', 'null'] },
+  },
   required: ['USD', 'time'],
 } as const;
 

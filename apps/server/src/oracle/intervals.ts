@@ -1,5 +1,5 @@
 // Price history intervals and their aggregation (SPEC §9 Chart intervals).
-import type { PricePointDto, TimePeriod } from '@unit/protocol';
+import { priceChangePercent, type PricePointDto, type TimePeriod } from '@unit/protocol';
 import type { PricePoint } from '../store/prices';
 
 const MINUTE = 60;
@@ -49,12 +49,12 @@ export function aggregateBuckets(
   });
 }
 
-/** Percent change from the first to the last point, to two decimals. */
+/** Percent change from the first to the last point, to two decimals (the protocol's rule). */
 export function percentChange(data: PricePointDto[]): number {
   const first = data[0]?.price;
   const last = data[data.length - 1]?.price;
-  if (first === undefined || last === undefined || first === 0) return 0;
-  return Math.round(((last - first) / first) * 10_000) / 100;
+  if (first === undefined || last === undefined) return 0;
+  return priceChangePercent(first, last);
 }
 
 /**

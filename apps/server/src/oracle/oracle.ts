@@ -1,16 +1,16 @@
 // The price oracle: keeps the stored price series current, answers history by SPEC §9 interval,
-// and signs quotes that reveal a vault's threshold secret once the price reaches it. With live
-// feeds the price can be stale (issue 12): then no point is recorded, no liquidation sweep runs,
-// no quote is signed and the guardian's quote check refuses, until a round is fresh again.
+// and signs quotes that reveal a vault's threshold secret once the price reaches it. A stale price
+// (live feeds, no quorum, a stopped devnet feed) records nothing, sweeps nothing, signs nothing.
 import { EventEmitter } from 'node:events';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { Kysely } from 'kysely';
+import { DomainError } from '../errors';
 import type { Logger } from 'pino';
-import type { OracleQuoteDto, PriceHistoryDto, TimePeriod } from '@unit/protocol';
+import type { OracleQuoteDto, PriceHistoryDto, PriceStaleReason, TimePeriod } from '@unit/protocol';
 import type { Database } from '../store/schema';
 import { insertPricePoints, latestPricePoint, type PricePoint } from '../store/prices';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
-import { StalePriceError } from './stale-price';
+import { FEED_STOPPED, StalePriceError, staleCauseOf } from './stale-price';
 import { backfillTimestamps } from './intervals';
 import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
@@ -58,6 +58,7 @@ export { StalePriceError } from './stale-price';
 
 export interface OracleEvents {
   tick: [PricePoint];
+  stale: [PricePoint]; // was fresh, is not any more: the page is told at once, with the cause
 }
 
 export class Oracle extends EventEmitter<OracleEvents> {
@@ -72,6 +73,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
   private thinning: Promise<unknown> | null = null;
   /** Network mode: whether this instance records the quorum (it leads the price tick). */
   private recording = false;
+  /** Devnet control: the simulated feed gives no price (setFeedRunning). */
+  private feedStopped = false;
 
   constructor(private readonly options: OracleOptions) {
     super();
@@ -84,20 +87,13 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return this.options.keys.pubkey;
   }
 
-  /**
-   * Simulated: back-fills a year at first start, fills any downtime gap, then ticks. Live: reads the
-   * feeds once before the server answers (at most one fetch time-out), then ticks; a live source
-   * has no history to back-fill, so the chart starts at the first real price.
-   */
+  /** load() then ticks (live: the feeds are read once before the server answers; no back-fill). */
   async start(): Promise<void> {
     await this.load();
     this.startTicking();
   }
 
-  /**
-   * Back-fills a year at first start and fills any downtime gap, without ticking: with several
-   * instances every one loads, and only the one leading the tick job ticks (cluster/leadership.ts).
-   */
+  /** Back-fills a year at first start and fills any gap, without ticking (the tick job's leader ticks). */
   async load(): Promise<void> {
     const { db, source, startPriceCents, log } = this.options;
     const now = this.clock();
@@ -171,10 +167,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
       });
   }
 
-  /**
-   * A point another instance recorded (heard on the event bus): the latest price moves forward,
-   * never back, and no tick is emitted, since the instance that recorded it already did.
-   */
+  /** A point another instance recorded (the bus): the price moves forward only; no tick emitted. */
   observe(point: PricePoint): void {
     if (this.current && point.timestamp < this.current.timestamp) return;
     const newer = point.timestamp > (this.current?.timestamp ?? 0);
@@ -184,7 +177,6 @@ export class Oracle extends EventEmitter<OracleEvents> {
       this.staleReason = null;
   }
 
-  /** Re-reads the latest stored point, after events may have been missed. */
   async refresh(): Promise<void> {
     const latest = await latestPricePoint(this.options.db);
     if (latest) this.observe(latest);
@@ -196,21 +188,30 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return this.current;
   }
 
-  /** The latest price, or null before the first one. */
   latest(): PricePoint | null {
     return this.current;
   }
 
-  /** Whether the latest price may not be relied on (live feeds only). */
   get stale(): boolean {
     return this.whyStale() !== null;
   }
 
+  /** Why the price may not be relied on, as the page is told it; null while it is fresh. */
+  get staleCause(): PriceStaleReason | null {
+    return this.whyStale() === null ? null : staleCauseOf(Boolean(this.options.quorum));
+  }
+
+  /** Devnet control: off mode's simulated feed stops (stale at once, as a silent live feed) or ticks. */
+  async setFeedRunning(running: boolean): Promise<void> {
+    if (this.options.quorum || isLivePriceSource(this.options.source))
+      throw new DomainError('bad_request', 'Only the simulated price feed of off mode can be stopped.'); // prettier-ignore
+    this.feedStopped = !running;
+    await (running ? this.tick() : this.markStale(FEED_STOPPED));
+  }
+
   /**
-   * Why a live price may not be relied on, or null. Besides a round that was not fresh, a live
-   * price older than two ticks is stale: on an instance that does not lead the tick job, points
-   * arrive from the leader, and a leader that records nothing (its feeds disagree) or has died
-   * leaves them to age.
+   * Why a price may not be relied on, or null: a round that was not fresh, or a live price older than
+   * two ticks (a leader that records nothing or has died leaves the other instances' points to age).
    */
   private whyStale(): string | null {
     if (this.staleReason !== null) return this.staleReason;
@@ -221,11 +222,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return age * 1000 > 2 * tickMs ? `no fresh price for ${age} s` : null;
   }
 
-  /**
-   * Appends the next point and tells subscribers (the liquidation engine). A live round that is not
-   * fresh records nothing, so nothing is liquidated on a price no two sources agree on; it answers
-   * null. Rounds never overlap: a tick during one waits for it.
-   */
+  /** Appends the next point and tells subscribers; one not fresh records nothing (null). No overlaps. */
   async tick(): Promise<PricePoint | null> {
     if (this.ticking) return this.ticking;
     this.ticking = this.nextPoint().finally(() => (this.ticking = null));
@@ -236,6 +233,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     const { source, log } = this.options;
     // Network mode: the quorum's rounds record; a tick moves only the devnet's market.
     if (this.options.quorum) return tickMarket(this.options.market, source, this.clock()).then(() => null); // prettier-ignore
+    if (this.feedStopped) return null;
     if (!isLivePriceSource(source)) {
       const previous = this.price();
       const timestamp = Math.max(this.clock(), previous.timestamp + 1);
@@ -245,7 +243,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     if (!reading.fresh) {
       if (this.staleReason === null || this.staleReason !== reading.reason)
         log.warn({ reason: reading.reason, answers: reading.answers }, 'price is stale');
-      this.staleReason = reading.reason;
+      this.markStale(reading.reason);
       return null;
     }
     if (this.staleReason !== null) log.info({ answers: reading.answers }, 'price is fresh');
@@ -257,6 +255,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
   async setPrice(priceCents: number): Promise<PricePoint> {
     const { quorum, market } = this.options;
     if (quorum && market) return setMarket(market, quorum, { timestamp: this.clock(), priceCents });
+    if (this.feedStopped) throw new StalePriceError(FEED_STOPPED);
     const timestamp = Math.max(this.clock(), (this.current?.timestamp ?? 0) + 1);
     return this.record({ timestamp, priceCents });
   }
@@ -271,11 +270,16 @@ export class Oracle extends EventEmitter<OracleEvents> {
     if (!this.recording) return;
     if ('stale' in now) {
       if (this.staleReason === null) this.options.log.warn({ reason: now.stale }, 'price is stale');
-      this.staleReason = now.stale;
-      return;
+      return this.markStale(now.stale);
     }
     const point = quorumPoint(this.current, now.quorum, this.staleReason !== null);
     if (point) await this.record(point);
+  }
+
+  private markStale(reason: string): void {
+    const wasFresh = this.staleReason === null;
+    this.staleReason = reason;
+    if (wasFresh && this.current) this.emit('stale', this.current);
   }
 
   private async record(point: PricePoint): Promise<PricePoint> {
@@ -333,10 +337,7 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return network ? network.secret(Number(thCents), stamp) : this.revealedSecret(thCents, stamp);
   }
 
-  /**
-   * A quote as GET /api/oracle/quote serves it: with the network, the oracles' hashes and signed
-   * statements (`threshold_hash` the first, for old readers), and no secret of this server's.
-   */
+  /** A quote as served: with the network, the oracles' hashes and statements, and no secret of ours. */
   async withOracleHashes(quote: OracleQuoteDto): Promise<OracleQuoteDto> {
     const commitment = await this.networkCommitment(quote.th, quote.ts);
     return commitment ? { ...quote, ...commitment, secret: null } : quote;

@@ -13,8 +13,15 @@ import { hex } from '@scure/base';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { collectPriceQuorum, priceDigest, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { findStateRecord, priceQuorumCommitment } from '@unit/bitcoin';
-import { estimateVsize, type ConfigDto, type OperationQuoteDto } from '@unit/protocol';
 import {
+  estimateVsize,
+  PRICE_PAUSE_COPY,
+  type BitcoinPriceDto,
+  type ConfigDto,
+  type OperationQuoteDto,
+} from '@unit/protocol';
+import {
+  bitcoinPriceSchema,
   priceQuorumAuditSchema,
   type OracleQuoteDto,
   type SignedVaultRequest,
@@ -59,12 +66,18 @@ async function untilEvery(ids: number[], fresh: boolean): Promise<void> {
   }
 }
 
-async function quoteRoute(): Promise<{ status: number; body: OracleQuoteDto & { code?: string } }> {
+async function quoteRoute(): Promise<{
+  status: number;
+  body: OracleQuoteDto & { code?: string; error?: string };
+}> {
   const ts = Math.floor(Date.now() / 1000);
   const res = await fetch(`${unit.url}/api/oracle/quote?th=0&ts=${ts}`, {
     signal: AbortSignal.timeout(15_000),
   });
-  return { status: res.status, body: (await res.json()) as OracleQuoteDto & { code?: string } };
+  return {
+    status: res.status,
+    body: (await res.json()) as OracleQuoteDto & { code?: string; error?: string },
+  };
 }
 
 /** Guardian `id`'s two exchanges answer `usd`, and its own signed price says so. */
@@ -83,9 +96,9 @@ async function exchangesAt(id: number, usd: string): Promise<void> {
 }
 
 /** GET /api/bitcoin-price: the app's recorded price, what the chart and the page show. */
-async function appPrice(): Promise<{ USD: number; time: number; stale: boolean }> {
+async function appPrice(): Promise<BitcoinPriceDto> {
   const res = await fetch(`${unit.url}/api/bitcoin-price`, { signal: AbortSignal.timeout(5_000) });
-  return (await res.json()) as { USD: number; time: number; stale: boolean };
+  return bitcoinPriceSchema.parse(await res.json());
 }
 
 /** Sends a vault request through the app and the network; the refusal, or null when signed. */
@@ -388,10 +401,14 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
     await expect
       .poll(async () => (await quoteRoute()).body.code, { timeout: 20_000, interval: 500 })
       .toBe('no_price');
-    expect((await quoteRoute()).status).toBe(503);
-    // The app's own price is stale with it (the page's stale state, no sweep): the next round.
+    const refusal = await quoteRoute();
+    expect(refusal.status).toBe(503);
+    // the user reads the cause, a full sentence, and what to do
+    expect(refusal.body.error).toBe(PRICE_PAUSE_COPY.refusal.no_quorum);
+    // The app's own price is stale with it (the page's stale state, no sweep): the next round. The
+    // page is told why, so its paused banner names the guardians' quorum before any click.
     await unit.oracle.refreshQuorum();
-    expect(await appPrice()).toMatchObject({ USD: 95_000, stale: true });
+    expect(await appPrice()).toMatchObject({ USD: 95_000, stale: true, stale_reason: 'no_quorum' });
     const answer = (await (await fetch(`${unit.url}/api/health`)).json()) as {
       price_stale: boolean;
     };

@@ -1,5 +1,6 @@
+import { useMemo } from 'react';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { BitcoinPriceDto } from '@unit/protocol';
+import { pricePause, type BitcoinPriceDto, type PricePause } from '@unit/protocol';
 import { getJson } from './http';
 import { pollEvery } from './live';
 
@@ -17,11 +18,39 @@ export const PRICE_REFETCH_LIVE_MS = 5 * 60_000;
 
 export const getBitcoinPrice = () => getJson<BitcoinPriceDto>('/api/bitcoin-price');
 
+/** A price the server called stale, or older than a healthy one can be (the banner's 'as of'). */
+export const isPriceStale = (price: BitcoinPriceDto, nowMs = Date.now()): boolean =>
+  price.stale === true || nowMs - price.time * 1000 > PRICE_STALE_AFTER_MS;
+
+const streamedPoll = pollEvery(PRICE_REFETCH_MS, PRICE_REFETCH_LIVE_MS);
+
 export const bitcoinPriceQueryOptions = queryOptions({
   queryKey: ['bitcoin-price'],
   queryFn: getBitcoinPrice,
-  refetchInterval: pollEvery(PRICE_REFETCH_MS, PRICE_REFETCH_LIVE_MS),
+  // The stream pushes fresh ticks only: while the price shown is stale, the server is asked every
+  // 30 s why (and whether it is fresh again), stream or not.
+  refetchInterval: (query) => {
+    const shown = query.state.data;
+    return shown && isPriceStale(shown) ? PRICE_REFETCH_MS : streamedPoll();
+  },
   staleTime: PRICE_REFETCH_MS,
 });
 
 export const useBitcoinPrice = () => useQuery(bitcoinPriceQueryOptions);
+
+// Intl rather than date-fns: the price banner is in the initial chunk (bundle budget).
+const hhmm = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/** A price's time as the banner shows it: '02:52', the reader's own clock. */
+export const formatPriceTime = (unixSeconds: number): string =>
+  hhmm.format(new Date(unixSeconds * 1000));
+
+/** While the server says the price is stale: why, since when, and what to do (price-pause.ts). */
+export function usePricePause(): PricePause | null {
+  const { data } = useBitcoinPrice();
+  return useMemo(() => (data ? pricePause(data, formatPriceTime(data.time)) : null), [data]);
+}

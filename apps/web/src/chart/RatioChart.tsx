@@ -12,6 +12,7 @@ import {
   type TimePeriod,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
+import { useCardReadings } from '../api/card-readings';
 import { usePriceHistory } from '../api/price-history';
 import { useVaultHistory } from '../api/vault-history';
 import { useVaultPoints } from '../api/vault-points';
@@ -35,8 +36,10 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
 
   const vault = position.vault;
   const openedAt = vault?.created_at;
-  const btc = toWireNumber(position.sats);
-  const debt = toWireNumber(position.debtCents);
+  // "Now" is the state the gauge reads: the confirmed one while a transaction waits for its block.
+  const { confirmed } = useCardReadings(position);
+  const btc = toWireNumber(confirmed.sats);
+  const debt = toWireNumber(confirmed.debtCents);
   const priceUsd = position.priceUsd;
   const priceData = prices.data?.data;
   const pointsReady = !points.isPending || points.isError;

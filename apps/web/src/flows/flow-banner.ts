@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { flowErrorWords, isRefusal } from './refusal';
+import { flowErrorWords, isPricePaused, isRefusal } from './refusal';
 import type { Approvals } from '@unit/protocol/wire';
 import type { FlowAction, FlowDecl } from './declarations';
 
@@ -67,7 +67,8 @@ export function useFlowBanner(): [FlowBanner | null, FlowBannerActions] {
           text: decl.failedTitle,
           txid: null,
           approvals: approvalsOf(b, decl.action),
-          refusal: isRefusal(error) ? flowErrorWords(error) : null,
+          // a refusal's reasons, or why actions are paused: the banner says the cause too
+          refusal: isRefusal(error) || isPricePaused(error) ? flowErrorWords(error) : null,
         })),
       completed: (txids) =>
         setBanner((b) =>

@@ -4,19 +4,13 @@ import {
   formatPriceChange,
   formatUsd,
   nextPriceChangePeriod,
+  periodPriceChange,
   type TimePeriod,
 } from '@unit/protocol';
-import { PRICE_STALE_AFTER_MS, useBitcoinPrice } from '../api/bitcoin-price';
+import { formatPriceTime, isPriceStale, useBitcoinPrice } from '../api/bitcoin-price';
 import { priceHistoryQueryOptions } from '../api/price-history';
 import { Skeleton } from '../ui/Skeleton';
 import { useNow } from '../ui/useNow';
-
-// Intl rather than date-fns: this banner is in the initial chunk (bundle budget).
-const hhmm = new Intl.DateTimeFormat('en-GB', {
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
 
 const ARROWS = { up: '▲', down: '▼', flat: '' } as const;
 
@@ -34,19 +28,16 @@ export function PriceBanner() {
         <Skeleton width="7ch" />
       </div>
     );
-  const ageMs = now - price.data.time * 1000;
-  const stale = price.data.stale === true || ageMs > PRICE_STALE_AFTER_MS;
+  const stale = isPriceStale(price.data, now);
   return (
     <div className={`price-banner ${stale ? 'price-banner--stale' : ''}`}>
       <span className="price-banner__label">BTC</span>
       <strong className="num" aria-live="polite">
         {formatUsd(price.data.USD)}
       </strong>
-      <PriceChange />
+      <PriceChange nowUsd={price.data.USD} />
       {stale && (
-        <span className="price-banner__stale">
-          Price as of {hhmm.format(new Date(price.data.time * 1000))}
-        </span>
+        <span className="price-banner__stale">Price as of {formatPriceTime(price.data.time)}</span>
       )}
     </div>
   );
@@ -54,13 +45,15 @@ export function PriceBanner() {
 
 /**
  * SPEC §9: the price change over a period; a click moves to the next of 24h, 7d, 30d, 1y. The
- * percent is the `change` of GET /api/price-history for that period (the chart's own query, so the
- * 24h figure usually costs no extra request).
+ * percent runs from the first price of GET /api/price-history for that period (the chart's own
+ * query, so the 24h figure usually costs no extra request) to the price the header shows, so it
+ * follows every tick rather than the series' age.
  */
-function PriceChange() {
+function PriceChange({ nowUsd }: { nowUsd: number }) {
   const [period, setPeriod] = useState<TimePeriod>('24h');
   const history = useQuery(priceHistoryQueryOptions(period));
-  const change = history.data ? formatPriceChange(history.data.change) : null;
+  const percent = history.data ? periodPriceChange(history.data.data, nowUsd) : null;
+  const change = percent === null ? null : formatPriceChange(percent);
   return (
     <button
       type="button"

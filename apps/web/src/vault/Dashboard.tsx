@@ -2,21 +2,16 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import {
   CONTENT,
   centsToUnitString,
-  collateralRatio,
   formatHealth,
   formatUsd,
   formatUsdCents,
   isKnownPrice,
-  liquidationDistance,
   liquidatedCards,
-  liquidationThresholdCents,
-  pendingFigures,
   satsToBtcString,
   satsValueUsdCents,
   unitBarReading,
   type DashboardAction,
-  type Sats,
-  type UnitCents,
+  type LiquidationDistance,
   unitCents as toUnitCents,
 } from '@unit/protocol';
 import { usePosition } from '../api/position';
@@ -36,6 +31,8 @@ import { useVaultLiquidation } from './liquidated';
 import { ClosedVaults } from './ClosedVaults';
 import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
+import { PricePausedBanner } from './PricePausedBanner';
+import { useCardReadings } from '../api/card-readings';
 
 // d3 and the chart load after the cards: the chart sits below them (bundle budget).
 const RatioChart = lazy(async () => ({
@@ -60,8 +57,8 @@ export function Dashboard(props: {
   const flows = useFlows();
   const vault = position.vault!;
   const history = useVaultHistory(vault.vault_id);
-  const hasDebt = position.debtCents > 0n;
   const { liquidated, buttons: states } = useActionStates(position);
+  const readings = useCardReadings(position);
   const liquidation = useVaultLiquidation(vault, liquidated);
   // SPEC §2: the modal says actions wait until liquidation completes, so it shows only while it
   // is pending; a repossessed vault's page explains the outcome instead.
@@ -119,22 +116,18 @@ export function Dashboard(props: {
     );
   };
 
-  const liqOf = (btc: Sats, debt: UnitCents) =>
-    debt > 0n && btc > 0n ? formatUsdCents(liquidationThresholdCents(btc, debt)) : null;
-  const liq = liqOf(position.sats, position.debtCents);
-  // While a transaction waits for its block the cards say so: the confirmed figure, and the
-  // pending one beside it (issue 22), rather than the new figure as if it were done.
-  const pendingState = history.data ? pendingFigures(history.data) : null;
-  const confirmedSats = pendingState?.confirmedSats ?? position.sats;
-  const confirmedDebt = pendingState?.confirmedDebtCents ?? position.debtCents;
-  const btcPending = confirmedSats !== position.sats;
-  const debtPending = confirmedDebt !== position.debtCents;
-  const confirmedLiq = liqOf(confirmedSats, confirmedDebt);
-  const confirmedRatio = collateralRatio(confirmedSats, confirmedDebt, position.priceUsd);
+  // While a transaction waits for its block every card shows the confirmed state, each figure of
+  // it; the state after the pending transaction is shown apart and named (card-readings.ts).
+  const { confirmed, pending: after } = readings;
+  const confirmedSats = confirmed.sats;
+  const confirmedDebt = confirmed.debtCents;
+  const btcPending = after !== null && after.state.sats !== confirmedSats;
+  const debtPending = after !== null && after.state.debtCents !== confirmedDebt;
+  const afterLabel = (figure: string) => READING.pending.after(after?.action ?? null, figure);
+  const liqText = (cents: bigint | null) => (cents === null ? 'N/A' : formatUsdCents(cents));
   const btcUsd = satsValueUsdCents(confirmedSats, position.priceUsd);
   const walletUnit = position.runeCents ?? toUnitCents(0);
   const bar = unitBarReading(walletUnit, position.debtCents);
-  const distance = liquidationDistance(position.sats, position.debtCents, position.priceUsd);
   const repossessed = liquidation.stage === 'repossessed';
   // A liquidated vault's cards say what is true of it: nothing owed, and where the collateral goes.
   const gone =
@@ -145,6 +138,7 @@ export function Dashboard(props: {
   return (
     <div className="dashboard">
       <PendingBanner />
+      <PricePausedBanner />
       <header className="dashboard__head">
         <h1>
           {vault.name}
@@ -180,7 +174,9 @@ export function Dashboard(props: {
             {btcUsd != null ? formatUsdCents(btcUsd) : <Skeleton width="8ch" />}
           </p>
           {gone && <p className="card__note">{gone.collateralNote}</p>}
-          {btcPending && <PendingFigure figure={`${satsToBtcString(position.sats)} BTC`} />}
+          {btcPending && (
+            <PendingFigure text={afterLabel(`${satsToBtcString(after.state.sats)} BTC`)} />
+          )}
           <div className="card__actions">
             {action('deposit', ACTION_LABELS.deposit)}
             {action('withdraw', ACTION_LABELS.withdraw)}
@@ -195,7 +191,7 @@ export function Dashboard(props: {
           </p>
           {gone && <p className="card__note">{gone.debtNote}</p>}
           {debtPending && (
-            <PendingFigure figure={`${centsToUnitString(position.debtCents)} UNIT`} />
+            <PendingFigure text={afterLabel(`${centsToUnitString(after.state.debtCents)} UNIT`)} />
           )}
           {/* SPEC §2's bar of UNIT in the wallet against the debt, labelled (issue 22) */}
           {!gone && bar.kind !== 'no-debt' && position.runeCents != null && (
@@ -231,11 +227,11 @@ export function Dashboard(props: {
           </div>
         </section>
         <HealthGauge
-          ratio={btcPending || debtPending ? confirmedRatio : position.ratio}
-          hasDebt={btcPending || debtPending ? confirmedDebt > 0n : hasDebt}
-          pendingRatio={
-            (btcPending || debtPending) && confirmedRatio !== position.ratio
-              ? formatHealth(position.ratio)
+          ratio={confirmed.ratio}
+          hasDebt={confirmedDebt > 0n}
+          pendingAfter={
+            after && formatHealth(after.state.ratio) !== formatHealth(confirmed.ratio)
+              ? afterLabel(formatHealth(after.state.ratio))
               : null
           }
           onDeposit={() => flows.openFlow('deposit')}
@@ -250,11 +246,8 @@ export function Dashboard(props: {
             Liquidation price
           </h2>
           <p className="card__value num" data-testid="liquidation-price">
-            {(debtPending || btcPending ? confirmedLiq : liq) ?? 'N/A'}
+            {liqText(confirmed.liquidationCents)}
           </p>
-          {(debtPending || btcPending) && liq !== confirmedLiq && (
-            <PendingFigure figure={liq ?? 'N/A'} />
-          )}
           {/* the price now and how far it may fall, as BOLD and Summer.fi show it (issue 22) */}
           <dl className="liq-figures num">
             <div>
@@ -267,21 +260,24 @@ export function Dashboard(props: {
                 )}
               </dd>
             </div>
-            {distance && !gone && (
+            {confirmed.distance && !gone && (
               <div>
                 <dt>{READING.liquidationPrice.distance}</dt>
-                <dd data-testid="liquidation-distance">
-                  {distance.usdCents > 0n
-                    ? READING.liquidationPrice.above(
-                        `${distance.percent.toFixed(1)}%`,
-                        formatUsdCents(distance.usdCents),
-                      )
-                    : READING.liquidationPrice.below}
-                </dd>
+                <dd data-testid="liquidation-distance">{distanceText(confirmed.distance)}</dd>
               </div>
             )}
           </dl>
           {gone && <p className="card__note">{gone.priceNote}</p>}
+          {!gone && after && after.state.liquidationCents !== confirmed.liquidationCents && (
+            <PendingFigure
+              text={afterLabel(
+                READING.pending.liquidation(
+                  liqText(after.state.liquidationCents),
+                  after.state.distance && distanceText(after.state.distance),
+                ),
+              )}
+            />
+          )}
         </section>
       </div>
       {/* SPEC §8: a chart error is caught, reported and kept to the chart. */}
@@ -319,14 +315,24 @@ export function Dashboard(props: {
   );
 }
 
-/** A card's figure once its transaction's block confirms it, marked Pending. */
-function PendingFigure({ figure }: { figure: string }) {
+/** A card's state after its pending transaction, apart from its confirmed figures and named. */
+function PendingFigure({ text }: { text: string }) {
   return (
     <p className="pending-figure num" data-testid="pending-figure">
       <span className="badge badge--pending">{READING.pending.label}</span>
-      {READING.pending.after(figure)}
+      {text}
     </p>
   );
+}
+
+/** '40.7% ($38,713.07) above', or that the price is at or under the liquidation price. */
+function distanceText(distance: LiquidationDistance): string {
+  return distance.usdCents > 0n
+    ? READING.liquidationPrice.above(
+        `${distance.percent.toFixed(1)}%`,
+        formatUsdCents(distance.usdCents),
+      )
+    : READING.liquidationPrice.below;
 }
 
 export function DashboardSkeleton() {

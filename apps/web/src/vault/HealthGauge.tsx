@@ -50,8 +50,8 @@ export function HealthGauge(props: {
   liquidated?: boolean;
   /** repossessed: the vault holds nothing, its gauge has no marker */
   repossessed?: boolean;
-  /** the ratio once a transaction waiting for its block confirms (the gauge reads the confirmed) */
-  pendingRatio?: string | null;
+  /** the ratio after a transaction waiting for its block, labelled (the gauge reads the confirmed) */
+  pendingAfter?: string | null;
 }) {
   // SPEC §9: no band below 135% or when the ratio is not finite (no debt).
   const band = props.hasDebt ? healthBand(props.ratio) : null;
@@ -132,10 +132,10 @@ export function HealthGauge(props: {
           `Below ${LIQUIDATION_THRESHOLD_PERCENT}%`
         ) : null}
       </p>
-      {props.pendingRatio && (
+      {props.pendingAfter && (
         <p className="pending-figure num" data-testid="pending-figure">
           <span className="badge badge--pending">{CONTENT.reading.pending.label}</span>
-          {CONTENT.reading.pending.after(props.pendingRatio)}
+          {props.pendingAfter}
         </p>
       )}
       {props.hasDebt &&

@@ -11,6 +11,7 @@ import {
   cappedFeeOptions,
   CONTENT,
 } from '@unit/protocol';
+import { usePricePause } from '../api/bitcoin-price';
 import { useConfig } from '../api/config';
 import { useAccountPostage } from '../api/missions';
 import { useIncomingSats } from '../api/incoming';
@@ -51,6 +52,7 @@ export function useActionStates(position: Position): ActionStates {
   const activeAction = open ? FLOWS[open].holdsButtons : null;
   const wallet = useWallet();
   const postageSats = useAccountPostage(config, wallet.account?.satsAddress ?? null).sats;
+  const pause = usePricePause();
   const ctx = (action: DashboardAction): ButtonContext => ({
     hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,
@@ -59,6 +61,7 @@ export function useActionStates(position: Position): ActionStates {
     vaultSats: position.sats,
     debtCents: position.debtCents,
     priceUsd: position.priceUsd,
+    pricePaused: pause?.buttonReason ?? null,
     operationCostSats: operationCostSats({
       action,
       paymentInputs: defaultPaymentInputs(action),

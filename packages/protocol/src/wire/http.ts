@@ -48,6 +48,15 @@ export const configSchema = z.object({
 });
 export type ConfigDto = z.infer<typeof configSchema>;
 
+/**
+ * Why the price is stale, so the page can say it before the user clicks: the guardians have no
+ * price quorum (network mode: fewer than their threshold answer with agreeing fresh prices), or the
+ * price source gives no fresh price (the feeds disagree or do not answer, or the devnet's simulated
+ * feed was stopped).
+ */
+export const priceStaleReasonSchema = z.enum(['no_quorum', 'no_fresh_price']);
+export type PriceStaleReason = z.infer<typeof priceStaleReasonSchema>;
+
 /** GET /api/bitcoin-price (SPEC §7). */
 export const bitcoinPriceSchema = z.object({
   USD: z.number(),
@@ -58,6 +67,8 @@ export const bitcoinPriceSchema = z.object({
    * disagree): USD and time are then the last fresh price, and the guardian co-signs nothing.
    */
   stale: z.boolean().optional(),
+  /** why, while `stale` is true; null or absent while the price is fresh */
+  stale_reason: priceStaleReasonSchema.nullable().optional(),
 });
 export type BitcoinPriceDto = z.infer<typeof bitcoinPriceSchema>;
 
