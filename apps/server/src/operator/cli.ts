@@ -15,6 +15,7 @@ import { loadConfig, ConfigError, type ServerConfig } from '../config';
 import { EsploraChain } from '../chain/esplora';
 import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
+import { ensurePrivateDir } from '../store/secret-files';
 import { migrateToLatest } from '../store/migrations';
 import { loadGuardianKeys } from '../store/keys';
 import { loadGuardianNetwork } from '../guardian-network/network-signer';
@@ -233,6 +234,7 @@ async function withContext(
   pollMs: number,
   work: (ctx: OperatorContext) => Promise<void>,
 ): Promise<void> {
+  ensurePrivateDir(config.dataDir);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     file: path.join(config.dataDir, 'unit.db'),

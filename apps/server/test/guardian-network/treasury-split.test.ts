@@ -211,6 +211,7 @@ describe('npm run operator -- etch, with the guardian network', () => {
     const { treasuryPubkey } = await loadGuardianKeys(unit.store.db, {
       guardianKey: hex.encode(OPERATOR_KEY),
       network: 'signet',
+      dataDir: os.tmpdir(),
     });
     const own = p2tr(hex.decode(treasuryPubkey), undefined, TEST_NETWORK).address!;
     const etchEnv = { UNIT_RUNE_ID: '' };
