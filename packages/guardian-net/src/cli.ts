@@ -2,7 +2,7 @@
 // nodes, or ask the network for a signature. A node's command line names it (`start --id 2`), so an
 // operator tells the processes apart in `ps` and can stop one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,8 @@ import { bytesToHex, parseHex } from './canonical';
 import { Coordinator, runDkg } from './coordinator';
 import { parseSetBody, verifySet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, loadIdentity } from './identity';
-import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
+import * as lp from './local-process';
+import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
 import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
@@ -18,7 +19,6 @@ import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
 import { VaultPolicy } from './vault-policy/policy';
-import { ensureOracleSecret } from './oracle/threshold-oracle';
 
 const CLI = fileURLToPath(import.meta.url);
 
@@ -136,6 +136,7 @@ async function start(args: string[]): Promise<void> {
       roster: { type: 'string' },
       'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
+      'named-in-set': { type: 'boolean' },
     },
   });
   values.host ??= '127.0.0.1';
@@ -154,10 +155,10 @@ async function start(args: string[]): Promise<void> {
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
   const price = priceOptions(values.dir, values);
-  ensureOracleSecret(join(values.dir, 'oracle.json')); // its own oracle (oracle/threshold-oracle.ts)
   const node = new GuardianNode({
     id,
     dir: values.dir,
+    namedInSet: values['named-in-set'] === true,
     ...(values['database-url-file'] ? { databaseUrlFile: values['database-url-file'] } : {}),
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
@@ -174,7 +175,7 @@ async function start(args: string[]): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  if (values['exit-with-parent']) onParentGone(stop);
+  if (values['exit-with-parent']) lp.onParentGone(stop);
 }
 
 function spawnGuardian(dir: string, id: number, port: number, extra: string[]): ChildProcess {
@@ -195,24 +196,14 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       '--exit-with-parent',
       ...extra,
     ],
-    { stdio: ['pipe', 'inherit', 'inherit'] },
+    { stdio: ['pipe', 'inherit', 'pipe'] },
   );
+  lastErrors.set(child, lp.lastErrorLine(child));
   return child;
 }
 
-async function waitHealthy(url: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+/** Each guardian child's last stderr line (local-process.ts lastErrorLine). */
+const lastErrors = new WeakMap<ChildProcess, () => string | null>();
 
 function networkOptions(args: string[]) {
   const { values } = parseArgs({
@@ -284,7 +275,7 @@ async function dkg(args: string[]): Promise<void> {
   // Base port 0: free ports now; they are in the set, so every later start uses the same ones.
   const ports =
     o.basePort === 0
-      ? await freeLoopbackPorts(o.n)
+      ? await lp.freeLoopbackPorts(o.n)
       : Array.from({ length: o.n }, (_, i) => o.basePort + i);
   const roster = makeRoster(o.dir, o.n, o.t, ports);
   const children = roster.members.map((m) =>
@@ -294,37 +285,44 @@ async function dkg(args: string[]): Promise<void> {
     ]),
   );
   const watching = o.exitWithParent
-    ? onParentGone(() => void stopChildren(children).then(() => process.exit(1)))
+    ? lp.onParentGone(() => void lp.stopChildren(children).then(() => process.exit(1)))
     : () => undefined;
   try {
-    await Promise.all(roster.members.map((m) => waitHealthy(m.url)));
+    await Promise.all(roster.members.map((m) => lp.waitHealthy(m.url)));
     const set = await runDkg(roster, loadIdentity(join(o.dir, 'coordinator', 'identity.json')));
     writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
     log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
   } finally {
     watching();
-    await stopChildren(children);
+    await lp.stopChildren(children);
   }
 }
 
 /**
  * The embedded default: a DKG if the directory has no set yet, then every guardian as its own
- * process. A guardian that dies (kill -9 included) is started again after a second; it comes back
- * with its share and store and abandons any nonce it had issued.
+ * process, each started as a member of the published set (`--named-in-set`: it never makes a new
+ * identity or oracle secret). A guardian that dies (kill -9 included) is started again after a
+ * second and comes back with its share and store; one that fails again and again right after its
+ * start (RestartPolicy: a lost directory) is left stopped, reported once (guardianStopped).
  */
 async function local(args: string[]): Promise<void> {
   const o = networkOptions(args);
   await dkg(args);
   const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  rmSync(join(o.dir, LOCAL_STOPPED_FILE), { force: true });
   let stopping = false;
   const running = new Map<number, ChildProcess>();
-  const launch = (id: number, port: number) => {
-    const child = spawnGuardian(o.dir, id, port, o.startArgs);
+  const launch = (id: number, port: number, policy = new lp.RestartPolicy()) => {
+    const child = spawnGuardian(o.dir, id, port, ['--named-in-set', ...o.startArgs]);
+    const startedAt = Date.now();
     running.set(id, child);
     child.once('exit', (code, signal) => {
       if (stopping) return;
+      const reason = lastErrors.get(child)?.() ?? null;
+      if (!policy.exited(startedAt, Date.now()))
+        return log(guardianStopped(o.dir, guardianDir(o.dir, id), { guardian: id, failures: policy.failures, reason })); // prettier-ignore
       log({ event: 'guardian-exited', guardian: id, code, signal, restartInMs: 1_000 });
-      setTimeout(() => !stopping && launch(id, port), 1_000);
+      setTimeout(() => !stopping && launch(id, port, policy), 1_000);
     });
   };
   for (const m of set.members) launch(m.id, Number(new URL(m.url).port));
@@ -332,10 +330,10 @@ async function local(args: string[]): Promise<void> {
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
-    if (o.exitWithParent) onParentGone(resolve);
+    if (o.exitWithParent) lp.onParentGone(resolve);
   });
   stopping = true;
-  await stopChildren([...running.values()]);
+  await lp.stopChildren([...running.values()]);
   process.exit(0);
 }
 
@@ -389,7 +387,8 @@ async function main(): Promise<void> {
   if (command === 'local') return local(rest);
   if (command === 'sign') return sign(rest);
   if (command === 'price') return price(rest);
-  if (command === 'rotate') return rotate(rest, { spawnGuardian, waitHealthy, log });
+  if (command === 'rotate')
+    return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
   throw new Error(USAGE);
 }
 

@@ -22,6 +22,8 @@ import {
 } from './guardian-set';
 import { acceptRoster, handoverFor, sameRoster } from './handover';
 import { ensureIdentity, type Identity } from './identity';
+import { refuseLostGuardianFiles } from './installed-dir';
+import { ensureOracleSecret } from './oracle/threshold-oracle';
 import { liquidationDecision } from './price/liquidation';
 import { OwnPriceOracle, priceAnswer, type OwnPrice } from './price/own-price';
 import { FRESH_PRICE_PATH, PRICE_PATH } from './price/quorum';
@@ -72,7 +74,10 @@ export class GuardianNode {
   constructor(private readonly opts: NodeOptions) {
     const p = paths(opts.dir);
     this.log = opts.log ?? (() => {});
+    // An installed guardian's lost identity or oracle secret is restored from backup, never made.
+    refuseLostGuardianFiles(opts.dir, { id: opts.id, namedInSet: opts.namedInSet === true });
     this.identity = ensureIdentity(p.identity);
+    ensureOracleSecret(join(opts.dir, 'oracle.json')); // with its identity, at its first start
     const { databaseUrlFile } = opts;
     this.store = chooseNodeStore({ dir: opts.dir, databaseUrlFile, log: this.log }).store;
     for (const { set, share } of loadInstalledSets(opts.dir)) {
