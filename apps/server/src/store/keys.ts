@@ -81,6 +81,11 @@ export async function loadGuardianKeys(
       writeNewSecretFile(file, `${bytesToHex(schnorr.utils.randomSecretKey())}\n`);
     secretHex = readGuardianKeyFile(file);
   }
+  return guardianKeysOf(secretHex);
+}
+
+/** Both keys of a guardian secret key (hex): its own, and the treasury key derived from it. */
+export function guardianKeysOf(secretHex: string): GuardianKeys {
   const guardianSecretKey = hexToBytes(secretHex);
   if (!secp256k1.utils.isValidSecretKey(guardianSecretKey)) {
     throw new Error('GUARDIAN_KEY is not a valid secp256k1 secret key');
