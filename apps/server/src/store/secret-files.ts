@@ -90,7 +90,7 @@ export async function moveSecretOut(secret: SecretRow): Promise<void> {
     const text = readSecretFile(secret.file, secret.what);
     if (!secret.matches(text))
       throw new ConfigError([
-        `${secret.what} ${secret.file} holds another key than the database's ${secret.row}, which this server now keeps in that file only. ` +
+        `${secret.what} ${secret.file} holds another key than the database's ${secret.row}, which this server keeps in that file only. ` +
           `Find which one this installation's vaults were made with, keep it in ${secret.file} (mode 600), and start again; ` +
           `to keep the file's, delete the row (the database's value is lost then).`,
       ]);
