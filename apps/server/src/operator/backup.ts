@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { ConfigError, loadConfig, type ServerConfig } from '../config';
-import { createPrivateFile, ensurePrivateDir } from '../store/secret-files';
+import { createPrivateFile, ensurePrivateDir, tightenDatabaseFiles } from '../store/secret-files';
 
 const POSTGRES_HINT = (what: 'backup' | 'restore') =>
   what === 'backup'
@@ -88,6 +88,8 @@ export function restoreDatabase(
     fs.renameSync(target, kept);
     for (const suffix of ['-wal', '-shm'])
       if (fs.existsSync(target + suffix)) fs.renameSync(target + suffix, kept + suffix);
+    // Kept as it was, but the owner's alone like every database file (an older start's was 0644).
+    tightenDatabaseFiles(kept);
   }
   const temporary = `${target}.restoring`;
   fs.copyFileSync(source, temporary);
