@@ -10,7 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { REPO_ROOT, type ServerConfig } from './config';
 import { createLogger } from './logger';
-import { openStore, type Store } from './store/open';
+import type { Store } from './store/open';
 import type { GuardianKeys } from './store/keys';
 import type { Oracle } from './oracle/oracle';
 import type { TelegramNotifier } from './notify/telegram';
@@ -39,6 +39,7 @@ import { announcingVaultActions } from './cluster/vault-changes';
 import {
   btcNetworkOf,
   firstStart,
+  openAppStore,
   openChain,
   startupReindex,
   startNotifier,
@@ -112,11 +113,7 @@ export async function buildApp(
 ): Promise<UnitApp> {
   const log = options.logger ?? createLogger(config.logLevel);
   const schema = options.databaseSchema ? { schema: options.databaseSchema } : {};
-  const store = await openStore({
-    databaseUrl: config.databaseUrl,
-    file: options.sqliteFile ?? path.join(config.dataDir, 'unit.db'),
-    ...schema,
-  });
+  const store = await openAppStore(config, options.sqliteFile, schema);
   const stops: Array<() => unknown> = [];
   const metrics = createMetrics(config);
   const close = async () => {

@@ -1,12 +1,14 @@
 // What the composition root (app.ts) does once at start, before any request: the first-start work
 // under the cluster-wide lock (migrations, keys, the oracle and its price back-fill, the devnet's
 // genesis), the chain the guardian reads, and the reindex of an empty database from the chain.
+import path from 'node:path';
 import { p2tr, NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { Logger } from 'pino';
 import { publicOriginOf, type ServerConfig } from './config';
 import { TelegramNotifier } from './notify/telegram';
-import type { Store } from './store/open';
+import { openStore, type Store } from './store/open';
+import { ensurePrivateDir } from './store/secret-files';
 import { migrateToLatest } from './store/migrations';
 import { loadGuardianKeys, type GuardianKeys } from './store/keys';
 import { guardianSignerOf, servedKeys } from './guardian-network/signer-of';
@@ -52,6 +54,23 @@ export interface StartDeps {
   exclusive: Exclusive;
   metrics: ReturnType<typeof createMetrics>;
   log: Logger;
+}
+
+/**
+ * The server's database, in a data directory only its owner can reach (0700, tightened when it
+ * exists: its database, keys and backups are there; store/secret-files.ts).
+ */
+export function openAppStore(
+  config: ServerConfig,
+  sqliteFile: string | undefined,
+  schema: { schema?: string },
+): Promise<Store> {
+  ensurePrivateDir(config.dataDir);
+  return openStore({
+    databaseUrl: config.databaseUrl,
+    file: sqliteFile ?? path.join(config.dataDir, 'unit.db'),
+    ...schema,
+  });
 }
 
 /**
@@ -116,6 +135,7 @@ export async function firstStart(
           treasuryScript: treasuryOutputOf(keys, btcNetworkOf(config.network)).script,
           guardianScript: p2tr(xOnly(ownKeys.guardPubkey)).script,
           blockIntervalMs: config.blockIntervalMs,
+          faucetKeyFile: path.join(config.dataDir, 'devnet-faucet.key'),
           exclusive: (work) => exclusive('devnet', work),
         })
       : null;

@@ -1,6 +1,7 @@
 // Discord and Twitter account links over the real routes, against a local fake OAuth2 provider
 // that checks what a real one checks: the client's credentials, the redirect URI, the one-time code
 // and the PKCE verifier against the S256 challenge of the consent URL.
+import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiErrorDto } from '@unit/protocol';
@@ -72,6 +73,16 @@ describe('account links through OAuth2', () => {
       expect(res.status).toBe(200);
       const consent = (res.body as { url: string }).url;
       expect(consent.startsWith(fake.url)).toBe(true);
+      // The link in progress is kept so a copy of the table completes none: no state, and no
+      // PKCE verifier (the one whose SHA-256 is the consent's challenge), in the clear.
+      const asked = new URL(consent).searchParams;
+      const rows = await app.store.db.selectFrom('oauth_states').selectAll().execute();
+      expect(rows.length).toBeGreaterThan(0);
+      for (const row of rows) {
+        expect(row.state).not.toBe(asked.get('state'));
+        const challenge = createHash('sha256').update(row.code_verifier).digest('base64url');
+        expect(challenge).not.toBe(asked.get('code_challenge'));
+      }
       expect(await callback(fake.approve(consent), cookie)).toBe(`/missions?linked=${provider}`);
       expect((await getUser(app.store.db, alice.address))?.[`${provider}_id`]).toBe(id);
     }

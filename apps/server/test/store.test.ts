@@ -88,8 +88,8 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
   });
 
   it('keeps a generated setting across calls', async () => {
-    const first = await getOrCreateSetting(store.db, 'guardian_key', () => 'aa');
-    const second = await getOrCreateSetting(store.db, 'guardian_key', () => 'bb');
+    const first = await getOrCreateSetting(store.db, 'install_note', () => 'aa');
+    const second = await getOrCreateSetting(store.db, 'install_note', () => 'bb');
     expect([first, second]).toEqual(['aa', 'aa']);
   });
 

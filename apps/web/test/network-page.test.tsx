@@ -270,6 +270,32 @@ describe('the /network page', () => {
     expect(screen.queryByRole('list', { name: 'Guardians' })).toBeNull();
   });
 
+  it('says a guardian the local network stopped restarting is stopped, and why in words', async () => {
+    const stopped =
+      "Stopped: its starts kept failing, so it is not restarted. The server's log says why; its operator restores its directory from backup and restarts the network.";
+    answer = () =>
+      HttpResponse.json({
+        ...network(),
+        guardians: [
+          guardian(1),
+          guardian(2),
+          guardian(3, {
+            online: false,
+            last_price: null,
+            version: null,
+            uptime_seconds: null,
+            stopped,
+          }),
+        ],
+      });
+    renderApp('/network');
+    const third = await screen.findByRole('listitem', { name: 'guardian-3' });
+    expect(within(third).getByText('Stopped')).toBeVisible();
+    expect(within(third).getByText(stopped)).toBeVisible();
+    expect(within(third).queryByText('Offline')).toBeNull();
+    expect(within(card('guardian-1')).queryByText(stopped)).toBeNull();
+  });
+
   it('says nothing of a shortfall while enough guardians are online', async () => {
     renderApp('/network');
     await screen.findByRole('list', { name: 'Guardians' });

@@ -2,7 +2,7 @@
 // nodes, or ask the network for a signature. A node's command line names it (`start --id 2`), so an
 // operator tells the processes apart in `ps` and can stop one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +11,8 @@ import { coordinatorKeyCommand, guardianDir, initCommand, localDkg, membersDkg }
 import { Coordinator } from './coordinator';
 import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
-import { onParentGone, stopChildren } from './local-process';
+import * as lp from './local-process';
+import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
 import { GuardianNode } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
@@ -19,7 +20,6 @@ import { rotate } from './rotate';
 import { approve } from './approve';
 import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
 import { VaultPolicy } from './vault-policy/policy';
-import { ensureOracleSecret } from './oracle/threshold-oracle';
 import { USAGE, UsageError } from './cli-usage';
 import { positiveInt, priceOptions } from './cli-price';
 
@@ -101,6 +101,7 @@ async function start(args: string[]): Promise<void> {
       coordinator: { type: 'string' },
       'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
+      'named-in-set': { type: 'boolean' },
     },
   });
   values.host ??= '127.0.0.1';
@@ -122,12 +123,12 @@ async function start(args: string[]): Promise<void> {
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
   const price = priceOptions(values.dir, values);
-  ensureOracleSecret(join(values.dir, 'oracle.json')); // its own oracle (oracle/threshold-oracle.ts)
   // A guardian started without --id learns its id from its set, or from its first roster.
   let node: GuardianNode | undefined = undefined;
   node = new GuardianNode({
     ...(id === undefined ? {} : { id }),
     dir: values.dir,
+    namedInSet: values['named-in-set'] === true,
     ...(values['database-url-file'] ? { databaseUrlFile: values['database-url-file'] } : {}),
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
@@ -145,7 +146,7 @@ async function start(args: string[]): Promise<void> {
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
-  if (values['exit-with-parent']) onParentGone(stop);
+  if (values['exit-with-parent']) lp.onParentGone(stop);
 }
 
 function spawnGuardian(dir: string, id: number, port: number, extra: string[]): ChildProcess {
@@ -166,24 +167,14 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       '--exit-with-parent',
       ...extra,
     ],
-    { stdio: ['pipe', 'inherit', 'inherit'] },
+    { stdio: ['pipe', 'inherit', 'pipe'] },
   );
+  lastErrors.set(child, lp.lastErrorLine(child));
   return child;
 }
 
-async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+/** Each guardian child's last stderr line (local-process.ts lastErrorLine). */
+const lastErrors = new WeakMap<ChildProcess, () => string | null>();
 
 function networkOptions(args: string[]) {
   const { values } = parseArgs({
@@ -220,27 +211,34 @@ function networkOptions(args: string[]) {
 async function dkg(args: string[]): Promise<void> {
   if (args.includes('--members')) return membersDkg(args, log);
   const o = networkOptions(args);
-  await localDkg(o, { spawnGuardian, waitHealthy, log });
+  await localDkg(o, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
 }
 
 /**
  * The embedded default: a DKG if the directory has no set yet, then every guardian as its own
- * process. A guardian that dies (kill -9 included) is started again after a second; it comes back
- * with its share and store and abandons any nonce it had issued.
+ * process, each started as a member of the published set (`--named-in-set`: it never makes a new
+ * identity or oracle secret). A guardian that dies (kill -9 included) is started again after a
+ * second and comes back with its share and store; one that fails again and again right after its
+ * start (RestartPolicy: a lost directory) is left stopped, reported once (guardianStopped).
  */
 async function local(args: string[]): Promise<void> {
   const o = networkOptions(args);
   await dkg(args);
   const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  rmSync(join(o.dir, LOCAL_STOPPED_FILE), { force: true });
   let stopping = false;
   const running = new Map<number, ChildProcess>();
-  const launch = (id: number, port: number) => {
-    const child = spawnGuardian(o.dir, id, port, o.startArgs);
+  const launch = (id: number, port: number, policy = new lp.RestartPolicy()) => {
+    const child = spawnGuardian(o.dir, id, port, ['--named-in-set', ...o.startArgs]);
+    const startedAt = Date.now();
     running.set(id, child);
     child.once('exit', (code, signal) => {
       if (stopping) return;
+      const reason = lastErrors.get(child)?.() ?? null;
+      if (!policy.exited(startedAt, Date.now()))
+        return log(guardianStopped(o.dir, guardianDir(o.dir, id), { guardian: id, failures: policy.failures, reason })); // prettier-ignore
       log({ event: 'guardian-exited', guardian: id, code, signal, restartInMs: 1_000 });
-      setTimeout(() => !stopping && launch(id, port), 1_000);
+      setTimeout(() => !stopping && launch(id, port, policy), 1_000);
     });
   };
   for (const m of set.members) launch(m.id, Number(new URL(m.url).port));
@@ -248,10 +246,10 @@ async function local(args: string[]): Promise<void> {
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
-    if (o.exitWithParent) onParentGone(resolve);
+    if (o.exitWithParent) lp.onParentGone(resolve);
   });
   stopping = true;
-  await stopChildren([...running.values()]);
+  await lp.stopChildren([...running.values()]);
   process.exit(0);
 }
 
@@ -311,7 +309,8 @@ async function main(): Promise<void> {
   if (command === 'local') return local(rest);
   if (command === 'sign') return sign(rest);
   if (command === 'price') return price(rest);
-  if (command === 'rotate') return rotate(rest, { spawnGuardian, waitHealthy, log });
+  if (command === 'rotate')
+    return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
   throw new UsageError(
     `unknown command "${command}": run \`npm run guardian -- --help\` for the commands`,

@@ -19,3 +19,9 @@ export { readCapped } from './read-capped';
 export * from './oracle/threshold-oracle';
 export * from './oracle/collect';
 export { ORACLE_HASH_PATH, ORACLE_SECRET_PATH, revealRefusal } from './oracle/routes';
+export {
+  readStopped,
+  recordStopped,
+  LOCAL_STOPPED_FILE,
+  type StoppedGuardian,
+} from './local-stopped';

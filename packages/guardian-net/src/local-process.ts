@@ -4,6 +4,7 @@
 // when that parent is killed with SIGKILL and had no chance to stop it.
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 
 /** n distinct free loopback ports, each found by binding port 0 (what GUARDIAN_BASE_PORT=0 asks). */
 export async function freeLoopbackPorts(n: number): Promise<number[]> {
@@ -66,4 +67,62 @@ export async function stopChildren(children: ChildProcess[], graceMs = 3_000): P
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   clearTimeout(timer);
   await all;
+}
+
+/** A guardian that ran this long before it died was running: its next failure counts from one. */
+export const HEALTHY_RUN_MS = 60_000;
+/** Quick failures in a row after which `guardian local` stops restarting a guardian. */
+export const MAX_QUICK_FAILURES = 3;
+
+/**
+ * When `guardian local` starts a dead guardian again: after a crash of one that had been running
+ * (`healthyRunMs`), always; after `maxQuickFailures` failures in a row each within `healthyRunMs`
+ * of its start (a lost directory, a bad flag), never: the same start would fail again, every
+ * second, forever.
+ */
+export class RestartPolicy {
+  private quickFailures = 0;
+
+  constructor(
+    private readonly o = { healthyRunMs: HEALTHY_RUN_MS, maxQuickFailures: MAX_QUICK_FAILURES },
+  ) {}
+
+  /** Records an exit of a run started at `startedAt`; true when it is to be started again. */
+  exited(startedAt: number, now: number): boolean {
+    this.quickFailures = now - startedAt >= this.o.healthyRunMs ? 0 : this.quickFailures + 1;
+    return this.quickFailures < this.o.maxQuickFailures;
+  }
+
+  get failures(): number {
+    return this.quickFailures;
+  }
+}
+
+/**
+ * Passes a child's stderr on to this process's, line by line, and keeps its last line: why it
+ * stopped, in its own words (`guardian: <message>`, cli.ts).
+ */
+export function lastErrorLine(child: ChildProcess): () => string | null {
+  let last: string | null = null;
+  if (child.stderr)
+    createInterface({ input: child.stderr }).on('line', (line) => {
+      process.stderr.write(`${line}\n`);
+      if (line.trim()) last = line.trim().slice(0, 1_000);
+    });
+  return () => last;
+}
+
+/** Resolves once the guardian at `url` answers /v1/health; throws after `timeoutMs`. */
+export async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
 }

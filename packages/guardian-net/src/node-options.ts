@@ -21,6 +21,11 @@ export interface NodeOptions {
   dir: string;
   /** a file holding its PostgreSQL store's URL; default `<dir>/database-url` if present (store-pg.ts) */
   databaseUrlFile?: string;
+  /**
+   * A published set names this guardian (`guardian local` after its DKG): its directory must hold
+   * its identity, oracle secret and share; none is made anew (installed-dir.ts).
+   */
+  namedInSet?: boolean;
   /** the unsigned roster a DKG starts from; ignored once the node has a set and a share */
   roster?: GuardianSetBody;
   /** the coordinator's identity key (x-only hex) whose first roster it joins; any, when absent */

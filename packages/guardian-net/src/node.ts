@@ -8,7 +8,6 @@
 // says which; handover.ts is its side of a rotation.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
 import {
@@ -26,7 +25,8 @@ import { acceptRoster, handoverFor, installableSet, sameRoster } from './handove
 import { portOf, routeGuardian } from './node-http';
 import { peekType, receiveFirstRoster } from './first-roster';
 import { readPublicPart } from './guardian-init';
-import { ensureIdentity, type Identity } from './identity';
+import type { Identity } from './identity';
+import { openGuardianDir } from './installed-dir';
 import { liquidationDecision } from './price/liquidation';
 import { OwnPriceOracle, type OwnPrice } from './price/own-price';
 import { SigningRounds, type Ready } from './signing-rounds';
@@ -38,11 +38,6 @@ import { NodeOracle } from './oracle/routes';
 
 export const NODE_VERSION = '0.2.0';
 export type { NodeOptions, NodePriceOptions } from './node-options';
-
-export const paths = (dir: string) => ({
-  identity: join(dir, 'identity.json'),
-  store: join(dir, 'store.sqlite'),
-});
 
 /** A set this guardian holds a share of, and its signing sessions. */
 interface Installed extends Ready {
@@ -74,9 +69,8 @@ export class GuardianNode {
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, id: this.id, identitySecret: this.identity.secretKey, setVersion: this.body?.version ?? 0, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
-    const p = paths(opts.dir);
     this.log = opts.log ?? (() => {});
-    this.identity = ensureIdentity(p.identity);
+    this.identity = openGuardianDir(opts.dir, { id: opts.id ?? 0, namedInSet: opts.namedInSet === true }); // prettier-ignore
     const { databaseUrlFile } = opts;
     this.store = chooseNodeStore({ dir: opts.dir, databaseUrlFile, log: this.log }).store;
     const sets = loadInstalledSets(opts.dir);

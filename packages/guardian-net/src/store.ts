@@ -3,7 +3,7 @@
 // accepted (replay), the signing sessions it approved, and the state of every FROST nonce it ever
 // issued, written before the commitment leaves the process.
 import Database from 'better-sqlite3';
-import { chmodSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { MAX_CLOCK_SKEW_MS } from './envelope';
 
 export type NonceStatus = 'issued' | 'spent' | 'abandoned';
@@ -70,6 +70,12 @@ export interface NodeStore {
 /** How often the expired message nonces are deleted (a scan of the table), at most. */
 const PURGE_EVERY_MS = 1_000;
 
+/** The database's files (main, -wal, -shm), readable by this guardian's user only. */
+function ownerOnly(path: string): void {
+  for (const file of [path, `${path}-wal`, `${path}-shm`])
+    if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 /** The SQLite store: synchronous, one file beside the guardian's share. */
 export class GuardianStore implements NodeStore {
   readonly db: Database.Database;
@@ -84,9 +90,13 @@ export class GuardianStore implements NodeStore {
   }
 
   constructor(path: string) {
+    // Owner-only from its first byte (SQLite gives -wal and -shm the main file's mode); an older
+    // start's files are tightened.
+    closeSync(openSync(path, 'a', 0o600));
+    ownerOnly(path);
     this.db = new Database(path);
-    chmodSync(path, 0o600);
     this.db.pragma('journal_mode = WAL');
+    ownerOnly(path);
     // Full syncs by default; the signing rows commit unsynced (`unsynced` says why that is safe).
     this.db.pragma('synchronous = FULL');
     this.db.exec(`

@@ -131,4 +131,14 @@ export const accountMigrations: Record<string, Migration> = {
       await db.schema.dropIndex('users_twitter_id_unique').ifExists().execute();
     },
   },
+  // Link codes and OAuth states are kept hashed from now on (store/telegram.ts, oauth.ts): those
+  // stored before in the clear are dropped (each lives minutes; the user asks again), so none
+  // stays readable.
+  '0420_hashed_link_codes': {
+    async up(db: Kysely<unknown>) {
+      await sql`delete from telegram_link_codes`.execute(db);
+      await sql`delete from oauth_states`.execute(db);
+    },
+    async down() {},
+  },
 };

@@ -2,6 +2,7 @@
 // their OAuth2 authorization-code flows with PKCE, run by arctic's OAuth2Client. The endpoints are
 // the providers' own (the same arctic's Discord and Twitter classes use) under a configurable root,
 // so tests run the real flow against a local fake provider.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { CodeChallengeMethod, OAuth2Client, generateCodeVerifier, generateState } from 'arctic';
 import type { Kysely } from 'kysely';
 import type { OAuthApp } from '../config';
@@ -13,6 +14,30 @@ export const OAUTH_PROVIDERS: readonly OAuthProvider[] = ['discord', 'twitter'];
 
 /** How long the provider's consent screen may take. */
 const STATE_TTL_S = 10 * 60;
+
+/**
+ * A link in progress is kept so that a copy of the table completes none: the row holds the state's
+ * SHA-256 and the PKCE verifier sealed (AES-256-GCM) under a key derived from the state itself,
+ * which only the user's browser and the provider's redirect carry. The redirect alone (code and
+ * state, without the row) still lacks the verifier, as PKCE intends.
+ */
+const stateHash = (state: string) => createHash('sha256').update(state).digest('hex');
+const sealKey = (state: string) =>
+  createHash('sha256').update('unit/oauth-verifier\0').update(state).digest();
+
+function sealVerifier(state: string, verifier: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealKey(state), iv);
+  const sealed = Buffer.concat([cipher.update(verifier, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
+}
+
+function openVerifier(state: string, sealed: string): string {
+  const bytes = Buffer.from(sealed, 'base64url');
+  const decipher = createDecipheriv('aes-256-gcm', sealKey(state), bytes.subarray(0, 12));
+  decipher.setAuthTag(bytes.subarray(12, 28));
+  return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+}
 /** The profile read after the code exchange; a provider slower than this links nothing. */
 const PROVIDER_TIMEOUT_MS = 10_000;
 
@@ -75,10 +100,10 @@ export class AccountLinks {
     await this.db
       .insertInto('oauth_states')
       .values({
-        state,
+        state: stateHash(state),
         provider,
         address,
-        code_verifier: codeVerifier,
+        code_verifier: sealVerifier(state, codeVerifier),
         expires_at: now + STATE_TTL_S,
       })
       .execute();
@@ -107,7 +132,7 @@ export class AccountLinks {
     // One use only, by its own session: the delete that matches everything is the spend.
     const row = await this.db
       .deleteFrom('oauth_states')
-      .where('state', '=', input.state)
+      .where('state', '=', stateHash(input.state))
       .where('provider', '=', provider)
       .where('address', '=', input.signedIn)
       .where('expires_at', '>=', nowS())
@@ -117,7 +142,11 @@ export class AccountLinks {
     const spec = PROVIDERS[provider];
     const root = trimRoot(this.apps[provider]!.apiRoot);
     const tokens = await withinTime(
-      client.validateAuthorizationCode(spec.token(root), input.code, row.code_verifier),
+      client.validateAuthorizationCode(
+        spec.token(root),
+        input.code,
+        openVerifier(input.state, row.code_verifier),
+      ),
     );
     const res = await fetch(spec.profile(root), {
       headers: { authorization: `Bearer ${tokens.accessToken()}`, accept: 'application/json' },

@@ -6,7 +6,6 @@
 //   tx-views.ts, chain-views.ts, address-index.ts  the read views esplora, ord and the app ask
 //   store.ts  the shared shapes, the write lock and the one writer of a transaction's rows
 import type { Kysely } from 'kysely';
-import { hex } from '@scure/base';
 import { p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -14,6 +13,7 @@ import { AddressIndex } from './address-index';
 import { BlockStore } from './block-store';
 import { ChainViews } from './chain-views';
 import { DEFAULT_GUARDIAN_FUNDING_SATS, DEFAULT_UNIT_SUPPLY, type GenesisOptions } from './genesis';
+import { faucetSecretOf } from './faucet-key';
 import { Mempool } from './mempool';
 import { Miner } from './miner';
 import {
@@ -44,8 +44,10 @@ export interface DevnetOptions<DB> {
   /** Funded at genesis when given, so the guardian can pay fees from block one. */
   guardianScript?: Uint8Array;
   guardianFundingSats?: bigint;
-  /** Faucet key; random (and stored) on first start when not given. */
+  /** Faucet key, when fixed by the caller (tests); else `faucetKeyFile`'s (faucet-key.ts). */
   faucetSecret?: Uint8Array;
+  /** The faucet key's file (0600), made at first start. */
+  faucetKeyFile?: string;
   unitSupply?: bigint;
   /** Cross-process lock around every write; none needed when one process owns the database. */
   exclusive?: DevnetExclusive;
@@ -244,17 +246,16 @@ export async function createDevnet<DB>(opts: DevnetOptions<DB>): Promise<Devnet>
       (row) => [row.key, row.value] as const,
     ),
   );
-  let secretHex = meta.get('faucet_secret');
-  if (secretHex === undefined) {
-    secretHex = hex.encode(opts.faucetSecret ?? secp256k1.utils.randomSecretKey());
-    await db.insertInto('devnet_meta').values({ key: 'faucet_secret', value: secretHex }).execute();
-  }
+  const faucetSecret = await faucetSecretOf(db, meta, {
+    ...(opts.faucetSecret ? { given: opts.faucetSecret } : {}),
+    ...(opts.faucetKeyFile ? { file: opts.faucetKeyFile } : {}),
+  });
   const devnet = new Devnet({
     db,
     network,
     blockIntervalMs: opts.blockIntervalMs ?? DEFAULT_BLOCK_INTERVAL_MS,
     now,
-    faucetSecret: hex.decode(secretHex),
+    faucetSecret,
     unitRuneId: meta.get('unit_rune_id') ?? '1:1',
     ...(opts.exclusive ? { exclusive: opts.exclusive } : {}),
   });

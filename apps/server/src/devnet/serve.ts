@@ -10,6 +10,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { Address, OutScript, p2tr, TEST_NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { openStore } from '../store/open';
+import { ensurePrivateDir } from '../store/secret-files';
 import { migrateToLatest } from '../store/migrations';
 import { devnetMigrations } from './migrations';
 import { createDevnet, type Devnet } from './devnet';
@@ -43,6 +44,7 @@ export interface ServedNetwork {
 }
 
 export async function serveNetwork(options: ServeNetworkOptions): Promise<ServedNetwork> {
+  ensurePrivateDir(options.dataDir);
   const startCents = options.startPriceCents ?? DEFAULT_START_CENTS;
   if (!Number.isSafeInteger(startCents) || startCents <= 0)
     throw new Error('START_PRICE must be a whole number of US dollars, e.g. 95000.');
@@ -57,6 +59,7 @@ export async function serveNetwork(options: ServeNetworkOptions): Promise<Served
         ? OutScript.encode(Address(TEST_NETWORK).decode(options.unitTo))
         : p2tr(pubSchnorr(secp256k1.utils.randomSecretKey())).script,
       blockIntervalMs: options.blockIntervalMs,
+      faucetKeyFile: path.join(options.dataDir, 'network-faucet.key'),
     });
     const app = Fastify({ logger: false });
     await registerDevnetRoutes(app, devnet, { network: 'devnet' });

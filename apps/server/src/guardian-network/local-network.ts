@@ -99,6 +99,9 @@ function forwardOutput(child: ChildProcess, log: Logger): () => string {
     } catch {
       event = { line };
     }
+    // A guardian `guardian local` no longer restarts: its one line says which, why and what to do.
+    if (event.event === 'guardian-stopped' && typeof event.message === 'string')
+      return log.error({ guardianNetwork: event }, event.message);
     const level = typeof event.event === 'string' && QUIET.has(event.event) ? 'debug' : 'info';
     log[level]({ guardianNetwork: event }, 'guardian network');
   });

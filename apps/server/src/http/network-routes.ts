@@ -11,7 +11,13 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
-import { readCapped, verifySet, type GuardianSet, type Member } from '@unit/guardian-net';
+import {
+  readCapped,
+  readStopped,
+  verifySet,
+  type GuardianSet,
+  type Member,
+} from '@unit/guardian-net';
 import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
@@ -47,6 +53,10 @@ type Health = z.infer<typeof healthSchema>;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** What GET /api/network says of a guardian the local network no longer restarts. */
+export const STOPPED =
+  "Stopped: its starts kept failing, so it is not restarted. The server's log says why; its operator restores its directory from backup and restarts the network.";
+
 /** The first 8 bytes of a guardian's identity key, hex. */
 export const fingerprintOf = (identityKey: string) => identityKey.slice(0, 16).toLowerCase();
 
@@ -70,7 +80,11 @@ async function healthOf(member: Member, timeoutMs: number): Promise<Health | nul
   }
 }
 
-function guardianDto(member: Member, health: Health | null): NetworkGuardianDto {
+function guardianDto(
+  member: Member,
+  health: Health | null,
+  stopped: string | null,
+): NetworkGuardianDto {
   return {
     id: member.id,
     name: member.name,
@@ -83,6 +97,7 @@ function guardianDto(member: Member, health: Health | null): NetworkGuardianDto 
       health?.lastSignatureAt != null ? Math.floor(health.lastSignatureAt / 1000) : null,
     version: health?.version ?? null,
     uptime_seconds: health?.uptimeMs != null ? Math.floor(health.uptimeMs / 1000) : null,
+    stopped,
   };
 }
 
@@ -126,17 +141,22 @@ async function readPublishedSets(dir: string): Promise<GuardianSet[]> {
   }
 }
 
-/** One set's members with their health; a guardian in several sets is asked once. */
+/**
+ * One set's members with their health; a guardian in several sets is asked once. `stopped`: the
+ * guardians the local network no longer restarts (by id in the newest set), with why.
+ */
 function setMembers(
   set: GuardianSet,
   isCurrent: boolean,
   healthOnce: (m: Member) => Promise<Health | null>,
+  stopped: ReadonlyMap<number, string>,
 ): Promise<NetworkGuardianDto[]> {
   return Promise.all(
     set.members.map(async (m) => {
       const health = await healthOnce(m);
       // A guardian answers with its id in the newest set it holds; in an older one its key names it.
-      return guardianDto(m, health && (!isCurrent || health.id === m.id) ? health : null);
+      const own = health && (!isCurrent || health.id === m.id) ? health : null;
+      return guardianDto(m, own, (isCurrent && !own && stopped.get(m.id)) || null);
     }),
   );
 }
@@ -153,7 +173,13 @@ export async function readNetwork(
     if (!asked.has(key)) asked.set(key, healthOf(m, healthTimeoutMs));
     return asked.get(key)!;
   };
-  const [set, ...older] = sets.map((s, i) => ({ s, members: setMembers(s, i === 0, healthOnce) }));
+  // `guardian local` records the guardians it gave up restarting (guardian-net local-stopped.ts);
+  // the route is public, so it says that much, and the server's log says why (paths, errors).
+  const stopped = new Map(readStopped(dir).map((e) => [e.guardian, STOPPED]));
+  const [set, ...older] = sets.map((s, i) => ({
+    s,
+    members: setMembers(s, i === 0, healthOnce, stopped),
+  }));
   return {
     enabled: true,
     scheme: NETWORK_SCHEME,

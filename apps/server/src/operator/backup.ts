@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { ConfigError, loadConfig, type ServerConfig } from '../config';
+import { createPrivateFile, ensurePrivateDir, tightenDatabaseFiles } from '../store/secret-files';
 
 const POSTGRES_HINT = (what: 'backup' | 'restore') =>
   what === 'backup'
@@ -32,7 +33,8 @@ export async function backupDatabase(config: ServerConfig, target?: string): Pro
       ),
   );
   if (fs.existsSync(file)) throw new Error(`${file} exists; name a new file`);
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  // The copy holds what the database holds: the owner's alone, from its first byte.
+  createPrivateFile(file);
   const db = new SQLite(source, { fileMustExist: true });
   try {
     // The server may be writing: SQLite's backup API copies a consistent snapshot regardless.
@@ -41,8 +43,6 @@ export async function backupDatabase(config: ServerConfig, target?: string): Pro
   } finally {
     db.close();
   }
-  // The copy holds what the database holds (the devnet's keys among it): the owner's alone.
-  fs.chmodSync(file, 0o600);
   checkDatabaseFile(file);
   return file;
 }
@@ -80,7 +80,7 @@ export function restoreDatabase(
   const source = path.resolve(backup);
   checkDatabaseFile(source);
   const target = databaseFile(config);
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  ensurePrivateDir(path.dirname(target));
   let kept: string | null = null;
   if (fs.existsSync(target)) {
     kept = `${target}.before-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -88,6 +88,8 @@ export function restoreDatabase(
     fs.renameSync(target, kept);
     for (const suffix of ['-wal', '-shm'])
       if (fs.existsSync(target + suffix)) fs.renameSync(target + suffix, kept + suffix);
+    // Kept as it was, but the owner's alone like every database file (an older start's was 0644).
+    tightenDatabaseFiles(kept);
   }
   const temporary = `${target}.restoring`;
   fs.copyFileSync(source, temporary);

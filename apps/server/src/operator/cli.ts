@@ -16,6 +16,7 @@ import { EsploraChain } from '../chain/esplora';
 import { esploraService, serviceFetch } from '../chain/service-failure';
 import { OrdIndexer } from '../chain/ord';
 import { openStore } from '../store/open';
+import { ensurePrivateDir } from '../store/secret-files';
 import { migrateToLatest } from '../store/migrations';
 import { loadGuardianKeys } from '../store/keys';
 import { loadGuardianNetwork } from '../guardian-network/network-signer';
@@ -255,6 +256,7 @@ async function withContext(
   { say, pollMs, timeoutMs }: { say: (line: string) => void; pollMs: number; timeoutMs: number },
   work: (ctx: OperatorContext) => Promise<void>,
 ): Promise<void> {
+  ensurePrivateDir(config.dataDir);
   const store = await openStore({
     databaseUrl: config.databaseUrl,
     file: path.join(config.dataDir, 'unit.db'),

@@ -3,7 +3,6 @@
 // live in a file (ORACLE_KEY_FILE), never only in the database.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import path from 'node:path';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
@@ -11,7 +10,8 @@ import type { Kysely } from 'kysely';
 import type { Network, SignedQuote } from '@unit/protocol';
 import { ConfigError, oracleKeyFileProblems, parseOracleKeyFile } from '../config';
 import type { Database } from '../store/schema';
-import { getOrCreateSetting } from '../store/settings';
+import { getOrCreateSetting, getSetting } from '../store/settings';
+import { moveSecretOut, writeNewSecretFile } from '../store/secret-files';
 
 export interface OracleKeys {
   secretKey: Uint8Array;
@@ -84,31 +84,58 @@ export function createOracleKeyFile(
   keyHex = bytesToHex(schnorr.utils.randomSecretKey()),
   secretHex = randomBytes(32).toString('hex'),
 ): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, oracleKeyFileText(keyHex, secretHex), { mode: 0o600, flag: 'wx' });
+  writeNewSecretFile(file, oracleKeyFileText(keyHex, secretHex));
+}
+
+/**
+ * An older devnet kept the oracle's keys in the settings table: moved into ORACLE_KEY_FILE (written
+ * when there is none, compared when there is one), then the rows go (store/secret-files.ts).
+ */
+async function moveOracleRowsOut(db: Kysely<Database>, file: string): Promise<void> {
+  const key = await getSetting(db, 'oracle_key');
+  const secret = await getSetting(db, 'oracle_secret');
+  if (key === null && secret === null) return;
+  const remove = async () => {
+    await db.deleteFrom('settings').where('key', 'in', ['oracle_key', 'oracle_secret']).execute();
+  };
+  if (key === null || secret === null) {
+    // Half a key pair cannot make a file; one that holds the same half keeps it.
+    if (!fs.existsSync(file))
+      throw new ConfigError([
+        `the database holds only ${key === null ? 'oracle_secret' : 'oracle_key'} of the oracle's keys and ORACLE_KEY_FILE ${file} does not exist; restore the key file from a backup and start again`,
+      ]);
+  }
+  await moveSecretOut({
+    row: 'settings oracle_key and oracle_secret',
+    what: 'ORACLE_KEY_FILE',
+    file,
+    text: oracleKeyFileText(key ?? '', secret ?? ''),
+    matches: (text) => {
+      const parsed = parseOracleKeyFile(text);
+      return (
+        parsed.problem === null &&
+        (key === null || parsed.key === key.toLowerCase()) &&
+        (secret === null || parsed.secret === secret.toLowerCase())
+      );
+    },
+    remove,
+  });
 }
 
 /**
  * The oracle keys from ORACLE_KEY_FILE, so losing the database loses no secret: every threshold
  * secret derives from the file's seed and a vault's own threshold and stamp. On the devnet a
- * missing file is made at first start (from the keys an older devnet database stored, if any, so
- * its vaults stay liquidatable; instances sharing a devnet database share its keys that way too).
- * The database remembers the oracle's public key and refuses a file that is not the one its vaults
- * were opened with.
+ * missing file is made at first start (instances of one devnet cluster share it by configuration,
+ * as they share GUARDIAN_KEY). The database remembers only the oracle's public key, and refuses a
+ * file that is not the one its vaults were opened with.
  */
 export async function loadOracleKeys(
   db: Kysely<Database>,
   options: { file: string; network: Network },
 ): Promise<OracleKeys> {
-  if (options.network === 'devnet' && !fs.existsSync(options.file)) {
-    const key = await getOrCreateSetting(db, 'oracle_key', () =>
-      bytesToHex(schnorr.utils.randomSecretKey()),
-    );
-    const secret = await getOrCreateSetting(db, 'oracle_secret', () =>
-      randomBytes(32).toString('hex'),
-    );
-    createOracleKeyFile(options.file, key, secret);
-  }
+  await moveOracleRowsOut(db, options.file);
+  if (options.network === 'devnet' && !fs.existsSync(options.file))
+    createOracleKeyFile(options.file);
   const problems = oracleKeyFileProblems(options.file);
   if (problems.length > 0) throw new ConfigError(problems);
   const parsed = parseOracleKeyFile(fs.readFileSync(options.file, 'utf8'));

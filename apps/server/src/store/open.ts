@@ -1,6 +1,5 @@
 // Opens the database: SQLite (better-sqlite3, WAL) by default, PostgreSQL when a postgres:// URL is
 // given. Both dialects read 64-bit integers back as JS numbers so repositories see one shape.
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -8,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema';
+import { createPrivateFile, tightenDatabaseFiles } from './secret-files';
 
 export interface Store {
   db: Kysely<Database>;
@@ -43,9 +43,12 @@ const pgTypes = {
 export async function openStore(options: OpenStoreOptions = {}): Promise<Store> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.schema);
   const file = options.file ?? ':memory:';
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  // Owner-only from the first byte: the file is made 0600 before SQLite opens it (its -wal and -shm
+  // take the main file's mode), and an older start's files are tightened.
+  if (file !== ':memory:') createPrivateFile(path.resolve(file));
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
+  if (file !== ':memory:') tightenDatabaseFiles(path.resolve(file));
   database.pragma('foreign_keys = ON');
   // Several async writers share one connection; wait on a lock rather than fail.
   database.pragma('busy_timeout = 5000');

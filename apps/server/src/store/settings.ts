@@ -1,4 +1,5 @@
-// Key-value settings: generated keys (guardian, oracle) and other once-per-install values.
+// Key-value settings: once-per-install public values (the oracle's public key, the pinned group key,
+// cursors). Never a key or secret: those live in their own files (secret-files.ts).
 import type { Kysely } from 'kysely';
 import type { Database } from './schema';
 

@@ -1,5 +1,6 @@
 // Telegram subscriptions (which chats follow an address), one-time link codes, and the outbox the
 // notify worker drains.
+import { createHash } from 'node:crypto';
 import type { ColumnType, Kysely, Selectable } from 'kysely';
 import type { Database, Int64, TelegramOutboxTable } from './schema';
 
@@ -21,6 +22,7 @@ declare module './schema' {
 }
 
 export interface TelegramLinkCodesTable {
+  /** SHA-256 of the code, hex (the code itself is never stored) */
   code: string;
   address: string;
   expires_at: Int64;
@@ -41,6 +43,12 @@ export interface TelegramAlertBandsTable {
 
 export type OutboxRow = Selectable<TelegramOutboxTable>;
 
+/**
+ * A link code is kept as its SHA-256 only: a code is a bearer token for a few minutes (whoever sends
+ * it to the bot follows the address), so a copy of the table must not hold live ones.
+ */
+const codeHash = (code: string) => createHash('sha256').update(code).digest('hex');
+
 export async function createLinkCode(
   db: Kysely<Database>,
   link: { code: string; address: string; expires_at: number },
@@ -50,7 +58,7 @@ export async function createLinkCode(
   await db.deleteFrom('telegram_link_codes').where('expires_at', '<', now).execute();
   await db
     .insertInto('telegram_link_codes')
-    .values({ ...link, used_at: null })
+    .values({ ...link, code: codeHash(link.code), used_at: null })
     .execute();
 }
 
@@ -63,13 +71,13 @@ export async function consumeLinkCode(
   const row = await db
     .selectFrom('telegram_link_codes')
     .select(['address', 'expires_at', 'used_at'])
-    .where('code', '=', code)
+    .where('code', '=', codeHash(code))
     .executeTakeFirst();
   if (!row || row.used_at !== null || Number(row.expires_at) < now) return null;
   const spent = await db
     .updateTable('telegram_link_codes')
     .set({ used_at: now })
-    .where('code', '=', code)
+    .where('code', '=', codeHash(code))
     .where('used_at', 'is', null)
     .executeTakeFirst();
   return Number(spent.numUpdatedRows) === 1 ? row.address : null;

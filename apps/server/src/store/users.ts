@@ -30,9 +30,11 @@ export interface SessionsTable {
 }
 
 export interface OAuthStatesTable {
+  /** SHA-256 of the state, hex (auth/oauth.ts) */
   state: string;
   provider: 'discord' | 'twitter';
   address: string;
+  /** the PKCE verifier sealed under a key derived from the state (auth/oauth.ts) */
   code_verifier: string;
   expires_at: Int64;
 }

@@ -2,6 +2,9 @@
 // and what the tests of the cluster do to them: open a vault over one's /guardian WebSocket, read
 // one's event stream.
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { base64, hex } from '@scure/base';
 import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
@@ -48,11 +51,18 @@ export async function dropSchema(schema: string): Promise<void> {
     await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
   } finally {
     await admin.close();
+    fs.rmSync(dataDirOf(schema), { recursive: true, force: true });
   }
 }
 
 /** One guardian key for every instance of a deployment (on the devnet each would make its own). */
 const GUARDIAN_KEY = hex.encode(sha256(new TextEncoder().encode('cluster test guardian')));
+
+/**
+ * One data directory per deployment: its instances share the oracle's and the devnet faucet's key
+ * files there, as they share GUARDIAN_KEY (no key is in the database they share).
+ */
+const dataDirOf = (schema: string) => path.join(os.tmpdir(), `unit-cluster-${schema}`);
 
 export function startInstance(
   schema: string,
@@ -60,7 +70,7 @@ export function startInstance(
   options: BuildAppOptions = {},
 ) {
   return startTestApp(
-    { DATABASE_URL: pgUrl!, GUARDIAN_KEY, ...env },
+    { DATABASE_URL: pgUrl!, GUARDIAN_KEY, DATA_DIR: dataDirOf(schema), ...env },
     { databaseSchema: schema, jobRetryMs: 200, ...options },
   );
 }

@@ -1,5 +1,8 @@
 // The devnet on PostgreSQL: the same chain rules with pg's bigint-as-string rows. Runs when
 // TEST_DATABASE_URL is set (scripts/ensure-postgres.sh), like the storage suite.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Transaction } from '@scure/btc-signer';
 import { encodeRunestone, parseRuneId } from '@unit/bitcoin';
@@ -14,6 +17,8 @@ import {
 } from './fixtures';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
+/** The faucet's key file: the devnet keeps the key there, never in its tables. */
+const faucetKeyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'devnet-pg-')), 'faucet.key');
 
 describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
   it('moves BTC and UNIT, refuses a double spend, and survives a restart', async () => {
@@ -24,6 +29,7 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
         db: first.db,
         treasuryScript: TREASURY.trScript,
         blockIntervalMs: 0,
+        faucetKeyFile,
       });
       const funding = await devnet.fund(ALICE.address, 80_000n);
       await devnet.mine(1);
@@ -70,6 +76,7 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
         db: second.db,
         treasuryScript: TREASURY.trScript,
         blockIntervalMs: 0,
+        faucetKeyFile,
       });
       expect(await after.tip()).toEqual(tip);
       expect((await after.unitOutputs(BOB.address)).map((o) => o.unit_amount)).toEqual([2_500]);
@@ -106,6 +113,7 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
         db: store.db,
         treasuryScript: TREASURY.trScript,
         blockIntervalMs: 0,
+        faucetKeyFile,
       });
       const funding = await devnet.fund(ALICE.address, 1_000_000n);
       await devnet.mine(1);

@@ -14,6 +14,7 @@ describe('devnet persistence', () => {
         db: first.db,
         treasuryScript: TREASURY.trScript,
         blockIntervalMs: 0,
+        faucetKeyFile: join(dir, 'faucet.key'),
       });
       const funding = await before.fund(ALICE.address, 60_000n);
       await before.mine(2);
@@ -34,6 +35,7 @@ describe('devnet persistence', () => {
         db: second.db,
         treasuryScript: TREASURY.trScript,
         blockIntervalMs: 0,
+        faucetKeyFile: join(dir, 'faucet.key'),
       });
       expect(await after.tip()).toEqual(tip);
       expect(after.faucetAddress).toBe(before.faucetAddress);

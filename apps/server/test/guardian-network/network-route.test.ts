@@ -11,9 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifySet, type GuardianSet } from '@unit/guardian-net';
+import { LOCAL_STOPPED_FILE, recordStopped, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { guardianNetworkSchema, type GuardianNetworkDto } from '@unit/protocol/wire';
-import { HEALTH_TIMEOUT_MS, NETWORK_CACHE_MS } from '../../src/http/network-routes';
+import { HEALTH_TIMEOUT_MS, NETWORK_CACHE_MS, STOPPED } from '../../src/http/network-routes';
 import { startTestApp, type RunningApp } from '../support';
 
 const GUARDIAN_NET = path.join(
@@ -235,7 +235,24 @@ describe('GET /api/network with a guardian network', () => {
       version: null,
       uptime_seconds: null,
       last_price: null,
+      stopped: null,
     });
+    // The local network gave up restarting it (guardian local's stopped file): shown as stopped,
+    // not as an offline guardian on its way back; its paths and error stay in the server's log.
+    const message = 'guardian 3 stopped: it failed 3 times in a row right after starting.';
+    recordStopped(dir, { guardian: 3, reason: 'guardian: its directory is lost', message });
+    try {
+      await sleep(PAST_CACHE_MS);
+      dto = await networkDto(app);
+      expect(JSON.stringify(dto)).not.toContain('its directory is lost');
+      expect(dto.guardians.map((g) => [g.online, g.stopped])).toEqual([
+        [true, null],
+        [true, null],
+        [false, STOPPED],
+      ]);
+    } finally {
+      rmSync(path.join(dir, LOCAL_STOPPED_FILE));
+    }
   });
 
   it('answers a tampered set with a clear error, and keeps serving', async () => {

@@ -423,7 +423,11 @@ describe('a vault moves to the next guardian set on its next action', () => {
     expect(unitSum(await unspentUnitAt(key2))).toBe(before);
     expect(await unit.chain.utxos(treasuryOf(key1))).toEqual([]);
     // A server started on this database takes set 2's treasury (reservations, reads, /api/config).
-    const ownKeys = await loadGuardianKeys(unit.store.db, { guardianKey: null, network: 'devnet' });
+    const ownKeys = await loadGuardianKeys(unit.store.db, {
+      guardianKey: null,
+      network: 'devnet',
+      dataDir,
+    });
     const config = {
       guardianNetwork: { mode: 'external' as const, dir: nextDir, n: 3, t: 2, basePort: 0 },
     };

@@ -24,7 +24,7 @@ import { runOperator } from '../../src/operator/cli';
 import { planTreasuryTx, type Spendable } from '../../src/operator/treasury-split';
 import { treasuryCosigner, TreasuryRefused } from '../../src/operator/treasury-cosign';
 import { loadGuardianNetwork } from '../../src/guardian-network/network-signer';
-import { loadGuardianKeys } from '../../src/store/keys';
+import { guardianKeysOf } from '../../src/store/keys';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';
 import { signetEnvFor } from '../operator/network';
@@ -208,10 +208,7 @@ describe('npm run operator -- split, with the guardian network', () => {
 describe('npm run operator -- etch, with the guardian network', () => {
   it("signs with the server's own key and pays the whole premine to the group's treasury", async () => {
     // The server's own treasury key, derived from GUARDIAN_KEY, pays the commit.
-    const { treasuryPubkey } = await loadGuardianKeys(unit.store.db, {
-      guardianKey: hex.encode(OPERATOR_KEY),
-      network: 'signet',
-    });
+    const { treasuryPubkey } = guardianKeysOf(hex.encode(OPERATOR_KEY));
     const own = p2tr(hex.decode(treasuryPubkey), undefined, TEST_NETWORK).address!;
     const etchEnv = { UNIT_RUNE_ID: '' };
     const args = ['etch', '--name', 'UNIT•GROUP•TREASURY', '--supply', '400000', '--outputs', '2'];

@@ -75,8 +75,12 @@ describe('npm run backup and restore', () => {
     expect(output?.spent_txid).toBeNull();
 
     // Restore in the server's place (stopped), the replaced database kept aside.
+    // The live database as an older start left it, readable by others: kept aside owner-only.
+    fs.chmodSync(path.join(dataDir, 'unit.db'), 0o644);
     const { kept } = restoreDatabase(config(), backupFile);
     expect(kept && fs.existsSync(kept)).toBe(true);
+    expect((fs.statSync(kept!).mode & 0o777).toString(8)).toBe('600');
+    expect((fs.statSync(path.join(dataDir, 'unit.db')).mode & 0o777).toString(8)).toBe('600');
     const restored = await start();
     try {
       const row = (await getVaultByPubkey(restored.store.db, owner.vaultPubkey))!;

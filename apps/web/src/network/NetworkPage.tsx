@@ -251,9 +251,10 @@ function GuardianCard(props: {
           ) : (
             <CircleX size={16} aria-hidden="true" />
           )}
-          {g.online ? 'Online' : 'Offline'}
+          {g.online ? 'Online' : g.stopped ? 'Stopped' : 'Offline'}
         </span>
       </div>
+      {!g.online && g.stopped && <p className="guardian__stopped">{g.stopped}</p>}
       <dl className="guardian__facts">
         <div>
           <dt>Key fingerprint</dt>

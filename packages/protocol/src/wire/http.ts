@@ -291,6 +291,12 @@ export const networkGuardianSchema = z.object({
   last_signature_at: unixSeconds.nullable(),
   version: nullableString,
   uptime_seconds: int.nullable(),
+  /**
+   * Set when the server's local network stopped restarting it (its starts kept failing, e.g. its
+   * directory was lost): a sentence saying so; the server's log says why. It stays down until
+   * its operator restores it.
+   */
+  stopped: z.string().max(2_000).nullish(),
 });
 export type NetworkGuardianDto = z.infer<typeof networkGuardianSchema>;
 
