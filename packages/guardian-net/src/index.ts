@@ -19,3 +19,12 @@ export { readCapped } from './read-capped';
 export * from './oracle/threshold-oracle';
 export * from './oracle/collect';
 export { ORACLE_HASH_PATH, ORACLE_SECRET_PATH, revealRefusal } from './oracle/routes';
+export {
+  atLeast,
+  DEFAULT_GRACE_MS,
+  fanOut,
+  fanOutReason,
+  FanOutShortError,
+  type FanOutAnswer,
+} from './fan-out';
+export { AddressRateLimiter, LruMap, PUBLIC_RATE_LIMIT, type RateLimit } from './bounded';

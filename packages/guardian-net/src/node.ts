@@ -23,8 +23,9 @@ import {
 import { acceptRoster, handoverFor, sameRoster } from './handover';
 import { ensureIdentity, type Identity } from './identity';
 import { liquidationDecision } from './price/liquidation';
-import { OwnPriceOracle, priceAnswer, type OwnPrice } from './price/own-price';
-import { FRESH_PRICE_PATH, PRICE_PATH } from './price/quorum';
+import { freshPriceReply, OwnPriceOracle, type OwnPrice } from './price/own-price';
+import { FRESH_PRICE_MESSAGE } from './price/quorum';
+import { PublicRoutes } from './public-routes';
 import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
@@ -67,6 +68,7 @@ export class GuardianNode {
   /** its last price and share before this start, from its store (null until the first of each) */
   private before: { price: unknown; signedAt: number | null } = { price: null, signedAt: null };
   private readonly log: (event: Record<string, unknown>) => void;
+  private readonly publicRoutes: PublicRoutes;
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, identitySecret: this.identity.secretKey, setVersion: this.body.version, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
@@ -100,6 +102,13 @@ export class GuardianNode {
           ).catch(() => {}),
         log: this.log,
       });
+    this.publicRoutes = new PublicRoutes({
+      ...(opts.publicRateLimit ? { limit: opts.publicRateLimit } : {}),
+      health: () => this.health(),
+      oracle: this.oracle,
+      set: () => this.current?.set,
+      price: this.price,
+    });
   }
 
   /** Checks a set's share against its verifying share and starts signing for that set. */
@@ -188,6 +197,8 @@ export class GuardianNode {
       lastPrice: last ? { priceCents: last.priceCents, time: last.time } : this.before.price,
       priceFresh: own?.fresh ?? false,
       priceProblem: own ? (own.fresh ? null : own.reason) : 'no price feeds configured',
+      oracleStatementsSigned: this.oracle.signed,
+      publicRequestsLimited: this.publicRoutes.limited,
       lastSignatureAt:
         Math.max(
           this.before.signedAt ?? 0,
@@ -260,6 +271,7 @@ export class GuardianNode {
       'sign/share': (b) => this.needReady(ctx).signing.share(b),
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
       'set/handover': (b) => handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg),
+      [FRESH_PRICE_MESSAGE]: () => freshPriceReply(this.price),
     };
   }
 
@@ -332,15 +344,7 @@ export class GuardianNode {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(json));
     };
-    if (req.method === 'GET' && req.url === '/v1/health') return send(200, this.health());
-    if (this.oracle.route(req, send)) return;
-    if (req.method === 'GET' && req.url === '/v1/set') {
-      const set = this.current?.set;
-      if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });
-      return send(200, set);
-    }
-    if (req.method === 'GET' && (req.url === PRICE_PATH || req.url === FRESH_PRICE_PATH))
-      return void priceAnswer(this.price, req.url === FRESH_PRICE_PATH).then((a) => send(a.status, a.json)); // prettier-ignore
+    if (this.publicRoutes.handle(req, res, send)) return;
     if (req.method !== 'POST' || req.url !== MESSAGE_PATH)
       return send(404, { error: { code: 'malformed', message: 'no such endpoint' } });
     readBody(req)

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { verifySet, type GuardianSet } from '@unit/guardian-net';
+import { fanOut, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { ConfigError, REPO_ROOT, type ServerConfig } from '../config';
 
 const GUARDIAN_CLI = path.join(REPO_ROOT, 'packages/guardian-net/src/cli.ts');
@@ -34,7 +34,7 @@ export const guardianPolicyFlags = (app: string): string[] => [
   `devnet@${app}`,
   // The devnet's market (GET /api/devnet/market, not the app's price, which is their quorum). A
   // price set by hand does not wait for this tick: the app asks each guardian to read it at once
-  // (GET /v1/price?fresh=1). The tick keeps each guardian's price fresh and follows the walk.
+  // (a signed `price/fresh` message). The tick keeps each price fresh and follows the walk.
   '--price-tick',
   '5000',
 ];
@@ -172,24 +172,23 @@ interface Health {
   groupKey?: unknown;
 }
 
-/** How many members answer `/v1/health` as ready for this set, and each one's state. */
+/**
+ * How many members answer `/v1/health` as ready for this set, and each one's state: the first t
+ * ready plus a short grace (fan-out.ts), so a frozen member costs the grace, not the time-out.
+ */
 export async function readyMembers(set: GuardianSet): Promise<{ ready: number; states: string[] }> {
-  const states = await Promise.all(
-    set.members.map(async (m) => {
-      try {
-        const res = await fetch(`${m.url}/v1/health`, {
-          signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
-        });
-        const body = (await res.json()) as Health;
-        const ready = res.ok && body.state === 'ready' && body.groupKey === set.groupKey;
-        return `${m.name}: ${ready ? 'ready' : `not ready (${String(body.state)})`}`;
-      } catch (err) {
-        const cause = (err as { cause?: { code?: string } }).cause?.code;
-        return `${m.name}: unreachable${cause ? ` (${cause})` : ''}`;
-      }
-    }),
+  const answers = await fanOut(
+    set.members,
+    async (m, signal) => {
+      const res = await fetch(`${m.url}/v1/health`, { signal });
+      const body = (await res.json()) as Health;
+      if (res.ok && body.state === 'ready' && body.groupKey === set.groupKey) return true;
+      throw new Error(`not ready (${String(body.state)})`);
+    },
+    { need: set.t, timeoutMs: HEALTH_TIMEOUT_MS },
   );
-  return { ready: states.filter((s) => s.endsWith(': ready')).length, states };
+  const states = answers.map((a, i) => `${set.members[i]!.name}: ${a.ok ? 'ready' : a.reason}`);
+  return { ready: answers.filter((a) => a.ok).length, states };
 }
 
 export interface LocalGuardianNetwork {

@@ -13,7 +13,9 @@
 // (devnet-market.ts), never that series, so they never read back their own median.
 import type { Logger } from 'pino';
 import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
-import type { GuardianSetBody } from '@unit/guardian-net';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { loadIdentity, type GuardianSetBody, type Identity } from '@unit/guardian-net';
 import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
 import type { ServerConfig } from '../config';
 import { readLocalGuardianSet } from '../guardian-network/local-network';
@@ -36,17 +38,28 @@ export interface QuorumPrice {
 export interface QuorumSource {
   /** the set's threshold */
   t: number;
-  /** fresh: each guardian reads its feeds first (GET /v1/price?fresh=1) */
+  /**
+   * fresh: each guardian reads its feeds first, at this coordinator's signed `price/fresh`
+   * request (a guardian reads its exchanges out of turn for no one else)
+   */
   collect(fresh?: boolean): Promise<PriceQuote>;
 }
 
-/** The set's quorum, each guardian asked with a time-out. */
+/**
+ * The set's quorum: the first t guardians' prices plus a short grace, each asked with a time-out.
+ * A fresh round needs this server's coordinator identity; without one it is a plain round.
+ */
 export const quorumSourceOf = (
   set: GuardianSetBody,
+  coordinator: Identity | null,
   timeoutMs = QUORUM_FETCH_TIMEOUT_MS,
 ): QuorumSource => ({
   t: set.t,
-  collect: (fresh) => collectPriceQuorum(set, { timeoutMs, fresh: fresh ?? false }),
+  collect: (fresh) =>
+    collectPriceQuorum(set, {
+      timeoutMs,
+      ...(fresh && coordinator ? { freshAs: coordinator } : {}),
+    }),
 });
 
 export type QuorumNow = { quorum: QuorumPrice } | { stale: string };
@@ -159,5 +172,8 @@ export function priceQuorumFeedOf(config: ServerConfig, log: Logger): PriceQuoru
   if (config.guardianNetwork.mode === 'off') return null;
   const set = readLocalGuardianSet(config);
   if (!set) throw new Error(`no guardian set in ${config.guardianNetwork.dir}`);
-  return new PriceQuorumFeed(quorumSourceOf(set), () => Math.floor(Date.now() / 1000), log);
+  const file = path.join(config.guardianNetwork.dir, 'coordinator', 'identity.json');
+  const coordinator = existsSync(file) ? loadIdentity(file) : null;
+  const source = quorumSourceOf(set, coordinator);
+  return new PriceQuorumFeed(source, () => Math.floor(Date.now() / 1000), log);
 }

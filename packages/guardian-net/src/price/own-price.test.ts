@@ -1,5 +1,6 @@
-// A guardian's read on demand (GET /v1/price?fresh=1): the answer comes from a round of its feeds
-// begun after the request, not the last tick's, and a round already under way does not count.
+// A guardian's read on demand (the coordinator's price/fresh message): the answer comes from a
+// round of its feeds begun after the request, not the last tick's, and a round already under way
+// does not count; rounds started on demand are at least MIN_FRESH_READ_MS apart.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
