@@ -16,7 +16,8 @@ import type { NodeValidator } from './signing-rounds';
 import { GUARDIAN_FEED_KINDS, parsePriceFeeds } from './price/feeds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
-import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
+import { HttpChainView } from './vault-policy/chain-view';
+import { vaultFacts } from './vault-policy/pinned-facts';
 import { VaultPolicy } from './vault-policy/policy';
 import { ensureOracleSecret } from './oracle/threshold-oracle';
 
@@ -24,8 +25,9 @@ const CLI = fileURLToPath(import.meta.url);
 
 const USAGE = `usage:
   guardian start --id <n> --dir <guardian dir> [--port <p>, default: its URL's] [--host 127.0.0.1] [--roster <roster.json>]
-                 [--policy vault|approve-all|refuse-all] [--chain <esplora URL> --app <app origin>: the vault policy's views]
-                 [--oracle-key <hex> --rune-id <block:tx> --network <name>: pinned, else read from --app; the treasury is the group key's]
+                 [--policy vault|approve-all|refuse-all] [--app <app origin>] [--network devnet|signet|mutinynet|mainnet]
+                 [--chain <its own esplora URL> --rune-id <block:tx> --oracle-key <hex>: each required off the devnet;
+                  on the devnet read from --app when not given; the treasury is the group key's]
                  [--max-fee-rate <sat/vB>, 500: the most an operator's treasury split may pay]
                  [--feeds kind@url,..., default: <guardian dir>/feeds.txt] [--price-tick <ms>, 30000] [--feed-timeout <ms>, 5000]
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
@@ -106,23 +108,21 @@ const startFlagOptions = Object.fromEntries(
 
 /**
  * `--policy vault`: the guardian's own validation against its own chain view (--chain) and the
- * app's public routes (--app). The oracle key, rune id and network come from the app's
- * /api/config and quote route once, at start; on a real network an operator pins each by flag. The
- * treasury is `OP_1 <group key>` (policy.ts), never the app's word.
+ * app's public routes (--app), with its facts pinned by flag (vault-policy/pinned-facts.ts: off
+ * the devnet every one, on the devnet the rest read from the app once, at start, and logged as
+ * `facts-from-app`). The treasury is `OP_1 <group key>` (policy.ts), never the app's word.
  */
-async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], string>>) {
-  if (!values.chain || !values.app) throw new Error('--policy vault needs --chain and --app');
-  const facts = await readAppFacts(values.app, {
-    ...(values['oracle-key'] ? { oraclePubkey: values['oracle-key'] } : {}),
-    ...(values['rune-id'] ? { unitRuneId: values['rune-id'] } : {}),
-    ...(values.network ? { network: values.network } : {}),
-  });
+async function vaultPolicy(
+  values: Partial<Record<(typeof START_FLAGS)[number], string>>,
+  price: NodePriceOptions | undefined,
+) {
+  const pinned = await vaultFacts(values, price?.feeds.map((f) => f.kind) ?? []);
   const policy = new VaultPolicy({
-    chain: new HttpChainView({ esplora: values.chain, app: values.app }),
-    facts,
+    chain: new HttpChainView({ esplora: pinned.chain, app: values.app! }),
+    facts: pinned.facts,
     maxTreasuryFeeRate: positiveInt(values['max-fee-rate'], '--max-fee-rate'),
   });
-  return { validate: policy.decide.bind(policy) as NodeValidator, facts };
+  return { validate: policy.decide.bind(policy) as NodeValidator, ...pinned };
 }
 
 async function start(args: string[]): Promise<void> {
@@ -142,18 +142,19 @@ async function start(args: string[]): Promise<void> {
   values.policy ??= 'refuse-all';
   const id = Number(values.id);
   if (!Number.isInteger(id) || id < 1 || !values.dir) throw new Error(USAGE);
+  const price = priceOptions(values.dir, values);
   let validate = POLICIES[values.policy];
   if (values.policy === 'vault') {
-    const vault = await vaultPolicy(values);
-    validate = vault.validate;
-    log({ guardian: id, event: 'policy', policy: 'vault', ...vault.facts });
+    const { validate: decide, facts, chain, fromApp } = await vaultPolicy(values, price);
+    validate = decide;
+    log({ guardian: id, event: 'policy', policy: 'vault', ...facts, chain });
+    if (fromApp.length > 0) log({ guardian: id, event: 'facts-from-app', devnet: true, fromApp });
   }
   if (!validate) throw new Error(`unknown policy ${values.policy}`);
   mkdirSync(values.dir, { recursive: true, mode: 0o700 });
   const roster = values.roster
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
-  const price = priceOptions(values.dir, values);
   ensureOracleSecret(join(values.dir, 'oracle.json')); // its own oracle (oracle/threshold-oracle.ts)
   const node = new GuardianNode({
     id,
