@@ -69,6 +69,9 @@ export class PriceQuorumFeed {
   /** Why the last round found no quorum; null once one does. */
   private failure: string | null = null;
   private collecting: Promise<void> | null = null;
+  /** rounds begun, and the latest whose answer was kept (rounds may end out of order) */
+  private rounds = 0;
+  private kept = 0;
   private timer: NodeJS.Timeout | null = null;
   /** Told the quorum (or why none) after every round, which waits for it (the oracle records). */
   onRound: ((now: QuorumNow) => Promise<void>) | null = null;
@@ -92,20 +95,29 @@ export class PriceQuorumFeed {
     this.timer = null;
   }
 
-  /** Asks the guardians now (one round at a time: a caller during one waits for it). */
+  /** Asks the guardians now (a caller during a round under way shares it). */
   refresh(): Promise<void> {
-    this.collecting ??= this.collect(false).finally(() => (this.collecting = null));
-    return this.collecting;
+    const round: Promise<void> =
+      this.collecting ??
+      this.collect(false).finally(() => {
+        if (this.collecting === round) this.collecting = null;
+      });
+    this.collecting = round;
+    return round;
   }
 
   /**
    * A round in which each guardian first reads its feeds (the market just moved: the devnet's
-   * price set by hand), not waiting for their ticks. A round under way asked before the move.
+   * price set by hand), not waiting for their ticks, nor for a round under way (asked before the
+   * move, it may wait on a slow guardian's grace): that round's answer, should it end later, is
+   * older and not kept. Callers of refresh() meanwhile share this round.
    */
   async refreshFresh(): Promise<void> {
-    await this.collecting;
-    this.collecting ??= this.collect(true).finally(() => (this.collecting = null));
-    await this.collecting;
+    const round: Promise<void> = this.collect(true).finally(() => {
+      if (this.collecting === round) this.collecting = null;
+    });
+    this.collecting = round;
+    await round;
   }
 
   /**
@@ -134,19 +146,22 @@ export class PriceQuorumFeed {
   }
 
   private async collect(fresh: boolean): Promise<void> {
-    await this.round(fresh);
+    await this.round(fresh, ++this.rounds);
     await this.onRound?.(this.current()).catch((err: unknown) =>
       this.log.error({ err }, 'price quorum not recorded'),
     );
   }
 
-  private async round(fresh: boolean): Promise<void> {
+  private async round(fresh: boolean, round: number): Promise<void> {
     let q: PriceQuote;
     try {
       q = await this.source.collect(fresh);
     } catch (err) {
       q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
     }
+    // A round begun before the last one kept says nothing newer: its answers are not kept.
+    if (round < this.kept) return;
+    this.kept = round;
     if (!q.valid) {
       const reason = `no quorum of guardian prices (${q.reason})`;
       if (this.failure !== reason)
