@@ -99,33 +99,33 @@ describe("a guardian's public routes under a flood", () => {
   it('answers 429 past each address limit, signs each statement once, and a vault open stays fast', async () => {
     const quiet = await timedOpen('quiet');
     const before = await Promise.all([1, 2, 3].map(healthOf));
-    // Five (th, ts) per guardian, asked over and over from four addresses: 6,000 requests.
-    const urls = set.members.flatMap((m) =>
-      [1, 2, 3, 4, 5].map((i) => `${m.url}/v1/oracle/hash?th=${8_000_000 + i}&ts=1700000000`),
+    // Five (th, ts) asked of guardian 1 over and over from four addresses: 4,000 requests.
+    const urls = [1, 2, 3, 4, 5].map(
+      (i) => `${set.members[0]!.url}/v1/oracle/hash?th=${8_000_000 + i}&ts=1700000000`,
     );
     const sources = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'];
     const floodStarted = performance.now();
-    const flooding = flood(urls, sources, 1_500);
+    const flooding = flood(urls, sources, 1_000);
     await sleep(1_500); // the flooder's process is up and sending
     const during = await timedOpen('flooded');
     const counts = await flooding;
     const floodSeconds = (performance.now() - floodStarted) / 1000;
     const after = await Promise.all([1, 2, 3].map(healthOf));
     const sent = Object.values(counts.statuses).reduce((a, b) => a + b, 0);
-    expect(sent).toBe(6_000);
-    // Each of 4 addresses x 3 guardians: at most its burst (60) and 20 a second while it lasted.
+    expect(sent).toBe(4_000);
+    // Each of the 4 addresses: at most its burst (60) and 20 a second while the flood lasted.
     expect(counts.statuses['429']).toBeGreaterThan(0);
-    expect(counts.statuses['200']).toBeLessThanOrEqual(12 * (60 + 20 * floodSeconds));
+    expect(counts.statuses['200']).toBeLessThanOrEqual(4 * (60 + 20 * floodSeconds));
     expect(Number(counts.retryAfter)).toBeGreaterThanOrEqual(1);
     const signed = after.reduce((sum, a, i) => sum + a.oracleStatementsSigned! - before[i]!.oracleStatementsSigned!, 0); // prettier-ignore
-    // Each guardian: its five flood statements and the flooded open's own, at most.
-    expect(signed).toBeLessThanOrEqual(3 * 6);
-    expect(after.reduce((sum, a) => sum + a.publicRequestsLimited!, 0)).toBe(
+    // Guardian 1: its five flood statements; each guardian: those of the flooded open's quote and
+    // of its wallet's first quote, at most (a cached statement signs nothing).
+    expect(signed).toBeLessThanOrEqual(5 + 2 * 3);
+    expect(after[0]!.publicRequestsLimited! - before[0]!.publicRequestsLimited!).toBe(
       counts.statuses['429'],
     );
     // Generous (a shared 2-core machine): unmetered, the flood took an open from 0.5 s to 4.5 s.
     expect(during.ms).toBeLessThan(2 * quiet.ms + 2_000);
-    console.info('FLOOD', { quiet: quiet.ms, during: during.ms, floodSeconds, counts, signed });
   }, 180_000);
 });
 
@@ -149,36 +149,47 @@ describe('a fresh price read', () => {
   }, 60_000);
 });
 
+describe("a devnet guardian's facts", () => {
+  it('come from the app only because it is pinned to the devnet, and it says so', () => {
+    // Its chain is pinned (--chain); the rune id and the oracle key it read from the app.
+    expect(network.output(1)).toMatch(
+      /"event":"facts-from-app","devnet":true,"fromApp":\["rune id","oracle key"\]/,
+    );
+  });
+});
+
 describe('one guardian frozen', () => {
+  /** The faster of two price moves and of two vault opens: one noisy moment of a shared machine is not the network. */
+  async function measure(label: string, usd: number) {
+    const moves = [await timedPriceMove(usd), await timedPriceMove(usd + 500)];
+    const opens = [await timedOpen(`${label}-1`), await timedOpen(`${label}-2`)];
+    return { move: Math.min(...moves.map((m) => m.ms)), open: Math.min(...opens.map((o) => o.ms)) };
+  }
+
   it('costs a price move and a vault open no more than the guardian gone', async () => {
     network.pause(3);
     let frozen: { move: number; open: number };
     try {
-      const move = await timedPriceMove(96_000);
-      const open = await timedOpen('frozen');
+      frozen = await measure('frozen', 96_000);
       // /api/network lists it as not answering, after its own short time-out.
       const page = await timed(() => fetch(`${unit.url}/api/network`).then((r) => r.json()));
       const guardians = (page.value as { guardians: { id: number; online: boolean }[] }).guardians;
       expect(guardians.map((g) => g.online)).toEqual([true, true, false]);
       expect(page.ms).toBeLessThan(2_000);
-      frozen = { move: move.ms, open: open.ms };
     } finally {
       network.resume(3);
     }
     await network.kill(3);
     let killed: { move: number; open: number };
     try {
-      const move = await timedPriceMove(97_000);
-      const open = await timedOpen('killed');
-      killed = { move: move.ms, open: open.ms };
+      killed = await measure('killed', 97_000);
     } finally {
       await network.start(3);
     }
     // Frozen, a fan-out waits its grace (500 ms) for the third answer; killed, that call fails at
     // once: the bound is 1.5x + 500 ms on top of that one grace.
     const bound = (ms: number) => 1.5 * ms + 500 + 500;
-    console.info('FROZEN', { frozen, killed });
     expect(frozen.move).toBeLessThan(bound(killed.move));
     expect(frozen.open).toBeLessThan(bound(killed.open));
-  }, 180_000);
+  }, 240_000);
 });

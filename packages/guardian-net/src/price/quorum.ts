@@ -14,6 +14,7 @@ import { DEFAULT_GRACE_MS, fanOut } from '../fan-out';
 import type { Identity } from '../identity';
 import { readCapped } from '../read-capped';
 import { callParty, RemoteError } from '../transport';
+import { MIN_FRESH_READ_MS } from './own-price';
 
 export const PRICE_PATH = '/v1/price';
 /**
@@ -145,8 +146,9 @@ export async function collectPriceQuorum(
     freshAs?: Identity;
   } = {},
 ): Promise<PriceQuote> {
-  const timeoutMs = options.timeoutMs ?? 5_000;
   const { freshAs } = options;
+  // A fresh read may wait for the guardian's spacing of reads on demand before its round.
+  const timeoutMs = (options.timeoutMs ?? 5_000) + (freshAs ? MIN_FRESH_READ_MS : 0);
   const noPrice = new Set<number>();
   const asked = await fanOut(
     set.members,
