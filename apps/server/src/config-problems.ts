@@ -75,6 +75,11 @@ export function networkIdentityProblems(
   } else {
     for (const [name, what] of REQUIRED_OFF_DEVNET)
       if (!given(name)) problems.push(`${name} is required on ${network}: ${what}`);
+    // `local` guardians read their chain, price and facts from this app: a devnet's network only.
+    if (blankToUndefined(env.GUARDIAN_NETWORK) === 'local')
+      problems.push(
+        `GUARDIAN_NETWORK=local is for the devnet only (its guardians read their chain, price and facts from this app); on ${network} run each guardian with its own pinned facts (docs/guardian-network.md, "A guardian's flags") and set GUARDIAN_NETWORK=external`,
+      );
   }
   const n = envSchema.shape.GUARDIAN_N.safeParse(env.GUARDIAN_N);
   const t = envSchema.shape.GUARDIAN_T.safeParse(env.GUARDIAN_T);

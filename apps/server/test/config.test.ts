@@ -313,6 +313,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true; drop' })).toThrow(ConfigError);
   });
 
+  it('runs local guardians pinned to the devnet, and refuses GUARDIAN_NETWORK=local elsewhere', () => {
+    const args = localGuardianArgs(loadConfig({ GUARDIAN_DIR: '/tmp/g' }), 8080);
+    expect(args.join(' ')).toContain('--policy vault --network devnet');
+    expect(problemsOf({ ...signetEnv(), GUARDIAN_NETWORK: 'local' })).toEqual([
+      expect.stringMatching(
+        /^GUARDIAN_NETWORK=local is for the devnet only .* GUARDIAN_NETWORK=external$/,
+      ),
+    ]);
+    expect(problemsOf({ ...signetEnv(), GUARDIAN_NETWORK: 'external' })).toEqual([]);
+  });
+
   it('passes GUARDIAN_MAX_FEE_RATE to every local guardian as --max-fee-rate, and refuses a bad one', () => {
     const set = loadConfig({ GUARDIAN_MAX_FEE_RATE: '250', GUARDIAN_DIR: '/tmp/g' });
     expect(set.guardianNetwork.maxFeeRate).toBe(250);

@@ -13,12 +13,13 @@ import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
 import * as lp from './local-process';
 import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
-import { GuardianNode } from './node';
+import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
-import { HttpChainView, readAppFacts } from './vault-policy/chain-view';
+import { HttpChainView } from './vault-policy/chain-view';
+import { vaultFacts } from './vault-policy/pinned-facts';
 import { VaultPolicy } from './vault-policy/policy';
 import { USAGE, UsageError } from './cli-usage';
 import { positiveInt, priceOptions } from './cli-price';
@@ -62,23 +63,21 @@ const startFlagOptions = Object.fromEntries(
 
 /**
  * `--policy vault`: the guardian's own validation against its own chain view (--chain) and the
- * app's public routes (--app). The oracle key, rune id and network come from the app's
- * /api/config and quote route once, at start; on a real network an operator pins each by flag. The
- * treasury is `OP_1 <group key>` (policy.ts), never the app's word.
+ * app's public routes (--app), with its facts pinned by flag (vault-policy/pinned-facts.ts: off
+ * the devnet every one, on the devnet the rest read from the app once, at start, and logged as
+ * `facts-from-app`). The treasury is `OP_1 <group key>` (policy.ts), never the app's word.
  */
-async function vaultPolicy(values: Partial<Record<(typeof START_FLAGS)[number], string>>) {
-  if (!values.chain || !values.app) throw new Error('--policy vault needs --chain and --app');
-  const facts = await readAppFacts(values.app, {
-    ...(values['oracle-key'] ? { oraclePubkey: values['oracle-key'] } : {}),
-    ...(values['rune-id'] ? { unitRuneId: values['rune-id'] } : {}),
-    ...(values.network ? { network: values.network } : {}),
-  });
+async function vaultPolicy(
+  values: Partial<Record<(typeof START_FLAGS)[number], string>>,
+  price: NodePriceOptions | undefined,
+) {
+  const pinned = await vaultFacts(values, price?.feeds.map((f) => f.kind) ?? []);
   const policy = new VaultPolicy({
-    chain: new HttpChainView({ esplora: values.chain, app: values.app }),
-    facts,
+    chain: new HttpChainView({ esplora: pinned.chain, app: values.app! }),
+    facts: pinned.facts,
     maxTreasuryFeeRate: positiveInt(values['max-fee-rate'], '--max-fee-rate'),
   });
-  return { validate: policy.decide.bind(policy) as NodeValidator, facts };
+  return { validate: policy.decide.bind(policy) as NodeValidator, ...pinned };
 }
 
 const identityKeyArg = (key: string): string => {
@@ -111,18 +110,19 @@ async function start(args: string[]): Promise<void> {
     throw new UsageError(
       `start needs --dir <guardian dir> (and --id <n>, if given, a positive integer)\n${USAGE}`,
     );
+  const price = priceOptions(values.dir, values);
   let validate = POLICIES[values.policy];
   if (values.policy === 'vault') {
-    const vault = await vaultPolicy(values);
-    validate = vault.validate;
-    log({ guardian: id, event: 'policy', policy: 'vault', ...vault.facts });
+    const { validate: decide, facts, chain, fromApp } = await vaultPolicy(values, price);
+    validate = decide;
+    log({ guardian: id, event: 'policy', policy: 'vault', ...facts, chain });
+    if (fromApp.length > 0) log({ guardian: id, event: 'facts-from-app', devnet: true, fromApp });
   }
   if (!validate) throw new Error(`unknown policy ${values.policy}`);
   mkdirSync(values.dir, { recursive: true, mode: 0o700 });
   const roster = values.roster
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
-  const price = priceOptions(values.dir, values);
   // A guardian started without --id learns its id from its set, or from its first roster.
   let node: GuardianNode | undefined = undefined;
   node = new GuardianNode({

@@ -30,6 +30,7 @@ export type ErrorCode =
   | 'unknown-session'
   | 'nonce-unavailable'
   | 'not-ready'
+  | 'no-price'
   | 'internal';
 
 /** A refusal with a code the other side can act on and a sentence an operator can read. */

@@ -25,3 +25,12 @@ export {
   LOCAL_STOPPED_FILE,
   type StoppedGuardian,
 } from './local-stopped';
+export {
+  atLeast,
+  DEFAULT_GRACE_MS,
+  fanOut,
+  fanOutReason,
+  FanOutShortError,
+  type FanOutAnswer,
+} from './fan-out';
+export { AddressRateLimiter, LruMap, PUBLIC_RATE_LIMIT, type RateLimit } from './bounded';

@@ -1,19 +1,13 @@
-// A guardian's HTTP routes: its health, the oracle's and price routes, the published set, and the
-// one POST endpoint for signed messages (node.ts handles them).
+// A guardian's HTTP routes: the public ones, rate-limited per address (public-routes.ts: its
+// health, the oracle's and price routes, the published set), and the one POST endpoint for signed
+// messages (node.ts handles them).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProtocolError, type Wire } from './envelope';
-import type { GuardianSet } from './guardian-set';
-import type { NodeOracle } from './oracle/routes';
-import { priceAnswer, type OwnPriceOracle } from './price/own-price';
-import { FRESH_PRICE_PATH, PRICE_PATH } from './price/quorum';
+import type { PublicRoutes } from './public-routes';
 import { MESSAGE_PATH, readBody } from './transport';
 
 export interface GuardianRoutes {
-  health: () => unknown;
-  oracle: NodeOracle;
-  /** its newest set, none before its first DKG */
-  set: () => GuardianSet | undefined;
-  price: OwnPriceOracle | undefined;
+  publicRoutes: PublicRoutes;
   handle: (raw: string) => Promise<Wire>;
   log: (event: Record<string, unknown>) => void;
 }
@@ -27,15 +21,7 @@ export function routeGuardian(
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(json));
   };
-  if (req.method === 'GET' && req.url === '/v1/health') return send(200, node.health());
-  if (node.oracle.route(req, send)) return;
-  if (req.method === 'GET' && req.url === '/v1/set') {
-    const set = node.set();
-    if (!set) return send(404, { error: { code: 'not-ready', message: 'no set yet' } });
-    return send(200, set);
-  }
-  if (req.method === 'GET' && (req.url === PRICE_PATH || req.url === FRESH_PRICE_PATH))
-    return void priceAnswer(node.price, req.url === FRESH_PRICE_PATH).then((a) => send(a.status, a.json)); // prettier-ignore
+  if (node.publicRoutes.handle(req, res, send)) return;
   if (req.method !== 'POST' || req.url !== MESSAGE_PATH)
     return send(404, { error: { code: 'malformed', message: 'no such endpoint' } });
   readBody(req)

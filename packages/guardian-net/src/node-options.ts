@@ -3,6 +3,7 @@
 import type { TamperDkgShare } from './dkg-rounds';
 import type { CommitmentsJson } from './frost';
 import type { GuardianSetBody } from './guardian-set';
+import type { RateLimit } from './bounded';
 import type { PriceFeed } from './price/feeds';
 import type { NodeValidator } from './signing-rounds';
 
@@ -34,6 +35,8 @@ export interface NodeOptions {
   /** defaults to the port of this guardian's URL in the set (or roster) */
   port?: number;
   validate: NodeValidator;
+  /** every public GET's limit per remote address (default PUBLIC_RATE_LIMIT) */
+  publicRateLimit?: RateLimit;
   /** its own price feeds; without them it serves no price and refuses every liquidation */
   price?: NodePriceOptions;
   /** Test fixtures only (a malicious guardian): rewrites the share before it is sent. */

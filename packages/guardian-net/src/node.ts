@@ -28,7 +28,9 @@ import { readPublicPart } from './guardian-init';
 import type { Identity } from './identity';
 import { openGuardianDir } from './installed-dir';
 import { liquidationDecision } from './price/liquidation';
-import { OwnPriceOracle, type OwnPrice } from './price/own-price';
+import { freshPriceReply, OwnPriceOracle, priceHealth, type OwnPrice } from './price/own-price';
+import { FRESH_PRICE_MESSAGE } from './price/quorum';
+import { PublicRoutes } from './public-routes';
 import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
@@ -66,6 +68,7 @@ export class GuardianNode {
   private readonly log: (event: Record<string, unknown>) => void;
   /** its id in its set (or roster); 0 while it waits for its first roster */
   private id: number;
+  private readonly publicRoutes: PublicRoutes;
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, id: this.id, identitySecret: this.identity.secretKey, setVersion: this.body?.version ?? 0, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
@@ -101,6 +104,13 @@ export class GuardianNode {
           ).catch(() => {}),
         log: this.log,
       });
+    this.publicRoutes = new PublicRoutes({
+      ...(opts.publicRateLimit ? { limit: opts.publicRateLimit } : {}),
+      health: () => this.health(),
+      oracle: this.oracle,
+      set: () => this.current?.set,
+      price: this.price,
+    });
   }
 
   /** Checks a set's share against its verifying share and starts signing for that set. */
@@ -180,8 +190,6 @@ export class GuardianNode {
 
   /** Public: what the future /network page shows of this guardian. */
   health(): Record<string, unknown> {
-    const last = this.price?.last() ?? null;
-    const own = this.price?.current();
     return {
       id: this.id || null,
       name: this.members[this.id - 1]?.name,
@@ -194,9 +202,9 @@ export class GuardianNode {
       identityKey: this.identity.publicKey,
       version: NODE_VERSION,
       uptimeMs: Date.now() - this.startedAt,
-      lastPrice: last ? { priceCents: last.priceCents, time: last.time } : this.before.price,
-      priceFresh: own?.fresh ?? false,
-      priceProblem: own ? (own.fresh ? null : own.reason) : 'no price feeds configured',
+      ...priceHealth(this.price, this.before.price),
+      oracleStatementsSigned: this.oracle.signed,
+      publicRequestsLimited: this.publicRoutes.limited,
       lastSignatureAt:
         Math.max(
           this.before.signedAt ?? 0,
@@ -299,6 +307,7 @@ export class GuardianNode {
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
       'set/handover': (b) =>
         handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),
+      [FRESH_PRICE_MESSAGE]: () => freshPriceReply(this.price),
     };
   }
 
@@ -359,10 +368,7 @@ export class GuardianNode {
     this.before = { price: price && JSON.parse(price), signedAt: await this.store.lastSignedAt() };
     const server = createServer((req, res) =>
       routeGuardian(req, res, {
-        health: () => this.health(),
-        oracle: this.oracle,
-        set: () => this.current?.set,
-        price: this.price,
+        publicRoutes: this.publicRoutes,
         handle: (raw) => this.handle(raw),
         log: this.log,
       }),

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { verifySet, type GuardianSet } from '@unit/guardian-net';
+import { fanOut, verifySet, type GuardianSet } from '@unit/guardian-net';
 import type { PriceFeed } from '@unit/guardian-net/price';
 import { ConfigError, REPO_ROOT, type ServerConfig } from '../config';
 
@@ -19,14 +19,16 @@ const GUARDIAN_CLI = path.join(REPO_ROOT, 'packages/guardian-net/src/cli.ts');
 
 /**
  * How each guardian decides, given the app's own origin: `--policy vault`, its own validation of a
- * vault request (issue 20 item 3) against the chain it reads from the app's esplora routes and the
- * devnet's market (oracle/devnet-market.ts). On the devnet the app is the network, so this is the
- * one chain view there is; on a real network each guardian's operator points --chain at their own
- * node.
+ * vault request against the chain it reads from the app's esplora routes and the devnet's market
+ * (oracle/devnet-market.ts), pinned to the devnet, so it reads the rune id and the oracle's key
+ * from the app (and logs that it does). On the devnet the app is the network, so this is the one
+ * chain view there is; off it, a guardian refuses to start without its own pins (pinned-facts.ts).
  */
 export const guardianPolicyFlags = (app: string, feeds: readonly PriceFeed[] = []): string[] => [
   '--policy',
   'vault',
+  '--network',
+  'devnet',
   '--chain',
   `${app}/esplora`,
   '--app',
@@ -35,7 +37,7 @@ export const guardianPolicyFlags = (app: string, feeds: readonly PriceFeed[] = [
   // PRICE_SOURCE=feeds: the embedded guardians read PRICE_FEEDS, each its own signed price.
   // Otherwise the devnet's market (GET /api/devnet/market, not the app's price, which is their
   // quorum). A price set by hand does not wait for the tick: the app asks each guardian to read it
-  // at once (GET /v1/price?fresh=1). The tick keeps each guardian's price fresh.
+  // at once (a signed `price/fresh` message). The tick keeps each guardian's price fresh.
   feeds.length > 0 ? feeds.map((f) => `${f.kind}@${f.baseUrl}`).join(',') : `devnet@${app}`,
   '--price-tick',
   '5000',
@@ -177,24 +179,23 @@ interface Health {
   groupKey?: unknown;
 }
 
-/** How many members answer `/v1/health` as ready for this set, and each one's state. */
+/**
+ * How many members answer `/v1/health` as ready for this set, and each one's state: the first t
+ * ready plus a short grace (fan-out.ts), so a frozen member costs the grace, not the time-out.
+ */
 export async function readyMembers(set: GuardianSet): Promise<{ ready: number; states: string[] }> {
-  const states = await Promise.all(
-    set.members.map(async (m) => {
-      try {
-        const res = await fetch(`${m.url}/v1/health`, {
-          signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS),
-        });
-        const body = (await res.json()) as Health;
-        const ready = res.ok && body.state === 'ready' && body.groupKey === set.groupKey;
-        return `${m.name}: ${ready ? 'ready' : `not ready (${String(body.state)})`}`;
-      } catch (err) {
-        const cause = (err as { cause?: { code?: string } }).cause?.code;
-        return `${m.name}: unreachable${cause ? ` (${cause})` : ''}`;
-      }
-    }),
+  const answers = await fanOut(
+    set.members,
+    async (m, signal) => {
+      const res = await fetch(`${m.url}/v1/health`, { signal });
+      const body = (await res.json()) as Health;
+      if (res.ok && body.state === 'ready' && body.groupKey === set.groupKey) return true;
+      throw new Error(`not ready (${String(body.state)})`);
+    },
+    { need: set.t, timeoutMs: HEALTH_TIMEOUT_MS },
   );
-  return { ready: states.filter((s) => s.endsWith(': ready')).length, states };
+  const states = answers.map((a, i) => `${set.members[i]!.name}: ${a.ok ? 'ready' : a.reason}`);
+  return { ready: answers.filter((a) => a.ok).length, states };
 }
 
 export interface LocalGuardianNetwork {

@@ -2,7 +2,8 @@
 // health, for the /network page. The set is read from `guardian-set.json` in GUARDIAN_DIR, after a
 // rotation with each older set still live (`guardian-set-v<N>.json`, set-chain.ts), and the chain
 // verified (every member's signature, the FROST commitments, each handover) on every read; each
-// member's own `/v1/health` is asked once, in parallel, with a short time-out and a size cap.
+// member's own `/v1/health` is asked once, in parallel, with a short time-out and a size cap, and
+// the answer waits for the first t plus a short grace, not for a frozen guardian.
 //
 // The route is public, so an unauthenticated caller must not be able to make this server hammer
 // the guardians: an answer is kept for `cacheMs`, and concurrent callers share one read in flight.
@@ -12,6 +13,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import {
+  fanOut,
   readCapped,
   readStopped,
   verifySet,
@@ -60,24 +62,37 @@ export const STOPPED =
 /** The first 8 bytes of a guardian's identity key, hex. */
 export const fingerprintOf = (identityKey: string) => identityKey.slice(0, 16).toLowerCase();
 
-/** One member's health, or null when it did not answer in time, or not as itself. */
-async function healthOf(member: Member, timeoutMs: number): Promise<Health | null> {
-  try {
-    const res = await fetch(new URL('/v1/health', member.url), {
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: 'error',
-    });
-    if (!res.ok) {
-      await res.body?.cancel();
-      return null;
-    }
-    const health = healthSchema.parse(JSON.parse(await readCapped(res, HEALTH_MAX_BYTES)));
-    // Whatever listens at the URL must be that member: the set names its identity key.
-    if (health.identityKey.toLowerCase() !== member.identityKey) return null;
-    return health;
-  } catch {
-    return null;
+/** One member's health; throws when it does not answer, or not as itself. */
+async function healthOf(member: Member, signal: AbortSignal): Promise<Health> {
+  const res = await fetch(new URL('/v1/health', member.url), { signal, redirect: 'error' });
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw new Error(`HTTP ${res.status}`);
   }
+  const health = healthSchema.parse(JSON.parse(await readCapped(res, HEALTH_MAX_BYTES)));
+  // Whatever listens at the URL must be that member: the set names its identity key.
+  if (health.identityKey.toLowerCase() !== member.identityKey) throw new Error('another key');
+  return health;
+}
+
+/**
+ * Every member of every set asked once (a guardian in several sets by its URL and key), all at
+ * once: the first t healthy answers plus a short grace (fan-out.ts), so a frozen guardian costs
+ * the grace, and is listed as not answering.
+ */
+async function healthOfAll(
+  sets: GuardianSet[],
+  timeoutMs: number,
+): Promise<(m: Member) => Health | null> {
+  const keyOf = (m: Member) => `${m.url} ${m.identityKey}`;
+  const unique = new Map(sets.flatMap((s) => s.members.map((m) => [keyOf(m), m] as const)));
+  const members = [...unique.values()];
+  const answers = await fanOut(members, healthOf, { need: sets[0]!.t, timeoutMs });
+  const byKey = new Map(members.map((m, i) => [keyOf(m), answers[i]!] as const));
+  return (m) => {
+    const a = byKey.get(keyOf(m));
+    return a?.ok ? a.value : null;
+  };
 }
 
 function guardianDto(
@@ -142,23 +157,21 @@ async function readPublishedSets(dir: string): Promise<GuardianSet[]> {
 }
 
 /**
- * One set's members with their health; a guardian in several sets is asked once. `stopped`: the
- * guardians the local network no longer restarts (by id in the newest set), with why.
+ * One set's members with their health. `stopped`: the guardians the local network no longer
+ * restarts (by id in the newest set), with why.
  */
 function setMembers(
   set: GuardianSet,
   isCurrent: boolean,
-  healthOnce: (m: Member) => Promise<Health | null>,
+  healthOf: (m: Member) => Health | null,
   stopped: ReadonlyMap<number, string>,
-): Promise<NetworkGuardianDto[]> {
-  return Promise.all(
-    set.members.map(async (m) => {
-      const health = await healthOnce(m);
-      // A guardian answers with its id in the newest set it holds; in an older one its key names it.
-      const own = health && (!isCurrent || health.id === m.id) ? health : null;
-      return guardianDto(m, own, (isCurrent && !own && stopped.get(m.id)) || null);
-    }),
-  );
+): NetworkGuardianDto[] {
+  return set.members.map((m) => {
+    const health = healthOf(m);
+    // A guardian answers with its id in the newest set it holds; in an older one its key names it.
+    const own = health && (!isCurrent || health.id === m.id) ? health : null;
+    return guardianDto(m, own, (isCurrent && !own && stopped.get(m.id)) || null);
+  });
 }
 
 /** The sets and every member's health, read now: the newest set on top, older ones in `older_sets`. */
@@ -167,18 +180,13 @@ export async function readNetwork(
   healthTimeoutMs = HEALTH_TIMEOUT_MS,
 ): Promise<GuardianNetworkDto> {
   const sets = (await readPublishedSets(dir)).reverse();
-  const asked = new Map<string, Promise<Health | null>>();
-  const healthOnce = (m: Member) => {
-    const key = `${m.url} ${m.identityKey}`;
-    if (!asked.has(key)) asked.set(key, healthOf(m, healthTimeoutMs));
-    return asked.get(key)!;
-  };
+  const health = await healthOfAll(sets, healthTimeoutMs);
   // `guardian local` records the guardians it gave up restarting (guardian-net local-stopped.ts);
   // the route is public, so it says that much, and the server's log says why (paths, errors).
   const stopped = new Map(readStopped(dir).map((e) => [e.guardian, STOPPED]));
   const [set, ...older] = sets.map((s, i) => ({
     s,
-    members: setMembers(s, i === 0, healthOnce, stopped),
+    members: setMembers(s, i === 0, health, stopped),
   }));
   return {
     enabled: true,
@@ -187,16 +195,14 @@ export async function readNetwork(
     size: set!.s.n,
     set_version: set!.s.version,
     group_key: set!.s.groupKey ?? '',
-    guardians: await set!.members,
-    older_sets: await Promise.all(
-      older.map(async ({ s, members }) => ({
-        set_version: s.version,
-        threshold: s.t,
-        size: s.n,
-        group_key: s.groupKey ?? '',
-        guardians: await members,
-      })),
-    ),
+    guardians: set!.members,
+    older_sets: older.map(({ s, members }) => ({
+      set_version: s.version,
+      threshold: s.t,
+      size: s.n,
+      group_key: s.groupKey ?? '',
+      guardians: members,
+    })),
     checked_at: nowSeconds(),
   };
 }

@@ -76,7 +76,7 @@ export async function startMarket(
 
 /**
  * The devnet's price set by hand in network mode: the market the guardians read moves, and they
- * are asked at once to read it and sign (GET /v1/price?fresh=1) rather than at their next tick;
+ * are asked at once to read it and sign (the signed `price/fresh` message) rather than at their tick;
  * the leading instance records that round before this returns, so the UI follows within one
  * round trip to the guardians.
  */

@@ -13,7 +13,9 @@
 // (devnet-market.ts), never that series, so they never read back their own median.
 import type { Logger } from 'pino';
 import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
-import type { GuardianSetBody } from '@unit/guardian-net';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { loadIdentity, type GuardianSetBody, type Identity } from '@unit/guardian-net';
 import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
 import type { ServerConfig } from '../config';
 import { readLocalGuardianSet } from '../guardian-network/local-network';
@@ -39,19 +41,30 @@ export interface QuorumSource {
   /** the set's size and version, for the guardians-online figure (optional in tests' sources) */
   n?: number;
   version?: number;
-  /** fresh: each guardian reads its feeds first (GET /v1/price?fresh=1) */
+  /**
+   * fresh: each guardian reads its feeds first, at this coordinator's signed `price/fresh`
+   * request (a guardian reads its exchanges out of turn for no one else)
+   */
   collect(fresh?: boolean): Promise<PriceQuote>;
 }
 
-/** The set's quorum, each guardian asked with a time-out. */
+/**
+ * The set's quorum: the first t guardians' prices plus a short grace, each asked with a time-out.
+ * A fresh round needs this server's coordinator identity; without one it is a plain round.
+ */
 export const quorumSourceOf = (
   set: GuardianSetBody,
+  coordinator: Identity | null,
   timeoutMs = QUORUM_FETCH_TIMEOUT_MS,
 ): QuorumSource => ({
   t: set.t,
   n: set.n,
   version: set.version,
-  collect: (fresh) => collectPriceQuorum(set, { timeoutMs, fresh: fresh ?? false }),
+  collect: (fresh) =>
+    collectPriceQuorum(set, {
+      timeoutMs,
+      ...(fresh && coordinator ? { freshAs: coordinator } : {}),
+    }),
 });
 
 export type QuorumNow = { quorum: QuorumPrice } | { stale: string };
@@ -76,6 +89,9 @@ export class PriceQuorumFeed {
   /** Why the last round found no quorum; null once one does. */
   private failure: string | null = null;
   private collecting: Promise<void> | null = null;
+  /** rounds begun, and the latest whose answer was kept (rounds may end out of order) */
+  private rounds = 0;
+  private kept = 0;
   private timer: NodeJS.Timeout | null = null;
   private reach: GuardiansOnline | null = null;
   /** Set at the first round: until a quorum or STARTING_GRACE_MS, no quorum is said as info. */
@@ -107,20 +123,29 @@ export class PriceQuorumFeed {
     this.timer = null;
   }
 
-  /** Asks the guardians now (one round at a time: a caller during one waits for it). */
+  /** Asks the guardians now (a caller during a round under way shares it). */
   refresh(): Promise<void> {
-    this.collecting ??= this.collect(false).finally(() => (this.collecting = null));
-    return this.collecting;
+    const round: Promise<void> =
+      this.collecting ??
+      this.collect(false).finally(() => {
+        if (this.collecting === round) this.collecting = null;
+      });
+    this.collecting = round;
+    return round;
   }
 
   /**
    * A round in which each guardian first reads its feeds (the market just moved: the devnet's
-   * price set by hand), not waiting for their ticks. A round under way asked before the move.
+   * price set by hand), not waiting for their ticks, nor for a round under way (asked before the
+   * move, it may wait on a slow guardian's grace): that round's answer, should it end later, is
+   * older and not kept. Callers of refresh() meanwhile share this round.
    */
   async refreshFresh(): Promise<void> {
-    await this.collecting;
-    this.collecting ??= this.collect(true).finally(() => (this.collecting = null));
-    await this.collecting;
+    const round: Promise<void> = this.collect(true).finally(() => {
+      if (this.collecting === round) this.collecting = null;
+    });
+    this.collecting = round;
+    await round;
   }
 
   /**
@@ -155,7 +180,7 @@ export class PriceQuorumFeed {
   }
 
   private async collect(fresh: boolean): Promise<void> {
-    await this.round(fresh);
+    await this.round(fresh, ++this.rounds);
     await this.onRound?.(this.current()).catch((err: unknown) =>
       this.log.error({ err }, 'price quorum not recorded'),
     );
@@ -170,7 +195,7 @@ export class PriceQuorumFeed {
     this.reach = { at: Date.now(), version: version ?? 0, n, t, online };
   }
 
-  private async round(fresh: boolean): Promise<void> {
+  private async round(fresh: boolean, round: number): Promise<void> {
     this.startedAt ??= Date.now();
     let q: PriceQuote;
     try {
@@ -178,6 +203,9 @@ export class PriceQuorumFeed {
     } catch (err) {
       q = { valid: false, reason: (err as Error).message, answers: [], left: [] };
     }
+    // A round begun before the last one kept says nothing newer: its answers are not kept.
+    if (round < this.kept) return;
+    this.kept = round;
     this.recordReach(q);
     if (!q.valid) {
       const reason = `no quorum of guardian prices (${q.reason})`;
@@ -212,5 +240,8 @@ export function priceQuorumFeedOf(config: ServerConfig, log: Logger): PriceQuoru
   if (config.guardianNetwork.mode === 'off') return null;
   const set = readLocalGuardianSet(config);
   if (!set) throw new Error(`no guardian set in ${config.guardianNetwork.dir}`);
-  return new PriceQuorumFeed(quorumSourceOf(set), () => Math.floor(Date.now() / 1000), log);
+  const file = path.join(config.guardianNetwork.dir, 'coordinator', 'identity.json');
+  const coordinator = existsSync(file) ? loadIdentity(file) : null;
+  const source = quorumSourceOf(set, coordinator);
+  return new PriceQuorumFeed(source, () => Math.floor(Date.now() / 1000), log);
 }

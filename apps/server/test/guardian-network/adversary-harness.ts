@@ -134,7 +134,7 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
   const gdir = (id: number) => join(network.dir, `guardian-${id}`);
   const url = (id: number) => set.members[id - 1]!.url;
   const port = (id: number) => new URL(url(id)).port;
-  const flags = ['--chain', `${app.url}/esplora`, '--app', app.url];
+  const flags = ['--chain', `${app.url}/esplora`, '--app', app.url, '--network', 'devnet'];
   const feeds = ['--feeds', `devnet@${app.url}`, '--price-tick', '500'];
   const up = async (id: number, proc: Proc, needPrice = true) => {
     procs.set(id, proc);

@@ -97,6 +97,8 @@ beforeAll(async () => {
         `${app.url}/esplora`,
         '--app',
         app.url,
+        '--network',
+        'devnet',
         '--feeds',
         `devnet@${app.url}`,
       ]),
@@ -322,6 +324,8 @@ describe('three guardians validate vault requests on their own', () => {
       `${app.url}/esplora`,
       '--app',
       app.url,
+      '--network',
+      'devnet',
       '--feeds',
       `devnet@${app.url}`,
     ]);

@@ -127,7 +127,16 @@ beforeAll(async () => {
     );
   }
   unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
-  const flags = ['--chain', `${unit.url}/esplora`, '--app', unit.url, '--price-tick', '500'];
+  const flags = [
+    '--chain',
+    `${unit.url}/esplora`,
+    '--app',
+    unit.url,
+    '--network',
+    'devnet',
+    '--price-tick',
+    '500',
+  ];
   await network.startAll(flags).catch((e: unknown) => {
     throw new Error(`${(e as Error).message}\n${network.output(1)}`);
   });

@@ -187,7 +187,7 @@ export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
  * the app's devnet price as its one feed every 500 ms (a quote is the guardians' quorum).
  */
 export const appReadingFlags = (url: string) => [
-  ...['--chain', `${url}/esplora`, '--app', url],
+  ...['--chain', `${url}/esplora`, '--app', url, '--network', 'devnet'],
   ...['--feeds', `devnet@${url}`, '--price-tick', '500'],
 ];
 

@@ -49,7 +49,7 @@ const POLICY = process.env.SIGNER_TEST_POLICY ?? 'vault';
 const policyFlags = (url: string) => [
   // Every guardian reads the price: the app's quotes are their quorum (oracle/quorum.ts).
   ...['--feeds', `devnet@${url}`, '--price-tick', '500'],
-  ...(POLICY === 'vault' ? ['--chain', `${url}/esplora`, '--app', url] : []),
+  ...(POLICY === 'vault' ? ['--chain', `${url}/esplora`, '--app', url, '--network', 'devnet'] : []),
 ];
 
 /** Under the vault policy a guardian judges a liquidation by its own price: wait until all see it. */

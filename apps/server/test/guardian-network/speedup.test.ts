@@ -50,6 +50,8 @@ describe('a speed-up through guardians that validate it themselves (--policy vau
       `${url}/esplora`,
       '--app',
       url,
+      '--network',
+      'devnet',
       '--feeds',
       `devnet@${url}`,
       '--price-tick',

@@ -70,7 +70,7 @@ beforeAll(async () => {
     { devnetWriteLimitPerMinute: 10_000, writeLimitPerMinute: 10_000 },
   );
   await guardians.startAll([
-    ...['--chain', `${unit.url}/esplora`, '--app', unit.url],
+    ...['--chain', `${unit.url}/esplora`, '--app', unit.url, '--network', 'devnet'],
     ...['--feeds', `devnet@${unit.url}`, '--price-tick', '500'],
     // Each guardian's own ceiling on a split's fee rate (500 sat/vB unless set).
     ...['--max-fee-rate', '100'],

@@ -4,6 +4,7 @@
 // whichever guardian's own price allows it.
 import { bytesToHex, parseHex } from '../canonical';
 import type { GuardianSetBody, Member } from '../guardian-set';
+import { DEFAULT_GRACE_MS, fanOut } from '../fan-out';
 import { readCapped } from '../read-capped';
 import { ORACLE_HASH_PATH, ORACLE_SECRET_PATH } from './routes';
 import {
@@ -25,8 +26,11 @@ export interface OracleCommitment {
 
 export class OracleUnavailableError extends Error {}
 
-async function getJson(url: string, timeoutMs: number): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+async function getJson(
+  url: string,
+  signal: AbortSignal,
+): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { signal });
   const text = await readCapped(res, MAX_ANSWER_BYTES);
   let body: unknown = null;
   try {
@@ -42,69 +46,47 @@ const reasonOf = (e: unknown) =>
 
 const query = (th: number, ts: number) => `?th=${th}&ts=${ts}`;
 
-type Answer = { ok: true; statement: OracleHashStatement } | { ok: false; reason: string };
-
-/** One guardian's signed hash of (th, ts), checked against the set. */
+/** One guardian's signed hash of (th, ts), checked against the set; throws with why not. */
 async function askHash(
   set: Pick<GuardianSetBody, 'members' | 'version'>,
   m: Member,
   th: number,
   ts: number,
-  timeoutMs: number,
-): Promise<Answer> {
-  try {
-    const { status, body } = await getJson(
-      `${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`,
-      timeoutMs,
-    );
-    if (status !== 200) throw new Error(`HTTP ${status}`);
-    const statement = parseOracleHashStatement(body);
-    if (statement.guardian !== m.id) throw new Error(`answered as guardian ${statement.guardian}`);
-    const problem = oracleHashProblem(set, statement, th, ts);
-    if (problem) throw new Error(problem);
-    return { ok: true, statement };
-  } catch (e) {
-    return { ok: false, reason: `${m.name}: ${reasonOf(e)}` };
-  }
+  signal: AbortSignal,
+): Promise<OracleHashStatement> {
+  const { status, body } = await getJson(`${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`, signal);
+  if (status !== 200) throw new Error(`HTTP ${status}`);
+  const statement = parseOracleHashStatement(body);
+  if (statement.guardian !== m.id) throw new Error(`answered as guardian ${statement.guardian}`);
+  const problem = oracleHashProblem(set, statement, th, ts);
+  if (problem) throw new Error(problem);
+  return statement;
 }
 
 /**
  * The guardians' signed hashes of (th, ts), checked: the first three by id of those that answer.
- * Once min(t, 3) have answered, the others get `graceMs` more (a guardian that holds its
- * connection does not hold every quote for the whole time-out); fewer than min(t, 3) is an error
- * naming each guardian that failed.
+ * Once min(t, 3) have answered, the others get `graceMs` more (fan-out.ts: a guardian that holds
+ * its connection does not hold every quote for the whole time-out); fewer than min(t, 3) is an
+ * error naming each guardian that failed.
  */
 export async function collectOracleHashes(
   set: Pick<GuardianSetBody, 'members' | 'version' | 't'>,
   th: number,
   ts: number,
   timeoutMs = 3_000,
-  graceMs = 500,
+  graceMs = DEFAULT_GRACE_MS,
 ): Promise<OracleCommitment> {
   const { min, max } = oracleCount(set);
   const members = [...set.members].sort((a, b) => a.id - b.id);
-  const answers: (Answer | undefined)[] = members.map(() => undefined);
-  await new Promise<void>((resolve) => {
-    let good = 0;
-    let settled = 0;
-    let grace: NodeJS.Timeout | undefined;
-    const finish = () => {
-      clearTimeout(grace);
-      resolve();
-    };
-    members.forEach((m, i) => {
-      void askHash(set, m, th, ts, timeoutMs).then((answer) => {
-        answers[i] = answer;
-        settled++;
-        if (answer.ok) good++;
-        if (settled === members.length) finish();
-        else if (good === min && grace === undefined) grace = setTimeout(finish, graceMs);
-      });
-    });
+  const answers = await fanOut(members, (m, signal) => askHash(set, m, th, ts, signal), {
+    need: min,
+    timeoutMs,
+    graceMs,
+    reasonOf,
   });
-  const statements = answers.flatMap((a) => (a?.ok ? [a.statement] : [])).slice(0, max);
+  const statements = answers.flatMap((a) => (a.ok ? [a.value] : [])).slice(0, max);
   if (statements.length < min) {
-    const failed = answers.flatMap((a) => (a && !a.ok ? [a.reason] : []));
+    const failed = answers.flatMap((a, i) => (a.ok ? [] : [`${members[i]!.name}: ${a.reason}`]));
     throw new OracleUnavailableError(
       `a vault needs the threshold hashes of at least ${min} guardians, ${statements.length} gave one: ${failed.join('; ')}`,
     );
@@ -136,7 +118,7 @@ export async function fetchOracleSecret(
     try {
       const { status, body } = await getJson(
         `${m.url}${ORACLE_SECRET_PATH}${query(th, ts)}`,
-        timeoutMs,
+        AbortSignal.timeout(timeoutMs),
       );
       const b = (body ?? {}) as { secret?: unknown; error?: { message?: unknown } };
       if (status !== 200) throw new Error(String(b.error?.message ?? `HTTP ${status}`));

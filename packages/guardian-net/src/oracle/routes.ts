@@ -101,6 +101,11 @@ export class NodeOracle {
     return this.made;
   }
 
+  /** Statements signed since start: a repeated (set, th, ts) is answered from the cache. */
+  get signed(): number {
+    return this.made?.signed ?? 0;
+  }
+
   route(req: IncomingMessage, send: Send): boolean {
     const deps: OracleRouteDeps = {
       guardian: this.facts().id,

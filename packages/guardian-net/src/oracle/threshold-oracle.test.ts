@@ -85,6 +85,34 @@ describe("a guardian's own oracle", () => {
     );
   });
 
+  it('signs a (set version, th, ts) once, and keeps at most its cache size of statements', () => {
+    const id = newIdentity();
+    let keyReads = 0; // the identity key is read once per signature
+    const oracle = new ThresholdOracle({
+      dir: tempDir(),
+      guardian: 1,
+      identitySecret: () => (keyReads++, id.secretKey),
+      cacheSize: 16,
+    });
+    const first = oracle.statement(4, 8_000_000, 1_700_000_000);
+    for (let i = 0; i < 50; i++)
+      expect(oracle.statement(4, 8_000_000, 1_700_000_000)).toEqual(first);
+    expect([keyReads, oracle.signed]).toEqual([1, 1]);
+    // Another set version, threshold or stamp is another statement.
+    oracle.statement(5, 8_000_000, 1_700_000_000);
+    oracle.statement(4, 8_000_001, 1_700_000_000);
+    oracle.statement(4, 8_000_000, 1_700_000_001);
+    expect(oracle.signed).toBe(4);
+    // Bounded: past the cap the oldest is forgotten (signed again when asked), the newest kept.
+    for (let ts = 0; ts < 16; ts++) oracle.statement(4, 1, ts);
+    const signed = oracle.signed;
+    oracle.statement(4, 1, 15);
+    expect(oracle.signed).toBe(signed);
+    oracle.statement(4, 8_000_000, 1_700_000_000);
+    expect(oracle.signed).toBe(signed + 1);
+    expect(keyReads).toBe(oracle.signed);
+  });
+
   it('reveals only at or under its own fresh price, never for th 0', () => {
     const fresh = (priceCents: number) => ({
       fresh: true as const,

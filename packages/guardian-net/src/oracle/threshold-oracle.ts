@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { VAULT_MAX_ORACLE_COUNT } from '@unit/protocol';
 import { bytesToHex, parseHex, taggedDigest, utf8ToBytes } from '../canonical';
+import { LruMap } from '../bounded';
 import type { GuardianSetBody } from '../guardian-set';
 import { readSecretFile, writeSecretFile } from '../secret-file';
 
@@ -122,9 +123,19 @@ export interface OracleEnv {
   oracle: ThresholdOracle;
 }
 
-/** One guardian's oracle: its secret file, its hashes and statements. */
+/** Signed statements kept: a quote's (th, ts) is asked once per guardian per vault open. */
+export const STATEMENT_CACHE_SIZE = 1_024;
+
+/**
+ * One guardian's oracle: its secret file, its hashes and statements. A statement is signed once
+ * per (set version, th, ts) while it stays among the last STATEMENT_CACHE_SIZE asked: the public
+ * route answers a repeated question without a new signature.
+ */
 export class ThresholdOracle {
   private readonly secret: Uint8Array;
+  private readonly statements: LruMap<string, OracleHashStatement>;
+  /** statements signed since start (a cached answer signs none) */
+  signed = 0;
 
   constructor(
     private readonly o: {
@@ -133,9 +144,12 @@ export class ThresholdOracle {
       guardian: number;
       /** the identity key's secret, read when a statement is signed */
       identitySecret: () => Uint8Array;
+      /** statements kept (default STATEMENT_CACHE_SIZE) */
+      cacheSize?: number;
     },
   ) {
     this.secret = ensureOracleSecret(join(o.dir, 'oracle.json'));
+    this.statements = new LruMap(o.cacheSize ?? STATEMENT_CACHE_SIZE);
   }
 
   /** The threshold secret of (th, ts); the caller decides whether it may leave the process. */
@@ -152,10 +166,16 @@ export class ThresholdOracle {
   }
 
   statement(setVersion: number, th: number, ts: number): OracleHashStatement {
+    const key = `${setVersion}:${th}:${ts}`;
+    const kept = this.statements.get(key);
+    if (kept) return kept;
     const hash = bytesToHex(this.hash(th, ts));
     const fields = { guardian: this.o.guardian, setVersion, th, ts, hash };
     const sig = schnorr.sign(oracleHashDigest(fields), this.o.identitySecret());
-    return { ...fields, sig: bytesToHex(sig) };
+    const statement = { ...fields, sig: bytesToHex(sig) };
+    this.signed++;
+    this.statements.set(key, statement);
+    return statement;
   }
 }
 

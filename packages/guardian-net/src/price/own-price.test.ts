@@ -1,10 +1,11 @@
-// A guardian's read on demand (GET /v1/price?fresh=1): the answer comes from a round of its feeds
-// begun after the request, not the last tick's, and a round already under way does not count.
+// A guardian's read on demand (the coordinator's price/fresh message): the answer comes from a
+// round of its feeds begun after the request, not the last tick's, and a round already under way
+// does not count; rounds started on demand are at least MIN_FRESH_READ_MS apart.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startFakeFeed } from '../../test/price-feeds';
-import { OwnPriceOracle, priceAnswer } from './own-price';
+import { MIN_FRESH_READ_MS, OwnPriceOracle, priceAnswer } from './own-price';
 
 describe('OwnPriceOracle.readFresh', () => {
   const closing: (() => Promise<void>)[] = [];
@@ -45,6 +46,41 @@ describe('OwnPriceOracle.readFresh', () => {
     await tick;
     expect(fresh).toMatchObject({ status: 200, json: { guardian: 1, priceCents: 8_100_000 } });
     expect(asked).toBe(3);
+  }, 20_000);
+
+  it('starts at most one round on demand per MIN_FRESH_READ_MS, however often it is asked', async () => {
+    let asked = 0;
+    const server = http.createServer((_req, res) => {
+      asked++;
+      const body = JSON.stringify({
+        USD: 95_000,
+        time: Math.floor(Date.now() / 1000),
+        stale: false,
+      });
+      res.writeHead(200, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    closing.push(() => new Promise((r) => server.close(() => r())));
+    const { port } = server.address() as AddressInfo;
+    const oracle = new OwnPriceOracle({
+      guardian: 3,
+      secretKey: new Uint8Array(32).fill(5),
+      setVersion: () => 1,
+      feeds: [{ kind: 'devnet', baseUrl: `http://127.0.0.1:${port}` }],
+      tickMs: 3_600_000,
+      log: () => undefined,
+    });
+    closing.push(() => oracle.stop());
+    const first = Date.now();
+    // Fifty asks at once: one round, and one more for those asked after it began (the same
+    // millisecond shares it).
+    await Promise.all(Array.from({ length: 50 }, () => oracle.readFresh()));
+    expect(asked).toBeLessThanOrEqual(2);
+    // The next ask reads once more, and every round on demand waited for the spacing.
+    const before = asked;
+    await oracle.readFresh();
+    expect(asked).toBe(before + 1);
+    expect(Date.now() - first).toBeGreaterThanOrEqual((asked - 1) * MIN_FRESH_READ_MS);
   }, 20_000);
 
   it('answers 503 no-price when the fresh round finds no price', async () => {

@@ -6,6 +6,7 @@ import {
   guardianPriceProblem,
   PRICE_MAX_SPREAD_BASIS_POINTS,
 } from '@unit/protocol';
+import { ProtocolError } from '../envelope';
 import { FeedsPriceSource, type PriceFeed } from './feeds';
 import { signPrice, type SignedPrice } from './signed-price';
 
@@ -13,8 +14,11 @@ import { signPrice, type SignedPrice } from './signed-price';
 export const DEFAULT_PRICE_TICK_MS = 30_000;
 /** A feed that has not answered in this time is not fresh this round. */
 export const DEFAULT_FEED_TIMEOUT_MS = 5_000;
-/** A read on demand (GET /v1/price?fresh=1, a public route) starts at most one round this often. */
-export const MIN_FRESH_READ_MS = 200;
+/**
+ * A read on demand (the coordinator's `price/fresh` message) starts at most one round this often,
+ * however often a coordinator asks: the exchanges are read about once a tick, not per request.
+ */
+export const MIN_FRESH_READ_MS = 2_000;
 
 export interface OwnPriceOptions {
   guardian: number;
@@ -41,6 +45,8 @@ export class OwnPriceOracle {
   private reading: Promise<void> | null = null;
   /** Date.now() when the last round began. */
   private startedAt = 0;
+  /** Date.now() when the last round started on demand (readFresh) began. */
+  private forcedAt = 0;
   private readonly source: FeedsPriceSource;
   private readonly clock: () => number;
 
@@ -83,15 +89,18 @@ export class OwnPriceOracle {
    * Until a round that began after this call has ended: the coordinator asks so when the market
    * just moved (the devnet's price set by hand), instead of waiting for the next tick. A round
    * already under way may have read the feeds before the move, so it does not count. Callers
-   * meanwhile share rounds, and forced rounds are at least MIN_FRESH_READ_MS apart.
+   * meanwhile share rounds, and rounds started here are at least MIN_FRESH_READ_MS apart.
    */
   async readFresh(): Promise<void> {
     const asked = Date.now();
     while (this.startedAt < asked) {
+      const wait = this.forcedAt + MIN_FRESH_READ_MS - Date.now();
       if (this.reading) await this.reading.catch(() => undefined);
-      else if (Date.now() - this.startedAt < MIN_FRESH_READ_MS)
-        await new Promise((r) => setTimeout(r, MIN_FRESH_READ_MS - (Date.now() - this.startedAt)));
-      else await this.read().catch(() => undefined);
+      else if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      else {
+        this.forcedAt = Date.now();
+        await this.read().catch(() => undefined);
+      }
     }
     await this.reading?.catch(() => undefined);
   }
@@ -137,7 +146,10 @@ export class OwnPriceOracle {
   }
 }
 
-/** GET /v1/price (and `?fresh=1`, which reads the feeds first): the signed price, or why none. */
+/**
+ * GET /v1/price, and the coordinator's `price/fresh` (which reads the feeds first): the signed
+ * price, or why none.
+ */
 export async function priceAnswer(
   oracle: OwnPriceOracle | undefined,
   fresh: boolean,
@@ -147,4 +159,23 @@ export async function priceAnswer(
   if (own?.fresh) return { status: 200, json: own.price };
   const message = own ? `no fresh price: ${own.reason}` : 'no price feeds configured';
   return { status: 503, json: { error: { code: 'no-price', message } } };
+}
+
+/** `price/fresh`, a coordinator's signed message: the price after a fresh round, or why none. */
+export async function freshPriceReply(oracle: OwnPriceOracle | undefined): Promise<unknown> {
+  const answer = await priceAnswer(oracle, true);
+  if (answer.status === 200) return answer.json;
+  const message = (answer.json as { error: { message: string } }).error.message;
+  throw new ProtocolError('no-price', message, 503);
+}
+
+/** A guardian's price in its health: its last signed price (or the one stored before this start). */
+export function priceHealth(price: OwnPriceOracle | undefined, before: unknown) {
+  const last = price?.last() ?? null;
+  const own = price?.current();
+  return {
+    lastPrice: last ? { priceCents: last.priceCents, time: last.time } : before,
+    priceFresh: own?.fresh ?? false,
+    priceProblem: own ? (own.fresh ? null : own.reason) : 'no price feeds configured',
+  };
 }

@@ -1,7 +1,7 @@
 // The coordinator's price quorum: it asks every guardian of the set for its signed price (a public
-// GET, each with a time-out and a size cap), checks each signature against the published set,
-// applies the protocol's rule and returns the quote with the signed prices it is the median of and
-// the hash committing to them.
+// GET, or the coordinator's `price/fresh` message; each with a time-out and a size cap), checks
+// each signature against the published set, applies the protocol's rule and returns the quote with
+// the signed prices it is the median of and the hash committing to them.
 import { priceQuorum, type PriceQuorumRule } from '@unit/protocol';
 import type { GuardianSetBody, Member } from '../guardian-set';
 import {
@@ -10,11 +10,19 @@ import {
   signedPriceProblem,
   type SignedPrice,
 } from './signed-price';
+import { DEFAULT_GRACE_MS, fanOut } from '../fan-out';
+import type { Identity } from '../identity';
 import { readCapped } from '../read-capped';
+import { callParty, RemoteError } from '../transport';
+import { MIN_FRESH_READ_MS } from './own-price';
 
 export const PRICE_PATH = '/v1/price';
-/** The same price after a round of the guardian's feeds begun on this request (own-price.ts). */
-export const FRESH_PRICE_PATH = '/v1/price?fresh=1';
+/**
+ * The coordinator's signed request for a price from a round of the guardian's feeds begun after
+ * it (own-price.ts `readFresh`): a message, never a public route, so only a coordinator of the set
+ * makes a guardian read its exchanges out of turn.
+ */
+export const FRESH_PRICE_MESSAGE = 'price/fresh';
 /** A signed price is about 250 bytes. */
 const MAX_PRICE_ANSWER_BYTES = 4 * 1024;
 
@@ -51,16 +59,25 @@ export type PriceQuote =
       left: { guardian: number; reason: string }[];
     };
 
-/** One guardian's signed price, checked against the set; throws with a short reason. */
+/** An answer's signed price, checked against the set and the member asked. */
+function checkedPrice(set: GuardianSetBody, member: Member, json: unknown): SignedPrice {
+  const price = parseSignedPrice(json);
+  if (price.guardian !== member.id)
+    throw new Error(`answered with guardian ${price.guardian}'s price`);
+  const problem = signedPriceProblem(set, price);
+  if (problem) throw new Error(problem);
+  return price;
+}
+
+/** One guardian's signed price (GET /v1/price), checked against the set; throws with a short reason. */
 export async function fetchGuardianPrice(
   set: GuardianSetBody,
   member: Member,
-  timeoutMs: number,
-  fresh = false,
+  signal: AbortSignal,
 ): Promise<SignedPrice> {
-  const res = await fetch(member.url + (fresh ? FRESH_PRICE_PATH : PRICE_PATH), {
+  const res = await fetch(member.url + PRICE_PATH, {
     headers: { accept: 'application/json' },
-    signal: AbortSignal.timeout(timeoutMs),
+    signal,
   });
   const text = await readCapped(res, MAX_PRICE_ANSWER_BYTES);
   let json: unknown;
@@ -74,12 +91,35 @@ export async function fetchGuardianPrice(
     const message = err?.message ? String(err.message) : `HTTP ${res.status}`;
     throw err?.code === 'no-price' ? new NoPriceAnswer(message) : new Error(message);
   }
-  const price = parseSignedPrice(json);
-  if (price.guardian !== member.id)
-    throw new Error(`answered with guardian ${price.guardian}'s price`);
-  const problem = signedPriceProblem(set, price);
-  if (problem) throw new Error(problem);
-  return price;
+  return checkedPrice(set, member, json);
+}
+
+/**
+ * One guardian's price from a round of its feeds begun after this request, asked by a coordinator
+ * of the set (a MAC'd `price/fresh` message): the market just moved.
+ */
+export async function fetchFreshGuardianPrice(
+  set: GuardianSetBody,
+  member: Member,
+  coordinator: Identity,
+  timeoutMs: number,
+): Promise<SignedPrice> {
+  try {
+    const { payload } = await callParty({
+      url: member.url,
+      identity: coordinator,
+      to: member.identityKey,
+      setVersion: set.version,
+      type: FRESH_PRICE_MESSAGE,
+      body: {},
+      timeoutMs,
+      auth: 'mac',
+    });
+    return checkedPrice(set, member, payload.body);
+  } catch (e) {
+    if (e instanceof RemoteError && e.code === 'no-price') throw new NoPriceAnswer(e.message);
+    throw e;
+  }
 }
 
 function describe(e: unknown, timeoutMs: number): string {
@@ -91,34 +131,49 @@ function describe(e: unknown, timeoutMs: number): string {
 }
 
 /**
- * Asks every guardian at once and applies the protocol's quorum rule to the answers; `fresh`: each
- * guardian reads its feeds first (the market just moved).
+ * Asks every guardian at once and applies the protocol's quorum rule to the answers: the first t
+ * signed prices plus a short grace (fan-out.ts), so a guardian that holds its connection costs the
+ * grace, not the time-out. `freshAs`: the coordinator's identity; each guardian first reads its
+ * feeds, at this coordinator's authenticated request (the market just moved).
  */
 export async function collectPriceQuorum(
   set: GuardianSetBody,
   options: {
     timeoutMs?: number;
+    graceMs?: number;
     now?: number;
     maxSpreadBasisPoints?: number;
-    fresh?: boolean;
+    freshAs?: Identity;
   } = {},
 ): Promise<PriceQuote> {
-  const timeoutMs = options.timeoutMs ?? 5_000;
-  const answers: GuardianPriceAnswer[] = await Promise.all(
-    set.members.map(async (m) => {
-      try {
-        return {
-          guardian: m.id,
-          price: await fetchGuardianPrice(set, m, timeoutMs, options.fresh),
-        };
-      } catch (e) {
-        const error = describe(e, timeoutMs);
-        return e instanceof NoPriceAnswer
-          ? { guardian: m.id, error, noPrice: true as const }
-          : { guardian: m.id, error };
-      }
-    }),
+  const { freshAs } = options;
+  // A fresh read may wait for the guardian's spacing of reads on demand before its round.
+  const timeoutMs = (options.timeoutMs ?? 5_000) + (freshAs ? MIN_FRESH_READ_MS : 0);
+  const noPrice = new Set<number>();
+  const asked = await fanOut(
+    set.members,
+    (m, signal) =>
+      (freshAs
+        ? fetchFreshGuardianPrice(set, m, freshAs, timeoutMs)
+        : fetchGuardianPrice(set, m, signal)
+      ).catch((e: unknown) => {
+        if (e instanceof NoPriceAnswer) noPrice.add(m.id);
+        throw e;
+      }),
+    {
+      need: set.t,
+      timeoutMs,
+      graceMs: options.graceMs ?? DEFAULT_GRACE_MS,
+      reasonOf: (e) => describe(e, timeoutMs),
+    },
   );
+  const answers: GuardianPriceAnswer[] = asked.map((a, i) => {
+    const guardian = set.members[i]!.id;
+    if (a.ok) return { guardian, price: a.value };
+    return noPrice.has(guardian)
+      ? { guardian, error: a.reason, noPrice: true as const }
+      : { guardian, error: a.reason };
+  });
   const rule: PriceQuorumRule = {
     t: set.t,
     // After the answers: a fresh read's stamps may be later than the ask.

@@ -201,9 +201,9 @@ export interface AppFacts {
 }
 
 /**
- * The facts a guardian checks requests against, read once from the app at start: its network, the
- * UNIT rune id and the oracle's key (the treasury is the group key's: policy.ts). On a real network an operator pins each by
- * flag (--network, --rune-id, --oracle-key) instead of trusting the app's word.
+ * The facts a guardian checks requests against: its pins, and what it did not pin read once from
+ * the app at start (the devnet only: pinned-facts.ts). The treasury is the group key's (policy.ts).
+ * With a network pinned, an app that names another network is refused.
  */
 export async function readAppFacts(
   app: string,
@@ -213,6 +213,10 @@ export async function readAppFacts(
   const base = trimSlash(app);
   const needsConfig = !pinned.network || !pinned.unitRuneId;
   const config = needsConfig ? await getJson(`${base}/api/config`, appConfig, timeoutMs) : null;
+  if (config && pinned.network && config.network !== pinned.network)
+    throw new Error(
+      `${base}/api/config names network ${config.network}, but this guardian is pinned to ${pinned.network}`,
+    );
   const oraclePubkey =
     pinned.oraclePubkey ??
     // Not the quote route: in network mode a quote needs the guardians' prices, not there yet.
