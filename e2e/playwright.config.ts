@@ -42,6 +42,7 @@ const narrowPhone = [
   /network\.spec\.ts$/,
   /polish\.spec\.ts$/,
   /honest-states\.spec\.ts$/,
+  /price-states\.spec\.ts$/,
 ];
 
 export default defineConfig({
