@@ -30,6 +30,16 @@ export function priceSettings(env: NodeJS.ProcessEnv): {
       `PRICE_SOURCE=simulated is only for the devnet; on ${String(network.data)} set PRICE_SOURCE=feeds and PRICE_FEEDS`,
     );
   const text = blankToUndefined(env.PRICE_FEEDS);
+  // With a guardian network run elsewhere, the app's price is its guardians' quorum and each
+  // guardian reads the feeds its own operator gave it: PRICE_SOURCE and PRICE_FEEDS would do nothing.
+  if (blankToUndefined(env.GUARDIAN_NETWORK) === 'external') {
+    for (const name of ['PRICE_SOURCE', 'PRICE_FEEDS'] as const)
+      if (typeof blankToUndefined(env[name]) === 'string')
+        problems.push(
+          `${name} is not read with GUARDIAN_NETWORK=external: the app's price is its guardians' quorum, and each guardian reads its own feeds (guardian start --feeds); remove ${name}`,
+        );
+    return { source, feeds: [], problems };
+  }
   const { feeds, problems: feedProblems } = parsePriceFeeds(typeof text === 'string' ? text : '');
   problems.push(...feedProblems);
   // A setting that does nothing is refused, not silently ignored.

@@ -231,6 +231,23 @@ describe('loadConfig', () => {
     expect(loadConfig({}).priceMaxSpreadBasisPoints).toBe(300);
   });
 
+  it('refuses PRICE_SOURCE and PRICE_FEEDS with a guardian network run elsewhere, and needs neither', () => {
+    const { PRICE_FEEDS: _feeds, ...withoutFeeds } = signetEnv();
+    const external = { ...withoutFeeds, GUARDIAN_NETWORK: 'external' };
+    // The app's price is the guardians' quorum: off the devnet it needs no feeds of its own.
+    expect(problemsOf(external).filter((p) => p.startsWith('PRICE_'))).toEqual([]);
+    expect(
+      problemsOf({ ...external, PRICE_SOURCE: 'feeds', PRICE_FEEDS: signetEnv().PRICE_FEEDS! }),
+    ).toEqual(
+      expect.arrayContaining(
+        ['PRICE_SOURCE', 'PRICE_FEEDS'].map(
+          (name) =>
+            `${name} is not read with GUARDIAN_NETWORK=external: the app's price is its guardians' quorum, and each guardian reads its own feeds (guardian start --feeds); remove ${name}`,
+        ),
+      ),
+    );
+  });
+
   it('refuses PRICE_FEEDS that would never be read (the simulated price on the devnet), with the reason', () => {
     expect(
       problemsOf({ PRICE_FEEDS: 'mempool@http://127.0.0.1:1,kraken@http://127.0.0.1:2' }),
@@ -321,7 +338,9 @@ describe('loadConfig', () => {
         /^GUARDIAN_NETWORK=local is for the devnet only .* GUARDIAN_NETWORK=external$/,
       ),
     ]);
-    expect(problemsOf({ ...signetEnv(), GUARDIAN_NETWORK: 'external' })).toEqual([]);
+    expect(problemsOf({ ...signetEnv(), PRICE_FEEDS: '', GUARDIAN_NETWORK: 'external' })).toEqual(
+      [],
+    );
   });
 
   it('passes GUARDIAN_MAX_FEE_RATE to every local guardian as --max-fee-rate, and refuses a bad one', () => {
