@@ -5,7 +5,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
+import { OwnSchemaPostgresDialect } from './pg-introspector';
 import type { Database } from './schema';
 import { createPrivateFile, tightenDatabaseFiles } from './secret-files';
 
@@ -134,6 +135,7 @@ async function openPostgres(connectionString: string, schema?: string): Promise<
     types: pgTypes,
     ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // Introspection (the migrator's) reads this schema alone, so other schemas' DDL cannot fail it.
+  const db = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
