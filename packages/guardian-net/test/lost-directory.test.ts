@@ -113,8 +113,8 @@ describe('guardian local with a lost directory', () => {
         rmSync(copy, { recursive: true, force: true });
       }
     }
-    // Only the share left (its set file lost too): still an installed guardian's directory.
-    const copy = copyWithout('identity.json', 'oracle.json', 'guardian-set.json');
+    // Only the share left (its set file and public part lost too): still an installed guardian's.
+    const copy = copyWithout('identity.json', 'oracle.json', 'guardian-set.json', 'guardian.json');
     try {
       expect(() => startIn(copy)).toThrow(/has no identity\.json, oracle\.json/);
       expect(readdirSync(copy).sort()).toEqual(['share.json']);

@@ -9,6 +9,7 @@ import {
   GUARDIAN,
   openTestDevnet,
   signedSpend,
+  TEST_FAUCET_SECRET,
   TREASURY,
   type Devnet,
 } from './fixtures';
@@ -148,6 +149,7 @@ describe('devnet blocks and the faucet', () => {
       db: store.db,
       treasuryScript: TREASURY.trScript,
       blockIntervalMs: 20,
+      faucetSecret: TEST_FAUCET_SECRET,
     });
     cleanups.push(async () => {
       timed.stop();

@@ -108,6 +108,9 @@ export const ALICE = testKey('alice');
 export const BOB = testKey('bob');
 export const GUARDIAN = testKey('guardian');
 
+/** The test devnet's faucet key: a devnet keeps its faucet key apart from its database. */
+export const TEST_FAUCET_SECRET = sha256(new TextEncoder().encode('unit devnet test faucet'));
+
 export async function openTestDevnet(opts: { dir?: string; now?: () => number } = {}) {
   const store = await openTestDb(opts.dir);
   const devnet = await createDevnet({
@@ -115,7 +118,7 @@ export async function openTestDevnet(opts: { dir?: string; now?: () => number } 
     treasuryScript: TREASURY.trScript,
     guardianScript: GUARDIAN.script,
     blockIntervalMs: 0,
-    faucetSecret: sha256(new TextEncoder().encode('unit devnet test faucet')),
+    faucetSecret: TEST_FAUCET_SECRET,
     ...(opts.now ? { now: opts.now } : {}),
   });
   return { devnet, store };
