@@ -55,7 +55,8 @@ describe('--help and unknown commands', () => {
   it('guardian: --help prints the usage and exits 0; an unknown command is one line and exit 2', async () => {
     const help = await tsx(GUARDIAN_CLI, '--help');
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/^usage:\n {2}guardian start --id <n>/);
+    expect(help.stdout).toMatch(/^usage:\n {2}guardian init --dir <new guardian dir>/);
+    expect(help.stdout).toContain('guardian start --dir <guardian dir>');
     expect(help.stderr).toBe('');
     const unknown = await tsx(GUARDIAN_CLI, 'strat');
     expect(unknown.code).toBe(2);
