@@ -97,6 +97,8 @@ describe('missions: the inviter and the badges', () => {
 
   it('tells a referred user who invited them, and draws a mark for each badge', async () => {
     server.use(
+      // Signed in: badges and progress are shown to their owner only.
+      http.get('*/api/auth/session', () => HttpResponse.json({ address: user.address })),
       http.get('*/api/users', () => HttpResponse.json([user])),
       http.get('*/api/users/:address', () => HttpResponse.json(user)),
       http.get('*/api/users/:address/community', () =>

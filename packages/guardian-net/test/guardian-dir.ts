@@ -13,6 +13,7 @@ import {
   type GuardianSetBody,
 } from '../src/guardian-set';
 import { newIdentity, type Identity } from '../src/identity';
+import { ensureOracleSecret } from '../src/oracle/threshold-oracle';
 import { writeSecretFile } from '../src/secret-file';
 import { setFiles } from '../src/set-files';
 
@@ -66,6 +67,8 @@ export function writeGuardianDir(dir: string, id: number, sets: DealtSet[]): voi
     join(dir, 'identity.json'),
     JSON.stringify({ secretKey: bytesToHex(identity.secretKey) }),
   );
+  // An installed guardian's directory holds its oracle secret beside its identity (installed-dir.ts).
+  ensureOracleSecret(join(dir, 'oracle.json'));
   sets.forEach(({ set, secrets }, i) => {
     const files = i === 0 ? setFiles(dir) : setFiles(dir, set.version);
     const secret = secrets[frostIdentifier(id)]!;
