@@ -50,7 +50,9 @@ const portFree = (port: number) =>
 /** `n` consecutive free loopback ports. */
 async function freePorts(n: number): Promise<number> {
   for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 40_000);
+    // Below Linux's ephemeral range (32768 and up): a port there may be taken by any outgoing
+    // connection between this check and the guardian's listen (EADDRINUSE).
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
     let ok = true;
     for (let i = 0; i < n && ok; i++) ok = await portFree(base + i);
     if (ok) return base;

@@ -347,6 +347,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
       ...signetEnvFor(unit.url, {
         unitRuneId: unit.devnet!.unitRuneId,
         guardianKey: hex.encode(sha256(new TextEncoder().encode('rotation operator key'))),
+        guardianNetwork: 'external',
       }),
       ...{ DATA_DIR: dataDir, GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: nextDir },
     };

@@ -82,6 +82,7 @@ beforeAll(async () => {
     ...signetEnvFor(unit.url, {
       unitRuneId: unit.devnet!.unitRuneId,
       guardianKey: hex.encode(OPERATOR_KEY),
+      guardianNetwork: 'external',
     }),
     DATA_DIR: dataDir,
     GUARDIAN_NETWORK: 'external',

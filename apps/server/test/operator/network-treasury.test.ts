@@ -29,17 +29,16 @@ beforeAll(async () => {
   network = await startTestApp();
   guardians = await startGuardianNetwork({ start: false });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-operator-network-'));
-  // With the network the app reads no feeds of its own (its price is the guardians' quorum), so
-  // an operator's signet.env for it names none.
-  const {
-    PRICE_SOURCE: _source,
-    PRICE_FEEDS: _feeds,
-    ...signet
-  } = signetEnvFor(network.url, {
-    unitRuneId: network.devnet!.unitRuneId,
-    guardianKey: bytesToHex(network.keys.guardianSecretKey),
-  });
-  env = { ...signet, DATA_DIR: dataDir, GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: guardians.dir };
+  env = {
+    // With the network the app reads no feeds of its own: its price is the guardians' quorum.
+    ...signetEnvFor(network.url, {
+      unitRuneId: network.devnet!.unitRuneId,
+      guardianKey: bytesToHex(network.keys.guardianSecretKey),
+      guardianNetwork: 'external',
+    }),
+    DATA_DIR: dataDir,
+    GUARDIAN_DIR: guardians.dir,
+  };
 }, 60_000);
 
 afterAll(async () => {

@@ -6,10 +6,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { createOracleKeyFile } from '../../src/oracle/keys';
 
-/** The environment of a signet server whose chain services are the devnet at `devnetUrl`. */
+/**
+ * The environment of a signet server whose chain services are the devnet at `devnetUrl`. With
+ * `guardianNetwork: 'external'` it coordinates a guardian network and names no price feeds: its
+ * price is the guardians' quorum, and the start refuses a PRICE_FEEDS it would never read.
+ */
 export function signetEnvFor(
   devnetUrl: string,
-  options: { unitRuneId: string; guardianKey: string; oracleKeyFile?: string },
+  options: {
+    unitRuneId: string;
+    guardianKey: string;
+    oracleKeyFile?: string;
+    guardianNetwork?: 'external';
+  },
 ): Record<string, string> {
   let oracleKeyFile = options.oracleKeyFile;
   if (!oracleKeyFile) {
@@ -28,7 +37,9 @@ export function signetEnvFor(
     UNIT_RUNE_ID: options.unitRuneId,
     GUARDIAN_KEY: options.guardianKey,
     ORACLE_KEY_FILE: oracleKeyFile,
-    // Nothing answers here: these tests are about the chain, not the price.
-    PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9',
+    ...(options.guardianNetwork
+      ? { GUARDIAN_NETWORK: options.guardianNetwork }
+      : // Nothing answers here: these tests are about the chain, not the price.
+        { PRICE_FEEDS: 'mempool@http://127.0.0.1:9,kraken@http://127.0.0.1:9' }),
   };
 }
