@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STOPPED_FILE, recordStopped, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { guardianNetworkSchema, type GuardianNetworkDto } from '@unit/protocol/wire';
 import { HEALTH_TIMEOUT_MS, NETWORK_CACHE_MS, STOPPED } from '../../src/http/network-routes';
+import { freePorts } from '../../../../packages/guardian-net/test/harness';
 import { startTestApp, type RunningApp } from '../support';
 
 const GUARDIAN_NET = path.join(
@@ -38,25 +38,6 @@ function run(args: string[]): Proc {
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { child, exited, output: () => out };
-}
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = createNetServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-
-/** `n` consecutive free loopback ports. */
-async function freePorts(n: number): Promise<number> {
-  for (;;) {
-    // Below Linux's ephemeral range (32768 and up): a port there may be taken by any outgoing
-    // connection between this check and the guardian's listen (EADDRINUSE).
-    const base = 20_000 + Math.floor(Math.random() * 12_000);
-    let ok = true;
-    for (let i = 0; i < n && ok; i++) ok = await portFree(base + i);
-    if (ok) return base;
-  }
 }
 
 /** Forwards every request to `target`, counting the /v1/health ones. */

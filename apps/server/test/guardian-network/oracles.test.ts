@@ -7,23 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { TEST_NETWORK, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { hash160 } from '@scure/btc-signer/utils.js';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { classifyTapLeaf, vaultOutput } from '@unit/bitcoin';
 import { oracleHashProblem, type GuardianSet, type OracleHashStatement } from '@unit/guardian-net';
 import { estimateVsize, liquidationThresholdCents, sats, unitCents } from '@unit/protocol';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { putSetting } from '../../src/store/settings';
-import { startTestApp, type RunningApp } from '../support';
+import type { RunningApp } from '../support';
 import { call, FEE_RATE, type Harness } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
-import {
-  appHarness,
-  appReadingFlags,
-  quorumAt,
-  startGuardianNetwork,
-  type TestGuardianNetwork,
-} from './signer-harness';
+import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
 
 let network: TestGuardianNetwork;
 let unit: RunningApp;
@@ -31,12 +23,7 @@ let h: Harness;
 let set: GuardianSet;
 
 beforeAll(async () => {
-  network = await startGuardianNetwork({ policy: 'vault', start: false });
-  set = JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')) as GuardianSet;
-  unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
-  await network.startAll(appReadingFlags(unit.url));
-  h = appHarness(unit, hex.decode(set.groupKey!));
-  await unit.oracle.setPrice(9_500_000);
+  ({ network, unit, h, set } = await startVaultPolicyWorld());
 }, 120_000);
 afterAll(async () => {
   await unit?.stop();

@@ -12,7 +12,7 @@ import {
   verifyInputs,
   type Prevout,
 } from '@unit/bitcoin';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -25,7 +25,8 @@ import {
 } from '../../../../packages/guardian-net/test/harness';
 import { hex } from '@scure/base';
 import { TestWallet, type Harness } from '../guardian/harness';
-import type { RunningApp } from '../support';
+import type { GuardianSet } from '@unit/guardian-net';
+import { startTestApp, type RunningApp } from '../support';
 import { guardianDatabases } from './guardian-stores';
 
 export interface TestGuardianNetwork {
@@ -236,4 +237,19 @@ export function expectUpdateLeafSigned(
     TAPSCRIPT_LEAF_VERSION,
   );
   expect(schnorr.verify(witness[0]!, sighash, key)).toBe(true);
+}
+
+/**
+ * The real app coordinating a 2-of-3 set of `--policy vault` guardians that read its chain and
+ * market (GUARDIAN_NETWORK=external), with the price at $95,000.
+ */
+export async function startVaultPolicyWorld() {
+  const network = await startGuardianNetwork({ policy: 'vault', start: false });
+  const setFile = join(network.dir, 'guardian-set.json');
+  const set = JSON.parse(readFileSync(setFile, 'utf8')) as GuardianSet;
+  const unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
+  await network.startAll(appReadingFlags(unit.url));
+  const h = appHarness(unit, hex.decode(set.groupKey!));
+  await unit.oracle.setPrice(9_500_000);
+  return { network, unit, h, set };
 }

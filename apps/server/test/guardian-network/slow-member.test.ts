@@ -8,22 +8,14 @@
 // - Guardian 3 frozen (SIGSTOP) and then killed: a devnet price move and a vault open each take
 //   about as long frozen as killed (the fan-outs take the first t answers plus a grace).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { hex } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentity, newIdentity, type GuardianSet } from '@unit/guardian-net';
 import { callParty } from '../../../../packages/guardian-net/src/transport';
-import { startTestApp, type RunningApp } from '../support';
+import type { RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';
-import {
-  appHarness,
-  appReadingFlags,
-  quorumAt,
-  startGuardianNetwork,
-  type TestGuardianNetwork,
-} from './signer-harness';
+import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
 
 let network: TestGuardianNetwork;
 let unit: RunningApp;
@@ -31,12 +23,7 @@ let h: Harness;
 let set: GuardianSet;
 
 beforeAll(async () => {
-  network = await startGuardianNetwork({ policy: 'vault', start: false });
-  set = JSON.parse(readFileSync(join(network.dir, 'guardian-set.json'), 'utf8')) as GuardianSet;
-  unit = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: network.dir });
-  await network.startAll(appReadingFlags(unit.url));
-  h = appHarness(unit, hex.decode(set.groupKey!));
-  await unit.oracle.setPrice(9_500_000);
+  ({ network, unit, h, set } = await startVaultPolicyWorld());
 }, 180_000);
 afterAll(async () => {
   await unit?.stop();
