@@ -59,3 +59,11 @@ export async function openDrawer(page: Page, action: string) {
   await expect(drawer.getByRole('heading', { name: action })).toBeVisible();
   return drawer;
 }
+
+/** Sends a deposit from the dashboard's drawer and waits for its submitted banner. */
+export async function submitDeposit(page: Page, btc: string): Promise<void> {
+  const drawer = await openDrawer(page, 'Deposit');
+  await drawer.locator('input[inputmode="decimal"]').first().fill(btc);
+  await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
+  await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
+}

@@ -4,7 +4,7 @@
 // it signs in, then the progress that was there all along.
 import type { Locator } from '@playwright/test';
 import { test, expect } from '../support/fixtures';
-import { connectDevnetWallet, openDrawer, openVault } from '../support/journey';
+import { connectDevnetWallet, openVault, submitDeposit } from '../support/journey';
 
 const START_PRICE_USD = 95_000;
 
@@ -35,10 +35,7 @@ test("a young vault's chart marks each action where it happened, and says what i
   await connectDevnetWallet(page, devnet);
   // 0.02 BTC × 95,000 / 1,000 UNIT = 190%; a deposit of 0.01 BTC then makes it 285%.
   await openVault(page, devnet, { name: 'Young', btc: '0.02', unit: '1000' });
-  const drawer = await openDrawer(page, 'Deposit');
-  await drawer.locator('input[inputmode="decimal"]').first().fill('0.01');
-  await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
-  await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
+  await submitDeposit(page, '0.01');
   await devnet.mine(1);
   await expect(page.getByTestId('btc-deposited')).toHaveText('0.03 BTC', { timeout: 60_000 });
 

@@ -5,7 +5,7 @@
 // carries that cause, a refusal is a full sentence, and its toast leaves the drawer's Back free.
 import type { Page } from '@playwright/test';
 import { test, expect } from '../support/fixtures';
-import { connectDevnetWallet, openDrawer, openVault } from '../support/journey';
+import { connectDevnetWallet, openDrawer, openVault, submitDeposit } from '../support/journey';
 
 const START_PRICE_USD = 95_000;
 const ACTIONS = ['Deposit', 'Withdraw', 'Borrow', 'Repay'] as const;
@@ -75,10 +75,7 @@ test('a pending deposit: every card shows the confirmed state, the after-state a
   // 0.03 BTC backing 1,000.00 UNIT at $95,000: 285%, liquidated at $45,000.00.
   await connectDevnetWallet(page, devnet);
   await openVault(page, devnet, { name: 'Pending', btc: '0.03', unit: '1000' });
-  const drawer = await openDrawer(page, 'Deposit');
-  await drawer.locator('input[inputmode="decimal"]').first().fill('0.01');
-  await drawer.getByRole('button', { name: 'Deposit', exact: true }).click();
-  await expect(page.getByText('BTC Deposit Submitted').first()).toBeVisible();
+  await submitDeposit(page, '0.01');
 
   const btc = page.getByRole('region', { name: 'BTC deposited' });
   await expect(btc.getByTestId('btc-deposited')).toHaveText('0.03 BTC');
