@@ -38,7 +38,7 @@ export default tseslint.config(
     rules: reactHooks.configs.recommended.rules,
   },
   {
-    // Sizes (issue 23): no source file over 400 lines, no function over 150 lines. React components
+    // Sizes: no source file over 400 lines, no function over 150 lines. React components
     // (.tsx, PascalCase) are screens and may be longer; every other function is measured, in .tsx
     // files too (eslint-rules/max-lines-outside-components.js).
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],

@@ -1,5 +1,5 @@
 // ESLint's own max-lines-per-function, except for React components: a screen reads as one JSX tree
-// and is exempt (issue 23: "no function over 150 outside React screens"). A component is told by
+// and is exempt ("no function over 150 outside React screens"). A component is told by
 // its PascalCase name, the convention eslint-plugin-react-hooks also uses; every other function in
 // a .tsx file (helpers, hooks, callbacks) is measured as the core rule measures it.
 import { builtinRules } from 'eslint/use-at-your-own-risk';

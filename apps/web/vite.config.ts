@@ -6,7 +6,7 @@ import { renderDocPages } from './scripts/docs-pages.ts';
 
 /**
  * Prerenders the page's shell (src/app/Shell.tsx: header, welcome text, Create Vault) into the
- * built index.html, so a phone paints it before the script arrives (issue 22: first contentful
+ * built index.html, so a phone paints it before the script arrives (first contentful
  * paint, `npm run bench`). The shell is static markup beside #root; the app removes it as it takes
  * over (src/app/prerendered-shell.ts). Build only: development keeps the plain page.
  */

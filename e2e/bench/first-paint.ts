@@ -1,4 +1,4 @@
-// First contentful paint of the welcome page (issue 22) on a slow phone: 390 px wide, the CPU
+// First contentful paint of the welcome page on a slow phone: 390 px wide, the CPU
 // slowed 4x and DevTools' Slow 4G (150 ms round trip, 1.6 Mbit/s down, 750 kbit/s up), measured in
 // Debian's Chromium through the DevTools protocol against the real server serving the built app
 // (`npm run build` first). Each run is a fresh browser context: nothing cached. The median of the

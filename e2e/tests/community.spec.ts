@@ -80,7 +80,7 @@ test('sign in, link Telegram, complete a mission, refer a friend', async ({
   await missions.getByRole('button', { name: 'Register' }).click();
   await expect(missions.getByRole('button', { name: 'Register' })).toBeHidden();
   await expect(page.getByText('0 of 6 completed')).toBeVisible();
-  // the link is text now, wrapped whole (issue 22: the field cut its code off)
+  // the link is text now, wrapped whole (the field cut its code off)
   const referralLink = (
     await page.getByLabel('Referral link', { exact: true }).innerText()
   ).replace(/\s/g, '');
@@ -106,7 +106,7 @@ test('sign in, link Telegram, complete a mission, refer a friend', async ({
     .getByRole('button', { name: 'Start' })
     .click();
   await expect(page.getByRole('dialog').getByLabel('Vault name')).toBeVisible();
-  // The vault's creation screen knows the chat is linked: no second offer to enable it (issue 14).
+  // The vault's creation screen knows the chat is linked: no second offer to enable it.
   await createFromDrawer(page, devnet, async () => {
     await expect(page.getByText('Telegram notifications are on')).toBeVisible();
     await expect(page.getByText('Relink', { exact: true })).toBeVisible();

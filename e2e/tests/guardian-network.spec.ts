@@ -1,4 +1,4 @@
-// Issue 20's browser journey: the real server runs the embedded 2-of-3 guardian network
+// The browser journey: the real server runs the embedded 2-of-3 guardian network
 // (GUARDIAN_NETWORK=local: three guardian processes, each validating every vault input itself).
 // A user opens a vault and borrows, and sees the guardians approve; /network lists them online;
 // one guardian is killed (kill -9) mid-journey and the next borrow still completes with the other

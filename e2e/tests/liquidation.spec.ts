@@ -78,7 +78,7 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     ).toContainText('The date links to the vault output being claimed.');
     for (const action of ['Deposit', 'Withdraw', 'Borrow', 'Repay'])
       await expect(page.getByRole('button', { name: action, exact: true })).toBeDisabled();
-    // Issue 15: the disabled buttons' reasons widen nothing, hidden or shown. A wider page scrolls
+    // The disabled buttons' reasons widen nothing, hidden or shown. A wider page scrolls
     // sideways on a phone and moved the create drawer's Preview off a 360 px screen.
     const { width } = page.viewportSize()!;
     const pageWidth = () => page.evaluate(() => document.documentElement.scrollWidth);
@@ -105,7 +105,7 @@ test('a vault under its liquidation price is liquidated and repossessed by anoth
     await expect(row).toBeVisible();
     await checkA11y(claimant);
     await snap(claimant, '32-liquidations');
-    // Issue 15: down to 360 px nothing scrolls sideways and Repossess is on screen.
+    // Down to 360 px nothing scrolls sideways and Repossess is on screen.
     const size = claimant.viewportSize()!;
     for (const width of [390, 360]) {
       await claimant.setViewportSize({ width, height: size.height });

@@ -1,4 +1,4 @@
-// Live state (issue 15): with the dashboard open and nothing reloaded, a price set on the devnet
+// Live state: with the dashboard open and nothing reloaded, a price set on the devnet
 // reaches the page over GET /api/events; the header price, the gauge, the 'Liquidating...' badge
 // and the modal agree within a second, long before any poll would have run.
 import { test, expect } from '../support/fixtures';

@@ -1,4 +1,4 @@
-// The /network page (issue 20, item 6) on the real server, at desktop and phone widths, with axe.
+// The /network page on the real server, at desktop and phone widths, with axe.
 // The journeys' server signs alone unless E2E_GUARDIAN_NETWORK=local runs it with the embedded
 // 2-of-3 network; the page must read right either way, without sideways scroll.
 import { test, expect } from '../support/fixtures';

@@ -1,4 +1,4 @@
-// Journey (issue 22, noise and rough edges): a healthy page is quiet and paints its shell from the
+// Journey (noise and rough edges): a healthy page is quiet and paints its shell from the
 // HTML; a new user connects inside the create drawer, reads the faucet once and its arrival, opens
 // a vault, deposits from the keyboard, follows one compact pending banner, moves the devnet price
 // from the wallet menu and downloads a CSV a spreadsheet can sum; the missions page is balanced,

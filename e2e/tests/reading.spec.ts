@@ -1,4 +1,4 @@
-// Issue 22: what a borrower reads is true at a glance. On the real devnet: the create success
+// What a borrower reads is true at a glance. On the real devnet: the create success
 // summary; the liquidation price card's price now and distance; the labelled UNIT bar; the chart
 // spanning each period with steps and markers; withdraw's fee paid from the vault, its maximum, its
 // preview equal to the result, and the cards pending until the block; the Risky warning before a

@@ -1,4 +1,4 @@
-// Issue 21: the chain service goes down (the devnet's control) while a signed deposit is on its way;
+// The chain service goes down (the devnet's control) while a signed deposit is on its way;
 // the tracker says nothing was sent and offers to send the same signed request again, which goes
 // through once the network is back (the web test resend.test.tsx shows nothing is built or signed
 // again).

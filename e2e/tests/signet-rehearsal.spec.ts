@@ -1,4 +1,4 @@
-// Issue 21 item 7, the deployment rehearsal: one process plays the network (the devnet in its
+// The deployment rehearsal: one process plays the network (the devnet in its
 // network-only mode, the four exchanges' tickers, and a proxy in front of the chain); another runs
 // the product as an operator runs it on signet (README "Operate on signet": NETWORK=signet, keys
 // from files, PRICE_SOURCE=feeds, RUNES_API=ord), its treasury funded with the operator's own

@@ -30,7 +30,7 @@ import { migratedDatabase, seedHistory, seedPrices, VAULT_ID } from './seed';
 
 const YEAR_RECORDS = 1_000_000;
 const FRESH_RECORDS = 1_000;
-/** Issue 24: ten clients export a history this long at once; a thousand live streams open. */
+/** Ten clients export a history this long at once; a thousand live streams open. */
 const EXPORT_RECORDS = 200_000;
 const EXPORT_CLIENTS = 10;
 const LIVE_STREAMS = 1_000;
@@ -144,7 +144,7 @@ async function readFigures(fresh: Child, year: Child, bare: Child, yearDeep: str
 /** The figures of issue 24, on a server of its own (its pauses are not the figures above's). */
 async function exportFigures(exporter: Child) {
   const figures: Figure[] = [];
-  // Issue 24, on a server of its own (its pauses are not the figure above's).
+  // On a server of its own (its pauses are not the figure above's).
   const load = await exportsUnderLoad(
     exporter.url,
     `/api/vaults/${VAULT_ID}/history.csv`,

@@ -1,4 +1,4 @@
-// Issue 20's co-signing latency, on the server's own path: `cosign` (guardian/cosign.ts) of the same
+// The co-signing latency, on the server's own path: `cosign` (guardian/cosign.ts) of the same
 // vault spend (an update-leaf spend the user already signed), co-signed, finalized and checked by
 // `verifyInputs`, many rounds, two ways in turn:
 //  (a) alone: today's single guardian, `localSigner` with its key in this process;

@@ -1,4 +1,4 @@
-// Issue 24's load figures for `npm run bench -w @unit/server`: what an open live stream costs the
+// The load figures for `npm run bench -w @unit/server`: what an open live stream costs the
 // server in memory, and how /api/health answers while ten clients export a 200,000-record history
 // as CSV at once. Each client connects from an address of its own (127.0.0.x: Linux routes all of
 // 127/8 to loopback), as separate users would, so the per-client limits do not refuse them.

@@ -1,4 +1,4 @@
-// Issue 20's second figure: vault opens per minute with the 2-of-3 guardian network against the
+// The second figure: vault opens per minute with the 2-of-3 guardian network against the
 // single guardian (goal: at least 80%). Two real apps run side by side on their own devnets (SQLite,
 // temp folders): `alone` signs with its own guardian key (GUARDIAN_NETWORK=off), `network`
 // coordinates the guardians of GUARDIAN_DIR (external: the processes run on their own). Each opens

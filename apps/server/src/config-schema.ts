@@ -127,7 +127,7 @@ export const envSchema = z.object({
   ),
   DOCS_URL: pageLink('DOCS_URL', DEFAULT_DOCS_URL),
   // SPEC §2 shows the three; until an operator names its own accounts they open this product's
-  // docs, never another protocol's (issue 22).
+  // docs, never another protocol's.
   TWITTER_URL: pageLink('TWITTER_URL', DEFAULT_DOCS_URL),
   DISCORD_URL: pageLink('DISCORD_URL', DEFAULT_DOCS_URL),
   TELEGRAM_URL: pageLink('TELEGRAM_URL', DEFAULT_DOCS_URL),
@@ -152,7 +152,7 @@ export const envSchema = z.object({
       .optional(),
   ),
   ORACLE_KEY_FILE: z.preprocess(blankToUndefined, z.string().max(4_096).optional()),
-  // The guardian network (issue 20): `local` starts t-of-n guardian processes on this machine
+  // The guardian network: `local` starts t-of-n guardian processes on this machine
   // (GUARDIAN_DIR holds their set and files), `external` coordinates a network running elsewhere
   // (GUARDIAN_DIR holds the published set and this server's coordinator identity), `off` signs
   // alone with GUARDIAN_KEY. Unset: `local` when `npm start` runs a devnet (main.ts), else `off`.

@@ -51,9 +51,9 @@ export interface ServerConfig {
   telegramApiRoot: string | null;
   /** Longest wait for one Telegram Bot API answer (the long poll's own wait comes on top). */
   telegramTimeoutMs: number;
-  /** The header's Docs link and the social links (issue 22); a social link unset is not shown. */
+  /** The header's Docs link and the social links; a social link unset is not shown. */
   links: ProductLinks;
-  /** OAuth2 apps for account links (issue 14); null: that link is not configured here. */
+  /** OAuth2 apps for account links; null: that link is not configured here. */
   oauth: { discord: OAuthApp | null; twitter: OAuthApp | null };
   /** 32-byte hex secret key; generated and stored at first devnet start when unset. */
   guardianKey: string | null;
@@ -71,7 +71,7 @@ export interface ServerConfig {
   /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
   guardianOrigins: string[];
   /**
-   * Who co-signs vault spends (issue 20): `off` is one key in this server (GUARDIAN_KEY); `local`
+   * Who co-signs vault spends: `off` is one key in this server (GUARDIAN_KEY); `local`
    * runs n guardian processes on this machine, t of which must approve; `external` coordinates a
    * network whose published set and this server's coordinator identity are in `dir`.
    */

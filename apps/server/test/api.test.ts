@@ -270,7 +270,7 @@ describe('operation quotes, notify, missions and the rest of the surface', () =>
       unit_amount: 0,
       vault_id: 'cd'.repeat(32),
     };
-    // Only the owner's session may announce (issue 14; test/notify.test.ts signs in).
+    // Only the owner's session may announce (test/notify.test.ts signs in).
     const anonymous = await postJson(`${server.url}/api/notify`, dto);
     expect(anonymous.status).toBe(401);
     const bad = await postJson(`${server.url}/api/notify`, { ...dto, tx_id: 'x' });

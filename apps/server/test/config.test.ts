@@ -13,7 +13,7 @@ function oracleKeyFile(): string {
   return file;
 }
 
-/** Everything a real network needs named (issue 21): services, rune, keys, feeds. */
+/** Everything a real network needs named: services, rune, keys, feeds. */
 function signetEnv(): Record<string, string> {
   return {
     NETWORK: 'signet',
@@ -52,7 +52,7 @@ describe('loadConfig', () => {
     expect(config.telegramBotToken).toBeNull();
   });
 
-  it("links this product's own docs, social links included until accounts are configured (issue 22)", () => {
+  it("links this product's own docs, social links included until accounts are configured", () => {
     expect(loadConfig({}).links).toEqual({
       docs: '/docs/index.html',
       twitter: '/docs/index.html',

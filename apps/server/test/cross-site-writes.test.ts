@@ -1,4 +1,4 @@
-// Writes a page on another site cannot make with the visitor's cookie (issue 24, finding 5), over
+// Writes a page on another site cannot make with the visitor's cookie, over
 // HTTP against the real app: bodiless and text/plain POSTs carrying the session cookie, as another
 // site's or a sibling subdomain's page sends them without a preflight, are refused before they do
 // anything; the app's own pages and scripts (no Origin) are not.

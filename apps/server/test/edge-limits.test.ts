@@ -1,4 +1,4 @@
-// Issue 12, findings 6 and 7, against the real server on a loopback port: time-outs for slow
+// Against the real server on a loopback port: time-outs for slow
 // clients, body size, rate limits on every write, the devnet controls' same-origin rule, and a CSP
 // that names only this origin and the configured services.
 import http from 'node:http';

@@ -1,6 +1,6 @@
 // GET /api/events under many client addresses, with the default limits (8 per address, 2,000 in
 // all): real connections from 127.0.0.2-253 (Linux routes all of 127/8 to loopback, so each source
-// address is a different client to the server) fill the cap as issue 24 found, and a fresh address
+// address is a different client to the server) fill the cap as an attacker would, and a fresh address
 // still gets its stream, taken from the heaviest holder's oldest; a newcomer never takes a stream
 // from an address lighter than the heaviest.
 import http from 'node:http';

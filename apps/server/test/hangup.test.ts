@@ -1,4 +1,4 @@
-// A client that hangs up as soon as it has sent its request (issue 24, finding 8): by the time the
+// A client that hangs up as soon as it has sent its request: by the time the
 // hooks run Node has forgotten the closed socket's address, and the rate limiter's key
 // (request.ip) threw a TypeError, logged as a failed request, every time. Raw sockets send a write
 // and reset the connection at once; the server must log nothing and keep answering.

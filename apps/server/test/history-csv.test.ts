@@ -102,7 +102,7 @@ describe('GET /api/vaults/:id/history.csv', () => {
       const row = rows[i]!;
       expect(row['Transaction ID']).toBe(i.toString(16).padStart(64, '0'));
       expect(row.Action).toBe(i % 2 === 0 ? 'Deposit BTC' : 'Borrow UNIT');
-      // a number per unit's column, so a spreadsheet sums each (issue 22)
+      // a number per unit's column, so a spreadsheet sums each
       expect([row['Amount (BTC)'], row['Amount (UNIT)']]).toEqual(
         i % 2 === 0 ? ['0.00001', ''] : ['', '1.00'],
       );

@@ -1,4 +1,4 @@
-// The lean hot path of issue 13: security headers computed once (the same ones @fastify/helmet
+// The lean hot path: security headers computed once (the same ones @fastify/helmet
 // sends), precompressed web assets with year-long caching for hashed files, and a request log that
 // stays quiet unless a request is slow or the level is debug.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// Prometheus metrics and health probes on the real server (issue 21, item 6): /metrics scraped
+// Prometheus metrics and health probes on the real server: /metrics scraped
 // behind its bearer token (refused without it) or on a port of its own, off when neither is set;
 // /healthz always; /readyz ready on a working devnet and 503 once the live price goes stale.
 import { randomBytes } from 'node:crypto';

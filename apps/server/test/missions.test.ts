@@ -138,7 +138,7 @@ describe('referrals', () => {
     expect(me.status).toBe(201);
     const code = (me.body as UserDto).referral_code;
     // Anyone reads what a profile shows; the linked accounts and the code are the owner's
-    // (issue 24: this read answered them to anyone).
+    // (this read answered them to anyone).
     const { address, referrals, level, level_title, postage_sats } = me.body as UserDto;
     expect(await listed()).toEqual([{ address, referrals, level, level_title, postage_sats }]);
 

@@ -95,7 +95,7 @@ describe('account links through OAuth2', () => {
     // Mallory's browser completing Alice's flow links nothing to anyone.
     const other = await signIn(app.url, mallory);
     expect(await callback(back, other)).toBe('/missions?link_error=discord');
-    // That attempt did not spend Alice's state (issue 24: it did, breaking her link); her own
+    // That attempt did not spend Alice's state (it did, breaking her link); her own
     // callback links, once.
     expect(await callback(back, cookie)).toBe('/missions?linked=discord');
     expect(await callback(back, cookie)).toBe('/missions?link_error=discord');
@@ -107,7 +107,7 @@ describe('account links through OAuth2', () => {
   });
 });
 
-describe('one address per social account (issue 24, finding 6)', () => {
+describe('one address per social account', () => {
   it('refuses to link an account another address holds, saying so', async () => {
     // Alice linked this Discord account above; Mallory's own flow with it ends in `taken`.
     const cookie = await signIn(app.url, mallory);

@@ -1,4 +1,4 @@
-// The real server with PRICE_SOURCE=feeds against local ticker services (issue 12, finding 8): it
+// The real server with PRICE_SOURCE=feeds against local ticker services: it
 // quotes their median, says when the price is stale, and then neither signs a quote nor lets the
 // guardian co-sign one, until the services agree again.
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Sign-in that a page elsewhere cannot relay (issue 24, findings 1 and 9), over HTTP against the
+// Sign-in that a page elsewhere cannot relay, over HTTP against the
 // real app on loopback: a second loopback origin plays the phishing page that asks our server for
 // a challenge with its own Host; the challenge names our configured origin and network whatever
 // Host or X-Forwarded-Host says, a message rewritten to name another site is refused, an address

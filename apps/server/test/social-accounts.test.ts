@@ -1,4 +1,4 @@
-// One address per Discord or Twitter account in the store (issue 24, finding 6), on SQLite and, with
+// One address per Discord or Twitter account in the store, on SQLite and, with
 // TEST_DATABASE_URL, PostgreSQL: migration 0410 resolves links made twice before it (the earliest
 // registered address keeps the account) and its unique index refuses a second address, also when
 // two link at once.

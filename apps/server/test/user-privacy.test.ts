@@ -1,4 +1,4 @@
-// Who reads what of a user (issue 24, finding 2), over HTTP against the real app: anyone reads what
+// Who reads what of a user, over HTTP against the real app: anyone reads what
 // a profile shows; the linked Discord, Twitter and Telegram ids, the referral code and the referrer
 // are answered to the address's own session only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The product's own docs, served by the app (issue 22: the Docs link pointed at another protocol's
+// The product's own docs, served by the app (the Docs link pointed at another protocol's
 // site): README.md, docs/design.md and docs/protocol.md rendered to static pages under /docs/ at
 // build time (vite.config.ts emits them into dist/docs/). No script; the styles are inline (the
 // CSP allows inline styles, not scripts). Raw HTML in the Markdown is escaped, not passed through.

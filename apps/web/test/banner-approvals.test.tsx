@@ -1,4 +1,4 @@
-// Issue 20 item 6 in the pending banner: deposit, withdraw, borrow and repay close their drawer once
+// In the pending banner: deposit, withdraw, borrow and repay close their drawer once
 // the wallet has signed, so the guardians' approvals arrive while the user reads the banner. The
 // flow runs through the whole app; the guardian's progress is what the guardian client reports
 // (guardian-client.ts: an action drawer's step 3 carries the network's approvals).
@@ -74,7 +74,7 @@ const rowsOf = (banner: HTMLElement) =>
     .getAllByRole('listitem')
     .map((row) => row.textContent);
 
-describe('guardian approvals in the pending banner (issue 20)', { timeout: 60_000 }, () => {
+describe('guardian approvals in the pending banner', { timeout: 60_000 }, () => {
   it('counts approvals that arrive after the drawer closed, lists them, and keeps them once submitted', async () => {
     fakeWallet.connectAs();
     const { execute, report, submit } = heldExecute();

@@ -193,7 +193,7 @@ describe('a disabled button with its reason', () => {
     const button = screen.getByRole('button', { name: 'Withdraw' });
     expect(button).toBeDisabled();
     expect(button.parentElement).toHaveAccessibleDescription(REASON);
-    // Hidden, the reason takes no room on the page (issue 15).
+    // Hidden, the reason takes no room on the page.
     expect(screen.getByText(REASON)).not.toBeVisible();
     await user.click(button.parentElement!);
     expect(screen.getByRole('status')).toHaveTextContent(REASON);

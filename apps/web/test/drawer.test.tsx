@@ -201,7 +201,7 @@ describe('action drawers', () => {
       ),
     );
     await queryClient.invalidateQueries({ queryKey: ['vault-history'] });
-    // Finished, it says so in its own words (issue 22: not 'BTC Deposit Submitted · Completed').
+    // Finished, it says so in its own words (not 'BTC Deposit Submitted · Completed').
     const done = await screen.findByText('Your deposit of 0.1 BTC is confirmed.', {
       selector: 'strong',
     });

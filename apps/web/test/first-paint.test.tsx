@@ -1,4 +1,4 @@
-// Issue 22, first paint: the shell prerendered into index.html (src/app/Shell.tsx) says what the
+// First paint: the shell prerendered into index.html (src/app/Shell.tsx) says what the
 // welcome page says, works without script, and the app replaces it once it can show the page.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';

@@ -20,7 +20,7 @@ describe('funds on their way to the wallet', () => {
     fakeWallet.connectAs();
     const user = userEvent.setup();
     renderApp('/');
-    // the devnet wallet's first sats: the faucet, named with its amount once (issue 22)
+    // the devnet wallet's first sats: the faucet, named with its amount once
     const notice = await screen.findByText('The devnet faucet is sending you 1 BTC.', undefined, {
       timeout: 5_000,
     });
@@ -55,7 +55,7 @@ describe('funds on their way to the wallet', () => {
     expect(reason).not.toHaveTextContent(/bitcoin/i);
   });
 
-  it('names the faucet amount once, and says when the coins arrived (issue 22)', async () => {
+  it('names the faucet amount once, and says when the coins arrived', async () => {
     scenario.vault = null;
     scenario.walletSats = 0;
     scenario.incomingSats = 100_000_000;

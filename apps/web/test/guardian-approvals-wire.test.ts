@@ -1,4 +1,4 @@
-// Issue 20 item 6, the wire: the web's guardian client (client-reads.ts connect) reads the
+// The wire: the web's guardian client (client-reads.ts connect) reads the
 // approvals each `vault.progress` of its request carries, over a WebSocket, beside the steps the
 // protocol's client reports; another request's approvals and malformed ones are not read; the
 // guardians_refused answer reaches the flow with its code and its message naming each reason.
@@ -72,7 +72,7 @@ function refusingGuardian() {
   );
 }
 
-describe("the guardian client's approvals (issue 20)", () => {
+describe("the guardian client's approvals", () => {
   it("reads each approval of its request's progress and fails with guardians_refused", async () => {
     refusingGuardian();
     const rpc = await connect(GUARDIAN_URL);

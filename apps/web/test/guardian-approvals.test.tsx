@@ -1,4 +1,4 @@
-// Issue 20 item 6: the tracker shows each guardian's approval as it arrives ("2 of 3 guardians
+// The tracker shows each guardian's approval as it arrives ("2 of 3 guardians
 // approved"), a refusal names each guardian's reason, and without approvals (the server signing
 // alone) nothing changes. The flow is driven through the whole app; the guardian's progress is
 // what the guardian client reports (guardian-client.ts: vault.progress step 4 with approvals).
@@ -90,7 +90,7 @@ const rowsOf = (dialog: HTMLElement) =>
     .getAllByRole('listitem')
     .map((row) => row.textContent);
 
-describe('guardian approvals in the tracker (issue 20)', { timeout: 60_000 }, () => {
+describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('counts approvals at create step 4: 0, 2 then 3 of 3, announced once per phase', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();

@@ -96,14 +96,14 @@ describe('liquidated vault on the dashboard (SPEC §4)', () => {
     expect(modal).toHaveAccessibleDescription(
       'All actions are disabled until liquidation completes.',
     );
-    // what happens next and what the owner can do (issue 22)
+    // what happens next and what the owner can do
     expect(modal).toHaveTextContent(/What happens next: another vault repossesses this one/);
     expect(modal).toHaveTextContent(/What you can do: keep the UNIT you borrowed/);
     expect(screen.getByText('Liquidating...')).toBeInTheDocument();
     await closeLiquidationModal(user);
     await dashboardAt('135%');
     await expectActions(false);
-    // a deposit cannot save a liquidated vault: the gauge offers no shortcut (issue 22; it was a
+    // a deposit cannot save a liquidated vault: the gauge offers no shortcut (it was a
     // disabled one)
     expect(screen.queryByRole('button', { name: 'Deposit to improve health' })).toBeNull();
   });
@@ -453,7 +453,7 @@ describe("liquidation, start to finish, on the owner's page", () => {
     expect(screen.queryByText('Liquidating...')).not.toBeInTheDocument();
     expect(screen.queryByRole('dialog')).not.toBeInTheDocument();
     await expectActions(false);
-    // the gauge reads N/A with no marker (issue 22: it sat at the Healthy end) and no shortcut
+    // the gauge reads N/A with no marker (it sat at the Healthy end) and no shortcut
     const gauge = screen.getByRole('region', { name: 'Vault health' });
     expect(within(gauge).getByRole('group', { name: 'Collateral ratio N/A' })).toBeInTheDocument();
     expect(within(gauge).queryByTestId('gauge-marker')).toBeNull();

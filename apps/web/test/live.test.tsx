@@ -1,4 +1,4 @@
-// Live state (issue 15): the server pushes price ticks, blocks and vault changes over one
+// Live state: the server pushes price ticks, blocks and vault changes over one
 // EventSource (GET /api/events). A pushed price below the vault's liquidation price moves the
 // header price, the gauge, the badge and the modal in the same render, with no poll in between.
 // EventSource is the `eventsource` package (jsdom has none); MSW's sse() answers at the edge.

@@ -171,7 +171,7 @@ describe('missions page', () => {
     await waitFor(() => expect(rows[1]).toHaveAttribute('aria-current', 'step'));
     expect(within(rows[1]!).getByText('Your level')).toBeInTheDocument();
     expect(within(levels).getByText('14 more referrals to reach Super Giant.')).toBeInTheDocument();
-    // the whole link, its code set apart (issue 22: the field cut the code off)
+    // the whole link, its code set apart (the field cut the code off)
     expect(screen.getByLabelText('Referral link')).toHaveTextContent(
       `${window.location.origin}/missions?ref=abc123def0`,
     );

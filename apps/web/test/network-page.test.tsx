@@ -1,4 +1,4 @@
-// The /network page (issue 20, item 6) against the app's HTTP edge: loading, an error and its retry,
+// The /network page against the app's HTTP edge: loading, an error and its retry,
 // a server that signs alone (enabled: false), a 2-of-3 network with one guardian offline, and the
 // page refreshing by itself.
 import { beforeEach, describe, expect, it, vi } from 'vitest';

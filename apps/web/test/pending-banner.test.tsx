@@ -74,7 +74,7 @@ describe('a pending transaction that never confirms', () => {
   });
 });
 
-describe('the pending banner (issue 22: one compact layout)', () => {
+describe('the pending banner (one compact layout)', () => {
   const entry = (type: PendingTransaction['type'], amount: string, unit: 'BTC' | 'UNIT') => ({
     ...pendingDeposit(60),
     type,

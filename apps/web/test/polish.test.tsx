@@ -1,4 +1,4 @@
-// Issue 22, noise and rough edges: the devnet price from the wallet menu, the keyboard in drawers,
+// Noise and rough edges: the devnet price from the wallet menu, the keyboard in drawers,
 // the referral link and the inviter.
 import { describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';

@@ -1,4 +1,4 @@
-// Issue 22: what a borrower reads on the cards and in the drawers says what will happen and what
+// What a borrower reads on the cards and in the drawers says what will happen and what
 // has happened: the withdraw's fee from the vault and its maximum, the Risky warning, the cards
 // while a transaction waits for its block, the liquidation price card, the UNIT bar, the gauge's
 // info sheet.

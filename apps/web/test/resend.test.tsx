@@ -1,4 +1,4 @@
-// Issue 21: a request the network never took offers "Send again" in the tracker: the same signed
+// A request the network never took offers "Send again" in the tracker: the same signed
 // request goes again (no new signature, no new build), until it expires; after that, Start over.
 // Any other failure offers nothing of the kind.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -68,7 +68,7 @@ async function depositFails() {
   return { user, drawer: screen.getByRole('dialog') };
 }
 
-describe('send again (issue 21)', () => {
+describe('send again', () => {
   it('sends the same signed request again after the network was unreachable, and records it', async () => {
     const { execute, builds, sends } = failingOnce('chain_unavailable', 300);
     renderApp('/?action=deposit', { execute });

@@ -63,10 +63,10 @@ export function historyPages(records: VaultHistoryRecordDto[] | (() => VaultHist
 
 export const server = setupServer(
   http.get('*/api/config', () => HttpResponse.json(config)),
-  // Not signed in unless a test says otherwise (issue 14: sign-in with Bitcoin).
-  // The server answers 200 with null when signed out (issue 22: no console noise).
+  // Not signed in unless a test says otherwise (sign-in with Bitcoin).
+  // The server answers 200 with null when signed out (no console noise).
   http.get('*/api/auth/session', () => HttpResponse.json(null)),
-  // An address that has not registered, unless a test says otherwise (issue 14: referral levels).
+  // An address that has not registered, unless a test says otherwise (referral levels).
   http.get('*/api/users', () => HttpResponse.json([])),
   // A 2-of-3 guardian network (the welcome page says who co-signs); /network's tests answer more.
   http.get('*/api/network', () =>

@@ -51,7 +51,7 @@ beforeEach(() => {
   fastest = 1;
   notices = [];
   server.use(
-    // The notice is the signed-in owner's to send (issue 14).
+    // The notice is the signed-in owner's to send.
     http.get('*/api/auth/session', () => HttpResponse.json({ address: FAKE_ACCOUNT.satsAddress })),
     http.post('*/api/notify', async ({ request }) => {
       notices.push((await request.json()) as TelegramNotifyDto);

@@ -56,7 +56,7 @@ describe('clipboard toast', () => {
     renderApp('/missions');
     const card = await screen.findByRole('region', { name: 'Your referrals' }, { timeout: 5_000 });
     const link = `${window.location.origin}/missions?ref=abc123def0`;
-    // the whole link as text (issue 22: the field cut its code off)
+    // the whole link as text (the field cut its code off)
     expect(within(card).getByLabelText('Referral link')).toHaveTextContent(link);
 
     startFakeClock();

@@ -1,5 +1,5 @@
-// The vault tree with up to three guardian keys and three oracle commitments (issue 20 item 4,
-// docs/protocol.md "The vault output"): the one-key one-hash output is byte for byte the one vaults
+// The vault tree with up to three guardian keys and three oracle commitments
+// (docs/protocol.md "The vault output"): the one-key one-hash output is byte for byte the one vaults
 // have always had, every leaf of every shape spends through the devnet's script check, and the
 // wrong oracle's secret or the other slot's key does not.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Telegram risk alerts (issue 14; SPEC §7 notifications, §9 bands): which band a followed vault is
+// Telegram risk alerts (SPEC §7 notifications, §9 bands): which band a followed vault is
 // in at a price, and which bands are worth a message. The server sends one message per change of
 // this band; a restart compares with the band it stored and sends nothing new.
 import { collateralRatio, healthBand, HEALTH_BAND_LABELS, type HealthBand } from './ratio';

@@ -109,7 +109,7 @@ export const CONTENT = {
     get: 'Get',
     wallets: ['Xverse', 'Unisat'] as const,
   },
-  /** The wallet's sats while they are not yet spendable (issue 15's onboarding). */
+  /** The wallet's sats while they are not yet spendable (the onboarding). */
   walletFunds: {
     loading: 'Reading your wallet balance…',
     arriving: 'Funds arriving',
@@ -119,7 +119,7 @@ export const CONTENT = {
     /** the reason a field or a disabled button gives while the sats are on their way */
     arrivingReason: (amount: string) =>
       `Funds arriving: ${amount} is on its way to your wallet: it counts once a block confirms it.`,
-    /** the faucet's title names the amount, so its detail does not repeat it (issue 22) */
+    /** the faucet's title names the amount, so its detail does not repeat it */
     faucetPaying: (amount: string) => `The devnet faucet is sending you ${amount}.`,
     faucetDetail: 'It counts once a block confirms it.',
     /** once the block came: the notice says so instead of vanishing */
@@ -156,7 +156,7 @@ export const CONTENT = {
   fees: FEE_LABELS,
   errors: ERROR_MESSAGES,
   validation: VALIDATION_MESSAGES,
-  /** copy of our own, not SPEC's (issue 22) */
+  /** copy of our own, not SPEC's */
   reading: READING_COPY,
 } as const;
 
@@ -171,7 +171,7 @@ const PENDING_NOUNS = {
 } as const;
 
 /**
- * The pending banner in plain words (issue 15: it read like a log line, 'deposit 0.01 BTC:
+ * The pending banner in plain words (it read like a log line, 'deposit 0.01 BTC:
  * Finalizing...'): what, how much, what it waits for and how long that usually takes.
  */
 export function pendingSentence(
@@ -185,7 +185,7 @@ export function pendingSentence(
 }
 
 /**
- * The pending banner once a block confirmed it (issue 22: it read 'BTC Deposit Submitted ·
+ * The pending banner once a block confirmed it (it read 'BTC Deposit Submitted ·
  * Completed'): a sentence of what finished, and how much when the banner still knows. A claim's
  * amount is the debt it took on with the collateral.
  */

@@ -244,7 +244,7 @@ export interface OperationCostInput extends VsizeInput {
  * The network fee the action's transaction is expected to pay: estimated vsize x fee rate, rounded
  * up. This is what the drawers show as the estimated network cost and what a withdraw's preview takes
  * out of the vault; the 350 vB vin allowance of operationCostSats is a safety margin for maxima and
- * balance checks (SPEC §9), not a cost the user pays, so showing it doubled the figure (issue 15).
+ * balance checks (SPEC §9), not a cost the user pays, so showing it doubled the figure.
  */
 export function networkFeeSats(input: OperationCostInput): Sats {
   return BigInt(Math.ceil(estimateVsize(input) * usableRate(input.feeRate))) as Sats;

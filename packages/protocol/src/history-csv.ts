@@ -7,7 +7,7 @@ import { centsToUnitString, satsToBtcString } from './units';
 export const HISTORY_CSV_HEADER: readonly string[] = [
   'Date (UTC)',
   'Action',
-  // One numeric column per unit (issue 22: '20000.00 UNIT' in one cell could not be summed).
+  // One numeric column per unit ('20000.00 UNIT' in one cell could not be summed).
   'Amount (BTC)',
   'Amount (UNIT)',
   'BTC in vault',

@@ -16,7 +16,7 @@ const at = (guardian: number, priceCents: number, age = 0) => ({
   time: now - age,
 });
 
-describe('the price quorum rule (issue 20, item 4)', () => {
+describe('the price quorum rule', () => {
   it('uses the constants of today’s oracle: 60 s (two 30 s ticks) and 3%', () => {
     expect(GUARDIAN_PRICE_MAX_AGE_SECONDS).toBe(60);
     expect(PRICE_MAX_SPREAD_BASIS_POINTS).toBe(300);

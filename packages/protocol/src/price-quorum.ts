@@ -1,4 +1,4 @@
-// The guardian network's price quorum (issue 20, item 4): each guardian reads its own feeds and
+// The guardian network's price quorum: each guardian reads its own feeds and
 // signs its own price; a quote is valid only with at least t guardian prices, each fresh and
 // within the spread bound of their median, and the quote is that median. The same rules as the
 // single oracle today: a live price older than two 30 s ticks is stale, and feed answers more

@@ -1,5 +1,5 @@
 // Copy the borrower reads on the dashboard's cards and in the drawers that SPEC.md does not quote
-// (issue 22: what will happen and what has happened, at a glance). SPEC texts stay in content.ts.
+// (what will happen and what has happened, at a glance). SPEC texts stay in content.ts.
 import type { ActionCode } from './api';
 import { HEALTH_BAND_RANGES } from './ratio';
 import { LIQUIDATION_THRESHOLD_PERCENT } from './constants';

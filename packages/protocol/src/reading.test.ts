@@ -9,7 +9,7 @@ import {
   unitBarReading,
 } from './reading';
 
-describe('what the cards and drawers read (issue 22)', () => {
+describe('what the cards and drawers read', () => {
   it('gives the distance to liquidation in dollars and percent of the price now', () => {
     // 1 BTC against 50,000.00 UNIT: liquidated at 67,500.00; at 90,000.00 the price may fall
     // 22,500.00, 25%
@@ -71,7 +71,7 @@ describe('what the cards and drawers read (issue 22)', () => {
   });
 });
 
-describe('pending figures (issue 22)', () => {
+describe('pending figures', () => {
   const rec = (
     timestamp: number,
     confirmed: boolean,

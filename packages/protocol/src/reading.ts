@@ -1,4 +1,4 @@
-// What the dashboard's cards and the drawers tell a borrower at a glance (issue 22): the distance to
+// What the dashboard's cards and the drawers tell a borrower at a glance: the distance to
 // liquidation, whether a result lands in the Risky band, and the UNIT bar's reading.
 import { healthBand, liquidationThresholdCents } from './ratio';
 import {

@@ -1,4 +1,4 @@
-// Sending a signed vault request again as it is (issue 21): when the network could not be reached
+// Sending a signed vault request again as it is: when the network could not be reached
 // and nothing was broadcast, the guardian takes the same signed request once more until its expiry,
 // so the user need not sign again. A re-send of a request that did reach the network is refused as
 // a replay, so offering one is never unsafe: the guardian decides.

@@ -1,4 +1,4 @@
-// Tables of sign-in, sessions, Telegram links and account links (issue 14). Named 0400_* so they
+// Tables of sign-in, sessions, Telegram links and account links. Named 0400_* so they
 // never collide with another module's migrations; the table types live beside their queries
 // (store/users.ts, store/telegram.ts).
 import { sql, type Kysely, type Migration } from 'kysely';
@@ -103,7 +103,7 @@ export const accountMigrations: Record<string, Migration> = {
       await db.schema.alterTable('telegram_outbox').dropColumn('dedupe_key').execute();
     },
   },
-  // One address per Discord or Twitter account (issue 24): a second address linking the same
+  // One address per Discord or Twitter account: a second address linking the same
   // account would earn its badges twice. Where that happened already, the earliest registered
   // address keeps the link and the others lose it (they can link another account), then a unique
   // index (NULLs apart, on SQLite and PostgreSQL alike) holds the rule, also under a race.

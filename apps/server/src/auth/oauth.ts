@@ -1,4 +1,4 @@
-// Discord and Twitter (X) account links (SPEC §3 User: discord_id, twitter_id; issue 14) through
+// Discord and Twitter (X) account links (SPEC §3 User: discord_id, twitter_id) through
 // their OAuth2 authorization-code flows with PKCE, run by arctic's OAuth2Client. The endpoints are
 // the providers' own (the same arctic's Discord and Twitter classes use) under a configurable root,
 // so tests run the real flow against a local fake provider.

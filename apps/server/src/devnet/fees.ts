@@ -4,7 +4,7 @@
 // half, Slow a quarter; economy is the cheapest rate waiting; minimum the relay floor.
 // Slow, Medium and Fast are kept apart (at least 1, 2 and 3 sat/vB, each above the one before): an
 // idle devnet mempool would otherwise offer three identical options and the fee choice of the
-// drawers (SPEC §9) could not be seen or tried on the devnet (issue 15).
+// drawers (SPEC §9) could not be seen or tried on the devnet.
 import type { RecommendedFeesDto } from '@unit/protocol';
 import { MIN_RELAY_FEE_RATE } from './policy';
 

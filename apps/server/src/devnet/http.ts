@@ -111,7 +111,7 @@ export async function registerDevnetRoutes(
         throw error;
       }
     });
-    // A chain service that is down, for the server's own guardian (issue 21's outage, end to end).
+    // A chain service that is down, for the server's own guardian (the outage, end to end).
     scope.post<{ Body: string | undefined }>('/api/devnet/chain', async (req, reply) => {
       const parsed = chainBody.safeParse(parseJson(req.body));
       if (!parsed.success)

@@ -1,4 +1,4 @@
-// A speed-up whose broadcast answer was lost (issue 21 item 3) is settled from the chain like any
+// A speed-up whose broadcast answer was lost is settled from the chain like any
 // other lost answer (settle.ts): it is never taken for a refusal. The replacement is kept beside the
 // original it replaces, and each block, each recovery round and the next request on the vault ask
 // the chain about it: once the chain holds it (mempool or block), the store follows it as after an

@@ -110,7 +110,7 @@ export function configDto(deps: ApiDeps): ConfigDto {
       ? { runesUrl: INDEXER_PROXY_PREFIX, ordinalsUrl: INDEXER_PROXY_PREFIX }
       : {}),
     guardianUrl: '/guardian',
-    // issue 22: this product's own docs and links (config.ts), not another protocol's sites
+    // This product's own docs and links (config.ts), not another protocol's sites
     docsUrl: config.links.docs,
     social: {
       twitter: config.links.twitter,
@@ -198,7 +198,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   registerDevnetPriceRoutes(app, config, oracle);
 
   // The web app's own lookup: a wallet without a vault is an ordinary answer ([]), not a 404 the
-  // browser logs as an error on every poll (issue 15); by-pubkey keeps its 404 for callers that
+  // browser logs as an error on every poll; by-pubkey keeps its 404 for callers that
   // expect the vault to exist (SPEC §8 'A 404 is treated as a distinct not-found case').
   app.get('/api/vaults', async (request) => {
     const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.query);
@@ -273,7 +273,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.post('/api/notify', { config: WRITE_LIMIT }, async (request, reply) => {
     const dto = parseInput(notifyBody, request.body);
-    // Only the address's signed-in owner may announce its transactions (issue 14).
+    // Only the address's signed-in owner may announce its transactions.
     await requireSession(db, request, dto.address);
     const queued = await notifier.notify(dto);
     return reply.status(202).send({ queued, enabled: notifier.enabled });

@@ -1,4 +1,4 @@
-// /api/auth: sign-in with Bitcoin (issue 14). challenge → the wallet signs → verify sets the
+// /api/auth: sign-in with Bitcoin. challenge → the wallet signs → verify sets the
 // session cookie; session answers whose it is; logout ends it.
 import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
@@ -49,8 +49,8 @@ export async function registerAuthRoutes(
     return { address: body.address } satisfies AuthSessionDto;
   });
 
-  // Signed out is a normal state, not an error: 200 with null keeps a healthy page's console clean
-  // (issue 22). The routes that need a session still answer 401.
+  // Signed out is a normal state, not an error: 200 with null keeps a healthy page's console clean.
+  // The routes that need a session still answer 401.
   app.get('/api/auth/session', async (request): Promise<AuthSessionDto | null> => {
     const signedIn = await sessionAddress(db, request);
     return signedIn ? { address: signedIn } : null;

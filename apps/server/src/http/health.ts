@@ -1,4 +1,4 @@
-// /healthz and /readyz for load balancers and orchestrators (issue 21, item 6): the readiness probe
+// /healthz and /readyz for load balancers and orchestrators: the readiness probe
 // checks the database, the chain service, a fresh price and, with a guardian network, its price
 // quorum together, each under a time-out, and caches its answer; http/metrics.ts mounts them.
 import type { FastifyInstance } from 'fastify';

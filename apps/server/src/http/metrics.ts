@@ -1,5 +1,5 @@
 // Prometheus metrics (prom-client) at GET /metrics, mounted with /healthz and /readyz (http/health.ts)
-// for load balancers and orchestrators (issue 21, item 6). Metrics are off unless METRICS_TOKEN (then /metrics on the app's
+// for load balancers and orchestrators. Metrics are off unless METRICS_TOKEN (then /metrics on the app's
 // port, behind `Authorization: Bearer <token>`) or METRICS_PORT (then on a port of their own, behind
 // the token too when one is set) is configured. Each figure that needs the database or a chain
 // service is read at scrape time under a time-out, so a scrape never hangs on a service that does.

@@ -1,4 +1,4 @@
-// GET /api/network (issue 20, item 6): the guardian set this server coordinates and each guardian's
+// GET /api/network: the guardian set this server coordinates and each guardian's
 // health, for the /network page. The set is read from `guardian-set.json` in GUARDIAN_DIR, after a
 // rotation with each older set still live (`guardian-set-v<N>.json`, set-chain.ts), and the chain
 // verified (every member's signature, the FROST commitments, each handover) on every read; each

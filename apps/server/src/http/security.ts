@@ -1,4 +1,4 @@
-// Security headers, write rate limits and the devnet controls' same-origin rule (issue 12, findings
+// Security headers, write rate limits and the devnet controls' same-origin rule (findings
 // 6 and 7). The CSP allows only this origin's scripts and styles (the Vite build emits no inline
 // script), and connections and images only to this origin and the configured chain services.
 // The headers are computed once per host (precomputed-helmet.ts), not on every request.

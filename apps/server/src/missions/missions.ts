@@ -58,7 +58,7 @@ async function toUserDto(db: Kysely<Database>, user: UserRow): Promise<UserDto> 
 
 /**
  * The user of `address` as `viewer` may see it: the owner's view to the owner's session, what a
- * profile shows to anyone else (issue 24: linked ids are the owner's alone).
+ * profile shows to anyone else (linked ids are the owner's alone).
  */
 export async function findUser(
   db: Kysely<Database>,

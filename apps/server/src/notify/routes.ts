@@ -1,4 +1,4 @@
-// POST /api/telegram/link (issue 14): the signed-in owner of an address gets a one-time deep link
+// POST /api/telegram/link: the signed-in owner of an address gets a one-time deep link
 // to the bot; the chat that opens it follows the address. 503 not_configured without a bot.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';

@@ -1,4 +1,4 @@
-// Telegram notifications (SPEC §7, issue 14). The server sends them itself, with no browser open.
+// Telegram notifications (SPEC §7). The server sends them itself, with no browser open.
 // The notifier holds the bot (off without a token) and its worker, and hands each concern to a
 // file of its own:
 // - telegram-commands.ts: the one-time link and the bot's /start, /status, /alerts and /stop;

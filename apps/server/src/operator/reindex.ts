@@ -1,4 +1,4 @@
-// Rebuilds vaults and their history from the chain's state records (issue 21 item 4), so a server
+// Rebuilds vaults and their history from the chain's state records, so a server
 // whose database is gone resumes with its vaults. Every opening and every borrow spends a treasury
 // UNIT output, so the treasury address's transactions name every vault's opening (vault_id = its
 // txid); from there each vault output's spender is the next vault transaction, whose state record

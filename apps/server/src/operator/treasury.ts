@@ -1,4 +1,4 @@
-// The operator's treasury work (issue 21; README "Operate on signet"): what the treasury holds (this
+// The operator's treasury work (README "Operate on signet"): what the treasury holds (this
 // file), splitting its UNIT into outputs of the treasury's postage so that concurrent opens and
 // borrows each find one (treasury-split.ts), the UNIT etching on a network that has none yet
 // (etch.ts), and taking an existing rune (rune-check.ts). Every transaction is real, signed by the

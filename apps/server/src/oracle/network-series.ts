@@ -1,5 +1,5 @@
-// The app's recorded price series in network mode (GUARDIAN_NETWORK local or external; issue 20,
-// item 4): the guardians' price quorum (quorum.ts), recorded by the instance leading the price tick.
+// The app's recorded price series in network mode (GUARDIAN_NETWORK local or external):
+// the guardians' price quorum (quorum.ts), recorded by the instance leading the price tick.
 // Each quorum round adds a point at the quorum's median and stamp when the price moved, when the
 // series was stale, or every RECORD_UNCHANGED_EVERY_SECONDS, so the chart, /api/bitcoin-price, the
 // price events, Telegram's alerts and the liquidation sweep all read the quorum. No quorum: nothing

@@ -1,4 +1,4 @@
-// The quote's price in network mode (GUARDIAN_NETWORK local or external; issue 20, item 4): the
+// The quote's price in network mode (GUARDIAN_NETWORK local or external): the
 // guardians' price quorum, not this server's feeds. Each guardian reads its own feeds and signs its
 // own price; the quorum is the median of at least t of them, fresh and within 3% of one another
 // (@unit/protocol price-quorum.ts). A quote then carries those signed prices, in id order, beside

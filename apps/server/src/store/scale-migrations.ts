@@ -1,4 +1,4 @@
-// Migrations for a year of data (issue 13): keyset paging of vault history and per-bucket price
+// Migrations for a year of data: keyset paging of vault history and per-bucket price
 // closes. Each builds its rows from the data already there, so an upgrade keeps history and prices.
 import { type Kysely, type Migration, sql } from 'kysely';
 

@@ -1,4 +1,4 @@
-// issue 13, several servers on one PostgreSQL: two instances of the real app (buildApp twice on one
+// Several servers on one PostgreSQL: two instances of the real app (buildApp twice on one
 // schema, as behind a load balancer). A vault opened through one is read through the other; the
 // singleton jobs run in one instance and move to the other when it dies; every price point and
 // every liquidation is recorded once; each instance's event stream carries the other's events.

@@ -163,7 +163,7 @@ describe('mempool, ordinals and runes routes', () => {
     const faucetTx = (await devnet.getTx(coin.txid))!;
     expect(busy.economyFee).toBe(Math.ceil(faucetTx.fee / faucetTx.vsize));
     expect(busy.minimumFee).toBe(1);
-    // Playing the network for a signet instance: the same estimate under signet's path (issue 21).
+    // Playing the network for a signet instance: the same estimate under signet's path.
     expect((await get('/mempool/signet/api/v1/fees/recommended')).json()).toEqual(busy);
     expect((await get('/mempool/testnet/api/v1/fees/recommended')).statusCode).toBe(404);
   });

@@ -125,7 +125,7 @@ describe('nLockTime finality', () => {
     expect((await devnet.txStatus(early.id))?.confirmed).toBe(true);
   });
 
-  it('refuses a time lock of 1,900,000,000 (the speed-up of issue 24), takes one behind the median time past', async () => {
+  it('refuses a time lock of 1,900,000,000 (a time years ahead), takes one behind the median time past', async () => {
     const { devnet } = await fresh();
     const c = await coin(devnet, 100_000n);
     const far = spend([c], { lockTime: 1_900_000_000, sequence: 0xfffffffd });

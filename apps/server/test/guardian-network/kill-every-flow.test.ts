@@ -1,4 +1,4 @@
-// kill -9 of any one guardian of a 2-of-3 at every step of every vault flow (issue 20): open,
+// kill -9 of any one guardian of a 2-of-3 at every step of every vault flow: open,
 // deposit, withdraw, borrow, repay and a repossess, each with a guardian killed while it decides,
 // after its approval, after its commitment and at its share (kill-steps.ts), on one world: the real
 // app coordinating three guardian processes that check every request themselves, on its devnet.

@@ -1,4 +1,4 @@
-// Each guardian is an oracle (issue 20, item 4), with real guardian processes (`--policy vault`,
+// Each guardian is an oracle, with real guardian processes (`--policy vault`,
 // each reading the app's chain and price) and the real app coordinating them on its devnet: a new
 // vault commits to one liquidation leaf per guardian oracle, a guardian reveals its threshold
 // secret only on its own price, a repossess spends the leaf whose secret one guardian revealed,

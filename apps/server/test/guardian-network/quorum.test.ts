@@ -1,4 +1,4 @@
-// The price quorum end to end (issue 20, item 4): three real `--policy vault` guardian processes,
+// The price quorum end to end: three real `--policy vault` guardian processes,
 // each on its own two local exchanges (feeds.txt in its directory), guardian 3's 10% low, and the
 // real app coordinating them (GUARDIAN_NETWORK=external). The app's quote is the guardians'
 // quorum, not its own price; each guardian checks a request's quote evidence against the set

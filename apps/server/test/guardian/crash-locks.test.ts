@@ -1,4 +1,4 @@
-// Issue 25: a server killed at any step of a vault action holds the vault only until it is back.
+// A server killed at any step of a vault action holds the vault only until it is back.
 // The killed process is a guardian whose database and chain stop answering at the kill point:
 // nothing it would do after it reaches either, as with kill -9. Then another guardian starts over
 // the same database and chain (a restart), recovers, and a deposit on the same vault succeeds at

@@ -1,4 +1,4 @@
-// Issue 12, finding 2 over the real server: an attacker with no key and no funds floods
+// Over the real server: an attacker with no key and no funds floods
 // `unit.reserve` from many keys, sockets and loopback addresses, with the /guardian socket's default
 // limits, while a funded user opens a vault through the devnet faucet and the WebSocket. The open
 // takes one try. (`npm run probe` runs the same flood bigger and prints the count.)

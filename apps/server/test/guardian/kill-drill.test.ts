@@ -1,4 +1,4 @@
-// Issue 25's crash drill with a real kill -9: the server runs as `npm start` does, in a child
+// The crash drill with a real kill -9: the server runs as `npm start` does, in a child
 // process; a withdraw is sent and the process is killed at a few moments of it (the states it
 // stops in vary: locked, received, validated, co-signed, broadcast), restarted on the same
 // database, and a deposit on the same vault must succeed at once, not two minutes later. The client

@@ -122,7 +122,7 @@ describe('guardian vault lifecycle on the devnet', () => {
     const vault = (await getVaultByPubkey(h.store.db, alice.vaultPubkey))!;
     expect(vault.btc_locked).toBe(before.btc_locked - 300_000 - Number(built.fee));
     // The fee the web drawer previews, from the address alone, is the one the guardian accepted
-    // and the chain holds (issue 22: the preview must equal the result).
+    // and the chain holds (the preview must equal the result).
     const previewed = networkFeeSats({
       action: 'withdraw',
       paymentInputs: 0,

@@ -1,5 +1,5 @@
 // A chain service that loses, delays or refuses answers the way a real one does: a local proxy in
-// front of the devnet's own esplora routes, for the tests of lost answers (issue 21 item 3).
+// front of the devnet's own esplora routes, for the tests of lost answers.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 

@@ -1,4 +1,4 @@
-// Issue 21, item 3: outcomes the network did not tell, settled from the chain. The guardian reaches
+// Outcomes the network did not tell, settled from the chain. The guardian reaches
 // the chain over HTTP (EsploraChain) through a local proxy in front of the devnet's own esplora
 // routes; the proxy loses, delays or refuses answers the way a real service does. Runs on SQLite,
 // and on PostgreSQL with FLOW_DATABASE_URL.

@@ -1,4 +1,4 @@
-// Issue 21, item 3, for vault.speedup: a replacement whose broadcast answer is lost is handed to the
+// For vault.speedup: a replacement whose broadcast answer is lost is handed to the
 // chain like any other lost answer (lost-answer.test.ts), through the same lossy proxy: the vault
 // follows the replacement once the chain holds it, keeps the original when the network refuses the
 // replacement (the original confirmed first), and is never left busy. Runs on SQLite, and on

@@ -1,8 +1,8 @@
-// Uncooperative timing on a real devnet and store (issue 12, findings 1, 3 and 4): a price drop
+// Uncooperative timing on a real devnet and store: a price drop
 // while a deposit is in flight, the same signed request sent twice at once (to one guardian and to
 // two guardians over one database, as several server instances run), and junk requests naming a
 // victim's vault. The flow suite runs these on SQLite and again on PostgreSQL (FLOW_DATABASE_URL),
-// where requests truly interleave; each alone and with a guardian network in place (issue 20).
+// where requests truly interleave; each alone and with a guardian network in place.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64, hex } from '@scure/base';
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Referral levels' postage takes effect (issue 14): once an account has referred a user who opened a
+// Referral levels' postage takes effect: once an account has referred a user who opened a
 // vault, the guardian holds the UNIT outputs of its open, borrow and repay to its level's postage,
 // on a real devnet. UNIT sent back to the treasury keeps the default postage.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

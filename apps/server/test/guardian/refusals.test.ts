@@ -115,7 +115,7 @@ describe('guardian refusals', () => {
     const { reservation_id: _dropped, ...unreserved } = request;
     expect(await codeOf(call(h.guardian, 'vault.borrow', unreserved))).toBe('reservation_missing');
     // Refused before anything reached the network: the same signed request, now with its
-    // reservation, is taken without signing again (issue 21).
+    // reservation, is taken without signing again.
     expect(await codeOf(call(h.guardian, 'vault.borrow', request))).toBe('ok');
     expect((await getVaultByPubkey(h.store.db, bob.vaultPubkey))?.unit_borrowed).toBe(11_000);
     // Once broadcast it is a replay.

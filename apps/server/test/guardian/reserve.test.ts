@@ -1,5 +1,5 @@
 // unit.reserve on a real devnet: the treasury UNIT output handed to an open or a borrow, held by
-// the reservation for as long as a wallet prompt may take but never exclusively (issue 12: a
+// the reservation for as long as a wallet prompt may take but never exclusively (a
 // treasury no one can starve), and a repay only learns where to send UNIT back.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The /guardian WebSocket of the real app against uncooperative clients (issue 12, finding 6): the
+// The /guardian WebSocket of the real app against uncooperative clients: the
 // largest message it parses, calls per connection and per address, sockets per address, idle
 // sockets, the page's Origin, and reservations released when their socket closes. Every limit
 // holds for loopback clients too; tests lower them through buildApp's guardianLimits.

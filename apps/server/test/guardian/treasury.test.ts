@@ -1,4 +1,4 @@
-// Issue 12, findings 2 and 5 on a real devnet and store: unsigned reservations from many keys take
+// On a real devnet and store: unsigned reservations from many keys take
 // nothing from a funded user, and a user who reads the wallet prompt for minutes still opens and
 // borrows. (The same flood over the real server's WebSocket: test/guardian/flood.test.ts.)
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// npm run backup / restore (issue 21 item 4) mid-flow: a backup taken while a borrow is being
+// npm run backup / restore mid-flow: a backup taken while a borrow is being
 // written is a whole database; restored in place of the server's, the server starts from it with
 // its vault, history and (on the devnet) the chain in agreement, and goes on taking requests.
 import fs from 'node:fs';

@@ -1,4 +1,4 @@
-// A devnet instance playing a real network for another instance (issue 21): its esplora, mempool,
+// A devnet instance playing a real network for another instance: its esplora, mempool,
 // ordinals, runes and explorer routes are the network's services, and the other instance runs with
 // NETWORK=signet, its keys from files, as an operator would run it.
 import fs from 'node:fs';

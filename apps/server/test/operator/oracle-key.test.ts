@@ -1,4 +1,4 @@
-// The oracle's key lives in a file (ORACLE_KEY_FILE; issue 21 item 4): made at first devnet start
+// The oracle's key lives in a file (ORACLE_KEY_FILE): made at first devnet start
 // with mode 0600, refused when others can read it, and refused when it is not the key the
 // database's vaults were opened with.
 import fs from 'node:fs';

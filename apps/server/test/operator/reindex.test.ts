@@ -1,4 +1,4 @@
-// Lose the database, lose nothing (issue 21 item 4): a signet server on the devnet playing the
+// Lose the database, lose nothing: a signet server on the devnet playing the
 // network, its keys from files; a vault is opened and borrowed on, a second only opened, the
 // database is deleted, the server restarts on an empty one and rebuilds both vaults and their
 // history from the chain's state records (the second's key from its opening's record, version 2),

@@ -1,4 +1,4 @@
-// The operator's treasury commands (issue 21 item 2) on the devnet playing the network: a signet
+// The operator's treasury commands on the devnet playing the network: a signet
 // server's configuration, its chain services on a devnet instance, every transaction real and
 // read back from that network's esplora and runes routes.
 import { spawn } from 'node:child_process';

@@ -6,7 +6,7 @@ import { getJson, joinUrl } from './http';
  * Sats on their way to an address: paid to it by transactions still in the mempool (mempool_stats),
  * net of what the mempool spends from it. The balance (SPEC §7) counts only confirmed sats, so a new
  * devnet wallet whose faucet payment waits for a block would read 'Available: 0 BTC'; this is what
- * lets the app say 'Funds arriving' instead (issue 15).
+ * lets the app say 'Funds arriving' instead.
  */
 export const getIncomingSats = async (config: ConfigDto, address: string): Promise<bigint> => {
   const stats = await getJson<AddressStatsDto>(

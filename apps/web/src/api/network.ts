@@ -1,4 +1,4 @@
-// GET /api/network (issue 20): the guardian set the server coordinates and each guardian's health.
+// GET /api/network: the guardian set the server coordinates and each guardian's health.
 // The server keeps one answer for a few seconds; the page asks again every 10 s.
 import { queryOptions, useQuery } from '@tanstack/react-query';
 // Types only (erased): the page's first chunk carries no zod.

@@ -6,7 +6,7 @@ import { pollEvery } from './live';
 /**
  * The vault of a wallet key, or null when it has none. Asked as a list (GET /api/vaults?pubkey=)
  * so a wallet without a vault is an ordinary empty answer: by-pubkey's 404 showed as a red console
- * error on every poll (issue 15). Any other failure still throws.
+ * error on every poll. Any other failure still throws.
  */
 export const getVaultByPubkey = async (pubkey: string): Promise<VaultDto | null> => {
   const vaults = await getJson<VaultDto[]>(`/api/vaults?pubkey=${encodeURIComponent(pubkey)}`);

@@ -5,7 +5,7 @@ import { prerenderedShell, removePrerenderedShell } from './prerendered-shell';
 
 /**
  * The config is loaded first: every URL and configurable constant comes from it. Meanwhile the
- * shell prerendered into index.html stays on screen (issue 22, first paint); without one (tests,
+ * shell prerendered into index.html stays on screen (first paint); without one (tests,
  * development) a spinner says it is loading. Whatever comes next replaces the shell.
  */
 export function ConfigGate({ children }: { children: ReactNode }) {

@@ -4,7 +4,7 @@ import { Compass } from 'lucide-react';
 /**
  * An unknown address inside the app shell: header and navigation stay, so the way back is where it
  * always is. Before, an unknown route reached the crash screen, whose Try again reloaded the same
- * unknown route forever (issue 15).
+ * unknown route forever.
  */
 export function NotFoundPage() {
   return (

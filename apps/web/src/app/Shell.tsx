@@ -1,5 +1,5 @@
 // The page's shell, prerendered into index.html at build time (vite.config.ts, prerenderShell) so
-// the welcome page paints before the script arrives (issue 22: first paint waited for ~200 KB of
+// the welcome page paints before the script arrives (first paint waited for ~200 KB of
 // JavaScript). Plain links, no state: it works, and reads the same, with no script at all. The app
 // removes it as it takes over (removePrerenderedShell).
 import { CONTENT } from '@unit/protocol';

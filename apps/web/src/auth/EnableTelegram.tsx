@@ -1,4 +1,4 @@
-// "Enable Telegram Notification" (SPEC §2, issue 14): signs the wallet in when needed, asks the
+// "Enable Telegram Notification" (SPEC §2): signs the wallet in when needed, asks the
 // server for a one-time link to its bot, then offers that link; the chat that opens it gets this
 // address's notifications. Once a chat is linked (the user's telegram_id) it says so, with a way
 // to link another chat. Without a bot the feature says it is not configured here.

@@ -1,4 +1,4 @@
-// Sign-in with Bitcoin in the browser (issue 14): the server's challenge is signed by the connected
+// Sign-in with Bitcoin in the browser: the server's challenge is signed by the connected
 // wallet (BIP-322) and exchanged for an HttpOnly session cookie. The session belongs to one
 // address: a wallet switched to another address is not signed in until it signs too.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';

@@ -36,7 +36,7 @@ export interface FlowsApi {
   isVaultCreationFlowInProgress: boolean;
   /** the opening transaction of a creation restored from storage after a reload */
   creationTxid: string | null;
-  /** issue 20: who approved the opening (the success screen says so); null when signed alone */
+  /** Who approved the opening (the success screen says so); null when signed alone */
   creationApprovals: Approvals | null;
   markVaultCreated(): void;
   goToVault(): void;
@@ -84,7 +84,7 @@ export function FlowProvider({
   const onFailed = useCallback(
     (decl: FlowDecl, error: unknown) => {
       // SPEC §8: the generic toast (time-outs read as such) and an error banner. A refusal's
-      // reasons are the banner's and the tracker's; its toast says only that (issue 20).
+      // reasons are the banner's and the tracker's; its toast says only that.
       if (isRefusal(error))
         toasts.show({ title: ERROR_MESSAGES.generic, description: REFUSAL_TOAST, tone: 'error' });
       else toasts.error(error);

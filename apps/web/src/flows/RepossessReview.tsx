@@ -46,7 +46,7 @@ export function RepossessReview(props: {
   // SPEC §9: each option's rate is capped so 1000 vB never cost more than 1000 USD.
   const options = cappedFeeOptions(position.fees, position.priceUsd);
   const feeRate = selectedFeeRate(options, fee);
-  // The network cost the claimant's wallet pays, as every drawer says it (issue 22), with the
+  // The network cost the claimant's wallet pays, as every drawer says it, with the
   // liquidated vault's deepest liquidation leaf: a guardian-network vault commits to up to three.
   const networkFee = networkFeeSats({
     action: 'repossess',

@@ -4,7 +4,7 @@ import { useFlows } from './FlowProvider';
 import { useResend } from './useResend';
 
 /**
- * The tracker's offer after a failure the network caused before anything was broadcast (issue 21):
+ * The tracker's offer after a failure the network caused before anything was broadcast:
  * send the same signed request again, without a new signature, until it expires; after that, start
  * over (back to the step that signs). Nothing shows for any other failure.
  */

@@ -63,7 +63,7 @@ describe('approvals of a vault.progress notification', () => {
       expect(readApprovals({ request: NONCE, step: 4, approvals: value }, NONCE)).toBeNull();
   });
 
-  it('says the count as issue 20 words it, and whether it is enough', () => {
+  it('says the count as the tracker words it, and whether it is enough', () => {
     expect(approvalsCount({ ...approvals, approved: 2 })).toBe('2 of 3 guardians approved');
     expect(approvalsDone(approvals)).toBe(false);
     expect(approvalsNeed(approvals)).toBe('2 needed');

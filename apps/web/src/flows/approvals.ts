@@ -1,4 +1,4 @@
-// Issue 20 item 6: each guardian's decision on a request, as `vault.progress` step 4 carries it
+// Each guardian's decision on a request, as `vault.progress` step 4 carries it
 // (@unit/protocol wire/guardian.ts approvalsSchema), read and put into words for the tracker.
 // Zod-free: the guardian client that reads it is the browser's lazy chunk, which carries no zod.
 import type { Approvals, GuardianDecision } from '@unit/protocol/wire';
@@ -71,7 +71,7 @@ export function readApprovals(body: unknown, nonce: string): Approvals | null {
 /** Enough guardians approved for the network to sign. */
 export const approvalsDone = (approvals: Approvals) => approvals.approved >= approvals.needed;
 
-/** Issue 20: "2 of 3 guardians approved". */
+/** "2 of 3 guardians approved". */
 export const approvalsCount = ({ approved, total }: Approvals) =>
   `${approved} of ${total} guardian${total === 1 ? '' : 's'} approved`;
 

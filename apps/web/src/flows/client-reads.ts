@@ -44,7 +44,7 @@ export const REQUEST_ANSWER_MS = REQUEST_LIFETIME_SECONDS * 1000;
 export type RpcClient = GuardianClient & {
   open(): boolean;
   /**
-   * Issue 20: hands `listener` the guardians' decisions each `vault.progress` of the request
+   * Hands `listener` the guardians' decisions each `vault.progress` of the request
    * `nonce` carries, until the returned function is called. The protocol's client reports steps only.
    */
   watchApprovals(nonce: string, listener: (approvals: Approvals) => void): () => void;

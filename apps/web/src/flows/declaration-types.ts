@@ -82,13 +82,13 @@ export interface FormDecl {
   kind: 'amounts' | 'claim' | 'fee';
   btc?: BtcFieldDecl;
   unit?: UnitFieldDecl;
-  /** the step lists the wallets while none is connected (issue 22) */
+  /** the step lists the wallets while none is connected */
   connectsWallet?: boolean;
   /** refused while the price is unknown (SPEC §5) */
   needsPrice?: boolean;
   /** a UNIT amount: the wallet's sats are checked apart against the operation cost (SPEC §5) */
   checksWalletCost?: boolean;
-  /** the fee comes out of the vault, priced for the wallet's own address (issue 22) */
+  /** the fee comes out of the vault, priced for the wallet's own address */
   feeFromVault?: boolean;
   /** the UNIT postage the payment funds goes back to the treasury, not with the user's UNIT */
   postageToTreasury?: boolean;
@@ -102,7 +102,7 @@ export interface FlowDecl {
   steps: readonly StepDecl[];
   /** tracker (create) or confirmation (actions) steps, in order, 1-based in the UI */
   progressSteps: readonly string[];
-  /** the progress step that shows each guardian's approval (issue 20); none: no network signs */
+  /** the progress step that shows each guardian's approval; none: no network signs */
   approvalsStep?: number;
   form: FormDecl;
   actionLabel: string;

@@ -57,7 +57,7 @@ const asLine = (step: string) => step.charAt(0).toUpperCase() + step.slice(1);
 // SPEC §4 Action drawers: confirmation steps 1 to 4.
 const CONFIRMATION_STEPS = ACTION.confirmationSteps.map(asLine);
 
-// Issue 20: the guardians' approvals show at the create tracker's 4 network approvals and at an
+// The guardians' approvals show at the create tracker's 4 network approvals and at an
 // action drawer's 3 validation, the step the guardian's step 4 maps to (guardian-client.ts).
 const CREATE_APPROVALS_STEP = 4;
 const ACTION_APPROVALS_STEP = 3;

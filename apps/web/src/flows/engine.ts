@@ -23,7 +23,7 @@ export interface FlowState {
   /** bumps when the form must forget what was typed (SPEC §4: Back resets the amount) */
   formKey: number;
   /**
-   * Issue 20: the guardians' decisions at the tracker step they were reported at (create: 4
+   * The guardians' decisions at the tracker step they were reported at (create: 4
    * network approvals; an action drawer: 3), the last kept through a failure; null when the server
    * signs alone.
    */

@@ -10,7 +10,7 @@ export interface FlowBanner {
   text: string;
   txid: string | null;
   /**
-   * Issue 20: the guardians' decisions on the run, as they arrive after the drawer closed and
+   * The guardians' decisions on the run, as they arrive after the drawer closed and
    * after; null when the server signs alone (the banner is then as it always was).
    */
   approvals: Approvals | null;
@@ -21,7 +21,7 @@ export interface FlowBanner {
 export interface FlowBannerActions {
   /** SPEC §4: signatures collected, the drawer closes and the banner takes over */
   running(decl: FlowDecl): void;
-  /** issue 20: the guardians' decisions so far on the run the banner is about */
+  /** The guardians' decisions so far on the run the banner is about */
   approvals(action: FlowAction, approvals: Approvals): void;
   /** SPEC §4: the 'submitted' banner shows the txid */
   submitted(decl: FlowDecl, txid: string): void;

@@ -57,7 +57,7 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, started: Promise<void>)
 export interface FlowRunEffects {
   /** the wallet signed and the guardian has the request (SPEC §4) */
   onSigned(decl: FlowDecl): void;
-  /** issue 20: the guardians' decisions so far, reported after signing (the banner shows them) */
+  /** The guardians' decisions so far, reported after signing (the banner shows them) */
   onApprovals(decl: FlowDecl, approvals: Approvals): void;
   /** the guardian answered with the transaction's ids, in time or after the time-out */
   onSubmitted(decl: FlowDecl, input: FlowInput, preview: FlowPreview, result: FlowResultIds): void;
@@ -117,7 +117,7 @@ export function useFlowMachine(execute: ExecuteFlow, effects: FlowRunEffects) {
           if (!decl.keepsDrawer) setDrawerOpenState(false);
           onSigned(decl);
         }
-        // The drawer may be closed by now: the banner carries the approvals on (issue 20).
+        // The drawer may be closed by now: the banner carries the approvals on.
         if (approvals && signed) onApprovals(decl, approvals);
       };
       const execution = execute(decl.action, input, onProgress, {

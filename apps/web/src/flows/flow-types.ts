@@ -23,7 +23,7 @@ export interface FlowInput {
 
 /**
  * Reports the tracker step that is now active (1 signature collection … last submitting), and at
- * the network approvals (issue 20) each guardian's decision so far, when a guardian network signs.
+ * the network approvals each guardian's decision so far, when a guardian network signs.
  */
 export type OnProgress = (step: number, approvals?: Approvals) => void;
 

@@ -107,13 +107,13 @@ export function formCosts(i: FormInputs) {
     // The guardian network's records commit to the price quorum: 32 bytes more (/api/config).
     quorumCommitment: constants.priceQuorum === true,
     // A fee paid from the vault, priced for the wallet's own address, is the fee the transaction
-    // pays, so the vault after it previewed here is the one it makes (issue 22).
+    // pays, so the vault after it previewed here is the one it makes.
     ...(decl.form.feeFromVault && i.satsAddress
       ? { withdrawalScriptBytes: outputScriptBytes(i.satsAddress) }
       : {}),
   };
   // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
-  // the transaction is expected to pay (issue 15: the allowance doubled the figure shown).
+  // the transaction is expected to pay (the allowance doubled the figure shown).
   const networkFee = networkFeeSats(costInput);
   const usdOf = (value: bigint) => {
     const cents = satsValueUsdCents(value, position.priceUsd);
@@ -218,7 +218,7 @@ export function formModel(i: FormInputs) {
     ? decl.form.complete({ sats: a.sats, cents: a.cents, priceUsd })
     : (!decl.form.btc || a.sats > 0n) && (!decl.form.unit || a.cents > 0n);
   // A balance still loading, or sats still in the mempool (a new devnet wallet's faucet payment),
-  // is not 'Available: 0 BTC' nor 'Not Enough Bitcoin' (issue 15): the field says which it is.
+  // is not 'Available: 0 BTC' nor 'Not Enough Bitcoin': the field says which it is.
   const fundsArriving =
     i.incomingSats > 0n &&
     (btcError === VALIDATION_MESSAGES.notEnoughBitcoin ||
@@ -242,7 +242,7 @@ export function formModel(i: FormInputs) {
     cents: a.cents,
     feeSats: costs.networkFee,
   });
-  // Warned before confirming a vault left in the Risky band (issue 22, as Liquity v2 does).
+  // Warned before confirming a vault left in the Risky band (as Liquity v2 does).
   const ratioAfter =
     formValid && after ? collateralRatio(after.btcSats, after.unitCents, priceUsd) : NaN;
   return {

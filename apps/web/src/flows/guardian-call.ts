@@ -1,6 +1,6 @@
 // One signed vault request to the guardian, its progress reported as the flow's tracker steps: the
 // guardian's steps (2 request received … 5 submitting) and, at its step 4 network approvals, each
-// guardian's decision when a guardian network signs (issue 20).
+// guardian's decision when a guardian network signs.
 import type { GuardianMethod, GuardianResult } from '@unit/protocol/wire';
 import type { RpcClient } from './client-reads';
 import type { OnProgress } from './flow-types';

@@ -1,4 +1,4 @@
-// Issue 20: a request the guardians refused (`guardians_refused`), in the flow's words.
+// A request the guardians refused (`guardians_refused`), in the flow's words.
 import { errorCodeOf, errorMessageOf, toUserMessage } from '@unit/protocol';
 import { HttpError } from '../api/http';
 

@@ -1,4 +1,4 @@
-// A signed vault request kept for sending again as it is (issue 21; @unit/protocol resend.ts). The
+// A signed vault request kept for sending again as it is (@unit/protocol resend.ts). The
 // guardian client attaches one to the error of a request the network never took; the tracker's
 // "Send again" (ResendButton.tsx) runs the flow with it, which sends the same bytes again over the
 // socket that holds its reservation while that socket is open. No Bitcoin library here: this

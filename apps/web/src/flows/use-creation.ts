@@ -13,7 +13,7 @@ const opensVault = (p: PendingTransaction) => FLOWS[p.type].createsVault === tru
 export function useCreation(pending: PendingTransaction[], updatePending: PendingUpdate) {
   const [stage, setStage] = useState<CreationStage>('initial');
   const [creating, setCreating] = useState(false);
-  // Issue 20: who approved the opening, for the success screen; the drawer's flow, which holds
+  // Who approved the opening, for the success screen; the drawer's flow, which holds
   // them too, is forgotten as soon as its tracker is closed.
   const [approvals, setApprovals] = useState<Approvals | null>(null);
   const now = useNow(60_000);

@@ -13,8 +13,8 @@ export const ARRIVED_NOTICE_MS = 10_000;
 /**
  * Says that sats are on their way to the connected wallet until a block confirms them: a new devnet
  * wallet is paid by the faucet as it connects, and without this the page would only show an empty
- * balance (issue 15). For the devnet wallet it names the faucet; for any wallet it follows any
- * payment still in the mempool. When the block comes it says the coins arrived (issue 22), for a
+ * balance. For the devnet wallet it names the faucet; for any wallet it follows any
+ * payment still in the mempool. When the block comes it says the coins arrived, for a
  * few seconds or until dismissed.
  */
 export function FundsArrivingNotice() {

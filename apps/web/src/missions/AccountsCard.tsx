@@ -1,4 +1,4 @@
-// The linked social accounts (issue 14): link one, see which are linked, and the outcome of a link.
+// The linked social accounts: link one, see which are linked, and the outcome of a link.
 import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { toUserMessage, isOwnUserView, type PublicUserDto } from '@unit/protocol';

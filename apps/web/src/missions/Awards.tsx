@@ -48,7 +48,7 @@ export function Awards({ title, awards }: { title: string; awards: CommunityAwar
 }
 
 /**
- * Each role and badge gets its own mark (issue 22: they were rows of text), drawn inline from the
+ * Each role and badge gets its own mark (they were rows of text), drawn inline from the
  * icon set already in the bundle: nothing is downloaded. An award this page does not know yet gets
  * the generic one.
  */

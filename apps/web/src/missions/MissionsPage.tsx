@@ -232,7 +232,7 @@ export function MissionsPage() {
           )}
           <WalletPicker open={pickerOpen} onOpenChange={setPickerOpen} />
         </section>
-        {/* Issue 22: the columns were 420 px against 1,800: the badges sit under the missions,
+        {/* The columns were 420 px against 1,800: the badges sit under the missions,
           the levels and roles beside them, so both end near each other. */}
         {community.data && ctx.hasUser && <Awards title="Badges" awards={community.data.badges} />}
       </div>

@@ -34,7 +34,7 @@ export function ReferralCard({ user }: { user: PublicUserDto }) {
           <dd>{user.referrals}</dd>
         </div>
       </dl>
-      {/* Issue 22: the field cut the code off; the link wraps, with the code set apart. The code
+      {/* The field cut the code off; the link wraps, with the code set apart. The code
           is the owner's: shown with their session only. */}
       {link && isOwnUserView(user) ? (
         <>
@@ -68,7 +68,7 @@ export function ReferralCard({ user }: { user: PublicUserDto }) {
 }
 
 /**
- * Who invited this user (issue 22: a referred user landed with no word of it): the referrer's
+ * Who invited this user (a referred user landed with no word of it): the referrer's
  * address once registered, or the code in the link until then.
  */
 export function Invitation({

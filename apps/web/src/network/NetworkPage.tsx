@@ -1,4 +1,4 @@
-// The /network page (issue 20, item 6): the guardian set this server coordinates, the threshold in
+// The /network page: the guardian set this server coordinates, the threshold in
 // one sentence, the group key, and one card per guardian with its own health: online or not, its
 // last price and signature, version and uptime. After a rotation, while an older set still lives,
 // the newest set is listed first and each older one below it, labelled. Refreshed every 10 s

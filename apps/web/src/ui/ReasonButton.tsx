@@ -49,7 +49,7 @@ const EDGE_PX = 8;
 /**
  * How far a reason must move sideways to sit inside a page `pageWidth` wide. Past the right edge
  * it would widen the page, which on a phone scrolls sideways and moves every fixed drawer off the
- * screen (issue 15, the 360 px create drawer); past the left edge it would be cut off.
+ * screen (the 360 px create drawer); past the left edge it would be cut off.
  */
 export function shiftIntoPage(box: { left: number; right: number }, pageWidth: number): number {
   if (box.right > pageWidth - EDGE_PX)

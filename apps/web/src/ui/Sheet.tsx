@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState, useSyncExternalStore } from 'react';
 import type { SheetProps } from './SheetDialog';
 
-// The dialog library stays out of the first paint (the dashboard's bundle budget, issue 15). The
+// The dialog library stays out of the first paint (the dashboard's bundle budget). The
 // dashboard preloads it once it has painted; from then on every Sheet keeps its dialog mounted,
 // closed, so one that a pushed price opens (the liquidation modal) appears in the same render as
 // the badge and the gauge.

@@ -23,7 +23,7 @@ export default function SheetDialog(props: SheetProps) {
     <Dialog.Root open={props.open} onOpenChange={(open) => props.onOpenChange(open)}>
       <Dialog.Portal>
         <Dialog.Backdrop className="sheet-backdrop" />
-        {/* A dialog with a field opens on it (issue 22: a drawer opened with Enter focused the
+        {/* A dialog with a field opens on it (a drawer opened with Enter focused the
             close button, so typing went nowhere); one without keeps the library's default. */}
         <Dialog.Popup
           ref={popup}

@@ -24,7 +24,7 @@ export function SocialLinks() {
     { key: 'discord', label: 'Discord', href: social.discord },
     { key: 'telegram', label: 'Telegram', href: social.telegram },
   ] as const;
-  // Only the networks this server configures (issue 22: no other protocol's accounts by default).
+  // Only the networks this server configures (no other protocol's accounts by default).
   const shown = links.filter((l) => l.href != null);
   if (shown.length === 0) return null;
   return (

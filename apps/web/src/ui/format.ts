@@ -22,7 +22,7 @@ export function unitCentsToInputText(cents: bigint): string {
   return centsToUnitString(cents).replace(/,/g, '');
 }
 
-/** A fee or any sats figure with its USD value beside it: '0.00000278 BTC ($0.26)' (issue 22). */
+/** A fee or any sats figure with its USD value beside it: '0.00000278 BTC ($0.26)'. */
 export function formatBtcUsd(amount: bigint, priceUsd: PriceInput): string {
   const usd = satsValueUsdCents(amount, priceUsd);
   return `${satsToBtcString(amount)} BTC${usd != null ? ` (${formatUsdCents(usd)})` : ''}`;

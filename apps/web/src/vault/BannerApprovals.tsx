@@ -4,7 +4,7 @@ import type { Approvals } from '@unit/protocol/wire';
 import { ApprovalsCount, ApprovalsList } from '../flows/steps/GuardianApprovals';
 
 /**
- * Issue 20 item 6 in the pending banner: an action's drawer closes once the wallet has signed, so
+ * In the pending banner: an action's drawer closes once the wallet has signed, so
  * the guardians' approvals arrive while the user reads the banner. One short line, "2 of 3
  * guardians approved" (the tracker's words and its one polite live region, which speaks once per
  * phase), and a Details disclosure that lists each guardian's state and reason. The count and the

@@ -70,7 +70,7 @@ export function Dashboard(props: {
     setLiquidationModal(pending);
   }
 
-  // The liquidation modal must open in the same render as the badge (issue 15): its dialog code
+  // The liquidation modal must open in the same render as the badge: its dialog code
   // loads once the dashboard has painted.
   useEffect(() => {
     void preloadSheet();
@@ -193,7 +193,7 @@ export function Dashboard(props: {
           {debtPending && (
             <PendingFigure text={afterLabel(`${centsToUnitString(after.state.debtCents)} UNIT`)} />
           )}
-          {/* SPEC §2's bar of UNIT in the wallet against the debt, labelled (issue 22) */}
+          {/* SPEC §2's bar of UNIT in the wallet against the debt, labelled */}
           {!gone && bar.kind !== 'no-debt' && position.runeCents != null && (
             <div className="unit-bar">
               <p className="unit-bar__label" id="unit-bar-label">
@@ -248,7 +248,7 @@ export function Dashboard(props: {
           <p className="card__value num" data-testid="liquidation-price">
             {liqText(confirmed.liquidationCents)}
           </p>
-          {/* the price now and how far it may fall, as BOLD and Summer.fi show it (issue 22) */}
+          {/* the price now and how far it may fall, as BOLD and Summer.fi show it */}
           <dl className="liq-figures num">
             <div>
               <dt>{READING.liquidationPrice.current}</dt>

@@ -21,10 +21,10 @@ import { BannerApprovals } from './BannerApprovals';
 /**
  * The banner of a running or finished flow and of stored pending transactions (SPEC §4); it links
  * to the block explorer and offers Telegram notification (SPEC §2 Dashboard). One layout for every
- * action (issue 22): a state mark, a title line with one line of detail, then a row of the links
+ * action: a state mark, a title line with one line of detail, then a row of the links
  * and buttons that apply. Telegram is offered only while something is waiting and only when this
  * server has a bot (an unconfigured server is said once, on the vault page, not in every banner).
- * When a guardian network signs, the guardians' approvals follow the detail line (issue 20).
+ * When a guardian network signs, the guardians' approvals follow the detail line.
  */
 export function PendingBanner() {
   const flows = useFlows();
@@ -76,7 +76,7 @@ export function PendingBanner() {
             )}
           </p>
         )}
-        {/* issue 20: a refusal names each guardian's reason, whole, wrapping on a phone */}
+        {/* A refusal names each guardian's reason, whole, wrapping on a phone */}
         {banner?.refusal && <p className="banner__text banner__refusal">{banner.refusal}</p>}
         {banner?.approvals && (
           <BannerApprovals

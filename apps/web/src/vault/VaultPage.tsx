@@ -189,14 +189,14 @@ function CreationPending() {
     flows.creationTxid;
   // SPEC §2: the Transaction Tracker while the creation flow is in progress, which it is until the
   // opening's block (this screen), not only while the drawer's steps run: those end in seconds, and
-  // the button vanished long before the block (issue 15). It reopens the drawer's tracker, so it
+  // the button vanished long before the block. It reopens the drawer's tracker, so it
   // shows while this page still holds the flow (a reload keeps the screen, not the tracker).
   const trackable = flows.flow?.action === 'create' && flows.flow.status !== 'idle';
   return (
     <section className="state-card" aria-live="polite">
       <span className="spinner spinner--large" aria-hidden="true" />
       <p className="state-card__text">{CONTENT.vaultPage.creationPending}</p>
-      {/* issue 20: the guardians' approvals of the opening, as the banner shows an action's */}
+      {/* The guardians' approvals of the opening, as the banner shows an action's */}
       {flows.creationApprovals && (
         <div className="creation-approvals">
           <BannerApprovals
@@ -257,7 +257,7 @@ function CreationSuccess({
   /** the vault's `o` record: what the opening locked and borrowed */
   opening: VaultHistoryRecordDto | null;
   priceUsd: number | null | undefined;
-  /** issue 20: who approved the opening (not known after a reload) */
+  /** Who approved the opening (not known after a reload) */
   approvals: Approvals | null;
 }) {
   const copy = CONTENT.reading.createSuccess;

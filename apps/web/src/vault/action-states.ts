@@ -72,7 +72,7 @@ export function useActionStates(position: Position): ActionStates {
     }),
   });
   // The wallet's sats decide deposit, borrow and repay: while they are unknown, or on their way in
-  // a transaction not yet mined, a disabled button says so rather than 'no bitcoin' (issue 15).
+  // a transaction not yet mined, a disabled button says so rather than 'no bitcoin'.
   const incoming = useIncomingSats(config, wallet.account?.satsAddress ?? null).data ?? 0n;
   const walletBound = (action: DashboardAction): ButtonState => {
     const state = buttonState(action, ctx(action));

@@ -16,7 +16,7 @@ export const setDevnetPrice = (usd: number) =>
   });
 
 /**
- * The devnet's BTC price, set from the wallet menu (issue 22: it needed the CLI). Devnet only: the
+ * The devnet's BTC price, set from the wallet menu (it needed the CLI). Devnet only: the
  * server refuses it elsewhere, and the menu shows it only there. The new price reaches every open
  * page through the live stream; this page also reads it at once.
  */

@@ -5,7 +5,7 @@ import './wallet-picker.css';
 import type { WalletPickerProps } from './WalletPicker';
 
 // The picker (and the dialog library under it) loads when a visitor first opens it, not with
-// every page (the dashboard's bundle budget, issue 15).
+// every page (the dashboard's bundle budget).
 const Picker = lazy(() => import('./WalletPicker').then((m) => ({ default: m.WalletPicker })));
 
 /** The wallet picker, mounted from its first opening on. */

@@ -6,7 +6,7 @@ import { LATE_INJECTION_POLL_MS, LATE_INJECTION_WINDOW_MS, useWallet } from './W
 
 /**
  * The wallets to connect, with what went wrong last: the wallet picker's body, and the create
- * drawer's step 2 (issue 22: that step opened the picker as a second modal over a blank panel).
+ * drawer's step 2 (that step opened the picker as a second modal over a blank panel).
  */
 export function WalletChoices({ onChoose }: { onChoose?: (id: WalletId) => void }) {
   const wallet = useWallet();

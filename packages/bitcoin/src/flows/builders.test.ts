@@ -342,7 +342,7 @@ describe('buildWithdrawPsbt', () => {
   });
 });
 
-describe('the withdraw fee the drawer previews (issue 22)', () => {
+describe('the withdraw fee the drawer previews', () => {
   // The vault pays the withdraw's fee, so the vault after it is shown before signing: the
   // protocol's estimate, given the withdrawal's script, must be the fee the real PSBT pays.
   it("is the built transaction's fee for P2WPKH, nested P2SH and P2TR withdrawals, at any rate", () => {
@@ -424,7 +424,7 @@ describe('buildRepossessPsbt', () => {
 });
 
 // The drawers quote a network cost from @unit/protocol's estimateVsize before any PSBT exists; it
-// must match what these builders really produce (issue 15: it read twice the real cost), so each
+// must match what these builders really produce (it read twice the real cost), so each
 // action's transaction is built, signed in full and measured here, with one payment input.
 describe("the protocol's vsize estimate against the real transactions", () => {
   function realVsize(built: BuiltVaultTx, opts?: Parameters<typeof signAll>[1]): number {

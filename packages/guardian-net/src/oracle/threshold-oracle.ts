@@ -1,4 +1,4 @@
-// Each guardian is an oracle (issue 20, item 4): from a secret in its own 0600 file (`oracle.json`
+// Each guardian is an oracle: from a secret in its own 0600 file (`oracle.json`
 // in its directory, made at first start like identity.json, never logged or served) it derives one
 // threshold secret per (threshold, stamp), exactly as the app's single oracle does
 // (`thresholdSecret` of @unit/bitcoin: HMAC-SHA256(secret, "unit/threshold" || u64 th || u32 stamp)).

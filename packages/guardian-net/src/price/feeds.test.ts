@@ -1,4 +1,4 @@
-// The exchange feeds (issue 12, finding 8; read by the server's oracle and every guardian): each
+// The exchange feeds (read by the server's oracle and every guardian): each
 // feed read at its service's path and parsed in its real shape, from local HTTP servers that answer
 // like the services, hang, answer garbage or fail.
 import { afterEach, describe, expect, it } from 'vitest';

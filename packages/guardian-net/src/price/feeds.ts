@@ -2,7 +2,7 @@
 // every guardian node read them with this one module. Each feed is read at its service's standard
 // public path and parsed in that service's real JSON shape; a reading's price is the median of the
 // answers that arrived in time, and is stale when fewer than two did or when they disagree by more
-// than the configured spread (issue 12, finding 8).
+// than the configured spread.
 import * as z from 'zod';
 import { medianCents } from '@unit/protocol';
 

@@ -1,5 +1,5 @@
 // A guardian approves a liquidation only when its own latest fresh price is at or under the
-// vault's threshold (issue 20, item 4): the coordinator's word, another guardian's price and the
+// vault's threshold: the coordinator's word, another guardian's price and the
 // quorum's median count for nothing here, so t-1 lying guardians or a lying coordinator cannot
 // have a healthy vault liquidated.
 import type { Decision } from '../signing-rounds';

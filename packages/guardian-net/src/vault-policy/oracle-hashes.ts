@@ -1,4 +1,4 @@
-// The oracle hashes a new vault commits to, checked by each guardian (issue 20, item 4): min(t, 3)
+// The oracle hashes a new vault commits to, checked by each guardian: min(t, 3)
 // to 3 of them (oracleCount), guardian ids strictly ascending, each hash carried by a statement
 // that guardian's identity key signed for this (threshold, stamp) and set version, and this
 // guardian's own hash, when it is listed, recomputed from its own oracle secret. The app only

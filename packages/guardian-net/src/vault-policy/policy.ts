@@ -1,4 +1,4 @@
-// `--policy vault`: a guardian's own decision on one fixed input of a vault request (issue 20, item
+// `--policy vault`: a guardian's own decision on one fixed input of a vault request (item
 // 3: "Each one validates it on its own, with the same protocol rules as today, against its own chain
 // view and its own price"). Cheapest checks first: the context's shape, the input's role, the PSBT,
 // the sighash it computes itself against the session's message, the vault key's signature, the

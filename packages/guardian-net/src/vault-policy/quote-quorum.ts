@@ -1,4 +1,4 @@
-// A guardian's check of a quote's price quorum (issue 20, item 4: "A quote is valid only with at
+// A guardian's check of a quote's price quorum ("A quote is valid only with at
 // least t guardian prices, fresh and within the spread bound"). In network mode the app's oracle
 // quotes the guardians' quorum: the quote carries the t or more signed guardian prices it is the
 // median of, in id order, and its `time` is their oldest stamp. Each guardian checks that evidence

@@ -207,7 +207,7 @@ export type Approvals = z.infer<typeof approvalsSchema>;
 export const progressNotificationSchema = z.object({
   request: nonceSchema,
   step: z.union([z.literal(2), z.literal(3), z.literal(4), z.literal(5)]),
-  /** Step 4 with a guardian network (issue 20): each guardian's decision as it arrives. */
+  /** Step 4 with a guardian network: each guardian's decision as it arrives. */
   approvals: approvalsSchema.optional(),
 });
 export type ProgressNotification = z.infer<typeof progressNotificationSchema>;

@@ -277,7 +277,7 @@ export const telegramNotifyAcceptedSchema = z.object({
 });
 export type TelegramNotifyAcceptedDto = z.infer<typeof telegramNotifyAcceptedSchema>;
 
-/** One guardian as GET /api/network shows it (issue 20): read from its own /v1/health. */
+/** One guardian as GET /api/network shows it: read from its own /v1/health. */
 export const networkGuardianSchema = z.object({
   id: int,
   name: z.string(),

@@ -2,7 +2,7 @@ import { CONTENT } from '@unit/protocol';
 import { WalletChoices } from '../../wallet';
 import { useFlows } from '../FlowProvider';
 
-/** Issue 22: the wallets are listed in the step itself, not in a second modal over it. */
+/** The wallets are listed in the step itself, not in a second modal over it. */
 export function ConnectStep() {
   const flows = useFlows();
   return (

@@ -103,7 +103,7 @@ export function ApprovalsList({
 }
 
 /**
- * Issue 20 item 6: "2 of 3 guardians approved" and each guardian's decision, under the tracker's
+ * "2 of 3 guardians approved" and each guardian's decision, under the tracker's
  * network approvals line. Each state is said in words; the marks beside them are the style's
  * (flows.css), for the eye only, so the tracker's own ✓ stay the only ones in its text. Without
  * approvals (the server signing alone) it stays empty. The pending banner shows the same two parts

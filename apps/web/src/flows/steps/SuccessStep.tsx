@@ -5,8 +5,8 @@ import { TrackerLines } from './TrackerLines';
 
 /**
  * The last step: the success title, the transaction's link, and Close. The tracker stays under the
- * title where the drawer stays open (a speed-up, a repossess) and wherever the guardians approved
- * (issue 20): the creation's Transaction Tracker still shows who approved at its step 4.
+ * title where the drawer stays open (a speed-up, a repossess) and wherever the guardians approved:
+ * the creation's Transaction Tracker still shows who approved at its step 4.
  */
 export function SuccessStep({ flow, decl, step }: StepProps) {
   const flows = useFlows();

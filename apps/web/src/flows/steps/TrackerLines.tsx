@@ -7,7 +7,7 @@ export function TrackerLines({ flow, decl }: { flow: FlowState; decl: FlowDecl }
   const failed = flow.status === 'error';
   // Failed or signed and sent: no guardian is waited for any more.
   const over = failed || flow.status === 'confirmed';
-  // Issue 20: each guardian's approval under the line it was reported at (or will be).
+  // Each guardian's approval under the line it was reported at (or will be).
   const approvalsStep = flow.approvals?.step ?? decl.approvalsStep;
   return (
     <ol className="tracker" aria-label="Progress">
