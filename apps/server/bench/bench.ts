@@ -1,10 +1,10 @@
-// `npm run bench -w @unit/server`: the figures of issues 13, 24 and 20, each a ratio measured in this
-// run with its goal beside it. It seeds its own databases in a temp folder (a fresh one with 1k history
+// `npm run bench -w @unit/server`: the server's figures at scale, under load and with the guardian
+// network, each a ratio measured in this run with its goal beside it. It seeds its own databases in a temp folder (a fresh one with 1k history
 // records; a year's one with 1M records and a year of 30 s price ticks), starts the real app on
 // each and a bare Fastify 5 in child processes, loads them with autocannon from here, and exits 1
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
-// judge), load.ts (the exports and live streams of issue 24) and issue20.ts (the guardian network's
+// judge), load.ts (the exports and live streams) and guardian-figures.ts (the guardian network's
 // co-signing latency and opens per minute).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
-import { guardianNetworkFigures } from './issue20';
+import { guardianNetworkFigures } from './guardian-figures';
 import { exportsUnderLoad, openLiveStreams } from './load';
 import {
   checkAssets,
@@ -57,7 +57,7 @@ async function seedAll(root: string, since: () => string) {
   return { freshDir, yearDir, exportDir };
 }
 
-/** The figures of issue 13: the year's database against the fresh one, the app against bare. */
+/** The figures at scale: the year's database against the fresh one, the app against bare. */
 async function readFigures(fresh: Child, year: Child, bare: Child, yearDeep: string) {
   const figures: Figure[] = [];
   // A page at the newest end and one 5,000 records deep, cycled.
@@ -141,7 +141,7 @@ async function readFigures(fresh: Child, year: Child, bare: Child, yearDeep: str
   return { figures, clockPause, barePause };
 }
 
-/** The figures of issue 24, on a server of its own (its pauses are not the figures above's). */
+/** The figures under load, on a server of its own (its pauses are not the figures above's). */
 async function exportFigures(exporter: Child) {
   const figures: Figure[] = [];
   // On a server of its own (its pauses are not the figure above's).
