@@ -1,7 +1,8 @@
 // Journey: the community area. A new user signs in with the devnet wallet (BIP-322), registers,
 // links Telegram against a fake Bot API, completes the create-vault mission straight from its Start,
 // gets the confirmation and a risk alert with the browser closed, then refers a second wallet whose
-// vault raises the first user's referral level, and the level's postage shows in their next repay.
+// vault raises the first user's referral level, and the level's postage shows in their next repay. The
+// extensions' own sign-in is in community-extensions.spec.ts.
 import type { Page } from '@playwright/test';
 import { test as base, expect, type Devnet } from '../support/fixtures';
 import {
@@ -11,7 +12,6 @@ import {
   UNDER_CONSTRUCTION,
 } from '../support/journey';
 import { startServer, type RunningServer } from '../support/server';
-import { injectWallet } from '../support/wallets/inject';
 import {
   FAKE_BOT_TOKEN,
   startFakeBotApi,
@@ -170,27 +170,3 @@ test('sign in, link Telegram, complete a mission, refer a friend', async ({
   };
   expect(tx.vout.map((o) => o.value).slice(1, 3)).toEqual([10_000, 12_500]);
 });
-
-// The extensions people use sign the same challenge through their own APIs (Unisat
-// 'bip322-simple', Xverse sats-connect BIP322, Leather signMessage with paymentType p2wpkh); the
-// server verifies them with bip322-js.
-for (const { kind, name } of [
-  { kind: 'unisat', name: 'Unisat' },
-  { kind: 'xverse', name: 'Xverse' },
-  { kind: 'leather', name: 'Leather' },
-] as const) {
-  test(`a ${name} user registers by signing in through the extension`, async ({ page }) => {
-    const wallet = await injectWallet(page, kind);
-    await page.goto('/missions');
-    await page
-      .getByRole('region', { name: 'Missions' })
-      .getByRole('button', { name: 'Connect Wallet' })
-      .click();
-    await page.getByRole('button', { name: `Connect ${name}` }).click();
-    const missions = page.getByRole('region', { name: 'Missions' });
-    await missions.getByRole('button', { name: 'Register' }).click();
-    await expect(missions.getByRole('button', { name: 'Register' })).toBeHidden();
-    const session = await page.evaluate(async () => (await fetch('/api/auth/session')).json());
-    expect(session).toEqual({ address: wallet.satsAddress });
-  });
-}
