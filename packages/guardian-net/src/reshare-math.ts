@@ -158,12 +158,14 @@ export function combinePublic(
     commitments.push(deals.reduce((acc, d) => acc.add(d[k]!), Point.ZERO));
   if (commitments[0]!.is0() || bytesToHex(commitments[0]!.toBytes(true)) !== groupKey)
     throw new Error('the new shares do not reproduce the group key; nothing was installed');
-  const verifyingShares: Record<string, Uint8Array> = {};
+  const verifyingShares: Record<string, Uint8Array<ArrayBuffer>> = {};
   for (const j of newIds)
-    verifyingShares[frostIdentifier(j)] = evaluateCommitment(commitments, j).toBytes(true);
+    verifyingShares[frostIdentifier(j)] = Uint8Array.from(
+      evaluateCommitment(commitments, j).toBytes(true),
+    );
   return {
     signers: { min: newT, max: newIds.length },
-    commitments: commitments.map((c) => c.toBytes(true)),
+    commitments: commitments.map((c) => Uint8Array.from(c.toBytes(true))),
     verifyingShares,
   };
 }
@@ -258,7 +260,7 @@ export function repairCombine(
   return share;
 }
 
-export const scalarToBytes = (k: bigint): Uint8Array => Fn.toBytes(k);
+export const scalarToBytes = (k: bigint): Uint8Array<ArrayBuffer> => Uint8Array.from(Fn.toBytes(k));
 export const scalarFromBytes = (b: Uint8Array): bigint => Fn.fromBytes(b);
 export const pointFromBytes = (b: Uint8Array): P => Point.fromBytes(b);
 export type { P as CurvePoint };
