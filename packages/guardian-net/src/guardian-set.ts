@@ -257,7 +257,7 @@ function memberSignatures(body: GuardianSetBody, raw: unknown, everyMember: bool
   if (Object.keys(signatures).length < need) {
     const missing = body.members.filter((m) => !(String(m.id) in signatures)).map((m) => m.id);
     fail(
-      `guardian set has ${Object.keys(signatures).length} of the ${need} member signatures it needs (none from guardian ${missing.join(', ')})`,
+      `guardian set has ${Object.keys(signatures).length} of the ${need} member signatures it needs: none from guardian ${missing.join(', ')}`,
     );
   }
   return signatures;
