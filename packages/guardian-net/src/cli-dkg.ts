@@ -90,7 +90,7 @@ export async function coordinatorDkg(
   const certifiedPath = join(dir, CERTIFIED);
   let set: GuardianSet;
   if (existsSync(certifiedPath)) {
-    set = verifySet(JSON.parse(readFileSync(certifiedPath, 'utf8')));
+    set = verifySet(JSON.parse(readFileSync(certifiedPath, 'utf8')), { everyMember: true });
     log({ event: 'dkg-resume-install', groupKey: set.groupKey });
     await resumeInstall(set, coordinator);
   } else {

@@ -150,15 +150,13 @@ class DkgRounds {
       groupKey: result.groupKey,
     };
     const sigs = await this.every('set/sign', () => ({ set: body }));
-    return verifySet({
-      ...body,
-      signatures: Object.fromEntries(
-        roster.members.map((m, i) => [
-          String(m.id),
-          (sigs[i]!.payload.body as { signature: string }).signature,
-        ]),
-      ),
-    });
+    const signatures = Object.fromEntries(
+      roster.members.map((m, i) => [
+        String(m.id),
+        (sigs[i]!.payload.body as { signature: string }).signature,
+      ]),
+    );
+    return verifySet({ ...body, signatures }, { everyMember: true });
   }
 
   /** A member whose `dkg/finish` answered with evidence: the sender it proves bad is named. */

@@ -1,7 +1,7 @@
 // The guardian set: one signed, versioned document naming every guardian (id, identity key, URL),
 // the coordinators allowed to ask for signatures, t and n, and the FROST public package (group key
-// and each guardian's verifying share). Every member signs it, so anyone can fetch it from any
-// guardian and check it; nothing in it is secret.
+// and each guardian's verifying share). At least t members sign it (every member, when it is a
+// DKG's new key), so anyone can fetch it from any guardian and check it; nothing in it is secret.
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import {
   canonicalJson,
@@ -216,6 +216,11 @@ export interface VerifyOptions {
   pinnedGroupKey?: string;
   /** the set of the version before (checked again here): the set must carry its valid handover */
   previous?: unknown;
+  /**
+   * Every member's signature, not t of them: a DKG's certificate (a member installs a new key only
+   * when every member computed the same one).
+   */
+  everyMember?: boolean;
 }
 
 function parseSignatures(raw: unknown, what: string): Record<string, unknown> {
@@ -233,10 +238,37 @@ function validSignature(sig: unknown, digest: Uint8Array, key: string): boolean 
 }
 
 /**
- * A published set, from untrusted JSON: structure, FROST consistency and a valid signature from
- * every member's identity key. `pinnedGroupKey`, when given, must match (a client pins the key its
- * vaults commit to, so a set signed by strangers is still refused). With `previous`, the set must
- * also carry the previous set's handover (`verifyHandover`). A string is a pinned group key.
+ * The members' signatures on a set: at least t, each a valid one by the member it names (with
+ * `everyMember`, all n). An entry for no member or with a bad signature refuses the set, so nobody
+ * pads a set with signatures that do not count.
+ */
+function memberSignatures(body: GuardianSetBody, raw: unknown, everyMember: boolean) {
+  const sigs = parseSignatures(raw, 'signatures');
+  const digest = setDigest(body);
+  const signatures: Record<string, string> = {};
+  for (const [id, sig] of Object.entries(sigs)) {
+    const m = /^[1-9][0-9]?$/.test(id) ? body.members[Number(id) - 1] : undefined;
+    if (!m) fail(`guardian set carries a signature of ${id.slice(0, 8)}, no member`);
+    if (!validSignature(sig, digest, m.identityKey))
+      fail(`guardian set carries a bad signature from guardian ${m.id}`);
+    signatures[id] = sig as string;
+  }
+  const need = everyMember ? body.n : body.t;
+  if (Object.keys(signatures).length < need) {
+    const missing = body.members.filter((m) => !(String(m.id) in signatures)).map((m) => m.id);
+    fail(
+      `guardian set has ${Object.keys(signatures).length} of the ${need} member signatures it needs: none from guardian ${missing.join(', ')}`,
+    );
+  }
+  return signatures;
+}
+
+/**
+ * A published set, from untrusted JSON: structure, FROST consistency and valid signatures from at
+ * least t members' identity keys (every member's with `everyMember`). `pinnedGroupKey`, when
+ * given, must match (a client pins the key its vaults commit to, so a set signed by strangers is
+ * still refused). With `previous`, the set must also carry the previous set's handover
+ * (`verifyHandover`). A string is a pinned group key.
  */
 export function verifySet(raw: unknown, options?: string | VerifyOptions): GuardianSet {
   const o: VerifyOptions =
@@ -247,15 +279,7 @@ export function verifySet(raw: unknown, options?: string | VerifyOptions): Guard
   if (o.pinnedGroupKey !== undefined && body.groupKey !== o.pinnedGroupKey)
     fail('guardian set is for another group key');
   const r = raw as Record<string, unknown>;
-  const sigs = parseSignatures(r.signatures, 'signatures');
-  const digest = setDigest(body);
-  const signatures: Record<string, string> = {};
-  for (const m of body.members) {
-    const sig = sigs[String(m.id)];
-    if (!validSignature(sig, digest, m.identityKey))
-      fail(`guardian set lacks a valid signature from guardian ${m.id}`);
-    signatures[String(m.id)] = sig as string;
-  }
+  const signatures = memberSignatures(body, r.signatures, o.everyMember === true);
   const set: GuardianSet = { ...body, signatures };
   if (r.handover !== undefined) {
     const handover = parseSignatures(r.handover, 'handover');

@@ -103,7 +103,7 @@ export function handoverFor(
   let next: GuardianSet;
   try {
     dkg.ownSetBody(raw);
-    next = verifySet(raw);
+    next = verifySet(raw, { everyMember: true });
   } catch (e) {
     if (e instanceof ProtocolError) throw e;
     return refuse(`the next set does not verify: ${(e as Error).message}`);
@@ -129,7 +129,7 @@ export function installableSet(
       ? (ownSet(own.previous.version) ?? (body as { previous?: unknown }).previous ?? null)
       : undefined;
     if (previous === null) throw new Error('a rotation installs with the previous set');
-    return verifySet(raw, previous === undefined ? undefined : { previous });
+    return verifySet(raw, { everyMember: true, ...(previous === undefined ? {} : { previous }) });
   } catch (e) {
     throw new ProtocolError('refused', (e as Error).message);
   }

@@ -249,7 +249,7 @@ describe('GET /api/network with a guardian network', () => {
       expect(status).toBe(503);
       expect(body).toMatchObject({ code: 'not_configured' });
       expect((body as { error: string }).error).toMatch(
-        /^The published guardian set does not verify: guardian set lacks a valid signature/,
+        /^The published guardian set does not verify: guardian set carries a bad signature/,
       );
       const health = await fetch(`${app.url}/api/health`);
       expect(health.status).toBe(200);

@@ -720,7 +720,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
       tampered.members[2]!.url = 'http://127.0.0.1:1';
       writeFileSync(join(copy, 'guardian-set-v1.json'), JSON.stringify(tampered));
       expect(() => loadGuardianNetwork(copy, set1.groupKey)).toThrow(
-        /chain is broken at the first set: guardian set lacks a valid signature/,
+        /chain is broken at the first set: guardian set carries a bad signature/,
       );
       // Set 2 with one of its two handover signatures gone.
       writeFileSync(join(copy, 'guardian-set-v1.json'), v1);
