@@ -188,7 +188,7 @@ export class RoastScheduler<C> {
     for (const [id, ok] of results) {
       const m = this.member(id);
       if (!ok) {
-        this.exclude(m, 'bad-share', `its signature share did not verify (session ${session})`);
+        this.exclude(m, 'bad-share', 'bad signature share');
         s.failed = true;
       } else if (m.session === session && (m.phase === 'verifying' || m.phase === 'answered'))
         m.phase = 'idle';

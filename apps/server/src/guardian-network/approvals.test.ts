@@ -27,7 +27,13 @@ describe('the approvals board', () => {
     const board = new ApprovalBoard(members, 2, 1);
     board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
     board.record({ kind: 'decision', guardian: 2, approved: false, reason: 'price too far' });
-    board.record({ kind: 'excluded', attempt: 1, guardian: 2, reason: 'bad signature share' });
+    board.record({
+      kind: 'excluded',
+      attempt: 1,
+      guardian: 2,
+      reason: 'bad signature share',
+      cause: 'bad-share',
+    });
     board.record({
       kind: 'decision',
       guardian: 3,
@@ -50,7 +56,13 @@ describe('the approvals board', () => {
     const board = new ApprovalBoard(members, 2, 1);
     board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
     board.record({ kind: 'decision', guardian: 2, approved: true, reason: null });
-    board.record({ kind: 'excluded', attempt: 1, guardian: 2, reason: 'dropped between rounds' });
+    board.record({
+      kind: 'excluded',
+      attempt: 1,
+      guardian: 2,
+      reason: 'no signature share: timed out',
+      cause: 'stalled',
+    });
     board.giveUp('no answer within 20 s');
     expect(board.snapshot().guardians.map((g) => g.state)).toEqual([
       'approved',

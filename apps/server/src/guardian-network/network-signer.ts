@@ -15,6 +15,7 @@ import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
+import { ExclusionLog } from './exclusion-log';
 import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
 import type { GuardianNetworkFiles } from './set-chain';
@@ -168,6 +169,8 @@ export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'
   callTimeoutMs?: number;
   /** The network's whole answer (default NETWORK_SIGN_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Where each guardian left out of a signing is recorded (default a log of its own). */
+  exclusions?: ExclusionLog;
 }
 
 export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
@@ -180,8 +183,10 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
   }));
   const newest = signers.at(-1)!;
   const timeoutMs = options.timeoutMs ?? NETWORK_SIGN_TIMEOUT_MS;
+  const exclusions = options.exclusions ?? new ExclusionLog();
   return {
     kind: 'network',
+    recentExclusions: () => exclusions.recent(),
     guardPubkey: newest.key,
     olderGuardPubkeys: signers.slice(0, -1).map((s) => s.key),
     sign: async (job) => {
@@ -223,6 +228,7 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
             {
               sessionId: `${job.nonce}:${s.input}`,
               firstAttempt: firstAttempt(Date.now()),
+              onExclusion: (x) => exclusions.record(s.signer.set, x),
               ...(final ? { check: (signature: Uint8Array) => final.check(i, signature) } : {}),
             },
           ),
