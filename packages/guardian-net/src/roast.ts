@@ -79,7 +79,7 @@ export interface RoastOptions {
   prefer?: readonly number[];
 }
 
-export const DEFAULT_PATIENCE_MS = 150;
+export const DEFAULT_PATIENCE_MS = 75;
 export const DEFAULT_STALL_MS = 1_500;
 
 export class RoastScheduler<C> {

@@ -89,6 +89,7 @@ export class SigningRun {
   private settle!: { resolve: (r: SignResult) => void; reject: (e: Error) => void };
   private over = false;
   private readonly firstSlot: number;
+  private proposals: Promise<void>[] = [];
 
   constructor(
     private readonly ctx: RunContext,
@@ -113,7 +114,7 @@ export class SigningRun {
     const done = new Promise<SignResult>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
-    for (const m of this.ctx.set.members) void this.propose(m);
+    this.proposals = this.ctx.set.members.map((m) => this.propose(m));
     return done;
   }
 
@@ -333,18 +334,21 @@ export class SigningRun {
       );
   }
 
+  /** Nothing can be signed: once every guardian decided (each call has its time-out), says why. */
   private fail(): void {
     this.finish();
     const { t, n } = this.ctx.set;
-    const why = this.sched.exclusions.map((x) => `guardian ${x.guardian}: ${x.reason}`);
-    this.settle.reject(
-      new QuorumError(
-        `fewer than ${t} of ${n} guardians approved and signed (${why.join('; ')})`,
-        this.sessionId,
-        [...this.decisions],
-        [...this.sched.exclusions],
-      ),
-    );
+    void Promise.allSettled(this.proposals).then(() => {
+      const why = this.sched.exclusions.map((x) => `guardian ${x.guardian}: ${x.reason}`);
+      this.settle.reject(
+        new QuorumError(
+          `fewer than ${t} of ${n} guardians approved and signed (${why.join('; ')})`,
+          this.sessionId,
+          [...this.decisions],
+          [...this.sched.exclusions],
+        ),
+      );
+    });
   }
 
   private finish(): void {

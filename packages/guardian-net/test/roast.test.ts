@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hexToBytes } from '../src/canonical';
 import { Coordinator, QuorumError, type Exclusion, type SignEvent } from '../src/coordinator';
-import { signSet, verifySet, type GuardianSet } from '../src/guardian-set';
+import type { GuardianSet } from '../src/guardian-set';
 import { newIdentity } from '../src/identity';
-import { dealSet, identities, writeGuardianDir } from './guardian-dir';
+import { dealSetAt } from './dealt-at';
+import { writeGuardianDir } from './guardian-dir';
 import { CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
 const N = 5;
@@ -60,15 +61,10 @@ const resume = (id: number) => procs.get(id)?.child.kill('SIGCONT');
 
 beforeAll(async () => {
   const base = await freePorts(N);
-  const keys = identities(N);
-  const dealt = dealSet(1, T, keys, coordinatorId);
-  const { signatures: _s, ...body } = dealt.set;
-  body.members = body.members.map((m, i) => ({ ...m, url: `http://127.0.0.1:${base + i}` }));
-  const signatures = Object.fromEntries(
-    keys.map((k, i) => [String(i + 1), signSet(body, k.secretKey)]),
-  );
-  set = verifySet({ ...body, signatures });
-  for (let id = 1; id <= N; id++) writeGuardianDir(join(dir, `g${id}`), id, [{ ...dealt, set }]);
+  const urls = Array.from({ length: N }, (_, i) => `http://127.0.0.1:${base + i}`);
+  const dealt = dealSetAt(urls, T, coordinatorId);
+  set = dealt.set;
+  for (let id = 1; id <= N; id++) writeGuardianDir(join(dir, `g${id}`), id, [dealt]);
   coordinator = new Coordinator(set, coordinatorId, CALL_TIMEOUT_MS);
   // Guardian 2 always sends bad shares; the others are honest until a test says otherwise.
   await Promise.all([1, 2, 3, 4, 5].map((id) => start(id, id === 2 ? 'bad-share' : 'approve-all')));
