@@ -13,6 +13,8 @@ import { hexToBytes } from '../src/canonical';
 import { Coordinator, QuorumError, type Exclusion, type SignEvent } from '../src/coordinator';
 import type { GuardianSet } from '../src/guardian-set';
 import { newIdentity } from '../src/identity';
+import { MAX_ATTEMPT } from '../src/signing-rounds';
+import { callParty, RemoteError } from '../src/transport';
 import { dealSetAt } from './dealt-at';
 import { writeGuardianDir } from './guardian-dir';
 import { CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
@@ -45,7 +47,7 @@ async function start(id: number, how: 'approve-all' | 'refuse-all' | 'bad-share'
           how,
         ]);
   procs.set(id, p);
-  await waitHealthy(m.url);
+  await waitHealthy(m.url, 90_000);
 }
 
 async function stop(id: number): Promise<void> {
@@ -147,6 +149,24 @@ describe('ROAST among 3-of-5 guardian processes', () => {
     expect(result.excluded.find((x) => x.guardian === 3)?.reason).toMatch(/refuses every request/);
     expect(result.attempts).toBe(2);
     expect(causes(late)).toEqual(causes(result.excluded));
+  });
+
+  it('refuses an attempt number out of range or not an integer, and takes the highest', async () => {
+    const m = set.members[3]!;
+    const ask = (attempt: unknown) =>
+      callParty({
+        url: m.url,
+        identity: coordinatorId,
+        to: m.identityKey,
+        setVersion: set.version,
+        type: 'sign/commit',
+        body: { sessionId: 'cd'.repeat(32), attempt },
+        auth: 'mac',
+      }).catch((e: unknown) => e as RemoteError);
+    for (const bad of [-1, 1.5, MAX_ATTEMPT + 1, '3', 2 ** 53])
+      expect(await ask(bad), String(bad)).toMatchObject({ code: 'malformed' });
+    // In range, for a session it never approved: refused as unknown, no nonce issued.
+    expect(await ask(MAX_ATTEMPT)).toMatchObject({ code: 'unknown-session' });
   });
 
   it('with more than n - t adversaries nothing is signed, within n - t + 1 sessions, each named', async () => {
