@@ -7,7 +7,7 @@
 import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
 import { groupCommitmentX, signatureOf } from './aggregate';
 import { bytesToHex, parseHex } from './canonical';
-import { commitmentsToJson, frost, frostIdentifier } from './frost';
+import { commitmentsToJson, frostIdentifier } from './frost';
 import type { GuardianSet, Member } from './guardian-set';
 import {
   RoastScheduler,
@@ -17,6 +17,7 @@ import {
   type RoastOptions,
 } from './roast';
 import { RemoteError, type CallResult } from './transport';
+import { shareChecker } from './verify-share';
 
 export type SignEvent =
   | { kind: 'decision'; guardian: number; approved: boolean; reason: string | null }
@@ -79,6 +80,7 @@ interface Session {
   members: { m: Member; slot: number; c: NonceCommitments }[];
   list: NonceCommitments[];
   shares: Map<number, { share: Uint8Array; rx: string | null }>;
+  checker?: (identifier: string, share: Uint8Array) => boolean;
 }
 
 export class SigningRun {
@@ -247,18 +249,16 @@ export class SigningRun {
     this.pump();
   }
 
-  /** FROST's check of one share against its guardian's verifying share (RFC 9591, 5.4). */
+  /**
+   * FROST's check of one share against its guardian's verifying share (RFC 9591, 5.4), with the
+   * session's group commitment computed once (verify-share.ts).
+   */
   private shareOk(session: Session, id: number): boolean {
     const s = session.shares.get(id);
     if (!s) return false;
     try {
-      return frost.verifyShare(
-        this.ctx.pub,
-        session.list,
-        this.message,
-        frostIdentifier(id),
-        s.share,
-      );
+      session.checker ??= shareChecker(this.ctx.pub, session.list, this.message);
+      return session.checker(frostIdentifier(id), s.share);
     } catch {
       return false;
     }
