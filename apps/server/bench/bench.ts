@@ -4,8 +4,8 @@
 // each and a bare Fastify 5 in child processes, loads them with autocannon from here, and exits 1
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
-// judge), load.ts (the exports and live streams) and guardian-figures.ts (the guardian network's
-// co-signing latency and opens per minute).
+// judge), load.ts (the exports and live streams), guardian-figures.ts (the guardian network's
+// co-signing latency and opens per minute) and roast.ts (robust signing's time to a signature).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,7 @@ import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
 import { guardianNetworkFigures } from './guardian-figures';
 import { exportsUnderLoad, openLiveStreams } from './load';
+import { roastFigures } from './roast';
 import {
   checkAssets,
   compare,
@@ -278,9 +279,10 @@ async function main(): Promise<void> {
     const assets = await checkAssets(fresh.url);
     const exports = await exportFigures(exporter);
     const network = await guardianNetworkFigures();
-    const figures = [...reads.figures, ...exports.figures, ...network.figures];
+    const roast = await roastFigures();
+    const figures = [...reads.figures, ...exports.figures, ...network.figures, ...roast.figures];
     const failed = report(figures, assets, reads, exports);
-    for (const line of network.lines) console.log(line);
+    for (const line of [...network.lines, ...roast.lines]) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;
   } finally {

@@ -206,6 +206,7 @@ export async function buildApp(
       notifier,
       unitRuneId: () => unitRuneId,
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
+      ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')

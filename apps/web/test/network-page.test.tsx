@@ -51,6 +51,7 @@ const network = (): GuardianNetworkDto => ({
     }),
   ],
   older_sets: [],
+  recent_exclusions: [],
   checked_at: now(),
 });
 
@@ -145,7 +146,7 @@ describe('the /network page', () => {
       await screen.findByText('2 of 3 guardians must approve every vault transaction.'),
     ).toBeVisible();
     const titles = screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent);
-    expect(titles).toEqual(['Set 2 (current)', 'Set 1 (retiring)']);
+    expect(titles).toEqual(['Set 2 (current)', 'Set 1 (retiring)', 'Recent exclusions']);
     expect(screen.queryByRole('list', { name: 'Guardians' })).toBeNull();
     const current = screen.getByRole('list', { name: 'Guardians of set 2' });
     const older = screen.getByRole('list', { name: 'Guardians of set 1' });
@@ -173,6 +174,55 @@ describe('the /network page', () => {
     // Every card's heading id is unique across the two sets (each card is named by its own).
     const ids = [...document.querySelectorAll('.guardian__name')].map((h) => h.id);
     expect(new Set(ids).size).toBe(6);
+  });
+
+  it('lists the recent exclusions: who, why in words, when, and the coordinator’s sentence', async () => {
+    answer = () =>
+      HttpResponse.json({
+        ...network(),
+        recent_exclusions: [
+          {
+            guardian_id: 3,
+            name: 'guardian-3',
+            set_version: 1,
+            cause: 'stalled',
+            reason: 'no signature share in time (session 1)',
+            at: now() - 120,
+          },
+          {
+            guardian_id: 2,
+            name: 'guardian-2',
+            set_version: 1,
+            cause: 'bad-share',
+            reason: 'bad signature share',
+            at: now() - 3_600,
+          },
+        ],
+      });
+    renderApp('/network');
+    const list = await screen.findByRole('list', { name: 'Recent exclusions' });
+    const items = within(list).getAllByRole('listitem');
+    expect(items).toHaveLength(2);
+    expect(items[0]).toHaveTextContent(
+      /^guardian-3Stalled2 min agono signature share in time \(session 1\)$/,
+    );
+    expect(within(items[1]!).getByText('Bad signature share')).toBeVisible();
+    expect(within(items[1]!).getByText('1 h ago')).toBeVisible();
+    expect(screen.getByRole('heading', { level: 2, name: 'Recent exclusions' })).toBeVisible();
+  });
+
+  it('says when no guardian was left out, and shows no exclusions when the server signs alone', async () => {
+    const { unmount } = renderApp('/network');
+    expect(
+      await screen.findByText(
+        'No guardian has been left out of a signing since the server started.',
+      ),
+    ).toBeVisible();
+    unmount();
+    answer = () => HttpResponse.json({ ...network(), enabled: false, guardians: [] });
+    renderApp('/network');
+    await screen.findByText(/This server signs alone/);
+    expect(screen.queryByRole('heading', { name: 'Recent exclusions' })).toBeNull();
   });
 
   it('says when the server signs alone, with its one key and no guardian list', async () => {

@@ -2,7 +2,17 @@ export * from './guardian-set';
 export * from './frost';
 export * from './envelope';
 export * from './identity';
-export { Coordinator, QuorumError, runDkg, type SignEvent, type SignResult } from './coordinator';
+export {
+  attemptsPerSigning,
+  Coordinator,
+  QuorumError,
+  runDkg,
+  type Exclusion,
+  type ExclusionCause,
+  type SignEvent,
+  type SignResult,
+} from './coordinator';
+export { MAX_ATTEMPT } from './signing-rounds';
 export { GuardianNode, type NodePriceOptions } from './node';
 export type {
   Decision,

@@ -43,7 +43,7 @@ export function shareKey(secret: FrostSecret, pub: FrostPublic): ShareKey {
 }
 
 /** λ_i for the signers `ids` (RFC 9591 section 4.2). */
-function lagrange(ids: bigint[], id: bigint): bigint {
+export function lagrange(ids: bigint[], id: bigint): bigint {
   if (new Set(ids).size !== ids.length || !ids.includes(id))
     throw new Error('signers must be distinct and include this guardian');
   let num = Fn.ONE;

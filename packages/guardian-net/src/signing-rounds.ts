@@ -65,6 +65,12 @@ export interface SigningOptions {
 
 // 32 random bytes, or a vault request's nonce (16..32 bytes) and the input it signs: `<hex>:<n>`.
 const SESSION_ID = /^(?:[0-9a-f]{64}|[0-9a-f]{32,64}:[0-9]{1,4})$/;
+/**
+ * The highest attempt number: a coordinator numbers each signing's commitments from a base that
+ * moves with time (up to n - t + 2 per guardian under ROAST), so a request signed again never
+ * meets a nonce it used.
+ */
+export const MAX_ATTEMPT = 100_000;
 /** A round-1 nonce waits this long for its round 2; a coordinator retries with a fresh one. */
 const NONCE_TTL_MS = 2 * 60_000;
 /** Open attempts a guardian holds at once, so a coordinator cannot make it hoard nonces. */
@@ -88,9 +94,9 @@ function parseSession(body: unknown): { sessionId: string; attempt: number } {
     typeof attempt !== 'number' ||
     !Number.isSafeInteger(attempt) ||
     attempt < 0 ||
-    attempt > 1000
+    attempt > MAX_ATTEMPT
   )
-    throw new ProtocolError('malformed', 'attempt must be 0..1000');
+    throw new ProtocolError('malformed', `attempt must be 0..${MAX_ATTEMPT}`);
   return { sessionId: b.sessionId, attempt };
 }
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { approvalsSchema } from '@unit/protocol/wire';
 import { ApprovalBoard } from './approvals';
-import { firstAttempt } from './network-signer';
+import { attemptsPerSigning, MAX_ATTEMPT } from '@unit/guardian-net';
+import { ATTEMPTS_PER_SIGNING, firstAttempt } from './network-signer';
 
 const members = [1, 2, 3].map((id) => ({ id, name: `guardian-${id}` }));
 
@@ -26,7 +27,13 @@ describe('the approvals board', () => {
     const board = new ApprovalBoard(members, 2, 1);
     board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
     board.record({ kind: 'decision', guardian: 2, approved: false, reason: 'price too far' });
-    board.record({ kind: 'excluded', attempt: 1, guardian: 2, reason: 'bad signature share' });
+    board.record({
+      kind: 'excluded',
+      attempt: 1,
+      guardian: 2,
+      reason: 'bad signature share',
+      cause: 'bad-share',
+    });
     board.record({
       kind: 'decision',
       guardian: 3,
@@ -49,7 +56,13 @@ describe('the approvals board', () => {
     const board = new ApprovalBoard(members, 2, 1);
     board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
     board.record({ kind: 'decision', guardian: 2, approved: true, reason: null });
-    board.record({ kind: 'excluded', attempt: 1, guardian: 2, reason: 'dropped between rounds' });
+    board.record({
+      kind: 'excluded',
+      attempt: 1,
+      guardian: 2,
+      reason: 'no signature share: timed out',
+      cause: 'stalled',
+    });
     board.giveUp('no answer within 20 s');
     expect(board.snapshot().guardians.map((g) => g.state)).toEqual([
       'approved',
@@ -66,16 +79,18 @@ describe('the approvals board', () => {
 });
 
 describe('the first attempt of a signing', () => {
-  it('differs for every 2.5 s step within a request’s lifetime, inside 1..1000 with 4 attempts', () => {
+  it('differs for every 2.5 s step within a request’s lifetime, inside 1..100,000 with room for ROAST', () => {
     const start = 1_800_000_000_000;
     const seen = new Set<number>();
     for (let step = 0; step < 600 / 2.5 + 1; step++) {
       const first = firstAttempt(start + step * 2_500);
       expect(first).toBeGreaterThanOrEqual(1);
-      expect(first + 3).toBeLessThanOrEqual(1000);
-      expect((first - 1) % 4).toBe(0);
+      expect(first + ATTEMPTS_PER_SIGNING - 1).toBeLessThanOrEqual(MAX_ATTEMPT);
+      expect((first - 1) % ATTEMPTS_PER_SIGNING).toBe(0);
       seen.add(first);
     }
     expect(seen.size).toBe(241);
+    // Enough for every guardian of a 15-member set whatever n - t of them do.
+    expect(ATTEMPTS_PER_SIGNING).toBeGreaterThanOrEqual(attemptsPerSigning({ n: 15, t: 1 }));
   });
 });

@@ -15,6 +15,7 @@ import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
+import { ExclusionLog } from './exclusion-log';
 import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
 import type { GuardianNetworkFiles } from './set-chain';
@@ -145,16 +146,20 @@ function place(
   );
 }
 
+/** Attempt numbers one signing may use per guardian: n - t + 2 under ROAST (attemptsPerSigning). */
+export const ATTEMPTS_PER_SIGNING = 32;
+
 /**
  * A guardian gives one nonce per (session, attempt), ever, and a session id is the request's, so a
  * request signed again (retaken after a failure, or by another instance after a crash) must not
- * start at attempt 1 again. Each signing takes 4 attempts from a base that moves every 2.5 s and
- * comes round again after 249 steps (622 s): longer than a request lives (600 s at most), inside
- * the 1..1000 a guardian accepts. Two signings of one request within 2.5 s (not possible while its
- * vault is locked) would find their nonces taken and fail cleanly, naming the guardians.
+ * start at attempt 1 again. Each signing takes ATTEMPTS_PER_SIGNING attempts from a base that
+ * moves every 2.5 s and comes round again after 249 steps (622 s): longer than a request lives
+ * (600 s at most), inside the 1..100,000 a guardian accepts. Two signings of one request within
+ * 2.5 s (not possible while its vault is locked) would find their nonces taken and fail cleanly,
+ * naming the guardians.
  */
 export function firstAttempt(nowMs: number): number {
-  return 1 + 4 * (Math.floor(nowMs / 2_500) % 249);
+  return 1 + ATTEMPTS_PER_SIGNING * (Math.floor(nowMs / 2_500) % 249);
 }
 
 export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'> {
@@ -164,6 +169,8 @@ export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'
   callTimeoutMs?: number;
   /** The network's whole answer (default NETWORK_SIGN_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Where each guardian left out of a signing is recorded (default a log of its own). */
+  exclusions?: ExclusionLog;
 }
 
 export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
@@ -176,8 +183,10 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
   }));
   const newest = signers.at(-1)!;
   const timeoutMs = options.timeoutMs ?? NETWORK_SIGN_TIMEOUT_MS;
+  const exclusions = options.exclusions ?? new ExclusionLog();
   return {
     kind: 'network',
+    recentExclusions: () => exclusions.recent(),
     guardPubkey: newest.key,
     olderGuardPubkeys: signers.slice(0, -1).map((s) => s.key),
     sign: async (job) => {
@@ -219,6 +228,7 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
             {
               sessionId: `${job.nonce}:${s.input}`,
               firstAttempt: firstAttempt(Date.now()),
+              onExclusion: (x) => exclusions.record(s.signer.set, x),
               ...(final ? { check: (signature: Uint8Array) => final.check(i, signature) } : {}),
             },
           ),

@@ -9,7 +9,7 @@ import {
   type InputRole,
   type Prevout,
 } from '@unit/bitcoin';
-import type { Approvals } from '@unit/protocol/wire';
+import type { Approvals, NetworkExclusionDto } from '@unit/protocol/wire';
 import { DomainError } from '../errors';
 
 /** One co-signing job: a validated request's PSBT and what the guardians need to judge it. */
@@ -58,6 +58,8 @@ export interface GuardianSigner {
    * transaction instead, checked once, with its signatures, against `job.prevouts`.
    */
   sign(job: CosignJob): Promise<Uint8Array | Finished>;
+  /** Network mode: the guardians last left out of a signing, newest first (exclusion-log.ts). */
+  recentExclusions?: () => NetworkExclusionDto[];
 }
 
 /** Today's single guardian: one key in this server signs every vault spend, synchronously. */

@@ -36,7 +36,7 @@ import {
 } from '../store/vaults';
 import type { VaultKeyRow } from '../guardian-network/vault-guard-key';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
-import { telegramNotifyBodySchema } from '@unit/protocol/wire';
+import { telegramNotifyBodySchema, type NetworkExclusionDto } from '@unit/protocol/wire';
 import { BITCOIN_PRICE_SCHEMA, HISTORY_PAGE_SCHEMA, HISTORY_POINTS_SCHEMA } from './schemas';
 import { listLiquidations } from '../store/liquidations';
 import { DomainError } from '../errors';
@@ -56,6 +56,8 @@ export interface ApiDeps {
   unitRuneId(): string;
   /** A vault's own guardian key (an older set's until it moves: rotation); default `keys.guardPubkey`. */
   vaultGuardPubkey?(row: VaultKeyRow): Promise<string>;
+  /** Network mode: the guardians last left out of a signing, for GET /api/network. */
+  recentExclusions?: () => NetworkExclusionDto[];
 }
 
 const hex = (bytes: number) =>
@@ -147,7 +149,9 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.get('/api/config', async () => configDto(deps));
-  registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey);
+  registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey, {
+    ...(deps.recentExclusions ? { recentExclusions: deps.recentExclusions } : {}),
+  });
   registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));
 
   // The hottest route (every open page polls it): serialised by its schema.

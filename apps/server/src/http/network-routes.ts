@@ -20,7 +20,11 @@ import {
   type GuardianSet,
   type Member,
 } from '@unit/guardian-net';
-import type { GuardianNetworkDto, NetworkGuardianDto } from '@unit/protocol/wire';
+import type {
+  GuardianNetworkDto,
+  NetworkExclusionDto,
+  NetworkGuardianDto,
+} from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
 
@@ -37,6 +41,8 @@ const SET_MAX_BYTES = 256 * 1024;
 export interface NetworkRouteOptions {
   cacheMs?: number;
   healthTimeoutMs?: number;
+  /** the guardians last left out of a signing (guardian-network/exclusion-log.ts) */
+  recentExclusions?: () => NetworkExclusionDto[];
 }
 
 /** The fields of a guardian's /v1/health this page shows (packages/guardian-net/src/node.ts). */
@@ -203,6 +209,7 @@ export async function readNetwork(
       group_key: s.groupKey ?? '',
       guardians: members,
     })),
+    recent_exclusions: [],
     checked_at: nowSeconds(),
   };
 }
@@ -220,6 +227,7 @@ export const soloNetwork = (guardPubkey: string): GuardianNetworkDto => ({
   group_key: guardPubkey,
   guardians: [],
   older_sets: [],
+  recent_exclusions: [],
   checked_at: nowSeconds(),
 });
 
@@ -267,5 +275,10 @@ export function registerNetworkRoutes(
           () => readNetwork(guardianNetwork.dir, timeoutMs),
           options.cacheMs ?? NETWORK_CACHE_MS,
         );
-  app.get('/api/network', async (): Promise<GuardianNetworkDto> => network());
+  // The exclusions are this process's own, read on every answer (the health read is cached).
+  const exclusions = options.recentExclusions ?? (() => []);
+  app.get('/api/network', async (): Promise<GuardianNetworkDto> => ({
+    ...(await network()),
+    recent_exclusions: exclusions(),
+  }));
 }

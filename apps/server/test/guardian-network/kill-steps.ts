@@ -102,7 +102,7 @@ export async function expectSignedWithout(
   expect(board[id - 1]!.reason).toMatch(
     step === 'while it decides'
       ? /^unreachable/
-      : /^(unreachable|no commitment: |dropped between rounds: )/,
+      : /^(unreachable|no commitment: |no signature share: )/,
   );
   for (const other of [1, 2, 3].filter((g) => g !== id)) {
     expect(board[other - 1]!.state).toBe('approved');

@@ -293,6 +293,7 @@ describe('GET /api/network when the server signs alone', () => {
       set_version: 0,
       group_key: app.keys.guardPubkey,
       guardians: [],
+      recent_exclusions: [],
     });
   });
 });

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { declarationOf, vaultOutput, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import {
+  guardianNetworkSchema,
   progressNotificationSchema,
   type Approvals,
   type ProgressNotification,
@@ -234,6 +235,19 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
       ['refused', 'this guardian refuses every request (policy refuse-all)'],
       ['unreachable', 'unreachable (ECONNREFUSED)'],
     ]);
+    // /network lists both exclusions, newest first, with their causes.
+    const shown = guardianNetworkSchema.parse(
+      await (await fetch(`${unit.url}/api/network`)).json(),
+    );
+    const recent = shown.recent_exclusions.slice(0, 2).map((x) => [x.name, x.cause, x.reason]);
+    expect(recent).toEqual(
+      expect.arrayContaining([
+        ['guardian-2', 'refused', 'this guardian refuses every request (policy refuse-all)'],
+        ['guardian-3', 'unreachable', 'unreachable (ECONNREFUSED)'],
+      ]),
+    );
+    for (const x of shown.recent_exclusions.slice(0, 2))
+      expect(Math.abs(x.at - Date.now() / 1000)).toBeLessThan(60);
     // Nothing broadcast: the vault output is unspent and the store unchanged; the request failed
     // and holds nothing (the vault is not busy).
     const after = await getVaultByPubkey(unit.store.db, alice.vaultPubkey);

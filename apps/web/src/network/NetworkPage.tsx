@@ -1,8 +1,8 @@
 // The /network page: the guardian set this server coordinates, the threshold in
 // one sentence, the group key, and one card per guardian with its own health: online or not, its
 // last price and signature, version and uptime. After a rotation, while an older set still lives,
-// the newest set is listed first and each older one below it, labelled. Refreshed every 10 s
-// (api/network.ts).
+// the newest set is listed first and each older one below it, labelled; then the guardians the
+// server last left out of a signing (Exclusions.tsx). Refreshed every 10 s (api/network.ts).
 import { CircleCheck, CircleX, Copy, RotateCw } from 'lucide-react';
 import { formatUsdCents } from '@unit/protocol';
 import type { GuardianNetworkDto, NetworkGuardianDto, NetworkSetDto } from '@unit/protocol/wire';
@@ -11,6 +11,7 @@ import { Skeleton } from '../ui/Skeleton';
 import { useToasts } from '../ui/toasts';
 import { useNow } from '../ui/useNow';
 import { networkErrorWords } from './errors';
+import { RecentExclusions } from './Exclusions';
 import { formatAgo, formatDuration, shortKey } from './format';
 import './network.css';
 
@@ -131,6 +132,7 @@ function NetworkView({ network }: { network: GuardianNetworkDto }) {
           ))}
         </>
       )}
+      {network.enabled && <RecentExclusions exclusions={network.recent_exclusions} now={now} />}
     </>
   );
 }

@@ -311,6 +311,25 @@ export const networkSetSchema = z.object({
 });
 export type NetworkSetDto = z.infer<typeof networkSetSchema>;
 
+/**
+ * A guardian the coordinator left out of one signing (robust signing, docs/guardian-network.md):
+ * it stalled (no answer in time), sent a signature share that did not verify, refused, could not
+ * be reached, or sent an unusable nonce commitment. The request itself went on without it.
+ */
+export const networkExclusionSchema = z.object({
+  guardian_id: int,
+  name: z.string().max(100),
+  set_version: int,
+  cause: z.enum(['stalled', 'bad-share', 'refused', 'unreachable', 'bad-commitment']),
+  /** The coordinator's sentence of why, e.g. "its signature share did not verify (session 1)". */
+  reason: z.string().max(300),
+  at: unixSeconds,
+});
+export type NetworkExclusionDto = z.infer<typeof networkExclusionSchema>;
+
+/** How many exclusions GET /api/network lists at most, newest first. */
+export const RECENT_EXCLUSIONS_MAX = 20;
+
 /** GET /api/network: the guardian set this server coordinates, and each guardian's health. */
 export const guardianNetworkSchema = z.object({
   /** false when the server signs alone (GUARDIAN_NETWORK=off): then the list is empty. */
@@ -327,6 +346,11 @@ export const guardianNetworkSchema = z.object({
    * and the treasury until it moves), newest first; empty before any rotation.
    */
   older_sets: z.array(networkSetSchema),
+  /**
+   * The last guardians this server left out of a signing, newest first, at most
+   * RECENT_EXCLUSIONS_MAX, since it started (kept in memory); empty when it signs alone.
+   */
+  recent_exclusions: z.array(networkExclusionSchema).max(RECENT_EXCLUSIONS_MAX),
   /** When this answer was read, unix seconds. */
   checked_at: unixSeconds,
 });
