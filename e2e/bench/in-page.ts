@@ -80,8 +80,7 @@ export async function observe(page: Page): Promise<void> {
 /** Waits for a moment (at most `timeout` ms) and returns when it was, from navigation start. */
 export async function waitForMoment(page: Page, moment: Moment, timeout = 30_000): Promise<number> {
   const handle = await page.waitForFunction(
-    (name) =>
-      (window as unknown as { __bench: Recorded }).__bench.moments[name] ?? null,
+    (name) => (window as unknown as { __bench: Recorded }).__bench.moments[name] ?? null,
     moment,
     { timeout, polling: 100 },
   );

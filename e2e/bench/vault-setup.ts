@@ -36,7 +36,10 @@ export async function walletWithVault(browser: Browser, url: string): Promise<St
     await amounts.nth(1).fill('2000');
     await page.getByRole('button', { name: 'Preview' }).click();
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.getByRole('link', { name: /^View transaction/ }).first().waitFor();
+    await page
+      .getByRole('link', { name: /^View transaction/ })
+      .first()
+      .waitFor();
     await mine();
     await page.getByRole('button', { name: 'Go to Vault' }).click();
     await page.getByRole('group', { name: /^Collateral ratio / }).waitFor();
