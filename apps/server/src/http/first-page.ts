@@ -31,12 +31,31 @@ export function vaultKeyCookie(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
-/** The JSON answers of this server's own GET routes; a URL not answered 200 is left out. */
+/** A page does not wait longer than this for an answer: the app asks for a missing one itself. */
+export const FIRST_DATA_WAIT_MS = 1_000;
+
+/** One GET of this server's own routes: its JSON when answered 200 in time, else null. */
+async function answer(app: FastifyInstance, url: string): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>(
+    (done) => (timer = setTimeout(() => done(null), FIRST_DATA_WAIT_MS)),
+  );
+  try {
+    const res = await Promise.race([app.inject({ method: 'GET', url }), late]);
+    return res && res.statusCode === 200 ? res.json() : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The JSON answers of this server's own GET routes; a URL not answered (200, in time) is left out. */
 async function answers(app: FastifyInstance, urls: string[]): Promise<Record<string, unknown>> {
   const replies = await Promise.all(
     urls.map(async (url) => {
-      const res = await app.inject({ method: 'GET', url });
-      return res.statusCode === 200 ? ([url, res.json()] as const) : null;
+      const body = await answer(app, url);
+      return body === null ? null : ([url, body] as const);
     }),
   );
   return Object.fromEntries(replies.filter((r) => r !== null));
