@@ -124,7 +124,8 @@ export async function checkAssets(url: string): Promise<{ ok: boolean; detail: s
     return { ok: false, detail: 'web app not built: run `npm run build` first' };
   }
   const problems: string[] = [];
-  if (page.headers.get('cache-control') !== 'no-cache') {
+  // 'private, no-cache': the page carries its visitor's first data (src/http/first-page.ts)
+  if (!(page.headers.get('cache-control') ?? '').split(/,\s*/).includes('no-cache')) {
     problems.push(`index.html cache-control ${page.headers.get('cache-control')}`);
   }
   const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);

@@ -100,13 +100,18 @@ describe('precompressed web assets', () => {
     expect(plain.headers['cache-control']).toBe(HASHED_ASSET_CACHE);
   });
 
-  it('revalidates the page itself, by name or as an SPA route', async () => {
-    for (const url of ['/index.html', '/', '/liquidations']) {
+  it('revalidates the page itself, by name or as an SPA route (which is per visitor)', async () => {
+    for (const [url, cache] of [
+      ['/index.html', 'no-cache'],
+      // an SPA route's page carries its first data (first-page.ts): no shared cache keeps it
+      ['/', 'private, no-cache'],
+      ['/liquidations', 'private, no-cache'],
+    ]) {
       const res = await app.inject({ url });
       expect({ url, status: res.statusCode, cache: res.headers['cache-control'] }).toEqual({
         url,
         status: 200,
-        cache: 'no-cache',
+        cache,
       });
     }
   });

@@ -7,6 +7,7 @@ import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from './errors';
+import { loadPageTemplate, sendFirstPage } from './first-page';
 
 /** Prefixes owned by the server itself; unknown paths under them are JSON 404s, not the SPA. */
 const SERVER_PREFIXES = [
@@ -34,6 +35,13 @@ root, then reload this page. The API is up at <a href="/api/health">/api/health<
 export async function registerStatic(app: FastifyInstance, distDir: string): Promise<void> {
   const indexFile = path.join(distDir, 'index.html');
   const built = fs.existsSync(indexFile);
+  const manifestFile = path.join(distDir, '.vite', 'manifest.json');
+  const template = built
+    ? loadPageTemplate(
+        fs.readFileSync(indexFile, 'utf8'),
+        fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : null,
+      )
+    : null;
   if (built) {
     const assetsDir = path.join(distDir, 'assets') + path.sep;
     await app.register(fastifyStatic, {
@@ -62,10 +70,10 @@ export async function registerStatic(app: FastifyInstance, distDir: string): Pro
     if (ownedByServer || isAsset || (request.method !== 'GET' && request.method !== 'HEAD')) {
       throw notFound(`No route ${request.method} ${pathname}`);
     }
-    if (!built) {
+    if (!template) {
       return reply.status(503).type('text/html; charset=utf-8').send(MISSING_BUILD_PAGE);
     }
-    // Assets are content-hashed and may be cached; the page itself must not be.
-    return reply.header('cache-control', PAGE_CACHE).sendFile('index.html');
+    // The page carries its first data (first-page.ts), so it is never cached.
+    return sendFirstPage(app, template, request, reply);
   });
 }

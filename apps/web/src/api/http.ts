@@ -1,3 +1,5 @@
+import { takeFirstAnswer } from './first-data';
+
 // The one HTTP edge of the web app: JSON in, typed errors out. SPEC §8: a 404 is a distinct
 // not-found case, so callers can tell "no vault" from a failure.
 export class HttpError extends Error {
@@ -14,6 +16,9 @@ export class HttpError extends Error {
 export const isNotFound = (error: unknown) => error instanceof HttpError && error.status === 404;
 
 export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
+  // The page may carry this GET's answer (first-data.ts): no round trip for it.
+  const first = init?.method == null || init.method === 'GET' ? takeFirstAnswer(url) : null;
+  if (first) return first.body as T;
   // Resolved against the page so relative config URLs work in every fetch implementation.
   const res = await fetch(new URL(url, window.location.href), init);
   if (!res.ok) {

@@ -24,6 +24,26 @@ export function Shell() {
           <a href="/network">Network</a>
         </nav>
         <div className="header__end">
+          {/* PriceBanner's markup; the server writes the price in its place when it has one
+              (apps/server/src/http/first-page.ts), so a phone shows it with the first paint. */}
+          <div className="price-banner">
+            <span className="price-banner__label">BTC</span>
+            <span
+              className="skeleton"
+              data-first-price=""
+              style={{ width: '7ch', height: '1em' }}
+              aria-hidden="true"
+            />
+            <button type="button" className="price-change price-change--flat" disabled>
+              <span className="sr-only">Price change </span>
+              <span
+                className="skeleton"
+                style={{ width: '5ch', height: '1em' }}
+                aria-hidden="true"
+              />{' '}
+              <span className="price-change__period">24h</span>
+            </button>
+          </div>
           <button type="button" className="btn btn--primary wallet-btn" disabled>
             {CONTENT.walletPicker.connect}
           </button>

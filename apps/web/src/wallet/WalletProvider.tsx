@@ -15,6 +15,7 @@ import { createMetaMaskAdapter, watchMetaMask } from './adapters/metamask';
 import { createUnisatAdapter } from './adapters/unisat';
 import { createXverseAdapter } from './adapters/xverse';
 import { availableWallets } from './catalog';
+import { rememberVaultKey } from './vault-key-cookie';
 import { WalletError, isRejection, toWalletError, walletMessages } from './errors';
 import { assertAccountOnNetwork, networkLabel, networkMatches } from './network';
 import type {
@@ -333,6 +334,14 @@ export function WalletProvider({
       switchNetwork,
     ],
   );
+
+  // The next visit's page carries this wallet's vault (vault-key-cookie.ts).
+  const vaultKey = state.account?.vaultPubkey ?? null;
+  const signedOut = !restoring && state.status === 'disconnected';
+  useEffect(() => {
+    if (vaultKey) rememberVaultKey(vaultKey);
+    else if (signedOut) rememberVaultKey(null);
+  }, [vaultKey, signedOut]);
 
   return <WalletContext.Provider value={value}>{children}</WalletContext.Provider>;
 }

@@ -3,6 +3,7 @@
 import { hex } from '@scure/base';
 import type { Network } from '@unit/protocol';
 import { getJson } from '../../api/http';
+import { keepDevnetAccount, keptDevnetAccount } from '../devnet-account-cache';
 import { DEVNET_FUNDED_STORAGE, DEVNET_KEY_STORAGE } from '../devnet-storage';
 import { WalletError, walletMessages } from '../errors';
 import { signPsbtWithKeys } from '../psbt-signing';
@@ -38,9 +39,12 @@ const keyModule = () => import('../devnet-key');
 
 /** Derives the account of a devnet secret: addresses need btc-signer, loaded on first connect. */
 export async function devnetAccountOf(secret: Uint8Array): Promise<WalletAccount> {
-  const btc = await import('@scure/btc-signer');
-  const { secp256k1, schnorr } = await import('@noble/curves/secp256k1.js');
-  const { deriveDevnetKeys } = await keyModule();
+  // One round trip for the three, not one each.
+  const [btc, { secp256k1, schnorr }, { deriveDevnetKeys }] = await Promise.all([
+    import('@scure/btc-signer'),
+    import('@noble/curves/secp256k1.js'),
+    keyModule(),
+  ]);
   const { paymentKey, vaultKey } = deriveDevnetKeys(secret);
   const paymentPub = secp256k1.getPublicKey(paymentKey, true);
   return {
@@ -77,9 +81,16 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
           'unsupported',
           'The devnet wallet only exists on the devnet network.',
         );
+      // A funded key's account as it was derived last time: no curve code to load and run.
+      const kept =
+        storage.getItem(DEVNET_FUNDED_STORAGE) === '1' ? await keptDevnetAccount(storage) : null;
+      if (kept) return (connected = kept);
+      // The address code downloads beside the key's, not after it (devnetAccountOf awaits it).
+      void import('@scure/btc-signer').catch(() => undefined);
       const { loadOrCreateDevnetSecret } = await keyModule();
       const { secret } = loadOrCreateDevnetSecret(storage);
       connected = await devnetAccountOf(secret);
+      await keepDevnetAccount(storage, connected);
       // First use of a key: ask the faucet once, so the wallet can open a vault right away.
       // A failing faucet is no reason to refuse the connection; the Fund action retries.
       if (storage.getItem(DEVNET_FUNDED_STORAGE) !== '1') await fund().catch(() => undefined);

@@ -1,0 +1,129 @@
+// The web app's page with its first data (src/http/first-page.ts): the API's own answers to the
+// app's first requests, the vault of the key the cookie names, the price in the prerendered shell,
+// and a page that no shared cache keeps.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertVault } from '../src/store';
+import { vaultKeyCookie, withPrice, VAULT_KEY_COOKIE } from '../src/http/first-page';
+import { getJson, startTestApp, type RunningApp } from './support';
+
+const SLOT = '<span class="skeleton" data-first-price="" style="width:7ch"></span>';
+const PAGE = `<!doctype html><html><head><title>UNIT</title></head><body><div id="root"></div>${SLOT}</body></html>`;
+const key = '5a'.repeat(32);
+const vaultId = '6b'.repeat(32);
+
+let dist: string;
+let web: RunningApp;
+
+beforeAll(async () => {
+  dist = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-dist-'));
+  fs.mkdirSync(path.join(dist, '.vite'));
+  fs.writeFileSync(path.join(dist, 'index.html'), PAGE);
+  fs.writeFileSync(
+    path.join(dist, '.vite', 'manifest.json'),
+    JSON.stringify({ 'src/chart/RatioChart.tsx': { file: 'assets/RatioChart-abc.js' } }),
+  );
+  web = await startTestApp({}, { webDistDir: dist });
+  await insertVault(web.store.db, {
+    vault_id: vaultId,
+    vault_tag: 'tag',
+    vault_pubkey: key,
+    name: '</script><script>alert(1)</script>',
+    creation_account: 'tb1qowner',
+    runes_account: 'tb1powner',
+    btc_locked: 10_000_000,
+    unit_borrowed: 200_000,
+    vault_txid: vaultId,
+    vault_vout: 0,
+    threshold_cents: 0,
+    stamp: 0,
+    status: 'active',
+    created_at: 1_700_000_000,
+  });
+});
+afterAll(async () => {
+  await web.stop();
+  fs.rmSync(dist, { recursive: true, force: true });
+});
+
+const firstData = (html: string): Record<string, unknown> => {
+  const match = html.match(/<script type="application\/json" id="first-data">(.*?)<\/script>/s);
+  expect(match, 'the page carries its first data').not.toBeNull();
+  return JSON.parse(match![1]!) as Record<string, unknown>;
+};
+
+describe('the first page', () => {
+  it("carries the API's own answers to every page's first requests, and the price in the shell", async () => {
+    const res = await fetch(`${web.url}/liquidations`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(res.headers.get('vary')).toMatch(/cookie/);
+    const html = await res.text();
+    const data = firstData(html);
+    expect(Object.keys(data).sort()).toEqual([
+      '/api/bitcoin-price',
+      '/api/config',
+      '/api/price-history?timePeriod=24h',
+    ]);
+    expect(data['/api/config']).toEqual((await getJson(`${web.url}/api/config`)).body);
+    const price = data['/api/bitcoin-price'] as { USD: number };
+    expect(html).toContain(
+      `<strong class="num">$${price.USD.toLocaleString('en-US', { minimumFractionDigits: 2 })}</strong>`,
+    );
+    expect(html).not.toContain('data-first-price');
+    // no vault: no chart to preload
+    expect(html).not.toContain('modulepreload');
+  });
+
+  it("carries the cookie's vault, its history and chart points, and preloads the chart", async () => {
+    const res = await fetch(`${web.url}/`, {
+      headers: { cookie: `other=1; ${VAULT_KEY_COOKIE}=${key}`, 'accept-encoding': 'br' },
+    });
+    expect(res.headers.get('content-encoding')).toBe('br');
+    // fetch decodes the brotli body itself
+    const html = await res.text();
+    const data = firstData(html);
+    const vaults = `/api/vaults?pubkey=${key}`;
+    expect(data[vaults]).toEqual((await getJson(`${web.url}${vaults}`)).body);
+    for (const url of [
+      `/api/vaults/${vaultId}/history?limit=20`,
+      `/api/vaults/${vaultId}/points?timePeriod=24h`,
+    ])
+      expect(data[url]).toEqual((await getJson(`${web.url}${url}`)).body);
+    expect(html).toContain(
+      '<link rel="modulepreload" crossorigin href="/assets/RatioChart-abc.js">',
+    );
+    // the vault's name cannot close the data block
+    expect(html).not.toContain('</script><script>alert(1)');
+  });
+
+  it('asks nothing more for a key without a vault, or a cookie that is not a key', async () => {
+    for (const cookie of [`${VAULT_KEY_COOKIE}=${'7c'.repeat(32)}`, `${VAULT_KEY_COOKIE}=../x`]) {
+      const res = await fetch(`${web.url}/`, { headers: { cookie, 'accept-encoding': 'gzip' } });
+      const data = firstData(await res.text());
+      expect(Object.keys(data).filter((url) => url.startsWith('/api/vaults/'))).toEqual([]);
+    }
+  });
+});
+
+describe('the vault key cookie and the shell price', () => {
+  it('reads only 32 bytes of lower-case hex under its own name', () => {
+    expect(vaultKeyCookie(`${VAULT_KEY_COOKIE}=${key}`)).toBe(key);
+    expect(vaultKeyCookie(`a=b; ${VAULT_KEY_COOKIE}=${key}; c=d`)).toBe(key);
+    expect(vaultKeyCookie(`x${VAULT_KEY_COOKIE}=${key}`)).toBeNull();
+    expect(vaultKeyCookie(`${VAULT_KEY_COOKIE}=${key.toUpperCase()}`)).toBeNull();
+    expect(vaultKeyCookie(`${VAULT_KEY_COOKIE}=${key}00`)).toBeNull();
+    expect(vaultKeyCookie(undefined)).toBeNull();
+  });
+
+  it('leaves a stale or missing price to the app', () => {
+    const fresh = { USD: 95_000, time: 1, stale: false, stale_reason: null };
+    expect(withPrice(PAGE, fresh)).toContain('<strong class="num">$95,000.00</strong>');
+    expect(withPrice(PAGE, { ...fresh, stale: true })).toBe(PAGE);
+    expect(withPrice(PAGE, undefined)).toBe(PAGE);
+  });
+});
