@@ -11,3 +11,5 @@ export * from './address';
 export * from './verify';
 export * from './bip322';
 export * from './vault-signature';
+export * from './term-leaves';
+export * from './exit-spend';
