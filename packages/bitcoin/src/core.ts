@@ -13,3 +13,4 @@ export * from './bip322';
 export * from './vault-signature';
 export * from './term-leaves';
 export * from './exit-spend';
+export * from './exit-chain';

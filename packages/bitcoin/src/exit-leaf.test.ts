@@ -228,6 +228,30 @@ describe('the exit from chain facts alone', () => {
     expect(tx.getOutput(0).amount).toBe(plan.sendSats);
   });
 
+  it('builds the exit whichever parity the output key has', () => {
+    const parities = new Set<number>();
+    for (let height = 2_000; height < 2_010; height++) {
+      const v = vaultOutput({
+        vaultPubkey: userKey.xOnly,
+        guardPubkey: guardianKey.xOnly,
+        thresholdHash: thresholdHash(secret),
+        network: TEST_NETWORK,
+        term: { settleHeight: height - 10, exitHeight: height },
+      });
+      parities.add(v.exitLeaf!.controlBlock[0]! & 1);
+      const plan = planExit({
+        ...request,
+        exitHeight: height,
+        exitBranch: v.exitBranch!,
+        tipHeight: height,
+        utxo: { ...request.utxo, script: v.script },
+      });
+      const tx = signExit(plan, userKey.privateKey);
+      expect(verifyInputs(tx.hex, [{ script: v.script, amount: AMOUNT }])).toEqual({ ok: true });
+    }
+    expect([...parities].sort()).toEqual([0, 1]);
+  });
+
   const refusals: Array<[string, Partial<typeof request>, string]> = [
     ['another key', { vaultPubkey: guardianKey.xOnly }, 'foreign-script'],
     [

@@ -4,7 +4,12 @@
 // and the owner's key (the wallet's own). The output is rebuilt from these and must be the one on
 // chain, so a wrong key, height or branch is refused before anything is signed.
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { SigHash, TAPROOT_UNSPENDABLE_KEY, Transaction } from '@scure/btc-signer';
+import {
+  SigHash,
+  TAPROOT_UNSPENDABLE_KEY,
+  TaprootControlBlock,
+  Transaction,
+} from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import {
   compareBytes,
@@ -157,11 +162,7 @@ export function planExit(req: ExitRequest): ExitPlan {
     witnessUtxo: { script: req.utxo.script, amount: req.utxo.amount },
     tapLeafScript: [
       [
-        {
-          version: TAPSCRIPT_LEAF_VERSION,
-          internalKey: TAPROOT_UNSPENDABLE_KEY,
-          merklePath: [req.exitBranch],
-        },
+        TaprootControlBlock.decode(proof.controlBlock),
         concatBytes(proof.script, Uint8Array.of(TAPSCRIPT_LEAF_VERSION)),
       ],
     ],
