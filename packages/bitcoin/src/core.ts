@@ -14,3 +14,4 @@ export * from './vault-signature';
 export * from './term-leaves';
 export * from './exit-spend';
 export * from './exit-chain';
+export * from './term-settlement';
