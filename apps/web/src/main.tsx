@@ -1,9 +1,18 @@
-import { StrictMode } from 'react';
+import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 
+// /exit needs nothing of ours (no config, no API): it renders alone, so it works with the server down.
+const ExitPage = lazy(async () => ({ default: (await import('./exit/ExitPage')).ExitPage }));
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    {window.location.pathname.replace(/\/+$/, '') === '/exit' ? (
+      <Suspense fallback={null}>
+        <ExitPage />
+      </Suspense>
+    ) : (
+      <App />
+    )}
   </StrictMode>,
 );

@@ -6,6 +6,7 @@
 import { hex } from '@scure/base';
 import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import { termStage } from '@unit/protocol';
 import { addressNetworkOf } from './address';
 import { ExitError } from './exit-spend';
 import { parseStateRecordScript, type StateRecord } from './state-record';
@@ -243,4 +244,30 @@ export async function readVaultExit(chain: ExitEsplora, vault: string): Promise<
     tipHeight: await chain.tipHeight(),
     confirmed: tx.status?.confirmed === true,
   };
+}
+
+/** What the chain shows of the vault, in lines for the owner. */
+export function describeVaultExit(facts: VaultExitFacts): string[] {
+  const { record, utxo, tipHeight } = facts;
+  const lines = [
+    `vault output   ${utxo.txid}:${utxo.vout} (${facts.address}, ${facts.networkName})`,
+    `holds          ${utxo.amount} sats; debt ${record.unitDebt} UNIT hundredths`,
+    `chain height   ${tipHeight}`,
+  ];
+  const term = record.term;
+  if (!term) {
+    lines.push(
+      'leaves         update and liquidation only (layout 1): this vault has no exit of its own yet; it gets one on its next action.',
+    );
+    return lines;
+  }
+  const stage = termStage(tipHeight, term);
+  lines.push(
+    `leaves         exit: <${term.exitHeight}> OP_CHECKLOCKTIMEVERIFY OP_DROP <owner key> OP_CHECKSIG; beside it ${hex.encode(term.exitBranch)} (update, liquidation and settlement leaves)`,
+    `settlement     the guardians may settle from block ${term.settleHeight}`,
+    stage === 'exit'
+      ? `exit           open since block ${term.exitHeight}`
+      : `exit           opens at block ${term.exitHeight}, in ${term.exitHeight - tipHeight} blocks`,
+  );
+  return lines;
 }

@@ -4,15 +4,14 @@
 import { readFileSync } from 'node:fs';
 import { hex } from '@scure/base';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
-import { termStage } from '@unit/protocol';
 import {
   ExitError,
+  describeVaultExit,
   ExitEsplora,
   planExit,
   readVaultExit,
   signExit,
   type FetchLike,
-  type VaultExitFacts,
 } from '@unit/bitcoin';
 
 export interface ExitOptions {
@@ -47,37 +46,11 @@ function readSecretKey(file: string): Uint8Array {
   return hex.decode(text.toLowerCase());
 }
 
-/** What the chain shows of the vault, in lines for the owner. */
-export function describeVault(facts: VaultExitFacts): string[] {
-  const { record, utxo, tipHeight } = facts;
-  const lines = [
-    `vault output   ${utxo.txid}:${utxo.vout} (${facts.address}, ${facts.networkName})`,
-    `holds          ${utxo.amount} sats; debt ${record.unitDebt} UNIT hundredths`,
-    `chain height   ${tipHeight}`,
-  ];
-  const term = record.term;
-  if (!term) {
-    lines.push(
-      'leaves         update and liquidation only (layout 1): this vault has no exit of its own yet; it gets one on its next action.',
-    );
-    return lines;
-  }
-  const stage = termStage(tipHeight, term);
-  lines.push(
-    `leaves         exit: <${term.exitHeight}> OP_CHECKLOCKTIMEVERIFY OP_DROP <owner key> OP_CHECKSIG; beside it ${hex.encode(term.exitBranch)} (update, liquidation and settlement leaves)`,
-    `settlement     the guardians may settle from block ${term.settleHeight}`,
-    stage === 'exit'
-      ? `exit           open since block ${term.exitHeight}`
-      : `exit           opens at block ${term.exitHeight}, in ${term.exitHeight - tipHeight} blocks`,
-  );
-  return lines;
-}
-
 /** Reads the vault, and with a key (or a public key) and a destination builds its exit. */
 export async function runExit(options: ExitOptions): Promise<ExitResult> {
   const chain = new ExitEsplora(options.chain, options.fetchImpl);
   const facts = await readVaultExit(chain, options.vault);
-  const lines = describeVault(facts);
+  const lines = describeVaultExit(facts);
   const term = facts.record.term;
   if (!term || !options.to) return { lines };
   const secret = options.keyFile ? readSecretKey(options.keyFile) : undefined;
