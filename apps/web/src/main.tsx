@@ -1,4 +1,4 @@
-import { StrictMode } from 'react';
+import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import { seedFirstQueries } from './app/first-queries';
@@ -9,9 +9,18 @@ import { loadInterAfterPageLoad } from './styles/inter';
 const queryClient = createQueryClient();
 seedFirstQueries(queryClient);
 
+// /exit needs nothing of ours (no config, no API): it renders alone, so it works with the server down.
+const ExitPage = lazy(async () => ({ default: (await import('./exit/ExitPage')).ExitPage }));
+
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App queryClient={queryClient} />
+    {window.location.pathname.replace(/\/+$/, '') === '/exit' ? (
+      <Suspense fallback={null}>
+        <ExitPage />
+      </Suspense>
+    ) : (
+      <App queryClient={queryClient} />
+    )}
   </StrictMode>,
 );
 

@@ -11,3 +11,7 @@ export * from './address';
 export * from './verify';
 export * from './bip322';
 export * from './vault-signature';
+export * from './term-leaves';
+export * from './exit-spend';
+export * from './exit-chain';
+export * from './term-settlement';

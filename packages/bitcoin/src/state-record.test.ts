@@ -246,3 +246,38 @@ describe('state record', () => {
     expect(findStateRecord([{ script: p2wpkh(userKey.compressed).script }])).toBeNull();
   });
 });
+
+describe('state record of a vault with a term (versions 5 to 8)', () => {
+  const term = { settleHeight: 1_040, exitHeight: 1_060, exitBranch: new Uint8Array(32).fill(7) };
+  const commitment = new Uint8Array(32).fill(9);
+  const shapes: Array<[number, number, Partial<StateRecord>]> = [
+    [5, 103, { term }],
+    [6, 135, { action: 'o', vaultPubkey: userKey.xOnly, term }],
+    [7, 135, { quorumCommitment: commitment, term }],
+    [8, 167, { action: 'o', vaultPubkey: userKey.xOnly, quorumCommitment: commitment, term }],
+  ];
+  it.each(shapes)(
+    'version %i is %i bytes, the term last, and reads back',
+    (version, length, extra) => {
+      const termed = { ...record, ...extra };
+      const bytes = encodeStateRecord(termed);
+      expect(bytes[5]).toBe(version);
+      expect(bytes).toHaveLength(length);
+      expect(hex.encode(bytes.subarray(-40))).toBe('00000410' + '00000424' + '07'.repeat(32));
+      expect(decodeStateRecord(bytes)).toEqual(termed);
+      expect(parseStateRecordScript(stateRecordScript(termed))).toEqual(termed);
+    },
+  );
+
+  it('reads no term whose exit does not come after its settlement, nor a cut one', () => {
+    const bytes = encodeStateRecord({
+      ...record,
+      term: { ...term, exitHeight: term.settleHeight },
+    });
+    expect(decodeStateRecord(bytes)).toBeNull();
+    expect(decodeStateRecord(encodeStateRecord({ ...record, term }).subarray(0, -1))).toBeNull();
+    expect(() =>
+      encodeStateRecord({ ...record, term: { ...term, exitBranch: new Uint8Array(31) } }),
+    ).toThrow(/exit branch/);
+  });
+});

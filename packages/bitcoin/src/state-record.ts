@@ -3,7 +3,10 @@
 // vault's key, 95 bytes, so a vault never spent since its opening can be rebuilt from the chain.
 // Version 1 records (openings before version 2 among them) are still read. With the guardian network
 // the record also commits to the quote's price quorum: versions 3 (an update) and 4 (an opening) are
-// the bytes of versions 1 and 2 followed by the 32-byte commitment (priceQuorumCommitment).
+// the bytes of versions 1 and 2 followed by the 32-byte commitment (priceQuorumCommitment). A
+// record of a vault output with a term (layout 2) is version 5 to 8: the bytes of versions 1 to 4
+// followed by the 40-byte term (settlement height, exit height, the exit leaf's sibling hash), so
+// the owner's exit can be built from the chain alone.
 import type { ActionCode } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import { transactionOutputs, type TransactionLike, type TxOutputScript } from './transaction';
@@ -24,10 +27,14 @@ export const STATE_RECORD_VERSION_COMMITTED = 3;
 /** Version 4: an opening's version 2 bytes (95), then the 32-byte price quorum commitment. */
 export const STATE_RECORD_VERSION_KEYED_COMMITTED = 4;
 export const STATE_RECORD_COMMITMENT_LENGTH = 32;
+/** Versions 5 to 8: versions 1 to 4 with the term after everything else (layout 2). */
+export const STATE_RECORD_TERM_OFFSET = 4;
+/** u32be settle height, u32be exit height, the exit leaf's 32-byte sibling. */
+export const STATE_RECORD_TERM_LENGTH = 40;
 export const STATE_NONCE_LENGTH = 16;
 
-/** Each version's length and whether it carries the vault key and the quorum commitment. */
-const VERSIONS: Record<number, { length: number; keyed: boolean; committed: boolean }> = {
+/** Each version's length and whether it carries the vault key, the quorum commitment and a term. */
+const BASE_VERSIONS: Record<number, { length: number; keyed: boolean; committed: boolean }> = {
   [STATE_RECORD_VERSION]: { length: STATE_RECORD_LENGTH, keyed: false, committed: false },
   [STATE_RECORD_VERSION_KEYED]: {
     length: STATE_RECORD_KEYED_LENGTH,
@@ -45,12 +52,33 @@ const VERSIONS: Record<number, { length: number; keyed: boolean; committed: bool
     committed: true,
   },
 };
+const VERSIONS: Record<
+  number,
+  { length: number; keyed: boolean; committed: boolean; termed: boolean }
+> = Object.fromEntries(
+  Object.entries(BASE_VERSIONS).flatMap(([version, shape]) => [
+    [version, { ...shape, termed: false }],
+    [
+      Number(version) + STATE_RECORD_TERM_OFFSET,
+      { ...shape, length: shape.length + STATE_RECORD_TERM_LENGTH, termed: true },
+    ],
+  ]),
+);
 
-/** The record's byte length: 63, +32 for an opening's key, +32 for a quorum commitment. */
-export const stateRecordLength = (keyed: boolean, committed: boolean): number =>
+/** The record's byte length: 63, +32 for an opening's key, +32 for a quorum commitment, +40 for a term. */
+export const stateRecordLength = (keyed: boolean, committed: boolean, termed = false): number =>
   STATE_RECORD_LENGTH +
   (keyed ? STATE_RECORD_KEYED_LENGTH - STATE_RECORD_LENGTH : 0) +
-  (committed ? STATE_RECORD_COMMITMENT_LENGTH : 0);
+  (committed ? STATE_RECORD_COMMITMENT_LENGTH : 0) +
+  (termed ? STATE_RECORD_TERM_LENGTH : 0);
+
+/** What a record of a layout 2 vault output carries: its term and the exit leaf's sibling. */
+export interface StateRecordTerm {
+  settleHeight: number;
+  exitHeight: number;
+  /** The hash of the vault tree beside the exit leaf (`VaultOutput.exitBranch`). */
+  exitBranch: Uint8Array;
+}
 
 const OP_RETURN = 0x6a;
 const OP_PUSHDATA1 = 0x4c;
@@ -81,6 +109,8 @@ export interface StateRecord {
    * after everything else (versions 3 and 4). Absent in off mode.
    */
   quorumCommitment?: Uint8Array;
+  /** The term of the vault output the transaction writes (layout 2, versions 5 to 8). */
+  term?: StateRecordTerm;
 }
 
 function checkU64(value: bigint, field: string): void {
@@ -113,22 +143,31 @@ export function encodeStateRecord(record: StateRecord): Uint8Array {
     throw new Error('state record quorum commitment must be 32 bytes');
   if (commitment !== undefined && record.action === 'o' && key === undefined)
     throw new Error('a committed opening records the vault key too');
+  const term = record.term;
+  if (term) {
+    checkU32(term.settleHeight, 'settleHeight');
+    checkU32(term.exitHeight, 'exitHeight');
+    if (term.exitBranch.length !== 32) throw new Error('state record exit branch must be 32 bytes');
+  }
   checkU64(record.unitDebt, 'unitDebt');
   checkU64(record.vaultSats, 'vaultSats');
   checkU64(record.quotePriceCents, 'quotePriceCents');
   checkU64(record.thresholdCents, 'thresholdCents');
   checkU32(record.quoteStamp, 'quoteStamp');
   checkU32(record.expiry, 'expiry');
-  const out = new Uint8Array(stateRecordLength(key !== undefined, commitment !== undefined));
+  const out = new Uint8Array(
+    stateRecordLength(key !== undefined, commitment !== undefined, term !== undefined),
+  );
   const view = new DataView(out.buffer);
   out.set(STATE_RECORD_MAGIC, 0);
-  out[5] = commitment
-    ? key
-      ? STATE_RECORD_VERSION_KEYED_COMMITTED
-      : STATE_RECORD_VERSION_COMMITTED
-    : key
-      ? STATE_RECORD_VERSION_KEYED
-      : STATE_RECORD_VERSION;
+  out[5] =
+    (commitment
+      ? key
+        ? STATE_RECORD_VERSION_KEYED_COMMITTED
+        : STATE_RECORD_VERSION_COMMITTED
+      : key
+        ? STATE_RECORD_VERSION_KEYED
+        : STATE_RECORD_VERSION) + (term ? STATE_RECORD_TERM_OFFSET : 0);
   out[6] = record.action.charCodeAt(0);
   view.setBigUint64(7, record.unitDebt);
   view.setBigUint64(15, record.vaultSats);
@@ -138,7 +177,14 @@ export function encodeStateRecord(record: StateRecord): Uint8Array {
   out.set(record.nonce, 43);
   view.setUint32(59, record.expiry);
   if (key) out.set(key, STATE_RECORD_LENGTH);
-  if (commitment) out.set(commitment, out.length - STATE_RECORD_COMMITMENT_LENGTH);
+  const tail = term ? STATE_RECORD_TERM_LENGTH : 0;
+  if (commitment) out.set(commitment, out.length - tail - STATE_RECORD_COMMITMENT_LENGTH);
+  if (term) {
+    const at = out.length - STATE_RECORD_TERM_LENGTH;
+    view.setUint32(at, term.settleHeight);
+    view.setUint32(at + 4, term.exitHeight);
+    out.set(term.exitBranch, at + 8);
+  }
   return out;
 }
 
@@ -152,7 +198,7 @@ export function decodeStateRecord(bytes: Uint8Array): StateRecord | null {
   if (!equalBytes(bytes.subarray(0, 5), STATE_RECORD_MAGIC)) return null;
   const version = VERSIONS[bytes[5] ?? 0];
   if (!version || bytes.length !== version.length) return null;
-  const { keyed, committed } = version;
+  const { keyed, committed, termed } = version;
   const action = String.fromCharCode(bytes[6] ?? 0) as StateAction;
   if (!STATE_ACTIONS.includes(action)) return null;
   // Only an opening carries its key, and a committed opening always does (version 4).
@@ -169,13 +215,34 @@ export function decodeStateRecord(bytes: Uint8Array): StateRecord | null {
     expiry: view.getUint32(59),
   };
   if (keyed) record.vaultPubkey = bytes.slice(STATE_RECORD_LENGTH, STATE_RECORD_KEYED_LENGTH);
-  if (committed) record.quorumCommitment = bytes.slice(-STATE_RECORD_COMMITMENT_LENGTH);
+  const tail = termed ? STATE_RECORD_TERM_LENGTH : 0;
+  if (committed)
+    record.quorumCommitment = bytes.slice(
+      bytes.length - tail - STATE_RECORD_COMMITMENT_LENGTH,
+      bytes.length - tail,
+    );
+  if (termed) {
+    const at = bytes.length - STATE_RECORD_TERM_LENGTH;
+    const term = {
+      settleHeight: view.getUint32(at),
+      exitHeight: view.getUint32(at + 4),
+      exitBranch: bytes.slice(at + 8),
+    };
+    // A term the script could not hold is no record's.
+    if (
+      term.settleHeight < 1 ||
+      term.exitHeight <= term.settleHeight ||
+      term.exitHeight >= 500_000_000
+    )
+      return null;
+    record.term = term;
+  }
   return record;
 }
 
 /**
  * The output script of the record, one minimal push: `OP_RETURN <63 bytes>` (a direct push, 63 <
- * 76), or for a longer one (95 or 127 bytes) `OP_RETURN OP_PUSHDATA1 <length> <bytes>`.
+ * 76), or for a longer one (95 to 167 bytes) `OP_RETURN OP_PUSHDATA1 <length> <bytes>`.
  */
 export function stateRecordScript(record: StateRecord): Uint8Array {
   const bytes = encodeStateRecord(record);

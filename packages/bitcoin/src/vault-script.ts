@@ -7,7 +7,16 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { p2tr, TAPROOT_UNSPENDABLE_KEY, TaprootControlBlock } from '@scure/btc-signer';
 import type { TransactionInput } from '@scure/btc-signer/psbt.js';
 import { concatBytes, equalBytes, hash160, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
-import { VAULT_MAX_GUARD_COUNT, VAULT_MAX_ORACLE_COUNT } from '@unit/protocol';
+import {
+  checkVaultTerm,
+  VAULT_LAYOUT_TERMED,
+  VAULT_LAYOUT_UNTERMED,
+  VAULT_MAX_GUARD_COUNT,
+  VAULT_MAX_ORACLE_COUNT,
+  type VaultLayout,
+  type VaultTerm,
+} from '@unit/protocol';
+import { exitLeafScript, parseTimelockLeaf, settlementLeafScript } from './term-leaves';
 
 /** BIP342 tapscript leaf version; the only one our leaves use. */
 export const TAPSCRIPT_LEAF_VERSION = 0xc0;
@@ -57,7 +66,22 @@ export type TapLeafKind =
   | { kind: 'update'; vaultPubkey: Uint8Array; guardPubkey: Uint8Array }
   | { kind: 'liquidation'; thresholdHash: Uint8Array; guardPubkey: Uint8Array };
 
-/** Recognises exactly the two vault leaves; anything else is `null`. */
+/** A timelocked leaf: an owner's exit or a slot's settlement (which, depends on whose key it names). */
+export type TimelockLeafKind = { kind: 'timelock'; height: number; pubkey: Uint8Array };
+
+/**
+ * Every leaf a vault may have, for the script check: the two leaves of `classifyTapLeaf` and the
+ * timelocked key of layout 2; anything else is `null`.
+ */
+export function classifyVaultLeaf(script: Uint8Array): TapLeafKind | TimelockLeafKind | null {
+  const timelock = parseTimelockLeaf(script);
+  return timelock ? { kind: 'timelock', ...timelock } : classifyTapLeaf(script);
+}
+
+/**
+ * Recognises exactly the two leaves a user action or a liquidation spends; anything else (a
+ * timelocked leaf among them) is `null`, so no action flow takes an exit or a settlement.
+ */
 export function classifyTapLeaf(script: Uint8Array): TapLeafKind | null {
   if (
     script.length === 68 &&
@@ -95,6 +119,11 @@ export interface VaultOutputParams {
   /** The threshold hash, or one per oracle commitment (1 to VAULT_MAX_ORACLE_COUNT, oracle 0 first). */
   thresholdHash: Uint8Array | readonly Uint8Array[];
   network: BTC_NETWORK;
+  /**
+   * The term (layout 2): the owner's exit leaf at the root's top and one settlement leaf per slot.
+   * Absent: layout 1, the vault of update and liquidation leaves alone.
+   */
+  term?: VaultTerm;
 }
 
 /** One `[control block, script || leaf version]` pair, the shape btc-signer takes as `tapLeafScript`. */
@@ -129,6 +158,13 @@ export interface VaultOutput {
   updateLeaf: VaultLeaf;
   /** Slot 0's liquidation leaf of oracle 0. */
   liquidationLeaf: VaultLeaf;
+  layout: VaultLayout;
+  /** Layout 2: the term, the owner's exit leaf, each slot's settlement leaf and the exit's sibling. */
+  term?: VaultTerm;
+  exitLeaf?: VaultLeaf;
+  settlementLeaves?: VaultLeaf[];
+  /** The hash of the tree beside the exit leaf: what the state record carries (`exitBranch`). */
+  exitBranch?: Uint8Array;
 }
 
 /** 1..max distinct values of one length, or an error naming the field. */
@@ -171,7 +207,9 @@ export function vaultOutput({
   guardPubkey,
   thresholdHash,
   network,
+  term,
 }: VaultOutputParams): VaultOutput {
+  if (term) checkVaultTerm(term);
   const guardPubkeys = slotList(
     guardPubkey,
     VAULT_MAX_GUARD_COUNT,
@@ -188,12 +226,23 @@ export function vaultOutput({
   const liquidations = guardPubkeys.map((guard) =>
     thresholdHashes.map((hash) => liquidationLeafScript(hash, guard)),
   );
-  const tree = splitTree(
+  const settlements = term
+    ? guardPubkeys.map((guard) => settlementLeafScript(term.settleHeight, guard))
+    : [];
+  const exit = term ? exitLeafScript(term.exitHeight, vaultPubkey) : undefined;
+  // Layout 2: each slot's settlement leaf heads its liquidation leaves, and the owner's exit sits
+  // beside the whole tree, so its control block is one sibling the state record can carry.
+  const slots = splitTree(
     updates.map((update, slot): VaultTree => [
       { script: update },
-      splitTree(liquidations[slot]!.map((script) => ({ script }))),
+      splitTree(
+        [...(term ? [settlements[slot]!] : []), ...liquidations[slot]!].map((script) => ({
+          script,
+        })),
+      ),
     ]),
   );
+  const tree: VaultTree = exit ? [{ script: exit }, slots] : slots;
   // The liquidation leaf is no template btc-signer knows, hence allowUnknownOutputs.
   const out = p2tr(TAPROOT_UNSPENDABLE_KEY, tree, network, true);
   const leaves = [...(out.tapLeafScript ?? [])];
@@ -208,6 +257,15 @@ export function vaultOutput({
   });
   const updateLeaves = updates.map(leafFor);
   const liquidationLeaves = liquidations.map((scripts) => scripts.map(leafFor));
+  const exitLeaf = exit ? leafFor(exit) : undefined;
+  const termed = exitLeaf
+    ? {
+        term,
+        exitLeaf,
+        settlementLeaves: settlements.map(leafFor),
+        exitBranch: exitLeaf.controlBlock.slice(33, 65),
+      }
+    : {};
   return {
     script: out.script,
     address: out.address,
@@ -216,14 +274,20 @@ export function vaultOutput({
     tapMerkleRoot: out.tapMerkleRoot,
     guardPubkeys,
     thresholdHashes,
-    tapLeafScript: updates.flatMap((update, slot) => [
-      entryFor(update),
-      ...liquidations[slot]!.map(entryFor),
-    ]),
+    tapLeafScript: [
+      ...updates.flatMap((update, slot) => [
+        entryFor(update),
+        ...liquidations[slot]!.map(entryFor),
+        ...(term ? [entryFor(settlements[slot]!)] : []),
+      ]),
+      ...(exit ? [entryFor(exit)] : []),
+    ],
     updateLeaves,
     liquidationLeaves,
     updateLeaf: updateLeaves[0]!,
     liquidationLeaf: liquidationLeaves[0]![0]!,
+    layout: term ? VAULT_LAYOUT_TERMED : VAULT_LAYOUT_UNTERMED,
+    ...termed,
   };
 }
 

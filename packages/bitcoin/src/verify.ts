@@ -15,7 +15,7 @@ import {
 } from '@scure/btc-signer/utils.js';
 import { classifyScript } from './script-type';
 import { parseTransaction, type TransactionLike } from './transaction';
-import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from './vault-script';
+import { classifyVaultLeaf, TAPSCRIPT_LEAF_VERSION } from './vault-script';
 import { classifyCommitmentLeaf } from './rune-commitment';
 
 function commitmentLeaf(script: Uint8Array): { kind: 'commitment'; pubkey: Uint8Array } | null {
@@ -36,7 +36,8 @@ export type VerifyReason =
   | 'bad-sighash-type'
   | 'bad-signature'
   | 'bad-control-block'
-  | 'wrong-preimage';
+  | 'wrong-preimage'
+  | 'unsatisfied-locktime';
 
 export type VerifyResult = { ok: true } | { ok: false; input: number; reason: VerifyReason };
 
@@ -45,6 +46,10 @@ const SIGHASH_DEFAULT = 0x00;
 const SIGHASH_TYPES = new Set([0x01, 0x02, 0x03, 0x81, 0x82, 0x83]);
 const ANNEX_TAG = 0x50;
 const MAX_PREIMAGE = 520;
+/** Below it an nLockTime is a block height (BIP65 compares like with like). */
+const LOCKTIME_THRESHOLD = 500_000_000;
+/** An input with this nSequence is final: its transaction's nLockTime is not enforced (BIP65). */
+const SEQUENCE_FINAL = 0xffffffff;
 
 type Check = VerifyReason | null;
 
@@ -221,7 +226,7 @@ function checkTaproot(
   const stack = witness.slice(0, -2);
   if ((controlBlock[0]! & 0xfe) !== TAPSCRIPT_LEAF_VERSION) return 'non-standard';
   // A rune etching's reveal spends its commitment leaf: one signature of the leaf's key.
-  const leaf = classifyTapLeaf(leafScript) ?? commitmentLeaf(leafScript);
+  const leaf = classifyVaultLeaf(leafScript) ?? commitmentLeaf(leafScript);
   if (!leaf) return 'non-standard';
   const root = controlBlockRoot(controlBlock, leafScript);
   if (!root) return 'bad-control-block';
@@ -247,6 +252,20 @@ function checkTaproot(
       checkSchnorr(vaultSig, leaf.vaultPubkey, leafSighash, memo) ??
       checkSchnorr(guardSig, leaf.guardPubkey, leafSighash, memo)
     );
+  }
+  if (leaf.kind === 'timelock') {
+    // OP_CHECKLOCKTIMEVERIFY as BIP65: a height-typed nLockTime at or past the leaf's height, on
+    // an input whose nSequence leaves the lock enforced; the node's finality check (the devnet's
+    // isFinalTx) then keeps the transaction out until the chain reaches that nLockTime.
+    if (stack.length !== 1) return 'non-standard';
+    const lockTime = tx.lockTime;
+    if (
+      lockTime >= LOCKTIME_THRESHOLD ||
+      lockTime < leaf.height ||
+      (tx.getInput(idx).sequence ?? SEQUENCE_FINAL) === SEQUENCE_FINAL
+    )
+      return 'unsatisfied-locktime';
+    return checkSchnorr(stack[0]!, leaf.pubkey, leafSighash, memo);
   }
   // Liquidation: the revealed secret on top, the guardian's signature under it.
   if (stack.length !== 2) return 'non-standard';

@@ -29,3 +29,4 @@ export * from './liquidation';
 export * from './price-change';
 export * from './price-pause';
 export * from './price-quorum';
+export * from './vault-term';

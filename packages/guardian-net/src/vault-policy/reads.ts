@@ -60,6 +60,18 @@ export async function checkPrevouts(
   return known;
 }
 
+/** The heights of a record's term, as `vaultOutput` takes them. */
+const recordedTerm = ({
+  settleHeight,
+  exitHeight,
+}: {
+  settleHeight: number;
+  exitHeight: number;
+}) => ({
+  settleHeight,
+  exitHeight,
+});
+
 /** A vault output and the state its creating transaction recorded. */
 export interface VaultOnChain {
   utxo: KnownUtxo & { unitDebt: bigint };
@@ -86,13 +98,17 @@ export async function vaultOnChain(
   if (expect) {
     if (record.vaultPubkey && !equalBytes(record.vaultPubkey, expect.vaultPubkey))
       throw new Refused(`${what} was opened with another vault key`);
-    const script = vaultOutput({
+    const rebuilt = vaultOutput({
       ...expect,
       thresholdHash: (await chain.thresholdHashes(Number(record.thresholdCents), record.quoteStamp))
         .hashes,
-    }).script;
-    if (!equalBytes(script, input.script))
+      // Layout 2: the record's term is the one its output commits to (docs/protocol.md).
+      ...(record.term ? { term: recordedTerm(record.term) } : {}),
+    });
+    if (!equalBytes(rebuilt.script, input.script))
       throw new Refused(`${what} is not this vault key's vault under this guardian set`);
+    if (record.term && !equalBytes(record.term.exitBranch, rebuilt.exitBranch!))
+      throw new Refused(`${what} was recorded with an exit branch its output does not have`);
   }
   return {
     utxo: {

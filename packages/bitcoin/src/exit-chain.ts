@@ -1,0 +1,273 @@
+// The facts of a vault's exit, read from any esplora the owner chooses and from nothing of ours
+// (docs/protocol.md, "Leaving without the guardians"): the vault's unspent output, the state record
+// of the transaction that wrote it (its term and the exit's sibling), the opening's key when the
+// chain shows it, and the chain's height. Every answer is checked as hostile: a record that is not
+// one, an output that is not a Taproot output, a walk longer than MAX_VAULT_HOPS is refused.
+import { hex } from '@scure/base';
+import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
+import { termStage } from '@unit/protocol';
+import { addressNetworkOf } from './address';
+import { ExitError } from './exit-spend';
+import { parseStateRecordScript, type StateRecord } from './state-record';
+
+/** Each request to the esplora gives up after this long. */
+export const EXIT_FETCH_TIMEOUT_MS = 15_000;
+/** A vault is followed through at most this many transactions from its opening. */
+export const MAX_VAULT_HOPS = 10_000;
+
+interface EsploraOut {
+  scriptpubkey: string;
+  scriptpubkey_address?: string;
+  value: number;
+}
+interface EsploraTxShape {
+  txid: string;
+  vout: EsploraOut[];
+  status?: { confirmed: boolean; block_height?: number };
+}
+
+export interface VaultExitFacts {
+  utxo: { txid: string; vout: number; script: Uint8Array; amount: bigint };
+  address: string;
+  network: BTC_NETWORK;
+  networkName: 'mainnet' | 'testnet' | 'regtest';
+  /** The record of the transaction that wrote the output. */
+  record: StateRecord;
+  /** The opening's key, when the walk started at the opening and its record carries it. */
+  openingKey?: Uint8Array;
+  tipHeight: number;
+  /** Whether the transaction that wrote the output is confirmed. */
+  confirmed: boolean;
+}
+
+export type FetchLike = (
+  url: string,
+  init?: { signal?: AbortSignal; method?: string; body?: string },
+) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
+
+/** An esplora client of a URL the owner typed: GETs and the broadcast, each with a time-out. */
+export class ExitEsplora {
+  private readonly base: string;
+  constructor(
+    url: string,
+    private readonly fetchImpl: FetchLike = fetch as unknown as FetchLike,
+    private readonly timeoutMs = EXIT_FETCH_TIMEOUT_MS,
+  ) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new ExitError(
+        'not-a-vault',
+        'The chain address is not a URL: type an esplora URL such as https://mempool.space/api.',
+      );
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      throw new ExitError(
+        'not-a-vault',
+        'The chain address must start with http:// or https://: type an esplora URL.',
+      );
+    this.base = parsed.href.replace(/\/+$/, '');
+  }
+
+  private async call(path: string, init: { method?: string; body?: string } = {}): Promise<string> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), this.timeoutMs);
+    try {
+      const response = await this.fetchImpl(`${this.base}${path}`, {
+        ...init,
+        signal: controller.signal,
+      });
+      const text = await response.text();
+      if (!response.ok) throw new EsploraError(response.status, text.slice(0, 300));
+      return text;
+    } catch (error) {
+      if (error instanceof EsploraError) throw error;
+      throw new EsploraError(
+        0,
+        `the esplora at ${this.base} did not answer (${(error as Error).message})`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async json<T>(path: string): Promise<T> {
+    const text = await this.call(path);
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new EsploraError(0, `the esplora answered ${path} with something that is not JSON`);
+    }
+  }
+
+  async tipHeight(): Promise<number> {
+    const height = Number(await this.call('/blocks/tip/height'));
+    if (!Number.isInteger(height) || height < 0)
+      throw new EsploraError(0, 'the esplora gave no block height');
+    return height;
+  }
+
+  /** Broadcasts a raw transaction; returns its txid as the esplora answers it. */
+  broadcast(rawHex: string): Promise<string> {
+    return this.call('/tx', { method: 'POST', body: rawHex });
+  }
+}
+
+/** An esplora that refused or did not answer: `message` names what and why. */
+export class EsploraError extends Error {
+  constructor(
+    readonly status: number,
+    detail: string,
+  ) {
+    super(
+      status
+        ? `The esplora refused (${status}): ${detail}`
+        : `${detail[0]?.toUpperCase() ?? ''}${detail.slice(1)}.`,
+    );
+    this.name = 'EsploraError';
+  }
+}
+
+const TXID = /^[0-9a-f]{64}$/;
+const P2TR_HEX = /^5120[0-9a-f]{64}$/;
+
+/** The vault output among a transaction's outputs: the P2TR output holding the record's sats. */
+function vaultOutputOf(tx: EsploraTxShape): { vout: number; record: StateRecord } | null {
+  let record: StateRecord | null = null;
+  for (const out of tx.vout) {
+    record ??= parseStateRecordScript(hex.decode(out.scriptpubkey));
+  }
+  if (!record) return null;
+  const vout = tx.vout.findIndex(
+    (out) => P2TR_HEX.test(out.scriptpubkey) && BigInt(out.value) === record.vaultSats,
+  );
+  return vout < 0 ? null : { vout, record };
+}
+
+function networkOf(address: string | undefined): {
+  network: BTC_NETWORK;
+  networkName: VaultExitFacts['networkName'];
+} {
+  const name = address ? addressNetworkOf(address) : null;
+  if (!name)
+    throw new ExitError(
+      'not-a-vault',
+      'The esplora gave the vault output no address: check the chain URL.',
+    );
+  return {
+    network:
+      name === 'mainnet'
+        ? NETWORK
+        : name === 'testnet'
+          ? TEST_NETWORK
+          : { ...TEST_NETWORK, bech32: 'bcrt' },
+    networkName: name,
+  };
+}
+
+const notAVault = (what: string) =>
+  new ExitError(
+    'not-a-vault',
+    `${what} is not a vault output on this chain: check the vault id or address and the chain URL.`,
+  );
+
+/** From a vault id (its opening's txid), follows the vault to its unspent output. */
+async function walkFromOpening(chain: ExitEsplora, txid: string) {
+  let tx = await chain.json<EsploraTxShape>(`/tx/${txid}`);
+  let found = vaultOutputOf(tx);
+  if (!found) throw notAVault(`Transaction ${txid}`);
+  const openingKey = found.record.action === 'o' ? found.record.vaultPubkey : undefined;
+  for (let hop = 0; hop < MAX_VAULT_HOPS; hop++) {
+    const spend = await chain.json<{ spent: boolean; txid?: string }>(
+      `/tx/${tx.txid}/outspend/${found.vout}`,
+    );
+    if (!spend.spent) return { tx, found, openingKey };
+    if (!spend.txid || !TXID.test(spend.txid)) throw notAVault(`The spend of ${tx.txid}`);
+    const next = await chain.json<EsploraTxShape>(`/tx/${spend.txid}`);
+    const nextFound = vaultOutputOf(next);
+    if (!nextFound)
+      throw new ExitError(
+        'not-a-vault',
+        `The vault was closed by transaction ${spend.txid}: there is nothing left to take out.`,
+      );
+    tx = next;
+    found = nextFound;
+  }
+  throw new ExitError(
+    'not-a-vault',
+    `The vault has more than ${MAX_VAULT_HOPS} transactions: give its address instead of its id.`,
+  );
+}
+
+/** From a vault address, its one unspent output and the transaction that wrote it. */
+async function fromAddress(chain: ExitEsplora, address: string) {
+  const utxos = await chain.json<Array<{ txid: string; vout: number }>>(
+    `/address/${encodeURIComponent(address)}/utxo`,
+  );
+  if (!Array.isArray(utxos) || utxos.length === 0)
+    throw new ExitError(
+      'not-a-vault',
+      'That address holds nothing on this chain: check the address and the chain URL.',
+    );
+  for (const utxo of utxos.slice(0, 20)) {
+    if (!TXID.test(String(utxo.txid))) continue;
+    const tx = await chain.json<EsploraTxShape>(`/tx/${utxo.txid}`);
+    const found = vaultOutputOf(tx);
+    if (found && found.vout === utxo.vout)
+      return { tx, found, openingKey: found.record.vaultPubkey };
+  }
+  throw notAVault(`Address ${address}`);
+}
+
+/** Everything the exit needs from the chain, for a vault id (64 hex) or a vault address. */
+export async function readVaultExit(chain: ExitEsplora, vault: string): Promise<VaultExitFacts> {
+  const id = vault.trim();
+  const { tx, found, openingKey } = TXID.test(id.toLowerCase())
+    ? await walkFromOpening(chain, id.toLowerCase())
+    : await fromAddress(chain, id);
+  const out = tx.vout[found.vout]!;
+  const { network, networkName } = networkOf(out.scriptpubkey_address);
+  return {
+    utxo: {
+      txid: tx.txid,
+      vout: found.vout,
+      script: hex.decode(out.scriptpubkey),
+      amount: BigInt(out.value),
+    },
+    address: out.scriptpubkey_address!,
+    network,
+    networkName,
+    record: found.record,
+    ...(openingKey ? { openingKey } : {}),
+    tipHeight: await chain.tipHeight(),
+    confirmed: tx.status?.confirmed === true,
+  };
+}
+
+/** What the chain shows of the vault, in lines for the owner. */
+export function describeVaultExit(facts: VaultExitFacts): string[] {
+  const { record, utxo, tipHeight } = facts;
+  const lines = [
+    `vault output   ${utxo.txid}:${utxo.vout} (${facts.address}, ${facts.networkName})`,
+    `holds          ${utxo.amount} sats; debt ${record.unitDebt} UNIT hundredths`,
+    `chain height   ${tipHeight}`,
+  ];
+  const term = record.term;
+  if (!term) {
+    lines.push(
+      'leaves         update and liquidation only (layout 1): this vault has no exit of its own yet; it gets one on its next action.',
+    );
+    return lines;
+  }
+  const stage = termStage(tipHeight, term);
+  lines.push(
+    `leaves         exit: <${term.exitHeight}> OP_CHECKLOCKTIMEVERIFY OP_DROP <owner key> OP_CHECKSIG; beside it ${hex.encode(term.exitBranch)} (update, liquidation and settlement leaves)`,
+    `settlement     the guardians may settle from block ${term.settleHeight}`,
+    stage === 'exit'
+      ? `exit           open since block ${term.exitHeight}`
+      : `exit           opens at block ${term.exitHeight}, in ${term.exitHeight - tipHeight} blocks`,
+  );
+  return lines;
+}

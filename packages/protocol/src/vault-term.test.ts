@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BLOCKS_PER_DAY,
+  checkVaultTerm,
+  DEVNET_TERM_CONFIG,
+  lockTimeReaches,
+  termSettlement,
+  termStage,
+  termWarningDays,
+  vaultTermAt,
+} from './vault-term';
+
+describe('a vault term', () => {
+  it('opens the settlement a term after the next block and the exit a grace later', () => {
+    expect(vaultTermAt(100)).toEqual({
+      settleHeight: 100 + 1 + 52_560,
+      exitHeight: 100 + 1 + 52_560 + 4_320,
+    });
+    expect(vaultTermAt(7, DEVNET_TERM_CONFIG)).toEqual({ settleHeight: 48, exitHeight: 68 });
+    expect(() => vaultTermAt(1, { termBlocks: 0, graceBlocks: 1 })).toThrow(/termBlocks/);
+    expect(() => vaultTermAt(1, { termBlocks: 1, graceBlocks: 2.5 })).toThrow(/graceBlocks/);
+    expect(() => checkVaultTerm({ settleHeight: 5, exitHeight: 4 })).toThrow();
+    expect(() => checkVaultTerm({ settleHeight: 5, exitHeight: 500_000_000 })).toThrow();
+  });
+
+  it('takes a height lock at or past the height only', () => {
+    expect(lockTimeReaches(68, 68)).toBe(true);
+    expect(lockTimeReaches(67, 68)).toBe(false);
+    expect(lockTimeReaches(500_000_000, 68)).toBe(false);
+  });
+
+  it('stages and warns 30, 7 and 1 days before the term', () => {
+    const term = { settleHeight: 100_000, exitHeight: 104_320 };
+    expect(termStage(99_999, term)).toBe('open');
+    expect(termStage(100_000, term)).toBe('settlement');
+    expect(termStage(104_320, term)).toBe('exit');
+    expect(termWarningDays(100_000 - 30 * BLOCKS_PER_DAY - 1, 100_000)).toBeNull();
+    expect(termWarningDays(100_000 - 30 * BLOCKS_PER_DAY, 100_000)).toBe(30);
+    expect(termWarningDays(100_000 - 7 * BLOCKS_PER_DAY - 1, 100_000)).toBe(30);
+    expect(termWarningDays(100_000 - 7 * BLOCKS_PER_DAY, 100_000)).toBe(7);
+    expect(termWarningDays(100_000 - BLOCKS_PER_DAY, 100_000)).toBe(1);
+    expect(termWarningDays(99_999, 100_000)).toBe(1);
+    expect(termWarningDays(100_000, 100_000)).toBeNull();
+  });
+});
+
+describe('a settlement at term', () => {
+  it('repays the debt at the price with the 15% tax and returns the rest less the fee', () => {
+    // 1,000 UNIT at 100,000 USD: 1,000,000 sats of debt, 150,000 of tax.
+    const s = termSettlement({
+      collateralSats: 3_000_000n,
+      debtCents: 100_000n,
+      priceCents: 10_000_000n,
+      feeSats: 500n,
+    });
+    expect(s).toEqual({
+      debtSats: 1_000_000n,
+      taxSats: 150_000n,
+      treasurySats: 1_150_000n,
+      ownerSats: 1_849_500n,
+    });
+  });
+
+  it('rounds the debt up, the tax down, and returns everything when there is no debt', () => {
+    const s = termSettlement({
+      collateralSats: 10_000n,
+      debtCents: 1n,
+      priceCents: 3n * 10_000_000n,
+      feeSats: 0n,
+    });
+    expect(s.debtSats).toBe(4n); // 3.33… rounded up
+    expect(s.taxSats).toBe(0n);
+    expect(
+      termSettlement({ collateralSats: 10_000n, debtCents: 0n, priceCents: 1n, feeSats: 200n })
+        .ownerSats,
+    ).toBe(9_800n);
+  });
+
+  it('takes at most the collateral and refuses a fee it cannot pay', () => {
+    const s = termSettlement({
+      collateralSats: 100n,
+      debtCents: 100_000n,
+      priceCents: 10_000_000n,
+      feeSats: 0n,
+    });
+    expect(s.treasurySats).toBe(100n);
+    expect(s.ownerSats).toBe(0n);
+    expect(() =>
+      termSettlement({
+        collateralSats: 100n,
+        debtCents: 100_000n,
+        priceCents: 10_000_000n,
+        feeSats: 1n,
+      }),
+    ).toThrow();
+    expect(() =>
+      termSettlement({ collateralSats: 100n, debtCents: 0n, priceCents: 0n, feeSats: 0n }),
+    ).toThrow();
+  });
+});

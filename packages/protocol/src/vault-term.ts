@@ -1,0 +1,156 @@
+// A vault's term (docs/protocol.md, "Leaving without the guardians"): every vault output of the
+// current layout commits to two block heights. From `settleHeight` the guardians may settle a vault
+// its owner left alone (debt repaid from collateral at the quorum's price with the liquidation tax,
+// the rest to the owner); from `exitHeight = settleHeight + grace` the owner alone takes the whole
+// vault. Every owner action writes a new output, so it renews both.
+import { REPOSSESSION_TAX_PERCENT, SATS_PER_BTC } from './constants';
+
+/** Blocks a day at Bitcoin's ten-minute target. */
+export const BLOCKS_PER_DAY = 144;
+/**
+ * The term: about a year of blocks after the vault's last action. Long enough that one action a
+ * year keeps a vault open (a loan is not a deadline for an active borrower), short enough that a
+ * vault whose guardians vanish is not held for longer than a year.
+ */
+export const VAULT_TERM_BLOCKS = 365 * BLOCKS_PER_DAY;
+/**
+ * The grace after the term before the owner's own exit opens: 30 days, in which a running network
+ * settles the vault. Longer than any outage the guardians plan for, so the exit is only reached
+ * when they are gone (Liquid's emergency keys wait 4,032 blocks for the same reason).
+ */
+export const VAULT_EXIT_GRACE_BLOCKS = 30 * BLOCKS_PER_DAY;
+/** The devnet's term and grace: short enough that a test mines past both. */
+export const DEVNET_VAULT_TERM_BLOCKS = 40;
+export const DEVNET_VAULT_EXIT_GRACE_BLOCKS = 20;
+/** Days before the term at which the owner is warned, in the app and on Telegram. */
+export const TERM_WARNING_DAYS = [30, 7, 1] as const;
+/** The largest height a CLTV leaf may name: below 500,000,000 a locktime is a block height. */
+export const MAX_TERM_HEIGHT = 499_999_999;
+
+/** The vault layouts: 1 has no term (update and liquidation leaves); 2 adds exit and settlement. */
+export const VAULT_LAYOUT_UNTERMED = 1;
+export const VAULT_LAYOUT_TERMED = 2;
+export type VaultLayout = typeof VAULT_LAYOUT_UNTERMED | typeof VAULT_LAYOUT_TERMED;
+
+export interface TermConfig {
+  termBlocks: number;
+  graceBlocks: number;
+}
+
+export const DEFAULT_TERM_CONFIG: TermConfig = {
+  termBlocks: VAULT_TERM_BLOCKS,
+  graceBlocks: VAULT_EXIT_GRACE_BLOCKS,
+};
+export const DEVNET_TERM_CONFIG: TermConfig = {
+  termBlocks: DEVNET_VAULT_TERM_BLOCKS,
+  graceBlocks: DEVNET_VAULT_EXIT_GRACE_BLOCKS,
+};
+
+/** The heights a vault output commits to. */
+export interface VaultTerm {
+  /** From this height the guardians' settlement leaf opens. */
+  settleHeight: number;
+  /** From this height the owner's exit leaf opens. */
+  exitHeight: number;
+}
+
+function checkHeight(height: number, what: string): void {
+  if (!Number.isInteger(height) || height < 1 || height > MAX_TERM_HEIGHT)
+    throw new RangeError(`${what} must be a block height from 1 to ${MAX_TERM_HEIGHT}`);
+}
+
+/** Refuses a term or grace that is not a whole number of blocks of at least one. */
+export function checkTermConfig(config: TermConfig): TermConfig {
+  for (const [name, value] of Object.entries(config))
+    if (!Number.isInteger(value) || value < 1 || value > 10 * VAULT_TERM_BLOCKS)
+      throw new RangeError(
+        `${name} must be a whole number of blocks from 1 to ${10 * VAULT_TERM_BLOCKS}`,
+      );
+  return config;
+}
+
+/**
+ * The term of a vault output written by an action built at `tipHeight` (the chain's height when
+ * the action is built): it opens `termBlocks` after the next block, the first the action can be in.
+ */
+export function vaultTermAt(
+  tipHeight: number,
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): VaultTerm {
+  checkTermConfig(config);
+  const settleHeight = tipHeight + 1 + config.termBlocks;
+  const term = { settleHeight, exitHeight: settleHeight + config.graceBlocks };
+  checkHeight(term.settleHeight, 'the settlement height');
+  checkHeight(term.exitHeight, 'the exit height');
+  return term;
+}
+
+/** A term as the protocol allows it: both heights valid and the exit strictly after the settlement. */
+export function checkVaultTerm(term: VaultTerm): VaultTerm {
+  checkHeight(term.settleHeight, 'the settlement height');
+  checkHeight(term.exitHeight, 'the exit height');
+  if (term.exitHeight <= term.settleHeight)
+    throw new RangeError('the exit height must come after the settlement height');
+  return term;
+}
+
+/** Whether a transaction with this nLockTime may spend a leaf locked until `height` (CLTV by height). */
+export function lockTimeReaches(lockTime: number, height: number): boolean {
+  return Number.isInteger(lockTime) && lockTime <= MAX_TERM_HEIGHT && lockTime >= height;
+}
+
+/**
+ * The warning due at `tipHeight` for a vault whose term opens at `settleHeight`: the smallest of
+ * 30, 7 and 1 days the remaining blocks are within, or null (more than 30 days left, or past).
+ */
+export function termWarningDays(tipHeight: number, settleHeight: number): number | null {
+  const left = settleHeight - tipHeight;
+  if (left <= 0) return null;
+  const due = TERM_WARNING_DAYS.filter((days) => left <= days * BLOCKS_PER_DAY);
+  return due.length ? due[due.length - 1]! : null;
+}
+
+/** Where a vault's term stands at `tipHeight`. */
+export type TermStage = 'open' | 'settlement' | 'exit';
+export function termStage(tipHeight: number, term: VaultTerm): TermStage {
+  // A leaf locked at h takes nLockTime >= h, and a block takes only nLockTime below its own
+  // height: the first block that can hold the spend is h + 1, the next one once the tip is h.
+  if (tipHeight >= term.exitHeight) return 'exit';
+  if (tipHeight >= term.settleHeight) return 'settlement';
+  return 'open';
+}
+
+export interface TermSettlement {
+  /** The collateral that repays the debt at the quorum's price, rounded up. */
+  debtSats: bigint;
+  /** The liquidation tax on it (REPOSSESSION_TAX_PERCENT), rounded down. */
+  taxSats: bigint;
+  /** What the treasury takes: debt and tax, at most the whole collateral. */
+  treasurySats: bigint;
+  /** What returns to the owner: the rest, less the transaction fee. */
+  ownerSats: bigint;
+}
+
+/**
+ * A settlement at term: the debt repaid from the collateral at `priceCents` (USD cents per BTC,
+ * the quorum's price; UNIT at face value) with the liquidation tax, the rest less the fee to the
+ * owner. Throws when the owner's part after the fee would be negative.
+ */
+export function termSettlement(args: {
+  collateralSats: bigint;
+  debtCents: bigint;
+  priceCents: bigint;
+  feeSats: bigint;
+}): TermSettlement {
+  const { collateralSats, debtCents, priceCents, feeSats } = args;
+  if (priceCents <= 0n) throw new RangeError('a settlement needs a positive price');
+  if (collateralSats < 0n || debtCents < 0n || feeSats < 0n)
+    throw new RangeError('a settlement takes no negative amount');
+  const debtSats = (debtCents * SATS_PER_BTC + priceCents - 1n) / priceCents;
+  const taxSats = (debtSats * BigInt(REPOSSESSION_TAX_PERCENT)) / 100n;
+  const treasurySats = debtSats + taxSats > collateralSats ? collateralSats : debtSats + taxSats;
+  const ownerSats = collateralSats - treasurySats - feeSats;
+  if (ownerSats < 0n)
+    throw new RangeError('the collateral does not cover the settlement and its fee');
+  return { debtSats, taxSats, treasurySats, ownerSats };
+}
