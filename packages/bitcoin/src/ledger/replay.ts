@@ -82,6 +82,7 @@ const outpointOf = (txid: string, vout: number) => `${txid}:${vout}`;
 export class LedgerReplay {
   private readonly vaults = new Map<string, TrackedVault>();
   private readonly byOutpoint = new Map<string, string>();
+  private changed = new Set<string>();
 
   constructor(private readonly o: ReplayOptions) {}
 
@@ -94,6 +95,16 @@ export class LedgerReplay {
 
   get size(): number {
     return this.vaults.size;
+  }
+
+  /** The vaults that changed since the last call, as they stand now. */
+  takeChanged(): LedgerVault[] {
+    const ids = this.changed;
+    this.changed = new Set();
+    return [...ids].map((id) => {
+      const { vaultId, collateralSats, debt, status } = this.vaults.get(id)!;
+      return { vaultId, collateralSats, debt, status };
+    });
   }
 
   /** Applies one transaction; answers what it broke and the quorums it commits to. */
@@ -152,12 +163,14 @@ export class LedgerReplay {
     Object.assign(vault, next, { outpoint: outpointOf(tx.txid, 0) });
     this.vaults.set(vaultId, vault);
     this.byOutpoint.set(vault.outpoint!, vaultId);
+    this.changed.add(vaultId);
     return { findings, quorums };
   }
 
   private close(vault: TrackedVault, status: LedgerStatus, sats: bigint, debt: bigint): void {
     if (vault.outpoint) this.byOutpoint.delete(vault.outpoint);
     Object.assign(vault, { status, outpoint: null, collateralSats: sats, debt });
+    this.changed.add(vault.vaultId);
   }
 
   /**
