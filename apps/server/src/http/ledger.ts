@@ -65,7 +65,9 @@ export interface AppLedgerRow {
 /**
  * The app's ledger after `height`: each vault's last on-chain history row confirmed at or below
  * it (`l`, the oracle's liquidation mark, is not on the chain). A vault the app marks repossessed
- * is `repossessed` from its `x` row on; every other vault is `open`.
+ * is `repossessed` from its `x` row on; every other vault is `open`. A vault is named by its
+ * opening as mined: a sped-up opening keeps the original's txid as the app's vault id, but the
+ * chain holds only the replacement.
  */
 export function foldAppLedger(
   rows: readonly AppLedgerRow[],
@@ -74,14 +76,17 @@ export function foldAppLedger(
   height: number,
 ): LedgerVault[] {
   const last = new Map<string, AppLedgerRow>();
+  /** A sped-up opening keeps the original's txid as its vault id; the chain knows the replacement. */
+  const openedBy = new Map<string, string>();
   for (const row of rows) {
     if (row.action === 'l') continue;
+    if (row.action === 'o') openedBy.set(row.vault_id, row.transaction_id);
     const at = heights.get(row.transaction_id);
     if (at === null || at === undefined || at > height) continue;
     last.set(row.vault_id, row);
   }
   return [...last.values()].map((row) => ({
-    vaultId: row.vault_id,
+    vaultId: openedBy.get(row.vault_id) ?? row.vault_id,
     collateralSats: BigInt(row.vault_amount),
     debt: BigInt(row.amount_borrowed),
     status: row.action === 'x' && repossessed.has(row.vault_id) ? 'repossessed' : 'open',

@@ -1,14 +1,16 @@
 // The open validator against a real devnet with history seeded through the real guardian: opens,
-// deposits, borrows, repays, a withdraw, a liquidation and its repossession. A validator started
+// deposits, borrows, repays, a withdraw, a sped-up opening, a liquidation and its repossession. A validator started
 // with nothing but the devnet's esplora routes rebuilds the same ledger as the app's
 // /api/ledger at every height; a row altered in the app's database (not on chain) makes them
 // disagree and names the vault; a malformed record on chain is named and skipped.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
+import { base64, hex } from '@scure/base';
 import { p2tr } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRuneId } from '@unit/bitcoin';
+import { buildSpeedUpPsbt, parseRuneId, parseTransaction, signUserInputs } from '@unit/bitcoin';
+import type { SpeedUpResult } from '@unit/protocol';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
 import { registerLedgerRoute } from '../../src/http/ledger';
 import { compareWithApp } from '../../src/validator/compare';
@@ -23,12 +25,42 @@ import {
   type TestWallet,
 } from '../guardian/harness';
 
+/** The wallet's fee bump of its pending opening, co-signed (as the speed-up suite does it). */
+async function speedUpOpening(h: Harness, wallet: TestWallet, opening: string): Promise<string> {
+  const rawHex = (await h.chain.txHex(opening))!;
+  const tx = parseTransaction(rawHex);
+  const prevouts = [];
+  for (let i = 0; i < tx.inputsLength; i++) {
+    const input = tx.getInput(i);
+    const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
+    prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
+  }
+  const built = buildSpeedUpPsbt({
+    action: 'open',
+    original: { hex: rawHex, prevouts },
+    wallet: wallet.vaultWallet,
+    treasury: { script: prevouts[0]!.script, internalKey: pubSchnorr(TREASURY_KEY) },
+    utxos: await wallet.paymentUtxos(),
+    feeRate: 10,
+  });
+  let psbt = built.psbt;
+  for (const index of built.signInputs.user)
+    psbt = signUserInputs(psbt, wallet.paymentKey, [index]);
+  const result = await call<SpeedUpResult>(h.guardian, 'vault.speedup', {
+    original_txid: opening,
+    vault_pubkey: wallet.vaultPubkey,
+    psbt: base64.encode(psbt),
+  });
+  return result.vault_txid;
+}
+
 describe('open validator', () => {
   let h: Harness;
   let server: FastifyInstance;
   let base: string;
   let alice: TestWallet;
   let bob: TestWallet;
+  let replacedOpening: string;
 
   /** Mines the step's transaction and lets the guardian mark it confirmed. */
   const mined = async () => {
@@ -54,6 +86,14 @@ describe('open validator', () => {
     await call(h.guardian, 'vault.repay', (await carol.repay(5_000n)).request);
     await mined();
     await call(h.guardian, 'vault.withdraw', (await carol.withdraw(100_000n)).request);
+    await mined();
+    const dave = await h.wallet('dave');
+    const opening = await call<{ vault_txid: string }>(
+      h.guardian,
+      'vault.open',
+      (await dave.open(500_000n, 20_000n)).request,
+    );
+    replacedOpening = await speedUpOpening(h, dave, opening.vault_txid);
     await mined();
     h.clock.now += 10;
     const point = await h.oracle.setPrice(7_900_000);
@@ -104,7 +144,9 @@ describe('open validator', () => {
     const ledger = validator.ledgerAt(tip)!;
     const aliceId = (await getVaultByPubkey(h.store.db, alice.vaultPubkey))!.vault_id;
     expect(ledger.find((v) => v.vaultId === aliceId)).toMatchObject({ status: 'repossessed' });
-    expect(ledger).toHaveLength(3);
+    expect(ledger).toHaveLength(4);
+    // The sped-up opening is the vault the chain holds: named by the replacement's txid.
+    expect(ledger.map((v) => v.vaultId)).toContain(replacedOpening);
   });
 
   it('disagrees with an app whose database holds a record the chain does not, naming the vault', async () => {
