@@ -4,8 +4,8 @@
 // so it can answer the ledger at any height it has passed (`--serve`), and starts over when the
 // chain it followed was replaced (a reorganisation).
 import {
+  LedgerDigester,
   LedgerReplay,
-  ledgerDigest,
   type LedgerFinding,
   type LedgerVault,
   type ReplayOptions,
@@ -32,6 +32,7 @@ export class Validator {
   private versions = new Map<string, { height: number; vault: LedgerVault }[]>();
   private hashes: string[] = [];
   private digests: string[] = [];
+  private digester = new LedgerDigester();
 
   constructor(
     private readonly source: BlockSource,
@@ -97,8 +98,7 @@ export class Validator {
         });
     }
     const changed = this.record(height);
-    const digest =
-      changed || height === 0 ? ledgerDigest(this.replay.ledger()) : this.digests[height - 1]!;
+    const digest = this.digester.digest();
     this.hashes.push(hash);
     this.digests.push(digest);
     return { height, hash, digest, vaults: this.replay.size, changed, findings };
@@ -113,6 +113,7 @@ export class Validator {
       if (last && sameVault(last, vault)) continue;
       list.push({ height, vault });
       this.versions.set(vault.vaultId, list);
+      this.digester.set(vault);
       changed = true;
     }
     return changed;
@@ -126,5 +127,6 @@ export class Validator {
     this.versions = new Map();
     this.hashes = [];
     this.digests = [];
+    this.digester = new LedgerDigester();
   }
 }

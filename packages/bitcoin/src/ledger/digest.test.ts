@@ -2,6 +2,7 @@ import { hex } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 import {
+  LedgerDigester,
   ledgerDifferences,
   ledgerDigest,
   ledgerEntry,
@@ -40,6 +41,15 @@ describe('ledgerDigest', () => {
     expect(ledgerDigest([b, a])).toBe(ledgerDigest([a, b]));
     expect(ledgerDigest([b, a])).toBe(byHand([ledgerEntry(a), ledgerEntry(b)]));
     expect(ledgerDigest([])).toBe(byHand([]));
+  });
+
+  it('is kept up to date by the digester, vault by vault', () => {
+    const digester = new LedgerDigester();
+    expect(digester.digest()).toBe(ledgerDigest([]));
+    digester.set(b);
+    digester.set({ ...a, debt: 99n });
+    digester.set(a);
+    expect(digester.digest()).toBe(ledgerDigest([a, b]));
   });
 
   it('lays an entry out as id, u64be sats, u64be debt, status byte', () => {

@@ -140,3 +140,42 @@ export function ledgerFromJson(json: unknown): LedgerVault[] | null {
   }
   return out;
 }
+
+/**
+ * The same digest kept up to date as vaults change (a validator after each block): each vault's
+ * entry is encoded once per change and the ids stay sorted, so a block costs one hash over the
+ * entries, not a sort and an encoding of every vault.
+ */
+export class LedgerDigester {
+  private readonly entries = new Map<string, Uint8Array>();
+  private ids: string[] = [];
+  private cached: string | null = null;
+
+  set(vault: LedgerVault): void {
+    if (!this.entries.has(vault.vaultId)) {
+      // Binary search for the id's place: the ids stay in the digest's order.
+      let lo = 0;
+      let hi = this.ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.ids[mid]! < vault.vaultId) lo = mid + 1;
+        else hi = mid;
+      }
+      this.ids.splice(lo, 0, vault.vaultId);
+    }
+    this.entries.set(vault.vaultId, ledgerEntry(vault));
+    this.cached = null;
+  }
+
+  digest(): string {
+    if (this.cached !== null) return this.cached;
+    const tag = sha256(new TextEncoder().encode(LEDGER_DIGEST_TAG));
+    const body = new Uint8Array(64 + 4 + this.ids.length * LEDGER_ENTRY_LENGTH);
+    body.set(tag, 0);
+    body.set(tag, 32);
+    new DataView(body.buffer).setUint32(64, this.ids.length);
+    this.ids.forEach((id, i) => body.set(this.entries.get(id)!, 68 + i * LEDGER_ENTRY_LENGTH));
+    this.cached = hex.encode(sha256(body));
+    return this.cached;
+  }
+}
