@@ -4,8 +4,8 @@
 // each and a bare Fastify 5 in child processes, loads them with autocannon from here, and exits 1
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
-// judge), load.ts (the exports and live streams of issue 24) and issue20.ts (the guardian network's
-// co-signing latency and opens per minute).
+// judge), load.ts (the exports and live streams of issue 24), issue20.ts (the guardian network's
+// co-signing latency and opens per minute) and validator.ts (an open validator's catch-up).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
 import { guardianNetworkFigures } from './issue20';
+import { validatorFigures } from './validator';
 import { exportsUnderLoad, openLiveStreams } from './load';
 import {
   checkAssets,
@@ -278,9 +279,10 @@ async function main(): Promise<void> {
     const assets = await checkAssets(fresh.url);
     const exports = await exportFigures(exporter);
     const network = await guardianNetworkFigures();
-    const figures = [...reads.figures, ...exports.figures, ...network.figures];
+    const validator = await validatorFigures();
+    const figures = [reads, exports, network, validator].flatMap((part) => part.figures);
     const failed = report(figures, assets, reads, exports);
-    for (const line of network.lines) console.log(line);
+    for (const line of [...network.lines, ...validator.lines]) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;
   } finally {
