@@ -78,7 +78,7 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
       poll: { type: 'string' },
     },
   });
-  if (!values.chain) throw new Error('--chain is required');
+  if (!values.chain) throw new Error('Give --chain <esplora URL>: the chain this validator reads.');
   let treasury = values.treasury ?? [];
   let rune = values.rune;
   if (values.facts) {
@@ -89,10 +89,14 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
     treasury = [...treasury, ...facts.treasury];
     rune ??= facts.rune;
   }
-  if (!treasury.length || !rune) throw new Error('give --treasury and --rune, or --facts');
+  if (!treasury.length || !rune)
+    throw new Error(
+      'Give --treasury and --rune, or --facts <app URL>: the treasury and the UNIT rune records are checked against.',
+    );
   const number = (text: string | undefined, name: string) => {
     if (text === undefined) return null;
-    if (!/^\d{1,9}$/.test(text)) throw new Error(`--${name} must be a whole number`);
+    if (!/^\d{1,9}$/.test(text))
+      throw new Error(`--${name} must be a whole number; ${text} is not one.`);
     return Number(text);
   };
   return {
