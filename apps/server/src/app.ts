@@ -21,6 +21,7 @@ import { registerOrdIndexer } from './http/indexer-proxy';
 import { registerClientErrorRoutes } from './http/client-errors';
 import { sharedHitCounter } from './http/shared-rate-limits';
 import { registerMissionRoutes } from './http/missions';
+import { registerLedgerRoute } from './http/ledger';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
 import { publicOriginResolver } from './http/public-origin';
@@ -213,6 +214,7 @@ export async function buildApp(
       stops.push(registerOrdIndexer(app, chain, btcNetworkOf(config.network), bus));
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
+    registerLedgerRoute(app, { db: store.db, chain });
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
     registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);
