@@ -43,7 +43,7 @@ import { DomainError } from '../errors';
 import { notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
-import { registerNetworkRoutes } from './network-routes';
+import { registerNetworkRoutes, type NetworkRouteOptions } from './network-routes';
 import { registerPriceQuorumRoute, setsFromDir } from './price-quorum';
 
 export interface ApiDeps {
@@ -56,6 +56,8 @@ export interface ApiDeps {
   unitRuneId(): string;
   /** A vault's own guardian key (an older set's until it moves: rotation); default `keys.guardPubkey`. */
   vaultGuardPubkey?(row: VaultKeyRow): Promise<string>;
+  /** GET /api/network's cache period and health time-out; default theirs. */
+  network?: NetworkRouteOptions;
 }
 
 const hex = (bytes: number) =>
@@ -147,7 +149,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   app.get('/api/config', async () => configDto(deps));
-  registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey);
+  registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey, deps.network);
   registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));
 
   // The hottest route (every open page polls it): serialised by its schema.
