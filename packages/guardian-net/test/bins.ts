@@ -4,6 +4,7 @@
 // modules through the loader's hooks; its bundle starts in a third of that, and the suites start
 // hundreds of them. The code is the same: the workspace's sources bundled as written (each keeps
 // its own `import.meta.url`), every package from node_modules loaded as under tsx.
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -50,7 +51,8 @@ export async function buildTestBins(): Promise<void> {
       const entry = join(REPO, p.source);
       const out = bundleOf(p);
       mkdirSync(dirname(out), { recursive: true });
-      const tmp = `${out}.${process.pid}.tmp`;
+      // Two suites' setups may build at once: each writes its own file, then renames it in place.
+      const tmp = `${out}.${randomBytes(6).toString('hex')}.tmp`;
       const result = await build({
         entryPoints: [entry],
         outfile: tmp,
@@ -82,8 +84,8 @@ export async function buildTestBins(): Promise<void> {
           },
         ],
       });
-      writeFileSync(inputsOf(p), JSON.stringify(Object.keys(result.metafile.inputs).sort()));
       renameSync(tmp, out);
+      writeFileSync(inputsOf(p), JSON.stringify(Object.keys(result.metafile.inputs).sort()));
     }),
   );
 }

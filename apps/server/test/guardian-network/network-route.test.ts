@@ -81,6 +81,17 @@ async function waitHealthy(port: number): Promise<void> {
   }
 }
 
+/** Until the guardian on `port` has read a price of its own. */
+async function waitPriced(port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    if (((await res.json()) as { lastPrice?: unknown }).lastPrice) return;
+    if (Date.now() > deadline) throw new Error(`guardian on ${port} read no price`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function network(app: RunningApp): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${app.url}/api/network`, { signal: AbortSignal.timeout(10_000) });
   return { status: res.status, body: await res.json() };
@@ -139,6 +150,8 @@ describe('GET /api/network with a guardian network', () => {
       proxies.push(await countingProxy(setPort + id - 1, port));
     }
     await Promise.all([1, 2, 3].map((id) => waitHealthy(ownPort + id - 1)));
+    // Guardian 1 up is not guardian 1 with a price: its first read of the feeds comes after.
+    await waitPriced(ownPort);
     app = await startTestApp(
       { GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir },
       { network: { cacheMs: CACHE_MS } },
