@@ -8,5 +8,8 @@ export default defineConfig({
     name: 'bitcoin',
     environment: 'node',
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    // A few tests build and sign a dozen transactions (a second or two alone); on a busy machine
+    // running the whole suite beside them, five seconds was not enough.
+    testTimeout: 20_000,
   },
 });
