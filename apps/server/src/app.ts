@@ -26,6 +26,7 @@ import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
 import { publicOriginResolver } from './http/public-origin';
 import { registerHistoryCsvRoute, type CsvExportLimits, type CsvExports } from './http/history-csv';
+import type { NetworkRouteOptions } from './http/network-routes';
 import { registerStatic } from './http/static';
 import { countRpc, createMetrics, mountMetrics } from './http/metrics';
 import { registerEventRoutes, type LiveStreamOptions, type LiveStreams } from './http/events';
@@ -81,6 +82,8 @@ export interface BuildAppOptions {
   live?: LiveStreamOptions;
   /** Limits of GET /api/vaults/:id/history.csv. */
   exports?: CsvExportLimits;
+  /** How long GET /api/network keeps its answer, and its wait for each guardian's health. */
+  network?: NetworkRouteOptions;
   /** While it returns a reason (a local guardian network starting), `vault.*` calls are refused. */
   gate?: () => string | null;
 }
@@ -208,6 +211,7 @@ export async function buildApp(
       unitRuneId: () => unitRuneId,
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
       ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
+      ...(options.network ? { network: options.network } : {}),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')

@@ -153,8 +153,8 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      // The source runs through tsx; a build of this file (one plain module) runs on node alone.
+      ...(CLI.endsWith('.ts') ? ['--import', 'tsx'] : []),
       CLI,
       'start',
       '--id',

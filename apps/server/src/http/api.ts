@@ -43,7 +43,7 @@ import { DomainError } from '../errors';
 import { notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
-import { registerNetworkRoutes } from './network-routes';
+import { registerNetworkRoutes, type NetworkRouteOptions } from './network-routes';
 import { registerPriceQuorumRoute, setsFromDir } from './price-quorum';
 
 export interface ApiDeps {
@@ -58,6 +58,8 @@ export interface ApiDeps {
   vaultGuardPubkey?(row: VaultKeyRow): Promise<string>;
   /** Network mode: the guardians last left out of a signing, for GET /api/network. */
   recentExclusions?: () => NetworkExclusionDto[];
+  /** GET /api/network's cache period and health time-out; default theirs. */
+  network?: NetworkRouteOptions;
 }
 
 const hex = (bytes: number) =>
@@ -150,6 +152,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/api/config', async () => configDto(deps));
   registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey, {
+    ...deps.network,
     ...(deps.recentExclusions ? { recentExclusions: deps.recentExclusions } : {}),
   });
   registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));
