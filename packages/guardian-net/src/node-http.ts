@@ -1,11 +1,14 @@
 // A guardian's HTTP routes: the public ones, rate-limited per address (public-routes.ts: its
 // health, the oracle's and price routes, the published set), and the one POST endpoint for signed
 // messages (node.ts handles them).
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { ProtocolError, type Wire } from './envelope';
+import type { Identity } from './identity';
+import { makeTlsCredentials } from './tls-identity';
 import type { PublicRoutes } from './public-routes';
-import { clientIdentity, TlsPeerError } from './tls-link';
+import { clientIdentity, registerTlsCredentials, serverTlsOptions, TlsPeerError } from './tls-link';
 import { MESSAGE_PATH, readBody } from './transport';
 
 export interface GuardianRoutes {
@@ -59,7 +62,8 @@ function senderOverLink(req: IncomingMessage, raw: string): string {
   }
   let from: unknown;
   try {
-    from = (JSON.parse((JSON.parse(raw) as { payload: string }).payload) as { from?: unknown }).from;
+    from = (JSON.parse((JSON.parse(raw) as { payload: string }).payload) as { from?: unknown })
+      .from;
   } catch {
     throw new ProtocolError('malformed', 'message is not a signed envelope');
   }
@@ -90,4 +94,21 @@ export function listensPlain(url: string | undefined, insecurePlainHttp: boolean
   throw new Error(
     `This guardian's URL ${url} is plain HTTP, and a guardian refuses plain connections: give it an https:// URL (every link is TLS 1.3 bound to the set's identity keys), or start it with ${INSECURE_PLAIN_HTTP_FLAG} for local development only.`,
   );
+}
+
+/**
+ * A guardian's server: TLS 1.3 with a certificate made now and bound to its identity (its own
+ * calls present the same one), or plain HTTP when listensPlain allows it.
+ */
+export async function guardianServer(
+  identity: Identity,
+  ownUrl: string | undefined,
+  insecurePlainHttp: boolean,
+  node: GuardianRoutes,
+): Promise<Server> {
+  const plain = listensPlain(ownUrl, insecurePlainHttp);
+  const credentials = await makeTlsCredentials(identity);
+  registerTlsCredentials(credentials);
+  const route = (req: IncomingMessage, res: ServerResponse) => routeGuardian(req, res, node);
+  return plain ? createServer(route) : createTlsServer(serverTlsOptions(credentials), route);
 }

@@ -7,8 +7,7 @@
 // a share of each set it belongs to (set-files.ts) and signs for each: a message's `setVersion`
 // says which; handover.ts is its side of a rotation.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
+import type { Server } from 'node:http';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
 import {
@@ -23,9 +22,7 @@ import { frost, frostIdentifier, publicFromJson } from './frost';
 import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import { readApprovals } from './approval-files';
 import { acceptRoster, handoverFor, installableSet, sameRoster } from './handover';
-import { listensPlain, portOf, routeGuardian } from './node-http';
-import { makeTlsCredentials } from './tls-identity';
-import { registerTlsCredentials, serverTlsOptions } from './tls-link';
+import { guardianServer, portOf } from './node-http';
 import { peekType, receiveFirstRoster } from './first-roster';
 import { readPublicPart } from './guardian-init';
 import type { Identity } from './identity';
@@ -369,14 +366,7 @@ export class GuardianNode {
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
     const price = await this.store.fact('lastPrice');
     this.before = { price: price && JSON.parse(price), signedAt: await this.store.lastSignedAt() };
-    const credentials = await makeTlsCredentials(this.identity);
-    registerTlsCredentials(credentials);
-    const route = (req: IncomingMessage, res: ServerResponse) =>
-      routeGuardian(req, res, { publicRoutes: this.publicRoutes, handle: (raw) => this.handle(raw), log: this.log }); // prettier-ignore
-    const plain = listensPlain(this.ownUrl(), this.opts.insecurePlainHttp === true);
-    const server = plain
-      ? createServer(route)
-      : createTlsServer(serverTlsOptions(credentials), route);
+    const server = await guardianServer(this.identity, this.ownUrl(), this.opts.insecurePlainHttp === true, { publicRoutes: this.publicRoutes, handle: (raw) => this.handle(raw), log: this.log }); // prettier-ignore
     server.requestTimeout = 10_000;
     server.headersTimeout = 5_000;
     this.server = server;

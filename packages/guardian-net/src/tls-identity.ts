@@ -41,7 +41,10 @@ export class TlsPeerError extends Error {
 }
 
 /** Makes a fresh TLS key and a certificate bound to `identity` (a few milliseconds). */
-export async function makeTlsCredentials(identity: Identity, now = Date.now()): Promise<TlsCredentials> {
+export async function makeTlsCredentials(
+  identity: Identity,
+  now = Date.now(),
+): Promise<TlsCredentials> {
   const crypto = webcrypto;
   const keys = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
     'sign',
@@ -89,7 +92,9 @@ export function peerIdentity(
   }
   if (now < Date.parse(cert.validFrom) || now > Date.parse(cert.validTo))
     throw new TlsPeerError('expired', `The peer’s TLS certificate is valid only from ${cert.validFrom} to ${cert.validTo}; restart that party to make a new one, or check its clock.`); // prettier-ignore
-  const uri = /URI:unit-identity:([0-9a-f]{64})\/([0-9a-f]{128})(?:,|$)/.exec(cert.subjectAltName ?? '');
+  const uri = /URI:unit-identity:([0-9a-f]{64})\/([0-9a-f]{128})(?:,|$)/.exec(
+    cert.subjectAltName ?? '',
+  );
   if (!uri)
     throw new TlsPeerError('malformed', 'The peer’s TLS certificate names no identity key; it was not made by a party of this guardian network.'); // prettier-ignore
   const [, identityKey, sig] = uri as unknown as [string, string, string];

@@ -71,7 +71,13 @@ describe('TLS links bound to identity keys', () => {
     const wire = await relay(port);
     const body = { psbt: PSBT, psbtHex: Buffer.from(PSBT, 'base64').toString('hex') };
     const url = `https://127.0.0.1:${wire.port}`;
-    const call = { url, identity: coordinator, to: guardian.publicKey, setVersion: 1, type: 'sign' };
+    const call = {
+      url,
+      identity: coordinator,
+      to: guardian.publicKey,
+      setVersion: 1,
+      type: 'sign',
+    };
     const { payload } = await callParty({ ...call, body });
     expect(payload.body).toEqual(body);
     expect(wire.bytes().length).toBeGreaterThan(500);
