@@ -13,7 +13,7 @@ import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
 import * as lp from './local-process';
 import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
-import { INSECURE_PLAIN_HTTP_ENV, INSECURE_PLAIN_HTTP_FLAG } from './node-http';
+import { INSECURE_PLAIN_HTTP_FLAG } from './node-http';
 import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
@@ -135,8 +135,7 @@ async function start(args: string[]): Promise<void> {
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
-    insecurePlainHttp:
-      values['insecure-plain-http'] === true || process.env[INSECURE_PLAIN_HTTP_ENV] === '1',
+    insecurePlainHttp: values['insecure-plain-http'] === true,
     validate,
     log: (e) => log({ guardian: id ?? node?.health().id, ...e }),
     ...(roster ? { roster } : {}),

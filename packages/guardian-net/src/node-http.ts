@@ -106,7 +106,7 @@ export async function guardianServer(
   insecurePlainHttp: boolean,
   node: GuardianRoutes,
 ): Promise<Server> {
-  const plain = listensPlain(ownUrl, insecurePlainHttp);
+  const plain = listensPlain(ownUrl, insecurePlainHttp || process.env[INSECURE_PLAIN_HTTP_ENV] === '1'); // prettier-ignore
   const credentials = await makeTlsCredentials(identity);
   registerTlsCredentials(credentials);
   const route = (req: IncomingMessage, res: ServerResponse) => routeGuardian(req, res, node);
