@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     name: 'guardian-net',
     environment: 'node',
+    // Harnesses start guardians on http:// loopback URLs; the TLS links have their own suite.
+    env: { UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1' },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -13,6 +13,7 @@ import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
 import * as lp from './local-process';
 import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
+import { INSECURE_PLAIN_HTTP_FLAG } from './node-http';
 import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
@@ -101,6 +102,7 @@ async function start(args: string[]): Promise<void> {
       'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
       'named-in-set': { type: 'boolean' },
+      'insecure-plain-http': { type: 'boolean' },
     },
   });
   values.host ??= '127.0.0.1';
@@ -133,6 +135,7 @@ async function start(args: string[]): Promise<void> {
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
+    insecurePlainHttp: values['insecure-plain-http'] === true,
     validate,
     log: (e) => log({ guardian: id ?? node?.health().id, ...e }),
     ...(roster ? { roster } : {}),
@@ -157,6 +160,8 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       ...(CLI.endsWith('.ts') ? ['--import', 'tsx'] : []),
       CLI,
       'start',
+      // The one-machine network (`local`, `dkg`, `rotate`) lists http:// loopback URLs.
+      INSECURE_PLAIN_HTTP_FLAG,
       '--id',
       String(id),
       '--dir',

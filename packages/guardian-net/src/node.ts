@@ -7,7 +7,7 @@
 // a share of each set it belongs to (set-files.ts) and signs for each: a message's `setVersion`
 // says which; handover.ts is its side of a rotation.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
 import {
@@ -22,7 +22,7 @@ import { frost, frostIdentifier, publicFromJson } from './frost';
 import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import { readApprovals } from './approval-files';
 import { acceptRoster, handoverFor, installableSet, sameRoster } from './handover';
-import { portOf, routeGuardian } from './node-http';
+import { guardianServer, portOf } from './node-http';
 import { peekType, receiveFirstRoster } from './first-roster';
 import { readPublicPart } from './guardian-init';
 import type { Identity } from './identity';
@@ -366,13 +366,7 @@ export class GuardianNode {
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
     const price = await this.store.fact('lastPrice');
     this.before = { price: price && JSON.parse(price), signedAt: await this.store.lastSignedAt() };
-    const server = createServer((req, res) =>
-      routeGuardian(req, res, {
-        publicRoutes: this.publicRoutes,
-        handle: (raw) => this.handle(raw),
-        log: this.log,
-      }),
-    );
+    const server = await guardianServer(this.identity, this.ownUrl(), this.opts.insecurePlainHttp === true, { publicRoutes: this.publicRoutes, handle: (raw) => this.handle(raw), log: this.log }); // prettier-ignore
     server.requestTimeout = 10_000;
     server.headersTimeout = 5_000;
     this.server = server;
@@ -385,9 +379,12 @@ export class GuardianNode {
     return typeof addr === 'object' && addr ? addr.port : this.listenPort();
   }
 
+  private ownUrl(): string | undefined {
+    return this.members[this.id - 1]?.url ?? readPublicPart(this.opts.dir)?.url;
+  }
+
   private listenPort(): number {
-    const own = this.members[this.id - 1]?.url ?? readPublicPart(this.opts.dir)?.url;
-    return this.opts.port ?? portOf(own);
+    return this.opts.port ?? portOf(this.ownUrl());
   }
 
   async close(): Promise<void> {
