@@ -17,7 +17,7 @@ import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../guardian/signer';
 import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
-import type { GuardianNetworkFiles } from './set-chain';
+import { signingSets, type GuardianNetworkFiles } from './set-chain';
 
 export { loadGuardianNetwork, type GuardianNetworkFiles } from './set-chain';
 
@@ -169,7 +169,8 @@ export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'
 export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
   const { set, identity } = options;
   // Oldest first; the newest set's key is every new vault's, each older one's signs its old vaults.
-  const signers: SetSigner[] = [...(options.older ?? []), set].map((s) => ({
+  // A set resharing replaced (same key) no longer signs: its successor does (set-chain.ts).
+  const signers: SetSigner[] = signingSets([...(options.older ?? []), set]).map((s) => ({
     set: s,
     key: hex.decode(s.groupKey!),
     coordinator: new Coordinator(s, identity, options.callTimeoutMs ?? 5_000),
