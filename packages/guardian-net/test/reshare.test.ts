@@ -18,7 +18,7 @@ import { loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { dealBodies } from '../src/reshare-rounds';
 import { runReshare } from '../src/reshare-run';
 import { callParty, RemoteError } from '../src/transport';
-import { CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-reshare-'));
 const newDir = join(dir, 'newcomer');
@@ -171,6 +171,12 @@ describe('a member replaced with the same group key', () => {
     expect(set2.members[2]!.identityKey).toBe(loadIdentity(join(newDir, 'identity.json')).publicKey); // prettier-ignore
     expect(existsSync(join(dir, 'guardian-set-v1.json'))).toBe(true);
     expect(await waitHealthy(newcomerUrl)).toMatchObject({ setVersion: 2, sets: [2], groupKey: set1.groupKey }); // prettier-ignore
+    // No process wrote a share, old or new, to its output.
+    const shares = [join(newDir, 'share.json'), join(dir, 'guardian-1', 'share-v2.json'), join(dir, 'guardian-3', 'share.json')]; // prettier-ignore
+    for (const file of shares) {
+      const hex = Buffer.from(readShareFile(file).secret.signingShare).toString('hex');
+      expect(allOutput.some((line) => line.includes(hex))).toBe(false);
+    }
     // Guardians 1 and 2 retired set 1: the replaced guardian finds no partner there.
     for (const id of [1, 2])
       expect(await waitHealthy(set1.members[id - 1]!.url)).toMatchObject({ setVersion: 2, sets: [2] }); // prettier-ignore
