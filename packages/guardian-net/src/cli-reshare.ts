@@ -38,15 +38,25 @@ export function replaceRoster(current: GuardianSet, id: number, partFile: string
 
 function rosterFrom(current: GuardianSet, path: string, replace?: string, withPart?: string) {
   if (replace === undefined && withPart === undefined) {
-    if (!existsSync(path)) throw new Error(`${path} does not exist; write it, or give --replace <id> --with <public part file>.`); // prettier-ignore
+    if (!existsSync(path))
+      throw new Error(
+        `${path} does not exist; write it, or give --replace <id> --with <public part file>.`,
+      );
     return checkReshareRoster(current, JSON.parse(readFileSync(path, 'utf8')));
   }
   if (replace === undefined || withPart === undefined)
-    throw new Error('--replace and --with go together: the seat, and the public part of the guardian that takes it.'); // prettier-ignore
+    throw new Error(
+      '--replace and --with go together: the seat, and the public part of the guardian that takes it.',
+    );
   const roster = checkReshareRoster(current, replaceRoster(current, Number(replace), withPart));
   if (!existsSync(path)) writeFileSync(path, JSON.stringify(roster, null, 2) + '\n');
-  else if (rosterDigest(checkReshareRoster(current, JSON.parse(readFileSync(path, 'utf8')))) !== rosterDigest(roster)) // prettier-ignore
-    throw new Error(`${path} holds another roster than these options make; give it without --replace, or write the roster elsewhere.`); // prettier-ignore
+  else if (
+    rosterDigest(checkReshareRoster(current, JSON.parse(readFileSync(path, 'utf8')))) !==
+    rosterDigest(roster)
+  )
+    throw new Error(
+      `${path} holds another roster than these options make; give it without --replace, or write the roster elsewhere.`,
+    );
   return roster;
 }
 

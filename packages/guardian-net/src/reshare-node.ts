@@ -133,11 +133,8 @@ export class GuardianReshare {
     if (own) {
       if (!sameJson(setBodyJson(own), setBodyJson(spec.current)))
         refuse(`the resharing starts from another set than this guardian's set ${own.version}`);
-      if (
-        spec.next.members.find((m) => m.identityKey === me)?.id !==
-        own.members.find((m) => m.identityKey === me)?.id
-      )
-        // prettier-ignore
+      const seat = (b: GuardianSetBody) => b.members.find((m) => m.identityKey === me)?.id;
+      if (seat(spec.next) !== seat(own))
         refuse('a resharing keeps this guardian in its seat, or it takes no part');
       this.checkApproved(own, spec.next);
     } else if (spec.current.members.some((m) => m.identityKey === me))
@@ -171,7 +168,8 @@ export class GuardianReshare {
     await Promise.all(
       spec.next.members.map(async (m) => {
         const body = bodies.get(m.id)!;
-        if (m.identityKey === this.host.identity().publicKey) return recipient!.receive(m.identityKey, body); // prettier-ignore
+        if (m.identityKey === this.host.identity().publicKey)
+          return recipient!.receive(m.identityKey, body);
         await callParty({
           url: m.url,
           identity: this.host.identity(),
@@ -286,7 +284,11 @@ export function openWaitingReshare(
     // openEnvelope names what is wrong with it
   }
   if (pinned !== undefined) senders = senders.filter((s) => s === pinned);
-  const opened = openEnvelope(raw, { self: self.publicKey, secretKey: self.secretKey, knownSenders: new Set(senders) }); // prettier-ignore
+  const opened = openEnvelope(raw, {
+    self: self.publicKey,
+    secretKey: self.secretKey,
+    knownSenders: new Set(senders),
+  });
   if (opened.payload.type !== 'reshare/roster' || opened.auth !== 'sig')
     throw new ProtocolError('not-ready', 'this guardian has no set yet; it waits for its roster');
   return opened;

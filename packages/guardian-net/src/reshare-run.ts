@@ -91,7 +91,12 @@ class Run {
   private call(m: Member, type: string, body: Json, timeoutMs = this.o.timeoutMs ?? 15_000) {
     const { identity, current } = this;
     const fields = { url: m.url, identity, to: m.identityKey, setVersion: current.version };
-    return callParty({ ...fields, type, body: { session: this.session, ...(body as object) }, timeoutMs }); // prettier-ignore
+    return callParty({
+      ...fields,
+      type,
+      body: { session: this.session, ...(body as object) },
+      timeoutMs,
+    });
   }
 
   /** One step on `members`: every answer, or a failure naming each member that failed it. */
@@ -148,7 +153,10 @@ class Run {
     const why: string[] = [];
     settled.forEach((r, i) => {
       const m = members[i]!;
-      const sig = r.status === 'fulfilled' ? (r.value.payload.body as { signature?: unknown }).signature : undefined; // prettier-ignore
+      const sig =
+        r.status === 'fulfilled'
+          ? (r.value.payload.body as { signature?: unknown }).signature
+          : undefined;
       if (r.status === 'rejected') why.push(`guardian ${m.id}: ${describe(r.reason)}`);
       else if (!schnorr.verify(parseHex(sig, 64), digest, parseHex(m.identityKey, 32)))
         why.push(`guardian ${m.id}: a bad signature`);
@@ -160,7 +168,9 @@ class Run {
   }
 
   async abort(reason: string): Promise<void> {
-    const everyone = [...new Map([...this.next.members, ...this.staying].map((m) => [m.identityKey, m])).values()]; // prettier-ignore
+    const everyone = [
+      ...new Map([...this.next.members, ...this.staying].map((m) => [m.identityKey, m])).values(),
+    ];
     await Promise.allSettled(everyone.map((m) => this.call(m, 'reshare/abort', { reason }, 3_000)));
   }
 
@@ -169,15 +179,31 @@ class Run {
     const { current, next, o } = this;
     const spec = { current, next, dealers: this.dealers.map((d) => d.id) } as unknown as Json;
     await this.every('reshare/roster', next.members, spec);
-    o.log?.({ event: 'reshare-session', session: this.session, dealers: this.dealers.map((d) => d.id) }); // prettier-ignore
+    o.log?.({
+      event: 'reshare-session',
+      session: this.session,
+      dealers: this.dealers.map((d) => d.id),
+    });
     await this.every('reshare/send', this.dealers);
     if (o.stopAfter === 'deals') return undefined;
     const frost = await this.combine();
     const body: GuardianSetBody = { ...next, frost, groupKey: current.groupKey! };
     const bodyJson = body as unknown as Json;
-    const signatures = await this.signatures('reshare/sign', next.members, bodyJson, setDigest(body), next.t); // prettier-ignore
+    const signatures = await this.signatures(
+      'reshare/sign',
+      next.members,
+      bodyJson,
+      setDigest(body),
+      next.t,
+    );
     const signed = verifySet({ ...body, signatures });
-    const handover = await this.signatures('reshare/handover', this.staying, signed as unknown as Json, handoverDigest(signed), current.t); // prettier-ignore
+    const handover = await this.signatures(
+      'reshare/handover',
+      this.staying,
+      signed as unknown as Json,
+      handoverDigest(signed),
+      current.t,
+    );
     const set = verifySet({ ...signed, handover }, { previous: current });
     return o.stopAfter === 'signed' ? undefined : set;
   }
