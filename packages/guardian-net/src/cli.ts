@@ -19,6 +19,7 @@ import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
+import { reshareCommand } from './cli-reshare';
 import { HttpChainView } from './vault-policy/chain-view';
 import { vaultFacts } from './vault-policy/pinned-facts';
 import { VaultPolicy } from './vault-policy/policy';
@@ -317,6 +318,7 @@ async function main(): Promise<void> {
   if (command === 'rotate')
     return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
+  if (command === 'reshare') return reshareCommand(rest, log);
   throw new UsageError(
     `unknown command "${command}": run \`npm run guardian -- --help\` for the commands`,
   );
