@@ -161,8 +161,6 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       ...(CLI.endsWith('.ts') ? ['--import', 'tsx'] : []),
       CLI,
       'start',
-      // The one-machine network (`local`, `dkg`, `rotate`) lists http:// loopback URLs.
-      INSECURE_PLAIN_HTTP_FLAG,
       '--id',
       String(id),
       '--dir',
@@ -171,6 +169,9 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       String(port),
       // Its stdin is a pipe from this process: a guardian never outlives the process that ran it.
       '--exit-with-parent',
+      // The one-machine network (`local`, `dkg`, `rotate`) lists http:// loopback URLs. After the
+      // id and directory, so `ps` reads `start --id <n> --dir <dir>` as the docs say.
+      INSECURE_PLAIN_HTTP_FLAG,
       ...extra,
     ],
     { stdio: ['pipe', 'inherit', 'pipe'] },
