@@ -7,8 +7,7 @@
 // set for a server). The pin therefore lives where the identity key lives, in the set every member
 // signed: the app server cannot swap a guardian's TLS key without that guardian's identity secret.
 // @peculiar/x509 resolves its ASN.1 types through tsyringe, which needs the Reflect metadata API.
-import 'reflect-metadata';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { webcrypto, X509Certificate } from 'node:crypto';
 import { bytesToHex, taggedDigest } from './canonical';
@@ -40,11 +39,19 @@ export class TlsPeerError extends Error {
   }
 }
 
+// The certificate library (and the reflect-metadata it needs) takes most of a second to load, and
+// only a guardian or coordinator that makes its certificate needs it: loaded then, not with every
+// import of this package.
+let x509Module: Promise<typeof X509> | undefined;
+const loadX509 = () =>
+  (x509Module ??= import('reflect-metadata').then(() => import('@peculiar/x509')));
+
 /** Makes a fresh TLS key and a certificate bound to `identity` (a few milliseconds). */
 export async function makeTlsCredentials(
   identity: Identity,
   now = Date.now(),
 ): Promise<TlsCredentials> {
+  const x509 = await loadX509();
   const crypto = webcrypto;
   const keys = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
     'sign',
@@ -65,7 +72,7 @@ export async function makeTlsCredentials(
         ]),
       ],
     },
-    crypto as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[1],
+    crypto as unknown as Parameters<typeof X509.X509CertificateGenerator.createSelfSigned>[1],
   );
   const pkcs8 = Buffer.from(await crypto.subtle.exportKey('pkcs8', keys.privateKey));
   const key = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END PRIVATE KEY-----\n`;
