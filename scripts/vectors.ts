@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { format, resolveConfig } from 'prettier';
 import { ledgerDigestVectors, stateRecordVectors } from '../packages/bitcoin/test/vectors/records';
+import { runestoneVectors } from '../packages/bitcoin/test/vectors/runestones';
 import { vaultScriptVectors } from '../packages/bitcoin/test/vectors/vault-scripts';
 import { guardianMessageVectors } from '../packages/guardian-net/test/vectors/messages';
 import { specRuleVectors } from '../packages/protocol/test/vectors/spec-rules';
@@ -14,6 +15,7 @@ const FILES: Record<string, () => unknown | Promise<unknown>> = {
   'vault-scripts.json': vaultScriptVectors,
   'state-records.json': stateRecordVectors,
   'ledger-digest.json': ledgerDigestVectors,
+  'runestones.json': runestoneVectors,
   'guardian-messages.json': guardianMessageVectors,
 };
 

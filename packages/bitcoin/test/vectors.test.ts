@@ -6,7 +6,9 @@ import { hex } from '@scure/base';
 import {
   addressToScript,
   classifyVaultLeaf,
+  decodeRunestone,
   decodeStateRecord,
+  encodeRunestone,
   encodeStateRecord,
   ledgerDigest,
   ledgerEntry,
@@ -15,8 +17,10 @@ import {
   parseStateRecordScript,
   priceQuorumCommitment,
   stateRecordScript,
+  type Runestone,
 } from '../src/index';
 import ledgerFile from '../../../docs/vectors/ledger-digest.json';
+import runestoneFile from '../../../docs/vectors/runestones.json';
 import recordFile from '../../../docs/vectors/state-records.json';
 import vaultFile from '../../../docs/vectors/vault-scripts.json';
 import {
@@ -28,6 +32,12 @@ import {
   type LedgerVaultJson,
   type RecordFields,
 } from './vectors/records';
+import {
+  jsonOfRunestone,
+  runestoneOfJson,
+  runestoneVectors,
+  type RunestoneJson,
+} from './vectors/runestones';
 import {
   rootOfControlBlock,
   taggedHash,
@@ -43,6 +53,7 @@ import {
 const vaults = vaultFile as unknown as ReturnType<typeof vaultScriptVectors>;
 const records = recordFile as unknown as ReturnType<typeof stateRecordVectors>;
 const ledgers = ledgerFile as unknown as ReturnType<typeof ledgerDigestVectors>;
+const runestones = runestoneFile as unknown as ReturnType<typeof runestoneVectors>;
 
 describe('docs/vectors/vault-scripts.json', () => {
   it.each(vaults.thresholds.map((t) => [t.thCents, t] as const))(
@@ -165,5 +176,25 @@ describe('docs/vectors/ledger-digest.json', () => {
 
   it('is the file the generator writes from the current code (npm run vectors)', () => {
     expect(ledgers).toEqual(ledgerDigestVectors());
+  });
+});
+
+describe('docs/vectors/runestones.json', () => {
+  const all = [...runestones.vaultActions, ...runestones.messages];
+
+  it.each(all.map((r) => [r.name, r] as const))('%s: encode and decode', (_n, r) => {
+    const message = r.runestone as RunestoneJson;
+    expect(hex.encode(encodeRunestone(runestoneOfJson(message)))).toBe(r.script);
+    // An edict may not name an output past the transaction's last: decode among ten outputs.
+    const others = Array.from({ length: 9 }, () => ({
+      script: hex.decode(`5120${'00'.repeat(32)}`),
+    }));
+    const decoded = decodeRunestone([{ script: hex.decode(r.script) }, ...others]);
+    expect(decoded && 'runestone' in decoded).toBe(true);
+    expect(jsonOfRunestone((decoded as { runestone: Runestone }).runestone)).toEqual(message);
+  });
+
+  it('is the file the generator writes from the current code (npm run vectors)', () => {
+    expect(runestones).toEqual(runestoneVectors());
   });
 });
