@@ -11,6 +11,7 @@ import { handoverDigest, setDigest, type GuardianSetBody } from '../src/guardian
 import { oracleHashDigest } from '../src/oracle/threshold-oracle';
 import { pairwiseKey } from '../src/pairwise-mac';
 import { priceDigest, signedPriceProblem } from '../src/price/signed-price';
+import { quoteDigest, quoteSignedBy } from '../src/vault-policy/context';
 import { guardianMessageVectors, type Party } from './vectors/messages';
 
 const vectors = file as unknown as ReturnType<typeof guardianMessageVectors>;
@@ -55,6 +56,14 @@ describe('docs/vectors/guardian-messages.json', () => {
     expect(opened.payload).toEqual({ v: 1, ...fields, from: from.identityKey, to: to.identityKey });
     const forged = { ...wire, payload: e.payload.replace('"setVersion":1', '"setVersion":2') };
     expect(() => openEnvelope(JSON.stringify(forged), opts)).toThrow(/does not verify/);
+  });
+
+  it("oracle quote: digest of its fields, the oracle's signature", () => {
+    const { fields, digest, signature, signer } = vectors.quote;
+    expect(hex(quoteDigest(fields))).toBe(digest);
+    const oracleKey = parties[signer]!.identityKey;
+    expect(quoteSignedBy(oracleKey, { ...fields, signature })).toBe(true);
+    expect(quoteSignedBy(oracleKey, { ...fields, th: fields.th + 1, signature })).toBe(false);
   });
 
   it('signed price: digest of its fields, signature of its guardian', () => {

@@ -24,6 +24,7 @@ import {
   type OracleHashStatement,
 } from '../../src/oracle/threshold-oracle';
 import { MAC_TAG, pairwiseKey } from '../../src/pairwise-mac';
+import { quoteDigest } from '../../src/vault-policy/context';
 import { priceDigest, PRICE_TAG, type PriceFields } from '../../src/price/signed-price';
 
 /** BIP-340 with all-zero auxiliary randomness: one signature per (key, digest), so the file is stable. */
@@ -47,6 +48,7 @@ export function party(label: string): Party {
 }
 
 export const PARTIES = {
+  oracle: party('oracle'),
   coordinator: party('coordinator'),
   guardian1: party('guardian-1'),
   guardian2: party('guardian-2'),
@@ -115,6 +117,9 @@ export function envelopeVector(input: EnvelopeInput) {
   };
 }
 
+/** An oracle quote: the price and its stamp, for the threshold and stamp the vault commits to. */
+const QUOTE = { price_cents: 9_712_345, time: 1_750_000_000, th: 843_750, ts: 1_750_000_000 };
+
 const PRICE: PriceFields = {
   guardian: 2,
   setVersion: 1,
@@ -175,6 +180,7 @@ function setVectors() {
 export function guardianMessageVectors() {
   const priceDigestBytes = priceDigest(PRICE);
   const oracleDigest = oracleHashDigest(ORACLE_HASH);
+  const quote = quoteDigest(QUOTE);
   return {
     about:
       'What the guardian network signs and authenticates (docs/guardian-network.md): message envelopes (payload text, tagged digest and BIP-340 signature, or the pair’s HKDF key and HMAC), a guardian’s signed price, an oracle’s threshold hash statement, and the digests of a guardian set and of a handover. Signatures use all-zero BIP-340 auxiliary randomness so they are reproducible; any valid BIP-340 signature over the same digest is equally valid.',
@@ -188,6 +194,12 @@ export function guardianMessageVectors() {
     },
     parties: PARTIES,
     envelopes: ENVELOPES.map(envelopeVector),
+    quote: {
+      fields: QUOTE,
+      signer: 'oracle',
+      digest: bytesToHex(quote),
+      signature: signDigest(quote, secretOf(PARTIES.oracle)),
+    },
     signedPrice: {
       fields: PRICE,
       signer: 'guardian2',
