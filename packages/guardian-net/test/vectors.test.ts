@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import file from '../../../docs/vectors/guardian-messages.json';
 import { hexToBytes, taggedDigest, utf8ToBytes, canonicalJson, type Json } from '../src/canonical';
+import { open, shareKey } from '../src/dkg-share-box';
 import { openEnvelope, sealMessage, type Payload } from '../src/envelope';
 import { handoverDigest, setDigest, type GuardianSetBody } from '../src/guardian-set';
 import { oracleHashDigest } from '../src/oracle/threshold-oracle';
@@ -103,6 +104,20 @@ describe('docs/vectors/guardian-messages.json', () => {
         hexToBytes(parties.guardian1!.identityKey),
       ),
     ).toBe(true);
+  });
+
+  it('DKG share box: both ends derive the pair’s session key, and the box opens to the share', () => {
+    const { from, to, session, key, share, box } = vectors.dkgShareBox;
+    const a = parties[from]!;
+    const b = parties[to]!;
+    const identity = (p: Party) => ({ publicKey: p.identityKey, secretKey: secret(p) });
+    expect(hex(shareKey(identity(a), b.identityKey, session))).toBe(key);
+    expect(hex(shareKey(identity(b), a.identityKey, session))).toBe(key);
+    const opened = open(hexToBytes(key), a.identityKey, b.identityKey, box);
+    expect(opened && hex(opened)).toBe(share);
+    // Another session's key opens nothing.
+    const other = shareKey(identity(a), b.identityKey, session.replace('0', 'f'));
+    expect(open(other, a.identityKey, b.identityKey, box)).toBeNull();
   });
 
   it('is the file the generator writes from the current code (npm run vectors)', () => {

@@ -11,6 +11,8 @@ import {
   utf8ToBytes,
   type Json,
 } from '../../src/canonical';
+import { createCipheriv } from 'node:crypto';
+import { shareKey } from '../../src/dkg-share-box';
 import { MESSAGE_TAG, sealMessage, type Payload } from '../../src/envelope';
 import {
   handoverDigest,
@@ -177,6 +179,38 @@ function setVectors() {
   }));
 }
 
+/**
+ * A DKG round-2 share sealed from guardian 1 to guardian 2: the pair's session key, and the box
+ * sealed here with a fixed IV (the node draws a random one), AES-256-GCM with `from || to` as AAD.
+ */
+function dkgShareBox() {
+  const from = PARTIES.guardian1;
+  const to = PARTIES.guardian2;
+  const session = '0123456789abcdef0123456789abcdef';
+  const key = shareKey(
+    { publicKey: from.identityKey, secretKey: secretOf(from) },
+    to.identityKey,
+    session,
+  );
+  const share = sha256(utf8ToBytes('unit-vector/dkg-share'));
+  const iv = Buffer.alloc(12, 7);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(from.identityKey + to.identityKey));
+  const ct = Buffer.concat([cipher.update(share), cipher.final()]);
+  return {
+    from: 'guardian1',
+    to: 'guardian2',
+    session,
+    key: bytesToHex(key),
+    share: bytesToHex(share),
+    box: {
+      iv: iv.toString('hex'),
+      ct: ct.toString('hex'),
+      tag: cipher.getAuthTag().toString('hex'),
+    },
+  };
+}
+
 export function guardianMessageVectors() {
   const priceDigestBytes = priceDigest(PRICE);
   const oracleDigest = oracleHashDigest(ORACLE_HASH);
@@ -213,5 +247,6 @@ export function guardianMessageVectors() {
       sig: signDigest(oracleDigest, secretOf(PARTIES.guardian3)),
     },
     sets: setVectors(),
+    dkgShareBox: dkgShareBox(),
   };
 }
