@@ -5,11 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import file from '../../../docs/vectors/guardian-messages.json';
+import vaultFile from '../../../docs/vectors/vault-scripts.json';
 import { hexToBytes, taggedDigest, utf8ToBytes, canonicalJson, type Json } from '../src/canonical';
 import { open, shareKey } from '../src/dkg-share-box';
 import { openEnvelope, sealMessage, type Payload } from '../src/envelope';
 import { handoverDigest, setDigest, type GuardianSetBody } from '../src/guardian-set';
-import { oracleHashDigest } from '../src/oracle/threshold-oracle';
+import { deriveThresholdSecret, hash160, oracleHashDigest } from '../src/oracle/threshold-oracle';
 import { pairwiseKey } from '../src/pairwise-mac';
 import { priceDigest, signedPriceProblem } from '../src/price/signed-price';
 import { quoteDigest, quoteSignedBy } from '../src/vault-policy/context';
@@ -81,6 +82,18 @@ describe('docs/vectors/guardian-messages.json', () => {
     expect(signedPriceProblem(set, { ...fields, priceCents: fields.priceCents + 1, sig })).toBe(
       'price signature does not verify',
     );
+  });
+
+  it("each guardian's oracle derives the threshold secrets of vault-scripts.json", () => {
+    for (const t of vaultFile.thresholds) {
+      const secretOf = deriveThresholdSecret(
+        hexToBytes(t.oracleSecret),
+        Number(t.thCents),
+        t.stamp,
+      );
+      expect(hex(secretOf)).toBe(t.secret);
+      expect(hex(hash160(secretOf))).toBe(t.thresholdHash);
+    }
   });
 
   it('oracle hash statement: digest of its fields, signature of its guardian', () => {
