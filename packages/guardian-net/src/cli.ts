@@ -29,8 +29,8 @@ import { positiveInt, priceOptions } from './cli-price';
 const CLI = fileURLToPath(import.meta.url);
 
 /**
- * The slice's policies. A real guardian validates the vault request against its own chain view and
- * price (docs/guardian-network.md, "The plan"); until that is wired, the operator picks one.
+ * The policies for tests. A real guardian runs `--policy vault` (vault-policy/policy.ts): its own
+ * check of every vault request against its own chain view and price.
  */
 const POLICIES: Record<string, NodeValidator> = {
   'approve-all': () => ({ approve: true }),

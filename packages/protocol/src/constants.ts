@@ -1,5 +1,5 @@
-// SPEC §9 and ../shared/CONSTANTS.md: the one source of every business constant. Values SPEC.md
-// leaves open are ours (CONSTANTS.md says where each comes from); the configurable ones are served to
+// The one source of every business constant of the product specification (its §9). Values the
+// specification leaves open are ours, each with why beside it; the configurable ones are served to
 // the web app by GET /api/config, so the functions that use them also take an override.
 
 // ---- Units (SPEC §9) ----

@@ -11,7 +11,7 @@ import type { Database } from '../store/schema';
 import { insertPricePoints, latestPricePoint, type PricePoint } from '../store/prices';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
 import { FEED_STOPPED, StalePriceError, staleCauseOf } from './stale-price';
-import { backfillTimestamps } from './intervals';
+import { fillSimulatedHistory } from './simulated-history';
 import { PriceHistory } from './price-history';
 import { thresholdHash, thresholdSecret } from '@unit/bitcoin';
 import { signQuote, verifyQuote, type OracleKeys } from './keys';
@@ -30,9 +30,6 @@ import {
 
 /** A quote older than this is refused by the guardian (CONSTANTS.md: oracle quote max age). */
 export const QUOTE_MAX_AGE_SECONDS = ORACLE_QUOTE_MAX_AGE_SECONDS;
-/** Gap fill after downtime uses 5-minute points (the finest chart bucket), capped in count. */
-const GAP_STEP_SECONDS = 300;
-const GAP_MAX_POINTS = 10_000;
 /** Old prices are thinned at most this often (price-history.ts says what is kept). */
 const THIN_EVERY_SECONDS = 600;
 const NO_PRICE_YET: PriceHistoryDto = { data: [], change: 0, error: 'No price yet' };
@@ -104,26 +101,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
       await this.tick();
     } else if (this.options.quorum && latest) {
       this.current = latest; // network mode: the quorum's points only, no simulated gap fill
-    } else if (!latest) {
-      const anchor = { timestamp: now, priceCents: startPriceCents };
-      const history = source.history(anchor, backfillTimestamps(now));
-      await insertPricePoints(db, [...history, anchor]);
-      this.current = anchor;
-      log.info({ points: history.length + 1, source: source.name }, 'price history back-filled');
     } else {
-      this.current = latest;
-      const gap: PricePoint[] = [];
-      const step = Math.max(GAP_STEP_SECONDS, Math.ceil((now - latest.timestamp) / GAP_MAX_POINTS));
-      let previous = latest;
-      for (let t = latest.timestamp + step; t <= now; t += step) {
-        previous = { timestamp: t, priceCents: source.next(previous, t) };
-        gap.push(previous);
-      }
-      if (gap.length > 0) {
-        await insertPricePoints(db, gap);
-        this.current = previous;
-        log.info({ points: gap.length }, 'price gap filled');
-      }
+      this.current = await fillSimulatedHistory({ db, source, latest, now, startPriceCents, log });
     }
     // Network mode: stale until a quorum is recorded; the devnet market starts at the last price.
     if (this.options.quorum) this.staleReason = 'no price quorum recorded yet';
@@ -204,7 +183,10 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** Devnet control: off mode's simulated feed stops (stale at once, as a silent live feed) or ticks. */
   async setFeedRunning(running: boolean): Promise<void> {
     if (this.options.quorum || isLivePriceSource(this.options.source))
-      throw new DomainError('bad_request', 'Only the simulated price feed of off mode can be stopped.'); // prettier-ignore
+      throw new DomainError(
+        'bad_request',
+        'Only the simulated price feed of off mode can be stopped.',
+      );
     this.feedStopped = !running;
     await (running ? this.tick() : this.markStale(FEED_STOPPED));
   }
@@ -232,7 +214,10 @@ export class Oracle extends EventEmitter<OracleEvents> {
   private async nextPoint(): Promise<PricePoint | null> {
     const { source, log } = this.options;
     // Network mode: the quorum's rounds record; a tick moves only the devnet's market.
-    if (this.options.quorum) return tickMarket(this.options.market, source, this.clock()).then(() => null); // prettier-ignore
+    if (this.options.quorum) {
+      await tickMarket(this.options.market, source, this.clock());
+      return null;
+    }
     if (this.feedStopped) return null;
     if (!isLivePriceSource(source)) {
       const previous = this.price();
@@ -302,7 +287,10 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return this.prices.json(period, this.clock(), this.price());
   }
 
-  /** The guardian's check that a quote came from this oracle; while stale it refuses every quote. */
+  /**
+   * The guardian's check that a quote came from this oracle. While the price is stale it refuses
+   * every quote, even one signed while it was fresh, so nothing is co-signed until it is fresh.
+   */
   verifyQuote(quote: SignedQuote): boolean {
     const stale = this.whyStale();
     if (stale !== null) throw new StalePriceError(stale);
@@ -325,7 +313,10 @@ export class Oracle extends EventEmitter<OracleEvents> {
     return thresholdSecret(this.options.keys.oracleSecret, th, stamp);
   }
 
-  /** A vault's threshold hashes, a leaf each: the network's oracles' (network-oracles.ts), or one. */
+  /**
+   * The threshold hashes a vault of (th, stamp) commits to, one liquidation leaf each: with the
+   * guardian network the set's oracles' (network-oracles.ts), else this oracle's one.
+   */
   async thresholdHashes(thCents: bigint | number, stamp: number): Promise<Uint8Array[]> {
     const { network } = this.options;
     return network ? network.hashes(Number(thCents), stamp) : [this.thresholdHash(thCents, stamp)];
@@ -346,7 +337,8 @@ export class Oracle extends EventEmitter<OracleEvents> {
   /** With the network, the oracles' hashes of (th, ts) and their signed statements; else null. */
   async networkCommitment(th: number, ts: number) {
     const { network } = this.options;
-    // Stamp 0 is no vault's: a starting guardian reads the oracle's key with it (chain-view.ts).
+    // Stamp 0 is no vault's: it is how a guardian starting up reads the oracle's key (chain-view.ts),
+    // before the guardians, whose hashes these are, answer.
     if (!network || ts === 0) return null;
     const { hashes, statements } = await network.commitment(th, ts);
     return { threshold_hash: hashes[0]!, threshold_hashes: hashes, oracle_statements: statements };
