@@ -124,6 +124,12 @@ test('an owner leaves a vault through its exit with only static files and the ch
     `/tx/${vault.txid}/outspend/0`,
   );
   expect(spend).toMatchObject({ spent: true, txid });
+  // Read again, the page says the vault is gone and by which transaction.
+  await page.getByRole('button', { name: 'Read the vault' }).click();
+  await expect(page.getByRole('alert')).toHaveText(
+    `The vault was closed by transaction ${txid}: there is nothing left to take out.`,
+  );
+  await expect(page.getByText(/^The exit is open/)).toHaveCount(0);
 
   // Nothing of ours was asked: the static files, and the chain's esplora alone.
   expect(site.requests.filter((path) => path.startsWith('/api'))).toEqual([]);

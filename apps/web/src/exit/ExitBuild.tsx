@@ -218,7 +218,11 @@ export function ExitBuild({ read, onTip }: { read: Read; onTip: (tipHeight: numb
             />
           )}
         </ExitField>
-        <button type="submit" className="btn btn--primary" disabled={busy !== null}>
+        <button
+          type="submit"
+          className="btn btn--primary"
+          disabled={busy !== null || sent !== null}
+        >
           {busy === 'building' ? 'Checking the chain…' : 'Build the exit'}
         </button>
       </form>
@@ -245,7 +249,8 @@ export function ExitBuild({ read, onTip }: { read: Read; onTip: (tipHeight: numb
       {sent && (
         <p ref={sentRef} tabIndex={-1} role="status" className="exit__sent">
           The exit was sent to the chain: transaction <span className="exit__mono">{sent}</span>.
-          The vault is yours once a block confirms it.
+          The vault is yours once a block confirms it: read the vault again then, and the chain
+          shows it spent.
         </p>
       )}
       {error && (

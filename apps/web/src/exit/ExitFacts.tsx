@@ -50,10 +50,11 @@ export const ExitFacts = forwardRef<HTMLHeadingElement, { facts: VaultExitFacts;
           <dd>
             {formatAmount(utxo.amount, 'BTC')} ({sats(utxo.amount)})
           </dd>
-          <dt>Debt in its record</dt>
+          <dt>Debt</dt>
           <dd>
-            {formatAmount(record.unitDebt, 'UNIT')}: the UNIT you borrowed stay yours; the exit
-            returns the whole collateral.
+            {record.unitDebt === 0n
+              ? 'None.'
+              : `${formatAmount(record.unitDebt, 'UNIT')}: the UNIT you borrowed stay yours, and the exit returns the whole collateral.`}
           </dd>
           <dt>Address</dt>
           <dd className="exit__mono">

@@ -13,7 +13,7 @@ import './exit.css';
 const message = (error: unknown) =>
   error instanceof Error ? error.message : 'Something went wrong: try again.';
 
-function ReadForm({ onRead }: { onRead: (read: Read) => void }) {
+function ReadForm({ onRead }: { onRead: (read: Read | null) => void }) {
   const [chainUrl, setChainUrl] = useState('');
   const [vault, setVault] = useState('');
   const [busy, setBusy] = useState(false);
@@ -30,6 +30,8 @@ function ReadForm({ onRead }: { onRead: (read: Read) => void }) {
       return;
     }
     setBusy(true);
+    // What an earlier reading showed is no longer the chain's word.
+    onRead(null);
     try {
       const chain = new ExitEsplora(chainUrl.trim());
       onRead({ chain, facts: await readVaultExit(chain, vault), at: Date.now() });
@@ -114,7 +116,7 @@ export function ExitPage() {
       <ReadForm
         onRead={(r) => {
           setRead(r);
-          setReadings((n) => n + 1);
+          if (r) setReadings((n) => n + 1);
         }}
       />
       {read && (
