@@ -2,7 +2,8 @@
 // server and no guardian run. The built web app is served as plain files by a static server the
 // test starts, the devnet runs on its own as a network (`npm run devnet -- serve`), and the owner
 // reaches its esplora directly from /exit. A vault of layout 2 of this browser's devnet wallet is
-// read there; before its exit height the page says when it opens and refuses the exit; once the
+// read there; before its exit height the page says when it opens and refuses the exit (and the
+// chain refuses the same exit signed around the page, non-final); once the
 // chain is there the exit is built, signed by the devnet wallet, sent to that esplora, and the
 // whole vault less the fee is on chain at the owner's address.
 import { resolve } from 'node:path';
@@ -15,7 +16,12 @@ import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { deriveDevnetKeys } from '../../apps/web/src/wallet/devnet-key';
 import { DEVNET_KEY_STORAGE } from '../../apps/web/src/wallet/devnet-storage';
 import { expectNoSeriousA11yViolations } from '../support/axe';
-import { openLayout2Vault, startNetwork, type NetworkProcess } from '../support/exit/network';
+import {
+  openLayout2Vault,
+  prematureExit,
+  startNetwork,
+  type NetworkProcess,
+} from '../support/exit/network';
 import { serveStatic, type StaticSite } from '../support/exit/static-site';
 
 const VAULT_SATS = 150_000n;
@@ -91,6 +97,9 @@ test('an owner leaves a vault through its exit with only static files and the ch
   );
   await expect(page.getByText(/^The exit sends/)).toHaveCount(0);
   await expectNoSeriousA11yViolations(page);
+  // The chain refuses it too: the same exit signed around the page's check is not final yet.
+  const early = await network.broadcast(await prematureExit(network, vault, vaultKey, owner));
+  expect(early).toMatchObject({ ok: false, text: expect.stringMatching(/non-final/) });
 
   // The chain reaches the exit height: building reads the height again and the exit opens.
   await network.mine(vault.exitHeight - tip);

@@ -1,16 +1,23 @@
 // A devnet that plays a network on its own (`npm run devnet -- serve`, one process: its esplora,
 // faucet and mine controls, no app server, no guardian), and a vault of layout 2 opened on it the
 // way the exit command's test opens one: a faucet payment spent into the vault output and its
-// state record (version 5 to 8, carrying the term), signed here with a key of the test's own.
+// state record (version 5 to 8, carrying the term), signed here with a key of the test's own; and
+// that vault's exit signed around the page's check, for the chain's own refusal before its height.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { schnorr } from '@noble/curves/secp256k1.js';
+import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { stateRecordScript, thresholdHash, vaultOutput } from '../../../packages/bitcoin/src/index';
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import {
+  planExit,
+  signExit,
+  stateRecordScript,
+  thresholdHash,
+  vaultOutput,
+} from '../../../packages/bitcoin/src/index';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 
@@ -18,6 +25,8 @@ export interface NetworkProcess {
   /** the network's base URL; its esplora is `${url}/esplora` */
   url: string;
   mine(blocks?: number): Promise<void>;
+  /** Posts a raw transaction to the esplora; the answer as it comes. */
+  broadcast(rawHex: string): Promise<{ ok: boolean; text: string }>;
   tipHeight(): Promise<number>;
   esplora<T>(path: string): Promise<T>;
   stop(): Promise<void>;
@@ -63,6 +72,10 @@ export async function startNetwork(): Promise<NetworkProcess> {
     esplora,
     mine: async (blocks = 1) => void (await call(`${url}/api/devnet/mine`, { blocks })),
     tipHeight: () => esplora<number>('/blocks/tip/height'),
+    async broadcast(rawHex) {
+      const res = await fetch(`${url}/esplora/tx`, { method: 'POST', body: rawHex });
+      return { ok: res.ok, text: await res.text() };
+    },
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
@@ -79,6 +92,8 @@ export interface OpenedVault {
   address: string;
   sats: bigint;
   exitHeight: number;
+  exitBranch: Uint8Array;
+  script: Uint8Array;
 }
 
 interface EsploraTx {
@@ -137,9 +152,36 @@ export async function openLayout2Vault(
   opening.addOutput({ script: payerOut.script, amount: funded - sats - 1_000n });
   opening.signIdx(payer, 0);
   opening.finalize();
-  const res = await fetch(`${network.url}/esplora/tx`, { method: 'POST', body: opening.hex });
-  const txid = (await res.text()).trim();
-  if (!res.ok) throw new Error(`the opening was refused: ${txid}`);
+  const sent = await network.broadcast(opening.hex);
+  if (!sent.ok) throw new Error(`the opening was refused: ${sent.text}`);
   await network.mine(1);
-  return { txid, address: vault.address, sats, exitHeight: term.exitHeight };
+  return {
+    txid: sent.text.trim(),
+    address: vault.address,
+    sats,
+    exitHeight: term.exitHeight,
+    exitBranch: vault.exitBranch!,
+    script: vault.script,
+  };
+}
+
+/** The vault's exit, signed with the owner's key as if its height were reached: the raw hex. */
+export async function prematureExit(
+  network: NetworkProcess,
+  vault: OpenedVault,
+  ownerKey: Uint8Array,
+  to: string,
+): Promise<string> {
+  const plan = planExit({
+    vaultPubkey: pubSchnorr(ownerKey),
+    exitHeight: vault.exitHeight,
+    exitBranch: vault.exitBranch,
+    utxo: { txid: vault.txid, vout: 0, script: vault.script, amount: vault.sats },
+    toAddress: to,
+    feeRate: 2,
+    // The page reads the real height and refuses; this stands past it to reach the chain.
+    tipHeight: Math.max(vault.exitHeight, await network.tipHeight()),
+    network: TEST_NETWORK,
+  });
+  return signExit(plan, ownerKey).hex;
 }
