@@ -212,6 +212,21 @@ describe('npm run exit', () => {
         /^The vault holds 20000 sats and a fee of \d+ sats \(\d+ vB at 200 sat\/vB\) would leave less than 546 sats to send: lower the fee rate\.$/,
       ),
     });
+    const missing = path.join(dir, 'no-such.key');
+    expect(
+      await run([
+        ...args.slice(0, 2),
+        '--key-file',
+        missing,
+        '--vault',
+        vaultTxid,
+        '--to',
+        BOB.address,
+      ]),
+    ).toMatchObject({
+      code: 1,
+      err: `The key file ${missing} could not be read (ENOENT): check its path and that you may read it.`,
+    });
     const letters = await run([
       ...args,
       '--vault',
