@@ -128,6 +128,22 @@ describe('/exit', () => {
     expect(screen.getByText(/^The exit is open: since block 320/)).toBeTruthy();
   });
 
+  it('says an esplora that cannot be reached could not be, and what to do', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    );
+    const user = userEvent.setup();
+    render(<ExitPage />);
+    await readVault(user);
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      "The esplora at http://chain.test/api could not be reached (Failed to fetch): check the URL, that it lets web pages read it, and your connection, or type another esplora's URL.",
+    );
+    expect(screen.queryByRole('heading', { name: '2. The vault on the chain' })).toBeNull();
+  });
+
   it('refuses bad input with a sentence before anything is signed', async () => {
     const fetch = fakeEsplora(400);
     vi.stubGlobal('fetch', fetch);
