@@ -1,14 +1,11 @@
 // Playwright fixtures: one real server per worker, devnet controls, accessibility checks and
 // screenshots a person can look at afterwards (e2e/screenshots/, gitignored).
 import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { expectNoSeriousA11yViolations } from './axe';
 import { startServer, type RunningServer } from './server';
 
-const require = createRequire(import.meta.url);
-const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const screenshotRoot = resolve(import.meta.dirname, '../screenshots');
 
 /** The devnet's BTC price when its server starts (START_PRICE), and where every journey starts. */
@@ -86,35 +83,7 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
     await devnet.setPrice(START_PRICE_USD);
     await use(devnet);
   },
-  checkA11y: async ({}, use) =>
-    use(async (page) => {
-      // Once per document: a page checked several times between navigations keeps its axe.
-      if (!(await page.evaluate(() => 'axe' in window)))
-        await page.addScriptTag({ content: axeSource });
-      const violations = await page.evaluate(async () => {
-        const axe = (window as unknown as { axe: AxeRunner }).axe;
-        // A colour transition under way (a button turning from one style to another) is measured
-        // half-way by axe: let the finite ones end first, at most 1 s (spinners never end).
-        const finite = document.getAnimations().filter((a) => {
-          const end = a.effect?.getComputedTiming().endTime;
-          return typeof end === 'number' && Number.isFinite(end);
-        });
-        await Promise.race([
-          Promise.all(finite.map((a) => a.finished.catch(() => undefined))),
-          new Promise((resolve) => setTimeout(resolve, 1_000)),
-        ]);
-        // Only the violations are aggregated (the passes and the rules that did not apply are
-        // not wanted here): every rule still runs on every node, so the violations are the same.
-        const result = await axe.run(document, { resultTypes: ['violations'] });
-        return result.violations
-          .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-          .map(
-            (v) =>
-              `${v.impact}: ${v.id} ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-          );
-      });
-      expect(violations, 'serious or critical accessibility violations').toEqual([]);
-    }),
+  checkA11y: async ({}, use) => use(expectNoSeriousA11yViolations),
   snap: async ({}, use, testInfo: TestInfo) =>
     use(async (page, name) => {
       const dir = resolve(screenshotRoot, testInfo.project.name);
@@ -122,16 +91,5 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
       await page.screenshot({ path: resolve(dir, `${name}.png`), fullPage: true });
     }),
 });
-
-interface AxeRunner {
-  run(context: Document, options: { resultTypes: string[] }): Promise<{ violations: Violation[] }>;
-}
-
-interface Violation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 export { expect };

@@ -46,12 +46,17 @@ export type FetchLike = (
   init?: { signal?: AbortSignal; method?: string; body?: string },
 ) => Promise<{ ok: boolean; status: number; text(): Promise<string> }>;
 
+const durationText = (ms: number): string =>
+  ms < 2_000 ? `${ms} ms` : `${Math.round(ms / 1_000)} seconds`;
+
 /** An esplora client of a URL the owner typed: GETs and the broadcast, each with a time-out. */
 export class ExitEsplora {
   private readonly base: string;
   constructor(
     url: string,
-    private readonly fetchImpl: FetchLike = fetch as unknown as FetchLike,
+    // Called through a closure: a browser's fetch called as another object's method throws.
+    private readonly fetchImpl: FetchLike = (input, init) =>
+      fetch(input, init) as unknown as ReturnType<FetchLike>,
     private readonly timeoutMs = EXIT_FETCH_TIMEOUT_MS,
   ) {
     let parsed: URL;
@@ -86,7 +91,9 @@ export class ExitEsplora {
       if (error instanceof EsploraError) throw error;
       throw new EsploraError(
         0,
-        `the esplora at ${this.base} did not answer (${(error as Error).message})`,
+        controller.signal.aborted
+          ? `the esplora at ${this.base} did not answer within ${durationText(this.timeoutMs)}: check the URL and your connection, or type another esplora's URL`
+          : `the esplora at ${this.base} could not be reached (${(error as Error).message}): check the URL, that it lets web pages read it, and your connection, or type another esplora's URL`,
       );
     } finally {
       clearTimeout(timer);
@@ -98,20 +105,35 @@ export class ExitEsplora {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new EsploraError(0, `the esplora answered ${path} with something that is not JSON`);
+      throw new EsploraError(
+        0,
+        `the server at ${this.base} answered ${path} with something that is not esplora's JSON: check that the URL is an esplora API (on mempool.space it ends in /api)`,
+      );
     }
   }
 
   async tipHeight(): Promise<number> {
     const height = Number(await this.call('/blocks/tip/height'));
     if (!Number.isInteger(height) || height < 0)
-      throw new EsploraError(0, 'the esplora gave no block height');
+      throw new EsploraError(
+        0,
+        `the server at ${this.base} gave no block height: check that the URL is an esplora API (on mempool.space it ends in /api)`,
+      );
     return height;
   }
 
   /** Broadcasts a raw transaction; returns its txid as the esplora answers it. */
-  broadcast(rawHex: string): Promise<string> {
-    return this.call('/tx', { method: 'POST', body: rawHex });
+  async broadcast(rawHex: string): Promise<string> {
+    try {
+      return await this.call('/tx', { method: 'POST', body: rawHex });
+    } catch (error) {
+      if (!(error instanceof EsploraError) || error.status === 0) throw error;
+      throw new EsploraError(
+        error.status,
+        `${error.detail}. Nothing was spent: read the vault again, and if its exit is open, build it again`,
+        'The esplora refused the exit',
+      );
+    }
   }
 }
 
@@ -119,11 +141,12 @@ export class ExitEsplora {
 export class EsploraError extends Error {
   constructor(
     readonly status: number,
-    detail: string,
+    readonly detail: string,
+    refused = 'The esplora refused',
   ) {
     super(
       status
-        ? `The esplora refused (${status}): ${detail}`
+        ? `${refused} (${status}): ${detail}${/[.!?]$/.test(detail) ? '' : '.'}`
         : `${detail[0]?.toUpperCase() ?? ''}${detail.slice(1)}.`,
     );
     this.name = 'EsploraError';
@@ -175,7 +198,14 @@ const notAVault = (what: string) =>
 
 /** From a vault id (its opening's txid), follows the vault to its unspent output. */
 async function walkFromOpening(chain: ExitEsplora, txid: string) {
-  let tx = await chain.json<EsploraTxShape>(`/tx/${txid}`);
+  let tx = await chain.json<EsploraTxShape>(`/tx/${txid}`).catch((error: unknown) => {
+    if (error instanceof EsploraError && (error.status === 404 || error.status === 400))
+      throw new ExitError(
+        'not-a-vault',
+        `This chain has no transaction ${txid}: check the vault id, and that the esplora is one of the network the vault is on.`,
+      );
+    throw error;
+  });
   let found = vaultOutputOf(tx);
   if (!found) throw notAVault(`Transaction ${txid}`);
   const openingKey = found.record.action === 'o' ? found.record.vaultPubkey : undefined;
@@ -202,10 +232,17 @@ async function walkFromOpening(chain: ExitEsplora, txid: string) {
 }
 
 /** From a vault address, its one unspent output and the transaction that wrote it. */
-async function fromAddress(chain: ExitEsplora, address: string) {
-  const utxos = await chain.json<Array<{ txid: string; vout: number }>>(
-    `/address/${encodeURIComponent(address)}/utxo`,
-  );
+async function fromAddress(chain: ExitEsplora, address: string, network: string) {
+  const utxos = await chain
+    .json<Array<{ txid: string; vout: number }>>(`/address/${encodeURIComponent(address)}/utxo`)
+    .catch((error: unknown) => {
+      if (error instanceof EsploraError && error.status === 400)
+        throw new ExitError(
+          'bad-address',
+          `${address} is a ${network} address and this esplora does not take it: type the esplora URL of the network the vault is on.`,
+        );
+      throw error;
+    });
   if (!Array.isArray(utxos) || utxos.length === 0)
     throw new ExitError(
       'not-a-vault',
@@ -224,11 +261,23 @@ async function fromAddress(chain: ExitEsplora, address: string) {
 /** Everything the exit needs from the chain, for a vault id (64 hex) or a vault address. */
 export async function readVaultExit(chain: ExitEsplora, vault: string): Promise<VaultExitFacts> {
   const id = vault.trim();
-  const { tx, found, openingKey } = TXID.test(id.toLowerCase())
+  const isId = TXID.test(id.toLowerCase());
+  const addressNetwork = isId ? null : addressNetworkOf(id);
+  if (!isId && !addressNetwork)
+    throw new ExitError(
+      'not-a-vault',
+      'That is neither a vault id (64 hexadecimal characters) nor a Bitcoin address: copy the vault id or the vault address again.',
+    );
+  const { tx, found, openingKey } = isId
     ? await walkFromOpening(chain, id.toLowerCase())
-    : await fromAddress(chain, id);
+    : await fromAddress(chain, id, addressNetwork!);
   const out = tx.vout[found.vout]!;
   const { network, networkName } = networkOf(out.scriptpubkey_address);
+  if (addressNetwork && addressNetwork !== networkName)
+    throw new ExitError(
+      'bad-address',
+      `${id} is a ${addressNetwork} address but this esplora serves ${networkName}: type the esplora URL of the network the vault is on.`,
+    );
   return {
     utxo: {
       txid: tx.txid,
@@ -246,8 +295,20 @@ export async function readVaultExit(chain: ExitEsplora, vault: string): Promise<
   };
 }
 
+/** Bitcoin's target time between blocks: the date a height is reached is an estimate from it. */
+export const BLOCK_TARGET_MS = 10 * 60_000;
+
+/** When the chain should reach a height `blocks` above its tip, at 10 minutes a block. */
+export function estimatedDateOf(blocks: number, now = Date.now()): Date {
+  return new Date(now + Math.max(0, blocks) * BLOCK_TARGET_MS);
+}
+
+/** A date as the owner reads it in any locale: `2026-11-29 12:30 UTC`. */
+export const utcMinute = (date: Date): string =>
+  `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
 /** What the chain shows of the vault, in lines for the owner. */
-export function describeVaultExit(facts: VaultExitFacts): string[] {
+export function describeVaultExit(facts: VaultExitFacts, now = Date.now()): string[] {
   const { record, utxo, tipHeight } = facts;
   const lines = [
     `vault output   ${utxo.txid}:${utxo.vout} (${facts.address}, ${facts.networkName})`,
@@ -267,7 +328,7 @@ export function describeVaultExit(facts: VaultExitFacts): string[] {
     `settlement     the guardians may settle from block ${term.settleHeight}`,
     stage === 'exit'
       ? `exit           open since block ${term.exitHeight}`
-      : `exit           opens at block ${term.exitHeight}, in ${term.exitHeight - tipHeight} blocks`,
+      : `exit           opens at block ${term.exitHeight}, in ${term.exitHeight - tipHeight} blocks (around ${utcMinute(estimatedDateOf(term.exitHeight - tipHeight, now))} at 10 minutes a block)`,
   );
   return lines;
 }

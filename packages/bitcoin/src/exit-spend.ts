@@ -20,7 +20,7 @@ import {
   type BTC_NETWORK,
 } from '@scure/btc-signer/utils.js';
 import { DUST_LIMIT_SATS, lockTimeReaches } from '@unit/protocol';
-import { addressToScript } from './address';
+import { addressNetworkOf, addressToScript } from './address';
 import { exitLeafScript } from './term-leaves';
 import { TAPSCRIPT_LEAF_VERSION } from './vault-script';
 
@@ -126,11 +126,14 @@ function checkExit(req: ExitRequest, proof: ExitLeafProof): Uint8Array {
       `The fee rate must be a whole number of sat/vB from 1 to ${EXIT_MAX_FEE_RATE}: enter another.`,
     );
   try {
-    return addressToScript(req.toAddress, req.network);
+    return addressToScript(req.toAddress.trim(), req.network);
   } catch {
+    const other = addressNetworkOf(req.toAddress.trim());
     throw new ExitError(
       'bad-address',
-      'That address is not one of this network: enter an address of the network the vault is on.',
+      other
+        ? `${req.toAddress.trim()} is a ${other} address, not one of the network the vault is on: enter an address of that network.`
+        : 'The address to send the vault to is not a Bitcoin address: copy it again from the wallet that will receive the vault.',
     );
   }
 }
@@ -152,7 +155,7 @@ export function planExit(req: ExitRequest): ExitPlan {
   if (sendSats < BigInt(DUST_LIMIT_SATS))
     throw new ExitError(
       'dust',
-      'The vault holds too little to pay this fee and leave a spendable output: lower the fee rate.',
+      `The vault holds ${req.utxo.amount} sats and a fee of ${feeSats} sats (${vsize} vB at ${req.feeRate} sat/vB) would leave less than ${DUST_LIMIT_SATS} sats to send: lower the fee rate.`,
     );
   const tx = new Transaction({ lockTime: req.exitHeight, allowUnknownInputs: true });
   tx.addInput({

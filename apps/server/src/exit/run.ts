@@ -37,7 +37,15 @@ export interface ExitResult {
 }
 
 function readSecretKey(file: string): Uint8Array {
-  const text = readFileSync(file, 'utf8').trim();
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new ExitError(
+      'not-a-vault',
+      `The key file ${file} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}): check its path and that you may read it.`,
+    );
+  }
   if (!/^[0-9a-fA-F]{64}$/.test(text))
     throw new ExitError(
       'not-a-vault',

@@ -1,7 +1,8 @@
 // /exit from the chain alone: the page reads a vault of layout 2 from the esplora typed in (a fake
-// esplora at fetch, the edge of this unit test; the command's test runs it against the devnet),
-// refuses before the exit height with the blocks left, and finishes the exit from the wallet's
-// signed PSBT, refusing a PSBT the wallet changed or did not sign.
+// esplora at fetch, the edge of this unit test; the browser journey and the command's test run it
+// against the devnet), says when its exit opens, refuses before the exit height with the blocks
+// left and every bad input with a sentence before anything is signed, and finishes the exit from
+// the wallet's signed PSBT, refusing a PSBT the wallet changed or did not sign.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
@@ -42,7 +43,7 @@ const record = stateRecordScript({
 });
 const to = p2wpkh(new Uint8Array(33).fill(2), TEST_NETWORK).address!;
 
-function fakeEsplora(tip: number) {
+function fakeEsplora(tip: number | (() => number)) {
   const answers: Record<string, unknown> = {
     [`/address/${vault.address}/utxo`]: [{ txid: TXID, vout: 0 }],
     [`/tx/${TXID}`]: {
@@ -57,11 +58,11 @@ function fakeEsplora(tip: number) {
       ],
       status: { confirmed: true },
     },
-    '/blocks/tip/height': tip,
   };
-  return vi.fn(async (url: string) => {
+  return vi.fn(async (url: string, _init?: RequestInit) => {
     const path = new URL(url).pathname.replace(/^\/api/, '');
-    const body = answers[path];
+    const body =
+      path === '/blocks/tip/height' ? (typeof tip === 'number' ? tip : tip()) : answers[path];
     return body === undefined
       ? { ok: false, status: 404, text: async () => 'not found' }
       : { ok: true, status: 200, text: async () => JSON.stringify(body) };
@@ -70,25 +71,146 @@ function fakeEsplora(tip: number) {
 
 afterEach(() => vi.unstubAllGlobals());
 
+/** Replaces a field's text as a paste does: typing 64 characters a key at a time is slow. */
+async function fill(user: ReturnType<typeof userEvent.setup>, field: HTMLElement, text: string) {
+  await user.clear(field);
+  await user.click(field);
+  await user.paste(text);
+}
+
+async function readVault(user: ReturnType<typeof userEvent.setup>, vaultInput = vault.address) {
+  await fill(user, screen.getByLabelText('Esplora URL of the chain'), 'http://chain.test/api');
+  await fill(user, screen.getByLabelText('Vault id or vault address'), vaultInput);
+  await user.click(screen.getByRole('button', { name: 'Read the vault' }));
+}
+
 describe('/exit', () => {
   it('reads the vault from the typed esplora and refuses before the exit height', async () => {
     const fetch = fakeEsplora(310);
     vi.stubGlobal('fetch', fetch);
     const user = userEvent.setup();
     render(<ExitPage />);
-    await user.type(screen.getByLabelText('Esplora URL of the chain'), 'http://chain.test/api');
-    await user.type(screen.getByLabelText('Vault id or vault address'), vault.address);
-    await user.click(screen.getByRole('button', { name: 'Read the vault' }));
-    const facts = await screen.findByLabelText('The vault on the chain');
-    expect(facts.textContent).toContain('exit           opens at block 320, in 10 blocks');
+    await readVault(user);
+    const heading = await screen.findByRole('heading', { name: '2. The vault on the chain' });
+    expect(document.activeElement).toBe(heading);
+    expect(screen.getByText(/^The exit is not open yet\./).textContent).toMatch(
+      /^The exit is not open yet\. It opens at block 320, in 10 blocks: around \d{4}-\d\d-\d\d \d\d:\d\d UTC if blocks keep coming every 10 minutes\.$/,
+    );
+    expect(screen.getByText('0.0009 BTC (90,000 sats)')).toBeTruthy();
     expect(
       fetch.mock.calls.every(([url]) => String(url).startsWith('http://chain.test/api/')),
     ).toBe(true);
-    await user.type(screen.getByLabelText('Vault key (x-only, hex)'), hex.encode(ownerPub));
-    await user.type(screen.getByLabelText('Send the vault to'), to);
+    await fill(user, screen.getByLabelText(/^Vault key/), hex.encode(ownerPub));
+    await fill(user, screen.getByLabelText('Send the whole vault to'), to);
     await user.click(screen.getByRole('button', { name: 'Build the exit' }));
     expect((await screen.findByRole('alert')).textContent).toBe(
       'The exit opens at block 320 and the chain is at block 310: wait 10 more blocks and try again.',
+    );
+  });
+
+  it('builds the exit against the height read again when building, once it is open', async () => {
+    let tip = 319;
+    const fetch = fakeEsplora(() => tip);
+    vi.stubGlobal('fetch', fetch);
+    const user = userEvent.setup();
+    render(<ExitPage />);
+    await readVault(user);
+    await screen.findByText(/^The exit is not open yet/);
+    tip = 320;
+    await fill(user, screen.getByLabelText(/^Vault key/), hex.encode(ownerPub));
+    await fill(user, screen.getByLabelText('Send the whole vault to'), to);
+    await user.click(screen.getByRole('button', { name: 'Build the exit' }));
+    const summary = await screen.findByText(/^The exit sends/);
+    expect(summary.textContent).toMatch(
+      /^The exit sends 89,\d{3} sats to tb1\w+; the fee is \d+ sats \(\d+ vB at 2 sat\/vB\)\. Nothing is signed yet\.$/,
+    );
+    expect(document.activeElement).toBe(summary);
+    expect(screen.getByText(/^The exit is open: since block 320/)).toBeTruthy();
+  });
+
+  it('says an esplora that cannot be reached could not be, and what to do', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => {
+        throw new TypeError('Failed to fetch');
+      }),
+    );
+    const user = userEvent.setup();
+    render(<ExitPage />);
+    await readVault(user);
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      "The esplora at http://chain.test/api could not be reached (Failed to fetch): check the URL, that it lets web pages read it, and your connection, or type another esplora's URL.",
+    );
+    expect(screen.queryByRole('heading', { name: '2. The vault on the chain' })).toBeNull();
+  });
+
+  it('refuses bad input with a sentence before anything is signed', async () => {
+    const fetch = fakeEsplora(400);
+    vi.stubGlobal('fetch', fetch);
+    const user = userEvent.setup();
+    render(<ExitPage />);
+    await user.click(screen.getByRole('button', { name: 'Read the vault' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'Type the esplora URL of the chain the vault is on, such as https://mempool.space/api.',
+    );
+    await readVault(user, 'not-a-vault');
+    expect((await screen.findByRole('alert')).textContent).toBe(
+      'That is neither a vault id (64 hexadecimal characters) nor a Bitcoin address: copy the vault id or the vault address again.',
+    );
+    expect(fetch).not.toHaveBeenCalled();
+    await user.clear(screen.getByLabelText('Vault id or vault address'));
+    await fill(user, screen.getByLabelText('Vault id or vault address'), vault.address);
+    await user.click(screen.getByRole('button', { name: 'Read the vault' }));
+    await screen.findByText(/^The exit is open/);
+    const key = screen.getByLabelText(/^Vault key/);
+    const dest = screen.getByLabelText('Send the whole vault to');
+    const fee = screen.getByLabelText('Fee rate (sat/vB)');
+    const build = () => user.click(screen.getByRole('button', { name: 'Build the exit' }));
+    const cases: Array<[() => Promise<void>, string | RegExp]> = [
+      [() => user.type(key, 'abc'), /^The vault key must be 64 hexadecimal characters/],
+      [
+        async () => {
+          await fill(user, key, hex.encode(schnorr.getPublicKey(new Uint8Array(32).fill(4))));
+        },
+        /^This output is not the vault these facts describe/,
+      ],
+      [
+        async () => {
+          await fill(user, key, hex.encode(ownerPub));
+          await fill(user, dest, 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4');
+        },
+        'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4 is a mainnet address, not one of the network the vault is on: enter an address of that network.',
+      ],
+      [
+        async () => {
+          await fill(user, dest, 'tb1qnot-an-address');
+        },
+        'The address to send the vault to is not a Bitcoin address: copy it again from the wallet that will receive the vault.',
+      ],
+      [
+        async () => {
+          await fill(user, dest, to);
+          await fill(user, fee, '2.5');
+        },
+        'The fee rate must be a whole number of sat/vB from 1 to 1000: enter another.',
+      ],
+      [
+        async () => {
+          await fill(user, fee, '1000');
+        },
+        /^The vault holds 90000 sats and a fee of \d+ sats \(\d+ vB at 1000 sat\/vB\) would leave less than 546 sats to send: lower the fee rate\.$/,
+      ],
+    ];
+    for (const [act, refusal] of cases) {
+      await act();
+      await build();
+      const alert = await screen.findByRole('alert');
+      if (typeof refusal === 'string') expect(alert.textContent).toBe(refusal);
+      else expect(alert.textContent).toMatch(refusal);
+      expect(screen.queryByText(/^The exit sends/)).toBeNull();
+    }
+    expect(fetch.mock.calls.some(([, init]) => (init as RequestInit)?.method === 'POST')).toBe(
+      false,
     );
   });
 });
