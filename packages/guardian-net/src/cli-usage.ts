@@ -27,9 +27,12 @@ export const USAGE = `usage:
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
                  [--approve-local: this operator runs every staying guardian from <network dir>/guardian-<id>]
                  (the next set by a new DKG, handed over by the running current set, once each staying guardian's operator approved it)
-  guardian approve --dir <this guardian's dir> --roster <roster.json> [--kind rotation|reshare] [--yes]
+  guardian approve --dir <this guardian's dir> --roster <roster.json> [--kind rotation|reshare|repair] [--yes]
                  (run on the guardian's own machine: shows what the roster changes; --yes records the approval)
   guardian reshare --dir <network dir> --roster <roster.json> [--replace <id> --with <new guardian's public part file>] [--timeout <ms>]
-                 (the same group key to a new roster: dealt by t running members that stay, once each staying guardian's operator approved it with --kind reshare)`;
+                 (the same group key to a new roster: dealt by t running members that stay, once each staying guardian's operator approved it with --kind reshare)
+  guardian repair --dir <network dir> --member <id> [--with <its new public part file>] [--roster <file>] [--helpers 1,2] [--timeout <ms>]
+                 (the lost share of guardian <id>, started again with its identity key, rebuilt by t running members
+                  that never see it, once each staying guardian's operator approved the roster with --kind repair)`;
 
 export class UsageError extends Error {}
