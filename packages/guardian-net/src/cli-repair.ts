@@ -7,12 +7,13 @@
 // (`approve --kind repair`), and the command stops before any piece is sent until they have. On
 // success the network directory's `guardian-set.json` is the new set and the one it replaces is
 // kept as `guardian-set-v<n>.json`.
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rosterDigest } from './approval';
 import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from './guardian-set';
 import { loadIdentity } from './identity';
+import { keepSetFile } from './set-files';
 import { MembershipFailure } from './party-run';
 import { repairRoster, repairRosterProblem } from './repair-roster';
 import { runRepair } from './repair-run';
@@ -86,7 +87,7 @@ export async function repairCommand(
     );
   }
   const kept = join(o.dir, `guardian-set-v${current.version}.json`);
-  if (!existsSync(kept)) copyFileSync(setPath, kept);
+  keepSetFile(setPath, kept);
   writeFileSync(setPath, JSON.stringify(next, null, 2) + '\n');
   log({
     event: 'repair-complete',
