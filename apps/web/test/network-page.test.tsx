@@ -52,6 +52,7 @@ const network = (): GuardianNetworkDto => ({
   ],
   older_sets: [],
   recent_exclusions: [],
+  history: [],
   checked_at: now(),
 });
 

@@ -26,7 +26,7 @@ import { loadInstalledSets } from './set-files';
 const CHANGE_TITLE: Record<MembershipChange, string> = {
   rotation: 'Rotation (a new group key; every vault moves)',
   reshare: 'Resharing (the same group key; no vault moves)',
-  repair: 'Repair (the same group key and members)',
+  repair: 'Repair (the same group key and verification shares; one seat’s lost share rebuilt)',
   refresh: 'Refresh (the same group key and members, new shares)',
 };
 

@@ -6,10 +6,11 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resumeInstall, runFirstDkg } from './dkg-coordinator';
+import { DkgFailure, resumeInstall, runFirstDkg } from './dkg-coordinator';
+import type { DkgTranscript } from './dkg-recovery';
 import { ensureGuardianDir, initGuardian, parsePublicPart, type PublicPart } from './guardian-init';
 import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from './guardian-set';
-import { ensureIdentity } from './identity';
+import { ensureIdentity, type Identity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
 
 export interface DkgDeps {
@@ -78,6 +79,7 @@ export async function coordinatorDkg(
   members: PublicPart[],
   t: number,
   log: DkgDeps['log'],
+  retry: RetryOptions = { retries: 0, waitMs: 0 },
 ): Promise<GuardianSet | null> {
   const setPath = join(dir, 'guardian-set.json');
   if (existsSync(setPath)) {
@@ -96,13 +98,63 @@ export async function coordinatorDkg(
   } else {
     const roster = rosterOf(members, t, coordinator.publicKey);
     writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
-    const onCertified = (s: GuardianSet) => writeFileSync(certifiedPath, JSON.stringify(s, null, 2) + '\n'); // prettier-ignore
-    set = await runFirstDkg(roster, coordinator, { log, onCertified });
+    set = await firstDkgWithRetries(dir, roster, coordinator, retry, log);
   }
   writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
   rmSync(certifiedPath, { force: true });
   log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
   return set;
+}
+
+/** How often a first DKG that failed for want of a member is run again, and how long to wait. */
+export interface RetryOptions {
+  retries: number;
+  /** the longest wait for every member to be up and waiting for a roster again */
+  waitMs: number;
+}
+
+/** Resolves once every member answers its health check waiting for a roster; throws at the deadline. */
+async function allWaiting(roster: GuardianSetBody, waitMs: number): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  const waiting = async (url: string) => {
+    const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    return ((await res.json()) as { state?: unknown }).state === 'waiting';
+  };
+  for (;;) {
+    const states = await Promise.all(roster.members.map((m) => waiting(m.url).catch(() => false)));
+    if (states.every(Boolean)) return;
+    if (Date.now() > deadline)
+      throw new Error(`guardian ${roster.members.filter((_, i) => !states[i]).map((m) => m.id).join(', ')} did not come back waiting for a roster within ${Math.round(waitMs / 1000)} s.`); // prettier-ignore
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+/**
+ * The first DKG, run again with a fresh session (so fresh polynomials) after a failure that names
+ * no culprit (a member crashed, timed out or refused), once every member is back: a failed attempt
+ * was aborted on every member, so each run starts clean and none ends on another key. A proven bad
+ * share is never retried. The certificate and the transcript are written before any install.
+ */
+async function firstDkgWithRetries(
+  dir: string,
+  roster: GuardianSetBody,
+  coordinator: Identity,
+  retry: RetryOptions,
+  log: DkgDeps['log'],
+): Promise<GuardianSet> {
+  const onCertified = (s: GuardianSet, transcript: DkgTranscript) => {
+    writeFileSync(join(dir, TRANSCRIPT), JSON.stringify(transcript, null, 2) + '\n');
+    writeFileSync(join(dir, CERTIFIED), JSON.stringify(s, null, 2) + '\n');
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runFirstDkg(roster, coordinator, { log, onCertified });
+    } catch (e) {
+      if (!(e instanceof DkgFailure) || e.blamed.length > 0 || attempt > retry.retries) throw e;
+      log({ event: 'dkg-retry', attempt, failed: e.failed, reason: e.message });
+      await allWaiting(roster, retry.waitMs);
+    }
+  }
 }
 
 export interface LocalDkgOptions {
@@ -115,6 +167,8 @@ export interface LocalDkgOptions {
 
 /** The set every member signed, kept until every member installed it. */
 export const CERTIFIED = 'certified-set.json';
+/** The first DKG's public transcript, kept for each member's recovery (dkg-recovery.ts). */
+export const TRANSCRIPT = 'dkg-transcript.json';
 
 export const guardianDir = (dir: string, id: number) => join(dir, `guardian-${id}`);
 
@@ -158,11 +212,20 @@ export async function membersDkg(args: string[], log: DkgDeps['log']): Promise<v
       dir: { type: 'string' },
       members: { type: 'string' },
       t: { type: 'string', default: '2' },
+      retries: { type: 'string', default: '0' },
+      'retry-wait': { type: 'string', default: '120' },
     },
   });
   if (!values.dir || !values.members)
-    throw new Error('usage: guardian dkg --dir <network dir> --members <file> [--t 2]');
+    throw new Error('usage: guardian dkg --dir <network dir> --members <file> [--t 2] [--retries 0] [--retry-wait 120]'); // prettier-ignore
   const t = Number(values.t);
   if (!Number.isSafeInteger(t) || t < 2) throw new Error('--t must be an integer of at least 2');
-  await coordinatorDkg(resolve(values.dir), readMembers(values.members), t, log);
+  const retries = Number(values.retries);
+  const waitS = Number(values['retry-wait']);
+  if (!Number.isSafeInteger(retries) || retries < 0 || !(waitS > 0))
+    throw new Error(
+      '--retries is a whole number (0 or more) and --retry-wait a number of seconds.',
+    );
+  const retry = { retries, waitMs: waitS * 1000 };
+  await coordinatorDkg(resolve(values.dir), readMembers(values.members), t, log, retry);
 }

@@ -5,7 +5,7 @@
 // operator approves that roster on its own machine (`approve --kind reshare`); the command prints
 // what each runs, and stops before any deal when one has not. On success the network directory's
 // `guardian-set.json` is the new set and the one it replaces is kept as `guardian-set-v<n>.json`.
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { rosterDigest } from './approval';
@@ -18,6 +18,7 @@ import {
   type GuardianSetBody,
 } from './guardian-set';
 import { loadIdentity } from './identity';
+import { keepSetFile } from './set-files';
 import { checkReshareRoster, ReshareFailure, runReshare, stayingSeats } from './reshare-run';
 
 /** The roster that gives seat `id` of `current` to the guardian of `partFile`, version + 1. */
@@ -99,7 +100,7 @@ export async function reshareCommand(
     );
   }
   const kept = join(dir, `guardian-set-v${current.version}.json`);
-  if (!existsSync(kept)) copyFileSync(setPath, kept);
+  keepSetFile(setPath, kept);
   writeFileSync(setPath, JSON.stringify(next, null, 2) + '\n');
   log({
     event: 'reshare-complete',

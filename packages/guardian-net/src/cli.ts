@@ -20,6 +20,8 @@ import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
 import { reshareCommand } from './cli-reshare';
+import { repairCommand } from './cli-repair';
+import { recoverCommand } from './cli-recover';
 import { HttpChainView } from './vault-policy/chain-view';
 import { vaultFacts } from './vault-policy/pinned-facts';
 import { VaultPolicy } from './vault-policy/policy';
@@ -320,6 +322,8 @@ async function main(): Promise<void> {
     return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
   if (command === 'reshare') return reshareCommand(rest, log);
+  if (command === 'repair') return repairCommand(rest, log);
+  if (command === 'recover') return recoverCommand(rest, log);
   throw new UsageError(
     `unknown command "${command}": run \`npm run guardian -- --help\` for the commands`,
   );

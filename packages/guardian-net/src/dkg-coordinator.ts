@@ -7,12 +7,14 @@
 // commitment is named from the receiver's evidence (dkg-share-box.ts).
 import { randomBytes } from 'node:crypto';
 import { bytesToHex, canonicalJson, type Json } from './canonical';
+import type { Wire } from './envelope';
 import { judgeBlame } from './dkg-share-box';
 import { round1FromJson } from './dkg-rounds';
 import { groupKeyXOnly } from './frost';
 import { verifySet, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import type { Identity } from './identity';
 import { callParty, type CallResult } from './transport';
+import { makeTranscript, type DkgTranscript } from './dkg-recovery';
 
 /** A rotation's DKG: the set it replaces, and how the handover of that set is collected. */
 export interface RotationHooks {
@@ -36,8 +38,11 @@ export class DkgFailure extends Error {
 
 export interface FirstDkgOptions {
   timeoutMs?: number;
-  /** called with the set every member signed, before it is installed anywhere */
-  onCertified?: (set: GuardianSet) => void;
+  /**
+   * called with the set every member signed and the DKG's public transcript (dkg-recovery.ts),
+   * before the set is installed anywhere
+   */
+  onCertified?: (set: GuardianSet, transcript: DkgTranscript) => void;
   log?: (event: Record<string, unknown>) => void;
 }
 
@@ -81,6 +86,9 @@ export async function runDkg(
 }
 
 class DkgRounds {
+  /** the public transcript of a certified first DKG */
+  transcript?: DkgTranscript;
+
   constructor(
     private readonly roster: GuardianSetBody,
     private readonly identity: Identity,
@@ -137,10 +145,22 @@ class DkgRounds {
     }));
     const finished = await this.every('dkg/finish', () => ({}));
     this.judge(finished, round1);
-    const first = canonicalJson(finished[0]!.payload.body as Json);
-    if (finished.some((f) => canonicalJson(f.payload.body as Json) !== first))
+    // Each member's result, without the share messages it received (those differ by member).
+    const results = finished.map((f) => {
+      const { received: _r, ...result } = f.payload.body as { received?: unknown };
+      return result as { frost: GuardianSetBody['frost']; groupKey: string };
+    });
+    const first = canonicalJson(results[0] as unknown as Json);
+    if (results.some((r) => canonicalJson(r as unknown as Json) !== first))
       throw new DkgFailure('the guardians disagree on the DKG result');
-    const result = finished[0]!.payload.body as { frost: GuardianSetBody['frost']; groupKey: string }; // prettier-ignore
+    const result = results[0]!;
+    const received = finished.map((f) => (f.payload.body as { received?: Wire[] }).received ?? []);
+    this.transcript = makeTranscript(
+      this.session,
+      roster,
+      round1.map((r) => r.wire),
+      received,
+    );
     if (groupKeyXOnly(result.frost!) !== result.groupKey)
       throw new DkgFailure('the DKG result is inconsistent');
     const body: GuardianSetBody = {
@@ -187,11 +207,11 @@ class DkgRounds {
 
   async run(
     rotation?: RotationHooks,
-    onCertified?: (set: GuardianSet) => void,
+    onCertified?: (set: GuardianSet, transcript: DkgTranscript) => void,
   ): Promise<GuardianSet> {
     const signed = await this.guarded(() => this.certify());
     const set = rotation ? await rotation.handover(signed) : signed;
-    onCertified?.(set);
+    onCertified?.(set, this.transcript!);
     // Past this point every member signed the same set: a member that misses the install keeps its
     // DKG result in memory until told otherwise, and the install may be sent again.
     const previous = rotation ? { previous: rotation.previous } : {};

@@ -20,6 +20,7 @@ import {
 } from './guardian-set';
 import type { Identity } from './identity';
 import { callParty, checkReply } from './transport';
+import { seededRound1 } from './dkg-seed';
 
 interface DkgState {
   secret: DKG_Secret;
@@ -67,7 +68,11 @@ export class DkgRounds {
   round1(): unknown {
     const { roster } = this;
     if (!this.state) {
-      const r1 = frost.DKG.round1(frostIdentifier(this.id), { min: roster.t, max: roster.n });
+      // A first DKG's polynomial is drawn from the identity key, so the guardian can rebuild its
+      // share from that key and the transcript (dkg-recovery.ts); a rotation's is random.
+      const r1 = this.session
+        ? seededRound1(this.identity, this.id, this.session, roster)
+        : frost.DKG.round1(frostIdentifier(this.id), { min: roster.t, max: roster.n });
       this.state = { secret: r1.secret, round1: [r1.public], received: new Map() };
     }
     return { package: round1ToJson(this.state.round1[0]!) };
@@ -164,7 +169,9 @@ export class DkgRounds {
       dkg.result = frost.DKG.round3(dkg.secret, dkg.round1.slice(1), opened.shares);
     }
     const pub = publicToJson(dkg.result.public);
-    return { frost: pub, groupKey: groupKeyXOnly(pub) };
+    // The signed share messages it received (each sealed to it) go into the public transcript.
+    const received = [...dkg.received.values()].map((r) => r.wire) as unknown as Json;
+    return { frost: pub, groupKey: groupKeyXOnly(pub), received };
   }
 
   /** The DKG's result; throws until dkg/finish ran. */

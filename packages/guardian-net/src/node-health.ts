@@ -6,7 +6,7 @@ import type { GuardianSet } from './guardian-set';
 export interface HealthFacts {
   id: number;
   name: string | undefined;
-  state: 'ready' | 'dkg' | 'reshare' | 'waiting';
+  state: 'ready' | 'dkg' | 'reshare' | 'repair' | 'waiting';
   setVersion: number | null;
   current: GuardianSet | undefined;
   installed: Map<number, { signing: SigningRounds }>;

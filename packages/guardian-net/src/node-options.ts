@@ -51,5 +51,7 @@ export interface NodeOptions {
   tamperCommitments?: (c: CommitmentsJson) => CommitmentsJson;
   /** Test fixtures only (a malicious guardian): rewrites a DKG share before it is encrypted. */
   tamperDkgShare?: TamperDkgShare;
+  /** Test fixtures only (a malicious repair helper): rewrites its repair sum before it is sealed. */
+  tamperRepairSum?: (sum: Uint8Array) => Uint8Array;
   log?: (event: Record<string, unknown>) => void;
 }

@@ -38,7 +38,8 @@ import { scopedSessions, type NodeStore } from './store';
 import { chooseNodeStore } from './store-pg';
 import { NodeOracle } from './oracle/routes';
 import { guardianHealth } from './node-health';
-import { GuardianReshare, openWaitingReshare } from './reshare-node';
+import { GuardianReshare, openWaitingReshare, WAITING_TYPES } from './reshare-node';
+import { GuardianRepair } from './repair-node';
 
 export const NODE_VERSION = '0.2.0';
 export type { NodeOptions, NodePriceOptions } from './node-options';
@@ -72,6 +73,7 @@ export class GuardianNode {
   private id: number;
   private readonly publicRoutes: PublicRoutes;
   private readonly reshare = new GuardianReshare({ identity: () => this.identity, current: () => this.current, approvals: () => readApprovals(this.opts.dir, 'reshare'), install: (set, id, secret) => this.installReshared(set, id, secret), log: (e) => this.log(e) }); // prettier-ignore
+  private readonly repair = new GuardianRepair({ identity: () => this.identity, current: () => this.current, approvals: () => readApprovals(this.opts.dir, 'repair'), install: (set, id, secret) => this.installReshared(set, id, secret), log: (e) => this.log(e), tamperSum: (sum) => this.opts.tamperRepairSum?.(sum) ?? sum }); // prettier-ignore
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, id: this.id, identitySecret: this.identity.secretKey, setVersion: this.body?.version ?? 0, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
@@ -178,14 +180,14 @@ export class GuardianNode {
   private knownSenders(): Set<string> {
     const bodies = [...[...this.installed.values()].map((i) => i.set), this.dkg?.roster];
     const parties = bodies.flatMap((b) => (b ? [...b.members, ...b.coordinators] : []));
-    return new Set([...parties.map((p) => p.identityKey), ...this.reshare.parties()]);
+    return new Set([...parties.map((p) => p.identityKey), ...this.reshare.parties(), ...this.repair.parties()]); // prettier-ignore
   }
 
   private context(version: number): Context {
     const installed = this.installed.get(version);
     if (installed) return { body: installed.set, installed };
     if (this.dkg?.roster.version === version) return { body: this.dkg.roster, dkg: this.dkg };
-    const reshared = this.reshare.body(version);
+    const reshared = this.reshare.body(version) ?? this.repair.body(version);
     if (reshared) return { body: reshared };
     const expected = this.body
       ? `guardian set version ${this.body.version} expected`
@@ -195,7 +197,7 @@ export class GuardianNode {
 
   /** Public: what the /network page shows of this guardian (node-health.ts). */
   health(): Record<string, unknown> {
-    const state = this.current ? 'ready' : this.dkg ? 'dkg' : this.reshare.underWay ? 'reshare' : 'waiting'; // prettier-ignore
+    const state = this.current ? 'ready' : this.dkg ? 'dkg' : this.reshare.underWay ? 'reshare' : this.repair.underWay ? 'repair' : 'waiting'; // prettier-ignore
     const { identity, installed, startedAt, oracle, publicRoutes } = this;
     return guardianHealth({ id: this.id, name: this.members[this.id - 1]?.name, state, setVersion: this.body?.version ?? null, current: this.current?.set, installed, rotatingTo: this.current && this.dkg ? this.dkg.roster.version : null, identityKey: identity.publicKey, version: NODE_VERSION, startedAt, price: priceHealth(this.price, this.before.price), oracleStatementsSigned: oracle.signed, publicRequestsLimited: publicRoutes.limited, signedBefore: this.before.signedAt }); // prettier-ignore
   }
@@ -204,14 +206,15 @@ export class GuardianNode {
   async handle(raw: string): Promise<Wire> {
     // Until it holds a set, a roster for its first DKG may come from a coordinator it has not met.
     if (this.installed.size === 0 && peekType(raw) === 'dkg/roster') return this.firstRoster(raw);
-    const waiting = this.installed.size === 0 && peekType(raw) === 'reshare/roster';
+    const type = peekType(raw);
+    const waiting = this.installed.size === 0 && WAITING_TYPES.includes(type ?? '');
     const { payload, auth } = waiting
       ? openWaitingReshare(raw, this.identity, this.opts.firstCoordinator)
       : openEnvelope(raw, { self: this.identity.publicKey, secretKey: this.identity.secretKey, knownSenders: this.knownSenders() }); // prettier-ignore
     // Only once the signature holds (as openEnvelope's `remember`), now that the store may wait.
     if (!(await this.store.rememberMessage(payload.from, payload.nonce, payload.ts)))
       throw new ProtocolError('replayed', 'message nonce was already used', 409);
-    if (waiting) return this.reply(payload, payload.setVersion, this.reshare.handlers()['reshare/roster']!(payload.body), auth); // prettier-ignore
+    if (waiting) return this.reply(payload, payload.setVersion, { ...this.reshare.handlers(), ...this.repair.handlers() }[payload.type]!(payload.body), auth); // prettier-ignore
     const ctx = this.context(payload.setVersion);
     const isCoordinator = ctx.body.coordinators.some((c) => c.identityKey === payload.from);
     const peer = ctx.body.members.find((m) => m.identityKey === payload.from);
@@ -273,6 +276,7 @@ export class GuardianNode {
       return this.needDkg(ctx).receive(peer, p.body, JSON.parse(raw) as Wire);
     }
     if (p.type === 'reshare/deal' && peer) return this.reshare.deal(peer.identityKey, p.body);
+    if (/^repair\/(piece|sum)$/.test(p.type) && peer) return this.repair.fromPeer(p.type, peer.identityKey, p.body); // prettier-ignore
     const handler = this.coordinatorHandlers(ctx)[p.type];
     if (!handler)
       throw new ProtocolError('malformed', `unknown message type ${p.type.slice(0, 40)}`);
@@ -297,6 +301,7 @@ export class GuardianNode {
         handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),
       [FRESH_PRICE_MESSAGE]: () => freshPriceReply(this.price),
       ...this.reshare.handlers(),
+      ...this.repair.handlers(),
     };
   }
 

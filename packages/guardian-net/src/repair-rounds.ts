@@ -95,6 +95,8 @@ export class RepairHelper {
     private readonly id: number,
     signingShare: Uint8Array,
     private readonly spec: RepairSpec,
+    /** Test fixtures only (a malicious helper): rewrites its sum before it is sealed. */
+    private readonly tamperSum?: (sum: Uint8Array) => Uint8Array,
   ) {
     checkRepairSpec(spec);
     if (!spec.helpers.includes(id) || member(spec, id).identityKey !== identity.publicKey)
@@ -107,9 +109,9 @@ export class RepairHelper {
     return this.spec.helpers.map((j) => bytesToHex(this.mine.points.get(j)!.toBytes(true)));
   }
 
-  private sealTo(to: Member, value: bigint): Json {
+  private sealTo(to: Member, value: bigint, tamper = (b: Uint8Array) => b): Json {
     const key = shareKey(this.identity, to.identityKey, sessionKey(this.spec.session));
-    return seal(key, this.identity.publicKey, to.identityKey, scalarToBytes(value));
+    return seal(key, this.identity.publicKey, to.identityKey, tamper(scalarToBytes(value)));
   }
 
   /** The `repair/piece` body for each other helper, by id. */
@@ -152,7 +154,7 @@ export class RepairHelper {
         `no repair piece yet from guardian ${missing.join(', ')}`,
       );
     const sum = repairSum([...this.got.values()]);
-    const box = this.sealTo(member(this.spec, this.spec.lost), sum);
+    const box = this.sealTo(member(this.spec, this.spec.lost), sum, this.tamperSum);
     return { session: this.spec.session, from: this.id, points: this.pointsJson(), box };
   }
 }

@@ -269,7 +269,13 @@ export class GuardianReshare {
   }
 }
 
-/** Opens a `reshare/roster` to a guardian with no set: its sender must be a coordinator of that set. */
+/** The first messages of a change with the same key that a guardian with no set may take. */
+export const WAITING_TYPES = ['reshare/roster', 'repair/roster'];
+
+/**
+ * Opens a `reshare/roster` or `repair/roster` to a guardian with no set: its sender must be a
+ * coordinator of the installed set the message carries (`current`).
+ */
 export function openWaitingReshare(
   raw: string,
   self: Identity,
@@ -289,7 +295,7 @@ export function openWaitingReshare(
     secretKey: self.secretKey,
     knownSenders: new Set(senders),
   });
-  if (opened.payload.type !== 'reshare/roster' || opened.auth !== 'sig')
+  if (!WAITING_TYPES.includes(opened.payload.type) || opened.auth !== 'sig')
     throw new ProtocolError('not-ready', 'this guardian has no set yet; it waits for its roster');
   return opened;
 }

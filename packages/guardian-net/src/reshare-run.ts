@@ -6,9 +6,7 @@
 // signatures from its members (at least t) and the handover from the staying members of the
 // installed set (at least t), then installs it. Before the install nothing is written anywhere: a
 // run that fails or stops earlier tells every party to drop it, and every member stays on its set.
-import { randomBytes } from 'node:crypto';
-import { schnorr } from '@noble/curves/secp256k1.js';
-import { bytesToHex, canonicalJson, parseHex, type Json } from './canonical';
+import { canonicalJson, type Json } from './canonical';
 import { groupKeyXOnly, type FrostPublicJson } from './frost';
 import {
   handoverDigest,
@@ -20,32 +18,16 @@ import {
   type Member,
 } from './guardian-set';
 import type { Identity } from './identity';
-import { callParty, RemoteError, type CallResult } from './transport';
+import { describeError as describe, MembershipFailure, PartyRun } from './party-run';
 
 /** A resharing that failed before any member installed the next set; `blamed` dealt badly. */
-export class ReshareFailure extends Error {
-  constructor(
-    message: string,
-    readonly blamed: number[] = [],
-    /** members that refused a step for want of their operator's approval */
-    readonly notApproved: number[] = [],
-  ) {
-    super(message);
-  }
-}
+export { MembershipFailure as ReshareFailure };
 
 export interface ReshareOptions {
   timeoutMs?: number;
   log?: (event: Record<string, unknown>) => void;
   /** a test's stop: the run ends (as a killed coordinator would) right after this step */
   stopAfter?: 'deals' | 'signed';
-}
-
-function describe(e: unknown): string {
-  const err = e as Error & { code?: string; cause?: { code?: string } };
-  if (err?.name === 'TimeoutError') return 'timed out';
-  if (err?.cause?.code) return `unreachable (${err.cause.code})`;
-  return String(err?.message ?? e).slice(0, 400);
 }
 
 /** The members of `next` that keep their seat of `current` (same id and identity key). */
@@ -68,17 +50,17 @@ export function checkReshareRoster(current: GuardianSet, raw: unknown): Guardian
   return next;
 }
 
-class Run {
-  readonly session = bytesToHex(randomBytes(16));
+class Run extends PartyRun {
   readonly dealers: Member[];
   readonly staying: Member[];
 
   constructor(
-    readonly current: GuardianSet,
+    current: GuardianSet,
     readonly next: GuardianSetBody,
-    readonly identity: Identity,
+    identity: Identity,
     readonly o: ReshareOptions,
   ) {
+    super('resharing', current, identity, o.timeoutMs ?? 15_000);
     this.staying = stayingSeats(current, next);
     this.dealers = this.staying.slice(0, current.t);
   }
@@ -86,35 +68,6 @@ class Run {
   /** Everyone who takes part: the next members (the staying ones among them) and the dealers. */
   get parties(): Member[] {
     return this.next.members;
-  }
-
-  private call(m: Member, type: string, body: Json, timeoutMs = this.o.timeoutMs ?? 15_000) {
-    const { identity, current } = this;
-    const fields = { url: m.url, identity, to: m.identityKey, setVersion: current.version };
-    return callParty({
-      ...fields,
-      type,
-      body: { session: this.session, ...(body as object) },
-      timeoutMs,
-    });
-  }
-
-  /** One step on `members`: every answer, or a failure naming each member that failed it. */
-  async every(type: string, members: Member[], body: Json = {}): Promise<CallResult[]> {
-    const settled = await Promise.allSettled(members.map((m) => this.call(m, type, body)));
-    const failed = settled.flatMap((r, i) =>
-      r.status === 'rejected' ? [{ m: members[i]!, e: r.reason as unknown }] : [],
-    );
-    if (failed.length === 0)
-      return settled.map((r) => (r as PromiseFulfilledResult<CallResult>).value);
-    const notApproved = failed.filter(
-      (f) => f.e instanceof RemoteError && f.e.message.includes('not approved'),
-    );
-    throw new ReshareFailure(
-      `the resharing failed at ${type}: ${failed.map((f) => `guardian ${f.m.id} (${f.m.name}): ${describe(f.e)}`).join('; ')}`,
-      [],
-      notApproved.map((f) => f.m.id),
-    );
   }
 
   /** The next set's public package every next member computed, or the dealers they name. */
@@ -127,51 +80,21 @@ class Run {
         blamed.add(blame.guardian as number);
     }
     if (blamed.size > 0)
-      throw new ReshareFailure(
+      throw new MembershipFailure(
         `the resharing failed at reshare/finish: guardian ${[...blamed].join(', ')} dealt a sub-share that fails its own commitments; run it again with other dealers`,
         [...blamed],
       );
     const publics = finished.map((f) => (f.payload.body as { public?: FrostPublicJson }).public);
     const first = canonicalJson(publics[0] as unknown as Json);
     if (!publics[0] || publics.some((p) => canonicalJson(p as unknown as Json) !== first))
-      throw new ReshareFailure('the next members disagree on the resharing result');
+      throw new MembershipFailure('the next members disagree on the resharing result');
     if (groupKeyXOnly(publics[0]) !== this.current.groupKey)
-      throw new ReshareFailure('the resharing result is not the installed group key');
+      throw new MembershipFailure('the resharing result is not the installed group key');
     return publics[0];
   }
 
-  /** Signatures from `members` over `digest`, each checked; fewer than `t`: a failure. */
-  async signatures(
-    type: string,
-    members: Member[],
-    set: Json,
-    digest: Uint8Array,
-    t: number,
-  ): Promise<Record<string, string>> {
-    const settled = await Promise.allSettled(members.map((m) => this.call(m, type, { set })));
-    const out: Record<string, string> = {};
-    const why: string[] = [];
-    settled.forEach((r, i) => {
-      const m = members[i]!;
-      const sig =
-        r.status === 'fulfilled'
-          ? (r.value.payload.body as { signature?: unknown }).signature
-          : undefined;
-      if (r.status === 'rejected') why.push(`guardian ${m.id}: ${describe(r.reason)}`);
-      else if (!schnorr.verify(parseHex(sig, 64), digest, parseHex(m.identityKey, 32)))
-        why.push(`guardian ${m.id}: a bad signature`);
-      else out[String(m.id)] = sig as string;
-    });
-    if (Object.keys(out).length < t)
-      throw new ReshareFailure(`fewer than ${t} guardians answered ${type} (${why.join('; ')})`);
-    return out;
-  }
-
   async abort(reason: string): Promise<void> {
-    const everyone = [
-      ...new Map([...this.next.members, ...this.staying].map((m) => [m.identityKey, m])).values(),
-    ];
-    await Promise.allSettled(everyone.map((m) => this.call(m, 'reshare/abort', { reason }, 3_000)));
+    await this.abortAll('reshare/abort', [...this.next.members, ...this.staying], reason);
   }
 
   /** Up to the set signed and handed over; nothing is written on any member yet. */
@@ -228,7 +151,7 @@ export async function runReshare(
     set = await run.certify();
   } catch (e) {
     await run.abort(describe(e));
-    throw e instanceof ReshareFailure ? e : new ReshareFailure(describe(e));
+    throw e instanceof MembershipFailure ? e : new MembershipFailure(describe(e));
   }
   if (!set) return undefined;
   // Past this point the set is valid (t signatures and t of the handover): a member that misses

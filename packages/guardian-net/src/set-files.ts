@@ -3,7 +3,15 @@
 // rotation is `guardian-set-v<version>.json` with `share-v<version>.json`. It keeps an old set's
 // share, and signs for that set, until the set is retired (docs/protocol.md): old vaults stay under the
 // old group key until their next action moves them to the new one.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { readShareFile, writeShareFile, type ShareFile } from './frost';
 import { verifySet, type GuardianSet } from './guardian-set';
@@ -63,4 +71,15 @@ export function writeInstalledSet(dir: string, set: GuardianSet, share: ShareFil
   writeShareFile(files.share, share);
   writeFileSync(files.set, JSON.stringify(set, null, 2) + '\n');
   return files;
+}
+
+/**
+ * A network directory's set about to be replaced, kept as `dest` (`guardian-set-v<n>.json`) with
+ * its file time, which /network shows as when the set was published there.
+ */
+export function keepSetFile(src: string, dest: string): void {
+  if (existsSync(dest)) return;
+  const st = statSync(src);
+  copyFileSync(src, dest);
+  utimesSync(dest, st.atime, st.mtime);
 }

@@ -131,7 +131,12 @@ describe('guardians of three organisations', () => {
       filesUnder(net)
         .map((f) => f.slice(net.length + 1))
         .sort(),
-    ).toEqual(['coordinator/identity.json', 'guardian-set.json', 'roster.json']);
+    ).toEqual([
+      'coordinator/identity.json',
+      'dkg-transcript.json',
+      'guardian-set.json',
+      'roster.json',
+    ]);
 
     const message = randomBytes(32).toString('hex');
     const sign = run(CLI, ['sign', '--dir', net, '--message', message]);

@@ -28,6 +28,7 @@ import type {
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
 import { signingSets } from '../guardian-network/set-chain';
+import { setHistory } from './network-history';
 
 export const NETWORK_SCHEME = 'FROST (RFC 9591, secp256k1, BIP-340)' as const;
 /** How long one answer is served before the guardians are asked again. */
@@ -126,19 +127,24 @@ function guardianDto(
 /** An older set still live after a rotation: `guardian-set-v<N>.json` (set-chain.ts's layout). */
 const OLDER_SET_FILE = /^guardian-set-v([1-9][0-9]{0,9})\.json$/;
 
-async function readSetFile(file: string): Promise<string> {
+/** A set file's text and when it was last written (unix seconds). */
+async function readSetFile(file: string): Promise<{ text: string; at: number }> {
   try {
-    if ((await stat(file)).size > SET_MAX_BYTES)
+    const st = await stat(file);
+    if (st.size > SET_MAX_BYTES)
       throw new DomainError('not_configured', 'The published guardian set is too large to read');
-    return await readFile(file, 'utf8');
+    return { text: await readFile(file, 'utf8'), at: Math.floor(st.mtimeMs / 1000) };
   } catch (e) {
     if (e instanceof DomainError) throw e;
     throw new DomainError('not_configured', 'The guardian network has not published its set yet');
   }
 }
 
-/** Every published set, oldest first, checked link by link as the server loads them at start. */
-async function readPublishedSets(dir: string): Promise<GuardianSet[]> {
+/**
+ * Every published set, oldest first, checked link by link as the server loads them at start, with
+ * when each file was written.
+ */
+async function readPublishedSets(dir: string): Promise<{ sets: GuardianSet[]; at: number[] }> {
   const names = await readdir(dir).catch(() => [] as string[]);
   const older = names
     .map((name) => ({ name, m: OLDER_SET_FILE.exec(name) }))
@@ -149,11 +155,11 @@ async function readPublishedSets(dir: string): Promise<GuardianSet[]> {
   const sets: GuardianSet[] = [];
   try {
     // From the second on, each names the one before it and carries its handover.
-    for (const text of [...olderRaws, newest]) {
+    for (const { text } of [...olderRaws, newest]) {
       const previous = sets.at(-1);
       sets.push(verifySet(JSON.parse(text), previous && { previous }));
     }
-    return sets;
+    return { sets, at: [...olderRaws, newest].map((f) => f.at) };
   } catch (e) {
     // A set that fails its signatures is never shown as if it were the network's.
     throw new DomainError(
@@ -187,7 +193,15 @@ export async function readNetwork(
   healthTimeoutMs = HEALTH_TIMEOUT_MS,
 ): Promise<GuardianNetworkDto> {
   // A set a resharing replaced (same key) signs nothing any more: it is not shown as live.
-  const sets = signingSets(await readPublishedSets(dir)).reverse();
+  const chain = await readPublishedSets(dir);
+  const sets = signingSets(chain.sets).reverse();
+  const live = new Set(sets.map((s) => s.version));
+  const at = new Map(chain.sets.map((s, i) => [s.version, chain.at[i] ?? null]));
+  const history = setHistory(
+    chain.sets,
+    (v) => at.get(v) ?? null,
+    (v) => live.has(v),
+  );
   const health = await healthOfAll(sets, healthTimeoutMs);
   // `guardian local` records the guardians it gave up restarting (guardian-net local-stopped.ts);
   // the route is public, so it says that much, and the server's log says why (paths, errors).
@@ -212,6 +226,7 @@ export async function readNetwork(
       guardians: members,
     })),
     recent_exclusions: [],
+    history,
     checked_at: nowSeconds(),
   };
 }
@@ -230,6 +245,7 @@ export const soloNetwork = (guardPubkey: string): GuardianNetworkDto => ({
   guardians: [],
   older_sets: [],
   recent_exclusions: [],
+  history: [],
   checked_at: nowSeconds(),
 });
 

@@ -4,7 +4,7 @@
 // (the guardian itself listens on another port, `--port`), so the test counts the health reads the
 // app makes: concurrent callers must share one.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -178,6 +178,11 @@ describe('GET /api/network with a guardian network', () => {
       group_key: set.groupKey,
     });
     expect(dto.guardians.map((g) => g.id)).toEqual([1, 2, 3]);
+    // The history: one set, made by the first DKG, published when its file was written.
+    expect(dto.history).toHaveLength(1);
+    expect(dto.history[0]).toMatchObject({ set_version: set.version, change: 'created', replaces: null, signing: true, group_key: set.groupKey, joined: [], left: [] }); // prettier-ignore
+    expect(dto.history[0]!.members.map((m) => m.name)).toEqual(set.members.map((m) => m.name));
+    expect(dto.history[0]!.published_at).toBe(Math.floor(statSync(setFile).mtimeMs / 1000));
     for (const [i, g] of dto.guardians.entries()) {
       const member = set.members[i]!;
       expect(g.name).toBe(member.name);
@@ -316,6 +321,7 @@ describe('GET /api/network when the server signs alone', () => {
       group_key: app.keys.guardPubkey,
       guardians: [],
       recent_exclusions: [],
+      history: [],
     });
   });
 });

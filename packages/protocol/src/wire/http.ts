@@ -5,6 +5,7 @@ import * as z from 'zod';
 import type { ConfigConstants } from '../constants';
 import { actionCodeSchema, amount, networkSchema, unixSeconds, vaultActionSchema } from './fields';
 import { guardianPriceSchema, signedQuoteSchema } from './guardian';
+import { networkHistoryEntrySchema } from './network-history';
 
 const int = z.number().int();
 const nullableString = z.string().nullable();
@@ -351,6 +352,8 @@ export const guardianNetworkSchema = z.object({
    * RECENT_EXCLUSIONS_MAX, since it started (kept in memory); empty when it signs alone.
    */
   recent_exclusions: z.array(networkExclusionSchema).max(RECENT_EXCLUSIONS_MAX),
+  /** Every published set of the chain, newest first: empty when the server signs alone. */
+  history: z.array(networkHistoryEntrySchema),
   /** When this answer was read, unix seconds. */
   checked_at: unixSeconds,
 });

@@ -1,0 +1,293 @@
+// A guardian's side of a repair among processes (docs/guardian-network.md, "Repair among
+// processes"): the guardian that lost its share gets it back from t helpers, and nobody else sees
+// it. The coordinator sends the spec (`repair/roster` {session, current, next, helpers, lost}),
+// asks each helper to send its masked pieces to the other helpers (`repair/send`: signed
+// `repair/piece` messages, helper to helper) and then its sum to the lost guardian (`repair/forward`:
+// one signed `repair/sum`), asks the lost guardian to combine (`repair/finish`), has the next set
+// signed (`repair/sign`) and handed over (`repair/handover`), and installs it (`repair/install`).
+// The next set is the installed set's next version with the same FROST package: the same group key
+// and verification shares, the repaired seat's identity key new only when it was lost too. A member
+// of the installed set takes part only for a roster its own operator approved as a `repair`.
+import type { FrostSecret } from '@noble/curves/abstract/frost.js';
+import { approvalProblem } from './approval';
+import { canonicalJson, type Json } from './canonical';
+import { checkSession } from './dkg-share-box';
+import { ProtocolError } from './envelope';
+import { frostIdentifier } from './frost';
+import {
+  parseSetBody,
+  setBodyJson,
+  signHandover,
+  signSet,
+  verifySet,
+  type GuardianSet,
+  type GuardianSetBody,
+} from './guardian-set';
+import type { ReshareHost } from './reshare-node';
+import { repairRosterProblem } from './repair-roster';
+import { RepairHelper, RepairTarget, type RepairSpec } from './repair-rounds';
+import { callParty } from './transport';
+
+export interface RepairHost extends ReshareHost {
+  /** Test fixtures only (a malicious helper): rewrites its repair sum before it is sealed. */
+  tamperSum?: (sum: Uint8Array) => Uint8Array;
+}
+
+interface WireSpec {
+  session: string;
+  current: GuardianSet;
+  next: GuardianSetBody;
+  helpers: number[];
+  lost: number;
+}
+
+interface Under {
+  spec: WireSpec;
+  /** the arithmetic's view: the installed set with the repaired seat's (possibly new) identity key */
+  math: RepairSpec;
+  helper?: RepairHelper;
+  target?: RepairTarget;
+  /** the lost guardian's rebuilt share, once checked against the set */
+  rebuilt?: Uint8Array;
+}
+
+function refuse(message: string): never {
+  throw new ProtocolError('refused', message);
+}
+
+const sameJson = (a: unknown, b: unknown) =>
+  canonicalJson(JSON.parse(JSON.stringify(a)) as Json) ===
+  canonicalJson(JSON.parse(JSON.stringify(b)) as Json);
+
+function parseSpec(raw: unknown): WireSpec {
+  const b = (raw ?? {}) as Record<string, unknown>;
+  const session = checkSession(b.session);
+  let current: GuardianSet;
+  let next: GuardianSetBody;
+  try {
+    current = verifySet(b.current);
+    next = parseSetBody(b.next);
+  } catch (e) {
+    return refuse(`bad repair roster: ${(e as Error).message}`);
+  }
+  const { helpers, lost } = b;
+  if (
+    !Array.isArray(helpers) ||
+    !helpers.every((h) => Number.isInteger(h)) ||
+    !Number.isInteger(lost)
+  )
+    // prettier-ignore
+    throw new ProtocolError('malformed', 'the helpers and the lost guardian of a repair are ids');
+  const problem = repairRosterProblem(current, next, lost as number);
+  if (problem) refuse(`this is no repair roster: ${problem}`);
+  return { session, current, next, helpers: helpers as number[], lost: lost as number };
+}
+
+export class GuardianRepair {
+  private under?: Under;
+
+  constructor(private readonly host: RepairHost) {}
+
+  get underWay(): boolean {
+    return this.under !== undefined;
+  }
+
+  /** The installed set a repair message names, for the lost guardian (it holds none). */
+  body(version: number): GuardianSetBody | undefined {
+    return this.under?.spec.current.version === version ? this.under.spec.current : undefined;
+  }
+
+  parties(): string[] {
+    const s = this.under?.spec;
+    if (!s) return [];
+    return [...s.current.members, ...s.current.coordinators].map((p) => p.identityKey);
+  }
+
+  handlers(): Record<string, (body: unknown) => unknown> {
+    return {
+      'repair/roster': (b) => this.roster(b),
+      'repair/send': (b) => this.send(b),
+      'repair/forward': (b) => this.forward(b),
+      'repair/finish': (b) => this.finish(b),
+      'repair/sign': (b) => this.sign(b),
+      'repair/handover': (b) => this.handover(b),
+      'repair/install': (b) => this.install(b),
+      'repair/abort': (b) => this.abort(b),
+    };
+  }
+
+  /** `repair/piece` from a helper, `repair/sum` to the lost guardian (sender checked by the envelope). */
+  fromPeer(type: string, senderKey: string, body: unknown): unknown {
+    const under = this.need(body);
+    if (type === 'repair/piece' && under.helper) return under.helper.receivePiece(senderKey, body);
+    if (type === 'repair/sum' && under.target) return under.target.receiveSum(senderKey, body);
+    throw new ProtocolError('not-allowed', `this guardian takes no ${type.slice(0, 30)} here`, 403);
+  }
+
+  private me(): string {
+    return this.host.identity().publicKey;
+  }
+
+  private checkApproved(current: GuardianSet, next: GuardianSetBody): void {
+    const ask = { change: 'repair' as const, setVersion: current.version, roster: next };
+    const problem = approvalProblem(this.host.approvals(), { ...ask, identityKey: this.me() });
+    if (problem) refuse(problem);
+  }
+
+  /** `repair/roster`: a staying member with its operator's approval, or the guardian repaired. */
+  private roster(raw: unknown): unknown {
+    const spec = parseSpec(raw);
+    const own = this.host.current();
+    const seat = spec.next.members.find((m) => m.id === spec.lost)!;
+    const math: RepairSpec = {
+      session: spec.session,
+      set: { ...spec.current, members: spec.next.members },
+      lost: spec.lost,
+      helpers: spec.helpers,
+    };
+    const under: Under = { spec, math };
+    if (own) {
+      if (!sameJson(setBodyJson(own.set), setBodyJson(spec.current)))
+        refuse(`the repair starts from another set than this guardian's set ${own.set.version}`);
+      const id = own.set.members.find((m) => m.identityKey === this.me())!.id;
+      if (id === spec.lost) refuse('this guardian holds its share; it needs no repair');
+      this.checkApproved(own.set, spec.next);
+      if (spec.helpers.includes(id))
+        under.helper = new RepairHelper(this.host.identity(), id, own.share.signingShare, math, this.host.tamperSum); // prettier-ignore
+    } else {
+      if (seat.identityKey !== this.me())
+        refuse(`this guardian is not the one repaired at seat ${spec.lost}`);
+      under.target = new RepairTarget(this.host.identity(), math);
+    }
+    if (this.under?.spec.session !== spec.session) {
+      this.under = under;
+      this.host.log({ event: 'repair-joined', session: spec.session, lost: spec.lost });
+    }
+    return { joined: spec.next.version };
+  }
+
+  private need(raw: unknown): Under {
+    const session = (raw as { session?: unknown } | null)?.session;
+    if (!this.under) throw new ProtocolError('not-ready', 'this guardian takes part in no repair');
+    if (session !== this.under.spec.session) refuse('this message belongs to another repair session'); // prettier-ignore
+    return this.under;
+  }
+
+  private needHelper(raw: unknown): { under: Under; helper: RepairHelper } {
+    const under = this.need(raw);
+    if (!under.helper) refuse('this guardian is no helper of this repair');
+    return { under, helper: under.helper };
+  }
+
+  private post(under: Under, id: number, type: string, body: Json): Promise<unknown> {
+    const to = under.spec.next.members.find((m) => m.id === id)!;
+    const fields = { url: to.url, identity: this.host.identity(), to: to.identityKey };
+    return callParty({ ...fields, setVersion: under.spec.current.version, type, body, timeoutMs: 10_000 }); // prettier-ignore
+  }
+
+  /** `repair/send` {session}: its masked pieces, each to the helper it is for, directly. */
+  private async send(raw: unknown): Promise<unknown> {
+    const { under, helper } = this.needHelper(raw);
+    const bodies = helper.pieceBodies();
+    await Promise.all([...bodies].map(([id, body]) => this.post(under, id, 'repair/piece', body)));
+    return { sent: [...bodies.keys()] };
+  }
+
+  /** `repair/forward` {session}: the sum of its pieces, sealed to the lost guardian, directly. */
+  private async forward(raw: unknown): Promise<unknown> {
+    const { under, helper } = this.needHelper(raw);
+    await this.post(under, under.spec.lost, 'repair/sum', helper.sumBody());
+    return { sent: under.spec.lost };
+  }
+
+  /** `repair/finish` {session}: the lost guardian's share rebuilt and checked, or a helper named. */
+  private finish(raw: unknown): unknown {
+    const under = this.need(raw);
+    if (!under.target) refuse('this guardian is not the one repaired');
+    const done = under.target.finish();
+    if ('blame' in done) return done;
+    under.rebuilt = done.signingShare;
+    const { verifyingShares } = under.spec.current.frost!;
+    return { repaired: verifyingShares[frostIdentifier(under.spec.lost)] };
+  }
+
+  /** The next set as this repair makes it: the approved roster and the installed set's package. */
+  private ownSet(under: Under, raw: unknown): GuardianSetBody {
+    let body: GuardianSetBody;
+    try {
+      body = parseSetBody(raw);
+    } catch (e) {
+      return refuse(`bad next set: ${(e as Error).message}`);
+    }
+    const { frost: _f, groupKey: _g, ...roster } = body;
+    const { current, next } = under.spec;
+    if (!sameJson(setBodyJson(roster), setBodyJson(next)))
+      refuse('the next set is not the roster of this repair');
+    if (!sameJson(body.frost, current.frost) || body.groupKey !== current.groupKey)
+      refuse('the next set does not keep the installed set’s key and verification shares');
+    return body;
+  }
+
+  /** This guardian's share for the next set: its own, or the one just rebuilt. */
+  private share(under: Under): Uint8Array {
+    if (under.target) {
+      if (!under.rebuilt) throw new ProtocolError('not-ready', 'this guardian is not repaired yet');
+      return under.rebuilt;
+    }
+    return this.host.current()!.share.signingShare;
+  }
+
+  /** `repair/sign` {session, set}: its signature over the next set, once it holds its share. */
+  private sign(raw: unknown): unknown {
+    const under = this.need(raw);
+    this.share(under);
+    const body = this.ownSet(under, (raw as { set?: unknown }).set);
+    return { signature: signSet(body, this.host.identity().secretKey) };
+  }
+
+  /** `repair/handover` {session, set}: a staying member of the installed set hands over. */
+  private handover(raw: unknown): unknown {
+    const under = this.need(raw);
+    const own = this.host.current()?.set;
+    if (!own || under.target) refuse('this guardian holds no set to hand over');
+    let next: GuardianSet;
+    try {
+      next = verifySet((raw as { set?: unknown }).set);
+    } catch (e) {
+      return refuse(`the next set does not verify: ${(e as Error).message}`);
+    }
+    this.checkApproved(own, under.spec.next);
+    this.ownSet(under, next);
+    return { signature: signHandover(next, this.host.identity().secretKey) };
+  }
+
+  /** `repair/install` {session, set}: the next set with t signatures and t of the handover. */
+  private install(raw: unknown): unknown {
+    const under = this.need(raw);
+    let set: GuardianSet;
+    try {
+      set = verifySet((raw as { set?: unknown }).set, { previous: under.spec.current });
+    } catch (e) {
+      return refuse(`the next set does not verify: ${(e as Error).message}`);
+    }
+    this.ownSet(under, set);
+    const id = set.members.find((m) => m.identityKey === this.me())!.id;
+    const secret: FrostSecret = {
+      identifier: frostIdentifier(id),
+      signingShare: Uint8Array.from(this.share(under)),
+    };
+    this.host.install(set, id, secret);
+    this.under = undefined;
+    this.host.log({ event: 'repair-complete', version: set.version, repaired: under.spec.lost });
+    return { installed: true };
+  }
+
+  /** `repair/abort` {session, reason}: the coordinator gave up; nothing was written. */
+  private abort(raw: unknown): unknown {
+    this.need(raw);
+    this.under = undefined;
+    const reason = String((raw as { reason?: unknown }).reason).slice(0, 300);
+    this.host.log({ event: 'repair-aborted', reason });
+    return { aborted: true };
+  }
+}
