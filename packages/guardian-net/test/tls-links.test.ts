@@ -11,7 +11,13 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMessage, sealMessage, type Wire } from '../src/envelope';
 import { newIdentity, type Identity } from '../src/identity';
-import { listensPlain, routeGuardian } from '../src/node-http';
+import {
+  INSECURE_PLAIN_HTTP_ENV,
+  listensPlain,
+  localUrl,
+  plainSetProblem,
+  routeGuardian,
+} from '../src/node-http';
 import { readPublic } from '../src/public-read';
 import type { PublicRoutes } from '../src/public-routes';
 import { makeTlsCredentials, peerIdentity, TlsPeerError } from '../src/tls-identity';
@@ -144,6 +150,22 @@ describe('TLS links bound to identity keys', () => {
     expect(() => listensPlain('http://127.0.0.1:4000', false)).toThrow(/--insecure-plain-http/);
     expect(listensPlain('http://127.0.0.1:4000', true)).toBe(true);
     expect(listensPlain('https://127.0.0.1:4000', true)).toBe(false);
+  });
+
+  it('a one-machine network is https unless plain HTTP is allowed, and a plain set is refused without it', () => {
+    const before = process.env[INSECURE_PLAIN_HTTP_ENV];
+    try {
+      delete process.env[INSECURE_PLAIN_HTTP_ENV];
+      expect(localUrl(7401)).toBe('https://127.0.0.1:7401');
+      expect(plainSetProblem(['https://127.0.0.1:7401', 'http://127.0.0.1:7402'], '/net')).toMatch(/lists plain http:\/\/ URLs.*remove DATA_DIR.*--insecure-plain-http/); // prettier-ignore
+      expect(plainSetProblem(['https://127.0.0.1:7401'], '/net')).toBeNull();
+      process.env[INSECURE_PLAIN_HTTP_ENV] = '1';
+      expect(localUrl(7401)).toBe('http://127.0.0.1:7401');
+      expect(plainSetProblem(['http://127.0.0.1:7401'], '/net')).toBeNull();
+    } finally {
+      if (before === undefined) delete process.env[INSECURE_PLAIN_HTTP_ENV];
+      else process.env[INSECURE_PLAIN_HTTP_ENV] = before;
+    }
   });
 });
 

@@ -55,7 +55,8 @@ const DKG_TIMEOUT_MS = 120_000;
 const READY_TIMEOUT_MS = 60_000;
 /** `guardian local` gets this long to stop its guardians after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 5_000;
-const HEALTH_TIMEOUT_MS = 1_000;
+/** One /v1/health, its TLS handshake included, on a loaded machine. */
+const HEALTH_TIMEOUT_MS = 3_000;
 
 export const setFileOf = (config: ServerConfig) =>
   path.join(config.guardianNetwork.dir, 'guardian-set.json');
