@@ -122,7 +122,10 @@ export async function waitHealthy(target: PublicTarget, timeoutMs = 60_000): Pro
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const res = await readPublic(target, '/v1/health', { timeoutMs: 1_000, maxBytes: HEALTH_MAX_BYTES }); // prettier-ignore
+      // Ample for a TLS handshake on a loaded machine: a time-out mid-handshake would throw the
+      // connection away and start the next try from scratch. A guardian not yet listening refuses
+      // at once, so this costs nothing while it starts.
+      const res = await readPublic(target, '/v1/health', { timeoutMs: 5_000, maxBytes: HEALTH_MAX_BYTES }); // prettier-ignore
       if (res.ok) return;
     } catch {
       // not up yet

@@ -70,7 +70,7 @@ export interface CaptureWorld {
 async function priceFresh(m: Member, proc: Proc): Promise<void> {
   const deadline = Date.now() + 45_000;
   for (;;) {
-    const health = await readPublic(m, '/v1/health', { timeoutMs: 1_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore
+    const health = await readPublic(m, '/v1/health', { timeoutMs: 5_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore
     if ((health?.body as { priceFresh?: boolean } | null)?.priceFresh) return;
     if (Date.now() > deadline)
       throw new Error(`guardian ${m.id}: no fresh price\n${proc.output()}`);

@@ -142,7 +142,7 @@ async function readyIds(set: SetFile): Promise<number[]> {
     set.members.map(async (m) => {
       try {
         // Over TLS, pinned to the member's identity key, as the app reads it.
-        const res = await readPublic(m, '/v1/health', { timeoutMs: 2_000, maxBytes: 16_384 });
+        const res = await readPublic(m, '/v1/health', { timeoutMs: 5_000, maxBytes: 16_384 });
         const h = res.body as { id: number; state: string; groupKey: string };
         return h.state === 'ready' && h.groupKey === set.groupKey && h.id === m.id ? m.id : 0;
       } catch {

@@ -72,7 +72,7 @@ export async function memberHealthy(m: PublicTarget, timeoutMs = 30_000): Promis
   if (m.url.startsWith('http:')) return void (await waitHealthy(m.url, timeoutMs));
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const health = await readPublic(m, '/v1/health', { timeoutMs: 1_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore
+    const health = await readPublic(m, '/v1/health', { timeoutMs: 5_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore
     if (health?.ok) return;
     if (Date.now() > deadline) throw new Error(`${m.url} did not come up`);
     await new Promise((r) => setTimeout(r, 100));
