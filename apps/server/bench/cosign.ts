@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
+import { HEALTH_MAX_BYTES, readPublic, type PublicTarget } from '@unit/guardian-net';
 import { loadGuardianNetwork, networkSigner } from '../src/guardian-network/network-signer';
 import { cosign } from '../src/guardian/cosign';
 import { localSigner, type GuardianSigner } from '../src/guardian/signer';
@@ -66,13 +67,15 @@ async function oneRound(
   return { ms: elapsed, cpu: cpuMs(process.cpuUsage(cpu)), ...(approvedMs ? { approvedMs } : {}) };
 }
 
-/** A bare loopback HTTP round trip to a guardian (GET /v1/health): the floor under each round. */
-async function bareRoundTrip(url: string, rounds: number): Promise<number> {
+/**
+ * A bare loopback round trip to a guardian (GET /v1/health, over the same pinned link as the
+ * rounds: TLS on a kept-alive connection when its URL is https): the floor under each round.
+ */
+async function bareRoundTrip(member: PublicTarget, rounds: number): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < rounds; i++) {
     const started = performance.now();
-    const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(10_000) });
-    await res.arrayBuffer();
+    await readPublic(member, '/v1/health', { timeoutMs: 10_000, maxBytes: HEALTH_MAX_BYTES });
     times.push(performance.now() - started);
   }
   return quantile(
@@ -115,7 +118,7 @@ export async function measureCosign(
     (from) => median(b.slice(from, from + half), 'ms') / median(a.slice(from, from + half), 'ms'),
   );
   const noise = Math.abs(halves[0]! - halves[1]!) / Math.max(...halves);
-  const bare = await bareRoundTrip(`${files.set.members[0]!.url}`, 50);
+  const bare = await bareRoundTrip(files.set.members[0]!, 50);
   const groupKey = hex.encode(together.guardPubkey).slice(0, 16);
   const lines = [
     `co-signing one vault input through cosign(), ${rounds} rounds each (after ${WARMUP} warm-up):`,

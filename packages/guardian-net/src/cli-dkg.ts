@@ -12,10 +12,11 @@ import { ensureGuardianDir, initGuardian, parsePublicPart, type PublicPart } fro
 import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from './guardian-set';
 import { ensureIdentity, type Identity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
+import { localUrl } from './node-http';
 
 export interface DkgDeps {
   spawnGuardian: (dir: string, id: number, port: number, extra: string[]) => ChildProcess;
-  waitHealthy: (url: string) => Promise<void>;
+  waitHealthy: (member: { url: string; identityKey: string }) => Promise<void>;
   log: (event: Record<string, unknown>) => void;
 }
 
@@ -189,14 +190,14 @@ export async function localDkg(o: LocalDkgOptions, deps: DkgDeps): Promise<void>
       : Array.from({ length: o.n }, (_, i) => o.basePort + i);
   mkdirSync(o.dir, { recursive: true, mode: 0o700 });
   const members = ports.map((port, i) =>
-    ensureGuardianDir(guardianDir(o.dir, i + 1), `http://127.0.0.1:${port}`, `guardian-${i + 1}`),
+    ensureGuardianDir(guardianDir(o.dir, i + 1), localUrl(port), `guardian-${i + 1}`),
   );
   const children = ports.map((port, i) => deps.spawnGuardian(o.dir, i + 1, port, []));
   const watching = o.exitWithParent
     ? onParentGone(() => void stopChildren(children).then(() => process.exit(1)))
     : () => undefined;
   try {
-    await Promise.all(members.map((m) => deps.waitHealthy(m.url)));
+    await Promise.all(members.map((m) => deps.waitHealthy(m)));
     await coordinatorDkg(o.dir, members, o.t, deps.log);
   } finally {
     watching();

@@ -15,6 +15,7 @@ export const USAGE = `usage:
                  [--database-url-file <file holding a postgres:// URL>, default: <guardian dir>/database-url if
                   present: its store in its own PostgreSQL database, else <guardian dir>/store.sqlite]
                  [--exit-with-parent: stop when the process that started it is gone]
+                 [--insecure-plain-http: allow an http:// URL, plain connections, for local development only]
   guardian coordinator-key --dir <network dir>   (the coordinator's identity key, made if absent)
   guardian dkg --dir <network dir> --members <file of the members' public parts> [--t 2]
                  [--retries <n>, 0: runs again, with a fresh session, after a member crashed or timed out]
@@ -23,7 +24,8 @@ export const USAGE = `usage:
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
                  (the same on one machine: init each guardian-<i>, start them, run the DKG)
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
-                 (dkg if needed, then run all n)
+                 (dkg if needed, then run all n; on https://127.0.0.1 loopback URLs, each link TLS)
+                 dkg, local and rotate take --insecure-plain-http: http:// URLs, for local development only
   guardian sign --dir <network dir> --message <32-byte hex> [--threshold-cents <n>: a liquidation]
   guardian price --dir <network dir>   (each guardian's signed price and the quorum)
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]

@@ -13,7 +13,12 @@ import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
 import * as lp from './local-process';
 import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
-import { INSECURE_PLAIN_HTTP_FLAG } from './node-http';
+import {
+  INSECURE_PLAIN_HTTP_ENV,
+  INSECURE_PLAIN_HTTP_FLAG,
+  plainHttpAllowed,
+  plainSetProblem,
+} from './node-http';
 import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
@@ -171,9 +176,10 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       String(port),
       // Its stdin is a pipe from this process: a guardian never outlives the process that ran it.
       '--exit-with-parent',
-      // The one-machine network (`local`, `dkg`, `rotate`) lists http:// loopback URLs. After the
-      // id and directory, so `ps` reads `start --id <n> --dir <dir>` as the docs say.
-      INSECURE_PLAIN_HTTP_FLAG,
+      // A one-machine network made for local development with plain HTTP (its set lists http://
+      // URLs) says so on each guardian's command line. After the id and directory, so `ps` reads
+      // `start --id <n> --dir <dir>` as the docs say.
+      ...(plainHttpAllowed() ? [INSECURE_PLAIN_HTTP_FLAG] : []),
       ...extra,
     ],
     { stdio: ['pipe', 'inherit', 'pipe'] },
@@ -234,6 +240,11 @@ async function local(args: string[]): Promise<void> {
   const o = networkOptions(args);
   await dkg(args);
   const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  const plain = plainSetProblem(
+    set.members.map((m) => m.url),
+    o.dir,
+  );
+  if (plain) throw new Error(plain);
   rmSync(join(o.dir, LOCAL_STOPPED_FILE), { force: true });
   let stopping = false;
   const running = new Map<number, ChildProcess>();
@@ -306,7 +317,12 @@ async function price(args: string[]): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
+  const [command, ...args] = process.argv.slice(2);
+  // `dkg`, `local` and `rotate` run a network on this machine: --insecure-plain-http makes it
+  // (and every guardian they start) plain HTTP, for local development only. `start` reads its own.
+  const plainFlag = command !== 'start' && args.includes(INSECURE_PLAIN_HTTP_FLAG);
+  if (plainFlag) process.env[INSECURE_PLAIN_HTTP_ENV] = '1';
+  const rest = plainFlag ? args.filter((a) => a !== INSECURE_PLAIN_HTTP_FLAG) : args;
   if (command === undefined || ['--help', '-h', 'help'].includes(command)) {
     process.stdout.write(`${USAGE}\n`);
     return;

@@ -13,6 +13,7 @@ import { round1FromJson } from './dkg-rounds';
 import { groupKeyXOnly } from './frost';
 import { verifySet, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import type { Identity } from './identity';
+import { HEALTH_MAX_BYTES, readPublic } from './public-read';
 import { callParty, type CallResult } from './transport';
 import { makeTranscript, type DkgTranscript } from './dkg-recovery';
 
@@ -231,8 +232,8 @@ export async function resumeInstall(
   timeoutMs = 15_000,
 ): Promise<void> {
   const ready = async (m: Member) => {
-    const res = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    const health = (await res.json()) as { state?: unknown; groupKey?: unknown };
+    const res = await readPublic(m, '/v1/health', { timeoutMs, maxBytes: HEALTH_MAX_BYTES });
+    const health = (res.body ?? {}) as { state?: unknown; groupKey?: unknown };
     return health.state === 'ready' && health.groupKey === set.groupKey;
   };
   const rounds = new DkgRounds({ ...set, version: 0 }, identity, '', timeoutMs);

@@ -50,13 +50,29 @@ export async function postJson(
 /** A reused socket that failed before any answer (STALE_SOCKET). */
 class StaleSocket extends TypeError {}
 
+/** What else bounds one GET: its answer's size, and a signal that ends it early. */
+export interface ReadLimits {
+  /** an answer larger (declared or counted while reading) fails with "answer too large" */
+  maxBytes?: number;
+  /** when it aborts, the read fails with the signal's reason, as fetch does */
+  signal?: AbortSignal;
+}
+
 /** One GET of a public route (its status and text), within `timeoutMs`, over a checked link. */
-export function getJson(
+export async function getJson(
   url: string,
   timeoutMs: number,
   tls?: LinkTls,
+  limits: ReadLimits = {},
 ): Promise<{ status: number; text: string }> {
-  return postOnce(url, undefined, timeoutMs, true, tls);
+  const started = Date.now();
+  try {
+    return await postOnce(url, undefined, timeoutMs, true, tls, limits);
+  } catch (e) {
+    if (!(e instanceof StaleSocket)) throw e;
+    const left = Math.max(1, timeoutMs - (Date.now() - started));
+    return postOnce(url, undefined, left, false, tls, limits);
+  }
 }
 
 function postOnce(
@@ -65,8 +81,14 @@ function postOnce(
   timeoutMs: number,
   pooled: boolean,
   tls: LinkTls | undefined,
+  limits: ReadLimits = {},
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
+    const { maxBytes = Infinity, signal } = limits;
+    if (signal?.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
     const target = new URL(url);
     const https_ = target.protocol === 'https:';
     // Over https the server's certificate must be bound to the party called (tls-link.ts); a
@@ -83,9 +105,11 @@ function postOnce(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       req.destroy();
       reject(error);
     };
+    const onAbort = () => fail(signal!.reason as Error);
     const req = send(
       target,
       {
@@ -98,12 +122,20 @@ function postOnce(
       },
       (res) => {
         const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        let size = 0;
+        if (Number(res.headers['content-length'] ?? 0) > maxBytes)
+          return fail(new Error('answer too large'));
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) fail(new Error('answer too large'));
+          else chunks.push(chunk);
+        });
         res.on('error', (e) => fail(new TypeError('fetch failed', { cause: e })));
         res.on('end', () => {
           if (settled) return;
           settled = true;
           clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
           resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
         });
       },
@@ -112,6 +144,7 @@ function postOnce(
       () => fail(new TimeoutError('The operation was aborted due to timeout')),
       timeoutMs,
     );
+    signal?.addEventListener('abort', onAbort, { once: true });
     let answered = false;
     req.on('response', () => (answered = true));
     req.on('error', (e: Error & { code?: string }) => {

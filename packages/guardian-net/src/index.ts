@@ -26,6 +26,13 @@ export { liquidationDecision, type LiquidationContext } from './price/liquidatio
 export { OwnPriceOracle, type OwnPrice } from './price/own-price';
 export { collectHandover, nextRoster, runRotation, type RotationPlan } from './rotate';
 export { readCapped } from './read-capped';
+export {
+  HEALTH_MAX_BYTES,
+  readPublic,
+  type PublicAnswer,
+  type PublicReadOptions,
+  type PublicTarget,
+} from './public-read';
 export * from './oracle/threshold-oracle';
 export * from './oracle/collect';
 export { ORACLE_HASH_PATH, ORACLE_SECRET_PATH, revealRefusal } from './oracle/routes';

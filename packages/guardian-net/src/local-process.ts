@@ -5,6 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
+import { HEALTH_MAX_BYTES, readPublic, type PublicTarget } from './public-read';
 
 /** n distinct free loopback ports, each found by binding port 0 (what GUARDIAN_BASE_PORT=0 asks). */
 export async function freeLoopbackPorts(n: number): Promise<number[]> {
@@ -112,12 +113,19 @@ export function lastErrorLine(child: ChildProcess): () => string | null {
   return () => last;
 }
 
-/** Resolves once the guardian at `url` answers /v1/health; throws after `timeoutMs`. */
-export async function waitHealthy(url: string, timeoutMs = 60_000): Promise<void> {
+/**
+ * Resolves once the guardian at `target.url` answers /v1/health (over https, as the identity key
+ * it must be bound to); throws after `timeoutMs`.
+ */
+export async function waitHealthy(target: PublicTarget, timeoutMs = 60_000): Promise<void> {
+  const { url } = target;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
+      // Ample for a TLS handshake on a loaded machine: a time-out mid-handshake would throw the
+      // connection away and start the next try from scratch. A guardian not yet listening refuses
+      // at once, so this costs nothing while it starts.
+      const res = await readPublic(target, '/v1/health', { timeoutMs: 5_000, maxBytes: HEALTH_MAX_BYTES }); // prettier-ignore
       if (res.ok) return;
     } catch {
       // not up yet

@@ -6,9 +6,8 @@ import { createServer as createTlsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { ProtocolError, type Wire } from './envelope';
 import type { Identity } from './identity';
-import { makeTlsCredentials } from './tls-identity';
 import type { PublicRoutes } from './public-routes';
-import { clientIdentity, registerTlsCredentials, serverTlsOptions, TlsPeerError } from './tls-link';
+import { clientIdentity, linkCredentials, serverTlsOptions, TlsPeerError } from './tls-link';
 import { MESSAGE_PATH, readBody } from './transport';
 
 export interface GuardianRoutes {
@@ -82,6 +81,24 @@ export function portOf(url: string | undefined): number {
 export const INSECURE_PLAIN_HTTP_FLAG = '--insecure-plain-http';
 /** The same, for test harnesses that start many guardians: `UNIT_GUARDIAN_INSECURE_PLAIN_HTTP=1`. */
 export const INSECURE_PLAIN_HTTP_ENV = 'UNIT_GUARDIAN_INSECURE_PLAIN_HTTP';
+export const plainHttpAllowed = () => process.env[INSECURE_PLAIN_HTTP_ENV] === '1';
+
+/**
+ * A loopback guardian's URL in a network made on this machine (`dkg`, `local`): https, so the
+ * embedded network's links are TLS like any other; http only for local development, when plain
+ * HTTP is allowed explicitly.
+ */
+export const localUrl = (port: number) =>
+  `${plainHttpAllowed() ? 'http' : 'https'}://127.0.0.1:${port}`;
+
+/**
+ * The refusal of a network whose set lists plain http:// URLs when plain HTTP was not allowed: its
+ * guardians would refuse to start, one by one; this says why at once, and what to do.
+ */
+export function plainSetProblem(urls: readonly string[], where: string): string | null {
+  if (plainHttpAllowed() || !urls.some((u) => u.startsWith('http:'))) return null;
+  return `The guardian set in ${where} lists plain http:// URLs, and a guardian refuses plain connections. Start over with a fresh directory (on the devnet, remove DATA_DIR) to make a network with https:// URLs, or allow plain HTTP with ${INSECURE_PLAIN_HTTP_FLAG} (${INSECURE_PLAIN_HTTP_ENV}=1) for local development only.`;
+}
 
 /**
  * Whether a guardian whose own URL is `url` listens on plain HTTP: only an `http://` URL with the
@@ -106,9 +123,10 @@ export async function guardianServer(
   insecurePlainHttp: boolean,
   node: GuardianRoutes,
 ): Promise<Server> {
-  const plain = listensPlain(ownUrl, insecurePlainHttp || process.env[INSECURE_PLAIN_HTTP_ENV] === '1'); // prettier-ignore
-  const credentials = await makeTlsCredentials(identity);
-  registerTlsCredentials(credentials);
+  const plain = listensPlain(ownUrl, insecurePlainHttp || plainHttpAllowed());
   const route = (req: IncomingMessage, res: ServerResponse) => routeGuardian(req, res, node);
-  return plain ? createServer(route) : createTlsServer(serverTlsOptions(credentials), route);
+  // A plain guardian makes no certificate (and never loads the certificate library); its calls to
+  // an https party would make one then (linkCredentials).
+  if (plain) return createServer(route);
+  return createTlsServer(serverTlsOptions(await linkCredentials(identity)), route);
 }

@@ -48,7 +48,7 @@ export interface RotationPlan {
 /** The CLI's helpers, passed in so this module does not import the CLI. */
 export interface RotateDeps {
   spawnGuardian: (dir: string, id: number, port: number, extra: string[]) => ChildProcess;
-  waitHealthy: (url: string) => Promise<void>;
+  waitHealthy: (member: { url: string; identityKey: string }) => Promise<void>;
   log: (event: Record<string, unknown>) => void;
 }
 
@@ -73,6 +73,8 @@ export function nextRoster(
   newIdentity: (id: number) => string,
 ): GuardianSetBody {
   let port = plan.basePort;
+  // New members speak as the network does: https (TLS) unless its local set is plain HTTP.
+  const scheme = new URL(current.members[0]!.url).protocol;
   const members: Member[] = Array.from({ length: plan.n }, (_, i) => {
     const id = i + 1;
     const stays = id <= current.n && !plan.replace.includes(id);
@@ -81,7 +83,7 @@ export function nextRoster(
       id,
       name: `guardian-${id}`,
       identityKey: newIdentity(id),
-      url: `http://127.0.0.1:${port++}`,
+      url: `${scheme}//127.0.0.1:${port++}`,
     };
   });
   return parseSetBody({
@@ -329,7 +331,7 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
     deps.spawnGuardian(nextDir, m.id, Number(new URL(m.url).port), ['--roster', rosterPath]),
   );
   try {
-    await Promise.all(fresh.map((m) => deps.waitHealthy(m.url)));
+    await Promise.all(fresh.map((m) => deps.waitHealthy(m)));
     const next = await runRotation(current, roster, coordinator);
     const setPath = join(nextDir, 'guardian-set.json');
     // The chain the app server follows (apps/server guardian-network/set-chain.ts): the older sets.

@@ -6,7 +6,13 @@
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import tls, { type TLSSocket } from 'node:tls';
-import { peerIdentity, TlsPeerError, type TlsCredentials } from './tls-identity';
+import type { Identity } from './identity';
+import {
+  makeTlsCredentials,
+  peerIdentity,
+  TlsPeerError,
+  type TlsCredentials,
+} from './tls-identity';
 
 export interface LinkTls {
   /** our own certificate; a public reader without an identity presents none */
@@ -28,6 +34,28 @@ export function registerTlsCredentials(credentials: TlsCredentials): void {
 
 export function tlsCredentialsOf(identityKey: string): TlsCredentials | undefined {
   return own.get(identityKey);
+}
+
+const making = new Map<string, Promise<TlsCredentials>>();
+
+/**
+ * The credentials `identity` presents on its calls: those registered at its start (a guardian's
+ * server), or made at its first call over https and kept for the life of the process (the app's
+ * coordinator, a command that runs a DKG). A party that only speaks plain HTTP never makes one.
+ */
+export function linkCredentials(identity: Identity): Promise<TlsCredentials> {
+  const known = own.get(identity.publicKey);
+  if (known) return Promise.resolve(known);
+  let pending = making.get(identity.publicKey);
+  if (!pending) {
+    pending = makeTlsCredentials(identity).then((credentials) => {
+      registerTlsCredentials(credentials);
+      return credentials;
+    });
+    pending.catch(() => making.delete(identity.publicKey));
+    making.set(identity.publicKey, pending);
+  }
+  return pending;
 }
 
 /** An https agent that checks the server's certificate before a byte of the request is sent. */

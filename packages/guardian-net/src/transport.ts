@@ -1,4 +1,4 @@
-// Loopback (or any) HTTP between parties: one POST endpoint for signed messages, with a body cap
+// HTTP between parties (TLS 1.3 bound to identity keys over https, tls-link.ts): one POST endpoint for signed messages, with a body cap
 // enforced while reading, and a client whose every call has a time-out and checks the reply, which
 // comes authenticated as the request was (a signature, or a MAC under the pair's key).
 import type { IncomingMessage } from 'node:http';
@@ -13,7 +13,7 @@ import {
 } from './envelope';
 import { postJson } from './http-post';
 import type { Identity } from './identity';
-import { tlsCredentialsOf } from './tls-link';
+import { linkCredentials } from './tls-link';
 
 export const MESSAGE_PATH = '/v1/message';
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -108,9 +108,10 @@ export async function callParty(opts: {
     opts.auth ?? 'sig',
   );
   const requestNonce = (JSON.parse(request.payload) as Payload).nonce;
-  const credentials = tlsCredentialsOf(opts.identity.publicKey);
-  if (opts.url.startsWith('https:') && !credentials)
-    throw new TypeError('This party has no TLS certificate yet: call makeLinkCredentials at its start.'); // prettier-ignore
+  // Over https the caller presents its certificate, bound to the identity that signs the message.
+  const credentials = opts.url.startsWith('https:')
+    ? await linkCredentials(opts.identity)
+    : undefined;
   const res = await postJson(
     opts.url + MESSAGE_PATH,
     JSON.stringify(request),

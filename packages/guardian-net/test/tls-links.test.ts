@@ -11,7 +11,14 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMessage, sealMessage, type Wire } from '../src/envelope';
 import { newIdentity, type Identity } from '../src/identity';
-import { listensPlain, routeGuardian } from '../src/node-http';
+import {
+  INSECURE_PLAIN_HTTP_ENV,
+  listensPlain,
+  localUrl,
+  plainSetProblem,
+  routeGuardian,
+} from '../src/node-http';
+import { readPublic } from '../src/public-read';
 import type { PublicRoutes } from '../src/public-routes';
 import { makeTlsCredentials, peerIdentity, TlsPeerError } from '../src/tls-identity';
 import { registerTlsCredentials, serverTlsOptions } from '../src/tls-link';
@@ -121,10 +128,44 @@ describe('TLS links bound to identity keys', () => {
     expect(outcome).not.toMatch(/^answered/);
   });
 
+  it('a public GET reads only the member the set names, within its size cap', async () => {
+    const [guardian, impostor] = [newIdentity(), newIdentity()];
+    const health = { id: 1, priceCents: 9_876_543 };
+    const serve = (id: Identity) => async () => {
+      const tls = await makeTlsCredentials(id);
+      return listen(createServer(serverTlsOptions(tls), (_req, res) => res.end(JSON.stringify(health)))); // prettier-ignore
+    };
+    const [real, fake] = [await serve(guardian)(), await serve(impostor)()];
+    const member = (port: number) => ({ url: `https://127.0.0.1:${port}`, identityKey: guardian.publicKey }); // prettier-ignore
+    const read = { timeoutMs: 2_000, maxBytes: 1_024 };
+    expect((await readPublic(member(real), '/v1/health', read)).body).toEqual(health);
+    // Another machine at the member's URL (its certificate bound to another identity): refused
+    // before a byte is asked, so it never answers in the member's name.
+    const refused = await readPublic(member(fake), '/v1/health', read).catch((e: Error) => e);
+    expect((refused as Error & { cause?: unknown }).cause).toBeInstanceOf(TlsPeerError);
+    await expect(readPublic(member(real), '/v1/health', { ...read, maxBytes: 10 })).rejects.toThrow('answer too large'); // prettier-ignore
+  });
+
   it('a guardian with an http:// URL starts only with the local-development flag', () => {
     expect(() => listensPlain('http://127.0.0.1:4000', false)).toThrow(/--insecure-plain-http/);
     expect(listensPlain('http://127.0.0.1:4000', true)).toBe(true);
     expect(listensPlain('https://127.0.0.1:4000', true)).toBe(false);
+  });
+
+  it('a one-machine network is https unless plain HTTP is allowed, and a plain set is refused without it', () => {
+    const before = process.env[INSECURE_PLAIN_HTTP_ENV];
+    try {
+      delete process.env[INSECURE_PLAIN_HTTP_ENV];
+      expect(localUrl(7401)).toBe('https://127.0.0.1:7401');
+      expect(plainSetProblem(['https://127.0.0.1:7401', 'http://127.0.0.1:7402'], '/net')).toMatch(/lists plain http:\/\/ URLs.*remove DATA_DIR.*--insecure-plain-http/); // prettier-ignore
+      expect(plainSetProblem(['https://127.0.0.1:7401'], '/net')).toBeNull();
+      process.env[INSECURE_PLAIN_HTTP_ENV] = '1';
+      expect(localUrl(7401)).toBe('http://127.0.0.1:7401');
+      expect(plainSetProblem(['http://127.0.0.1:7401'], '/net')).toBeNull();
+    } finally {
+      if (before === undefined) delete process.env[INSECURE_PLAIN_HTTP_ENV];
+      else process.env[INSECURE_PLAIN_HTTP_ENV] = before;
+    }
   });
 });
 

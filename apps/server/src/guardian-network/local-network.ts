@@ -11,7 +11,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { fanOut, verifySet, type GuardianSet } from '@unit/guardian-net';
+import {
+  fanOut,
+  HEALTH_MAX_BYTES,
+  readPublic,
+  verifySet,
+  type GuardianSet,
+} from '@unit/guardian-net';
 import type { PriceFeed } from '@unit/guardian-net/price';
 import { ConfigError, REPO_ROOT, type ServerConfig } from '../config';
 
@@ -49,7 +55,8 @@ const DKG_TIMEOUT_MS = 120_000;
 const READY_TIMEOUT_MS = 60_000;
 /** `guardian local` gets this long to stop its guardians after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 5_000;
-const HEALTH_TIMEOUT_MS = 1_000;
+/** One /v1/health, its TLS handshake included, on a loaded machine. */
+const HEALTH_TIMEOUT_MS = 3_000;
 
 export const setFileOf = (config: ServerConfig) =>
   path.join(config.guardianNetwork.dir, 'guardian-set.json');
@@ -187,8 +194,12 @@ export async function readyMembers(set: GuardianSet): Promise<{ ready: number; s
   const answers = await fanOut(
     set.members,
     async (m, signal) => {
-      const res = await fetch(`${m.url}/v1/health`, { signal });
-      const body = (await res.json()) as Health;
+      const res = await readPublic(m, '/v1/health', {
+        timeoutMs: HEALTH_TIMEOUT_MS,
+        maxBytes: HEALTH_MAX_BYTES,
+        signal,
+      });
+      const body = (res.body ?? {}) as Health;
       if (res.ok && body.state === 'ready' && body.groupKey === set.groupKey) return true;
       throw new Error(`not ready (${String(body.state)})`);
     },

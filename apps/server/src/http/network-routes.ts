@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import {
   fanOut,
-  readCapped,
+  readPublic,
   readStopped,
   verifySet,
   type GuardianSet,
@@ -71,13 +71,15 @@ export const STOPPED =
 export const fingerprintOf = (identityKey: string) => identityKey.slice(0, 16).toLowerCase();
 
 /** One member's health; throws when it does not answer, or not as itself. */
-async function healthOf(member: Member, signal: AbortSignal): Promise<Health> {
-  const res = await fetch(new URL('/v1/health', member.url), { signal, redirect: 'error' });
-  if (!res.ok) {
-    await res.body?.cancel();
-    throw new Error(`HTTP ${res.status}`);
-  }
-  const health = healthSchema.parse(JSON.parse(await readCapped(res, HEALTH_MAX_BYTES)));
+async function healthOf(member: Member, signal: AbortSignal, timeoutMs: number): Promise<Health> {
+  // Over https the guardian's certificate must be bound to the member's identity key (public-read).
+  const res = await readPublic(member, '/v1/health', {
+    timeoutMs,
+    maxBytes: HEALTH_MAX_BYTES,
+    signal,
+  });
+  if (!res.ok) throw new Error(`HTTP ${res.status}`);
+  const health = healthSchema.parse(res.body);
   // Whatever listens at the URL must be that member: the set names its identity key.
   if (health.identityKey.toLowerCase() !== member.identityKey) throw new Error('another key');
   return health;
@@ -95,7 +97,8 @@ async function healthOfAll(
   const keyOf = (m: Member) => `${m.url} ${m.identityKey}`;
   const unique = new Map(sets.flatMap((s) => s.members.map((m) => [keyOf(m), m] as const)));
   const members = [...unique.values()];
-  const answers = await fanOut(members, healthOf, { need: sets[0]!.t, timeoutMs });
+  const ask = (m: Member, signal: AbortSignal) => healthOf(m, signal, timeoutMs);
+  const answers = await fanOut(members, ask, { need: sets[0]!.t, timeoutMs });
   const byKey = new Map(members.map((m, i) => [keyOf(m), answers[i]!] as const));
   return (m) => {
     const a = byKey.get(keyOf(m));

@@ -21,10 +21,11 @@ import {
   ORACLE_HASH_PATH,
   oracleHashProblem,
   parseOracleHashStatement,
-  readCapped,
+  readPublic,
   type GuardianSet,
   type OracleCommitment,
   type OracleHashStatement,
+  type PublicTarget,
 } from '@unit/guardian-net';
 import { treasuryOutput } from '../guardian/treasury-output';
 import { oracleHashesKey } from '../oracle/network-oracles';
@@ -150,23 +151,28 @@ export class NetworkLeaves implements VaultLeaves {
     return null;
   }
 
-  /** Every member of every set, by distinct URL, asked at once; only verified statements count. */
+  /**
+   * Every member of every set, by distinct URL and identity key (the key its certificate must be
+   * bound to), asked at once; only verified statements count.
+   */
   private async ask(vault: VaultOnChain) {
     const th = Number(vault.thCents);
-    const urls = new Map<string, string>();
+    const urls = new Map<string, { member: PublicTarget; name: string }>();
     for (const set of this.sets)
       for (const m of set.members)
-        if (!urls.has(m.url)) urls.set(m.url, `${m.name} of set ${set.version}`);
+        if (!urls.has(`${m.url} ${m.identityKey}`))
+          urls.set(`${m.url} ${m.identityKey}`, { member: m, name: `${m.name} of set ${set.version}` }); // prettier-ignore
     const problems: string[] = [];
     const candidates: Candidate[] = [];
     await Promise.all(
-      [...urls].map(async ([url, name]) => {
+      [...urls.values()].map(async ({ member, name }) => {
+        const { url } = member;
         if (this.silent.has(url)) {
           problems.push(`${name}: no answer in time earlier in this reindex`);
           return;
         }
         try {
-          const statement = await this.askOne(url, th, vault.stamp);
+          const statement = await this.askOne(member, th, vault.stamp);
           if (
             !candidates.some(
               (c) =>
@@ -190,13 +196,13 @@ export class NetworkLeaves implements VaultLeaves {
     return { candidates, problems: problems.sort() };
   }
 
-  private async askOne(url: string, th: number, ts: number): Promise<OracleHashStatement> {
-    const res = await fetch(`${url}${ORACLE_HASH_PATH}?th=${th}&ts=${ts}`, {
-      signal: AbortSignal.timeout(this.timeoutMs),
+  private async askOne(member: PublicTarget, th: number, ts: number): Promise<OracleHashStatement> {
+    const res = await readPublic(member, `${ORACLE_HASH_PATH}?th=${th}&ts=${ts}`, {
+      timeoutMs: this.timeoutMs,
+      maxBytes: MAX_ANSWER_BYTES,
     });
-    const text = await readCapped(res, MAX_ANSWER_BYTES);
     if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-    const statement = parseOracleHashStatement(JSON.parse(text));
+    const statement = parseOracleHashStatement(res.body);
     // A guardian signs for the newest set it holds: checked against that set's member of its id.
     const set = this.sets.find((s) => s.version === statement.setVersion);
     if (!set) throw new Error(`signed for set version ${statement.setVersion}, not in the chain`);

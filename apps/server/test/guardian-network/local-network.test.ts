@@ -1,4 +1,5 @@
-// `npm start` on the devnet runs a t-of-n guardian network: the real server entry (src/main.ts, as
+// `npm start` on the devnet runs a t-of-n guardian network, every link TLS (https://127.0.0.1 URLs,
+// no plain-HTTP flag): the real server entry (src/main.ts, as
 // `npm start` runs it, bundled: test/bins.ts; GUARDIAN_NETWORK unset) in a child process, its guardians found in /proc by
 // their command lines. Three guardians appear, each named by `start --id i`, all ready; one killed
 // with SIGKILL is back within seconds, and so are all of them when `guardian local` itself is
@@ -10,6 +11,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readPublic } from '@unit/guardian-net';
 import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
@@ -129,7 +131,7 @@ interface SetFile {
   t: number;
   n: number;
   groupKey: string;
-  members: Array<{ id: number; url: string }>;
+  members: Array<{ id: number; url: string; identityKey: string }>;
 }
 
 const readSet = (networkDir: string) =>
@@ -139,8 +141,9 @@ async function readyIds(set: SetFile): Promise<number[]> {
   const answers = await Promise.all(
     set.members.map(async (m) => {
       try {
-        const res = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(2_000) });
-        const h = (await res.json()) as { id: number; state: string; groupKey: string };
+        // Over TLS, pinned to the member's identity key, as the app reads it.
+        const res = await readPublic(m, '/v1/health', { timeoutMs: 5_000, maxBytes: 16_384 });
+        const h = res.body as { id: number; state: string; groupKey: string };
         return h.state === 'ready' && h.groupKey === set.groupKey && h.id === m.id ? m.id : 0;
       } catch {
         return 0;
@@ -169,8 +172,9 @@ describe('npm start on the devnet runs the guardian network', () => {
     await untilReady(first);
     const set = readSet(networkDir);
     expect([set.t, set.n]).toEqual([2, 3]);
-    // Base port 0 picked free ports, written in the set.
+    // Base port 0 picked free ports, written in the set; every link is TLS, with no flag.
     expect(set.members.every((m) => Number(new URL(m.url).port) > 0)).toBe(true);
+    expect(set.members.every((m) => m.url.startsWith('https://127.0.0.1:'))).toBe(true);
     const three = await waitFor(
       'three guardians',
       () => {
@@ -180,7 +184,16 @@ describe('npm start on the devnet runs the guardian network', () => {
       20_000,
     );
     expect(three.map((g) => g.id)).toEqual([1, 2, 3]);
+    for (const { pid } of three)
+      expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8')).not.toContain('--insecure-plain-http');
     await waitFor('all three ready', async () => (await readyIds(set)).length === 3, 20_000);
+    // A plain HTTP request to a guardian gets no answer.
+    const plainUrl = set.members[0]!.url.replace('https:', 'http:');
+    const plain = await fetch(`${plainUrl}/v1/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      (r) => `answered ${r.status}`,
+      (e: Error) => e.name,
+    );
+    expect(plain).not.toMatch(/^answered/);
 
     const victim = three.find((g) => g.id === 2)!;
     process.kill(victim.pid, 'SIGKILL');

@@ -25,7 +25,12 @@ import {
 } from '../../../../packages/guardian-net/test/harness';
 import { hex } from '@scure/base';
 import { TestWallet, type Harness } from '../guardian/harness';
-import type { GuardianSet } from '@unit/guardian-net';
+import {
+  HEALTH_MAX_BYTES,
+  readPublic,
+  type GuardianSet,
+  type PublicTarget,
+} from '@unit/guardian-net';
 import { startTestApp, type RunningApp } from '../support';
 import { guardianDatabases } from './guardian-stores';
 
@@ -62,6 +67,18 @@ export interface NetworkOptions {
   databaseUrl?: string;
 }
 
+/** Until member `m` answers /v1/health: over https, pinned to its identity key (public-read). */
+export async function memberHealthy(m: PublicTarget, timeoutMs = 30_000): Promise<void> {
+  if (m.url.startsWith('http:')) return void (await waitHealthy(m.url, timeoutMs));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const health = await readPublic(m, '/v1/health', { timeoutMs: 5_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore
+    if (health?.ok) return;
+    if (Date.now() > deadline) throw new Error(`${m.url} did not come up`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function startGuardianNetwork(
   options: NetworkOptions = {},
 ): Promise<TestGuardianNetwork> {
@@ -82,6 +99,8 @@ export async function startGuardianNetwork(
     String(basePort),
   ]);
   if ((await dkg.exited) !== 0) throw new Error(`guardian dkg failed:\n${dkg.output()}`);
+  // http:// under the suites (plain HTTP allowed), https:// where it is not (the benchmark).
+  const members = (JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')) as GuardianSet).members; // prettier-ignore
   const running = new Map<number, Proc>();
   let extraArgs = options.extraArgs ?? [];
   const logs = new Map<number, string>();
@@ -102,7 +121,7 @@ export async function startGuardianNetwork(
         ...extraArgs,
       ]);
       running.set(id, proc);
-      await waitHealthy(`http://127.0.0.1:${basePort + id - 1}`);
+      await memberHealthy(members[id - 1]!);
     },
     kill: async (id) => {
       const proc = running.get(id);

@@ -5,7 +5,7 @@
 import { bytesToHex, parseHex } from '../canonical';
 import type { GuardianSetBody, Member } from '../guardian-set';
 import { DEFAULT_GRACE_MS, fanOut } from '../fan-out';
-import { readCapped } from '../read-capped';
+import { readPublic } from '../public-read';
 import { ORACLE_HASH_PATH, ORACLE_SECRET_PATH } from './routes';
 import {
   hash160,
@@ -26,19 +26,14 @@ export interface OracleCommitment {
 
 export class OracleUnavailableError extends Error {}
 
+/** One public oracle route of member `m`, pinned to its identity key (public-read.ts). */
 async function getJson(
-  url: string,
+  m: Member,
+  path: string,
   signal: AbortSignal,
+  timeoutMs: number,
 ): Promise<{ status: number; body: unknown }> {
-  const res = await fetch(url, { signal });
-  const text = await readCapped(res, MAX_ANSWER_BYTES);
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = null;
-  }
-  return { status: res.status, body };
+  return readPublic(m, path, { timeoutMs, maxBytes: MAX_ANSWER_BYTES, signal });
 }
 
 const reasonOf = (e: unknown) =>
@@ -53,8 +48,9 @@ async function askHash(
   th: number,
   ts: number,
   signal: AbortSignal,
+  timeoutMs: number,
 ): Promise<OracleHashStatement> {
-  const { status, body } = await getJson(`${m.url}${ORACLE_HASH_PATH}${query(th, ts)}`, signal);
+  const { status, body } = await getJson(m, ORACLE_HASH_PATH + query(th, ts), signal, timeoutMs);
   if (status !== 200) throw new Error(`HTTP ${status}`);
   const statement = parseOracleHashStatement(body);
   if (statement.guardian !== m.id) throw new Error(`answered as guardian ${statement.guardian}`);
@@ -78,7 +74,7 @@ export async function collectOracleHashes(
 ): Promise<OracleCommitment> {
   const { min, max } = oracleCount(set);
   const members = [...set.members].sort((a, b) => a.id - b.id);
-  const answers = await fanOut(members, (m, signal) => askHash(set, m, th, ts, signal), {
+  const answers = await fanOut(members, (m, signal) => askHash(set, m, th, ts, signal, timeoutMs), {
     need: min,
     timeoutMs,
     graceMs,
@@ -117,8 +113,10 @@ export async function fetchOracleSecret(
   const asks = set.members.map(async (m): Promise<RevealedSecret> => {
     try {
       const { status, body } = await getJson(
-        `${m.url}${ORACLE_SECRET_PATH}${query(th, ts)}`,
+        m,
+        ORACLE_SECRET_PATH + query(th, ts),
         AbortSignal.timeout(timeoutMs),
+        timeoutMs,
       );
       const b = (body ?? {}) as { secret?: unknown; error?: { message?: unknown } };
       if (status !== 200) throw new Error(String(b.error?.message ?? `HTTP ${status}`));

@@ -12,7 +12,7 @@ import {
 } from './signed-price';
 import { DEFAULT_GRACE_MS, fanOut } from '../fan-out';
 import type { Identity } from '../identity';
-import { readCapped } from '../read-capped';
+import { readPublic } from '../public-read';
 import { callParty, RemoteError } from '../transport';
 import { MIN_FRESH_READ_MS } from './own-price';
 
@@ -74,18 +74,15 @@ export async function fetchGuardianPrice(
   set: GuardianSetBody,
   member: Member,
   signal: AbortSignal,
+  timeoutMs: number,
 ): Promise<SignedPrice> {
-  const res = await fetch(member.url + PRICE_PATH, {
-    headers: { accept: 'application/json' },
+  const res = await readPublic(member, PRICE_PATH, {
+    timeoutMs,
+    maxBytes: MAX_PRICE_ANSWER_BYTES,
     signal,
   });
-  const text = await readCapped(res, MAX_PRICE_ANSWER_BYTES);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new Error(`non-JSON answer (HTTP ${res.status})`);
-  }
+  const json = res.body;
+  if (json === null) throw new Error(`non-JSON answer (HTTP ${res.status})`);
   const err = (json as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   if (!res.ok) {
     const message = err?.message ? String(err.message) : `HTTP ${res.status}`;
@@ -155,7 +152,7 @@ export async function collectPriceQuorum(
     (m, signal) =>
       (freshAs
         ? fetchFreshGuardianPrice(set, m, freshAs, timeoutMs)
-        : fetchGuardianPrice(set, m, signal)
+        : fetchGuardianPrice(set, m, signal, timeoutMs)
       ).catch((e: unknown) => {
         if (e instanceof NoPriceAnswer) noPrice.add(m.id);
         throw e;
