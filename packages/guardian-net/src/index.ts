@@ -26,6 +26,14 @@ export { liquidationDecision, type LiquidationContext } from './price/liquidatio
 export { OwnPriceOracle, type OwnPrice } from './price/own-price';
 export { collectHandover, nextRoster, runRotation, type RotationPlan } from './rotate';
 export { readCapped } from './read-capped';
+export { quoteQuorumProblem, type QuorumSet } from './vault-policy/quote-quorum';
+export {
+  KEPT_PRICES_DIR,
+  KEPT_PRICES_PATH,
+  keepQuorum,
+  readKeptQuorum,
+  type KeptQuorum,
+} from './price/kept-prices';
 export * from './oracle/threshold-oracle';
 export * from './oracle/collect';
 export { ORACLE_HASH_PATH, ORACLE_SECRET_PATH, revealRefusal } from './oracle/routes';
