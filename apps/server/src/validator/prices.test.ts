@@ -23,7 +23,7 @@ const price = (id: number, cents: number, time = T) =>
   signPrice(secret(id), { guardian: id, setVersion: 1, priceCents: cents, time });
 const prices = [price(1, 9_500_000, T), price(2, 9_510_000, T + 4)];
 
-const quorum = (p: SignedPrice[], cents = 9_505_000, stamp = T): QuorumToCheck => ({
+const quorum = (p: SignedPrice[], cents = 9_505_000, stamp = T + 6): QuorumToCheck => ({
   txid: 'ab'.repeat(32),
   vaultId: 'cd'.repeat(32),
   commitment: priceQuorumCommitment(p),
@@ -32,7 +32,7 @@ const quorum = (p: SignedPrice[], cents = 9_505_000, stamp = T): QuorumToCheck =
 const setOf = (v: number) => (v === 1 ? set : undefined);
 
 describe('recordPricesVerdict', () => {
-  it("passes the signed prices whose hash is the record's commitment and whose median and oldest stamp are its quote", () => {
+  it("passes the signed prices whose hash is the record's commitment and whose median is its quote price", () => {
     expect(recordPricesVerdict(quorum(prices), { prices }, setOf)).toEqual({ ok: true });
   });
 
@@ -61,10 +61,14 @@ describe('recordPricesVerdict', () => {
       kind: 'broken-rule',
       problem: expect.stringContaining('not a quorum of guardian prices') as string,
     });
-    expect(recordPricesVerdict(quorum(prices, 9_505_000, T + 4), { prices }, setOf)).toEqual({
+    // The record's stamp is the threshold's: within a quote's life of the prices, not further.
+    expect(recordPricesVerdict(quorum(prices, 9_505_000, T + 330), { prices }, setOf)).toEqual({
+      ok: true,
+    });
+    expect(recordPricesVerdict(quorum(prices, 9_505_000, T + 331), { prices }, setOf)).toEqual({
       ok: false,
       kind: 'broken-rule',
-      problem: `the price quote's stamp ${T + 4} is not its oldest guardian price's ${T}`,
+      problem: `its prices are stamped 331 s from the record's quote stamp ${T + 331}, more than a quote lives (330 s)`,
     });
     // Guardian 2's price signed by guardian 3's key: the hash matches, the signature does not.
     const forged = [prices[0]!, { ...price(3, 9_510_000, T + 4), guardian: 2 }];

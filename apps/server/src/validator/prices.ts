@@ -5,8 +5,8 @@
 // time-out, an answer of bounded size), and holds what each serves to the record:
 // - the answer is a list of signed prices whose hash is the record's commitment;
 // - they are signed for a set the validator holds (the published, verified set files), and are a
-//   quorum of that set whose median is the record's quote price and whose oldest stamp is the
-//   record's quote stamp (quoteQuorumProblem, the check every guardian runs on a quote).
+//   quorum of that set whose median is the record's quote price (quoteQuorumProblem, the check
+//   every guardian runs on a quote), stamped within a quote's life of the record's stamp.
 // Prices that pass make the record checked. When no guardian serves passing prices, a guardian that
 // served other prices for the commitment names a broken rule; when none serves any, or the set of
 // their version is unknown here, the record stays `unverifiable`.
@@ -18,7 +18,10 @@ import {
 } from '@unit/guardian-net';
 import { parseSignedPrice, priceQuorumCommitment } from '@unit/guardian-net/price';
 import type { LedgerFinding, QuorumToCheck } from '@unit/bitcoin';
+import { GUARDIAN_PRICE_MAX_FUTURE_SECONDS, ORACLE_QUOTE_MAX_AGE_SECONDS } from '@unit/protocol';
 
+/** How far a record's stamp and its prices' oldest stamp may be apart (see recordPricesVerdict). */
+export const STAMP_SLACK_SECONDS = ORACLE_QUOTE_MAX_AGE_SECONDS + GUARDIAN_PRICE_MAX_FUTURE_SECONDS;
 /** Each guardian's answer; a guardian that does not answer in time is passed over. */
 export const PRICE_READ_TIMEOUT_MS = 5_000;
 /** 64 prices of under 200 bytes each, with room. */
@@ -26,8 +29,7 @@ const MAX_ANSWER_BYTES = 32_768;
 const MAX_PRICES = 64;
 
 export type PricesVerdict =
-  | { ok: true }
-  | { ok: false; kind: 'broken-rule' | 'unverifiable'; problem: string };
+  { ok: true } | { ok: false; kind: 'broken-rule' | 'unverifiable'; problem: string };
 
 /** Why `served` (a guardian's answer) are not the prices behind `q`'s record, or ok. */
 export function recordPricesVerdict(
@@ -58,15 +60,23 @@ export function recordPricesVerdict(
       kind: 'unverifiable',
       problem: `its prices are signed for guardian set version ${version}, which this validator does not hold (give it with --set)`,
     };
-  const quote = {
-    price_cents: Number(q.record.quotePriceCents),
-    time: q.record.quoteStamp,
-    quorum: prices,
-  };
-  // Judged at the newest stamp: the prices' age against the block is the quote's 300 s, which the
-  // guardians held at signing; here, that they were a quorum together and are the record's price.
-  const problem = quoteQuorumProblem(quote, set, Math.max(...prices.map((p) => p.time)));
-  return problem ? { ok: false, kind: 'broken-rule', problem } : { ok: true };
+  // The quote's `time` (the oldest price's stamp) is not on the chain; the record's stamp is the
+  // threshold's `ts`. At signing both were within the quote's life of the guardians' clocks, so
+  // they are at most that life (and the clock slack a price may run ahead) apart.
+  const stamps = prices.map((p) => p.time);
+  const oldest = Math.min(...stamps);
+  const quote = { price_cents: Number(q.record.quotePriceCents), time: oldest, quorum: prices };
+  // Judged at the newest stamp: that they were a quorum together and are the record's price.
+  const problem = quoteQuorumProblem(quote, set, Math.max(...stamps));
+  if (problem) return { ok: false, kind: 'broken-rule', problem };
+  const apart = Math.abs(q.record.quoteStamp - oldest);
+  if (apart > STAMP_SLACK_SECONDS)
+    return {
+      ok: false,
+      kind: 'broken-rule',
+      problem: `its prices are stamped ${apart} s from the record's quote stamp ${q.record.quoteStamp}, more than a quote lives (${STAMP_SLACK_SECONDS} s)`,
+    };
+  return { ok: true };
 }
 
 /** One guardian's kept prices for `commitment`: its JSON, `none` (404), or why it gave none. */

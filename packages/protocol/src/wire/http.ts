@@ -5,6 +5,7 @@ import * as z from 'zod';
 import type { ConfigConstants } from '../constants';
 import { actionCodeSchema, amount, networkSchema, unixSeconds, vaultActionSchema } from './fields';
 import { guardianPriceSchema, signedQuoteSchema } from './guardian';
+import { NETWORK_VALIDATORS_MAX, networkValidatorSchema } from './validators';
 
 const int = z.number().int();
 const nullableString = z.string().nullable();
@@ -351,6 +352,8 @@ export const guardianNetworkSchema = z.object({
    * RECENT_EXCLUSIONS_MAX, since it started (kept in memory); empty when it signs alone.
    */
   recent_exclusions: z.array(networkExclusionSchema).max(RECENT_EXCLUSIONS_MAX),
+  /** The open validators this server asks (UNIT_VALIDATORS), in configured order; absent: none. */
+  validators: z.array(networkValidatorSchema).max(NETWORK_VALIDATORS_MAX).optional(),
   /** When this answer was read, unix seconds. */
   checked_at: unixSeconds,
 });

@@ -3,6 +3,7 @@
 // carries no zod: the guardian client that uses these is loaded lazily.
 export * from './fields';
 export * from './http';
+export * from './validators';
 export * from './accounts';
 export * from './chain';
 export * from './guardian';
