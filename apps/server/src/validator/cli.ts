@@ -17,14 +17,15 @@ import { serveLedger } from './serve';
 
 const USAGE = `usage: npm run validator -- --chain <esplora URL> (--treasury <address>... --rune <block:tx> | --facts <app URL>)
     [--set <guardian-set.json>...] [--guardians <URL>...]
-    [--serve <port>] [--compare <app URL>] [--until <height>] [--poll <seconds>]
+    [--serve <port> [--serve-host <address>]] [--compare <app URL>] [--until <height>] [--poll <seconds>]
   --chain     any esplora API (the devnet's is http://127.0.0.1:8080/esplora)
   --treasury  a treasury address (repeat for each guardian set's); --rune the UNIT rune id
   --facts     read the treasury address and the rune id from an app's /api/config once (printed)
   --set       a published guardian set file (repeat for each version, oldest first): its treasury,
               its guardians' URLs and keys; each record's signed prices are read from them and checked
   --guardians one more guardian URL to ask for the records' signed prices (repeat)
-  --serve     answer GET /ledger/<height> and /ledger/tip on this port (127.0.0.1)
+  --serve     answer GET /ledger/<height>, /ledger/tip, /digest/<height> and /digest/tip on this
+              port, on 127.0.0.1 unless --serve-host names another address (an app elsewhere)
   --compare   after each block where a vault moved, compare with the app's /api/ledger/<height>
   --until     stop after this height (default: follow the chain for good)`;
 
@@ -90,6 +91,8 @@ export interface ValidatorArgs {
   treasuryScripts: Uint8Array[];
   unitRuneId: RuneId;
   serve: number | null;
+  /** the address --serve listens on (default 127.0.0.1) */
+  serveHost?: string;
   compare: string | null;
   /** the guardians to ask for each record's signed prices and the sets to check them with */
   prices?: PriceSources;
@@ -108,6 +111,7 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
       set: { type: 'string', multiple: true },
       guardians: { type: 'string', multiple: true },
       serve: { type: 'string' },
+      'serve-host': { type: 'string' },
       compare: { type: 'string' },
       until: { type: 'string' },
       poll: { type: 'string' },
@@ -146,6 +150,7 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
     treasuryScripts: [...treasury.map(treasuryScript), ...fromSets],
     unitRuneId: parseRuneId(rune),
     serve: number(values.serve, 'serve'),
+    ...(values['serve-host'] ? { serveHost: values['serve-host'] } : {}),
     compare: values.compare ?? null,
     until: number(values.until, 'until') ?? Infinity,
     pollMs: (number(values.poll, 'poll') ?? 10) * 1000,
@@ -160,7 +165,7 @@ export async function runValidator(args: ValidatorArgs, print = console.log): Pr
     { treasuryScripts: args.treasuryScripts, unitRuneId: args.unitRuneId },
     args.prices,
   );
-  const server = args.serve === null ? null : serveLedger(validator, args.serve);
+  const server = args.serve === null ? null : serveLedger(validator, args.serve, args.serveHost);
   try {
     for (;;) {
       const reports: BlockReport[] = [];

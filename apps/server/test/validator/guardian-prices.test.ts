@@ -2,17 +2,17 @@
 // guardians themselves kept: three real `--policy vault` guardian processes co-sign a seeded
 // history through the real app (openings, a borrow, a deposit), each keeping the prices of every
 // quote it approved in its own directory and serving them at GET /v1/prices/<commitment>. A
-// validator given only the devnet's esplora, the published set file and the rune id checks every
+// validator given only the devnet's esplora, the published set file and the rune id (its command
+// line: the set file gives the treasury, the guardians' URLs and their keys) checks every
 // record against those prices; prices altered on every guardian's disk are named as a broken rule
 // with the vault and txid, and a record whose prices no guardian keeps stays unverifiable.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
-import { OutScript } from '@scure/btc-signer';
-import { findStateRecord, parseRuneId, parseTransaction } from '@unit/bitcoin';
+import { findStateRecord, parseTransaction } from '@unit/bitcoin';
 import { verifySet, type GuardianSet } from '@unit/guardian-net';
-import { runValidator, type ValidatorArgs } from '../../src/validator/cli';
+import { parseValidatorArgs, runValidator, type ValidatorArgs } from '../../src/validator/cli';
 import type { RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
 import {
@@ -62,15 +62,14 @@ afterAll(async () => {
   await network?.close();
 });
 
+/** The command line a validator's operator types: the chain, the published set and the rune. */
 const args = async (): Promise<ValidatorArgs> => ({
-  chain: `${unit.url}/esplora`,
-  treasuryScripts: [OutScript.encode({ type: 'tr', pubkey: hex.decode(set.groupKey!) })],
-  unitRuneId: parseRuneId(unit.devnet!.unitRuneId),
-  serve: null,
-  compare: unit.url,
-  until: (await unit.chain.tip()).height,
+  ...(await parseValidatorArgs([
+    ...['--chain', `${unit.url}/esplora`, '--set', join(network.dir, 'guardian-set.json')],
+    ...['--rune', unit.devnet!.unitRuneId, '--compare', unit.url],
+    ...['--until', String((await unit.chain.tip()).height)],
+  ])),
   pollMs: 0,
-  prices: { guardians: set.members.map((m) => m.url), sets: [set] },
 });
 
 const findingsOf = (lines: string[]) =>
