@@ -22,6 +22,7 @@ import { registerClientErrorRoutes } from './http/client-errors';
 import { sharedHitCounter } from './http/shared-rate-limits';
 import { registerMissionRoutes } from './http/missions';
 import { registerLedgerRoute } from './http/ledger';
+import { appValidators } from './http/validator-agreement';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
 import { publicOriginResolver } from './http/public-origin';
@@ -202,6 +203,7 @@ export async function buildApp(
       origin: publicOrigin(),
       network: config.network,
     }));
+    const ledgerAt = registerLedgerRoute(app, { db: store.db, chain });
     registerApiRoutes(app, {
       config,
       db: store.db,
@@ -211,14 +213,13 @@ export async function buildApp(
       unitRuneId: () => unitRuneId,
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
       ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
-      ...(options.network ? { network: options.network } : {}),
+      network: { validators: appValidators(config.validators, chain, ledgerAt, options.network?.cacheMs), ...options.network }, // prettier-ignore
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')
       stops.push(registerOrdIndexer(app, chain, btcNetworkOf(config.network), bus));
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
-    registerLedgerRoute(app, { db: store.db, chain });
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
     registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);

@@ -25,6 +25,15 @@ const isWebOrigin = (text: string) => {
   }
 };
 
+/** An absolute http(s) URL, path allowed (a validator behind a proxy's prefix). */
+const isHttpUrl = (text: string) => {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+};
+
 export const url = (name: string) =>
   z.preprocess(
     blankToUndefined,
@@ -179,6 +188,19 @@ export const envSchema = z.object({
       .transform((list) => list.split(',').map((origin) => origin.trim().replace(/\/$/, '')))
       .refine((origins) => origins.every(isWebOrigin), {
         error: 'GUARDIAN_ORIGINS must be comma-separated origins, e.g. https://app.example',
+      })
+      .optional(),
+  ),
+  // Open validators (`npm run validator -- --serve`) whose ledger digest /network compares with the
+  // app's: comma-separated http(s) URLs, at most 16.
+  UNIT_VALIDATORS: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .transform((list) => list.split(',').map((url) => url.trim().replace(/\/+$/, '')))
+      .refine((urls) => urls.length <= 16 && urls.every(isHttpUrl), {
+        error:
+          'UNIT_VALIDATORS must be at most 16 comma-separated http(s) URLs of validators started with --serve, e.g. http://127.0.0.1:8090',
       })
       .optional(),
   ),

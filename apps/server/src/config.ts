@@ -68,6 +68,8 @@ export interface ServerConfig {
    * secrets. Required off the devnet; on the devnet `${dataDir}/oracle.key`, made at first start.
    */
   oracleKeyFile: string;
+  /** Open validators whose ledger digest GET /api/network compares with the app's (UNIT_VALIDATORS). */
+  validators: string[];
   /** Page origins besides the app's own that may open /guardian (GUARDIAN_ORIGINS). */
   guardianOrigins: string[];
   /**
@@ -225,6 +227,7 @@ export function loadConfig(
     publicOrigin: e.PUBLIC_ORIGIN ?? null,
     oracleKeyFile: path.resolve(e.ORACLE_KEY_FILE ?? path.join(dataDir, 'oracle.key')),
     guardianOrigins: e.GUARDIAN_ORIGINS ?? [],
+    validators: e.UNIT_VALIDATORS ?? [],
     guardianNetwork: {
       // main.ts makes `local` the devnet's default for `npm start`; a library caller (a test) signs alone.
       mode: e.GUARDIAN_NETWORK ?? 'off',

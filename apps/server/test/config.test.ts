@@ -77,6 +77,18 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DOCS_URL: 'https://x.example/"><script>' })).toThrow(/DOCS_URL/);
   });
 
+  it('asks the open validators UNIT_VALIDATORS lists, and refuses what is not a list of URLs', () => {
+    expect(loadConfig({}).validators).toEqual([]);
+    expect(
+      loadConfig({ UNIT_VALIDATORS: ' http://127.0.0.1:8090/ ,https://v.example/unit' }).validators,
+    ).toEqual(['http://127.0.0.1:8090', 'https://v.example/unit']);
+    expect(() => loadConfig({ UNIT_VALIDATORS: 'file:///etc/passwd' })).toThrow(
+      /UNIT_VALIDATORS must be at most 16 comma-separated http\(s\) URLs/,
+    );
+    const seventeen = Array.from({ length: 17 }, (_, i) => `http://v${i}.example`).join(',');
+    expect(() => loadConfig({ UNIT_VALIDATORS: seventeen })).toThrow(/UNIT_VALIDATORS/);
+  });
+
   it('points the devnet chain services at this server', () => {
     expect(loadConfig({}).services).toEqual({
       esploraUrl: '/esplora',

@@ -33,6 +33,14 @@ export {
   type PublicReadOptions,
   type PublicTarget,
 } from './public-read';
+export { quoteQuorumProblem, type QuorumSet } from './vault-policy/quote-quorum';
+export {
+  KEPT_PRICES_DIR,
+  KEPT_PRICES_PATH,
+  keepQuorum,
+  readKeptQuorum,
+  type KeptQuorum,
+} from './price/kept-prices';
 export * from './oracle/threshold-oracle';
 export * from './oracle/collect';
 export { ORACLE_HASH_PATH, ORACLE_SECRET_PATH, revealRefusal } from './oracle/routes';

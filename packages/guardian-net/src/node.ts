@@ -30,6 +30,7 @@ import { openGuardianDir } from './installed-dir';
 import { liquidationDecision } from './price/liquidation';
 import { freshPriceReply, OwnPriceOracle, priceHealth, type OwnPrice } from './price/own-price';
 import { FRESH_PRICE_MESSAGE } from './price/quorum';
+import { keepApproved } from './price/kept-prices';
 import { PublicRoutes } from './public-routes';
 import { SigningRounds, type Ready } from './signing-rounds';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
@@ -118,6 +119,7 @@ export class GuardianNode {
       oracle: this.oracle,
       set: () => this.current?.set,
       price: this.price,
+      dir: opts.dir,
     });
   }
 
@@ -139,10 +141,12 @@ export class GuardianNode {
       store,
       ready: () => ready,
       // A liquidation is refused on this guardian's own price before the rest of the policy.
-      validate: (req) => {
+      // An approval stands once the quote's signed prices are kept in its directory (kept-prices.ts).
+      validate: async (req) => {
         const ownPrice = this.price?.current() ?? null;
         const own = liquidationDecision(req.context, ownPrice);
-        return own && !own.approve ? own : opts.validate(req, this.policyEnv(set, ownPrice));
+        const decision = own && !own.approve ? own : await opts.validate(req, this.policyEnv(set, ownPrice)); // prettier-ignore
+        return keepApproved(opts.dir, req.context, decision);
       },
       log: (e) => this.log({ ...e, setVersion: set.version }),
       ...(opts.tamperShare ? { tamperShare: opts.tamperShare } : {}),

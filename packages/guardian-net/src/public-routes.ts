@@ -8,6 +8,7 @@ import type { GuardianSet } from './guardian-set';
 import type { NodeOracle } from './oracle/routes';
 import { priceAnswer, type OwnPriceOracle } from './price/own-price';
 import { FRESH_PRICE_MESSAGE, PRICE_PATH } from './price/quorum';
+import { KEPT_PRICES_PATH, readKeptQuorum } from './price/kept-prices';
 
 export interface PublicRouteDeps {
   limit?: RateLimit;
@@ -16,6 +17,8 @@ export interface PublicRouteDeps {
   /** its newest set, once it has one */
   set: () => GuardianSet | undefined;
   price: OwnPriceOracle | undefined;
+  /** its directory: the signed prices of each quorum it approved (price/kept-prices.ts) */
+  dir: string;
 }
 
 type Send = (status: number, json: unknown) => void;
@@ -51,7 +54,8 @@ export class PublicRoutes {
       const set = deps.set();
       if (set) send(200, set);
       else send(404, { error: { code: 'not-ready', message: 'no set yet' } });
-    } else if (req.url === PRICE_PATH)
+    } else if (req.url?.startsWith(KEPT_PRICES_PATH)) this.keptPrices(req.url, send);
+    else if (req.url === PRICE_PATH)
       void priceAnswer(deps.price, false).then((a) => send(a.status, a.json));
     else if (req.url?.startsWith(`${PRICE_PATH}?`))
       send(403, {
@@ -62,5 +66,24 @@ export class PublicRoutes {
       });
     else return false;
     return true;
+  }
+
+  /** GET /v1/prices/<commitment>: one file of its directory by a 64-hex name, or a 404. */
+  private keptPrices(url: string, send: Send): void {
+    const commitment = url.slice(KEPT_PRICES_PATH.length);
+    let kept = null;
+    try {
+      kept = readKeptQuorum(this.deps.dir, commitment);
+    } catch {
+      // an unreadable file is answered as none kept
+    }
+    if (kept) send(200, kept);
+    else
+      send(404, {
+        error: {
+          code: 'not-found',
+          message: `This guardian keeps no signed prices under ${commitment.slice(0, 64)}; ask for ${KEPT_PRICES_PATH}<the record's 64-hex price quorum commitment>.`,
+        },
+      });
   }
 }

@@ -117,20 +117,28 @@ export async function appLedgerAt(
   return ledgerJson(height, foldAppLedger(rows, repossessed, confirmed, height));
 }
 
+/**
+ * Serves GET /api/ledger/:height; answers the same read for the server's own use (the validators'
+ * agreement on /network), sharing its confirmed heights.
+ */
 export function registerLedgerRoute(
   app: FastifyInstance,
   deps: { db: Kysely<Database>; chain: Pick<Chain, 'tip' | 'txStatus'> },
-): void {
+): (height: number) => Promise<LedgerJson> {
   const heights = new ConfirmedHeights(deps.chain);
   let lastTip = 0;
-  const limit = { rateLimit: { max: LEDGER_READS_PER_MINUTE, timeWindow: '1 minute' } };
-  app.get('/api/ledger/:height', { config: limit }, async (request): Promise<LedgerJson> => {
-    const { height } = parseInput(params, request.params);
+  const ledgerAt = async (height: number) => {
     const tip = (await deps.chain.tip()).height;
     if (tip < lastTip) heights.clear();
     lastTip = tip;
     if (height > tip)
       throw notFound(`Block ${height} is not mined yet; the chain's tip is at ${tip}`);
     return appLedgerAt(deps.db, heights, height);
+  };
+  const limit = { rateLimit: { max: LEDGER_READS_PER_MINUTE, timeWindow: '1 minute' } };
+  app.get('/api/ledger/:height', { config: limit }, async (request): Promise<LedgerJson> => {
+    const { height } = parseInput(params, request.params);
+    return ledgerAt(height);
   });
+  return ledgerAt;
 }

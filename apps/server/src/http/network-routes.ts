@@ -24,6 +24,7 @@ import type {
   GuardianNetworkDto,
   NetworkExclusionDto,
   NetworkGuardianDto,
+  NetworkValidatorDto,
 } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
@@ -45,6 +46,8 @@ export interface NetworkRouteOptions {
   healthTimeoutMs?: number;
   /** the guardians last left out of a signing (guardian-network/exclusion-log.ts) */
   recentExclusions?: () => NetworkExclusionDto[];
+  /** the configured open validators and whether each agrees (validator-agreement.ts) */
+  validators?: () => Promise<NetworkValidatorDto[]>;
 }
 
 /** The fields of a guardian's /v1/health this page shows (packages/guardian-net/src/node.ts). */
@@ -298,8 +301,13 @@ export function registerNetworkRoutes(
         );
   // The exclusions are this process's own, read on every answer (the health read is cached).
   const exclusions = options.recentExclusions ?? (() => []);
-  app.get('/api/network', async (): Promise<GuardianNetworkDto> => ({
-    ...(await network()),
-    recent_exclusions: exclusions(),
-  }));
+  const validators = options.validators;
+  app.get('/api/network', async (): Promise<GuardianNetworkDto> => {
+    const [read, agreement] = await Promise.all([network(), validators?.()]);
+    return {
+      ...read,
+      recent_exclusions: exclusions(),
+      ...(agreement?.length ? { validators: agreement } : {}),
+    };
+  });
 }

@@ -6,18 +6,26 @@ import { parseArgs } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { hex } from '@scure/base';
 import { Address, NETWORK, OutScript, TEST_NETWORK } from '@scure/btc-signer';
+import { readFileSync } from 'node:fs';
 import { parseRuneId, type LedgerFinding, type RuneId } from '@unit/bitcoin';
+import { verifySet, type GuardianSet } from '@unit/guardian-net';
 import { EsploraBlockSource } from './esplora-source';
 import { comparisonLines, compareWithApp } from './compare';
 import { Validator, type BlockReport } from './follow';
+import type { PriceSources } from './prices';
 import { serveLedger } from './serve';
 
 const USAGE = `usage: npm run validator -- --chain <esplora URL> (--treasury <address>... --rune <block:tx> | --facts <app URL>)
-    [--serve <port>] [--compare <app URL>] [--until <height>] [--poll <seconds>]
+    [--set <guardian-set.json>...] [--guardians <URL>...]
+    [--serve <port> [--serve-host <address>]] [--compare <app URL>] [--until <height>] [--poll <seconds>]
   --chain     any esplora API (the devnet's is http://127.0.0.1:8080/esplora)
   --treasury  a treasury address (repeat for each guardian set's); --rune the UNIT rune id
   --facts     read the treasury address and the rune id from an app's /api/config once (printed)
-  --serve     answer GET /ledger/<height> and /ledger/tip on this port (127.0.0.1)
+  --set       a published guardian set file (repeat for each version, oldest first): its treasury,
+              its guardians' URLs and keys; each record's signed prices are read from them and checked
+  --guardians one more guardian URL to ask for the records' signed prices (repeat)
+  --serve     answer GET /ledger/<height>, /ledger/tip, /digest/<height> and /digest/tip on this
+              port, on 127.0.0.1 unless --serve-host names another address (an app elsewhere)
   --compare   after each block where a vault moved, compare with the app's /api/ledger/<height>
   --until     stop after this height (default: follow the chain for good)`;
 
@@ -34,6 +42,30 @@ function treasuryScript(text: string): Uint8Array {
       // another network's address
     }
   throw new Error(`--treasury ${text} is neither an address nor an output script in hex`);
+}
+
+/**
+ * The published guardian sets, each verified (every member's signature, and from the second on the
+ * link to the one before it): the keys a record's signed prices are checked with.
+ */
+function readSets(paths: string[]): GuardianSet[] {
+  const sets: GuardianSet[] = [];
+  const raws = paths.map((path) => {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    } catch (error) {
+      throw new Error(`--set ${path} is not a readable guardian set file (${(error as Error).message}).`); // prettier-ignore
+    }
+  });
+  for (const [i, raw] of raws.entries()) {
+    const previous = sets.at(-1);
+    try {
+      sets.push(previous ? verifySet(raw, { previous }) : verifySet(raw));
+    } catch (error) {
+      throw new Error(`--set ${paths[i]} is not a valid guardian set${previous ? ` after version ${previous.version}` : ''}: ${(error as Error).message}. Give every set file, oldest first.`); // prettier-ignore
+    }
+  }
+  return sets;
 }
 
 async function factsFrom(app: string): Promise<{ treasury: string[]; rune: string }> {
@@ -59,7 +91,11 @@ export interface ValidatorArgs {
   treasuryScripts: Uint8Array[];
   unitRuneId: RuneId;
   serve: number | null;
+  /** the address --serve listens on (default 127.0.0.1) */
+  serveHost?: string;
   compare: string | null;
+  /** the guardians to ask for each record's signed prices and the sets to check them with */
+  prices?: PriceSources;
   until: number;
   pollMs: number;
 }
@@ -72,7 +108,10 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
       treasury: { type: 'string', multiple: true },
       rune: { type: 'string' },
       facts: { type: 'string' },
+      set: { type: 'string', multiple: true },
+      guardians: { type: 'string', multiple: true },
       serve: { type: 'string' },
+      'serve-host': { type: 'string' },
       compare: { type: 'string' },
       until: { type: 'string' },
       poll: { type: 'string' },
@@ -89,9 +128,16 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
     treasury = [...treasury, ...facts.treasury];
     rune ??= facts.rune;
   }
-  if (!treasury.length || !rune)
+  const sets = readSets(values.set ?? []);
+  const fromSets = sets.map((set) => OutScript.encode({ type: 'tr', pubkey: hex.decode(set.groupKey!) })); // prettier-ignore
+  const guardians = [...new Set([...sets.flatMap((s) => s.members.map((m) => m.url)), ...(values.guardians ?? [])])]; // prettier-ignore
+  if (sets.length)
+    console.log(
+      `guardian sets ${sets.map((s) => s.version).join(', ')}: each record's signed prices are asked of ${guardians.join(', ')}`,
+    );
+  if (!(treasury.length || fromSets.length) || !rune)
     throw new Error(
-      'Give --treasury and --rune, or --facts <app URL>: the treasury and the UNIT rune records are checked against.',
+      'Give --treasury (or --set) and --rune, or --facts <app URL>: the treasury and the UNIT rune records are checked against.',
     );
   const number = (text: string | undefined, name: string) => {
     if (text === undefined) return null;
@@ -101,22 +147,25 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
   };
   return {
     chain: values.chain,
-    treasuryScripts: treasury.map(treasuryScript),
+    treasuryScripts: [...treasury.map(treasuryScript), ...fromSets],
     unitRuneId: parseRuneId(rune),
     serve: number(values.serve, 'serve'),
+    ...(values['serve-host'] ? { serveHost: values['serve-host'] } : {}),
     compare: values.compare ?? null,
     until: number(values.until, 'until') ?? Infinity,
     pollMs: (number(values.poll, 'poll') ?? 10) * 1000,
+    prices: { guardians, sets },
   };
 }
 
 /** Follows the chain, printing each block; answers once past `until`. */
 export async function runValidator(args: ValidatorArgs, print = console.log): Promise<Validator> {
-  const validator = new Validator(new EsploraBlockSource(args.chain), {
-    treasuryScripts: args.treasuryScripts,
-    unitRuneId: args.unitRuneId,
-  });
-  const server = args.serve === null ? null : serveLedger(validator, args.serve);
+  const validator = new Validator(
+    new EsploraBlockSource(args.chain),
+    { treasuryScripts: args.treasuryScripts, unitRuneId: args.unitRuneId },
+    args.prices,
+  );
+  const server = args.serve === null ? null : serveLedger(validator, args.serve, args.serveHost);
   try {
     for (;;) {
       const reports: BlockReport[] = [];

@@ -8,10 +8,12 @@ import {
   LedgerReplay,
   type LedgerFinding,
   type LedgerVault,
+  type QuorumToCheck,
   type ReplayOptions,
 } from '@unit/bitcoin';
 import { createHash } from 'node:crypto';
 import type { BlockSource } from './esplora-source';
+import { checkRecordPrices, type PriceSources } from './prices';
 
 /** node's SHA-256: the same digest as @noble/hashes', native (a 10,000-vault ledger is 490 KB). */
 const nativeSha256 = (bytes: Uint8Array): Uint8Array =>
@@ -42,6 +44,8 @@ export class Validator {
   constructor(
     private readonly source: BlockSource,
     private readonly options: ReplayOptions,
+    /** where the records' signed prices are read (the guardians) and checked (their sets) */
+    private readonly prices?: PriceSources,
   ) {
     this.replay = new LedgerReplay(options);
   }
@@ -90,18 +94,17 @@ export class Validator {
     const hash = await this.source.blockHash(height);
     if (hash === null) return null;
     const findings: LedgerFinding[] = [];
+    const quorums: QuorumToCheck[] = [];
     for (const tx of await this.source.blockTxs(hash)) {
       const applied = this.replay.apply(tx);
       findings.push(...applied.findings);
-      // The quote's signed prices live with the guardians and the app, not on the chain.
-      for (const q of applied.quorums)
-        findings.push({
-          kind: 'unverifiable',
-          txid: q.txid,
-          vaultId: q.vaultId,
-          message: `its price quorum ${q.commitment} was not checked: this validator reads no signed prices`,
-        });
+      quorums.push(...applied.quorums);
     }
+    // The quote's signed prices live with the guardians that approved it, not on the chain.
+    const checked = await Promise.all(
+      quorums.map((q) => checkRecordPrices(q, this.prices ?? { guardians: [], sets: [] })),
+    );
+    findings.push(...checked.filter((f) => f !== null));
     const changed = this.record(height);
     const digest = this.digester.digest();
     this.hashes.push(hash);

@@ -1,5 +1,6 @@
 // `--serve <port>`: the validator answers `GET /ledger/<height>` (and `/ledger/tip`) with the
-// ledger it rebuilt, in the app's `/api/ledger` form, so the app (VALIDATOR_URLS) or anyone can
+// ledger it rebuilt, in the app's `/api/ledger` form, and `GET /digest/<height>` (and
+// `/digest/tip`) with the height and digest alone, so the app (UNIT_VALIDATORS) or anyone can
 // compare. Read-only, GET only, a bounded path, and a per-address limit on reads.
 import http from 'node:http';
 import { ledgerJson } from '@unit/bitcoin';
@@ -34,15 +35,19 @@ export function serveLedger(validator: Validator, port: number, host = '127.0.0.
       res.setHeader('retry-after', '60');
       return send(429, { error: 'Too many reads from this address; try again in a minute.' });
     }
-    const match = /^\/ledger\/(tip|\d{1,9})$/.exec(req.url ?? '');
-    if (!match) return send(404, { error: 'Not found; ask for /ledger/<height> or /ledger/tip.' });
-    const height = match[1] === 'tip' ? validator.height - 1 : Number(match[1]);
-    const ledger = validator.ledgerAt(height);
-    if (!ledger)
+    const match = /^\/(ledger|digest)\/(tip|\d{1,9})$/.exec(req.url ?? '');
+    if (!match)
+      return send(404, {
+        error: 'Not found; ask for /ledger/<height>, /ledger/tip, /digest/<height> or /digest/tip.',
+      });
+    const height = match[2] === 'tip' ? validator.height - 1 : Number(match[2]);
+    const digest = validator.digestAt(height);
+    if (digest === null)
       return send(404, {
         error: `This validator has not read block ${height} yet; it has read up to ${validator.height - 1}.`,
       });
-    return send(200, ledgerJson(height, ledger));
+    if (match[1] === 'digest') return send(200, { height, digest });
+    return send(200, ledgerJson(height, validator.ledgerAt(height)!));
   });
   server.listen(port, host);
   return server;

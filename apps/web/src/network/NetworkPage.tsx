@@ -2,8 +2,9 @@
 // one sentence, the group key, and one card per guardian with its own health: online or not, its
 // last price and signature, version and uptime. After a rotation, while an older set still lives,
 // the newest set is listed first and each older one below it, labelled; then the guardians the
-// server last left out of a signing (Exclusions.tsx), and every published set's history
-// (History.tsx). Refreshed every 10 s (api/network.ts).
+// server last left out of a signing (Exclusions.tsx), every published set's history (History.tsx),
+// and whether the open validators agree with the app's ledger (Validators.tsx). Refreshed every
+// 10 s (api/network.ts).
 import { CircleCheck, CircleX, Copy, RotateCw } from 'lucide-react';
 import { formatUsdCents } from '@unit/protocol';
 import type { GuardianNetworkDto, NetworkGuardianDto, NetworkSetDto } from '@unit/protocol/wire';
@@ -14,6 +15,7 @@ import { useNow } from '../ui/useNow';
 import { networkErrorWords } from './errors';
 import { RecentExclusions } from './Exclusions';
 import { SetHistory } from './History';
+import { ValidatorAgreement } from './Validators';
 import { formatAgo, formatDuration, shortKey } from './format';
 import './network.css';
 
@@ -137,6 +139,9 @@ function NetworkView({ network }: { network: GuardianNetworkDto }) {
       {network.enabled && <RecentExclusions exclusions={network.recent_exclusions} now={now} />}
       {network.enabled && (network.history?.length ?? 0) > 0 && (
         <SetHistory history={network.history} now={now} />
+      )}
+      {network.validators && network.validators.length > 0 && (
+        <ValidatorAgreement validators={network.validators} now={now} />
       )}
     </>
   );

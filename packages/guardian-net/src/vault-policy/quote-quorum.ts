@@ -25,8 +25,15 @@ import { Refused } from './reads';
 /** What of the published set the check reads. */
 export type QuorumSet = Pick<GuardianSetBody, 't' | 'version' | 'members'>;
 
-/** Why the quote's guardian prices do not make it the set's price quorum, or null. */
-export function quoteQuorumProblem(quote: SignedQuote, set: QuorumSet, now: number): string | null {
+/**
+ * Why the quote's guardian prices do not make it the set's price quorum, or null. An open validator
+ * asks the same of a record's quote price and stamp with the prices a guardian kept.
+ */
+export function quoteQuorumProblem(
+  quote: Pick<SignedQuote, 'price_cents' | 'time' | 'quorum'>,
+  set: QuorumSet,
+  now: number,
+): string | null {
   const prices = quote.quorum ?? [];
   if (prices.length === 0)
     return `the price quote carries no guardian prices (${set.t} of this set's guardians needed)`;

@@ -6,6 +6,7 @@ import type { ConfigConstants } from '../constants';
 import { actionCodeSchema, amount, networkSchema, unixSeconds, vaultActionSchema } from './fields';
 import { guardianPriceSchema, signedQuoteSchema } from './guardian';
 import { networkHistoryEntrySchema } from './network-history';
+import { NETWORK_VALIDATORS_MAX, networkValidatorSchema } from './validators';
 
 const int = z.number().int();
 const nullableString = z.string().nullable();
@@ -354,6 +355,8 @@ export const guardianNetworkSchema = z.object({
   recent_exclusions: z.array(networkExclusionSchema).max(RECENT_EXCLUSIONS_MAX),
   /** Every published set of the chain, newest first: empty when the server signs alone. */
   history: z.array(networkHistoryEntrySchema),
+  /** The open validators this server asks (UNIT_VALIDATORS), in configured order; absent: none. */
+  validators: z.array(networkValidatorSchema).max(NETWORK_VALIDATORS_MAX).optional(),
   /** When this answer was read, unix seconds. */
   checked_at: unixSeconds,
 });

@@ -4,6 +4,7 @@
 export * from './fields';
 export * from './http';
 export * from './network-history';
+export * from './validators';
 export * from './accounts';
 export * from './chain';
 export * from './guardian';
