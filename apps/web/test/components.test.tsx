@@ -12,6 +12,7 @@ import { withNetworkEdge } from './network-edge';
 import { renderTable } from './render-table';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

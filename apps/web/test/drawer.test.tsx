@@ -11,6 +11,7 @@ import { historyPages, scenario, server } from './server';
 import type { ExecuteFlow } from '../src/flows/flow-types';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -1,5 +1,5 @@
 // The wallet is this app's edge to a browser extension; tests stand a controllable fake wallet in
-// its place with the same public contract as src/wallet/index.ts.
+// its place with the same public contract as src/wallet/index.ts (and its screens, ./controls.ts).
 import { useSyncExternalStore, type ReactNode } from 'react';
 import type { WalletAccount, WalletId } from '../src/wallet';
 // Drawing only: the real marks stand in the fake's picker and menu.

@@ -21,6 +21,7 @@ import type { ExecuteFlow, FlowInput } from '../src/flows/flow-types';
 import { WalletError } from '../src/wallet/errors';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -14,6 +14,7 @@ import { scenario } from './server';
 import type { ExecuteFlow, OnProgress } from '../src/flows/flow-types';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -22,6 +22,7 @@ import type { ExecuteFlow } from '../src/flows/flow-types';
 import { historyPages, scenario, server } from './server';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -16,6 +16,7 @@ import { scenario, server } from './server';
 import { isLive, pollEvery } from '../src/api/live';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 vi.stubGlobal('EventSource', NodeEventSource);
 

@@ -31,6 +31,7 @@ import type { ExecuteFlow, FlowInput } from '../src/flows/flow-types';
 import type { WalletAccount } from '../src/wallet';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

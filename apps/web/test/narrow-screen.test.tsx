@@ -19,6 +19,7 @@ import {
 } from './viewport';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

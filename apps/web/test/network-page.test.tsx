@@ -14,6 +14,7 @@ import { networkErrorWords } from '../src/network/errors';
 import { formatAgo, formatDuration, shortKey } from '../src/network/format';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

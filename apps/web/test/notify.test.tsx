@@ -19,6 +19,7 @@ import { PendingBanner } from '../src/vault/PendingBanner';
 import { EnableTelegram, TELEGRAM_ON } from '../src/auth/EnableTelegram';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -13,6 +13,7 @@ import { historyPages, scenario, server } from './server';
 import { resetViewport, setViewportWidth } from './viewport';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -13,6 +13,7 @@ import type { ExecuteFlow, FlowInput } from '../src/flows/flow-types';
 import { attachResend, type SignedResend } from '../src/flows/resend';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
+vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 

@@ -8,6 +8,7 @@ import {
   type VaultDto,
 } from '@unit/protocol';
 import { useWallet } from '../wallet';
+import { rememberedVaultKey } from '../wallet/vault-key-cookie';
 import { useSatsBalance } from './balance';
 import { useBitcoinPrice } from './bitcoin-price';
 import { useConfig } from './config';
@@ -32,12 +33,24 @@ export interface Position {
   debtCents: UnitCents;
   /** SPEC §9 collateral ratio: Infinity with no debt, 160 while the price is unknown */
   ratio: number;
+  /**
+   * The vault is the one this browser's last wallet had, read while that wallet reconnects: its
+   * figures show at once (the page carries them), its actions wait for the wallet.
+   */
+  provisional: boolean;
+}
+
+/** Whose vault: the connected wallet's, or while the last one reconnects, the one it had. */
+function vaultKey(account: { vaultPubkey: string } | null, restoring: boolean): string | null {
+  if (account) return account.vaultPubkey;
+  return restoring ? rememberedVaultKey() : null;
 }
 
 export function usePosition(): Position {
   const config = useConfig();
-  const { account } = useWallet();
-  const vault = useVault(account?.vaultPubkey ?? null);
+  const { account, restoring } = useWallet();
+  const pubkey = vaultKey(account, restoring);
+  const vault = useVault(pubkey);
   const price = useBitcoinPrice();
   const balance = useSatsBalance(config, account?.satsAddress ?? null);
   const outputs = useUnitOutputs(config, account?.runesAddress ?? null);
@@ -48,7 +61,7 @@ export function usePosition(): Position {
   const priceUsd = price.data?.USD ?? null;
   return {
     vault: v,
-    vaultLoading: account != null && vault.isPending,
+    vaultLoading: pubkey != null && vault.isPending,
     vaultError: vault.error,
     refetchVault: () => void vault.refetch(),
     priceUsd,
@@ -59,5 +72,6 @@ export function usePosition(): Position {
     sats,
     debtCents,
     ratio: collateralRatio(sats, debtCents, priceUsd),
+    provisional: account == null && v != null,
   };
 }

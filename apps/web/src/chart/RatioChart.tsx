@@ -1,23 +1,14 @@
-import { useEffect, useMemo, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent, type RefObject } from 'react';
 import {
   CHART_INTERVALS,
   CHART_PERIODS,
-  chartStates,
   formatHealth,
-  ratioLine,
   ratioSummary,
-  toWireNumber,
-  type RatioLine,
   type RatioSummary,
   type TimePeriod,
 } from '@unit/protocol';
-import { usePosition } from '../api/position';
-import { useCardReadings } from '../api/card-readings';
-import { usePriceHistory } from '../api/price-history';
-import { useVaultHistory } from '../api/vault-history';
-import { useVaultPoints } from '../api/vault-points';
 import { MOBILE_QUERY, useMediaQuery } from '../ui/useMediaQuery';
-import { useNow } from '../ui/useNow';
+import { useRatioLine } from './ratio-line';
 import { RatioPlot } from './RatioPlot';
 import './chart.css';
 
@@ -26,51 +17,9 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
   const [period, setPeriod] = useState<TimePeriod>('24h');
   const [fullscreen, setFullscreen] = useState(false);
   const mobile = useMediaQuery(MOBILE_QUERY);
-  const position = usePosition();
-  const prices = usePriceHistory(period);
-  const points = useVaultPoints(vaultId, period);
-  const history = useVaultHistory(vaultId);
-  const now = Math.floor(useNow(60_000) / 1000);
+  const { line, loading } = useRatioLine(vaultId, period);
   // SPEC §2: the fullscreen toggle is a phone's; a screen that widens leaves fullscreen.
   const isFull = mobile && fullscreen;
-
-  const vault = position.vault;
-  const openedAt = vault?.created_at;
-  // "Now" is the state the gauge reads: the confirmed one while a transaction waits for its block.
-  const { confirmed } = useCardReadings(position);
-  const btc = toWireNumber(confirmed.sats);
-  const debt = toWireNumber(confirmed.debtCents);
-  const priceUsd = position.priceUsd;
-  const priceData = prices.data?.data;
-  const pointsReady = !points.isPending || points.isError;
-  const line: RatioLine | null = useMemo(() => {
-    if (priceData == null || !pointsReady) return null;
-    const current = { btc_locked: btc, unit_borrowed: debt, priceUsd };
-    return ratioLine({
-      // Without the points the vault's current state stands for its whole life.
-      states: points.isError
-        ? [{ timestamp: openedAt ?? now, ...current }]
-        : chartStates(points.data ?? [], history.data ?? []),
-      prices: priceData,
-      actions: history.data ?? [],
-      period,
-      now,
-      ...(openedAt != null ? { openedAt } : {}),
-      current,
-    });
-  }, [
-    priceData,
-    pointsReady,
-    points.isError,
-    points.data,
-    history.data,
-    period,
-    now,
-    openedAt,
-    btc,
-    debt,
-    priceUsd,
-  ]);
   const summary = line ? ratioSummary(line.points) : null;
   const label = CHART_INTERVALS[period].label;
 
@@ -123,7 +72,7 @@ export function RatioChart({ vaultId }: { vaultId: string }) {
         </div>
       </header>
       <div className="chart__body">
-        {prices.isPending || !pointsReady ? (
+        {loading ? (
           <div className="chart__placeholder skeleton" role="status" aria-label="Loading chart" />
         ) : line == null ? (
           <p className="chart__placeholder chart__message" role="alert">

@@ -8,7 +8,6 @@ import {
   type PointerEvent,
   type RefObject,
 } from 'react';
-import { area, curveStepAfter, line as linePath } from 'd3-shape';
 import {
   ACTION_LABELS,
   CHART_Y_AXIS,
@@ -20,12 +19,17 @@ import {
 } from '@unit/protocol';
 import { formatMoment, timeTicks } from './axis';
 import { ChartMarkers, markerGroups } from './ChartMarkers';
-
-/** Drawing heights; the width is the card's own, measured, so 11 px labels stay 11 px. */
-const HEIGHT = { wide: 300, compact: 260 } as const;
-/** Widths used until the card is measured (and where nothing measures: tests). */
-const FALLBACK_WIDTH = { wide: 800, compact: 360 } as const;
-const M = { top: 14, right: 12, bottom: 28, left: 52 };
+import {
+  FALLBACK_WIDTH,
+  HEIGHT,
+  M,
+  keepSize,
+  knownSize,
+  linear,
+  ratioScale,
+  stepArea,
+  stepLine,
+} from './geometry';
 
 /**
  * SPEC §9 bands shaded behind the line: under 135 liquidated, Risky 135–160, Moderate 161–195,
@@ -48,14 +52,6 @@ const BANDS = [
   { from: HEALTH_BANDS.moderate.max, to: CHART_Y_AXIS.max, tone: 'healthy', label: 'Healthy' },
 ] as const;
 
-/** A linear map from a domain onto a range, clamped to the range. */
-function linear([d0, d1]: [number, number], [r0, r1]: [number, number]) {
-  const span = d1 - d0 || 1;
-  const lo = Math.min(r0, r1);
-  const hi = Math.max(r0, r1);
-  return (v: number) => Math.min(hi, Math.max(lo, r0 + ((v - d0) / span) * (r1 - r0)));
-}
-
 /** The points a reader steps through: one per moment (the state after any action), finite only. */
 export function readablePoints(line: RatioLine): RatioLinePoint[] {
   const byTime = new Map<number, RatioLinePoint>();
@@ -69,23 +65,16 @@ export function readablePoints(line: RatioLine): RatioLinePoint[] {
     .sort((a, b) => a.timestamp - b.timestamp);
 }
 
-/**
- * The last size measured, so a plot mounted again (another interval, once its data arrives) draws
- * at the card's width from its first frame rather than at the fallback and then jumping.
- */
-let lastSize: { width: number; height: number } | null = null;
-
 /** The element's content width, followed as it resizes; the last known until measured. */
 function useSize(ref: RefObject<HTMLElement | null>): { width: number; height: number } | null {
-  const [size, setSize] = useState<{ width: number; height: number } | null>(() => lastSize);
+  const [size, setSize] = useState<{ width: number; height: number } | null>(knownSize);
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el || typeof ResizeObserver !== 'function') return;
     const observer = new ResizeObserver(([entry]) => {
       const box = entry!.contentRect;
       if (box.width > 0) {
-        lastSize = { width: Math.round(box.width), height: Math.round(box.height) };
-        setSize(lastSize);
+        setSize(keepSize({ width: Math.round(box.width), height: Math.round(box.height) }));
       }
     });
     observer.observe(el);
@@ -128,20 +117,10 @@ export function RatioPlot({
   // The axis is the period's, whatever the data: it does not move between renders.
   const start = line.start;
   const x = linear([start, line.end], [M.left, W - M.right]);
-  const y = linear([CHART_Y_AXIS.min, CHART_Y_AXIS.max], [H - M.bottom, M.top]);
-  const finite = (p: RatioLinePoint) => Number.isFinite(p.ratio);
+  const y = ratioScale(H);
   // The ratio is a step function of time: it holds until the next price tick or action.
-  const path = linePath<RatioLinePoint>()
-    .curve(curveStepAfter)
-    .defined(finite)
-    .x((p) => x(p.timestamp))
-    .y((p) => y(p.plotted))(line.points);
-  const shade = area<RatioLinePoint>()
-    .curve(curveStepAfter)
-    .defined(finite)
-    .x((p) => x(p.timestamp))
-    .y0(H - M.bottom)
-    .y1((p) => y(p.plotted))(line.points);
+  const path = stepLine(line.points, x, y);
+  const shade = stepArea(line.points, x, y, H - M.bottom);
   // a phone's narrow axis still gets a tick every 6 hours on 1D: its labels are short
   const ticks = timeTicks(start, line.end, W - M.left - M.right, compact ? 56 : 84);
   const latest = readable.at(-1);
@@ -278,8 +257,8 @@ export function RatioPlot({
         >
           Liquidation {CHART_Y_AXIS.liquidationLine}%
         </text>
-        <path d={shade ?? ''} fill="url(#ratio-fill)" />
-        <path d={path ?? ''} className="chart__line" />
+        <path d={shade} fill="url(#ratio-fill)" />
+        <path d={path} className="chart__line" />
         {/* the latest point under the markers: an action there keeps its letter */}
         {latest && !activePoint && (
           <circle

@@ -6,7 +6,8 @@ import { useConfig } from '../api/config';
 import { unitBalanceCents, useUnitOutputs } from '../api/unit-outputs';
 import { formatAmount } from '../ui/format';
 import { useToasts } from '../ui/toasts';
-import { DevnetControls, useWallet, WalletMark } from '../wallet';
+import { useWallet } from '../wallet';
+import { DevnetControls, WalletMark } from '../wallet/controls';
 import { DevnetPrice } from '../wallet/DevnetPrice';
 
 /**

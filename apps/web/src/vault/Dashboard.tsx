@@ -33,8 +33,9 @@ import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 import { PricePausedBanner } from './PricePausedBanner';
 import { useCardReadings } from '../api/card-readings';
+import { RatioSketch } from '../chart/RatioSketch';
 
-// d3 and the chart load after the cards: the chart sits below them (bundle budget).
+// The chart's code loads after the cards (bundle budget); its line is sketched meanwhile.
 const RatioChart = lazy(async () => ({
   default: (await import('../chart/RatioChart')).RatioChart,
 }));
@@ -83,7 +84,7 @@ export function Dashboard(props: {
   }, [history.data, syncPending]);
 
   // SPEC §6: the four actions appear only with a connected wallet and a loaded price.
-  const showActions = isKnownPrice(position.priceUsd);
+  const showActions = isKnownPrice(position.priceUsd) && !position.provisional;
 
   // A `?action=` link opens its drawer only where the button would, and says why not otherwise.
   const { intent, onIntentHandled } = props;
@@ -282,17 +283,7 @@ export function Dashboard(props: {
       </div>
       {/* SPEC §8: a chart error is caught, reported and kept to the chart. */}
       <ContainedError part="chart" message="The chart could not be drawn.">
-        <Suspense
-          fallback={
-            <section className="card">
-              <div
-                className="chart__placeholder skeleton"
-                role="status"
-                aria-label="Loading chart"
-              />
-            </section>
-          }
-        >
+        <Suspense fallback={<RatioSketch vaultId={vault.vault_id} />}>
           <CrashDrill kind="chart" />
           <RatioChart vaultId={vault.vault_id} />
         </Suspense>

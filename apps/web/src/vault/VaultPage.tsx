@@ -146,8 +146,9 @@ export function VaultPage() {
       />
     );
   if (creating || stage === 'processing') return <CreationPending />;
-  if (!wallet.account) return wallet.restoring ? <DashboardSkeleton /> : <Welcome />;
-  if (position.vaultLoading) return <DashboardSkeleton />;
+  if (!wallet.account && !wallet.restoring) return <Welcome />;
+  // While the last wallet reconnects, its vault (the page carries it) shows without its actions.
+  if (position.vaultLoading || (!wallet.account && !hasVault)) return <DashboardSkeleton />;
   // A failed refetch keeps the vault on screen; only a vault never read says so, with a retry.
   if (!hasVault && position.vaultError) return <VaultUnavailable onRetry={position.refetchVault} />;
   if (!hasVault) return <Welcome />;

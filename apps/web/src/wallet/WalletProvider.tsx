@@ -10,10 +10,8 @@ import {
   type ReactNode,
 } from 'react';
 import { createDevnetAdapter, type DevnetAdapter } from './adapters/devnet';
-import { createLeatherAdapter } from './adapters/leather';
 import { createMetaMaskAdapter, watchMetaMask } from './adapters/metamask';
-import { createUnisatAdapter } from './adapters/unisat';
-import { createXverseAdapter } from './adapters/xverse';
+import { EXTENSION_FACTS, onDemand } from './adapters/on-demand';
 import { availableWallets } from './catalog';
 import { rememberVaultKey } from './vault-key-cookie';
 import { WalletError, isRejection, toWalletError, walletMessages } from './errors';
@@ -77,9 +75,22 @@ function useAdapters(
 ): Record<WalletId, WalletAdapter> {
   return useMemo(
     () => ({
-      xverse: overrides?.xverse ?? createXverseAdapter(),
-      unisat: overrides?.unisat ?? createUnisatAdapter(),
-      leather: overrides?.leather ?? createLeatherAdapter(undefined, network),
+      // the extensions' code loads when one is used (on-demand.ts)
+      xverse:
+        overrides?.xverse ??
+        onDemand(EXTENSION_FACTS.xverse, async () =>
+          (await import('./adapters/xverse')).createXverseAdapter(),
+        ),
+      unisat:
+        overrides?.unisat ??
+        onDemand(EXTENSION_FACTS.unisat, async () =>
+          (await import('./adapters/unisat')).createUnisatAdapter(),
+        ),
+      leather:
+        overrides?.leather ??
+        onDemand(EXTENSION_FACTS.leather, async () =>
+          (await import('./adapters/leather')).createLeatherAdapter(undefined, network),
+        ),
       metamask: overrides?.metamask ?? createMetaMaskAdapter(metamaskSeen),
       devnet: overrides?.devnet ?? createDevnetAdapter({ network, storage }),
     }),

@@ -1,7 +1,9 @@
 import type { Network } from '@unit/protocol';
-import { LEATHER_DOWNLOAD_URL } from './adapters/leather';
-import { UNISAT_DOWNLOAD_URL } from './adapters/unisat';
-import { XVERSE_DOWNLOAD_URL } from './adapters/xverse';
+import {
+  LEATHER_DOWNLOAD_URL,
+  UNISAT_DOWNLOAD_URL,
+  XVERSE_DOWNLOAD_URL,
+} from './adapters/on-demand';
 import { walletMessages } from './errors';
 import type { WalletId, WalletInfo } from './types';
 

@@ -1,4 +1,7 @@
-// Public face of the wallet feature: the rest of the web app imports only from here.
+// Public face of the wallet feature: what every page needs from the first render (the provider,
+// its hook, its errors). The wallet's own screens are in ./controls, imported by the parts that
+// load on demand (the wallet menu, the connect step), so their code is not in the page's first
+// download.
 export type {
   WalletId,
   WalletAccount,
@@ -10,7 +13,4 @@ export type {
 } from './types';
 export { WalletProvider, useWallet } from './WalletProvider';
 export { WalletPicker } from './LazyWalletPicker';
-export { WalletChoices } from './WalletChoices';
-export { DevnetControls } from './DevnetControls';
 export { WalletError, type WalletErrorCode } from './errors';
-export { WalletMark } from './WalletMark';

@@ -1,7 +1,7 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import type { Network } from '@unit/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WalletPicker, WalletProvider } from '../../src/wallet';
 import { createDevnetAdapter } from '../../src/wallet/adapters/devnet';
 import type { WalletAdapter, WalletId } from '../../src/wallet/types';
@@ -24,6 +24,12 @@ function renderPicker(network: Network, adapters?: Partial<Record<WalletId, Wall
     </WalletProvider>,
   );
 }
+
+// The picker's code loads on demand (LazyWalletPicker): loaded once here, so each test reads the
+// dialog rather than waiting for a first transform of the wallet's screens.
+beforeAll(async () => {
+  await import('../../src/wallet/WalletPicker');
+});
 
 describe('WalletPicker', () => {
   it("shows the spec's prompt and 'Get' links for Xverse and Unisat when neither is installed", async () => {

@@ -1,5 +1,5 @@
 import { CONTENT } from '@unit/protocol';
-import { WalletChoices } from '../../wallet';
+import { WalletChoices } from '../../wallet/controls';
 import { useFlows } from '../FlowProvider';
 
 /** The wallets are listed in the step itself, not in a second modal over it. */

@@ -1,12 +1,10 @@
 // Devnet wallet: a key kept in this browser, offered only when the app runs on the devnet
 // network. It signs like a real wallet would, so the whole vault flow runs without an extension.
-import { hex } from '@scure/base';
 import type { Network } from '@unit/protocol';
 import { getJson } from '../../api/http';
 import { keepDevnetAccount, keptDevnetAccount } from '../devnet-account-cache';
 import { DEVNET_FUNDED_STORAGE, DEVNET_KEY_STORAGE } from '../devnet-storage';
 import { WalletError, walletMessages } from '../errors';
-import { signPsbtWithKeys } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
 
 /** What the faucet gives a new devnet wallet: 1 BTC (CONSTANTS.md, devnet defaults). */
@@ -40,10 +38,11 @@ const keyModule = () => import('../devnet-key');
 /** Derives the account of a devnet secret: addresses need btc-signer, loaded on first connect. */
 export async function devnetAccountOf(secret: Uint8Array): Promise<WalletAccount> {
   // One round trip for the three, not one each.
-  const [btc, { secp256k1, schnorr }, { deriveDevnetKeys }] = await Promise.all([
+  const [btc, { secp256k1, schnorr }, { deriveDevnetKeys }, { hex }] = await Promise.all([
     import('@scure/btc-signer'),
     import('@noble/curves/secp256k1.js'),
     keyModule(),
+    import('@scure/base'),
   ]);
   const { paymentKey, vaultKey } = deriveDevnetKeys(secret);
   const paymentPub = secp256k1.getPublicKey(paymentKey, true);
@@ -109,7 +108,10 @@ export function createDevnetAdapter(options: DevnetAdapterOptions): DevnetAdapte
       return 'devnet';
     },
     async signPsbt(psbtBase64, { signInputs }) {
-      const { deriveDevnetKeys, readDevnetSecret } = await keyModule();
+      const [{ deriveDevnetKeys, readDevnetSecret }, { signPsbtWithKeys }] = await Promise.all([
+        keyModule(),
+        import('../psbt-signing'),
+      ]);
       const secret = readDevnetSecret(storage);
       if (!secret) throw new WalletError('failed', walletMessages.noSigner);
       const { paymentKey, vaultKey } = deriveDevnetKeys(secret);

@@ -7,8 +7,9 @@ import { xOnlyKeyHex } from '../keys';
 import { addressNetwork } from '../network';
 import { assertInputsSigned, psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
+import { EXTENSION_FACTS } from './on-demand';
 
-export const LEATHER_DOWNLOAD_URL = 'https://leather.io/install-extension';
+export { LEATHER_DOWNLOAD_URL } from './on-demand';
 
 export interface LeatherAddress {
   symbol: string;
@@ -78,7 +79,7 @@ export function createLeatherAdapter(
 
   return {
     id: 'leather',
-    reconnectsSilently: false,
+    reconnectsSilently: EXTENSION_FACTS.leather.reconnectsSilently,
     isInstalled: () => getApi() !== undefined,
     async connect() {
       const leather = api();

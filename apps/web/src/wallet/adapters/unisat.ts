@@ -7,8 +7,9 @@ import { spendingKeyHex, xOnlyKeyHex } from '../keys';
 import { addressNetwork } from '../network';
 import { inputOwners, psbtBase64ToHex, psbtHexToBase64 } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
+import { EXTENSION_FACTS } from './on-demand';
 
-export const UNISAT_DOWNLOAD_URL = 'https://unisat.io/download';
+export { UNISAT_DOWNLOAD_URL } from './on-demand';
 
 /** The part of window.unisat we use (docs.unisat.io, "UniSat Wallet API"). */
 export interface UnisatApi {
@@ -91,7 +92,7 @@ export function createUnisatAdapter(
 
   return {
     id: 'unisat',
-    reconnectsSilently: true,
+    reconnectsSilently: EXTENSION_FACTS.unisat.reconnectsSilently,
     isInstalled: () => getApi() !== undefined,
     async connect(opts) {
       const unisat = api();

@@ -6,8 +6,9 @@ import { WalletError, toWalletError, walletMessages } from '../errors';
 import { xOnlyKeyHex } from '../keys';
 import { inputOwners } from '../psbt-signing';
 import type { WalletAccount, WalletAdapter, WalletNetwork } from '../types';
+import { EXTENSION_FACTS } from './on-demand';
 
-export const XVERSE_DOWNLOAD_URL = 'https://www.xverse.app/download';
+export { XVERSE_DOWNLOAD_URL } from './on-demand';
 
 type SatsConnect = typeof import('@sats-connect/core');
 const loadSatsConnect = (): Promise<SatsConnect> => import('@sats-connect/core');
@@ -68,7 +69,7 @@ function accountOf(addresses: readonly XverseAddress[]): WalletAccount {
 }
 
 export function createXverseAdapter(
-  isPresent: () => boolean = () => Boolean(window.XverseProviders?.BitcoinProvider),
+  isPresent: () => boolean = EXTENSION_FACTS.xverse.isInstalled,
 ): WalletAdapter {
   let account: WalletAccount | null = null;
   let walletNetwork: WalletNetwork = 'unknown';
@@ -91,7 +92,7 @@ export function createXverseAdapter(
 
   return {
     id: 'xverse',
-    reconnectsSilently: true,
+    reconnectsSilently: EXTENSION_FACTS.xverse.reconnectsSilently,
     isInstalled: isPresent,
     async connect(opts) {
       // wallet_getAccount answers only for an app Xverse already trusts: a silent reconnect.
