@@ -1,8 +1,8 @@
 // The programs the tests start as processes (the guardian CLI, the malicious guardian fixture, the
-// server's `npm start` entry, the flooder), each bundled into one plain ES module by the suites'
-// global setup. Started through tsx, a process spends about a second of CPU loading its hundred
-// modules through the loader's hooks; its bundle starts in a third of that, and the suites start
-// hundreds of them. The code is the same: the workspace's sources bundled as written (each keeps
+// server's `npm start` entry, the flooder, the operator's CLI), each bundled into one plain ES
+// module by the suites' global setup. Started through tsx, a process spends about a second of CPU
+// loading its hundred modules through the loader's hooks; its bundle starts in a third of that,
+// and the suites start hundreds of them. The code is the same: the workspace's sources bundled as written (each keeps
 // its own `import.meta.url`), every package from node_modules loaded as under tsx.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -20,6 +20,7 @@ const PROGRAMS = [
   { source: 'packages/guardian-net/test/fixtures/evil-guardian.ts', home: 'packages/guardian-net' },
   { source: 'apps/server/src/main.ts', home: 'apps/server' },
   { source: 'apps/server/test/guardian-network/flooder.ts', home: 'apps/server' },
+  { source: 'apps/server/src/operator/cli.ts', home: 'apps/server' },
 ] as const;
 type Program = (typeof PROGRAMS)[number];
 const [GUARDIAN_CLI, , SERVER] = PROGRAMS;
