@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 // One Vitest run covers every workspace; each project keeps its own environment.
-// The browser journeys in e2e/ run under Playwright, not here.
+// The browser journeys in e2e/ run under Playwright, not here. With TEST_DATABASE_URL set
+// (scripts/ensure-postgres.sh), the guardian flow suite runs a second time on PostgreSQL.
 export default defineConfig({
   test: {
     projects: [
@@ -10,6 +11,7 @@ export default defineConfig({
       'packages/guardian-net',
       'apps/server',
       'apps/web',
+      ...(process.env.TEST_DATABASE_URL ? ['apps/server/vitest.flows-postgres.config.ts'] : []),
     ],
   },
 });

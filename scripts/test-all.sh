@@ -46,15 +46,11 @@ trap '[ -n "${UNIT_PG_DIR:-}" ] && bash scripts/ensure-postgres.sh stop "$UNIT_P
 # One test file per core (Vitest's own default leaves one core free: one file at a time on CI's two).
 # Many files mostly wait (servers, devnets, PostgreSQL, the web app's real poll timers), so a second
 # file at once overlaps one file's waits with another's work. VITEST_MAX_WORKERS=1 runs one at a time.
+# With TEST_DATABASE_URL set, the run holds the guardian flow suite a second time, on PostgreSQL
+# (the project server-flows-postgres, apps/server/vitest.flows-postgres.config.ts): its files fill
+# the workers beside the others' rather than a phase of their own after them.
 run_step vitest npx vitest run --maxWorkers=100% --reporter=default --reporter=json \
   --outputFile.json="$out/vitest.json"
-# The guardian flow suite again, on PostgreSQL (the storage suite already covers both databases).
-if [ -n "${TEST_DATABASE_URL:-}" ]; then
-  run_step vitest-flows-postgres env FLOW_DATABASE_URL="$TEST_DATABASE_URL" npx vitest run \
-    --maxWorkers=100% --project server test/guardian/ test/guardian-network/kill-every-flow \
-    --reporter=default --reporter=json \
-    --outputFile.json="$out/vitest-flows-postgres.json"
-fi
 # The dashboard's JS budget (at most 180 KB gzip) on this build: a size, the same on every machine.
 # The timed figures are `npm run bench`'s, on a machine doing nothing else (README, Tests).
 run_step bundle-budget npm run bench -w @unit/web

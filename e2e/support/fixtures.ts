@@ -88,7 +88,9 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
     use(async (page, name) => {
       const dir = resolve(screenshotRoot, testInfo.project.name);
       mkdirSync(dir, { recursive: true });
-      await page.screenshot({ path: resolve(dir, `${name}.png`), fullPage: true });
+      // At CSS pixels: a phone's device scale of 2 would make each full page four times the
+      // pixels to encode (about 90 of them a run at each width), for the same layout to look at.
+      await page.screenshot({ path: resolve(dir, `${name}.png`), fullPage: true, scale: 'css' });
     }),
 });
 

@@ -1,10 +1,13 @@
 // Starts the real server (devnet, fresh SQLite database, blocks only on demand) on a free loopback
-// port, exactly as `npm start` runs it, and stops it after.
+// port, as `npm start` runs it, and stops it after. Its code runs from the bundle the global setup
+// makes of apps/server/src/main.ts (packages/guardian-net/test/bins.ts): the same sources, started
+// without tsx's loader, and its guardian network from the CLI's bundle the same way.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { nodeArgs } from '../../packages/guardian-net/test/bins';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -53,7 +56,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Run
   const dataDir = mkdtempSync(join(tmpdir(), 'unit-e2e-'));
   const url = `http://127.0.0.1:${port}`;
   let log = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs(join(repoRoot, 'apps/server/src/main.ts')), {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -39,9 +39,12 @@ function descendants(root: number): Proc[] {
   return found;
 }
 
-/** A guardian's process, found by its command line (`cli.ts start --id 2 ...`). */
+/**
+ * A guardian's process, found by its command line (`cli.ts start --id 2 ...`, or the CLI's bundle
+ * in place of cli.ts when the server runs from its own: support/server.ts).
+ */
 function guardianProcess(root: number, id: number): Proc | undefined {
-  return descendants(root).find((p) => new RegExp(`cli\\.ts start --id ${id}(\\s|$)`).test(p.args));
+  return descendants(root).find((p) => new RegExp(`cli\\S* start --id ${id}(\\s|$)`).test(p.args));
 }
 
 /** The page does not scroll sideways. */
@@ -150,7 +153,7 @@ test('the guardians approve a borrow, and one killed mid-journey stops nothing',
   // kill -9 guardian 2. Its supervisor (`guardian local`) restarts a dead guardian within about a
   // second, too soon for anyone to see it offline: the test pauses the supervisor (SIGSTOP) first,
   // so guardian 2 stays down while the user borrows again, and lets it go on (SIGCONT) after.
-  const supervisor = descendants(server.pid).find((p) => /cli\.ts local(\s|$)/.test(p.args));
+  const supervisor = descendants(server.pid).find((p) => /cli\S* local(\s|$)/.test(p.args));
   expect(supervisor, 'the guardian local process').toBeTruthy();
   const victim = guardianProcess(server.pid, 2)!;
   process.kill(supervisor!.pid, 'SIGSTOP');
@@ -214,7 +217,7 @@ test('two guardians stopped: the dashboard says the quorum is lost before any cl
 
   // Guardians 2 and 3 stop answering (SIGSTOP; their supervisor paused so it restarts nothing):
   // one price is left, no quorum, and once the last quorum is a minute old the price is stale.
-  const supervisor = descendants(server.pid).find((p) => /cli\.ts local(\s|$)/.test(p.args))!;
+  const supervisor = descendants(server.pid).find((p) => /cli\S* local(\s|$)/.test(p.args))!;
   const stopped = [2, 3].map((id) => guardianProcess(server.pid, id)!);
   process.kill(supervisor.pid, 'SIGSTOP');
   try {

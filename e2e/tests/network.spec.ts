@@ -50,6 +50,14 @@ test('the network page lists the guardians, or says the server signs alone', asy
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(
     width,
   );
+  // What scrolls into view (a focused field, a clicked button) stops below the sticky header, as
+  // tall as three lines on a phone: the page's scroll padding is the header's height and a gap.
+  const headerGap = () =>
+    page.evaluate(() => {
+      const padding = getComputedStyle(document.documentElement).scrollPaddingTop;
+      return parseFloat(padding) - document.querySelector('header')!.offsetHeight;
+    });
+  await expect.poll(headerGap).toBe(8);
   await checkA11y(page);
   await snap(page, LOCAL_NETWORK ? '60-network-local' : '60-network-alone');
 });

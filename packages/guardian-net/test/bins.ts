@@ -1,8 +1,8 @@
 // The programs the tests start as processes (the guardian CLI, the malicious guardian fixture, the
-// server's `npm start` entry, the flooder), each bundled into one plain ES module by the suites'
-// global setup. Started through tsx, a process spends about a second of CPU loading its hundred
-// modules through the loader's hooks; its bundle starts in a third of that, and the suites start
-// hundreds of them. The code is the same: the workspace's sources bundled as written (each keeps
+// server's `npm start` entry, the flooder, the operator's CLI), each bundled into one plain ES
+// module by the suites' global setup. Started through tsx, a process spends about a second of CPU
+// loading its hundred modules through the loader's hooks; its bundle starts in a third of that,
+// and the suites start hundreds of them. The code is the same: the workspace's sources bundled as written (each keeps
 // its own `import.meta.url`), every package from node_modules loaded as under tsx.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -20,18 +20,26 @@ const PROGRAMS = [
   { source: 'packages/guardian-net/test/fixtures/evil-guardian.ts', home: 'packages/guardian-net' },
   { source: 'apps/server/src/main.ts', home: 'apps/server' },
   { source: 'apps/server/test/guardian-network/flooder.ts', home: 'apps/server' },
+  { source: 'apps/server/src/operator/cli.ts', home: 'apps/server' },
 ] as const;
 type Program = (typeof PROGRAMS)[number];
+const [GUARDIAN_CLI, , SERVER] = PROGRAMS;
 
 const bundleOf = (p: Program) =>
   join(REPO, p.home, 'node_modules/.cache/unit-test-bin', `${p.source.replace(/[/.]/g, '-')}.mjs`);
 /** Beside each bundle: the source files that went into it. */
 const inputsOf = (p: Program) => `${bundleOf(p)}.inputs.json`;
 
-/** Whether `p`'s bundle exists and no source file that went into it changed since it was made. */
+/**
+ * Whether `p`'s bundle exists and neither a source file that went into it nor this file (how it is
+ * built) changed since it was made. The server's bundle runs the guardian CLI's (see below), so it
+ * is fresh only while that one is.
+ */
 function fresh(p: Program): boolean {
   if (!existsSync(bundleOf(p)) || !existsSync(inputsOf(p))) return false;
   const made = statSync(bundleOf(p)).mtimeMs;
+  if (statSync(fileURLToPath(import.meta.url)).mtimeMs > made) return false;
+  if (p === SERVER && !fresh(GUARDIAN_CLI)) return false;
   const inputs = JSON.parse(readFileSync(inputsOf(p), 'utf8')) as string[];
   return inputs.every((file) => existsSync(join(REPO, file)) && statSync(join(REPO, file)).mtimeMs <= made); // prettier-ignore
 }
@@ -40,6 +48,14 @@ function fresh(p: Program): boolean {
 export function nodeArgs(script: string): string[] {
   const program = PROGRAMS.find((p) => join(REPO, p.source) === script);
   return program && fresh(program) ? [bundleOf(program)] : ['--import', 'tsx', script];
+}
+
+/**
+ * Constants a bundle is built with: the server's starts its local guardian network from the CLI's
+ * bundle, not its source through tsx (apps/server/src/guardian-network/local-network.ts).
+ */
+function defines(p: Program): Record<string, string> {
+  return p === SERVER ? { GUARDIAN_CLI_BUILD: JSON.stringify(bundleOf(GUARDIAN_CLI)) } : {};
 }
 
 /** Bundles every program whose bundle is missing or stale (the suites' global setup). */
@@ -63,6 +79,7 @@ export async function buildTestBins(): Promise<void> {
         target: 'node20',
         logLevel: 'warning',
         metafile: true,
+        define: defines(p),
         plugins: [
           {
             name: 'workspace-only',

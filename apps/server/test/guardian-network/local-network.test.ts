@@ -15,6 +15,9 @@ import { readPublic } from '@unit/guardian-net';
 import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
+/** The guardian CLI as the server's bundle runs it: the CLI's own bundle (bins.ts). */
+const GUARDIAN_CLI = path.resolve(SERVER_DIR, '../../packages/guardian-net/src/cli.ts');
+const CLI_RUN = nodeArgs(GUARDIAN_CLI).at(-1)!;
 const dirs: string[] = [];
 const servers: ChildProcess[] = [];
 
@@ -79,7 +82,10 @@ interface GuardianProcess {
   id: number;
 }
 
-/** Every guardian process (`cli.ts start --id i --dir <dir>/guardian-i ...`) of this network, from /proc. */
+/**
+ * Every guardian process (`cli.ts start --id i --dir <dir>/guardian-i ...`, or the CLI's bundle in
+ * place of cli.ts) of this network, from /proc.
+ */
 function guardianProcesses(networkDir: string): GuardianProcess[] {
   const found: GuardianProcess[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -90,7 +96,7 @@ function guardianProcesses(networkDir: string): GuardianProcess[] {
     } catch {
       continue; // gone meanwhile
     }
-    const cli = argv.findIndex((a) => a.endsWith('guardian-net/src/cli.ts'));
+    const cli = argv.findIndex((a) => a.endsWith('guardian-net/src/cli.ts') || a === CLI_RUN);
     const dir = argv[argv.indexOf('--dir') + 1] ?? '';
     if (cli < 0 || argv[cli + 1] !== 'start' || !dir.startsWith(networkDir + path.sep)) continue;
     found.push({ pid: Number(entry), id: Number(argv[argv.indexOf('--id') + 1]) });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 
 const REPO = path.resolve(import.meta.dirname, '../../../..');
 const OPERATOR_CLI = 'apps/server/src/operator/cli.ts';
@@ -35,17 +36,18 @@ function run(
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-const tsx = (cli: string, ...args: string[]) =>
-  run(process.execPath, ['--import', 'tsx', cli, ...args]);
+/** `cli` run directly, from its test bundle (bins.ts); `npm run` below runs it as a shell does. */
+const direct = (cli: string, ...args: string[]) =>
+  run(process.execPath, [...nodeArgs(path.join(REPO, cli)), ...args]);
 
 describe('--help and unknown commands', () => {
   it('operator: --help prints the usage and exits 0; an unknown command is one line and exit 2', async () => {
-    const help = await tsx(OPERATOR_CLI, '--help');
+    const help = await direct(OPERATOR_CLI, '--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage: npm run operator -- <command>\n/);
     expect(help.stdout).toContain('treasury move [--fee-rate R]');
     expect(help.stderr).toBe('');
-    const unknown = await tsx(OPERATOR_CLI, 'tresury');
+    const unknown = await direct(OPERATOR_CLI, 'tresury');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
       'unknown command "tresury": run `npm run operator -- --help` for the commands\n',
@@ -53,12 +55,12 @@ describe('--help and unknown commands', () => {
   }, 60_000);
 
   it('guardian: --help prints the usage and exits 0; an unknown command is one line and exit 2', async () => {
-    const help = await tsx(GUARDIAN_CLI, '--help');
+    const help = await direct(GUARDIAN_CLI, '--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^usage:\n {2}guardian init --dir <new guardian dir>/);
     expect(help.stdout).toContain('guardian start --dir <guardian dir>');
     expect(help.stderr).toBe('');
-    const unknown = await tsx(GUARDIAN_CLI, 'strat');
+    const unknown = await direct(GUARDIAN_CLI, 'strat');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toBe(
       'guardian: unknown command "strat": run `npm run guardian -- --help` for the commands\n',

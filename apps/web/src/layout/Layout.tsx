@@ -1,3 +1,4 @@
+import { useRef } from 'react';
 import { NavLink, Outlet } from 'react-router';
 import { useNewBlocks } from '../api/block-height';
 import { useConfig } from '../api/config';
@@ -6,14 +7,17 @@ import { PriceBanner } from './PriceBanner';
 import { SocialLinks } from '../ui/SocialLinks';
 import { WalletButton } from './WalletButton';
 import { WrongNetworkNotice } from './WrongNetworkNotice';
+import { useHeaderOffset } from './use-header-offset';
 import './layout.css';
 
 export function Layout() {
   const config = useConfig();
   useNewBlocks();
+  const header = useRef<HTMLElement>(null);
+  useHeaderOffset(header);
   return (
     <div className="shell">
-      <header className="header">
+      <header className="header" ref={header}>
         <NavLink to="/" className="brand">
           <span className="brand__mark" aria-hidden="true">
             U

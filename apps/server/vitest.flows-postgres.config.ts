@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+// The guardian flow suite again, on PostgreSQL (FLOW_DATABASE_URL: each harness in a schema of its
+// own; the storage suite covers both databases already). A project of the one Vitest run when
+// TEST_DATABASE_URL is set (vitest.config.ts at the root), so its files fill the workers beside
+// the others' instead of running as a phase of their own after them. The environment, time-outs
+// and global setup are the server project's (vitest.config.ts here).
+export default defineConfig({
+  test: {
+    name: 'server-flows-postgres',
+    environment: 'node',
+    env: {
+      UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1',
+      FLOW_DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
+    },
+    include: ['test/guardian/**/*.test.ts', 'test/guardian-network/kill-every-flow.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    globalSetup: ['../../packages/guardian-net/test/global-setup.ts'],
+  },
+});
