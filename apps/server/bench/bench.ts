@@ -13,6 +13,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
+import { frameworkFigures } from './framework';
 import { guardianNetworkFigures } from './guardian-figures';
 import { validatorFigures } from './validator';
 import { exportsUnderLoad, openLiveStreams } from './load';
@@ -101,31 +102,8 @@ async function readFigures(fresh: Child, year: Child, bare: Child, yearDeep: str
     unit: '×',
   });
 
-  const price = await (await fetch(fresh.url + '/api/bitcoin-price')).text();
-  const history24h = await (await fetch(fresh.url + '/api/price-history?timePeriod=24h')).text();
-  await bare.ask({ cmd: 'content', price, history24h });
-  const priceRatio = await compare(
-    () => throughput(fresh.url, ['/api/bitcoin-price']),
-    () => throughput(bare.url, ['/api/bitcoin-price']),
-  );
-  figures.push({
-    name: 'GET bitcoin-price throughput vs bare Fastify 5',
-    value: priceRatio.ratio,
-    goal: { min: 0.7 },
-    noise: priceRatio.noise,
-    unit: '',
-  });
-  const dayRatio = await compare(
-    () => throughput(fresh.url, ['/api/price-history?timePeriod=24h']),
-    () => throughput(bare.url, ['/api/price-history?timePeriod=24h']),
-  );
-  figures.push({
-    name: `GET price-history 24h throughput vs bare (${history24h.length} B)`,
-    value: dayRatio.ratio,
-    goal: { min: 0.7 },
-    noise: dayRatio.noise,
-    unit: '',
-  });
+  // The hot read routes against bare Fastify answering the same bodies (framework.ts).
+  figures.push(...(await frameworkFigures(fresh, bare)));
 
   const pauses = await Promise.all(
     [year, fresh, bare].map((c) => c.ask<LoopPauses>({ cmd: 'delay' })),

@@ -16,7 +16,7 @@ export type ToChild =
   | { cmd: 'delay' }
   | { cmd: 'settled' }
   | { cmd: 'memory' }
-  | { cmd: 'content'; price: string; history24h: string }
+  | { cmd: 'content'; price: string; vaults: string; historyPage: string; history24h: string }
   | { cmd: 'stop' };
 
 async function serveApp(dataDir: string): Promise<void> {
@@ -121,8 +121,12 @@ function watchLoop(label: string): () => LoopPauses {
 async function serveBare(): Promise<void> {
   const app = Fastify({ logger: false });
   let price: unknown = null;
+  let vaults: unknown = null;
+  let historyPage: unknown = null;
   let history24h = '';
   app.get('/api/bitcoin-price', async () => price);
+  app.get('/api/vaults', async () => vaults);
+  app.get('/api/vaults/:vaultId/history', async () => historyPage);
   app.get('/api/price-history', async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(history24h),
   );
@@ -132,6 +136,8 @@ async function serveBare(): Promise<void> {
     if (message.cmd === 'delay') process.send!(loop());
     if (message.cmd === 'content') {
       price = JSON.parse(message.price);
+      vaults = JSON.parse(message.vaults);
+      historyPage = JSON.parse(message.historyPage);
       history24h = message.history24h;
       process.send!({ ok: true });
     }

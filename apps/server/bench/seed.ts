@@ -9,6 +9,8 @@ import { CLOSE_INTERVALS } from '../src/store/prices';
 const DAY = 86_400;
 const TICK_SECONDS = 30;
 export const VAULT_ID = 'be'.repeat(32);
+/** The seeded vault's key, which GET /api/vaults?pubkey= finds it by. */
+export const VAULT_PUBKEY = 'bf'.repeat(32);
 
 export async function migratedDatabase(dataDir: string): Promise<string> {
   const file = path.join(dataDir, 'unit.db');
@@ -17,7 +19,7 @@ export async function migratedDatabase(dataDir: string): Promise<string> {
   await insertVault(store.db, {
     vault_id: VAULT_ID,
     vault_tag: 'bench',
-    vault_pubkey: 'bf'.repeat(32),
+    vault_pubkey: VAULT_PUBKEY,
     name: 'Bench vault',
     creation_account: 'tb1qbench',
     runes_account: 'tb1pbench',

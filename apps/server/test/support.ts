@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import * as z from 'zod';
+import { API_ROUTES, apiErrorSchema, routeOfRequest } from '@unit/protocol/wire';
 import { buildApp, type BuildAppOptions, type UnitApp } from '../src/app';
 import { loadConfig } from '../src/config';
 
@@ -40,9 +42,30 @@ export async function startTestApp(
   };
 }
 
+/**
+ * An answer of a route of the route table must be what the table says: its answer schema when it
+ * succeeded, the error body otherwise. Every test's request through getJson and postJson is
+ * checked, so a route that drifts from the contract fails the tests that call it.
+ */
+export function checkAgainstRouteTable(method: string, url: string, status: number, body: unknown) {
+  const { pathname } = new URL(url);
+  const name = routeOfRequest(method, pathname);
+  if (!name) return;
+  const schema = status >= 200 && status < 300 ? API_ROUTES[name].response : apiErrorSchema;
+  const result = schema.safeParse(body);
+  if (!result.success) {
+    throw new Error(
+      `${method} ${pathname} answered ${status} outside the route table's schema:\n` +
+        z.prettifyError(result.error),
+    );
+  }
+}
+
 export async function getJson(url: string): Promise<{ status: number; body: unknown }> {
   const res = await fetch(url);
-  return { status: res.status, body: await res.json() };
+  const body: unknown = await res.json();
+  checkAgainstRouteTable('GET', url, res.status, body);
+  return { status: res.status, body };
 }
 
 export async function postJson(
@@ -54,5 +77,7 @@ export async function postJson(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: await res.json() };
+  const answer: unknown = await res.json();
+  checkAgainstRouteTable('POST', url, res.status, answer);
+  return { status: res.status, body: answer };
 }

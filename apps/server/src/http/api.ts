@@ -12,9 +12,6 @@ import {
   VAULT_MAX_ORACLE_COUNT,
   type BitcoinPriceDto,
   type ConfigDto,
-  type OperationQuoteDto,
-  type TelegramNotifyDto,
-  type VaultHistoryPageDto,
 } from '@unit/protocol';
 import type { ServerConfig } from '../config';
 import { INDEXER_PROXY_PREFIX } from './indexer-proxy';
@@ -27,7 +24,6 @@ import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import {
   getVault,
   getVaultByPubkey,
-  HISTORY_PAGE_MAX,
   toHistoryDto,
   toVaultDto,
   vaultHistoryPage,
@@ -36,8 +32,9 @@ import {
 } from '../store/vaults';
 import type { VaultKeyRow } from '../guardian-network/vault-guard-key';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
-import { telegramNotifyBodySchema, type NetworkExclusionDto } from '@unit/protocol/wire';
-import { BITCOIN_PRICE_SCHEMA, HISTORY_PAGE_SCHEMA, HISTORY_POINTS_SCHEMA } from './schemas';
+import type { NetworkExclusionDto } from '@unit/protocol/wire';
+import { tableRoute } from './table-route';
+import { registerOpenApiRoute } from './openapi-route';
 import { listLiquidations } from '../store/liquidations';
 import { DomainError } from '../errors';
 import { notFound, parseInput } from './errors';
@@ -62,47 +59,19 @@ export interface ApiDeps {
   network?: NetworkRouteOptions;
 }
 
-const hex = (bytes: number) =>
-  z
-    .string()
-    .regex(new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`), `expected ${bytes} bytes of hex`)
-    .transform((s) => s.toLowerCase());
-
-const periodQuery = z.object({ timePeriod: z.enum(['24h', '7d', '30d', '1y']) });
-
-/** Records a history page holds when the client does not say. */
-const HISTORY_PAGE_DEFAULT = 20;
-
-/** A history cursor is `<timestamp>.<id>` of a page's oldest record, both safe integers. */
-const cursor = z
-  .string()
-  .regex(/^\d{1,15}\.\d{1,15}$/, 'expected a cursor from an earlier page')
-  .transform((s): HistoryCursor => {
-    const [timestamp, id] = s.split('.').map(Number) as [number, number];
-    return { timestamp, id };
-  });
-
-const historyQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(HISTORY_PAGE_MAX).default(HISTORY_PAGE_DEFAULT),
-  before: cursor.optional(),
-});
+/** A history cursor, `<timestamp>.<id>` of a page's oldest record (checked by the route table). */
+function cursorOf(text: string): HistoryCursor {
+  const [timestamp, id] = text.split('.').map(Number) as [number, number];
+  return { timestamp, id };
+}
 
 const quoteQuery = z.object({
   th: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
   ts: z.coerce.number().int().min(0).max(0xffff_ffff),
 });
 
-const operationQuery = z.object({
-  action: z.enum(['open', 'deposit', 'withdraw', 'borrow', 'repay', 'repossess']),
-  feeRate: z.coerce.number().positive().max(10_000),
-  inputs: z.coerce.number().int().min(0).max(500).optional(),
-});
-
 const devnetPriceBody = z.object({ usd: z.number().positive().max(100_000_000) });
 const devnetFeedBody = z.object({ running: z.boolean() });
-
-/** POST /api/notify: the wire contract's body (@unit/protocol/wire). */
-const notifyBody: z.ZodType<TelegramNotifyDto> = telegramNotifyBodySchema;
 
 export function configDto(deps: ApiDeps): ConfigDto {
   const { config, keys, notifier } = deps;
@@ -140,17 +109,18 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   const { config, db, oracle, keys, notifier } = deps;
   const guardKeyOf = deps.vaultGuardPubkey ?? (() => Promise.resolve(keys.guardPubkey));
 
-  app.get('/api/health', async () => {
+  tableRoute(app, 'health', () => {
     const price = oracle.latest();
     return {
-      status: 'ok',
+      status: 'ok' as const,
       network: config.network,
       price_time: price?.timestamp ?? null,
       price_stale: oracle.stale,
     };
   });
 
-  app.get('/api/config', async () => configDto(deps));
+  tableRoute(app, 'config', () => configDto(deps));
+  registerOpenApiRoute(app);
   registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey, {
     ...deps.network,
     ...(deps.recentExclusions ? { recentExclusions: deps.recentExclusions } : {}),
@@ -158,24 +128,19 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));
 
   // The hottest route (every open page polls it): serialised by its schema.
-  app.get(
-    '/api/bitcoin-price',
-    { schema: { response: { 200: BITCOIN_PRICE_SCHEMA } } },
-    async (): Promise<BitcoinPriceDto> => {
-      const { priceCents, timestamp } = withFreshPrice(() => oracle.price());
-      const reason = oracle.staleCause;
-      return {
-        USD: priceCents / 100,
-        time: timestamp,
-        stale: reason !== null,
-        stale_reason: reason,
-      };
-    },
-  );
+  tableRoute(app, 'bitcoinPrice', () => {
+    const { priceCents, timestamp } = withFreshPrice(() => oracle.price());
+    const reason = oracle.staleCause;
+    return {
+      USD: priceCents / 100,
+      time: timestamp,
+      stale: reason !== null,
+      stale_reason: reason,
+    };
+  });
 
   // The oracle keeps each period's JSON until the next tick: sent as is.
-  app.get('/api/price-history', async (request, reply) => {
-    const { timePeriod } = parseInput(periodQuery, request.query);
+  tableRoute(app, 'priceHistory', async ({ query: { timePeriod }, reply }) => {
     const json = await oracle.historyJson(timePeriod);
     return reply.type('application/json; charset=utf-8').send(json);
   });
@@ -192,8 +157,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     };
   });
 
-  app.get('/api/oracle/quote', async (request) => {
-    const { th, ts } = parseInput(quoteQuery, request.query);
+  tableRoute(app, 'oracleQuote', async ({ query: { th, ts } }) => {
     // A stamp from the future would let a quote outlive its 300 s.
     if (ts > Math.floor(Date.now() / 1000) + 60) {
       throw new DomainError('bad_request', 'ts is in the future');
@@ -207,61 +171,43 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // The web app's own lookup: a wallet without a vault is an ordinary answer ([]), not a 404 the
   // browser logs as an error on every poll; by-pubkey keeps its 404 for callers that
   // expect the vault to exist (SPEC §8 'A 404 is treated as a distinct not-found case').
-  app.get('/api/vaults', async (request) => {
-    const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.query);
+  tableRoute(app, 'vaults', async ({ query: { pubkey } }) => {
     const vault = await getVaultByPubkey(db, pubkey);
     return vault ? [toVaultDto(vault, await guardKeyOf(vault))] : [];
   });
 
-  app.get('/api/vaults/by-pubkey/:pubkey', async (request) => {
-    const { pubkey } = parseInput(z.object({ pubkey: hex(32) }), request.params);
+  tableRoute(app, 'vaultByPubkey', async ({ params: { pubkey } }) => {
     const vault = await getVaultByPubkey(db, pubkey);
     if (!vault) throw notFound('No vault for this public key');
     return toVaultDto(vault, await guardKeyOf(vault));
   });
 
-  const vaultParams = z.object({ vaultId: z.string().min(1).max(100) });
-
-  app.get(
-    '/api/vaults/:vaultId/history',
-    { schema: { response: { 200: HISTORY_PAGE_SCHEMA } } },
-    async (request): Promise<VaultHistoryPageDto> => {
-      const { vaultId } = parseInput(vaultParams, request.params);
-      const { limit, before } = parseInput(historyQuery, request.query);
-      if (!(await getVault(db, vaultId))) throw notFound('No such vault');
-      const page = await vaultHistoryPage(db, vaultId, limit, before ?? null);
-      return {
-        records: page.records.map(toHistoryDto),
-        next: page.next ? `${page.next.timestamp}.${page.next.id}` : null,
-        state_before: page.stateBefore,
-      };
-    },
-  );
+  tableRoute(app, 'vaultHistory', async ({ params: { vaultId }, query: { limit, before } }) => {
+    if (!(await getVault(db, vaultId))) throw notFound('No such vault');
+    const page = await vaultHistoryPage(db, vaultId, limit, before ? cursorOf(before) : null);
+    return {
+      records: page.records.map(toHistoryDto),
+      next: page.next ? `${page.next.timestamp}.${page.next.id}` : null,
+      state_before: page.stateBefore,
+    };
+  });
 
   // SPEC §9: the period's buckets; without a period, the year (the widest chart).
-  const pointsQuery = z.object({ timePeriod: periodQuery.shape.timePeriod.default('1y') });
-  app.get(
-    '/api/vaults/:vaultId/points',
-    { schema: { response: { 200: HISTORY_POINTS_SCHEMA } } },
-    async (request) => {
-      const { vaultId } = parseInput(vaultParams, request.params);
-      const { timePeriod } = parseInput(pointsQuery, request.query);
-      if (!(await getVault(db, vaultId))) throw notFound('No such vault');
-      const { buckets, seconds } = TIME_PERIODS[timePeriod];
-      const { from } = periodRange(timePeriod, Math.floor(Date.now() / 1000));
-      return vaultPointsBetween(db, vaultId, from, seconds, buckets);
-    },
-  );
+  tableRoute(app, 'vaultPoints', async ({ params: { vaultId }, query: { timePeriod } }) => {
+    if (!(await getVault(db, vaultId))) throw notFound('No such vault');
+    const { buckets, seconds } = TIME_PERIODS[timePeriod];
+    const { from } = periodRange(timePeriod, Math.floor(Date.now() / 1000));
+    return vaultPointsBetween(db, vaultId, from, seconds, buckets);
+  });
 
   // Each liquidated vault's own guardian key (an older set's if it never moved: rotation), which
   // the web's repossess builds the liquidated vault's input with.
-  app.get('/api/liquidations', async () => {
+  tableRoute(app, 'liquidations', async () => {
     const list = await listLiquidations(db);
     return Promise.all(list.map(async (l) => ({ ...l, guard_pubkey: await guardKeyOf(l) })));
   });
 
-  app.get('/api/quote', async (request): Promise<OperationQuoteDto> => {
-    const { action, feeRate, inputs } = parseInput(operationQuery, request.query);
+  tableRoute(app, 'operationQuote', ({ query: { action, feeRate, inputs } }) => {
     // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
     const paymentInputs = inputs ?? defaultPaymentInputs(action);
     // With the guardians as oracles a liquidated vault has up to three liquidation leaves.
@@ -278,13 +224,17 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     };
   });
 
-  app.post('/api/notify', { config: WRITE_LIMIT }, async (request, reply) => {
-    const dto = parseInput(notifyBody, request.body);
-    // Only the address's signed-in owner may announce its transactions.
-    await requireSession(db, request, dto.address);
-    const queued = await notifier.notify(dto);
-    return reply.status(202).send({ queued, enabled: notifier.enabled });
-  });
+  tableRoute(
+    app,
+    'notify',
+    async ({ body: dto, request }) => {
+      // Only the address's signed-in owner may announce its transactions.
+      await requireSession(db, request, dto.address);
+      const queued = await notifier.notify(dto);
+      return { queued, enabled: notifier.enabled };
+    },
+    { config: WRITE_LIMIT },
+  );
 }
 
 /** The devnet's price controls: its market (what its guardians read) and setting it. */

@@ -30,6 +30,7 @@ import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
 import { signingSets } from '../guardian-network/set-chain';
 import { setHistory } from './network-history';
+import { tableRoute } from './table-route';
 
 export const NETWORK_SCHEME = 'FROST (RFC 9591, secp256k1, BIP-340)' as const;
 /** How long one answer is served before the guardians are asked again. */
@@ -302,7 +303,7 @@ export function registerNetworkRoutes(
   // The exclusions are this process's own, read on every answer (the health read is cached).
   const exclusions = options.recentExclusions ?? (() => []);
   const validators = options.validators;
-  app.get('/api/network', async (): Promise<GuardianNetworkDto> => {
+  tableRoute(app, 'network', async (): Promise<GuardianNetworkDto> => {
     const [read, agreement] = await Promise.all([network(), validators?.()]);
     return {
       ...read,

@@ -2,6 +2,7 @@
 // reads them.
 import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { HistoryPointDto, VaultDto, VaultHistoryRecordDto } from '@unit/protocol';
+import { HISTORY_PAGE_MAX } from '@unit/protocol/wire';
 import type { Database, VaultHistoryTable, VaultStatus, VaultsTable } from './schema';
 
 export type VaultRow = Selectable<VaultsTable>;
@@ -130,8 +131,8 @@ export interface HistoryCursor {
   id: number;
 }
 
-/** Most records one history page may hold (the API refuses more). */
-export const HISTORY_PAGE_MAX = 100;
+/** Most records one history page may hold (the API refuses more): the route table's bound. */
+export { HISTORY_PAGE_MAX };
 
 /**
  * Newest first, as the transactions table lists them: at most `limit` records strictly older than

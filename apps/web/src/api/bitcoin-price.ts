@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { pricePause, type BitcoinPriceDto, type PricePause } from '@unit/protocol';
-import { getJson } from './http';
+import { callApi } from './call';
 import { pollEvery } from './live';
 
 // SPEC §7: the price is refetched every 30 s.
@@ -16,7 +16,7 @@ export const PRICE_STALE_AFTER_MS = 2 * PRICE_REFETCH_MS;
 /** While the stream pushes every tick, a poll is only a safety net. */
 export const PRICE_REFETCH_LIVE_MS = 5 * 60_000;
 
-export const getBitcoinPrice = () => getJson<BitcoinPriceDto>('/api/bitcoin-price');
+export const getBitcoinPrice = () => callApi('bitcoinPrice', {});
 
 /** A price the server called stale, or older than a healthy one can be (the banner's 'as of'). */
 export const isPriceStale = (price: BitcoinPriceDto, nowMs = Date.now()): boolean =>

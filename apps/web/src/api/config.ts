@@ -1,11 +1,11 @@
 import { createContext, useContext } from 'react';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ConfigDto } from '@unit/protocol';
-import { getJson } from './http';
+import { callApi } from './call';
 
 // Every URL the app calls comes from here (ARCHITECTURE: same build, any network). Loaded once,
 // before anything else renders (src/app/ConfigGate).
-export const getConfig = () => getJson<ConfigDto>('/api/config');
+export const getConfig = () => callApi('config', {});
 
 export const configQueryOptions = queryOptions({
   queryKey: ['config'],

@@ -1,8 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { LiquidatedVaultDto } from '@unit/protocol';
-import { getJson } from './http';
+import { callApi } from './call';
 
-export const getLiquidations = () => getJson<LiquidatedVaultDto[]>('/api/liquidations');
+export const getLiquidations = () => callApi('liquidations', {});
 
 export const liquidationsQueryOptions = queryOptions({
   queryKey: ['liquidations'],

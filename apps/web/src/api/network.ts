@@ -1,9 +1,7 @@
 // GET /api/network: the guardian set the server coordinates and each guardian's health.
 // The server keeps one answer for a few seconds; the page asks again every 10 s.
 import { queryOptions, useQuery } from '@tanstack/react-query';
-// Types only (erased): the page's first chunk carries no zod.
-import type { GuardianNetworkDto } from '@unit/protocol/wire';
-import { getJson } from './http';
+import { callApi } from './call';
 
 export const NETWORK_REFRESH_MS = 10_000;
 /** How long the page waits for one answer (the server asks each guardian for 2 s at most). */
@@ -18,7 +16,7 @@ function readSignal(cancel?: AbortSignal): AbortSignal {
 }
 
 export const getNetwork = (cancel?: AbortSignal) =>
-  getJson<GuardianNetworkDto>('/api/network', { signal: readSignal(cancel) });
+  callApi('network', {}, { signal: readSignal(cancel) });
 
 export const networkQueryOptions = queryOptions({
   queryKey: ['network'],

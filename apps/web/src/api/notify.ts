@@ -11,7 +11,6 @@ import {
   TELEGRAM_NOTIFY_RETRIES_CREATE,
   TELEGRAM_NOTIFY_RETRY_DELAY_MS,
   type Network,
-  type TelegramNotifyAcceptedDto,
   type TelegramLinkDto,
   type TelegramNotifyDto,
   type VaultAction,
@@ -19,13 +18,9 @@ import {
 import { getSession } from '../auth/session';
 import { useConfig } from './config';
 import { getJson } from './http';
+import { callApi } from './call';
 
-export const postTelegramNotify = (dto: TelegramNotifyDto) =>
-  getJson<TelegramNotifyAcceptedDto>('/api/notify', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(dto),
-  });
+export const postTelegramNotify = (dto: TelegramNotifyDto) => callApi('notify', { body: dto });
 
 /**
  * SPEC §3 Telegram notify payload of a finished flow, as integers (sats, UNIT hundredths): the

@@ -1,11 +1,9 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { PriceHistoryDto, TimePeriod } from '@unit/protocol';
-import { getJson } from './http';
+import { callApi } from './call';
 
 export const getPriceHistory = async (period: TimePeriod): Promise<PriceHistoryDto> => {
-  const body = await getJson<PriceHistoryDto>(
-    `/api/price-history?timePeriod=${encodeURIComponent(period)}`,
-  );
+  const body = await callApi('priceHistory', { query: { timePeriod: period } });
   // SPEC §8: the error field is thrown.
   if (body.error) throw new Error(body.error);
   return body;

@@ -1,16 +1,16 @@
 import { useCallback, useMemo, useState } from 'react';
 import { queryOptions, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { VaultHistoryPageDto, VaultHistoryRecordDto, VaultStateDto } from '@unit/protocol';
-import { getJson } from './http';
+import { callApi } from './call';
 
 /** Records per history page: four desktop pages of the table, or four mobile batches. */
 export const HISTORY_PAGE_LIMIT = 20;
 
 export const getVaultHistoryPage = (vaultId: string, before: string | null = null) =>
-  getJson<VaultHistoryPageDto>(
-    `/api/vaults/${encodeURIComponent(vaultId)}/history?limit=${HISTORY_PAGE_LIMIT}` +
-      (before ? `&before=${encodeURIComponent(before)}` : ''),
-  );
+  callApi('vaultHistory', {
+    params: { vaultId },
+    query: { limit: HISTORY_PAGE_LIMIT, ...(before ? { before } : {}) },
+  });
 
 /**
  * The newest page of a vault's history. It alone follows the chain: a block confirms pending

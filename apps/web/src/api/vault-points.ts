@@ -1,12 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import type { HistoryPointDto, TimePeriod } from '@unit/protocol';
-import { getJson } from './http';
+import type { TimePeriod } from '@unit/protocol';
+import { callApi } from './call';
 
 // SPEC §3 History point: the vault's collateral over time, joined with price history for the chart.
 export const getVaultPoints = (vaultId: string, period: TimePeriod) =>
-  getJson<HistoryPointDto[]>(
-    `/api/vaults/${encodeURIComponent(vaultId)}/points?timePeriod=${encodeURIComponent(period)}`,
-  );
+  callApi('vaultPoints', { params: { vaultId }, query: { timePeriod: period } });
 
 export const vaultPointsQueryOptions = (vaultId: string | null, period: TimePeriod) =>
   queryOptions({

@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { VaultDto } from '@unit/protocol';
-import { getJson } from './http';
+import { callApi } from './call';
 import { pollEvery } from './live';
 
 /**
@@ -9,7 +9,7 @@ import { pollEvery } from './live';
  * error on every poll. Any other failure still throws.
  */
 export const getVaultByPubkey = async (pubkey: string): Promise<VaultDto | null> => {
-  const vaults = await getJson<VaultDto[]>(`/api/vaults?pubkey=${encodeURIComponent(pubkey)}`);
+  const vaults = await callApi('vaults', { query: { pubkey } });
   return vaults[0] ?? null;
 };
 

@@ -3,15 +3,9 @@
 // has its vault: no pass through a loading state for answers the page carries. Each URL is the one
 // its query asks (src/api/*); one that differs is simply asked of the server.
 import type { QueryClient } from '@tanstack/react-query';
-import type {
-  BitcoinPriceDto,
-  ConfigDto,
-  HistoryPointDto,
-  PriceHistoryDto,
-  VaultDto,
-  VaultHistoryPageDto,
-} from '@unit/protocol';
+import type { RouteName, RouteResponse } from '@unit/protocol/wire';
 import { bitcoinPriceQueryOptions } from '../api/bitcoin-price';
+import { routeUrl, type CallParts } from '../api/call';
 import { configQueryOptions } from '../api/config';
 import { takeFirstAnswer } from '../api/first-data';
 import { priceHistoryQueryOptions } from '../api/price-history';
@@ -20,32 +14,34 @@ import { HISTORY_PAGE_LIMIT, vaultHistoryQueryOptions } from '../api/vault-histo
 import { vaultPointsQueryOptions } from '../api/vault-points';
 import { rememberedVaultKey } from '../wallet/vault-key-cookie';
 
-const answer = <T>(url: string): T | undefined => takeFirstAnswer(url)?.body as T | undefined;
+/** The page's answer of a route of the table, asked as its query asks it (src/api/*). */
+const answer = <K extends RouteName>(name: K, parts: CallParts<K>) =>
+  takeFirstAnswer(routeUrl(name, parts))?.body as RouteResponse<K> | undefined;
 
 export function seedFirstQueries(client: QueryClient): void {
   const set = <T>(key: readonly unknown[], data: T | undefined) => {
     if (data !== undefined) client.setQueryData(key, data);
   };
-  set(configQueryOptions.queryKey, answer<ConfigDto>('/api/config'));
-  set(bitcoinPriceQueryOptions.queryKey, answer<BitcoinPriceDto>('/api/bitcoin-price'));
-  const day = answer<PriceHistoryDto>('/api/price-history?timePeriod=24h');
+  set(configQueryOptions.queryKey, answer('config', {}));
+  set(bitcoinPriceQueryOptions.queryKey, answer('bitcoinPrice', {}));
+  const day = answer('priceHistory', { query: { timePeriod: '24h' } });
   // an answer carrying an error is the query's error (getPriceHistory): left to the query
   if (day && !day.error) set(priceHistoryQueryOptions('24h').queryKey, day);
 
   const pubkey = rememberedVaultKey();
   if (!pubkey) return;
-  const vaults = answer<VaultDto[]>(`/api/vaults?pubkey=${pubkey}`);
+  const vaults = answer('vaults', { query: { pubkey } });
   if (!Array.isArray(vaults)) return;
   const vault = vaults[0] ?? null;
   set(vaultQueryOptions(pubkey).queryKey, vault);
   if (!vault) return;
-  const id = encodeURIComponent(vault.vault_id);
+  const params = { vaultId: vault.vault_id };
   set(
     vaultHistoryQueryOptions(vault.vault_id).queryKey,
-    answer<VaultHistoryPageDto>(`/api/vaults/${id}/history?limit=${HISTORY_PAGE_LIMIT}`),
+    answer('vaultHistory', { params, query: { limit: HISTORY_PAGE_LIMIT } }),
   );
   set(
     vaultPointsQueryOptions(vault.vault_id, '24h').queryKey,
-    answer<HistoryPointDto[]>(`/api/vaults/${id}/points?timePeriod=24h`),
+    answer('vaultPoints', { params, query: { timePeriod: '24h' } }),
   );
 }

@@ -29,6 +29,7 @@ import {
   type RpcTransport,
 } from '@unit/protocol/wire/client';
 import { getJson, joinUrl } from '../api/http';
+import { callApi } from '../api/call';
 import { type WalletAccount } from '../wallet';
 import { readApprovals } from './approvals';
 import { treasuryInternalKey } from './treasury-key';
@@ -118,7 +119,7 @@ export async function paymentUtxos(
 }
 
 export async function quoteFor(th: number, ts: number): Promise<OracleQuoteDto> {
-  return getJson<OracleQuoteDto>(`/api/oracle/quote?th=${th}&ts=${ts}`);
+  return callApi('oracleQuote', { query: { th, ts } });
 }
 
 /** What locates a vault output and the threshold its leaves commit to. */

@@ -32,10 +32,9 @@ import {
   type LiquidatedVaultDto,
   type ReserveParams,
   type VaultAction,
-  type VaultDto,
 } from '@unit/protocol';
 import { draftEnvelope, signVaultRequest } from '@unit/protocol/wire/client';
-import { getJson } from '../api/http';
+import { callApi } from '../api/call';
 import { getUser } from '../api/missions';
 import { WalletError, type WalletAccount } from '../wallet';
 import type { FlowAction } from './declarations';
@@ -144,7 +143,7 @@ export async function runVaultAction(
   const vaultDto =
     shape.vault === 'creates'
       ? null
-      : await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
+      : await callApi('vaultByPubkey', { params: { pubkey: account.vaultPubkey } });
   const vault = vaultDto ? await currentVault(config, vaultDto) : null;
 
   const rpc = await connect(config.guardianUrl);
@@ -308,7 +307,7 @@ export async function runRepossess(
   const { satsScript } = walletKeys;
   // Each vault's own guardian key (an older set's until it moves: rotation): the caller's from
   // /api/vaults, the liquidated vault's on its /api/liquidations entry.
-  const own = await getJson<VaultDto>(`/api/vaults/by-pubkey/${account.vaultPubkey}`);
+  const own = await callApi('vaultByPubkey', { params: { pubkey: account.vaultPubkey } });
   const [vault, liquidated] = await Promise.all([
     currentVault(config, own),
     currentVault(config, liquidatedVault),

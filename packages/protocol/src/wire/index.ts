@@ -12,3 +12,6 @@ export * from './codes';
 export * from './rpc-client';
 export * from './checked';
 export * from './envelope';
+export * from './route-paths';
+export * from './routes';
+export * from './openapi';

@@ -1,0 +1,49 @@
+// The web app's calls to its own server, through the route table (@unit/protocol/wire): a route
+// by name, its parameters, query and body typed by the table's schemas, its answer by the answer's.
+// Only the paths are loaded at run time (no validator in the first chunk); the types come free.
+import type {
+  RouteBody,
+  RouteName,
+  RouteParams,
+  RouteQuery,
+  RouteResponse,
+} from '@unit/protocol/wire';
+import { fillPath, queryString, ROUTE_PATHS } from '@unit/protocol/wire/paths';
+import { getJson } from './http';
+
+/** A request part: absent when the route has none, optional when every field of it is. */
+type Part<N extends string, T> = [T] extends [undefined]
+  ? { [P in N]?: undefined }
+  : object extends T
+    ? { [P in N]?: T }
+    : { [P in N]: T };
+
+export type CallParts<K extends RouteName> = Part<'params', RouteParams<K>> &
+  Part<'query', RouteQuery<K>> &
+  Part<'body', RouteBody<K>>;
+
+/** The URL of a route's request: its path filled in, its query written (as the server embeds it). */
+export function routeUrl<K extends RouteName>(name: K, parts: CallParts<K>): string {
+  const { params, query } = parts as {
+    params?: Record<string, string | number>;
+    query?: Record<string, unknown>;
+  };
+  return fillPath(ROUTE_PATHS[name].path, params) + queryString(query);
+}
+
+/** Calls a route of the table (`{}` when it takes nothing); failures throw HttpError (http.ts). */
+export function callApi<K extends RouteName>(
+  name: K,
+  parts: CallParts<K>,
+  init: Pick<RequestInit, 'signal'> = {},
+): Promise<RouteResponse<K>> {
+  const { method } = ROUTE_PATHS[name];
+  const url = routeUrl(name, parts);
+  if (method === 'GET') return getJson<RouteResponse<K>>(url, init);
+  return getJson<RouteResponse<K>>(url, {
+    ...init,
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify((parts as { body?: unknown }).body),
+  });
+}
