@@ -16,12 +16,16 @@ export const XVERSE_DOWNLOAD_URL = 'https://www.xverse.app/download';
 export const UNISAT_DOWNLOAD_URL = 'https://unisat.io/download';
 export const LEATHER_DOWNLOAD_URL = 'https://leather.io/install-extension';
 
+/** Xverse's injected global, typed here: sats-connect's own global type loads with its adapter. */
+const xverseGlobal = (): { BitcoinProvider?: unknown } | undefined =>
+  (globalThis as { XverseProviders?: { BitcoinProvider?: unknown } }).XverseProviders;
+
 /** Extensions' globals, read without their adapters' code. */
 export const EXTENSION_FACTS = {
   xverse: {
     id: 'xverse',
     reconnectsSilently: true,
-    isInstalled: () => Boolean(window.XverseProviders?.BitcoinProvider),
+    isInstalled: () => Boolean(xverseGlobal()?.BitcoinProvider),
     switches: true,
   },
   unisat: {
