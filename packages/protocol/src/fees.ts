@@ -121,8 +121,16 @@ const P2TR_SCRIPT_BYTES = 34;
 /** value (8) + script length (1) + script; user outputs are sized as P2TR (the larger of P2WPKH/P2TR). */
 const P2TR_OUTPUT_WU = (8 + 1 + P2TR_SCRIPT_BYTES) * 4;
 /** A state record output: value (8), script length (1), its script (stateRecordScriptBytes). */
-const stateOutputWu = (output: 'state' | 'opening-state', committed: boolean): number =>
-  (8 + 1 + stateRecordScriptBytes(output, committed)) * 4;
+const stateOutputWu = (
+  output: 'state' | 'opening-state',
+  committed: boolean,
+  termed: boolean,
+): number => (8 + 1 + stateRecordScriptBytes(output, committed, termed)) * 4;
+/**
+ * A layout 2 vault spent through its update leaf: the exit leaf sits beside the whole tree, so the
+ * update leaf is one level deeper, one more 32-byte sibling in the control block.
+ */
+const TERMED_UPDATE_EXTRA_WU = 32;
 /**
  * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
  * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
@@ -156,6 +164,16 @@ export interface VsizeInput {
    * (docs/protocol.md, versions 3 and 4). Off mode (default false) keeps the records' sizes.
    */
   quorumCommitment?: boolean;
+  /**
+   * The new vault output is layout 2: its record carries the term, 40 bytes more (versions 5 to 8,
+   * docs/protocol.md "Leaving without the guardians"). Every action of the app writes one.
+   */
+  term?: boolean;
+  /**
+   * The vault spent through its update leaf is layout 2 (one sibling hash more); a layout 1 vault
+   * moving to layout 2 on this action is not (default false).
+   */
+  spentTermed?: boolean;
 }
 
 /**
@@ -178,11 +196,13 @@ export function estimateVsize({
   withdrawalScriptBytes = P2TR_SCRIPT_BYTES,
   oracles = 1,
   quorumCommitment = false,
+  term = false,
+  spentTermed = false,
 }: VsizeInput): number {
   const deeper = 32 * (oracleCount(oracles) - 1);
   const shape = ACTION_SHAPES[action];
   const inputWu: Record<ShapeInput, number> = {
-    'vault-update': VAULT_UPDATE_INPUT_WU,
+    'vault-update': VAULT_UPDATE_INPUT_WU + (spentTermed ? TERMED_UPDATE_EXTRA_WU : 0),
     'vault-liquidation': VAULT_LIQUIDATION_INPUT_WU + deeper,
     treasury: P2TR_KEY_INPUT_WU,
     unit: Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU,
@@ -190,8 +210,8 @@ export function estimateVsize({
   const outputWu: Record<ShapeOutput, number> = {
     p2tr: P2TR_OUTPUT_WU,
     runestone: RUNESTONE_OUTPUT_WU,
-    state: stateOutputWu('state', quorumCommitment),
-    'opening-state': stateOutputWu('opening-state', quorumCommitment),
+    state: stateOutputWu('state', quorumCommitment, term),
+    'opening-state': stateOutputWu('opening-state', quorumCommitment, term),
     withdrawal: (8 + 1 + withdrawalScriptBytes) * 4,
   };
   const payments = Math.max(0, Math.floor(paymentInputs)) * P2WPKH_INPUT_WU;

@@ -6,7 +6,9 @@ import {
   lockTimeReaches,
   termSettlement,
   termStage,
+  termProblem,
   termWarningDays,
+  TERM_TIP_TOLERANCE_BLOCKS,
   vaultTermAt,
 } from './vault-term';
 
@@ -21,6 +23,25 @@ describe('a vault term', () => {
     expect(() => vaultTermAt(1, { termBlocks: 1, graceBlocks: 2.5 })).toThrow(/graceBlocks/);
     expect(() => checkVaultTerm({ settleHeight: 5, exitHeight: 4 })).toThrow();
     expect(() => checkVaultTerm({ settleHeight: 5, exitHeight: 500_000_000 })).toThrow();
+  });
+
+  it('accepts a term computed within a few blocks of the checking tip, with the exact grace', () => {
+    const d = TERM_TIP_TOLERANCE_BLOCKS;
+    for (const tip of [1_000 - d, 1_000, 1_000 + d])
+      expect(
+        termProblem(vaultTermAt(tip, DEVNET_TERM_CONFIG), 1_000, DEVNET_TERM_CONFIG),
+      ).toBeNull();
+    for (const tip of [1_000 - d - 1, 1_000 + d + 1])
+      expect(termProblem(vaultTermAt(tip, DEVNET_TERM_CONFIG), 1_000, DEVNET_TERM_CONFIG)).toMatch(
+        /not the chain's term/,
+      );
+    const term = vaultTermAt(1_000, DEVNET_TERM_CONFIG);
+    expect(
+      termProblem({ ...term, exitHeight: term.exitHeight + 1 }, 1_000, DEVNET_TERM_CONFIG),
+    ).toMatch(/20 blocks after/);
+    expect(termProblem(term, 1_000)).toMatch(/not the chain's term/);
+    expect(termProblem({ settleHeight: 0, exitHeight: 5 }, 1_000)).toMatch(/settlement height/);
+    expect(termProblem(vaultTermAt(2), 0)).toBeNull();
   });
 
   it('takes a height lock at or past the height only', () => {

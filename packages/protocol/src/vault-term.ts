@@ -154,3 +154,37 @@ export function termSettlement(args: {
     throw new RangeError('the collateral does not cover the settlement and its fee');
   return { debtSats, taxSats, treasurySats, ownerSats };
 }
+
+/**
+ * How far the tip a request's term was computed from may be from the guardian's own tip when it
+ * checks the term, either way. A flow lasts at most FLOW_TIMEOUT_MS (65 s), so a block found during
+ * it moves the tip by one; two esploras or nodes a block or two apart in propagation add one or
+ * two more. Three blocks cover both, and move a year's term by half an hour at most, nothing an
+ * owner or the guardians could gain from.
+ */
+export const TERM_TIP_TOLERANCE_BLOCKS = 3;
+
+/**
+ * Why the term of a new vault output is not the one the protocol gives at the guardian's
+ * `tipHeight` (vaultTermAt of a tip within TERM_TIP_TOLERANCE_BLOCKS of it, with exactly the
+ * configured grace), or null when it is.
+ */
+export function termProblem(
+  term: VaultTerm,
+  tipHeight: number,
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): string | null {
+  try {
+    checkVaultTerm(term);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (!Number.isInteger(tipHeight) || tipHeight < 0) return 'the chain tip is not a block height';
+  const low = vaultTermAt(Math.max(0, tipHeight - TERM_TIP_TOLERANCE_BLOCKS), config).settleHeight;
+  const high = vaultTermAt(tipHeight + TERM_TIP_TOLERANCE_BLOCKS, config).settleHeight;
+  if (term.settleHeight < low || term.settleHeight > high)
+    return `the term's settlement height ${term.settleHeight} is not the chain's term: from ${low} to ${high} at height ${tipHeight}`;
+  if (term.exitHeight !== term.settleHeight + config.graceBlocks)
+    return `the term's exit height must be ${config.graceBlocks} blocks after its settlement height`;
+  return null;
+}
