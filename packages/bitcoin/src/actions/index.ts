@@ -24,7 +24,13 @@ export const outputLayoutLength = (action: VaultAction): number =>
 
 export { open, deposit, withdraw, borrow, repay, repossess };
 export { speedUp } from './speed-up';
-export { guardianCheck, invalidTransaction, type GuardianCheckInput, type Refusal } from './check';
+export {
+  guardianCheck,
+  invalidTransaction,
+  termRecordProblem,
+  type GuardianCheckInput,
+  type Refusal,
+} from './check';
 export { unitRunestoneScript } from './slots';
 export * from './params';
 export * from './types';

@@ -118,6 +118,12 @@ export const oracleQuoteSchema = z.object({
   signature: z.string(),
   /** network mode only: the guardians' signed prices the quote is the median of, in id order */
   quorum: signedQuoteSchema.shape.quorum,
+  /**
+   * The term the new vault output commits to (layout 2, docs/protocol.md "Leaving without the
+   * guardians"): vaultTermAt of the chain tip the server read, which the guardians accept within
+   * TERM_TIP_TOLERANCE_BLOCKS of their own. Absent when the app writes layout 1.
+   */
+  term: signedQuoteSchema.shape.term,
 });
 export type OracleQuoteDto = z.infer<typeof oracleQuoteSchema>;
 
