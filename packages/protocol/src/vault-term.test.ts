@@ -6,6 +6,7 @@ import {
   lockTimeReaches,
   termSettlement,
   termStage,
+  termConfigFromEnv,
   termProblem,
   termWarningDays,
   TERM_TIP_TOLERANCE_BLOCKS,
@@ -42,6 +43,21 @@ describe('a vault term', () => {
     expect(termProblem(term, 1_000)).toMatch(/not the chain's term/);
     expect(termProblem({ settleHeight: 0, exitHeight: 5 }, 1_000)).toMatch(/settlement height/);
     expect(termProblem(vaultTermAt(2), 0)).toBeNull();
+  });
+
+  it("reads the term from VAULT_TERM_BLOCKS and VAULT_TERM_GRACE_BLOCKS, else the network's", () => {
+    expect(termConfigFromEnv({}, 'devnet')).toEqual(DEVNET_TERM_CONFIG);
+    expect(termConfigFromEnv({}, 'mainnet')).toEqual({ termBlocks: 52_560, graceBlocks: 4_320 });
+    expect(
+      termConfigFromEnv({ VAULT_TERM_BLOCKS: '100', VAULT_TERM_GRACE_BLOCKS: '' }, 'signet'),
+    ).toEqual({
+      termBlocks: 100,
+      graceBlocks: 4_320,
+    });
+    expect(() => termConfigFromEnv({ VAULT_TERM_BLOCKS: '1.5' }, 'devnet')).toThrow(/whole number/);
+    expect(() => termConfigFromEnv({ VAULT_TERM_GRACE_BLOCKS: '0' }, 'devnet')).toThrow(
+      /graceBlocks/,
+    );
   });
 
   it('takes a height lock at or past the height only', () => {

@@ -46,6 +46,35 @@ export const DEVNET_TERM_CONFIG: TermConfig = {
   graceBlocks: DEVNET_VAULT_EXIT_GRACE_BLOCKS,
 };
 
+/**
+ * The term a network writes unless configured otherwise (VAULT_TERM_BLOCKS,
+ * VAULT_TERM_GRACE_BLOCKS): the devnet's short one there, the year and its grace elsewhere.
+ */
+export function defaultTermConfig(network: string): TermConfig {
+  return network === 'devnet' ? DEVNET_TERM_CONFIG : DEFAULT_TERM_CONFIG;
+}
+
+/**
+ * The term from VAULT_TERM_BLOCKS and VAULT_TERM_GRACE_BLOCKS where set (whole blocks), else the
+ * network's (defaultTermConfig). The app and every guardian read the same two settings.
+ */
+export function termConfigFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  network: string,
+): TermConfig {
+  const fallback = defaultTermConfig(network);
+  const read = (name: string, value: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return value;
+    if (!/^\d{1,9}$/.test(raw)) throw new RangeError(`${name} must be a whole number of blocks`);
+    return Number(raw);
+  };
+  return checkTermConfig({
+    termBlocks: read('VAULT_TERM_BLOCKS', fallback.termBlocks),
+    graceBlocks: read('VAULT_TERM_GRACE_BLOCKS', fallback.graceBlocks),
+  });
+}
+
 /** The heights a vault output commits to. */
 export interface VaultTerm {
   /** From this height the guardians' settlement leaf opens. */
