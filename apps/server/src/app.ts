@@ -154,6 +154,7 @@ export async function buildApp(
       log: log.child({ module: 'guardian' }),
       now: () => Math.floor(Date.now() / 1000),
       instance: cluster.presence,
+      vaultTerm: config.vaultTerm,
     });
     // Requests co-signed before a crash are settled before anything new is accepted: this server's
     // previous run's and those of gone instances, never a running one's (guardian/recover.ts).
@@ -206,6 +207,7 @@ export async function buildApp(
       notifier,
       unitRuneId: () => unitRuneId,
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
+      tipHeight: async () => (await chain.tip()).height,
       ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).

@@ -14,6 +14,7 @@ import {
   UNIT_POSTAGE_SATS,
   VAULT_MAX_ORACLE_COUNT,
   VIN_ALLOWANCE_VBYTES,
+  type ConfigConstants,
 } from './constants';
 import { priceToCents, sats, type PriceInput, type Sats, type SatsInput } from './units';
 
@@ -131,6 +132,8 @@ const stateOutputWu = (
  * update leaf is one level deeper, one more 32-byte sibling in the control block.
  */
 const TERMED_UPDATE_EXTRA_WU = 32;
+/** Its liquidation leaves: beside the exit, then the update leaf, then the settlement leaf. */
+const TERMED_LIQUIDATION_EXTRA_WU = 64;
 /**
  * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
  * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
@@ -170,8 +173,8 @@ export interface VsizeInput {
    */
   term?: boolean;
   /**
-   * The vault spent through its update leaf is layout 2 (one sibling hash more); a layout 1 vault
-   * moving to layout 2 on this action is not (default false).
+   * The vault spent is layout 2: its update leaf one sibling hash deeper, its liquidation leaves two;
+   * a layout 1 vault moving to layout 2 on this action is not (default false).
    */
   spentTermed?: boolean;
 }
@@ -185,6 +188,18 @@ export interface VsizeInput {
 export function oracleCount(hashes: readonly unknown[] | number | null | undefined): number {
   const n = typeof hashes === 'number' ? hashes : (hashes?.length ?? 1);
   return Number.isFinite(n) ? Math.min(VAULT_MAX_ORACLE_COUNT, Math.max(1, Math.floor(n))) : 1;
+}
+
+/**
+ * estimateVsize's layout 2 flags from /api/config: with a term configured every record carries it,
+ * and the vault spent is counted as layout 2 (the larger; a layout 1 vault moves on its next action).
+ */
+export function termSizing(constants: Pick<ConfigConstants, 'vaultTerm'>): {
+  term: boolean;
+  spentTermed: boolean;
+} {
+  const termed = constants.vaultTerm !== undefined;
+  return { term: termed, spentTermed: termed };
 }
 
 /** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it (action-shapes.ts). */
@@ -203,7 +218,8 @@ export function estimateVsize({
   const shape = ACTION_SHAPES[action];
   const inputWu: Record<ShapeInput, number> = {
     'vault-update': VAULT_UPDATE_INPUT_WU + (spentTermed ? TERMED_UPDATE_EXTRA_WU : 0),
-    'vault-liquidation': VAULT_LIQUIDATION_INPUT_WU + deeper,
+    'vault-liquidation':
+      VAULT_LIQUIDATION_INPUT_WU + deeper + (spentTermed ? TERMED_LIQUIDATION_EXTRA_WU : 0),
     treasury: P2TR_KEY_INPUT_WU,
     unit: Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU,
   };

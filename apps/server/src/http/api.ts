@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   DEFAULT_CONFIG_CONSTANTS,
+  vaultTermAt,
   defaultPaymentInputs,
   estimateVsize,
   operationCostSats,
@@ -58,6 +59,8 @@ export interface ApiDeps {
   vaultGuardPubkey?(row: VaultKeyRow): Promise<string>;
   /** Network mode: the guardians last left out of a signing, for GET /api/network. */
   recentExclusions?: () => NetworkExclusionDto[];
+  /** The chain's tip height: a quote carries the term of a vault written now (vault-term.ts). */
+  tipHeight?(): Promise<number>;
 }
 
 const hex = (bytes: number) =>
@@ -128,10 +131,23 @@ export function configDto(deps: ApiDeps): ConfigDto {
     constants: {
       ...DEFAULT_CONFIG_CONSTANTS,
       speedUpAfterSeconds: config.speedUpAfterSeconds,
+      // Layout 2: every record carries the term (40 bytes), the web sizes fees with it.
+      vaultTerm: { ...config.vaultTerm },
       // The guardian network's records commit to the price quorum: the web sizes fees with it.
       ...(config.guardianNetwork.mode === 'off' ? {} : { priceQuorum: true }),
     },
   };
+}
+
+/** Layout 2 in estimateVsize: every record carries the term, a vault spent may be layout 2. */
+const LAYOUT_2 = { term: true, spentTermed: true } as const;
+
+/** Layout 2: the quote carries the term of a vault output written at the chain's tip now. */
+async function withTerm<Q extends object>(quote: Q, deps: ApiDeps) {
+  if (!deps.tipHeight) return quote;
+  // Each guardian checks it against its own tip (vault-term.ts, TERM_TIP_TOLERANCE_BLOCKS).
+  const term = vaultTermAt(await deps.tipHeight(), deps.config.vaultTerm);
+  return { ...quote, term: { settle_height: term.settleHeight, exit_height: term.exitHeight } };
 }
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
@@ -196,7 +212,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       throw new DomainError('bad_request', 'ts is in the future');
     }
     // A stale price rejects with StalePriceError, a DomainError 'no_price' as withFreshPrice makes.
-    return oracle.withOracleHashes(await oracle.quoteFresh(th, ts));
+    return withTerm(await oracle.withOracleHashes(await oracle.quoteFresh(th, ts)), deps);
   });
 
   registerDevnetPriceRoutes(app, config, oracle);
@@ -265,7 +281,8 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     const network = config.guardianNetwork.mode !== 'off';
     const oracles = network ? VAULT_MAX_ORACLE_COUNT : 1;
     // ...and every state record commits to the quote's price quorum (32 bytes more).
-    const shape = { action, paymentInputs, oracles, quorumCommitment: network };
+    // ...and the record carries the term (layout 2), the vault spent counted as layout 2 (the larger).
+    const shape = { action, paymentInputs, oracles, quorumCommitment: network, ...LAYOUT_2 };
     const cost = operationCostSats({ ...shape, feeRate });
     return {
       action,

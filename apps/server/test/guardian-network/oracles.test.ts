@@ -10,7 +10,7 @@ import { hash160 } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, vaultOutput } from '@unit/bitcoin';
 import { oracleHashProblem, type GuardianSet, type OracleHashStatement } from '@unit/guardian-net';
 import { estimateVsize, liquidationThresholdCents, sats, unitCents } from '@unit/protocol';
-import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import { getGuardianRequest, getVaultByPubkey, termOf } from '../../src/store';
 import { putSetting } from '../../src/store/settings';
 import type { RunningApp } from '../support';
 import { call, FEE_RATE, type Harness } from '../guardian/harness';
@@ -111,6 +111,7 @@ describe('each guardian is an oracle', () => {
       guardPubkey: hex.decode(set.groupKey!),
       thresholdHash: hashes.map((x) => hex.decode(x)),
       network: TEST_NETWORK,
+      ...termOf(row),
     });
     expect(expected.liquidationLeaves[0]).toHaveLength(3);
     const output = await unit.chain.output(result.vault_txid, 0);

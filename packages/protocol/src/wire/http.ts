@@ -22,6 +22,7 @@ const configConstantsSchema = z.object({
   speedUpAfterSeconds: int,
   amountIntDigits: z.object({ btc: int, unit: int, usd: int }),
   priceQuorum: z.boolean().optional(),
+  vaultTerm: z.object({ termBlocks: int, graceBlocks: int }).optional(),
 }) satisfies z.ZodType<ConfigConstants>;
 
 /** GET /api/config: every URL and configurable constant the web app uses. */
@@ -148,6 +149,12 @@ export const vaultSchema = z.object({
   vault_vout: int,
   threshold_cents: amount,
   stamp: int,
+  /**
+   * Layout 2: the term the vault output commits to (settlement and exit heights), so a client
+   * rebuilds the output; null (or absent, from an older server) for a layout 1 output.
+   */
+  settle_height: int.nullable().optional(),
+  exit_height: int.nullable().optional(),
   status: vaultStatusSchema,
   created_at: int,
 });
