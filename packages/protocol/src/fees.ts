@@ -132,8 +132,11 @@ const stateOutputWu = (
  * update leaf is one level deeper, one more 32-byte sibling in the control block.
  */
 const TERMED_UPDATE_EXTRA_WU = 32;
-/** Its liquidation leaves: beside the exit, then the update leaf, then the settlement leaf. */
-const TERMED_LIQUIDATION_EXTRA_WU = 64;
+/**
+ * Its liquidation leaves by oracle count 1..3: beside the exit, then the update leaf, then the
+ * settlement and liquidation leaves' subtree: 3, 4 and 4 siblings (layout 1 counts 1, 2 and 3).
+ */
+const TERMED_LIQUIDATION_SIBLINGS = [3, 4, 4] as const;
 /**
  * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
  * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
@@ -219,7 +222,8 @@ export function estimateVsize({
   const inputWu: Record<ShapeInput, number> = {
     'vault-update': VAULT_UPDATE_INPUT_WU + (spentTermed ? TERMED_UPDATE_EXTRA_WU : 0),
     'vault-liquidation':
-      VAULT_LIQUIDATION_INPUT_WU + deeper + (spentTermed ? TERMED_LIQUIDATION_EXTRA_WU : 0),
+      VAULT_LIQUIDATION_INPUT_WU +
+      (spentTermed ? 32 * (TERMED_LIQUIDATION_SIBLINGS[oracleCount(oracles) - 1]! - 1) : deeper),
     treasury: P2TR_KEY_INPUT_WU,
     unit: Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU,
   };
