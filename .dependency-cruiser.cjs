@@ -24,6 +24,14 @@ module.exports = {
       to: { path: '^(apps/|e2e/)' },
     },
     {
+      name: 'validator-needs-nothing-of-the-app',
+      severity: 'error',
+      comment:
+        'An open validator reads the chain alone: no store, no key, no guardian, no server module.',
+      from: { path: '^apps/server/src/validator/' },
+      to: { path: '^apps/server/src/(?!validator/)' },
+    },
+    {
       name: 'web-shared-knows-no-feature',
       severity: 'error',
       comment:

@@ -1,12 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
-// The network suites start real guardian processes on loopback ports, so they get generous time-outs.
+// The network suites start real guardian processes on loopback ports, so they get generous time-outs;
+// the programs they start are bundled once before the first file runs (test/bins.ts).
 export default defineConfig({
   test: {
     name: 'guardian-net',
     environment: 'node',
+    // Harnesses start guardians on http:// loopback URLs; the TLS links have their own suite.
+    env: { UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1' },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    globalSetup: ['test/global-setup.ts'],
   },
 });

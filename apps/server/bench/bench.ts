@@ -5,7 +5,8 @@
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
 // judge), load.ts (the exports and live streams), guardian-figures.ts (the guardian network's
-// co-signing latency and opens per minute) and roast.ts (robust signing's time to a signature).
+// co-signing latency and opens per minute), roast.ts (robust signing's time to a signature) and
+// validator.ts (an open validator's catch-up).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
 import { guardianNetworkFigures } from './guardian-figures';
+import { validatorFigures } from './validator';
 import { exportsUnderLoad, openLiveStreams } from './load';
 import { roastFigures } from './roast';
 import {
@@ -280,9 +282,10 @@ async function main(): Promise<void> {
     const exports = await exportFigures(exporter);
     const network = await guardianNetworkFigures();
     const roast = await roastFigures();
-    const figures = [...reads.figures, ...exports.figures, ...network.figures, ...roast.figures];
+    const validator = await validatorFigures();
+    const figures = [reads, exports, network, roast, validator].flatMap((part) => part.figures);
     const failed = report(figures, assets, reads, exports);
-    for (const line of [...network.lines, ...roast.lines]) console.log(line);
+    for (const line of [...network.lines, ...roast.lines, ...validator.lines]) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;
   } finally {

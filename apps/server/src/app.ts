@@ -21,10 +21,12 @@ import { registerOrdIndexer } from './http/indexer-proxy';
 import { registerClientErrorRoutes } from './http/client-errors';
 import { sharedHitCounter } from './http/shared-rate-limits';
 import { registerMissionRoutes } from './http/missions';
+import { registerLedgerRoute } from './http/ledger';
 import { registerLiquidationRoutes } from './http/liquidation';
 import { registerAuthRoutes, registerOAuthRoutes } from './http/auth';
 import { publicOriginResolver } from './http/public-origin';
 import { registerHistoryCsvRoute, type CsvExportLimits, type CsvExports } from './http/history-csv';
+import type { NetworkRouteOptions } from './http/network-routes';
 import { registerStatic } from './http/static';
 import { countRpc, createMetrics, mountMetrics } from './http/metrics';
 import { registerEventRoutes, type LiveStreamOptions, type LiveStreams } from './http/events';
@@ -80,6 +82,8 @@ export interface BuildAppOptions {
   live?: LiveStreamOptions;
   /** Limits of GET /api/vaults/:id/history.csv. */
   exports?: CsvExportLimits;
+  /** How long GET /api/network keeps its answer, and its wait for each guardian's health. */
+  network?: NetworkRouteOptions;
   /** While it returns a reason (a local guardian network starting), `vault.*` calls are refused. */
   gate?: () => string | null;
 }
@@ -209,12 +213,14 @@ export async function buildApp(
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
       tipHeight: async () => (await chain.tip()).height,
       ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
+      ...(options.network ? { network: options.network } : {}),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')
       stops.push(registerOrdIndexer(app, chain, btcNetworkOf(config.network), bus));
     registerMissionRoutes(app, store.db);
     registerLiquidationRoutes(app, store.db);
+    registerLedgerRoute(app, { db: store.db, chain });
     registerClientErrorRoutes(app);
     registerTelegramRoutes(app, store.db, notifier);
     registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);

@@ -4,3 +4,5 @@ export * from './core';
 export * from './flows';
 // Actions: one declaration per vault action (inputs, outputs, payload, checks, result).
 export * from './actions';
+// Ledger: every vault rebuilt from the chain alone, and the digest validators and the app compare.
+export * from './ledger';

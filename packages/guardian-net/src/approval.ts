@@ -153,8 +153,8 @@ export function approvalProblem(found: FoundApproval[], ask: ApprovalAsk): strin
     reasons.push(`${f.file} ${problem}`);
   }
   const what = `the ${ask.change} to set ${ask.roster.version} (roster digest ${digest})`;
-  const how =
-    'its operator approves it on the guardian’s own machine with `npm run guardian -- approve --dir <its directory> --roster <the roster file>`';
+  const kind = ask.change === 'rotation' ? '' : ` --kind ${ask.change}`;
+  const how = `its operator approves it on the guardian’s own machine with \`npm run guardian -- approve${kind} --dir <its directory> --roster <the roster file>\``;
   return reasons.length === 0
     ? `${NOT_APPROVED}: this guardian’s operator has not approved ${what}; ${how}`
     : `${NOT_APPROVED}: no approval by this guardian’s operator covers ${what}: ${reasons.join('; ')}; ${how}`;

@@ -9,10 +9,12 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   approvalRecord,
+  MEMBERSHIP_CHANGES,
   membershipRuleProblem,
   newMembers,
   rosterDigest,
   type ApprovalRecord,
+  type MembershipChange,
 } from './approval';
 import { writeApproval } from './approval-files';
 import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
@@ -20,11 +22,23 @@ import { checkFollows } from './handover';
 import { loadIdentity } from './identity';
 import { loadInstalledSets } from './set-files';
 
+/** What each kind of change does to the group key, as the operator reads it. */
+const CHANGE_TITLE: Record<MembershipChange, string> = {
+  rotation: 'Rotation (a new group key; every vault moves)',
+  reshare: 'Resharing (the same group key; no vault moves)',
+  repair: 'Repair (the same group key and members)',
+  refresh: 'Refresh (the same group key and members, new shares)',
+};
+
 const seat = (m: Member) =>
   `guardian ${m.id} (${m.name}) identity key ${m.identityKey} at ${m.url}`;
 
 /** The lines an operator reads before approving: every change from `current` to `roster`. */
-export function describeChange(current: GuardianSet, roster: GuardianSetBody): string[] {
+export function describeChange(
+  current: GuardianSet,
+  roster: GuardianSetBody,
+  change: MembershipChange = 'rotation',
+): string[] {
   const keys = (s: GuardianSetBody) => new Set(s.members.map((m) => m.identityKey));
   const kept = roster.members.filter((m) => keys(current).has(m.identityKey));
   const removed = current.members.filter((m) => !keys(roster).has(m.identityKey));
@@ -37,7 +51,7 @@ export function describeChange(current: GuardianSet, roster: GuardianSetBody): s
       : '';
   const same = coordinators(current) === coordinators(roster);
   return [
-    `Rotation of guardian set ${current.version} to set ${roster.version}, roster digest ${rosterDigest(roster)}:`,
+    `${CHANGE_TITLE[change]} of guardian set ${current.version} to set ${roster.version}, roster digest ${rosterDigest(roster)}:`,
     `  version: ${current.version} -> ${roster.version}`,
     `  threshold t: ${current.t} -> ${roster.t}`,
     `  size n: ${current.n} -> ${roster.n}`,
@@ -64,7 +78,12 @@ export interface Approval {
  * not follow that set, does not keep this guardian's seat, or breaks a rule no approval lifts.
  * Written into `<dir>/approvals/` only with `write`.
  */
-export function approveRoster(dir: string, roster: GuardianSetBody, write: boolean): Approval {
+export function approveRoster(
+  dir: string,
+  roster: GuardianSetBody,
+  write: boolean,
+  change: MembershipChange = 'rotation',
+): Approval {
   const identity = loadIdentity(join(dir, 'identity.json'));
   const current = loadInstalledSets(dir).at(-1)?.set;
   if (!current) throw new Error(`${dir} holds no installed guardian set and share.`);
@@ -82,11 +101,11 @@ export function approveRoster(dir: string, roster: GuardianSetBody, write: boole
     );
   const lines = [
     `Guardian ${me.id} of set ${current.version} (${dir}).`,
-    ...describeChange(current, roster),
+    ...describeChange(current, roster, change),
   ];
   const rule = membershipRuleProblem(current, roster);
   if (rule) throw new Error(`${lines.join('\n')}\nThis roster cannot be approved: ${rule}.`);
-  const record = approvalRecord('rotation', current.version, me, roster);
+  const record = approvalRecord(change, current.version, me, roster);
   return { id: me.id, lines, record, ...(write ? { path: writeApproval(dir, record) } : {}) };
 }
 
@@ -94,8 +113,16 @@ export function approveRoster(dir: string, roster: GuardianSetBody, write: boole
 export function approve(args: string[], out: (line: string) => void): void {
   const { values } = parseArgs({
     args,
-    options: { dir: { type: 'string' }, roster: { type: 'string' }, yes: { type: 'boolean' } },
+    options: {
+      dir: { type: 'string' },
+      roster: { type: 'string' },
+      kind: { type: 'string', default: 'rotation' },
+      yes: { type: 'boolean' },
+    },
   });
+  const change = values.kind as MembershipChange;
+  if (!MEMBERSHIP_CHANGES.includes(change))
+    throw new Error(`--kind is one of ${MEMBERSHIP_CHANGES.join(', ')}, not ${values.kind}.`);
   if (!values.dir || !values.roster)
     throw new Error('approve needs --dir <this guardian’s directory> and --roster <roster.json>.');
   let roster: GuardianSetBody;
@@ -105,14 +132,14 @@ export function approve(args: string[], out: (line: string) => void): void {
     throw new Error(`${values.roster} is not a guardian roster: ${(e as Error).message}.`);
   }
   const dir = resolve(values.dir);
-  const approval = approveRoster(dir, roster, values.yes === true);
+  const approval = approveRoster(dir, roster, values.yes === true, change);
   approval.lines.forEach((line) => out(line));
   if (!approval.path)
     out(
-      `Nothing was recorded. To approve exactly this roster for guardian ${approval.id}, run the same command again with --yes.`,
+      `Nothing was recorded. To approve exactly this roster as a ${change} for guardian ${approval.id}, run the same command again with --yes.`,
     );
   else
     out(
-      `Approved: guardian ${approval.id} will join the rotation to set ${roster.version} for exactly this roster; recorded in ${approval.path}.`,
+      `Approved: guardian ${approval.id} will join the ${change} to set ${roster.version} for exactly this roster; recorded in ${approval.path}.`,
     );
 }

@@ -27,7 +27,9 @@ export const USAGE = `usage:
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
                  [--approve-local: this operator runs every staying guardian from <network dir>/guardian-<id>]
                  (the next set by a new DKG, handed over by the running current set, once each staying guardian's operator approved it)
-  guardian approve --dir <this guardian's dir> --roster <roster.json> [--yes]
-                 (run on the guardian's own machine: shows what the roster changes; --yes records the approval)`;
+  guardian approve --dir <this guardian's dir> --roster <roster.json> [--kind rotation|reshare] [--yes]
+                 (run on the guardian's own machine: shows what the roster changes; --yes records the approval)
+  guardian reshare --dir <network dir> --roster <roster.json> [--replace <id> --with <new guardian's public part file>] [--timeout <ms>]
+                 (the same group key to a new roster: dealt by t running members that stay, once each staying guardian's operator approved it with --kind reshare)`;
 
 export class UsageError extends Error {}

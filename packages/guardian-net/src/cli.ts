@@ -14,11 +14,13 @@ import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
 import * as lp from './local-process';
 import { guardianStopped, LOCAL_STOPPED_FILE } from './local-stopped';
+import { INSECURE_PLAIN_HTTP_FLAG } from './node-http';
 import { GuardianNode, type NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
+import { reshareCommand } from './cli-reshare';
 import { HttpChainView } from './vault-policy/chain-view';
 import { vaultFacts } from './vault-policy/pinned-facts';
 import { VaultPolicy } from './vault-policy/policy';
@@ -104,6 +106,7 @@ async function start(args: string[]): Promise<void> {
       'database-url-file': { type: 'string' },
       'exit-with-parent': { type: 'boolean' },
       'named-in-set': { type: 'boolean' },
+      'insecure-plain-http': { type: 'boolean' },
     },
   });
   values.host ??= '127.0.0.1';
@@ -136,6 +139,7 @@ async function start(args: string[]): Promise<void> {
     ...(price ? { price } : {}),
     ...(values.port === undefined ? {} : { port: Number(values.port) }),
     host: values.host!,
+    insecurePlainHttp: values['insecure-plain-http'] === true,
     validate,
     log: (e) => log({ guardian: id ?? node?.health().id, ...e }),
     ...(roster ? { roster } : {}),
@@ -156,8 +160,8 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
   const child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      // The source runs through tsx; a build of this file (one plain module) runs on node alone.
+      ...(CLI.endsWith('.ts') ? ['--import', 'tsx'] : []),
       CLI,
       'start',
       '--id',
@@ -168,6 +172,9 @@ function spawnGuardian(dir: string, id: number, port: number, extra: string[]): 
       String(port),
       // Its stdin is a pipe from this process: a guardian never outlives the process that ran it.
       '--exit-with-parent',
+      // The one-machine network (`local`, `dkg`, `rotate`) lists http:// loopback URLs. After the
+      // id and directory, so `ps` reads `start --id <n> --dir <dir>` as the docs say.
+      INSECURE_PLAIN_HTTP_FLAG,
       ...extra,
     ],
     { stdio: ['pipe', 'inherit', 'pipe'] },
@@ -315,6 +322,7 @@ async function main(): Promise<void> {
   if (command === 'rotate')
     return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
+  if (command === 'reshare') return reshareCommand(rest, log);
   throw new UsageError(
     `unknown command "${command}": run \`npm run guardian -- --help\` for the commands`,
   );

@@ -19,6 +19,7 @@ export const MAX_CLOCK_SKEW_MS = 30_000;
 
 export type ErrorCode =
   | 'too-large'
+  | 'bad-certificate'
   | 'malformed'
   | 'sender-not-in-set'
   | 'wrong-receiver'

@@ -5,6 +5,7 @@
 // unreachable party a TypeError whose `cause` carries the socket's code (ECONNREFUSED, ...).
 import http from 'node:http';
 import https from 'node:https';
+import { pinnedAgent, type LinkTls } from './tls-link';
 
 /**
  * Idle sockets are kept (unref'd, so they hold no process open), and closed after 4 s idle: before
@@ -35,29 +36,43 @@ export async function postJson(
   url: string,
   body: string,
   timeoutMs: number,
+  tls?: LinkTls,
 ): Promise<{ status: number; text: string }> {
   const started = Date.now();
   try {
-    return await postOnce(url, body, timeoutMs);
+    return await postOnce(url, body, timeoutMs, true, tls);
   } catch (e) {
     if (!(e instanceof StaleSocket)) throw e;
-    return postOnce(url, body, Math.max(1, timeoutMs - (Date.now() - started)), false);
+    return postOnce(url, body, Math.max(1, timeoutMs - (Date.now() - started)), false, tls);
   }
 }
 
 /** A reused socket that failed before any answer (STALE_SOCKET). */
 class StaleSocket extends TypeError {}
 
+/** One GET of a public route (its status and text), within `timeoutMs`, over a checked link. */
+export function getJson(
+  url: string,
+  timeoutMs: number,
+  tls?: LinkTls,
+): Promise<{ status: number; text: string }> {
+  return postOnce(url, undefined, timeoutMs, true, tls);
+}
+
 function postOnce(
   url: string,
-  body: string,
+  body: string | undefined,
   timeoutMs: number,
-  pooled = true,
+  pooled: boolean,
+  tls: LinkTls | undefined,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const target = new URL(url);
-    const pool = agents[target.protocol as keyof typeof agents];
-    const agent = pooled ? pool : false;
+    const https_ = target.protocol === 'https:';
+    // Over https the server's certificate must be bound to the party called (tls-link.ts); a
+    // fresh connection for a retry is an agent of its own, checked the same way.
+    const pool = https_ && tls ? pinnedAgent(tls) : agents[target.protocol as keyof typeof agents];
+    const agent = pooled ? pool : https_ && tls ? pinnedAgent(tls, false) : false;
     if (!pool) {
       reject(new TypeError(`unsupported protocol ${target.protocol}`));
       return;
@@ -74,9 +89,12 @@ function postOnce(
     const req = send(
       target,
       {
-        method: 'POST',
+        method: body === undefined ? 'GET' : 'POST',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers:
+          body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
       (res) => {
         const chunks: Buffer[] = [];

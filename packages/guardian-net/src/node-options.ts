@@ -32,6 +32,12 @@ export interface NodeOptions {
   /** the coordinator's identity key (x-only hex) whose first roster it joins; any, when absent */
   firstCoordinator?: string;
   host?: string;
+  /**
+   * Local development only: listen on plain HTTP when its own URL is `http://` (every other link is
+   * TLS 1.3 with certificates bound to the set's identity keys, tls-link.ts). Without it such a
+   * guardian refuses to start.
+   */
+  insecurePlainHttp?: boolean;
   /** defaults to the port of this guardian's URL in the set (or roster) */
   port?: number;
   validate: NodeValidator;

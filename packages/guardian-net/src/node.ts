@@ -7,7 +7,7 @@
 // a share of each set it belongs to (set-files.ts) and signs for each: a message's `setVersion`
 // says which; handover.ts is its side of a rotation.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { Json } from './canonical';
 import { DkgRounds } from './dkg-rounds';
 import {
@@ -22,7 +22,7 @@ import { frost, frostIdentifier, publicFromJson } from './frost';
 import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import { readApprovals } from './approval-files';
 import { acceptRoster, handoverFor, installableSet, sameRoster } from './handover';
-import { portOf, routeGuardian } from './node-http';
+import { guardianServer, portOf } from './node-http';
 import { peekType, receiveFirstRoster } from './first-roster';
 import { readPublicPart } from './guardian-init';
 import type { Identity } from './identity';
@@ -37,6 +37,8 @@ import type { NodeOptions } from './node-options';
 import { scopedSessions, type NodeStore } from './store';
 import { chooseNodeStore } from './store-pg';
 import { NodeOracle } from './oracle/routes';
+import { guardianHealth } from './node-health';
+import { GuardianReshare, openWaitingReshare } from './reshare-node';
 
 export const NODE_VERSION = '0.2.0';
 export type { NodeOptions, NodePriceOptions } from './node-options';
@@ -69,6 +71,7 @@ export class GuardianNode {
   /** its id in its set (or roster); 0 while it waits for its first roster */
   private id: number;
   private readonly publicRoutes: PublicRoutes;
+  private readonly reshare = new GuardianReshare({ identity: () => this.identity, current: () => this.current, approvals: () => readApprovals(this.opts.dir, 'reshare'), install: (set, id, secret) => this.installReshared(set, id, secret), log: (e) => this.log(e) }); // prettier-ignore
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, id: this.id, identitySecret: this.identity.secretKey, setVersion: this.body?.version ?? 0, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 
   constructor(private readonly opts: NodeOptions) {
@@ -82,6 +85,9 @@ export class GuardianNode {
       b.members.find((m) => m.identityKey === this.identity.publicKey)?.id ?? 0;
     this.id = opts.id ?? sets.at(-1)?.share.guardianId ?? (roster ? byKey(roster) : 0);
     for (const { set, share } of sets) {
+      // A resharing's set replaces the set of the same key it was dealt from: that one retires.
+      if (sets.some((l) => l.set.version > set.version && l.set.groupKey === set.groupKey))
+        continue;
       if (share.guardianId !== this.id) throw new Error('share file belongs to another guardian');
       this.installShare(set, share.secret);
     }
@@ -171,60 +177,41 @@ export class GuardianNode {
   /** Every party of every set it holds, and of a DKG under way; `handle` checks the version's. */
   private knownSenders(): Set<string> {
     const bodies = [...[...this.installed.values()].map((i) => i.set), this.dkg?.roster];
-    return new Set(
-      bodies.flatMap((b) =>
-        b ? [...b.members, ...b.coordinators].map((party) => party.identityKey) : [],
-      ),
-    );
+    const parties = bodies.flatMap((b) => (b ? [...b.members, ...b.coordinators] : []));
+    return new Set([...parties.map((p) => p.identityKey), ...this.reshare.parties()]);
   }
 
   private context(version: number): Context {
     const installed = this.installed.get(version);
     if (installed) return { body: installed.set, installed };
     if (this.dkg?.roster.version === version) return { body: this.dkg.roster, dkg: this.dkg };
+    const reshared = this.reshare.body(version);
+    if (reshared) return { body: reshared };
     const expected = this.body
       ? `guardian set version ${this.body.version} expected`
       : 'this guardian waits for its first roster';
     throw new ProtocolError('refused', expected, 409);
   }
 
-  /** Public: what the future /network page shows of this guardian. */
+  /** Public: what the /network page shows of this guardian (node-health.ts). */
   health(): Record<string, unknown> {
-    return {
-      id: this.id || null,
-      name: this.members[this.id - 1]?.name,
-      state: this.current ? 'ready' : this.dkg ? 'dkg' : 'waiting',
-      setVersion: this.body?.version ?? null,
-      groupKey: this.current?.set.groupKey ?? null,
-      /** every set version it signs for (old sets until they retire) */
-      sets: [...this.installed.keys()].sort((a, b) => a - b),
-      rotatingTo: this.current && this.dkg ? this.dkg.roster.version : null,
-      identityKey: this.identity.publicKey,
-      version: NODE_VERSION,
-      uptimeMs: Date.now() - this.startedAt,
-      ...priceHealth(this.price, this.before.price),
-      oracleStatementsSigned: this.oracle.signed,
-      publicRequestsLimited: this.publicRoutes.limited,
-      lastSignatureAt:
-        Math.max(
-          this.before.signedAt ?? 0,
-          ...[...this.installed.values()].map((i) => i.signing.lastShareAt ?? 0),
-        ) || null,
-    };
+    const state = this.current ? 'ready' : this.dkg ? 'dkg' : this.reshare.underWay ? 'reshare' : 'waiting'; // prettier-ignore
+    const { identity, installed, startedAt, oracle, publicRoutes } = this;
+    return guardianHealth({ id: this.id, name: this.members[this.id - 1]?.name, state, setVersion: this.body?.version ?? null, current: this.current?.set, installed, rotatingTo: this.current && this.dkg ? this.dkg.roster.version : null, identityKey: identity.publicKey, version: NODE_VERSION, startedAt, price: priceHealth(this.price, this.before.price), oracleStatementsSigned: oracle.signed, publicRequestsLimited: publicRoutes.limited, signedBefore: this.before.signedAt }); // prettier-ignore
   }
 
   /** Handles one raw message body; returns the signed reply or throws a ProtocolError. */
   async handle(raw: string): Promise<Wire> {
     // Until it holds a set, a roster for its first DKG may come from a coordinator it has not met.
     if (this.installed.size === 0 && peekType(raw) === 'dkg/roster') return this.firstRoster(raw);
-    const { payload, auth } = openEnvelope(raw, {
-      self: this.identity.publicKey,
-      secretKey: this.identity.secretKey,
-      knownSenders: this.knownSenders(),
-    });
+    const waiting = this.installed.size === 0 && peekType(raw) === 'reshare/roster';
+    const { payload, auth } = waiting
+      ? openWaitingReshare(raw, this.identity, this.opts.firstCoordinator)
+      : openEnvelope(raw, { self: this.identity.publicKey, secretKey: this.identity.secretKey, knownSenders: this.knownSenders() }); // prettier-ignore
     // Only once the signature holds (as openEnvelope's `remember`), now that the store may wait.
     if (!(await this.store.rememberMessage(payload.from, payload.nonce, payload.ts)))
       throw new ProtocolError('replayed', 'message nonce was already used', 409);
+    if (waiting) return this.reply(payload, payload.setVersion, this.reshare.handlers()['reshare/roster']!(payload.body), auth); // prettier-ignore
     const ctx = this.context(payload.setVersion);
     const isCoordinator = ctx.body.coordinators.some((c) => c.identityKey === payload.from);
     const peer = ctx.body.members.find((m) => m.identityKey === payload.from);
@@ -285,6 +272,7 @@ export class GuardianNode {
       if (!peer) throw new ProtocolError('not-allowed', 'dkg/share comes from a guardian', 403);
       return this.needDkg(ctx).receive(peer, p.body, JSON.parse(raw) as Wire);
     }
+    if (p.type === 'reshare/deal' && peer) return this.reshare.deal(peer.identityKey, p.body);
     const handler = this.coordinatorHandlers(ctx)[p.type];
     if (!handler)
       throw new ProtocolError('malformed', `unknown message type ${p.type.slice(0, 40)}`);
@@ -308,6 +296,7 @@ export class GuardianNode {
       'set/handover': (b) =>
         handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),
       [FRESH_PRICE_MESSAGE]: () => freshPriceReply(this.price),
+      ...this.reshare.handlers(),
     };
   }
 
@@ -360,19 +349,22 @@ export class GuardianNode {
     return { installed: true };
   }
 
+  /** A resharing's set (share first, then the set file); the set of the same key it replaces retires. */
+  private installReshared(set: GuardianSet, id: number, secret: FrostSecret): void {
+    writeInstalledSet(this.opts.dir, set, { guardianId: id, secret, groupKey: set.groupKey! });
+    this.id = id;
+    this.installShare(set, secret);
+    for (const [v, i] of this.installed)
+      if (v < set.version && i.set.groupKey === set.groupKey) this.installed.delete(v);
+  }
+
   async listen(): Promise<number> {
     await this.store.open();
     const abandoned = await this.store.abandonIssuedNonces(); // before any request can come
     if (abandoned > 0) this.log({ event: 'nonces-abandoned', count: abandoned });
     const price = await this.store.fact('lastPrice');
     this.before = { price: price && JSON.parse(price), signedAt: await this.store.lastSignedAt() };
-    const server = createServer((req, res) =>
-      routeGuardian(req, res, {
-        publicRoutes: this.publicRoutes,
-        handle: (raw) => this.handle(raw),
-        log: this.log,
-      }),
-    );
+    const server = await guardianServer(this.identity, this.ownUrl(), this.opts.insecurePlainHttp === true, { publicRoutes: this.publicRoutes, handle: (raw) => this.handle(raw), log: this.log }); // prettier-ignore
     server.requestTimeout = 10_000;
     server.headersTimeout = 5_000;
     this.server = server;
@@ -385,9 +377,12 @@ export class GuardianNode {
     return typeof addr === 'object' && addr ? addr.port : this.listenPort();
   }
 
+  private ownUrl(): string | undefined {
+    return this.members[this.id - 1]?.url ?? readPublicPart(this.opts.dir)?.url;
+  }
+
   private listenPort(): number {
-    const own = this.members[this.id - 1]?.url ?? readPublicPart(this.opts.dir)?.url;
-    return this.opts.port ?? portOf(own);
+    return this.opts.port ?? portOf(this.ownUrl());
   }
 
   async close(): Promise<void> {

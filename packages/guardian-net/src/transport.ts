@@ -13,6 +13,7 @@ import {
 } from './envelope';
 import { postJson } from './http-post';
 import type { Identity } from './identity';
+import { tlsCredentialsOf } from './tls-link';
 
 export const MESSAGE_PATH = '/v1/message';
 export const DEFAULT_TIMEOUT_MS = 5_000;
@@ -107,10 +108,14 @@ export async function callParty(opts: {
     opts.auth ?? 'sig',
   );
   const requestNonce = (JSON.parse(request.payload) as Payload).nonce;
+  const credentials = tlsCredentialsOf(opts.identity.publicKey);
+  if (opts.url.startsWith('https:') && !credentials)
+    throw new TypeError('This party has no TLS certificate yet: call makeLinkCredentials at its start.'); // prettier-ignore
   const res = await postJson(
     opts.url + MESSAGE_PATH,
     JSON.stringify(request),
     opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    { credentials, expect: opts.to },
   );
   const text = res.text;
   let json: unknown;

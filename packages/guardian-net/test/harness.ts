@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeArgs } from './bins';
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI = join(PACKAGE_DIR, 'src', 'cli.ts');
@@ -19,7 +20,7 @@ export interface Proc {
 }
 
 export function run(script: string, args: string[]): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(script), ...args], {
     cwd: PACKAGE_DIR,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

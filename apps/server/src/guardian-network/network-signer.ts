@@ -18,7 +18,7 @@ import type { CosignJob, GuardianSigner } from '../guardian/signer';
 import { ExclusionLog } from './exclusion-log';
 import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
-import type { GuardianNetworkFiles } from './set-chain';
+import { signingSets, type GuardianNetworkFiles } from './set-chain';
 
 export { loadGuardianNetwork, type GuardianNetworkFiles } from './set-chain';
 
@@ -176,7 +176,8 @@ export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'
 export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
   const { set, identity } = options;
   // Oldest first; the newest set's key is every new vault's, each older one's signs its old vaults.
-  const signers: SetSigner[] = [...(options.older ?? []), set].map((s) => ({
+  // A set resharing replaced (same key) no longer signs: its successor does (set-chain.ts).
+  const signers: SetSigner[] = signingSets([...(options.older ?? []), set]).map((s) => ({
     set: s,
     key: hex.decode(s.groupKey!),
     coordinator: new Coordinator(s, identity, options.callTimeoutMs ?? 5_000),

@@ -7,6 +7,8 @@
 //   coordinator/identity.json  this server's coordinator identity (the same in every set)
 // The chain is checked link by link as `verifySetChain` does (each set names the one before it and
 // carries its handover), starting from the first set, which must be the pinned key when one is given.
+// After a resharing (`guardian reshare`: members changed, key kept) the set it replaced keeps its
+// file as an older set, but its guardians no longer sign for it: `signingSets` drops it.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadIdentity, verifySet, type GuardianSet, type Identity } from '@unit/guardian-net';
@@ -62,6 +64,17 @@ export function verifyChain(raws: unknown[], pinnedGroupKey?: string): GuardianS
     }
   }
   return sets;
+}
+
+/**
+ * The sets of `chain` (oldest first) that still sign: a set followed by a later one with the same
+ * group key (a resharing: members changed, key kept) is retired by its guardians, so the later one
+ * signs every vault under that key.
+ */
+export function signingSets(chain: readonly GuardianSet[]): GuardianSet[] {
+  return chain.filter(
+    (s) => !chain.some((later) => later.version > s.version && later.groupKey === s.groupKey),
+  );
 }
 
 /**

@@ -44,7 +44,7 @@ import { DomainError } from '../errors';
 import { notFound, parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
-import { registerNetworkRoutes } from './network-routes';
+import { registerNetworkRoutes, type NetworkRouteOptions } from './network-routes';
 import { registerPriceQuorumRoute, setsFromDir } from './price-quorum';
 
 export interface ApiDeps {
@@ -61,6 +61,8 @@ export interface ApiDeps {
   recentExclusions?: () => NetworkExclusionDto[];
   /** The chain's tip height: a quote carries the term of a vault written now (vault-term.ts). */
   tipHeight?(): Promise<number>;
+  /** GET /api/network's cache period and health time-out; default theirs. */
+  network?: NetworkRouteOptions;
 }
 
 const hex = (bytes: number) =>
@@ -166,6 +168,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   app.get('/api/config', async () => configDto(deps));
   registerNetworkRoutes(app, config.guardianNetwork, keys.guardPubkey, {
+    ...deps.network,
     ...(deps.recentExclusions ? { recentExclusions: deps.recentExclusions } : {}),
   });
   registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));

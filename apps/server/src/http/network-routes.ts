@@ -27,6 +27,7 @@ import type {
 } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
+import { signingSets } from '../guardian-network/set-chain';
 
 export const NETWORK_SCHEME = 'FROST (RFC 9591, secp256k1, BIP-340)' as const;
 /** How long one answer is served before the guardians are asked again. */
@@ -185,7 +186,8 @@ export async function readNetwork(
   dir: string,
   healthTimeoutMs = HEALTH_TIMEOUT_MS,
 ): Promise<GuardianNetworkDto> {
-  const sets = (await readPublishedSets(dir)).reverse();
+  // A set a resharing replaced (same key) signs nothing any more: it is not shown as live.
+  const sets = signingSets(await readPublishedSets(dir)).reverse();
   const health = await healthOfAll(sets, healthTimeoutMs);
   // `guardian local` records the guardians it gave up restarting (guardian-net local-stopped.ts);
   // the route is public, so it says that much, and the server's log says why (paths, errors).

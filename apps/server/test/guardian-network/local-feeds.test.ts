@@ -1,13 +1,14 @@
 // `npm start` on the devnet (its default local guardian network) with PRICE_SOURCE=feeds: the
 // embedded guardians read PRICE_FEEDS as their own feeds, so the feeds are asked and the app's price
-// is their quorum at the feeds' price. The real server entry (src/main.ts) in a child process, as
-// `npm start` runs it, against two local exchanges. Its log says the guardians are starting (info)
+// is their quorum at the feeds' price. The real server entry (src/main.ts, bundled: test/bins.ts) in
+// a child process, as `npm start` runs it, against two local exchanges. Its log says the guardians are starting (info)
 // while they start, never that they are unreachable before they had the chance.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { startFakeFeed, type FakeFeed } from '../price-feeds';
 
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
@@ -46,7 +47,7 @@ beforeAll(async () => {
     startFakeFeed('coinbase', { answer: 'price', usd: '71000.00' }),
   ]);
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'unit-local-feeds-'));
-  child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  child = spawn(process.execPath, nodeArgs(path.join(SERVER_DIR, 'src/main.ts')), {
     cwd: SERVER_DIR,
     env: {
       PATH: process.env.PATH ?? '',

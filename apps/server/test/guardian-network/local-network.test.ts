@@ -1,5 +1,5 @@
 // `npm start` on the devnet runs a t-of-n guardian network: the real server entry (src/main.ts, as
-// `npm start` runs it, GUARDIAN_NETWORK unset) in a child process, its guardians found in /proc by
+// `npm start` runs it, bundled: test/bins.ts; GUARDIAN_NETWORK unset) in a child process, its guardians found in /proc by
 // their command lines. Three guardians appear, each named by `start --id i`, all ready; one killed
 // with SIGKILL is back within seconds, and so are all of them when `guardian local` itself is
 // killed (on the same ports, with the same set: what a later start does); GUARDIAN_N=5 GUARDIAN_T=3 gives five; n and t that differ
@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 
 const SERVER_DIR = path.resolve(import.meta.dirname, '../..');
 const dirs: string[] = [];
@@ -23,7 +24,7 @@ interface Server {
 
 /** main.ts with exactly this environment (GUARDIAN_NETWORK unset unless given). */
 function startServer(env: Record<string, string>): Server {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, nodeArgs(path.join(SERVER_DIR, 'src/main.ts')), {
     cwd: SERVER_DIR,
     env: {
       PATH: process.env.PATH ?? '',

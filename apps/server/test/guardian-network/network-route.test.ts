@@ -12,8 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STOPPED_FILE, recordStopped, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { guardianNetworkSchema, type GuardianNetworkDto } from '@unit/protocol/wire';
-import { HEALTH_TIMEOUT_MS, NETWORK_CACHE_MS, STOPPED } from '../../src/http/network-routes';
+import { HEALTH_TIMEOUT_MS, STOPPED } from '../../src/http/network-routes';
 import { freePorts } from '../../../../packages/guardian-net/test/harness';
+import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { startTestApp, type RunningApp } from '../support';
 
 const GUARDIAN_NET = path.join(
@@ -29,7 +30,7 @@ interface Proc {
 }
 
 function run(args: string[]): Proc {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs(CLI), ...args], {
     cwd: GUARDIAN_NET,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -80,6 +81,17 @@ async function waitHealthy(port: number): Promise<void> {
   }
 }
 
+/** Until the guardian on `port` has read a price of its own. */
+async function waitPriced(port: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
+    if (((await res.json()) as { lastPrice?: unknown }).lastPrice) return;
+    if (Date.now() > deadline) throw new Error(`guardian on ${port} read no price`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 async function network(app: RunningApp): Promise<{ status: number; body: unknown }> {
   const res = await fetch(`${app.url}/api/network`, { signal: AbortSignal.timeout(10_000) });
   return { status: res.status, body: await res.json() };
@@ -103,8 +115,13 @@ function fakeTickers() {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The app's cache period here: shorter than the default (each test waits one out), long enough that
+ * a burst of calls on a busy machine lands within one.
+ */
+const CACHE_MS = 3_000;
 /** Long enough for a kept answer to expire and the next read to finish. */
-const PAST_CACHE_MS = NETWORK_CACHE_MS + 100;
+const PAST_CACHE_MS = CACHE_MS + 100;
 
 describe('GET /api/network with a guardian network', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'unit-network-route-'));
@@ -133,7 +150,12 @@ describe('GET /api/network with a guardian network', () => {
       proxies.push(await countingProxy(setPort + id - 1, port));
     }
     await Promise.all([1, 2, 3].map((id) => waitHealthy(ownPort + id - 1)));
-    app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir });
+    // Guardian 1 up is not guardian 1 with a price: its first read of the feeds comes after.
+    await waitPriced(ownPort);
+    app = await startTestApp(
+      { GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir },
+      { network: { cacheMs: CACHE_MS } },
+    );
   }, 120_000);
 
   afterAll(async () => {
@@ -206,7 +228,7 @@ describe('GET /api/network with a guardian network', () => {
     const third = guardians.get(3)!;
     third.child.kill('SIGKILL');
     await third.exited;
-    const deadline = Date.now() + NETWORK_CACHE_MS + HEALTH_TIMEOUT_MS + 1_000;
+    const deadline = Date.now() + CACHE_MS + HEALTH_TIMEOUT_MS + 1_000;
     let dto = await networkDto(app);
     while (dto.guardians[2]!.online && Date.now() < deadline) {
       await sleep(250);

@@ -15,6 +15,7 @@ import { loadIdentity, newIdentity, type GuardianSet } from '@unit/guardian-net'
 import { callParty } from '../../../../packages/guardian-net/src/transport';
 import type { RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';
+import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
 
 let network: TestGuardianNetwork;
@@ -71,7 +72,7 @@ const healthOf = async (id: number) =>
 function flood(urls: string[], sources: string[], perSource: number) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(__dirname, 'flooder.ts'), JSON.stringify({ urls, sources, perSource, concurrency: 8 })], // prettier-ignore
+    [...nodeArgs(join(__dirname, 'flooder.ts')), JSON.stringify({ urls, sources, perSource, concurrency: 8 })], // prettier-ignore
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   return new Promise<{ statuses: Record<string, number>; retryAfter: string | null }>(

@@ -1,10 +1,11 @@
-// The crash drill with a real kill -9: the server runs as `npm start` does, in a child
-// process; a withdraw is sent and the process is killed at a few moments of it (the states it
-// stops in vary: locked, received, validated, co-signed, broadcast), restarted on the same
-// database, and a deposit on the same vault must succeed at once, not two minutes later. The client
-// speaks only HTTP and the /guardian WebSocket, as the web app does. SQLite, and a fresh
-// PostgreSQL database when TEST_DATABASE_URL is set; each signing alone and again with the server's
-// own 2-of-3 guardian network (GUARDIAN_NETWORK=local, its processes killed with it).
+// The crash drill with a real kill -9: the server runs as `npm start` does (its entry,
+// bundled: test/bins.ts), in a child process; a withdraw is sent and the process is killed at a
+// few moments of it (the states it stops in vary: locked, received, validated, co-signed,
+// broadcast), restarted on the same database, and a deposit on the same vault must succeed at once,
+// not two minutes later. The client speaks only HTTP and the /guardian WebSocket, as the web app
+// does. SQLite, and a fresh PostgreSQL database when TEST_DATABASE_URL is set; each signing alone
+// and again with the server's own 2-of-3 guardian network (GUARDIAN_NETWORK=local, its processes
+// killed with it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -42,6 +43,7 @@ import {
   type VaultDto,
 } from '@unit/protocol';
 import { draftEnvelope, envelopeFields } from '@unit/protocol/wire';
+import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { connect } from '../cluster/instances';
 import { openGuardian } from '../guardian-client';
 import { vaultLock } from '../../src/guardian/locks';
@@ -76,7 +78,7 @@ class ServerProcess {
 
   async start(): Promise<void> {
     const from = this.log.length;
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    const child = spawn(process.execPath, nodeArgs(join(repoRoot, 'apps/server/src/main.ts')), {
       cwd: repoRoot,
       env: {
         ...process.env,

@@ -124,13 +124,13 @@ function checkStateRecord<A extends VaultAction>(input: GuardianCheckInput<A>): 
       : null) ??
     (commitmentProblem ? invalidTransaction(commitmentProblem) : null) ??
     // th_cents is the liquidation price after the action: the vault's leaf must open exactly there.
-    mismatch(
-      liquidationThresholdCents(sats(state.vaultSats), unitCents(state.unitDebt)),
-      quote.th,
-      'the liquidation threshold of the new state',
-    )
+    mismatch(thresholdOfState(state), quote.th, 'the liquidation threshold of the new state')
   );
 }
+
+/** The liquidation price (cents) a state's collateral and debt give: its record's `th_cents`. */
+export const thresholdOfState = (state: Pick<StateRecord, 'vaultSats' | 'unitDebt'>): number =>
+  liquidationThresholdCents(sats(state.vaultSats), unitCents(state.unitDebt));
 
 /** Every refusal the pure checks find first, in the order the guardian has always made them. */
 export function guardianCheck<A extends VaultAction>(
@@ -149,7 +149,34 @@ export function guardianCheck<A extends VaultAction>(
       code: 'reservation_missing',
       message: 'The UNIT reservation is for a smaller amount',
     };
-  const { shape } = declaration;
+  const minimum = minimumsRefusal(declaration.shape, tx);
+  if (minimum) return minimum;
+  // api.ts tx_feerate: what the user chose, and never under 1 sat/vB.
+  const feeRate = (input.payload as { tx_feerate: number }).tx_feerate;
+  const required = feeFor(tx.vsize, Math.max(1, feeRate));
+  if (tx.fee < required)
+    return {
+      code: 'fee_too_low',
+      message: `The fee pays ${tx.fee} sats; ${required} are needed at ${feeRate} sat/vB`,
+    };
+  return ratioRefusal(declaration.shape, tx, input.quote.price_cents);
+}
+
+type RuleShape = ActionDeclaration['shape'];
+type RuleState = Pick<ParsedVaultTransaction, 'btcAmount' | 'vaultSats' | 'state'>;
+
+/**
+ * The action's SPEC rules on the state it leaves, which need no request: the minimum BTC moved,
+ * the vault's minimum balance and, for an action that must keep it, the collateral ratio at the
+ * quote's price. The guardian checks them on every request; an open validator on every record.
+ */
+export const stateRulesRefusal = (
+  shape: RuleShape,
+  tx: RuleState,
+  quotePriceCents: number,
+): Refusal | null => minimumsRefusal(shape, tx) ?? ratioRefusal(shape, tx, quotePriceCents);
+
+function minimumsRefusal(shape: RuleShape, tx: RuleState): Refusal | null {
   if (shape.minBtc && tx.btcAmount < BigInt(MIN_BTC_SATS))
     return {
       code: 'below_minimum',
@@ -160,14 +187,10 @@ export function guardianCheck<A extends VaultAction>(
       code: 'below_minimum',
       message: 'The vault would hold less than its minimum balance',
     };
-  // api.ts tx_feerate: what the user chose, and never under 1 sat/vB.
-  const feeRate = (input.payload as { tx_feerate: number }).tx_feerate;
-  const required = feeFor(tx.vsize, Math.max(1, feeRate));
-  if (tx.fee < required)
-    return {
-      code: 'fee_too_low',
-      message: `The fee pays ${tx.fee} sats; ${required} are needed at ${feeRate} sat/vB`,
-    };
+  return null;
+}
+
+function ratioRefusal(shape: RuleShape, tx: RuleState, quotePriceCents: number): Refusal | null {
   // ARCHITECTURE.md: borrow and withdraw (and a vault taking on debt) stay at 160% or more at the
   // oracle's price; deposit and repay only raise the ratio.
   if (
@@ -175,7 +198,7 @@ export function guardianCheck<A extends VaultAction>(
     !ratioAtLeast(
       sats(tx.vaultSats),
       unitCents(tx.state.unitDebt),
-      input.quote.price_cents / 100,
+      quotePriceCents / 100,
       COLLATERAL_PERCENT,
     )
   )

@@ -28,6 +28,9 @@ export {
   guardianCheck,
   invalidTransaction,
   termRecordProblem,
+  quorumCommitmentProblem,
+  stateRulesRefusal,
+  thresholdOfState,
   type GuardianCheckInput,
   type Refusal,
 } from './check';

@@ -1,0 +1,112 @@
+// `npm run guardian -- reshare --dir <network dir> --roster <roster.json> [--replace <id> --with
+// <public part file>]`: the coordinator's resharing to a new roster with the same group key
+// (reshare-run.ts). With --replace and --with it first writes the roster that gives seat <id> to
+// the guardian whose public part (`guardian init`'s output) is in the file. Each staying guardian's
+// operator approves that roster on its own machine (`approve --kind reshare`); the command prints
+// what each runs, and stops before any deal when one has not. On success the network directory's
+// `guardian-set.json` is the new set and the one it replaces is kept as `guardian-set-v<n>.json`.
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { rosterDigest } from './approval';
+import { parsePublicPart } from './guardian-init';
+import {
+  parseSetBody,
+  previousOf,
+  verifySet,
+  type GuardianSet,
+  type GuardianSetBody,
+} from './guardian-set';
+import { loadIdentity } from './identity';
+import { checkReshareRoster, ReshareFailure, runReshare, stayingSeats } from './reshare-run';
+
+/** The roster that gives seat `id` of `current` to the guardian of `partFile`, version + 1. */
+export function replaceRoster(current: GuardianSet, id: number, partFile: string): GuardianSetBody {
+  if (!current.members.some((m) => m.id === id))
+    throw new Error(
+      `--replace takes an id of set ${current.version} (1..${current.n}), not ${id}.`,
+    );
+  const part = parsePublicPart(JSON.parse(readFileSync(partFile, 'utf8')), partFile);
+  const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = current;
+  return parseSetBody({
+    ...body,
+    version: current.version + 1,
+    members: current.members.map((m) => (m.id === id ? { id, ...part } : m)),
+    previous: previousOf(current),
+  });
+}
+
+function rosterFrom(current: GuardianSet, path: string, replace?: string, withPart?: string) {
+  if (replace === undefined && withPart === undefined) {
+    if (!existsSync(path))
+      throw new Error(
+        `${path} does not exist; write it, or give --replace <id> --with <public part file>.`,
+      );
+    return checkReshareRoster(current, JSON.parse(readFileSync(path, 'utf8')));
+  }
+  if (replace === undefined || withPart === undefined)
+    throw new Error(
+      '--replace and --with go together: the seat, and the public part of the guardian that takes it.',
+    );
+  const roster = checkReshareRoster(current, replaceRoster(current, Number(replace), withPart));
+  if (!existsSync(path)) writeFileSync(path, JSON.stringify(roster, null, 2) + '\n');
+  else if (
+    rosterDigest(checkReshareRoster(current, JSON.parse(readFileSync(path, 'utf8')))) !==
+    rosterDigest(roster)
+  )
+    throw new Error(
+      `${path} holds another roster than these options make; give it without --replace, or write the roster elsewhere.`,
+    );
+  return roster;
+}
+
+const approveCommand = (id: number, path: string) =>
+  `npm run guardian -- approve --kind reshare --dir <guardian ${id}'s own directory> --roster ${path}`;
+
+export async function reshareCommand(
+  args: string[],
+  log: (event: Record<string, unknown>) => void,
+): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      dir: { type: 'string' },
+      roster: { type: 'string' },
+      replace: { type: 'string' },
+      with: { type: 'string' },
+      timeout: { type: 'string' },
+    },
+  });
+  if (!values.dir || !values.roster)
+    throw new Error('reshare needs --dir <network dir> and --roster <roster.json>.');
+  const dir = resolve(values.dir);
+  const rosterPath = resolve(values.roster);
+  const setPath = join(dir, 'guardian-set.json');
+  const current = verifySet(JSON.parse(readFileSync(setPath, 'utf8')));
+  const roster = rosterFrom(current, rosterPath, values.replace, values.with);
+  for (const m of stayingSeats(current, roster))
+    log({ event: 'operator-approval', guardian: m.id, command: approveCommand(m.id, rosterPath) });
+  const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
+  const timeoutMs = values.timeout === undefined ? 15_000 : Number(values.timeout);
+  let next: GuardianSet | undefined;
+  try {
+    next = await runReshare(current, roster, coordinator, { timeoutMs, log });
+  } catch (e) {
+    if (!(e instanceof ReshareFailure) || e.notApproved.length === 0) throw e;
+    const commands = e.notApproved.map((id) => `guardian ${id}: ${approveCommand(id, rosterPath)}`);
+    throw new Error(
+      `The resharing did not start: ${e.notApproved.map((id) => `guardian ${id}`).join(', ')} ${e.notApproved.length === 1 ? 'has' : 'have'} not approved this roster as a reshare. Each one's operator reads and approves it on that guardian's own machine (${commands.join('; ')}; add --yes once the summary is right), then run this reshare command again (${e.message}).`,
+    );
+  }
+  const kept = join(dir, `guardian-set-v${current.version}.json`);
+  if (!existsSync(kept)) copyFileSync(setPath, kept);
+  writeFileSync(setPath, JSON.stringify(next, null, 2) + '\n');
+  log({
+    event: 'reshare-complete',
+    version: next!.version,
+    groupKey: next!.groupKey,
+    handoverBy: Object.keys(next!.handover ?? {}).map(Number),
+    signedBy: Object.keys(next!.signatures).map(Number),
+    set: setPath,
+  });
+}

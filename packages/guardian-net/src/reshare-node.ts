@@ -1,0 +1,295 @@
+// A guardian's side of a resharing among processes (docs/guardian-network.md, "Changing members
+// with the same group key"). The coordinator sends the spec (`reshare/roster`), asks each dealer to
+// deal (`reshare/send`: the dealer posts one signed `reshare/deal` to each next member itself, its
+// sub-share sealed to that member), asks each next member to combine (`reshare/finish`) and to sign
+// the next set (`reshare/sign`), asks the staying members of the installed set to hand over
+// (`reshare/handover`), and installs (`reshare/install`). A member of the installed set takes part
+// only for a roster its own operator approved as a `reshare`; every message of the resharing names
+// the installed set's version, so a new member (no set yet) checks its senders against that set.
+// Nothing is written before the install: a run stopped earlier leaves every member on its set.
+import type { FrostSecret } from '@noble/curves/abstract/frost.js';
+import { approvalProblem, membershipRuleProblem, type FoundApproval } from './approval';
+import { canonicalJson, type Json } from './canonical';
+import { checkSession } from './dkg-share-box';
+import { openEnvelope, ProtocolError, type Auth, type Payload } from './envelope';
+import { frostIdentifier, type FrostPublicJson } from './frost';
+import {
+  parseSetBody,
+  setBodyJson,
+  signHandover,
+  signSet,
+  verifySet,
+  type GuardianSet,
+  type GuardianSetBody,
+} from './guardian-set';
+import { checkFollows } from './handover';
+import type { Identity } from './identity';
+import { dealBodies, ReshareRecipient, type ReshareSpec } from './reshare-rounds';
+import { callParty } from './transport';
+
+/** What the guardian node lends its resharing side. */
+export interface ReshareHost {
+  identity: () => Identity;
+  /** its newest installed set and share, none while it waits for its first */
+  current: () => { set: GuardianSet; share: FrostSecret } | undefined;
+  /** its operator's `reshare` approvals, read from its own directory at each ask */
+  approvals: () => FoundApproval[];
+  /** writes the set and share (the set file commits it) and starts signing for it */
+  install: (set: GuardianSet, id: number, secret: FrostSecret) => void;
+  log: (event: Record<string, unknown>) => void;
+}
+
+interface Under {
+  spec: ReshareSpec;
+  recipient?: ReshareRecipient;
+  result?: { public: FrostPublicJson; signingShare: Uint8Array };
+}
+
+function refuse(message: string): never {
+  throw new ProtocolError('refused', message);
+}
+
+const sameJson = (a: unknown, b: unknown) =>
+  canonicalJson(JSON.parse(JSON.stringify(a)) as Json) ===
+  canonicalJson(JSON.parse(JSON.stringify(b)) as Json);
+
+/** The spec of `reshare/roster` {session, current, next, dealers}, parsed (nothing trusted yet). */
+function parseSpec(raw: unknown): ReshareSpec {
+  const b = (raw ?? {}) as Record<string, unknown>;
+  const session = checkSession(b.session);
+  let current: GuardianSet;
+  let next: GuardianSetBody;
+  try {
+    current = verifySet(b.current);
+    next = parseSetBody(b.next);
+  } catch (e) {
+    return refuse(`bad resharing roster: ${(e as Error).message}`);
+  }
+  const dealers = b.dealers;
+  if (!Array.isArray(dealers) || !dealers.every((d) => Number.isInteger(d)))
+    throw new ProtocolError('malformed', 'the dealers of a resharing are guardian ids');
+  return { session, current, next, dealers: dealers as number[] };
+}
+
+export class GuardianReshare {
+  private under?: Under;
+
+  constructor(private readonly host: ReshareHost) {}
+
+  get underWay(): boolean {
+    return this.under !== undefined;
+  }
+
+  /** The installed set a resharing message names, for a guardian that has none of that version. */
+  body(version: number): GuardianSetBody | undefined {
+    return this.under?.spec.current.version === version ? this.under.spec.current : undefined;
+  }
+
+  /** The parties of a resharing under way (the node's envelope check knows them). */
+  parties(): string[] {
+    const s = this.under?.spec;
+    if (!s) return [];
+    return [...s.current.members, ...s.current.coordinators, ...s.next.members].map(
+      (p) => p.identityKey,
+    );
+  }
+
+  handlers(): Record<string, (body: unknown) => unknown> {
+    return {
+      'reshare/roster': (b) => this.roster(b),
+      'reshare/send': (b) => this.send(b),
+      'reshare/finish': (b) => this.finish(b),
+      'reshare/sign': (b) => this.sign(b),
+      'reshare/handover': (b) => this.handover(b),
+      'reshare/install': (b) => this.install(b),
+      'reshare/abort': (b) => this.abort(b),
+    };
+  }
+
+  /** `reshare/deal` from a dealer (its identity key checked by the envelope). */
+  deal(senderKey: string, body: unknown): unknown {
+    const under = this.need(body);
+    if (!under.recipient) refuse('this guardian is not in the next roster');
+    return under.recipient.receive(senderKey, body);
+  }
+
+  /** Its operator's approval of exactly this roster as a resharing, and the rules no approval lifts. */
+  private checkApproved(current: GuardianSet, next: GuardianSetBody): void {
+    const rule = membershipRuleProblem(current, next);
+    if (rule) refuse(`this guardian refuses the roster of set ${next.version}: ${rule}`);
+    const ask = { change: 'reshare' as const, setVersion: current.version, roster: next };
+    const problem = approvalProblem(this.host.approvals(), {
+      ...ask,
+      identityKey: this.host.identity().publicKey,
+    });
+    if (problem) refuse(problem);
+  }
+
+  /** `reshare/roster`: takes part in this resharing (a new session replaces one under way). */
+  private roster(raw: unknown): unknown {
+    const spec = parseSpec(raw);
+    const own = this.host.current()?.set;
+    const me = this.host.identity().publicKey;
+    if (own) {
+      if (!sameJson(setBodyJson(own), setBodyJson(spec.current)))
+        refuse(`the resharing starts from another set than this guardian's set ${own.version}`);
+      const seat = (b: GuardianSetBody) => b.members.find((m) => m.identityKey === me)?.id;
+      if (seat(spec.next) !== seat(own))
+        refuse('a resharing keeps this guardian in its seat, or it takes no part');
+      this.checkApproved(own, spec.next);
+    } else if (spec.current.members.some((m) => m.identityKey === me))
+      refuse('this guardian lost its set; it is repaired, not dealt a new share');
+    checkFollows(spec.next, spec.current);
+    const inNext = spec.next.members.some((m) => m.identityKey === me);
+    const recipient = inNext ? new ReshareRecipient(this.host.identity(), spec) : undefined;
+    if (this.under?.spec.session !== spec.session) {
+      this.under = { spec, ...(recipient ? { recipient } : {}) };
+      this.host.log({ event: 'reshare-joined', session: spec.session, version: spec.next.version });
+    }
+    return { joined: spec.next.version };
+  }
+
+  private need(raw: unknown): Under {
+    const session = (raw as { session?: unknown } | null)?.session;
+    if (!this.under)
+      throw new ProtocolError('not-ready', 'this guardian takes part in no resharing');
+    if (session !== this.under.spec.session)
+      refuse('this message belongs to another resharing session');
+    return this.under;
+  }
+
+  /** `reshare/send` {session}: deals its weighted share to every next member, each directly. */
+  private async send(raw: unknown): Promise<unknown> {
+    const { spec, recipient } = this.need(raw);
+    const own = this.host.current();
+    const me = own?.set.members.find((m) => m.identityKey === this.host.identity().publicKey);
+    if (!own || !me || !spec.dealers.includes(me.id)) refuse('this guardian is not a dealer here');
+    const bodies = dealBodies(this.host.identity(), me.id, own.share.signingShare, spec);
+    await Promise.all(
+      spec.next.members.map(async (m) => {
+        const body = bodies.get(m.id)!;
+        if (m.identityKey === this.host.identity().publicKey)
+          return recipient!.receive(m.identityKey, body);
+        await callParty({
+          url: m.url,
+          identity: this.host.identity(),
+          to: m.identityKey,
+          setVersion: spec.current.version,
+          type: 'reshare/deal',
+          body,
+          timeoutMs: 10_000,
+        });
+      }),
+    );
+    return { dealt: spec.next.members.map((m) => m.id) };
+  }
+
+  /** `reshare/finish` {session}: the next set's public package, or the dealer whose deal failed. */
+  private finish(raw: unknown): unknown {
+    const under = this.need(raw);
+    if (!under.recipient) refuse('this guardian is not in the next roster');
+    const done = under.recipient.finish();
+    if ('blame' in done) return done;
+    under.result = { public: done.public, signingShare: done.signingShare };
+    return { public: done.public };
+  }
+
+  /** The next set as its own resharing made it: the approved roster, its package, the same key. */
+  private ownSet(under: Under, raw: unknown): GuardianSetBody {
+    if (!under.result) throw new ProtocolError('not-ready', 'this guardian has not combined yet');
+    let body: GuardianSetBody;
+    try {
+      body = parseSetBody(raw);
+    } catch (e) {
+      return refuse(`bad next set: ${(e as Error).message}`);
+    }
+    const { frost: _f, groupKey: _g, ...roster } = body;
+    if (!sameJson(setBodyJson(roster), setBodyJson(under.spec.next)))
+      refuse('the next set is not the roster of this resharing');
+    if (!sameJson(body.frost, under.result.public) || body.groupKey !== under.spec.current.groupKey)
+      refuse('the next set is not the result of this guardian’s own resharing');
+    return body;
+  }
+
+  /** `reshare/sign` {session, set}: its signature over the next set it computed itself. */
+  private sign(raw: unknown): unknown {
+    const under = this.need(raw);
+    const body = this.ownSet(under, (raw as { set?: unknown }).set);
+    return { signature: signSet(body, this.host.identity().secretKey) };
+  }
+
+  /**
+   * `reshare/handover` {session, set}: a staying member of the installed set hands over to a set
+   * signed by t of its members, with the same group key, the roster its operator approved.
+   */
+  private handover(raw: unknown): unknown {
+    const under = this.need(raw);
+    const own = this.host.current()?.set;
+    if (!own) refuse('this guardian holds no set to hand over');
+    let next: GuardianSet;
+    try {
+      next = verifySet((raw as { set?: unknown }).set);
+    } catch (e) {
+      return refuse(`the next set does not verify: ${(e as Error).message}`);
+    }
+    checkFollows(next, own);
+    this.checkApproved(own, under.spec.next);
+    this.ownSet(under, next);
+    return { signature: signHandover(next, this.host.identity().secretKey) };
+  }
+
+  /** `reshare/install` {session, set}: the next set with t signatures and t of the handover. */
+  private install(raw: unknown): unknown {
+    const under = this.need(raw);
+    let set: GuardianSet;
+    try {
+      set = verifySet((raw as { set?: unknown }).set, { previous: under.spec.current });
+    } catch (e) {
+      return refuse(`the next set does not verify: ${(e as Error).message}`);
+    }
+    this.ownSet(under, set);
+    const id = set.members.find((m) => m.identityKey === this.host.identity().publicKey)!.id;
+    const secret = {
+      identifier: frostIdentifier(id),
+      signingShare: Uint8Array.from(under.result!.signingShare),
+    };
+    this.host.install(set, id, secret);
+    this.under = undefined;
+    this.host.log({ event: 'reshare-complete', version: set.version, groupKey: set.groupKey });
+    return { installed: true };
+  }
+
+  /** `reshare/abort` {session, reason}: the coordinator gave up; nothing was written. */
+  private abort(raw: unknown): unknown {
+    this.need(raw);
+    this.under = undefined;
+    const reason = String((raw as { reason?: unknown }).reason).slice(0, 300);
+    this.host.log({ event: 'reshare-aborted', reason });
+    return { aborted: true };
+  }
+}
+
+/** Opens a `reshare/roster` to a guardian with no set: its sender must be a coordinator of that set. */
+export function openWaitingReshare(
+  raw: string,
+  self: Identity,
+  pinned: string | undefined,
+): { payload: Payload; auth: Auth } {
+  let senders: string[] = [];
+  try {
+    const wire = JSON.parse(raw) as { payload: string };
+    const payload = JSON.parse(wire.payload) as { body?: { current?: unknown } };
+    senders = verifySet(payload.body?.current).coordinators.map((c) => c.identityKey);
+  } catch {
+    // openEnvelope names what is wrong with it
+  }
+  if (pinned !== undefined) senders = senders.filter((s) => s === pinned);
+  const opened = openEnvelope(raw, {
+    self: self.publicKey,
+    secretKey: self.secretKey,
+    knownSenders: new Set(senders),
+  });
+  if (opened.payload.type !== 'reshare/roster' || opened.auth !== 'sig')
+    throw new ProtocolError('not-ready', 'this guardian has no set yet; it waits for its roster');
+  return opened;
+}

@@ -1,0 +1,91 @@
+// The programs the tests start as processes (the guardian CLI, the malicious guardian fixture, the
+// server's `npm start` entry, the flooder), each bundled into one plain ES module by the suites'
+// global setup. Started through tsx, a process spends about a second of CPU loading its hundred
+// modules through the loader's hooks; its bundle starts in a third of that, and the suites start
+// hundreds of them. The code is the same: the workspace's sources bundled as written (each keeps
+// its own `import.meta.url`), every package from node_modules loaded as under tsx.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+/**
+ * Each program's source, and the workspace its bundle goes below, so the packages only that
+ * workspace installs (apps/server/node_modules) resolve from the bundle as from the source.
+ */
+const PROGRAMS = [
+  { source: 'packages/guardian-net/src/cli.ts', home: 'packages/guardian-net' },
+  { source: 'packages/guardian-net/test/fixtures/evil-guardian.ts', home: 'packages/guardian-net' },
+  { source: 'apps/server/src/main.ts', home: 'apps/server' },
+  { source: 'apps/server/test/guardian-network/flooder.ts', home: 'apps/server' },
+] as const;
+type Program = (typeof PROGRAMS)[number];
+
+const bundleOf = (p: Program) =>
+  join(REPO, p.home, 'node_modules/.cache/unit-test-bin', `${p.source.replace(/[/.]/g, '-')}.mjs`);
+/** Beside each bundle: the source files that went into it. */
+const inputsOf = (p: Program) => `${bundleOf(p)}.inputs.json`;
+
+/** Whether `p`'s bundle exists and no source file that went into it changed since it was made. */
+function fresh(p: Program): boolean {
+  if (!existsSync(bundleOf(p)) || !existsSync(inputsOf(p))) return false;
+  const made = statSync(bundleOf(p)).mtimeMs;
+  const inputs = JSON.parse(readFileSync(inputsOf(p), 'utf8')) as string[];
+  return inputs.every((file) => existsSync(join(REPO, file)) && statSync(join(REPO, file)).mtimeMs <= made); // prettier-ignore
+}
+
+/** The command line that runs `script`: its bundle when it is fresh, else the source through tsx. */
+export function nodeArgs(script: string): string[] {
+  const program = PROGRAMS.find((p) => join(REPO, p.source) === script);
+  return program && fresh(program) ? [bundleOf(program)] : ['--import', 'tsx', script];
+}
+
+/** Bundles every program whose bundle is missing or stale (the suites' global setup). */
+export async function buildTestBins(): Promise<void> {
+  const { build } = await import('esbuild');
+  const stale = PROGRAMS.filter((p) => !fresh(p));
+  await Promise.all(
+    stale.map(async (p) => {
+      const entry = join(REPO, p.source);
+      const out = bundleOf(p);
+      mkdirSync(dirname(out), { recursive: true });
+      // Two suites' setups may build at once: each writes its own file, then renames it in place.
+      const tmp = `${out}.${randomBytes(6).toString('hex')}.tmp`;
+      const result = await build({
+        entryPoints: [entry],
+        outfile: tmp,
+        absWorkingDir: REPO,
+        bundle: true,
+        platform: 'node',
+        format: 'esm',
+        target: 'node20',
+        logLevel: 'warning',
+        metafile: true,
+        plugins: [
+          {
+            name: 'workspace-only',
+            setup(b) {
+              // Packages stay imports, resolved when the bundle runs: only the workspace's own
+              // code (relative paths, @unit/*) goes into it.
+              b.onResolve({ filter: /^[^./]/ }, (a) =>
+                a.path.startsWith('@unit/') ? undefined : { path: a.path, external: true },
+              );
+              // Each module keeps its source file's URL (the server finds the repository from
+              // it), but the entry's is the bundle: the guardian CLI starts its guardians from it.
+              b.onLoad({ filter: /\.ts$/ }, (a) => {
+                const text = readFileSync(a.path, 'utf8');
+                if (a.path === entry || !text.includes('import.meta.url')) return undefined;
+                const url = JSON.stringify(pathToFileURL(a.path).href);
+                return { contents: text.replaceAll('import.meta.url', url), loader: 'ts' };
+              });
+            },
+          },
+        ],
+      });
+      renameSync(tmp, out);
+      writeFileSync(inputsOf(p), JSON.stringify(Object.keys(result.metafile.inputs).sort()));
+    }),
+  );
+}
