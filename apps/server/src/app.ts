@@ -34,6 +34,7 @@ import { AccountLinks } from './auth/oauth';
 import type { Devnet } from './devnet/devnet';
 import { registerDevnetRoutes } from './devnet/http';
 import type { Chain } from './chain/port';
+import { rememberedTipHeight } from './chain/tip-memory';
 import { createGuardian, type Guardian } from './guardian';
 import type { RpcLimits } from './rpc/json-rpc';
 import { openCluster, type Cluster } from './cluster';
@@ -109,6 +110,26 @@ export interface UnitApp {
   log: Logger;
   /** Stops timers, the server and the database, in that order. */
   close(): Promise<void>;
+}
+
+/** The routes that need no more than the store, the chain and the notifier. */
+function registerPlainRoutes(
+  app: FastifyInstance,
+  deps: {
+    config: ServerConfig;
+    db: Store['db'];
+    chain: Chain;
+    notifier: TelegramNotifier;
+    publicOrigin: () => string;
+  },
+): void {
+  const { config, db, chain, notifier, publicOrigin } = deps;
+  registerMissionRoutes(app, db);
+  registerLiquidationRoutes(app, db);
+  registerLedgerRoute(app, { db, chain });
+  registerClientErrorRoutes(app);
+  registerTelegramRoutes(app, db, notifier);
+  registerOAuthRoutes(app, db, new AccountLinks(db, config.oauth), publicOrigin);
 }
 
 export async function buildApp(
@@ -211,19 +232,14 @@ export async function buildApp(
       notifier,
       unitRuneId: () => unitRuneId,
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
-      tipHeight: async () => (await chain.tip()).height,
+      tipHeight: rememberedTipHeight(chain),
       ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
       ...(options.network ? { network: options.network } : {}),
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')
       stops.push(registerOrdIndexer(app, chain, btcNetworkOf(config.network), bus));
-    registerMissionRoutes(app, store.db);
-    registerLiquidationRoutes(app, store.db);
-    registerLedgerRoute(app, { db: store.db, chain });
-    registerClientErrorRoutes(app);
-    registerTelegramRoutes(app, store.db, notifier);
-    registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);
+    registerPlainRoutes(app, { config, db: store.db, chain, notifier, publicOrigin });
     const exports = registerHistoryCsvRoute(
       app,
       store.db,

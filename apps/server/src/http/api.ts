@@ -276,6 +276,19 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return Promise.all(list.map(async (l) => ({ ...l, guard_pubkey: await guardKeyOf(l) })));
   });
 
+  registerOperationQuoteRoute(app, config);
+
+  app.post('/api/notify', { config: WRITE_LIMIT }, async (request, reply) => {
+    const dto = parseInput(notifyBody, request.body);
+    // Only the address's signed-in owner may announce its transactions.
+    await requireSession(db, request, dto.address);
+    const queued = await notifier.notify(dto);
+    return reply.status(202).send({ queued, enabled: notifier.enabled });
+  });
+}
+
+/** GET /api/quote: the fee of an action of the app's layout, for the web's "Available" estimate. */
+function registerOperationQuoteRoute(app: FastifyInstance, config: ApiDeps['config']): void {
   app.get('/api/quote', async (request): Promise<OperationQuoteDto> => {
     const { action, feeRate, inputs } = parseInput(operationQuery, request.query);
     // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
@@ -293,14 +306,6 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       vsize: estimateVsize(shape),
       operation_cost_sats: Number(cost),
     };
-  });
-
-  app.post('/api/notify', { config: WRITE_LIMIT }, async (request, reply) => {
-    const dto = parseInput(notifyBody, request.body);
-    // Only the address's signed-in owner may announce its transactions.
-    await requireSession(db, request, dto.address);
-    const queued = await notifier.notify(dto);
-    return reply.status(202).send({ queued, enabled: notifier.enabled });
   });
 }
 
