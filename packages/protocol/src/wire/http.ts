@@ -225,6 +225,9 @@ export const liquidatedVaultSchema = z.object({
    * hashes), so the repossess fee counts its deepest liquidation leaf (estimateVsize's `oracles`).
    */
   oracles: int,
+  /** Layout 2: the term its output commits to, which a repossessor rebuilds; null for layout 1. */
+  settle_height: int.nullable().optional(),
+  exit_height: int.nullable().optional(),
 });
 export type LiquidatedVaultDto = z.infer<typeof liquidatedVaultSchema>;
 
