@@ -8,6 +8,7 @@ import {
   termStage,
   termConfigFromEnv,
   termProblem,
+  termWarningBlocks,
   termWarningDays,
   TERM_TIP_TOLERANCE_BLOCKS,
   vaultTermAt,
@@ -78,6 +79,21 @@ describe('a vault term', () => {
     expect(termWarningDays(100_000 - BLOCKS_PER_DAY, 100_000)).toBe(1);
     expect(termWarningDays(99_999, 100_000)).toBe(1);
     expect(termWarningDays(100_000, 100_000)).toBeNull();
+  });
+
+  it('scales the warnings to a configured term, at least a block each', () => {
+    expect(termWarningBlocks()).toEqual([
+      { days: 30, blocks: 30 * BLOCKS_PER_DAY },
+      { days: 7, blocks: 7 * BLOCKS_PER_DAY },
+      { days: 1, blocks: BLOCKS_PER_DAY },
+    ]);
+    // The devnet's 40 blocks: 30 days are 3.3 blocks of it, 7 and 1 day less than one.
+    expect(termWarningBlocks(DEVNET_TERM_CONFIG).map((w) => w.blocks)).toEqual([4, 1, 1]);
+    expect(termWarningDays(95, 100, DEVNET_TERM_CONFIG)).toBeNull();
+    expect(termWarningDays(96, 100, DEVNET_TERM_CONFIG)).toBe(30);
+    expect(termWarningDays(98, 100, DEVNET_TERM_CONFIG)).toBe(30);
+    expect(termWarningDays(99, 100, DEVNET_TERM_CONFIG)).toBe(1);
+    expect(termWarningDays(100, 100, DEVNET_TERM_CONFIG)).toBeNull();
   });
 });
 

@@ -129,14 +129,33 @@ export function lockTimeReaches(lockTime: number, height: number): boolean {
 }
 
 /**
- * The warning due at `tipHeight` for a vault whose term opens at `settleHeight`: the smallest of
- * 30, 7 and 1 days the remaining blocks are within, or null (more than 30 days left, or past).
+ * The blocks before the settlement height at which each warning of TERM_WARNING_DAYS is due: the
+ * days in blocks at the year's term, scaled to a configured term (the devnet's 40 blocks warn 4
+ * blocks and 1 block before), at least one block each.
  */
-export function termWarningDays(tipHeight: number, settleHeight: number): number | null {
+export function termWarningBlocks(
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): { days: number; blocks: number }[] {
+  return TERM_WARNING_DAYS.map((days) => ({
+    days,
+    blocks: Math.max(1, Math.ceil((days * BLOCKS_PER_DAY * config.termBlocks) / VAULT_TERM_BLOCKS)),
+  }));
+}
+
+/**
+ * The warning due at `tipHeight` for a vault whose term opens at `settleHeight`: the smallest of
+ * 30, 7 and 1 days (termWarningBlocks of the configured term) the remaining blocks are within, or
+ * null (more than 30 days left, or past).
+ */
+export function termWarningDays(
+  tipHeight: number,
+  settleHeight: number,
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): number | null {
   const left = settleHeight - tipHeight;
   if (left <= 0) return null;
-  const due = TERM_WARNING_DAYS.filter((days) => left <= days * BLOCKS_PER_DAY);
-  return due.length ? due[due.length - 1]! : null;
+  const due = termWarningBlocks(config).filter((w) => left <= w.blocks);
+  return due.length ? due[due.length - 1]!.days : null;
 }
 
 /** Where a vault's term stands at `tipHeight`. */
@@ -216,4 +235,20 @@ export function termProblem(
   if (term.exitHeight !== term.settleHeight + config.graceBlocks)
     return `the term's exit height must be ${config.graceBlocks} blocks after its settlement height`;
   return null;
+}
+
+/** What the owner reads before the term, in the app and on Telegram: what happens, what to do. */
+export function termWarningText(args: { days: number; blocksLeft: number; settleHeight: number }): {
+  title: string;
+  body: string;
+  whatToDo: string;
+} {
+  const { days, blocksLeft, settleHeight } = args;
+  const when = days === 1 ? 'within a day' : `within ${days} days`;
+  return {
+    title: `Your vault reaches its term ${when}`,
+    body: `In ${blocksLeft} ${blocksLeft === 1 ? 'block' : 'blocks'} (at block ${settleHeight}), the guardians settle a vault that has had no action: its debt is repaid from its collateral at the oracle's price with the ${REPOSSESSION_TAX_PERCENT}% liquidation tax, and the rest of its bitcoin returns to you.`,
+    whatToDo:
+      'Any action on the vault (a deposit, a withdrawal, a borrow or a repayment) renews its term; make one before then to keep it open.',
+  };
 }
