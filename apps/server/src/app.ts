@@ -35,6 +35,7 @@ import { AccountLinks } from './auth/oauth';
 import type { Devnet } from './devnet/devnet';
 import { registerDevnetRoutes } from './devnet/http';
 import type { Chain } from './chain/port';
+import { rememberedTipHeight } from './chain/tip-memory';
 import { createGuardian, type Guardian } from './guardian';
 import type { RpcLimits } from './rpc/json-rpc';
 import { openCluster, type Cluster } from './cluster';
@@ -112,6 +113,24 @@ export interface UnitApp {
   close(): Promise<void>;
 }
 
+/** The routes that need no more than the store, the chain and the notifier. */
+function registerPlainRoutes(
+  app: FastifyInstance,
+  deps: {
+    config: ServerConfig;
+    db: Store['db'];
+    notifier: TelegramNotifier;
+    publicOrigin: () => string;
+  },
+): void {
+  const { config, db, notifier, publicOrigin } = deps;
+  registerMissionRoutes(app, db);
+  registerLiquidationRoutes(app, db);
+  registerClientErrorRoutes(app);
+  registerTelegramRoutes(app, db, notifier);
+  registerOAuthRoutes(app, db, new AccountLinks(db, config.oauth), publicOrigin);
+}
+
 export async function buildApp(
   config: ServerConfig,
   options: BuildAppOptions = {},
@@ -159,6 +178,7 @@ export async function buildApp(
       log: log.child({ module: 'guardian' }),
       now: () => Math.floor(Date.now() / 1000),
       instance: cluster.presence,
+      vaultTerm: config.vaultTerm,
     });
     // Requests co-signed before a crash are settled before anything new is accepted: this server's
     // previous run's and those of gone instances, never a running one's (guardian/recover.ts).
@@ -212,17 +232,14 @@ export async function buildApp(
       notifier,
       unitRuneId: () => unitRuneId,
       vaultGuardPubkey: (row) => guardian.vaultGuardPubkey(row),
+      tipHeight: rememberedTipHeight(chain),
       ...(signer.recentExclusions ? { recentExclusions: signer.recentExclusions } : {}),
       network: { validators: appValidators(config.validators, chain, ledgerAt, options.network?.cacheMs), ...options.network }, // prettier-ignore
     });
     // RUNES_API=ord: the web app reads runes here, through the ord adapter (http/indexer-proxy.ts).
     if (!devnet && config.runesApi === 'ord')
       stops.push(registerOrdIndexer(app, chain, btcNetworkOf(config.network), bus));
-    registerMissionRoutes(app, store.db);
-    registerLiquidationRoutes(app, store.db);
-    registerClientErrorRoutes(app);
-    registerTelegramRoutes(app, store.db, notifier);
-    registerOAuthRoutes(app, store.db, new AccountLinks(store.db, config.oauth), publicOrigin);
+    registerPlainRoutes(app, { config, db: store.db, notifier, publicOrigin });
     const exports = registerHistoryCsvRoute(
       app,
       store.db,

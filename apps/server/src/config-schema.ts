@@ -242,6 +242,9 @@ export const envSchema = z.object({
       .optional(),
   ),
   SPEED_UP_AFTER: intInRange('SPEED_UP_AFTER (seconds)', 0, 86_400, SPEED_UP_AFTER_SECONDS),
+  // The term of a new vault output (vault-term.ts); unset: the network's (devnet 40 + 20 blocks).
+  VAULT_TERM_BLOCKS: optionalInt('VAULT_TERM_BLOCKS', 1, 525_600),
+  VAULT_TERM_GRACE_BLOCKS: optionalInt('VAULT_TERM_GRACE_BLOCKS', 1, 525_600),
   METRICS_TOKEN: z.preprocess(
     blankToUndefined,
     z

@@ -6,7 +6,7 @@
 // file derives ServerConfig from them.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Network } from '@unit/protocol';
+import { defaultTermConfig, type Network, type TermConfig } from '@unit/protocol';
 import type { PriceFeed } from '@unit/guardian-net/price';
 import { blankToUndefined, envSchema } from './config-schema';
 import { networkIdentityProblems, priceSettings } from './config-problems';
@@ -91,6 +91,8 @@ export interface ServerConfig {
   priceSeed: number;
   /** Seconds a vault transaction waits unconfirmed before the app suggests speeding it up. */
   speedUpAfterSeconds: number;
+  /** The term new vault outputs commit to (layout 2): VAULT_TERM_BLOCKS, VAULT_TERM_GRACE_BLOCKS. */
+  vaultTerm: TermConfig;
   limits: EdgeLimits;
   /**
    * Addresses or CIDR ranges of the load balancers whose X-Forwarded-For is believed (Fastify's
@@ -252,6 +254,10 @@ export function loadConfig(
     },
     trustProxy: e.TRUST_PROXY ?? null,
     speedUpAfterSeconds: e.SPEED_UP_AFTER,
+    vaultTerm: {
+      termBlocks: e.VAULT_TERM_BLOCKS ?? defaultTermConfig(network).termBlocks,
+      graceBlocks: e.VAULT_TERM_GRACE_BLOCKS ?? defaultTermConfig(network).graceBlocks,
+    },
     metrics: { token: e.METRICS_TOKEN ?? null, port: e.METRICS_PORT ?? null },
   };
 }

@@ -268,6 +268,7 @@ export async function startNotifier(
     origin: publicOriginOf(config, config.port),
     log: log.child({ module: 'telegram' }),
     polling: options.telegramPolling ?? true,
+    vaultTerm: config.vaultTerm,
     ...(options.telegramDrainIntervalMs !== undefined
       ? { drainIntervalMs: options.telegramDrainIntervalMs }
       : {}),

@@ -255,7 +255,16 @@ describe('operation quotes, notify, missions and the rest of the surface', () =>
     const { body } = await getJson(`${server.url}/api/quote?action=borrow&feeRate=3`);
     const quote = body as OperationQuoteDto;
     expect(quote.operation_cost_sats).toBe(
-      Number(operationCostSats({ action: 'borrow', paymentInputs: 1, feeRate: 3 })),
+      // Layout 2: the record carries the term, and the vault spent is counted as layout 2.
+      Number(
+        operationCostSats({
+          action: 'borrow',
+          paymentInputs: 1,
+          feeRate: 3,
+          term: true,
+          spentTermed: true,
+        }),
+      ),
     );
     expect((await getJson(`${server.url}/api/quote?action=steal&feeRate=3`)).status).toBe(400);
   });

@@ -273,7 +273,8 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
   });
 
   it('records a liquidation once, then its repossession once', async () => {
-    const v = vault();
+    // Layout 2: the list carries the term the output commits to, which a repossessor rebuilds.
+    const v = vault({ settle_height: 900_040, exit_height: 900_060 });
     await insertVault(store.db, v);
     const liquidation = {
       vault_id: v.vault_id,
@@ -302,6 +303,8 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
         liquidation_hash: '11'.repeat(20),
         status: 'liquidated',
         oracles: 1,
+        settle_height: 900_040,
+        exit_height: 900_060,
       },
     ]);
     // With the guardian network its (threshold, stamp) row holds the oracles' hashes: three leaves.

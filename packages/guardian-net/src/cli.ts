@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { termConfigFromEnv } from '@unit/protocol';
 import { bytesToHex, parseHex } from './canonical';
 import { coordinatorKeyCommand, guardianDir, initCommand, localDkg, membersDkg } from './cli-dkg';
 import { Coordinator } from './coordinator';
@@ -85,6 +86,8 @@ async function vaultPolicy(
     chain: new HttpChainView({ esplora: pinned.chain, app: values.app! }),
     facts: pinned.facts,
     maxTreasuryFeeRate: positiveInt(values['max-fee-rate'], '--max-fee-rate'),
+    // The term a new vault's must be: the same two settings the app reads.
+    term: termConfigFromEnv(process.env, pinned.facts.network),
   });
   return { validate: policy.decide.bind(policy) as NodeValidator, ...pinned };
 }

@@ -53,6 +53,8 @@ export class StandInChain implements ChainView {
   readonly units = new Map<string, bigint>();
   /** whole transactions broadcast to the mempool (and mined, once `mine`d) */
   readonly whole = new Map<string, ChainTx>();
+  /** the chain's tip height, as esplora's /blocks/tip/height answers it */
+  tip = 1_000;
 
   async txOutputs(txid: string) {
     return this.txs.get(txid) ?? null;
@@ -65,6 +67,9 @@ export class StandInChain implements ChainView {
   }
   async unitAmount(_address: string, txid: string, vout: number) {
     return this.units.get(`${txid}:${vout}`) ?? 0n;
+  }
+  async tipHeight() {
+    return this.tip;
   }
   async thresholdHashes(th: number, ts: number) {
     return { hashes: [hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))], statements: [] };
@@ -142,6 +147,10 @@ export function vaultOf(wallet: Wallet, draft: Draft): VaultUtxo {
         thresholdSecret(ORACLE_SECRET, state.thresholdCents, state.quoteStamp),
       ),
       network: TEST_NETWORK,
+      // Layout 2: the term its record carries.
+      ...(state.term
+        ? { term: { settleHeight: state.term.settleHeight, exitHeight: state.term.exitHeight } }
+        : {}),
     }),
   };
 }

@@ -141,12 +141,20 @@ export async function draftRequest(p: DraftParams): Promise<Draft> {
     psbt = signUserInputs(psbt, index === vaultIndex ? p.wallet.vaultKey : p.wallet.paymentKey, [
       index,
     ]);
-  const { price_cents, time, ts, signature, quorum } = quote;
+  const { price_cents, time, ts, signature, quorum, term } = quote;
   const request: SignedVaultRequest<unknown> = {
     vault_pubkey: p.wallet.vaultPubkey,
     nonce: hex.encode(nonce),
     expires_at: expiresAt,
-    quote: { price_cents, time, th: quote.th, ts, signature, ...(quorum ? { quorum } : {}) },
+    quote: {
+      price_cents,
+      time,
+      th: quote.th,
+      ts,
+      signature,
+      ...(quorum ? { quorum } : {}),
+      ...(term ? { term } : {}),
+    },
     psbt: base64.encode(psbt),
     payload: declaration.payload({
       btc: p.btc,

@@ -137,6 +137,8 @@ export const VAULT_ACTIONS = Object.keys(ACTION_SHAPES) as VaultAction[];
 const STATE_RECORD_BASE_BYTES = 63;
 /** The opening's vault key (version 2) and the price quorum commitment (versions 3 and 4). */
 const STATE_RECORD_EXTRA_BYTES = 32;
+/** A layout 2 vault's term in its record: settlement and exit heights, the exit's sibling hash. */
+const STATE_RECORD_TERM_BYTES = 4 + 4 + 32;
 /** A push of 76 bytes or more needs OP_PUSHDATA1 and a length byte; below, one length opcode. */
 const OP_PUSHDATA1_FROM = 76;
 
@@ -149,10 +151,12 @@ const OP_PUSHDATA1_FROM = 76;
 export function stateRecordScriptBytes(
   output: Extract<ShapeOutput, 'state' | 'opening-state'>,
   committed: boolean,
+  termed = false,
 ): number {
   const data =
     STATE_RECORD_BASE_BYTES +
     (output === 'opening-state' ? STATE_RECORD_EXTRA_BYTES : 0) +
-    (committed ? STATE_RECORD_EXTRA_BYTES : 0);
+    (committed ? STATE_RECORD_EXTRA_BYTES : 0) +
+    (termed ? STATE_RECORD_TERM_BYTES : 0);
   return 1 + (data < OP_PUSHDATA1_FROM ? 1 : 2) + data;
 }

@@ -120,6 +120,11 @@ export interface ConfigConstants {
    * commits to it, 32 bytes more (estimateVsize's `quorumCommitment`). Absent in off mode.
    */
   priceQuorum?: boolean;
+  /**
+   * The term new vault outputs commit to (VAULT_TERM_BLOCKS, VAULT_TERM_GRACE_BLOCKS): present when
+   * the app writes layout 2, whose records are 40 bytes longer (estimateVsize's `term`).
+   */
+  vaultTerm?: { termBlocks: number; graceBlocks: number };
 }
 
 /** The configurable constants as GET /api/config serves them by default. */

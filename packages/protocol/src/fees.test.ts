@@ -244,3 +244,32 @@ describe('a network-mode state record, committing to the price quorum (+32 bytes
     expect(fee(true) - fee(false)).toBe(330n);
   });
 });
+
+describe('a layout 2 state record, carrying the term (+40 bytes)', () => {
+  it('sizes the record scripts with the term', () => {
+    // 103 bytes need OP_PUSHDATA1: +41 for an update's record in off mode, +40 elsewhere.
+    expect(stateRecordScriptBytes('state', false, true)).toBe(106);
+    expect(stateRecordScriptBytes('opening-state', false, true)).toBe(138);
+    expect(stateRecordScriptBytes('state', true, true)).toBe(138);
+    expect(stateRecordScriptBytes('opening-state', true, true)).toBe(170);
+  });
+
+  it('adds the record and, for a layout 2 vault spent, one sibling hash', () => {
+    const committed = { paymentInputs: 1, quorumCommitment: true } as const;
+    const grows = (action: VaultAction) =>
+      estimateVsize({ action, ...committed, term: true }) - estimateVsize({ action, ...committed });
+    expect(VAULT_ACTIONS.map((a) => [a, grows(a)])).toEqual([
+      ['open', 40],
+      ['deposit', 40],
+      ['withdraw', 40],
+      ['borrow', 40],
+      ['repay', 40],
+      ['repossess', 40],
+    ]);
+    // The update leaf one level deeper: 32 WU, 8 vB.
+    expect(
+      estimateVsize({ action: 'deposit', ...committed, term: true, spentTermed: true }) -
+        estimateVsize({ action: 'deposit', ...committed, term: true }),
+    ).toBe(8);
+  });
+});

@@ -14,6 +14,7 @@ import {
   UNIT_POSTAGE_SATS,
   VAULT_MAX_ORACLE_COUNT,
   VIN_ALLOWANCE_VBYTES,
+  type ConfigConstants,
 } from './constants';
 import { priceToCents, sats, type PriceInput, type Sats, type SatsInput } from './units';
 
@@ -121,8 +122,21 @@ const P2TR_SCRIPT_BYTES = 34;
 /** value (8) + script length (1) + script; user outputs are sized as P2TR (the larger of P2WPKH/P2TR). */
 const P2TR_OUTPUT_WU = (8 + 1 + P2TR_SCRIPT_BYTES) * 4;
 /** A state record output: value (8), script length (1), its script (stateRecordScriptBytes). */
-const stateOutputWu = (output: 'state' | 'opening-state', committed: boolean): number =>
-  (8 + 1 + stateRecordScriptBytes(output, committed)) * 4;
+const stateOutputWu = (
+  output: 'state' | 'opening-state',
+  committed: boolean,
+  termed: boolean,
+): number => (8 + 1 + stateRecordScriptBytes(output, committed, termed)) * 4;
+/**
+ * A layout 2 vault spent through its update leaf: the exit leaf sits beside the whole tree, so the
+ * update leaf is one level deeper, one more 32-byte sibling in the control block.
+ */
+const TERMED_UPDATE_EXTRA_WU = 32;
+/**
+ * Its liquidation leaves by oracle count 1..3: beside the exit, then the update leaf, then the
+ * settlement and liquidation leaves' subtree: 3, 4 and 4 siblings (layout 1 counts 1, 2 and 3).
+ */
+const TERMED_LIQUIDATION_SIBLINGS = [3, 4, 4] as const;
 /**
  * Runestone `OP_RETURN OP_13 <payload>` with one edict and a pointer: body tag (1), rune block
  * (LEB128, 3 bytes up to block 2,097,151), rune tx (2), amount (6 bytes: up to 2^42 UNIT
@@ -156,6 +170,16 @@ export interface VsizeInput {
    * (docs/protocol.md, versions 3 and 4). Off mode (default false) keeps the records' sizes.
    */
   quorumCommitment?: boolean;
+  /**
+   * The new vault output is layout 2: its record carries the term, 40 bytes more (versions 5 to 8,
+   * docs/protocol.md "Leaving without the guardians"). Every action of the app writes one.
+   */
+  term?: boolean;
+  /**
+   * The vault spent is layout 2: its update leaf one sibling hash deeper, its liquidation leaves two;
+   * a layout 1 vault moving to layout 2 on this action is not (default false).
+   */
+  spentTermed?: boolean;
 }
 
 /**
@@ -169,6 +193,18 @@ export function oracleCount(hashes: readonly unknown[] | number | null | undefin
   return Number.isFinite(n) ? Math.min(VAULT_MAX_ORACLE_COUNT, Math.max(1, Math.floor(n))) : 1;
 }
 
+/**
+ * estimateVsize's layout 2 flags from /api/config: with a term configured every record carries it,
+ * and the vault spent is counted as layout 2 (the larger; a layout 1 vault moves on its next action).
+ */
+export function termSizing(constants: Pick<ConfigConstants, 'vaultTerm'>): {
+  term: boolean;
+  spentTermed: boolean;
+} {
+  const termed = constants.vaultTerm !== undefined;
+  return { term: termed, spentTermed: termed };
+}
+
 /** Estimated vsize of a vault transaction laid out as docs/protocol.md fixes it (action-shapes.ts). */
 export function estimateVsize({
   action,
@@ -178,20 +214,24 @@ export function estimateVsize({
   withdrawalScriptBytes = P2TR_SCRIPT_BYTES,
   oracles = 1,
   quorumCommitment = false,
+  term = false,
+  spentTermed = false,
 }: VsizeInput): number {
   const deeper = 32 * (oracleCount(oracles) - 1);
   const shape = ACTION_SHAPES[action];
   const inputWu: Record<ShapeInput, number> = {
-    'vault-update': VAULT_UPDATE_INPUT_WU,
-    'vault-liquidation': VAULT_LIQUIDATION_INPUT_WU + deeper,
+    'vault-update': VAULT_UPDATE_INPUT_WU + (spentTermed ? TERMED_UPDATE_EXTRA_WU : 0),
+    'vault-liquidation':
+      VAULT_LIQUIDATION_INPUT_WU +
+      (spentTermed ? 32 * (TERMED_LIQUIDATION_SIBLINGS[oracleCount(oracles) - 1]! - 1) : deeper),
     treasury: P2TR_KEY_INPUT_WU,
     unit: Math.max(1, unitInputs) * P2TR_KEY_INPUT_WU,
   };
   const outputWu: Record<ShapeOutput, number> = {
     p2tr: P2TR_OUTPUT_WU,
     runestone: RUNESTONE_OUTPUT_WU,
-    state: stateOutputWu('state', quorumCommitment),
-    'opening-state': stateOutputWu('opening-state', quorumCommitment),
+    state: stateOutputWu('state', quorumCommitment, term),
+    'opening-state': stateOutputWu('opening-state', quorumCommitment, term),
     withdrawal: (8 + 1 + withdrawalScriptBytes) * 4,
   };
   const payments = Math.max(0, Math.floor(paymentInputs)) * P2WPKH_INPUT_WU;

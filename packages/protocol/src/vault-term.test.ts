@@ -6,7 +6,11 @@ import {
   lockTimeReaches,
   termSettlement,
   termStage,
+  termConfigFromEnv,
+  termProblem,
+  termWarningBlocks,
   termWarningDays,
+  TERM_TIP_TOLERANCE_BLOCKS,
   vaultTermAt,
 } from './vault-term';
 
@@ -21,6 +25,40 @@ describe('a vault term', () => {
     expect(() => vaultTermAt(1, { termBlocks: 1, graceBlocks: 2.5 })).toThrow(/graceBlocks/);
     expect(() => checkVaultTerm({ settleHeight: 5, exitHeight: 4 })).toThrow();
     expect(() => checkVaultTerm({ settleHeight: 5, exitHeight: 500_000_000 })).toThrow();
+  });
+
+  it('accepts a term computed within a few blocks of the checking tip, with the exact grace', () => {
+    const d = TERM_TIP_TOLERANCE_BLOCKS;
+    for (const tip of [1_000 - d, 1_000, 1_000 + d])
+      expect(
+        termProblem(vaultTermAt(tip, DEVNET_TERM_CONFIG), 1_000, DEVNET_TERM_CONFIG),
+      ).toBeNull();
+    for (const tip of [1_000 - d - 1, 1_000 + d + 1])
+      expect(termProblem(vaultTermAt(tip, DEVNET_TERM_CONFIG), 1_000, DEVNET_TERM_CONFIG)).toMatch(
+        /not the chain's term/,
+      );
+    const term = vaultTermAt(1_000, DEVNET_TERM_CONFIG);
+    expect(
+      termProblem({ ...term, exitHeight: term.exitHeight + 1 }, 1_000, DEVNET_TERM_CONFIG),
+    ).toMatch(/20 blocks after/);
+    expect(termProblem(term, 1_000)).toMatch(/not the chain's term/);
+    expect(termProblem({ settleHeight: 0, exitHeight: 5 }, 1_000)).toMatch(/settlement height/);
+    expect(termProblem(vaultTermAt(2), 0)).toBeNull();
+  });
+
+  it("reads the term from VAULT_TERM_BLOCKS and VAULT_TERM_GRACE_BLOCKS, else the network's", () => {
+    expect(termConfigFromEnv({}, 'devnet')).toEqual(DEVNET_TERM_CONFIG);
+    expect(termConfigFromEnv({}, 'mainnet')).toEqual({ termBlocks: 52_560, graceBlocks: 4_320 });
+    expect(
+      termConfigFromEnv({ VAULT_TERM_BLOCKS: '100', VAULT_TERM_GRACE_BLOCKS: '' }, 'signet'),
+    ).toEqual({
+      termBlocks: 100,
+      graceBlocks: 4_320,
+    });
+    expect(() => termConfigFromEnv({ VAULT_TERM_BLOCKS: '1.5' }, 'devnet')).toThrow(/whole number/);
+    expect(() => termConfigFromEnv({ VAULT_TERM_GRACE_BLOCKS: '0' }, 'devnet')).toThrow(
+      /graceBlocks/,
+    );
   });
 
   it('takes a height lock at or past the height only', () => {
@@ -41,6 +79,21 @@ describe('a vault term', () => {
     expect(termWarningDays(100_000 - BLOCKS_PER_DAY, 100_000)).toBe(1);
     expect(termWarningDays(99_999, 100_000)).toBe(1);
     expect(termWarningDays(100_000, 100_000)).toBeNull();
+  });
+
+  it('scales the warnings to a configured term, at least a block each', () => {
+    expect(termWarningBlocks()).toEqual([
+      { days: 30, blocks: 30 * BLOCKS_PER_DAY },
+      { days: 7, blocks: 7 * BLOCKS_PER_DAY },
+      { days: 1, blocks: BLOCKS_PER_DAY },
+    ]);
+    // The devnet's 40 blocks: 30 days are 3.3 blocks of it, 7 and 1 day less than one.
+    expect(termWarningBlocks(DEVNET_TERM_CONFIG).map((w) => w.blocks)).toEqual([4, 1, 1]);
+    expect(termWarningDays(95, 100, DEVNET_TERM_CONFIG)).toBeNull();
+    expect(termWarningDays(96, 100, DEVNET_TERM_CONFIG)).toBe(30);
+    expect(termWarningDays(98, 100, DEVNET_TERM_CONFIG)).toBe(30);
+    expect(termWarningDays(99, 100, DEVNET_TERM_CONFIG)).toBe(1);
+    expect(termWarningDays(100, 100, DEVNET_TERM_CONFIG)).toBeNull();
   });
 });
 

@@ -46,6 +46,35 @@ export const DEVNET_TERM_CONFIG: TermConfig = {
   graceBlocks: DEVNET_VAULT_EXIT_GRACE_BLOCKS,
 };
 
+/**
+ * The term a network writes unless configured otherwise (VAULT_TERM_BLOCKS,
+ * VAULT_TERM_GRACE_BLOCKS): the devnet's short one there, the year and its grace elsewhere.
+ */
+export function defaultTermConfig(network: string): TermConfig {
+  return network === 'devnet' ? DEVNET_TERM_CONFIG : DEFAULT_TERM_CONFIG;
+}
+
+/**
+ * The term from VAULT_TERM_BLOCKS and VAULT_TERM_GRACE_BLOCKS where set (whole blocks), else the
+ * network's (defaultTermConfig). The app and every guardian read the same two settings.
+ */
+export function termConfigFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  network: string,
+): TermConfig {
+  const fallback = defaultTermConfig(network);
+  const read = (name: string, value: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return value;
+    if (!/^\d{1,9}$/.test(raw)) throw new RangeError(`${name} must be a whole number of blocks`);
+    return Number(raw);
+  };
+  return checkTermConfig({
+    termBlocks: read('VAULT_TERM_BLOCKS', fallback.termBlocks),
+    graceBlocks: read('VAULT_TERM_GRACE_BLOCKS', fallback.graceBlocks),
+  });
+}
+
 /** The heights a vault output commits to. */
 export interface VaultTerm {
   /** From this height the guardians' settlement leaf opens. */
@@ -100,14 +129,33 @@ export function lockTimeReaches(lockTime: number, height: number): boolean {
 }
 
 /**
- * The warning due at `tipHeight` for a vault whose term opens at `settleHeight`: the smallest of
- * 30, 7 and 1 days the remaining blocks are within, or null (more than 30 days left, or past).
+ * The blocks before the settlement height at which each warning of TERM_WARNING_DAYS is due: the
+ * days in blocks at the year's term, scaled to a configured term (the devnet's 40 blocks warn 4
+ * blocks and 1 block before), at least one block each.
  */
-export function termWarningDays(tipHeight: number, settleHeight: number): number | null {
+export function termWarningBlocks(
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): { days: number; blocks: number }[] {
+  return TERM_WARNING_DAYS.map((days) => ({
+    days,
+    blocks: Math.max(1, Math.ceil((days * BLOCKS_PER_DAY * config.termBlocks) / VAULT_TERM_BLOCKS)),
+  }));
+}
+
+/**
+ * The warning due at `tipHeight` for a vault whose term opens at `settleHeight`: the smallest of
+ * 30, 7 and 1 days (termWarningBlocks of the configured term) the remaining blocks are within, or
+ * null (more than 30 days left, or past).
+ */
+export function termWarningDays(
+  tipHeight: number,
+  settleHeight: number,
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): number | null {
   const left = settleHeight - tipHeight;
   if (left <= 0) return null;
-  const due = TERM_WARNING_DAYS.filter((days) => left <= days * BLOCKS_PER_DAY);
-  return due.length ? due[due.length - 1]! : null;
+  const due = termWarningBlocks(config).filter((w) => left <= w.blocks);
+  return due.length ? due[due.length - 1]!.days : null;
 }
 
 /** Where a vault's term stands at `tipHeight`. */
@@ -153,4 +201,54 @@ export function termSettlement(args: {
   if (ownerSats < 0n)
     throw new RangeError('the collateral does not cover the settlement and its fee');
   return { debtSats, taxSats, treasurySats, ownerSats };
+}
+
+/**
+ * How far the tip a request's term was computed from may be from the guardian's own tip when it
+ * checks the term, either way. A flow lasts at most FLOW_TIMEOUT_MS (65 s), so a block found during
+ * it moves the tip by one; two esploras or nodes a block or two apart in propagation add one or
+ * two more. Three blocks cover both, and move a year's term by half an hour at most, nothing an
+ * owner or the guardians could gain from.
+ */
+export const TERM_TIP_TOLERANCE_BLOCKS = 3;
+
+/**
+ * Why the term of a new vault output is not the one the protocol gives at the guardian's
+ * `tipHeight` (vaultTermAt of a tip within TERM_TIP_TOLERANCE_BLOCKS of it, with exactly the
+ * configured grace), or null when it is.
+ */
+export function termProblem(
+  term: VaultTerm,
+  tipHeight: number,
+  config: TermConfig = DEFAULT_TERM_CONFIG,
+): string | null {
+  try {
+    checkVaultTerm(term);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  if (!Number.isInteger(tipHeight) || tipHeight < 0) return 'the chain tip is not a block height';
+  const low = vaultTermAt(Math.max(0, tipHeight - TERM_TIP_TOLERANCE_BLOCKS), config).settleHeight;
+  const high = vaultTermAt(tipHeight + TERM_TIP_TOLERANCE_BLOCKS, config).settleHeight;
+  if (term.settleHeight < low || term.settleHeight > high)
+    return `the term's settlement height ${term.settleHeight} is not the chain's term: from ${low} to ${high} at height ${tipHeight}`;
+  if (term.exitHeight !== term.settleHeight + config.graceBlocks)
+    return `the term's exit height must be ${config.graceBlocks} blocks after its settlement height`;
+  return null;
+}
+
+/** What the owner reads before the term, in the app and on Telegram: what happens, what to do. */
+export function termWarningText(args: { days: number; blocksLeft: number; settleHeight: number }): {
+  title: string;
+  body: string;
+  whatToDo: string;
+} {
+  const { days, blocksLeft, settleHeight } = args;
+  const when = days === 1 ? 'within a day' : `within ${days} days`;
+  return {
+    title: `Your vault reaches its term ${when}`,
+    body: `In ${blocksLeft} ${blocksLeft === 1 ? 'block' : 'blocks'} (at block ${settleHeight}), the guardians settle a vault that has had no action: its debt is repaid from its collateral at the oracle's price with the ${REPOSSESSION_TAX_PERCENT}% liquidation tax, and the rest of its bitcoin returns to you.`,
+    whatToDo:
+      'Any action on the vault (a deposit, a withdrawal, a borrow or a repayment) renews its term; make one before then to keep it open.',
+  };
 }

@@ -9,7 +9,7 @@ import { equalBytes } from '@scure/btc-signer/utils.js';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { vaultOutput } from '@unit/bitcoin';
 import type { Chain } from '../chain/port';
-import type { VaultRow } from '../store';
+import { termOf, type VaultRow } from '../store';
 
 export interface VaultKeyDeps {
   chain: Pick<Chain, 'output'>;
@@ -24,7 +24,8 @@ export interface VaultKeyDeps {
 export type VaultKeyRow = Pick<
   VaultRow,
   'vault_txid' | 'vault_vout' | 'vault_pubkey' | 'threshold_cents' | 'stamp'
->;
+> &
+  Partial<Pick<VaultRow, 'settle_height' | 'exit_height'>>;
 
 /** Outpoints whose key is known: an output's script never changes. */
 const CACHE_LIMIT = 10_000;
@@ -51,6 +52,7 @@ export function vaultGuardKeyOf(deps: VaultKeyDeps): (row: VaultKeyRow) => Promi
           guardPubkey,
           thresholdHash,
           network: deps.network,
+          ...termOf(row),
         }).script,
       ),
     );

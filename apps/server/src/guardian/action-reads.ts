@@ -8,12 +8,14 @@ import { vaultOutput, type KnownUtxo, type Prevout } from '@unit/bitcoin';
 import {
   accountPostageSats,
   referralLevel,
+  termProblem,
+  type VaultTerm,
   type ActionShape,
   type SignedVaultRequest,
 } from '@unit/protocol';
 import type { ChainOutput } from '../chain/port';
 import { DomainError } from '../errors';
-import { getReservation, type VaultRow } from '../store';
+import { getReservation, termOf, type VaultRow } from '../store';
 import { countReferrals } from '../store/users';
 import type { GuardianContext } from './context';
 import { catchUpVault } from './settle';
@@ -27,6 +29,25 @@ export interface Outpoint {
   vout: number;
   script: Uint8Array;
   amount: bigint;
+}
+
+/**
+ * The quote's term, when it has one (layout 2): the protocol's at this server's chain tip, within
+ * TERM_TIP_TOLERANCE_BLOCKS (vault-term.ts). None: the new output is layout 1.
+ */
+export async function checkedTerm(
+  g: GuardianContext,
+  quote: SignedVaultRequest<unknown>['quote'],
+): Promise<VaultTerm | undefined> {
+  if (!quote.term) return undefined;
+  const term = { settleHeight: quote.term.settle_height, exitHeight: quote.term.exit_height };
+  const problem = termProblem(term, (await g.chain.tip()).height, g.vaultTerm);
+  if (problem)
+    throw new DomainError(
+      'bad_request',
+      `The vault's term does not match the chain (${problem}); please try again.`,
+    );
+  return term;
 }
 
 /** The on-chain output of a vault the store knows, checked against the keys and threshold stored. */
@@ -50,6 +71,7 @@ export async function vaultUtxo(
       guardPubkey,
       thresholdHash,
       network: g.network,
+      ...termOf(row),
     }).script;
     return equalBytes(script, expected);
   });

@@ -13,6 +13,7 @@ import {
   type ActionDeclaration,
   type ParseContext,
   type ParsedVaultTransaction,
+  type StateRecordTerm,
   type VaultFields,
 } from '@unit/bitcoin';
 import type {
@@ -28,6 +29,7 @@ import { getVault, getVaultByPubkey, type VaultRow } from '../store';
 import {
   bad,
   chainPrevouts,
+  checkedTerm,
   refuseForeignVaults,
   requesterPostage,
   requireActive,
@@ -92,6 +94,8 @@ interface Known {
   treasury: TreasuryPick | null;
   liquidated: VaultRow | null;
   secret: Uint8Array | null;
+  /** The new output's term and exit sibling (layout 2); null for layout 1. */
+  term: StateRecordTerm | null;
 }
 
 async function readKnown(
@@ -114,14 +118,18 @@ async function readKnown(
       ? scriptToAddress(payer.script, g.network)
       : null
     : (own?.creation_account ?? null);
+  // Layout 2: the new output also commits to the quote's term, checked against the chain's tip.
+  const term = await checkedTerm(g, request.quote);
+  const newVault = vaultOutput({
+    vaultPubkey: hex.decode(pubkey),
+    guardPubkey: g.guardPubkey,
+    thresholdHash: await g.oracle.thresholdHashes(BigInt(request.quote.th), request.quote.ts),
+    network: g.network,
+    ...(term ? { term } : {}),
+  });
   const context: ParseContext = {
     treasuryScript: g.treasuryScript,
-    newVaultScript: vaultOutput({
-      vaultPubkey: hex.decode(pubkey),
-      guardPubkey: g.guardPubkey,
-      thresholdHash: await g.oracle.thresholdHashes(BigInt(request.quote.th), request.quote.ts),
-      network: g.network,
-    }).script,
+    newVaultScript: newVault.script,
     unitRuneId: g.runeId,
     postageSats: await requesterPostage(g, shape, account),
     treasuryPostageSats: BigInt(g.postageSats),
@@ -145,7 +153,8 @@ async function readKnown(
       throw new DomainError('not_liquidated', 'The oracle has not revealed this vault’s threshold');
     context.liquidated = await vaultUtxo(g, liquidated);
   }
-  return { context, existing, own, account, treasury, liquidated, secret };
+  const written = term && newVault.exitBranch ? { ...term, exitBranch: newVault.exitBranch } : null;
+  return { context, existing, own, account, treasury, liquidated, secret, term: written };
 }
 
 /** What the store records once the transaction is out: the vault after it and its history row. */
@@ -165,6 +174,9 @@ function effectsOf(
     threshold_cents: quote.th,
     stamp: quote.ts,
     utxo_script: hex.encode(context.newVaultScript),
+    ...(known.term
+      ? { settle_height: known.term.settleHeight, exit_height: known.term.exitHeight }
+      : {}),
   };
   const moved = declaration.historyAmounts(tx, context);
   const history = {
@@ -235,6 +247,7 @@ export async function prepareAction<A extends VaultAction>(
     expiresAt: request.expires_at,
     vaultPubkey: pubkey,
     reservedUnit: known.treasury?.reservedAmount ?? null,
+    term: known.term ?? undefined,
   });
   if (refusal) throw new DomainError(refusal.code, refusal.message);
 

@@ -3,7 +3,12 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { pubSchnorr, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { parseRuneId, type RuneId } from '@unit/bitcoin';
-import { UNIT_POSTAGE_SATS, type SignedQuote } from '@unit/protocol';
+import {
+  DEFAULT_TERM_CONFIG,
+  UNIT_POSTAGE_SATS,
+  type SignedQuote,
+  type TermConfig,
+} from '@unit/protocol';
 import type { Chain } from '../chain/port';
 import type { Database } from '../store';
 import { soleInstance, type GuardianInstance } from './ownership';
@@ -50,6 +55,8 @@ export interface GuardianDeps {
   postageSats?: number;
   /** This server among the others on the database (cluster/); alone by default. */
   instance?: GuardianInstance;
+  /** The term a new vault output's must be (VAULT_TERM_BLOCKS, ...); default the year's. */
+  vaultTerm?: TermConfig;
 }
 
 export interface GuardianContext extends PipelineDeps {
@@ -64,6 +71,7 @@ export interface GuardianContext extends PipelineDeps {
   treasuryAddress: string;
   runeId: RuneId;
   postageSats: number;
+  vaultTerm: TermConfig;
 }
 
 export function guardianContext(deps: GuardianDeps): GuardianContext {
@@ -93,6 +101,7 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
     treasuryScript: treasury.script,
     treasuryAddress: treasury.address,
     runeId: parseRuneId(deps.unitRuneId),
+    vaultTerm: deps.vaultTerm ?? DEFAULT_TERM_CONFIG,
     postageSats: deps.postageSats ?? UNIT_POSTAGE_SATS,
   };
 }

@@ -13,6 +13,9 @@ export interface VaultAfter {
   stamp: number;
   /** hex of the new vault output script */
   utxo_script: string;
+  /** The term the new output commits to (layout 2); absent: layout 1. */
+  settle_height?: number;
+  exit_height?: number;
 }
 
 export interface HistoryEffect {
@@ -82,6 +85,9 @@ export async function applyEffects(
     vault_vout: 0,
     threshold_cents: after.threshold_cents,
     stamp: after.stamp,
+    // The row describes its output: a layout 1 output has no term.
+    settle_height: after.settle_height ?? null,
+    exit_height: after.exit_height ?? null,
   };
   if (effects.kind === 'open') {
     await insertVault(trx, {

@@ -6,6 +6,7 @@ import * as z from 'zod';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   DEFAULT_CONFIG_CONSTANTS,
+  vaultTermAt,
   defaultPaymentInputs,
   estimateVsize,
   operationCostSats,
@@ -55,6 +56,8 @@ export interface ApiDeps {
   vaultGuardPubkey?(row: VaultKeyRow): Promise<string>;
   /** Network mode: the guardians last left out of a signing, for GET /api/network. */
   recentExclusions?: () => NetworkExclusionDto[];
+  /** The chain's tip height: a quote carries the term of a vault written now (vault-term.ts). */
+  tipHeight?(): Promise<number>;
   /** GET /api/network's cache period and health time-out; default theirs. */
   network?: NetworkRouteOptions;
 }
@@ -99,10 +102,23 @@ export function configDto(deps: ApiDeps): ConfigDto {
     constants: {
       ...DEFAULT_CONFIG_CONSTANTS,
       speedUpAfterSeconds: config.speedUpAfterSeconds,
+      // Layout 2: every record carries the term (40 bytes), the web sizes fees with it.
+      vaultTerm: { ...config.vaultTerm },
       // The guardian network's records commit to the price quorum: the web sizes fees with it.
       ...(config.guardianNetwork.mode === 'off' ? {} : { priceQuorum: true }),
     },
   };
+}
+
+/** Layout 2 in estimateVsize: every record carries the term, a vault spent may be layout 2. */
+const LAYOUT_2 = { term: true, spentTermed: true } as const;
+
+/** Layout 2: the quote carries the term of a vault output written at the chain's tip now. */
+async function withTerm<Q extends object>(quote: Q, deps: ApiDeps) {
+  if (!deps.tipHeight) return quote;
+  // Each guardian checks it against its own tip (vault-term.ts, TERM_TIP_TOLERANCE_BLOCKS).
+  const term = vaultTermAt(await deps.tipHeight(), deps.config.vaultTerm);
+  return { ...quote, term: { settle_height: term.settleHeight, exit_height: term.exitHeight } };
 }
 
 export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
@@ -163,7 +179,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       throw new DomainError('bad_request', 'ts is in the future');
     }
     // A stale price rejects with StalePriceError, a DomainError 'no_price' as withFreshPrice makes.
-    return oracle.withOracleHashes(await oracle.quoteFresh(th, ts));
+    return withTerm(await oracle.withOracleHashes(await oracle.quoteFresh(th, ts)), deps);
   });
 
   registerDevnetPriceRoutes(app, config, oracle);
@@ -207,22 +223,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return Promise.all(list.map(async (l) => ({ ...l, guard_pubkey: await guardKeyOf(l) })));
   });
 
-  tableRoute(app, 'operationQuote', ({ query: { action, feeRate, inputs } }) => {
-    // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
-    const paymentInputs = inputs ?? defaultPaymentInputs(action);
-    // With the guardians as oracles a liquidated vault has up to three liquidation leaves.
-    const network = config.guardianNetwork.mode !== 'off';
-    const oracles = network ? VAULT_MAX_ORACLE_COUNT : 1;
-    // ...and every state record commits to the quote's price quorum (32 bytes more).
-    const shape = { action, paymentInputs, oracles, quorumCommitment: network };
-    const cost = operationCostSats({ ...shape, feeRate });
-    return {
-      action,
-      fee_rate: feeRate,
-      vsize: estimateVsize(shape),
-      operation_cost_sats: Number(cost),
-    };
-  });
+  registerOperationQuoteRoute(app, config);
 
   tableRoute(
     app,
@@ -235,6 +236,27 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     },
     { config: WRITE_LIMIT },
   );
+}
+
+/** GET /api/quote: the fee of an action of the app's layout, for the web's "Available" estimate. */
+function registerOperationQuoteRoute(app: FastifyInstance, config: ApiDeps['config']): void {
+  tableRoute(app, 'operationQuote', ({ query: { action, feeRate, inputs } }) => {
+    // A withdraw pays its fee from the vault; every other action spends at least one payment UTXO.
+    const paymentInputs = inputs ?? defaultPaymentInputs(action);
+    // With the guardians as oracles a liquidated vault has up to three liquidation leaves.
+    const network = config.guardianNetwork.mode !== 'off';
+    const oracles = network ? VAULT_MAX_ORACLE_COUNT : 1;
+    // ...and every state record commits to the quote's price quorum (32 bytes more).
+    // ...and the record carries the term (layout 2), the vault spent counted as layout 2 (the larger).
+    const shape = { action, paymentInputs, oracles, quorumCommitment: network, ...LAYOUT_2 };
+    const cost = operationCostSats({ ...shape, feeRate });
+    return {
+      action,
+      fee_rate: feeRate,
+      vsize: estimateVsize(shape),
+      operation_cost_sats: Number(cost),
+    };
+  });
 }
 
 /** The devnet's price controls: its market (what its guardians read) and setting it. */

@@ -22,17 +22,19 @@ export function blockWatcherJob(deps: {
       .catch((err: unknown) => log.error({ err }, 'block not announced'));
   let watching = false;
   let unwatch: (() => void) | null = null;
-  const confirm = () =>
+  const confirm = (height?: number) =>
     void guardian
       .onBlock()
       .then(() => notifier.scanHistory())
+      // The owners of vaults near their term are warned once per warning (telegram-term-warnings.ts).
+      .then(() => (height === undefined ? undefined : notifier.onBlock(height)))
       .catch((err: unknown) => log.error({ err }, 'confirmations failed'));
   return {
     name: 'block-watcher',
     listen: () => [
       ...(onDevnet ? [chain.onBlock(announceBlock)] : []),
       bus.subscribe((event) => {
-        if (event.type === 'block' && watching) confirm();
+        if (event.type === 'block' && watching) confirm(event.data.height);
       }),
     ],
     start: () => {

@@ -4,19 +4,21 @@
 // - telegram-commands.ts: the one-time link and the bot's /start, /status, /alerts and /stop;
 // - telegram-history.ts: "submitted" and "confirmed" messages from the vault history;
 // - telegram-alerts.ts: entering Moderate, Risky or liquidation, compared on every oracle tick;
+// - telegram-term-warnings.ts: 30, 7 and 1 days before a vault's term, on every block;
 // - telegram-outbox.ts: the persisted outbox every message goes through, with SPEC §7's retries;
 // - telegram-messages.ts: what the messages say, and their facts per vault action;
 // - telegram-timeout.ts: the time-out of every Bot API call.
 import { Bot } from 'grammy';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Network, TelegramNotifyDto } from '@unit/protocol';
+import type { Network, TelegramNotifyDto, TermConfig } from '@unit/protocol';
 import type { Database } from '../store/schema';
 import { TelegramAlerts } from './telegram-alerts';
 import { installCommands, newLink } from './telegram-commands';
 import { TelegramHistory } from './telegram-history';
-import { explorerBase } from './telegram-messages';
+import { explorerBase, RISK_ALERT_RETRIES } from './telegram-messages';
 import { TelegramOutbox } from './telegram-outbox';
+import { queueTermWarnings } from './telegram-term-warnings';
 import { callTimeout, DEFAULT_TELEGRAM_TIMEOUT_MS, initDeadline } from './telegram-timeout';
 
 export interface TelegramNotifierOptions {
@@ -37,6 +39,8 @@ export interface TelegramNotifierOptions {
   polling?: boolean;
   /** The longest wait for one Bot API answer (TELEGRAM_TIMEOUT; telegram-timeout.ts). */
   timeoutMs?: number;
+  /** The vaults' term (VAULT_TERM_BLOCKS, ...): the owners are warned before it on each block. */
+  vaultTerm?: TermConfig;
 }
 
 /** The parts that exist only with a bot. */
@@ -157,6 +161,18 @@ export class TelegramNotifier {
   /** Risk alerts at a new oracle price (after the guardian's liquidation sweep). */
   onPriceTick(priceCents: number): Promise<void> {
     return this.parts ? this.parts.alerts.onPriceTick(priceCents) : Promise.resolve();
+  }
+
+  /** Term warnings due at a new block's height (telegram-term-warnings.ts). */
+  async onBlock(tipHeight: number): Promise<void> {
+    const { parts, options } = this;
+    if (!parts || !options.vaultTerm) return;
+    await queueTermWarnings(options.db, {
+      network: options.network,
+      tipHeight,
+      term: options.vaultTerm,
+      policy: parts.outbox.policy(RISK_ALERT_RETRIES),
+    });
   }
 
   /** Sends every due message once; overlapping calls share one pass. */

@@ -111,6 +111,10 @@ function revealedKey(tx: EsploraTx, txid: string): string | null {
   return leaf?.kind === 'update' ? hex.encode(leaf.vaultPubkey) : null;
 }
 
+/** Layout 2: the term a vault's last record carries (versions 5 to 8), for `vaultOutput`. */
+const recordedTerm = ({ term }: StateRecord) =>
+  term ? { term: { settleHeight: term.settleHeight, exitHeight: term.exitHeight } } : {};
+
 /** Rebuilds every vault the chain shows that the database lacks. */
 export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult> {
   const reads = new EsploraReads(deps);
@@ -168,6 +172,7 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       thCents: current.record.thresholdCents,
       stamp: current.record.quoteStamp,
       script: current.tx.vout[0]!.scriptpubkey,
+      ...recordedTerm(current.record),
     };
     const leaves = await deps.leaves.prove(onChain);
     if ('problem' in leaves) {
@@ -200,6 +205,8 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
         vault_vout: 0,
         threshold_cents: Number(current.record.thresholdCents),
         stamp: current.record.quoteStamp,
+        settle_height: current.record.term?.settleHeight ?? null,
+        exit_height: current.record.term?.exitHeight ?? null,
         status: repossessed ? 'repossessed' : 'active',
         created_at: created,
       });

@@ -16,7 +16,7 @@ import { hex } from '@scure/base';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import type { Kysely } from 'kysely';
 import { vaultOutput } from '@unit/bitcoin';
-import { VAULT_MAX_ORACLE_COUNT } from '@unit/protocol';
+import { VAULT_MAX_ORACLE_COUNT, type VaultTerm } from '@unit/protocol';
 import {
   ORACLE_HASH_PATH,
   oracleHashProblem,
@@ -39,6 +39,8 @@ export interface VaultOnChain {
   vaultPubkey: Uint8Array;
   thCents: bigint;
   stamp: number;
+  /** Layout 2: the term its record carries; absent for layout 1. */
+  term?: VaultTerm;
   /** hex */
   script: string;
 }
@@ -62,8 +64,13 @@ const rebuilds = (
   network: BTC_NETWORK,
 ) =>
   hex.encode(
-    vaultOutput({ vaultPubkey: vault.vaultPubkey, guardPubkey, thresholdHash: hashes, network })
-      .script,
+    vaultOutput({
+      vaultPubkey: vault.vaultPubkey,
+      guardPubkey,
+      thresholdHash: hashes,
+      network,
+      ...(vault.term ? { term: vault.term } : {}),
+    }).script,
   ) === vault.script;
 
 /** `off`: one key, one hash from the server's own oracle secret. */

@@ -89,6 +89,8 @@ export async function listLiquidations(
       'vaults.vault_txid',
       'vaults.vault_vout',
       'vaults.stamp',
+      'vaults.settle_height',
+      'vaults.exit_height',
       'liquidations.btc_locked',
       'liquidations.unit_borrowed',
       'liquidations.threshold_cents',

@@ -253,6 +253,19 @@ export const coreMigrations: Record<string, Migration> = {
       await sql`create unique index vaults_vault_pubkey_key on vaults (vault_pubkey)`.execute(db);
     },
   },
+  // docs/protocol.md, "Leaving without the guardians": a vault output of layout 2 commits to its
+  // term, so the row keeps the heights its output was written with (null: layout 1, no term). The
+  // exit's sibling hash is not kept: it is rebuilt with the output from the keys and the term.
+  '0600_vault_term': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('vaults').addColumn('settle_height', 'integer').execute();
+      await db.schema.alterTable('vaults').addColumn('exit_height', 'integer').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('vaults').dropColumn('exit_height').execute();
+      await db.schema.alterTable('vaults').dropColumn('settle_height').execute();
+    },
+  },
 };
 
 /**

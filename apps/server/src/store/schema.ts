@@ -44,6 +44,9 @@ export interface VaultsTable {
   vault_vout: number;
   threshold_cents: Int64;
   stamp: Int64;
+  /** The term its output commits to (layout 2); null for a layout 1 output. */
+  settle_height: number | null;
+  exit_height: number | null;
   status: VaultStatus;
   created_at: Int64;
   updated_at: Int64;

@@ -17,6 +17,25 @@ export interface VaultState {
   vault_vout: number;
   threshold_cents: number | bigint;
   stamp: number | bigint;
+  /** The term of the output (layout 2); null: layout 1. Absent: unchanged. */
+  settle_height?: number | null;
+  exit_height?: number | null;
+}
+
+/** `vaultOutput`'s term of a row: `{ term }` for a layout 2 output, `{}` for layout 1. */
+export function termOf(row: Parameters<typeof rowTerm>[0]) {
+  const term = rowTerm(row);
+  return term ? { term } : {};
+}
+
+/** The term a vault row's output commits to (layout 2), or undefined for layout 1. */
+export function rowTerm(row: {
+  settle_height?: number | null;
+  exit_height?: number | null;
+}): { settleHeight: number; exitHeight: number } | undefined {
+  return row.settle_height != null && row.exit_height != null
+    ? { settleHeight: Number(row.settle_height), exitHeight: Number(row.exit_height) }
+    : undefined;
 }
 
 export async function insertVault(db: Kysely<Database>, vault: NewVault): Promise<void> {
@@ -260,6 +279,9 @@ export function toVaultDto(row: VaultRow, guardPubkey: string): VaultDto {
     vault_vout: row.vault_vout,
     threshold_cents: row.threshold_cents,
     stamp: row.stamp,
+    // Layout 2: the term the output commits to, so a client rebuilds it.
+    settle_height: row.settle_height ?? null,
+    exit_height: row.exit_height ?? null,
     status: row.status,
     created_at: row.created_at,
   };

@@ -9,8 +9,15 @@ import { TEST_NETWORK, TaprootControlBlock, Transaction } from '@scure/btc-signe
 import { hash160 } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, vaultOutput } from '@unit/bitcoin';
 import { oracleHashProblem, type GuardianSet, type OracleHashStatement } from '@unit/guardian-net';
-import { estimateVsize, liquidationThresholdCents, sats, unitCents } from '@unit/protocol';
-import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import {
+  DEVNET_TERM_CONFIG,
+  estimateVsize,
+  liquidationThresholdCents,
+  sats,
+  termSizing,
+  unitCents,
+} from '@unit/protocol';
+import { getGuardianRequest, getVaultByPubkey, termOf } from '../../src/store';
 import { putSetting } from '../../src/store/settings';
 import type { RunningApp } from '../support';
 import { call, FEE_RATE, type Harness } from '../guardian/harness';
@@ -84,9 +91,11 @@ async function paysTheChosenRate(tx: Transaction): Promise<void> {
       paymentInputs: tx.inputsLength - 2,
       oracles,
       quorumCommitment: true,
+      // Layout 2, as /api/config tells the web: the record's term, the vaults' deeper leaves.
+      ...termSizing({ vaultTerm: DEVNET_TERM_CONFIG }),
     });
   expect(estimate(3)).toBeGreaterThanOrEqual(tx.vsize);
-  expect(estimate(1)).toBeLessThan(tx.vsize);
+  expect(estimate(3)).toBeLessThanOrEqual(Math.ceil(tx.vsize * 1.05));
 }
 
 describe('each guardian is an oracle', () => {
@@ -111,6 +120,7 @@ describe('each guardian is an oracle', () => {
       guardPubkey: hex.decode(set.groupKey!),
       thresholdHash: hashes.map((x) => hex.decode(x)),
       network: TEST_NETWORK,
+      ...termOf(row),
     });
     expect(expected.liquidationLeaves[0]).toHaveLength(3);
     const output = await unit.chain.output(result.vault_txid, 0);
@@ -222,13 +232,15 @@ describe('each guardian is an oracle', () => {
       expect(hex.encode((opened as { thresholdHash: Uint8Array }).thresholdHash)).toBe(
         carolVault.hashes[index],
       );
-      // A leaf of the three-oracle tree: deeper than the two-leaf vault's one sibling.
-      expect(TaprootControlBlock.decode(control!).merklePath.length).toBe(3);
-      // Bob's vault, four leaves too, spent through its update leaf: still one sibling hash, as
-      // the estimate's VAULT_UPDATE_INPUT_WU counts it.
+      // A leaf of the three-oracle tree of layout 2: beside the exit leaf, then the update leaf,
+      // then two levels of the settlement and three liquidation leaves (estimateVsize's oracles
+      // and spentTermed count it).
+      expect(TaprootControlBlock.decode(control!).merklePath.length).toBe(4);
+      // Bob's vault, of layout 2 too, spent through its update leaf: the exit's sibling and the
+      // rest of the slot, as VAULT_UPDATE_INPUT_WU and spentTermed count it.
       const [, , updateLeaf, updateControl] = tx.getInput(1).finalScriptWitness!;
       expect(classifyTapLeaf(updateLeaf!)?.kind).toBe('update');
-      expect(TaprootControlBlock.decode(updateControl!).merklePath.length).toBe(1);
+      expect(TaprootControlBlock.decode(updateControl!).merklePath.length).toBe(2);
       await paysTheChosenRate(tx);
       // It is that guardian's secret: the guardian reveals the same one now that its price allows.
       const revealed = await getJson(

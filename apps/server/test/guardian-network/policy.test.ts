@@ -234,6 +234,10 @@ describe('three guardians validate vault requests on their own', () => {
         // One liquidation leaf per guardian oracle.
         thresholdHash: quotedHashes(quote),
         network: TEST_NETWORK,
+        // Layout 2: the term its record carries.
+        ...(state.term
+          ? { term: { settleHeight: state.term.settleHeight, exitHeight: state.term.exitHeight } }
+          : {}),
       }),
     };
   });

@@ -192,9 +192,17 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
         signal: AbortSignal.timeout(15_000),
       })
     ).json()) as OperationQuoteDto;
-    const shape = { action: 'withdraw', paymentInputs: 0, oracles: 3 } as const;
+    // Layout 2: the record carries the term, and the vault spent is counted as layout 2.
+    const shape = {
+      action: 'withdraw',
+      paymentInputs: 0,
+      oracles: 3,
+      term: true,
+      spentTermed: true,
+    } as const;
     expect(quoted.vsize).toBe(estimateVsize({ ...shape, quorumCommitment: true }));
-    expect(quoted.vsize).toBe(estimateVsize(shape) + 33);
+    // 32 bytes: a layout 2 record is already past 75 bytes, so its push costs no byte more.
+    expect(quoted.vsize).toBe(estimateVsize(shape) + 32);
 
     const erin = await h.wallet('erin');
     /** Signs and broadcasts `request`; its record as the chain holds it, checked against its quote. */

@@ -51,6 +51,7 @@ import {
   getVaultByPubkey,
   migrateToLatest,
   openStore,
+  termOf,
   type VaultRow,
 } from '../../src/store';
 import { devnetMigrations } from '../../src/devnet/migrations';
@@ -109,6 +110,7 @@ class WebWallet extends TestWallet {
       guardPubkey: hex.decode(dto!.guard_pubkey),
       thresholdHash: await this.app().oracle.thresholdHashes(row.threshold_cents, row.stamp),
       network: TEST_NETWORK,
+      ...termOf(row),
     });
     return { ...utxo, output };
   }
@@ -139,6 +141,7 @@ class RestoredWallet extends TestWallet {
         guardPubkey,
         thresholdHash: hashes,
         network: TEST_NETWORK,
+        ...termOf(row),
       }),
     };
   }
@@ -245,6 +248,7 @@ describe('a vault moves to the next guardian set on its next action', () => {
       guardPubkey: key,
       thresholdHash: await unit.oracle.thresholdHashes(row.threshold_cents, row.stamp),
       network: TEST_NETWORK,
+      ...termOf(row),
     });
     const output = await unit.chain.output(row.vault_txid, row.vault_vout);
     expect(output!.script_hex).toBe(hex.encode(expected.script));

@@ -17,7 +17,7 @@ import {
   type ProgressNotification,
 } from '@unit/protocol/wire';
 import { Address, TEST_NETWORK } from '@scure/btc-signer';
-import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
+import { getGuardianRequest, getVaultByPubkey, termOf } from '../../src/store';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
@@ -168,6 +168,7 @@ describe('the app server coordinates a 2-of-3 guardian network', () => {
       // One liquidation leaf per guardian oracle (oracle/network-oracles.ts).
       thresholdHash: await unit.oracle.thresholdHashes(row!.threshold_cents, row!.stamp),
       network: TEST_NETWORK,
+      ...termOf(row!),
     });
     expect(expected.thresholdHashes).toHaveLength(3);
     const output = await unit.chain.output(result.vault_txid, 0);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { TEST_NETWORK } from '@scure/btc-signer';
+import { DEVNET_TERM_CONFIG } from '@unit/protocol';
 import type {
   KyselyPlugin,
   OperationNode,
@@ -117,6 +118,8 @@ function killedGuardian(h: Harness, step: Step, sendsAfterDeath = false) {
     unitRuneId: h.devnet.unitRuneId,
     log: pino({ level: 'silent' }),
     now: () => h.clock.now,
+    // The harness's requests write layout 2 with the devnet's term.
+    vaultTerm: DEVNET_TERM_CONFIG,
   });
   return { kill, guardian };
 }

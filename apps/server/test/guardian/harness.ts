@@ -25,6 +25,8 @@ import {
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
+  DEVNET_TERM_CONFIG,
+  vaultTermAt,
   actionAmountOf,
   applyAction,
   liquidationThresholdCents,
@@ -45,7 +47,7 @@ import { DevnetChain } from '../../src/chain/devnet-chain';
 import type { Chain } from '../../src/chain/port';
 import { Oracle } from '../../src/oracle/oracle';
 import { SimulatedPriceSource } from '../../src/oracle/price-source';
-import { getVaultByPubkey, migrateToLatest, openStore, type Store } from '../../src/store';
+import { getVaultByPubkey, migrateToLatest, openStore, termOf, type Store } from '../../src/store';
 import { createGuardian, guardianMigrations, type Guardian } from '../../src/guardian';
 import type { GuardianSigner } from '../../src/guardian/signer';
 import type { RpcContext } from '../../src/rpc/json-rpc';
@@ -146,6 +148,7 @@ export async function startHarness(
       unitRuneId: devnet.unitRuneId,
       log: guardianLog,
       now: () => clock.now,
+      vaultTerm: DEVNET_TERM_CONFIG,
     });
   const guardian = makeGuardian(chainWrapper ? chainWrapper(chain) : chain);
   const harness: Harness = {
@@ -233,6 +236,10 @@ interface DraftOptions {
   recordedKey?: Uint8Array | null;
   /** The quote's price quorum as the request carries it and its record commits to (a forgery). */
   quorum?: (signed: OracleQuoteDto['quorum'] & object) => OracleQuoteDto['quorum'];
+  /** The layout the new vault output is written in: 2 (with a term, as the app) by default. */
+  layout?: 1 | 2;
+  /** Blocks added to the tip the term is computed from (a term the guardian must refuse). */
+  termTipOffset?: number;
 }
 
 /** The same PSBT with one bit of the input's leaf signature flipped: a signature that fails. */
@@ -311,6 +318,7 @@ export class TestWallet {
         // One liquidation leaf per oracle: the guardians' hashes with the network.
         thresholdHash: await this.h.oracle.thresholdHashes(row.threshold_cents, row.stamp),
         network: TEST_NETWORK,
+        ...termOf(row),
       }),
     };
   }
@@ -331,7 +339,18 @@ export class TestWallet {
       this.h.oracle.quote(th, now + (options.quoteAge ?? 0)),
     );
     const { quorum } = options;
-    const quote = quorum && quoted.quorum ? { ...quoted, quorum: quorum(quoted.quorum) } : quoted;
+    const withQuorum =
+      quorum && quoted.quorum ? { ...quoted, quorum: quorum(quoted.quorum) } : quoted;
+    // As the app's quote route: the term of a vault written at the chain's tip (layout 2).
+    const tip = (await this.h.chain.tip()).height + (options.termTipOffset ?? 0);
+    const term = vaultTermAt(tip, DEVNET_TERM_CONFIG);
+    const quote =
+      options.layout === 1
+        ? withQuorum
+        : {
+            ...withQuorum,
+            term: { settle_height: term.settleHeight, exit_height: term.exitHeight },
+          };
     const draft = draftEnvelope(now, options.expiresIn ?? 120, randomBytes);
     const { state, newVault } = quotedVault(
       quote,
@@ -410,6 +429,10 @@ export class TestWallet {
             expiry: 0,
             // Network mode: the record commits to the price quorum, 32 bytes the vault pays for.
             ...(this.h.oracle.quotesQuorum ? { quorumCommitment: new Uint8Array(32) } : {}),
+            // Layout 2: the record carries the term, 40 bytes more (any heights: same size).
+            ...(options.layout === 1
+              ? {}
+              : { term: { settleHeight: 1, exitHeight: 2, exitBranch: new Uint8Array(32) } }),
           },
           newVault: vault!.output,
         });

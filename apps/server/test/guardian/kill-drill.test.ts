@@ -227,6 +227,10 @@ class User {
         // One liquidation leaf per oracle (the guardians' hashes with the network), as the web does.
         thresholdHash: quotedHashes(quote),
         network: TEST_NETWORK,
+        // Layout 2: the term its output commits to, as /api/vaults serves it.
+        ...(dto.settle_height != null && dto.exit_height != null
+          ? { term: { settleHeight: dto.settle_height, exitHeight: dto.exit_height } }
+          : {}),
       }),
     };
   }
@@ -315,6 +319,10 @@ class User {
         expiry: 0,
         // With the network the record commits to the price quorum (/api/config says so).
         ...(config.constants.priceQuorum ? { quorumCommitment: new Uint8Array(32) } : {}),
+        // Layout 2 (/api/config's vaultTerm): the record carries the term, 40 bytes.
+        ...(config.constants.vaultTerm
+          ? { term: { settleHeight: 1, exitHeight: 2, exitBranch: new Uint8Array(32) } }
+          : {}),
       },
       newVault: vault.output,
     });

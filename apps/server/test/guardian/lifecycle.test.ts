@@ -2,7 +2,7 @@
 // withdraw, each validated, co-signed, accepted by the devnet's node checks and stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getGuardianRequest, getVaultByPubkey, vaultHistory } from '../../src/store';
-import { networkFeeSats, outputScriptBytes } from '@unit/protocol';
+import { DEVNET_TERM_CONFIG, networkFeeSats, outputScriptBytes, termSizing } from '@unit/protocol';
 import { call, FEE_RATE, recorder, startHarness, type Harness, type TestWallet } from './harness';
 
 describe('guardian vault lifecycle on the devnet', () => {
@@ -39,6 +39,9 @@ describe('guardian vault lifecycle on the devnet', () => {
       status: 'active',
       threshold_cents: request.quote.th,
       stamp: request.quote.ts,
+      // Layout 2: the row keeps the term the output commits to, the devnet's 40 + 20 blocks.
+      settle_height: request.quote.term!.settle_height,
+      exit_height: request.quote.term!.settle_height + 20,
     });
     const onChain = await h.chain.output(result.vault_txid, 0);
     expect(onChain?.value).toBe(1_000_000);
@@ -128,6 +131,8 @@ describe('guardian vault lifecycle on the devnet', () => {
       paymentInputs: 0,
       feeRate: FEE_RATE,
       withdrawalScriptBytes: outputScriptBytes(alice.paymentAddress),
+      // Layout 2 as /api/config tells the web: the record's term, the vault's deeper update leaf.
+      ...termSizing({ vaultTerm: DEVNET_TERM_CONFIG }),
     });
     expect(vault.btc_locked).toBe(before.btc_locked - 300_000 - Number(previewed));
     const paid = await h.chain.output(result.vault_txid, 1);

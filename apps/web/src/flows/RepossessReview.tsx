@@ -10,6 +10,7 @@ import {
   repossessFigures,
   selectedFeeRate,
   type FeeSpeed,
+  termSizing,
 } from '@unit/protocol';
 import { useConfig } from '../api/config';
 import { usePosition } from '../api/position';
@@ -54,6 +55,7 @@ export function RepossessReview(props: {
     oracles: vault.oracles,
     feeRate,
     quorumCommitment: config.constants.priceQuorum === true,
+    ...termSizing(config.constants),
   });
   const step = props.decl.steps[0]!;
   const row = (label: string, value: string) => (

@@ -133,7 +133,7 @@ export type VaultOutputDto = Pick<
   | 'threshold_cents'
   | 'stamp'
 > &
-  Partial<Pick<VaultDto, 'guard_pubkey'>>;
+  Partial<Pick<VaultDto, 'guard_pubkey' | 'settle_height' | 'exit_height'>>;
 
 /**
  * The vault's current output: its leaves commit to the threshold of its last state and to the
@@ -154,6 +154,10 @@ export async function currentVault(config: ConfigDto, vault: VaultOutputDto): Pr
       // One liquidation leaf per oracle commitment (the guardians' hashes in network mode).
       thresholdHash: quotedHashes(quote),
       network: bitcoinNetwork(config),
+      // Layout 2: the term its output commits to (/api/vaults carries it).
+      ...(vault.settle_height != null && vault.exit_height != null
+        ? { term: { settleHeight: vault.settle_height, exitHeight: vault.exit_height } }
+        : {}),
     }),
   };
 }

@@ -29,6 +29,7 @@ import {
   type Sats,
   type UnitCents,
   type VaultState,
+  termSizing,
 } from '@unit/protocol';
 import type { Position } from '../api/position';
 import { formatAmount } from '../ui/format';
@@ -106,6 +107,8 @@ export function formCosts(i: FormInputs) {
     treasuryPostageSats: constants.unitPostageSats,
     // The guardian network's records commit to the price quorum: 32 bytes more (/api/config).
     quorumCommitment: constants.priceQuorum === true,
+    // Layout 2: the record's term and the spent vault's deeper leaf (/api/config's vaultTerm).
+    ...termSizing(constants),
     // A fee paid from the vault, priced for the wallet's own address, is the fee the transaction
     // pays, so the vault after it previewed here is the one it makes.
     ...(decl.form.feeFromVault && i.satsAddress

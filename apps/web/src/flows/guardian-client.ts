@@ -53,7 +53,7 @@ import {
   walletKeysOf,
   type RpcClient,
 } from './client-reads';
-import { sizingCommitment } from './max-deposit';
+import { sizingCommitment, sizingRecordTerm } from './max-deposit';
 import { actionStepOf, callGuardian, createStepOf } from './guardian-call';
 import { runSpeedUp } from './speed-up-client';
 
@@ -92,6 +92,7 @@ async function quotedStateAfter(
           expiry: request.expiresAt,
           // The fee comes out of the vault: its record's size is the mode's (+32 committed).
           ...sizingCommitment(config),
+          ...sizingRecordTerm(config),
         },
         newVault: vault!.output,
         vault: vault!,

@@ -55,6 +55,15 @@ const PLACEHOLDER_STATE: VaultStateFields = {
  */
 export const sizingCommitment = (config: Pick<ConfigDto, 'constants'>) =>
   config.constants.priceQuorum ? { quorumCommitment: new Uint8Array(32) } : {};
+/** Layout 2: a term of the record's size, and the tree it gives the new vault (any heights do). */
+const PLACEHOLDER_TERM = { settleHeight: 1, exitHeight: 2 };
+const sizingTerm = (config: Pick<ConfigDto, 'constants'>) =>
+  config.constants.vaultTerm ? { term: PLACEHOLDER_TERM } : {};
+/** Layout 2: a record term of its size (40 bytes), so a fee from the vault is the real one. */
+export const sizingRecordTerm = (config: Pick<ConfigDto, 'constants'>) =>
+  config.constants.vaultTerm
+    ? { term: { ...PLACEHOLDER_TERM, exitBranch: new Uint8Array(32) } }
+    : {};
 const PLACEHOLDER_THRESHOLD_HASH = new Uint8Array(20);
 const PLACEHOLDER_TXID = '00'.repeat(32);
 const U64_MAX = (1n << 64n) - 1n;
@@ -84,12 +93,16 @@ function refine(
     guardPubkey: hex.decode(config.guardPubkey),
     thresholdHash: PLACEHOLDER_THRESHOLD_HASH,
     network,
+    ...sizingTerm(config),
   });
   // An opening's record carries the vault's key (state record version 2): its size counts in the fee.
   const state = {
     ...PLACEHOLDER_STATE,
     vaultPubkey: hex.decode(account.vaultPubkey),
     ...sizingCommitment(config),
+    ...(newVault.term && newVault.exitBranch
+      ? { term: { ...newVault.term, exitBranch: newVault.exitBranch } }
+      : {}),
   };
   const base = { wallet, utxos, feeRate, state, newVault };
   if (request.action === 'deposit') {

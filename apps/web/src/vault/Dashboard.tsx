@@ -32,6 +32,7 @@ import { ClosedVaults } from './ClosedVaults';
 import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 import { PricePausedBanner } from './PricePausedBanner';
+import { TermWarningBanner } from './TermWarningBanner';
 import { useCardReadings } from '../api/card-readings';
 import { RatioSketch } from '../chart/RatioSketch';
 
@@ -140,6 +141,7 @@ export function Dashboard(props: {
     <div className="dashboard">
       <PendingBanner />
       <PricePausedBanner />
+      <TermWarningBanner vault={vault} />
       <header className="dashboard__head">
         <h1>
           {vault.name}

@@ -10,6 +10,7 @@ import {
   type DashboardAction,
   cappedFeeOptions,
   CONTENT,
+  termSizing,
 } from '@unit/protocol';
 import { usePricePause } from '../api/bitcoin-price';
 import { useConfig } from '../api/config';
@@ -69,6 +70,7 @@ export function useActionStates(position: Position): ActionStates {
       postageSats,
       treasuryPostageSats: config.constants.unitPostageSats,
       quorumCommitment: config.constants.priceQuorum === true,
+      ...termSizing(config.constants),
     }),
   });
   // The wallet's sats decide deposit, borrow and repay: while they are unknown, or on their way in

@@ -15,7 +15,7 @@ import {
   type VaultAction,
 } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
-import { priceQuorumCommitment, type StateRecord } from '../core';
+import { priceQuorumCommitment, type StateRecord, type StateRecordTerm } from '../core';
 import { feeFor } from '../flows/vsize';
 import type { ActionDeclaration, ParsedVaultTransaction, PayloadOf, VaultFields } from './types';
 
@@ -44,6 +44,12 @@ export interface GuardianCheckInput<A extends VaultAction> {
   vaultPubkey: string;
   /** The UNIT the request's reservation was made for; null when the action reserves no UTXO. */
   reservedUnit: bigint | null;
+  /**
+   * The term and exit sibling of the vault output the guardian rebuilt (`VaultOutput.term` and
+   * `exitBranch`, from the quote's term it checked against its own tip): the record must carry
+   * exactly these (versions 5 to 8). Absent: a layout 1 output, whose record carries no term.
+   */
+  term?: StateRecordTerm | undefined;
 }
 
 function mismatch(
@@ -74,11 +80,34 @@ export function quorumCommitmentProblem(
     : "the state record's price quorum commitment is not the hash of the quote's quorum";
 }
 
+/**
+ * docs/protocol.md, "Leaving without the guardians": a layout 2 output's record carries its term and
+ * the exit leaf's sibling (versions 5 to 8), a layout 1 output's none.
+ */
+export function termRecordProblem(
+  record: Pick<StateRecord, 'term'>,
+  expected: StateRecordTerm | undefined,
+): string | null {
+  const recorded = record.term;
+  if (!expected)
+    return recorded ? 'the state record carries a term the vault output has none of' : null;
+  if (!recorded) return "the state record does not carry the vault output's term";
+  if (
+    recorded.settleHeight !== expected.settleHeight ||
+    recorded.exitHeight !== expected.exitHeight
+  )
+    return "the state record's term is not the vault output's";
+  return equalBytes(recorded.exitBranch, expected.exitBranch)
+    ? null
+    : "the state record's exit branch is not the vault output's";
+}
+
 /** The state record binds the quote and the request (docs/protocol.md, The state record). */
 function checkStateRecord<A extends VaultAction>(input: GuardianCheckInput<A>): Refusal | null {
   const { state } = input.parsed;
   const { quote } = input;
-  const commitmentProblem = quorumCommitmentProblem(state, quote);
+  const commitmentProblem =
+    quorumCommitmentProblem(state, quote) ?? termRecordProblem(state, input.term);
   return (
     mismatch(state.quotePriceCents, quote.price_cents, 'the recorded quote price') ??
     mismatch(state.thresholdCents, quote.th, 'the recorded threshold') ??

@@ -27,6 +27,7 @@ export { speedUp } from './speed-up';
 export {
   guardianCheck,
   invalidTransaction,
+  termRecordProblem,
   quorumCommitmentProblem,
   stateRulesRefusal,
   thresholdOfState,

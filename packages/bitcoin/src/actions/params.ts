@@ -1,6 +1,6 @@
 // What the builders of the vault actions take: the wallet, the UTXOs it pays from, the state record's
 // quote fields, and the known UTXOs (vault, treasury, UNIT outputs) each action spends.
-import type { RuneId, StateRecord, VaultOutput } from '../core';
+import type { RuneId, StateRecord, StateRecordTerm, VaultOutput } from '../core';
 import type { PaymentUtxo } from '../flows/coin-select';
 import type { AssembledVaultTx, VaultLeafChoice } from '../flows/vault-tx';
 
@@ -28,6 +28,11 @@ export interface VaultStateFields {
    * `quorum`, 32 bytes); every record then carries it (versions 3 and 4). Absent in off mode.
    */
   quorumCommitment?: Uint8Array;
+  /**
+   * Layout 2: the new vault output's term and its exit leaf's sibling hash (`VaultOutput.exitBranch`);
+   * the record is then version 5 to 8. Absent: a layout 1 output.
+   */
+  term?: StateRecordTerm;
 }
 
 /** A vault UTXO on chain with the debt its last state record holds. */

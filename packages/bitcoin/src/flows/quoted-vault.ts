@@ -23,6 +23,12 @@ export interface QuoteCommitment {
   threshold_hashes?: readonly string[] | undefined;
   /** With the guardian network: the signed guardian prices; the state record commits to them. */
   quorum?: readonly QuorumPrice[] | undefined;
+  /**
+   * The term the new vault commits to (layout 2): the server's vaultTermAt of its chain tip. The
+   * output gets the exit and settlement leaves, the record (versions 5 to 8) the heights and the
+   * exit's sibling. Absent: layout 1.
+   */
+  term?: { settle_height: number; exit_height: number } | undefined;
 }
 
 /** The hashes a new vault's liquidation leaves commit to, in leaf order. */
@@ -37,6 +43,14 @@ export function quotedVault(
   request: { nonce: Uint8Array; expiry: number },
   keys: Omit<VaultOutputParams, 'thresholdHash'>,
 ): { state: VaultStateFields; newVault: VaultOutput } {
+  const term = quote.term
+    ? { settleHeight: quote.term.settle_height, exitHeight: quote.term.exit_height }
+    : undefined;
+  const newVault = vaultOutput({
+    ...keys,
+    thresholdHash: quotedHashes(quote),
+    ...(term ? { term } : {}),
+  });
   return {
     state: {
       quotePriceCents: BigInt(quote.price_cents),
@@ -48,7 +62,11 @@ export function quotedVault(
       vaultPubkey: keys.vaultPubkey,
       // Network mode: the record commits to the quote's price quorum (versions 3 and 4).
       ...(quote.quorum?.length ? { quorumCommitment: priceQuorumCommitment(quote.quorum) } : {}),
+      // Layout 2: the record carries the term and the exit's sibling (versions 5 to 8).
+      ...(term && newVault.exitBranch
+        ? { term: { ...term, exitBranch: newVault.exitBranch } }
+        : {}),
     },
-    newVault: vaultOutput({ ...keys, thresholdHash: quotedHashes(quote) }),
+    newVault,
   };
 }

@@ -46,6 +46,8 @@ export interface ChainView {
    * signed statements when the app gives them (network mode; oracle-hashes.ts checks them).
    */
   thresholdHashes(thCents: number, stamp: number): Promise<OracleHashes>;
+  /** The chain's tip height: a new vault's term is checked against it (policy.ts). */
+  tipHeight?(): Promise<number>;
 }
 
 const trimSlash = (url: string) => url.replace(/\/+$/, '');
@@ -171,6 +173,15 @@ export class HttpChainView implements ChainView {
       };
     });
     return { hex: rawHex, confirmed: parsed.data.status.confirmed, prevouts };
+  }
+
+  async tipHeight(): Promise<number> {
+    const { status, text } = await getText(`${this.esplora}/blocks/tip/height`, this.timeoutMs);
+    if (status !== 200) throw new Error(`esplora /blocks/tip/height: HTTP ${status}`);
+    const height = Number(text.trim());
+    if (!/^\d{1,9}$/.test(text.trim()) || !Number.isSafeInteger(height))
+      throw new Error('esplora /blocks/tip/height: unexpected answer');
+    return height;
   }
 
   async unitAmount(address: string, id: string, vout: number): Promise<bigint> {

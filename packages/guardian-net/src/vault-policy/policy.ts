@@ -35,8 +35,15 @@ import {
   type ParseContext,
   type VaultFields,
 } from '@unit/bitcoin';
-import { ORACLE_QUOTE_MAX_AGE_SECONDS, PRICE_MAX_SPREAD_BASIS_POINTS } from '@unit/protocol';
-import type { VaultAction } from '@unit/protocol/wire';
+import {
+  defaultTermConfig,
+  ORACLE_QUOTE_MAX_AGE_SECONDS,
+  PRICE_MAX_SPREAD_BASIS_POINTS,
+  termProblem,
+  type TermConfig,
+  type VaultTerm,
+} from '@unit/protocol';
+import type { SignedQuote, VaultAction } from '@unit/protocol/wire';
 import type { GuardianSet } from '../guardian-set';
 import type { OracleEnv } from '../oracle/threshold-oracle';
 import type { OwnPrice } from '../price/own-price';
@@ -86,6 +93,8 @@ export interface VaultPolicyOptions {
   clock?: () => number;
   /** The ceiling on an operator's treasury split's fee rate, sat/vB (treasury-split.ts). */
   maxTreasuryFeeRate?: number;
+  /** The term a new vault's must be (vault-term.ts); default: the network's (defaultTermConfig). */
+  term?: TermConfig;
 }
 
 type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
@@ -237,20 +246,24 @@ export class VaultPolicy {
     // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the
     // prevouts (and the oracle's threshold hash of the new vault), then the known UTXOs' details.
     const { quote } = c.request;
-    const [txs, newVaultHash] = await Promise.all([
+    const [txs, newVaultHash, term] = await Promise.all([
       checkPrevouts(this.o.chain, inputs),
       newVaultHashes(this.o.chain, env.oracle, quote.th, quote.ts),
+      this.checkedTerm(quote),
     ]);
     const keys = { ...setKeys, vault: vaultGuard };
     const context = await this.parseContext(c, declaration, tx, inputs, txs, keys, ownCents);
     // The new vault commits to the requester's key, the newest set's group key (the move, for a
     // vault under an older set) and the set's oracles' threshold hashes (oracle-hashes.ts).
-    context.newVaultScript = vaultOutput({
+    // With a term (layout 2) it also commits to the heights this guardian checked against its tip.
+    const newVault = vaultOutput({
       vaultPubkey: hex.decode(c.request.vault_pubkey),
       guardPubkey: setKeys.newest,
       thresholdHash: newVaultHash,
       network: this.network,
-    }).script;
+      ...(term ? { term } : {}),
+    });
+    context.newVaultScript = newVault.script;
     const result = parseVaultTransaction(c.action, bytes, context);
     if (!result.ok) throw new Refused(`Invalid transaction: ${result.reason}`);
     const refusal = guardianCheck(declaration, {
@@ -262,8 +275,27 @@ export class VaultPolicy {
       vaultPubkey: c.request.vault_pubkey,
       // The payload's own amounts: guardianCheck holds the transaction to them exactly.
       reservedUnit: null,
+      term: term && newVault.exitBranch ? { ...term, exitBranch: newVault.exitBranch } : undefined,
     });
     if (refusal) throw new Refused(refusal.message);
+  }
+
+  /**
+   * The quote's term, when it has one (layout 2): the one the protocol gives at this guardian's own
+   * chain tip, within TERM_TIP_TOLERANCE_BLOCKS (vault-term.ts). None: a layout 1 output.
+   */
+  private async checkedTerm(quote: SignedQuote): Promise<VaultTerm | undefined> {
+    if (!quote.term) return undefined;
+    const term = { settleHeight: quote.term.settle_height, exitHeight: quote.term.exit_height };
+    const { chain, facts } = this.o;
+    if (!chain.tipHeight) throw new Refused('this guardian cannot read the chain tip for the term');
+    const problem = termProblem(
+      term,
+      await chain.tipHeight(),
+      this.o.term ?? defaultTermConfig(facts.network),
+    );
+    if (problem) throw new Refused(problem);
+    return term;
   }
 
   /** The ParseContext the app builds (readKnown), from this guardian's own chain view. */

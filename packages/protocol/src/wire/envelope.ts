@@ -43,13 +43,22 @@ export interface VaultRequestParts<P> {
 export function envelopeFields(
   parts: Pick<VaultRequestParts<unknown>, 'draft' | 'vaultPubkey' | 'quote'>,
 ): Omit<SignedVaultRequest<unknown>, 'payload' | 'psbt' | 'reservation_id'> {
-  const { price_cents, time, th, ts, signature, quorum } = parts.quote;
+  const { price_cents, time, th, ts, signature, quorum, term } = parts.quote;
   return {
     vault_pubkey: parts.vaultPubkey,
     nonce: toHex(parts.draft.nonce),
     expires_at: parts.draft.expiresAt,
     // The guardians' prices go with the quote in network mode (they check them); none otherwise.
-    quote: { price_cents, time, th, ts, signature, ...(quorum ? { quorum } : {}) },
+    // Layout 2: the term the new vault output commits to (each guardian checks it against its tip).
+    quote: {
+      price_cents,
+      time,
+      th,
+      ts,
+      signature,
+      ...(quorum ? { quorum } : {}),
+      ...(term ? { term } : {}),
+    },
   };
 }
 

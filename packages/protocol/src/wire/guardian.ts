@@ -33,6 +33,16 @@ export type GuardianPriceDto = z.infer<typeof guardianPriceSchema>;
 /** A set has at most this many guardians whose prices a quote carries. */
 export const QUOTE_QUORUM_MAX_PRICES = 64;
 
+/**
+ * A vault term's heights as a quote carries them (VaultTerm of vault-term.ts): the heights a new
+ * vault output of layout 2 commits to, from the chain tip the app read when it quoted.
+ */
+export const quoteTermSchema = z.strictObject({
+  settle_height: z.number().int().min(1).max(499_999_999),
+  exit_height: z.number().int().min(1).max(499_999_999),
+});
+export type QuoteTermDto = z.infer<typeof quoteTermSchema>;
+
 /** What the guardian needs of an oracle quote to check it: the oracle's signature binds them. */
 export const signedQuoteSchema = z.object({
   price_cents: positiveAmount,
@@ -46,6 +56,11 @@ export const signedQuoteSchema = z.object({
    * Each is signed by its guardian, so the oracle's signature does not cover them.
    */
   quorum: z.array(guardianPriceSchema).max(QUOTE_QUORUM_MAX_PRICES).optional(),
+  /**
+   * Layout 2: the term the new vault output commits to. Not covered by the oracle's signature: each
+   * guardian checks it against its own chain tip (termProblem, TERM_TIP_TOLERANCE_BLOCKS).
+   */
+  term: quoteTermSchema.optional(),
 });
 export type SignedQuote = z.infer<typeof signedQuoteSchema>;
 

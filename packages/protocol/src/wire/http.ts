@@ -24,6 +24,7 @@ const configConstantsSchema = z.object({
   speedUpAfterSeconds: int,
   amountIntDigits: z.object({ btc: int, unit: int, usd: int }),
   priceQuorum: z.boolean().optional(),
+  vaultTerm: z.object({ termBlocks: int, graceBlocks: int }).optional(),
 }) satisfies z.ZodType<ConfigConstants>;
 
 /** GET /api/config: every URL and configurable constant the web app uses. */
@@ -120,6 +121,12 @@ export const oracleQuoteSchema = z.object({
   signature: z.string(),
   /** network mode only: the guardians' signed prices the quote is the median of, in id order */
   quorum: signedQuoteSchema.shape.quorum,
+  /**
+   * The term the new vault output commits to (layout 2, docs/protocol.md "Leaving without the
+   * guardians"): vaultTermAt of the chain tip the server read, which the guardians accept within
+   * TERM_TIP_TOLERANCE_BLOCKS of their own. Absent when the app writes layout 1.
+   */
+  term: signedQuoteSchema.shape.term,
 });
 export type OracleQuoteDto = z.infer<typeof oracleQuoteSchema>;
 
@@ -144,6 +151,12 @@ export const vaultSchema = z.object({
   vault_vout: int,
   threshold_cents: amount,
   stamp: int,
+  /**
+   * Layout 2: the term the vault output commits to (settlement and exit heights), so a client
+   * rebuilds the output; null (or absent, from an older server) for a layout 1 output.
+   */
+  settle_height: int.nullable().optional(),
+  exit_height: int.nullable().optional(),
   status: vaultStatusSchema,
   created_at: int,
 });
@@ -214,6 +227,9 @@ export const liquidatedVaultSchema = z.object({
    * hashes), so the repossess fee counts its deepest liquidation leaf (estimateVsize's `oracles`).
    */
   oracles: int,
+  /** Layout 2: the term its output commits to, which a repossessor rebuilds; null for layout 1. */
+  settle_height: int.nullable().optional(),
+  exit_height: int.nullable().optional(),
 });
 export type LiquidatedVaultDto = z.infer<typeof liquidatedVaultSchema>;
 
