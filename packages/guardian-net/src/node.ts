@@ -33,6 +33,7 @@ import { FRESH_PRICE_MESSAGE } from './price/quorum';
 import { keepApproved } from './price/kept-prices';
 import { PublicRoutes } from './public-routes';
 import { SigningRounds, type Ready } from './signing-rounds';
+import { needDkg, needReady, type Context, type Installed } from './node-context';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
 import { scopedSessions, type NodeStore } from './store';
@@ -44,18 +45,6 @@ import { GuardianRepair } from './repair-node';
 
 export const NODE_VERSION = '0.2.0';
 export type { NodeOptions, NodePriceOptions } from './node-options';
-
-/** A set this guardian holds a share of, and its signing sessions. */
-interface Installed extends Ready {
-  signing: SigningRounds;
-}
-
-/** The set (or DKG roster) a message's `setVersion` names. */
-interface Context {
-  body: GuardianSetBody;
-  installed?: Installed;
-  dkg?: DkgRounds;
-}
 
 export class GuardianNode {
   readonly identity: Identity;
@@ -252,7 +241,7 @@ export class GuardianNode {
 
   /** `dkg/abort` {session, reason}: the coordinator gave this DKG up; its state is dropped. */
   private abortDkg(ctx: Context, body: unknown): unknown {
-    const dkg = this.needDkg(ctx);
+    const dkg = needDkg(ctx);
     const b = (body ?? {}) as { session?: unknown; reason?: unknown };
     if (b.session !== dkg.session) throw new ProtocolError('refused', 'another DKG session');
     dkg.clean();
@@ -277,7 +266,7 @@ export class GuardianNode {
   ): Promise<unknown> {
     if (p.type === 'dkg/share') {
       if (!peer) throw new ProtocolError('not-allowed', 'dkg/share comes from a guardian', 403);
-      return this.needDkg(ctx).receive(peer, p.body, JSON.parse(raw) as Wire);
+      return needDkg(ctx).receive(peer, p.body, JSON.parse(raw) as Wire);
     }
     if (p.type === 'reshare/deal' && peer) return this.reshare.deal(peer.identityKey, p.body);
     if (/^repair\/(piece|sum)$/.test(p.type) && peer) return this.repair.fromPeer(p.type, peer.identityKey, p.body); // prettier-ignore
@@ -291,15 +280,15 @@ export class GuardianNode {
 
   private coordinatorHandlers(ctx: Context): Record<string, (body: unknown) => unknown> {
     return {
-      'dkg/round1': () => this.needDkg(ctx).round1(),
-      'dkg/round2': (b) => this.needDkg(ctx).round2(b),
-      'dkg/finish': () => this.needDkg(ctx).finish(),
+      'dkg/round1': () => needDkg(ctx).round1(),
+      'dkg/round2': (b) => needDkg(ctx).round2(b),
+      'dkg/finish': () => needDkg(ctx).finish(),
       'dkg/abort': (b) => this.abortDkg(ctx, b),
-      'set/sign': (b) => this.needDkg(ctx).signSet(b),
+      'set/sign': (b) => needDkg(ctx).signSet(b),
       'set/install': (b) => this.setInstall(ctx, b),
-      'sign/propose': (b) => this.needReady(ctx).signing.propose(b),
-      'sign/commit': (b) => this.needReady(ctx).signing.commit(b),
-      'sign/share': (b) => this.needReady(ctx).signing.share(b),
+      'sign/propose': (b) => needReady(ctx).signing.propose(b),
+      'sign/commit': (b) => needReady(ctx).signing.commit(b),
+      'sign/share': (b) => needReady(ctx).signing.share(b),
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
       'set/handover': (b) =>
         handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),
@@ -309,21 +298,11 @@ export class GuardianNode {
     };
   }
 
-  private needDkg(ctx: Context): DkgRounds {
-    if (!ctx.dkg) throw new ProtocolError('not-allowed', 'this guardian already has a share');
-    return ctx.dkg;
-  }
-
-  private needReady(ctx: Context): Installed {
-    if (!ctx.installed) throw new ProtocolError('not-ready', 'this guardian has no share yet');
-    return ctx.installed;
-  }
-
   /** Its operator's approvals, read from its own directory at each ask (approval-files.ts). */
   private approvals = () => readApprovals(this.opts.dir, 'rotation');
   /** A rotation starts from the newest set only. */
   private needCurrent(ctx: Context): Installed {
-    const installed = this.needReady(ctx);
+    const installed = needReady(ctx);
     if (installed !== this.current)
       throw new ProtocolError('refused', `set ${installed.set.version} is not the newest`);
     return installed;
@@ -343,7 +322,7 @@ export class GuardianNode {
 
   /** The set its DKG made, signed by every member (and, from version 2, the handover). */
   private setInstall(ctx: Context, body: unknown): unknown {
-    const dkg = this.needDkg(ctx);
+    const dkg = needDkg(ctx);
     const set = installableSet(dkg, body, (v) => this.installed.get(v)?.set);
     const result = dkg.result();
     writeInstalledSet(this.opts.dir, set, {

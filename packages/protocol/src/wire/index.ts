@@ -3,6 +3,7 @@
 // carries no zod: the guardian client that uses these is loaded lazily.
 export * from './fields';
 export * from './http';
+export * from './network';
 export * from './network-history';
 export * from './validators';
 export * from './accounts';

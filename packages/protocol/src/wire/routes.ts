@@ -8,7 +8,6 @@ import { hexOf, timePeriodSchema, vaultActionSchema } from './fields';
 import {
   bitcoinPriceSchema,
   configSchema,
-  guardianNetworkSchema,
   historyPointSchema,
   liquidatedVaultSchema,
   operationQuoteSchema,
@@ -19,6 +18,7 @@ import {
   vaultHistoryPageSchema,
   vaultSchema,
 } from './http';
+import { guardianNetworkSchema } from './network';
 import { ROUTE_PATHS, type RouteName } from './route-paths';
 
 /** The most records one history page holds, and how many when the client does not say. */
