@@ -2,11 +2,11 @@
 // 3-of-5 and 7-of-10, with every guardian honest and with n - t of them adversarial (one stalls once
 // its session has started, one sends bad shares, the rest answer 200 ms late each way), on
 // loopback and with 50 ms one-way delay on every message. The guardians are real GuardianNodes
-// (their own directories, stores and HTTP servers) in this process; each sits behind a relay of
-// this file that holds every chunk for the delay, in each direction. A stall is the relay going
-// dark mid-signing (it drops every byte from then on, as a partition does) until the next round.
+// (their own directories, stores and HTTP servers) in this process; each sits behind a relay
+// (packages/guardian-net/test/relay.ts) that holds every chunk for the delay, in each direction.
+// A stall is the relay going dark mid-signing (it drops every byte from then on) until the next
+// round.
 // `npm run bench:roast -w @unit/server` runs it alone; BENCH_ROAST_ROUNDS sets the rounds.
-import net from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { hex } from '@scure/base';
 import { Coordinator, GuardianNode, newIdentity, type SignEvent } from '@unit/guardian-net';
 import { dealSetAt } from '../../../packages/guardian-net/test/dealt-at';
 import { writeGuardianDir } from '../../../packages/guardian-net/test/guardian-dir';
+import { Relay } from '../../../packages/guardian-net/test/relay';
 import { printFigure } from './cosign';
 import type { Figure } from './measure';
 
@@ -25,61 +26,6 @@ const P99_GOAL_MS = 1_000;
 const HONEST_P50_GOAL_MS = 300;
 const DELAY_MS = 50;
 const SLOW_EXTRA_MS = 200;
-
-/** A TCP relay in front of one guardian: each chunk held `delayMs` each way; dark when stalled. */
-class Relay {
-  delayMs = 0;
-  private dark = false;
-  private readonly sockets = new Set<net.Socket>();
-  private readonly server = net.createServer((client) => this.pipe(client));
-  target = 0;
-
-  listen(): Promise<number> {
-    return new Promise((resolve) =>
-      this.server.listen(0, '127.0.0.1', () =>
-        resolve((this.server.address() as net.AddressInfo).port),
-      ),
-    );
-  }
-
-  private pipe(client: net.Socket): void {
-    const upstream = net.connect(this.target, '127.0.0.1');
-    for (const s of [client, upstream]) {
-      this.sockets.add(s);
-      s.setNoDelay(true);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        this.sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    const forward = (to: net.Socket) => (chunk: Buffer) => {
-      if (this.dark) return;
-      if (this.delayMs === 0) to.write(chunk);
-      else setTimeout(() => !this.dark && !to.destroyed && to.write(chunk), this.delayMs);
-    };
-    client.on('data', forward(upstream));
-    upstream.on('data', forward(client));
-  }
-
-  /** Drops every byte from now on (a partition), until `heal`. */
-  stall(): void {
-    this.dark = true;
-  }
-
-  /** Light again; the connections that lost bytes are closed (their callers have moved on). */
-  heal(): void {
-    if (!this.dark) return;
-    this.dark = false;
-    for (const s of this.sockets) s.destroy();
-  }
-
-  close(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 interface Network {
   coordinator: Coordinator;

@@ -19,10 +19,20 @@ export interface Proc {
   output: () => string;
 }
 
-export function run(script: string, args: string[]): Proc {
-  const child = spawn(process.execPath, [...nodeArgs(script), ...args], {
+export interface RunOptions {
+  /** a command that runs node for it (`ip netns exec <name>`: the process in that namespace) */
+  wrap?: string[];
+  /** its whole environment (default: this process's) */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function run(script: string, args: string[], options: RunOptions = {}): Proc {
+  const argv = [process.execPath, ...nodeArgs(script), ...args];
+  const [command, ...rest] = [...(options.wrap ?? []), ...argv];
+  const child = spawn(command!, rest, {
     cwd: PACKAGE_DIR,
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: options.env } : {}),
   });
   let out = '';
   const collect = (b: Buffer) => {
