@@ -5,8 +5,9 @@
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
 // judge), load.ts (the exports and live streams), guardian-figures.ts (the guardian network's
-// co-signing latency and opens per minute), roast.ts (robust signing's time to a signature) and
-// validator.ts (an open validator's catch-up).
+// co-signing latency and opens per minute), roast.ts (robust signing's time to a signature),
+// membership.ts (resharing to a new member and repairing a lost share) and validator.ts (an open
+// validator's catch-up).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { guardianNetworkFigures } from './guardian-figures';
 import { validatorFigures } from './validator';
 import { exportsUnderLoad, openLiveStreams } from './load';
 import { roastFigures } from './roast';
+import { membershipFigures } from './membership';
 import {
   checkAssets,
   compare,
@@ -260,10 +262,17 @@ async function main(): Promise<void> {
     const exports = await exportFigures(exporter);
     const network = await guardianNetworkFigures();
     const roast = await roastFigures();
+    const membership = await membershipFigures();
     const validator = await validatorFigures();
-    const figures = [reads, exports, network, roast, validator].flatMap((part) => part.figures);
-    const failed = report(figures, assets, reads, exports);
-    for (const line of [...network.lines, ...roast.lines, ...validator.lines]) console.log(line);
+    const parts = [reads, exports, network, roast, membership, validator];
+    const failed = report(
+      parts.flatMap((part) => part.figures),
+      assets,
+      reads,
+      exports,
+    );
+    for (const part of [network, roast, membership, validator])
+      for (const line of part.lines) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;
   } finally {
