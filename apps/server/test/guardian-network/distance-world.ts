@@ -51,6 +51,8 @@ export interface Member {
   relay: Relay;
   appRelay: Relay;
   proc?: Proc;
+  /** whether its process is the fixture that sends bad shares */
+  evil?: boolean;
 }
 
 export interface DistanceWorld {
@@ -58,6 +60,8 @@ export interface DistanceWorld {
   set: GuardianSet;
   h: Harness;
   members: Member[];
+  /** the coordinator's network directory (GUARDIAN_DIR): its identity and the public set only */
+  coordinatorDir: string;
   /** why the members share loopback, or null when each has its own namespace */
   fallback: string | null;
   partition(id: number): void;
@@ -179,6 +183,7 @@ export async function startDistanceWorld(d: Distance): Promise<DistanceWorld> {
         ? [...where(m), '--mode', 'bad-share', ...readsOf(m).slice(-4)]
         : ['start', ...where(m), ...coordinator, '--policy', 'vault', ...readsOf(m)];
       m.proc = run(evil ? EVIL : CLI, args, { wrap: m.place.wrap, env });
+      m.evil = evil;
       await healthy(m, fresh);
     };
     await Promise.all(members.map((m) => start(m, false)));
@@ -190,6 +195,7 @@ export async function startDistanceWorld(d: Distance): Promise<DistanceWorld> {
       set,
       h: appHarness(unit, hex.decode(set.groupKey!)),
       members,
+      coordinatorDir: net,
       fallback: places.fallback,
       partition: (id) => {
         if (member(id).place.link(false)) return;
@@ -203,7 +209,7 @@ export async function startDistanceWorld(d: Distance): Promise<DistanceWorld> {
         m.place.link(true);
         m.relay.heal();
         m.appRelay.heal();
-        if (m.proc && !m.proc.child.spawnargs.includes('--policy')) await start(m, false);
+        if (m.evil) await start(m, false);
         await healthy(m, fresh);
       },
       close,

@@ -8,10 +8,11 @@
 // answers nothing) and with one sending bad signature shares: each request is signed by the
 // other two and its transaction is valid on the devnet. Where namespaces cannot be made, the test
 // says why and runs the same cases over loopback.
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Approvals } from '@unit/protocol/wire';
+import { guardianNetworkSchema, type Approvals } from '@unit/protocol/wire';
 import { getVaultByPubkey } from '../../src/store';
 import { call, type TestWallet } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
@@ -46,18 +47,30 @@ async function signed(method: string, draft: Promise<{ request: unknown }>): Pro
 const statusOf = async (w: TestWallet) =>
   (await getVaultByPubkey(world.app.store.db, w.vaultPubkey))!.status;
 
+/** Who claims each liquidated vault: his own vault opened in the first lifecycle. */
+let bob: TestWallet | undefined;
+
 /**
- * Alice's vault opened, topped up and borrowed against; the price falls under its threshold, the
- * app liquidates it and Bob's claim is signed by the group; the price back up. Every request's board.
+ * At the high price, a vault opened, topped up and borrowed against; the price falls under its
+ * threshold, the app liquidates it and Bob's claim is signed by the group. Every request's board.
  */
 async function lifecycle(tag: string): Promise<Approvals[]> {
   const { app, h } = world;
-  const [alice, bob] = [await h.wallet(`alice-${tag}`), await h.wallet(`bob-${tag}`)];
+  // At the high price whatever a case before this one left.
+  await app.oracle.setPrice(HIGH_CENTS);
+  await quorumAt(app, HIGH_CENTS);
+  const alice = await h.wallet(`alice-${tag}`);
+  const opened: Approvals[] = [];
+  if (!bob) {
+    const claimant = await h.wallet('bob');
+    opened.push(await signed('vault.open', claimant.open(5_000_000n, 10_000n)));
+    bob = claimant;
+  }
   const boards = [
     await signed('vault.open', alice.open(1_000_000n, 30_000n)),
     await signed('vault.deposit', alice.deposit(50_000n)),
     await signed('vault.borrow', alice.borrow(29_000n)),
-    await signed('vault.open', bob.open(5_000_000n, 10_000n)),
+    ...opened,
   ];
   const claimed = (await getVaultByPubkey(app.store.db, alice.vaultPubkey))!;
   const low = claimed.threshold_cents - 10_000;
@@ -66,28 +79,44 @@ async function lifecycle(tag: string): Promise<Approvals[]> {
   await expect.poll(() => statusOf(alice), { timeout: 20_000 }).toBe('liquidated');
   boards.push(await signed('vault.repossess', bob.repossess(alice.vaultPubkey, claimed.vault_id)));
   expect(await statusOf(alice)).not.toBe('liquidated');
-  await app.oracle.setPrice(HIGH_CENTS);
-  await quorumAt(app, HIGH_CENTS);
   return boards;
 }
 
 /** The states and reasons guardian `id` had on each board. */
 const seen = (boards: Approvals[], id: number) => boards.map((b) => b.guardians[id - 1]!);
 
-/** Whether a listening TCP socket of `pid`'s network namespace is on `address`, by /proc. */
+/** The address of every listening TCP socket of `pid`'s network namespace (IPv6 ones as hex). */
 function listening(pid: number): string[] {
-  const rows = readFileSync(`/proc/${pid}/net/tcp`, 'utf8').trim().split('\n').slice(1);
-  return rows
-    .map((row) => row.trim().split(/\s+/))
-    .filter((cols) => cols[3] === '0A')
-    .map((cols) => {
-      const [addr] = cols[1]!.split(':');
-      const bytes = Buffer.from(addr!, 'hex').reverse();
-      return [...bytes].join('.');
-    });
+  return ['tcp', 'tcp6'].flatMap((table) =>
+    readFileSync(`/proc/${pid}/net/${table}`, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((row) => row.trim().split(/\s+/))
+      .filter((cols) => cols[3] === '0A')
+      .map((cols) => {
+        const address = cols[1]!.split(':')[0]!;
+        if (table === 'tcp6') return `ipv6 ${address}`;
+        return [...Buffer.from(address, 'hex').reverse()].join('.');
+      }),
+  );
 }
 
+const signingShare = (dir: string) =>
+  (JSON.parse(readFileSync(join(dir, 'share.json'), 'utf8')) as { signingShare: string }).signingShare; // prettier-ignore
+
 describe('guardians at a distance, each on a network stack of its own', () => {
+  it('made its key by the DKG among them: each share only in its own directory', () => {
+    const shares = world.members.map((m) => signingShare(m.dir));
+    expect(new Set(shares).size).toBe(3);
+    expect(readdirSync(world.coordinatorDir).filter((f) => f.includes('share'))).toEqual([]);
+    for (const m of world.members) {
+      const others = shares.filter((s) => s !== signingShare(m.dir));
+      const files = readdirSync(m.dir).map((f) => join(m.dir, f)).filter((f) => statSync(f).isFile()); // prettier-ignore
+      for (const f of files) for (const s of others) expect(readFileSync(f, 'latin1')).not.toContain(s); // prettier-ignore
+    }
+  });
+
   it('each member runs in its own namespace, listening only on its own address there', (ctx) => {
     if (world.fallback) ctx.skip();
     const ours = readlinkSync('/proc/self/ns/net');
@@ -143,6 +172,9 @@ describe('guardians at a distance, each on a network stack of its own', () => {
       for (const g of bad) expect(g.reason).toMatch(/bad signature share/);
       for (const g of seen(boards, 2)) expect(['approved', 'excluded']).toContain(g.state);
       for (const id of [1, 3]) for (const g of seen(boards, id)) expect(g.state).toBe('approved');
+      // /network shows the exclusion with its cause.
+      const shown = guardianNetworkSchema.parse(await (await fetch(`${world.app.url}/api/network`)).json()); // prettier-ignore
+      expect(shown.recent_exclusions.map((x) => [x.guardian_id, x.cause])).toContainEqual([2, 'bad-share']); // prettier-ignore
     } finally {
       await world.heal(2);
     }
