@@ -2,7 +2,7 @@
 // 3-of-5 and 7-of-10, with every guardian honest and with n - t of them adversarial (one stalls once
 // its session has started, one sends bad shares, the rest answer 200 ms late each way), on
 // loopback and with 50 ms one-way delay on every message. The guardians are real GuardianNodes
-// (their own directories, stores and HTTP servers) in this process; each sits behind a relay
+// (their own directories, stores and TLS servers, as every guardian link is) in this process; each sits behind a relay
 // (packages/guardian-net/test/relay.ts) that holds every chunk for the delay, in each direction.
 // A stall is the relay going dark mid-signing (it drops every byte from then on) until the next
 // round.
@@ -42,7 +42,7 @@ async function startNetwork(n: number, t: number): Promise<Network> {
   const ports = await Promise.all(relays.map((r) => r.listen()));
   const coordinatorId = newIdentity();
   const dealt = dealSetAt(
-    ports.map((p) => `http://127.0.0.1:${p}`),
+    ports.map((p) => `https://127.0.0.1:${p}`),
     t,
     coordinatorId,
   );
