@@ -2,10 +2,10 @@
 // 3-of-5 and 7-of-10, with every guardian honest and with n - t of them adversarial (one stalls once
 // its session has started, one sends bad shares, the rest answer 200 ms late each way), on
 // loopback and with 50 ms one-way delay on every message. The guardians are real GuardianNodes
-// (their own directories, stores and TLS servers, as every guardian link is) in this process; each sits behind a relay
-// (packages/guardian-net/test/relay.ts) that holds every chunk for the delay, in each direction.
-// A stall is the relay going dark mid-signing (it drops every byte from then on) until the next
-// round.
+// (their own directories, stores and TLS servers, as every guardian's) in this process; each sits
+// behind a relay (packages/guardian-net/test/relay.ts) that holds every chunk for the delay, in
+// each direction. A stall is the relay going dark mid-signing (it drops every byte from then on)
+// until the next round.
 // `npm run bench:roast -w @unit/server` runs it alone; BENCH_ROAST_ROUNDS sets the rounds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
