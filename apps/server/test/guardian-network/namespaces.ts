@@ -45,12 +45,28 @@ const alive = (pid: number) => {
   }
 };
 
+/** The namespace `ns` deleted, once every process left in it (a member of that run) is killed. */
+function removeNamespace(ns: string): void {
+  const quietly = (f: () => void) => {
+    try {
+      f();
+    } catch {
+      // already gone
+    }
+  };
+  quietly(() => {
+    for (const pid of ip('netns', 'pids', ns).split('\n').filter(Boolean))
+      quietly(() => process.kill(Number(pid), 'SIGKILL'));
+  });
+  quietly(() => ip('netns', 'del', ns));
+}
+
 /** Namespaces and root-side links of this test whose run's process is gone, removed. */
 function removeLeftovers(): void {
   for (const line of ip('netns', 'list').split('\n')) {
     const name = line.split(' ')[0] ?? '';
     const pid = new RegExp(`^${NS_PREFIX}(\\d+)-g\\d+$`).exec(name)?.[1];
-    if (pid && !alive(Number(pid))) ip('netns', 'del', name);
+    if (pid && !alive(Number(pid))) removeNamespace(name);
   }
   for (const line of ip('-o', 'link', 'show').split('\n')) {
     const name = /^\d+: ([^:@]+)/.exec(line)?.[1] ?? '';
@@ -95,13 +111,7 @@ export function makePlaces(count: number): Places {
   const made: string[] = [];
   const close = () => {
     // Deleting a namespace deletes its end of the veth pair, and with it the root's end.
-    for (const ns of made.splice(0)) {
-      try {
-        ip('netns', 'del', ns);
-      } catch {
-        // already gone
-      }
-    }
+    for (const ns of made.splice(0)) removeNamespace(ns);
     process.off('exit', close);
   };
   process.on('exit', close);
