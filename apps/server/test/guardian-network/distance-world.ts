@@ -48,6 +48,8 @@ export interface Member {
   dir: string;
   /** the URL in the set: its relay */
   target: PublicTarget;
+  /** the line `guardian init` printed, which its operator hands the coordinator */
+  part: string;
   relay: Relay;
   appRelay: Relay;
   proc?: Proc;
@@ -89,19 +91,30 @@ async function healthy(m: Member, ok: (h: Record<string, unknown>) => boolean): 
   }
 }
 
-const lastJsonLine = (p: Proc) => JSON.parse(p.output().trim().split('\n').at(-1)!) as unknown;
+const lastLine = (p: Proc) => p.output().trim().split('\n').at(-1)!;
 
 async function exitedOk(p: Proc, what: string): Promise<void> {
   if ((await p.exited) !== 0) throw new Error(`${what} failed:\n${p.output()}`);
 }
 
-/** Each member's directory made by `guardian init` in its own place; its relay listening. */
-async function makeMembers(root: string, places: Places, env: NodeJS.ProcessEnv, d: Distance) {
+/**
+ * Each member's directory made by `guardian init` in its own place; its relays listening (each
+ * also in `relays` as soon as it is made, so a failure part way closes them).
+ */
+async function makeMembers(
+  root: string,
+  places: Places,
+  env: NodeJS.ProcessEnv,
+  d: Distance,
+  relays: Relay[],
+) {
   const listenBase = await freePorts(places.places.length);
   return Promise.all(
     places.places.map(async (place, i): Promise<Member> => {
       const id = i + 1;
       const relay = new Relay({ host: place.rootHost, targetHost: place.host, target: listenBase + i, seed: id }); // prettier-ignore
+      const appRelay = new Relay({ host: place.rootHost, seed: 100 + id });
+      relays.push(relay, appRelay);
       relay.delayMs = d.delayMs;
       relay.loss = d.loss;
       const port = await relay.listen();
@@ -109,10 +122,10 @@ async function makeMembers(root: string, places: Places, env: NodeJS.ProcessEnv,
       const url = `https://${place.rootHost}:${port}`;
       const init = run(CLI, ['init', '--dir', dir, '--url', url, '--name', `org-${id}`], { wrap: place.wrap, env }); // prettier-ignore
       await exitedOk(init, `guardian init of org-${id}`);
-      const part = lastJsonLine(init) as { identityKey: string };
-      const appRelay = new Relay({ host: place.rootHost, seed: 100 + id });
+      const part = lastLine(init);
+      const { identityKey } = JSON.parse(part) as { identityKey: string };
       await appRelay.listen();
-      return { id, place, dir, target: { url, identityKey: part.identityKey }, relay, appRelay };
+      return { id, place, dir, target: { url, identityKey }, part, relay, appRelay };
     }),
   );
 }
@@ -139,7 +152,7 @@ async function firstDkg(
   for (const m of members) m.proc = run(CLI, ['start', ...where(m), ...coordinator], { wrap: m.place.wrap, env }); // prettier-ignore
   await Promise.all(members.map((m) => healthy(m, (h) => h.state === 'waiting')));
   const file = join(root, 'members.txt');
-  writeFileSync(file, members.map((m) => JSON.stringify({ name: `org-${m.id}`, ...m.target })).join('\n') + '\n'); // prettier-ignore
+  writeFileSync(file, members.map((m) => m.part).join('\n') + '\n');
   const dkg = run(CLI, ['dkg', '--dir', net, '--members', file, '--t', '2'], { env });
   await exitedOk(dkg, 'guardian dkg');
   await Promise.all(members.map((m) => healthy(m, (h) => h.state === 'ready')));
@@ -153,6 +166,7 @@ export async function startDistanceWorld(d: Distance): Promise<DistanceWorld> {
   const root = mkdtempSync(join(tmpdir(), 'guardian-distance-'));
   const places = makePlaces(3);
   let members: Member[] = [];
+  const relays: Relay[] = [];
   let app: RunningApp | undefined;
   const stop = async (m: Member) => {
     if (m.proc) await kill9(m.proc);
@@ -160,14 +174,14 @@ export async function startDistanceWorld(d: Distance): Promise<DistanceWorld> {
   };
   const close = async () => {
     await Promise.all(members.map(stop));
-    await Promise.all(members.flatMap((m) => [m.relay.close(), m.appRelay.close()]));
+    await Promise.all(relays.map((r) => r.close()));
     await app?.stop();
     places.close();
     rmSync(root, { recursive: true, force: true });
     if (before !== undefined) process.env[PLAIN_ENV] = before;
   };
   try {
-    members = await makeMembers(root, places, env, d);
+    members = await makeMembers(root, places, env, d, relays);
     const key = run(CLI, ['coordinator-key', '--dir', join(root, 'coordinator')], { env });
     await exitedOk(key, 'guardian coordinator-key');
     const coordinator = ['--coordinator', key.output().trim()];
