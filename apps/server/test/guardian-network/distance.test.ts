@@ -13,6 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { guardianNetworkSchema, type Approvals } from '@unit/protocol/wire';
+import { HEALTH_MAX_BYTES, readPublic } from '@unit/guardian-net';
 import { getVaultByPubkey } from '../../src/store';
 import { call, type TestWallet } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
@@ -144,6 +145,10 @@ describe('guardians at a distance, each on a network stack of its own', () => {
   it('again with member 3 partitioned: the other two sign every request', async () => {
     world.partition(3);
     try {
+      // Cut off: its health is not read any more.
+      const m = world.members[2]!;
+      const read = await readPublic(m.target, '/v1/health', { timeoutMs: 3_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore
+      expect(read).toBeNull();
       const boards = await lifecycle('p');
       for (const g of seen(boards, 3)) expect(g.state).not.toBe('approved');
       for (const id of [1, 2]) for (const g of seen(boards, id)) expect(g.state).toBe('approved');
