@@ -2,7 +2,11 @@
 // coordinator sends `dkg/roster` {roster, session}, signed by a coordinator the roster names. The
 // guardian does not know that coordinator beforehand, so the roster in the message says who may
 // send it, and `acceptFirstRoster` decides whether this guardian joins: the one place where a
-// guardian accepts a roster for a first DKG.
+// guardian accepts a roster for a first DKG. It joins only once its own operator approved exactly
+// that roster on its machine (`approve --kind dkg`, approve-first.ts): a roster's digest covers
+// every member, t, n and the coordinators, so a coordinator cannot change any of them afterwards.
+import { approvalProblem } from './approval';
+import { readApprovals } from './approval-files';
 import { ProtocolError, openEnvelope, type Auth, type Payload } from './envelope';
 import { checkSession } from './dkg-share-box';
 import { parseSetBody, type GuardianSetBody } from './guardian-set';
@@ -107,5 +111,8 @@ export async function receiveFirstRoster(
   const first = acceptFirstRoster(payload.body, o.identity, payload.from, own);
   if (o.startedAs !== undefined && o.startedAs !== first.id)
     refuse(`this guardian was started as guardian ${o.startedAs}, not ${first.id}`);
+  const ask = { change: 'dkg' as const, setVersion: 0, identityKey: o.identity.publicKey };
+  const problem = approvalProblem(readApprovals(o.dir, 'dkg'), { ...ask, roster: first.roster });
+  if (problem) refuse(problem);
   return { ...first, payload, auth };
 }
