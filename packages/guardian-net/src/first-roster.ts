@@ -105,6 +105,8 @@ export async function receiveFirstRoster(
   const { payload, auth } = openFirstRoster(raw, o.identity);
   if (!(await o.remember(payload.from, payload.nonce, payload.ts)))
     throw new ProtocolError('replayed', 'message nonce was already used', 409);
+  if (payload.setVersion !== 0)
+    throw new ProtocolError('refused', 'a first roster names guardian set version 0', 409);
   if (o.coordinator !== undefined && payload.from !== o.coordinator)
     refuse('this guardian joins a first roster from the coordinator its operator named only');
   const own = readPublicPart(o.dir);

@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERTIFIED, rosterOf } from '../src/cli-dkg';
 import { runFirstDkg } from '../src/dkg-coordinator';
-import { ensureIdentity } from '../src/identity';
+import { ensureIdentity, newIdentity } from '../src/identity';
+import { MAX_MESSAGE_BYTES, sealMessage } from '../src/envelope';
 import { approveFirstRoster } from '../src/approve-first';
 import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
@@ -212,6 +213,35 @@ describe('guardians of three organisations', () => {
     );
     expect(second.output()).toMatch(/guardian 3 \(ok-c\): not approved: no approval by this guardian’s operator covers the first DKG of this roster .*approves another roster \(its threshold t differ\)/); // prettier-ignore
     expect(second.output()).toContain('dkg/roster');
+    await noSet();
+    // Hostile first rosters to guardian 1, whose operator approved this one: each refused.
+    const roster = rosterFor('net-ok', orgs, 2);
+    const coordinator = ensureIdentity(join(netDir, 'coordinator', 'identity.json'));
+    const to = orgs[0]!.part.identityKey;
+    const session = randomBytes(16).toString('hex');
+    const wire = (from: string, signer: Uint8Array, body: unknown, setVersion = 0) =>
+      JSON.stringify(sealMessage({ type: 'dkg/roster', from, to, setVersion, body: body as never }, signer)); // prettier-ignore
+    const post = async (body: string) => {
+      const res = await fetch(`${orgs[0]!.url}/v1/message`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }); // prettier-ignore
+      const error = ((await res.json()) as { error?: { code?: string; message?: string } }).error;
+      return `${res.status} ${error?.code}: ${error?.message}`;
+    };
+    const stranger = newIdentity();
+    const key = coordinator.publicKey;
+    expect(await post(JSON.stringify({ payload: 'x'.repeat(MAX_MESSAGE_BYTES + 1), sig: '' }))).toMatch(/^413 too-large/); // prettier-ignore
+    expect(await post('{"payload": 5}')).toMatch(/^400 malformed/);
+    expect(await post(wire(key, stranger.secretKey, { roster, session }))).toMatch(/^401 bad-signature/); // prettier-ignore
+    expect(await post(wire(stranger.publicKey, stranger.secretKey, { roster, session }))).toMatch(/^403 sender-not-in-set/); // prettier-ignore
+    expect(await post(wire(key, coordinator.secretKey, { roster, session }, 3))).toMatch(/^409 refused: a first roster names guardian set version 0/); // prettier-ignore
+    // A roster that does not parse names no coordinator, so its sender is nobody the guardian knows.
+    expect(await post(wire(key, coordinator.secretKey, { roster: { ...roster, t: 'two' }, session }))).toMatch(/^403 sender-not-in-set/); // prettier-ignore
+    const moved = { ...roster, members: roster.members.map((m) => (m.id === 1 ? { ...m, url: 'http://127.0.0.1:9' } : m)) }; // prettier-ignore
+    expect(await post(wire(key, coordinator.secretKey, { roster: moved, session }))).toMatch(/^400 refused: the roster gives this guardian the URL http:\/\/127.0.0.1:9/); // prettier-ignore
+    const elsewhere = { ...roster, members: roster.members.map((m) => (m.id === 2 ? { ...m, url: 'http://127.0.0.1:9' } : m)) }; // prettier-ignore
+    expect(await post(wire(key, coordinator.secretKey, { roster: elsewhere, session }))).toMatch(/^400 refused: not approved: .*approves another roster \(its members differ\)/); // prettier-ignore
+    const once = wire(key, coordinator.secretKey, { roster, session: 'zz' });
+    expect(await post(once)).toMatch(/^400 malformed: a DKG session is 16 bytes of hex/);
+    expect(await post(once)).toMatch(/^409 replayed/);
     await noSet();
     // With the third approval the same command makes the set.
     expect((await approve(orgs[2]!, rosterPath)).child.exitCode).toBe(0);

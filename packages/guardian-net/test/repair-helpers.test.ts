@@ -6,7 +6,7 @@
 // with another responsive member.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '../src/canonical';
@@ -14,7 +14,9 @@ import { approveRoster } from '../src/approve';
 import { Coordinator } from '../src/coordinator';
 import { readShareFile } from '../src/frost';
 import { verifySet, type GuardianSet } from '../src/guardian-set';
-import { loadIdentity, type Identity } from '../src/identity';
+import { loadIdentity, newIdentity, type Identity } from '../src/identity';
+import { sealMessage } from '../src/envelope';
+import { RemoteError } from '../src/transport';
 import { PartyRun } from '../src/party-run';
 import { repairRoster } from '../src/repair-roster';
 import { runRepair } from '../src/repair-run';
@@ -33,6 +35,11 @@ const cli = async (args: string[], code: number) => {
   return p.output();
 };
 const url = (id: number) => set1.members[id - 1]!.url;
+const codeOf = (p: Promise<unknown>) =>
+  p.then(
+    () => 'accepted',
+    (e: unknown) => (e instanceof RemoteError ? `${e.code}: ${e.message}` : String(e)),
+  );
 
 async function start(id: number, args: string[] = ['--id', String(id)]): Promise<void> {
   procs.set(id, run(CLI, ['start', ...args, '--dir', g(id), '--policy', 'approve-all']));
@@ -112,6 +119,22 @@ describe('a repair helped by the members that answer', () => {
     // Guardian 1 comes back on set 1, then takes set 2 with the share it kept.
     await start(1);
     expect(await waitHealthy(url(1))).toMatchObject({ sets: [1] });
+    // What it refuses before that, changing nothing: a stranger, another set version, a set
+    // without its handover, the set while its operator's approval is away, and a replay.
+    const member1 = set1.members[0]!;
+    const install = (identity: Identity, set: unknown, current = set1) =>
+      codeOf(new PartyRun('repair', current, identity, 5_000).call(member1, 'repair/install', { set: set as never })); // prettier-ignore
+    expect(await install(newIdentity(), set2)).toMatch(/^sender-not-in-set: /);
+    expect(await install(coordinatorId, set2, set2)).toMatch(/^refused: guardian set version 1 expected/); // prettier-ignore
+    const { handover: _h, ...unhanded } = set2;
+    expect(await install(coordinatorId, unhanded)).toMatch(/^refused: the next set does not verify: /); // prettier-ignore
+    renameSync(join(g(1), 'approvals'), join(dir, 'approvals-1'));
+    expect(await install(coordinatorId, set2)).toMatch(/^refused: not approved: this guardian’s operator has not approved the repair to set 2/); // prettier-ignore
+    renameSync(join(dir, 'approvals-1'), join(g(1), 'approvals'));
+    const wire = JSON.stringify(sealMessage({ type: 'repair/install', from: coordinatorId.publicKey, to: member1.identityKey, setVersion: 1, body: { session: 'ab'.repeat(16), set: unhanded } as never }, coordinatorId.secretKey)); // prettier-ignore
+    const post = async () => (await fetch(`${member1.url}/v1/message`, { method: 'POST', body: wire, headers: { 'content-type': 'application/json' } })).status; // prettier-ignore
+    expect([await post(), await post()]).toEqual([400, 409]);
+    expect(await waitHealthy(url(1))).toMatchObject({ sets: [1] });
     await cli(['repair', '--dir', dir, '--install', '1'], 0);
     expect(await waitHealthy(url(1))).toMatchObject({ sets: [2] });
     expect(readShareFile(join(g(1), 'share-v2.json')).secret.signingShare).toEqual(
@@ -152,8 +175,7 @@ describe('a repair helped by the members that answer', () => {
     frozen1 = false;
     await start(1);
     expect(await waitHealthy(url(1))).toMatchObject({ sets: [2] });
-    const member1 = set2.members[0]!;
-    await new PartyRun('repair', set2, coordinatorId, 10_000).call(member1, 'repair/install', { set: set3 as never }); // prettier-ignore
+    await new PartyRun('repair', set2, coordinatorId, 10_000).call(set2.members[0]!, 'repair/install', { set: set3 as never }); // prettier-ignore
     expect(await waitHealthy(url(1))).toMatchObject({ sets: [3] });
     expect((await onlySign(set3!, 3, [1, 3])).sort()).toEqual([1, 3]);
   }, 180_000);
