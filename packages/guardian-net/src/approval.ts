@@ -38,6 +38,16 @@ export interface ApprovalRecord {
   approvedAt: string;
 }
 
+/** An operator's approval as the `approve` command shows and records it. */
+export interface Approval {
+  /** the guardian's id in its current set (in the roster, for a first DKG) */
+  id: number;
+  lines: string[];
+  record: ApprovalRecord;
+  /** where it was recorded (only when it was written) */
+  path?: string;
+}
+
 /** An approval file as read from disk: its record, or why it could not be read. */
 export interface FoundApproval {
   file: string;

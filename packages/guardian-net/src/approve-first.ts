@@ -3,9 +3,8 @@
 // operator recorded here (first-roster.ts checks it on every `dkg/roster`). The embedded network's
 // one operator records it for each of its guardians through the same function (cli-dkg.ts).
 import { join } from 'node:path';
-import { approvalRecord, rosterDigest } from './approval';
+import { approvalRecord, rosterDigest, type Approval } from './approval';
 import { writeApproval } from './approval-files';
-import type { Approval } from './approve';
 import { readPublicPart } from './guardian-init';
 import type { GuardianSetBody, Member } from './guardian-set';
 import { loadIdentity } from './identity';

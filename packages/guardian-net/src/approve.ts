@@ -14,7 +14,7 @@ import {
   membershipRuleProblem,
   newMembers,
   rosterDigest,
-  type ApprovalRecord,
+  type Approval,
   type MembershipChange,
 } from './approval';
 import { writeApproval } from './approval-files';
@@ -66,14 +66,7 @@ export function describeChange(
   ];
 }
 
-export interface Approval {
-  /** the guardian's id in its current set */
-  id: number;
-  lines: string[];
-  record: ApprovalRecord;
-  /** where it was recorded (with `record: true`) */
-  path?: string;
-}
+export type { Approval } from './approval';
 
 /**
  * The approval by the guardian whose directory is `dir` of `roster`: checked against the newest set

@@ -41,7 +41,10 @@ export const USAGE = `usage:
                   once each guardian's operator approved the roster with --kind refresh)
   guardian repair --dir <network dir> --member <id> [--with <its new public part file>] [--roster <file>] [--helpers 1,2] [--timeout <ms>]
                  (the lost share of guardian <id>, started again with its identity key, rebuilt by t running members
-                  that never see it, once each staying guardian's operator approved the roster with --kind repair)
+                  that never see it, once each staying guardian's operator approved the roster with --kind repair;
+                  the helpers are t members that answer unless --helpers names them)
+  guardian repair --dir <network dir> --install <id>
+                 (the published repair set sent to a member that missed the repair; it keeps its own share)
   guardian recover --dir <guardian dir> --transcript <the DKG transcript file> [--set <the DKG's set file>]
                  (a guardian that lost its share after a DKG rebuilds it from its identity key and the public transcript)`;
 
