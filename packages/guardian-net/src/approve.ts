@@ -144,7 +144,7 @@ export function approve(args: string[], out: (line: string) => void): void {
   approval.lines.forEach((line) => out(line));
   if (!approval.path)
     out(
-      `Nothing was recorded. To approve exactly this roster as a ${change} for guardian ${approval.id}, run the same command again with --yes.`,
+      `Nothing was recorded. To approve exactly this roster as ${change === 'dkg' ? 'the first DKG' : `a ${change}`} for guardian ${approval.id}, run the same command again with --yes.`,
     );
   else
     out(
