@@ -52,16 +52,11 @@ export async function responsiveMembers(
   const silent: string[] = [];
   answers.forEach((a, i) => {
     const m = others[i]!;
-    const h = (a.status === 'fulfilled' ? a.value.body : null) as { identityKey?: unknown; sets?: unknown } | null; // prettier-ignore
-    if (a.status === 'rejected') silent.push(`guardian ${m.id}: ${describeError(a.reason)}`);
-    else if (
-      h?.identityKey !== m.identityKey ||
-      !Array.isArray(h.sets) ||
-      !h.sets.includes(current.version)
-    )
-      // prettier-ignore
-      silent.push(`guardian ${m.id}: not a ready member of set ${current.version}`);
-    else responsive.push(m.id);
+    if (a.status === 'rejected') return silent.push(`guardian ${m.id}: ${describeError(a.reason)}`); // prettier-ignore
+    const h = (a.value.body ?? {}) as { identityKey?: unknown; sets?: unknown };
+    const member = h.identityKey === m.identityKey && Array.isArray(h.sets) && h.sets.includes(current.version); // prettier-ignore
+    if (member) responsive.push(m.id);
+    else silent.push(`guardian ${m.id}: not a ready member of set ${current.version}`);
   });
   return { responsive, silent };
 }
@@ -184,7 +179,7 @@ export async function runRepair(
       // Only a member that did not answer is replaced; a refusal or a proven bad sum stops the run.
       if (o.helpers || silent.length === 0 || failure.blamed.length > 0 || failure.notApproved.length > 0) throw failure; // prettier-ignore
       candidates = candidates.filter((id) => !silent.includes(id));
-      o.log?.({ event: 'repair-retry', attempt, left_out: silent, reason: failure.message });
+      o.log?.({ event: 'repair-retry', attempt, leftOut: silent, reason: failure.message });
       continue;
     }
     if (!set) return undefined;

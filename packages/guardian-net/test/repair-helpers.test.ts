@@ -161,7 +161,7 @@ describe('a repair helped by the members that answer', () => {
     const options = { timeoutMs: 6_000, probeMs: 2_000, log: (e: Record<string, unknown>) => events.push(e), onSession }; // prettier-ignore
     const set3 = await runRepair(set2, roster, 4, coordinatorId, options);
     expect(sessions).toEqual([[1, 2], [2, 3]]); // prettier-ignore
-    expect(events.find((e) => e.event === 'repair-retry')).toMatchObject({ left_out: [1], reason: expect.stringMatching(/guardian 1 \(guardian-1\): timed out/) }); // prettier-ignore
+    expect(events.find((e) => e.event === 'repair-retry')).toMatchObject({ leftOut: [1], reason: expect.stringMatching(/guardian 1 \(guardian-1\): timed out/) }); // prettier-ignore
     expect(events.find((e) => e.event === 'repair-installed')).toMatchObject({ helpers: [2, 3], missed: [1] }); // prettier-ignore
     expect(set3!.groupKey).toBe(set1.groupKey);
     expect(lostShare()).toBe(share);
