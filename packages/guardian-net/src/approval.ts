@@ -1,4 +1,4 @@
-// A membership change (a rotation now; a reshare, repair or refresh later) needs each staying
+// A membership change (the first DKG, a rotation, a resharing, a repair or a refresh) needs each
 // guardian's own operator: a record of that exact roster, written on the guardian's machine by the
 // `approve` command (approve.ts) into its own directory, and rules no approval lifts. A guardian
 // checks both itself (handover.ts) on every `rotate/roster` and `set/handover`, whatever the
@@ -14,7 +14,8 @@ import {
 } from './guardian-set';
 
 export const APPROVAL_KIND = 'unit/membership-approval';
-export const MEMBERSHIP_CHANGES = ['rotation', 'reshare', 'repair', 'refresh'] as const;
+/** `dkg` is the network's first roster: the guardian holds no set yet, and it approves a version 0. */
+export const MEMBERSHIP_CHANGES = ['dkg', 'rotation', 'reshare', 'repair', 'refresh'] as const;
 export type MembershipChange = (typeof MEMBERSHIP_CHANGES)[number];
 /** The prefix of every refusal for want of an approval (the CLI tells the operators what to run). */
 export const NOT_APPROVED = 'not approved';
@@ -35,6 +36,16 @@ export interface ApprovalRecord {
   /** the whole roster approved: members, t, n, coordinators and the set it follows */
   roster: GuardianSetBody;
   approvedAt: string;
+}
+
+/** An operator's approval as the `approve` command shows and records it. */
+export interface Approval {
+  /** the guardian's id in its current set (in the roster, for a first DKG) */
+  id: number;
+  lines: string[];
+  record: ApprovalRecord;
+  /** where it was recorded (only when it was written) */
+  path?: string;
 }
 
 /** An approval file as read from disk: its record, or why it could not be read. */
@@ -73,6 +84,17 @@ export function membershipRuleProblem(
 
 const party = (p: Member | Coordinator) =>
   'id' in p ? `${p.id}:${p.name}:${p.identityKey}:${p.url}` : `${p.name}:${p.identityKey}`;
+
+/**
+ * Whether `next` deals every share again to exactly the members of `current`: same seats (id,
+ * name, identity key, URL), t, n and coordinators. A guardian asks its operator's `refresh`
+ * approval for such a roster, and a `reshare` approval for any other that keeps the key.
+ */
+export function isRefresh(current: GuardianSetBody, next: GuardianSetBody): boolean {
+  const shape = (b: GuardianSetBody) =>
+    canonicalJson({ t: b.t, n: b.n, members: b.members.map(party), coordinators: b.coordinators.map(party) }); // prettier-ignore
+  return shape(current) === shape(next);
+}
 
 /** What differs between an approved roster and the one offered, in words. */
 export function rosterDifferences(approved: GuardianSetBody, offered: GuardianSetBody): string[] {
@@ -132,7 +154,7 @@ function recordProblem(raw: unknown, ask: ApprovalAsk, digest: string): string |
     return `holds no valid roster (${(e as Error).message})`;
   }
   if (rosterDigest(approved) !== r.rosterDigest) return 'names a digest its roster does not have';
-  if (r.setVersion !== ask.setVersion || approved.previous?.version !== ask.setVersion)
+  if (r.setVersion !== ask.setVersion || (approved.previous?.version ?? 0) !== ask.setVersion)
     return `is for a ${ask.change} of set ${String(r.setVersion).slice(0, 12)}, and this guardian is on set ${ask.setVersion}`;
   if (r.nextVersion !== approved.version) return 'names another version than its roster';
   if (r.rosterDigest !== digest)
@@ -152,7 +174,10 @@ export function approvalProblem(found: FoundApproval[], ask: ApprovalAsk): strin
     if (problem === null) return null;
     reasons.push(`${f.file} ${problem}`);
   }
-  const what = `the ${ask.change} to set ${ask.roster.version} (roster digest ${digest})`;
+  const what =
+    ask.change === 'dkg'
+      ? `the first DKG of this roster (roster digest ${digest})`
+      : `the ${ask.change} to set ${ask.roster.version} (roster digest ${digest})`;
   const kind = ask.change === 'rotation' ? '' : ` --kind ${ask.change}`;
   const how = `its operator approves it on the guardian’s own machine with \`npm run guardian -- approve${kind} --dir <its directory> --roster <the roster file>\``;
   return reasons.length === 0

@@ -9,14 +9,16 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   approvalRecord,
+  isRefresh,
   MEMBERSHIP_CHANGES,
   membershipRuleProblem,
   newMembers,
   rosterDigest,
-  type ApprovalRecord,
+  type Approval,
   type MembershipChange,
 } from './approval';
 import { writeApproval } from './approval-files';
+import { approveFirstRoster } from './approve-first';
 import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import { checkFollows } from './handover';
 import { loadIdentity } from './identity';
@@ -27,6 +29,7 @@ const CHANGE_TITLE: Record<MembershipChange, string> = {
   rotation: 'Rotation (a new group key; every vault moves)',
   reshare: 'Resharing (the same group key; no vault moves)',
   repair: 'Repair (the same group key and verification shares; one seat’s lost share rebuilt)',
+  dkg: 'First DKG (a new group key)',
   refresh: 'Refresh (the same group key and members, new shares)',
 };
 
@@ -63,14 +66,7 @@ export function describeChange(
   ];
 }
 
-export interface Approval {
-  /** the guardian's id in its current set */
-  id: number;
-  lines: string[];
-  record: ApprovalRecord;
-  /** where it was recorded (with `record: true`) */
-  path?: string;
-}
+export type { Approval } from './approval';
 
 /**
  * The approval by the guardian whose directory is `dir` of `roster`: checked against the newest set
@@ -103,6 +99,15 @@ export function approveRoster(
     `Guardian ${me.id} of set ${current.version} (${dir}).`,
     ...describeChange(current, roster, change),
   ];
+  const refresh = isRefresh(current, roster);
+  if (change === 'refresh' && !refresh)
+    throw new Error(
+      `${lines.join('\n')}\nThis roster changes the members, t, n or coordinators, so it is no refresh; a change of members with the same group key is approved with --kind reshare.`,
+    );
+  if (change === 'reshare' && refresh)
+    throw new Error(
+      `${lines.join('\n')}\nThis roster keeps every member in its seat: it deals every share again, and is approved with --kind refresh.`,
+    );
   const rule = membershipRuleProblem(current, roster);
   if (rule) throw new Error(`${lines.join('\n')}\nThis roster cannot be approved: ${rule}.`);
   const record = approvalRecord(change, current.version, me, roster);
@@ -132,14 +137,19 @@ export function approve(args: string[], out: (line: string) => void): void {
     throw new Error(`${values.roster} is not a guardian roster: ${(e as Error).message}.`);
   }
   const dir = resolve(values.dir);
-  const approval = approveRoster(dir, roster, values.yes === true, change);
+  const approval =
+    change === 'dkg'
+      ? approveFirstRoster(dir, roster, values.yes === true)
+      : approveRoster(dir, roster, values.yes === true, change);
   approval.lines.forEach((line) => out(line));
   if (!approval.path)
     out(
-      `Nothing was recorded. To approve exactly this roster as a ${change} for guardian ${approval.id}, run the same command again with --yes.`,
+      `Nothing was recorded. To approve exactly this roster as ${change === 'dkg' ? 'the first DKG' : `a ${change}`} for guardian ${approval.id}, run the same command again with --yes.`,
     );
   else
     out(
-      `Approved: guardian ${approval.id} will join the ${change} to set ${roster.version} for exactly this roster; recorded in ${approval.path}.`,
+      change === 'dkg'
+        ? `Approved: guardian ${approval.id} will join the first DKG of exactly this roster; recorded in ${approval.path}.`
+        : `Approved: guardian ${approval.id} will join the ${change} to set ${roster.version} for exactly this roster; recorded in ${approval.path}.`,
     );
 }

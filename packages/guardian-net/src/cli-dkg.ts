@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DkgFailure, resumeInstall, runFirstDkg } from './dkg-coordinator';
+import { rosterDigest } from './approval';
+import { approveFirstRoster } from './approve-first';
 import type { DkgTranscript } from './dkg-recovery';
 import { ensureGuardianDir, initGuardian, parsePublicPart, type PublicPart } from './guardian-init';
 import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from './guardian-set';
@@ -98,13 +100,31 @@ export async function coordinatorDkg(
     await resumeInstall(set, coordinator);
   } else {
     const roster = rosterOf(members, t, coordinator.publicKey);
-    writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster, null, 2) + '\n');
-    set = await firstDkgWithRetries(dir, roster, coordinator, retry, log);
+    const rosterPath = join(dir, 'roster.json');
+    writeFileSync(rosterPath, JSON.stringify(roster, null, 2) + '\n');
+    try {
+      set = await firstDkgWithRetries(dir, roster, coordinator, retry, log);
+    } catch (e) {
+      if (!(e instanceof DkgFailure) || e.notApproved.length === 0) throw e;
+      throw new Error(notApprovedMessage(roster, e, rosterPath));
+    }
   }
   writeFileSync(setPath, JSON.stringify(set, null, 2) + '\n');
   rmSync(certifiedPath, { force: true });
   log({ event: 'dkg-complete', t: set.t, n: set.n, groupKey: set.groupKey, set: setPath });
   return set;
+}
+
+/** The command an operator runs on guardian `id`'s machine to approve the first roster. */
+export const approveFirstCommand = (id: number, rosterPath: string) =>
+  `npm run guardian -- approve --kind dkg --dir <guardian ${id}'s own directory> --roster ${rosterPath}`;
+
+/** Why the DKG did not start: who has not approved the roster, and what each operator runs. */
+function notApprovedMessage(roster: GuardianSetBody, e: DkgFailure, rosterPath: string): string {
+  const ids = e.notApproved;
+  const who = ids.map((id) => `guardian ${id}`).join(', ');
+  const commands = ids.map((id) => `guardian ${id}: ${approveFirstCommand(id, rosterPath)}`);
+  return `The DKG did not start: ${who} ${ids.length === 1 ? 'has' : 'have'} not approved this roster (digest ${rosterDigest(roster)}), and no guardian took part. Each one's operator reads and approves it on that guardian's own machine (${commands.join('; ')}; add --yes once the summary is right), then run this dkg command again (${e.message}).`;
 }
 
 /** How often a first DKG that failed for want of a member is run again, and how long to wait. */
@@ -151,7 +171,8 @@ async function firstDkgWithRetries(
     try {
       return await runFirstDkg(roster, coordinator, { log, onCertified });
     } catch (e) {
-      if (!(e instanceof DkgFailure) || e.blamed.length > 0 || attempt > retry.retries) throw e;
+      if (!(e instanceof DkgFailure) || e.blamed.length > 0 || e.notApproved.length > 0) throw e;
+      if (attempt > retry.retries) throw e;
       log({ event: 'dkg-retry', attempt, failed: e.failed, reason: e.message });
       await allWaiting(roster, retry.waitMs);
     }
@@ -192,6 +213,14 @@ export async function localDkg(o: LocalDkgOptions, deps: DkgDeps): Promise<void>
   const members = ports.map((port, i) =>
     ensureGuardianDir(guardianDir(o.dir, i + 1), localUrl(port), `guardian-${i + 1}`),
   );
+  // The embedded network's one operator approves the roster for each of its guardians, through the
+  // same check and record as `approve --kind dkg` on a guardian's own machine.
+  if (!existsSync(join(o.dir, CERTIFIED))) {
+    mkdirSync(join(o.dir, 'coordinator'), { recursive: true, mode: 0o700 });
+    const coordinator = ensureIdentity(join(o.dir, 'coordinator', 'identity.json'));
+    const roster = rosterOf(members, o.t, coordinator.publicKey);
+    members.forEach((_, i) => approveFirstRoster(guardianDir(o.dir, i + 1), roster, true));
+  }
   const children = ports.map((port, i) => deps.spawnGuardian(o.dir, i + 1, port, []));
   const watching = o.exitWithParent
     ? onParentGone(() => void stopChildren(children).then(() => process.exit(1)))

@@ -14,7 +14,7 @@ import { rosterDigest } from './approval';
 import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from './guardian-set';
 import { loadIdentity } from './identity';
 import { keepSetFile } from './set-files';
-import { MembershipFailure } from './party-run';
+import { MembershipFailure, PartyRun } from './party-run';
 import { repairRoster, repairRosterProblem } from './repair-roster';
 import { runRepair } from './repair-run';
 
@@ -48,6 +48,7 @@ function parse(args: string[]) {
       roster: { type: 'string' },
       helpers: { type: 'string' },
       timeout: { type: 'string' },
+      install: { type: 'string' },
     },
   });
   const lost = Number(values.member);
@@ -60,10 +61,29 @@ function parse(args: string[]) {
   return { ...values, dir: resolve(values.dir), lost, helpers, timeoutMs };
 }
 
+/**
+ * `repair --dir <network dir> --install <id>`: the published repair set sent to a member of the
+ * set it replaced that took no part (it did not answer during the repair); it keeps its own share.
+ */
+async function sendInstall(dir: string, id: number, log: (e: Record<string, unknown>) => void) {
+  const set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  const before = join(dir, `guardian-set-v${set.version - 1}.json`);
+  const previous = verifySet(JSON.parse(readFileSync(before, 'utf8')));
+  verifySet(set, { previous });
+  const member = previous.members.find((m) => m.id === id);
+  if (!member) throw new Error(`--install takes an id of set ${previous.version}, not ${id}.`);
+  const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
+  await new PartyRun('repair', previous, coordinator, 15_000).call(member, 'repair/install', { set: set as never }); // prettier-ignore
+  log({ event: 'repair-install-sent', guardian: id, version: set.version });
+}
+
 export async function repairCommand(
   args: string[],
   log: (event: Record<string, unknown>) => void,
 ): Promise<void> {
+  const install = parseArgs({ args, options: { dir: { type: 'string' }, install: { type: 'string' } }, strict: false }).values; // prettier-ignore
+  if (typeof install.install === 'string' && typeof install.dir === 'string')
+    return sendInstall(resolve(install.dir), Number(install.install), log);
   const o = parse(args);
   const setPath = join(o.dir, 'guardian-set.json');
   const current = verifySet(JSON.parse(readFileSync(setPath, 'utf8')));

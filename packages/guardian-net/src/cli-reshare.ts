@@ -99,15 +99,27 @@ export async function reshareCommand(
       `The resharing did not start: ${e.notApproved.map((id) => `guardian ${id}`).join(', ')} ${e.notApproved.length === 1 ? 'has' : 'have'} not approved this roster as a reshare. Each one's operator reads and approves it on that guardian's own machine (${commands.join('; ')}; add --yes once the summary is right), then run this reshare command again (${e.message}).`,
     );
   }
+  publishSet(dir, current, next!, log);
+}
+
+/** The network directory's `guardian-set.json` becomes `next`; the one it replaces is kept. */
+export function publishSet(
+  dir: string,
+  current: GuardianSet,
+  next: GuardianSet,
+  log: (event: Record<string, unknown>) => void,
+  event = 'reshare-complete',
+): void {
+  const setPath = join(dir, 'guardian-set.json');
   const kept = join(dir, `guardian-set-v${current.version}.json`);
   keepSetFile(setPath, kept);
   writeFileSync(setPath, JSON.stringify(next, null, 2) + '\n');
   log({
-    event: 'reshare-complete',
-    version: next!.version,
-    groupKey: next!.groupKey,
-    handoverBy: Object.keys(next!.handover ?? {}).map(Number),
-    signedBy: Object.keys(next!.signatures).map(Number),
+    event,
+    version: next.version,
+    groupKey: next.groupKey,
+    handoverBy: Object.keys(next.handover ?? {}).map(Number),
+    signedBy: Object.keys(next.signatures).map(Number),
     set: setPath,
   });
 }

@@ -20,7 +20,8 @@ export const USAGE = `usage:
   guardian dkg --dir <network dir> --members <file of the members' public parts> [--t 2]
                  [--retries <n>, 0: runs again, with a fresh session, after a member crashed or timed out]
                  [--retry-wait <s>, 120: how long each retry waits for every member to wait for a roster again]
-                 (the coordinator, holding only its identity, runs the first DKG among running guardians)
+                 (the coordinator, holding only its identity, runs the first DKG among running guardians,
+                  once each guardian's operator approved its roster with approve --kind dkg)
   guardian dkg --dir <network dir> [--n 3] [--t 2] [--base-port 7401, 0: free ports] [--exit-with-parent]
                  (the same on one machine: init each guardian-<i>, start them, run the DKG)
   guardian local --dir <network dir> [--n 3] [--t 2] [--base-port 7401] [--exit-with-parent] [any start flag, given to every guardian]
@@ -31,13 +32,19 @@ export const USAGE = `usage:
   guardian rotate --dir <network dir> --next-dir <dir> [--replace <id>,...] [--n N] [--t T] [--base-port <first new member's port>]
                  [--approve-local: this operator runs every staying guardian from <network dir>/guardian-<id>]
                  (the next set by a new DKG, handed over by the running current set, once each staying guardian's operator approved it)
-  guardian approve --dir <this guardian's dir> --roster <roster.json> [--kind rotation|reshare|repair] [--yes]
+  guardian approve --dir <this guardian's dir> --roster <roster.json> [--kind dkg|rotation|reshare|refresh|repair] [--yes]
                  (run on the guardian's own machine: shows what the roster changes; --yes records the approval)
   guardian reshare --dir <network dir> --roster <roster.json> [--replace <id> --with <new guardian's public part file>] [--timeout <ms>]
                  (the same group key to a new roster: dealt by t running members that stay, once each staying guardian's operator approved it with --kind reshare)
+  guardian refresh --dir <network dir> [--roster <file>] [--timeout <ms>]
+                 (every share dealt again to the same members under the same group key; old shares combine with no new one;
+                  once each guardian's operator approved the roster with --kind refresh)
   guardian repair --dir <network dir> --member <id> [--with <its new public part file>] [--roster <file>] [--helpers 1,2] [--timeout <ms>]
                  (the lost share of guardian <id>, started again with its identity key, rebuilt by t running members
-                  that never see it, once each staying guardian's operator approved the roster with --kind repair)
+                  that never see it, once each staying guardian's operator approved the roster with --kind repair;
+                  the helpers are t members that answer unless --helpers names them)
+  guardian repair --dir <network dir> --install <id>
+                 (the published repair set sent to a member that missed the repair; it keeps its own share)
   guardian recover --dir <guardian dir> --transcript <the DKG transcript file> [--set <the DKG's set file>]
                  (a guardian that lost its share after a DKG rebuilds it from its identity key and the public transcript)`;
 

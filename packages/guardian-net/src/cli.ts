@@ -26,6 +26,7 @@ import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
 import { reshareCommand } from './cli-reshare';
+import { refreshCommand } from './cli-refresh';
 import { repairCommand } from './cli-repair';
 import { recoverCommand } from './cli-recover';
 import { HttpChainView } from './vault-policy/chain-view';
@@ -341,6 +342,7 @@ async function main(): Promise<void> {
     return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
   if (command === 'reshare') return reshareCommand(rest, log);
+  if (command === 'refresh') return refreshCommand(rest, log);
   if (command === 'repair') return repairCommand(rest, log);
   if (command === 'recover') return recoverCommand(rest, log);
   throw new UsageError(

@@ -14,7 +14,8 @@ import { groupKeyXOnly } from './frost';
 import { verifySet, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import type { Identity } from './identity';
 import { HEALTH_MAX_BYTES, readPublic } from './public-read';
-import { callParty, type CallResult } from './transport';
+import { callParty, RemoteError, type CallResult } from './transport';
+import { NOT_APPROVED } from './approval';
 import { makeTranscript, type DkgTranscript } from './dkg-recovery';
 
 /** A rotation's DKG: the set it replaces, and how the handover of that set is collected. */
@@ -32,6 +33,8 @@ export class DkgFailure extends Error {
     readonly blamed: number[] = [],
     /** guardians that did not answer a step, or refused it */
     readonly failed: number[] = [],
+    /** guardians that refused the roster for want of their operator's approval */
+    readonly notApproved: number[] = [],
   ) {
     super(message);
   }
@@ -51,7 +54,7 @@ function describe(e: unknown): string {
   const err = e as Error & { code?: string; cause?: { code?: string } };
   if (err?.name === 'TimeoutError') return 'timed out';
   if (err?.cause?.code) return `unreachable (${err.cause.code})`;
-  return String(err?.message ?? e).slice(0, 300);
+  return String(err?.message ?? e).slice(0, 600);
 }
 
 /**
@@ -109,8 +112,12 @@ class DkgRounds {
     members = this.roster.members,
   ): Promise<CallResult[]> {
     const settled = await Promise.allSettled(members.map((m, i) => this.call(m, type, body(m, i))));
-    const failed = settled.flatMap((r, i) =>
-      r.status === 'rejected' ? [{ m: members[i]!, why: describe(r.reason) }] : [],
+    const failed = settled.flatMap(
+      (r, i) =>
+      r.status === 'rejected' ? [{ m: members[i]!, why: describe(r.reason), e: r.reason as unknown }] : [], // prettier-ignore
+    );
+    const refusedRoster = failed.filter(
+      (f) => f.e instanceof RemoteError && f.e.message.startsWith(NOT_APPROVED),
     );
     if (failed.length > 0)
       throw new DkgFailure(
@@ -118,6 +125,7 @@ class DkgRounds {
           failed.map((f) => `guardian ${f.m.id} (${f.m.name}): ${f.why}`).join('; '),
         [],
         failed.map((f) => f.m.id),
+        refusedRoster.map((f) => f.m.id),
       );
     return settled.map((r) => (r as PromiseFulfilledResult<CallResult>).value);
   }

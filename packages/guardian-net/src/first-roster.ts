@@ -2,7 +2,11 @@
 // coordinator sends `dkg/roster` {roster, session}, signed by a coordinator the roster names. The
 // guardian does not know that coordinator beforehand, so the roster in the message says who may
 // send it, and `acceptFirstRoster` decides whether this guardian joins: the one place where a
-// guardian accepts a roster for a first DKG.
+// guardian accepts a roster for a first DKG. It joins only once its own operator approved exactly
+// that roster on its machine (`approve --kind dkg`, approve-first.ts): a roster's digest covers
+// every member, t, n and the coordinators, so a coordinator cannot change any of them afterwards.
+import { approvalProblem } from './approval';
+import { readApprovals } from './approval-files';
 import { ProtocolError, openEnvelope, type Auth, type Payload } from './envelope';
 import { checkSession } from './dkg-share-box';
 import { parseSetBody, type GuardianSetBody } from './guardian-set';
@@ -101,11 +105,16 @@ export async function receiveFirstRoster(
   const { payload, auth } = openFirstRoster(raw, o.identity);
   if (!(await o.remember(payload.from, payload.nonce, payload.ts)))
     throw new ProtocolError('replayed', 'message nonce was already used', 409);
+  if (payload.setVersion !== 0)
+    throw new ProtocolError('refused', 'a first roster names guardian set version 0', 409);
   if (o.coordinator !== undefined && payload.from !== o.coordinator)
     refuse('this guardian joins a first roster from the coordinator its operator named only');
   const own = readPublicPart(o.dir);
   const first = acceptFirstRoster(payload.body, o.identity, payload.from, own);
   if (o.startedAs !== undefined && o.startedAs !== first.id)
     refuse(`this guardian was started as guardian ${o.startedAs}, not ${first.id}`);
+  const ask = { change: 'dkg' as const, setVersion: 0, identityKey: o.identity.publicKey };
+  const problem = approvalProblem(readApprovals(o.dir, 'dkg'), { ...ask, roster: first.roster });
+  if (problem) refuse(problem);
   return { ...first, payload, auth };
 }

@@ -16,6 +16,8 @@ export class MembershipFailure extends Error {
     readonly blamed: number[] = [],
     /** members that refused a step for want of their operator's approval */
     readonly notApproved: number[] = [],
+    /** members that did not answer a step in time, or could not be reached */
+    readonly silent: number[] = [],
   ) {
     super(message);
   }
@@ -61,10 +63,12 @@ export class PartyRun {
     const notApproved = failed.filter(
       (f) => f.e instanceof RemoteError && f.e.message.includes('not approved'),
     );
+    const silent = failed.filter((f) => /^(timed out|unreachable)/.test(describeError(f.e)));
     throw new MembershipFailure(
       `the ${this.what} failed at ${type}: ${failed.map((f) => `guardian ${f.m.id} (${f.m.name}): ${describeError(f.e)}`).join('; ')}`,
       [],
       notApproved.map((f) => f.m.id),
+      silent.map((f) => f.m.id),
     );
   }
 

@@ -113,7 +113,10 @@ export class GuardianRepair {
 
   private checkApproved(current: GuardianSet, next: GuardianSetBody): void {
     const ask = { change: 'repair' as const, setVersion: current.version, roster: next };
-    const problem = approvalProblem(this.host.approvals(), { ...ask, identityKey: this.me() });
+    const problem = approvalProblem(this.host.approvals('repair'), {
+      ...ask,
+      identityKey: this.me(),
+    });
     if (problem) refuse(problem);
   }
 
@@ -246,6 +249,8 @@ export class GuardianRepair {
 
   /** `repair/install` {session, set}: the next set with t signatures and t of the handover. */
   private install(raw: unknown): unknown {
+    const session = (raw as { session?: unknown } | null)?.session;
+    if (this.host.current() && this.under?.spec.session !== session) return this.installMissed(raw);
     const under = this.need(raw);
     let set: GuardianSet;
     try {
@@ -262,6 +267,33 @@ export class GuardianRepair {
     this.host.install(set, id, secret);
     this.under = undefined;
     this.host.log({ event: 'repair-complete', version: set.version, repaired: under.spec.lost });
+    return { installed: true };
+  }
+
+  /**
+   * `repair/install` to a member of the installed set that took no part in the repair (it did not
+   * answer in time). A repair changes no other member's share, so it installs the next set with
+   * its own share, once the set verifies against its own (t signatures and t of the handover),
+   * keeps its package, key and this guardian's seat, and its operator approved exactly that roster.
+   */
+  private installMissed(raw: unknown): unknown {
+    const own = this.host.current()!;
+    let set: GuardianSet;
+    try {
+      set = verifySet((raw as { set?: unknown } | null)?.set, { previous: own.set });
+    } catch (e) {
+      return refuse(`the next set does not verify: ${(e as Error).message}`);
+    }
+    if (!sameJson(set.frost, own.set.frost) || set.groupKey !== own.set.groupKey)
+      refuse('the next set does not keep the installed set’s key and verification shares');
+    const id = own.set.members.find((m) => m.identityKey === this.me())!.id;
+    if (set.members[id - 1]?.identityKey !== this.me())
+      refuse('the next set does not keep this guardian in its seat');
+    const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...roster } = set;
+    this.checkApproved(own.set, roster);
+    const secret = { identifier: frostIdentifier(id), signingShare: Uint8Array.from(own.share.signingShare) }; // prettier-ignore
+    this.host.install(set, id, secret);
+    this.host.log({ event: 'repair-complete', version: set.version, missed: true });
     return { installed: true };
   }
 

@@ -4,11 +4,18 @@
 // sub-share sealed to that member), asks each next member to combine (`reshare/finish`) and to sign
 // the next set (`reshare/sign`), asks the staying members of the installed set to hand over
 // (`reshare/handover`), and installs (`reshare/install`). A member of the installed set takes part
-// only for a roster its own operator approved as a `reshare`; every message of the resharing names
+// only for a roster its own operator approved as a `reshare` (as a `refresh` when the roster keeps
+// every member in its seat: every share dealt again, the same members); every message of the resharing names
 // the installed set's version, so a new member (no set yet) checks its senders against that set.
 // Nothing is written before the install: a run stopped earlier leaves every member on its set.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
-import { approvalProblem, membershipRuleProblem, type FoundApproval } from './approval';
+import {
+  approvalProblem,
+  isRefresh,
+  membershipRuleProblem,
+  type FoundApproval,
+  type MembershipChange,
+} from './approval';
 import { parseRosterHead, refuse, sameJson } from './roster-change';
 import { openEnvelope, ProtocolError, type Auth, type Payload } from './envelope';
 import { frostIdentifier, type FrostPublicJson } from './frost';
@@ -31,8 +38,8 @@ export interface ReshareHost {
   identity: () => Identity;
   /** its newest installed set and share, none while it waits for its first */
   current: () => { set: GuardianSet; share: FrostSecret } | undefined;
-  /** its operator's `reshare` approvals, read from its own directory at each ask */
-  approvals: () => FoundApproval[];
+  /** its operator's approvals of `change`, read from its own directory at each ask */
+  approvals: (change: MembershipChange) => FoundApproval[];
   /** writes the set and share (the set file commits it) and starts signing for it */
   install: (set: GuardianSet, id: number, secret: FrostSecret) => void;
   log: (event: Record<string, unknown>) => void;
@@ -95,12 +102,16 @@ export class GuardianReshare {
     return under.recipient.receive(senderKey, body);
   }
 
-  /** Its operator's approval of exactly this roster as a resharing, and the rules no approval lifts. */
+  /**
+   * Its operator's approval of exactly this roster, as a refresh when it keeps every member and
+   * seat (else as a resharing), and the rules no approval lifts.
+   */
   private checkApproved(current: GuardianSet, next: GuardianSetBody): void {
     const rule = membershipRuleProblem(current, next);
     if (rule) refuse(`this guardian refuses the roster of set ${next.version}: ${rule}`);
-    const ask = { change: 'reshare' as const, setVersion: current.version, roster: next };
-    const problem = approvalProblem(this.host.approvals(), {
+    const change: MembershipChange = isRefresh(current, next) ? 'refresh' : 'reshare';
+    const ask = { change, setVersion: current.version, roster: next };
+    const problem = approvalProblem(this.host.approvals(change), {
       ...ask,
       identityKey: this.host.identity().publicKey,
     });

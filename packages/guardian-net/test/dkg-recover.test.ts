@@ -12,6 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureIdentity } from '../src/identity';
+import { approveFirstRoster } from '../src/approve-first';
+import { readMembers, rosterOf } from '../src/cli-dkg';
 import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
 const root = mkdtempSync(join(tmpdir(), 'guardian-dkg-recover-'));
@@ -85,6 +87,11 @@ describe('a first DKG that a crash and a lost disk do not break', () => {
     const dying = await start(orgs[2]!, 'waiting', 'crash-in-dkg');
     const members = join(root, 'members.txt');
     writeFileSync(members, orgs.map((o) => o.part).join('\n') + '\n');
+    // Each operator approves the roster the coordinator makes, on its own guardian's directory.
+    mkdirSync(join(net, 'coordinator'), { recursive: true, mode: 0o700 });
+    const coordinator = ensureIdentity(join(net, 'coordinator', 'identity.json'));
+    const roster = rosterOf(readMembers(members), 2, coordinator.publicKey);
+    for (const org of orgs) approveFirstRoster(org.dir, roster, true);
     const dkg = run(CLI, ['dkg', '--dir', net, '--members', members, '--t', '2', '--retries', '2', '--retry-wait', '90']); // prettier-ignore
     await dying.exited;
     // Its operator starts it again while the coordinator waits.

@@ -70,7 +70,7 @@ describe('guardian local with a lost directory', () => {
   const copyWithout = (...missing: string[]) => {
     const copy = mkdtempSync(join(tmpdir(), 'guardian-restored-'));
     cpSync(guardianDir(1), copy, { recursive: true });
-    for (const name of missing) rmSync(join(copy, name));
+    for (const name of missing) rmSync(join(copy, name), { recursive: true });
     for (const name of readdirSync(copy))
       if (name.startsWith('store.sqlite')) rmSync(join(copy, name));
     return copy;
@@ -113,8 +113,9 @@ describe('guardian local with a lost directory', () => {
         rmSync(copy, { recursive: true, force: true });
       }
     }
-    // Only the share left (its set file and public part lost too): still an installed guardian's.
-    const copy = copyWithout('identity.json', 'oracle.json', 'guardian-set.json', 'guardian.json');
+    // Only the share left (its set file, public part and approvals lost too): still an installed
+    // guardian's.
+    const copy = copyWithout('identity.json', 'oracle.json', 'guardian-set.json', 'guardian.json', 'approvals'); // prettier-ignore
     try {
       expect(() => startIn(copy)).toThrow(/has no identity\.json, oracle\.json/);
       expect(readdirSync(copy).sort()).toEqual(['share.json']);

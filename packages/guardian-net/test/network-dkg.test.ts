@@ -18,7 +18,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CERTIFIED, rosterOf } from '../src/cli-dkg';
 import { runFirstDkg } from '../src/dkg-coordinator';
-import { ensureIdentity } from '../src/identity';
+import { ensureIdentity, newIdentity } from '../src/identity';
+import { MAX_MESSAGE_BYTES, sealMessage } from '../src/envelope';
+import { approveFirstRoster } from '../src/approve-first';
 import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 
 const root = mkdtempSync(join(tmpdir(), 'guardian-orgs-'));
@@ -59,8 +61,25 @@ async function start(org: Org, evilMode?: string, flags: string[] = []): Promise
   return p;
 }
 
-/** `guardian dkg --members` from a coordinator directory of its own; its process, exited. */
-async function coordinate(net: string, orgs: Org[], t = 2): Promise<Proc> {
+/** The roster `guardian dkg --members` makes for `orgs` from the coordinator directory `net`. */
+function rosterFor(net: string, orgs: Org[], t: number) {
+  mkdirSync(join(root, net, 'coordinator'), { recursive: true, mode: 0o700 });
+  const coordinator = ensureIdentity(join(root, net, 'coordinator', 'identity.json'));
+  return rosterOf(orgs.map((o) => o.part), t, coordinator.publicKey); // prettier-ignore
+}
+
+/** Each of `orgs`' operators approves the roster of `net` (the command's own check and record). */
+function approveAll(net: string, orgs: Org[], t = 2): void {
+  const roster = rosterFor(net, orgs, t);
+  for (const org of orgs) approveFirstRoster(org.dir, roster, true);
+}
+
+/**
+ * `guardian dkg --members` from a coordinator directory of its own, once every operator approved
+ * the roster (unless `approved` is false); its process, exited.
+ */
+async function coordinate(net: string, orgs: Org[], t = 2, approved = true): Promise<Proc> {
+  if (approved) approveAll(net, orgs, t);
   const file = join(root, `${net}-members.txt`);
   writeFileSync(file, orgs.map((o) => JSON.stringify(o.part)).join('\n') + '\n');
   const p = run(CLI, ['dkg', '--dir', join(root, net), '--members', file, '--t', String(t)]);
@@ -155,6 +174,88 @@ describe('guardians of three organisations', () => {
     expect(readFileSync(join(orgs[0]!.dir, 'identity.json'))).toEqual(before);
   }, 180_000);
 
+  it('a DKG runs only for the roster every operator approved: one missing approval fails it for all', async () => {
+    const base = await freePorts(3);
+    const orgs = [await init('ok-a', base), await init('ok-b', base + 1), await init('ok-c', base + 2)]; // prettier-ignore
+    for (const org of orgs) await start(org);
+    const netDir = join(root, 'net-ok');
+    const rosterPath = join(netDir, 'roster.json');
+    const approve = async (org: Org, path: string, yes = true) => {
+      const p = run(CLI, ['approve', '--kind', 'dkg', '--dir', org.dir, '--roster', path, ...(yes ? ['--yes'] : [])]); // prettier-ignore
+      await p.exited;
+      return p;
+    };
+    const noSet = async () => {
+      expect(existsSync(join(netDir, 'guardian-set.json'))).toBe(false);
+      expect(shareFiles([netDir, ...orgs.map((o) => o.dir)])).toEqual([]);
+      for (const org of orgs) expect(await health(org)).toMatchObject({ state: 'waiting' });
+    };
+    // No operator approved: the command names each one and what it runs; nobody took part.
+    const first = await coordinate('net-ok', orgs, 2, false);
+    expect(first.child.exitCode).toBe(1);
+    expect(first.output()).toMatch(/The DKG did not start: guardian 1, guardian 2, guardian 3 have not approved this roster/); // prettier-ignore
+    expect(first.output()).toContain(`npm run guardian -- approve --kind dkg --dir <guardian 3's own directory> --roster ${rosterPath}`); // prettier-ignore
+    await noSet();
+    // Operators 1 and 2 read the summary, then approve; operator 3 approves another roster (t 3).
+    const look = await approve(orgs[0]!, rosterPath, false);
+    expect(look.child.exitCode, look.output()).toBe(0);
+    expect(look.output()).toContain('First DKG (a new group key) of a 2-of-3 network');
+    expect(look.output()).toContain('Nothing was recorded.');
+    expect(existsSync(join(orgs[0]!.dir, 'approvals'))).toBe(false);
+    for (const org of orgs.slice(0, 2)) expect((await approve(org, rosterPath)).child.exitCode).toBe(0); // prettier-ignore
+    const other = join(root, 'roster-t3.json');
+    writeFileSync(other, JSON.stringify(rosterFor('net-ok', orgs, 3)));
+    expect((await approve(orgs[2]!, other)).child.exitCode).toBe(0);
+    const second = await coordinate('net-ok', orgs, 2, false);
+    expect(second.child.exitCode).toBe(1);
+    expect(second.output()).toMatch(
+      /The DKG did not start: guardian 3 has not approved this roster/,
+    );
+    expect(second.output()).toMatch(/guardian 3 \(ok-c\): not approved: no approval by this guardian’s operator covers the first DKG of this roster .*approves another roster \(its threshold t differ\)/); // prettier-ignore
+    expect(second.output()).toContain('dkg/roster');
+    await noSet();
+    // Hostile first rosters to guardian 1, whose operator approved this one: each refused.
+    const roster = rosterFor('net-ok', orgs, 2);
+    const coordinator = ensureIdentity(join(netDir, 'coordinator', 'identity.json'));
+    const to = orgs[0]!.part.identityKey;
+    const session = randomBytes(16).toString('hex');
+    const wire = (from: string, signer: Uint8Array, body: unknown, setVersion = 0) =>
+      JSON.stringify(sealMessage({ type: 'dkg/roster', from, to, setVersion, body: body as never }, signer)); // prettier-ignore
+    const post = async (body: string) => {
+      const res = await fetch(`${orgs[0]!.url}/v1/message`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }); // prettier-ignore
+      const error = ((await res.json()) as { error?: { code?: string; message?: string } }).error;
+      return `${res.status} ${error?.code}: ${error?.message}`;
+    };
+    const stranger = newIdentity();
+    const key = coordinator.publicKey;
+    expect(await post(JSON.stringify({ payload: 'x'.repeat(MAX_MESSAGE_BYTES + 1), sig: '' }))).toMatch(/^413 too-large/); // prettier-ignore
+    expect(await post('{"payload": 5}')).toMatch(/^400 malformed/);
+    expect(await post(wire(key, stranger.secretKey, { roster, session }))).toMatch(/^401 bad-signature/); // prettier-ignore
+    expect(await post(wire(stranger.publicKey, stranger.secretKey, { roster, session }))).toMatch(/^403 sender-not-in-set/); // prettier-ignore
+    expect(await post(wire(key, coordinator.secretKey, { roster, session }, 3))).toMatch(/^409 refused: a first roster names guardian set version 0/); // prettier-ignore
+    // A roster that does not parse names no coordinator, so its sender is nobody the guardian knows.
+    expect(await post(wire(key, coordinator.secretKey, { roster: { ...roster, t: 'two' }, session }))).toMatch(/^403 sender-not-in-set/); // prettier-ignore
+    const moved = { ...roster, members: roster.members.map((m) => (m.id === 1 ? { ...m, url: 'http://127.0.0.1:9' } : m)) }; // prettier-ignore
+    expect(await post(wire(key, coordinator.secretKey, { roster: moved, session }))).toMatch(/^400 refused: the roster gives this guardian the URL http:\/\/127.0.0.1:9/); // prettier-ignore
+    const elsewhere = { ...roster, members: roster.members.map((m) => (m.id === 2 ? { ...m, url: 'http://127.0.0.1:9' } : m)) }; // prettier-ignore
+    expect(await post(wire(key, coordinator.secretKey, { roster: elsewhere, session }))).toMatch(/^400 refused: not approved: .*approves another roster \(its members differ\)/); // prettier-ignore
+    const once = wire(key, coordinator.secretKey, { roster, session: 'zz' });
+    expect(await post(once)).toMatch(/^400 malformed: a DKG session is 16 bytes of hex/);
+    expect(await post(once)).toMatch(/^409 replayed/);
+    await noSet();
+    // With the third approval the same command makes the set.
+    expect((await approve(orgs[2]!, rosterPath)).child.exitCode).toBe(0);
+    const third = await coordinate('net-ok', orgs, 2, false);
+    expect(third.child.exitCode, third.output()).toBe(0);
+    const set = JSON.parse(readFileSync(join(netDir, 'guardian-set.json'), 'utf8')) as { groupKey: string }; // prettier-ignore
+    for (const org of orgs)
+      expect(await health(org)).toMatchObject({ state: 'ready', groupKey: set.groupKey });
+    // A guardian that holds a set approves no first roster.
+    const late = await approve(orgs[0]!, rosterPath);
+    expect(late.child.exitCode).not.toBe(0);
+    expect(late.output()).toMatch(/already holds guardian set 1; a first DKG is for a guardian with no set/); // prettier-ignore
+  }, 180_000);
+
   it('a guardian that sends a bad share is named, nobody installs a set, and a rerun without it succeeds', async () => {
     const base = await freePorts(3);
     const orgs = [await init('bad-a', base), await init('bad-b', base + 1), await init('bad-c', base + 2)]; // prettier-ignore
@@ -210,6 +311,7 @@ describe('guardians of three organisations', () => {
       2,
       coordinator.publicKey,
     );
+    for (const org of orgs) approveFirstRoster(org.dir, roster, true);
     // The coordinator's own step, as the command runs it, stopped right after the certificate.
     const halted = runFirstDkg(roster, coordinator, {
       onCertified: (set) => {

@@ -97,8 +97,8 @@ describe('a guardian that lost its disk gets its share back with the same group 
     const refused = await cli(['repair', '--dir', dir, '--member', '3'], 1);
     expect(refused).toMatch(/The repair did not start: guardian 1, guardian 2 have not approved this roster as a repair/); // prettier-ignore
     expect(refused).toContain(`npm run guardian -- approve --kind repair --dir <guardian 1's own directory> --roster ${rosterPath(2)}`); // prettier-ignore
-    // A resharing's approval of the same roster does not cover a repair.
-    await approve(1, 2, 'reshare');
+    // A refresh's approval of the same roster (the same seats) does not cover a repair.
+    await approve(1, 2, 'refresh');
     expect(await cli(['repair', '--dir', dir, '--member', '3'], 1)).toMatch(/guardian 1 \(guardian-1\): not approved: .*repair to set 2/); // prettier-ignore
     expect(await waitHealthy(url(3))).toMatchObject({ state: 'waiting', sets: [] });
     expect(await signs(set1, 1)).toEqual(expect.arrayContaining([1, 2]));

@@ -181,6 +181,17 @@ describe('npm start on the devnet runs the guardian network', () => {
     // Base port 0 picked free ports, written in the set; every link is TLS, with no flag.
     expect(set.members.every((m) => Number(new URL(m.url).port) > 0)).toBe(true);
     expect(set.members.every((m) => m.url.startsWith('https://127.0.0.1:'))).toBe(true);
+    // The key was made through each member's operator's approval of the roster, which the one
+    // operator of the embedded network recorded in each guardian's own directory.
+    const roster = JSON.parse(readFileSync(path.join(networkDir, 'roster.json'), 'utf8')) as unknown; // prettier-ignore
+    for (const m of set.members) {
+      const folder = path.join(networkDir, `guardian-${m.id}`, 'approvals');
+      const files = readdirSync(folder);
+      expect(files).toEqual([expect.stringMatching(/^dkg-v0-[0-9a-f]{64}\.json$/)]);
+      const record = JSON.parse(readFileSync(path.join(folder, files[0]!), 'utf8')) as Record<string, unknown>; // prettier-ignore
+      expect(record).toMatchObject({ change: 'dkg', guardian: { id: m.id, identityKey: m.identityKey }, roster }); // prettier-ignore
+      expect(files[0]).toBe(`dkg-v0-${String(record.rosterDigest)}.json`);
+    }
     const three = await waitFor(
       'three guardians',
       () => {
