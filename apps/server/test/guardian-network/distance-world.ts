@@ -153,8 +153,16 @@ async function firstDkg(
   await Promise.all(members.map((m) => healthy(m, (h) => h.state === 'waiting')));
   const file = join(root, 'members.txt');
   writeFileSync(file, members.map((m) => m.part).join('\n') + '\n');
-  const dkg = run(CLI, ['dkg', '--dir', net, '--members', file, '--t', '2'], { env });
-  await exitedOk(dkg, 'guardian dkg');
+  const dkgArgs = ['dkg', '--dir', net, '--members', file, '--t', '2'];
+  // As three organisations would: the first run stops before any round and writes the roster,
+  // each operator approves it on its own guardian's directory, then the same command runs it.
+  const unapproved = run(CLI, dkgArgs, { env });
+  if ((await unapproved.exited) === 0) throw new Error('guardian dkg ran without any approval');
+  for (const m of members) {
+    const args = ['approve', '--kind', 'dkg', '--dir', m.dir, '--roster', join(net, 'roster.json'), '--yes']; // prettier-ignore
+    await exitedOk(run(CLI, args, { env }), `guardian approve of ${m.dir}`);
+  }
+  await exitedOk(run(CLI, dkgArgs, { env }), 'guardian dkg');
   await Promise.all(members.map((m) => healthy(m, (h) => h.state === 'ready')));
   return { net, set: verifySet(JSON.parse(readFileSync(join(net, 'guardian-set.json'), 'utf8'))) };
 }
