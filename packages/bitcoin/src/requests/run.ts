@@ -32,8 +32,11 @@ export type RequestQuote = SignedQuote & QuoteCommitment;
 
 /** The reading, reserving and signing a request needs, each the caller's. */
 export interface VaultRequestIo {
-  /** unit.reserve, over the socket the request will be sent on (the reservation lives with it). */
-  reserve(params: ReserveParams): Promise<ReserveResult>;
+  /**
+   * unit.reserve, over the socket the request will be sent on (the reservation lives with it);
+   * asked only of an action that reserves.
+   */
+  reserve?(params: ReserveParams): Promise<ReserveResult>;
   /** The oracle's quote of the threshold of the state after, at `ts`. */
   quote(thresholdCents: number, ts: number): Promise<RequestQuote>;
   /** The wallet's payment outputs (asked only of an action that pays from the wallet). */
@@ -85,8 +88,9 @@ export async function prepareVaultRequest<A extends VaultAction>(
 ): Promise<PreparedVaultRequest<A>> {
   const plan = planVaultRequest(input);
   const { needs } = plan;
+  if (plan.reserve && !io.reserve) throw new TypeError(`a ${input.action} needs a reservation`);
   const reservation = plan.reserve
-    ? await io.reserve({ ...plan.reserve, vault_pubkey: context.vaultPubkey })
+    ? await io.reserve!({ ...plan.reserve, vault_pubkey: context.vaultPubkey })
     : null;
   const now = context.now();
   const draft = draftEnvelope(now, context.lifetimeSeconds, context.random);
