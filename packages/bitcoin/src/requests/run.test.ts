@@ -148,6 +148,23 @@ describe('prepareVaultRequest', () => {
     const tx = Transaction.fromPSBT(prepared.psbt.built.psbt, VAULT_TX_OPTS);
     expect(tx.getOutput(1).script).toEqual(treasuryScript);
   });
+  it('refuses to run an action that reserves without a way to reserve', async () => {
+    const { reserve: _reserve, ...io } = recordingIo([]);
+    await expect(
+      prepareVaultRequest(
+        {
+          action: 'borrow',
+          btc: 0n,
+          unit: 1n,
+          vault: vaultUtxo(5_000_000n, 0n),
+          wallet,
+          feeRate: 3,
+        },
+        context,
+        io,
+      ),
+    ).rejects.toThrow('a borrow needs a reservation');
+  });
 });
 
 describe('planSpeedUp', () => {
