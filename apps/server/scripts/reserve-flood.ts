@@ -9,28 +9,22 @@ import { base64, hex } from '@scure/base';
 import { p2tr, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
-  open as openAction,
+  addressToScript,
   parseRuneId,
-  quotedVault,
+  prepareVaultRequest,
   signUserInputs,
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
   DomainError,
   errorCodeOf,
-  liquidationThresholdCents,
-  sats,
-  unitCents,
   type ConfigDto,
   type OracleQuoteDto,
   type UtxoDto,
 } from '@unit/protocol';
 import {
-  REQUEST_LIFETIME_SECONDS,
   checkGuardianResult,
   connectGuardian,
-  draftEnvelope,
-  signVaultRequest,
   type GuardianClient,
   type WebSocketLike,
 } from '@unit/protocol/wire';
@@ -119,81 +113,54 @@ class DevnetUser {
     await http(this.baseUrl, '/api/devnet/mine', { blocks: 1 });
   }
 
-  /** One open, as the web app makes it; throws the guardian's refusal. */
+  /** One open, as the web app makes it (@unit/bitcoin's request runner); throws the refusal. */
   async open(config: ConfigDto, depositSats: bigint, borrowCents: bigint): Promise<string> {
     const rpc = await connect(`${this.baseUrl.replace('http', 'ws')}${config.guardianUrl}`);
+    const treasuryScript = addressToScript(config.treasuryAddress, TEST_NETWORK);
+    const ordinals = new URL(config.ordinalsUrl, this.baseUrl).pathname.replace(/\/$/, '');
     try {
-      const reservation = await rpc.call('unit.reserve', {
-        unit_amount: Number(borrowCents),
-        vault_action: openAction.action,
-        vault_pubkey: this.vaultPubkey,
-      });
-      const t = reservation.treasury_utxo!;
-      const now = Math.floor(Date.now() / 1000);
-      const th = liquidationThresholdCents(sats(depositSats), unitCents(borrowCents));
-      const quote = await http<OracleQuoteDto>(
-        this.baseUrl,
-        `/api/oracle/quote?th=${th}&ts=${now}`,
-      );
-      const draft = draftEnvelope(now, REQUEST_LIFETIME_SECONDS, randomBytes);
-      const { nonce, expiresAt } = draft;
-      const utxos = await http<UtxoDto[]>(
-        this.baseUrl,
-        `${new URL(config.ordinalsUrl, this.baseUrl).pathname.replace(/\/$/, '')}/address/${this.payment.address}/utxos`,
-      );
-      const built = openAction.build({
-        wallet: this.wallet,
-        utxos: utxos.map((u) => ({
-          txid: u.txid,
-          vout: u.vout,
-          value: BigInt(u.value),
-          script: this.payment.script,
-        })),
-        feeRate: 2,
-        ...quotedVault(
-          quote,
-          th,
-          { nonce, expiry: expiresAt },
-          {
-            vaultPubkey: hex.decode(this.vaultPubkey),
-            guardPubkey: hex.decode(config.guardPubkey),
-            network: TEST_NETWORK,
-          },
-        ),
-        btc: depositSats,
-        unit: borrowCents,
-        unitRuneId: parseRuneId(config.unitRuneId),
-        treasury: {
-          txid: t.txid,
-          vout: t.vout,
-          value: BigInt(t.value),
-          script: hex.decode(t.script_hex),
-          unitAmount: BigInt(t.unit_amount),
+      const { request } = await prepareVaultRequest(
+        { action: 'open', btc: depositSats, unit: borrowCents, wallet: this.wallet, feeRate: 2 },
+        {
+          vaultPubkey: this.vaultPubkey,
+          keys: { guardPubkey: hex.decode(config.guardPubkey), network: TEST_NETWORK },
+          now: () => Math.floor(Date.now() / 1000),
+          random: randomBytes,
           // The guardian network's treasury is `OP_1 <group key>`: no internal key to give.
-          ...(t.script_hex === `5120${config.treasuryPubkey}`
+          ...(hex.encode(treasuryScript) === `5120${config.treasuryPubkey}`
             ? {}
-            : { internalKey: hex.decode(config.treasuryPubkey) }),
-        },
-      });
-      const request = await signVaultRequest({
-        draft,
-        payload: openAction.payload({
-          btc: depositSats,
-          unit: borrowCents,
-          feeRate: 2,
+            : { treasuryInternalKey: hex.decode(config.treasuryPubkey) }),
+          unitRuneId: parseRuneId(config.unitRuneId),
           label: 'Probe vault',
-        }),
-        vaultPubkey: this.vaultPubkey,
-        quote,
-        reservationId: reservation.reservation_id,
-        psbt: base64.encode(built.psbt),
-        sign: (psbt) =>
-          base64.encode(
-            signUserInputs(base64.decode(psbt), this.paymentKey, built.signInputs.user),
-          ),
-      });
+        },
+        {
+          reserve: (params) => rpc.call('unit.reserve', params),
+          quote: (th, ts) =>
+            http<OracleQuoteDto>(this.baseUrl, `/api/oracle/quote?th=${th}&ts=${ts}`),
+          paymentUtxos: async () =>
+            (
+              await http<UtxoDto[]>(
+                this.baseUrl,
+                `${ordinals}/address/${this.payment.address}/utxos`,
+              )
+            ).map((u) => ({
+              txid: u.txid,
+              vout: u.vout,
+              value: BigInt(u.value),
+              script: this.payment.script,
+            })),
+          sign: (psbt, signers) =>
+            base64.encode(
+              signUserInputs(
+                base64.decode(psbt),
+                this.paymentKey,
+                signers.map((s) => s.index),
+              ),
+            ),
+        },
+      );
       this.requestBytes = Buffer.byteLength(
-        JSON.stringify({ jsonrpc: '2.0', id: 2, method: openAction.method, params: request }),
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'vault.open', params: request }),
       );
       const result = await rpc.call('vault.open', request);
       return result.vault_txid;

@@ -6,3 +6,5 @@ export * from './flows';
 export * from './actions';
 // Ledger: every vault rebuilt from the chain alone, and the digest validators and the app compare.
 export * from './ledger';
+// Requests: what a client reserves, reads, builds and signs for a vault action or a speed-up.
+export * from './requests';

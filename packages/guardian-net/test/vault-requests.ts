@@ -1,16 +1,19 @@
 // Vault requests built the way the web app and apps/server/test/guardian/harness.ts build them
-// (through the action's declaration, at the state after the action, signed by the wallet), for
-// guardians whose group key is in the vault's leaves; and the message of each fixed input, computed
-// as the coordinator does. Used by the policy's unit test and the app's guardian-network test.
+// (through @unit/bitcoin's request planner, at the state after the action, signed by the wallet),
+// for guardians whose group key is in the vault's leaves; and the message of each fixed input,
+// computed as the coordinator does. Used by the policy's unit test and the app's guardian-network
+// test.
 import { randomBytes } from 'node:crypto';
 import { base64, hex } from '@scure/base';
 import { p2tr, p2wpkh, Transaction } from '@scure/btc-signer';
 import { hash160, pubECDSA, pubSchnorr, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import {
+  buildVaultRequest,
   declarationOf,
   liquidationLeafScript,
-  quotedVault,
+  planVaultRequest,
+  quotedRequest,
   signUserInputs,
   taprootSighash,
   updateLeafScript,
@@ -21,17 +24,8 @@ import {
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
-import {
-  actionAmountOf,
-  applyAction,
-  liquidationThresholdCents,
-  repossessState,
-  sats,
-  unitCents,
-  type SignedVaultRequest,
-  type VaultAction,
-} from '@unit/protocol';
-import type { SignedQuote } from '@unit/protocol/wire';
+import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
+import { envelopeFields, type SignedQuote } from '@unit/protocol/wire';
 
 export const FEE_RATE = 2;
 export const keyOf = (label: string) => sha256(new TextEncoder().encode(`policy test: ${label}`));
@@ -91,78 +85,43 @@ export interface DraftParams {
   treasury?: TreasuryUtxo;
 }
 
-/** A signed request of `action`, built through its declaration at the state after it. */
+/** A signed request of `action`, built through the planner at the state after it. */
 export async function draftRequest(p: DraftParams): Promise<Draft> {
-  const declaration = declarationOf(p.action);
-  const { shape } = declaration;
-  const before = {
-    btcSats: sats(p.vault?.value ?? 0n),
-    unitCents: unitCents(p.vault?.unitDebt ?? 0n),
-  };
-  const after =
-    p.action === 'repossess'
-      ? repossessState(before, {
-          btcSats: sats(p.liquidated!.value),
-          unitCents: unitCents(p.liquidated!.unitDebt),
-        })
-      : applyAction(
-          before,
-          p.action,
-          actionAmountOf(p.action, { btcSats: sats(p.btc), unitCents: unitCents(p.unit) }),
-        );
-  const th = liquidationThresholdCents(after.btcSats, after.unitCents);
-  const quote = await p.quote(th, p.now);
-  const nonce = randomBytes(16);
-  const expiresAt = p.now + 120;
-  const { state, newVault } = quotedVault(
-    quote,
-    th,
-    { nonce, expiry: expiresAt },
-    { vaultPubkey: hex.decode(p.wallet.vaultPubkey), guardPubkey: p.groupKey, network: p.network },
-  );
-  const built = declaration.build({
-    wallet: p.wallet.vaultWallet,
-    utxos: shape.paysFromWallet ? p.payments : [],
-    feeRate: FEE_RATE,
-    state,
-    newVault,
+  const plan = planVaultRequest({
+    action: p.action,
     btc: p.btc,
     unit: p.unit,
-    vault: p.vault,
-    liquidated: p.liquidated,
-    unitUtxos: [],
+    ...(p.vault ? { vault: p.vault } : {}),
+    ...(p.liquidated ? { liquidated: p.liquidated } : {}),
+    wallet: p.wallet.vaultWallet,
+    feeRate: FEE_RATE,
+  });
+  const quote = await p.quote(plan.thresholdCents, p.now);
+  const draft = { nonce: randomBytes(16), expiresAt: p.now + 120 };
+  const quoted = quotedRequest(plan, {
+    quote,
+    draft,
+    keys: {
+      vaultPubkey: hex.decode(p.wallet.vaultPubkey),
+      guardPubkey: p.groupKey,
+      network: p.network,
+    },
+  });
+  const { built, payload, signers } = buildVaultRequest(plan, quoted, {
+    utxos: p.payments,
     treasuryScript: p.treasuryScript,
     unitRuneId: p.unitRuneId,
-    treasury: p.treasury,
+    ...(p.treasury ? { treasury: p.treasury } : {}),
+    label: 'policy vault',
+    ...(p.liquidatedVaultId ? { liquidatedVaultId: p.liquidatedVaultId } : {}),
   });
-  const vaultIndex = declaration.spends.findIndex((s) => s.role === 'vault');
   let psbt = built.psbt;
-  for (const index of built.signInputs.user)
-    psbt = signUserInputs(psbt, index === vaultIndex ? p.wallet.vaultKey : p.wallet.paymentKey, [
-      index,
-    ]);
-  const { price_cents, time, ts, signature, quorum, term } = quote;
+  for (const { index, key } of signers)
+    psbt = signUserInputs(psbt, key === 'vault' ? p.wallet.vaultKey : p.wallet.paymentKey, [index]);
   const request: SignedVaultRequest<unknown> = {
-    vault_pubkey: p.wallet.vaultPubkey,
-    nonce: hex.encode(nonce),
-    expires_at: expiresAt,
-    quote: {
-      price_cents,
-      time,
-      th: quote.th,
-      ts,
-      signature,
-      ...(quorum ? { quorum } : {}),
-      ...(term ? { term } : {}),
-    },
+    ...envelopeFields({ draft, vaultPubkey: p.wallet.vaultPubkey, quote }),
     psbt: base64.encode(psbt),
-    payload: declaration.payload({
-      btc: p.btc,
-      unit: p.unit,
-      feeRate: FEE_RATE,
-      label: 'policy vault',
-      liquidatedVaultId: p.liquidatedVaultId,
-    }),
+    payload,
   };
   const txid = Transaction.fromPSBT(psbt, { allowUnknownOutputs: true }).id;
   return { action: p.action, request, built, txid };

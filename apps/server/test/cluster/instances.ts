@@ -11,26 +11,23 @@ import { pubECDSA, pubSchnorr } from '@scure/btc-signer/utils.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import {
-  borrow as borrowAction,
-  open as openAction,
   parseRuneId,
+  prepareVaultRequest,
   signUserInputs,
-  quotedVault,
   vaultOutput,
+  type RequestQuote,
+  type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
-  liquidationThresholdCents,
   parseLiveEvent,
-  sats,
-  unitCents,
   type GuardianMethod,
   type GuardianParams,
   type GuardianResult,
   type LiveEvent,
   type ReserveResult,
+  type VaultAction,
 } from '@unit/protocol';
-import { draftEnvelope, signVaultRequest } from '@unit/protocol/wire';
 import type { BuildAppOptions } from '../../src/app';
 import { getVaultByPubkey, openStore } from '../../src/store';
 import { startTestApp, type RunningApp } from '../support';
@@ -133,76 +130,31 @@ export async function prepareOpen(
   await devnet.fund(payment.address!, 20_000_000n);
   await devnet.mine(1);
 
-  const socket = await connect(via);
-  const reservation = await socket.call('unit.reserve', {
-    unit_amount: Number(borrow),
-    vault_action: openAction.action,
-    vault_pubkey: vaultPubkey,
-  });
-  const treasury = treasuryOverride ?? reservation.treasury_utxo!;
-  if (treasuryOverride)
-    await via.store.db
-      .updateTable('reservations')
-      .set({ treasury_txid: treasury.txid, treasury_vout: treasury.vout })
-      .where('reservation_id', '=', reservation.reservation_id)
-      .execute();
-  const th = liquidationThresholdCents(sats(deposit), unitCents(borrow));
-  const now = Math.floor(Date.now() / 1000);
-  const quote = await quoteOf(via, th, now);
-  const draft = draftEnvelope(now, 120, randomBytes);
-  const { nonce } = draft;
-  const built = openAction.build({
-    wallet,
-    utxos: (await via.chain.paymentUtxos(payment.address!)).map((u) => ({
-      txid: u.txid,
-      vout: u.vout,
-      value: BigInt(u.value),
-      script: payment.script,
-    })),
-    feeRate: FEE_RATE,
-    ...quotedVault(
-      quote,
-      th,
-      { nonce, expiry: draft.expiresAt },
-      {
-        vaultPubkey: hex.decode(vaultPubkey),
-        guardPubkey: hex.decode(via.keys.guardPubkey),
-        network: TEST_NETWORK,
-      },
-    ),
-    btc: deposit,
-    unit: borrow,
-    unitRuneId: parseRuneId(devnet.unitRuneId),
-    treasury: {
-      txid: treasury.txid,
-      vout: treasury.vout,
-      value: BigInt(treasury.value),
-      script: hex.decode(treasury.script_hex),
-      unitAmount: BigInt(treasury.unit_amount),
-      // With the guardian network the treasury is `OP_1 <group key>`, no internal key to tweak.
-      ...(via.keys.treasuryPubkey === via.keys.guardPubkey
-        ? {}
-        : { internalKey: hex.decode(via.keys.treasuryPubkey) }),
-    },
-  });
-  const params = await signVaultRequest({
-    draft,
+  const owner: VaultOwner = {
+    paymentKey,
+    runesKey,
+    vaultKey,
     vaultPubkey,
-    quote,
-    reservationId: reservation.reservation_id,
-    psbt: base64.encode(built.psbt),
-    sign: (psbt) =>
-      base64.encode(signUserInputs(base64.decode(psbt), paymentKey, built.signInputs.user)),
-    payload: openAction.payload({
-      btc: deposit,
-      unit: borrow,
-      feeRate: FEE_RATE,
-      label: 'cluster vault',
-    }),
-  });
+    wallet,
+    paymentAddress: payment.address!,
+  };
+  const socket = await connect(via);
+  const {
+    request: params,
+    reservation,
+    draft,
+  } = await prepareRequest(
+    via,
+    socket,
+    owner,
+    { action: 'open', btc: deposit, unit: borrow },
+    { treasuryOverride, label: 'cluster vault' },
+  );
+  const treasury = reservation!.treasury_utxo!;
+  const nonce = draft.nonce;
   return {
     vaultPubkey,
-    owner: { paymentKey, vaultKey, vaultPubkey, wallet, paymentAddress: payment.address! },
+    owner,
     nonce: hex.encode(nonce),
     treasury,
     /** Sends vault.open to `to` (by default the instance that reserved), over the open socket. */
@@ -296,7 +248,15 @@ export async function eventually(condition: () => boolean | Promise<boolean>, ti
   }
 }
 
-export type VaultOwner = Awaited<ReturnType<typeof prepareOpen>>['owner'];
+/** A wallet of the tests: its keys, its scripts and its payment address. */
+export interface VaultOwner {
+  paymentKey: Uint8Array;
+  runesKey: Uint8Array;
+  vaultKey: Uint8Array;
+  vaultPubkey: string;
+  wallet: VaultWallet;
+  paymentAddress: string;
+}
 
 /**
  * A borrow from an opened vault, as the web app builds it, up to vault.borrow: reserve through
@@ -308,89 +268,21 @@ export async function prepareBorrow(
   amount: bigint,
   treasuryOverride?: TreasuryUtxo,
 ) {
-  const row = (await getVaultByPubkey(via.store.db, owner.vaultPubkey))!;
-  const output = (await via.chain.output(row.vault_txid, row.vault_vout))!;
-  const guardPubkey = hex.decode(via.keys.guardPubkey);
-  const vault = {
-    txid: row.vault_txid,
-    vout: row.vault_vout,
-    value: BigInt(output.value),
-    unitDebt: BigInt(row.unit_borrowed),
-    output: vaultOutput({
-      vaultPubkey: hex.decode(owner.vaultPubkey),
-      guardPubkey,
-      thresholdHash: await via.oracle.thresholdHashes(row.threshold_cents, Number(row.stamp)),
-      network: TEST_NETWORK,
-    }),
-  };
+  const vault = await ownerVault(via, owner);
   const socket = await connect(via);
-  const reservation = await socket.call('unit.reserve', {
-    unit_amount: Number(amount),
-    vault_action: borrowAction.action,
-    vault_pubkey: owner.vaultPubkey,
-  });
-  const treasury = treasuryOverride ?? reservation.treasury_utxo!;
-  if (treasuryOverride)
-    await via.store.db
-      .updateTable('reservations')
-      .set({ treasury_txid: treasury.txid, treasury_vout: treasury.vout })
-      .where('reservation_id', '=', reservation.reservation_id)
-      .execute();
-  const th = liquidationThresholdCents(sats(vault.value), unitCents(vault.unitDebt + amount));
-  const now = Math.floor(Date.now() / 1000);
-  const quote = await quoteOf(via, th, now);
-  const draft = draftEnvelope(now, 120, randomBytes);
-  const { nonce } = draft;
-  const built = borrowAction.build({
-    wallet: owner.wallet,
-    utxos: (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
-      txid: u.txid,
-      vout: u.vout,
-      value: BigInt(u.value),
-      script: owner.wallet.satsScript,
-    })),
-    feeRate: FEE_RATE,
-    ...quotedVault(
-      quote,
-      th,
-      { nonce, expiry: draft.expiresAt },
-      { vaultPubkey: hex.decode(owner.vaultPubkey), guardPubkey, network: TEST_NETWORK },
-    ),
-    vault,
-    btc: 0n,
-    unit: amount,
-    unitRuneId: parseRuneId(via.devnet!.unitRuneId),
-    treasury: {
-      txid: treasury.txid,
-      vout: treasury.vout,
-      value: BigInt(treasury.value),
-      script: hex.decode(treasury.script_hex),
-      unitAmount: BigInt(treasury.unit_amount),
-      // With the guardian network the treasury is `OP_1 <group key>`, no internal key to tweak.
-      ...(via.keys.treasuryPubkey === via.keys.guardPubkey
-        ? {}
-        : { internalKey: hex.decode(via.keys.treasuryPubkey) }),
-    },
-  });
-  // The vault input is signed with the vault key, the others pay the fee.
-  const vaultIndex = borrowAction.spends.findIndex((input) => input.role === 'vault');
-  const sign = (unsigned: string) => {
-    let psbt = base64.decode(unsigned);
-    for (const index of built.signInputs.user)
-      psbt = signUserInputs(psbt, index === vaultIndex ? owner.vaultKey : owner.paymentKey, [
-        index,
-      ]);
-    return base64.encode(psbt);
-  };
-  const params = await signVaultRequest({
+  const {
+    request: params,
+    reservation,
     draft,
-    vaultPubkey: owner.vaultPubkey,
-    quote,
-    reservationId: reservation.reservation_id,
-    psbt: base64.encode(built.psbt),
-    sign,
-    payload: borrowAction.payload({ btc: 0n, unit: amount, feeRate: FEE_RATE }),
-  });
+  } = await prepareRequest(
+    via,
+    socket,
+    owner,
+    { action: 'borrow', btc: 0n, unit: amount, vault },
+    { treasuryOverride },
+  );
+  const treasury = reservation!.treasury_utxo!;
+  const nonce = draft.nonce;
   return {
     nonce: hex.encode(nonce),
     treasury,
@@ -404,4 +296,90 @@ export async function prepareBorrow(
     },
     close: () => socket.close(),
   };
+}
+
+/** The owner's vault as the app reads it: the database's row and its output on chain. */
+export async function ownerVault(
+  via: RunningApp,
+  owner: VaultOwner,
+  hashes: (th: number, stamp: number) => Promise<Uint8Array[]> | Uint8Array[] = (th, stamp) =>
+    via.oracle.thresholdHashes(th, stamp),
+): Promise<VaultUtxo> {
+  const row = await getVaultByPubkey(via.store.db, owner.vaultPubkey);
+  if (!row) throw new Error('no vault for this key in the database');
+  const output = (await via.chain.output(row.vault_txid, row.vault_vout))!;
+  return {
+    txid: row.vault_txid,
+    vout: row.vault_vout,
+    value: BigInt(output.value),
+    unitDebt: BigInt(row.unit_borrowed),
+    output: vaultOutput({
+      vaultPubkey: hex.decode(owner.vaultPubkey),
+      guardPubkey: hex.decode(via.keys.guardPubkey),
+      thresholdHash: await hashes(row.threshold_cents, Number(row.stamp)),
+      network: TEST_NETWORK,
+    }),
+  };
+}
+
+/**
+ * A request of the owner's, planned, reserved (through `socket`), quoted, built and signed as the web
+ * app does it (@unit/bitcoin's request runner). `treasuryOverride` makes the reservation name that
+ * treasury output instead (as when every output is named by other live reservations: reservations
+ * hold nothing exclusively); `quote` answers the quote (by default as GET /api/oracle/quote does).
+ */
+export async function prepareRequest<A extends VaultAction>(
+  via: RunningApp,
+  socket: Awaited<ReturnType<typeof connect>>,
+  owner: VaultOwner,
+  input: { action: A; btc: bigint; unit: bigint; vault?: VaultUtxo },
+  options: {
+    treasuryOverride?: TreasuryUtxo | undefined;
+    label?: string;
+    quote?: (th: number, ts: number) => Promise<RequestQuote>;
+  } = {},
+) {
+  const keys = { vault: owner.vaultKey, runes: owner.runesKey, payment: owner.paymentKey };
+  const { treasuryOverride } = options;
+  return prepareVaultRequest(
+    { ...input, wallet: owner.wallet, feeRate: FEE_RATE },
+    {
+      vaultPubkey: owner.vaultPubkey,
+      keys: { guardPubkey: hex.decode(via.keys.guardPubkey), network: TEST_NETWORK },
+      now: () => Math.floor(Date.now() / 1000),
+      lifetimeSeconds: 120,
+      random: randomBytes,
+      // With the guardian network the treasury is `OP_1 <group key>`, no internal key to tweak.
+      ...(via.keys.treasuryPubkey === via.keys.guardPubkey
+        ? {}
+        : { treasuryInternalKey: hex.decode(via.keys.treasuryPubkey) }),
+      unitRuneId: parseRuneId(via.devnet!.unitRuneId),
+      ...(options.label ? { label: options.label } : {}),
+    },
+    {
+      reserve: async (params) => {
+        const reservation = await socket.call('unit.reserve', params);
+        if (!treasuryOverride) return reservation;
+        await via.store.db
+          .updateTable('reservations')
+          .set({ treasury_txid: treasuryOverride.txid, treasury_vout: treasuryOverride.vout })
+          .where('reservation_id', '=', reservation.reservation_id)
+          .execute();
+        return { ...reservation, treasury_utxo: treasuryOverride };
+      },
+      quote: options.quote ?? ((th, ts) => quoteOf(via, th, ts)),
+      paymentUtxos: async () =>
+        (await via.chain.paymentUtxos(owner.paymentAddress)).map((u) => ({
+          txid: u.txid,
+          vout: u.vout,
+          value: BigInt(u.value),
+          script: owner.wallet.satsScript,
+        })),
+      sign: (psbt, signers) => {
+        let signed = base64.decode(psbt);
+        for (const { index, key } of signers) signed = signUserInputs(signed, keys[key], [index]);
+        return base64.encode(signed);
+      },
+    },
+  );
 }

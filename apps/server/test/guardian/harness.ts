@@ -14,25 +14,19 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   declarationOf,
   parseRuneId,
-  quotedVault,
+  prepareVaultRequest,
   signUserInputs,
   vaultOutput,
-  withdrawFee,
   type BuiltVaultTx,
   type PayloadOf,
   type PaymentUtxo,
+  type VaultRequestPsbt,
   type VaultUtxo,
   type VaultWallet,
 } from '@unit/bitcoin';
 import {
   DEVNET_TERM_CONFIG,
   vaultTermAt,
-  actionAmountOf,
-  applyAction,
-  liquidationThresholdCents,
-  repossessState,
-  sats,
-  unitCents,
   type ReserveParams,
   type GuardianMethod,
   type OracleQuoteDto,
@@ -40,7 +34,6 @@ import {
   type VaultAction,
   type SignedVaultRequest,
 } from '@unit/protocol';
-import { draftEnvelope, envelopeFields } from '@unit/protocol/wire';
 import { createDevnet, type Devnet } from '../../src/devnet/devnet';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { DevnetChain } from '../../src/chain/devnet-chain';
@@ -331,10 +324,8 @@ export class TestWallet {
     });
   }
 
-  /** Quote, state fields and the new vault output for a state after the action. */
-  private async prepare(vaultSats: bigint, debt: bigint, options: DraftOptions) {
-    const now = this.h.clock.now;
-    const th = liquidationThresholdCents(sats(vaultSats), unitCents(debt));
+  /** The quote of a state after, as the app's quote route answers it (with a test's changes). */
+  private async quote(th: number, now: number, options: DraftOptions) {
     const quoted = await this.h.oracle.withOracleHashes(
       this.h.oracle.quote(th, now + (options.quoteAge ?? 0)),
     );
@@ -344,173 +335,97 @@ export class TestWallet {
     // As the app's quote route: the term of a vault written at the chain's tip (layout 2).
     const tip = (await this.h.chain.tip()).height + (options.termTipOffset ?? 0);
     const term = vaultTermAt(tip, DEVNET_TERM_CONFIG);
-    const quote =
-      options.layout === 1
-        ? withQuorum
-        : {
-            ...withQuorum,
-            term: { settle_height: term.settleHeight, exit_height: term.exitHeight },
-          };
-    const draft = draftEnvelope(now, options.expiresIn ?? 120, randomBytes);
-    const { state, newVault } = quotedVault(
-      quote,
-      th,
-      { nonce: draft.nonce, expiry: draft.expiresAt },
-      {
-        vaultPubkey: hex.decode(this.vaultPubkey),
-        guardPubkey: this.guardPub,
-        network: TEST_NETWORK,
-      },
-    );
-    if (options.recordedKey === null) delete state.vaultPubkey;
-    else if (options.recordedKey) state.vaultPubkey = options.recordedKey;
-    const envelope = envelopeFields({ draft, vaultPubkey: this.vaultPubkey, quote });
-    return { state, newVault, envelope };
+    return options.layout === 1
+      ? withQuorum
+      : { ...withQuorum, term: { settle_height: term.settleHeight, exit_height: term.exitHeight } };
   }
 
-  /** The wallet's signatures: the vault input with the vault key, UNIT inputs, payments. */
-  private sign(
-    built: BuiltVaultTx,
-    vaultIndex: number | null,
-    unitInputs: number,
-    options: DraftOptions,
-  ) {
-    let psbt = built.psbt;
-    for (const index of built.signInputs.user) {
-      if (index === vaultIndex) {
-        if (options.signVault === false) continue;
-        const signed = signUserInputs(psbt, this.vaultKey, [index]);
-        psbt = options.forgeVaultSignature ? forgeLeafSignature(psbt, signed, index) : signed;
-      } else if (vaultIndex !== null && index > vaultIndex && index <= vaultIndex + unitInputs) {
-        psbt = signUserInputs(psbt, this.runesKey, [index]);
-      } else {
-        psbt = signUserInputs(psbt, this.paymentKey, [index]);
-      }
+  /** The wallet's signatures, each input with the key the planner names, and a test's changes. */
+  private sign(psbt64: string, signers: VaultRequestPsbt['signers'], options: DraftOptions) {
+    const keys = { vault: this.vaultKey, runes: this.runesKey, payment: this.paymentKey };
+    let psbt = base64.decode(psbt64);
+    for (const { index, key } of signers) {
+      if (key === 'vault' && options.signVault === false) continue;
+      const signed = signUserInputs(psbt, keys[key], [index]);
+      psbt =
+        key === 'vault' && options.forgeVaultSignature
+          ? forgeLeafSignature(psbt, signed, index)
+          : signed;
     }
     return base64.encode(psbt);
   }
 
+  /** The wallet's UNIT outputs as the runes index has them. */
+  private async unitUtxos() {
+    return (await this.h.chain.unitOutputs(this.runesAddress))
+      .filter((o) => !o.spent)
+      .map((o) => ({
+        txid: o.txid,
+        vout: o.vout,
+        value: BigInt(o.btc_amount),
+        script: hex.decode(o.script_hex),
+        unitAmount: BigInt(o.unit_amount),
+      }));
+  }
+
   /**
-   * A signed request of `action`, built the way the web app builds it: through the action's
-   * declaration (what it reserves, spends and pays, its payload), at the state after it.
+   * A signed request of `action`, built the way the web app builds it: through the planner
+   * (what it reserves, spends and pays, its payload), at the state after it.
    */
   private async draft<A extends VaultAction>(
     action: A,
     moved: { btc: bigint; unit: bigint; liquidatedPubkey?: string; liquidatedVaultId?: string },
     options: DraftOptions,
   ): Promise<Draft<PayloadOf<A>>> {
-    const declaration = declarationOf(action);
-    const { shape } = declaration;
-    const vault = shape.vault === 'creates' ? undefined : await this.vault();
+    const creates = declarationOf(action).shape.vault === 'creates';
+    const vault = creates ? undefined : await this.vault();
     const liquidated = moved.liquidatedPubkey
       ? await this.vault(moved.liquidatedPubkey)
       : undefined;
-    const reservation =
-      shape.reserve === null
-        ? null
-        : await this.reserve(action as ReserveParams['vault_action'], Number(moved.unit));
-    const before = {
-      btcSats: sats(vault?.value ?? 0n),
-      unitCents: unitCents(vault?.unitDebt ?? 0n),
-    };
-    // The fee of a withdraw is fixed by the layout, so the state after is known before building.
-    const feeSats = shape.paysFromWallet
-      ? 0n
-      : withdrawFee({
-          wallet: this.vaultWallet,
-          feeRate: FEE_RATE,
-          vault: vault!,
-          withdrawAmount: moved.btc,
-          state: {
-            quotePriceCents: 0n,
-            thresholdCents: 0n,
-            quoteStamp: 0,
-            nonce: new Uint8Array(16),
-            expiry: 0,
-            // Network mode: the record commits to the price quorum, 32 bytes the vault pays for.
-            ...(this.h.oracle.quotesQuorum ? { quorumCommitment: new Uint8Array(32) } : {}),
-            // Layout 2: the record carries the term, 40 bytes more (any heights: same size).
-            ...(options.layout === 1
-              ? {}
-              : { term: { settleHeight: 1, exitHeight: 2, exitBranch: new Uint8Array(32) } }),
-          },
-          newVault: vault!.output,
-        });
-    const after =
-      shape.vault === 'claims'
-        ? repossessState(before, {
-            btcSats: sats(liquidated!.value),
-            unitCents: unitCents(liquidated!.unitDebt),
-          })
-        : applyAction(
-            before,
-            action as Exclude<VaultAction, 'repossess'>,
-            actionAmountOf(action as Exclude<VaultAction, 'repossess'>, {
-              btcSats: sats(moved.btc),
-              unitCents: unitCents(moved.unit),
-            }),
-            { feeSats: sats(feeSats) },
-          );
-    const { state, newVault, envelope } = await this.prepare(
-      after.btcSats,
-      after.unitCents,
-      options,
-    );
-    const t = reservation?.treasury_utxo;
-    const unitUtxos = shape.inputs.includes('unit')
-      ? (await this.h.chain.unitOutputs(this.runesAddress))
-          .filter((o) => !o.spent)
-          .map((o) => ({
-            txid: o.txid,
-            vout: o.vout,
-            value: BigInt(o.btc_amount),
-            script: hex.decode(o.script_hex),
-            unitAmount: BigInt(o.unit_amount),
-          }))
-      : [];
-    const built = declaration.build({
-      wallet: this.vaultWallet,
-      utxos: shape.paysFromWallet ? await this.paymentUtxos() : [],
-      feeRate: FEE_RATE,
-      state,
-      newVault,
-      btc: moved.btc,
-      unit: moved.unit,
-      vault,
-      liquidated,
-      unitUtxos,
-      treasuryScript:
-        this.h.keys?.treasuryScript ?? p2tr(this.treasuryPub, undefined, TEST_NETWORK).script,
-      unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
-      postageSats: options.postageSats,
-      treasury: t
-        ? {
-            txid: t.txid,
-            vout: t.vout,
-            value: BigInt(t.value),
-            script: hex.decode(t.script_hex),
-            unitAmount: BigInt(t.unit_amount),
-            // The group's `OP_1 <key>` has no internal key to give (params.ts TreasuryUtxo).
-            ...(this.h.keys?.treasuryScript ? {} : { internalKey: this.treasuryPub }),
-          }
-        : undefined,
-    });
-    const vaultIndex = declaration.spends.findIndex((input) => input.role === 'vault');
-    return {
-      built,
-      request: {
-        ...envelope,
-        psbt: this.sign(built, vaultIndex >= 0 ? vaultIndex : null, unitUtxos.length, options),
-        ...(reservation ? { reservation_id: reservation.reservation_id } : {}),
-        payload: declaration.payload({
-          btc: moved.btc,
-          unit: moved.unit,
-          feeRate: FEE_RATE,
-          label: `${this.label} vault`,
-          liquidatedVaultId: moved.liquidatedVaultId,
-        }),
+    const { recordedKey } = options;
+    const prepared = await prepareVaultRequest(
+      {
+        action,
+        btc: moved.btc,
+        unit: moved.unit,
+        ...(vault ? { vault } : {}),
+        ...(liquidated ? { liquidated } : {}),
+        wallet: this.vaultWallet,
+        feeRate: FEE_RATE,
+        // Network mode: the record commits to the price quorum; layout 2: it carries the term.
+        record: { committed: this.h.oracle.quotesQuorum, termed: options.layout !== 1 },
       },
-    };
+      {
+        vaultPubkey: this.vaultPubkey,
+        keys: { guardPubkey: this.guardPub, network: TEST_NETWORK },
+        now: () => this.h.clock.now,
+        lifetimeSeconds: options.expiresIn ?? 120,
+        random: randomBytes,
+        treasuryScript:
+          this.h.keys?.treasuryScript ?? p2tr(this.treasuryPub, undefined, TEST_NETWORK).script,
+        // The group's `OP_1 <key>` has no internal key to give (params.ts TreasuryUtxo).
+        ...(this.h.keys?.treasuryScript ? {} : { treasuryInternalKey: this.treasuryPub }),
+        unitRuneId: parseRuneId(this.h.devnet.unitRuneId),
+        label: `${this.label} vault`,
+        ...(moved.liquidatedVaultId ? { liquidatedVaultId: moved.liquidatedVaultId } : {}),
+        ...(recordedKey === undefined
+          ? {}
+          : {
+              recordState: ({ vaultPubkey: _key, ...state }) =>
+                recordedKey === null ? state : { ...state, vaultPubkey: recordedKey },
+            }),
+      },
+      {
+        reserve: (params) => call(this.h.guardian, 'unit.reserve', params),
+        quote: (th, now) => this.quote(th, now, options),
+        paymentUtxos: () => this.paymentUtxos(),
+        unitUtxos: () => this.unitUtxos(),
+        postage: async () =>
+          options.postageSats === undefined ? {} : { postageSats: options.postageSats },
+        sign: (psbt, signers) => this.sign(psbt, signers, options),
+      },
+    );
+    return { built: prepared.psbt.built, request: prepared.request };
   }
 
   /** A draft of an action that reserves: its request names the reservation. */

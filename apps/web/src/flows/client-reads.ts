@@ -15,7 +15,6 @@ import {
 import {
   type ConfigDto,
   type OracleQuoteDto,
-  type ReserveResult,
   type UnitOutputDto,
   type UtxoDto,
   type VaultDto,
@@ -32,7 +31,6 @@ import { getJson, joinUrl } from '../api/http';
 import { callApi } from '../api/call';
 import { type WalletAccount } from '../wallet';
 import { readApprovals } from './approvals';
-import { treasuryInternalKey } from './treasury-key';
 
 /**
  * The guardian's answer to a signed request may take as long as the request lives: the flow's own
@@ -176,20 +174,4 @@ export async function unitUtxosOf(config: ConfigDto, account: WalletAccount): Pr
       script: hex.decode(o.script_hex),
       unitAmount: BigInt(o.unit_amount),
     }));
-}
-
-/** The treasury UNIT UTXO a reservation hands out (open, borrow), as the builders take it. */
-export function reservedTreasury(config: ConfigDto, reservation: ReserveResult | null) {
-  const utxo = reservation?.treasury_utxo;
-  if (!utxo) return {};
-  return {
-    treasury: {
-      txid: utxo.txid,
-      vout: utxo.vout,
-      value: BigInt(utxo.value),
-      script: hex.decode(utxo.script_hex),
-      unitAmount: BigInt(utxo.unit_amount),
-      ...treasuryInternalKey(config),
-    },
-  };
 }

@@ -86,19 +86,12 @@ export interface FormDecl {
   connectsWallet?: boolean;
   /** refused while the price is unknown (SPEC §5) */
   needsPrice?: boolean;
-  /** a UNIT amount: the wallet's sats are checked apart against the operation cost (SPEC §5) */
-  checksWalletCost?: boolean;
-  /** the fee comes out of the vault, priced for the wallet's own address */
-  feeFromVault?: boolean;
-  /** the UNIT postage the payment funds goes back to the treasury, not with the user's UNIT */
-  postageToTreasury?: boolean;
   /** every amount the action needs is there; by default each of its fields is above zero */
   complete?(amounts: { sats: Sats; cents: UnitCents; priceUsd: PriceInput }): boolean;
 }
 
 export interface FlowDecl {
   action: FlowAction;
-  guardianAction: VaultAction;
   steps: readonly StepDecl[];
   /** tracker (create) or confirmation (actions) steps, in order, 1-based in the UI */
   progressSteps: readonly string[];

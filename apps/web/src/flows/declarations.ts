@@ -86,7 +86,6 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   // SPEC §2 Drawers / §4 Create flow: 5 steps, tracker internal steps 1-5.
   create: {
     action: 'create',
-    guardianAction: 'open',
     steps: [
       { kind: 'name', title: CREATE.steps[0], primary: CREATE.buttons.continue },
       {
@@ -144,7 +143,6 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   },
   deposit: {
     action: 'deposit',
-    guardianAction: 'deposit',
     steps: actionSteps(CONTENT.dashboard.deposit, ACTION.successTitles.deposit),
     progressSteps: CONFIRMATION_STEPS,
     approvalsStep: ACTION_APPROVALS_STEP,
@@ -163,14 +161,12 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   },
   withdraw: {
     action: 'withdraw',
-    guardianAction: 'withdraw',
     steps: actionSteps(CONTENT.dashboard.withdraw, ACTION.successTitles.withdraw),
     progressSteps: CONFIRMATION_STEPS,
     approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       needsPrice: true,
-      feeFromVault: true,
       btc: {
         label: 'Withdraw amount',
         max: (ctx) =>
@@ -196,14 +192,12 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   },
   borrow: {
     action: 'borrow',
-    guardianAction: 'borrow',
     steps: actionSteps(CONTENT.dashboard.borrow, ACTION.successTitles.borrow),
     progressSteps: CONFIRMATION_STEPS,
     approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
       needsPrice: true,
-      checksWalletCost: true,
       unit: {
         label: 'Borrow amount',
         max: (ctx) =>
@@ -226,14 +220,11 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   },
   repay: {
     action: 'repay',
-    guardianAction: 'repay',
     steps: actionSteps(CONTENT.dashboard.repay, ACTION.successTitles.repay),
     progressSteps: CONFIRMATION_STEPS,
     approvalsStep: ACTION_APPROVALS_STEP,
     form: {
       kind: 'amounts',
-      checksWalletCost: true,
-      postageToTreasury: true,
       unit: {
         label: 'Repay amount',
         max: (ctx) =>
@@ -252,7 +243,6 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   // Repossess (ARCHITECTURE.md, Liquidation): review the claim, then the same tracker as actions.
   repossess: {
     action: 'repossess',
-    guardianAction: 'repossess',
     steps: actionSteps(CONTENT.repossess.button, CONTENT.repossess.success),
     progressSteps: CONFIRMATION_STEPS,
     approvalsStep: ACTION_APPROVALS_STEP,
@@ -271,7 +261,6 @@ export const FLOWS: Record<FlowAction, FlowDecl> = {
   speedup: {
     action: 'speedup',
     // The Telegram notice names the action of the transaction sped up, not this one.
-    guardianAction: 'deposit',
     steps: actionSteps(CONTENT.speedUp.button, CONTENT.speedUp.success),
     progressSteps: CONFIRMATION_STEPS,
     form: { kind: 'fee' },

@@ -37,6 +37,7 @@ import { amountOf, textOf, type AmountValue } from './AmountInput';
 import type { FlowDecl, MaxContext } from './declarations';
 import type { MaxDepositAt } from './max-deposit';
 import { previewAfter } from './preview';
+import { flowFacts, vaultActionOf } from './vault-action';
 
 // What an amounts form shows and allows, computed from what was typed and the flow's declaration
 // (its fields' maxima, its checks): all from the protocol's rules (SPEC §5, §9).
@@ -80,15 +81,13 @@ export interface FormInputs {
  */
 function postageLine(i: FormInputs): string | null {
   // Which postage the action's payment funds is the protocol's rule (fees.ts).
-  const funded = fundedPostageSats(
-    i.decl.guardianAction,
-    i.postage.sats,
-    i.constants.unitPostageSats,
-  );
+  const action = vaultActionOf(i.decl.action);
+  if (action === null) return null;
+  const funded = fundedPostageSats(action, i.postage.sats, i.constants.unitPostageSats);
   if (funded === 0n) return null;
   const usd = satsValueUsdCents(funded, i.position.priceUsd);
   const amount = `${funded.toLocaleString('en-US')} sats${usd != null ? ` (${formatUsdCents(usd)})` : ''}`;
-  if (i.decl.form.postageToTreasury) return POSTAGE_COPY.toTreasury(amount);
+  if (flowFacts(i.decl.action).postageToTreasury) return POSTAGE_COPY.toTreasury(amount);
   return POSTAGE_COPY.toYou(amount, i.postage.levelTitle);
 }
 
@@ -98,8 +97,9 @@ export function formCosts(i: FormInputs) {
   // SPEC §9: each option's rate is capped so 1000 vB never cost more than 1000 USD.
   const options = cappedFeeOptions(position.fees, position.priceUsd);
   const feeRate = selectedFeeRate(options, i.form.fee);
-  const action = decl.guardianAction;
-  const costInput = {
+  // A speed-up has no action of its own: its fee is SpeedUpForm's, from the transaction it replaces.
+  const action = vaultActionOf(decl.action);
+  const costInput = action && {
     action,
     paymentInputs: defaultPaymentInputs(action),
     feeRate,
@@ -111,13 +111,13 @@ export function formCosts(i: FormInputs) {
     ...termSizing(constants),
     // A fee paid from the vault, priced for the wallet's own address, is the fee the transaction
     // pays, so the vault after it previewed here is the one it makes.
-    ...(decl.form.feeFromVault && i.satsAddress
+    ...(flowFacts(decl.action).feeFromVault && i.satsAddress
       ? { withdrawalScriptBytes: outputScriptBytes(i.satsAddress) }
       : {}),
   };
   // Maxima and balance checks keep SPEC §9's vin allowance; what is shown and previewed is the fee
   // the transaction is expected to pay (the allowance doubled the figure shown).
-  const networkFee = networkFeeSats(costInput);
+  const networkFee = costInput ? networkFeeSats(costInput) : toSats(0);
   const usdOf = (value: bigint) => {
     const cents = satsValueUsdCents(value, position.priceUsd);
     return cents != null ? formatUsdCents(cents) : null;
@@ -125,7 +125,7 @@ export function formCosts(i: FormInputs) {
   return {
     options,
     feeRate,
-    cost: operationCostSats(costInput),
+    cost: costInput ? operationCostSats(costInput) : toSats(0),
     networkFee,
     feeUsd: usdOf(networkFee),
     postageUsd: usdOf(BigInt(i.postage.sats)),
@@ -212,7 +212,7 @@ export function formModel(i: FormInputs) {
   const unitError = decl.form.unit
     ? validateUnitAmount({ amountCents: a.cents, maxCents: a.maxCents })
     : null;
-  const costError = decl.form.checksWalletCost
+  const costError = flowFacts(decl.action).checksWalletCost
     ? validateOperationCost({ walletSats: a.walletSats, costSats: costs.cost })
     : null;
   const priceError =

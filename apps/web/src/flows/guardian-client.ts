@@ -5,35 +5,16 @@
 // The JSON-RPC client and the request envelope are the protocol's (@unit/protocol/wire/client, without
 // the zod schemas: bundled here they would pull zod's core into the dashboard's first chunk); their
 // errors are DomainErrors matched by code.
-import { base64, hex } from '@scure/base';
-import { NETWORK } from '@scure/btc-signer';
-import {
-  addressToScript,
-  declarationOf,
-  parseRuneId,
-  quotedVault,
-  repossess,
-  withdrawFee,
-  type ActionDeclaration,
-  type VaultUtxo,
-  type VaultWallet,
-} from '@unit/bitcoin';
+import { hex } from '@scure/base';
+import { addressToScript, declarationOf, parseRuneId, prepareVaultRequest } from '@unit/bitcoin';
 import {
   ERROR_MESSAGES,
   RESERVE_TIMEOUT_MS,
   accountPostageSats,
-  actionAmountOf,
-  applyAction,
-  liquidationThresholdCents,
-  repossessState,
-  sats,
-  unitCents,
   type ConfigDto,
   type LiquidatedVaultDto,
-  type ReserveParams,
   type VaultAction,
 } from '@unit/protocol';
-import { draftEnvelope, signVaultRequest } from '@unit/protocol/wire/client';
 import { callApi } from '../api/call';
 import { getUser } from '../api/missions';
 import { WalletError, type WalletAccount } from '../wallet';
@@ -48,12 +29,11 @@ import {
   currentVault,
   paymentUtxos,
   quoteFor,
-  reservedTreasury,
   unitUtxosOf,
   walletKeysOf,
   type RpcClient,
 } from './client-reads';
-import { sizingCommitment, sizingRecordTerm } from './max-deposit';
+import { treasuryInternalKey } from './treasury-key';
 import { actionStepOf, callGuardian, createStepOf } from './guardian-call';
 import { runSpeedUp } from './speed-up-client';
 
@@ -62,66 +42,28 @@ export { runSpeedUp } from './speed-up-client';
 /** The flows that build a new vault transaction from the form's amounts. */
 type AmountFlow = Exclude<FlowAction, 'repossess' | 'speedup'>;
 
-/**
- * The state record's fields and the new vault output for the state after the action: its threshold
- * is what the oracle quotes for. A withdraw's fee comes out of the vault, so it is part of that state.
- */
-async function quotedStateAfter(
-  config: ConfigDto,
-  { action, shape }: Pick<ActionDeclaration<Exclude<VaultAction, 'repossess'>>, 'action' | 'shape'>,
-  parts: {
-    account: WalletAccount;
-    walletKeys: VaultWallet;
-    vault: VaultUtxo | null;
-    input: FlowInput;
-    network: typeof NETWORK;
-  },
-  request: { now: number; nonce: Uint8Array; expiresAt: number },
-) {
-  const { account, walletKeys, vault, input, network } = parts;
-  const withdrawFeeSats = shape.paysFromWallet
-    ? 0n
-    : withdrawFee({
-        wallet: walletKeys,
-        feeRate: input.feeRate,
-        state: {
-          quotePriceCents: 0n,
-          thresholdCents: 0n,
-          quoteStamp: request.now,
-          nonce: request.nonce,
-          expiry: request.expiresAt,
-          // The fee comes out of the vault: its record's size is the mode's (+32 committed).
-          ...sizingCommitment(config),
-          ...sizingRecordTerm(config),
-        },
-        newVault: vault!.output,
-        vault: vault!,
-        withdrawAmount: input.sats,
-      });
-  const before = {
-    btcSats: sats(vault?.value ?? 0n),
-    unitCents: unitCents(vault?.unitDebt ?? 0n),
-  };
-  const after = applyAction(
-    before,
-    action,
-    actionAmountOf(action, { btcSats: sats(input.sats), unitCents: unitCents(input.cents) }),
-    { feeSats: sats(withdrawFeeSats) },
-  );
-  const th = liquidationThresholdCents(after.btcSats, after.unitCents);
-  const quote = await quoteFor(th, request.now);
+/** The request's keys and clock: the new vault output commits to the newest guardian set's key. */
+function requestContext(config: ConfigDto, account: WalletAccount) {
   return {
-    quote,
-    ...quotedVault(
-      quote,
-      th,
-      { nonce: request.nonce, expiry: request.expiresAt },
-      {
-        vaultPubkey: hex.decode(account.vaultPubkey),
-        guardPubkey: hex.decode(config.guardPubkey),
-        network,
-      },
-    ),
+    vaultPubkey: account.vaultPubkey,
+    keys: { guardPubkey: hex.decode(config.guardPubkey), network: bitcoinNetwork(config) },
+    now: () => Math.floor(Date.now() / 1000),
+  };
+}
+
+/** What the wallet reads and signs for a request (@unit/bitcoin's runner asks only what it needs). */
+function walletIo(
+  config: ConfigDto,
+  account: WalletAccount,
+  wallet: ExecuteContext['wallet'],
+  satsScript: Uint8Array,
+) {
+  return {
+    quote: quoteFor,
+    paymentUtxos: () => paymentUtxos(config, account, satsScript),
+    // [1 signature collection]: the wallet signs only its own inputs.
+    sign: (psbt: string, signers: readonly { index: number }[]) =>
+      wallet.signPsbt(psbt, { signInputs: signers.map((signer) => signer.index) }),
   };
 }
 
@@ -135,50 +77,57 @@ export async function runVaultAction(
   // SPEC §4 and §8: the no-accounts case is the one that offers Try again.
   if (!account) throw new WalletError('no_accounts', 'No accounts');
   // The action's declaration (packages/bitcoin/src/actions) says what it reserves, spends, builds.
-  const declaration = declarationOf(vaultActionOf(flow) as Exclude<VaultAction, 'repossess'>);
-  const { action, shape } = declaration;
+  const action = vaultActionOf(flow) as Exclude<VaultAction, 'repossess'>;
+  const { method, shape } = declarationOf(action);
   onProgress(1);
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
-  const { satsScript } = walletKeys;
   const vaultDto =
     shape.vault === 'creates'
       ? null
       : await callApi('vaultByPubkey', { params: { pubkey: account.vaultPubkey } });
   const vault = vaultDto ? await currentVault(config, vaultDto) : null;
+  const treasuryKey = treasuryInternalKey(config).internalKey;
 
   const rpc = await connect(config.guardianUrl);
   /** Kept open for a re-send (sendKeepingResend): the reservation lives with the socket. */
   let keep = false;
   try {
-    // SPEC §7: the reserve call's time limit (the reservation itself lives for minutes).
-    const reservation =
-      shape.reserve === null
-        ? null
-        : await rpc.call(
-            'unit.reserve',
-            {
-              unit_amount: Number(input.cents),
-              vault_action: action as ReserveParams['vault_action'],
-              vault_pubkey: account.vaultPubkey,
-            },
-            { timeoutMs: RESERVE_TIMEOUT_MS, timeoutMessage: ERROR_MESSAGES.userTimeout },
-          );
-
-    // The state after the action decides the threshold the new vault output commits to.
-    const now = Math.floor(Date.now() / 1000);
-    const draft = draftEnvelope(now);
-    const { nonce, expiresAt } = draft;
-    const { quote, state, newVault } = await quotedStateAfter(
-      config,
-      declaration,
-      { account, walletKeys, vault, input, network },
-      { now, nonce, expiresAt },
-    );
-    // The UNIT outputs to the wallet carry its referral level's postage, read afresh: the guardian
-    // holds them to the level the account has when it checks (missions.ts accountPostageSats).
-    const postage = shape.accountPostage
-      ? {
+    // The planner: what to reserve, the state after (its threshold is what the oracle quotes for;
+    // a withdraw's fee comes out of the vault, so it is part of that state), the PSBT to sign.
+    const { request, draft } = await prepareVaultRequest(
+      {
+        action,
+        btc: input.sats,
+        unit: input.cents,
+        ...(vault ? { vault } : {}),
+        wallet: walletKeys,
+        feeRate: input.feeRate,
+        // The fee from the vault is sized for the record the mode writes (+32 committed, +40 term).
+        record: {
+          committed: Boolean(config.constants.priceQuorum),
+          termed: Boolean(config.constants.vaultTerm),
+        },
+      },
+      {
+        ...requestContext(config, account),
+        // The treasury's key-path internal key; none for the guardian network's `OP_1 <group key>`.
+        ...(treasuryKey ? { treasuryInternalKey: treasuryKey } : {}),
+        unitRuneId: parseRuneId(config.unitRuneId),
+        label: input.name,
+      },
+      {
+        ...walletIo(config, account, wallet, walletKeys.satsScript),
+        // SPEC §7: the reserve call's time limit (the reservation itself lives for minutes).
+        reserve: (params) =>
+          rpc.call('unit.reserve', params, {
+            timeoutMs: RESERVE_TIMEOUT_MS,
+            timeoutMessage: ERROR_MESSAGES.userTimeout,
+          }),
+        unitUtxos: () => unitUtxosOf(config, account),
+        // The UNIT outputs to the wallet carry its referral level's postage, read afresh: the
+        // guardian holds them to the level the account has when it checks (accountPostageSats).
+        postage: async () => ({
           postageSats: BigInt(
             accountPostageSats(
               (await getUser(account.satsAddress))?.level ?? null,
@@ -186,48 +135,13 @@ export async function runVaultAction(
             ),
           ),
           treasuryPostageSats: BigInt(config.constants.unitPostageSats),
-        }
-      : {};
-    const built = declaration.build({
-      wallet: walletKeys,
-      feeRate: input.feeRate,
-      state,
-      newVault,
-      utxos: shape.paysFromWallet ? await paymentUtxos(config, account, satsScript) : [],
-      btc: input.sats,
-      unit: input.cents,
-      ...(vault ? { vault } : {}),
-      ...reservedTreasury(config, reservation),
-      ...(shape.inputs.includes('unit')
-        ? {
-            unitUtxos: await unitUtxosOf(config, account),
-            treasuryScript: addressToScript(reservation!.treasury_address, network),
-          }
-        : {}),
-      ...(shape.reserve !== null ? { unitRuneId: parseRuneId(config.unitRuneId) } : {}),
-      ...postage,
-    });
-    const payload = declaration.payload({
-      btc: input.sats,
-      unit: input.cents,
-      feeRate: input.feeRate,
-      label: input.name,
-    });
-
-    // [1 signature collection]: the wallet signs only its own inputs.
-    const request = await signVaultRequest({
-      draft,
-      payload,
-      vaultPubkey: account.vaultPubkey,
-      quote,
-      reservationId: reservation?.reservation_id ?? null,
-      psbt: base64.encode(built.psbt),
-      sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
-    });
+        }),
+      },
+    );
     const stepOf = shape.vault === 'creates' ? createStepOf : actionStepOf;
     onSent?.();
     const send = async (client: RpcClient, report: OnProgress): Promise<FlowResultIds> => {
-      const result = (await callGuardian(client, declaration.method, request, report, stepOf)) as {
+      const result = (await callGuardian(client, method, request, report, stepOf)) as {
         vault_txid: string;
         issue_txid?: string;
         repay_txid?: string;
@@ -247,9 +161,9 @@ export async function runVaultAction(
         keep = true;
       },
       {
-        method: declaration.method,
+        method,
         nonce: request.nonce,
-        expiresAt,
+        expiresAt: draft.expiresAt,
         guardianUrl: config.guardianUrl,
       },
     );
@@ -305,7 +219,6 @@ export async function runRepossess(
   onProgress(1);
   const network = bitcoinNetwork(config);
   const walletKeys = walletKeysOf(account, network);
-  const { satsScript } = walletKeys;
   // Each vault's own guardian key (an older set's until it moves: rotation): the caller's from
   // /api/vaults, the liquidated vault's on its /api/liquidations entry.
   const own = await callApi('vaultByPubkey', { params: { pubkey: account.vaultPubkey } });
@@ -314,49 +227,16 @@ export async function runRepossess(
     currentVault(config, liquidatedVault),
   ]);
 
-  const after = repossessState(
-    { btcSats: sats(vault.value), unitCents: unitCents(vault.unitDebt) },
-    { btcSats: sats(liquidated.value), unitCents: unitCents(liquidated.unitDebt) },
-  );
-  const now = Math.floor(Date.now() / 1000);
-  const draft = draftEnvelope(now);
-  const { nonce, expiresAt } = draft;
-  const th = liquidationThresholdCents(after.btcSats, after.unitCents);
-  const quote = await quoteFor(th, now);
-  const built = repossess.build({
-    wallet: walletKeys,
-    feeRate,
-    ...quotedVault(
-      quote,
-      th,
-      { nonce, expiry: expiresAt },
-      {
-        vaultPubkey: hex.decode(account.vaultPubkey),
-        guardPubkey: hex.decode(config.guardPubkey),
-        network,
-      },
-    ),
-    utxos: await paymentUtxos(config, account, satsScript),
-    btc: 0n,
-    unit: 0n,
-    vault,
-    liquidated,
-    // The treasury's address as the server serves it (its key's P2TR, or the group key's).
-    treasuryScript: addressToScript(config.treasuryAddress, network),
-  });
-  const request = await signVaultRequest({
-    draft,
-    payload: repossess.payload({
-      btc: 0n,
-      unit: 0n,
-      feeRate,
+  const { request } = await prepareVaultRequest(
+    { action: 'repossess', btc: 0n, unit: 0n, vault, liquidated, wallet: walletKeys, feeRate },
+    {
+      ...requestContext(config, account),
+      // The treasury's address as the server serves it (its key's P2TR, or the group key's).
+      treasuryScript: addressToScript(config.treasuryAddress, network),
       liquidatedVaultId: liquidatedVault.vault_id,
-    }),
-    vaultPubkey: account.vaultPubkey,
-    quote,
-    psbt: base64.encode(built.psbt),
-    sign: (psbt) => wallet.signPsbt(psbt, { signInputs: built.signInputs.user }),
-  });
+    },
+    walletIo(config, account, wallet, walletKeys.satsScript),
+  );
   const rpc = await connect(config.guardianUrl);
   try {
     const result = await callGuardian(rpc, 'vault.repossess', request, onProgress, actionStepOf);

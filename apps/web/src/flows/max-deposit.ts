@@ -59,11 +59,6 @@ export const sizingCommitment = (config: Pick<ConfigDto, 'constants'>) =>
 const PLACEHOLDER_TERM = { settleHeight: 1, exitHeight: 2 };
 const sizingTerm = (config: Pick<ConfigDto, 'constants'>) =>
   config.constants.vaultTerm ? { term: PLACEHOLDER_TERM } : {};
-/** Layout 2: a record term of its size (40 bytes), so a fee from the vault is the real one. */
-export const sizingRecordTerm = (config: Pick<ConfigDto, 'constants'>) =>
-  config.constants.vaultTerm
-    ? { term: { ...PLACEHOLDER_TERM, exitBranch: new Uint8Array(32) } }
-    : {};
 const PLACEHOLDER_THRESHOLD_HASH = new Uint8Array(20);
 const PLACEHOLDER_TXID = '00'.repeat(32);
 const U64_MAX = (1n << 64n) - 1n;

@@ -1,7 +1,7 @@
 // vault.speedup from the page: the replacement of a pending vault transaction at a higher fee,
 // signed by the wallet for its own inputs and co-signed by the guardian (guardian/speedup.ts).
-import { base64, hex } from '@scure/base';
-import { addressToScript, speedUp } from '@unit/bitcoin';
+import { base64 } from '@scure/base';
+import { addressToScript, planSpeedUp, type OriginalPrevout } from '@unit/bitcoin';
 import { getJson, joinUrl } from '../api/http';
 import { WalletError } from '../wallet';
 import type { FlowTarget } from './declarations';
@@ -22,7 +22,7 @@ async function getText(url: string): Promise<string> {
 
 /** The signed transaction and its inputs' prevouts, as esplora serves them. */
 interface EsploraTxDto {
-  vin: { prevout: { scriptpubkey: string; value: number } | null }[];
+  vin: OriginalPrevout[];
   status: { confirmed: boolean };
 }
 
@@ -47,13 +47,13 @@ export async function runSpeedUp(
     getText(joinUrl(config.esploraUrl, `tx/${target.txid}/hex`)),
   ]);
   if (tx.status.confirmed) throw new Error('This transaction is already confirmed');
-  const prevouts = tx.vin.map((input) => {
-    if (!input.prevout) throw new Error('The transaction spends an unknown output');
-    return { script: hex.decode(input.prevout.scriptpubkey), amount: BigInt(input.prevout.value) };
-  });
-  const built = speedUp.build({
+  // The planner: nothing to reserve, no quote, the replacement PSBT from the original.
+  const plan = planSpeedUp({
     action: target.action,
-    original: { hex: rawHex, prevouts },
+    originalTxid: target.txid,
+    originalHex: rawHex,
+    vin: tx.vin,
+    vaultPubkey: account.vaultPubkey,
     wallet: walletKeys,
     treasury: {
       // The treasury's address as the server serves it (its key's P2TR, or the group key's).
@@ -63,18 +63,14 @@ export async function runSpeedUp(
     utxos: await paymentUtxos(config, account, walletKeys.satsScript),
     feeRate,
   });
-  const signed = await wallet.signPsbt(base64.encode(built.psbt), {
-    signInputs: built.signInputs.user,
+  const signed = await wallet.signPsbt(base64.encode(plan.built.psbt), {
+    signInputs: plan.built.signInputs.user,
   });
   onProgress(2);
   const rpc = await connect(config.guardianUrl);
   try {
     onProgress(3);
-    const result = await rpc.call('vault.speedup', {
-      original_txid: target.txid,
-      vault_pubkey: account.vaultPubkey,
-      psbt: signed,
-    });
+    const result = await rpc.call('vault.speedup', plan.request(signed));
     onProgress(4);
     return { txid: result.vault_txid, vaultTxid: result.vault_txid, replacedTxid: target.txid };
   } finally {

@@ -12,6 +12,7 @@ import { EnableTelegram } from '../auth/EnableTelegram';
 import { FLOWS } from '../flows/declarations';
 import { useFlows } from '../flows/FlowProvider';
 import { SpeedUpButton } from '../flows/SpeedUpButton';
+import { vaultActionOf } from '../flows/vault-action';
 import { formatAmount } from '../ui/format';
 import { Sheet } from '../ui/Sheet';
 import { TxLink } from '../ui/TxLink';
@@ -93,7 +94,7 @@ export function PendingBanner() {
             {latest && (
               <SpeedUpButton
                 txid={latest.transactionId}
-                action={FLOWS[latest.type].guardianAction}
+                action={vaultActionOf(latest.type)}
                 sentAt={latest.date}
               />
             )}

@@ -8,6 +8,7 @@ import { useFlows } from '../FlowProvider';
 import { RepossessReview } from '../RepossessReview';
 import { RiskyWarning } from '../RiskyWarning';
 import { SpeedUpForm } from '../SpeedUpForm';
+import { flowFacts } from '../vault-action';
 import { ConnectStep } from './ConnectStep';
 import type { StepProps } from './step-props';
 
@@ -87,7 +88,7 @@ export function FormStep(props: StepProps) {
         onChange={(fee) => setForm({ ...form, fee })}
       />
       <div className="flow-costs muted">
-        {decl.form.feeFromVault ? (
+        {flowFacts(decl.action).feeFromVault ? (
           <>
             <p data-testid="network-fee">
               {READING.withdraw.feeFromVault(satsToBtcString(m.networkFee), m.feeUsd)}
