@@ -1,6 +1,12 @@
 import '@testing-library/jest-dom/vitest';
 import { afterEach } from 'vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 
 // Vitest runs without globals, so Testing Library cannot register its own cleanup.
 afterEach(() => cleanup());
+
+// The dialogs, drawers and wallet adapters load on first use (the dashboard's bundle budget), and
+// under the suite's two workers the first import of such a chunk is transformed on demand and can
+// take longer than Testing Library's 1 s default: a `findBy` waits up to 5 s for what the app
+// shows, still well inside each test's own time-out.
+configure({ asyncUtilTimeout: 5_000 });

@@ -10,8 +10,8 @@
 // of the installed set takes part only for a roster its own operator approved as a `repair`.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
 import { approvalProblem } from './approval';
-import { canonicalJson, type Json } from './canonical';
-import { checkSession } from './dkg-share-box';
+import type { Json } from './canonical';
+import { parseRosterHead, refuse, sameJson } from './roster-change';
 import { ProtocolError } from './envelope';
 import { frostIdentifier } from './frost';
 import {
@@ -51,25 +51,8 @@ interface Under {
   rebuilt?: Uint8Array;
 }
 
-function refuse(message: string): never {
-  throw new ProtocolError('refused', message);
-}
-
-const sameJson = (a: unknown, b: unknown) =>
-  canonicalJson(JSON.parse(JSON.stringify(a)) as Json) ===
-  canonicalJson(JSON.parse(JSON.stringify(b)) as Json);
-
 function parseSpec(raw: unknown): WireSpec {
-  const b = (raw ?? {}) as Record<string, unknown>;
-  const session = checkSession(b.session);
-  let current: GuardianSet;
-  let next: GuardianSetBody;
-  try {
-    current = verifySet(b.current);
-    next = parseSetBody(b.next);
-  } catch (e) {
-    return refuse(`bad repair roster: ${(e as Error).message}`);
-  }
+  const { body: b, session, current, next } = parseRosterHead(raw, 'repair roster');
   const { helpers, lost } = b;
   if (
     !Array.isArray(helpers) ||

@@ -9,8 +9,7 @@
 // Nothing is written before the install: a run stopped earlier leaves every member on its set.
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
 import { approvalProblem, membershipRuleProblem, type FoundApproval } from './approval';
-import { canonicalJson, type Json } from './canonical';
-import { checkSession } from './dkg-share-box';
+import { parseRosterHead, refuse, sameJson } from './roster-change';
 import { openEnvelope, ProtocolError, type Auth, type Payload } from './envelope';
 import { frostIdentifier, type FrostPublicJson } from './frost';
 import {
@@ -45,26 +44,9 @@ interface Under {
   result?: { public: FrostPublicJson; signingShare: Uint8Array };
 }
 
-function refuse(message: string): never {
-  throw new ProtocolError('refused', message);
-}
-
-const sameJson = (a: unknown, b: unknown) =>
-  canonicalJson(JSON.parse(JSON.stringify(a)) as Json) ===
-  canonicalJson(JSON.parse(JSON.stringify(b)) as Json);
-
 /** The spec of `reshare/roster` {session, current, next, dealers}, parsed (nothing trusted yet). */
 function parseSpec(raw: unknown): ReshareSpec {
-  const b = (raw ?? {}) as Record<string, unknown>;
-  const session = checkSession(b.session);
-  let current: GuardianSet;
-  let next: GuardianSetBody;
-  try {
-    current = verifySet(b.current);
-    next = parseSetBody(b.next);
-  } catch (e) {
-    return refuse(`bad resharing roster: ${(e as Error).message}`);
-  }
+  const { body: b, session, current, next } = parseRosterHead(raw, 'resharing roster');
   const dealers = b.dealers;
   if (!Array.isArray(dealers) || !dealers.every((d) => Number.isInteger(d)))
     throw new ProtocolError('malformed', 'the dealers of a resharing are guardian ids');
