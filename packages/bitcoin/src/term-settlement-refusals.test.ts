@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { p2tr, TEST_NETWORK, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { concatBytes } from '@scure/btc-signer/utils.js';
+import { SETTLEMENT_MAX_FEE_RATE } from '@unit/protocol';
 import { fakeTxid, guardianKey, testKey, treasuryKey, userKey } from '../test/testKeys';
 import {
   ownerPayoutScript,
@@ -124,6 +125,12 @@ describe('the guardian check of a settlement', () => {
     expect(settlementRefusal(plan.tx, { ...request, feeRate: 2.5 }, TERM.settleHeight)).toMatch(
       /fee rate/,
     );
+    // The owner pays the fee: above the settlement's own cap, well under the exit's 1,000.
+    const capped = { ...request, feeRate: SETTLEMENT_MAX_FEE_RATE };
+    expect(settlementRefusal(planSettlement(capped).tx, capped, TERM.settleHeight)).toBeNull();
+    expect(
+      settlementRefusal(plan.tx, { ...request, feeRate: SETTLEMENT_MAX_FEE_RATE + 1 }, TERM.settleHeight),
+    ).toMatch(/fee rate is a whole number from 1 to 50 sat\/vB/);
     const tiny = { ...request, utxo: { ...request.utxo, amount: 600n } };
     expect(settlementRefusal(plan.tx, tiny, TERM.settleHeight)).toMatch(/too little/);
   });

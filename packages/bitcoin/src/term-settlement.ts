@@ -9,11 +9,12 @@ import { concatBytes, equalBytes } from '@scure/btc-signer/utils.js';
 import {
   DUST_LIMIT_SATS,
   lockTimeReaches,
+  SETTLEMENT_MAX_FEE_RATE,
   termSettlement,
   type TermSettlement,
 } from '@unit/protocol';
 import { TAPSCRIPT_LEAF_VERSION, type VaultOutput } from './vault-script';
-import { EXIT_MAX_FEE_RATE, EXIT_SEQUENCE } from './exit-spend';
+import { EXIT_SEQUENCE } from './exit-spend';
 
 export interface SettlementRequest {
   /** The vault output as the guardians rebuild it (layout 2). */
@@ -65,8 +66,11 @@ export function planSettlement(req: SettlementRequest): SettlementPlan {
   const { vault, slot } = req;
   if (!vault.term || !vault.settlementLeaves?.[slot])
     throw new Error('only a vault with a term (layout 2) has a settlement leaf');
-  if (!Number.isInteger(req.feeRate) || req.feeRate < 1 || req.feeRate > EXIT_MAX_FEE_RATE)
-    throw new Error(`a settlement's fee rate is a whole number from 1 to ${EXIT_MAX_FEE_RATE}`);
+  // The fee is the owner's: capped well below the owner's own exit's (SETTLEMENT_MAX_FEE_RATE).
+  if (!Number.isInteger(req.feeRate) || req.feeRate < 1 || req.feeRate > SETTLEMENT_MAX_FEE_RATE)
+    throw new Error(
+      `a settlement's fee rate is a whole number from 1 to ${SETTLEMENT_MAX_FEE_RATE} sat/vB`,
+    );
   const ownerScript = ownerPayoutScript(vaultPubkeyOf(vault));
   const dust = BigInt(DUST_LIMIT_SATS);
   // Sized with both outputs: a left-out one only lowers the real size.

@@ -168,6 +168,15 @@ export function termStage(tipHeight: number, term: VaultTerm): TermStage {
   return 'open';
 }
 
+/**
+ * The highest fee rate, sat/vB, of a settlement at the term. Its fee comes out of the owner's rest,
+ * chosen by the guardians and not by the owner, and nothing is urgent: the owner's exit opens only
+ * after the grace, so a settlement can wait for a cheaper block. At most 50 sat/vB of its ~180 vB
+ * (one script-path input, two outputs) is about 9,000 sats; when the network asks more, the
+ * settlement waits rather than take more from the owner (the owner's own exit allows up to 1,000).
+ */
+export const SETTLEMENT_MAX_FEE_RATE = 50;
+
 export interface TermSettlement {
   /** The collateral that repays the debt at the quorum's price, rounded up. */
   debtSats: bigint;

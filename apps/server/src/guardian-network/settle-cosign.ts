@@ -22,7 +22,7 @@ import {
 } from '@unit/guardian-net';
 import type { SignedQuote } from '@unit/protocol/wire';
 import { ApprovalBoard } from './approvals';
-import { firstAttempt, NETWORK_SIGN_TIMEOUT_MS } from './network-signer';
+import { firstAttempt, NETWORK_SIGN_TIMEOUT_MS } from './signing-attempts';
 
 /** The guardians' answer was fewer than t approvals (or none in time): nothing was signed. */
 export class SettlementRefused extends Error {}

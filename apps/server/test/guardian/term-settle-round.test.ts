@@ -78,6 +78,10 @@ describe('a settlement round', () => {
         sent.push(raw);
         return Promise.resolve(parseTransaction(raw).id);
       },
+      txStatus: (txid: string) =>
+        Promise.resolve(
+          sent.some((raw) => parseTransaction(raw).id === txid) ? { confirmed: false } : null,
+        ),
     };
     deps = {
       db: store.db,

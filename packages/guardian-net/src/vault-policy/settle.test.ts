@@ -15,7 +15,12 @@ import {
   type VaultOutput,
   type VaultUtxo,
 } from '@unit/bitcoin';
-import { DEVNET_TERM_CONFIG, vaultTermAt, type VaultTerm } from '@unit/protocol';
+import {
+  DEVNET_TERM_CONFIG,
+  SETTLEMENT_MAX_FEE_RATE,
+  vaultTermAt,
+  type VaultTerm,
+} from '@unit/protocol';
 import { draftRequest, Wallet, type OracleQuote } from '../../test/vault-requests';
 import {
   GROUP,
@@ -205,6 +210,11 @@ describe('the vault policy on a settlement at the term', () => {
       reason: expect.stringMatching(/another vault key/),
     });
     expect(await asked(wallet, request, { fee_rate: 0 })).toMatchObject({
+      approve: false,
+      reason: expect.stringMatching(/malformed \(fee_rate/),
+    });
+    // Over the settlement's own cap: the fee is taken from the owner's rest.
+    expect(await asked(wallet, request, { fee_rate: SETTLEMENT_MAX_FEE_RATE + 1 })).toMatchObject({
       approve: false,
       reason: expect.stringMatching(/malformed \(fee_rate/),
     });

@@ -15,13 +15,12 @@ import { base64, hex } from '@scure/base';
 import { OutScript, Transaction } from '@scure/btc-signer';
 import { equalBytes, type BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import {
-  EXIT_MAX_FEE_RATE,
   planSettlement,
   settlementRefusal,
   settlementSighash,
   type SettlementRequest,
 } from '@unit/bitcoin';
-import { ORACLE_QUOTE_MAX_AGE_SECONDS } from '@unit/protocol';
+import { ORACLE_QUOTE_MAX_AGE_SECONDS, SETTLEMENT_MAX_FEE_RATE } from '@unit/protocol';
 import { signedQuoteSchema, type SignedQuote } from '@unit/protocol/wire';
 import * as z from 'zod';
 import type { GuardianSet } from '../guardian-set';
@@ -45,7 +44,7 @@ export const settleContextSchema = z.strictObject({
   /** x-only hex: the vault key the output and the owner's payout commit to */
   vault_pubkey: z.string().regex(/^([0-9a-f]{2}){32}$/),
   quote: signedQuoteSchema,
-  fee_rate: z.number().int().min(1).max(EXIT_MAX_FEE_RATE),
+  fee_rate: z.number().int().min(1).max(SETTLEMENT_MAX_FEE_RATE),
 });
 export type SettleContext = z.infer<typeof settleContextSchema>;
 
