@@ -19,11 +19,17 @@ import {
   vaultOutput,
   verifyInputs,
 } from '@unit/bitcoin';
-import { insertVault, migrateToLatest, openStore, type Store } from '../../src/store';
+import { getVault, insertVault, migrateToLatest, openStore, type Store } from '../../src/store';
 import { guardianMigrations } from '../../src/guardian/migrations';
 import { acquireLocks, vaultLock } from '../../src/guardian/locks';
+import { HANDED_OFF } from '../../src/guardian/settle';
 import type { ChainOutput } from '../../src/chain/port';
-import { settleDueVaults, type SettleRoundDeps } from '../../src/guardian/term-settle-round';
+import {
+  settleDueVaults,
+  settlementFeeRate,
+  type SettleRoundDeps,
+} from '../../src/guardian/term-settle-round';
+import { SETTLEMENT_MAX_FEE_RATE } from '@unit/protocol';
 
 const key = (label: string) => sha256(new TextEncoder().encode(`settle round: ${label}`));
 const GROUP_SECRET = key('group');
@@ -132,6 +138,15 @@ describe('a settlement round', () => {
     expect(fee).toBe(2n * BigInt(Math.ceil(tx.weight / 4)));
     // No debt: the whole vault less the fee returns to its owner.
     expect(parseTransaction(sent[1]!).outputsLength).toBe(1);
+    // Stored as the vault's end: settled, nothing left in it, its history `s` naming what it held.
+    const row = await getVault(store.db, a.row.vault_id);
+    expect(row).toMatchObject({ status: 'settled', btc_locked: 0, unit_borrowed: 0 });
+    const history = await store.db.selectFrom('vault_history').selectAll().execute();
+    expect(history.find((h) => h.vault_id === a.row.vault_id)).toMatchObject({
+      ...{ action: 's', btc_amt: 3_000_000, unit_amt: 300_00, vault_amount: 0 },
+      ...{ amount_borrowed: 0, oracle_price: 60_000, transaction_id: tx.id, confirmed: 0 },
+      utxo: `${tx.id}:1`,
+    });
     // Every lock the round took is free again.
     expect(await store.db.selectFrom('guardian_locks').selectAll().execute()).toEqual([]);
   });
@@ -170,5 +185,53 @@ describe('a settlement round', () => {
     };
     expect(await settleDueVaults(early)).toEqual({ settled: [], left: [] });
     expect(sent).toEqual([]);
+  });
+
+  it('hands a settlement the network did not answer to recovery with its lock, and waits out high fees', async () => {
+    const lost = await add('9', 100_00);
+    const silent = {
+      ...deps,
+      chain: {
+        ...deps.chain,
+        broadcast: () => Promise.reject(new Error('socket hang up')),
+        txStatus: () => Promise.resolve(null),
+      },
+    };
+    const result = await settleDueVaults(silent);
+    expect(result.left).toEqual([
+      {
+        vault_id: lost.row.vault_id,
+        reason: expect.stringMatching(/did not answer.*from the chain/),
+      },
+    ]);
+    const request = await store.db
+      .selectFrom('guardian_requests')
+      .selectAll()
+      .executeTakeFirstOrThrow();
+    expect(request).toMatchObject({
+      method: 'term.settle',
+      state: 'cosigned',
+      instance_id: HANDED_OFF,
+    });
+    expect(JSON.parse(request.effects!)).toMatchObject({
+      kind: 'settle',
+      vault_id: lost.row.vault_id,
+    });
+    // Its lock stays with recovery, so no later round signs the vault again meanwhile.
+    expect(await settleDueVaults(deps)).toEqual({
+      settled: [],
+      left: [{ vault_id: lost.row.vault_id, reason: 'a request holds the vault' }],
+    });
+    expect((await getVault(store.db, lost.row.vault_id))?.status).toBe('active');
+    await store.db.deleteFrom('guardian_locks').execute();
+    const dear = { ...deps, feeRate: () => Promise.resolve(SETTLEMENT_MAX_FEE_RATE + 0.5) };
+    expect((await settleDueVaults(dear)).left).toEqual([
+      {
+        vault_id: lost.row.vault_id,
+        reason: expect.stringMatching(/over a settlement's 50: it waits/),
+      },
+    ]);
+    expect(settlementFeeRate(1.2)).toBe(2);
+    expect(settlementFeeRate(SETTLEMENT_MAX_FEE_RATE)).toBe(SETTLEMENT_MAX_FEE_RATE);
   });
 });
