@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { hex } from '@scure/base';
 import { OutScript, TEST_NETWORK } from '@scure/btc-signer';
-import { ownerPayoutScript } from '@unit/bitcoin';
+import { ownerPayoutScript, parseRuneId } from '@unit/bitcoin';
 import { loadIdentity } from '@unit/guardian-net';
 import { REPOSSESSION_TAX_PERCENT, SETTLEMENT_MAX_FEE_RATE, SATS_PER_BTC } from '@unit/protocol';
 import type { RunningApp } from '../support';
@@ -20,6 +20,8 @@ import { prepareSettlement } from '../../src/guardian/term-settle';
 import { settlementFeeRate } from '../../src/guardian/term-settle-round';
 import { settlementQuote } from '../../src/jobs/term-settlement';
 import { settlementCosigner, SettlementRefused } from '../../src/guardian-network/settle-cosign';
+import { Validator } from '../../src/validator/follow';
+import { EsploraBlockSource } from '../../src/validator/esplora-source';
 import { onChain, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
 import type { GuardianSet } from '@unit/guardian-net';
 
@@ -141,4 +143,20 @@ describe('a vault that reaches its term with the guardian network running', () =
       .executeTakeFirstOrThrow();
     expect(request).toMatchObject({ method: 'term.settle', state: 'broadcast' });
   }, 150_000);
+
+  it('is rebuilt as settled by an open validator from the chain alone, as the app serves it', async () => {
+    await unit.devnet!.mine(1);
+    const tip = (await unit.chain.tip()).height;
+    const validator = new Validator(new EsploraBlockSource(`${unit.url}/esplora`), {
+      treasuryScripts: [OutScript.encode({ type: 'tr', pubkey: group })],
+      unitRuneId: parseRuneId(unit.devnet!.unitRuneId),
+    });
+    await validator.catchUp(() => undefined, tip);
+    expect(validator.ledgerAt(tip)?.find((v) => v.vaultId === vault.vault_id)).toEqual({
+      ...{ vaultId: vault.vault_id, collateralSats: 0n, debt: 0n },
+      status: 'settled',
+    });
+    const app = (await (await fetch(`${unit.url}/api/ledger/${tip}`)).json()) as { digest: string };
+    expect(validator.digestAt(tip)).toBe(app.digest);
+  }, 120_000);
 });
