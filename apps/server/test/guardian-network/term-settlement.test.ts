@@ -15,7 +15,18 @@ import { loadIdentity } from '@unit/guardian-net';
 import { REPOSSESSION_TAX_PERCENT, SETTLEMENT_MAX_FEE_RATE, SATS_PER_BTC } from '@unit/protocol';
 import type { RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';
-import { getVault, getVaultByPubkey, type VaultRow } from '../../src/store';
+import {
+  getVault,
+  getVaultByPubkey,
+  migrateToLatest,
+  openStore,
+  type VaultRow,
+} from '../../src/store';
+import { devnetMigrations } from '../../src/devnet/migrations';
+import { guardianMigrations } from '../../src/guardian';
+import { treasuryOutputOf } from '../../src/guardian/treasury-output';
+import { NetworkLeaves } from '../../src/operator/vault-leaves';
+import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
 import { prepareSettlement } from '../../src/guardian/term-settle';
 import { settlementFeeRate } from '../../src/guardian/term-settle-round';
 import { settlementQuote } from '../../src/jobs/term-settlement';
@@ -158,5 +169,46 @@ describe('a vault that reaches its term with the guardian network running', () =
     });
     const app = (await (await fetch(`${unit.url}/api/ledger/${tip}`)).json()) as { digest: string };
     expect(validator.digestAt(tip)).toBe(app.digest);
+  }, 120_000);
+
+  it('is rebuilt as settled by a reindex from the chain on an empty database', async () => {
+    const store = await openStore({ file: ':memory:' });
+    try {
+      await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
+      const result = await reindexFromChain({
+        db: store.db,
+        esploraUrl: `${unit.url}/esplora`,
+        fetch: timedFetch,
+        treasuryAddresses: [
+          treasuryOutputOf(
+            { treasuryPubkey: set.groupKey!, treasuryIsGroupKey: true },
+            TEST_NETWORK,
+          ).address,
+        ],
+        leaves: new NetworkLeaves({ sets: [set], db: store.db, network: TEST_NETWORK }),
+        now: () => Math.floor(Date.now() / 1000),
+        log: { info: () => undefined, warn: () => undefined },
+      });
+      expect(result.restored).toContain(vault.vault_id);
+      expect(await getVault(store.db, vault.vault_id)).toMatchObject({
+        ...{ status: 'settled', btc_locked: 0, unit_borrowed: 0 },
+        settle_height: vault.settle_height,
+      });
+      const [app, rebuilt] = await Promise.all(
+        [unit.store, store].map((s) =>
+          s.db
+            .selectFrom('vault_history')
+            .select(['action', 'btc_amt', 'unit_amt', 'vault_amount', 'oracle_price'])
+            .select(['transaction_id', 'utxo', 'utxo_script'])
+            .where('vault_id', '=', vault.vault_id)
+            .where('action', '=', 's')
+            .execute(),
+        ),
+      );
+      // The same record as the app wrote, the price told from the treasury's part to the dollar.
+      expect(rebuilt).toEqual(app);
+    } finally {
+      await store.close();
+    }
   }, 120_000);
 });

@@ -17,7 +17,7 @@ import {
 } from '../actions';
 import { BadTransaction } from '../actions/types';
 import { parseStateRecordScript, STATE_RECORD_MAGIC, type RuneId, type StateRecord } from '../core';
-import { parseTimelockLeaf } from '../term-leaves';
+import { spendsSettlementLeaf } from '../term-leaves';
 import type { LedgerStatus, LedgerVault } from './digest';
 
 export interface LedgerTxOutput {
@@ -191,10 +191,7 @@ export class LedgerReplay {
    * signature.
    */
   private settles(tx: LedgerTx, index: number, vault: TrackedVault): boolean {
-    const witness = tx.inputs[index]?.witness;
-    if (vault.settleHeight === null || witness?.length !== 3) return false;
-    const leaf = parseTimelockLeaf(witness[1]!);
-    return leaf !== null && leaf.height === vault.settleHeight;
+    return spendsSettlementLeaf(tx.inputs[index]?.witness, vault.settleHeight);
   }
 
   private close(vault: TrackedVault, status: LedgerStatus, sats: bigint, debt: bigint): void {
