@@ -129,7 +129,11 @@ describe('the guardian check of a settlement', () => {
     const capped = { ...request, feeRate: SETTLEMENT_MAX_FEE_RATE };
     expect(settlementRefusal(planSettlement(capped).tx, capped, TERM.settleHeight)).toBeNull();
     expect(
-      settlementRefusal(plan.tx, { ...request, feeRate: SETTLEMENT_MAX_FEE_RATE + 1 }, TERM.settleHeight),
+      settlementRefusal(
+        plan.tx,
+        { ...request, feeRate: SETTLEMENT_MAX_FEE_RATE + 1 },
+        TERM.settleHeight,
+      ),
     ).toMatch(/fee rate is a whole number from 1 to 50 sat\/vB/);
     const tiny = { ...request, utxo: { ...request.utxo, amount: 600n } };
     expect(settlementRefusal(plan.tx, tiny, TERM.settleHeight)).toMatch(/too little/);

@@ -16,7 +16,12 @@ import type { Transaction } from '@scure/btc-signer';
 import type { SettlementPlan } from '@unit/bitcoin';
 import { SETTLEMENT_MAX_FEE_RATE, type SignedQuote } from '@unit/protocol';
 import type { Chain } from '../chain/port';
-import { advanceGuardianRequest, vaultsDueForSettlement, type Database, type VaultRow } from '../store';
+import {
+  advanceGuardianRequest,
+  vaultsDueForSettlement,
+  type Database,
+  type VaultRow,
+} from '../store';
 import { applyEffects, type SettleEffects } from './effects';
 import { acquireLocks, LOCK_SECONDS, lockOwner, releaseLocks, vaultLock } from './locks';
 import { advanceOwnedRequest } from './ownership';

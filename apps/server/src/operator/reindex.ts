@@ -118,6 +118,39 @@ function revealedKey(tx: EsploraTx, txid: string): string | null {
   return leaf?.kind === 'update' ? hex.encode(leaf.vaultPubkey) : null;
 }
 
+/**
+ * The vault's transactions from its opening, each spending the last one's output 0: its records,
+ * its key once shown, and how it ended (a repossession that took it, the guardians' settlement).
+ */
+async function followVault(reads: EsploraReads, opening: EsploraTx) {
+  const openingRecord = recordOf(opening)!;
+  const steps: Step[] = [{ tx: opening, record: openingRecord }];
+  let vaultPubkey = openingRecord.vaultPubkey ? hex.encode(openingRecord.vaultPubkey) : null;
+  /** The repossession that took this vault, when one did. */
+  let repossessed: Step | null = null;
+  /** The guardians' settlement at its term, when they settled it (no record: its witness). */
+  let settled: EsploraTx | null = null;
+  for (let i = 0; i < MAX_VAULT_TXS; i++) {
+    const last = steps.at(-1)!.tx;
+    const spend = await reads.outspend(last.txid, 0);
+    if (!spend?.spent || !spend.txid) break;
+    const next = await reads.tx(spend.txid);
+    const record = next && recordOf(next);
+    if (next && !record && settledBy(next, last.txid, steps.at(-1)!.record)) settled = next;
+    if (!next || !record) break;
+    vaultPubkey ??= revealedKey(next, last.txid);
+    // A repossession spends the liquidated vault first and the claimant's after it
+    // (docs/protocol.md): the first ends here, the claimant's goes on in its output 0.
+    const input = next.vin.findIndex((vin) => vin.txid === last.txid && vin.vout === 0);
+    if (record.action === 'x' && input === 0) {
+      repossessed = { tx: next, record };
+      break;
+    }
+    steps.push({ tx: next, record });
+  }
+  return { steps, vaultPubkey, repossessed, settled };
+}
+
 /** Whether `tx` spends the vault output `txid:0` through its settlement leaf (term-leaves.ts). */
 function settledBy(tx: EsploraTx, txid: string, last: StateRecord): boolean {
   const input = tx.vin.find((vin) => vin.txid === txid && vin.vout === 0);
@@ -192,31 +225,8 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       result.skipped.push(vaultId);
       continue;
     }
-    const openingRecord = recordOf(opening)!;
-    const steps: Step[] = [{ tx: opening, record: openingRecord }];
-    let vaultPubkey = openingRecord.vaultPubkey ? hex.encode(openingRecord.vaultPubkey) : null;
-    /** The repossession that took this vault, when one did. */
-    let repossessed: Step | null = null;
-    /** The guardians' settlement at its term, when they settled it (no record: its witness). */
-    let settled: EsploraTx | null = null;
-    for (let i = 0; i < MAX_VAULT_TXS; i++) {
-      const last = steps.at(-1)!.tx;
-      const spend = await reads.outspend(last.txid, 0);
-      if (!spend?.spent || !spend.txid) break;
-      const next = await reads.tx(spend.txid);
-      const record = next && recordOf(next);
-      if (next && !record && settledBy(next, last.txid, steps.at(-1)!.record)) settled = next;
-      if (!next || !record) break;
-      vaultPubkey ??= revealedKey(next, last.txid);
-      // A repossession spends the liquidated vault first and the claimant's after it
-      // (docs/protocol.md): the first ends here, the claimant's goes on in its output 0.
-      const input = next.vin.findIndex((vin) => vin.txid === last.txid && vin.vout === 0);
-      if (record.action === 'x' && input === 0) {
-        repossessed = { tx: next, record };
-        break;
-      }
-      steps.push({ tx: next, record });
-    }
+    const { steps, repossessed, settled, ...walked } = await followVault(reads, opening);
+    const vaultPubkey = walked.vaultPubkey;
     if (vaultPubkey === null) {
       result.keyUnknown.push(vaultId);
       deps.log.warn({ vault_id: vaultId }, "reindex: the chain does not show this vault's key yet");
@@ -310,7 +320,7 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       if (settled)
         await appendVaultHistory(
           trx,
-          settlementHistory(vaultId, vaultPubkey!, current, settled, time),
+          settlementHistory(vaultId, vaultPubkey, current, settled, time),
         );
     });
     result.restored.push(vaultId);
