@@ -277,14 +277,16 @@ export const coreMigrations: Record<string, Migration> = {
         .on('vaults')
         .columns(['status', 'settle_height'])
         .execute();
-      await db.schema.dropIndex('vaults_live_pubkey').execute();
-      await sql`create unique index vaults_live_pubkey on vaults (vault_pubkey) where status not in ('repossessed', 'settled')`.execute(
+      // A name of its own: 0500 makes the narrower one (run after this only where a module's
+      // migrations come unordered), which this replaces.
+      await db.schema.dropIndex('vaults_live_pubkey').ifExists().execute();
+      await sql`create unique index vaults_open_pubkey on vaults (vault_pubkey) where status not in ('repossessed', 'settled')`.execute(
         db,
       );
     },
     async down(db: Kysely<unknown>) {
       // Only possible while no key has a settled vault and a live one.
-      await db.schema.dropIndex('vaults_live_pubkey').execute();
+      await db.schema.dropIndex('vaults_open_pubkey').execute();
       await sql`create unique index vaults_live_pubkey on vaults (vault_pubkey) where status <> 'repossessed'`.execute(
         db,
       );
