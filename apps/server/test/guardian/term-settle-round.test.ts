@@ -1,7 +1,9 @@
 // One round of the settlement at the term: every vault due at the tip is settled under its vault
 // lock, signed (here by one key standing for the guardians' group key: the chain sees one BIP-340
 // signature either way) and sent, the transaction passing the script check with the quote's split
-// to the sat; a vault a request holds, or whose output moved, is left to a later round by name.
+// to the sat, and stored as the vault's end (settled, history `s`); a vault a request holds, or
+// whose output moved, is left to a later round by name; a settlement the network did not answer is
+// handed to recovery with its lock and settled from the chain; a fee rate over the cap waits.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +25,9 @@ import { getVault, insertVault, migrateToLatest, openStore, type Store } from '.
 import { guardianMigrations } from '../../src/guardian/migrations';
 import { acquireLocks, vaultLock } from '../../src/guardian/locks';
 import { HANDED_OFF } from '../../src/guardian/settle';
-import type { ChainOutput } from '../../src/chain/port';
+import { guardianContext, type OracleForGuardian } from '../../src/guardian/context';
+import { recoverRequests } from '../../src/guardian/recover';
+import type { Chain, ChainOutput } from '../../src/chain/port';
 import {
   settleDueVaults,
   settlementFeeRate,
@@ -223,11 +227,30 @@ describe('a settlement round', () => {
       left: [{ vault_id: lost.row.vault_id, reason: 'a request holds the vault' }],
     });
     expect((await getVault(store.db, lost.row.vault_id))?.status).toBe('active');
-    await store.db.deleteFrom('guardian_locks').execute();
+    // Recovery asks the chain, which holds it after all: the vault is settled, its lock freed.
+    const raw = request.raw_hex!;
+    const guardian = guardianContext({
+      ...{ db: store.db, log: deps.log, now: deps.now, network: TEST_NETWORK },
+      chain: {
+        ...silent.chain,
+        txStatus: (txid: string) =>
+          Promise.resolve(txid === request.txid ? { confirmed: false } : null),
+      } as unknown as Chain,
+      oracle: {} as OracleForGuardian,
+      guardianKey: GROUP_SECRET,
+      treasuryKey: GROUP_SECRET,
+      unitRuneId: '1:0',
+    });
+    expect((await recoverRequests(guardian)).committed).toEqual([request.nonce]);
+    expect(await getVault(store.db, lost.row.vault_id)).toMatchObject({ status: 'settled' });
+    expect(await store.db.selectFrom('guardian_locks').selectAll().execute()).toEqual([]);
+    expect(parseTransaction(raw).id).toBe(request.txid);
+    // A vault due while the network asks more than the cap waits for a later block.
+    const later = await add('8', 100_00);
     const dear = { ...deps, feeRate: () => Promise.resolve(SETTLEMENT_MAX_FEE_RATE + 0.5) };
     expect((await settleDueVaults(dear)).left).toEqual([
       {
-        vault_id: lost.row.vault_id,
+        vault_id: later.row.vault_id,
         reason: expect.stringMatching(/over a settlement's 50: it waits/),
       },
     ]);
