@@ -51,6 +51,7 @@ import {
 } from './startup';
 import type { ReindexResult } from './operator/reindex';
 import type { LeaderJob } from './jobs/leader-job';
+import { settlementQuote, termSettlementJob } from './jobs/term-settlement';
 import { oracleTickJob, priceEvent } from './jobs/oracle-tick';
 import { devnetMinerJob } from './jobs/devnet-miner';
 import { telegramOutboxJob } from './jobs/telegram-outbox';
@@ -190,6 +191,7 @@ export async function buildApp(
     lead(guardianRecoveryJob({ guardian, log, intervalMs: options.recoveryIntervalMs }));
     lead(liquidationSweepJob({ bus, guardian, oracle, notifier, metrics, log }));
     lead(blockWatcherJob({ bus, chain, onDevnet: devnet !== null, guardian, notifier, log }));
+    lead(termSettlementJob({ bus, guardian, quote: () => settlementQuote(oracle), log }));
 
     const app = createServer(config, log);
     stops.push(() => app.close());

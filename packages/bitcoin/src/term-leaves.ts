@@ -77,3 +77,17 @@ export function parseTimelockLeaf(
     return null;
   return { height: push.height, pubkey: rest.slice(3, 35) };
 }
+
+/**
+ * Whether an input's witness spends a vault through its settlement leaf: `<sig> <leaf> <control
+ * block>` whose leaf is a timelocked one at the vault's settlement height (its last record's; the
+ * exit leaf has the later exit height). Read from the chain, where the leaf's commitment, lock and
+ * signature were checked already: how a reindex and an open validator tell the settlement.
+ */
+export function spendsSettlementLeaf(
+  witness: readonly Uint8Array[] | undefined,
+  settleHeight: number | null | undefined,
+): boolean {
+  if (settleHeight == null || witness?.length !== 3) return false;
+  return parseTimelockLeaf(witness[1]!)?.height === settleHeight;
+}

@@ -6,9 +6,15 @@
 // signs only a transaction equal to the one `planSettlement` builds from its own facts.
 import { SigHash, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { concatBytes, equalBytes } from '@scure/btc-signer/utils.js';
-import { DUST_LIMIT_SATS, termSettlement, type TermSettlement } from '@unit/protocol';
+import {
+  DUST_LIMIT_SATS,
+  lockTimeReaches,
+  SETTLEMENT_MAX_FEE_RATE,
+  termSettlement,
+  type TermSettlement,
+} from '@unit/protocol';
 import { TAPSCRIPT_LEAF_VERSION, type VaultOutput } from './vault-script';
-import { EXIT_MAX_FEE_RATE, EXIT_SEQUENCE } from './exit-spend';
+import { EXIT_SEQUENCE } from './exit-spend';
 
 export interface SettlementRequest {
   /** The vault output as the guardians rebuild it (layout 2). */
@@ -60,8 +66,11 @@ export function planSettlement(req: SettlementRequest): SettlementPlan {
   const { vault, slot } = req;
   if (!vault.term || !vault.settlementLeaves?.[slot])
     throw new Error('only a vault with a term (layout 2) has a settlement leaf');
-  if (!Number.isInteger(req.feeRate) || req.feeRate < 1 || req.feeRate > EXIT_MAX_FEE_RATE)
-    throw new Error(`a settlement's fee rate is a whole number from 1 to ${EXIT_MAX_FEE_RATE}`);
+  // The fee is the owner's: capped well below the owner's own exit's (SETTLEMENT_MAX_FEE_RATE).
+  if (!Number.isInteger(req.feeRate) || req.feeRate < 1 || req.feeRate > SETTLEMENT_MAX_FEE_RATE)
+    throw new Error(
+      `a settlement's fee rate is a whole number from 1 to ${SETTLEMENT_MAX_FEE_RATE} sat/vB`,
+    );
   const ownerScript = ownerPayoutScript(vaultPubkeyOf(vault));
   const dust = BigInt(DUST_LIMIT_SATS);
   // Sized with both outputs: a left-out one only lowers the real size.
@@ -123,6 +132,8 @@ export function checkSettlement(tx: Transaction, req: SettlementRequest): string
     input.index !== req.utxo.vout
   )
     return 'a settlement spends the vault output';
+  const leafProblem = settlementLeafProblem(input, req);
+  if (leafProblem) return leafProblem;
   if (input.sequence !== EXIT_SEQUENCE)
     return 'a settlement input signals replacement and keeps the lock';
   if (tx.lockTime !== expected.tx.lockTime) return 'a settlement is locked at the term';
@@ -134,6 +145,54 @@ export function checkSettlement(tx: Transaction, req: SettlementRequest): string
       return `settlement output ${i} is not the one the quorum price makes`;
   }
   return null;
+}
+
+/**
+ * Why the input does not spend the slot's settlement leaf alone, or null: a PSBT that names another
+ * leaf (an update, liquidation or exit leaf, another slot's), or a witness through one, is refused.
+ */
+function settlementLeafProblem(
+  input: ReturnType<Transaction['getInput']>,
+  req: SettlementRequest,
+): string | null {
+  const leaf = req.vault.settlementLeaves![req.slot]!;
+  const refusal = "a settlement spends the vault through its slot's settlement leaf";
+  if (input.finalScriptSig?.length) return refusal;
+  const witness = input.finalScriptWitness;
+  if (witness) {
+    const [, script, control] = witness;
+    const spends =
+      witness.length === 3 &&
+      equalBytes(script!, leaf.script) &&
+      equalBytes(control!, leaf.controlBlock);
+    return spends ? null : refusal;
+  }
+  const named = input.tapLeafScript ?? [];
+  if (named.length === 0) return null;
+  const [control, script] = named[0]!;
+  const want = concatBytes(leaf.script, Uint8Array.of(TAPSCRIPT_LEAF_VERSION));
+  if (
+    named.length !== 1 ||
+    !equalBytes(script, want) ||
+    !equalBytes(TaprootControlBlock.encode(control), leaf.controlBlock)
+  )
+    return refusal;
+  return null;
+}
+
+/**
+ * What each guardian runs before it signs: null when the chain's tip (`tipHeight`, its own view)
+ * has reached the vault's term and `tx` is exactly the settlement its facts make, else the reason.
+ */
+export function settlementRefusal(
+  tx: Transaction,
+  req: SettlementRequest,
+  tipHeight: number,
+): string | null {
+  const settleHeight = req.vault.term?.settleHeight;
+  if (settleHeight !== undefined && !lockTimeReaches(tipHeight, settleHeight))
+    return `the vault reaches its term at block ${settleHeight} and the chain is at block ${tipHeight}: a settlement waits for the term`;
+  return checkSettlement(tx, req);
 }
 
 /** The settlement's sighash for the slot's group key (SIGHASH_DEFAULT over the settlement leaf). */

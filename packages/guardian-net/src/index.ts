@@ -34,6 +34,7 @@ export {
   type PublicTarget,
 } from './public-read';
 export { quoteQuorumProblem, type QuorumSet } from './vault-policy/quote-quorum';
+export { SETTLE_KIND, settleContextSchema, type SettleContext } from './vault-policy/settle';
 export {
   KEPT_PRICES_DIR,
   KEPT_PRICES_PATH,

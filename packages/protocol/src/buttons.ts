@@ -19,6 +19,8 @@ export type ButtonState = { enabled: true } | { enabled: false; reason: string }
 export interface ButtonContext {
   hasPendingTransaction: boolean;
   isLiquidated: boolean;
+  /** the guardians settled the vault at its term: it holds nothing and takes no action */
+  isSettled?: boolean;
   /** the action whose drawer is open or whose flow runs, if any */
   activeAction: DashboardAction | 'create' | null;
   walletSats: SatsInput;
@@ -37,6 +39,8 @@ export interface ButtonContext {
 export const BUTTON_REASONS = {
   pending: 'A transaction is pending. Please wait until it completes.',
   liquidated: 'All actions are disabled until liquidation completes.',
+  settled:
+    'The guardians settled this vault at its term, so it holds nothing now. Open a new vault to borrow again.',
   otherAction: 'Another action is in progress.',
   noWalletSats: 'There is no bitcoin in your wallet.',
   noPrice: ERROR_MESSAGES.noPrice,
@@ -51,6 +55,7 @@ const disabled = (reason: string): ButtonState => ({ enabled: false, reason });
 
 function common(action: DashboardAction, ctx: ButtonContext): ButtonState {
   if (ctx.hasPendingTransaction) return disabled(BUTTON_REASONS.pending);
+  if (ctx.isSettled) return disabled(BUTTON_REASONS.settled);
   if (ctx.isLiquidated) return disabled(BUTTON_REASONS.liquidated);
   if (ctx.pricePaused) return disabled(ctx.pricePaused);
   if (ctx.activeAction !== null && ctx.activeAction !== action)

@@ -131,7 +131,7 @@ export interface ChartAction {
 }
 
 /** The actions drawn on the line: every action code (SPEC §3), liquidation and claim too. */
-export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r', 'l', 'x'];
+export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r', 'l', 'x', 's'];
 
 /** The marker's letter for each action (the tooltip names it in full: ACTION_LABELS). */
 export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
@@ -142,6 +142,7 @@ export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
   r: 'R',
   l: 'L',
   x: 'X',
+  s: 'S',
 };
 
 export interface RatioLineInput {
@@ -330,6 +331,8 @@ export function markerAmountText(marker: Pick<ChartMarker, 'action' | 'btcAmt' |
       return `${btc} of collateral and ${unit} of debt opened to claimants`;
     case 'x':
       return `${btc} of collateral and ${unit} of debt claimed`;
+    case 's':
+      return `${unit} of debt repaid from ${btc} of collateral at the term, the rest returned to the owner`;
   }
 }
 

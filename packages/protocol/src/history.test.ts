@@ -24,7 +24,7 @@ function record(
 }
 
 describe('action codes', () => {
-  it('label every code as the spec does', () => {
+  it('label every code as the spec does, and the settlement at the term in plain words', () => {
     expect(ACTION_LABELS).toEqual({
       o: 'Open Vault',
       b: 'Borrow UNIT',
@@ -33,6 +33,7 @@ describe('action codes', () => {
       w: 'Withdraw BTC',
       l: 'Vault Liquidation',
       x: 'Liquidation Claim',
+      s: 'Settled at Term',
     });
   });
   it('colour o, r, d, x green and the others red', () => {

@@ -12,7 +12,7 @@ import {
   type UnitCents,
 } from './units';
 
-export const ACTION_CODES: readonly ActionCode[] = ['o', 'b', 'd', 'r', 'w', 'l', 'x'];
+export const ACTION_CODES: readonly ActionCode[] = ['o', 'b', 'd', 'r', 'w', 'l', 'x', 's'];
 
 export const ACTION_LABELS: Record<ActionCode, string> = {
   o: 'Open Vault',
@@ -22,6 +22,7 @@ export const ACTION_LABELS: Record<ActionCode, string> = {
   w: 'Withdraw BTC',
   l: 'Vault Liquidation',
   x: 'Liquidation Claim',
+  s: 'Settled at Term',
 };
 
 /** SPEC §3: o, r, d, x show green; others red. */
@@ -33,6 +34,8 @@ export const ACTION_COLOURS: Record<ActionCode, 'green' | 'red'> = {
   w: 'red',
   l: 'red',
   x: 'green',
+  // The debt is repaid from the collateral and the rest leaves the vault: it closes.
+  s: 'red',
 };
 
 /** SPEC §3: the amount is BTC for deposit and withdraw, otherwise UNIT. */

@@ -13,6 +13,7 @@ const PENDING_NOUNS: Record<ActionCode, string> = {
   w: 'withdrawal',
   l: 'liquidation',
   x: 'claim',
+  s: 'settlement at the term',
 };
 
 export const READING_COPY = {

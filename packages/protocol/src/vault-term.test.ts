@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { BUTTON_REASONS, buttonState } from './buttons';
 import {
   BLOCKS_PER_DAY,
   checkVaultTerm,
   DEVNET_TERM_CONFIG,
   lockTimeReaches,
+  termSettledText,
   termSettlement,
   termStage,
   termConfigFromEnv,
@@ -149,5 +151,33 @@ describe('a settlement at term', () => {
     expect(() =>
       termSettlement({ collateralSats: 100n, debtCents: 0n, priceCents: 0n, feeSats: 0n }),
     ).toThrow();
+  });
+});
+
+describe('what the owner reads once the vault is settled at its term', () => {
+  it('says what was repaid at which price and where the rest went, and what to do', () => {
+    const text = termSettledText({
+      debtCents: 50_000n,
+      collateralSats: 1_000_000n,
+      priceUsd: 95_000,
+    });
+    expect(text.title).toBe('The guardians settled this vault at its term');
+    expect(text.body).toBe(
+      "No action renewed its term, so its debt of 500.00 UNIT was repaid from its collateral at $95,000 with the 15% liquidation tax, and the rest of its 0.01 BTC, less the network fee, was sent to your vault key's own address.",
+    );
+    expect(text.whatToDo).toMatch(/Open a new vault to borrow again\.$/);
+    expect(termSettledText({ debtCents: 0n, collateralSats: 5_000n, priceUsd: null }).body).toBe(
+      "No action renewed its term, so the rest of its 0.00005 BTC, less the network fee, was sent to your vault key's own address.",
+    );
+  });
+
+  it('disables every action of a settled vault with that reason', () => {
+    const ctx = {
+      ...{ hasPendingTransaction: false, isLiquidated: false, isSettled: true, activeAction: null },
+      ...{ walletSats: 1_000_000, vaultSats: 0, debtCents: 0, priceUsd: 95_000, pricePaused: null },
+      operationCostSats: 1_000,
+    };
+    for (const action of ['deposit', 'withdraw', 'borrow', 'repay'] as const)
+      expect(buttonState(action, ctx)).toEqual({ enabled: false, reason: BUTTON_REASONS.settled });
   });
 });

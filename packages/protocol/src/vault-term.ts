@@ -4,6 +4,7 @@
 // the rest to the owner); from `exitHeight = settleHeight + grace` the owner alone takes the whole
 // vault. Every owner action writes a new output, so it renews both.
 import { REPOSSESSION_TAX_PERCENT, SATS_PER_BTC } from './constants';
+import { centsToUnitString, satsToBtcString } from './units';
 
 /** Blocks a day at Bitcoin's ten-minute target. */
 export const BLOCKS_PER_DAY = 144;
@@ -168,6 +169,15 @@ export function termStage(tipHeight: number, term: VaultTerm): TermStage {
   return 'open';
 }
 
+/**
+ * The highest fee rate, sat/vB, of a settlement at the term. Its fee comes out of the owner's rest,
+ * chosen by the guardians and not by the owner, and nothing is urgent: the owner's exit opens only
+ * after the grace, so a settlement can wait for a cheaper block. At most 50 sat/vB of its ~180 vB
+ * (one script-path input, two outputs) is about 9,000 sats; when the network asks more, the
+ * settlement waits rather than take more from the owner (the owner's own exit allows up to 1,000).
+ */
+export const SETTLEMENT_MAX_FEE_RATE = 50;
+
 export interface TermSettlement {
   /** The collateral that repays the debt at the quorum's price, rounded up. */
   debtSats: bigint;
@@ -250,5 +260,30 @@ export function termWarningText(args: { days: number; blocksLeft: number; settle
     body: `In ${blocksLeft} ${blocksLeft === 1 ? 'block' : 'blocks'} (at block ${settleHeight}), the guardians settle a vault that has had no action: its debt is repaid from its collateral at the oracle's price with the ${REPOSSESSION_TAX_PERCENT}% liquidation tax, and the rest of its bitcoin returns to you.`,
     whatToDo:
       'Any action on the vault (a deposit, a withdrawal, a borrow or a repayment) renews its term; make one before then to keep it open.',
+  };
+}
+
+/**
+ * What the owner reads once the guardians settled the vault at its term (the dashboard and its
+ * history): what it held, what was repaid and where the rest went, and what to do next.
+ */
+export function termSettledText(args: {
+  /** the debt repaid, UNIT hundredths, and the collateral it was repaid from, sats */
+  debtCents: bigint;
+  collateralSats: bigint;
+  /** the whole-dollar price the settlement used, when known */
+  priceUsd: number | null;
+}): { title: string; body: string; whatToDo: string } {
+  const { debtCents, collateralSats, priceUsd } = args;
+  const at = priceUsd ? `$${priceUsd.toLocaleString('en-US')}` : "the oracle's price";
+  const debt =
+    debtCents > 0n
+      ? `its debt of ${centsToUnitString(debtCents)} UNIT was repaid from its collateral at ${at} with the ${REPOSSESSION_TAX_PERCENT}% liquidation tax, and `
+      : '';
+  return {
+    title: 'The guardians settled this vault at its term',
+    body: `No action renewed its term, so ${debt}the rest of its ${satsToBtcString(collateralSats)} BTC, less the network fee, was sent to your vault key's own address.`,
+    whatToDo:
+      'That bitcoin is yours: your wallet spends it with the key it signed the vault with. Open a new vault to borrow again.',
   };
 }

@@ -18,7 +18,9 @@ import type { CosignJob, GuardianSigner } from '../guardian/signer';
 import { ExclusionLog } from './exclusion-log';
 import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';
+import { settlementCosigner } from './settle-cosign';
 import { signingSets, type GuardianNetworkFiles } from './set-chain';
+import { firstAttempt, NETWORK_SIGN_TIMEOUT_MS } from './signing-attempts';
 
 export { loadGuardianNetwork, type GuardianNetworkFiles } from './set-chain';
 
@@ -26,8 +28,7 @@ const PSBT_OPTS = { allowUnknownOutputs: true } as const;
 /** The contract's role names for the declaration's (its `liquidated` input is `liquidation`). */
 const ROLE_OF = { vault: 'vault', treasury: 'treasury', liquidated: 'liquidation' } as const;
 const SIGHASH_DEFAULT = 0;
-/** The network's whole answer to one request: every session, both rounds, retries included. */
-export const NETWORK_SIGN_TIMEOUT_MS = 20_000;
+export { ATTEMPTS_PER_SIGNING, firstAttempt, NETWORK_SIGN_TIMEOUT_MS } from './signing-attempts';
 
 /** One set of the chain and the coordinator that asks its guardians. */
 interface SetSigner {
@@ -146,22 +147,6 @@ function place(
   );
 }
 
-/** Attempt numbers one signing may use per guardian: n - t + 2 under ROAST (attemptsPerSigning). */
-export const ATTEMPTS_PER_SIGNING = 32;
-
-/**
- * A guardian gives one nonce per (session, attempt), ever, and a session id is the request's, so a
- * request signed again (retaken after a failure, or by another instance after a crash) must not
- * start at attempt 1 again. Each signing takes ATTEMPTS_PER_SIGNING attempts from a base that
- * moves every 2.5 s and comes round again after 249 steps (622 s): longer than a request lives
- * (600 s at most), inside the 1..100,000 a guardian accepts. Two signings of one request within
- * 2.5 s (not possible while its vault is locked) would find their nonces taken and fail cleanly,
- * naming the guardians.
- */
-export function firstAttempt(nowMs: number): number {
-  return 1 + ATTEMPTS_PER_SIGNING * (Math.floor(nowMs / 2_500) % 249);
-}
-
 export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'> {
   /** The older sets of the chain, oldest first (set-chain.ts); none before a rotation. */
   older?: GuardianSet[];
@@ -183,6 +168,10 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
     coordinator: new Coordinator(s, identity, options.callTimeoutMs ?? 5_000),
   }));
   const newest = signers.at(-1)!;
+  // The settlement leaf of a vault names its set's key: that set signs it (settle-cosign.ts).
+  const settlers = new Map(
+    signers.map((s) => [hex.encode(s.key), settlementCosigner(s.set, identity, options)]),
+  );
   const timeoutMs = options.timeoutMs ?? NETWORK_SIGN_TIMEOUT_MS;
   const exclusions = options.exclusions ?? new ExclusionLog();
   return {
@@ -190,6 +179,11 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
     recentExclusions: () => exclusions.recent(),
     guardPubkey: newest.key,
     olderGuardPubkeys: signers.slice(0, -1).map((s) => s.key),
+    signSettlement: async ({ guardPubkey, ...job }) => {
+      const settle = settlers.get(hex.encode(guardPubkey));
+      if (!settle) throw new Error("no guardian set of this network holds the vault's key");
+      return settle(job);
+    },
     sign: async (job) => {
       // With the chain's prevouts, read as final-check.ts reads it (FinalCheck finishes this copy).
       const tx = Transaction.fromPSBT(job.psbt, job.prevouts ? FINAL_PSBT_OPTS : PSBT_OPTS);

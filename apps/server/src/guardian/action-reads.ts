@@ -171,6 +171,11 @@ export async function refuseForeignVaults(
 
 export function requireActive(row: VaultRow | null): VaultRow {
   if (!row) throw new DomainError('not_found', 'No vault exists for this key');
+  if (row.status === 'settled')
+    throw new DomainError(
+      'vault_liquidated',
+      'This vault was settled by the guardians at its term and holds nothing now; open a new vault to borrow again',
+    );
   if (row.status !== 'active')
     throw new DomainError('vault_liquidated', 'This vault has been liquidated');
   return row;

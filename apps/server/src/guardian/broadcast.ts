@@ -21,7 +21,10 @@ const reasonOf = (error: unknown) => (error instanceof Error ? error.message : S
 const ALREADY_HELD = /txn-already-(in-mempool|known)|already in block chain/i;
 
 /** Whether the chain holds the transaction (mempool or block); null when it did not answer. */
-export async function chainHolds(chain: Chain, txid: string): Promise<boolean | null> {
+export async function chainHolds(
+  chain: Pick<Chain, 'txStatus'>,
+  txid: string,
+): Promise<boolean | null> {
   try {
     return (await chain.txStatus(txid)) !== null;
   } catch {
@@ -35,7 +38,7 @@ export async function chainHolds(chain: Chain, txid: string): Promise<boolean | 
  * node refuses a transaction it already has).
  */
 export async function sendOrFind(
-  chain: Chain,
+  chain: Pick<Chain, 'broadcast' | 'txStatus'>,
   txid: string,
   rawHex: string,
   sends = 2,

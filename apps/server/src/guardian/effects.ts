@@ -50,7 +50,25 @@ export type Effects =
       after: VaultAfter;
       history: HistoryEffect;
       liquidated: { vault_id: string; btc_amt: number; unit_amt: number; utxo_script: string };
-    };
+    }
+  | SettleEffects;
+
+/**
+ * The guardians' settlement at the term (term-settle-round.ts): the vault closes, its debt repaid
+ * from its collateral; the history's `s` names what it held and where the owner's rest went.
+ */
+export interface SettleEffects {
+  kind: 'settle';
+  vault_id: string;
+  /** What the vault held when settled: its collateral (sats) and debt (UNIT hundredths). */
+  btc_amt: number;
+  unit_amt: number;
+  /** The quorum's price, whole USD, as every history record keeps it. */
+  oracle_price: number;
+  /** The owner's output, `OP_1 <vault_pubkey>` (hex), and its index; null when dust left none. */
+  owner_vout: number | null;
+  owner_script: string;
+}
 
 export async function saveEffects(
   db: Kysely<Database>,
@@ -76,6 +94,7 @@ export async function applyEffects(
   txid: string,
   now: number,
 ): Promise<void> {
+  if (effects.kind === 'settle') return applySettlement(trx, effects, txid, now);
   const vaultId = effectsVaultId(effects, txid);
   const { after } = effects;
   const state = {
@@ -155,4 +174,35 @@ export async function applyEffects(
       utxo_script: liquidated.utxo_script,
     });
   }
+}
+
+/** The vault settled: nothing left in it, status `settled`, history `s` (unconfirmed until mined). */
+async function applySettlement(
+  trx: Kysely<Database>,
+  effects: SettleEffects,
+  txid: string,
+  now: number,
+): Promise<void> {
+  await trx
+    .updateTable('vaults')
+    .set({ status: 'settled', btc_locked: 0, unit_borrowed: 0, updated_at: now })
+    .where('vault_id', '=', effects.vault_id)
+    .execute();
+  await appendVaultHistory(trx, {
+    vault_id: effects.vault_id,
+    timestamp: now,
+    action: 's',
+    btc_amt: effects.btc_amt,
+    unit_amt: effects.unit_amt,
+    vault_amount: 0,
+    amount_borrowed: 0,
+    oracle_price: effects.oracle_price,
+    transaction_id: txid,
+    // What returned to the owner; the treasury's output when dust left the owner none.
+    utxo: `${txid}:${effects.owner_vout ?? 0}`,
+    utxo_script: effects.owner_vout === null ? '' : effects.owner_script,
+    liquidation_hash: null,
+    liquidation_threshold: null,
+    confirmed: 0,
+  });
 }

@@ -3,7 +3,7 @@
 // The composition root mounts `methods` on the /guardian WebSocket (serveJsonRpc) and feeds the
 // oracle's ticks and the chain's blocks to `onPriceTick` and `onBlock`.
 import { hex } from '@scure/base';
-import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
+import type { SignedQuote, SignedVaultRequest, VaultAction } from '@unit/protocol';
 import { GUARDIAN_METHODS } from '@unit/protocol/wire';
 import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
@@ -23,6 +23,8 @@ import { releaseConnection, reserve } from './reserve';
 import { confirmHistory, liquidationSweep } from './sweep';
 import { settleReplacements, speedUp } from './speedup';
 import { settleUnansweredReplacements } from './speedup-settle';
+import { settleAtTerm } from './term-settle-guardian';
+import type { SettleRoundResult } from './term-settle-round';
 
 export type { GuardianDeps, OracleForGuardian } from './context';
 export { guardianMigrations } from './migrations';
@@ -34,6 +36,11 @@ export interface Guardian {
   onPriceTick(priceCents: number, time: number): Promise<string[]>;
   /** Marks history confirmed for transactions now in a block; resolves to their txids. */
   onBlock(): Promise<string[]>;
+  /**
+   * Settles the vaults whose term the chain has reached (term-settle-round.ts), each at a fresh
+   * quote of `quote()`: run by the one leader of the 'term-settlement' job on each block.
+   */
+  settleAtTerm(quote: () => Promise<SignedQuote>): Promise<SettleRoundResult>;
   /** Releases the reservations of a socket that has closed. */
   disconnect(client: RpcClient): Promise<void>;
   /** Settles requests that instances now gone left in flight (never a live one's): at start and by the leader. */
@@ -112,6 +119,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
       return confirmHistory(g);
     },
     recover: () => recoverRequests(g),
+    settleAtTerm: (quote) => settleAtTerm(g, quote),
     disconnect: (client) => releaseConnection(g, client.connectionId),
     treasuryAddress: g.treasuryAddress,
     guardPubkey: hex.encode(g.guardPubkey),

@@ -2,14 +2,20 @@
 // off, one guardian), or the t-of-n guardian network that this server only coordinates
 // (guardian-network/network-signer.ts). The pipeline sees only this port: the key the vault leaves
 // commit to, and an asynchronous co-signature of the fixed inputs an action's declaration names.
-import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import { schnorr } from '@noble/curves/secp256k1.js';
+import type { Transaction } from '@scure/btc-signer';
+import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   addLiquidationWitness,
   cosignVaultInput,
+  finishSettlement,
+  settlementSighash,
+  type SettlementPlan,
+  type SettlementRequest,
   type InputRole,
   type Prevout,
 } from '@unit/bitcoin';
-import type { Approvals, NetworkExclusionDto } from '@unit/protocol/wire';
+import type { Approvals, NetworkExclusionDto, SignedQuote } from '@unit/protocol/wire';
 import { DomainError } from '../errors';
 
 /** One co-signing job: a validated request's PSBT and what the guardians need to judge it. */
@@ -29,6 +35,16 @@ export interface CosignJob {
   onApprovals?: (approvals: Approvals) => void;
   /** The chain's prevouts of every input, for a signer that finishes and checks the transaction. */
   prevouts?: readonly Prevout[];
+}
+
+/** A settlement at the term to sign (term-settle-round.ts), and the key its leaf commits to. */
+export interface SettlementJob {
+  plan: SettlementPlan;
+  request: SettlementRequest;
+  vaultPubkey: string;
+  quote: SignedQuote;
+  /** The key of the vault's settlement leaf: the set that signs it (an older one's until it moves). */
+  guardPubkey: Uint8Array;
 }
 
 /** A transaction the signer finished: finalized and passed by `verifyInputs` on `job.prevouts`. */
@@ -58,15 +74,27 @@ export interface GuardianSigner {
    * transaction instead, checked once, with its signatures, against `job.prevouts`.
    */
   sign(job: CosignJob): Promise<Uint8Array | Finished>;
+  /**
+   * The settlement at the term signed through the vault's settlement leaf and finished; network
+   * mode asks the set with the 'settle' context, each guardian checking it alone (settle-cosign.ts).
+   */
+  signSettlement?(job: SettlementJob): Promise<Transaction>;
   /** Network mode: the guardians last left out of a signing, newest first (exclusion-log.ts). */
   recentExclusions?: () => NetworkExclusionDto[];
 }
 
 /** Today's single guardian: one key in this server signs every vault spend, synchronously. */
 export function localSigner(guardianKey: Uint8Array): GuardianSigner {
+  const guardPubkey = pubSchnorr(guardianKey);
   return {
     kind: 'local',
-    guardPubkey: pubSchnorr(guardianKey),
+    guardPubkey,
+    signSettlement: ({ plan, request, guardPubkey: leafKey }) => {
+      if (!equalBytes(leafKey, guardPubkey))
+        return Promise.reject(new Error("the vault's settlement leaf is not this guardian's key"));
+      const signature = schnorr.sign(settlementSighash(plan, request), guardianKey);
+      return Promise.resolve(finishSettlement(plan, request, signature));
+    },
     sign: ({ spends, psbt, secret }) => {
       let signed = psbt;
       spends.forEach(({ role }, index) => {

@@ -65,7 +65,8 @@ export interface AppLedgerRow {
 /**
  * The app's ledger after `height`: each vault's last on-chain history row confirmed at or below
  * it (`l`, the oracle's liquidation mark, is not on the chain). A vault the app marks repossessed
- * is `repossessed` from its `x` row on; every other vault is `open`. A vault is named by its
+ * is `repossessed` from its `x` row on; one the guardians settled at its term `settled` from its
+ * `s` row on (holding nothing); every other vault is `open`. A vault is named by its
  * opening as mined: a sped-up opening keeps the original's txid as the app's vault id, but the
  * chain holds only the replacement.
  */
@@ -89,7 +90,12 @@ export function foldAppLedger(
     vaultId: openedBy.get(row.vault_id) ?? row.vault_id,
     collateralSats: BigInt(row.vault_amount),
     debt: BigInt(row.amount_borrowed),
-    status: row.action === 'x' && repossessed.has(row.vault_id) ? 'repossessed' : 'open',
+    status:
+      row.action === 's'
+        ? 'settled'
+        : row.action === 'x' && repossessed.has(row.vault_id)
+          ? 'repossessed'
+          : 'open',
   }));
 }
 

@@ -99,7 +99,7 @@ async function provenActions(db: Kysely<Database>, address: string): Promise<Set
     .where((eb) =>
       eb.or([eb('vault_history.action', '!=', 'x'), eb('vault_history.vault_amount', '>', 0)]),
     )
-    // At most the seven action codes.
+    // At most the eight action codes.
     .limit(10)
     .execute();
   return new Set(rows.map((r) => r.action as ActionCode));

@@ -18,6 +18,7 @@ import {
   confirmedText,
   notificationText,
   repossessedText,
+  settledText,
   submittedKey,
 } from './telegram-messages';
 import type { TelegramOutbox } from './telegram-outbox';
@@ -32,6 +33,28 @@ export interface TelegramHistoryOptions {
   /** The absolute explorer base (or a relative one, then links are plain txids). */
   explorerUrl: string;
   outbox: TelegramOutbox;
+}
+
+/** A settlement at the term's message to one chat, deduplicated as an action's. */
+function settledMessage(
+  row: {
+    chat_id: string;
+    vault_id: string;
+    transaction_id: string;
+    btc_amt: number | bigint;
+    unit_amt: number | bigint;
+  },
+  confirmed: boolean,
+  explorerUrl: string,
+  outbox: TelegramOutbox,
+): OutboxMessage {
+  const facts = { ...row, btc_amt: Number(row.btc_amt), unit_amt: Number(row.unit_amt) };
+  return {
+    chat_id: row.chat_id,
+    text: settledText(facts, explorerUrl, confirmed),
+    ...outbox.policy(ACTION_MESSAGES.repossess.retries),
+    dedupe_key: (confirmed ? confirmedKey : submittedKey)(row.transaction_id, row.chat_id),
+  };
 }
 
 export class TelegramHistory {
@@ -126,6 +149,11 @@ export class TelegramHistory {
     const watch = new Set<number>();
     for (const row of rows) {
       const action = actionOfCode(row.action as ActionCode);
+      if (row.action === 's') {
+        messages.push(settledMessage(row, false, explorerUrl, outbox));
+        watch.add(row.id);
+        continue;
+      }
       // Liquidations are announced by the risk alerts, once per vault and chat.
       if (!action) continue;
       const text =
@@ -173,6 +201,7 @@ export class TelegramHistory {
       .innerJoin('vaults as v', 'v.vault_id', 'h.vault_id')
       .innerJoin('telegram_subscriptions as s', 's.address', 'v.creation_account')
       .select(['w.history_id', 'h.action', 'h.vault_id', 'h.transaction_id', 's.chat_id'])
+      .select(['h.btc_amt', 'h.unit_amt'])
       .where('h.confirmed', '=', 1)
       .where('s.network', '=', network)
       .orderBy('w.history_id')
@@ -180,6 +209,7 @@ export class TelegramHistory {
       .execute();
     if (rows.length === 0) return;
     const messages: OutboxMessage[] = rows.map((row) => {
+      if (row.action === 's') return settledMessage(row, true, explorerUrl, outbox);
       const action = actionOfCode(row.action as ActionCode) ?? 'deposit';
       return {
         chat_id: row.chat_id,

@@ -4,6 +4,7 @@
 // queue "submitted" under one key, so whichever comes first is the only one sent.
 import {
   centsToUnitString,
+  REPOSSESSION_TAX_PERCENT,
   satsToBtcString,
   TELEGRAM_NOTIFY_RETRIES_ACTION,
   TELEGRAM_NOTIFY_RETRIES_CREATE,
@@ -82,6 +83,28 @@ export function notificationText(dto: TelegramNotifyDto, explorerUrl: string): s
 /** The liquidated vault's own `x` record: its owner learns of the claim, not "submitted". */
 export function repossessedText(vaultId: string, txid: string, explorerUrl: string): string {
   return `Your liquidated vault was repossessed.\nVault: ${vaultId}\n${txLine(explorerUrl, txid)}`;
+}
+
+/**
+ * The guardians' settlement at the term, sent (`confirmed` false) and once in a block: what the
+ * vault held, what happened to it, and where its owner's rest went.
+ */
+export function settledText(
+  row: { vault_id: string; transaction_id: string; btc_amt: number; unit_amt: number },
+  explorerUrl: string,
+  confirmed: boolean,
+): string {
+  const debt =
+    row.unit_amt > 0
+      ? `its debt of ${centsToUnitString(row.unit_amt)} UNIT was repaid from its collateral at the oracle's price with the ${REPOSSESSION_TAX_PERCENT}% liquidation tax, and `
+      : '';
+  const lines = [
+    confirmed ? 'Term settlement confirmed' : 'Term settlement submitted',
+    `Your vault reached its term with no action, so the guardians settled it: ${debt}the rest of its ${satsToBtcString(row.btc_amt)} BTC was sent to your vault key's address. Open a new vault to borrow again.`,
+    `Vault: ${row.vault_id}`,
+    txLine(explorerUrl, row.transaction_id),
+  ];
+  return lines.join('\n');
 }
 
 export function confirmedText(

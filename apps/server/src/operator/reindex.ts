@@ -13,7 +13,14 @@
 import { hex } from '@scure/base';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { classifyTapLeaf, parseStateRecordScript, type StateRecord } from '@unit/bitcoin';
+import {
+  classifyTapLeaf,
+  ownerPayoutScript,
+  parseStateRecordScript,
+  spendsSettlementLeaf,
+  type StateRecord,
+} from '@unit/bitcoin';
+import { REPOSSESSION_TAX_PERCENT, SATS_PER_BTC } from '@unit/protocol';
 import type { EsploraOutspend, EsploraTx } from '../chain/esplora-types';
 import { oracleHashesKey } from '../oracle/network-oracles';
 import type { Database } from '../store/schema';
@@ -111,6 +118,86 @@ function revealedKey(tx: EsploraTx, txid: string): string | null {
   return leaf?.kind === 'update' ? hex.encode(leaf.vaultPubkey) : null;
 }
 
+/**
+ * The vault's transactions from its opening, each spending the last one's output 0: its records,
+ * its key once shown, and how it ended (a repossession that took it, the guardians' settlement).
+ */
+async function followVault(reads: EsploraReads, opening: EsploraTx) {
+  const openingRecord = recordOf(opening)!;
+  const steps: Step[] = [{ tx: opening, record: openingRecord }];
+  let vaultPubkey = openingRecord.vaultPubkey ? hex.encode(openingRecord.vaultPubkey) : null;
+  /** The repossession that took this vault, when one did. */
+  let repossessed: Step | null = null;
+  /** The guardians' settlement at its term, when they settled it (no record: its witness). */
+  let settled: EsploraTx | null = null;
+  for (let i = 0; i < MAX_VAULT_TXS; i++) {
+    const last = steps.at(-1)!.tx;
+    const spend = await reads.outspend(last.txid, 0);
+    if (!spend?.spent || !spend.txid) break;
+    const next = await reads.tx(spend.txid);
+    const record = next && recordOf(next);
+    if (next && !record && settledBy(next, last.txid, steps.at(-1)!.record)) settled = next;
+    if (!next || !record) break;
+    vaultPubkey ??= revealedKey(next, last.txid);
+    // A repossession spends the liquidated vault first and the claimant's after it
+    // (docs/protocol.md): the first ends here, the claimant's goes on in its output 0.
+    const input = next.vin.findIndex((vin) => vin.txid === last.txid && vin.vout === 0);
+    if (record.action === 'x' && input === 0) {
+      repossessed = { tx: next, record };
+      break;
+    }
+    steps.push({ tx: next, record });
+  }
+  return { steps, vaultPubkey, repossessed, settled };
+}
+
+/** Whether `tx` spends the vault output `txid:0` through its settlement leaf (term-leaves.ts). */
+function settledBy(tx: EsploraTx, txid: string, last: StateRecord): boolean {
+  const input = tx.vin.find((vin) => vin.txid === txid && vin.vout === 0);
+  const witness = input?.witness.map((w) => hex.decode(w));
+  return spendsSettlementLeaf(witness, last.term?.settleHeight);
+}
+
+/**
+ * The history `s` of a settlement rebuilt from the chain: what the vault held, and the price the
+ * treasury's part implies (debt and tax, REPOSSESSION_TAX_PERCENT, at the quorum's price, which is
+ * not on the chain), in whole dollars; 0 when there was no debt to tell it.
+ */
+function settlementHistory(
+  vaultId: string,
+  vaultPubkey: string,
+  current: Step,
+  tx: EsploraTx,
+  time: (tx: EsploraTx) => number,
+) {
+  const { vaultSats, unitDebt } = current.record;
+  // The owner's rest goes to `OP_1 <vault_pubkey>`; the treasury's part is the other output.
+  const ownerScript = hex.encode(ownerPayoutScript(hex.decode(vaultPubkey)));
+  const found = tx.vout.findIndex((o) => o.scriptpubkey === ownerScript);
+  const owner = found < 0 ? null : found;
+  const treasuryOut = tx.vout.find((_, i) => i !== owner);
+  const treasurySats = BigInt(unitDebt === 0n ? 0 : (treasuryOut?.value ?? 0));
+  const taxed = BigInt(100 + REPOSSESSION_TAX_PERCENT);
+  const price =
+    treasurySats > 0n ? (unitDebt * SATS_PER_BTC * taxed) / (treasurySats * 100n) / 100n : 0n;
+  return {
+    vault_id: vaultId,
+    timestamp: time(tx),
+    action: 's' as const,
+    btc_amt: Number(vaultSats),
+    unit_amt: Number(unitDebt),
+    vault_amount: 0,
+    amount_borrowed: 0,
+    oracle_price: Number(price),
+    transaction_id: tx.txid,
+    utxo: `${tx.txid}:${owner ?? 0}`,
+    utxo_script: owner === null ? '' : tx.vout[owner]!.scriptpubkey,
+    liquidation_hash: null,
+    liquidation_threshold: null,
+    confirmed: tx.status.confirmed ? 1 : 0,
+  };
+}
+
 /** Layout 2: the term a vault's last record carries (versions 5 to 8), for `vaultOutput`. */
 const recordedTerm = ({ term }: StateRecord) =>
   term ? { term: { settleHeight: term.settleHeight, exitHeight: term.exitHeight } } : {};
@@ -138,28 +225,8 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       result.skipped.push(vaultId);
       continue;
     }
-    const openingRecord = recordOf(opening)!;
-    const steps: Step[] = [{ tx: opening, record: openingRecord }];
-    let vaultPubkey = openingRecord.vaultPubkey ? hex.encode(openingRecord.vaultPubkey) : null;
-    /** The repossession that took this vault, when one did. */
-    let repossessed: Step | null = null;
-    for (let i = 0; i < MAX_VAULT_TXS; i++) {
-      const last = steps.at(-1)!.tx;
-      const spend = await reads.outspend(last.txid, 0);
-      if (!spend?.spent || !spend.txid) break;
-      const next = await reads.tx(spend.txid);
-      const record = next && recordOf(next);
-      if (!next || !record) break;
-      vaultPubkey ??= revealedKey(next, last.txid);
-      // A repossession spends the liquidated vault first and the claimant's after it
-      // (docs/protocol.md): the first ends here, the claimant's goes on in its output 0.
-      const input = next.vin.findIndex((vin) => vin.txid === last.txid && vin.vout === 0);
-      if (record.action === 'x' && input === 0) {
-        repossessed = { tx: next, record };
-        break;
-      }
-      steps.push({ tx: next, record });
-    }
+    const { steps, repossessed, settled, ...walked } = await followVault(reads, opening);
+    const vaultPubkey = walked.vaultPubkey;
     if (vaultPubkey === null) {
       result.keyUnknown.push(vaultId);
       deps.log.warn({ vault_id: vaultId }, "reindex: the chain does not show this vault's key yet");
@@ -198,16 +265,17 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
         name: `Vault ${vaultId.slice(0, 8)}`,
         creation_account: opening.vin[1]?.prevout?.scriptpubkey_address ?? '',
         runes_account: opening.vout[1]?.scriptpubkey_address ?? '',
-        // A repossessed vault's collateral and debt went to its claimant (effects.ts).
-        btc_locked: repossessed ? 0 : Number(current.record.vaultSats),
-        unit_borrowed: repossessed ? 0 : Number(current.record.unitDebt),
+        // A repossessed vault's collateral and debt went to its claimant, a settled one's to the
+        // treasury and its owner (effects.ts).
+        btc_locked: repossessed || settled ? 0 : Number(current.record.vaultSats),
+        unit_borrowed: repossessed || settled ? 0 : Number(current.record.unitDebt),
         vault_txid: current.tx.txid,
         vault_vout: 0,
         threshold_cents: Number(current.record.thresholdCents),
         stamp: current.record.quoteStamp,
         settle_height: current.record.term?.settleHeight ?? null,
         exit_height: current.record.term?.exitHeight ?? null,
-        status: repossessed ? 'repossessed' : 'active',
+        status: repossessed ? 'repossessed' : settled ? 'settled' : 'active',
         created_at: created,
       });
       let before = { sats: 0n, debt: 0n };
@@ -249,6 +317,11 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
           liquidation_threshold: null,
           confirmed: repossessed.tx.status.confirmed ? 1 : 0,
         });
+      if (settled)
+        await appendVaultHistory(
+          trx,
+          settlementHistory(vaultId, vaultPubkey, current, settled, time),
+        );
     });
     result.restored.push(vaultId);
   }

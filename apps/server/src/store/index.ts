@@ -12,3 +12,4 @@ export * from './liquidations';
 export * from './telegram';
 export * from './users';
 export * from './keys';
+export * from './settlements';

@@ -266,6 +266,33 @@ export const coreMigrations: Record<string, Migration> = {
       await db.schema.alterTable('vaults').dropColumn('settle_height').execute();
     },
   },
+  // docs/protocol.md, "Leaving without the guardians": each block's settlement round reads the
+  // active vaults whose term the tip reached, oldest term first (store/settlements.ts); this index
+  // answers it without a scan of every vault. A vault settled at its term is closed as a
+  // repossessed one is, so its key may open a new vault: the one-live-vault index leaves both out.
+  '0700_term_settlement': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex('vaults_status_settle_height')
+        .on('vaults')
+        .columns(['status', 'settle_height'])
+        .execute();
+      // A name of its own: 0500 makes the narrower one (run after this only where a module's
+      // migrations come unordered), which this replaces.
+      await db.schema.dropIndex('vaults_live_pubkey').ifExists().execute();
+      await sql`create unique index vaults_open_pubkey on vaults (vault_pubkey) where status not in ('repossessed', 'settled')`.execute(
+        db,
+      );
+    },
+    async down(db: Kysely<unknown>) {
+      // Only possible while no key has a settled vault and a live one.
+      await db.schema.dropIndex('vaults_open_pubkey').execute();
+      await sql`create unique index vaults_live_pubkey on vaults (vault_pubkey) where status <> 'repossessed'`.execute(
+        db,
+      );
+      await db.schema.dropIndex('vaults_status_settle_height').execute();
+    },
+  },
 };
 
 /**

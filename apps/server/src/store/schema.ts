@@ -29,7 +29,8 @@ export interface PriceClosesTable {
   price_cents: Int64;
 }
 
-export type VaultStatus = 'active' | 'liquidated' | 'repossessed';
+/** `settled`: the guardians settled it at its term; it holds nothing since (guardian/effects.ts). */
+export type VaultStatus = 'active' | 'liquidated' | 'repossessed' | 'settled';
 
 export interface VaultsTable {
   vault_id: string;
@@ -52,7 +53,7 @@ export interface VaultsTable {
   updated_at: Int64;
 }
 
-export type ActionCodeColumn = 'o' | 'b' | 'd' | 'r' | 'w' | 'l' | 'x';
+export type ActionCodeColumn = 'o' | 'b' | 'd' | 'r' | 'w' | 'l' | 'x' | 's';
 
 /** SPEC §3 Vault history record. */
 export interface VaultHistoryTable {

@@ -154,7 +154,14 @@ export async function parseValidatorArgs(argv: string[]): Promise<ValidatorArgs>
     compare: values.compare ?? null,
     until: number(values.until, 'until') ?? Infinity,
     pollMs: (number(values.poll, 'poll') ?? 10) * 1000,
-    prices: { guardians, sets },
+    // An https:// guardian's certificate is checked against the key its set names (prices.ts).
+    prices: {
+      guardians,
+      sets,
+      identityKeys: Object.fromEntries(
+        sets.flatMap((s) => s.members.map((m) => [m.url, m.identityKey] as const)),
+      ),
+    },
   };
 }
 

@@ -22,6 +22,8 @@ const esploraTx = z.object({
       txid: txidSchema,
       vout: z.number().int().nonnegative(),
       prevout: output.nullable().optional(),
+      /** A settlement at the term is told by the leaf its witness reveals (ledger/replay.ts). */
+      witness: z.array(scriptHex).max(1_000).optional(),
     }),
   ),
   vout: z.array(output),
@@ -99,6 +101,7 @@ export class EsploraBlockSource implements BlockSource {
         txid: vin.txid,
         vout: vin.vout,
         prevout: vin.prevout ? out(vin.prevout) : null,
+        ...(vin.witness ? { witness: vin.witness.map((w) => hex.decode(w)) } : {}),
       })),
       outputs: parsed.data.vout.map(out),
     };

@@ -13,6 +13,7 @@
 import {
   KEPT_PRICES_PATH,
   quoteQuorumProblem,
+  readPublic,
   type GuardianSetBody,
   type QuorumSet,
 } from '@unit/guardian-net';
@@ -79,18 +80,37 @@ export function recordPricesVerdict(
   return { ok: true };
 }
 
-/** One guardian's kept prices for `commitment`: its JSON, `none` (404), or why it gave none. */
+/**
+ * One guardian's kept prices for `commitment`: its JSON, `none` (404), or why it gave none. An
+ * `https://` guardian is read as every party of the set reads another (readPublic): its
+ * certificate must be bound to `identityKey`, the key its published set names, so the prices
+ * come from that guardian's machine and no other; without a key it is not read at all.
+ */
 export async function readKeptPrices(
   guardian: string,
   commitment: string,
   timeoutMs = PRICE_READ_TIMEOUT_MS,
+  identityKey?: string,
 ): Promise<{ json: unknown } | { none: string }> {
-  const url = `${guardian.replace(/\/+$/, '')}${KEPT_PRICES_PATH}${commitment}`;
+  const base = guardian.replace(/\/+$/, '');
+  const path = `${KEPT_PRICES_PATH}${commitment}`;
   try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    const text = await res.text();
-    if (res.status === 404) return { none: 'keeps none' };
-    if (res.status !== 200) return { none: `answered HTTP ${res.status}` };
+    let status: number;
+    let text: string;
+    if (base.startsWith('https:')) {
+      if (!identityKey)
+        return {
+          none: 'was not read: it is https:// and no guardian set given names its identity key (give its set with --set)',
+        };
+      const limits = { timeoutMs, maxBytes: MAX_ANSWER_BYTES };
+      const answer = await readPublic({ url: base, identityKey }, path, limits);
+      [status, text] = [answer.status, JSON.stringify(answer.body)];
+    } else {
+      const res = await fetch(base + path, { signal: AbortSignal.timeout(timeoutMs) });
+      [status, text] = [res.status, await res.text()];
+    }
+    if (status === 404) return { none: 'keeps none' };
+    if (status !== 200) return { none: `answered HTTP ${status}` };
     if (text.length > MAX_ANSWER_BYTES) return { json: null };
     return { json: JSON.parse(text) as unknown };
   } catch (error) {
@@ -102,6 +122,8 @@ export async function readKeptPrices(
 export interface PriceSources {
   /** each guardian's base URL (the published set's member URLs, and --guardians) */
   guardians: readonly string[];
+  /** The identity key each guardian URL's certificate must be bound to, from the set files. */
+  identityKeys?: Readonly<Record<string, string>>;
   /** the verified sets this validator holds, by version */
   sets: readonly GuardianSetBody[];
   timeoutMs?: number;
@@ -126,7 +148,7 @@ export async function checkRecordPrices(
   const answers = await Promise.all(
     sources.guardians.map(async (g) => ({
       guardian: g,
-      answer: await read(g, q.commitment, sources.timeoutMs),
+      answer: await read(g, q.commitment, sources.timeoutMs, sources.identityKeys?.[g]),
     })),
   );
   const bad: string[] = [];

@@ -25,6 +25,7 @@ const JOBS = [
   'liquidation-sweep',
   'oracle-tick',
   'telegram-outbox',
+  'term-settlement',
 ];
 const TICK_MS = 400;
 

@@ -32,7 +32,7 @@ import { ClosedVaults } from './ClosedVaults';
 import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 import { PricePausedBanner } from './PricePausedBanner';
-import { TermWarningBanner } from './TermWarningBanner';
+import { TermSettledBanner, TermWarningBanner } from './TermWarningBanner';
 import { useCardReadings } from '../api/card-readings';
 import { RatioSketch } from '../chart/RatioSketch';
 
@@ -142,6 +142,7 @@ export function Dashboard(props: {
       <PendingBanner />
       <PricePausedBanner />
       <TermWarningBanner vault={vault} />
+      <TermSettledBanner vault={vault} />
       <header className="dashboard__head">
         <h1>
           {vault.name}
@@ -150,6 +151,9 @@ export function Dashboard(props: {
           )}
           {liquidation.stage === 'repossessed' && (
             <span className="badge badge--muted">Repossessed</span>
+          )}
+          {vault.status === 'settled' && (
+            <span className="badge badge--muted">Settled at its term</span>
           )}
         </h1>
         {pending && (

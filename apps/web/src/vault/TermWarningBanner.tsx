@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { CalendarClock } from 'lucide-react';
-import { termWarningDays, termWarningText, type VaultDto } from '@unit/protocol';
+import { CalendarCheck, CalendarClock } from 'lucide-react';
+import { termSettledText, termWarningDays, termWarningText, type VaultDto } from '@unit/protocol';
+import { useVaultHistory } from '../api/vault-history';
 import { blockHeightQueryOptions } from '../api/block-height';
 import { useConfig } from '../api/config';
 
@@ -32,6 +33,35 @@ export function TermWarningBanner({
           <strong>{text.title}</strong>
         </p>
         <p className="banner__text banner__text--strong">{text.body}</p>
+        <p className="banner__text">{text.whatToDo}</p>
+      </div>
+    </div>
+  );
+}
+
+/**
+ * Said once the guardians settled the vault at its term: what it held, what was repaid at which
+ * price, where the rest went, and what to do (its history record `s` gives the figures).
+ */
+export function TermSettledBanner({ vault }: { vault: Pick<VaultDto, 'vault_id' | 'status'> }) {
+  const history = useVaultHistory(vault.status === 'settled' ? vault.vault_id : null);
+  if (vault.status !== 'settled') return null;
+  const record = history.data?.find((r) => r.action === 's');
+  const text = termSettledText({
+    debtCents: BigInt(record?.unit_amt ?? 0),
+    collateralSats: BigInt(record?.btc_amt ?? 0),
+    priceUsd: record?.oracle_price ?? null,
+  });
+  return (
+    <div className="banner banner--info" role="status" data-testid="term-settled">
+      <span className="banner__mark" aria-hidden="true">
+        <CalendarCheck size={18} />
+      </span>
+      <div className="banner__body">
+        <p className="banner__title">
+          <strong>{text.title}</strong>
+        </p>
+        {record ? <p className="banner__text banner__text--strong">{text.body}</p> : null}
         <p className="banner__text">{text.whatToDo}</p>
       </div>
     </div>

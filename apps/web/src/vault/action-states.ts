@@ -57,6 +57,7 @@ export function useActionStates(position: Position): ActionStates {
   const ctx = (action: DashboardAction): ButtonContext => ({
     hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,
+    isSettled: vault?.status === 'settled',
     activeAction,
     walletSats: position.walletSats ?? 0,
     vaultSats: position.sats,

@@ -9,14 +9,17 @@ import { sha256 } from '@noble/hashes/sha2.js';
  * A vault's status as the chain shows it. The app's `liquidated` (its oracle revealed the secret,
  * no claimant yet) is not on the chain: it is `open` here until a repossession spends it.
  * `unrecorded`: a transaction spent the vault's output without a state record anyone can read.
+ * `settled`: the guardians spent it through its settlement leaf at its term (no record: the chain's
+ * witness names the leaf, the vault's last record its height); it holds nothing since.
  */
-export type LedgerStatus = 'open' | 'repossessed' | 'unrecorded';
+export type LedgerStatus = 'open' | 'repossessed' | 'unrecorded' | 'settled';
 
 /** Each status's byte in the digest; a new way out of a vault adds its own code at the end. */
 export const LEDGER_STATUS_CODES: Record<LedgerStatus, number> = {
   open: 0,
   repossessed: 1,
   unrecorded: 2,
+  settled: 3,
 };
 
 export interface LedgerVault {

@@ -12,6 +12,7 @@ import {
   type VaultUtxo,
 } from '../flows/builders';
 import {
+  guardPub,
   paymentUtxo,
   stateFields,
   treasuryScript,
@@ -24,6 +25,7 @@ import {
 import { VAULT_TX_OPTS } from '../flows/vault-tx';
 import { parseStateRecordScript } from '../state-record';
 import { ledgerDigest } from './digest';
+import { settlementLeafScript } from '../term-leaves';
 import { LedgerReplay, type LedgerTx } from './replay';
 
 const feeRate = 2;
@@ -201,5 +203,41 @@ describe('LedgerReplay', () => {
         `the recorded threshold 1 is not the new state's liquidation price ${liquidationThresholdCents(satsOf(1_000_000n), unitCents(50_000n))}`,
       ],
     ]);
+  });
+
+  it('closes a vault its guardians settled at its term, and an unrecorded spend otherwise', () => {
+    const term = { settleHeight: 5_000, exitHeight: 5_020, exitBranch: new Uint8Array(32) };
+    const s = { ...state(1_000_000n, 50_000n, { vaultPubkey: vaultPub }), term };
+    const built = buildOpenPsbt({
+      ...{ wallet, feeRate, state: s, newVault: vaultAt(s.thresholdCents, s.quoteStamp).output },
+      utxos: [paymentUtxo(1_100_000n)],
+      ...{ depositAmount: 1_000_000n, borrowAmount: 50_000n, treasury: treasuryUtxo() },
+      unitRuneId,
+    });
+    const open = ledgerTx(built);
+    const spend = (height: number, txid: string): LedgerTx => ({
+      txid,
+      inputs: [
+        {
+          ...{ txid: open.txid, vout: 0, prevout: open.outputs[0]! },
+          witness: [new Uint8Array(64), settlementLeafScript(height, guardPub), new Uint8Array(33)],
+        },
+      ],
+      outputs: [
+        { script: treasuryScript, value: 600_000n },
+        { script: open.outputs[0]!.script, value: 399_000n },
+      ],
+    });
+    const settled = new LedgerReplay(options);
+    settled.apply(open);
+    expect(settled.apply(spend(term.settleHeight, 'aa'.repeat(32))).findings).toEqual([]);
+    expect(settled.ledger()).toEqual([
+      { vaultId: open.txid, collateralSats: 0n, debt: 0n, status: 'settled' },
+    ]);
+    // A timelocked leaf at another height (the owner's exit) is no settlement.
+    const exited = new LedgerReplay(options);
+    exited.apply(open);
+    exited.apply(spend(term.exitHeight, 'bb'.repeat(32)));
+    expect(exited.ledger()[0]).toMatchObject({ status: 'unrecorded', collateralSats: 1_000_000n });
   });
 });

@@ -17,6 +17,7 @@ import {
 } from '../actions';
 import { BadTransaction } from '../actions/types';
 import { parseStateRecordScript, STATE_RECORD_MAGIC, type RuneId, type StateRecord } from '../core';
+import { spendsSettlementLeaf } from '../term-leaves';
 import type { LedgerStatus, LedgerVault } from './digest';
 
 export interface LedgerTxOutput {
@@ -24,10 +25,18 @@ export interface LedgerTxOutput {
   value: bigint;
 }
 
-/** A transaction as the replay reads it: each input's outpoint and, when known, its prevout. */
+/**
+ * A transaction as the replay reads it: each input's outpoint and, when known, its prevout and
+ * witness (a settlement at the term is told by the leaf its witness reveals).
+ */
 export interface LedgerTx {
   txid: string;
-  inputs: { txid: string; vout: number; prevout: LedgerTxOutput | null }[];
+  inputs: {
+    txid: string;
+    vout: number;
+    prevout: LedgerTxOutput | null;
+    witness?: readonly Uint8Array[];
+  }[];
   outputs: LedgerTxOutput[];
 }
 
@@ -60,6 +69,8 @@ interface TrackedVault extends LedgerVault {
   /** `txid:vout` of its live output, null once spent for good */
   outpoint: string | null;
   script: Uint8Array;
+  /** The settlement height its last record commits to (layout 2), else null. */
+  settleHeight: number | null;
 }
 
 const ACTION_OF_CODE = new Map<string, VaultAction>(
@@ -121,7 +132,12 @@ export class LedgerReplay {
     if (recordAt < 0) {
       const meant = tx.outputs.some((o) => looksLikeRecord(o.script));
       if (meant) find('unparseable', spent[0]?.vault.vaultId ?? null, 'unreadable state record');
-      for (const { vault } of spent) {
+      for (const { vault, index } of spent) {
+        // The guardians' settlement at the term carries no record: its leaf is in the witness.
+        if (!meant && this.settles(tx, index, vault)) {
+          this.close(vault, 'settled', 0n, 0n);
+          continue;
+        }
         if (!meant)
           find('broken-rule', vault.vaultId, 'the vault was spent without a state record');
         this.close(vault, 'unrecorded', vault.collateralSats, vault.debt);
@@ -154,6 +170,7 @@ export class LedgerReplay {
       collateralSats: record.vaultSats,
       debt: record.unitDebt,
       script: tx.outputs[0]?.script ?? new Uint8Array(),
+      settleHeight: record.term?.settleHeight ?? null,
     };
     if (roles.vault) this.byOutpoint.delete(roles.vault.outpoint!);
     const vault: TrackedVault = roles.vault ?? {
@@ -165,6 +182,16 @@ export class LedgerReplay {
     this.byOutpoint.set(vault.outpoint!, vaultId);
     this.changed.add(vaultId);
     return { findings, quorums };
+  }
+
+  /**
+   * Whether input `index` spends `vault` through its settlement leaf: the witness reveals a
+   * timelocked leaf at the height the vault's last record gives its settlement (its exit leaf has
+   * the later exit height). The chain already checked the leaf is the output's, its lock and its
+   * signature.
+   */
+  private settles(tx: LedgerTx, index: number, vault: TrackedVault): boolean {
+    return spendsSettlementLeaf(tx.inputs[index]?.witness, vault.settleHeight);
   }
 
   private close(vault: TrackedVault, status: LedgerStatus, sats: bigint, debt: bigint): void {

@@ -38,7 +38,6 @@ import {
 import {
   defaultTermConfig,
   ORACLE_QUOTE_MAX_AGE_SECONDS,
-  PRICE_MAX_SPREAD_BASIS_POINTS,
   termProblem,
   type TermConfig,
   type VaultTerm,
@@ -64,10 +63,11 @@ import {
   type ClaimedInput,
 } from './reads';
 import { setKeysOf, treasuryScriptOf, vaultGuardKey, type SetKeys } from './set-keys';
-import { checkQuoteQuorum, type QuorumSet } from './quote-quorum';
+import { checkOwnPrice, checkQuoteQuorum, usd, type QuorumSet } from './quote-quorum';
 import { checkSpeedUp } from './speed-up';
 import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './treasury-split';
 import { checkTreasuryMove, isTreasuryMove } from './treasury-move';
+import { checkSettle, isSettle } from './settle';
 import { newVaultHashes } from './oracle-hashes';
 
 /** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
@@ -101,9 +101,6 @@ type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
 /** The contract's role names against the declaration's (`liquidated` is `liquidation` there). */
 const ROLE_OF = { vault: 'vault', treasury: 'treasury', liquidated: 'liquidation' } as const;
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
-
-const usd = (cents: number | bigint) =>
-  `$${(Number(cents) / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 
 function readPsbt(psbt: string): { bytes: Uint8Array; tx: Transaction; inputs: ClaimedInput[] } {
   let bytes: Uint8Array;
@@ -145,17 +142,9 @@ function checkEnvelope(c: VaultInputContext, oraclePubkey: string, now: number):
   if (age > ORACLE_QUOTE_MAX_AGE_SECONDS) throw new Refused('the price quote has expired');
 }
 
-/** This guardian's own fresh price, and the quote within 3% of it. */
-function checkOwnPrice(own: OwnPrice | null, quoteCents: number): number {
-  if (!own) throw new Refused('this guardian has no price feeds');
-  if (!own.fresh) throw new Refused(`this guardian has no fresh price (${own.reason})`);
-  const mine = BigInt(own.price.priceCents);
-  const diff = BigInt(quoteCents) > mine ? BigInt(quoteCents) - mine : mine - BigInt(quoteCents);
-  if (diff * 10_000n > BigInt(PRICE_MAX_SPREAD_BASIS_POINTS) * mine)
-    throw new Refused(
-      `the quote's price ${usd(quoteCents)} is more than ${PRICE_MAX_SPREAD_BASIS_POINTS / 100}% from this guardian's ${usd(mine)}`,
-    );
-  return own.price.priceCents;
+/** The newest set this guardian holds, whose prices a quote carries; else the published one. */
+function priceSetOf(env: PolicyEnv): QuorumSet | undefined {
+  return env.sets?.length ? env.sets.reduce((a, b) => (b.version > a.version ? b : a)) : env.set;
 }
 
 /** The postage the wallet gave its own UNIT output (the slot after the vault), if the action has one. */
@@ -203,6 +192,14 @@ export class VaultPolicy {
         ...{ chain: this.o.chain, runeId: this.runeId, groupKey: env.groupKey, sets: env.sets },
         maxFeeRate: this.o.maxTreasuryFeeRate ?? MAX_TREASURY_FEE_RATE,
       });
+    // A vault left to its term is settled through its settlement leaf (settle.ts).
+    if (isSettle(req.context))
+      return checkSettle(req, {
+        ...{ chain: this.o.chain, oraclePubkey: this.o.facts.oraclePubkey, network: this.network },
+        ...{ groupKey: env.groupKey, sets: env.sets, priceSet: priceSetOf(env) },
+        ...{ ownPrice: env.ownPrice, now: this.clock() },
+        maxFeeRate: this.o.maxTreasuryFeeRate ?? MAX_TREASURY_FEE_RATE,
+      });
     const parsed = parseVaultInputContext(req.context);
     if (!parsed.ok) throw new Refused(parsed.reason);
     const c = parsed.value;
@@ -237,10 +234,7 @@ export class VaultPolicy {
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
     // Prices are signed under the newest set this guardian holds, whichever set signs this input
     // (a vault still under an older set moves on this action: set-keys.ts).
-    const priceSet = env.sets?.length
-      ? env.sets.reduce((a, b) => (b.version > a.version ? b : a))
-      : env.set;
-    checkQuoteQuorum(c.request.quote, priceSet, now);
+    checkQuoteQuorum(c.request.quote, priceSetOf(env), now);
     const ownCents = checkOwnPrice(env.ownPrice, c.request.quote.price_cents);
 
     // Two rounds of reads, each in parallel, so the decision stays well within its 4 s: the

@@ -14,11 +14,13 @@
 // The oracle's signature does not cover these prices: each carries its own guardian's signature.
 import {
   GUARDIAN_PRICE_MAX_FUTURE_SECONDS,
+  PRICE_MAX_SPREAD_BASIS_POINTS,
   priceQuorumProblem,
   type GuardianPricePoint,
 } from '@unit/protocol';
 import type { SignedQuote } from '@unit/protocol/wire';
 import type { GuardianSetBody } from '../guardian-set';
+import type { OwnPrice } from '../price/own-price';
 import { signedPriceProblem } from '../price/signed-price';
 import { Refused } from './reads';
 
@@ -71,4 +73,21 @@ export function checkQuoteQuorum(
   if (!set) throw new Refused('this guardian has no published set to check the price quorum with');
   const problem = quoteQuorumProblem(quote, set, now);
   if (problem) throw new Refused(problem);
+}
+
+/** A price in dollars, for a refusal's sentence. */
+export const usd = (cents: number | bigint) =>
+  `$${(Number(cents) / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** This guardian's own fresh price, and the quote within 3% of it. */
+export function checkOwnPrice(own: OwnPrice | null, quoteCents: number): number {
+  if (!own) throw new Refused('this guardian has no price feeds');
+  if (!own.fresh) throw new Refused(`this guardian has no fresh price (${own.reason})`);
+  const mine = BigInt(own.price.priceCents);
+  const diff = BigInt(quoteCents) > mine ? BigInt(quoteCents) - mine : mine - BigInt(quoteCents);
+  if (diff * 10_000n > BigInt(PRICE_MAX_SPREAD_BASIS_POINTS) * mine)
+    throw new Refused(
+      `the quote's price ${usd(quoteCents)} is more than ${PRICE_MAX_SPREAD_BASIS_POINTS / 100}% from this guardian's ${usd(mine)}`,
+    );
+  return own.price.priceCents;
 }

@@ -9,6 +9,7 @@ import {
   vaultOutput,
   type KnownUtxo,
   type StateRecord,
+  type VaultOutput,
   type VaultOutputParams,
 } from '@unit/bitcoin';
 import type { ChainTxOutput, ChainView } from './chain-view';
@@ -76,6 +77,8 @@ const recordedTerm = ({
 export interface VaultOnChain {
   utxo: KnownUtxo & { unitDebt: bigint };
   record: StateRecord;
+  /** The output rebuilt from the expected keys and the record (absent for a claimed vault). */
+  output?: VaultOutput;
 }
 
 /**
@@ -95,6 +98,7 @@ export async function vaultOnChain(
   const found = findStateRecord(outputs);
   if (!found) throw new Refused(`${what} was not created by a vault transaction`);
   const { record } = found;
+  let output: VaultOutput | undefined;
   if (expect) {
     if (record.vaultPubkey && !equalBytes(record.vaultPubkey, expect.vaultPubkey))
       throw new Refused(`${what} was opened with another vault key`);
@@ -109,6 +113,7 @@ export async function vaultOnChain(
       throw new Refused(`${what} is not this vault key's vault under this guardian set`);
     if (record.term && !equalBytes(record.term.exitBranch, rebuilt.exitBranch!))
       throw new Refused(`${what} was recorded with an exit branch its output does not have`);
+    output = rebuilt;
   }
   return {
     utxo: {
@@ -119,6 +124,7 @@ export async function vaultOnChain(
       unitDebt: record.unitDebt,
     },
     record,
+    ...(output ? { output } : {}),
   };
 }
 

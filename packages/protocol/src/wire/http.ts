@@ -128,7 +128,8 @@ export const oracleQuoteSchema = z.object({
 });
 export type OracleQuoteDto = z.infer<typeof oracleQuoteSchema>;
 
-const vaultStatusSchema = z.enum(['active', 'liquidated', 'repossessed']);
+/** `settled`: the guardians settled it at its term (docs/protocol.md, "Leaving without the guardians"). */
+const vaultStatusSchema = z.enum(['active', 'liquidated', 'repossessed', 'settled']);
 
 /**
  * GET /api/vaults/by-pubkey/:pubkey (404 {code:'not_found'} when none) — SPEC §3 Vault; also

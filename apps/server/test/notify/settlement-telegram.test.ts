@@ -1,0 +1,86 @@
+// The owner who follows a vault on Telegram hears of its settlement at the term through the outbox,
+// from the history record the settlement writes: once when it is sent, once when it is in a block,
+// in plain words (what the vault held, what was repaid, where the rest went), and never twice.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import {
+  appendVaultHistory,
+  insertVault,
+  markHistoryConfirmed,
+  migrateToLatest,
+  openStore,
+  type Store,
+} from '../../src/store';
+import { accountMigrations } from '../../src/auth/migrations';
+import { devnetMigrations } from '../../src/devnet/migrations';
+import { subscribeTelegram } from '../../src/store/telegram';
+import { TelegramHistory } from '../../src/notify/telegram-history';
+import { TelegramOutbox } from '../../src/notify/telegram-outbox';
+
+const OWNER = 'tb1qowneraddress000000000000000000000000000';
+const VAULT = 'ab'.repeat(32);
+const TXID = 'cd'.repeat(32);
+
+describe('a settlement at the term on Telegram', () => {
+  let dir: string;
+  let store: Store;
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-settle-tg-'));
+    store = await openStore({ file: path.join(dir, 'unit.db') });
+    await migrateToLatest(store.db, { ...devnetMigrations, ...accountMigrations });
+    await subscribeTelegram(store.db, { address: OWNER, chat_id: '42', network: 'devnet' });
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('queues the settlement sent and then confirmed, each once', async () => {
+    const history = new TelegramHistory({
+      db: store.db,
+      network: 'devnet',
+      explorerUrl: 'https://mempool.example',
+      outbox: new TelegramOutbox(null as never, store.db, pino({ level: 'silent' }), 10),
+    });
+    await history.begin();
+    await insertVault(store.db, {
+      ...{ vault_id: VAULT, vault_tag: 'abababab', vault_pubkey: VAULT, name: 'Term' },
+      ...{ creation_account: OWNER, runes_account: OWNER, btc_locked: 0, unit_borrowed: 0 },
+      ...{ vault_txid: VAULT, vault_vout: 0, threshold_cents: 0, stamp: 1, created_at: 1 },
+      ...{ settle_height: 140, exit_height: 160, status: 'settled' as const },
+    });
+    await appendVaultHistory(store.db, {
+      ...{ vault_id: VAULT, timestamp: 2, action: 's', btc_amt: 1_000_000, unit_amt: 50_000 },
+      ...{ vault_amount: 0, amount_borrowed: 0, oracle_price: 95_000, transaction_id: TXID },
+      ...{ utxo: `${TXID}:1`, utxo_script: '', liquidation_hash: null },
+      ...{ liquidation_threshold: null, confirmed: 0 },
+    });
+    await history.scan();
+    await history.scan();
+    await markHistoryConfirmed(store.db, TXID);
+    await history.scan();
+    await history.scan();
+    const texts = (
+      await store.db.selectFrom('telegram_outbox').select('text').orderBy('id').execute()
+    ).map((r) => r.text);
+    const body =
+      "Your vault reached its term with no action, so the guardians settled it: its debt of 500.00 UNIT was repaid from its collateral at the oracle's price with the 15% liquidation tax, and the rest of its 0.01 BTC was sent to your vault key's address. Open a new vault to borrow again.";
+    expect(texts).toEqual([
+      [
+        'Term settlement submitted',
+        body,
+        `Vault: ${VAULT}`,
+        `https://mempool.example/tx/${TXID}`,
+      ].join('\n'),
+      [
+        'Term settlement confirmed',
+        body,
+        `Vault: ${VAULT}`,
+        `https://mempool.example/tx/${TXID}`,
+      ].join('\n'),
+    ]);
+  });
+});
