@@ -23,6 +23,7 @@ export * from './alerts';
 export * from './content';
 export * from './reading';
 export * from './card-readings';
+export * from './gauge';
 export * from './live';
 export type * from './api';
 export * from './liquidation';
