@@ -13,6 +13,7 @@ export * from './history-csv';
 export * from './replacement';
 export * from './pending';
 export * from './chart';
+export * from './chart-drawing';
 export * from './table';
 export * from './errors';
 export * from './resend';

@@ -6,9 +6,8 @@
 // Only the plain case is drawn: an active vault, no record waiting for its block, a fresh price and
 // a ratio above the liquidation line. Any other page keeps the prerendered shell until the app
 // takes over. Nothing in it is private: it is what GET /api/vaults?pubkey= answers anyone.
+import { firstSketch } from './first-sketch';
 import {
-  CHART_INTERVALS,
-  CHART_PERIODS,
   CONTENT,
   GAUGE_ARCS,
   HEALTH_BAND_COLOURS,
@@ -25,7 +24,9 @@ import {
   satsToBtcString,
   satsValueUsdCents,
   type BitcoinPriceDto,
+  type HistoryPointDto,
   type LiquidationDistance,
+  type PriceHistoryDto,
   type VaultDto,
   type VaultHistoryRecordDto,
 } from '@unit/protocol';
@@ -48,6 +49,11 @@ export interface FirstDashboardData {
   /** the newest page of its history, as GET /api/vaults/:id/history answers it */
   records: VaultHistoryRecordDto[];
   price: BitcoinPriceDto;
+  /** the 24h prices and the vault's 24h chart points, for the chart's line */
+  prices?: PriceHistoryDto;
+  points?: HistoryPointDto[];
+  /** unix seconds */
+  now: number;
 }
 
 /**
@@ -93,20 +99,9 @@ function gauge(ratio: number, hasDebt: boolean): string {
   );
 }
 
-/** The chart's card while its code and line load (RatioSketch's placeholder). */
-const chartPlaceholder =
-  `<section class="card chart" aria-labelledby="chart-title" aria-busy="true">` +
-  `<header class="chart__head"><div class="chart__title"><h2 id="chart-title" class="card__title">Collateral ratio</h2></div>` +
-  `<div class="chart__controls" aria-hidden="true" style="visibility:hidden"><div class="segmented">` +
-  CHART_PERIODS.map(
-    (p) => `<button type="button" tabindex="-1" disabled="">${CHART_INTERVALS[p].label}</button>`,
-  ).join('') +
-  `</div></div></header><div class="chart__body">` +
-  `<div class="chart__placeholder skeleton" role="status" aria-label="Loading chart"></div>` +
-  `</div></section>`;
-
 /** The dashboard's markup for the plain case, or null when the page should not draw it. */
-export function firstDashboard({ vault, records, price }: FirstDashboardData): string | null {
+export function firstDashboard(data: FirstDashboardData): string | null {
+  const { vault, records, price } = data;
   if (vault.status !== 'active' || price.stale || !(price.USD > 0)) return null;
   if (records.some((r) => !r.confirmed)) return null;
   const { confirmed, pending } = cardReadings(
@@ -136,7 +131,7 @@ export function firstDashboard({ vault, records, price }: FirstDashboardData): s
     `<p class="card__value num" data-testid="liquidation-price">${liquidation}</p>` +
     `<dl class="liq-figures num"><div><dt>${READING.liquidationPrice.current}</dt>` +
     `<dd data-testid="btc-price-now">${formatUsd(price.USD)}</dd></div>${distance}</dl></section>` +
-    `</div>${chartPlaceholder}</div>`
+    `</div>${firstSketch({ ...data, openedAt: vault.created_at, confirmed, priceUsd: price.USD })}</div>`
   );
 }
 

@@ -11,7 +11,13 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatUsd, type BitcoinPriceDto, type VaultDto } from '@unit/protocol';
+import {
+  formatUsd,
+  type BitcoinPriceDto,
+  type HistoryPointDto,
+  type PriceHistoryDto,
+  type VaultDto,
+} from '@unit/protocol';
 import { firstDashboard, withDashboard } from './first-dashboard';
 
 export const VAULT_KEY_COOKIE = 'unit_vault_key';
@@ -78,11 +84,18 @@ export async function firstData(
 /** The dashboard's cards drawn from the answers the page carries, when it has them all. */
 function dashboardOf(data: Record<string, unknown>, vault: VaultDto | undefined): string | null {
   if (!vault) return null;
-  const [historyUrl] = vaultReads(vault.vault_id);
+  const [historyUrl, pointsUrl] = vaultReads(vault.vault_id);
   const history = data[historyUrl!] as { records?: unknown } | undefined;
   const price = data['/api/bitcoin-price'] as BitcoinPriceDto | undefined;
   if (!price || !Array.isArray(history?.records)) return null;
-  return firstDashboard({ vault, records: history.records, price });
+  return firstDashboard({
+    vault,
+    records: history.records,
+    price,
+    prices: data[EVERY_PAGE[2]!] as PriceHistoryDto | undefined,
+    points: data[pointsUrl!] as HistoryPointDto[] | undefined,
+    now: Math.floor(Date.now() / 1000),
+  });
 }
 
 /** A data block (never run as script): nothing in it may close the element. */
