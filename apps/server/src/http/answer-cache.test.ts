@@ -51,5 +51,10 @@ describe('the answer cache', () => {
     for (const key of ['x', 'y', 'z']) cache.set(key, A, key, cache.mark());
     expect([cache.get('x'), cache.get('y'), cache.get('z')]).toEqual([undefined, 'y', 'z']);
     expect(cache.size).toBe(2);
+    const small = new AnswerCache({ maxBytes: 10 });
+    for (const key of ['aaaa', 'bbbb', 'cccc']) small.set(key, A, key, small.mark());
+    expect([small.get('aaaa'), small.get('bbbb'), small.get('cccc')]).toEqual([undefined, 'bbbb', 'cccc']); // prettier-ignore
+    small.set('huge', A, 'x'.repeat(11), small.mark());
+    expect(small.get('huge')).toBeUndefined();
   });
 });

@@ -9,6 +9,8 @@ import type { EventBus } from '../cluster';
 
 /** Answers kept at most: the hot vaults of a busy instance; the oldest go first. */
 export const ANSWER_CACHE_ENTRIES = 10_000;
+/** Their text at most (a history page is up to ~25 KB): what any mix of asked keys may cost. */
+export const ANSWER_CACHE_BYTES = 32 * 1024 * 1024;
 /** The longest an answer is kept without an event: well under any page's polling period. */
 export const ANSWER_CACHE_MAX_AGE_MS = 1_000;
 
@@ -20,6 +22,7 @@ interface Entry {
 
 export interface AnswerCacheOptions {
   maxEntries?: number;
+  maxBytes?: number;
   maxAgeMs?: number;
   now?: () => number;
 }
@@ -29,11 +32,15 @@ export class AnswerCache {
   /** Bumped by every invalidation: an answer read before one is not kept (it may be the old one). */
   private generation = 0;
   private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  /** The kept texts' length, in UTF-16 units (a byte per unit for this ASCII JSON). */
+  private bytes = 0;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
 
   constructor(options: AnswerCacheOptions = {}) {
     this.maxEntries = options.maxEntries ?? ANSWER_CACHE_ENTRIES;
+    this.maxBytes = options.maxBytes ?? ANSWER_CACHE_BYTES;
     this.maxAgeMs = options.maxAgeMs ?? ANSWER_CACHE_MAX_AGE_MS;
     this.now = options.now ?? Date.now;
   }
@@ -43,7 +50,7 @@ export class AnswerCache {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (this.now() - entry.at > this.maxAgeMs) {
-      this.entries.delete(key);
+      this.drop(key);
       return undefined;
     }
     return entry.json;
@@ -56,25 +63,35 @@ export class AnswerCache {
 
   /** Keeps an answer read since `mark` (dropped when a change came in between). */
   set(key: string, vaultId: string | null, json: string, mark: number): void {
-    if (mark !== this.generation) return;
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) {
+    if (mark !== this.generation || json.length > this.maxBytes) return;
+    this.drop(key);
+    while (this.entries.size >= this.maxEntries || this.bytes + json.length > this.maxBytes) {
       const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+      if (oldest.done) break;
+      this.drop(oldest.value);
     }
     this.entries.set(key, { json, vaultId, at: this.now() });
+    this.bytes += json.length;
+  }
+
+  private drop(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.bytes -= entry.json.length;
+    this.entries.delete(key);
   }
 
   /** Forgets every answer about the vault, and any answer that names none (a wallet without one). */
   forgetVault(vaultId: string): void {
     this.generation++;
     for (const [key, entry] of this.entries)
-      if (entry.vaultId === null || entry.vaultId === vaultId) this.entries.delete(key);
+      if (entry.vaultId === null || entry.vaultId === vaultId) this.drop(key);
   }
 
   clear(): void {
     this.generation++;
     this.entries.clear();
+    this.bytes = 0;
   }
 
   get size(): number {

@@ -205,10 +205,11 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   });
 
   tableRoute(app, 'vaultHistory', ({ params: { vaultId }, query: { limit, before }, reply }) =>
+    // The newest page is the one every open dashboard polls: older pages are read each time.
     sendCachedAnswer(
-      deps.answers,
+      before ? undefined : deps.answers,
       reply,
-      `history ${vaultId} ${limit} ${before ?? ''}`,
+      `history ${vaultId} ${limit}`,
       async () => {
         if (!(await getVault(db, vaultId))) throw notFound('No such vault');
         const page = await vaultHistoryPage(db, vaultId, limit, before ? cursorOf(before) : null);
