@@ -17,6 +17,7 @@ import type { TelegramNotifier } from './notify/telegram';
 import { registerTelegramRoutes } from './notify/routes';
 import { createServer } from './http/server';
 import { registerApiRoutes } from './http/api';
+import { AnswerCache } from './http/answer-cache';
 import { registerOrdIndexer } from './http/indexer-proxy';
 import { registerClientErrorRoutes } from './http/client-errors';
 import { sharedHitCounter } from './http/shared-rate-limits';
@@ -226,7 +227,10 @@ export async function buildApp(
       network: config.network,
     }));
     const ledgerAt = registerLedgerRoute(app, { db: store.db, chain });
+    const answers = new AnswerCache();
+    stops.push(answers.follow(bus));
     registerApiRoutes(app, {
+      answers,
       config,
       db: store.db,
       oracle,

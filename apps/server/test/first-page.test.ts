@@ -5,12 +5,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatUsd } from '@unit/protocol';
 import { insertVault } from '../src/store';
 import { vaultKeyCookie, withPrice, VAULT_KEY_COOKIE } from '../src/http/first-page';
 import { getJson, startTestApp, type RunningApp } from './support';
 
 const SLOT = '<span class="skeleton" data-first-price="" style="width:7ch"></span>';
-const PAGE = `<!doctype html><html><head><title>UNIT</title></head><body><div id="root"></div>${SLOT}</body></html>`;
+const WELCOME = '<main class="main"><section class="welcome">Welcome</section></main>';
+const PAGE = `<!doctype html><html><head><title>UNIT</title></head><body><div id="root"></div>${SLOT}${WELCOME}</body></html>`;
 const key = '5a'.repeat(32);
 const vaultId = '6b'.repeat(32);
 
@@ -99,13 +101,22 @@ describe('the first page', () => {
     );
     // the vault's name cannot close the data block
     expect(html).not.toContain('</script><script>alert(1)');
+    // the dashboard's cards in place of the welcome section, its figures the vault's
+    expect(html).not.toContain(WELCOME);
+    expect(html).toContain('<h1>&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;</h1>');
+    expect(html).toContain('data-testid="btc-deposited">0.1<!-- --> BTC</p>');
+    expect(html).toContain('data-testid="unit-debt">2,000.00<!-- --> UNIT</p>');
+    const price = data['/api/bitcoin-price'] as { USD: number };
+    expect(html).toContain(`data-testid="btc-price-now">${formatUsd(price.USD)}</dd>`);
   });
 
   it('asks nothing more for a key without a vault, or a cookie that is not a key', async () => {
     for (const cookie of [`${VAULT_KEY_COOKIE}=${'7c'.repeat(32)}`, `${VAULT_KEY_COOKIE}=../x`]) {
       const res = await fetch(`${web.url}/`, { headers: { cookie, 'accept-encoding': 'gzip' } });
-      const data = firstData(await res.text());
+      const html = await res.text();
+      const data = firstData(html);
       expect(Object.keys(data).filter((url) => url.startsWith('/api/vaults/'))).toEqual([]);
+      expect(html).toContain(WELCOME);
     }
   });
 });

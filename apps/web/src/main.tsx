@@ -2,7 +2,7 @@ import { lazy, StrictMode, Suspense } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';
 import { seedFirstQueries } from './app/first-queries';
-import { removePrerenderedShell } from './app/prerendered-shell';
+import { afterPrerenderedShell, removePrerenderedShell } from './app/prerendered-shell';
 import { createQueryClient } from './app/query-client';
 import { loadInterAfterPageLoad } from './styles/inter';
 
@@ -28,4 +28,4 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 
-loadInterAfterPageLoad();
+loadInterAfterPageLoad(afterPrerenderedShell);

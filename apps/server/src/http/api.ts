@@ -35,6 +35,7 @@ import type { VaultKeyRow } from '../guardian-network/vault-guard-key';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
 import type { NetworkExclusionDto } from '@unit/protocol/wire';
 import { tableRoute } from './table-route';
+import { sendCachedAnswer, type AnswerCache } from './answer-cache';
 import { registerOpenApiRoute } from './openapi-route';
 import { listLiquidations } from '../store/liquidations';
 import { DomainError } from '../errors';
@@ -60,6 +61,8 @@ export interface ApiDeps {
   tipHeight?(): Promise<number>;
   /** GET /api/network's cache period and health time-out; default theirs. */
   network?: NetworkRouteOptions;
+  /** The hot per-vault answers, kept until their vault changes (answer-cache.ts); none: read each time. */
+  answers?: AnswerCache;
 }
 
 /** A history cursor, `<timestamp>.<id>` of a page's oldest record (checked by the route table). */
@@ -187,10 +190,13 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   // The web app's own lookup: a wallet without a vault is an ordinary answer ([]), not a 404 the
   // browser logs as an error on every poll; by-pubkey keeps its 404 for callers that
   // expect the vault to exist (SPEC §8 'A 404 is treated as a distinct not-found case').
-  tableRoute(app, 'vaults', async ({ query: { pubkey } }) => {
-    const vault = await getVaultByPubkey(db, pubkey);
-    return vault ? [toVaultDto(vault, await guardKeyOf(vault))] : [];
-  });
+  tableRoute(app, 'vaults', ({ query: { pubkey }, reply }) =>
+    sendCachedAnswer(deps.answers, reply, `vaults ${pubkey}`, async () => {
+      const vault = await getVaultByPubkey(db, pubkey);
+      const answer = vault ? [toVaultDto(vault, await guardKeyOf(vault))] : [];
+      return { answer, vaultId: vault?.vault_id ?? null };
+    }),
+  );
 
   tableRoute(app, 'vaultByPubkey', async ({ params: { pubkey } }) => {
     const vault = await getVaultByPubkey(db, pubkey);
@@ -198,15 +204,24 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     return toVaultDto(vault, await guardKeyOf(vault));
   });
 
-  tableRoute(app, 'vaultHistory', async ({ params: { vaultId }, query: { limit, before } }) => {
-    if (!(await getVault(db, vaultId))) throw notFound('No such vault');
-    const page = await vaultHistoryPage(db, vaultId, limit, before ? cursorOf(before) : null);
-    return {
-      records: page.records.map(toHistoryDto),
-      next: page.next ? `${page.next.timestamp}.${page.next.id}` : null,
-      state_before: page.stateBefore,
-    };
-  });
+  tableRoute(app, 'vaultHistory', ({ params: { vaultId }, query: { limit, before }, reply }) =>
+    // The newest page is the one every open dashboard polls: older pages are read each time.
+    sendCachedAnswer(
+      before ? undefined : deps.answers,
+      reply,
+      `history ${vaultId} ${limit}`,
+      async () => {
+        if (!(await getVault(db, vaultId))) throw notFound('No such vault');
+        const page = await vaultHistoryPage(db, vaultId, limit, before ? cursorOf(before) : null);
+        const answer = {
+          records: page.records.map(toHistoryDto),
+          next: page.next ? `${page.next.timestamp}.${page.next.id}` : null,
+          state_before: page.stateBefore,
+        };
+        return { answer, vaultId: vaultId.toLowerCase() };
+      },
+    ),
+  );
 
   // SPEC §9: the period's buckets; without a period, the year (the widest chart).
   tableRoute(app, 'vaultPoints', async ({ params: { vaultId }, query: { timePeriod } }) => {

@@ -11,7 +11,14 @@
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formatUsd, type BitcoinPriceDto } from '@unit/protocol';
+import {
+  formatUsd,
+  type BitcoinPriceDto,
+  type HistoryPointDto,
+  type PriceHistoryDto,
+  type VaultDto,
+} from '@unit/protocol';
+import { firstDashboard, withDashboard } from './first-dashboard';
 
 export const VAULT_KEY_COOKIE = 'unit_vault_key';
 export const FIRST_DATA_ID = 'first-data';
@@ -64,13 +71,31 @@ async function answers(app: FastifyInstance, urls: string[]): Promise<Record<str
 export async function firstData(
   app: FastifyInstance,
   pubkey: string | null,
-): Promise<{ data: Record<string, unknown>; hasVault: boolean }> {
+): Promise<{ data: Record<string, unknown>; hasVault: boolean; dashboard: string | null }> {
   const everyPage = answers(app, EVERY_PAGE);
   const vault = pubkey ? await answers(app, [vaultOf(pubkey)]) : {};
-  const found = pubkey ? (vault[vaultOf(pubkey)] as { vault_id?: unknown }[] | undefined) : [];
+  const found = pubkey ? (vault[vaultOf(pubkey)] as VaultDto[] | undefined) : [];
   const vaultId = found?.[0]?.vault_id;
   const ofVault = typeof vaultId === 'string' ? await answers(app, vaultReads(vaultId)) : {};
-  return { data: { ...(await everyPage), ...vault, ...ofVault }, hasVault: vaultId !== undefined };
+  const data = { ...(await everyPage), ...vault, ...ofVault };
+  return { data, hasVault: vaultId !== undefined, dashboard: dashboardOf(data, found?.[0]) };
+}
+
+/** The dashboard's cards drawn from the answers the page carries, when it has them all. */
+function dashboardOf(data: Record<string, unknown>, vault: VaultDto | undefined): string | null {
+  if (!vault) return null;
+  const [historyUrl, pointsUrl] = vaultReads(vault.vault_id);
+  const history = data[historyUrl!] as { records?: unknown } | undefined;
+  const price = data['/api/bitcoin-price'] as BitcoinPriceDto | undefined;
+  if (!price || !Array.isArray(history?.records)) return null;
+  return firstDashboard({
+    vault,
+    records: history.records,
+    price,
+    prices: data[EVERY_PAGE[2]!] as PriceHistoryDto | undefined,
+    points: data[pointsUrl!] as HistoryPointDto[] | undefined,
+    now: Math.floor(Date.now() / 1000),
+  });
 }
 
 /** A data block (never run as script): nothing in it may close the element. */
@@ -107,8 +132,12 @@ export async function sendFirstPage(
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<FastifyReply> {
-  const { data, hasVault } = await firstData(app, vaultKeyCookie(request.headers.cookie));
+  const { data, hasVault, dashboard } = await firstData(
+    app,
+    vaultKeyCookie(request.headers.cookie),
+  );
   let html = withPrice(template.html, data['/api/bitcoin-price'] as BitcoinPriceDto | undefined);
+  html = withDashboard(html, dashboard);
   html = html.replace('</body>', `${dataScript(data)}</body>`);
   if (hasVault && template.chartPreload)
     html = html.replace('</head>', `${template.chartPreload}</head>`);

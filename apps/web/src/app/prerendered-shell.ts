@@ -5,6 +5,15 @@ export const SHELL_ID = 'app-shell';
 export const prerenderedShell = (): HTMLElement | null =>
   typeof document === 'undefined' ? null : document.getElementById(SHELL_ID);
 
+const whenGone: Array<() => void> = [];
+
 export function removePrerenderedShell(): void {
   prerenderedShell()?.remove();
+  for (const run of whenGone.splice(0)) run();
+}
+
+/** Runs `run` once the app has replaced the shell (at once when there is none any more). */
+export function afterPrerenderedShell(run: () => void): void {
+  if (prerenderedShell()) whenGone.push(run);
+  else run();
 }

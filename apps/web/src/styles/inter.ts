@@ -19,8 +19,14 @@ function addInter(): void {
   face.load().catch(() => undefined);
 }
 
-export function loadInterAfterPageLoad(): void {
+/**
+ * After the page's load and after `ready` (the app's: once it replaced the prerendered shell, so
+ * the text it paints in place of the shell's is set in the same face and is not a larger, later
+ * "largest contentful paint" than the one the shell already made).
+ */
+export function loadInterAfterPageLoad(ready: (run: () => void) => void = (run) => run()): void {
   if (typeof FontFace === 'undefined' || typeof document === 'undefined' || !document.fonts) return;
-  if (document.readyState === 'complete') addInter();
-  else window.addEventListener('load', addInter, { once: true });
+  const add = () => ready(addInter);
+  if (document.readyState === 'complete') add();
+  else window.addEventListener('load', add, { once: true });
 }

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import {
   CONTENT,
   GAUGE_ARCS,
-  HEALTH_BANDS,
+  gaugeArcPath,
+  gaugeMarker,
   HEALTH_BAND_COLOURS,
   HEALTH_BAND_LABELS,
   HEALTH_BAND_RANGES,
@@ -15,26 +16,6 @@ import {
 import { ReasonButton } from '../ui/ReasonButton';
 import { Sheet } from '../ui/Sheet';
 import { TAP_INFO_QUERY, useMediaQuery } from '../ui/useMediaQuery';
-
-// SPEC §2 Gauge, §9: red, yellow and green arcs from 135% to 230% (moderate runs to 200 on the gauge).
-const GAUGE_MIN = LIQUIDATION_THRESHOLD_PERCENT;
-const GAUGE_MAX = HEALTH_BANDS.healthy.max;
-
-// Hand-written arcs rather than d3: the gauge is in the dashboard's initial chunk (bundle budget).
-// Angles run from -90° (135%) to +90° (230%), measured from 12 o'clock.
-const angle = (ratio: number) => {
-  const clamped = Math.min(GAUGE_MAX, Math.max(GAUGE_MIN, ratio));
-  return -Math.PI / 2 + ((clamped - GAUGE_MIN) / (GAUGE_MAX - GAUGE_MIN)) * Math.PI;
-};
-const point = (a: number, r: number) =>
-  `${(Math.sin(a) * r).toFixed(2)} ${(-Math.cos(a) * r).toFixed(2)}`;
-const PAD = 0.015;
-function arcPath(d: { from: number; to: number }): string {
-  const a0 = angle(d.from) + PAD;
-  const a1 = angle(d.to) - PAD;
-  const [inner, outer] = [70, 90];
-  return `M ${point(a0, outer)} A ${outer} ${outer} 0 0 1 ${point(a1, outer)} L ${point(a1, inner)} A ${inner} ${inner} 0 0 0 ${point(a0, inner)} Z`;
-}
 
 const label = (band: HealthBand) => HEALTH_BAND_LABELS[band];
 const BAND_SENTENCES: Record<HealthBand, string> = CONTENT.reading.gaugeBands;
@@ -60,8 +41,7 @@ export function HealthGauge(props: {
   const tapForInfo = useMediaQuery(TAP_INFO_QUERY);
   const shown = hovered ?? band;
   // Without debt nothing can be liquidated: the marker rests at the healthy end.
-  const a = angle(props.hasDebt ? props.ratio : GAUGE_MAX);
-  const marker = { x: Math.sin(a) * 100, y: -Math.cos(a) * 100 };
+  const marker = gaugeMarker(props.ratio, props.hasDebt);
   // SPEC §5: N/A without debt (an infinite ratio), 500+% at 500 or more.
   const value = props.hasDebt ? formatHealth(props.ratio) : formatHealth(Infinity);
   const bandText = band ? label(band) : props.hasDebt ? 'Liquidatable' : '';
@@ -80,7 +60,7 @@ export function HealthGauge(props: {
         {GAUGE_ARCS.map((d) => (
           <path
             key={d.band}
-            d={arcPath(d)}
+            d={gaugeArcPath(d)}
             fill={`var(--${HEALTH_BAND_COLOURS[d.band]})`}
             opacity={shown === d.band ? 1 : 0.35}
             data-band={d.band}
