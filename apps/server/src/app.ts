@@ -133,6 +133,23 @@ function registerPlainRoutes(
   registerOAuthRoutes(app, db, new AccountLinks(db, config.oauth), publicOrigin);
 }
 
+/**
+ * The vault jobs one instance runs at a time: the outbox, recovery of co-signed requests, the
+ * liquidation sweep, the block watcher and the settlement at the term.
+ */
+function leadVaultJobs(
+  lead: (job: LeaderJob) => void,
+  d: Parameters<typeof liquidationSweepJob>[0] & { chain: Chain; devnet: Devnet | null },
+  recoveryIntervalMs: number | undefined,
+): void {
+  const { bus, guardian, oracle, notifier, metrics, chain, log } = d;
+  lead(telegramOutboxJob(notifier));
+  lead(guardianRecoveryJob({ guardian, log, intervalMs: recoveryIntervalMs }));
+  lead(liquidationSweepJob({ bus, guardian, oracle, notifier, metrics, log }));
+  lead(blockWatcherJob({ bus, chain, onDevnet: d.devnet !== null, guardian, notifier, log }));
+  lead(termSettlementJob({ bus, guardian, quote: () => settlementQuote(oracle), log }));
+}
+
 export async function buildApp(
   config: ServerConfig,
   options: BuildAppOptions = {},
@@ -188,11 +205,8 @@ export async function buildApp(
     const again = await startupReindex(config, { store, keys, oracle, log, devnet, exclusive });
 
     const notifier = await startNotifier(config, options, { store, log });
-    lead(telegramOutboxJob(notifier));
-    lead(guardianRecoveryJob({ guardian, log, intervalMs: options.recoveryIntervalMs }));
-    lead(liquidationSweepJob({ bus, guardian, oracle, notifier, metrics, log }));
-    lead(blockWatcherJob({ bus, chain, onDevnet: devnet !== null, guardian, notifier, log }));
-    lead(termSettlementJob({ bus, guardian, quote: () => settlementQuote(oracle), log }));
+    const jobs = { bus, guardian, oracle, notifier, metrics, chain, devnet, log };
+    leadVaultJobs(lead, jobs, options.recoveryIntervalMs);
 
     const app = createServer(config, log);
     stops.push(() => app.close());
