@@ -131,6 +131,12 @@ function registerPlainRoutes(
   registerOAuthRoutes(app, db, new AccountLinks(db, config.oauth), publicOrigin);
 }
 
+/** GET /api/events' limits as configured (tests may narrow them through BuildAppOptions.live). */
+const liveLimits = (config: ServerConfig): LiveStreamOptions => ({
+  maxPerAddress: config.liveStreams.perAddress,
+  maxStreams: config.liveStreams.max,
+});
+
 export async function buildApp(
   config: ServerConfig,
   options: BuildAppOptions = {},
@@ -253,7 +259,7 @@ export async function buildApp(
         const latest = oracle.latest();
         return latest ? [priceEvent(latest, oracle.staleCause)] : [];
       },
-      ...(options.live ? { options: options.live } : {}),
+      options: { ...liveLimits(config), ...options.live },
     });
     const metricsServer = await mountMetrics(app, metrics, config, {
       db: store.db,
