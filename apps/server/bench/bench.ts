@@ -4,7 +4,7 @@
 // each and a bare Fastify 5 in child processes, loads them with autocannon from here, and exits 1
 // when a figure misses its goal by more than this machine's noise (measured: every load runs 3 times).
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
-// judge), load.ts (the exports and live streams), guardian-figures.ts (the guardian network's
+// judge), load.ts (the exports), streams.ts (ten thousand live streams), guardian-figures.ts (the guardian network's
 // co-signing latency and opens per minute), roast.ts (robust signing's time to a signature),
 // membership.ts (resharing to a new member and repairing a lost share) and validator.ts (an open
 // validator's catch-up).
@@ -12,12 +12,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { MAX_BUFFERED_BYTES } from '../src/http/events';
 import type { LoopPauses } from './children';
 import { frameworkFigures } from './framework';
 import { guardianNetworkFigures } from './guardian-figures';
 import { validatorFigures } from './validator';
-import { exportsUnderLoad, openLiveStreams } from './load';
+import { exportsUnderLoad } from './load';
+import { streamFigures } from './streams';
 import { roastFigures } from './roast';
 import { membershipFigures } from './membership';
 import {
@@ -36,10 +36,9 @@ import { migratedDatabase, seedHistory, seedPrices, VAULT_ID } from './seed';
 
 const YEAR_RECORDS = 1_000_000;
 const FRESH_RECORDS = 1_000;
-/** Ten clients export a history this long at once; a thousand live streams open. */
+/** Ten clients export a history this long at once. */
 const EXPORT_RECORDS = 200_000;
 const EXPORT_CLIENTS = 10;
-const LIVE_STREAMS = 1_000;
 
 const history = (cursor: string) => `/api/vaults/${VAULT_ID}/history?limit=20${cursor}`;
 const points = `/api/vaults/${VAULT_ID}/points?timePeriod=1y`;
@@ -144,19 +143,6 @@ async function exportFigures(exporter: Child) {
     noise: load.idleHealthWorstMs / 100,
     unit: ' ms',
   });
-  const before = await exporter.ask<{ bytes: number }>({ cmd: 'memory' });
-  const streams = await openLiveStreams(exporter.url, LIVE_STREAMS);
-  const during = await exporter.ask<{ bytes: number; streams: number }>({ cmd: 'memory' });
-  streams.close();
-  const perStream = (during.bytes - before.bytes) / during.streams;
-  figures.push({
-    name: `memory per open live stream, ${during.streams} open (KB; + ≤ ${MAX_BUFFERED_BYTES / 1024} KB unsent)`,
-    value: during.streams === LIVE_STREAMS ? perStream / 1024 : Infinity,
-    goal: { max: 16 },
-    noise: 0,
-    unit: ' KB',
-  });
-
   return { figures, load, exporterPause };
 }
 
@@ -260,18 +246,19 @@ async function main(): Promise<void> {
     const reads = await readFigures(fresh, year, bare, yearDeep);
     const assets = await checkAssets(fresh.url);
     const exports = await exportFigures(exporter);
+    const streams = await streamFigures();
     const network = await guardianNetworkFigures();
     const roast = await roastFigures();
     const membership = await membershipFigures();
     const validator = await validatorFigures();
-    const parts = [reads, exports, network, roast, membership, validator];
+    const parts = [reads, exports, streams, network, roast, membership, validator];
     const failed = report(
       parts.flatMap((part) => part.figures),
       assets,
       reads,
       exports,
     );
-    for (const part of [network, roast, membership, validator])
+    for (const part of [streams, network, roast, membership, validator])
       for (const line of part.lines) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Fastify from 'fastify';
 import pino from 'pino';
-import { buildApp } from '../src/app';
+import { buildApp, type BuildAppOptions } from '../src/app';
 import { loadConfig } from '../src/config';
 
 const DAY = 86_400;
@@ -19,15 +19,26 @@ export type ToChild =
   | { cmd: 'content'; price: string; vaults: string; historyPage: string; history24h: string }
   | { cmd: 'stop' };
 
-async function serveApp(dataDir: string): Promise<void> {
+/** What a bench asks of the app beyond its data folder (streams.ts: PostgreSQL, many streams). */
+export interface AppExtras {
+  env?: Record<string, string>;
+  options?: Pick<BuildAppOptions, 'databaseSchema' | 'live'>;
+}
+
+async function serveApp(dataDir: string, extras: AppExtras = {}): Promise<void> {
   const config = loadConfig({
     DATA_DIR: dataDir,
     PORT: '0',
     BLOCK_INTERVAL: '3600000',
     PRICE_TICK: '86400000',
     LOG_LEVEL: 'warn',
+    ...extras.env,
   });
-  const unit = await buildApp(config, { logger: pino({ level: 'warn' }), telegramPolling: false });
+  const unit = await buildApp(config, {
+    logger: pino({ level: 'warn' }),
+    telegramPolling: false,
+    ...extras.options,
+  });
   const url = await unit.app.listen({ port: 0, host: '127.0.0.1' });
   // Every pause of the loop from the first request on: the thinning of the year's raw prices
   // runs in the background at start, under the load that follows.
@@ -146,6 +157,6 @@ async function serveBare(): Promise<void> {
   process.send!({ url });
 }
 
-const [role, arg] = process.argv.slice(2);
-if (role === 'app') await serveApp(arg!);
+const [role, arg, extras] = process.argv.slice(2);
+if (role === 'app') await serveApp(arg!, extras ? (JSON.parse(extras) as AppExtras) : {});
 else if (role === 'bare') await serveBare();

@@ -1,6 +1,5 @@
-// The load figures for `npm run bench -w @unit/server`: what an open live stream costs the
-// server in memory, and how /api/health answers while ten clients export a 200,000-record history
-// as CSV at once. Each client connects from an address of its own (127.0.0.x: Linux routes all of
+// The load figures for `npm run bench -w @unit/server`: how /api/health answers while ten
+// clients export a 200,000-record history as CSV at once. Each client connects from an address of its own (127.0.0.x: Linux routes all of
 // 127/8 to loopback), as separate users would, so the per-client limits do not refuse them.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -81,43 +80,5 @@ export async function exportsUnderLoad(
     healthMedianMs: health[Math.floor(health.length / 2)] ?? 0,
     healthChecks: health.length,
     idleHealthWorstMs: idle[idle.length - 1] ?? 0,
-  };
-}
-
-/** Opens `count` live streams, 8 per address from 127.0.2.x up; resolves when all have begun. */
-export async function openLiveStreams(
-  baseUrl: string,
-  count: number,
-): Promise<{ opened: number; close: () => void }> {
-  const requests: http.ClientRequest[] = [];
-  const opened: number[] = [];
-  for (let from = 0; from < count; from += 50) {
-    const batch = Array.from(
-      { length: Math.min(50, count - from) },
-      (_, i) =>
-        new Promise<number>((resolve, reject) => {
-          const n = from + i;
-          const req = http.get(
-            `${baseUrl}/api/events`,
-            {
-              localAddress: `127.0.${2 + Math.floor(n / 2000)}.${2 + (Math.floor(n / 8) % 250)}`,
-              agent: false,
-            },
-            (res) => {
-              res.once('data', () => resolve(res.statusCode ?? 0));
-              res.resume();
-            },
-          );
-          req.on('error', reject);
-          requests.push(req);
-        }),
-    );
-    opened.push(...(await Promise.all(batch)));
-  }
-  return {
-    opened: opened.filter((status) => status === 200).length,
-    close: () => {
-      for (const req of requests) req.destroy();
-    },
   };
 }

@@ -150,6 +150,12 @@ function leadVaultJobs(
   lead(termSettlementJob({ bus, guardian, quote: () => settlementQuote(oracle), log }));
 }
 
+/** GET /api/events' limits as configured (tests may narrow them through BuildAppOptions.live). */
+const liveLimits = (config: ServerConfig): LiveStreamOptions => ({
+  maxPerAddress: config.liveStreams.perAddress,
+  maxStreams: config.liveStreams.max,
+});
+
 export async function buildApp(
   config: ServerConfig,
   options: BuildAppOptions = {},
@@ -273,7 +279,7 @@ export async function buildApp(
         const latest = oracle.latest();
         return latest ? [priceEvent(latest, oracle.staleCause)] : [];
       },
-      ...(options.live ? { options: options.live } : {}),
+      options: { ...liveLimits(config), ...options.live },
     });
     const metricsServer = await mountMetrics(app, metrics, config, {
       db: store.db,

@@ -241,6 +241,9 @@ export const envSchema = z.object({
       })
       .optional(),
   ),
+  // GET /api/events (http/events.ts): streams per client address, and in all on this instance.
+  LIVE_STREAMS_PER_ADDRESS: intInRange('LIVE_STREAMS_PER_ADDRESS', 1, 1_000, 8),
+  LIVE_STREAMS_MAX: intInRange('LIVE_STREAMS_MAX', 1, 100_000, 10_000),
   SPEED_UP_AFTER: intInRange('SPEED_UP_AFTER (seconds)', 0, 86_400, SPEED_UP_AFTER_SECONDS),
   // The term of a new vault output (vault-term.ts); unset: the network's (devnet 40 + 20 blocks).
   VAULT_TERM_BLOCKS: optionalInt('VAULT_TERM_BLOCKS', 1, 525_600),

@@ -100,6 +100,8 @@ export interface ServerConfig {
    * limits (writes, live streams) need the client's own address, not the balancer's.
    */
   trustProxy: string | null;
+  /** GET /api/events: open streams allowed per client address, and in all on this instance. */
+  liveStreams: { perAddress: number; max: number };
   /** Prometheus metrics (http/metrics.ts): off unless a token or a port of their own is set. */
   metrics: { token: string | null; port: number | null };
 }
@@ -253,6 +255,7 @@ export function loadConfig(
       idleTimeoutMs: e.IDLE_TIMEOUT,
     },
     trustProxy: e.TRUST_PROXY ?? null,
+    liveStreams: { perAddress: e.LIVE_STREAMS_PER_ADDRESS, max: e.LIVE_STREAMS_MAX },
     speedUpAfterSeconds: e.SPEED_UP_AFTER,
     vaultTerm: {
       termBlocks: e.VAULT_TERM_BLOCKS ?? defaultTermConfig(network).termBlocks,

@@ -342,6 +342,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ TRUST_PROXY: 'true; drop' })).toThrow(ConfigError);
   });
 
+  it('takes the live streams allowed per address and in all, as whole numbers in range', () => {
+    expect(loadConfig({}).liveStreams).toEqual({ perAddress: 8, max: 10_000 });
+    expect(
+      loadConfig({ LIVE_STREAMS_PER_ADDRESS: '2', LIVE_STREAMS_MAX: '500' }).liveStreams,
+    ).toEqual({ perAddress: 2, max: 500 });
+    expect(() => loadConfig({ LIVE_STREAMS_PER_ADDRESS: '0' })).toThrow(ConfigError);
+    expect(() => loadConfig({ LIVE_STREAMS_MAX: 'many' })).toThrow(ConfigError);
+  });
+
   it('runs local guardians pinned to the devnet, and refuses GUARDIAN_NETWORK=local elsewhere', () => {
     const args = localGuardianArgs(loadConfig({ GUARDIAN_DIR: '/tmp/g' }), 8080);
     expect(args.join(' ')).toContain('--policy vault --network devnet');

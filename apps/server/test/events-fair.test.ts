@@ -1,11 +1,13 @@
-// GET /api/events under many client addresses, with the default limits (8 per address, 2,000 in
-// all): real connections from 127.0.0.2-253 (Linux routes all of 127/8 to loopback, so each source
+// GET /api/events under many client addresses, 8 per address (the default) and a cap of 2,000 in
+// all (the default's mechanism at a size a test opens quickly): real connections from 127.0.0.2-253 (Linux routes all of 127/8 to loopback, so each source
 // address is a different client to the server) fill the cap as an attacker would, and a fresh address
 // still gets its stream, taken from the heaviest holder's oldest; a newcomer never takes a stream
 // from an address lighter than the heaviest.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_DEFAULTS, LiveStreamHolders } from '../src/http/events';
+
+const CAP = 2_000;
 import { clientKey } from '../src/http/client-key';
 import { startTestApp, type RunningApp } from './support';
 
@@ -58,7 +60,7 @@ describe('GET /api/events with the cap full of other addresses', () => {
   const open: RawStream[] = [];
   const byAddress = new Map<string, RawStream[]>();
   beforeAll(async () => {
-    unit = await startTestApp();
+    unit = await startTestApp({}, { live: { maxStreams: CAP } });
   });
   afterAll(async () => {
     for (const stream of open) stream.close();
@@ -66,7 +68,6 @@ describe('GET /api/events with the cap full of other addresses', () => {
   });
 
   it('gives a fresh address a stream, taken from the heaviest holder', async () => {
-    expect(LIVE_DEFAULTS.maxStreams).toBe(2_000);
     expect(LIVE_DEFAULTS.maxPerAddress).toBe(8);
     // 252 addresses × 8 streams: 2,016 asked for, past the cap of 2,000.
     const statuses: number[] = [];
@@ -82,7 +83,7 @@ describe('GET /api/events with the cap full of other addresses', () => {
       open.push(...batch);
       statuses.push(...batch.map((s) => s.status));
     }
-    await until(() => open.filter((s) => !s.isEnded()).length <= LIVE_DEFAULTS.maxStreams);
+    await until(() => open.filter((s) => !s.isEnded()).length <= CAP);
     // The instance holds no more than its cap; an address over its share is refused.
     const ninth = await openFrom(unit.url, '127.0.0.2');
     expect(ninth.status).toBe(429);
@@ -95,7 +96,7 @@ describe('GET /api/events with the cap full of other addresses', () => {
     expect(fresh.isEnded()).toBe(false);
     // Its room came from an address holding the most (8), which lost its oldest stream and was
     // told to wait longer before reconnecting.
-    await until(() => open.filter((s) => !s.isEnded()).length <= LIVE_DEFAULTS.maxStreams);
+    await until(() => open.filter((s) => !s.isEnded()).length <= CAP);
     const evicted = open.filter((s) => s.status === 200 && s.isEnded());
     expect(evicted.length).toBeGreaterThan(0);
     for (const stream of evicted) expect(stream.text()).toContain('retry: 30000');
@@ -116,7 +117,7 @@ describe('GET /api/events with the cap full of other addresses', () => {
     expect(light.isEnded()).toBe(false);
     expect(newcomers.every((s) => !s.isEnded())).toBe(true);
     const open200 = open.filter((s) => s.status === 200 && !s.isEnded());
-    expect(open200.length).toBeLessThanOrEqual(LIVE_DEFAULTS.maxStreams);
+    expect(open200.length).toBeLessThanOrEqual(CAP);
   }, 60_000);
 });
 

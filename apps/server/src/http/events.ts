@@ -29,7 +29,7 @@ export interface LiveStreamOptions {
 
 export const LIVE_DEFAULTS = {
   maxPerAddress: 8,
-  maxStreams: 2_000,
+  maxStreams: 10_000,
   heartbeatMs: 15_000,
   maxAgeMs: 10 * 60_000,
   retryMs: 3_000,
@@ -42,6 +42,35 @@ export const LIVE_DEFAULTS = {
  * (measured by `npm run bench -w @unit/server`).
  */
 export const MAX_BUFFERED_BYTES = 16 * 1024;
+
+/** Streams written to in one turn of the event loop (a few ms of work) before others' turn. */
+const FANOUT_SLICE = 500;
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  // nginx and similar proxies buffer responses unless told not to.
+  'x-accel-buffering': 'no',
+  'x-content-type-options': 'nosniff',
+};
+
+interface OpenStream {
+  address: string;
+  /** When the beat ends it (Date.now() ms). */
+  endsAt: number;
+}
+
+/**
+ * Fastify times and logs each response from its 'finish' (and 'error'), with a listener that holds
+ * the request, the reply and the request's logger: a stream finishes only when it ends, so they
+ * would be held all that while, most of what a stream costs. A stream's whole life is no
+ * request's latency, so it is left out of those figures; its count is `unit_live_streams`.
+ */
+function releaseRequest(res: ServerResponse): void {
+  for (const event of ['finish', 'error'] as const)
+    for (const listener of res.listeners(event))
+      if (listener.name === 'onResFinished') res.removeListener(event, listener as () => void);
+}
 
 const frame = (event: LiveEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
 
@@ -134,7 +163,10 @@ export function registerEventRoutes(
 ): LiveStreams {
   const limits = { ...LIVE_DEFAULTS, ...deps.options };
   const holders = new LiveStreamHolders<ServerResponse>();
-  const streams = new Set<ServerResponse>();
+  // Each open stream costs its socket and response, one entry here and one in `holders`: no
+  // closure, timer or listener of its own (the memory figure of `npm run bench:streams`).
+  // In order of opening, so the oldest come first when the beat ends those past their age.
+  const streams = new Map<ServerResponse, OpenStream>();
   let evictions = 0;
 
   const send = (res: ServerResponse, text: string) => {
@@ -144,19 +176,51 @@ export function registerEventRoutes(
     }
     res.write(text);
   };
+  /** The one 'close' listener of every stream (`this` is its response). */
+  function forget(this: ServerResponse) {
+    const open = streams.get(this);
+    if (!open) return;
+    streams.delete(this);
+    holders.delete(open.address, this);
+  }
+
+  /**
+   * Visits the streams open now, a slice per turn of the event loop, so ten thousand writes do
+   * not hold it from other requests. Events keep their order on every stream: a later walk
+   * starts after an earlier one and moves as fast, so it never overtakes it.
+   */
+  const walk = (visit: (res: ServerResponse, open: OpenStream) => void) => {
+    const open = [...streams];
+    let at = 0;
+    const step = () => {
+      for (const end = Math.min(at + FANOUT_SLICE, open.length); at < end; at++) {
+        const [res, entry] = open[at]!;
+        if (streams.has(res)) visit(res, entry);
+      }
+      if (at < open.length) setImmediate(step);
+    };
+    step();
+  };
 
   const unsubscribe = deps.bus.subscribe((event) => {
+    // Serialised once, the same string written to every stream.
     const text = frame(event);
-    for (const res of streams) send(res, text);
+    walk((res) => send(res, text));
   });
-  const heartbeat = setInterval(() => {
-    for (const res of streams) send(res, ': ping\n\n');
-  }, limits.heartbeatMs);
+  // One timer for all: each beat ends the streams past their age (within one beat) and keeps
+  // the others alive through proxies that close a quiet connection.
+  const heartbeat = setInterval(
+    () => {
+      const now = Date.now();
+      walk((res, open) => (open.endsAt <= now ? res.end() : send(res, ': ping\n\n')));
+    },
+    Math.min(limits.heartbeatMs, limits.maxAgeMs),
+  );
   heartbeat.unref();
   app.addHook('onClose', async () => {
     unsubscribe();
     clearInterval(heartbeat);
-    for (const res of streams) res.end();
+    for (const res of streams.keys()) res.end();
   });
 
   /** Closes a stream at once, telling its browser to come back later than usual. */
@@ -173,32 +237,35 @@ export function registerEventRoutes(
     const address = clientKey(request.ip);
     // Cheap refusals first: nothing is held for a caller over its share.
     if (holders.held(address) >= limits.maxPerAddress)
-      throw new DomainError('rate_limited', 'Too many live connections, try again shortly');
+      throw new DomainError(
+        'rate_limited',
+        `Your address already holds ${limits.maxPerAddress} live connections, the most it may; close another tab of this site or try again in a minute.`,
+      );
     if (holders.size >= limits.maxStreams) {
       const victim = holders.victimFor(address);
       if (!victim)
-        throw new DomainError('rate_limited', 'Too many live connections, try again shortly');
+        throw new DomainError(
+          'rate_limited',
+          'This server holds as many live connections as it can; try again in a minute.',
+        );
       evict(victim);
     }
     const res = reply.raw;
     reply.hijack();
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      // nginx and similar proxies buffer responses unless told not to.
-      'x-accel-buffering': 'no',
-      'x-content-type-options': 'nosniff',
-    });
-    streams.add(res);
+    // The document headers set by the hooks (CSP and the like: a kilobyte held per response for
+    // as long as it is open) mean nothing to an event stream; its own few replace them.
+    for (const name of res.getHeaderNames()) res.removeHeader(name);
+    // Node keeps the head it wrote for as long as the response is open: only the lines needed.
+    res.sendDate = false;
+    res.writeHead(200, SSE_HEADERS);
+    // No idle timer per socket: the beat writes to every stream, and a reader that stops taking
+    // what is written is dropped by its unsent bytes (send).
+    res.socket?.setTimeout(0);
+    streams.set(res, { address, endsAt: Date.now() + limits.maxAgeMs });
     holders.add(address, res);
-    const ageLimit = setTimeout(() => res.end(), limits.maxAgeMs);
-    ageLimit.unref();
-    res.on('close', () => {
-      clearTimeout(ageLimit);
-      streams.delete(res);
-      holders.delete(address, res);
-    });
+    res.on('close', forget);
+    res.on('error', forget);
+    releaseRequest(res);
     res.write(`retry: ${limits.retryMs}\n\n`);
     for (const event of deps.initial()) send(res, frame(event));
   });
