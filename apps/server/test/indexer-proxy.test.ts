@@ -52,10 +52,12 @@ describe('the indexer proxy', () => {
   it('forgets its answers on a block, and says a network that is down as every route says it', async () => {
     let held = 0;
     let down = false;
+    // A whole UNIT output: the route's answer is written by the route table's schema.
+    const output = { txid: 'ab'.repeat(32), vout: 1, script_hex: '5120' + 'cd'.repeat(32), btc_amount: 10_000, spent: false }; // prettier-ignore
     const chain = {
       unitOutputs: async () => {
         if (down) throw new ChainUnavailableError('/ord/address/x could not be reached');
-        return [{ unit_amount: held }];
+        return [{ ...output, unit_amount: held }];
       },
       paymentUtxos: async () => [],
     } as unknown as Chain;
@@ -63,13 +65,13 @@ describe('the indexer proxy', () => {
     const indexer = registerIndexerProxy(app, chain, TEST_NETWORK);
     const wallet = address();
     const read = () => app.inject(`/api/indexer/address/${wallet}/outputs`);
-    expect((await read()).json()).toEqual([{ unit_amount: 0 }]);
+    expect((await read()).json()).toEqual([{ ...output, unit_amount: 0 }]);
     // A block confirms the UNIT: within the cache's few seconds the old answer still stands,
     // until the block is heard of.
     held = 30_000;
-    expect((await read()).json()).toEqual([{ unit_amount: 0 }]);
+    expect((await read()).json()).toEqual([{ ...output, unit_amount: 0 }]);
     indexer.forget();
-    expect((await read()).json()).toEqual([{ unit_amount: 30_000 }]);
+    expect((await read()).json()).toEqual([{ ...output, unit_amount: 30_000 }]);
     down = true;
     indexer.forget();
     const refused = await read();

@@ -79,6 +79,8 @@ export const server = setupServer(
       group_key: 'a'.repeat(64),
       guardians: [],
       older_sets: [],
+      recent_exclusions: [],
+      history: [],
       checked_at: Math.floor(Date.now() / 1000),
     }),
   ),

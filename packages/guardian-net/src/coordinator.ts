@@ -15,6 +15,7 @@ import { collectPriceQuorum, type PriceQuote } from './price/quorum';
 import type { Exclusion } from './roast';
 import { SigningRun, type SignEvent, type SignResult } from './signing-run';
 import { callParty, type CallResult } from './transport';
+import type { MessageType } from './messages';
 
 export { QuorumError, type SignEvent, type SignResult } from './signing-run';
 export type { Exclusion, ExclusionCause } from './roast';
@@ -82,7 +83,7 @@ export class Coordinator {
     });
   }
 
-  private call(m: Member, type: string, body: unknown): Promise<CallResult> {
+  private call<T extends MessageType>(m: Member, type: T, body: unknown): Promise<CallResult<T>> {
     return callParty({
       url: m.url,
       identity: this.identity,

@@ -6,8 +6,7 @@
 // the attempt (`dkg/abort`) and names who failed, and a guardian whose share failed its own
 // commitment is named from the receiver's evidence (dkg-share-box.ts).
 import { randomBytes } from 'node:crypto';
-import { bytesToHex, canonicalJson, type Json } from './canonical';
-import type { Wire } from './envelope';
+import { bytesToHex, canonicalJson } from './canonical';
 import { judgeBlame } from './dkg-share-box';
 import { round1FromJson } from './dkg-rounds';
 import { groupKeyXOnly } from './frost';
@@ -17,6 +16,7 @@ import { HEALTH_MAX_BYTES, readPublic } from './public-read';
 import { callParty, RemoteError, type CallResult } from './transport';
 import { NOT_APPROVED } from './approval';
 import { makeTranscript, type DkgTranscript } from './dkg-recovery';
+import type { MessageType } from './messages';
 
 /** A rotation's DKG: the set it replaces, and how the handover of that set is collected. */
 export interface RotationHooks {
@@ -100,17 +100,22 @@ class DkgRounds {
     private readonly timeoutMs: number,
   ) {}
 
-  private call(m: Member, type: string, body: unknown, timeoutMs = this.timeoutMs) {
+  private call<T extends MessageType>(
+    m: Member,
+    type: T,
+    body: unknown,
+    timeoutMs = this.timeoutMs,
+  ) {
     const { identity, roster } = this;
     return callParty({ url: m.url, identity, to: m.identityKey, setVersion: roster.version, type, body, timeoutMs }); // prettier-ignore
   }
 
   /** One step on every member; a failure names every member that failed it. */
-  async every(
-    type: string,
+  async every<T extends MessageType>(
+    type: T,
     body: (m: Member, i: number) => unknown,
     members = this.roster.members,
-  ): Promise<CallResult[]> {
+  ): Promise<CallResult<T>[]> {
     const settled = await Promise.allSettled(members.map((m, i) => this.call(m, type, body(m, i))));
     const failed = settled.flatMap(
       (r, i) =>
@@ -155,15 +160,18 @@ class DkgRounds {
     const finished = await this.every('dkg/finish', () => ({}));
     this.judge(finished, round1);
     // Each member's result, without the share messages it received (those differ by member).
-    const results = finished.map((f) => {
-      const { received: _r, ...result } = f.payload.body as { received?: unknown };
-      return result as { frost: GuardianSetBody['frost']; groupKey: string };
+    const done = finished.map((f) => {
+      const answer = f.payload.body;
+      // judge() threw for any blame: each answer here is a result.
+      if ('blame' in answer) throw new DkgFailure('a guardian blamed another without proof');
+      return answer;
     });
-    const first = canonicalJson(results[0] as unknown as Json);
-    if (results.some((r) => canonicalJson(r as unknown as Json) !== first))
+    const results = done.map(({ frost: pub, groupKey }) => ({ frost: pub, groupKey }));
+    const first = canonicalJson(results[0]!);
+    if (results.some((r) => canonicalJson(r) !== first))
       throw new DkgFailure('the guardians disagree on the DKG result');
     const result = results[0]!;
-    const received = finished.map((f) => (f.payload.body as { received?: Wire[] }).received ?? []);
+    const received = done.map((f) => f.received);
     this.transcript = makeTranscript(
       this.session,
       roster,
@@ -180,26 +188,24 @@ class DkgRounds {
     };
     const sigs = await this.every('set/sign', () => ({ set: body }));
     const signatures = Object.fromEntries(
-      roster.members.map((m, i) => [
-        String(m.id),
-        (sigs[i]!.payload.body as { signature: string }).signature,
-      ]),
+      roster.members.map((m, i) => [String(m.id), sigs[i]!.payload.body.signature]),
     );
     return verifySet({ ...body, signatures }, { everyMember: true });
   }
 
   /** A member whose `dkg/finish` answered with evidence: the sender it proves bad is named. */
-  private judge(finished: CallResult[], round1: CallResult[]): void {
+  private judge(finished: CallResult<'dkg/finish'>[], round1: CallResult<'dkg/round1'>[]): void {
     const { roster, session } = this;
     const blamed = new Set<number>();
     const unproven: string[] = [];
     finished.forEach((f, i) => {
-      const raw = (f.payload.body as { blame?: { guardian?: unknown } }).blame;
-      if (raw === undefined) return;
+      const answer = f.payload.body;
+      if (!('blame' in answer)) return;
+      const raw = answer.blame;
       const accuser = roster.members[i]!;
-      const accused = roster.members.find((m) => m.id === raw?.guardian && m.id !== accuser.id);
+      const accused = roster.members.find((m) => m.id === raw.guardian && m.id !== accuser.id);
       if (!accused) return unproven.push(`guardian ${accuser.id} blames no valid member`);
-      const pkg = (round1[accused.id - 1]!.payload.body as { package?: unknown }).package;
+      const pkg = round1[accused.id - 1]!.payload.body.package;
       const parties = { session, accuser, accused, round1: round1FromJson(pkg, roster.t) };
       const verdict = judgeBlame(raw, parties);
       if (verdict.verdict === 'accused') blamed.add(accused.id);

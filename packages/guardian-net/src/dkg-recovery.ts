@@ -8,7 +8,7 @@
 // its identity key a guardian redraws its polynomial, opens the shares sealed to it, runs the DKG's
 // last round again, and keeps the result only when it is its verifying share in the certified set.
 import type { DKG_Round1, FrostSecret } from '@noble/curves/abstract/frost.js';
-import { bytesToHex, canonicalJson, type Json } from './canonical';
+import { bytesToHex, canonicalJson } from './canonical';
 import { seededRound1 } from './dkg-seed';
 import { round1FromJson } from './dkg-rounds';
 import { checkSession, open, shareHolds, shareKey } from './dkg-share-box';
@@ -23,6 +23,7 @@ import {
 } from './guardian-set';
 import type { Identity } from './identity';
 import { checkReply } from './transport';
+import { parseMessageAnswer, parseMessageBody } from './messages';
 
 export const TRANSCRIPT_KIND = 'unit/dkg-transcript';
 
@@ -76,7 +77,7 @@ function othersRound1(t: DkgTranscript, id: number): DKG_Round1[] {
   return t.roster.members.flatMap((m, i) => {
     const payload = checkReply(t.round1[i]!, m.identityKey);
     if (payload.type !== 'dkg/round1') fail(`the round-1 package of guardian ${m.id} is not one`);
-    const pkg = round1FromJson((payload.body as { package?: unknown }).package, t.roster.t);
+    const pkg = round1FromJson(parseMessageAnswer('dkg/round1', payload.body).package, t.roster.t);
     if (pkg.identifier !== frostIdentifier(m.id)) fail(`the package of guardian ${m.id} names another id`); // prettier-ignore
     return m.id === id ? [] : [pkg];
   });
@@ -97,9 +98,10 @@ function sharesTo(t: DkgTranscript, identity: Identity, id: number, r1: DKG_Roun
       });
       if (!wire) fail(`the transcript holds no share that guardian ${m.id} signed for this guardian`); // prettier-ignore
       const payload = checkReply(wire, m.identityKey);
-      const body = (payload.body ?? {}) as { session?: unknown; box?: unknown };
-      if (payload.type !== 'dkg/share' || body.session !== t.session)
+      if (payload.type !== 'dkg/share')
         fail(`the share of guardian ${m.id} is from another session`);
+      const body = parseMessageBody('dkg/share', payload.body);
+      if (body.session !== t.session) fail(`the share of guardian ${m.id} is from another session`);
       const key = shareKey(identity, m.identityKey, t.session);
       const plain = open(key, m.identityKey, identity.publicKey, body.box);
       const commitment = r1.find((p) => p.identifier === frostIdentifier(m.id))!.commitment;
@@ -129,8 +131,7 @@ export function recoverShare(
   const me = set.members.find((m) => m.identityKey === identity.publicKey);
   if (!me) fail('this identity key is no member of the set');
   const mine = seededRound1(identity, me.id, t.session, t.roster);
-  const sent = (checkReply(t.round1[me.id - 1]!, me.identityKey).body as { package?: Json })
-    .package;
+  const sent = parseMessageAnswer('dkg/round1', checkReply(t.round1[me.id - 1]!, me.identityKey).body).package; // prettier-ignore
   const redrawn = { identifier: mine.public.identifier, commitment: mine.public.commitment.map(bytesToHex), proofOfKnowledge: bytesToHex(mine.public.proofOfKnowledge) }; // prettier-ignore
   if (canonicalJson(sent ?? null) !== canonicalJson(redrawn))
     fail('this identity key did not draw the round-1 package it sent in this DKG (another session, or a DKG that did not draw from the identity key)'); // prettier-ignore

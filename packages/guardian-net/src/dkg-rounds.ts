@@ -21,6 +21,7 @@ import {
 import type { Identity } from './identity';
 import { callParty, checkReply } from './transport';
 import { seededRound1 } from './dkg-seed';
+import { parseMessageAnswer, type MessageBody } from './messages';
 
 interface DkgState {
   secret: DKG_Secret;
@@ -78,20 +79,20 @@ export class DkgRounds {
     return { package: round1ToJson(this.state.round1[0]!) };
   }
 
-  async round2(body: unknown): Promise<unknown> {
+  async round2(body: MessageBody<'dkg/round2'>): Promise<unknown> {
     const { roster } = this;
     const dkg = this.state;
     if (!dkg) throw new ProtocolError('not-ready', 'dkg/round1 first');
-    const wires = (body as { round1?: unknown })?.round1;
+    const wires = body.round1;
     const others = roster.members.filter((m) => m.id !== this.id);
     if (!Array.isArray(wires) || wires.length !== others.length)
       throw new ProtocolError('malformed', 'dkg/round2 needs the n-1 other round-1 packages');
     // Each package must carry its guardian's own signature: a coordinator cannot invent one.
     const packages = others.map((m, i) => {
-      const payload = checkReply(wires[i] as Wire, m.identityKey);
+      const payload = checkReply(wires[i]!, m.identityKey);
       if (payload.type !== 'dkg/round1')
         throw new ProtocolError('malformed', 'not a round-1 package');
-      const pkg = round1FromJson((payload.body as { package?: unknown })?.package, roster.t);
+      const pkg = round1FromJson(parseMessageAnswer('dkg/round1', payload.body).package, roster.t);
       if (pkg.identifier !== frostIdentifier(m.id))
         throw new ProtocolError(
           'malformed',
@@ -127,9 +128,8 @@ export class DkgRounds {
   }
 
   /** Keeps a peer's signed share message; the share is opened and checked at `finish`. */
-  receive(peer: Member, body: unknown, wire: Wire): unknown {
+  receive(peer: Member, b: MessageBody<'dkg/share'>, wire: Wire): unknown {
     if (!this.state) throw new ProtocolError('not-ready', 'dkg/round1 first');
-    const b = (body ?? {}) as { session?: unknown; box?: unknown };
     if (b.session !== this.session)
       throw new ProtocolError('refused', 'this share belongs to another DKG session');
     if (this.state.received.has(peer.id))
@@ -198,8 +198,8 @@ export class DkgRounds {
     return body;
   }
 
-  signSet(body: unknown): unknown {
-    const set = this.ownSetBody((body as { set?: unknown })?.set);
+  signSet(body: MessageBody<'set/sign'>): unknown {
+    const set = this.ownSetBody(body.set);
     return { signature: signSet(set, this.identity.secretKey) };
   }
 

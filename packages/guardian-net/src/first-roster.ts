@@ -12,6 +12,7 @@ import { checkSession } from './dkg-share-box';
 import { parseSetBody, type GuardianSetBody } from './guardian-set';
 import { readPublicPart, type PublicPart } from './guardian-init';
 import type { Identity } from './identity';
+import { parseMessageBody } from './messages';
 
 export interface FirstRoster {
   roster: GuardianSetBody;
@@ -35,7 +36,7 @@ export function acceptFirstRoster(
   from: string,
   own: PublicPart | null,
 ): FirstRoster {
-  const body = (raw ?? {}) as { roster?: unknown; session?: unknown };
+  const body = parseMessageBody('dkg/roster', raw);
   const session = checkSession(body.session);
   let roster: GuardianSetBody;
   try {

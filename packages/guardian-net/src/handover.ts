@@ -17,6 +17,7 @@ import {
   type GuardianSetBody,
 } from './guardian-set';
 import type { Identity } from './identity';
+import type { MessageBody } from './messages';
 
 function refuse(message: string): never {
   throw new ProtocolError('refused', message);
@@ -61,12 +62,12 @@ export function acceptRoster(
   current: GuardianSet,
   id: number,
   identity: Identity,
-  raw: unknown,
+  raw: MessageBody<'rotate/roster'>,
   approvals: FoundApproval[],
 ): GuardianSetBody {
   let roster: GuardianSetBody;
   try {
-    roster = parseSetBody((raw as { roster?: unknown } | null)?.roster);
+    roster = parseSetBody(raw.roster);
   } catch (e) {
     return refuse(`bad roster: ${(e as Error).message}`);
   }
@@ -119,14 +120,14 @@ export function handoverFor(
  */
 export function installableSet(
   dkg: DkgRounds,
-  body: unknown,
+  body: MessageBody<'set/install'>,
   ownSet: (version: number) => GuardianSet | undefined,
 ): GuardianSet {
-  const raw = (body as { set?: unknown })?.set;
+  const raw = body.set;
   const own = dkg.ownSetBody(raw);
   try {
     const previous = own.previous
-      ? (ownSet(own.previous.version) ?? (body as { previous?: unknown }).previous ?? null)
+      ? (ownSet(own.previous.version) ?? body.previous ?? null)
       : undefined;
     if (previous === null) throw new Error('a rotation installs with the previous set');
     return verifySet(raw, { everyMember: true, ...(previous === undefined ? {} : { previous }) });

@@ -40,6 +40,7 @@ import { scopedSessions, type NodeStore } from './store';
 import { chooseNodeStore } from './store-pg';
 import { NodeOracle } from './oracle/routes';
 import { guardianHealth } from './node-health';
+import { messageHandler, messageType, parseMessageBody, type MessageBody, type MessageHandlers } from './messages'; // prettier-ignore
 import { GuardianReshare, openWaitingReshare, WAITING_TYPES } from './reshare-node';
 import { GuardianRepair } from './repair-node';
 
@@ -207,7 +208,7 @@ export class GuardianNode {
     // Only once the signature holds (as openEnvelope's `remember`), now that the store may wait.
     if (!(await this.store.rememberMessage(payload.from, payload.nonce, payload.ts)))
       throw new ProtocolError('replayed', 'message nonce was already used', 409);
-    if (waiting) return this.reply(payload, payload.setVersion, { ...this.reshare.handlers(), ...this.repair.handlers() }[payload.type]!(payload.body), auth); // prettier-ignore
+    if (waiting) return this.reply(payload, payload.setVersion, await this.waitingHandler(payload.type)(payload.body), auth); // prettier-ignore
     const ctx = this.context(payload.setVersion);
     const isCoordinator = ctx.body.coordinators.some((c) => c.identityKey === payload.from);
     const peer = ctx.body.members.find((m) => m.identityKey === payload.from);
@@ -239,10 +240,15 @@ export class GuardianNode {
     return this.reply(payload, 0, { joined: id }, auth);
   }
 
+  /** A resharing's or a repair's message to a guardian that holds no set yet. */
+  private waitingHandler(type: string): (body: unknown) => unknown {
+    const handlers: MessageHandlers = { ...this.reshare.handlers(), ...this.repair.handlers() };
+    return messageHandler(handlers, messageType(type))!;
+  }
+
   /** `dkg/abort` {session, reason}: the coordinator gave this DKG up; its state is dropped. */
-  private abortDkg(ctx: Context, body: unknown): unknown {
+  private abortDkg(ctx: Context, b: MessageBody<'dkg/abort'>): unknown {
     const dkg = needDkg(ctx);
-    const b = (body ?? {}) as { session?: unknown; reason?: unknown };
     if (b.session !== dkg.session) throw new ProtocolError('refused', 'another DKG session');
     dkg.clean();
     this.dkg = undefined;
@@ -264,21 +270,21 @@ export class GuardianNode {
     peer: Member | undefined,
     raw: string,
   ): Promise<unknown> {
-    if (p.type === 'dkg/share') {
+    const type = messageType(p.type);
+    if (type === 'dkg/share') {
       if (!peer) throw new ProtocolError('not-allowed', 'dkg/share comes from a guardian', 403);
-      return needDkg(ctx).receive(peer, p.body, JSON.parse(raw) as Wire);
+      return needDkg(ctx).receive(peer, parseMessageBody(type, p.body), JSON.parse(raw) as Wire);
     }
-    if (p.type === 'reshare/deal' && peer) return this.reshare.deal(peer.identityKey, p.body);
-    if (/^repair\/(piece|sum)$/.test(p.type) && peer) return this.repair.fromPeer(p.type, peer.identityKey, p.body); // prettier-ignore
-    const handler = this.coordinatorHandlers(ctx)[p.type];
-    if (!handler)
-      throw new ProtocolError('malformed', `unknown message type ${p.type.slice(0, 40)}`);
+    if (type === 'reshare/deal' && peer) return this.reshare.deal(peer.identityKey, parseMessageBody(type, p.body)); // prettier-ignore
+    if ((type === 'repair/piece' || type === 'repair/sum') && peer) return this.repair.fromPeer(type, peer.identityKey, parseMessageBody(type, p.body)); // prettier-ignore
+    const handler = messageHandler(this.coordinatorHandlers(ctx), type);
+    if (!handler) throw new ProtocolError('malformed', `unknown message type ${type}`);
     if (!fromCoordinator)
-      throw new ProtocolError('not-allowed', `${p.type} is for the coordinator only`, 403);
+      throw new ProtocolError('not-allowed', `${type} is for the coordinator only`, 403);
     return handler(p.body);
   }
 
-  private coordinatorHandlers(ctx: Context): Record<string, (body: unknown) => unknown> {
+  private coordinatorHandlers(ctx: Context): MessageHandlers {
     return {
       'dkg/round1': () => needDkg(ctx).round1(),
       'dkg/round2': (b) => needDkg(ctx).round2(b),
@@ -309,7 +315,7 @@ export class GuardianNode {
   }
 
   /** `rotate/roster`: joins the next set's DKG, keeping its current set and share meanwhile. */
-  private rotateRoster(ctx: Context, body: unknown): unknown {
+  private rotateRoster(ctx: Context, body: MessageBody<'rotate/roster'>): unknown {
     const current = this.needCurrent(ctx).set;
     const roster = acceptRoster(current, this.id, this.identity, body, this.approvals());
     if (!this.dkg || !sameRoster(this.dkg.roster, roster)) {
@@ -321,7 +327,7 @@ export class GuardianNode {
   }
 
   /** The set its DKG made, signed by every member (and, from version 2, the handover). */
-  private setInstall(ctx: Context, body: unknown): unknown {
+  private setInstall(ctx: Context, body: MessageBody<'set/install'>): unknown {
     const dkg = needDkg(ctx);
     const set = installableSet(dkg, body, (v) => this.installed.get(v)?.set);
     const result = dkg.result();

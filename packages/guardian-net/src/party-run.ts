@@ -8,6 +8,7 @@ import { bytesToHex, parseHex, type Json } from './canonical';
 import type { GuardianSet, Member } from './guardian-set';
 import type { Identity } from './identity';
 import { callParty, RemoteError, type CallResult } from './transport';
+import type { MessageType } from './messages';
 
 /** A change that failed before any member installed its set; `blamed` are the parties at fault. */
 export class MembershipFailure extends Error {
@@ -41,7 +42,12 @@ export class PartyRun {
     readonly timeoutMs: number,
   ) {}
 
-  call(m: Member, type: string, body: Json, timeoutMs = this.timeoutMs): Promise<CallResult> {
+  call<T extends MessageType>(
+    m: Member,
+    type: T,
+    body: Json,
+    timeoutMs = this.timeoutMs,
+  ): Promise<CallResult<T>> {
     const { identity, current } = this;
     const fields = { url: m.url, identity, to: m.identityKey, setVersion: current.version };
     return callParty({
@@ -53,13 +59,17 @@ export class PartyRun {
   }
 
   /** One step on `members`: every answer, or a failure naming each member that failed it. */
-  async every(type: string, members: Member[], body: Json = {}): Promise<CallResult[]> {
+  async every<T extends MessageType>(
+    type: T,
+    members: Member[],
+    body: Json = {},
+  ): Promise<CallResult<T>[]> {
     const settled = await Promise.allSettled(members.map((m) => this.call(m, type, body)));
     const failed = settled.flatMap((r, i) =>
       r.status === 'rejected' ? [{ m: members[i]!, e: r.reason as unknown }] : [],
     );
     if (failed.length === 0)
-      return settled.map((r) => (r as PromiseFulfilledResult<CallResult>).value);
+      return settled.map((r) => (r as PromiseFulfilledResult<CallResult<T>>).value);
     const notApproved = failed.filter(
       (f) => f.e instanceof RemoteError && f.e.message.includes('not approved'),
     );
@@ -74,7 +84,7 @@ export class PartyRun {
 
   /** Signatures from `members` over `digest`, each checked; fewer than `t`: a failure. */
   async signatures(
-    type: string,
+    type: 'reshare/sign' | 'reshare/handover' | 'repair/sign' | 'repair/handover',
     members: Member[],
     set: Json,
     digest: Uint8Array,
@@ -85,14 +95,14 @@ export class PartyRun {
     const why: string[] = [];
     settled.forEach((r, i) => {
       const m = members[i]!;
-      const sig =
-        r.status === 'fulfilled'
-          ? (r.value.payload.body as { signature?: unknown }).signature
-          : undefined;
-      if (r.status === 'rejected') why.push(`guardian ${m.id}: ${describeError(r.reason)}`);
-      else if (!schnorr.verify(parseHex(sig, 64), digest, parseHex(m.identityKey, 32)))
+      if (r.status === 'rejected') {
+        why.push(`guardian ${m.id}: ${describeError(r.reason)}`);
+        return;
+      }
+      const sig = r.value.payload.body.signature;
+      if (!schnorr.verify(parseHex(sig, 64), digest, parseHex(m.identityKey, 32)))
         why.push(`guardian ${m.id}: a bad signature`);
-      else out[String(m.id)] = sig as string;
+      else out[String(m.id)] = sig;
     });
     if (Object.keys(out).length < t)
       throw new MembershipFailure(`fewer than ${t} guardians answered ${type} (${why.join('; ')})`);
@@ -100,7 +110,11 @@ export class PartyRun {
   }
 
   /** `<prefix>/abort` to each party (once per identity key), answers or not. */
-  async abortAll(type: string, parties: Member[], reason: string): Promise<void> {
+  async abortAll(
+    type: 'reshare/abort' | 'repair/abort',
+    parties: Member[],
+    reason: string,
+  ): Promise<void> {
     const everyone = [...new Map(parties.map((m) => [m.identityKey, m])).values()];
     await Promise.allSettled(everyone.map((m) => this.call(m, type, { reason }, 3_000)));
   }

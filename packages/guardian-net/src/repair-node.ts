@@ -27,6 +27,7 @@ import type { ReshareHost } from './reshare-node';
 import { repairRosterProblem } from './repair-roster';
 import { RepairHelper, RepairTarget, type RepairSpec } from './repair-rounds';
 import { callParty } from './transport';
+import type { MessageBody, MessageHandlers, MessageType } from './messages';
 
 export interface RepairHost extends ReshareHost {
   /** Test fixtures only (a malicious helper): rewrites its repair sum before it is sealed. */
@@ -86,7 +87,7 @@ export class GuardianRepair {
     return [...s.current.members, ...s.current.coordinators].map((p) => p.identityKey);
   }
 
-  handlers(): Record<string, (body: unknown) => unknown> {
+  handlers(): MessageHandlers {
     return {
       'repair/roster': (b) => this.roster(b),
       'repair/send': (b) => this.send(b),
@@ -100,11 +101,15 @@ export class GuardianRepair {
   }
 
   /** `repair/piece` from a helper, `repair/sum` to the lost guardian (sender checked by the envelope). */
-  fromPeer(type: string, senderKey: string, body: unknown): unknown {
+  fromPeer(
+    type: 'repair/piece' | 'repair/sum',
+    senderKey: string,
+    body: MessageBody<'repair/piece' | 'repair/sum'>,
+  ): unknown {
     const under = this.need(body);
     if (type === 'repair/piece' && under.helper) return under.helper.receivePiece(senderKey, body);
     if (type === 'repair/sum' && under.target) return under.target.receiveSum(senderKey, body);
-    throw new ProtocolError('not-allowed', `this guardian takes no ${type.slice(0, 30)} here`, 403);
+    throw new ProtocolError('not-allowed', `this guardian takes no ${type} here`, 403);
   }
 
   private me(): string {
@@ -121,7 +126,7 @@ export class GuardianRepair {
   }
 
   /** `repair/roster`: a staying member with its operator's approval, or the guardian repaired. */
-  private roster(raw: unknown): unknown {
+  private roster(raw: MessageBody<'repair/roster'>): unknown {
     const spec = parseSpec(raw);
     const own = this.host.current();
     const seat = spec.next.members.find((m) => m.id === spec.lost)!;
@@ -152,27 +157,27 @@ export class GuardianRepair {
     return { joined: spec.next.version };
   }
 
-  private need(raw: unknown): Under {
-    const session = (raw as { session?: unknown } | null)?.session;
+  private need(raw: { session: string }): Under {
+    const { session } = raw;
     if (!this.under) throw new ProtocolError('not-ready', 'this guardian takes part in no repair');
     if (session !== this.under.spec.session) refuse('this message belongs to another repair session'); // prettier-ignore
     return this.under;
   }
 
-  private needHelper(raw: unknown): { under: Under; helper: RepairHelper } {
+  private needHelper(raw: { session: string }): { under: Under; helper: RepairHelper } {
     const under = this.need(raw);
     if (!under.helper) refuse('this guardian is no helper of this repair');
     return { under, helper: under.helper };
   }
 
-  private post(under: Under, id: number, type: string, body: Json): Promise<unknown> {
+  private post(under: Under, id: number, type: MessageType, body: Json): Promise<unknown> {
     const to = under.spec.next.members.find((m) => m.id === id)!;
     const fields = { url: to.url, identity: this.host.identity(), to: to.identityKey };
     return callParty({ ...fields, setVersion: under.spec.current.version, type, body, timeoutMs: 10_000 }); // prettier-ignore
   }
 
   /** `repair/send` {session}: its masked pieces, each to the helper it is for, directly. */
-  private async send(raw: unknown): Promise<unknown> {
+  private async send(raw: MessageBody<'repair/send'>): Promise<unknown> {
     const { under, helper } = this.needHelper(raw);
     const bodies = helper.pieceBodies();
     await Promise.all([...bodies].map(([id, body]) => this.post(under, id, 'repair/piece', body)));
@@ -180,14 +185,14 @@ export class GuardianRepair {
   }
 
   /** `repair/forward` {session}: the sum of its pieces, sealed to the lost guardian, directly. */
-  private async forward(raw: unknown): Promise<unknown> {
+  private async forward(raw: MessageBody<'repair/forward'>): Promise<unknown> {
     const { under, helper } = this.needHelper(raw);
     await this.post(under, under.spec.lost, 'repair/sum', helper.sumBody());
     return { sent: under.spec.lost };
   }
 
   /** `repair/finish` {session}: the lost guardian's share rebuilt and checked, or a helper named. */
-  private finish(raw: unknown): unknown {
+  private finish(raw: MessageBody<'repair/finish'>): unknown {
     const under = this.need(raw);
     if (!under.target) refuse('this guardian is not the one repaired');
     const done = under.target.finish();
@@ -224,21 +229,21 @@ export class GuardianRepair {
   }
 
   /** `repair/sign` {session, set}: its signature over the next set, once it holds its share. */
-  private sign(raw: unknown): unknown {
+  private sign(raw: MessageBody<'repair/sign'>): unknown {
     const under = this.need(raw);
     this.share(under);
-    const body = this.ownSet(under, (raw as { set?: unknown }).set);
+    const body = this.ownSet(under, raw.set);
     return { signature: signSet(body, this.host.identity().secretKey) };
   }
 
   /** `repair/handover` {session, set}: a staying member of the installed set hands over. */
-  private handover(raw: unknown): unknown {
+  private handover(raw: MessageBody<'repair/handover'>): unknown {
     const under = this.need(raw);
     const own = this.host.current()?.set;
     if (!own || under.target) refuse('this guardian holds no set to hand over');
     let next: GuardianSet;
     try {
-      next = verifySet((raw as { set?: unknown }).set);
+      next = verifySet(raw.set);
     } catch (e) {
       return refuse(`the next set does not verify: ${(e as Error).message}`);
     }
@@ -248,13 +253,13 @@ export class GuardianRepair {
   }
 
   /** `repair/install` {session, set}: the next set with t signatures and t of the handover. */
-  private install(raw: unknown): unknown {
-    const session = (raw as { session?: unknown } | null)?.session;
-    if (this.host.current() && this.under?.spec.session !== session) return this.installMissed(raw);
+  private install(raw: MessageBody<'repair/install'>): unknown {
+    if (this.host.current() && this.under?.spec.session !== raw.session)
+      return this.installMissed(raw);
     const under = this.need(raw);
     let set: GuardianSet;
     try {
-      set = verifySet((raw as { set?: unknown }).set, { previous: under.spec.current });
+      set = verifySet(raw.set, { previous: under.spec.current });
     } catch (e) {
       return refuse(`the next set does not verify: ${(e as Error).message}`);
     }
@@ -276,11 +281,11 @@ export class GuardianRepair {
    * its own share, once the set verifies against its own (t signatures and t of the handover),
    * keeps its package, key and this guardian's seat, and its operator approved exactly that roster.
    */
-  private installMissed(raw: unknown): unknown {
+  private installMissed(raw: MessageBody<'repair/install'>): unknown {
     const own = this.host.current()!;
     let set: GuardianSet;
     try {
-      set = verifySet((raw as { set?: unknown } | null)?.set, { previous: own.set });
+      set = verifySet(raw.set, { previous: own.set });
     } catch (e) {
       return refuse(`the next set does not verify: ${(e as Error).message}`);
     }
@@ -298,10 +303,10 @@ export class GuardianRepair {
   }
 
   /** `repair/abort` {session, reason}: the coordinator gave up; nothing was written. */
-  private abort(raw: unknown): unknown {
+  private abort(raw: MessageBody<'repair/abort'>): unknown {
     this.need(raw);
     this.under = undefined;
-    const reason = String((raw as { reason?: unknown }).reason).slice(0, 300);
+    const reason = String(raw.reason).slice(0, 300);
     this.host.log({ event: 'repair-aborted', reason });
     return { aborted: true };
   }

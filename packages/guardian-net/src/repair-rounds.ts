@@ -23,6 +23,9 @@ import {
   scalarToBytes,
   type CurvePoint,
 } from './reshare-math';
+import type { MessageBody } from './messages';
+
+type RepairPart = MessageBody<'repair/piece' | 'repair/sum'>;
 
 export interface RepairSpec {
   session: string;
@@ -71,11 +74,10 @@ function parsePoints(s: RepairSpec, from: number, raw: unknown): Map<number, Cur
 }
 
 /** Cheap checks of a body's session and sender, before any curve arithmetic. */
-function checkSender(s: RepairSpec, senderKey: string, body: unknown): Record<string, unknown> {
-  const b = (body ?? {}) as Record<string, unknown>;
+function checkSender(s: RepairSpec, senderKey: string, b: RepairPart): RepairPart {
   if (b.session !== s.session)
     throw new ProtocolError('refused', 'this message belongs to another repair session');
-  if (typeof b.from !== 'number' || !s.helpers.includes(b.from))
+  if (!s.helpers.includes(b.from))
     throw new ProtocolError('refused', 'the message names no helper of this repair');
   if (member(s, b.from).identityKey !== senderKey)
     throw new ProtocolError(
@@ -126,9 +128,9 @@ export class RepairHelper {
   }
 
   /** Another helper's piece: refused, or naming its sender when it fails its own points. */
-  receivePiece(senderKey: string, body: unknown): { received: true } {
+  receivePiece(senderKey: string, body: RepairPart): { received: true } {
     const b = checkSender(this.spec, senderKey, body);
-    const from = b.from as number;
+    const { from } = b;
     if (this.got.has(from))
       throw new ProtocolError('replayed', `guardian ${from} already sent its piece`, 409);
     const points = parsePoints(this.spec, from, b.points);
@@ -173,9 +175,9 @@ export class RepairTarget {
       throw new ProtocolError('refused', 'this guardian is not the one being repaired');
   }
 
-  receiveSum(senderKey: string, body: unknown): { received: true } {
+  receiveSum(senderKey: string, body: RepairPart): { received: true } {
     const b = checkSender(this.spec, senderKey, body);
-    const from = b.from as number;
+    const { from } = b;
     if (this.sums.has(from))
       throw new ProtocolError('replayed', `guardian ${from} already sent its sum`, 409);
     const points = parsePoints(this.spec, from, b.points);

@@ -99,8 +99,9 @@ class Run extends PartyRun {
   /** The lost guardian's share rebuilt, or the helper it names. */
   async rebuild(): Promise<void> {
     const [done] = await this.every('repair/finish', [this.lost]);
-    const blame = (done!.payload.body as { blame?: { guardian?: unknown; why?: unknown } }).blame;
-    if (blame === undefined) return;
+    const answer = done!.payload.body;
+    if (!('blame' in answer)) return;
+    const { blame } = answer;
     const culprit = this.helpers.find((h) => h.id === blame.guardian);
     throw new MembershipFailure(
       `the repair failed at repair/finish: ${culprit ? `guardian ${culprit.id} (${culprit.name}): ${String(blame.why).slice(0, 200)}` : 'the repaired guardian blames no helper'}; run it again with other helpers (--helpers)`,

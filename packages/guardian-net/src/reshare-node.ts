@@ -32,6 +32,7 @@ import { checkFollows } from './handover';
 import type { Identity } from './identity';
 import { dealBodies, ReshareRecipient, type ReshareSpec } from './reshare-rounds';
 import { callParty } from './transport';
+import { parseMessageBody, type MessageBody, type MessageHandlers } from './messages';
 
 /** What the guardian node lends its resharing side. */
 export interface ReshareHost {
@@ -83,7 +84,7 @@ export class GuardianReshare {
     );
   }
 
-  handlers(): Record<string, (body: unknown) => unknown> {
+  handlers(): MessageHandlers {
     return {
       'reshare/roster': (b) => this.roster(b),
       'reshare/send': (b) => this.send(b),
@@ -96,7 +97,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/deal` from a dealer (its identity key checked by the envelope). */
-  deal(senderKey: string, body: unknown): unknown {
+  deal(senderKey: string, body: MessageBody<'reshare/deal'>): unknown {
     const under = this.need(body);
     if (!under.recipient) refuse('this guardian is not in the next roster');
     return under.recipient.receive(senderKey, body);
@@ -119,7 +120,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/roster`: takes part in this resharing (a new session replaces one under way). */
-  private roster(raw: unknown): unknown {
+  private roster(raw: MessageBody<'reshare/roster'>): unknown {
     const spec = parseSpec(raw);
     const own = this.host.current()?.set;
     const me = this.host.identity().publicKey;
@@ -142,8 +143,8 @@ export class GuardianReshare {
     return { joined: spec.next.version };
   }
 
-  private need(raw: unknown): Under {
-    const session = (raw as { session?: unknown } | null)?.session;
+  private need(raw: { session: string }): Under {
+    const { session } = raw;
     if (!this.under)
       throw new ProtocolError('not-ready', 'this guardian takes part in no resharing');
     if (session !== this.under.spec.session)
@@ -152,7 +153,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/send` {session}: deals its weighted share to every next member, each directly. */
-  private async send(raw: unknown): Promise<unknown> {
+  private async send(raw: MessageBody<'reshare/send'>): Promise<unknown> {
     const { spec, recipient } = this.need(raw);
     const own = this.host.current();
     const me = own?.set.members.find((m) => m.identityKey === this.host.identity().publicKey);
@@ -162,7 +163,7 @@ export class GuardianReshare {
       spec.next.members.map(async (m) => {
         const body = bodies.get(m.id)!;
         if (m.identityKey === this.host.identity().publicKey)
-          return recipient!.receive(m.identityKey, body);
+          return recipient!.receive(m.identityKey, parseMessageBody('reshare/deal', body));
         await callParty({
           url: m.url,
           identity: this.host.identity(),
@@ -178,7 +179,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/finish` {session}: the next set's public package, or the dealer whose deal failed. */
-  private finish(raw: unknown): unknown {
+  private finish(raw: MessageBody<'reshare/finish'>): unknown {
     const under = this.need(raw);
     if (!under.recipient) refuse('this guardian is not in the next roster');
     const done = under.recipient.finish();
@@ -205,9 +206,9 @@ export class GuardianReshare {
   }
 
   /** `reshare/sign` {session, set}: its signature over the next set it computed itself. */
-  private sign(raw: unknown): unknown {
+  private sign(raw: MessageBody<'reshare/sign'>): unknown {
     const under = this.need(raw);
-    const body = this.ownSet(under, (raw as { set?: unknown }).set);
+    const body = this.ownSet(under, raw.set);
     return { signature: signSet(body, this.host.identity().secretKey) };
   }
 
@@ -215,13 +216,13 @@ export class GuardianReshare {
    * `reshare/handover` {session, set}: a staying member of the installed set hands over to a set
    * signed by t of its members, with the same group key, the roster its operator approved.
    */
-  private handover(raw: unknown): unknown {
+  private handover(raw: MessageBody<'reshare/handover'>): unknown {
     const under = this.need(raw);
     const own = this.host.current()?.set;
     if (!own) refuse('this guardian holds no set to hand over');
     let next: GuardianSet;
     try {
-      next = verifySet((raw as { set?: unknown }).set);
+      next = verifySet(raw.set);
     } catch (e) {
       return refuse(`the next set does not verify: ${(e as Error).message}`);
     }
@@ -232,11 +233,11 @@ export class GuardianReshare {
   }
 
   /** `reshare/install` {session, set}: the next set with t signatures and t of the handover. */
-  private install(raw: unknown): unknown {
+  private install(raw: MessageBody<'reshare/install'>): unknown {
     const under = this.need(raw);
     let set: GuardianSet;
     try {
-      set = verifySet((raw as { set?: unknown }).set, { previous: under.spec.current });
+      set = verifySet(raw.set, { previous: under.spec.current });
     } catch (e) {
       return refuse(`the next set does not verify: ${(e as Error).message}`);
     }
@@ -253,10 +254,10 @@ export class GuardianReshare {
   }
 
   /** `reshare/abort` {session, reason}: the coordinator gave up; nothing was written. */
-  private abort(raw: unknown): unknown {
+  private abort(raw: MessageBody<'reshare/abort'>): unknown {
     this.need(raw);
     this.under = undefined;
-    const reason = String((raw as { reason?: unknown }).reason).slice(0, 300);
+    const reason = String(raw.reason).slice(0, 300);
     this.host.log({ event: 'reshare-aborted', reason });
     return { aborted: true };
   }

@@ -8,6 +8,10 @@ import { frost, frostIdentifier } from './frost';
 import type { GuardianSetBody } from './guardian-set';
 import { newIdentity, type Identity } from './identity';
 import { dealBodies, ReshareRecipient, type ReshareSpec } from './reshare-rounds';
+import { parseMessageBody } from './messages';
+
+/** A deal as a guardian takes it: parsed by the message table at the edge. */
+const deal = (body: unknown) => parseMessageBody('reshare/deal', body);
 
 const coordinator = newIdentity();
 const old = dealSet(1, 2, [newIdentity(), newIdentity(), newIdentity()], coordinator);
@@ -44,7 +48,8 @@ function allDeals(tamper?: Parameters<typeof dealBodies>[4]) {
 
 function recipient(k: Identity, deals: ReturnType<typeof allDeals>, newId: number) {
   const r = new ReshareRecipient(k, spec);
-  for (const { d, bodies } of deals) r.receive(old.identities[d - 1]!.publicKey, bodies.get(newId));
+  for (const { d, bodies } of deals)
+    r.receive(old.identities[d - 1]!.publicKey, deal(bodies.get(newId)));
   return r;
 }
 
@@ -96,8 +101,8 @@ describe('a resharing among guardians', () => {
   it('a sub-share sealed to another recipient does not open, and names its dealer', () => {
     const deals = allDeals();
     const r = new ReshareRecipient(newcomer, spec);
-    r.receive(old.identities[0]!.publicKey, deals[0]!.bodies.get(2));
-    r.receive(old.identities[2]!.publicKey, deals[1]!.bodies.get(1));
+    r.receive(old.identities[0]!.publicKey, deal(deals[0]!.bodies.get(2)));
+    r.receive(old.identities[2]!.publicKey, deal(deals[1]!.bodies.get(1)));
     expect(r.finish()).toEqual({
       blame: { guardian: 3, why: expect.stringMatching(/does not open/) },
     });
@@ -109,22 +114,28 @@ describe('a resharing among guardians', () => {
     const r = new ReshareRecipient(newcomer, spec);
     const k1 = old.identities[0]!.publicKey;
     // Signed by guardian 3's key but naming dealer 1: a forgery.
-    expect(() => r.receive(old.identities[2]!.publicKey, body)).toThrow(/signed by another key/);
+    expect(() => r.receive(old.identities[2]!.publicKey, deal(body))).toThrow(
+      /signed by another key/,
+    );
     // Guardian 2 is in the set but deals in no resharing here; a stranger is in no set.
-    expect(() => r.receive(old.identities[1]!.publicKey, { ...body, dealer: 2 })).toThrow(
+    expect(() => r.receive(old.identities[1]!.publicKey, deal({ ...body, dealer: 2 }))).toThrow(
       /no dealer/,
     );
-    expect(() => r.receive(newIdentity().publicKey, { ...body, dealer: 9 })).toThrow(/no dealer/);
-    expect(() => r.receive(k1, { ...body, session: 'cd'.repeat(16) })).toThrow(/another resharing/);
-    expect(() => r.receive(k1, { ...body, commitments: ['02'.padEnd(66, '0')] })).toThrow(
+    expect(() => r.receive(newIdentity().publicKey, deal({ ...body, dealer: 9 }))).toThrow(
+      /no dealer/,
+    );
+    expect(() => r.receive(k1, deal({ ...body, session: 'cd'.repeat(16) }))).toThrow(
+      /another resharing/,
+    );
+    expect(() => r.receive(k1, deal({ ...body, commitments: ['02'.padEnd(66, '0')] }))).toThrow(
       /commits to 2/,
     );
     expect(() =>
-      r.receive(k1, { ...body, commitments: ['04'.repeat(33), '02'.repeat(33)] }),
+      r.receive(k1, deal({ ...body, commitments: ['04'.repeat(33), '02'.repeat(33)] })),
     ).toThrow(/not a curve point/);
     expect(() => r.finish()).toThrow(/no deal yet from guardian 1, 3/);
-    r.receive(k1, body);
-    expect(() => r.receive(k1, body)).toThrow(/already dealt/);
+    r.receive(k1, deal(body));
+    expect(() => r.receive(k1, deal(body))).toThrow(/already dealt/);
   });
 
   it('refuses a spec with fewer than t dealers, a bad session, or a guardian outside the roster', () => {

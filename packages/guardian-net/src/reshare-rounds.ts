@@ -24,6 +24,7 @@ import {
   scalarToBytes,
   type CurvePoint,
 } from './reshare-math';
+import type { MessageBody } from './messages';
 
 /** One resharing: the installed set, the roster it moves to, the dealers, and the session. */
 export interface ReshareSpec {
@@ -106,8 +107,7 @@ export class ReshareRecipient {
    * transport). Malformed, foreign-session, out-of-set and second deals are refused here, before
    * any curve arithmetic.
    */
-  receive(senderKey: string, body: unknown): { received: true } {
-    const b = (body ?? {}) as Record<string, unknown>;
+  receive(senderKey: string, b: MessageBody<'reshare/deal'>): { received: true } {
     if (b.session !== this.spec.session)
       throw new ProtocolError('refused', 'this deal belongs to another resharing session');
     const dealer = this.spec.current.members.find((m) => m.id === b.dealer);

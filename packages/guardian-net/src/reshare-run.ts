@@ -75,18 +75,18 @@ class Run extends PartyRun {
     const finished = await this.every('reshare/finish', this.next.members);
     const blamed = new Set<number>();
     for (const f of finished) {
-      const blame = (f.payload.body as { blame?: { guardian?: unknown } }).blame;
-      if (blame && this.dealers.some((d) => d.id === blame.guardian))
-        blamed.add(blame.guardian as number);
+      const answer = f.payload.body;
+      if ('blame' in answer && this.dealers.some((d) => d.id === answer.blame.guardian))
+        blamed.add(answer.blame.guardian);
     }
     if (blamed.size > 0)
       throw new MembershipFailure(
         `the resharing failed at reshare/finish: guardian ${[...blamed].join(', ')} dealt a sub-share that fails its own commitments; run it again with other dealers`,
         [...blamed],
       );
-    const publics = finished.map((f) => (f.payload.body as { public?: FrostPublicJson }).public);
-    const first = canonicalJson(publics[0] as unknown as Json);
-    if (!publics[0] || publics.some((p) => canonicalJson(p as unknown as Json) !== first))
+    const publics = finished.map((f) => ('public' in f.payload.body ? f.payload.body.public : null)); // prettier-ignore
+    const first = canonicalJson(publics[0] ?? null);
+    if (!publics[0] || publics.some((p) => canonicalJson(p) !== first))
       throw new MembershipFailure('the next members disagree on the resharing result');
     if (groupKeyXOnly(publics[0]) !== this.current.groupKey)
       throw new MembershipFailure('the resharing result is not the installed group key');

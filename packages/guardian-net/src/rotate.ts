@@ -120,10 +120,10 @@ export async function collectHandover(
           body: next,
           timeoutMs,
         });
-        const sig = (payload.body as { signature?: unknown }).signature;
+        const sig = payload.body.signature;
         if (!schnorr.verify(parseHex(sig, 64), digest, parseHex(m.identityKey, 32)))
           return { id: m.id, error: 'bad handover signature' };
-        return { id: m.id, sig: sig as string };
+        return { id: m.id, sig };
       } catch (e) {
         return { id: m.id, error: describe(e) };
       }

@@ -19,6 +19,7 @@ import {
 import type { GuardianSet, GuardianSetBody } from './guardian-set';
 import { shareKey, signShare, type ShareKey } from './sign-share';
 import type { SessionStore } from './store';
+import type { MessageBody } from './messages';
 
 export interface SignRequest {
   sessionId: string;
@@ -85,17 +86,15 @@ const VALIDATE_TIMEOUT_MS = 4_000;
 const NONCE_POOL = 4;
 const POOL_REFILL_IDLE_MS = 25;
 
-function parseSession(body: unknown): { sessionId: string; attempt: number } {
-  const b = (body ?? {}) as Record<string, unknown>;
-  if (typeof b.sessionId !== 'string' || !SESSION_ID.test(b.sessionId))
+/** A signing's session and attempt (their JSON types checked by the message table). */
+function parseSession(b: { sessionId: string; attempt?: number | undefined }): {
+  sessionId: string;
+  attempt: number;
+} {
+  if (!SESSION_ID.test(b.sessionId))
     throw new ProtocolError('malformed', 'sessionId must be 32 bytes of hex or <nonce>:<input>');
   const attempt = b.attempt ?? 0;
-  if (
-    typeof attempt !== 'number' ||
-    !Number.isSafeInteger(attempt) ||
-    attempt < 0 ||
-    attempt > MAX_ATTEMPT
-  )
+  if (attempt > MAX_ATTEMPT)
     throw new ProtocolError('malformed', `attempt must be 0..${MAX_ATTEMPT}`);
   return { sessionId: b.sessionId, attempt };
 }
@@ -157,11 +156,11 @@ export class SigningRounds {
     return made;
   }
 
-  async propose(body: unknown): Promise<unknown> {
+  async propose(body: MessageBody<'sign/propose'>): Promise<unknown> {
     this.o.ready();
     const { store } = this.o;
     const { sessionId } = parseSession(body);
-    const message = parseHex((body as { message?: unknown }).message, 32, 'message');
+    const message = parseHex(body.message, 32, 'message');
     const messageHex = bytesToHex(message);
     const earlier = await store.session(sessionId);
     if (earlier) {
@@ -173,7 +172,7 @@ export class SigningRounds {
       if (earlier.approved === 1)
         return await this.withCommitment({ approved: true, reason: earlier.reason }, body);
     }
-    const context = (body as { context?: unknown }).context;
+    const { context } = body;
     const decision = await decide(this.o.validate, { sessionId, message, context });
     const row = await store.recordDecision(
       sessionId,
@@ -194,9 +193,9 @@ export class SigningRounds {
    */
   private async withCommitment(
     answer: { approved: boolean; reason: string | null },
-    body: unknown,
+    body: MessageBody<'sign/propose'>,
   ): Promise<unknown> {
-    const asked = (body as { commitAttempt?: unknown }).commitAttempt;
+    const asked = body.commitAttempt;
     if (!answer.approved || asked === undefined) return answer;
     const { sessionId } = parseSession(body);
     const { attempt } = parseSession({ sessionId, attempt: asked });
@@ -223,7 +222,7 @@ export class SigningRounds {
     return session;
   }
 
-  async commit(body: unknown): Promise<unknown> {
+  async commit(body: MessageBody<'sign/commit'>): Promise<unknown> {
     const { share } = this.o.ready();
     const { store, tamperCommitments } = this.o;
     const { sessionId, attempt } = parseSession(body);
@@ -263,13 +262,13 @@ export class SigningRounds {
     }
   }
 
-  async share(body: unknown): Promise<unknown> {
+  async share(body: MessageBody<'sign/share'>): Promise<unknown> {
     const { share, pub, set } = this.o.ready();
     const { store } = this.o;
     const { sessionId, attempt } = parseSession(body);
     const session = await this.approvedSession(sessionId);
-    const list = (body as { commitments?: unknown }).commitments;
-    if (!Array.isArray(list) || list.length !== set.t)
+    const list = body.commitments;
+    if (list.length !== set.t)
       throw new ProtocolError('malformed', `signing needs exactly ${set.t} commitments`);
     const commitments = list.map((c) => {
       try {

@@ -18,6 +18,7 @@ import {
 } from './roast';
 import { RemoteError, type CallResult } from './transport';
 import { shareChecker } from './verify-share';
+import type { MessageType } from './messages';
 
 export type SignEvent =
   | { kind: 'decision'; guardian: number; approved: boolean; reason: string | null }
@@ -67,7 +68,7 @@ export function causeOf(e: unknown): ExclusionCause {
 export interface RunContext {
   set: GuardianSet;
   pub: FrostPublic;
-  call(m: Member, type: string, body: unknown): Promise<CallResult>;
+  call<T extends MessageType>(m: Member, type: T, body: unknown): Promise<CallResult<T>>;
   /** parses a commitment, checks it is `m`'s own and never seen; throws why not */
   commitment(m: Member, json: unknown): NonceCommitments;
   check(signature: Uint8Array): boolean | Promise<boolean>;
@@ -132,8 +133,8 @@ export class SigningRun {
         context: this.context,
         commitAttempt: this.firstSlot,
       });
-      const b = payload.body as { approved?: unknown; reason?: unknown; commitments?: unknown };
-      approved = b.approved === true;
+      const b = payload.body;
+      approved = b.approved;
       reason = approved ? null : String(b.reason ?? 'refused');
       if (approved && b.commitments !== undefined && !this.over)
         try {
@@ -191,7 +192,7 @@ export class SigningRun {
         sessionId: this.sessionId,
         attempt: slot,
       });
-      const json = (payload.body as { commitments?: unknown }).commitments;
+      const json = payload.body.commitments;
       let c: NonceCommitments;
       try {
         c = this.ctx.commitment(m, json);
@@ -236,11 +237,8 @@ export class SigningRun {
         attempt: slot,
         commitments,
       });
-      const body = payload.body as { share?: unknown; rx?: unknown };
-      session.shares.set(m.id, {
-        share: parseHex(body.share, 32, 'signature share'),
-        rx: typeof body.rx === 'string' ? body.rx : null,
-      });
+      const { share, rx } = payload.body;
+      session.shares.set(m.id, { share: parseHex(share, 32, 'signature share'), rx });
       this.sched.shareIn(no, m.id, Date.now());
     } catch (e) {
       if (this.over) return;

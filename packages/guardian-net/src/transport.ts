@@ -13,6 +13,7 @@ import {
 } from './envelope';
 import { postJson } from './http-post';
 import type { Identity } from './identity';
+import { parseMessageAnswer, type MessageAnswer, type MessageType } from './messages';
 import { linkCredentials } from './tls-link';
 
 export const MESSAGE_PATH = '/v1/message';
@@ -79,23 +80,24 @@ export class RemoteError extends Error {
   }
 }
 
-export interface CallResult {
-  payload: Payload;
+export interface CallResult<T extends MessageType = MessageType> {
+  /** the reply's payload, its body parsed by the answer's schema (messages.ts) */
+  payload: Omit<Payload, 'body'> & { body: MessageAnswer<T> };
   wire: Wire;
 }
 
 /** Sends one signed message and returns the receiver's checked, signed reply. */
-export async function callParty(opts: {
+export async function callParty<T extends MessageType>(opts: {
   url: string;
   identity: Identity;
   to: string;
   setVersion: number;
-  type: string;
+  type: T;
   body: unknown;
   timeoutMs?: number;
   /** `mac` for the co-signing rounds (only the two parties check them), else signed */
   auth?: Auth;
-}): Promise<CallResult> {
+}): Promise<CallResult<T>> {
   const request = sealMessage(
     {
       type: opts.type,
@@ -131,5 +133,7 @@ export async function callParty(opts: {
   // A reply to a MAC'd request must come MAC'd, to a signed one signed: the same as asked.
   if ((typeof wire?.mac === 'string') !== (opts.auth === 'mac'))
     throw new ProtocolError('bad-signature', 'reply is not authenticated as the request was');
-  return { payload: checkReply(wire, opts.to, requestNonce, opts.identity), wire };
+  const payload = checkReply(wire, opts.to, requestNonce, opts.identity);
+  // Read at the edge, once its sender is proven: what the caller gets is the answer's shape.
+  return { payload: { ...payload, body: parseMessageAnswer(opts.type, payload.body) }, wire };
 }

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSetBody, verifySet, type GuardianSetBody } from '../src/guardian-set';
+import type { MessageType } from '../src/messages';
 import { ensureIdentity, newIdentity } from '../src/identity';
 import { GuardianNode } from '../src/node';
 import { callParty, RemoteError, type CallResult } from '../src/transport';
@@ -50,7 +51,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const call = (i: number, type: string, body: unknown, setVersion = 0): Promise<CallResult> =>
+const call = (i: number, type: MessageType, body: unknown, setVersion = 0): Promise<CallResult> =>
   callParty({
     url: roster.members[i]!.url,
     identity: coordinator,

@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hexToBytes } from '../src/canonical';
+import type { MessageType } from '../src/messages';
 import { Coordinator } from '../src/coordinator';
 import { readShareFile } from '../src/frost';
 import { parseSetBody, verifySet, type GuardianSet } from '../src/guardian-set';
@@ -117,7 +118,7 @@ describe('a guardian that lost its disk gets its share back with the same group 
     const spec = { session, set: set1, lost: 3, helpers: [1, 2] };
     const share2 = readShareFile(join(g(2), 'share.json')).secret.signingShare;
     const piece = new RepairHelper(id(2), 2, share2, spec).pieceBodies().get(1) as Record<string, unknown>; // prettier-ignore
-    const send = (identity: Identity, type: string, body: unknown, to = 1) =>
+    const send = (identity: Identity, type: MessageType, body: unknown, to = 1) =>
       callParty({ url: url(to), identity, to: set1.members[to - 1]!.identityKey, setVersion: 1, type, body, timeoutMs: 5_000 }); // prettier-ignore
     // Guardian 2 already sent its piece in this session: a second one is replayed.
     expect(await codeOf(send(id(2), 'repair/piece', piece))).toMatch(/^replayed: guardian 2 already sent its piece/); // prettier-ignore

@@ -20,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '../src/canonical';
+import type { MessageType } from '../src/messages';
 import { Coordinator } from '../src/coordinator';
 import {
   frost,
@@ -81,7 +82,7 @@ const codeOf = (p: Promise<unknown>) =>
   );
 
 /** A coordinator's message to guardian `id` of `set`. */
-const ask = (set: GuardianSet, id: number, type: string, body: unknown) =>
+const ask = (set: GuardianSet, id: number, type: MessageType, body: unknown) =>
   callParty({
     url: set.members[id - 1]!.url,
     identity: coordinatorId,

@@ -83,7 +83,7 @@ describe('TLS links bound to identity keys', () => {
       identity: coordinator,
       to: guardian.publicKey,
       setVersion: 1,
-      type: 'sign',
+      type: 'price/fresh' as const,
     };
     const { payload } = await callParty({ ...call, body });
     expect(payload.body).toEqual(body);
@@ -101,7 +101,7 @@ describe('TLS links bound to identity keys', () => {
     registerTlsCredentials(await makeTlsCredentials(coordinator));
     const tls = await makeTlsCredentials(impostor);
     const port = await listen(createServer(serverTlsOptions(tls), router(impostor, [coordinator.publicKey]))); // prettier-ignore
-    const call = { url: `https://127.0.0.1:${port}`, identity: coordinator, to: guardian.publicKey, setVersion: 1, type: 'sign', body: {} }; // prettier-ignore
+    const call = { url: `https://127.0.0.1:${port}`, identity: coordinator, to: guardian.publicKey, setVersion: 1, type: 'price/fresh' as const, body: {} }; // prettier-ignore
     const err = await callParty(call).catch((e: Error & { cause?: unknown }) => e.cause);
     expect(err).toBeInstanceOf(TlsPeerError);
     expect((err as TlsPeerError).code).toBe('not-in-set');
@@ -113,7 +113,7 @@ describe('TLS links bound to identity keys', () => {
     // `other` is a known sender, but connects with the coordinator's certificate.
     registerTlsCredentials({ ...(await makeTlsCredentials(coordinator)), identityKey: other.publicKey }); // prettier-ignore
     const port = await listen(createServer(serverTlsOptions(tls), router(guardian, [other.publicKey]))); // prettier-ignore
-    const call = { url: `https://127.0.0.1:${port}`, identity: other, to: guardian.publicKey, setVersion: 1, type: 'sign', body: {} }; // prettier-ignore
+    const call = { url: `https://127.0.0.1:${port}`, identity: other, to: guardian.publicKey, setVersion: 1, type: 'price/fresh' as const, body: {} }; // prettier-ignore
     await expect(callParty(call)).rejects.toMatchObject({ code: 'bad-certificate' });
   });
 

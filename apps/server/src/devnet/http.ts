@@ -2,14 +2,13 @@
 // EsploraChain adapter call (the same paths real services answer), the explorer pages, and the
 // devnet-only faucet and mine endpoints.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import * as z from 'zod';
 import type { ApiErrorDto, Network } from '@unit/protocol';
+import { API_ROUTES, DEVNET_MAX_MINE_BLOCKS } from '@unit/protocol/wire';
 import { BroadcastError } from '../chain/port';
 import type { Devnet } from './devnet';
 import { registerEsploraRoutes, textError } from './esplora-routes';
 import { registerExplorerRoutes } from './explorer-routes';
 import { registerOrdRoutes } from './ord-routes';
-import { DUST_LIMIT_SATS } from './policy';
 
 export interface DevnetRoutesOptions {
   /** The network name in mempool.space paths: /mempool/{network}/api/v1/fees/recommended. */
@@ -18,24 +17,9 @@ export interface DevnetRoutesOptions {
 
 /** The routes another instance reads as its network's services: any page origin may read them. */
 const CHAIN_ROUTES = /^\/(esplora|mempool|ordinals|runes|ord)\//;
-/**
- * A tb1 address, Taproot's 62 characters included: an operator funds the treasury, a Taproot
- * address, from the faucet of the devnet playing signet (SPEC §5's 39 to 59 is for users' payments).
- */
-const TESTNET_ADDRESS = /^tb1[02-9ac-hj-np-z]{36,59}$/;
-const MAX_FAUCET_SATS = 100 * 100_000_000;
-const MAX_MINE_BLOCKS = 100;
-
-const faucetBody = z.object({
-  address: z.string().regex(TESTNET_ADDRESS, 'address must be a tb1 address'),
-  sats: z
-    .number()
-    .int()
-    .min(Number(DUST_LIMIT_SATS), `sats must be at least ${DUST_LIMIT_SATS}`)
-    .max(MAX_FAUCET_SATS, 'sats must be at most 100 BTC'),
-});
-const chainBody = z.object({ available: z.boolean() });
-const mineBody = z.object({ blocks: z.number().int().min(1).max(MAX_MINE_BLOCKS).default(1) });
+// The devnet's controls are routes of the public table (@unit/protocol/wire): their paths and
+// bodies come from it; the bodies arrive as text (this scope reads every body so) and are parsed here.
+const { devnetFaucet, devnetChain, devnetMine } = API_ROUTES;
 
 const apiError = (reply: FastifyReply, status: number, error: string, code: ApiErrorDto['code']) =>
   reply.code(status).send({ error, code } satisfies ApiErrorDto);
@@ -92,8 +76,8 @@ export async function registerDevnetRoutes(
     registerExplorerRoutes(scope, devnet, validAddress);
 
     // ---- devnet only ----
-    scope.post<{ Body: string | undefined }>('/api/devnet/faucet', async (req, reply) => {
-      const parsed = faucetBody.safeParse(parseJson(req.body));
+    scope.post<{ Body: string | undefined }>(devnetFaucet.path, async (req, reply) => {
+      const parsed = devnetFaucet.body.safeParse(parseJson(req.body));
       if (!parsed.success)
         return apiError(
           reply,
@@ -112,20 +96,20 @@ export async function registerDevnetRoutes(
       }
     });
     // A chain service that is down, for the server's own guardian (the outage, end to end).
-    scope.post<{ Body: string | undefined }>('/api/devnet/chain', async (req, reply) => {
-      const parsed = chainBody.safeParse(parseJson(req.body));
+    scope.post<{ Body: string | undefined }>(devnetChain.path, async (req, reply) => {
+      const parsed = devnetChain.body.safeParse(parseJson(req.body));
       if (!parsed.success)
         return apiError(reply, 400, 'available must be true or false', 'bad_request');
       devnet.chainAvailable = parsed.data.available;
       return { available: devnet.chainAvailable };
     });
-    scope.post<{ Body: string | undefined }>('/api/devnet/mine', async (req, reply) => {
-      const parsed = mineBody.safeParse(req.body ? parseJson(req.body) : {});
+    scope.post<{ Body: string | undefined }>(devnetMine.path, async (req, reply) => {
+      const parsed = devnetMine.body.safeParse(req.body ? parseJson(req.body) : {});
       if (!parsed.success)
         return apiError(
           reply,
           400,
-          `blocks must be an integer from 1 to ${MAX_MINE_BLOCKS}`,
+          `blocks must be an integer from 1 to ${DEVNET_MAX_MINE_BLOCKS}`,
           'bad_request',
         );
       const hashes = await devnet.mine(parsed.data.blocks);

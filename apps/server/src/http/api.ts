@@ -2,7 +2,6 @@
 // health. Inputs are validated with zod at the edge; handlers get typed values.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import * as z from 'zod';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   DEFAULT_CONFIG_CONSTANTS,
@@ -11,7 +10,6 @@ import {
   estimateVsize,
   operationCostSats,
   VAULT_MAX_ORACLE_COUNT,
-  type BitcoinPriceDto,
   type ConfigDto,
 } from '@unit/protocol';
 import type { ServerConfig } from '../config';
@@ -39,7 +37,7 @@ import { sendCachedAnswer, type AnswerCache } from './answer-cache';
 import { registerOpenApiRoute } from './openapi-route';
 import { listLiquidations } from '../store/liquidations';
 import { DomainError } from '../errors';
-import { notFound, parseInput } from './errors';
+import { notFound } from './errors';
 import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
 import { registerNetworkRoutes, type NetworkRouteOptions } from './network-routes';
@@ -70,14 +68,6 @@ function cursorOf(text: string): HistoryCursor {
   const [timestamp, id] = text.split('.').map(Number) as [number, number];
   return { timestamp, id };
 }
-
-const quoteQuery = z.object({
-  th: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  ts: z.coerce.number().int().min(0).max(0xffff_ffff),
-});
-
-const devnetPriceBody = z.object({ usd: z.number().positive().max(100_000_000) });
-const devnetFeedBody = z.object({ running: z.boolean() });
 
 export function configDto(deps: ApiDeps): ConfigDto {
   const { config, keys, notifier } = deps;
@@ -166,8 +156,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
 
   // The oracle's key and a threshold hash, without a price: what a guardian reads at its start
   // (before any quorum exists) and while it decides (never waiting on the guardians' prices).
-  app.get('/api/oracle/threshold-hash', async (request) => {
-    const { th, ts } = parseInput(quoteQuery, request.query);
+  tableRoute(app, 'thresholdHash', async ({ query: { th, ts } }) => {
     return {
       oracle_pubkey: oracle.pubkey,
       threshold_hash: bytesToHex(oracle.thresholdHash(th, ts)),
@@ -280,33 +269,42 @@ function registerDevnetPriceRoutes(
   config: ApiDeps['config'],
   oracle: ApiDeps['oracle'],
 ): void {
+  // Refused before the body is read: off the devnet the answer is the same whatever is sent.
+  const devnetOnly = (message: string) => async () => {
+    if (config.network !== 'devnet') throw new DomainError('not_devnet', message);
+  };
   // The devnet's market, which its guardians read (`devnet@<app>`, the shape of /api/bitcoin-price):
   // in network mode the devnet's price sets it, and the app's price is the guardians' quorum.
-  app.get('/api/devnet/market', async (): Promise<BitcoinPriceDto> => {
+  tableRoute(app, 'devnetMarket', async () => {
     if (config.network !== 'devnet') throw new DomainError('not_devnet', 'Only on the devnet');
     const { priceCents, timestamp } = await oracle.marketPrice();
     return { USD: priceCents / 100, time: timestamp, stale: false };
   });
 
-  app.post('/api/devnet/price', { config: WRITE_LIMIT }, async (request) => {
-    if (config.network !== 'devnet') {
-      throw new DomainError('not_devnet', 'The price can only be set on the devnet');
-    }
-    const { usd } = parseInput(devnetPriceBody, request.body);
-    const point = await oracle.setPrice(Math.round(usd * 100));
-    return { USD: point.priceCents / 100, time: point.timestamp } satisfies BitcoinPriceDto;
-  });
+  tableRoute(
+    app,
+    'devnetPrice',
+    async ({ body: { usd } }) => {
+      const point = await oracle.setPrice(Math.round(usd * 100));
+      return { USD: point.priceCents / 100, time: point.timestamp };
+    },
+    { config: WRITE_LIMIT, preHandler: devnetOnly('The price can only be set on the devnet') },
+  );
 
   // A price source that stops answering (off mode's simulated feed): the price goes stale as a live
   // feed's does, so the paused dashboard can be seen end to end; `running: true` ticks again.
-  app.post('/api/devnet/price-feed', { config: WRITE_LIMIT }, async (request) => {
-    if (config.network !== 'devnet') {
-      throw new DomainError('not_devnet', 'The price feed can only be stopped on the devnet');
-    }
-    const { running } = parseInput(devnetFeedBody, request.body);
-    await oracle.setFeedRunning(running);
-    return { running, stale: oracle.stale, stale_reason: oracle.staleCause };
-  });
+  tableRoute(
+    app,
+    'devnetPriceFeed',
+    async ({ body: { running } }) => {
+      await oracle.setFeedRunning(running);
+      return { running, stale: oracle.stale, stale_reason: oracle.staleCause };
+    },
+    {
+      config: WRITE_LIMIT,
+      preHandler: devnetOnly('The price feed can only be stopped on the devnet'),
+    },
+  );
 }
 
 /** No price at all, or a stale one where a fresh one is needed: 503 no_price, not a failure. */

@@ -4,8 +4,6 @@ import cookie from '@fastify/cookie';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import * as z from 'zod';
-import type { AuthChallengeDto, AuthSessionDto } from '@unit/protocol';
-import { authVerifyBodySchema } from '@unit/protocol/wire';
 import type { AccountLinks, LinkOutcome } from '../auth/oauth';
 import {
   SESSION_TTL_S,
@@ -19,10 +17,8 @@ import {
 } from '../auth/sessions';
 import type { Database } from '../store/schema';
 import { DomainError } from '../errors';
-import { parseInput } from './errors';
 import { WRITE_LIMIT } from './security';
-
-const address = z.string().regex(/^[A-Za-z0-9]{14,90}$/, 'expected a Bitcoin address');
+import { tableRoute } from './table-route';
 
 /**
  * Registers the cookie parser (for every route) and the /api/auth routes. `site` is the configured
@@ -37,33 +33,39 @@ export async function registerAuthRoutes(
 ) {
   await app.register(cookie);
 
-  app.post('/api/auth/challenge', { config: WRITE_LIMIT }, async (request) => {
-    const body = parseInput(z.object({ address }), request.body);
-    return (await createChallenge(db, site(), body.address)) satisfies AuthChallengeDto;
+  tableRoute(app, 'authChallenge', async ({ body }) => createChallenge(db, site(), body.address), {
+    config: WRITE_LIMIT,
   });
 
-  app.post('/api/auth/verify', { config: WRITE_LIMIT }, async (request, reply) => {
-    const body = parseInput(authVerifyBodySchema, request.body);
-    const session = await verifyChallenge(db, site(), body);
-    setSessionCookie(request, reply, session.token, SESSION_TTL_S);
-    return { address: body.address } satisfies AuthSessionDto;
-  });
+  tableRoute(
+    app,
+    'authVerify',
+    async ({ body, request, reply }) => {
+      const session = await verifyChallenge(db, site(), body);
+      setSessionCookie(request, reply, session.token, SESSION_TTL_S);
+      return { address: body.address };
+    },
+    { config: WRITE_LIMIT },
+  );
 
   // Signed out is a normal state, not an error: 200 with null keeps a healthy page's console clean.
   // The routes that need a session still answer 401.
-  app.get('/api/auth/session', async (request): Promise<AuthSessionDto | null> => {
+  tableRoute(app, 'authSession', async ({ request }) => {
     const signedIn = await sessionAddress(db, request);
     return signedIn ? { address: signedIn } : null;
   });
 
-  app.post('/api/auth/logout', { config: WRITE_LIMIT }, async (request, reply) => {
-    await endSession(db, request);
-    setSessionCookie(request, reply, null, 0);
-    return reply.status(204).send();
-  });
+  tableRoute(
+    app,
+    'authLogout',
+    async ({ request, reply }) => {
+      await endSession(db, request);
+      setSessionCookie(request, reply, null, 0);
+      return reply.status(204).send();
+    },
+    { config: WRITE_LIMIT },
+  );
 }
-
-const provider = z.enum(['discord', 'twitter']);
 
 /**
  * /api/oauth: Discord and Twitter account links. start (signed in) answers the provider's consent
@@ -79,23 +81,26 @@ export function registerOAuthRoutes(
   // The provider sends the browser back to the configured origin, never to a request's Host.
   const redirectUri = (p: string) => `${publicOrigin()}/api/oauth/${p}/callback`;
 
-  app.get('/api/oauth/providers', async () => links.configured());
+  tableRoute(app, 'oauthProviders', () => links.configured());
 
-  app.post('/api/oauth/:provider/start', { config: WRITE_LIMIT }, async (request) => {
-    const params = parseInput(z.object({ provider }), request.params);
-    const signedIn = await requireSession(db, request);
-    const url = await links.start(params.provider, signedIn, redirectUri(params.provider));
-    if (!url) {
-      throw new DomainError(
-        'not_configured',
-        `${params.provider} is not configured on this server`,
-      );
-    }
-    return { url: url.toString() };
-  });
+  tableRoute(
+    app,
+    'oauthStart',
+    async ({ params, request }) => {
+      const signedIn = await requireSession(db, request);
+      const url = await links.start(params.provider, signedIn, redirectUri(params.provider));
+      if (!url) {
+        throw new DomainError(
+          'not_configured',
+          `${params.provider} is not configured on this server`,
+        );
+      }
+      return { url: url.toString() };
+    },
+    { config: WRITE_LIMIT },
+  );
 
-  app.get('/api/oauth/:provider/callback', async (request, reply) => {
-    const params = parseInput(z.object({ provider }), request.params);
+  tableRoute(app, 'oauthCallback', async ({ params, request, reply }) => {
     const query = z
       .object({ state: z.string().min(1).max(200), code: z.string().min(1).max(2000) })
       .safeParse(request.query);

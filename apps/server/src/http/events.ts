@@ -11,6 +11,7 @@ import type { LiveEvent } from '@unit/protocol';
 import type { EventBus } from '../cluster';
 import { DomainError } from '../errors';
 import { clientKey } from './client-key';
+import { tableRoute } from './table-route';
 
 export interface LiveStreamOptions {
   /** Open streams per client address (a browser holds one per tab). */
@@ -233,7 +234,7 @@ export function registerEventRoutes(
     else res.destroy();
   };
 
-  app.get('/api/events', async (request, reply) => {
+  tableRoute(app, 'events', ({ request, reply }) => {
     const address = clientKey(request.ip);
     // Cheap refusals first: nothing is held for a caller over its share.
     if (holders.held(address) >= limits.maxPerAddress)
@@ -268,6 +269,7 @@ export function registerEventRoutes(
     releaseRequest(res);
     res.write(`retry: ${limits.retryMs}\n\n`);
     for (const event of deps.initial()) send(res, frame(event));
+    return reply;
   });
 
   return { count: () => streams.size, evictions: () => evictions };

@@ -7,6 +7,7 @@ import type { Chain } from '../chain/port';
 import type { Oracle } from '../oracle/oracle';
 import type { GuardiansOnline } from '../oracle/quorum';
 import type { Database } from '../store/schema';
+import { tableRoute } from './table-route';
 
 /** Longest a readiness check or a scrape-time figure may take before it counts as failing. */
 export const CHECK_TIMEOUT_MS = 2_000;
@@ -104,18 +105,17 @@ export function readinessProbe(deps: ReadinessDeps): () => Promise<Readiness> {
 
 /** GET /healthz (the process answers) and GET /readyz (it can serve: 200, else 503). */
 export function registerHealthRoutes(app: FastifyInstance, ready: () => Promise<Readiness>): void {
-  app.get('/healthz', async (_request, reply) =>
-    reply.header('Cache-Control', 'no-store').send({ status: 'ok' }),
-  );
-  app.get('/readyz', async (_request, reply) => {
+  tableRoute(app, 'healthz', ({ reply }) => {
+    reply.header('Cache-Control', 'no-store');
+    return { status: 'ok' as const };
+  });
+  tableRoute(app, 'readyz', async ({ reply }) => {
     const result = await ready();
-    return reply
-      .code(result.ready ? 200 : 503)
-      .header('Cache-Control', 'no-store')
-      .send({
-        status: result.ready ? 'ready' : 'not_ready',
-        checks: result.checks,
-        ...(result.reasons ? { reasons: result.reasons } : {}),
-      });
+    reply.code(result.ready ? 200 : 503).header('Cache-Control', 'no-store');
+    return {
+      status: result.ready ? ('ready' as const) : ('not_ready' as const),
+      checks: result.checks,
+      ...(result.reasons ? { reasons: result.reasons } : {}),
+    };
   });
 }

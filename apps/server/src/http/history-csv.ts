@@ -12,7 +12,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
-import * as z from 'zod';
 import {
   HISTORY_CSV_HEADER,
   csvLine,
@@ -23,7 +22,8 @@ import {
 import type { Oracle } from '../oracle/oracle';
 import type { Database } from '../store/schema';
 import { getVault, toHistoryDto, type VaultHistoryRow } from '../store/vaults';
-import { notFound, parseInput } from './errors';
+import { notFound } from './errors';
+import { tableRoute } from './table-route';
 import { clientKey } from './client-key';
 
 export const HISTORY_CSV_BATCH = 500;
@@ -64,8 +64,6 @@ export interface CsvExports {
   /** Exports refused for the limits since the start. */
   refused(): number;
 }
-
-const params = z.object({ vaultId: z.string().min(1).max(100) });
 
 /** One batch of the vault's history after the keyset cursor, oldest first. */
 async function historyBatch(
@@ -192,8 +190,7 @@ export function registerHistoryCsvRoute(
     else perClient.delete(client);
   };
 
-  app.get('/api/vaults/:vaultId/history.csv', async (request, reply) => {
-    const { vaultId } = parseInput(params, request.params);
+  tableRoute(app, 'historyCsv', async ({ params: { vaultId }, request, reply }) => {
     const client = clientKey(request.ip);
     // Cheap refusals first, before any query: the slot is taken here, synchronously, so requests
     // arriving together cannot all pass the check.

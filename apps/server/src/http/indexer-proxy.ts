@@ -8,6 +8,7 @@ import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import { isValidAddress } from '@unit/bitcoin';
 import { CHAIN_UNAVAILABLE_MESSAGE, ChainUnavailableError, type Chain } from '../chain/port';
 import type { EventBus } from '../cluster/bus';
+import { tableRoute } from './table-route';
 
 export const INDEXER_PROXY_PREFIX = '/api/indexer';
 const CACHE_MS = 5_000;
@@ -83,32 +84,26 @@ export function registerIndexerProxy(
           reply.code(503).send({ error: CHAIN_UNAVAILABLE_MESSAGE, code: 'chain_unavailable' })
         : reply.code(502).send({ error: 'The runes indexer did not answer', code: 'internal' });
 
-  app.get<{ Params: { address: string } }>(
-    `${INDEXER_PROXY_PREFIX}/address/:address/outputs`,
-    async (req, reply) => {
-      if (!isValidAddress(req.params.address, network))
-        return reply.code(400).send({ error: 'Invalid Bitcoin address', code: 'bad_request' });
-      try {
-        return await unitOutputs(req.params.address);
-      } catch (error) {
-        req.log.warn({ err: error }, 'runes indexer read failed');
-        return unavailable(reply, error);
-      }
-    },
-  );
-  app.get<{ Params: { address: string } }>(
-    `${INDEXER_PROXY_PREFIX}/address/:address/utxos`,
-    async (req, reply) => {
-      if (!isValidAddress(req.params.address, network))
-        return reply.code(400).send({ error: 'Invalid Bitcoin address', code: 'bad_request' });
-      try {
-        return await paymentUtxos(req.params.address);
-      } catch (error) {
-        req.log.warn({ err: error }, 'runes indexer read failed');
-        return unavailable(reply, error);
-      }
-    },
-  );
+  tableRoute(app, 'indexerOutputs', async ({ params: { address }, request, reply }) => {
+    if (!isValidAddress(address, network))
+      return reply.code(400).send({ error: 'Invalid Bitcoin address', code: 'bad_request' });
+    try {
+      return await unitOutputs(address);
+    } catch (error) {
+      request.log.warn({ err: error }, 'runes indexer read failed');
+      return unavailable(reply, error);
+    }
+  });
+  tableRoute(app, 'indexerUtxos', async ({ params: { address }, request, reply }) => {
+    if (!isValidAddress(address, network))
+      return reply.code(400).send({ error: 'Invalid Bitcoin address', code: 'bad_request' });
+    try {
+      return await paymentUtxos(address);
+    } catch (error) {
+      request.log.warn({ err: error }, 'runes indexer read failed');
+      return unavailable(reply, error);
+    }
+  });
   return {
     forget: () => {
       unitOutputs.clear();

@@ -6,11 +6,11 @@
 // name the vault.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import * as z from 'zod';
 import { ledgerJson, type LedgerJson, type LedgerVault } from '@unit/bitcoin';
 import type { Chain } from '../chain/port';
 import type { Database } from '../store/schema';
-import { notFound, parseInput } from './errors';
+import { notFound } from './errors';
+import { tableRoute } from './table-route';
 
 /** Lookups per client address per minute: a validator comparing the blocks where vaults moved. */
 export const LEDGER_READS_PER_MINUTE = 120;
@@ -19,8 +19,6 @@ const MAX_ROWS = 2_000_000;
 /** Confirmed heights kept in memory (a confirmed transaction's height changes only in a reorg). */
 const MAX_CACHED_HEIGHTS = 1_000_000;
 const PARALLEL_STATUS_READS = 16;
-
-const params = z.object({ height: z.coerce.number().int().min(0).max(100_000_000) });
 
 /** Each txid's confirmed height, read from the chain once and kept. */
 export class ConfirmedHeights {
@@ -142,9 +140,6 @@ export function registerLedgerRoute(
     return appLedgerAt(deps.db, heights, height);
   };
   const limit = { rateLimit: { max: LEDGER_READS_PER_MINUTE, timeWindow: '1 minute' } };
-  app.get('/api/ledger/:height', { config: limit }, async (request): Promise<LedgerJson> => {
-    const { height } = parseInput(params, request.params);
-    return ledgerAt(height);
-  });
+  tableRoute(app, 'ledger', ({ params: { height } }) => ledgerAt(height), { config: limit });
   return ledgerAt;
 }

@@ -4,19 +4,15 @@
 // key opens a new vault once its vault is closed), so the new vault's page can reach their outcome.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import * as z from 'zod';
-import type { ClosedVaultDto, VaultLiquidationDto } from '@unit/protocol';
 import type { Database } from '../store/schema';
-import { notFound, parseInput } from './errors';
+import { notFound } from './errors';
+import { tableRoute } from './table-route';
 
-const params = z.object({ vaultId: z.string().min(1).max(100) });
-const keyParams = z.object({ pubkey: z.string().regex(/^[0-9a-fA-F]{64}$/) });
 /** Most closed vaults listed for one key: each took a liquidation and a repossess. */
 const CLOSED_LIMIT = 20;
 
 export function registerLiquidationRoutes(app: FastifyInstance, db: Kysely<Database>): void {
-  app.get('/api/vaults/:vaultId/liquidation', async (request): Promise<VaultLiquidationDto> => {
-    const { vaultId } = parseInput(params, request.params);
+  tableRoute(app, 'vaultLiquidation', async ({ params: { vaultId } }) => {
     // One row per vault (vault_id is the key); the claimant joined by its own vault id.
     const row = await db
       .selectFrom('liquidations')
@@ -57,8 +53,7 @@ export function registerLiquidationRoutes(app: FastifyInstance, db: Kysely<Datab
     };
   });
 
-  app.get('/api/vaults/by-pubkey/:pubkey/closed', async (request): Promise<ClosedVaultDto[]> => {
-    const { pubkey } = parseInput(keyParams, request.params);
+  tableRoute(app, 'closedVaults', async ({ params: { pubkey } }) => {
     const rows = await db
       .selectFrom('vaults')
       .select(['vault_id', 'vault_tag', 'name', 'created_at'])

@@ -17,6 +17,7 @@ import type { RpcMethod } from '../rpc/json-rpc';
 import type { Database } from '../store/schema';
 import { heldTreasuryOutputs } from '../guardian/locks';
 import { registerGuardianGauges, type GuardianReach } from './guardian-metrics';
+import { tableRoute } from './table-route';
 import type { LiveStreams } from './events';
 import type { CsvExports } from './history-csv';
 import {
@@ -318,7 +319,7 @@ export function registerMetricsRoute(
   metrics: UnitMetrics,
   token: string | null,
 ): void {
-  app.get('/metrics', async (request, reply) => {
+  tableRoute(app, 'metrics', async ({ request, reply }) => {
     if (token !== null && !bearerMatches(request.headers.authorization, token))
       return reply
         .code(401)

@@ -10,27 +10,20 @@
 // kept; a version they lack is looked for again at most every SETS_RETRY_MS.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import * as z from 'zod';
 import type { GuardianSetBody } from '@unit/guardian-net';
 import { signedPriceProblem } from '@unit/guardian-net/price';
 import { medianCents, priceQuorumProblem } from '@unit/protocol';
-import type { GuardianPriceDto, PriceQuorumAuditDto } from '@unit/protocol/wire';
+import type { GuardianPriceDto } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { readSetFiles, verifyChain } from '../guardian-network/set-chain';
 import type { Database } from '../store/schema';
 import { getPriceQuorum, priceQuorumHex } from '../store/price-quorums';
-import { notFound, parseInput } from './errors';
+import { notFound } from './errors';
+import { tableRoute } from './table-route';
 
 /** Lookups per client address per minute: an auditor's script, not a flood. */
 export const PRICE_QUORUM_READS_PER_MINUTE = 60;
 const SETS_RETRY_MS = 5_000;
-
-const params = z.object({
-  commitment: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'expected the 32-byte commitment as 64 hex characters')
-    .transform((s) => s.toLowerCase()),
-});
 
 export type SetsSource = (version: number) => Promise<GuardianSetBody | undefined>;
 
@@ -83,11 +76,10 @@ export function registerPriceQuorumRoute(
   sets: SetsSource,
 ): void {
   const limit = { rateLimit: { max: PRICE_QUORUM_READS_PER_MINUTE, timeWindow: '1 minute' } };
-  app.get(
-    '/api/price-quorum/:commitment',
-    { config: limit },
-    async (request): Promise<PriceQuorumAuditDto> => {
-      const { commitment } = parseInput(params, request.params);
+  tableRoute(
+    app,
+    'priceQuorum',
+    async ({ params: { commitment } }) => {
       const stored = await getPriceQuorum(db, commitment);
       if (!stored) throw notFound('No price quorum with this commitment is known to this server');
       const { prices } = stored;
@@ -106,5 +98,6 @@ export function registerPriceQuorumRoute(
         recorded_at: stored.createdAt,
       };
     },
+    { config: limit },
   );
 }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptio
 import type * as z from 'zod';
 import {
   API_ROUTES,
+  bodilessStatus,
   responseJsonSchema,
   type RouteBodyParsed,
   type RouteName,
@@ -38,7 +39,7 @@ export function tableRoute<K extends RouteName>(
   app: FastifyInstance,
   name: K,
   handler: TableHandler<K>,
-  options: Pick<RouteShorthandOptions, 'config'> = {},
+  options: Pick<RouteShorthandOptions, 'config' | 'bodyLimit' | 'preHandler'> = {},
 ): void {
   const route = API_ROUTES[name] as {
     method: 'GET' | 'POST';
@@ -47,13 +48,16 @@ export function tableRoute<K extends RouteName>(
     query?: z.ZodType;
     body?: z.ZodType;
     status?: number;
+    contentType?: string;
   };
   const status = route.status ?? 200;
+  // A route that sends its own bytes (a stream, a file) or none is not serialised by a schema.
+  const serialised = !route.contentType && !bodilessStatus(status);
   app.route({
     method: route.method,
     url: route.path,
     ...options,
-    schema: { response: { [status]: responseJsonSchema(name) } },
+    ...(serialised ? { schema: { response: { [status]: responseJsonSchema(name) } } } : {}),
     handler: async (request, reply) => {
       const input = {
         params: part(route.params, request.params),
@@ -62,9 +66,9 @@ export function tableRoute<K extends RouteName>(
         request,
         reply,
       } as TableInput<K>;
-      const answer = await handler(input);
+      // Set before the handler runs, so one that answers otherwise (a 503, a refusal) is kept.
       if (status !== 200) reply.status(status);
-      return answer;
+      return handler(input);
     },
   });
 }

@@ -2,10 +2,10 @@
 // to the bot; the chat that opens it follows the address. 503 not_configured without a bot.
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { TelegramLinkDto } from '@unit/protocol';
 import { requireSession } from '../auth/sessions';
 import { DomainError } from '../errors';
 import { WRITE_LIMIT } from '../http/security';
+import { tableRoute } from '../http/table-route';
 import type { Database } from '../store/schema';
 import type { TelegramNotifier } from './telegram';
 
@@ -14,12 +14,17 @@ export function registerTelegramRoutes(
   db: Kysely<Database>,
   notifier: TelegramNotifier,
 ): void {
-  app.post('/api/telegram/link', { config: WRITE_LIMIT }, async (request) => {
-    const address = await requireSession(db, request);
-    const link = await notifier.createLink(address);
-    if (!link) {
-      throw new DomainError('not_configured', 'Telegram is not configured on this server');
-    }
-    return link satisfies TelegramLinkDto;
-  });
+  tableRoute(
+    app,
+    'telegramLink',
+    async ({ request }) => {
+      const address = await requireSession(db, request);
+      const link = await notifier.createLink(address);
+      if (!link) {
+        throw new DomainError('not_configured', 'Telegram is not configured on this server');
+      }
+      return link;
+    },
+    { config: WRITE_LIMIT },
+  );
 }

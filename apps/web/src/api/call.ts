@@ -1,6 +1,6 @@
 // The web app's calls to its own server, through the route table (@unit/protocol/wire): a route
 // by name, its parameters, query and body typed by the table's schemas, its answer by the answer's.
-// Only the paths are loaded at run time (no validator in the first chunk); the types come free.
+// Only the paths are loaded with the first chunk; the answers' validator comes on the first call.
 import type {
   RouteBody,
   RouteName,
@@ -9,7 +9,8 @@ import type {
   RouteResponse,
 } from '@unit/protocol/wire';
 import { fillPath, queryString, ROUTE_PATHS } from '@unit/protocol/wire/paths';
-import { getJson } from './http';
+import { takeFirstAnswer } from './first-data';
+import { fetchJson } from './http';
 
 /** A request part: absent when the route has none, optional when every field of it is. */
 type Part<N extends string, T> = [T] extends [undefined]
@@ -31,19 +32,38 @@ export function routeUrl<K extends RouteName>(name: K, parts: CallParts<K>): str
   return fillPath(ROUTE_PATHS[name].path, params) + queryString(query);
 }
 
-/** Calls a route of the table (`{}` when it takes nothing); failures throw HttpError (http.ts). */
-export function callApi<K extends RouteName>(
+const answerCheck = () => import('./answer-check');
+
+/**
+ * Calls a route of the table (`{}` when it takes nothing); failures throw HttpError (http.ts), and
+ * so does an answer not in the table's shape (answer-check.ts). An answer the page itself carries
+ * (first-data.ts) was written by the server's serialiser of the same table: taken as it is, so the
+ * first paint does not wait for the validator's chunk.
+ */
+export async function callApi<K extends RouteName>(
   name: K,
   parts: CallParts<K>,
-  init: Pick<RequestInit, 'signal'> = {},
+  init: Pick<RequestInit, 'signal' | 'keepalive'> = {},
 ): Promise<RouteResponse<K>> {
   const { method } = ROUTE_PATHS[name];
   const url = routeUrl(name, parts);
-  if (method === 'GET') return getJson<RouteResponse<K>>(url, init);
-  return getJson<RouteResponse<K>>(url, {
-    ...init,
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify((parts as { body?: unknown }).body),
-  });
+  if (method === 'GET') {
+    const first = takeFirstAnswer(url);
+    if (first) return first.body as RouteResponse<K>;
+  }
+  // Loaded while the request is under way; a failed load surfaces after the request's own failure.
+  const check = answerCheck();
+  check.catch(() => undefined);
+  const { status, body } = await fetchJson(
+    url,
+    method === 'GET'
+      ? init
+      : {
+          ...init,
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify((parts as { body?: unknown }).body ?? {}),
+        },
+  );
+  return (await check).checkAnswer(name, status, body);
 }

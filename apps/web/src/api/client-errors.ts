@@ -3,6 +3,8 @@
 // errors are caught and reported' true. Best effort: a report that cannot be sent is dropped, never
 // retried and never thrown, since it runs while the page is already failing.
 
+import { callApi } from './call';
+
 export type ErrorBoundaryKind = 'screen' | 'chart';
 
 // Bounded like the server's schema (apps/server/src/http/client-errors.ts), so a report is never
@@ -31,13 +33,8 @@ export function reportClientError(
     path: `${window.location.pathname}${window.location.search}`.slice(0, 500),
   };
   try {
-    void fetch(new URL('/api/client-errors', window.location.href), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      // the report still leaves if the user reloads at once
-      keepalive: true,
-    }).catch(() => undefined);
+    // the report still leaves if the user reloads at once
+    void callApi('clientErrors', { body }, { keepalive: true }).catch(() => undefined);
   } catch {
     // no fetch (or a refused URL): nothing more can be done from a failing page
   }

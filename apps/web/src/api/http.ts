@@ -13,12 +13,23 @@ export class HttpError extends Error {
   }
 }
 
+/** The code of an answer that is not JSON, or not in the shape its route promises. */
+export const MALFORMED_ANSWER = 'malformed_answer';
+
 export const isNotFound = (error: unknown) => error instanceof HttpError && error.status === 404;
 
 export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
   // The page may carry this GET's answer (first-data.ts): no round trip for it.
   const first = init?.method == null || init.method === 'GET' ? takeFirstAnswer(url) : null;
   if (first) return first.body as T;
+  return (await fetchJson(url, init)).body as T;
+}
+
+/** One request: its status and JSON answer (null for 204), or HttpError saying what failed. */
+export async function fetchJson(
+  url: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: unknown }> {
   // Resolved against the page so relative config URLs work in every fetch implementation.
   const res = await fetch(new URL(url, window.location.href), init);
   if (!res.ok) {
@@ -34,7 +45,16 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
     }
     throw new HttpError(message, res.status, code);
   }
-  return (await res.json()) as T;
+  if (res.status === 204) return { status: res.status, body: null };
+  try {
+    return { status: res.status, body: await res.json() };
+  } catch {
+    throw new HttpError(
+      `The server's answer to ${url} was not readable. Reload the page; if it happens again, try again in a few minutes.`,
+      res.status,
+      MALFORMED_ANSWER,
+    );
+  }
 }
 
 /** Joins a configured base URL (absolute or relative to the origin) and a path. */

@@ -10,8 +10,9 @@ import {
   type LiveEvent,
   type VaultDto,
 } from '@unit/protocol';
+import { ROUTE_PATHS } from '@unit/protocol/wire/paths';
 
-export const LIVE_EVENTS_URL = '/api/events';
+export const LIVE_EVENTS_URL = ROUTE_PATHS.events.path;
 
 /** After the server refused the stream (over its limit, an older server), when to ask again. */
 const REOPEN_AFTER_REFUSAL_MS = 60_000;

@@ -6,22 +6,14 @@ import {
   accountPostageSats,
   type CommunityDto,
   type ConfigDto,
-  type MissionDto,
   type PublicUserDto,
   type RegisterUserBody,
   type UserDto,
-  type VerifyMissionBody,
 } from '@unit/protocol';
-import { getJson, isNotFound } from './http';
+import { callApi } from './call';
+import { isNotFound } from './http';
 
-const post = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
-
-export const getMissions = (address: string) =>
-  getJson<MissionDto[]>(`/api/missions?address=${encodeURIComponent(address)}`);
+export const getMissions = (address: string) => callApi('missions', { query: { address } });
 
 export const missionsQueryOptions = (address: string | null) =>
   queryOptions({
@@ -35,10 +27,7 @@ export const useMissions = (address: string | null) => useQuery(missionsQueryOpt
 
 /** The server checks the vault history and answers the mission with its completion. */
 export const verifyMission = (missionId: string, address: string) =>
-  getJson<MissionDto>(
-    `/api/missions/${encodeURIComponent(missionId)}/verify`,
-    post({ address } satisfies VerifyMissionBody),
-  );
+  callApi('missionVerify', { params: { id: missionId }, body: { address } });
 
 /** Key of the verify mutations of an address: the page reads which missions are being verified. */
 export const verifyMissionKey = (address: string | null) => ['verify-mission', address];
@@ -64,9 +53,7 @@ export function useVerifyMission(address: string | null) {
  * otherwise.
  */
 export const getUser = async (address: string): Promise<PublicUserDto | UserDto | null> => {
-  const [user] = await getJson<Array<PublicUserDto | UserDto>>(
-    `/api/users?address=${encodeURIComponent(address)}`,
-  );
+  const [user] = await callApi('users', { query: { address } });
   return user ?? null;
 };
 
@@ -100,7 +87,7 @@ export function useAccountPostage(
 }
 
 /** Registers the address (idempotent on the server); a referral code names who invited it. */
-export const registerUser = (body: RegisterUserBody) => getJson<UserDto>('/api/users', post(body));
+export const registerUser = (body: RegisterUserBody) => callApi('registerUser', { body });
 
 export function useRegisterUser(address: string | null) {
   const queryClient = useQueryClient();
@@ -121,7 +108,7 @@ export function useRegisterUser(address: string | null) {
 /** GET /api/users/:address/community: roles and badges, earned or not (null: not registered). */
 export const getCommunity = async (address: string): Promise<CommunityDto | null> => {
   try {
-    return await getJson<CommunityDto>(`/api/users/${encodeURIComponent(address)}/community`);
+    return await callApi('userCommunity', { params: { address } });
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;
@@ -142,10 +129,10 @@ export type OAuthProvider = 'discord' | 'twitter';
 export const useOAuthProviders = () =>
   useQuery({
     queryKey: ['oauth-providers'],
-    queryFn: () => getJson<Record<OAuthProvider, boolean>>('/api/oauth/providers'),
+    queryFn: () => callApi('oauthProviders', {}),
     staleTime: Infinity,
   });
 
 /** POST /api/oauth/:provider/start (signed in): the provider's consent URL to go to. */
 export const startAccountLink = (provider: OAuthProvider) =>
-  getJson<{ url: string }>(`/api/oauth/${provider}/start`, post({}));
+  callApi('oauthStart', { params: { provider } });

@@ -11,13 +11,11 @@ import {
   TELEGRAM_NOTIFY_RETRIES_CREATE,
   TELEGRAM_NOTIFY_RETRY_DELAY_MS,
   type Network,
-  type TelegramLinkDto,
   type TelegramNotifyDto,
   type VaultAction,
 } from '@unit/protocol';
 import { getSession } from '../auth/session';
 import { useConfig } from './config';
-import { getJson } from './http';
 import { callApi } from './call';
 
 export const postTelegramNotify = (dto: TelegramNotifyDto) => callApi('notify', { body: dto });
@@ -96,12 +94,7 @@ export function useTelegramNotify(): (dto: TelegramNotifyDto, retries: number) =
  * that opens it is bound to the address, the code works once and expires). 503 not_configured
  * when the server has no bot.
  */
-export const requestTelegramLink = () =>
-  getJson<TelegramLinkDto>('/api/telegram/link', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{}',
-  });
+export const requestTelegramLink = () => callApi('telegramLink', {});
 
 /** The bot's name when the server runs one; null means "not configured here". */
 export function useTelegramBot(): string | null {

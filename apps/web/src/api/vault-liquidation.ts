@@ -1,13 +1,12 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { VaultLiquidationDto } from '@unit/protocol';
-import { getJson, isNotFound } from './http';
+import { callApi } from './call';
+import { isNotFound } from './http';
 
 /** The vault's liquidation record with its claimant, or null when it was never liquidated (404). */
 export async function getVaultLiquidation(vaultId: string): Promise<VaultLiquidationDto | null> {
   try {
-    return await getJson<VaultLiquidationDto>(
-      `/api/vaults/${encodeURIComponent(vaultId)}/liquidation`,
-    );
+    return await callApi('vaultLiquidation', { params: { vaultId } });
   } catch (error) {
     if (isNotFound(error)) return null;
     throw error;

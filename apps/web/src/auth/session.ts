@@ -2,21 +2,16 @@
 // wallet (BIP-322) and exchanged for an HttpOnly session cookie. The session belongs to one
 // address: a wallet switched to another address is not signed in until it signs too.
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { AuthChallengeDto, AuthSessionDto } from '@unit/protocol';
-import { getJson, HttpError } from '../api/http';
+import type { AuthSessionDto } from '@unit/protocol';
+import { callApi } from '../api/call';
+import { HttpError } from '../api/http';
 import { USER_QUERY_KEY } from '../api/missions';
 import { useWallet } from '../wallet';
-
-const post = (body: unknown): RequestInit => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify(body),
-});
 
 /** The signed-in address, or null (the server answers null when signed out; an older one, 401). */
 export async function getSession(): Promise<AuthSessionDto | null> {
   try {
-    return await getJson<AuthSessionDto>('/api/auth/session');
+    return await callApi('authSession', {});
   } catch (error) {
     if (error instanceof HttpError && error.status === 401) return null;
     throw error;
@@ -54,9 +49,9 @@ export function useSignIn() {
     mutationFn: async (): Promise<AuthSessionDto> => {
       const address = wallet.account?.satsAddress;
       if (!address) throw new Error('Connect a wallet first.');
-      const { message } = await getJson<AuthChallengeDto>('/api/auth/challenge', post({ address }));
+      const { message } = await callApi('authChallenge', { body: { address } });
       const signature = await wallet.signMessage(message);
-      return getJson<AuthSessionDto>('/api/auth/verify', post({ address, message, signature }));
+      return callApi('authVerify', { body: { address, message, signature } });
     },
     onSuccess: (session) => {
       queryClient.setQueryData(sessionQueryOptions.queryKey, session);
@@ -71,8 +66,7 @@ export function useSignOut() {
   return useMutation({
     mutationKey: ['sign-out'],
     mutationFn: async () => {
-      const res = await fetch('/api/auth/logout', { method: 'POST' });
-      if (!res.ok && res.status !== 204) throw new HttpError('Sign-out failed', res.status, null);
+      await callApi('authLogout', {});
     },
     onSuccess: () => {
       queryClient.setQueryData(sessionQueryOptions.queryKey, null);

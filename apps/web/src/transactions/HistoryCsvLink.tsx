@@ -1,3 +1,5 @@
+import { routeUrl } from '../api/call';
+
 /**
  * 'Download CSV': the vault's whole history, not just the loaded page, as the server streams it
  * (GET /api/vaults/:id/history.csv).
@@ -7,7 +9,7 @@ export function HistoryCsvLink({ vaultId }: { vaultId: string | null }) {
   return (
     <a
       className="btn btn--small tx-csv"
-      href={`/api/vaults/${encodeURIComponent(vaultId)}/history.csv`}
+      href={routeUrl('historyCsv', { params: { vaultId } })}
       download
     >
       Download CSV

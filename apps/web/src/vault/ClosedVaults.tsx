@@ -3,8 +3,8 @@
 // be opened here, with the figures the owner saw on that vault's page.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { liquidationOutcome, type ClosedVaultDto } from '@unit/protocol';
-import { getJson } from '../api/http';
+import { liquidationOutcome } from '@unit/protocol';
+import { callApi } from '../api/call';
 import { useVaultHistory } from '../api/vault-history';
 import { useVaultLiquidation } from '../api/vault-liquidation';
 import { LiquidationOutcome } from './LiquidationOutcome';
@@ -12,8 +12,7 @@ import { LiquidationOutcome } from './LiquidationOutcome';
 export function ClosedVaults({ pubkey }: { pubkey: string }) {
   const closed = useQuery({
     queryKey: ['closed-vaults', pubkey],
-    queryFn: () =>
-      getJson<ClosedVaultDto[]>(`/api/vaults/by-pubkey/${encodeURIComponent(pubkey)}/closed`),
+    queryFn: () => callApi('closedVaults', { params: { pubkey } }),
     // A vault closes only through a liquidation and a repossess: the list rarely changes.
     staleTime: 60_000,
   });

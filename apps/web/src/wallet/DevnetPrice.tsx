@@ -1,19 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { ChartLine } from 'lucide-react';
-import { formatUsdCents, toUserMessage, type BitcoinPriceDto } from '@unit/protocol';
+import { formatUsdCents, toUserMessage } from '@unit/protocol';
 import { bitcoinPriceQueryOptions, useBitcoinPrice } from '../api/bitcoin-price';
-import { getJson } from '../api/http';
+import { callApi } from '../api/call';
 
 /** The steps offered beside the field: enough to walk a vault into and out of Risky. */
 const STEPS = [-10, -5, 5, 10] as const;
 
-export const setDevnetPrice = (usd: number) =>
-  getJson<BitcoinPriceDto>('/api/devnet/price', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ usd }),
-  });
+export const setDevnetPrice = (usd: number) => callApi('devnetPrice', { body: { usd } });
 
 /**
  * The devnet's BTC price, set from the wallet menu (it needed the CLI). Devnet only: the

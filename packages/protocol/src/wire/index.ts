@@ -14,5 +14,7 @@ export * from './rpc-client';
 export * from './checked';
 export * from './envelope';
 export * from './route-paths';
+export * from './route-schema';
 export * from './routes';
+export { DEVNET_MAX_MINE_BLOCKS } from './routes-ops';
 export * from './openapi';

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { apiErrorSchema } from './fields';
 import { API_ROUTES, type ApiRoute } from './routes';
 import type { RouteName } from './route-paths';
+import { bodilessStatus } from './route-schema';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -48,6 +49,14 @@ const errorResponse = {
   content: { 'application/json': { schema: openApiSchema(apiErrorSchema, 'output') } },
 };
 
+/** The answer: JSON by its schema, another media type as text, nothing for 204 and redirects. */
+function answer(name: RouteName, route: ApiRoute): JsonSchema {
+  const { status = 200, contentType } = route as { status?: number; contentType?: string };
+  if (bodilessStatus(status)) return { description: route.summary };
+  const media = contentType ?? 'application/json';
+  return { description: route.summary, content: { [media]: { schema: responseJsonSchema(name) } } };
+}
+
 function operation(name: RouteName, route: ApiRoute): JsonSchema {
   const body = routeField(route, 'body');
   const status = String((route as { status?: number }).status ?? 200);
@@ -64,10 +73,7 @@ function operation(name: RouteName, route: ApiRoute): JsonSchema {
         }
       : {}),
     responses: {
-      [status]: {
-        description: route.summary,
-        content: { 'application/json': { schema: responseJsonSchema(name) } },
-      },
+      [status]: answer(name, route),
       default: errorResponse,
     },
   };

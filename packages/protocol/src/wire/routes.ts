@@ -20,6 +20,11 @@ import {
 } from './http';
 import { guardianNetworkSchema } from './network';
 import { ROUTE_PATHS, type RouteName } from './route-paths';
+import type { RouteSchemas } from './route-schema';
+import { ACCOUNT_ROUTES } from './routes-accounts';
+import { OPS_ROUTES } from './routes-ops';
+
+export type { RouteSchemas } from './route-schema';
 
 /** The most records one history page holds, and how many when the client does not say. */
 export const HISTORY_PAGE_MAX = 100;
@@ -37,17 +42,7 @@ export const historyCursorSchema = z
 /** A query's number: sent as text, read as a number. */
 const queryInt = () => z.coerce.number<number>().int();
 
-export interface RouteSchemas {
-  params?: z.ZodObject;
-  query?: z.ZodObject;
-  body?: z.ZodType;
-  /** The answer's status when it is not 200. */
-  status?: number;
-  response: z.ZodType;
-  summary: string;
-}
-
-const SCHEMAS = {
+const HOT_ROUTES = {
   health: {
     summary: 'Whether the server answers, and how old its price is.',
     response: z.object({
@@ -126,6 +121,12 @@ const SCHEMAS = {
     status: 202,
     response: telegramNotifyAcceptedSchema,
   },
+} as const satisfies Record<string, RouteSchemas>;
+
+const SCHEMAS = {
+  ...HOT_ROUTES,
+  ...ACCOUNT_ROUTES,
+  ...OPS_ROUTES,
 } as const satisfies Record<RouteName, RouteSchemas>;
 
 type Table = {
@@ -163,7 +164,8 @@ export type RouteResponse<K extends RouteName> = z.output<Table[K]['response']>;
 export function routeOfRequest(method: string, pathname: string): RouteName | null {
   for (const [name, route] of Object.entries(ROUTE_PATHS)) {
     if (route.method !== method.toUpperCase()) continue;
-    const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z]+/g, '[^/]+')}$`);
+    const literal = route.path.replace(/\./g, '\\.');
+    const pattern = new RegExp(`^${literal.replace(/:[A-Za-z]+/g, '[^/]+')}$`);
     if (pattern.test(pathname)) return name as RouteName;
   }
   return null;

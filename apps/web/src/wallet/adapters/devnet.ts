@@ -1,7 +1,7 @@
 // Devnet wallet: a key kept in this browser, offered only when the app runs on the devnet
 // network. It signs like a real wallet would, so the whole vault flow runs without an extension.
 import type { Network } from '@unit/protocol';
-import { getJson } from '../../api/http';
+import { callApi } from '../../api/call';
 import { keepDevnetAccount, keptDevnetAccount } from '../devnet-account-cache';
 import { DEVNET_FUNDED_STORAGE, DEVNET_KEY_STORAGE } from '../devnet-storage';
 import { WalletError, walletMessages } from '../errors';
@@ -25,11 +25,7 @@ export interface DevnetAdapter extends WalletAdapter {
 }
 
 const postFaucet = async (address: string, sats: number) => {
-  await getJson<unknown>('/api/devnet/faucet', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address, sats }),
-  });
+  await callApi('devnetFaucet', { body: { address, sats } });
 };
 
 // The key and curve code load on first use, keeping them out of every page's first download.
