@@ -10,6 +10,7 @@ export default defineConfig({
       'packages/bitcoin',
       'packages/guardian-net',
       'apps/server',
+      'apps/server/vitest.network.config.ts',
       'apps/web',
       ...(process.env.TEST_DATABASE_URL ? ['apps/server/vitest.flows-postgres.config.ts'] : []),
     ],

@@ -8,6 +8,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'server-flows-postgres',
+    // As the server project's: one worker's files share their imports.
+    isolate: false,
     environment: 'node',
     env: {
       UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1',
