@@ -1,5 +1,10 @@
 // Which first roster a waiting guardian joins, and when a receiver's accusation names a sender.
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { approvalRecord } from './approval';
+import { writeApproval } from './approval-files';
 import { bytesToHex } from './canonical';
 import { acceptFirstRoster, receiveFirstRoster } from './first-roster';
 import { judgeBlame, seal, shareKey, type BlameParties } from './dkg-share-box';
@@ -45,7 +50,7 @@ describe('acceptFirstRoster', () => {
       [{ roster: { ...roster, members: roster.members.map((m) => (m.id === 2 ? { ...m, url: url(9) } : m)) }, session }, coordinator.publicKey, /URL .*7409.*its own is .*7402/], // prettier-ignore
       [{ roster, session: 'nope' }, coordinator.publicKey, /session/],
       [{ roster: { kind: 'x' }, session }, coordinator.publicKey, /bad roster/],
-      [null, coordinator.publicKey, /session/],
+      [null, coordinator.publicKey, /session|malformed/],
     ];
     for (const [body, from, why] of cases)
       expect(refusal(() => acceptFirstRoster(body, g2, from, own))).toMatch(why);
@@ -60,12 +65,22 @@ describe('receiveFirstRoster', () => {
         from.secretKey,
       ),
     );
-  const o = (pin?: string) => ({ identity: g2, dir: '/nonexistent', startedAs: undefined, coordinator: pin, remember: () => true }); // prettier-ignore
+  // Guardian 2's directory, holding its operator's approvals of the rosters a case offers.
+  const dir = mkdtempSync(join(tmpdir(), 'first-roster-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const approve = (r: typeof roster) => writeApproval(dir, approvalRecord('dkg', 0, roster.members[1]!, r)); // prettier-ignore
+  const o = (pin?: string) => ({ identity: g2, dir, startedAs: undefined, coordinator: pin, remember: () => true }); // prettier-ignore
+
+  it('joins only a roster its operator approved', async () => {
+    await expect(receiveFirstRoster(wire(), o())).rejects.toThrow(/not approved/);
+  });
 
   it('with its operator’s pin, joins only that coordinator’s roster', async () => {
+    approve(roster);
     expect(await receiveFirstRoster(wire(), o(coordinator.publicKey))).toMatchObject({ id: 2 });
     const stranger = newIdentity();
     const theirs = { ...roster, coordinators: [{ name: 'c', identityKey: stranger.publicKey }] };
+    approve(theirs);
     const raw = JSON.stringify(sealMessage({ type: 'dkg/roster', from: stranger.publicKey, to: g2.publicKey, setVersion: 0, body: { roster: theirs, session } }, stranger.secretKey)); // prettier-ignore
     expect(await receiveFirstRoster(raw, o()).then((r) => r.id)).toBe(2);
     await expect(receiveFirstRoster(raw, o(coordinator.publicKey))).rejects.toThrow(/coordinator its operator named/); // prettier-ignore
