@@ -192,7 +192,11 @@ export async function buildApp(
     const unitRuneId = unitRuneIdOf(config, devnet);
     const chain = openChain(config, devnet, unitRuneId);
     if (devnet) lead(devnetMinerJob(devnet));
+    // Hot per-vault answers, forgotten on this instance's commits and through the bus.
+    const answers = new AnswerCache();
+    stops.push(answers.follow(bus));
     const guardian = createGuardian({
+      vaultChanged: (vaultId) => answers.forgetVault(vaultId),
       db: store.db,
       chain,
       oracle,
@@ -247,8 +251,6 @@ export async function buildApp(
       network: config.network,
     }));
     const ledgerAt = registerLedgerRoute(app, { db: store.db, chain });
-    const answers = new AnswerCache();
-    stops.push(answers.follow(bus));
     registerApiRoutes(app, {
       answers,
       config,

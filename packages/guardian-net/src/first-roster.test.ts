@@ -15,7 +15,7 @@ import { newIdentity } from './identity';
 const [g1, g2, g3, coordinator] = [newIdentity(), newIdentity(), newIdentity(), newIdentity()];
 const url = (i: number) => `http://127.0.0.1:${7400 + i}`;
 const roster = {
-  kind: 'unit/guardian-set',
+  kind: 'unit/guardian-set' as const,
   version: 0,
   t: 2,
   n: 3,

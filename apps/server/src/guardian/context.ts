@@ -29,6 +29,11 @@ export interface PipelineDeps {
   log: Logger;
   now: () => number;
   instance: GuardianInstance;
+  /**
+   * Told of each vault whose row changed, once the change is committed: this instance's cached
+   * answers about it go at once (http/answer-cache.ts), before any event of the bus arrives.
+   */
+  vaultChanged: (vaultId: string) => void;
 }
 
 export interface GuardianDeps {
@@ -57,6 +62,8 @@ export interface GuardianDeps {
   instance?: GuardianInstance;
   /** The term a new vault output's must be (VAULT_TERM_BLOCKS, ...); default the year's. */
   vaultTerm?: TermConfig;
+  /** See PipelineDeps.vaultChanged; nothing by default. */
+  vaultChanged?: (vaultId: string) => void;
 }
 
 export interface GuardianContext extends PipelineDeps {
@@ -92,6 +99,7 @@ export function guardianContext(deps: GuardianDeps): GuardianContext {
     log: deps.log,
     now: deps.now,
     instance: deps.instance ?? soleInstance(),
+    vaultChanged: deps.vaultChanged ?? (() => undefined),
     signer,
     treasuryKey: deps.treasuryKey,
     network: deps.network,

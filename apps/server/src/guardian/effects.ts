@@ -87,6 +87,12 @@ export function effectsVaultId(effects: Effects, txid: string): string {
   return effects.kind === 'open' ? txid : effects.vault_id;
 }
 
+/** Every vault whose row the effects change: the vault itself and, for a repossess, the claimed one. */
+export function changedVaultIds(effects: Effects, txid: string): string[] {
+  const id = effectsVaultId(effects, txid);
+  return effects.kind === 'repossess' ? [id, effects.liquidated.vault_id] : [id];
+}
+
 /** Stores what the broadcast transaction `txid` did; run inside one database transaction. */
 export async function applyEffects(
   trx: Kysely<Database>,

@@ -11,7 +11,7 @@ import { ChainUnavailableError } from '../chain/port';
 import { DomainError } from '../errors';
 import type { RpcContext } from '../rpc/json-rpc';
 import type { PipelineDeps } from './context';
-import { applyEffects, saveEffects, type Effects } from './effects';
+import { applyEffects, changedVaultIds, saveEffects, type Effects } from './effects';
 import {
   acquireLocks,
   lockOwner,
@@ -269,6 +269,7 @@ async function finish<R>(
     )
       await applyEffects(trx, prepared.effects, signed.txid, now);
   });
+  for (const id of changedVaultIds(prepared.effects, signed.txid)) deps.vaultChanged(id);
   deps.log.info(trace, 'vault transaction broadcast');
   return prepared.result(signed.txid);
 }

@@ -13,7 +13,7 @@
 // those of requests never stored: a vault is free again as soon as its holder is known to be gone.
 import { advanceGuardianRequest } from '../store';
 import type { GuardianContext } from './context';
-import { applyEffects, type Effects } from './effects';
+import { applyEffects, changedVaultIds, type Effects } from './effects';
 import { ownerLabel, releaseRequestLocks } from './locks';
 import { takeOverRequest } from './ownership';
 import { MAX_REQUEST_LIFETIME_SECONDS } from './pipeline';
@@ -180,6 +180,7 @@ async function settle(
     await applyEffects(trx, effects, txid, now);
     await advanceGuardianRequest(trx, row.nonce, 'broadcast', { txid, error: null }, now);
   });
+  for (const id of changedVaultIds(effects, txid)) g.vaultChanged(id);
   if (sent.outcome === 'sent') report.rebroadcast.push(row.nonce);
   report.committed.push(row.nonce);
   g.log.info({ ...trace, rebroadcast: sent.outcome === 'sent' }, 'request recovered');

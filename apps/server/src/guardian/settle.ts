@@ -11,7 +11,7 @@ import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import type { Kysely } from 'kysely';
 import { getVault, type Database, type VaultRow } from '../store';
-import { applyEffects, effectsVaultId, type Effects } from './effects';
+import { applyEffects, changedVaultIds, effectsVaultId, type Effects } from './effects';
 import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
 import { settleVaultReplacement } from './speedup-settle';
@@ -130,6 +130,7 @@ async function commitLate(g: GuardianContext, row: FailedRow): Promise<boolean> 
     await applyEffects(trx, effects, row.txid!, now);
     return true;
   });
+  if (committed) for (const id of changedVaultIds(effects, row.txid!)) g.vaultChanged(id);
   if (committed)
     g.log.warn(
       { nonce: row.nonce, txid: row.txid, vault: vaultId },
