@@ -37,7 +37,7 @@ const frostPublic = z.object({
 }) satisfies z.ZodType<FrostPublicJson>;
 const withSession = z.looseObject({ session });
 const withSet = z.looseObject({ session, set: object });
-const abort = z.looseObject({ session, reason: z.unknown() });
+const abort = z.looseObject({ session, reason: z.unknown().optional() });
 /** A helper's sealed repair piece or sum, with its public points (repair-rounds.ts). */
 const repairPart = z.looseObject({ session, from: guardianId, points: json, box: json });
 
@@ -70,7 +70,7 @@ export const MESSAGES = {
     ]),
   },
   'dkg/abort': {
-    body: z.looseObject({ session, reason: z.unknown() }),
+    body: z.looseObject({ session, reason: z.unknown().optional() }),
     answer: z.object({ aborted: z.literal(true) }),
   },
   'set/sign': { body: z.looseObject({ set: object }), answer: signature },
@@ -88,7 +88,7 @@ export const MESSAGES = {
     body: z.looseObject({
       ...signSession,
       message: hex,
-      context: z.unknown(),
+      context: z.unknown().optional(),
       commitAttempt: z.number().int().nonnegative().optional(),
     }),
     answer: z.object({
