@@ -175,7 +175,9 @@ describe('guardians at a distance, each on a network stack of its own', () => {
       const bad = seen(boards, 2).filter((g) => g.state === 'excluded');
       expect(bad.length).toBeGreaterThan(0);
       for (const g of bad) expect(g.reason).toMatch(/bad signature share/);
-      for (const g of seen(boards, 2)) expect(['approved', 'excluded']).toContain(g.state);
+      // Member 2 may also be left pending: a session can finish with 1 and 3 before it answers.
+      for (const g of seen(boards, 2))
+        expect(['approved', 'excluded', 'pending']).toContain(g.state);
       for (const id of [1, 3]) for (const g of seen(boards, id)) expect(g.state).toBe('approved');
       // /network shows the exclusion with its cause.
       const shown = guardianNetworkSchema.parse(await (await fetch(`${world.app.url}/api/network`)).json()); // prettier-ignore
