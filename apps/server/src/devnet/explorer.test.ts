@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { escapeHtml, renderTxPage } from './explorer';
+import { escapeHtml } from '../html';
+import { renderTxPage } from './explorer';
 import type { DevnetTx } from './devnet';
 
 describe('explorer pages', () => {

@@ -3,15 +3,8 @@
 import type { AddressStatsDto, UnitOutputDto } from '@unit/protocol';
 import type { ChainOutput } from '../chain/port';
 import type { DevnetTx, DevnetTxOutput } from './store';
+import { escapeHtml } from '../html';
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
 
 const btc = (sats: number): string => {
   const whole = Math.trunc(sats / 100_000_000);

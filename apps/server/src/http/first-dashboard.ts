@@ -30,18 +30,10 @@ import {
   type VaultDto,
   type VaultHistoryRecordDto,
 } from '@unit/protocol';
+import { escapeHtml } from '../html';
 
 const READING = CONTENT.reading;
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-/** Text and attribute values: a vault's name is its owner's input. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 /** What the page carries about the wallet's vault (first-page.ts). */
 export interface FirstDashboardData {
