@@ -5,7 +5,6 @@ import type { ChainOutput } from '../chain/port';
 import type { DevnetTx, DevnetTxOutput } from './store';
 import { escapeHtml } from '../html';
 
-
 const btc = (sats: number): string => {
   const whole = Math.trunc(sats / 100_000_000);
   const frac = String(sats % 100_000_000).padStart(8, '0');

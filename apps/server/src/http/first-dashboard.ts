@@ -34,7 +34,6 @@ import { escapeHtml } from '../html';
 
 const READING = CONTENT.reading;
 
-
 /** What the page carries about the wallet's vault (first-page.ts). */
 export interface FirstDashboardData {
   vault: VaultDto;
