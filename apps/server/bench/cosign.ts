@@ -1,8 +1,8 @@
-// The co-signing latency, on the server's own path: `cosign` (guardian/cosign.ts) of the same
+// The co-signing latency, on the server's own path: `cosign` (cosign/cosign.ts) of the same
 // vault spend (an update-leaf spend the user already signed), co-signed, finalized and checked by
 // `verifyInputs`, many rounds, two ways in turn:
 //  (a) alone: today's single guardian, `localSigner` with its key in this process;
-//  (b) the network: `networkSigner` (guardian-network/network-signer.ts) as the coordinator of three
+//  (b) the network: `networkSigner` (network-client/network-signer.ts) as the coordinator of three
 //      real guardian processes on loopback (`guardian start`, approve-all, their SQLite stores):
 //      sign/propose to all three (approvals carry round 1's commitments), round 2 with the first
 //      two approvers, the signature, then the same finalize and `verifyInputs`.
@@ -16,9 +16,9 @@ import { performance } from 'node:perf_hooks';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { HEALTH_MAX_BYTES, readPublic, type PublicTarget } from '@unit/guardian-net';
-import { loadGuardianNetwork, networkSigner } from '../src/guardian-network/network-signer';
-import { cosign } from '../src/guardian/cosign';
-import { localSigner, type GuardianSigner } from '../src/guardian/signer';
+import { loadGuardianNetwork, networkSigner } from '../src/network-client/network-signer';
+import { cosign } from '../src/cosign/cosign';
+import { localSigner, type GuardianSigner } from '../src/cosign/signer';
 import { startGuardianNetwork } from '../test/guardian-network/signer-harness';
 import { fixedSpend, VAULT_INPUT } from './cosign-spend';
 import type { Figure } from './measure';

@@ -10,7 +10,7 @@
 // GUARDIAN_NETWORK=external GUARDIAN_DIR=<dir>); bench.ts runs it as one of the root bench's figures.
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
-import { loadGuardianNetwork } from '../src/guardian-network/network-signer';
+import { loadGuardianNetwork } from '../src/network-client/network-signer';
 import { openVault } from '../test/cluster/instances';
 import {
   quorumAt,

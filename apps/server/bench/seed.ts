@@ -3,7 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { migrateToLatest, openStore, insertVault } from '../src/store';
 import { devnetMigrations } from '../src/devnet/migrations';
-import { guardianMigrations } from '../src/guardian';
+import { guardianMigrations } from '../src/cosign';
 import { CLOSE_INTERVALS } from '../src/store/prices';
 
 const DAY = 86_400;

@@ -37,7 +37,7 @@ import type { Devnet } from './devnet/devnet';
 import { registerDevnetRoutes } from './devnet/http';
 import type { Chain } from './chain/port';
 import { rememberedTipHeight } from './chain/tip-memory';
-import { createGuardian, type Guardian } from './guardian';
+import { createGuardian, type Guardian } from './cosign';
 import type { RpcLimits } from './rpc/json-rpc';
 import { openCluster, type Cluster } from './cluster';
 import { announcingVaultActions } from './cluster/vault-changes';
@@ -210,7 +210,7 @@ export async function buildApp(
       vaultTerm: config.vaultTerm,
     });
     // Requests co-signed before a crash are settled before anything new is accepted: this server's
-    // previous run's and those of gone instances, never a running one's (guardian/recover.ts).
+    // previous run's and those of gone instances, never a running one's (cosign/recover.ts).
     await guardian.recover();
     const again = await startupReindex(config, { store, keys, oracle, log, devnet, exclusive });
 

@@ -1,9 +1,9 @@
 // `npm start`: configuration from the environment, one server on HOST:PORT, graceful shutdown.
 // On the devnet with GUARDIAN_NETWORK unset, it also runs a t-of-n guardian network on this
-// machine (guardian-network/local-network.ts). Its key is made before the app is built, so the
+// machine (network-client/local-network.ts). Its key is made before the app is built, so the
 // app finds the published set; the guardians run once the server listens, because they read its
 // chain and its price; until t of them are ready (seconds), vault requests are refused as
-// "starting" (guardian-network/starting-gate.ts) and the rest of the app already serves. The start's
+// "starting" (network-client/starting-gate.ts) and the rest of the app already serves. The start's
 // reindex of an empty database (off the devnet) runs again for the vaults it needed them for.
 import { ConfigError } from './config';
 import { startConfig } from './start-config';
@@ -13,7 +13,7 @@ import {
   createLocalGuardianNetwork,
   startLocalGuardianNetwork,
   type LocalGuardianNetwork,
-} from './guardian-network/local-network';
+} from './network-client/local-network';
 
 async function main(): Promise<void> {
   let config;

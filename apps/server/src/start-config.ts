@@ -3,7 +3,7 @@
 // main.ts starts with it, and `npm start` runs check-config.ts first, so a bad configuration is
 // listed before the web app's build rather than after it.
 import { loadConfig, type ServerConfig } from './config';
-import { checkLocalGuardianSet } from './guardian-network/local-network';
+import { checkLocalGuardianSet } from './network-client/local-network';
 
 /** `npm start` on the devnet runs the local network unless GUARDIAN_NETWORK says otherwise. */
 export function withDevnetGuardians(config: ServerConfig, env: NodeJS.ProcessEnv): ServerConfig {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, publicOriginOf, REPO_ROOT } from '../src/config';
 import { createOracleKeyFile } from '../src/oracle/keys';
-import { localGuardianArgs } from '../src/guardian-network/local-network';
+import { localGuardianArgs } from '../src/network-client/local-network';
 
 /** A fresh oracle key file, mode 0600, as `npm run operator -- oracle-key` writes it. */
 function oracleKeyFile(): string {

@@ -17,7 +17,7 @@ import {
   type RpcTransport,
   type WebSocketLike,
 } from '@unit/protocol/wire';
-import type { Guardian } from '../src/guardian';
+import type { Guardian } from '../src/cosign';
 import type { RpcContext } from '../src/rpc/json-rpc';
 
 export type SocketClient = GuardianClient & { socket: WebSocket };

@@ -13,7 +13,7 @@ import {
   vaultsDueForSettlement,
   type Store,
 } from '../src/store';
-import { guardianMigrations } from '../src/guardian/migrations';
+import { guardianMigrations } from '../src/cosign/migrations';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 

@@ -46,7 +46,7 @@ import { Migrator, sql } from 'kysely';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { signPrice } from '@unit/guardian-net/price';
 import { getPriceQuorum, priceQuorumHex, recordPriceQuorum } from '../src/store/price-quorums';
-import { guardianMigrations } from '../src/guardian/migrations';
+import { guardianMigrations } from '../src/cosign/migrations';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TelegramNotifier } from '../src/notify/telegram';
 import { accountMigrations } from '../src/auth/migrations';
 import { devnetMigrations } from '../src/devnet/migrations';
-import { guardianMigrations } from '../src/guardian';
+import { guardianMigrations } from '../src/cosign';
 import { migrateToLatest, subscribeTelegram } from '../src/store';
 import { FAKE_BOT_TOKEN, startFakeBotApi, type FakeBotApi } from './fake-bot-api';
 import { call, startHarness, type Harness, type TestWallet } from './guardian/harness';

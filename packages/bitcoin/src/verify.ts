@@ -58,7 +58,7 @@ type Check = VerifyReason | null;
  * arithmetic and not the check: each signature that held, keyed by its key, the sighash the later
  * pass computes itself and the signature's bytes (any other triple is verified again), and each
  * Taproot tweak's result. The coordinator checks the user's signatures while the guardians sign,
- * then checks the finished transaction with this (apps/server guardian-network/final-check.ts).
+ * then checks the finished transaction with this (apps/server network-client/final-check.ts).
  */
 export class VerifyMemo {
   private readonly held = new Set<string>();

@@ -334,7 +334,7 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
     await Promise.all(fresh.map((m) => deps.waitHealthy(m)));
     const next = await runRotation(current, roster, coordinator);
     const setPath = join(nextDir, 'guardian-set.json');
-    // The chain the app server follows (apps/server guardian-network/set-chain.ts): the older sets.
+    // The chain the app server follows (apps/server network-client/set-chain.ts): the older sets.
     for (const name of readdirSync(dir).filter((f) => /^guardian-set-v[0-9]+\.json$/.test(f)))
       copyFileSync(join(dir, name), join(nextDir, name));
     copyFileSync(

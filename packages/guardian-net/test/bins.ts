@@ -52,7 +52,7 @@ export function nodeArgs(script: string): string[] {
 
 /**
  * Constants a bundle is built with: the server's starts its local guardian network from the CLI's
- * bundle, not its source through tsx (apps/server/src/guardian-network/local-network.ts).
+ * bundle, not its source through tsx (apps/server/src/network-client/local-network.ts).
  */
 function defines(p: Program): Record<string, string> {
   return p === SERVER ? { GUARDIAN_CLI_BUILD: JSON.stringify(bundleOf(GUARDIAN_CLI)) } : {};

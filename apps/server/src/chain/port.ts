@@ -36,7 +36,7 @@ export class BroadcastError extends Error {
 /**
  * The chain service did not answer: a connection refused or reset, a time-out, or an upstream
  * failure (5xx, 429). Nothing is known of what was asked; a broadcast may or may not have reached
- * the network (guardian/settle.ts learns which from the chain).
+ * the network (cosign/settle.ts learns which from the chain).
  */
 export class ChainUnavailableError extends Error {
   // The message is the service's route and status, for the log; users read CHAIN_UNAVAILABLE_MESSAGE.

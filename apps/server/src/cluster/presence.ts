@@ -1,7 +1,7 @@
 // Which instances are running: each holds, for its whole life, a session-level advisory lock named
 // after its id on a dedicated connection. When the process dies its connection closes and
 // PostgreSQL frees the lock at once, so another instance can tell, without waiting for a lease to
-// run out, that work the dead one left (guardian requests in flight, guardian/recover.ts) is
+// run out, that work the dead one left (guardian requests in flight, cosign/recover.ts) is
 // nobody's now. SQLite has one instance: every other id is a previous run of it.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
@@ -45,7 +45,7 @@ export async function pgPresence(options: {
       void next.end().catch(() => undefined);
       if (closed) return;
       // Until the lock is back, the others may take this instance for dead and settle its
-      // requests; the guardian's conditional steps (guardian/ownership.ts) keep that safe.
+      // requests; the guardian's conditional steps (cosign/ownership.ts) keep that safe.
       options.log.warn('instance presence lost; holding it again');
       retry = setTimeout(() => void hold(), options.retryMs);
       retry.unref();

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { VaultChangeDto } from '@unit/protocol';
 import type { RpcMethod } from '../rpc/json-rpc';
-import { whileGuardiansStart } from '../guardian-network/starting-gate';
+import { whileGuardiansStart } from '../network-client/starting-gate';
 import { getVaultByPubkey } from '../store';
 import type { Database } from '../store/schema';
 import type { EventBus } from './bus';

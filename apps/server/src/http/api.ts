@@ -18,7 +18,7 @@ import { StalePriceError, type Oracle } from '../oracle/oracle';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { Database } from '../store/schema';
 import type { GuardianKeys } from '../store/keys';
-import { treasuryOutputOf } from '../guardian/treasury-output';
+import { treasuryOutputOf } from '../cosign/treasury-output';
 import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import {
   getVault,
@@ -29,7 +29,7 @@ import {
   vaultPointsBetween,
   type HistoryCursor,
 } from '../store/vaults';
-import type { VaultKeyRow } from '../guardian-network/vault-guard-key';
+import type { VaultKeyRow } from '../network-client/vault-guard-key';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
 import type { NetworkExclusionDto } from '@unit/protocol/wire';
 import { tableRoute } from './table-route';

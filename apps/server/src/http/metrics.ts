@@ -15,7 +15,7 @@ import type { Oracle } from '../oracle/oracle';
 import { DomainError } from '../errors';
 import type { RpcMethod } from '../rpc/json-rpc';
 import type { Database } from '../store/schema';
-import { heldTreasuryOutputs } from '../guardian/locks';
+import { heldTreasuryOutputs } from '../cosign/locks';
 import { registerGuardianGauges, type GuardianReach } from './guardian-metrics';
 import { tableRoute } from './table-route';
 import type { LiveStreams } from './events';

@@ -28,7 +28,7 @@ import type {
 } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
 import { DomainError } from '../errors';
-import { signingSets } from '../guardian-network/set-chain';
+import { signingSets } from '../network-client/set-chain';
 import { setHistory } from './network-history';
 import { tableRoute } from './table-route';
 
@@ -45,7 +45,7 @@ const SET_MAX_BYTES = 256 * 1024;
 export interface NetworkRouteOptions {
   cacheMs?: number;
   healthTimeoutMs?: number;
-  /** the guardians last left out of a signing (guardian-network/exclusion-log.ts) */
+  /** the guardians last left out of a signing (network-client/exclusion-log.ts) */
   recentExclusions?: () => NetworkExclusionDto[];
   /** the configured open validators and whether each agrees (validator-agreement.ts) */
   validators?: () => Promise<NetworkValidatorDto[]>;

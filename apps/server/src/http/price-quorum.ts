@@ -15,7 +15,7 @@ import { signedPriceProblem } from '@unit/guardian-net/price';
 import { medianCents, priceQuorumProblem } from '@unit/protocol';
 import type { GuardianPriceDto } from '@unit/protocol/wire';
 import type { GuardianNetworkConfig } from '../config';
-import { readSetFiles, verifyChain } from '../guardian-network/set-chain';
+import { readSetFiles, verifyChain } from '../network-client/set-chain';
 import type { Database } from '../store/schema';
 import { getPriceQuorum, priceQuorumHex } from '../store/price-quorums';
 import { notFound } from './errors';

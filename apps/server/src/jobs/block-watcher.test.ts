@@ -4,7 +4,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Chain } from '../chain/port';
 import type { EventBus } from '../cluster';
-import type { Guardian } from '../guardian';
+import type { Guardian } from '../cosign';
 import type { TelegramNotifier } from '../notify/telegram';
 import { blockWatcherJob } from './block-watcher';
 

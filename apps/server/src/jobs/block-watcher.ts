@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Chain } from '../chain/port';
 import type { EventBus } from '../cluster';
-import type { Guardian } from '../guardian';
+import type { Guardian } from '../cosign';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { LeaderJob } from './leader-job';
 

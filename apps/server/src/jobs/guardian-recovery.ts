@@ -1,7 +1,7 @@
 // Instances that stop while others run leave requests behind: the leader settles them
-// (guardian/recover.ts) every interval.
+// (cosign/recover.ts) every interval.
 import type { Logger } from 'pino';
-import type { Guardian } from '../guardian';
+import type { Guardian } from '../cosign';
 import type { LeaderJob } from './leader-job';
 
 /** A vault an instance left mid-request stays busy at most about this long once it is gone. */

@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../cluster';
 import { announceVaultChange } from '../cluster/vault-changes';
-import type { Guardian } from '../guardian';
+import type { Guardian } from '../cosign';
 import type { createMetrics } from '../http/metrics';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { Oracle } from '../oracle/oracle';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { SignedQuote } from '@unit/protocol';
 import type { EventBus } from '../cluster';
 import { announceVaultChange } from '../cluster/vault-changes';
-import type { Guardian } from '../guardian';
+import type { Guardian } from '../cosign';
 import type { Oracle } from '../oracle/oracle';
 import type { LeaderJob } from './leader-job';
 

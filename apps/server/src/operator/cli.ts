@@ -19,8 +19,8 @@ import { openStore } from '../store/open';
 import { ensurePrivateDir } from '../store/secret-files';
 import { migrateToLatest } from '../store/migrations';
 import { loadGuardianKeys } from '../store/keys';
-import { loadGuardianNetwork } from '../guardian-network/network-signer';
-import { guardianMigrations } from '../guardian';
+import { loadGuardianNetwork } from '../network-client/network-signer';
+import { guardianMigrations } from '../cosign';
 import { devnetMigrations } from '../devnet/migrations';
 import { accountMigrations } from '../auth/migrations';
 import { rateLimitMigrations } from '../http/shared-rate-limits';
@@ -42,7 +42,7 @@ import { checkSplitCount, splitTreasury } from './treasury-split';
 import { etchUnit } from './etch';
 import { treasuryCosigner } from './treasury-cosign';
 import { moveTreasury } from './treasury-move';
-import { treasurySetOf } from '../guardian-network/treasury-set';
+import { treasurySetOf } from '../network-client/treasury-set';
 import { checkRune } from './rune-check';
 import path from 'node:path';
 
@@ -271,7 +271,7 @@ async function withContext(
     });
     const keys = await loadGuardianKeys(store.db, config);
     // With the guardian network the vaults' key is the newest set's group key, the treasury the
-    // first set's until `treasury move` moves it (guardian-network/treasury-set.ts).
+    // first set's until `treasury move` moves it (network-client/treasury-set.ts).
     const sets =
       config.guardianNetwork.mode === 'off'
         ? null

@@ -10,12 +10,12 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
-import { ApprovalBoard } from '../guardian-network/approvals';
+import { ApprovalBoard } from '../network-client/approvals';
 import {
   firstAttempt,
   NETWORK_SIGN_TIMEOUT_MS,
   type GuardianNetworkFiles,
-} from '../guardian-network/network-signer';
+} from '../network-client/network-signer';
 
 const SIGHASH_DEFAULT = 0;
 

@@ -6,14 +6,14 @@
 // runes to, and the sats left after the fee; `split` then makes outputs for concurrent issues.
 // Outputs held by a request in flight or named by a live reservation are left alone (run it again
 // once they are free). Once the moves are broadcast the newest set is recorded as the treasury's
-// (guardian-network/treasury-set.ts): restart the server so that it reserves, reads and splits
+// (network-client/treasury-set.ts): restart the server so that it reserves, reads and splits
 // the treasury there.
 import { hex } from '@scure/base';
 import { OutScript, Transaction } from '@scure/btc-signer';
 import { encodeRunestone } from '@unit/bitcoin';
 import type { GuardianSet } from '@unit/guardian-net';
 import { UNIT_POSTAGE_SATS } from '@unit/protocol';
-import { recordTreasurySet } from '../guardian-network/treasury-set';
+import { recordTreasurySet } from '../network-client/treasury-set';
 import { treasuryCosigner } from './treasury-cosign';
 import { SEQUENCE_RBF, signedVsize, type Spendable } from './treasury-split';
 import { treasuryStatus, unitText, type OperatorContext } from './treasury';

@@ -5,7 +5,7 @@
 // treasury key (with the guardian network: a split by t guardians, treasury-cosign.ts; an etching
 // by this server's own key, its premine paid to the group's treasury), and sent through the
 // configured esplora.
-import { treasuryOutput } from '../guardian/treasury-output';
+import { treasuryOutput } from '../cosign/treasury-output';
 import type { Transaction } from '@scure/btc-signer';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 import type { Kysely } from 'kysely';
@@ -13,8 +13,8 @@ import { UNIT_POSTAGE_SATS, type UnitOutputDto, type UtxoDto } from '@unit/proto
 import type { Chain } from '../chain/port';
 import type { OrdIndexer } from '../chain/ord';
 import type { Database } from '../store/schema';
-import { heldTreasuryOutputs } from '../guardian/locks';
-import type { GuardianNetworkFiles } from '../guardian-network/set-chain';
+import { heldTreasuryOutputs } from '../cosign/locks';
+import type { GuardianNetworkFiles } from '../network-client/set-chain';
 
 /** What the operator's commands need: the chain, the treasury key, and the server's database. */
 export interface OperatorContext {

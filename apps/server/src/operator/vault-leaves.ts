@@ -27,10 +27,10 @@ import {
   type OracleHashStatement,
   type PublicTarget,
 } from '@unit/guardian-net';
-import { treasuryOutput } from '../guardian/treasury-output';
+import { treasuryOutput } from '../cosign/treasury-output';
 import { oracleHashesKey } from '../oracle/network-oracles';
 import type { ServerConfig } from '../config';
-import { loadGuardianNetwork } from '../guardian-network/set-chain';
+import { loadGuardianNetwork } from '../network-client/set-chain';
 import type { Database } from '../store/schema';
 import { getSetting } from '../store/settings';
 

@@ -16,7 +16,7 @@ import {
 } from '@unit/guardian-net';
 import type { ServerConfig } from '../config';
 import { DomainError } from '../errors';
-import { loadGuardianNetwork } from '../guardian-network/network-signer';
+import { loadGuardianNetwork } from '../network-client/network-signer';
 import type { Database } from '../store/schema';
 import { getSetting, oracleHashesKey, putSetting } from '../store/settings';
 

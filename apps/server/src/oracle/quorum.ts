@@ -18,7 +18,7 @@ import path from 'node:path';
 import { loadIdentity, type GuardianSetBody, type Identity } from '@unit/guardian-net';
 import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
 import type { ServerConfig } from '../config';
-import { readLocalGuardianSet } from '../guardian-network/local-network';
+import { readLocalGuardianSet } from '../network-client/local-network';
 
 /** How often the leading instance renews the quorum on its own (three small GETs a round). */
 export const QUORUM_TICK_MS = 5_000;

@@ -3,7 +3,7 @@
 import websocket from '@fastify/websocket';
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
-import type { Guardian } from '../guardian';
+import type { Guardian } from '../cosign';
 import type { HitCounter } from '../http/shared-rate-limits';
 import { RpcSocketPolicy, serveJsonRpc, type RpcLimits, type RpcMethod } from '../rpc/json-rpc';
 

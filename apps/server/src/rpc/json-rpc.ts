@@ -89,7 +89,7 @@ export const DEFAULT_RPC_LIMITS: RpcLimits = {
   callsPerAddress: 120,
   windowMs: 60_000,
   socketsPerAddress: 16,
-  // Longer than a reservation lives (guardian/reserve.ts): a socket waits quietly while the user
+  // Longer than a reservation lives (cosign/reserve.ts): a socket waits quietly while the user
   // reads the wallet prompt.
   idleMs: 330_000,
   origins: [],

@@ -23,7 +23,7 @@ export interface GuardianKeys {
   treasuryPubkey: string;
   /**
    * true when `treasuryPubkey` is the guardian network's group key, whose treasury output is
-   * `OP_1 <key>` (guardian/treasury-output.ts); unset for this server's own treasury key.
+   * `OP_1 <key>` (cosign/treasury-output.ts); unset for this server's own treasury key.
    */
   treasuryIsGroupKey?: boolean;
 }

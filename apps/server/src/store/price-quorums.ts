@@ -1,7 +1,7 @@
 // The price quorums that network-mode state records commit to (docs/protocol.md, "Auditing a
 // record's price quorum"). A record ends with `priceQuorumCommitment(quote.quorum)`; the chain
 // holds only that hash, so the app keeps the signed prices it hashes, keyed by the hash, written
-// when a request is co-signed (guardian/pipeline.ts). Several requests quote one quorum: the first
+// when a request is co-signed (cosign/pipeline.ts). Several requests quote one quorum: the first
 // write keeps it. A row is t..n signed prices (at most QUOTE_QUORUM_MAX_PRICES, the quote's bound).
 import type { Kysely, Migration } from 'kysely';
 import * as z from 'zod';

@@ -1,5 +1,5 @@
 // unit.reserve reservations: the treasury UNIT UTXO named for one open/borrow/repay until it
-// expires (guardian/reserve.ts: not exclusive, 300 s).
+// expires (cosign/reserve.ts: not exclusive, 300 s).
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, ReservationsTable } from './schema';
 

@@ -29,7 +29,7 @@ export interface PriceClosesTable {
   price_cents: Int64;
 }
 
-/** `settled`: the guardians settled it at its term; it holds nothing since (guardian/effects.ts). */
+/** `settled`: the guardians settled it at its term; it holds nothing since (cosign/effects.ts). */
 export type VaultStatus = 'active' | 'liquidated' | 'repossessed' | 'settled';
 
 export interface VaultsTable {
@@ -89,7 +89,7 @@ export interface GuardianRequestsTable {
   expires_at: Int64;
   created_at: Int64;
   updated_at: Int64;
-  /** JSON of what the request changes once broadcast (guardian/effects.ts; guardian migrations). */
+  /** JSON of what the request changes once broadcast (cosign/effects.ts; guardian migrations). */
   effects: string | null;
   /** The instance handling it (cluster presence); null from a server before instance ids. */
   instance_id: string | null;
@@ -112,7 +112,7 @@ export interface ReservationsTable {
   client_address: string | null;
 }
 
-/** A vault's lease while one request spends it (guardian/locks.ts; guardian migrations). */
+/** A vault's lease while one request spends it (cosign/locks.ts; guardian migrations). */
 export interface GuardianLocksTable {
   lock_key: string;
   owner: string;
@@ -121,7 +121,7 @@ export interface GuardianLocksTable {
   instance_id: string | null;
 }
 
-/** A speed-up whose original may still confirm instead (guardian/speedup.ts migrations). */
+/** A speed-up whose original may still confirm instead (cosign/speedup.ts migrations). */
 export interface GuardianReplacementsTable {
   txid: string;
   replaced_txid: string;
@@ -130,7 +130,7 @@ export interface GuardianReplacementsTable {
   created_at: Int64;
 }
 
-/** A speed-up whose broadcast went unanswered, until the chain settles it (guardian/speedup-settle.ts). */
+/** A speed-up whose broadcast went unanswered, until the chain settles it (cosign/speedup-settle.ts). */
 export interface GuardianUnansweredReplacementsTable {
   txid: string;
   raw_hex: string;

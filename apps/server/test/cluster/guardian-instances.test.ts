@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { errorCodeOf } from '@unit/protocol';
 import type { RunningApp } from '../support';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
-import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/guardian/recover';
+import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/cosign/recover';
 import {
   dropSchema,
   eventually,

@@ -22,7 +22,7 @@ import {
   type GuardianSet,
 } from '@unit/guardian-net';
 import { join } from 'node:path';
-import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
+import { loadGuardianNetwork, networkSigner } from '../../src/network-client/network-signer';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { TestWallet } from '../guardian/harness';
 

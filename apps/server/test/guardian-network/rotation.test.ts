@@ -55,18 +55,18 @@ import {
   type VaultRow,
 } from '../../src/store';
 import { devnetMigrations } from '../../src/devnet/migrations';
-import { guardianMigrations } from '../../src/guardian';
-import { treasuryOutputOf } from '../../src/guardian/treasury-output';
-import { vaultGuardKeyOf } from '../../src/guardian-network/vault-guard-key';
+import { guardianMigrations } from '../../src/cosign';
+import { treasuryOutputOf } from '../../src/cosign/treasury-output';
+import { vaultGuardKeyOf } from '../../src/network-client/vault-guard-key';
 import { NetworkOracles, oracleHashesKey } from '../../src/oracle/network-oracles';
 import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
 import { reindexWhenEmpty } from '../../src/startup';
 import { loadConfig } from '../../src/config';
 import { NetworkLeaves } from '../../src/operator/vault-leaves';
 import { recordLiquidation } from '../../src/store/liquidations';
-import { loadGuardianNetwork } from '../../src/guardian-network/set-chain';
-import { networkSigner } from '../../src/guardian-network/network-signer';
-import { guardianSignerOf, pinnedNetwork, servedKeys } from '../../src/guardian-network/signer-of';
+import { loadGuardianNetwork } from '../../src/network-client/set-chain';
+import { networkSigner } from '../../src/network-client/network-signer';
+import { guardianSignerOf, pinnedNetwork, servedKeys } from '../../src/network-client/signer-of';
 import { runOperator } from '../../src/operator/cli';
 import { treasuryCosigner, TreasuryRefused } from '../../src/operator/treasury-cosign';
 import { planMove } from '../../src/operator/treasury-move';

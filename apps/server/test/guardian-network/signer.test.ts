@@ -29,7 +29,7 @@ import {
   startGuardianNetwork,
   type TestGuardianNetwork,
 } from './signer-harness';
-import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
+import { loadGuardianNetwork, networkSigner } from '../../src/network-client/network-signer';
 
 /** Every vault.progress notification of one request, checked against the wire's schema. */
 function progressRecorder(): RpcContext & { progress: ProgressNotification[] } {

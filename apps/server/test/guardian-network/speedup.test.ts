@@ -23,7 +23,7 @@ import {
 } from '@unit/bitcoin';
 import type { SpeedUpResult } from '@unit/protocol';
 import { getGuardianRequest } from '../../src/store';
-import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
+import { loadGuardianNetwork, networkSigner } from '../../src/network-client/network-signer';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
 import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { DomainError } from '@unit/protocol';
 import { rpcMethod, type RpcContext } from '../../src/rpc/json-rpc';
-import { whileGuardiansStart } from '../../src/guardian-network/starting-gate';
+import { whileGuardiansStart } from '../../src/network-client/starting-gate';
 import { startTestApp, type RunningApp } from '../support';
 import { callOnce } from '../guardian-client';
 

@@ -23,14 +23,14 @@ import {
   type VaultRow,
 } from '../../src/store';
 import { devnetMigrations } from '../../src/devnet/migrations';
-import { guardianMigrations } from '../../src/guardian';
-import { treasuryOutputOf } from '../../src/guardian/treasury-output';
+import { guardianMigrations } from '../../src/cosign';
+import { treasuryOutputOf } from '../../src/cosign/treasury-output';
 import { NetworkLeaves } from '../../src/operator/vault-leaves';
 import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
-import { prepareSettlement } from '../../src/guardian/term-settle';
-import { settlementFeeRate } from '../../src/guardian/term-settle-round';
+import { prepareSettlement } from '../../src/cosign/term-settle';
+import { settlementFeeRate } from '../../src/cosign/term-settle-round';
 import { settlementQuote } from '../../src/jobs/term-settlement';
-import { settlementCosigner, SettlementRefused } from '../../src/guardian-network/settle-cosign';
+import { settlementCosigner, SettlementRefused } from '../../src/network-client/settle-cosign';
 import { Validator } from '../../src/validator/follow';
 import { EsploraBlockSource } from '../../src/validator/esplora-source';
 import { onChain, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';

@@ -23,7 +23,7 @@ import { UNIT_POSTAGE_SATS } from '@unit/protocol';
 import { runOperator } from '../../src/operator/cli';
 import { planTreasuryTx, type Spendable } from '../../src/operator/treasury-split';
 import { treasuryCosigner, TreasuryRefused } from '../../src/operator/treasury-cosign';
-import { loadGuardianNetwork } from '../../src/guardian-network/network-signer';
+import { loadGuardianNetwork } from '../../src/network-client/network-signer';
 import { guardianKeysOf } from '../../src/store/keys';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness } from '../guardian/harness';

@@ -18,8 +18,8 @@ import type {
   UnknownRow,
 } from 'kysely';
 import type { Chain } from '../../src/chain/port';
-import { createGuardian, type Guardian } from '../../src/guardian';
-import { vaultLock } from '../../src/guardian/locks';
+import { createGuardian, type Guardian } from '../../src/cosign';
+import { vaultLock } from '../../src/cosign/locks';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import {
   call,

@@ -41,8 +41,8 @@ import type { Chain } from '../../src/chain/port';
 import { Oracle } from '../../src/oracle/oracle';
 import { SimulatedPriceSource } from '../../src/oracle/price-source';
 import { getVaultByPubkey, migrateToLatest, openStore, termOf, type Store } from '../../src/store';
-import { createGuardian, guardianMigrations, type Guardian } from '../../src/guardian';
-import type { GuardianSigner } from '../../src/guardian/signer';
+import { createGuardian, guardianMigrations, type Guardian } from '../../src/cosign';
+import type { GuardianSigner } from '../../src/cosign/signer';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { codeOf, guardianClient, inProcess } from '../guardian-client';
 
@@ -101,7 +101,7 @@ export async function startHarness(
     : await openStore({ file: join(dir, 'unit.db') });
   await migrateToLatest(store.db, { ...devnetMigrations, ...guardianMigrations });
   const clock = { now: START };
-  // With a network the treasury is `OP_1 <group key>`, untweaked (guardian/treasury-output.ts).
+  // With a network the treasury is `OP_1 <group key>`, untweaked (cosign/treasury-output.ts).
   const keys = signing && {
     guardPubkey: signing.groupKey,
     treasuryPubkey: signing.groupKey,

@@ -46,7 +46,7 @@ import { draftEnvelope, envelopeFields } from '@unit/protocol/wire';
 import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { connect } from '../cluster/instances';
 import { openGuardian } from '../guardian-client';
-import { vaultLock } from '../../src/guardian/locks';
+import { vaultLock } from '../../src/cosign/locks';
 import { getGuardianRequest, openStore } from '../../src/store';
 import type { RunningApp } from '../support';
 

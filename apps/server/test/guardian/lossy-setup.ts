@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import Fastify from 'fastify';
 import { EsploraChain } from '../../src/chain/esplora';
 import { registerDevnetRoutes } from '../../src/devnet/http';
-import { vaultLock } from '../../src/guardian/locks';
+import { vaultLock } from '../../src/cosign/locks';
 import { getVaultByPubkey } from '../../src/store';
 import { call, startHarness, type TestWallet } from './harness';
 import { startProxy, TIMEOUT_MS } from './lossy-proxy';

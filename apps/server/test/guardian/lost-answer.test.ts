@@ -4,9 +4,9 @@
 // and on PostgreSQL with FLOW_DATABASE_URL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainUnavailableError } from '../../src/chain/port';
-import type { Guardian } from '../../src/guardian';
-import { vaultLock } from '../../src/guardian/locks';
-import { UNANSWERED_BOUND_SECONDS } from '../../src/guardian/recover';
+import type { Guardian } from '../../src/cosign';
+import { vaultLock } from '../../src/cosign/locks';
+import { UNANSWERED_BOUND_SECONDS } from '../../src/cosign/recover';
 import { getGuardianRequest, getVaultByPubkey } from '../../src/store';
 import { call, codeOf, type Harness, type TestWallet } from './harness';
 import { TIMEOUT_MS } from './lossy-proxy';

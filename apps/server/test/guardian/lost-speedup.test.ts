@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64, hex } from '@scure/base';
 import { buildSpeedUpPsbt, parseTransaction, signUserInputs } from '@unit/bitcoin';
-import type { Guardian } from '../../src/guardian';
+import type { Guardian } from '../../src/cosign';
 import { getGuardianRequest, getVaultByPubkey, vaultHistory } from '../../src/store';
 import { call, codeOf, type Harness, type TestWallet } from './harness';
 import { startLossyGuardian, type LossySetup } from './lossy-setup';

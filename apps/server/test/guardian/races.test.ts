@@ -13,8 +13,8 @@ import {
   getReservation,
   getVaultByPubkey,
 } from '../../src/store';
-import type { Guardian } from '../../src/guardian';
-import { LOCK_SECONDS } from '../../src/guardian/locks';
+import type { Guardian } from '../../src/cosign';
+import { LOCK_SECONDS } from '../../src/cosign/locks';
 import {
   call,
   codeOf,
@@ -24,7 +24,7 @@ import {
   type HarnessSigning,
   type TestWallet,
 } from './harness';
-import { loadGuardianNetwork, networkSigner } from '../../src/guardian-network/network-signer';
+import { loadGuardianNetwork, networkSigner } from '../../src/network-client/network-signer';
 import { startGuardianNetwork, type TestGuardianNetwork } from '../guardian-network/signer-harness';
 
 /** A chain whose next broadcast (or output read) waits until the test lets it go. */

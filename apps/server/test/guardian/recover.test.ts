@@ -10,7 +10,7 @@ import {
   recordGuardianRequest,
   vaultHistory,
 } from '../../src/store';
-import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/guardian/recover';
+import { UNOWNED_REQUEST_GRACE_SECONDS } from '../../src/cosign/recover';
 import { call, startHarness, type Harness, type TestWallet } from './harness';
 
 type BroadcastMode = 'normal' | 'crash-after-send' | 'crash-before-send';

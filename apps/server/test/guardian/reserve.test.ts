@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { UNIT_POSTAGE_SATS, type ReserveResult } from '@unit/protocol';
 import { getReservation } from '../../src/store';
-import { RESERVATION_SECONDS, RESERVATIONS_PER_CONNECTION } from '../../src/guardian/reserve';
+import { RESERVATION_SECONDS, RESERVATIONS_PER_CONNECTION } from '../../src/cosign/reserve';
 import { GUARDIAN_METHODS } from '@unit/protocol/wire';
 
 const reserveSchema = GUARDIAN_METHODS['unit.reserve'].params;

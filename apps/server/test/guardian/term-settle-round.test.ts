@@ -22,17 +22,17 @@ import {
   verifyInputs,
 } from '@unit/bitcoin';
 import { getVault, insertVault, migrateToLatest, openStore, type Store } from '../../src/store';
-import { guardianMigrations } from '../../src/guardian/migrations';
-import { acquireLocks, vaultLock } from '../../src/guardian/locks';
-import { HANDED_OFF } from '../../src/guardian/settle';
-import { guardianContext, type OracleForGuardian } from '../../src/guardian/context';
-import { recoverRequests } from '../../src/guardian/recover';
+import { guardianMigrations } from '../../src/cosign/migrations';
+import { acquireLocks, vaultLock } from '../../src/cosign/locks';
+import { HANDED_OFF } from '../../src/cosign/settle';
+import { guardianContext, type OracleForGuardian } from '../../src/cosign/context';
+import { recoverRequests } from '../../src/cosign/recover';
 import type { Chain, ChainOutput } from '../../src/chain/port';
 import {
   settleDueVaults,
   settlementFeeRate,
   type SettleRoundDeps,
-} from '../../src/guardian/term-settle-round';
+} from '../../src/cosign/term-settle-round';
 import { SETTLEMENT_MAX_FEE_RATE } from '@unit/protocol';
 
 const key = (label: string) => sha256(new TextEncoder().encode(`settle round: ${label}`));

@@ -23,8 +23,8 @@ import {
 import { accountMigrations } from '../../src/auth/migrations';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import type { ChainOutput } from '../../src/chain/port';
-import { NotSettleable, prepareSettlement } from '../../src/guardian/term-settle';
-import { settleContext } from '../../src/guardian-network/settle-cosign';
+import { NotSettleable, prepareSettlement } from '../../src/cosign/term-settle';
+import { settleContext } from '../../src/network-client/settle-cosign';
 
 const key = (label: string) => sha256(new TextEncoder().encode(`term settle: ${label}`));
 const OWNER = hex.encode(schnorr.getPublicKey(key('owner')));

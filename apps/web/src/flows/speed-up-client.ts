@@ -1,5 +1,5 @@
 // vault.speedup from the page: the replacement of a pending vault transaction at a higher fee,
-// signed by the wallet for its own inputs and co-signed by the guardian (guardian/speedup.ts).
+// signed by the wallet for its own inputs and co-signed by the guardian (cosign/speedup.ts).
 import { base64 } from '@scure/base';
 import { addressToScript, planSpeedUp, type OriginalPrevout } from '@unit/bitcoin';
 import { getJson, joinUrl } from '../api/http';

@@ -30,7 +30,7 @@ export const vaultInputContextSchema = z.object({
 export type VaultInputContext = z.infer<typeof vaultInputContextSchema>;
 
 /**
- * A speed-up's session (apps/server/src/guardian/speedup.ts): a BIP-125 replacement of a vault
+ * A speed-up's session (apps/server/src/cosign/speedup.ts): a BIP-125 replacement of a vault
  * transaction still in the mempool, as its own request. `request` is the wallet's vault.speedup
  * params with the replaced action and the original request's nonce; the role is the action's.
  */

@@ -70,7 +70,7 @@ import { checkTreasuryMove, isTreasuryMove } from './treasury-move';
 import { checkSettle, isSettle } from './settle';
 import { newVaultHashes } from './oracle-hashes';
 
-/** The app's limit on a request's lifetime (apps/server/src/guardian/pipeline.ts). */
+/** The app's limit on a request's lifetime (apps/server/src/cosign/pipeline.ts). */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
 
 /** What the node gives its policy on each decision: the set's group key and its own price. */

@@ -1,5 +1,5 @@
 // A guardian's own check of a speed-up (a BIP-125 replacement of a vault transaction still in the
-// mempool, sent by the coordinator as a request of its own: apps/server/src/guardian/speedup.ts).
+// mempool, sent by the coordinator as a request of its own: apps/server/src/cosign/speedup.ts).
 // Against its own chain view: the original is in the mempool (known, unconfirmed) and is the action
 // and request the context names (its state record's action and nonce); the replacement
 // changes nothing of it but the fee, by the speedUp declaration's own check (the same inputs in

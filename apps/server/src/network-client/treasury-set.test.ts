@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { GuardianSet } from '@unit/guardian-net';
 import { openStore } from '../store/open';
 import { migrateToLatest } from '../store/migrations';
-import { guardianMigrations } from '../guardian';
+import { guardianMigrations } from '../cosign';
 import { devnetMigrations } from '../devnet/migrations';
 import { accountMigrations } from '../auth/migrations';
 import { rateLimitMigrations } from '../http/shared-rate-limits';

@@ -8,7 +8,7 @@
 // network's directory again) would leave the vaults already moved to it unsigned, and stops the start.
 import type { Kysely } from 'kysely';
 import type { ServerConfig } from '../config';
-import { localSigner, type GuardianSigner } from '../guardian/signer';
+import { localSigner, type GuardianSigner } from '../cosign/signer';
 import type { GuardianKeys } from '../store/keys';
 import type { Database } from '../store/schema';
 import { getOrCreateSetting, getSetting, putSetting } from '../store/settings';
@@ -71,7 +71,7 @@ export async function guardianSignerOf(
 /**
  * The keys as /api/config, the devnet and the reindex use them: `guardPubkey` is the signer's (the
  * newest set's, which every new vault output commits to), and with the network the treasury is a
- * group key too (guardian/treasury-output.ts): the first set's, which it stays under after a
+ * group key too (cosign/treasury-output.ts): the first set's, which it stays under after a
  * rotation until the operator moves it (then the set it moved to: treasury-set.ts).
  */
 export function servedKeys(keys: GuardianKeys, signer: GuardianSigner): GuardianKeys {

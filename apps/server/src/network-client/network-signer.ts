@@ -3,7 +3,7 @@
 // guardians of the published set to sign each guardian input of a vault transaction. One FROST
 // session per input (id `${nonce}:${input}`), message = the input's BIP-341 sighash
 // (SIGHASH_DEFAULT) of its vault leaf, or of the key path for the treasury's input (the treasury
-// is `OP_1 <group key>`: guardian/treasury-output.ts), context = the request (docs/guardian-network.md,
+// is `OP_1 <group key>`: cosign/treasury-output.ts), context = the request (docs/guardian-network.md,
 // contract "vault-input"). Every guardian decides alone; fewer than t approvals is a refusal that
 // names each guardian's reason. The signatures are checked once, with the whole transaction, by
 // verifyInputs against the chain's prevouts (final-check.ts) before anything is broadcast.
@@ -14,7 +14,7 @@ import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
 import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
 import { DomainError } from '../errors';
-import type { CosignJob, GuardianSigner } from '../guardian/signer';
+import type { CosignJob, GuardianSigner } from '../cosign/signer';
 import { ExclusionLog } from './exclusion-log';
 import { FinalCheck, FINAL_PSBT_OPTS } from './final-check';
 import { SetBoards } from './set-boards';

@@ -1,6 +1,6 @@
 // Who adds the guardian's signatures to a vault transaction: this server's own key (GUARDIAN_NETWORK
 // off, one guardian), or the t-of-n guardian network that this server only coordinates
-// (guardian-network/network-signer.ts). The pipeline sees only this port: the key the vault leaves
+// (network-client/network-signer.ts). The pipeline sees only this port: the key the vault leaves
 // commit to, and an asynchronous co-signature of the fixed inputs an action's declaration names.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import type { Transaction } from '@scure/btc-signer';
@@ -64,7 +64,7 @@ export interface GuardianSigner {
   olderGuardPubkeys?: readonly Uint8Array[];
   /**
    * Network mode: the set key the treasury is under, the first set's until the operator moves it
-   * (guardian-network/treasury-set.ts). Absent: the first of `olderGuardPubkeys`, else `guardPubkey`.
+   * (network-client/treasury-set.ts). Absent: the first of `olderGuardPubkeys`, else `guardPubkey`.
    */
   treasuryPubkey?: Uint8Array;
   /**
