@@ -1,7 +1,7 @@
 // Composition root: reads top to bottom. It opens the store and the cluster, does the first-start
 // work (startup.ts), builds the chain, the guardian and the Telegram notifier, adds the leader jobs
 // (jobs/), then creates the Fastify server (http/server.ts), registers its plugins (plugins/) and
-// routes (http/, notify/routes.ts, devnet/http.ts), and starts leading. Several instances may share
+// routes (http/, devnet/http.ts), and starts leading. Several instances may share
 // one PostgreSQL: first-start work runs under a cluster-wide lock, the leader jobs run where their
 // leadership lock is held, and events cross instances on the bus.
 // A new plugin or route goes with the others below, in the order requests should meet it.
@@ -14,7 +14,7 @@ import type { Store } from './store/open';
 import type { GuardianKeys } from './store/keys';
 import type { Oracle } from './oracle/oracle';
 import type { TelegramNotifier } from './notify/telegram';
-import { registerTelegramRoutes } from './notify/routes';
+import { registerTelegramRoutes } from './http/telegram-link';
 import { createServer } from './http/server';
 import { registerApiRoutes } from './http/api';
 import { AnswerCache } from './http/answer-cache';

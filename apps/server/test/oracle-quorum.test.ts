@@ -15,7 +15,7 @@ import { Oracle, StalePriceError } from '../src/oracle/oracle';
 import { PriceQuorumFeed } from '../src/oracle/quorum';
 import { migrateToLatest, openStore, type PricePoint } from '../src/store';
 import { devnetMigrations } from '../src/devnet/migrations';
-import { DevnetMarket } from '../src/oracle/devnet-market';
+import { DevnetMarket } from '../src/devnet/market';
 
 const NOW = 1_767_225_600;
 const price = (guardian: number, priceCents: number, time: number): SignedPrice => ({

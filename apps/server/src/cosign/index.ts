@@ -15,7 +15,7 @@ import {
   type ActionResults,
   type PrecheckedAction,
 } from './actions';
-import { vaultGuardKeyOf, type VaultKeyRow } from '../network-client/vault-guard-key';
+import { vaultGuardKeyOf, type VaultKeyRow } from './vault-guard-key';
 import { guardianContext, type GuardianDeps } from './context';
 import { runRequest } from './pipeline';
 import { recoverRequests, type RecoveryReport } from './recover';

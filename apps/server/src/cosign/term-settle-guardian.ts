@@ -4,7 +4,7 @@
 import { hex } from '@scure/base';
 import { OutScript } from '@scure/btc-signer';
 import type { SignedQuote } from '@unit/protocol';
-import { vaultGuardKeyOf } from '../network-client/vault-guard-key';
+import { vaultGuardKeyOf } from './vault-guard-key';
 import type { GuardianContext } from './context';
 import { settleDueVaults, type SettleRoundResult } from './term-settle-round';
 

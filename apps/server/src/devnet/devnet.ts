@@ -60,7 +60,7 @@ export class Devnet {
   readonly faucetAddress: string;
   /**
    * Devnet control (POST /api/devnet/chain): while false, the server's own chain port answers as a
-   * chain service that is down (chain/devnet-chain.ts); the devnet's HTTP routes keep answering.
+   * chain service that is down (devnet-chain.ts); the devnet's HTTP routes keep answering.
    */
   chainAvailable = true;
   private readonly blocks: BlockStore;

@@ -16,7 +16,7 @@ import { devnetMigrations } from './migrations';
 import { createDevnet, type Devnet } from './devnet';
 import { registerDevnetRoutes } from './http';
 import { registerTickerRoutes } from './tickers';
-import { DevnetMarket } from '../oracle/devnet-market';
+import { DevnetMarket } from './market';
 
 /** The exchanges' first price when START_PRICE does not say: the app's devnet default. */
 const DEFAULT_START_CENTS = 95_000_00;

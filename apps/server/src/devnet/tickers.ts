@@ -4,11 +4,11 @@
 // (PRICE_FEEDS=mempool@<serve>/exchanges/mempool,...) reads a price offline. All four answer the
 // network's one price, stamped now; `npm run devnet -- price <usd>` (POST /api/devnet/price) moves
 // it, and the guardians' `devnet@<serve>` feed reads it at GET /api/devnet/market. It lives in the
-// network's database (devnet-market.ts), so it survives a restart of the serve process.
+// network's database (market.ts), so it survives a restart of the serve process.
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import { FEED_KINDS, type FeedKind } from '@unit/guardian-net/price';
-import type { DevnetMarket } from '../oracle/devnet-market';
+import type { DevnetMarket } from './market';
 
 /** Each exchange's public ticker path (packages/guardian-net/src/price/feeds.ts reads the same). */
 export const TICKER_PATHS: Record<(typeof FEED_KINDS)[number], string> = {

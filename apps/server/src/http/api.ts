@@ -29,7 +29,7 @@ import {
   vaultPointsBetween,
   type HistoryCursor,
 } from '../store/vaults';
-import type { VaultKeyRow } from '../network-client/vault-guard-key';
+import type { VaultKeyRow } from '../cosign/vault-guard-key';
 import { periodRange, TIME_PERIODS } from '../oracle/intervals';
 import type { NetworkExclusionDto } from '@unit/protocol/wire';
 import { tableRoute } from './table-route';

@@ -35,7 +35,7 @@ const GUARDIAN_CLI =
 /**
  * How each guardian decides, given the app's own origin: `--policy vault`, its own validation of a
  * vault request against the chain it reads from the app's esplora routes and the devnet's market
- * (oracle/devnet-market.ts), pinned to the devnet, so it reads the rune id and the oracle's key
+ * (devnet/market.ts), pinned to the devnet, so it reads the rune id and the oracle's key
  * from the app (and logs that it does). On the devnet the app is the network, so this is the one
  * chain view there is; off it, a guardian refuses to start without its own pins (pinned-facts.ts).
  */

@@ -4,11 +4,11 @@
 // series was stale, or every RECORD_UNCHANGED_EVERY_SECONDS, so the chart, /api/bitcoin-price, the
 // price events, Telegram's alerts and the liquidation sweep all read the quorum. No quorum: nothing
 // is recorded and the price is stale, as a stale own price is in off mode (no sweep). The app's
-// own price source then only drives the devnet's market (devnet-market.ts), which the devnet's
+// own price source then only drives the devnet's market (devnet/market.ts), which the devnet's
 // guardians read.
 import { GUARDIAN_PRICE_MAX_AGE_SECONDS } from '@unit/protocol';
 import type { PricePoint } from '../store/prices';
-import type { DevnetMarket } from './devnet-market';
+import type { DevnetMarket } from '../devnet/market';
 import type { PriceQuorumFeed } from './quorum';
 import { isLivePriceSource, type LivePriceSource, type PriceSource } from './price-source';
 

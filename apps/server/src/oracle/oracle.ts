@@ -19,7 +19,7 @@ import type { NetworkOracles } from './network-oracles';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS, type SignedQuote } from '@unit/protocol';
 import type { GuardianPriceDto } from '@unit/protocol/wire';
 import type { PriceQuorumFeed, QuorumNow } from './quorum';
-import type { DevnetMarket } from './devnet-market';
+import type { DevnetMarket } from '../devnet/market';
 import {
   quorumPoint,
   quorumSeriesStale,

@@ -10,7 +10,7 @@
 // quote is signed, today's stale path. Each round also feeds the app's recorded price series (the
 // chart, /api/bitcoin-price, the price events, the sweep: oracle.ts `onQuorum`), so the app shows
 // and liquidates at the quorum's price. The devnet's guardians read the devnet market
-// (devnet-market.ts), never that series, so they never read back their own median.
+// (devnet/market.ts), never that series, so they never read back their own median.
 import type { Logger } from 'pino';
 import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
 import { existsSync } from 'node:fs';

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { hex } from '@scure/base';
 import { encodeRunestone, parseRuneId } from '@unit/bitcoin';
 import { BroadcastError, type Chain } from '../../src/chain/port';
-import { DevnetChain } from '../../src/chain/devnet-chain';
+import { DevnetChain } from '../../src/devnet/devnet-chain';
 import { EsploraChain } from '../../src/chain/esplora';
 import { registerDevnetRoutes } from '../../src/devnet/http';
 import { ALICE, BOB, openTestDevnet, signedSpend, TREASURY, type Devnet } from './fixtures';

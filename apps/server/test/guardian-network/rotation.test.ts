@@ -57,7 +57,7 @@ import {
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { guardianMigrations } from '../../src/cosign';
 import { treasuryOutputOf } from '../../src/cosign/treasury-output';
-import { vaultGuardKeyOf } from '../../src/network-client/vault-guard-key';
+import { vaultGuardKeyOf } from '../../src/cosign/vault-guard-key';
 import { NetworkOracles, oracleHashesKey } from '../../src/oracle/network-oracles';
 import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
 import { reindexWhenEmpty } from '../../src/startup';

@@ -36,7 +36,7 @@ import {
 } from '@unit/protocol';
 import { createDevnet, type Devnet } from '../../src/devnet/devnet';
 import { devnetMigrations } from '../../src/devnet/migrations';
-import { DevnetChain } from '../../src/chain/devnet-chain';
+import { DevnetChain } from '../../src/devnet/devnet-chain';
 import type { Chain } from '../../src/chain/port';
 import { Oracle } from '../../src/oracle/oracle';
 import { SimulatedPriceSource } from '../../src/oracle/price-source';

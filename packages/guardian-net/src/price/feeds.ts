@@ -94,7 +94,7 @@ const SHAPES: Record<FeedKind, FeedShape> = {
       return { cents: usdTextToCents(answer.parse(json).data.amount), time: null };
     },
   },
-  // The devnet's market (apps/server/src/oracle/devnet-market.ts): {"USD":95000,"time":…,"stale":false},
+  // The devnet's market (apps/server/src/devnet/market.ts): {"USD":95000,"time":…,"stale":false},
   // the shape of /api/bitcoin-price. Not the app's price series: in network mode that series is the
   // guardians' own median, which they must not read back. On the devnet it is the network's only
   // price, so one such feed is a price (minimumAnswers).

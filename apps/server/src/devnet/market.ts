@@ -8,7 +8,7 @@
 // It lives in the devnet's `devnet_meta` table, so every instance of a cluster serves and sets the
 // same market. Off mode has no market: a devnet price set by hand is the app's price, as before.
 import type { Kysely } from 'kysely';
-import type { DevnetDatabase } from '../devnet/tables';
+import type { DevnetDatabase } from './tables';
 import type { PricePoint } from '../store/prices';
 import type { Database } from '../store/schema';
 import type { ServerConfig } from '../config';

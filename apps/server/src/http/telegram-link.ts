@@ -4,10 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { requireSession } from '../auth/sessions';
 import { DomainError } from '../errors';
-import { WRITE_LIMIT } from '../http/security';
-import { tableRoute } from '../http/table-route';
+import { WRITE_LIMIT } from './security';
+import { tableRoute } from './table-route';
 import type { Database } from '../store/schema';
-import type { TelegramNotifier } from './telegram';
+import type { TelegramNotifier } from '../notify/telegram';
 
 export function registerTelegramRoutes(
   app: FastifyInstance,

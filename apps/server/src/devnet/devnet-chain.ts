@@ -1,13 +1,13 @@
 // The Chain port over the in-process devnet: direct calls, no HTTP in between.
 import type { AddressStatsDto, RecommendedFeesDto, UnitOutputDto, UtxoDto } from '@unit/protocol';
-import type { Devnet } from '../devnet/devnet';
+import type { Devnet } from './devnet';
 import {
   ChainUnavailableError,
   type Chain,
   type ChainOutput,
   type ChainTip,
   type TxStatus,
-} from './port';
+} from '../chain/port';
 
 export class DevnetChain implements Chain {
   constructor(private readonly devnet: Devnet) {}
