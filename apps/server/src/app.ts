@@ -38,9 +38,10 @@ import { registerDevnetRoutes } from './devnet/http';
 import type { Chain } from './chain/port';
 import { rememberedTipHeight } from './chain/tip-memory';
 import { createGuardian, type Guardian } from './cosign';
-import type { RpcLimits } from './rpc/json-rpc';
+import type { RpcLimits, RpcMethod } from './rpc/json-rpc';
 import { openCluster, type Cluster } from './cluster';
 import { announcingVaultActions } from './cluster/vault-changes';
+import { whileGuardiansStart } from './network-client/starting-gate';
 import {
   btcNetworkOf,
   firstStart,
@@ -131,6 +132,17 @@ function registerPlainRoutes(
   registerClientErrorRoutes(app);
   registerTelegramRoutes(app, db, notifier);
   registerOAuthRoutes(app, db, new AccountLinks(db, config.oauth), publicOrigin);
+}
+
+/**
+ * The guardian's methods as the socket serves them: `vault.*` refused while `gate` gives a reason
+ * (a local guardian network starting), and each answered vault request announced on the bus.
+ */
+function servedGuardianMethods(
+  methods: Record<string, RpcMethod<unknown>>,
+  { gate, ...deps }: Parameters<typeof announcingVaultActions>[1] & { gate?: () => string | null },
+): Record<string, RpcMethod<unknown>> {
+  return announcingVaultActions(whileGuardiansStart(methods, gate), deps);
 }
 
 /**
@@ -238,7 +250,7 @@ export async function buildApp(
     await app.register(guardianSocket, {
       methods: countRpc(
         metrics,
-        announcingVaultActions(guardian.methods, { db: store.db, bus, log, gate: options.gate }),
+        servedGuardianMethods(guardian.methods, { db: store.db, bus, log, gate: options.gate }),
       ),
       guardian,
       origins: config.guardianOrigins,

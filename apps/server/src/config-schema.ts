@@ -3,8 +3,12 @@
 // A new variable is one line here plus its field in config.ts's ServerConfig and loadConfig.
 import * as z from 'zod';
 import { PRICE_MAX_SPREAD_BASIS_POINTS, SPEED_UP_AFTER_SECONDS } from '@unit/protocol';
-import { DEFAULT_CHAIN_TIMEOUT_MS } from './chain/esplora';
-import { DEFAULT_TELEGRAM_TIMEOUT_MS } from './notify/telegram-timeout';
+
+/** How long one call to a chain service may take before it counts as unanswered. */
+export const DEFAULT_CHAIN_TIMEOUT_MS = 10_000;
+
+/** The longest wait for one Bot API answer unless TELEGRAM_TIMEOUT says otherwise. */
+export const DEFAULT_TELEGRAM_TIMEOUT_MS = 10_000;
 
 /** The product's own docs, built into the app (apps/web/scripts/docs-pages.ts). */
 export const DEFAULT_DOCS_URL = '/docs/index.html';

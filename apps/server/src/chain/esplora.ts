@@ -25,9 +25,7 @@ import {
   type ChainTip,
   type TxStatus,
 } from './port';
-
-/** How long one call to a chain service may take before it counts as unanswered. */
-export const DEFAULT_CHAIN_TIMEOUT_MS = 10_000;
+import { DEFAULT_CHAIN_TIMEOUT_MS } from '../config-schema';
 
 export interface EsploraChainOptions {
   esploraUrl: string;

@@ -4,7 +4,6 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { VaultChangeDto } from '@unit/protocol';
 import type { RpcMethod } from '../rpc/json-rpc';
-import { whileGuardiansStart } from '../network-client/starting-gate';
 import { getVaultByPubkey } from '../store';
 import type { Database } from '../store/schema';
 import type { EventBus } from './bus';
@@ -19,14 +18,12 @@ export function announceVaultChange(bus: EventBus, change: VaultChangeDto, log: 
 /**
  * The guardian's `vault.*` methods, each announcing its vault once it answered: by the request's
  * vault key, and for a repossess the liquidated vault too (it leaves the list of liquidations).
- * With `gate`, they are refused while it gives a reason (a local guardian network starting).
  */
 export function announcingVaultActions(
-  served: Record<string, RpcMethod<unknown>>,
-  deps: { db: Kysely<Database>; bus: EventBus; log: Logger; gate?: () => string | null },
+  methods: Record<string, RpcMethod<unknown>>,
+  deps: { db: Kysely<Database>; bus: EventBus; log: Logger },
 ): Record<string, RpcMethod<unknown>> {
   const { db, bus, log } = deps;
-  const methods = whileGuardiansStart(served, deps.gate);
   const announce = async (params: unknown) => {
     const request = params as {
       vault_pubkey?: unknown;

@@ -5,17 +5,23 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../cluster';
 import { announceVaultChange } from '../cluster/vault-changes';
 import type { Guardian } from '../cosign';
-import type { createMetrics } from '../http/metrics';
 import type { TelegramNotifier } from '../notify/telegram';
 import type { Oracle } from '../oracle/oracle';
 import type { LeaderJob } from './leader-job';
+
+/** What the sweep reports to the metrics; the HTTP layer's registry implements it. */
+export interface SweepMetrics {
+  sweepDone(priceTime: number): void;
+  sweepLeading(leading: boolean): void;
+}
 
 export function liquidationSweepJob(deps: {
   bus: EventBus;
   guardian: Guardian;
   oracle: Oracle;
   notifier: TelegramNotifier;
-  metrics: ReturnType<typeof createMetrics>;
+  /** The sweep's gauges (http/metrics.ts), null when metrics are off. */
+  metrics: SweepMetrics | null;
   log: Logger;
 }): LeaderJob {
   const { bus, guardian, oracle, notifier, metrics, log } = deps;

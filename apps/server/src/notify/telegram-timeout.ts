@@ -4,9 +4,6 @@
 // its `timeout` seconds by design, so its limit is that wait plus ours.
 import type { Bot, Transformer } from 'grammy';
 
-/** The longest wait for one Bot API answer unless TELEGRAM_TIMEOUT says otherwise. */
-export const DEFAULT_TELEGRAM_TIMEOUT_MS = 10_000;
-
 /** A grammy API transformer that aborts a call not answered within `timeoutMs`. */
 export function callTimeout(timeoutMs: number): Transformer {
   return (prev, method, payload, signal) => {

@@ -19,7 +19,8 @@ import { TelegramHistory } from './telegram-history';
 import { explorerBase, RISK_ALERT_RETRIES } from './telegram-messages';
 import { TelegramOutbox } from './telegram-outbox';
 import { queueTermWarnings } from './telegram-term-warnings';
-import { callTimeout, DEFAULT_TELEGRAM_TIMEOUT_MS, initDeadline } from './telegram-timeout';
+import { DEFAULT_TELEGRAM_TIMEOUT_MS } from '../config-schema';
+import { callTimeout, initDeadline } from './telegram-timeout';
 
 export interface TelegramNotifierOptions {
   db: Kysely<Database>;
