@@ -1,8 +1,61 @@
 // The import structure the lint enforces (`npm run lint`): no circles, type-only imports included,
 // and the layers of README's design table. Test files may reach across layers.
+
+const SERVER = '^apps/server/src/';
+
+// The server's folders as the house reads from the top (docs/design.md, "Layers"): the entry, HTTP
+// and the jobs, the roles, storage and the chain, then the base every layer uses. Each imports only
+// those listed after it, so an import that points up the list is an error; a new folder or root
+// file takes its place here before it may import anything.
+const SERVER_LAYERS = [
+  // The entry: the server's start and composition root, and the commands.
+  ['entry', '(main|app|startup|start-config|check-config)\\.ts$'],
+  ['operator', 'operator/'],
+  ['exit', 'exit/'],
+  ['validator', 'validator/'],
+  // HTTP and the jobs.
+  ['plugins', 'plugins/'],
+  ['jobs', 'jobs/'],
+  ['http', 'http/'],
+  // The roles.
+  ['notify', 'notify/'],
+  ['missions', 'missions/'],
+  ['auth', 'auth/'],
+  ['oracle', 'oracle/'],
+  ['network-client', 'network-client/'],
+  ['cosign', 'cosign/'],
+  // Storage and the chain.
+  ['cluster', 'cluster/'],
+  ['devnet', 'devnet/'],
+  ['store', 'store/'],
+  ['chain', 'chain/'],
+  ['rpc', 'rpc/'],
+  // The base: configuration, errors, the logger, HTML escaping.
+  ['base', '(config|config-schema|config-problems|errors|logger|html)\\.ts$'],
+];
+
+const anyOf = (layers) => `${SERVER}(${layers.map(([, path]) => path).join('|')})`;
+
+/** One rule per layer below the top: it imports none of the layers above it. */
+const serverLayerRules = SERVER_LAYERS.slice(1).map(([name, path], index) => ({
+  name: `server-layer-${name}`,
+  severity: 'error',
+  comment: `apps/server/src/${path.replaceAll('\\', '')} imports no server folder above it (.dependency-cruiser.cjs, SERVER_LAYERS).`,
+  from: { path: `${SERVER}(${path})` },
+  to: { path: anyOf(SERVER_LAYERS.slice(0, index + 1)) },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
+    ...serverLayerRules,
+    {
+      name: 'server-file-has-a-layer',
+      severity: 'error',
+      comment: 'Every server folder and root file has its place in SERVER_LAYERS.',
+      from: { path: SERVER, pathNot: anyOf(SERVER_LAYERS) },
+      to: {},
+    },
     {
       name: 'no-circular',
       severity: 'error',
