@@ -92,7 +92,7 @@ describe('a resharing among guardians', () => {
     );
     const r = recipient(newcomer, deals, 2).finish();
     expect(r).toEqual({
-      blame: { guardian: 3, why: expect.stringMatching(/guardian 3 sent a sub-share/) },
+      blame: { guardian: 3, why: expect.stringMatching(/guardian 3 sent a sub-share/), key: expect.stringMatching(/^[0-9a-f]{64}$/) }, // prettier-ignore
     });
     // Another recipient's deals from 3 are fine.
     expect('blame' in recipient(old.identities[0]!, deals, 1).finish()).toBe(false);
@@ -104,7 +104,7 @@ describe('a resharing among guardians', () => {
     r.receive(old.identities[0]!.publicKey, deal(deals[0]!.bodies.get(2)));
     r.receive(old.identities[2]!.publicKey, deal(deals[1]!.bodies.get(1)));
     expect(r.finish()).toEqual({
-      blame: { guardian: 3, why: expect.stringMatching(/does not open/) },
+      blame: { guardian: 3, why: expect.stringMatching(/does not open/), key: expect.stringMatching(/^[0-9a-f]{64}$/) }, // prettier-ignore
     });
   });
 
