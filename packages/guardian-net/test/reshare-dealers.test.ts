@@ -4,8 +4,8 @@
 // takes set 2 with its own new share from its signed deals (`refresh --install 3`). A dealer that
 // stops answering once chosen (SIGSTOP) is left out and the refresh runs again with another; a
 // dealer that deals a bad sub-share (the malicious fixture) is named and left out, and the refresh
-// completes with the honest ones. The run is the resharing's (reshare-run.ts), so this holds for
-// `guardian reshare` too.
+// completes with the honest ones. Last, a resharing that adds a member completes with a staying
+// member killed, which then catches up from its deals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { refreshRoster } from '../src/cli-refresh';
 import { Coordinator } from '../src/coordinator';
 import { sealMessage, type Wire } from '../src/envelope';
 import { frost, publicFromJson, readShareFile } from '../src/frost';
-import { verifySet, type GuardianSet } from '../src/guardian-set';
+import { parseSetBody, previousOf, verifySet, type GuardianSet } from '../src/guardian-set';
 import { loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { PartyRun } from '../src/party-run';
 import { runReshare, type ReshareDeals } from '../src/reshare-run';
@@ -187,5 +187,37 @@ describe('a resharing dealt by the staying members that answer', () => {
     expect(set4.groupKey).toBe(set1.groupKey);
     for (const id of [1, 2, 3]) expect(await waitHealthy(url(id))).toMatchObject({ sets: [4] });
     expect(await onlySign(set4, 5, [2, 3])).toEqual([2, 3]);
+    latest = set4;
+  }, 180_000);
+
+  it('a resharing that adds a member completes with a staying member killed, which catches up', async () => {
+    const set4 = latest;
+    await stop(1);
+    await start(1);
+    const port = await freePorts(1);
+    const nd = join(dir, 'newcomer');
+    const part = JSON.parse((await cli(['init', '--dir', nd, '--url', `http://127.0.0.1:${port}`, '--name', 'newcomer'], 0)).trim().split('\n').at(-1)!) as Record<string, string>; // prettier-ignore
+    procs.set(4, run(CLI, ['start', '--dir', nd, '--policy', 'approve-all']));
+    expect(await waitHealthy(part.url!)).toMatchObject({ state: 'waiting' });
+    const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = set4;
+    const roster = parseSetBody({ ...body, version: 5, n: 4, members: [...set4.members, { id: 4, ...part }], previous: previousOf(set4) }); // prettier-ignore
+    for (const id of [1, 2, 3]) approveRoster(g(id), roster, true, 'reshare');
+    await stop(3);
+    const events: Record<string, unknown>[] = [];
+    let deals: ReshareDeals | undefined;
+    const log = (e: Record<string, unknown>) => events.push(e);
+    const onCertified = (_: GuardianSet, d: ReshareDeals) => (deals = d);
+    const set5 = (await runReshare(set4, roster, coordinatorId, { timeoutMs: 8_000, log, onCertified }))!; // prettier-ignore
+    expect(events.find((e) => e.event === 'reshare-installed')).toMatchObject({ dealers: [1, 2], missed: [3] }); // prettier-ignore
+    expect([set5.groupKey, set5.n, set5.t]).toEqual([set1.groupKey, 4, 2]);
+    expect(await waitHealthy(part.url!)).toMatchObject({ state: 'ready', sets: [5] });
+    // Guardian 3 back on set 4 takes set 5 from its own deals, and signs with the newcomer.
+    await start(3);
+    expect(await waitHealthy(url(3))).toMatchObject({ sets: [4] });
+    const catchUp = { session: deals!.session, set: set5, dealers: deals!.dealers, deals: deals!.deals['3'] }; // prettier-ignore
+    await new PartyRun('resharing', set4, coordinatorId, 10_000).call(set4.members[2]!, 'reshare/catch-up', catchUp as never); // prettier-ignore
+    expect(await waitHealthy(url(3))).toMatchObject({ sets: [5] });
+    shareOf(3, set5);
+    expect(await onlySign(set5, 6, [3, 4])).toEqual([3, 4]);
   }, 180_000);
 });
