@@ -106,9 +106,10 @@ describe('a resharing dealt by the staying members that answer', () => {
     for (const id of [1, 2]) expect(await waitHealthy(url(id))).toMatchObject({ sets: [2] });
     expect(await onlySign(set2, 1, [1, 2])).toEqual([1, 2]);
 
-    // Guardian 3 comes back on set 1. What it refuses, staying there: a stranger, a deal altered
-    // after its dealer signed it, deals swapped between dealers, a set without its handover, the
-    // set while its operator's approval is away, and the same signed message twice.
+    // Guardian 3 comes back on set 1. What it refuses, staying there: a stranger, another set
+    // version than its own, a deal altered after its dealer signed it, deals swapped between
+    // dealers, a set without its handover, the set while its operator's approval is away, and the
+    // same signed message twice.
     await start(3);
     expect(await waitHealthy(url(3))).toMatchObject({ sets: [1] });
     const record = JSON.parse(readFileSync(join(dir, 'reshare-deals-v2.json'), 'utf8')) as ReshareDeals; // prettier-ignore
@@ -118,6 +119,8 @@ describe('a resharing dealt by the staying members that answer', () => {
     const send = (identity: Identity, b: object) =>
       codeOf(new PartyRun('resharing', set1, identity, 8_000).call(member3, 'reshare/catch-up', b as never)); // prettier-ignore
     expect(await send(newIdentity(), body)).toMatch(/^sender-not-in-set: /);
+    const asSet2 = new PartyRun('resharing', set2, coordinatorId, 8_000).call(member3, 'reshare/catch-up', body as never); // prettier-ignore
+    expect(await codeOf(asSet2)).toMatch(/^refused: guardian set version 1 expected/);
     const altered = (w: Wire): Wire => ({ ...w, payload: w.payload.replace(/"ct":"(.)/, (_, c: string) => `"ct":"${c === '0' ? '1' : '0'}`) }); // prettier-ignore
     expect(await send(coordinatorId, { ...body, deals: [altered(deals[0]!), deals[1]!] })).toMatch(/^refused: the deal of guardian 1 to guardian 3 is not signed by its dealer/); // prettier-ignore
     expect(await send(coordinatorId, { ...body, deals: [deals[1]!, deals[0]!] })).toMatch(/^refused: the deal of guardian 1 to guardian 3 is addressed otherwise/); // prettier-ignore
