@@ -6,7 +6,8 @@
 // Files: children.ts (the app and the bare Fastify it forks), seed.ts, measure.ts (load, compare,
 // judge), load.ts (the exports), streams.ts (ten thousand live streams), guardian-figures.ts (the guardian network's
 // co-signing latency and opens per minute), roast.ts (robust signing's time to a signature),
-// membership.ts (resharing to a new member and repairing a lost share) and validator.ts (an open
+// membership.ts (resharing to a new member and repairing a lost share), dkg.ts (the DKG's own
+// time) and validator.ts (an open
 // validator's catch-up).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { exportsUnderLoad } from './load';
 import { streamFigures } from './streams';
 import { roastFigures } from './roast';
 import { membershipFigures } from './membership';
+import { dkgFigures } from './dkg';
 import {
   checkAssets,
   compare,
@@ -250,15 +252,16 @@ async function main(): Promise<void> {
     const network = await guardianNetworkFigures();
     const roast = await roastFigures();
     const membership = await membershipFigures();
+    const dkg = await dkgFigures();
     const validator = await validatorFigures();
-    const parts = [reads, exports, streams, network, roast, membership, validator];
+    const parts = [reads, exports, streams, network, roast, membership, dkg, validator];
     const failed = report(
       parts.flatMap((part) => part.figures),
       assets,
       reads,
       exports,
     );
-    for (const part of [streams, network, roast, membership, validator])
+    for (const part of [streams, network, roast, membership, dkg, validator])
       for (const line of part.lines) console.log(line);
     console.log(`\nbench finished in ${since()}`);
     process.exitCode = failed ? 1 : 0;

@@ -30,14 +30,16 @@ import { Relay } from '../../../packages/guardian-net/test/relay';
 import { printFigure } from './cosign';
 import type { Figure } from './measure';
 
-const DELAY_MS = 50;
+export const DELAY_MS = 50;
 // Rare operations an operator starts by hand: the goal is that they end while one waits for them.
 const RESHARE_GOAL_MS = 15_000;
 const REPAIR_GOAL_MS = 15_000;
-const env = { ...process.env };
-delete env.UNIT_GUARDIAN_INSECURE_PLAIN_HTTP;
+/** The guardians' and the CLI's environment: TLS links, whatever the caller's says. */
+export const guardianEnv = { ...process.env };
+delete guardianEnv.UNIT_GUARDIAN_INSECURE_PLAIN_HTTP;
+const env = guardianEnv;
 
-async function cli(args: string[], code = 0): Promise<string> {
+export async function cli(args: string[], code = 0): Promise<string> {
   const p = run(CLI, args, { env });
   if ((await p.exited) !== code)
     throw new Error(`guardian ${args[0]} did not exit ${code}:\n${p.output()}`);
@@ -45,7 +47,7 @@ async function cli(args: string[], code = 0): Promise<string> {
 }
 
 /** Until `target`'s /v1/health (TLS, pinned to its identity key) says `state` (and `version`). */
-async function until(target: PublicTarget, state: string, version?: number): Promise<void> {
+export async function until(target: PublicTarget, state: string, version?: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const read = await readPublic(target, '/v1/health', { timeoutMs: 5_000, maxBytes: HEALTH_MAX_BYTES }).catch(() => null); // prettier-ignore

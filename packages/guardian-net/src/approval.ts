@@ -176,7 +176,7 @@ export function approvalProblem(found: FoundApproval[], ask: ApprovalAsk): strin
   }
   const what =
     ask.change === 'dkg'
-      ? `the first DKG of this roster (roster digest ${digest})`
+      ? `the ${ask.roster.previous ? `DKG to set ${ask.roster.version}` : 'first DKG'} of this roster (roster digest ${digest})`
       : `the ${ask.change} to set ${ask.roster.version} (roster digest ${digest})`;
   const kind = ask.change === 'rotation' ? '' : ` --kind ${ask.change}`;
   const how = `its operator approves it on the guardian’s own machine with \`npm run guardian -- approve${kind} --dir <its directory> --roster <the roster file>\``;

@@ -2,9 +2,10 @@
 // `guardian init` holds no set yet, and joins the first DKG only for the exact roster its own
 // operator recorded here (first-roster.ts checks it on every `dkg/roster`). The embedded network's
 // one operator records it for each of its guardians through the same function (cli-dkg.ts).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { approvalRecord, rosterDigest, type Approval } from './approval';
-import { writeApproval } from './approval-files';
+import { approvalProblem, approvalRecord, rosterDigest, type Approval } from './approval';
+import { readApprovals, writeApproval } from './approval-files';
 import { readPublicPart } from './guardian-init';
 import type { GuardianSetBody, Member } from './guardian-set';
 import { loadIdentity } from './identity';
@@ -13,10 +14,16 @@ import { loadInstalledSets } from './set-files';
 const seat = (m: Member) =>
   `guardian ${m.id} (${m.name}) identity key ${m.identityKey} at ${m.url}`;
 
-/** The lines an operator reads before approving a first roster. */
+/** The set a DKG's roster follows: none (0) for a first roster, else the rotation's previous. */
+const dkgFrom = (roster: GuardianSetBody) => roster.previous?.version ?? 0;
+
+/** The lines an operator reads before approving a first roster (or a rotation's, as a new member). */
 export function describeFirstRoster(roster: GuardianSetBody): string[] {
+  const what = roster.previous
+    ? `DKG of a rotation to set ${roster.version} (a new group key), joined as a new member,`
+    : 'First DKG (a new group key)';
   return [
-    `First DKG (a new group key) of a ${roster.t}-of-${roster.n} network, roster digest ${rosterDigest(roster)}:`,
+    `${what} of a ${roster.t}-of-${roster.n} network, roster digest ${rosterDigest(roster)}:`,
     `  threshold t: ${roster.t}`,
     `  size n: ${roster.n}`,
     ...roster.members.map((m) => `  member:  ${seat(m)}`),
@@ -37,9 +44,9 @@ export function approveFirstRoster(dir: string, roster: GuardianSetBody, write: 
     throw new Error(
       `${dir} already holds guardian set ${installed.version}; a first DKG is for a guardian with no set. A change of its set is approved with --kind rotation, reshare, repair or refresh.`,
     );
-  if (roster.version !== 0 || roster.frost || roster.groupKey || roster.previous)
+  if (roster.frost || roster.groupKey || (roster.version === 0) !== !roster.previous)
     throw new Error(
-      'This roster cannot be approved as a first DKG: a first roster is version 0, with no group key and no previous set.',
+      "This roster cannot be approved as a DKG: a first roster is version 0, with no group key and no previous set (a rotation's, which a new member joins, names its previous set).",
     );
   const me = roster.members.find((m) => m.identityKey === identity.publicKey);
   if (!me)
@@ -52,6 +59,21 @@ export function approveFirstRoster(dir: string, roster: GuardianSetBody, write: 
       `This roster cannot be approved: it gives this guardian the URL ${me.url}, but its own is ${own.url}.`,
     );
   const lines = [`Guardian ${me.id} of the roster (${dir}).`, ...describeFirstRoster(roster)];
-  const record = approvalRecord('dkg', 0, me, roster);
+  const record = approvalRecord('dkg', dkgFrom(roster), me, roster);
   return { id: me.id, lines, record, ...(write ? { path: writeApproval(dir, record) } : {}) };
+}
+
+/**
+ * Why the guardian of `dir` must not join `roster` given on its own command line (`guardian start
+ * --roster`): without a set, it joins only a roster its operator approved as a DKG here (`approve
+ * --kind dkg`), exactly as a first roster sent by a coordinator. Null: approved, or the directory
+ * holds a set (the roster is then not used).
+ */
+export function startRosterProblem(dir: string, roster: GuardianSetBody): string | null {
+  if (loadInstalledSets(dir).length > 0) return null;
+  if (!existsSync(join(dir, 'identity.json')))
+    return `${dir} holds no identity key for the roster to name; make the guardian with \`guardian init\` first`;
+  const identityKey = loadIdentity(join(dir, 'identity.json')).publicKey;
+  const ask = { change: 'dkg' as const, setVersion: dkgFrom(roster), identityKey, roster };
+  return approvalProblem(readApprovals(dir, 'dkg'), ask);
 }

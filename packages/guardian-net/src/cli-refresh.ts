@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { rosterDigest } from './approval';
 import { parseSetBody, previousOf, verifySet, type GuardianSet } from './guardian-set';
 import { loadIdentity } from './identity';
-import { publishSet } from './cli-reshare';
+import { keepDeals, publishSet, sendCatchUp } from './cli-reshare';
 import { ReshareFailure, runReshare } from './reshare-run';
 
 /** The roster that deals every share of `current` again: its next version, nothing else changed. */
@@ -29,9 +29,15 @@ export async function refreshCommand(
 ): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { dir: { type: 'string' }, roster: { type: 'string' }, timeout: { type: 'string' } },
+    options: {
+      dir: { type: 'string' },
+      roster: { type: 'string' },
+      timeout: { type: 'string' },
+      install: { type: 'string' },
+    },
   });
   if (!values.dir) throw new Error('refresh needs --dir <network dir>.');
+  if (values.install) return sendCatchUp(resolve(values.dir), Number(values.install), log);
   const dir = resolve(values.dir);
   const current = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
   const roster = refreshRoster(current);
@@ -52,7 +58,7 @@ export async function refreshCommand(
   if (!(timeoutMs > 0)) throw new Error('--timeout is a number of milliseconds.');
   let next: GuardianSet | undefined;
   try {
-    next = await runReshare(current, roster, coordinator, { timeoutMs, log });
+    next = await runReshare(current, roster, coordinator, { timeoutMs, log, onCertified: keepDeals(dir) }); // prettier-ignore
   } catch (e) {
     if (!(e instanceof ReshareFailure) || e.notApproved.length === 0) throw e;
     const ids = e.notApproved;

@@ -19,7 +19,14 @@ import {
 } from './guardian-set';
 import { loadIdentity } from './identity';
 import { keepSetFile } from './set-files';
-import { checkReshareRoster, ReshareFailure, runReshare, stayingSeats } from './reshare-run';
+import { PartyRun } from './party-run';
+import {
+  checkReshareRoster,
+  ReshareFailure,
+  runReshare,
+  stayingSeats,
+  type ReshareDeals,
+} from './reshare-run';
 
 /** The roster that gives seat `id` of `current` to the guardian of `partFile`, version + 1. */
 export function replaceRoster(current: GuardianSet, id: number, partFile: string): GuardianSetBody {
@@ -76,8 +83,10 @@ export async function reshareCommand(
       replace: { type: 'string' },
       with: { type: 'string' },
       timeout: { type: 'string' },
+      install: { type: 'string' },
     },
   });
+  if (values.dir && values.install) return sendCatchUp(resolve(values.dir), Number(values.install), log); // prettier-ignore
   if (!values.dir || !values.roster)
     throw new Error('reshare needs --dir <network dir> and --roster <roster.json>.');
   const dir = resolve(values.dir);
@@ -91,7 +100,7 @@ export async function reshareCommand(
   const timeoutMs = values.timeout === undefined ? 15_000 : Number(values.timeout);
   let next: GuardianSet | undefined;
   try {
-    next = await runReshare(current, roster, coordinator, { timeoutMs, log });
+    next = await runReshare(current, roster, coordinator, { timeoutMs, log, onCertified: keepDeals(dir) }); // prettier-ignore
   } catch (e) {
     if (!(e instanceof ReshareFailure) || e.notApproved.length === 0) throw e;
     const commands = e.notApproved.map((id) => `guardian ${id}: ${approveCommand(id, rosterPath)}`);
@@ -122,4 +131,37 @@ export function publishSet(
     signedBy: Object.keys(next.signatures).map(Number),
     set: setPath,
   });
+}
+
+/** Where `keepDeals` writes a resharing's signed deals (sealed to their members) in `dir`. */
+const dealsFile = (dir: string, version: number) => join(dir, `reshare-deals-v${version}.json`);
+
+/** Writes the certified set's deals, before any install, for a member that misses it. */
+export function keepDeals(dir: string): (set: GuardianSet, deals: ReshareDeals) => void {
+  return (set, deals) => writeFileSync(dealsFile(dir, set.version), JSON.stringify(deals) + '\n');
+}
+
+/**
+ * `reshare|refresh --dir <network dir> --install <id>`: the published set sent to a staying member
+ * that missed its install, with its own signed deals; it rebuilds its new share from them.
+ */
+export async function sendCatchUp(
+  dir: string,
+  id: number,
+  log: (e: Record<string, unknown>) => void,
+): Promise<void> {
+  const set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  const before = join(dir, `guardian-set-v${set.version - 1}.json`);
+  const previous = verifySet(JSON.parse(readFileSync(before, 'utf8')));
+  verifySet(set, { previous });
+  const member = stayingSeats(previous, set).find((m) => m.id === id);
+  if (!member)
+    throw new Error(`--install takes the id of a member of set ${previous.version} that keeps its seat in set ${set.version}, not ${id}.`); // prettier-ignore
+  const record = JSON.parse(readFileSync(dealsFile(dir, set.version), 'utf8')) as ReshareDeals;
+  if (record.kind !== 'unit/reshare-deals' || record.version !== set.version)
+    throw new Error(`${dealsFile(dir, set.version)} holds no deals of set ${set.version}.`);
+  const body = { session: record.session, set, dealers: record.dealers, deals: record.deals[String(id)] ?? [] }; // prettier-ignore
+  const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
+  await new PartyRun('resharing', previous, coordinator, 15_000).call(member, 'reshare/catch-up', body as never); // prettier-ignore
+  log({ event: 'reshare-install-sent', guardian: id, version: set.version });
 }

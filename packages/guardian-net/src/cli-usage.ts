@@ -43,6 +43,8 @@ export const USAGE = `usage:
                  (the lost share of guardian <id>, started again with its identity key, rebuilt by t running members
                   that never see it, once each staying guardian's operator approved the roster with --kind repair;
                   the helpers are t members that answer unless --helpers names them)
+  guardian reshare|refresh --dir <network dir> --install <id>
+                 (the published set sent to a staying member that missed its install, with its own signed deals)
   guardian repair --dir <network dir> --install <id>
                  (the published repair set sent to a member that missed the repair; it keeps its own share)
   guardian recover --dir <guardian dir> --transcript <the DKG transcript file> [--set <the DKG's set file>]

@@ -25,6 +25,7 @@ import type { NodeValidator } from './signing-rounds';
 import { collectPriceQuorum } from './price/quorum';
 import { rotate } from './rotate';
 import { approve } from './approve';
+import { startRosterProblem } from './approve-first';
 import { reshareCommand } from './cli-reshare';
 import { refreshCommand } from './cli-refresh';
 import { repairCommand } from './cli-repair';
@@ -137,6 +138,9 @@ async function start(args: string[]): Promise<void> {
   const roster = values.roster
     ? parseSetBody(JSON.parse(readFileSync(values.roster, 'utf8')))
     : undefined;
+  const refused = roster ? startRosterProblem(values.dir, roster) : null;
+  if (refused)
+    throw new Error(`This guardian does not join the roster of ${values.roster}: ${refused}.`);
   // A guardian started without --id learns its id from its set, or from its first roster.
   let node: GuardianNode | undefined = undefined;
   node = new GuardianNode({

@@ -112,7 +112,14 @@ export const MESSAGES = {
     body: z.looseObject({ session, current: object, next: object, dealers: json }),
     answer: z.object({ joined: z.number().int() }),
   },
-  'reshare/send': { body: withSession, answer: z.object({ dealt: z.array(guardianId) }) },
+  'reshare/send': {
+    body: withSession,
+    answer: z.object({
+      dealt: z.array(guardianId),
+      deals: z.record(z.string(), wire),
+      unreached: z.array(guardianId),
+    }),
+  },
   'reshare/deal': {
     body: z.looseObject({ session, dealer: guardianId, commitments: json, box: json }),
     answer: z.object({ received: z.literal(true) }),
@@ -125,6 +132,10 @@ export const MESSAGES = {
   'reshare/handover': { body: withSet, answer: signature },
   'reshare/install': { body: withSet, answer: z.object({ installed: z.literal(true) }) },
   'reshare/abort': { body: abort, answer: z.object({ aborted: z.literal(true) }) },
+  'reshare/catch-up': {
+    body: z.looseObject({ session, set: object, dealers: z.array(guardianId).max(1000), deals: z.array(wire).max(1000) }), // prettier-ignore
+    answer: z.object({ installed: z.literal(true) }),
+  },
   // ---- repair of a lost share (repair-node.ts, repair-rounds.ts, repair-run.ts)
   'repair/roster': {
     body: z.looseObject({ session, current: object, next: object }),

@@ -53,5 +53,7 @@ export interface NodeOptions {
   tamperDkgShare?: TamperDkgShare;
   /** Test fixtures only (a malicious repair helper): rewrites its repair sum before it is sealed. */
   tamperRepairSum?: (sum: Uint8Array) => Uint8Array;
+  /** Test fixtures only (a malicious dealer): rewrites a resharing sub-share before it is sealed. */
+  tamperReshareDeal?: (subShare: Uint8Array, to: number) => Uint8Array;
   log?: (event: Record<string, unknown>) => void;
 }

@@ -63,7 +63,7 @@ export class GuardianNode {
   /** its id in its set (or roster); 0 while it waits for its first roster */
   private id: number;
   private readonly publicRoutes: PublicRoutes;
-  private readonly reshare = new GuardianReshare({ identity: () => this.identity, current: () => this.current, approvals: (change) => readApprovals(this.opts.dir, change), install: (set, id, secret) => this.installReshared(set, id, secret), log: (e) => this.log(e) }); // prettier-ignore
+  private readonly reshare = new GuardianReshare({ identity: () => this.identity, current: () => this.current, approvals: (change) => readApprovals(this.opts.dir, change), install: (set, id, secret) => this.installReshared(set, id, secret), log: (e) => this.log(e), tamperDeal: (sub, to) => this.opts.tamperReshareDeal?.(sub, to) ?? sub }); // prettier-ignore
   private readonly repair = new GuardianRepair({ identity: () => this.identity, current: () => this.current, approvals: () => readApprovals(this.opts.dir, 'repair'), install: (set, id, secret) => this.installReshared(set, id, secret), log: (e) => this.log(e), tamperSum: (sum) => this.opts.tamperRepairSum?.(sum) ?? sum }); // prettier-ignore
   private readonly oracle = new NodeOracle(() => ({ ...this.opts, id: this.id, identitySecret: this.identity.secretKey, setVersion: this.body?.version ?? 0, ownPrice: this.price?.current() ?? null })); // prettier-ignore
 

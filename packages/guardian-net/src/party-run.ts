@@ -9,6 +9,7 @@ import type { GuardianSet, Member } from './guardian-set';
 import type { Identity } from './identity';
 import { callParty, RemoteError, type CallResult } from './transport';
 import type { MessageType } from './messages';
+import { HEALTH_MAX_BYTES, readPublic } from './public-read';
 
 /** A change that failed before any member installed its set; `blamed` are the parties at fault. */
 export class MembershipFailure extends Error {
@@ -19,6 +20,8 @@ export class MembershipFailure extends Error {
     readonly notApproved: number[] = [],
     /** members that did not answer a step in time, or could not be reached */
     readonly silent: number[] = [],
+    /** members whose accusation of another did not hold */
+    readonly accusers: number[] = [],
   ) {
     super(message);
   }
@@ -118,4 +121,30 @@ export class PartyRun {
     const everyone = [...new Map(parties.map((m) => [m.identityKey, m])).values()];
     await Promise.allSettled(everyone.map((m) => this.call(m, type, { reason }, 3_000)));
   }
+}
+
+/**
+ * The members of `current` (but `except`) that answer their health in `probeMs` as a member on
+ * it, in id order: the candidates to deal or help; the others, each with why.
+ */
+export async function responsiveMembers(
+  current: GuardianSet,
+  except: number | undefined,
+  probeMs: number,
+): Promise<{ responsive: number[]; silent: string[] }> {
+  const others = current.members.filter((m) => m.id !== except);
+  const answers = await Promise.allSettled(
+    others.map((m) => readPublic(m, '/v1/health', { timeoutMs: probeMs, maxBytes: HEALTH_MAX_BYTES })), // prettier-ignore
+  );
+  const responsive: number[] = [];
+  const silent: string[] = [];
+  answers.forEach((a, i) => {
+    const m = others[i]!;
+    if (a.status === 'rejected') return silent.push(`guardian ${m.id}: ${describeError(a.reason)}`); // prettier-ignore
+    const h = (a.value.body ?? {}) as { identityKey?: unknown; sets?: unknown };
+    const member = h.identityKey === m.identityKey && Array.isArray(h.sets) && h.sets.includes(current.version); // prettier-ignore
+    if (member) responsive.push(m.id);
+    else silent.push(`guardian ${m.id}: not a ready member of set ${current.version}`);
+  });
+  return { responsive, silent };
 }

@@ -18,8 +18,7 @@ import {
   type Member,
 } from './guardian-set';
 import type { Identity } from './identity';
-import { describeError, MembershipFailure, PartyRun } from './party-run';
-import { HEALTH_MAX_BYTES, readPublic } from './public-read';
+import { describeError, MembershipFailure, PartyRun, responsiveMembers } from './party-run';
 import { repairRosterProblem } from './repair-roster';
 
 export interface RepairOptions {
@@ -33,32 +32,6 @@ export interface RepairOptions {
   stopAfter?: 'pieces' | 'signed';
   /** a test's hook: called with each session's helpers before its first message */
   onSession?: (helpers: number[]) => Promise<void> | void;
-}
-
-/**
- * The members other than `lost` that answer their health in `probeMs` as a member on `current`,
- * in id order: the candidates to help.
- */
-export async function responsiveMembers(
-  current: GuardianSet,
-  lost: number,
-  probeMs: number,
-): Promise<{ responsive: number[]; silent: string[] }> {
-  const others = current.members.filter((m) => m.id !== lost);
-  const answers = await Promise.allSettled(
-    others.map((m) => readPublic(m, '/v1/health', { timeoutMs: probeMs, maxBytes: HEALTH_MAX_BYTES })), // prettier-ignore
-  );
-  const responsive: number[] = [];
-  const silent: string[] = [];
-  answers.forEach((a, i) => {
-    const m = others[i]!;
-    if (a.status === 'rejected') return silent.push(`guardian ${m.id}: ${describeError(a.reason)}`); // prettier-ignore
-    const h = (a.value.body ?? {}) as { identityKey?: unknown; sets?: unknown };
-    const member = h.identityKey === m.identityKey && Array.isArray(h.sets) && h.sets.includes(current.version); // prettier-ignore
-    if (member) responsive.push(m.id);
-    else silent.push(`guardian ${m.id}: not a ready member of set ${current.version}`);
-  });
-  return { responsive, silent };
 }
 
 /** The helpers: those given (t distinct members, not the lost one), else the first t others. */

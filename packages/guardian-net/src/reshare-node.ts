@@ -17,7 +17,14 @@ import {
   type MembershipChange,
 } from './approval';
 import { parseRosterHead, refuse, sameJson } from './roster-change';
-import { openEnvelope, ProtocolError, type Auth, type Payload } from './envelope';
+import {
+  openEnvelope,
+  ProtocolError,
+  sealMessage,
+  type Auth,
+  type Payload,
+  type Wire,
+} from './envelope';
 import { frostIdentifier, type FrostPublicJson } from './frost';
 import {
   parseSetBody,
@@ -31,6 +38,7 @@ import {
 import { checkFollows } from './handover';
 import type { Identity } from './identity';
 import { dealBodies, ReshareRecipient, type ReshareSpec } from './reshare-rounds';
+import { catchUpShare } from './reshare-deals';
 import { callParty } from './transport';
 import { parseMessageBody, type MessageBody, type MessageHandlers } from './messages';
 
@@ -44,7 +52,12 @@ export interface ReshareHost {
   /** writes the set and share (the set file commits it) and starts signing for it */
   install: (set: GuardianSet, id: number, secret: FrostSecret) => void;
   log: (event: Record<string, unknown>) => void;
+  /** a test fixture's dishonest dealing (the malicious guardian's), else none */
+  tamperDeal?: (subShare: Uint8Array, to: number) => Uint8Array;
 }
+
+/** How long a dealer waits for each next member to take its deal (under the run's step time). */
+const DEAL_POST_MS = 5_000;
 
 interface Under {
   spec: ReshareSpec;
@@ -55,10 +68,11 @@ interface Under {
 /** The spec of `reshare/roster` {session, current, next, dealers}, parsed (nothing trusted yet). */
 function parseSpec(raw: unknown): ReshareSpec {
   const { body: b, session, current, next } = parseRosterHead(raw, 'resharing roster');
-  const dealers = b.dealers;
-  if (!Array.isArray(dealers) || !dealers.every((d) => Number.isInteger(d)))
-    throw new ProtocolError('malformed', 'the dealers of a resharing are guardian ids');
-  return { session, current, next, dealers: dealers as number[] };
+  const ids = (v: unknown) => Array.isArray(v) && v.every((d) => Number.isInteger(d));
+  const { dealers, absent = [] } = b;
+  if (!ids(dealers) || !ids(absent))
+    throw new ProtocolError('malformed', 'the dealers and absent members of a resharing are guardian ids'); // prettier-ignore
+  return { session, current, next, dealers: dealers as number[], absent: absent as number[] };
 }
 
 export class GuardianReshare {
@@ -93,6 +107,7 @@ export class GuardianReshare {
       'reshare/handover': (b) => this.handover(b),
       'reshare/install': (b) => this.install(b),
       'reshare/abort': (b) => this.abort(b),
+      'reshare/catch-up': (b) => this.catchUp(b),
     };
   }
 
@@ -152,30 +167,37 @@ export class GuardianReshare {
     return this.under;
   }
 
-  /** `reshare/send` {session}: deals its weighted share to every next member, each directly. */
+  /**
+   * `reshare/send` {session}: deals its weighted share to every next member, each directly but the
+   * absent ones, and answers every deal it signed (each sealed to its recipient) with the members
+   * it could not reach: the coordinator keeps them for a member that misses the install.
+   */
   private async send(raw: MessageBody<'reshare/send'>): Promise<unknown> {
     const { spec, recipient } = this.need(raw);
     const own = this.host.current();
-    const me = own?.set.members.find((m) => m.identityKey === this.host.identity().publicKey);
+    const identity = this.host.identity();
+    const me = own?.set.members.find((m) => m.identityKey === identity.publicKey);
     if (!own || !me || !spec.dealers.includes(me.id)) refuse('this guardian is not a dealer here');
-    const bodies = dealBodies(this.host.identity(), me.id, own.share.signingShare, spec);
-    await Promise.all(
-      spec.next.members.map(async (m) => {
-        const body = bodies.get(m.id)!;
-        if (m.identityKey === this.host.identity().publicKey)
-          return recipient!.receive(m.identityKey, parseMessageBody('reshare/deal', body));
-        await callParty({
-          url: m.url,
-          identity: this.host.identity(),
-          to: m.identityKey,
-          setVersion: spec.current.version,
-          type: 'reshare/deal',
-          body,
-          timeoutMs: 10_000,
-        });
+    const bodies = dealBodies(identity, me.id, own.share.signingShare, spec, this.host.tamperDeal);
+    const setVersion = spec.current.version;
+    const deals: Record<string, Wire> = {};
+    for (const m of spec.next.members) {
+      const fields = { type: 'reshare/deal', from: identity.publicKey, to: m.identityKey, setVersion }; // prettier-ignore
+      deals[String(m.id)] = sealMessage({ ...fields, body: bodies.get(m.id)! }, identity.secretKey);
+    }
+    const posted = spec.next.members.filter((m) => !(spec.absent ?? []).includes(m.id));
+    const sent = await Promise.allSettled(
+      posted.map(async (m) => {
+        if (m.identityKey === identity.publicKey)
+          return recipient!.receive(m.identityKey, parseMessageBody('reshare/deal', bodies.get(m.id)!)); // prettier-ignore
+        const sealed = deals[String(m.id)]!;
+        const to = { url: m.url, identity, to: m.identityKey, setVersion, body: null };
+        return callParty({ ...to, type: 'reshare/deal', sealed, timeoutMs: DEAL_POST_MS });
       }),
     );
-    return { dealt: spec.next.members.map((m) => m.id) };
+    const unreached = posted.filter((_, i) => sent[i]!.status === 'rejected').map((m) => m.id);
+    if (unreached.length > 0) this.host.log({ event: 'reshare-unreached', guardians: unreached });
+    return { dealt: posted.map((m) => m.id).filter((id) => !unreached.includes(id)), deals, unreached }; // prettier-ignore
   }
 
   /** `reshare/finish` {session}: the next set's public package, or the dealer whose deal failed. */
@@ -250,6 +272,21 @@ export class GuardianReshare {
     this.host.install(set, id, secret);
     this.under = undefined;
     this.host.log({ event: 'reshare-complete', version: set.version, groupKey: set.groupKey });
+    return { installed: true };
+  }
+
+  /**
+   * `reshare/catch-up`: a staying member that missed the install (down, or left out of the run)
+   * takes the installed set with the share its own deals make, for a roster its operator approved.
+   */
+  private catchUp(raw: MessageBody<'reshare/catch-up'>): unknown {
+    const own = this.host.current()?.set;
+    if (!own) refuse('this guardian holds no set to catch up from');
+    const approved = (roster: GuardianSetBody) => this.checkApproved(own, roster);
+    const { set, id, secret } = catchUpShare(this.host.identity(), own, raw, approved);
+    this.host.install(set, id, secret);
+    if (this.under?.spec.next.version === set.version) this.under = undefined;
+    this.host.log({ event: 'reshare-caught-up', version: set.version, groupKey: set.groupKey });
     return { installed: true };
   }
 

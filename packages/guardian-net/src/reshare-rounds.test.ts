@@ -1,5 +1,6 @@
 // A resharing's messages between in-process guardians (no transport): a member is replaced and the
-// group key stays; each hostile deal is refused before any work or names its dealer.
+// group key stays; each hostile deal is refused before any work or names its dealer; the
+// coordinator's judgement of a blame holds only on proof.
 import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { dealSet } from '../test/guardian-dir';
@@ -8,6 +9,7 @@ import { frost, frostIdentifier } from './frost';
 import type { GuardianSetBody } from './guardian-set';
 import { newIdentity, type Identity } from './identity';
 import { dealBodies, ReshareRecipient, type ReshareSpec } from './reshare-rounds';
+import { judgeDeal } from './reshare-deals';
 import { parseMessageBody } from './messages';
 
 /** A deal as a guardian takes it: parsed by the message table at the edge. */
@@ -92,7 +94,7 @@ describe('a resharing among guardians', () => {
     );
     const r = recipient(newcomer, deals, 2).finish();
     expect(r).toEqual({
-      blame: { guardian: 3, why: expect.stringMatching(/guardian 3 sent a sub-share/) },
+      blame: { guardian: 3, why: expect.stringMatching(/guardian 3 sent a sub-share/), key: expect.stringMatching(/^[0-9a-f]{64}$/) }, // prettier-ignore
     });
     // Another recipient's deals from 3 are fine.
     expect('blame' in recipient(old.identities[0]!, deals, 1).finish()).toBe(false);
@@ -104,7 +106,7 @@ describe('a resharing among guardians', () => {
     r.receive(old.identities[0]!.publicKey, deal(deals[0]!.bodies.get(2)));
     r.receive(old.identities[2]!.publicKey, deal(deals[1]!.bodies.get(1)));
     expect(r.finish()).toEqual({
-      blame: { guardian: 3, why: expect.stringMatching(/does not open/) },
+      blame: { guardian: 3, why: expect.stringMatching(/does not open/), key: expect.stringMatching(/^[0-9a-f]{64}$/) }, // prettier-ignore
     });
   });
 
@@ -146,5 +148,30 @@ describe('a resharing among guardians', () => {
     expect(() => new ReshareRecipient(newcomer, { ...spec, dealers: [1, 4] })).toThrow(/dealer 4/);
     expect(() => new ReshareRecipient(newcomer, { ...spec, session: 'x' })).toThrow(/16 bytes/);
     expect(() => new ReshareRecipient(old.identities[1]!, spec)).toThrow(/not in the next roster/);
+  });
+});
+
+describe("the coordinator's judgement of a member's blame (reshare-deals.ts)", () => {
+  const flip = (s: Uint8Array) => Uint8Array.from(s.map((b, i) => (i === 31 ? b ^ 1 : b)));
+  const member2 = next.members[1]!;
+  const judge = (deals: ReturnType<typeof allDeals>, key: unknown) =>
+    judgeDeal(old.set, spec.dealers, next.t, member2, deal(deals[1]!.bodies.get(2)), key);
+
+  it('proves a bad sub-share by the revealed key; an honest one, or another key, proves nothing', () => {
+    const bad = allDeals((s, to) => (to === 2 ? flip(s) : s));
+    const { blame } = recipient(newcomer, bad, 2).finish() as { blame: { key: string } };
+    expect(judge(bad, blame.key)).toBe('proven');
+    // The same accusation of guardian 3's honest deal (the key of that pair and session is the same).
+    expect(judge(allDeals(), blame.key)).toBe('the sub-share holds against its commitments');
+    expect(judge(bad, 'ff'.repeat(32))).toBe('the sub-share does not open under the revealed key');
+    expect(judge(bad, 'not hex')).toBe('the revealed key is malformed');
+  });
+
+  it('proves commitments that are not the dealer’s own weighted share, whatever the key', () => {
+    const other = spec.dealers.map((d) => ({
+      d,
+      bodies: dealBodies(old.identities[d - 1]!, d, d === 3 ? shareOf(1) : shareOf(d), spec),
+    }));
+    expect(judge(other, 'ff'.repeat(32))).toBe('proven');
   });
 });

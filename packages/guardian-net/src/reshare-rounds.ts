@@ -33,6 +33,8 @@ export interface ReshareSpec {
   next: GuardianSetBody;
   /** ids in `current` of the members that deal: at least current.t of them */
   dealers: number[];
+  /** ids in `next` of the members left out of this run (absent): the dealers post them nothing */
+  absent?: number[];
 }
 
 /** The sub-share keys are the DKG's, bound to this purpose so a DKG box never opens here. */
@@ -50,6 +52,9 @@ export function checkSpec(s: ReshareSpec): void {
       throw new ProtocolError('refused', `dealer ${d} is not a member of the installed set`);
   if (s.next.frost || s.next.groupKey)
     throw new ProtocolError('malformed', 'a resharing roster carries no key of its own');
+  for (const a of s.absent ?? [])
+    if (s.dealers.includes(a) || !s.next.members.some((m) => m.id === a))
+      throw new ProtocolError('refused', `guardian ${a} cannot be absent from this resharing`);
 }
 
 /** Dealer `dealerId`'s `reshare/deal` body for each member of the next roster, by its new id. */
@@ -138,7 +143,7 @@ export class ReshareRecipient {
    */
   finish():
     | { public: FrostPublicJson; frost: FrostPublic; signingShare: Uint8Array }
-    | { blame: { guardian: number; why: string } } {
+    | { blame: { guardian: number; why: string; key: string } } {
     const { spec } = this;
     const missing = spec.dealers.filter((d) => !this.deals.has(d));
     if (missing.length > 0)
@@ -160,8 +165,11 @@ export class ReshareRecipient {
         subs.push(sub);
       }
     } catch (e) {
-      if (e instanceof BlameError) return { blame: { guardian: e.culprit, why: e.message } };
-      throw e;
+      if (!(e instanceof BlameError)) throw e;
+      // That pair's key of this session, so the coordinator can open the sub-share and judge.
+      const dealer = spec.current.members.find((m) => m.id === e.culprit)!;
+      const key = bytesToHex(shareKey(this.identity, dealer.identityKey, sessionKey(spec.session)));
+      return { blame: { guardian: e.culprit, why: e.message, key } };
     }
     const newIds = spec.next.members.map((m) => m.id);
     const frost = combinePublic(

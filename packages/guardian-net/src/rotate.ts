@@ -33,6 +33,7 @@ import {
 import { ensureIdentity, loadIdentity, type Identity } from './identity';
 import { NOT_APPROVED, rosterDigest } from './approval';
 import { writeApproval } from './approval-files';
+import { approveFirstRoster } from './approve-first';
 import { approveRoster } from './approve';
 import { callParty, RemoteError } from './transport';
 
@@ -327,6 +328,9 @@ export async function rotate(args: string[], deps: RotateDeps): Promise<void> {
   const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
   const refused = await askToJoin(current, roster, coordinator);
   if (refused.length > 0) throw new Error(joinRefused(refused, staying, rosterPath));
+  // The new members' directories are this command's own (it made their identity keys above): it
+  // approves their roster there, as their operator, for `start --roster`.
+  for (const m of fresh) approveFirstRoster(memberDir(m.id), roster, true);
   const children = fresh.map((m) =>
     deps.spawnGuardian(nextDir, m.id, Number(new URL(m.url).port), ['--roster', rosterPath]),
   );

@@ -97,18 +97,22 @@ export async function callParty<T extends MessageType>(opts: {
   timeoutMs?: number;
   /** `mac` for the co-signing rounds (only the two parties check them), else signed */
   auth?: Auth;
+  /** the request already sealed (a message the sender also hands a third party), signed */
+  sealed?: Wire;
 }): Promise<CallResult<T>> {
-  const request = sealMessage(
-    {
-      type: opts.type,
-      from: opts.identity.publicKey,
-      to: opts.to,
-      setVersion: opts.setVersion,
-      body: opts.body,
-    },
-    opts.identity.secretKey,
-    opts.auth ?? 'sig',
-  );
+  const request =
+    opts.sealed ??
+    sealMessage(
+      {
+        type: opts.type,
+        from: opts.identity.publicKey,
+        to: opts.to,
+        setVersion: opts.setVersion,
+        body: opts.body,
+      },
+      opts.identity.secretKey,
+      opts.auth ?? 'sig',
+    );
   const requestNonce = (JSON.parse(request.payload) as Payload).nonce;
   // Over https the caller presents its certificate, bound to the identity that signs the message.
   const credentials = opts.url.startsWith('https:')

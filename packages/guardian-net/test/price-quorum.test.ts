@@ -3,6 +3,7 @@
 // liquidation is refused while only guardian 3 sees the price at or under the threshold, and
 // signed once t = 2 guardians see it there by their own feeds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { approveFirstRoster } from '../src/approve-first';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { randomBytes } from '@noble/hashes/utils.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -80,6 +81,8 @@ beforeAll(async () => {
     coordinators: [{ name: 'coordinator', identityKey: coordinatorId.publicKey }],
   });
   writeFileSync(join(dir, 'roster.json'), JSON.stringify(roster));
+  // Each guardian's operator approves the roster it is started with (`start --roster`).
+  for (const id of [1, 2, 3]) approveFirstRoster(gdir(id), roster, true);
   for (const id of [1, 2, 3]) {
     const entries = feeds.get(id)!.map((f) => f.entry);
     procs.push(

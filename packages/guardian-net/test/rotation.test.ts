@@ -42,6 +42,7 @@ import {
 } from '../src/guardian-set';
 import { ensureIdentity, loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { approveRoster } from '../src/approve';
+import { approveFirstRoster } from '../src/approve-first';
 import { collectHandover, nextRoster, runRotation } from '../src/rotate';
 import { callParty, RemoteError } from '../src/transport';
 import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
@@ -409,6 +410,7 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
       () => ensureIdentity(join(dir4, 'guardian-4', 'identity.json')).publicKey,
     );
     writeFileSync(join(dir4, 'roster.json'), JSON.stringify(roster4));
+    approveFirstRoster(join(dir4, 'guardian-4'), roster4, true);
     const p = run(CLI, [
       ...['start', '--id', '4', '--dir', join(dir4, 'guardian-4'), '--port', String(port)],
       ...['--roster', join(dir4, 'roster.json')],
