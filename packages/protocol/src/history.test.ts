@@ -24,7 +24,7 @@ function record(
 }
 
 describe('action codes', () => {
-  it('label every code as the spec does, and the settlement at the term in plain words', () => {
+  it("label every code as the spec does, and the settlement at the term and the owner's exit in plain words", () => {
     expect(ACTION_LABELS).toEqual({
       o: 'Open Vault',
       b: 'Borrow UNIT',
@@ -34,6 +34,7 @@ describe('action codes', () => {
       l: 'Vault Liquidation',
       x: 'Liquidation Claim',
       s: 'Settled at Term',
+      e: 'Exited by Owner',
     });
   });
   it('colour o, r, d, x green and the others red', () => {
