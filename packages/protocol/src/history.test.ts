@@ -44,11 +44,13 @@ describe('action codes', () => {
       .sort();
     expect(green).toEqual(['d', 'o', 'r', 'x']);
   });
-  it('uses BTC for deposit and withdraw, UNIT otherwise', () => {
+  it("uses BTC for deposit, withdraw and the owner's exit, UNIT otherwise", () => {
     expect(amountUnitOf('d')).toBe('BTC');
     expect(amountUnitOf('w')).toBe('BTC');
+    expect(amountUnitOf('e')).toBe('BTC');
     expect(amountUnitOf('o')).toBe('UNIT');
     expect(amountUnitOf('b')).toBe('UNIT');
+    expect(amountUnitOf('s')).toBe('UNIT');
   });
 });
 

@@ -41,9 +41,12 @@ export const ACTION_COLOURS: Record<ActionCode, 'green' | 'red'> = {
   e: 'red',
 };
 
-/** SPEC §3: the amount is BTC for deposit and withdraw, otherwise UNIT. */
+/**
+ * SPEC §3: the amount is BTC for deposit and withdraw, otherwise UNIT. The owner's exit (not in
+ * SPEC) moves BTC alone, the whole collateral, and repays no UNIT: its amount is BTC too.
+ */
 export function amountUnitOf(action: ActionCode): 'BTC' | 'UNIT' {
-  return action === 'd' || action === 'w' ? 'BTC' : 'UNIT';
+  return action === 'd' || action === 'w' || action === 'e' ? 'BTC' : 'UNIT';
 }
 
 export type HistoryStatus = 'In Progress' | 'Completed';
