@@ -134,7 +134,7 @@ test('a vault its owner left by the exit is closed, and its dashboard says where
   // The chain is back: the next block's pass finds the mined exit.
   await devnet.mine(1);
   await expect.poll(async () => (await vaultOf(baseURL!, owner.vaultPubkey)).status).toBe('exited');
-  await page.reload();
+  // The open dashboard hears of it (the server announces the closed vault): no reload.
   const banner = page.getByTestId('vault-exited');
   await expect(banner).toBeVisible({ timeout: 30_000 });
   await expect(page.getByText('Closed by its exit', { exact: true })).toBeVisible();

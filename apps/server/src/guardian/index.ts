@@ -120,7 +120,9 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     onBlock: async () => {
       await settleUnansweredReplacements(g);
       await settleReplacements(g);
-      exitCursor = (await recordExits(g, exitCursor)).next;
+      const exits = await recordExits(g, exitCursor);
+      exitCursor = exits.next;
+      for (const vaultId of exits.exited) deps.vaultClosed?.(vaultId);
       return confirmHistory(g);
     },
     recover: () => recoverRequests(g),
