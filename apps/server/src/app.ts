@@ -39,8 +39,8 @@ import type { Chain } from './chain/port';
 import { rememberedTipHeight } from './chain/tip-memory';
 import { createGuardian, type Guardian } from './cosign';
 import type { RpcLimits, RpcMethod } from './rpc/json-rpc';
-import { openCluster, type Cluster } from './cluster';
-import { announcingVaultActions } from './cluster/vault-changes';
+import { openCluster, type Cluster, type EventBus } from './cluster';
+import { announceVaultChange, announcingVaultActions } from './cluster/vault-changes';
 import { whileGuardiansStart } from './network-client/starting-gate';
 import {
   btcNetworkOf,
@@ -162,6 +162,16 @@ function leadVaultJobs(
   lead(termSettlementJob({ bus, guardian, quote: () => settlementQuote(oracle), log }));
 }
 
+/**
+ * What the guardian tells of a vault it changed: this instance's cached answers go; a vault a block
+ * closed with no request (its owner's exit) is announced to the pages that show it.
+ */
+const vaultHooks = (answers: AnswerCache, bus: EventBus, log: Logger) => ({
+  vaultChanged: (vaultId: string) => answers.forgetVault(vaultId),
+  vaultClosed: (vaultId: string) =>
+    announceVaultChange(bus, { vault_id: vaultId, kind: 'action' }, log),
+});
+
 /** GET /api/events' limits as configured (tests may narrow them through BuildAppOptions.live). */
 const liveLimits = (config: ServerConfig): LiveStreamOptions => ({
   maxPerAddress: config.liveStreams.perAddress,
@@ -208,7 +218,7 @@ export async function buildApp(
     const answers = new AnswerCache();
     stops.push(answers.follow(bus));
     const guardian = createGuardian({
-      vaultChanged: (vaultId) => answers.forgetVault(vaultId),
+      ...vaultHooks(answers, bus, log),
       db: store.db,
       chain,
       oracle,

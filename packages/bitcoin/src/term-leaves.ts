@@ -91,3 +91,20 @@ export function spendsSettlementLeaf(
   if (settleHeight == null || witness?.length !== 3) return false;
   return parseTimelockLeaf(witness[1]!)?.height === settleHeight;
 }
+
+/**
+ * Whether an input's witness spends a vault through its owner's exit leaf: `<sig> <leaf> <control
+ * block>` whose leaf is the timelocked one at the exit height of the vault's last record (the
+ * settlement leaves have the earlier settlement height) and, when the vault's key is known, names
+ * that key. Read from the chain, which checked the leaf's commitment, lock and signature already.
+ */
+export function spendsExitLeaf(
+  witness: readonly Uint8Array[] | undefined,
+  exitHeight: number | null | undefined,
+  vaultPubkey?: Uint8Array | null,
+): boolean {
+  if (exitHeight == null || witness?.length !== 3) return false;
+  const leaf = parseTimelockLeaf(witness[1]!);
+  if (leaf?.height !== exitHeight) return false;
+  return !vaultPubkey || leaf.pubkey.every((b, i) => b === vaultPubkey[i]);
+}

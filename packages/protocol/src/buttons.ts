@@ -21,6 +21,8 @@ export interface ButtonContext {
   isLiquidated: boolean;
   /** the guardians settled the vault at its term: it holds nothing and takes no action */
   isSettled?: boolean;
+  /** its owner took it through the exit leaf: it holds nothing and takes no action */
+  isExited?: boolean;
   /** the action whose drawer is open or whose flow runs, if any */
   activeAction: DashboardAction | 'create' | null;
   walletSats: SatsInput;
@@ -41,6 +43,8 @@ export const BUTTON_REASONS = {
   liquidated: 'All actions are disabled until liquidation completes.',
   settled:
     'The guardians settled this vault at its term, so it holds nothing now. Open a new vault to borrow again.',
+  exited:
+    'You took this vault through its exit, so it holds nothing now. Open a new vault to borrow again.',
   otherAction: 'Another action is in progress.',
   noWalletSats: 'There is no bitcoin in your wallet.',
   noPrice: ERROR_MESSAGES.noPrice,
@@ -56,6 +60,7 @@ const disabled = (reason: string): ButtonState => ({ enabled: false, reason });
 function common(action: DashboardAction, ctx: ButtonContext): ButtonState {
   if (ctx.hasPendingTransaction) return disabled(BUTTON_REASONS.pending);
   if (ctx.isSettled) return disabled(BUTTON_REASONS.settled);
+  if (ctx.isExited) return disabled(BUTTON_REASONS.exited);
   if (ctx.isLiquidated) return disabled(BUTTON_REASONS.liquidated);
   if (ctx.pricePaused) return disabled(ctx.pricePaused);
   if (ctx.activeAction !== null && ctx.activeAction !== action)

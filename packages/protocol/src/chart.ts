@@ -131,7 +131,17 @@ export interface ChartAction {
 }
 
 /** The actions drawn on the line: every action code (SPEC §3), liquidation and claim too. */
-export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r', 'l', 'x', 's'];
+export const CHART_MARKER_ACTIONS: readonly ActionCode[] = [
+  'o',
+  'd',
+  'w',
+  'b',
+  'r',
+  'l',
+  'x',
+  's',
+  'e',
+];
 
 /** The marker's letter for each action (the tooltip names it in full: ACTION_LABELS). */
 export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
@@ -143,6 +153,7 @@ export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
   l: 'L',
   x: 'X',
   s: 'S',
+  e: 'E',
 };
 
 export interface RatioLineInput {
@@ -333,6 +344,8 @@ export function markerAmountText(marker: Pick<ChartMarker, 'action' | 'btcAmt' |
       return `${btc} of collateral and ${unit} of debt claimed`;
     case 's':
       return `${unit} of debt repaid from ${btc} of collateral at the term, the rest returned to the owner`;
+    case 'e':
+      return `${btc} of collateral taken by the owner through the exit, ${unit} of debt left unpaid`;
   }
 }
 

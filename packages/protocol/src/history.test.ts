@@ -24,7 +24,7 @@ function record(
 }
 
 describe('action codes', () => {
-  it('label every code as the spec does, and the settlement at the term in plain words', () => {
+  it("label every code as the spec does, and the settlement at the term and the owner's exit in plain words", () => {
     expect(ACTION_LABELS).toEqual({
       o: 'Open Vault',
       b: 'Borrow UNIT',
@@ -34,6 +34,7 @@ describe('action codes', () => {
       l: 'Vault Liquidation',
       x: 'Liquidation Claim',
       s: 'Settled at Term',
+      e: 'Exited by Owner',
     });
   });
   it('colour o, r, d, x green and the others red', () => {
@@ -43,11 +44,13 @@ describe('action codes', () => {
       .sort();
     expect(green).toEqual(['d', 'o', 'r', 'x']);
   });
-  it('uses BTC for deposit and withdraw, UNIT otherwise', () => {
+  it("uses BTC for deposit, withdraw and the owner's exit, UNIT otherwise", () => {
     expect(amountUnitOf('d')).toBe('BTC');
     expect(amountUnitOf('w')).toBe('BTC');
+    expect(amountUnitOf('e')).toBe('BTC');
     expect(amountUnitOf('o')).toBe('UNIT');
     expect(amountUnitOf('b')).toBe('UNIT');
+    expect(amountUnitOf('s')).toBe('UNIT');
   });
 });
 

@@ -12,7 +12,7 @@ import {
   type UnitCents,
 } from './units';
 
-export const ACTION_CODES: readonly ActionCode[] = ['o', 'b', 'd', 'r', 'w', 'l', 'x', 's'];
+export const ACTION_CODES: readonly ActionCode[] = ['o', 'b', 'd', 'r', 'w', 'l', 'x', 's', 'e'];
 
 export const ACTION_LABELS: Record<ActionCode, string> = {
   o: 'Open Vault',
@@ -23,6 +23,7 @@ export const ACTION_LABELS: Record<ActionCode, string> = {
   l: 'Vault Liquidation',
   x: 'Liquidation Claim',
   s: 'Settled at Term',
+  e: 'Exited by Owner',
 };
 
 /** SPEC §3: o, r, d, x show green; others red. */
@@ -36,11 +37,16 @@ export const ACTION_COLOURS: Record<ActionCode, 'green' | 'red'> = {
   x: 'green',
   // The debt is repaid from the collateral and the rest leaves the vault: it closes.
   s: 'red',
+  // The owner took the whole collateral through the exit leaf: the vault closes.
+  e: 'red',
 };
 
-/** SPEC §3: the amount is BTC for deposit and withdraw, otherwise UNIT. */
+/**
+ * SPEC §3: the amount is BTC for deposit and withdraw, otherwise UNIT. The owner's exit (not in
+ * SPEC) moves BTC alone, the whole collateral, and repays no UNIT: its amount is BTC too.
+ */
 export function amountUnitOf(action: ActionCode): 'BTC' | 'UNIT' {
-  return action === 'd' || action === 'w' ? 'BTC' : 'UNIT';
+  return action === 'd' || action === 'w' || action === 'e' ? 'BTC' : 'UNIT';
 }
 
 export type HistoryStatus = 'In Progress' | 'Completed';

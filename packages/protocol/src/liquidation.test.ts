@@ -131,9 +131,11 @@ describe('liquidationStage', () => {
 });
 
 describe('keyMayOpenVault (one live vault per key)', () => {
-  it('lets a key open its first vault, and a new one once the last is repossessed', () => {
+  it('lets a key open its first vault, and a new one once the last is closed', () => {
     expect(keyMayOpenVault(null)).toBe(true);
     expect(keyMayOpenVault({ status: 'repossessed' })).toBe(true);
+    expect(keyMayOpenVault({ status: 'settled' })).toBe(true);
+    expect(keyMayOpenVault({ status: 'exited' })).toBe(true);
   });
 
   it('refuses while the key has an active vault or a liquidation not yet claimed', () => {

@@ -118,7 +118,7 @@ export function liquidationStage(input: {
 
 /**
  * docs/protocol.md, Vault keys: may a key whose latest vault has this status open a new vault?
- * Only once that vault is closed: liquidated AND repossessed, or settled. An active vault is the key's vault.
+ * Only once that vault is closed: liquidated AND repossessed, settled or exited. An active vault is the key's vault.
  * A liquidated vault not yet claimed still blocks: its output is still on chain under this key
  * waiting for a claimant, the owner's page must keep showing that pending liquidation (the lookup
  * by key answers the newest vault, which would hide it), and the key's requests and locks would
@@ -127,8 +127,14 @@ export function liquidationStage(input: {
  * distinct from anything the old one had.
  */
 export function keyMayOpenVault(latest: Pick<VaultDto, 'status'> | null): boolean {
-  // A vault settled at its term holds nothing more either: its output is spent.
-  return latest === null || latest.status === 'repossessed' || latest.status === 'settled';
+  // A vault settled at its term, or left by its owner's exit, holds nothing more either: its
+  // output is spent.
+  return (
+    latest === null ||
+    latest.status === 'repossessed' ||
+    latest.status === 'settled' ||
+    latest.status === 'exited'
+  );
 }
 
 /** What the dashboard's cards say of a liquidated vault: no debt owed, and the collateral's fate. */

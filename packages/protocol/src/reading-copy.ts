@@ -14,6 +14,7 @@ const PENDING_NOUNS: Record<ActionCode, string> = {
   l: 'liquidation',
   x: 'claim',
   s: 'settlement at the term',
+  e: "owner's exit",
 };
 
 export const READING_COPY = {

@@ -13,6 +13,7 @@ import {
   termWarningBlocks,
   termWarningDays,
   TERM_TIP_TOLERANCE_BLOCKS,
+  vaultExitedText,
   vaultTermAt,
 } from './vault-term';
 
@@ -179,5 +180,35 @@ describe('what the owner reads once the vault is settled at its term', () => {
     };
     for (const action of ['deposit', 'withdraw', 'borrow', 'repay'] as const)
       expect(buttonState(action, ctx)).toEqual({ enabled: false, reason: BUTTON_REASONS.settled });
+  });
+});
+
+describe('what the owner reads once the vault was left through its exit', () => {
+  const txid = 'ef'.repeat(32);
+  it('says the vault is closed, where the collateral went by which transaction, and the debt', () => {
+    const text = vaultExitedText({
+      ...{ collateralSats: 1_000_000n, debtCents: 50_000n, txid },
+      address: 'tb1qowner',
+    });
+    expect(text.title).toBe('This vault was closed by its exit');
+    expect(text.body).toBe(
+      `After its exit height, the vault key alone took the whole vault: its 0.01 BTC, less the network fee, went to the address tb1qowner in transaction ${txid}. Its debt of 500.00 UNIT was not repaid: the UNIT you borrowed stays with you, and nothing backs it any more.`,
+    );
+    expect(text.whatToDo).toMatch(/Open a new vault to borrow again\.$/);
+    expect(
+      vaultExitedText({ collateralSats: 5_000n, debtCents: 0n, txid, address: null }).body,
+    ).toBe(
+      `After its exit height, the vault key alone took the whole vault: its 0.00005 BTC, less the network fee, went to the address the exit named in transaction ${txid}.`,
+    );
+  });
+
+  it('disables every action of an exited vault with that reason', () => {
+    const ctx = {
+      ...{ hasPendingTransaction: false, isLiquidated: false, isExited: true, activeAction: null },
+      ...{ walletSats: 1_000_000, vaultSats: 0, debtCents: 0, priceUsd: 95_000, pricePaused: null },
+      operationCostSats: 1_000,
+    };
+    for (const action of ['deposit', 'withdraw', 'borrow', 'repay'] as const)
+      expect(buttonState(action, ctx)).toEqual({ enabled: false, reason: BUTTON_REASONS.exited });
   });
 });

@@ -287,3 +287,31 @@ export function termSettledText(args: {
       'That bitcoin is yours: your wallet spends it with the key it signed the vault with. Open a new vault to borrow again.',
   };
 }
+
+/**
+ * What the owner reads once the vault was left through its exit leaf (the dashboard and Telegram):
+ * the vault is closed, its collateral went to the address the exit named, by which transaction,
+ * and what became of the debt. Its history record `e` gives the figures.
+ */
+export function vaultExitedText(args: {
+  /** what the vault held when it was left: its collateral, sats, and debt, UNIT hundredths */
+  collateralSats: bigint;
+  debtCents: bigint;
+  /** the exit transaction's id */
+  txid: string;
+  /** the address its output paid, when it is a standard one */
+  address: string | null;
+}): { title: string; body: string; whatToDo: string } {
+  const { collateralSats, debtCents, txid, address } = args;
+  const to = address ? `the address ${address}` : 'the address the exit named';
+  const debt =
+    debtCents > 0n
+      ? ` Its debt of ${centsToUnitString(debtCents)} UNIT was not repaid: the UNIT you borrowed stays with you, and nothing backs it any more.`
+      : '';
+  return {
+    title: 'This vault was closed by its exit',
+    body: `After its exit height, the vault key alone took the whole vault: its ${satsToBtcString(collateralSats)} BTC, less the network fee, went to ${to} in transaction ${txid}.${debt}`,
+    whatToDo:
+      'The vault holds nothing now and takes no action; the bitcoin is at that address. Open a new vault to borrow again.',
+  };
+}

@@ -22,6 +22,7 @@ import {
   ChainUnavailableError,
   type Chain,
   type ChainOutput,
+  type ChainSpender,
   type ChainTip,
   type TxStatus,
 } from './port';
@@ -218,6 +219,14 @@ export class EsploraChain implements Chain {
       spent: outspend.spent,
       status: tx.status,
     };
+  }
+
+  async spender(txid: string, vout: number): Promise<ChainSpender | null> {
+    const spend = await this.orNull(
+      this.json<EsploraOutspend>(`${this.esplora}/tx/${txid}/outspend/${vout}`),
+    );
+    if (!spend?.spent || !spend.txid) return null;
+    return { txid: spend.txid, vin: spend.vin ?? 0, status: spend.status ?? { confirmed: false } };
   }
 
   txHex(txid: string): Promise<string | null> {

@@ -26,6 +26,13 @@ export interface ChainOutput {
   status: TxStatus;
 }
 
+/** The transaction that spent an output, and its input that did (esplora's outspend). */
+export interface ChainSpender {
+  txid: string;
+  vin: number;
+  status: TxStatus;
+}
+
 export class BroadcastError extends Error {
   constructor(message: string) {
     super(message);
@@ -60,6 +67,8 @@ export interface Chain {
   /** Outputs carrying UNIT at the address (SPEC §3 UNIT output). */
   unitOutputs(address: string): Promise<UnitOutputDto[]>;
   output(txid: string, vout: number): Promise<ChainOutput | null>;
+  /** Who spent the output (mempool included); null while it is unspent or unknown. */
+  spender(txid: string, vout: number): Promise<ChainSpender | null>;
   txHex(txid: string): Promise<string | null>;
   txStatus(txid: string): Promise<TxStatus | null>;
   /**

@@ -176,6 +176,11 @@ export function requireActive(row: VaultRow | null): VaultRow {
       'vault_liquidated',
       'This vault was settled by the guardians at its term and holds nothing now; open a new vault to borrow again',
     );
+  if (row.status === 'exited')
+    throw new DomainError(
+      'vault_liquidated',
+      'This vault was closed by its exit and holds nothing now; open a new vault to borrow again',
+    );
   if (row.status !== 'active')
     throw new DomainError('vault_liquidated', 'This vault has been liquidated');
   return row;

@@ -64,6 +64,11 @@ export interface GuardianDeps {
   vaultTerm?: TermConfig;
   /** See PipelineDeps.vaultChanged; nothing by default. */
   vaultChanged?: (vaultId: string) => void;
+  /**
+   * Told of each vault a block closed with no request of ours (its owner's exit, exits.ts), once
+   * committed: the app announces it to the browsers that show it. Nothing by default.
+   */
+  vaultClosed?: (vaultId: string) => void;
 }
 
 export interface GuardianContext extends PipelineDeps {

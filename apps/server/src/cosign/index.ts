@@ -23,6 +23,7 @@ import { releaseConnection, reserve } from './reserve';
 import { confirmHistory, liquidationSweep } from './sweep';
 import { settleReplacements, speedUp } from './speedup';
 import { settleUnansweredReplacements } from './speedup-settle';
+import { recordExits } from './exits';
 import { settleAtTerm } from './term-settle-guardian';
 import type { SettleRoundResult } from './term-settle-round';
 
@@ -71,6 +72,8 @@ function withChainErrors(
 
 export function createGuardian(deps: GuardianDeps): Guardian {
   const g = guardianContext(deps);
+  /** Where the next block's exit check goes on (exits.ts): every vault past its exit in turn. */
+  let exitCursor = '';
 
   const vaultMethod =
     <A extends VaultAction>(action: A) =>
@@ -112,10 +115,14 @@ export function createGuardian(deps: GuardianDeps): Guardian {
   return {
     methods,
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
-    // A sped-up transaction whose original was mined instead is followed back first.
+    // A sped-up transaction whose original was mined instead is followed back first; a vault its
+    // owner left by the exit is closed before the confirmations.
     onBlock: async () => {
       await settleUnansweredReplacements(g);
       await settleReplacements(g);
+      const exits = await recordExits(g, exitCursor);
+      exitCursor = exits.next;
+      for (const vaultId of exits.exited) deps.vaultClosed?.(vaultId);
       return confirmHistory(g);
     },
     recover: () => recoverRequests(g),

@@ -5,6 +5,7 @@ import {
   ChainUnavailableError,
   type Chain,
   type ChainOutput,
+  type ChainSpender,
   type ChainTip,
   type TxStatus,
 } from '../chain/port';
@@ -45,6 +46,12 @@ export class DevnetChain implements Chain {
 
   output(txid: string, vout: number): Promise<ChainOutput | null> {
     return this.live(() => this.devnet.output(txid, vout));
+  }
+
+  async spender(txid: string, vout: number): Promise<ChainSpender | null> {
+    const spend = await this.live(() => this.devnet.outspend(txid, vout));
+    if (!spend?.spent || !spend.txid) return null;
+    return { txid: spend.txid, vin: spend.vin ?? 0, status: spend.status ?? { confirmed: false } };
   }
 
   txHex(txid: string): Promise<string | null> {

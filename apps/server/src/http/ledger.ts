@@ -64,7 +64,8 @@ export interface AppLedgerRow {
  * The app's ledger after `height`: each vault's last on-chain history row confirmed at or below
  * it (`l`, the oracle's liquidation mark, is not on the chain). A vault the app marks repossessed
  * is `repossessed` from its `x` row on; one the guardians settled at its term `settled` from its
- * `s` row on (holding nothing); every other vault is `open`. A vault is named by its
+ * `s` row on (holding nothing); one its owner left by the exit `exited` from its `e` row on
+ * (holding nothing); every other vault is `open`. A vault is named by its
  * opening as mined: a sped-up opening keeps the original's txid as the app's vault id, but the
  * chain holds only the replacement.
  */
@@ -91,9 +92,11 @@ export function foldAppLedger(
     status:
       row.action === 's'
         ? 'settled'
-        : row.action === 'x' && repossessed.has(row.vault_id)
-          ? 'repossessed'
-          : 'open',
+        : row.action === 'e'
+          ? 'exited'
+          : row.action === 'x' && repossessed.has(row.vault_id)
+            ? 'repossessed'
+            : 'open',
   }));
 }
 

@@ -100,8 +100,8 @@ async function onStatus(ctx: Context, { db, network }: TelegramCommandsOptions):
     .selectFrom('vaults')
     .selectAll()
     .where('creation_account', 'in', addresses)
-    // A repossessed or settled vault holds nothing: /status lists the others.
-    .where('status', 'not in', ['repossessed', 'settled'])
+    // A repossessed, settled or exited vault holds nothing: /status lists the others.
+    .where('status', 'not in', ['repossessed', 'settled', 'exited'])
     .orderBy('created_at', 'desc')
     .limit(10)
     .execute();

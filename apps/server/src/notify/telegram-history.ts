@@ -3,6 +3,9 @@
 // link. A persisted cursor (the last record looked at), the `telegram_watch` list (records waiting
 // for their block) and the outbox's dedupe keys mean a restart queues nothing twice.
 import type { Kysely } from 'kysely';
+import { hex } from '@scure/base';
+import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import { scriptToAddress } from '@unit/bitcoin';
 import {
   actionOfCode,
   type ActionCode,
@@ -16,6 +19,7 @@ import {
   ACTION_MESSAGES,
   confirmedKey,
   confirmedText,
+  exitedText,
   notificationText,
   repossessedText,
   settledText,
@@ -43,17 +47,47 @@ function settledMessage(
     transaction_id: string;
     btc_amt: number | bigint;
     unit_amt: number | bigint;
+    oracle_price: number | bigint;
   },
   confirmed: boolean,
   explorerUrl: string,
   outbox: TelegramOutbox,
 ): OutboxMessage {
-  const facts = { ...row, btc_amt: Number(row.btc_amt), unit_amt: Number(row.unit_amt) };
+  const facts = {
+    ...row,
+    ...{ btc_amt: Number(row.btc_amt), unit_amt: Number(row.unit_amt) },
+    oracle_price: Number(row.oracle_price),
+  };
   return {
     chat_id: row.chat_id,
     text: settledText(facts, explorerUrl, confirmed),
     ...outbox.policy(ACTION_MESSAGES.repossess.retries),
     dedupe_key: (confirmed ? confirmedKey : submittedKey)(row.transaction_id, row.chat_id),
+  };
+}
+
+/** The owner's exit's one message (it is recorded once mined), deduplicated as a confirmation. */
+function exitedMessage(
+  row: {
+    chat_id: string;
+    vault_id: string;
+    transaction_id: string;
+    btc_amt: number | bigint;
+    unit_amt: number | bigint;
+    utxo_script: string;
+  },
+  network: Network,
+  explorerUrl: string,
+  outbox: TelegramOutbox,
+): OutboxMessage {
+  const facts = { ...row, btc_amt: Number(row.btc_amt), unit_amt: Number(row.unit_amt) };
+  const btcNetwork = network === 'mainnet' ? NETWORK : TEST_NETWORK;
+  const address = row.utxo_script ? scriptToAddress(hex.decode(row.utxo_script), btcNetwork) : null;
+  return {
+    chat_id: row.chat_id,
+    text: exitedText(facts, address, explorerUrl),
+    ...outbox.policy(ACTION_MESSAGES.repossess.retries),
+    dedupe_key: confirmedKey(row.transaction_id, row.chat_id),
   };
 }
 
@@ -137,6 +171,8 @@ export class TelegramHistory {
         'h.unit_amt',
         'h.vault_id',
         'h.transaction_id',
+        'h.oracle_price',
+        'h.utxo_script',
         'v.status',
         's.chat_id',
       ])
@@ -152,6 +188,11 @@ export class TelegramHistory {
       if (row.action === 's') {
         messages.push(settledMessage(row, false, explorerUrl, outbox));
         watch.add(row.id);
+        continue;
+      }
+      // An exit is recorded once mined: its one message says so, and nothing waits for a block.
+      if (row.action === 'e') {
+        messages.push(exitedMessage(row, network, explorerUrl, outbox));
         continue;
       }
       // Liquidations are announced by the risk alerts, once per vault and chat.
@@ -201,7 +242,7 @@ export class TelegramHistory {
       .innerJoin('vaults as v', 'v.vault_id', 'h.vault_id')
       .innerJoin('telegram_subscriptions as s', 's.address', 'v.creation_account')
       .select(['w.history_id', 'h.action', 'h.vault_id', 'h.transaction_id', 's.chat_id'])
-      .select(['h.btc_amt', 'h.unit_amt'])
+      .select(['h.btc_amt', 'h.unit_amt', 'h.oracle_price'])
       .where('h.confirmed', '=', 1)
       .where('s.network', '=', network)
       .orderBy('w.history_id')

@@ -4,8 +4,9 @@
 // queue "submitted" under one key, so whichever comes first is the only one sent.
 import {
   centsToUnitString,
-  REPOSSESSION_TAX_PERCENT,
   satsToBtcString,
+  termSettledText,
+  vaultExitedText,
   TELEGRAM_NOTIFY_RETRIES_ACTION,
   TELEGRAM_NOTIFY_RETRIES_CREATE,
   type TelegramNotifyDto,
@@ -90,17 +91,51 @@ export function repossessedText(vaultId: string, txid: string, explorerUrl: stri
  * vault held, what happened to it, and where its owner's rest went.
  */
 export function settledText(
-  row: { vault_id: string; transaction_id: string; btc_amt: number; unit_amt: number },
+  row: {
+    vault_id: string;
+    transaction_id: string;
+    btc_amt: number;
+    unit_amt: number;
+    oracle_price: number;
+  },
   explorerUrl: string,
   confirmed: boolean,
 ): string {
-  const debt =
-    row.unit_amt > 0
-      ? `its debt of ${centsToUnitString(row.unit_amt)} UNIT was repaid from its collateral at the oracle's price with the ${REPOSSESSION_TAX_PERCENT}% liquidation tax, and `
-      : '';
+  // The dashboard's words (@unit/protocol termSettledText), so the two never say different things.
+  const text = termSettledText({
+    debtCents: BigInt(row.unit_amt),
+    collateralSats: BigInt(row.btc_amt),
+    priceUsd: row.oracle_price > 0 ? row.oracle_price : null,
+  });
   const lines = [
     confirmed ? 'Term settlement confirmed' : 'Term settlement submitted',
-    `Your vault reached its term with no action, so the guardians settled it: ${debt}the rest of its ${satsToBtcString(row.btc_amt)} BTC was sent to your vault key's address. Open a new vault to borrow again.`,
+    `${text.title}.`,
+    `${text.body} ${text.whatToDo}`,
+    `Vault: ${row.vault_id}`,
+    txLine(explorerUrl, row.transaction_id),
+  ];
+  return lines.join('\n');
+}
+
+/**
+ * The owner's exit, once in a block (the app learns of it only then): the dashboard's words
+ * (@unit/protocol vaultExitedText), what the vault held and where it went.
+ */
+export function exitedText(
+  row: { vault_id: string; transaction_id: string; btc_amt: number; unit_amt: number },
+  address: string | null,
+  explorerUrl: string,
+): string {
+  const text = vaultExitedText({
+    collateralSats: BigInt(row.btc_amt),
+    debtCents: BigInt(row.unit_amt),
+    txid: row.transaction_id,
+    address,
+  });
+  const lines = [
+    'Vault exit confirmed',
+    `${text.title}.`,
+    `${text.body} ${text.whatToDo}`,
     `Vault: ${row.vault_id}`,
     txLine(explorerUrl, row.transaction_id),
   ];

@@ -17,6 +17,8 @@ import {
   classifyTapLeaf,
   ownerPayoutScript,
   parseStateRecordScript,
+  parseTimelockLeaf,
+  spendsExitLeaf,
   spendsSettlementLeaf,
   type StateRecord,
 } from '@unit/bitcoin';
@@ -26,6 +28,7 @@ import { oracleHashesKey } from '../oracle/network-oracles';
 import type { Database } from '../store/schema';
 import { putSetting } from '../store/settings';
 import { appendVaultHistory, insertVault } from '../store/vaults';
+import { exitHistory } from '../store/exits';
 import type { VaultLeaves } from './vault-leaves';
 import { answeredWith, esploraService } from '../chain/service-failure';
 
@@ -130,6 +133,8 @@ async function followVault(reads: EsploraReads, opening: EsploraTx) {
   let repossessed: Step | null = null;
   /** The guardians' settlement at its term, when they settled it (no record: its witness). */
   let settled: EsploraTx | null = null;
+  /** The owner's exit, when the owner left by it (no record either: its witness). */
+  let exited: EsploraTx | null = null;
   for (let i = 0; i < MAX_VAULT_TXS; i++) {
     const last = steps.at(-1)!.tx;
     const spend = await reads.outspend(last.txid, 0);
@@ -137,6 +142,15 @@ async function followVault(reads: EsploraReads, opening: EsploraTx) {
     const next = await reads.tx(spend.txid);
     const record = next && recordOf(next);
     if (next && !record && settledBy(next, last.txid, steps.at(-1)!.record)) settled = next;
+    // Only a mined exit closes a vault, as the block watcher's check (exits.ts).
+    if (
+      next?.status.confirmed &&
+      !record &&
+      exitedBy(next, last.txid, steps.at(-1)!.record, vaultPubkey)
+    ) {
+      exited = next;
+      vaultPubkey ??= exitKey(next, last.txid);
+    }
     if (!next || !record) break;
     vaultPubkey ??= revealedKey(next, last.txid);
     // A repossession spends the liquidated vault first and the claimant's after it
@@ -148,7 +162,25 @@ async function followVault(reads: EsploraReads, opening: EsploraTx) {
     }
     steps.push({ tx: next, record });
   }
-  return { steps, vaultPubkey, repossessed, settled };
+  return { steps, vaultPubkey, repossessed, settled, exited };
+}
+
+const witnessOf = (tx: EsploraTx, txid: string) =>
+  tx.vin.find((vin) => vin.txid === txid && vin.vout === 0)?.witness.map((w) => hex.decode(w));
+
+/**
+ * Whether `tx` spends the vault output `txid:0` through its exit leaf (term-leaves.ts): the key is
+ * the one the opening's record names when it names one, and the exit leaf shows it otherwise.
+ */
+function exitedBy(tx: EsploraTx, txid: string, last: StateRecord, key: string | null): boolean {
+  return spendsExitLeaf(witnessOf(tx, txid), last.term?.exitHeight, key ? hex.decode(key) : null);
+}
+
+/** The vault key an exit's leaf names. */
+function exitKey(tx: EsploraTx, txid: string): string | null {
+  const leaf = witnessOf(tx, txid)?.[1];
+  const parsed = leaf ? parseTimelockLeaf(leaf) : null;
+  return parsed ? hex.encode(parsed.pubkey) : null;
 }
 
 /** Whether `tx` spends the vault output `txid:0` through its settlement leaf (term-leaves.ts). */
@@ -225,7 +257,7 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
       result.skipped.push(vaultId);
       continue;
     }
-    const { steps, repossessed, settled, ...walked } = await followVault(reads, opening);
+    const { steps, repossessed, settled, exited, ...walked } = await followVault(reads, opening);
     const vaultPubkey = walked.vaultPubkey;
     if (vaultPubkey === null) {
       result.keyUnknown.push(vaultId);
@@ -266,16 +298,16 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
         creation_account: opening.vin[1]?.prevout?.scriptpubkey_address ?? '',
         runes_account: opening.vout[1]?.scriptpubkey_address ?? '',
         // A repossessed vault's collateral and debt went to its claimant, a settled one's to the
-        // treasury and its owner (effects.ts).
-        btc_locked: repossessed || settled ? 0 : Number(current.record.vaultSats),
-        unit_borrowed: repossessed || settled ? 0 : Number(current.record.unitDebt),
+        // treasury and its owner (effects.ts), an exited one's collateral to its owner (exits.ts).
+        btc_locked: repossessed || settled || exited ? 0 : Number(current.record.vaultSats),
+        unit_borrowed: repossessed || settled || exited ? 0 : Number(current.record.unitDebt),
         vault_txid: current.tx.txid,
         vault_vout: 0,
         threshold_cents: Number(current.record.thresholdCents),
         stamp: current.record.quoteStamp,
         settle_height: current.record.term?.settleHeight ?? null,
         exit_height: current.record.term?.exitHeight ?? null,
-        status: repossessed ? 'repossessed' : settled ? 'settled' : 'active',
+        status: repossessed ? 'repossessed' : settled ? 'settled' : exited ? 'exited' : 'active',
         created_at: created,
       });
       let before = { sats: 0n, debt: 0n };
@@ -321,6 +353,17 @@ export async function reindexFromChain(deps: ReindexDeps): Promise<ReindexResult
         await appendVaultHistory(
           trx,
           settlementHistory(vaultId, vaultPubkey, current, settled, time),
+        );
+      if (exited)
+        await appendVaultHistory(
+          trx,
+          exitHistory(
+            vaultId,
+            { btc_locked: current.record.vaultSats, unit_borrowed: current.record.unitDebt },
+            exited.txid,
+            exited.vout[0]?.scriptpubkey ?? '',
+            time(exited),
+          ),
         );
     });
     result.restored.push(vaultId);

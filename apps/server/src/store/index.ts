@@ -5,6 +5,7 @@ export type * from './schema';
 export * from './settings';
 export * from './prices';
 export * from './vaults';
+export * from './exits';
 export * from './guardian-requests';
 export * from './price-quorums';
 export * from './reservations';

@@ -293,6 +293,30 @@ export const coreMigrations: Record<string, Migration> = {
       await db.schema.dropIndex('vaults_status_settle_height').execute();
     },
   },
+  // docs/protocol.md, "Leaving without the guardians": a vault its owner left through the exit
+  // leaf is closed as a settled one is, so its key may open a new vault; each block's exit check
+  // reads the active vaults whose exit height the tip reached (cosign/exits.ts) by this index.
+  '0800_vault_exit': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex('vaults_status_exit_height')
+        .on('vaults')
+        .columns(['status', 'exit_height'])
+        .execute();
+      await db.schema.dropIndex('vaults_open_pubkey').execute();
+      await sql`create unique index vaults_open_pubkey on vaults (vault_pubkey) where status not in ('repossessed', 'settled', 'exited')`.execute(
+        db,
+      );
+    },
+    async down(db: Kysely<unknown>) {
+      // Only possible while no key has an exited vault and a live one.
+      await db.schema.dropIndex('vaults_open_pubkey').execute();
+      await sql`create unique index vaults_open_pubkey on vaults (vault_pubkey) where status not in ('repossessed', 'settled')`.execute(
+        db,
+      );
+      await db.schema.dropIndex('vaults_status_exit_height').execute();
+    },
+  },
 };
 
 /**

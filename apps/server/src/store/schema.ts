@@ -29,8 +29,11 @@ export interface PriceClosesTable {
   price_cents: Int64;
 }
 
-/** `settled`: the guardians settled it at its term; it holds nothing since (cosign/effects.ts). */
-export type VaultStatus = 'active' | 'liquidated' | 'repossessed' | 'settled';
+/**
+ * `settled`: the guardians settled it at its term; it holds nothing since (cosign/effects.ts).
+ * `exited`: its owner took it through the exit leaf after the exit height (cosign/exits.ts).
+ */
+export type VaultStatus = 'active' | 'liquidated' | 'repossessed' | 'settled' | 'exited';
 
 export interface VaultsTable {
   vault_id: string;
@@ -53,7 +56,7 @@ export interface VaultsTable {
   updated_at: Int64;
 }
 
-export type ActionCodeColumn = 'o' | 'b' | 'd' | 'r' | 'w' | 'l' | 'x' | 's';
+export type ActionCodeColumn = 'o' | 'b' | 'd' | 'r' | 'w' | 'l' | 'x' | 's' | 'e';
 
 /** SPEC §3 Vault history record. */
 export interface VaultHistoryTable {

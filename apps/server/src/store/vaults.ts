@@ -66,7 +66,8 @@ export async function getVaultByPubkey(
     .selectFrom('vaults')
     .selectAll()
     .where('vault_pubkey', '=', vaultPubkey.toLowerCase())
-    .orderBy(sql`case when status = 'repossessed' then 1 else 0 end`)
+    // Closed: repossessed, settled at its term, or left by its owner's exit.
+    .orderBy(sql`case when status in ('repossessed', 'settled', 'exited') then 1 else 0 end`)
     .orderBy('created_at', 'desc')
     .limit(1)
     .executeTakeFirst();

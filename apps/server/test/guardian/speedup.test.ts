@@ -244,6 +244,7 @@ describe('a speed-up whose original is mined instead', () => {
       paymentUtxos: (a) => chain.paymentUtxos(a),
       unitOutputs: (a) => chain.unitOutputs(a),
       output: (t, v) => chain.output(t, v),
+      spender: (t, v) => chain.spender(t, v),
       txHex: (t) => chain.txHex(t),
       broadcast: (raw) => chain.broadcast(raw),
       fees: () => chain.fees(),

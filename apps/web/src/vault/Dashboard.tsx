@@ -33,6 +33,7 @@ import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 import { PricePausedBanner } from './PricePausedBanner';
 import { TermSettledBanner, TermWarningBanner } from './TermWarningBanner';
+import { VaultExitedBanner } from './VaultExitedBanner';
 import { useCardReadings } from '../api/card-readings';
 import { RatioSketch } from '../chart/RatioSketch';
 
@@ -143,6 +144,7 @@ export function Dashboard(props: {
       <PricePausedBanner />
       <TermWarningBanner vault={vault} />
       <TermSettledBanner vault={vault} />
+      <VaultExitedBanner vault={vault} />
       <header className="dashboard__head">
         <h1>
           {vault.name}
@@ -154,6 +156,9 @@ export function Dashboard(props: {
           )}
           {vault.status === 'settled' && (
             <span className="badge badge--muted">Settled at its term</span>
+          )}
+          {vault.status === 'exited' && (
+            <span className="badge badge--muted">Closed by its exit</span>
           )}
         </h1>
         {pending && (

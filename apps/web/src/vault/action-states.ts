@@ -58,6 +58,7 @@ export function useActionStates(position: Position): ActionStates {
     hasPendingTransaction: flowRunning || hasPendingInProgress(flows.pending, history.data),
     isLiquidated: liquidated,
     isSettled: vault?.status === 'settled',
+    isExited: vault?.status === 'exited',
     activeAction,
     walletSats: position.walletSats ?? 0,
     vaultSats: position.sats,

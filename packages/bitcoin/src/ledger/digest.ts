@@ -11,8 +11,10 @@ import { sha256 } from '@noble/hashes/sha2.js';
  * `unrecorded`: a transaction spent the vault's output without a state record anyone can read.
  * `settled`: the guardians spent it through its settlement leaf at its term (no record: the chain's
  * witness names the leaf, the vault's last record its height); it holds nothing since.
+ * `exited`: its owner spent it through the exit leaf after the exit height (no record either: the
+ * witness shows the exit leaf, the vault's last record its height); it holds nothing since.
  */
-export type LedgerStatus = 'open' | 'repossessed' | 'unrecorded' | 'settled';
+export type LedgerStatus = 'open' | 'repossessed' | 'unrecorded' | 'settled' | 'exited';
 
 /** Each status's byte in the digest; a new way out of a vault adds its own code at the end. */
 export const LEDGER_STATUS_CODES: Record<LedgerStatus, number> = {
@@ -20,6 +22,7 @@ export const LEDGER_STATUS_CODES: Record<LedgerStatus, number> = {
   repossessed: 1,
   unrecorded: 2,
   settled: 3,
+  exited: 4,
 };
 
 export interface LedgerVault {

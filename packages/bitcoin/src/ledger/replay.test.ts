@@ -25,7 +25,7 @@ import {
 import { VAULT_TX_OPTS } from '../flows/vault-tx';
 import { parseStateRecordScript } from '../state-record';
 import { ledgerDigest } from './digest';
-import { settlementLeafScript } from '../term-leaves';
+import { exitLeafScript, settlementLeafScript } from '../term-leaves';
 import { LedgerReplay, type LedgerTx } from './replay';
 
 const feeRate = 2;
@@ -205,7 +205,7 @@ describe('LedgerReplay', () => {
     ]);
   });
 
-  it('closes a vault its guardians settled at its term, and an unrecorded spend otherwise', () => {
+  it('closes a vault its guardians settled at its term, one its owner left by the exit, and an unrecorded spend otherwise', () => {
     const term = { settleHeight: 5_000, exitHeight: 5_020, exitBranch: new Uint8Array(32) };
     const s = { ...state(1_000_000n, 50_000n, { vaultPubkey: vaultPub }), term };
     const built = buildOpenPsbt({
@@ -215,12 +215,12 @@ describe('LedgerReplay', () => {
       unitRuneId,
     });
     const open = ledgerTx(built);
-    const spend = (height: number, txid: string): LedgerTx => ({
+    const spend = (leaf: Uint8Array, txid: string): LedgerTx => ({
       txid,
       inputs: [
         {
           ...{ txid: open.txid, vout: 0, prevout: open.outputs[0]! },
-          witness: [new Uint8Array(64), settlementLeafScript(height, guardPub), new Uint8Array(33)],
+          witness: [new Uint8Array(64), leaf, new Uint8Array(33)],
         },
       ],
       outputs: [
@@ -230,14 +230,31 @@ describe('LedgerReplay', () => {
     });
     const settled = new LedgerReplay(options);
     settled.apply(open);
-    expect(settled.apply(spend(term.settleHeight, 'aa'.repeat(32))).findings).toEqual([]);
+    const settling = spend(settlementLeafScript(term.settleHeight, guardPub), 'aa'.repeat(32));
+    expect(settled.apply(settling).findings).toEqual([]);
     expect(settled.ledger()).toEqual([
       { vaultId: open.txid, collateralSats: 0n, debt: 0n, status: 'settled' },
     ]);
-    // A timelocked leaf at another height (the owner's exit) is no settlement.
+    // The owner's key alone at the exit height: the vault is closed, exited, with no finding.
     const exited = new LedgerReplay(options);
     exited.apply(open);
-    exited.apply(spend(term.exitHeight, 'bb'.repeat(32)));
-    expect(exited.ledger()[0]).toMatchObject({ status: 'unrecorded', collateralSats: 1_000_000n });
+    const leaving = spend(exitLeafScript(term.exitHeight, vaultPub), 'bb'.repeat(32));
+    expect(exited.apply(leaving).findings).toEqual([]);
+    expect(exited.ledger()).toEqual([
+      { vaultId: open.txid, collateralSats: 0n, debt: 0n, status: 'exited' },
+    ]);
+    // A timelocked leaf at another height, or at the exit height with a key the opening's record
+    // does not name, is neither: the vault was spent without a record.
+    for (const leaf of [
+      exitLeafScript(term.exitHeight + 1, vaultPub),
+      exitLeafScript(term.exitHeight, guardPub),
+    ]) {
+      const other = new LedgerReplay(options);
+      other.apply(open);
+      expect(other.apply(spend(leaf, 'cc'.repeat(32))).findings).toMatchObject([
+        { kind: 'broken-rule', message: 'the vault was spent without a state record' },
+      ]);
+      expect(other.ledger()[0]).toMatchObject({ status: 'unrecorded', collateralSats: 1_000_000n });
+    }
   });
 });

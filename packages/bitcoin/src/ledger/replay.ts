@@ -17,7 +17,7 @@ import {
 } from '../actions';
 import { BadTransaction } from '../actions/types';
 import { parseStateRecordScript, STATE_RECORD_MAGIC, type RuneId, type StateRecord } from '../core';
-import { spendsSettlementLeaf } from '../term-leaves';
+import { spendsExitLeaf, spendsSettlementLeaf } from '../term-leaves';
 import type { LedgerStatus, LedgerVault } from './digest';
 
 export interface LedgerTxOutput {
@@ -69,8 +69,11 @@ interface TrackedVault extends LedgerVault {
   /** `txid:vout` of its live output, null once spent for good */
   outpoint: string | null;
   script: Uint8Array;
-  /** The settlement height its last record commits to (layout 2), else null. */
+  /** The settlement and exit heights its last record commits to (layout 2), else null. */
   settleHeight: number | null;
+  exitHeight: number | null;
+  /** Its key, when its opening's record carries it (the exit leaf names it). */
+  vaultPubkey: Uint8Array | null;
 }
 
 const ACTION_OF_CODE = new Map<string, VaultAction>(
@@ -133,9 +136,11 @@ export class LedgerReplay {
       const meant = tx.outputs.some((o) => looksLikeRecord(o.script));
       if (meant) find('unparseable', spent[0]?.vault.vaultId ?? null, 'unreadable state record');
       for (const { vault, index } of spent) {
-        // The guardians' settlement at the term carries no record: its leaf is in the witness.
-        if (!meant && this.settles(tx, index, vault)) {
-          this.close(vault, 'settled', 0n, 0n);
+        // The guardians' settlement at the term and the owner's exit carry no record: the leaf
+        // each spends is in the witness.
+        const leaf = meant ? null : this.timelockedSpend(tx, index, vault);
+        if (leaf) {
+          this.close(vault, leaf, 0n, 0n);
           continue;
         }
         if (!meant)
@@ -171,10 +176,12 @@ export class LedgerReplay {
       debt: record.unitDebt,
       script: tx.outputs[0]?.script ?? new Uint8Array(),
       settleHeight: record.term?.settleHeight ?? null,
+      exitHeight: record.term?.exitHeight ?? null,
     };
     if (roles.vault) this.byOutpoint.delete(roles.vault.outpoint!);
     const vault: TrackedVault = roles.vault ?? {
       ...{ vaultId, status: 'open', outpoint: null },
+      vaultPubkey: record.vaultPubkey ?? null,
       ...next,
     };
     Object.assign(vault, next, { outpoint: outpointOf(tx.txid, 0) });
@@ -185,13 +192,20 @@ export class LedgerReplay {
   }
 
   /**
-   * Whether input `index` spends `vault` through its settlement leaf: the witness reveals a
-   * timelocked leaf at the height the vault's last record gives its settlement (its exit leaf has
-   * the later exit height). The chain already checked the leaf is the output's, its lock and its
-   * signature.
+   * How input `index` spends `vault` when it spends a timelocked leaf: `settled` when the witness
+   * reveals the leaf at the settlement height the vault's last record gives, `exited` at its exit
+   * height (the owner's key; the one the opening's record names, when it names one); null for any
+   * other spend. The chain already checked the leaf is the output's, its lock and its signature.
    */
-  private settles(tx: LedgerTx, index: number, vault: TrackedVault): boolean {
-    return spendsSettlementLeaf(tx.inputs[index]?.witness, vault.settleHeight);
+  private timelockedSpend(
+    tx: LedgerTx,
+    index: number,
+    vault: TrackedVault,
+  ): 'settled' | 'exited' | null {
+    const witness = tx.inputs[index]?.witness;
+    if (spendsSettlementLeaf(witness, vault.settleHeight)) return 'settled';
+    if (spendsExitLeaf(witness, vault.exitHeight, vault.vaultPubkey)) return 'exited';
+    return null;
   }
 
   private close(vault: TrackedVault, status: LedgerStatus, sats: bigint, debt: bigint): void {

@@ -215,6 +215,8 @@ const LEDGER: LedgerVaultJson[] = [
   { vaultId: bytes32('vault-a'), collateralSats: '0', debt: '0', status: 'repossessed' },
   { vaultId: bytes32('vault-b'), collateralSats: '2500000', debt: '0', status: 'open' },
   { vaultId: bytes32('vault-d'), collateralSats: '54321', debt: '12345', status: 'unrecorded' },
+  { vaultId: bytes32('vault-e'), collateralSats: '0', debt: '0', status: 'settled' },
+  { vaultId: bytes32('vault-f'), collateralSats: '0', debt: '0', status: 'exited' },
 ];
 
 function ledgerVector(name: string, vaults: LedgerVaultJson[]) {
@@ -230,12 +232,12 @@ function ledgerVector(name: string, vaults: LedgerVaultJson[]) {
 export function ledgerDigestVectors() {
   return {
     about:
-      'The ledger digest of docs/protocol.md as packages/bitcoin computes it (ledgerEntry, ledgerDigest): taggedHash("unit/ledger", u32be(count) || entries in vault id order), each entry vault id (32) || u64be collateral sats || u64be debt || status byte (open 0, repossessed 1, unrecorded 2). `vaults` is given unordered on purpose; `entries` are in digest order.',
+      'The ledger digest of docs/protocol.md as packages/bitcoin computes it (ledgerEntry, ledgerDigest): taggedHash("unit/ledger", u32be(count) || entries in vault id order), each entry vault id (32) || u64be collateral sats || u64be debt || status byte (open 0, repossessed 1, unrecorded 2, settled 3, exited 4). `vaults` is given unordered on purpose; `entries` are in digest order.',
     tag: 'unit/ledger',
     ledgers: [
       ledgerVector('empty ledger', []),
       ledgerVector('one open vault', LEDGER.slice(0, 1)),
-      ledgerVector('four vaults, one of each status, given out of order', LEDGER),
+      ledgerVector('six vaults, every status at least once, given out of order', LEDGER),
     ],
   };
 }

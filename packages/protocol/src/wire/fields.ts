@@ -41,7 +41,7 @@ export const vaultActionSchema = z.enum([
 export type VaultAction = z.infer<typeof vaultActionSchema>;
 
 /** SPEC §3 history action codes. */
-export const actionCodeSchema = z.enum(['o', 'b', 'd', 'r', 'w', 'l', 'x', 's']);
+export const actionCodeSchema = z.enum(['o', 'b', 'd', 'r', 'w', 'l', 'x', 's', 'e']);
 export type ActionCode = z.infer<typeof actionCodeSchema>;
 
 export const timePeriodSchema = z.enum(['24h', '7d', '30d', '1y']);

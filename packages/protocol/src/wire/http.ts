@@ -128,8 +128,11 @@ export const oracleQuoteSchema = z.object({
 });
 export type OracleQuoteDto = z.infer<typeof oracleQuoteSchema>;
 
-/** `settled`: the guardians settled it at its term (docs/protocol.md, "Leaving without the guardians"). */
-const vaultStatusSchema = z.enum(['active', 'liquidated', 'repossessed', 'settled']);
+/**
+ * `settled`: the guardians settled it at its term; `exited`: its owner took it through the exit
+ * leaf after the exit height (docs/protocol.md, "Leaving without the guardians").
+ */
+const vaultStatusSchema = z.enum(['active', 'liquidated', 'repossessed', 'settled', 'exited']);
 
 /**
  * GET /api/vaults/by-pubkey/:pubkey (404 {code:'not_found'} when none) — SPEC §3 Vault; also

@@ -79,7 +79,7 @@ export const OPS_ROUTES = {
           vault_id: z.string(),
           collateral_sats: z.string(),
           debt: z.string(),
-          status: z.enum(['open', 'repossessed', 'settled', 'unrecorded']),
+          status: z.enum(['open', 'repossessed', 'settled', 'unrecorded', 'exited']),
         }),
       ),
     }),
