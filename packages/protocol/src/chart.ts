@@ -133,17 +133,10 @@ export interface ChartAction {
 /** The actions drawn on the line: every action code (SPEC §3), liquidation and claim too. */
 export const CHART_MARKER_ACTIONS: readonly ActionCode[] = ['o', 'd', 'w', 'b', 'r', 'l', 'x', 's'];
 
-/** The marker's letter for each action (the tooltip names it in full: ACTION_LABELS). */
-export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
-  o: 'O',
-  d: 'D',
-  w: 'W',
-  b: 'B',
-  r: 'R',
-  l: 'L',
-  x: 'X',
-  s: 'S',
-};
+/** Each action's marker letter, its code in capitals (the tooltip names it in full: ACTION_LABELS). */
+export const CHART_MARKER_LETTERS = Object.fromEntries(
+  CHART_MARKER_ACTIONS.map((code) => [code, code.toUpperCase()]),
+) as Record<ActionCode, string>;
 
 export interface RatioLineInput {
   /** the vault's states (GET /api/vaults/:id/points), any order */
