@@ -3,13 +3,14 @@
 // guardians 1 and 2 at the quote's price, and a layout 2 term when one is given), and the pieces
 // every drafted request of the tests carries.
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { hex } from '@scure/base';
-import { TEST_NETWORK } from '@scure/btc-signer';
+import { expect } from 'vitest';
+import { base64, hex } from '@scure/base';
+import { TEST_NETWORK, type Transaction } from '@scure/btc-signer';
 import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
-import { parseRuneId, thresholdSecret } from '@unit/bitcoin';
+import { parseRuneId, taprootSighash, thresholdSecret } from '@unit/bitcoin';
 import type { VaultTerm } from '@unit/protocol';
 import { quoteDigest } from '../src/vault-policy/context';
-import { VaultPolicy } from '../src/vault-policy/policy';
+import { VaultPolicy, type PolicyEnv } from '../src/vault-policy/policy';
 import {
   GROUP,
   guardianPrice,
@@ -68,4 +69,33 @@ export const requestBase = (wallet: Wallet, quote: (th: number, ts: number) => O
   unitRuneId: parseRuneId(RUNE_ID),
   now: NOW,
   quote,
+});
+
+/** The policy's decision on one key-path input of an operator's treasury transaction. */
+export function askTreasuryInput(
+  policy: VaultPolicy,
+  env: PolicyEnv,
+  kind: 'treasury-move' | 'treasury-split',
+  tx: Transaction,
+  input: number,
+  message?: Uint8Array,
+) {
+  const prevouts = Array.from({ length: tx.inputsLength }, (_, i) => {
+    const utxo = tx.getInput(i).witnessUtxo!;
+    return { script: utxo.script, amount: utxo.amount };
+  });
+  return policy.decide(
+    {
+      sessionId: `${tx.id}:${input}`,
+      message: message ?? taprootSighash(tx, prevouts, input, null),
+      context: { kind, psbt: base64.encode(tx.toPSBT(0)), input },
+    },
+    env,
+  );
+}
+
+/** A refusal with its reason, or a reason matching a pattern. */
+export const refusal = (reason: string | RegExp) => ({
+  approve: false,
+  reason: typeof reason === 'string' ? reason : expect.stringMatching(reason),
 });
