@@ -1,7 +1,7 @@
 // The co-signing latency, on the server's own path: `cosign` (cosign/cosign.ts) of the same
 // vault spend (an update-leaf spend the user already signed), co-signed, finalized and checked by
 // `verifyInputs`, many rounds, two ways in turn:
-//  (a) alone: today's single guardian, `localSigner` with its key in this process;
+//  (a) alone: the single guardian key, `localSigner` with its key in this process;
 //  (b) the network: `networkSigner` (network-client/network-signer.ts) as the coordinator of three
 //      real guardian processes on loopback (`guardian start`, approve-all, their SQLite stores):
 //      sign/propose to all three (approvals carry round 1's commitments), round 2 with the first

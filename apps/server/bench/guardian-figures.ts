@@ -1,6 +1,6 @@
 // The two figures for the root bench, on one guardian network (three real processes from a
 // real DKG, approving every request): co-signing latency (cosign.ts) and vault opens per minute
-// (opens.ts), each against today's single guardian in the same run. BENCH_COSIGN_ROUNDS and
+// (opens.ts), each against the single guardian key in the same run. BENCH_COSIGN_ROUNDS and
 // BENCH_OPEN_SECONDS trade time for noise (the defaults add about 45 s on the shared 2 cores).
 import { startGuardianNetwork } from '../test/guardian-network/signer-harness';
 import { measureCosign } from './cosign';

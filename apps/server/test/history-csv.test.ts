@@ -32,7 +32,7 @@ beforeAll(async () => {
     vault_id: vaultId,
     vault_tag: 'c5c5c5c5',
     vault_pubkey: 'ab'.repeat(32),
-    // User input: it must never reach a cell unescaped (it is not a column today).
+    // User input: it must never reach a cell unescaped, should it ever become a column.
     name: '=HYPERLINK("http://x")',
     creation_account: 'tb1qowner000000000000000000000000000000',
     runes_account: 'tb1powner000000000000000000000000000000',

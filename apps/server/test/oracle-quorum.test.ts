@@ -133,7 +133,7 @@ describe('the oracle in network mode quotes the guardians’ price quorum', () =
       }
     })();
     expect(stale).toBeInstanceOf(StalePriceError);
-    // The user reads today's stale message; the log and the operator read why.
+    // The user reads the usual stale-price message; the log and the operator read why.
     expect(stale!.reason).toBe(
       "the guardians' price quorum is 61 s old (no quorum of guardian prices (1 guardian price agree, 2 needed))",
     );

@@ -73,7 +73,7 @@ function record(vaultId: string, i: number, timestamp: number): NewVaultHistory 
   };
 }
 
-/** What the old code answered: every record, newest first by (timestamp, id). */
+/** The reference answer, by reading everything: every record, newest first by (timestamp, id). */
 async function everyRecord(store: Store, vaultId: string): Promise<VaultHistoryRow[]> {
   return store.db
     .selectFrom('vault_history')

@@ -6,51 +6,27 @@ import { describe, expect, it, vi } from 'vitest';
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { DomainError } from '@unit/protocol';
-import type { Approvals, GuardianDecision } from '@unit/protocol/wire';
+import type { Approvals } from '@unit/protocol/wire';
 import { fakeWallet } from './fake-wallet';
+import { approvalsOf, guardian, heldExecute as heldFlow } from './held-approvals';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
-import type { FlowResultIds } from '../src/flows/engine';
-import type { ExecuteFlow, OnProgress } from '../src/flows/flow-types';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 
-const guardian = (id: number, state: GuardianDecision['state'], reason?: string) => ({
-  id,
-  name: `guardian-${id}`,
-  state,
-  ...(reason ? { reason } : {}),
-});
-
-const approvalsOf = (...guardians: GuardianDecision[]): Approvals => ({
-  approved: guardians.filter((g) => g.state === 'approved').length,
-  needed: 2,
-  total: 3,
-  guardians,
-});
-
 const TXID = 'a'.repeat(64);
 
-/** An execute held after the request is sent: the test reports progress and settles it. */
+/** The held flow, each step run in act(): the banner re-renders as it reports. */
 function heldExecute() {
-  const held: { report: OnProgress | null; settle: ((ids: FlowResultIds) => void) | null } = {
-    report: null,
-    settle: null,
-  };
-  const execute: ExecuteFlow = (_action, _input, onProgress, context) => {
-    onProgress(1);
-    context.onSent?.();
-    onProgress(2);
-    held.report = onProgress;
-    return new Promise((resolve) => (held.settle = resolve));
-  };
+  const held = heldFlow(TXID);
   return {
-    execute,
-    report: (step: number, approvals?: Approvals) => act(() => held.report!(step, approvals)),
-    submit: () => act(() => held.settle!({ txid: TXID, vaultTxid: TXID })),
+    execute: held.execute,
+    report: (step: number, approvals?: Approvals) => act(() => held.report(step, approvals)),
+    submit: () => act(() => held.settle()),
   };
 }
 

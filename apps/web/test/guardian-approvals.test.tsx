@@ -6,59 +6,19 @@ import { describe, expect, it, vi } from 'vitest';
 import { act, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { DomainError } from '@unit/protocol';
-import type { Approvals, GuardianDecision } from '@unit/protocol/wire';
 import { fakeWallet } from './fake-wallet';
+import { approvalsOf, guardian, heldExecute } from './held-approvals';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario } from './server';
-import type { ExecuteFlow, OnProgress } from '../src/flows/flow-types';
+import type { ExecuteFlow } from '../src/flows/flow-types';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
 
 withNetworkEdge();
 
-const guardian = (id: number, state: GuardianDecision['state'], reason?: string) => ({
-  id,
-  name: `guardian-${id}`,
-  state,
-  ...(reason ? { reason } : {}),
-});
-
-const approvalsOf = (...guardians: GuardianDecision[]): Approvals => ({
-  approved: guardians.filter((g) => g.state === 'approved').length,
-  needed: 2,
-  total: 3,
-  guardians,
-});
-
 const TXID = 'b'.repeat(64);
-
-/** An execute held after the request is sent: the test reports the guardian's progress. */
-function heldExecute() {
-  const held: {
-    report: OnProgress | null;
-    settle: (() => void) | null;
-    fail: ((error: Error) => void) | null;
-  } = { report: null, settle: null, fail: null };
-  const execute: ExecuteFlow = (_action, _input, onProgress, context) => {
-    onProgress(1);
-    context.onSent?.();
-    onProgress(2);
-    held.report = onProgress;
-    return new Promise((resolve, reject) => {
-      held.settle = () => resolve({ txid: TXID, vaultTxid: TXID });
-      held.fail = reject;
-    });
-  };
-  return {
-    execute,
-    report: (step: number, approvals?: Approvals) => held.report!(step, approvals),
-    /** the guardian answers with the opening's ids */
-    settle: () => held.settle!(),
-    fail: (error: Error) => held.fail!(error),
-  };
-}
 
 /** Generous: the drawer's dialog library loads lazily, on a machine shared by many. */
 const SLOW = { timeout: 10_000 };
@@ -95,7 +55,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('counts approvals at create step 4: 0, 2 then 3 of 3, announced once per phase', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
-    const { execute, report } = heldExecute();
+    const { execute, report } = heldExecute(TXID);
     renderApp('/', { execute });
     const user = await confirmCreate();
     // Signed: the drawer gives way to the creation screen; its Transaction Tracker reopens it.
@@ -190,7 +150,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('still shows who approved on the tracker once the vault is created', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
-    const { execute, report, settle } = heldExecute();
+    const { execute, report, settle } = heldExecute(TXID);
     renderApp('/', { execute });
     const user = await confirmCreate();
     act(() => report(3));
@@ -293,7 +253,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('says no answer, not waiting, for a guardian still pending when the request failed early', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
-    const { execute, report, fail } = heldExecute();
+    const { execute, report, fail } = heldExecute(TXID);
     renderApp('/', { execute });
     await confirmCreate();
     act(() => report(3));
@@ -330,7 +290,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('names a guardian left out of the signing and why', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
-    const { execute, report } = heldExecute();
+    const { execute, report } = heldExecute(TXID);
     renderApp('/', { execute });
     const user = await confirmCreate();
     await user.click(await screen.findByRole('button', { name: 'Transaction Tracker' }, SLOW));
@@ -356,7 +316,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('changes nothing when the server signs alone (no approvals)', async () => {
     scenario.vault = null;
     fakeWallet.connectAs();
-    const { execute, report } = heldExecute();
+    const { execute, report } = heldExecute(TXID);
     renderApp('/', { execute });
     const user = await confirmCreate();
     await user.click(await screen.findByRole('button', { name: 'Transaction Tracker' }, SLOW));

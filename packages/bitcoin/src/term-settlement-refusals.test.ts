@@ -1,37 +1,20 @@
 // What each guardian runs before it signs a settlement (settlementRefusal): the chain at or past the
 // term, the slot's settlement leaf and no other, an unsigned input, and the split to the sat.
 import { describe, expect, it } from 'vitest';
-import { p2tr, TEST_NETWORK, TaprootControlBlock, Transaction } from '@scure/btc-signer';
+import { TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { concatBytes } from '@scure/btc-signer/utils.js';
 import { SETTLEMENT_MAX_FEE_RATE } from '@unit/protocol';
-import { fakeTxid, guardianKey, testKey, treasuryKey, userKey } from '../test/testKeys';
-import {
-  ownerPayoutScript,
-  planSettlement,
-  settlementRefusal,
-  type SettlementRequest,
-} from './term-settlement';
-import { TAPSCRIPT_LEAF_VERSION, thresholdHash, vaultOutput } from './vault-script';
+import { userKey } from '../test/testKeys';
+import { settlementOf, TERM, termedVault, treasuryScript } from '../test/settlement-fixture';
+import { ownerPayoutScript, planSettlement, settlementRefusal } from './term-settlement';
+import { TAPSCRIPT_LEAF_VERSION } from './vault-script';
 
-const TERM = { settleHeight: 5_000, exitHeight: 5_020 };
-const vault = vaultOutput({
-  vaultPubkey: userKey.xOnly,
-  guardPubkey: [guardianKey.xOnly, testKey('guardian set 2').xOnly],
-  thresholdHash: thresholdHash(new Uint8Array(32).fill(1)),
-  network: TEST_NETWORK,
-  term: TERM,
-});
-const treasuryScript = p2tr(treasuryKey.xOnly, undefined, TEST_NETWORK).script;
-const request: SettlementRequest = {
-  vault,
-  slot: 0,
-  utxo: { txid: fakeTxid(7), vout: 1, amount: 500_000n },
-  // $123.45 of debt at $65,432.10: ceil(12,345 × 10^8 / 6,543,210) = 188,669 sats, tax 28,300.
-  debtCents: 12_345n,
-  priceCents: 6_543_210n,
-  treasuryScript,
-  feeRate: 3,
-};
+const vault = termedVault;
+// $123.45 of debt at $65,432.10: ceil(12,345 × 10^8 / 6,543,210) = 188,669 sats, tax 28,300.
+const request = settlementOf(
+  { tx: 7, vout: 1, amount: 500_000n },
+  { debtCents: 12_345n, priceCents: 6_543_210n, feeRate: 3 },
+);
 
 /** The planned settlement with its input replaced by `change` of it. */
 function withInput(change: (input: ReturnType<Transaction['getInput']>) => void): Transaction {

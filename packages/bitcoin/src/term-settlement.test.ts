@@ -3,8 +3,9 @@
 // the rest less the fee to the owner's key, to the sat, and the guardian's check refuses any other.
 import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import { fakeTxid, guardianKey, testKey, treasuryKey, userKey } from '../test/testKeys';
+import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { guardianKey, userKey } from '../test/testKeys';
+import { settlementOf, TERM, termedVault, treasuryScript } from '../test/settlement-fixture';
 import {
   checkSettlement,
   finishSettlement,
@@ -14,27 +15,14 @@ import {
   type SettlementRequest,
 } from './term-settlement';
 import { verifyInputs } from './verify';
-import { thresholdHash, vaultOutput } from './vault-script';
+import { vaultOutput } from './vault-script';
 
-const TERM = { settleHeight: 5_000, exitHeight: 5_020 };
-const vault = vaultOutput({
-  vaultPubkey: userKey.xOnly,
-  guardPubkey: [guardianKey.xOnly, testKey('guardian set 2').xOnly],
-  thresholdHash: thresholdHash(new Uint8Array(32).fill(1)),
-  network: TEST_NETWORK,
-  term: TERM,
-});
-const treasuryScript = p2tr(treasuryKey.xOnly, undefined, TEST_NETWORK).script;
-const request: SettlementRequest = {
-  vault,
-  slot: 0,
-  utxo: { txid: fakeTxid(3), vout: 0, amount: 3_000_000n },
-  // 1,000 UNIT at 100,000 USD: 1,000,000 sats of debt, 150,000 of tax.
-  debtCents: 100_000n,
-  priceCents: 10_000_000n,
-  treasuryScript,
-  feeRate: 2,
-};
+const vault = termedVault;
+// 1,000 UNIT at 100,000 USD: 1,000,000 sats of debt, 150,000 of tax.
+const request = settlementOf(
+  { tx: 3, vout: 0, amount: 3_000_000n },
+  { debtCents: 100_000n, priceCents: 10_000_000n, feeRate: 2 },
+);
 
 function signed(req: SettlementRequest, key = guardianKey.privateKey) {
   const plan = planSettlement(req);

@@ -143,18 +143,10 @@ export const CHART_MARKER_ACTIONS: readonly ActionCode[] = [
   'e',
 ];
 
-/** The marker's letter for each action (the tooltip names it in full: ACTION_LABELS). */
-export const CHART_MARKER_LETTERS: Record<ActionCode, string> = {
-  o: 'O',
-  d: 'D',
-  w: 'W',
-  b: 'B',
-  r: 'R',
-  l: 'L',
-  x: 'X',
-  s: 'S',
-  e: 'E',
-};
+/** Each action's marker letter, its code in capitals (the tooltip names it in full: ACTION_LABELS). */
+export const CHART_MARKER_LETTERS = Object.fromEntries(
+  CHART_MARKER_ACTIONS.map((code) => [code, code.toUpperCase()]),
+) as Record<ActionCode, string>;
 
 export interface RatioLineInput {
   /** the vault's states (GET /api/vaults/:id/points), any order */

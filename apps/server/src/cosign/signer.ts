@@ -83,7 +83,7 @@ export interface GuardianSigner {
   recentExclusions?: () => NetworkExclusionDto[];
 }
 
-/** Today's single guardian: one key in this server signs every vault spend, synchronously. */
+/** GUARDIAN_NETWORK=off: one key in this server signs every vault spend, synchronously. */
 export function localSigner(guardianKey: Uint8Array): GuardianSigner {
   const guardPubkey = pubSchnorr(guardianKey);
   return {

@@ -32,92 +32,54 @@ export interface AwardRule {
   requirement: Requirement;
 }
 
+/** A rule; its id is its title in lower case, words joined by dashes ("Low Ordinal": low-ordinal). */
+function award(title: string, how: string, requirement: Requirement): AwardRule {
+  return { id: title.toLowerCase().replaceAll(' ', '-'), title, how, requirement };
+}
+
+/** A badge whose proof lives on another chain, which this app does not read. */
+const elsewhere = (title: string, chain: string): AwardRule =>
+  award(title, `Needs a verified ${chain} account, which this app does not read.`, {
+    kind: 'unavailable',
+  });
+
 export const ROLE_RULES: readonly AwardRule[] = [
-  {
-    id: 'genesis',
-    title: 'Genesis',
-    how: 'Be one of the first 100 registered users.',
-    requirement: { kind: 'early-user', within: 100 },
-  },
-  {
-    id: 'prime',
-    title: 'Prime',
-    how: 'Lock at least 1 BTC in your vault.',
-    requirement: { kind: 'collateral', minSats: 100_000_000 },
-  },
-  {
-    id: 'optimizer',
-    title: 'Optimizer',
-    how: 'Complete five of the six missions.',
-    requirement: { kind: 'missions', min: 5 },
-  },
-  {
-    id: 'exponent',
-    title: 'Exponent',
-    how: 'Refer 5 users who open a vault (Red Giant).',
-    requirement: { kind: 'referrals', min: 5 },
-  },
-  {
-    id: 'anomaly',
-    title: 'Anomaly',
-    how: 'Repossess a liquidated vault.',
-    requirement: { kind: 'actions', action: 'x', min: 1 },
-  },
+  award('Genesis', 'Be one of the first 100 registered users.', {
+    kind: 'early-user',
+    within: 100,
+  }),
+  award('Prime', 'Lock at least 1 BTC in your vault.', {
+    kind: 'collateral',
+    minSats: 100_000_000,
+  }),
+  award('Optimizer', 'Complete five of the six missions.', { kind: 'missions', min: 5 }),
+  award('Exponent', 'Refer 5 users who open a vault (Red Giant).', { kind: 'referrals', min: 5 }),
+  award('Anomaly', 'Repossess a liquidated vault.', { kind: 'actions', action: 'x', min: 1 }),
 ];
 
 export const BADGE_RULES: readonly AwardRule[] = [
-  {
-    id: 'boost',
-    title: 'Boost',
-    how: 'Link Telegram to get your vault alerts.',
-    requirement: { kind: 'linked', accounts: ['telegram'] },
-  },
-  {
-    id: 'low-ordinal',
-    title: 'Low Ordinal',
-    how: 'Open one of the first 1,000 vaults.',
-    requirement: { kind: 'early-vault', within: 1000 },
-  },
-  {
-    id: 'top-ethereum',
-    title: 'Top Ethereum',
-    how: 'Needs a verified Ethereum account, which this app does not read yet.',
-    requirement: { kind: 'unavailable' },
-  },
-  {
-    id: 'top-ordinal',
-    title: 'Top Ordinal',
-    how: 'Have one of the 10 largest vaults by BTC locked.',
-    requirement: { kind: 'top-collateral', top: 10 },
-  },
-  {
-    id: 'top-rune',
-    title: 'Top Rune',
-    how: 'Have one of the 10 largest vaults by UNIT borrowed.',
-    requirement: { kind: 'top-debt', top: 10 },
-  },
-  {
-    id: 'top-solana',
-    title: 'Top Solana',
-    how: 'Needs a verified Solana account, which this app does not read yet.',
-    requirement: { kind: 'unavailable' },
-  },
-  {
-    id: 'mog-dante',
-    title: 'Mog Dante',
-    how: 'Link your Twitter (X) account.',
-    requirement: { kind: 'linked', accounts: ['twitter'] },
-  },
-  {
-    id: 'mog-dante-gold',
-    title: 'Mog Dante Gold',
-    how: 'Link Twitter (X), Discord and Telegram.',
-    requirement: { kind: 'linked', accounts: ['twitter', 'discord', 'telegram'] },
-  },
-  {
-    id: 'referral',
-    title: 'Referral',
-    how: 'Refer a user who opens a vault.',
-    requirement: { kind: 'referrals', min: 1 },
-  },
+  award('Boost', 'Link Telegram to get your vault alerts.', {
+    kind: 'linked',
+    accounts: ['telegram'],
+  }),
+  award('Low Ordinal', 'Open one of the first 1,000 vaults.', {
+    kind: 'early-vault',
+    within: 1000,
+  }),
+  elsewhere('Top Ethereum', 'Ethereum'),
+  award('Top Ordinal', 'Have one of the 10 largest vaults by BTC locked.', {
+    kind: 'top-collateral',
+    top: 10,
+  }),
+  award('Top Rune', 'Have one of the 10 largest vaults by UNIT borrowed.', {
+    kind: 'top-debt',
+    top: 10,
+  }),
+  elsewhere('Top Solana', 'Solana'),
+  award('Mog Dante', 'Link your Twitter (X) account.', { kind: 'linked', accounts: ['twitter'] }),
+  award('Mog Dante Gold', 'Link Twitter (X), Discord and Telegram.', {
+    kind: 'linked',
+    accounts: ['twitter', 'discord', 'telegram'],
+  }),
+  award('Referral', 'Refer a user who opens a vault.', { kind: 'referrals', min: 1 }),
 ];

@@ -20,7 +20,7 @@ import { enqueueOutbox } from '../store/telegram';
 import { RISK_ALERT_RETRIES } from './telegram-messages';
 import type { TelegramOutbox } from './telegram-outbox';
 
-/** Followed vaults compared per tick (bounded; far above what one bot serves today). */
+/** Followed vaults compared per tick (bounded; far above what one bot serves). */
 const ALERT_BATCH = 2000;
 
 export interface TelegramAlertsOptions {

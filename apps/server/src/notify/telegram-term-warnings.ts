@@ -15,7 +15,7 @@ import type { Database } from '../store/schema';
 import { enqueueOutbox } from '../store/telegram';
 import type { RetryPolicy } from './telegram-outbox';
 
-/** Followed vaults near their term read per block (bounded; far above what one bot serves today). */
+/** Followed vaults near their term read per block (bounded; far above what one bot serves). */
 const TERM_WARNING_BATCH = 2000;
 
 /** Queues the warnings due at `tipHeight`; the number of messages handed to the outbox. */

@@ -7,9 +7,9 @@
 // guardian checks that evidence against the published set before it signs anything.
 //
 // No quorum (fewer than t guardians answer with agreeing fresh prices): the price is stale and no
-// quote is signed, today's stale path. Each round also feeds the app's recorded price series (the
-// chart, /api/bitcoin-price, the price events, the sweep: oracle.ts `onQuorum`), so the app shows
-// and liquidates at the quorum's price. The devnet's guardians read the devnet market
+// quote is signed, as with a single oracle's stale price. Each round also feeds the app's recorded
+// price series (the chart, /api/bitcoin-price, the price events, the sweep: oracle.ts `onQuorum`),
+// so the app shows and liquidates at the quorum's price. The devnet's guardians read the devnet market
 // (devnet/market.ts), never that series, so they never read back their own median.
 import type { Logger } from 'pino';
 import { collectPriceQuorum, type PriceQuote, type SignedPrice } from '@unit/guardian-net/price';
@@ -79,7 +79,7 @@ export interface GuardiansOnline {
   online: number;
 }
 
-/** A round older than this is not today's reach: readiness and metrics ask for a new one. */
+/** A round older than this says little of who answers now: readiness and metrics ask anew. */
 const ROUND_MAX_AGE_MS = 2 * QUORUM_TICK_MS;
 /** Before the first quorum, rounds that find none are the guardians starting, said as info. */
 export const STARTING_GRACE_MS = 60_000;

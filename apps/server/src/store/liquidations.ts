@@ -3,6 +3,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import { oracleCount, type LiquidatedVaultDto } from '@unit/protocol';
 import type { Database, LiquidationsTable } from './schema';
 import { oracleHashesKey } from './settings';
+import { rowWhere } from './rows';
 
 export type LiquidationRow = Selectable<LiquidationsTable>;
 export type NewLiquidation = Omit<
@@ -63,12 +64,7 @@ export async function getLiquidation(
   db: Kysely<Database>,
   vaultId: string,
 ): Promise<LiquidationRow | null> {
-  const row = await db
-    .selectFrom('liquidations')
-    .selectAll()
-    .where('vault_id', '=', vaultId)
-    .executeTakeFirst();
-  return row ?? null;
+  return rowWhere(db, 'liquidations', 'vault_id', vaultId);
 }
 
 /**

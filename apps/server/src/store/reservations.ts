@@ -2,6 +2,7 @@
 // expires (cosign/reserve.ts: not exclusive, 300 s).
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database, ReservationsTable } from './schema';
+import { rowWhere } from './rows';
 
 export type ReservationRow = Selectable<ReservationsTable>;
 export type NewReservation = Omit<Insertable<ReservationsTable>, 'status'>;
@@ -20,12 +21,7 @@ export async function getReservation(
   db: Kysely<Database>,
   reservationId: string,
 ): Promise<ReservationRow | null> {
-  const row = await db
-    .selectFrom('reservations')
-    .selectAll()
-    .where('reservation_id', '=', reservationId)
-    .executeTakeFirst();
-  return row ?? null;
+  return rowWhere(db, 'reservations', 'reservation_id', reservationId);
 }
 
 /** Active, unexpired reservations holding a treasury outpoint. */

@@ -83,22 +83,32 @@ export async function consumeLinkCode(
   return Number(spent.numUpdatedRows) === 1 ? row.address : null;
 }
 
-/** The addresses a chat follows on the network (a chat links a handful at most). */
-export async function chatSubscriptions(
+/**
+ * The other side of the subscriptions one side holds on a network: a chat's addresses, or an
+ * address's chats; at most `limit`, in order.
+ */
+async function followedOn(
   db: Kysely<Database>,
-  chatId: string,
   network: string,
+  side: 'chat_id' | 'address',
+  value: string,
+  limit: number,
 ): Promise<string[]> {
+  const other = side === 'chat_id' ? 'address' : 'chat_id';
   const rows = await db
     .selectFrom('telegram_subscriptions')
-    .select('address')
-    .where('chat_id', '=', chatId)
+    .select(other)
+    .where(side, '=', value)
     .where('network', '=', network)
-    .orderBy('address')
-    .limit(20)
+    .orderBy(other)
+    .limit(limit)
     .execute();
-  return rows.map((r) => r.address);
+  return rows.map((r) => r[other]);
 }
+
+/** The addresses a chat follows on the network (a chat links a handful at most). */
+export const chatSubscriptions = (db: Kysely<Database>, chatId: string, network: string) =>
+  followedOn(db, network, 'chat_id', chatId, 20);
 
 /** /stop: the chat follows nothing any more; returns the addresses it followed. */
 export async function unsubscribeChat(db: Kysely<Database>, chatId: string): Promise<string[]> {
@@ -125,20 +135,9 @@ export async function subscribeTelegram(
     .execute();
 }
 
-export async function subscribedChats(
-  db: Kysely<Database>,
-  address: string,
-  network: string,
-): Promise<string[]> {
-  const rows = await db
-    .selectFrom('telegram_subscriptions')
-    .select('chat_id')
-    .where('address', '=', address)
-    .where('network', '=', network)
-    .orderBy('chat_id')
-    .execute();
-  return rows.map((r) => r.chat_id);
-}
+/** The chats that follow an address on the network (bounded: far more than one vault has). */
+export const subscribedChats = (db: Kysely<Database>, address: string, network: string) =>
+  followedOn(db, network, 'address', address, 10_000);
 
 export interface OutboxMessage {
   chat_id: string;

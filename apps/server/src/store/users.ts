@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely, Selectable } from 'kysely';
 import type { Int64 } from './schema';
 import type { Database, UsersTable } from './schema';
+import { rowWhere } from './rows';
 
 // Tables of migration 0400_accounts (auth/migrations.ts), merged into the store's schema here so
 // the shared schema file stays untouched.
@@ -42,24 +43,14 @@ export interface OAuthStatesTable {
 export type UserRow = Selectable<UsersTable>;
 
 export async function getUser(db: Kysely<Database>, address: string): Promise<UserRow | null> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('address', '=', address)
-    .executeTakeFirst();
-  return row ?? null;
+  return rowWhere(db, 'users', 'address', address);
 }
 
 export async function getUserByReferralCode(
   db: Kysely<Database>,
   code: string,
 ): Promise<UserRow | null> {
-  const row = await db
-    .selectFrom('users')
-    .selectAll()
-    .where('referral_code', '=', code)
-    .executeTakeFirst();
-  return row ?? null;
+  return rowWhere(db, 'users', 'referral_code', code);
 }
 
 /** Returns the user, creating it (with a fresh referral code) on first sight. */

@@ -4,6 +4,7 @@ import { sql, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { HistoryPointDto, VaultDto, VaultHistoryRecordDto } from '@unit/protocol';
 import { HISTORY_PAGE_MAX } from '@unit/protocol/wire';
 import type { Database, VaultHistoryTable, VaultStatus, VaultsTable } from './schema';
+import { rowWhere } from './rows';
 
 export type VaultRow = Selectable<VaultsTable>;
 export type NewVault = Omit<Insertable<VaultsTable>, 'updated_at'>;
@@ -46,12 +47,7 @@ export async function insertVault(db: Kysely<Database>, vault: NewVault): Promis
 }
 
 export async function getVault(db: Kysely<Database>, vaultId: string): Promise<VaultRow | null> {
-  const row = await db
-    .selectFrom('vaults')
-    .selectAll()
-    .where('vault_id', '=', vaultId)
-    .executeTakeFirst();
-  return row ?? null;
+  return rowWhere(db, 'vaults', 'vault_id', vaultId);
 }
 
 /**

@@ -10,7 +10,7 @@ import type {
 } from '@unit/protocol/wire';
 import { fillPath, queryString, ROUTE_PATHS } from '@unit/protocol/wire/paths';
 import { takeFirstAnswer } from './first-data';
-import { fetchJson } from './http';
+import { fetchJson, isNotFound } from './http';
 
 /** A request part: absent when the route has none, optional when every field of it is. */
 type Part<N extends string, T> = [T] extends [undefined]
@@ -66,4 +66,17 @@ export async function callApi<K extends RouteName>(
         },
   );
   return (await check).checkAnswer(name, status, body);
+}
+
+/** Calls a route that answers 404 for a thing that does not exist: that answer is null. */
+export async function callApiOrNull<K extends RouteName>(
+  name: K,
+  parts: CallParts<K>,
+): Promise<RouteResponse<K> | null> {
+  try {
+    return await callApi(name, parts);
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
 }

@@ -10,8 +10,7 @@ import {
   type RegisterUserBody,
   type UserDto,
 } from '@unit/protocol';
-import { callApi } from './call';
-import { isNotFound } from './http';
+import { callApi, callApiOrNull } from './call';
 
 export const getMissions = (address: string) => callApi('missions', { query: { address } });
 
@@ -106,14 +105,8 @@ export function useRegisterUser(address: string | null) {
 }
 
 /** GET /api/users/:address/community: roles and badges, earned or not (null: not registered). */
-export const getCommunity = async (address: string): Promise<CommunityDto | null> => {
-  try {
-    return await callApi('userCommunity', { params: { address } });
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-};
+export const getCommunity = (address: string): Promise<CommunityDto | null> =>
+  callApiOrNull('userCommunity', { params: { address } });
 
 export const useCommunity = (address: string | null) =>
   useQuery({

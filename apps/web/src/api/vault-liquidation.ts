@@ -1,17 +1,10 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { VaultLiquidationDto } from '@unit/protocol';
-import { callApi } from './call';
-import { isNotFound } from './http';
+import { callApiOrNull } from './call';
 
 /** The vault's liquidation record with its claimant, or null when it was never liquidated (404). */
-export async function getVaultLiquidation(vaultId: string): Promise<VaultLiquidationDto | null> {
-  try {
-    return await callApi('vaultLiquidation', { params: { vaultId } });
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-}
+export const getVaultLiquidation = (vaultId: string): Promise<VaultLiquidationDto | null> =>
+  callApiOrNull('vaultLiquidation', { params: { vaultId } });
 
 /** Asked only for a vault the page knows is liquidated; follows it until it is repossessed. */
 export const vaultLiquidationQueryOptions = (vaultId: string | null) =>

@@ -1,5 +1,6 @@
 import { CirclePause } from 'lucide-react';
 import { usePricePause } from '../api/bitcoin-price';
+import { NoticeBanner } from '../ui/NoticeBanner';
 
 /**
  * Said before any click: while the server says the price is stale, vault actions are paused (every
@@ -10,17 +11,13 @@ export function PricePausedBanner() {
   const pause = usePricePause();
   if (!pause) return null;
   return (
-    <div className="banner banner--warning" role="status" data-testid="price-paused">
-      <span className="banner__mark" aria-hidden="true">
-        <CirclePause size={18} />
-      </span>
-      <div className="banner__body">
-        <p className="banner__title">
-          <strong>{pause.title}</strong>
-        </p>
-        <p className="banner__text banner__text--strong">{pause.cause}</p>
-        <p className="banner__text">{pause.whatToDo}</p>
-      </div>
-    </div>
+    <NoticeBanner
+      tone="warning"
+      testId="price-paused"
+      mark={<CirclePause size={18} />}
+      title={pause.title}
+      cause={pause.cause}
+      whatToDo={pause.whatToDo}
+    />
   );
 }

@@ -4,6 +4,7 @@ import { termSettledText, termWarningDays, termWarningText, type VaultDto } from
 import { useVaultHistory } from '../api/vault-history';
 import { blockHeightQueryOptions } from '../api/block-height';
 import { useConfig } from '../api/config';
+import { NoticeBanner } from '../ui/NoticeBanner';
 
 /**
  * Said 30, 7 and 1 days before the vault's term (termWarningBlocks of the configured term): what
@@ -24,18 +25,14 @@ export function TermWarningBanner({
   if (days === null) return null;
   const text = termWarningText({ days, blocksLeft: settleHeight - height, settleHeight });
   return (
-    <div className="banner banner--warning" role="status" data-testid="term-warning">
-      <span className="banner__mark" aria-hidden="true">
-        <CalendarClock size={18} />
-      </span>
-      <div className="banner__body">
-        <p className="banner__title">
-          <strong>{text.title}</strong>
-        </p>
-        <p className="banner__text banner__text--strong">{text.body}</p>
-        <p className="banner__text">{text.whatToDo}</p>
-      </div>
-    </div>
+    <NoticeBanner
+      tone="warning"
+      testId="term-warning"
+      mark={<CalendarClock size={18} />}
+      title={text.title}
+      cause={text.body}
+      whatToDo={text.whatToDo}
+    />
   );
 }
 
@@ -53,17 +50,13 @@ export function TermSettledBanner({ vault }: { vault: Pick<VaultDto, 'vault_id' 
     priceUsd: record?.oracle_price ?? null,
   });
   return (
-    <div className="banner banner--info" role="status" data-testid="term-settled">
-      <span className="banner__mark" aria-hidden="true">
-        <CalendarCheck size={18} />
-      </span>
-      <div className="banner__body">
-        <p className="banner__title">
-          <strong>{text.title}</strong>
-        </p>
-        {record ? <p className="banner__text banner__text--strong">{text.body}</p> : null}
-        <p className="banner__text">{text.whatToDo}</p>
-      </div>
-    </div>
+    <NoticeBanner
+      tone="info"
+      testId="term-settled"
+      mark={<CalendarCheck size={18} />}
+      title={text.title}
+      cause={record ? text.body : null}
+      whatToDo={text.whatToDo}
+    />
   );
 }

@@ -1,27 +1,15 @@
 // deposit `d` (docs/protocol.md): vault, P… → vault, S, C. Adds BTC; the debt stays.
-import { ACTION_SHAPES } from '@unit/protocol';
-import { need, type ActionBase, type VaultUtxo } from './params';
+import { declareAction, moved, decodeUpdate } from './declare';
+import { withVault, type ActionBase, type VaultUtxo } from './params';
 import {
-  assemble,
-  decodeVault,
+  amountsBuilder,
   payment,
-  positive,
   stateRecord,
   stateSlot,
   vaultSlot,
   vaultUpdateInput,
-  VAULT_INPUT,
 } from './slots';
-import {
-  check,
-  type ActionDeclaration,
-  type BuiltPlan,
-  type OutputCoder,
-  type VaultFields,
-} from './types';
-
-/** The SPEC-level facts of deposit: its state-record letter among them. */
-const shape = ACTION_SHAPES.deposit;
+import { check, type BuiltPlan, type OutputCoder, type VaultFields } from './types';
 
 export interface DepositParams extends ActionBase {
   vault: VaultUtxo;
@@ -32,9 +20,7 @@ const outputs: OutputCoder<VaultFields> = {
   slots: ['vault', 'state'],
   encode: (fields) => [vaultSlot(fields), stateSlot(fields)],
   decode(outs, ctx) {
-    const fields = decodeVault(outs, shape.code, ctx);
-    const before = ctx.vault;
-    check(before !== undefined, 'context has no vault');
+    const { vault: fields, before } = decodeUpdate(outs, 'deposit', ctx);
     check(fields.state.unitDebt === before.unitDebt, 'a deposit changes no debt');
     const btcAmount = fields.vaultSats - before.value;
     check(btcAmount > 0n, 'a deposit must add BTC to the vault');
@@ -44,7 +30,7 @@ const outputs: OutputCoder<VaultFields> = {
 
 export function depositPlan(params: DepositParams): BuiltPlan {
   const vaultSats = params.vault.value + params.depositAmount;
-  const state = stateRecord(shape.code, params.state, params.vault.unitDebt, vaultSats);
+  const state = stateRecord('deposit', params.state, params.vault.unitDebt, vaultSats);
   return {
     plan: {
       inputs: [vaultUpdateInput(params.vault)],
@@ -55,28 +41,15 @@ export function depositPlan(params: DepositParams): BuiltPlan {
   };
 }
 
-export function buildDepositPsbt(params: DepositParams) {
-  positive(params.depositAmount, 'deposit amount');
-  return assemble(depositPlan(params));
-}
+export const buildDepositPsbt = amountsBuilder(depositPlan, (params) => ({
+  'deposit amount': params.depositAmount,
+}));
 
-export const deposit: ActionDeclaration<'deposit', DepositParams> = {
-  action: 'deposit',
-  shape,
-  method: 'vault.deposit',
-  spends: [VAULT_INPUT],
+export const deposit = declareAction('deposit', {
   outputs,
   plan: depositPlan,
-  build: (request) =>
-    buildDepositPsbt({
-      ...request,
-      vault: need(request.vault, 'the vault'),
-      depositAmount: request.btc,
-    }),
+  build: (request) => buildDepositPsbt({ ...withVault(request), depositAmount: request.btc }),
   payload: (form) => ({ deposit_amount: Number(form.btc), tx_feerate: form.feeRate }),
-  payloadAmounts: (payload) => [
-    { moved: 'btc', amount: payload.deposit_amount, what: 'the deposit' },
-  ],
-  historyAmounts: (tx) => ({ btc: tx.btcAmount, unit: tx.unitAmount }),
+  payloadAmounts: (payload) => [moved('btc', payload.deposit_amount, 'the deposit')],
   result: (txid) => ({ vault_txid: txid }),
-};
+});

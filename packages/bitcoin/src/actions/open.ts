@@ -1,24 +1,17 @@
 // open `o` (docs/protocol.md): treasury UNIT UTXO, P… → vault, UNIT postage, treasury change, R, S, C.
 // The first vault of a key: its deposit and its first borrow in one transaction.
-import { ACTION_SHAPES } from '@unit/protocol';
+import { declareAction, moved } from './declare';
 import { need, type ActionBase, type RuneIssue, type TreasuryUtxo } from './params';
 import {
-  assemble,
-  decodeIssue,
+  amountsBuilder,
   decodeVault,
-  encodeIssue,
+  issueCoder,
   issueOf,
   payment,
-  positive,
   stateRecord,
   treasuryInput,
-  TREASURY_INPUT,
-  type IssuedVaultFields,
 } from './slots';
-import type { ActionDeclaration, BuiltPlan, OutputCoder } from './types';
-
-/** The SPEC-level facts of open: its state-record letter among them. */
-const shape = ACTION_SHAPES.open;
+import type { BuiltPlan } from './types';
 
 export interface OpenParams extends ActionBase, RuneIssue {
   depositAmount: bigint;
@@ -26,18 +19,13 @@ export interface OpenParams extends ActionBase, RuneIssue {
   treasury: TreasuryUtxo;
 }
 
-const outputs: OutputCoder<IssuedVaultFields> = {
-  slots: ['vault', 'postage', 'treasury change', 'runestone', 'state'],
-  encode: encodeIssue,
-  decode(outs, ctx) {
-    const vault = decodeVault(outs, shape.code, ctx);
-    const issue = decodeIssue(outs, vault.state.unitDebt, ctx);
-    return { fields: { ...vault, issue }, btcAmount: vault.vaultSats, unitAmount: issue.amount };
-  },
-};
+const outputs = issueCoder((outs, ctx) => {
+  const vault = decodeVault(outs, 'open', ctx);
+  return { vault, issued: vault.state.unitDebt, btcAmount: vault.vaultSats };
+});
 
 export function openPlan(params: OpenParams): BuiltPlan {
-  const state = stateRecord(shape.code, params.state, params.borrowAmount, params.depositAmount);
+  const state = stateRecord('open', params.state, params.borrowAmount, params.depositAmount);
   const fields = {
     vaultScript: params.newVault.script,
     vaultSats: params.depositAmount,
@@ -54,17 +42,12 @@ export function openPlan(params: OpenParams): BuiltPlan {
   };
 }
 
-export function buildOpenPsbt(params: OpenParams) {
-  positive(params.depositAmount, 'deposit amount');
-  positive(params.borrowAmount, 'borrow amount');
-  return assemble(openPlan(params));
-}
+export const buildOpenPsbt = amountsBuilder(openPlan, (params) => ({
+  'deposit amount': params.depositAmount,
+  'borrow amount': params.borrowAmount,
+}));
 
-export const open: ActionDeclaration<'open', OpenParams, IssuedVaultFields> = {
-  action: 'open',
-  shape,
-  method: 'vault.open',
-  spends: [TREASURY_INPUT],
+export const open = declareAction('open', {
   outputs,
   plan: openPlan,
   build: (request) =>
@@ -82,11 +65,10 @@ export const open: ActionDeclaration<'open', OpenParams, IssuedVaultFields> = {
     tx_feerate: form.feeRate,
   }),
   payloadAmounts: (payload) => [
-    { moved: 'btc', amount: payload.deposit_amount, what: 'the deposit' },
-    { moved: 'unit', amount: payload.borrow_amount, what: 'the borrowed UNIT' },
+    moved('btc', payload.deposit_amount, 'the deposit'),
+    moved('unit', payload.borrow_amount, 'the borrowed UNIT'),
   ],
-  historyAmounts: (tx) => ({ btc: tx.btcAmount, unit: tx.unitAmount }),
   // Open and borrow are one transaction: issue_txid equals vault_txid (api.ts); the vault is
   // named by it.
   result: (txid) => ({ issue_txid: txid, vault_txid: txid, vault_id: txid }),
-};
+});

@@ -130,3 +130,9 @@ export function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new TypeError(`this action needs ${what}`);
   return value;
 }
+
+/** The request with the requester's vault, which every action but open spends. */
+export const withVault = (request: ActionRequest) => ({
+  ...request,
+  vault: need(request.vault, 'the vault'),
+});

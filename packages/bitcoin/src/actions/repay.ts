@@ -1,13 +1,19 @@
 // repay `r` (docs/protocol.md): vault, user UNIT outputs…, P… → vault, UNIT to treasury, UNIT change,
 // R, S, C. Sends UNIT back to the treasury and lowers the debt; the vault's BTC stays.
-import { ACTION_SHAPES } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import type { RuneId } from '../core';
 import { VaultTxError, walletInput } from '../flows/vault-tx';
-import { need, type ActionBase, type RuneIssue, type UnitUtxo, type VaultUtxo } from './params';
+import { declareAction, moved, decodeUpdate } from './declare';
+import {
+  need,
+  withVault,
+  type ActionBase,
+  type RuneIssue,
+  type UnitUtxo,
+  type VaultUtxo,
+} from './params';
 import {
   assemble,
-  decodeVault,
   defaultPostage,
   payment,
   positive,
@@ -16,18 +22,8 @@ import {
   unitRunestoneScript,
   vaultSlot,
   vaultUpdateInput,
-  VAULT_INPUT,
 } from './slots';
-import {
-  check,
-  type ActionDeclaration,
-  type BuiltPlan,
-  type OutputCoder,
-  type VaultFields,
-} from './types';
-
-/** The SPEC-level facts of repay: its state-record letter among them. */
-const shape = ACTION_SHAPES.repay;
+import { check, type BuiltPlan, type OutputCoder, type VaultFields } from './types';
 
 export interface RepayParams extends ActionBase, RuneIssue {
   vault: VaultUtxo;
@@ -59,9 +55,7 @@ const outputs: OutputCoder<RepaidVaultFields> = {
     stateSlot(fields),
   ],
   decode(outs, ctx) {
-    const vault = decodeVault(outs, shape.code, ctx);
-    const before = ctx.vault;
-    check(before !== undefined, 'context has no vault');
+    const { vault, before } = decodeUpdate(outs, 'repay', ctx);
     check(vault.vaultSats === before.value, 'a repay keeps the vault BTC');
     const amount = before.unitDebt - vault.state.unitDebt;
     check(amount > 0n, 'a repay must lower the debt');
@@ -92,7 +86,7 @@ const outputs: OutputCoder<RepaidVaultFields> = {
 
 export function repayPlan(params: RepayParams): BuiltPlan {
   const state = stateRecord(
-    shape.code,
+    'repay',
     params.state,
     params.vault.unitDebt - params.repayAmount,
     params.vault.value,
@@ -133,17 +127,12 @@ export function buildRepayPsbt(params: RepayParams) {
   return assemble(repayPlan(params));
 }
 
-export const repay: ActionDeclaration<'repay', RepayParams, RepaidVaultFields> = {
-  action: 'repay',
-  shape,
-  method: 'vault.repay',
-  spends: [VAULT_INPUT],
+export const repay = declareAction('repay', {
   outputs,
   plan: repayPlan,
   build: (request) =>
     buildRepayPsbt({
-      ...request,
-      vault: need(request.vault, 'the vault'),
+      ...withVault(request),
       repayAmount: request.unit,
       unitUtxos: need(request.unitUtxos, 'the UNIT outputs to repay from'),
       treasuryScript: need(request.treasuryScript, 'the treasury script'),
@@ -154,9 +143,6 @@ export const repay: ActionDeclaration<'repay', RepayParams, RepaidVaultFields> =
     deposit_amount: 0,
     tx_feerate: form.feeRate,
   }),
-  payloadAmounts: (payload) => [
-    { moved: 'unit', amount: payload.repay_amount, what: 'the repaid UNIT' },
-  ],
-  historyAmounts: (tx) => ({ btc: tx.btcAmount, unit: tx.unitAmount }),
+  payloadAmounts: (payload) => [moved('unit', payload.repay_amount, 'the repaid UNIT')],
   result: (txid) => ({ repay_txid: txid, vault_txid: txid }),
-};
+});

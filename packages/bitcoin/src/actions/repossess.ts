@@ -1,31 +1,20 @@
 // repossess `x` (docs/protocol.md): liquidated vault (liquidation leaf), claimant's vault, P… →
 // claimant's vault, tax to treasury, S, C. The claimant's vault takes on the liquidated debt and the
 // collateral less the repossession tax (@unit/protocol repossessionClaim).
-import { ACTION_SHAPES, repossessionClaim } from '@unit/protocol';
+import { repossessionClaim } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
+import { declareAction, decodeUpdate } from './declare';
 import { need, type ActionBase, type VaultUtxo } from './params';
 import {
   assemble,
-  decodeVault,
   liquidatedInput,
-  LIQUIDATED_INPUT,
   payment,
   stateRecord,
   stateSlot,
   vaultSlot,
   vaultUpdateInput,
-  VAULT_INPUT,
 } from './slots';
-import {
-  check,
-  type ActionDeclaration,
-  type BuiltPlan,
-  type OutputCoder,
-  type VaultFields,
-} from './types';
-
-/** The SPEC-level facts of repossess: its state-record letter among them. */
-const shape = ACTION_SHAPES.repossess;
+import { check, type BuiltPlan, type OutputCoder, type VaultFields } from './types';
 
 export interface RepossessParams extends ActionBase {
   /** The claimant's own vault. */
@@ -51,10 +40,8 @@ const outputs: OutputCoder<RepossessedVaultFields> = {
     stateSlot(fields),
   ],
   decode(outs, ctx) {
-    const vault = decodeVault(outs, shape.code, ctx);
-    const before = ctx.vault;
+    const { vault, before } = decodeUpdate(outs, 'repossess', ctx);
     const liquidated = ctx.liquidated;
-    check(before !== undefined, 'context has no vault');
     check(liquidated !== undefined, 'context has no liquidated vault');
     const tax = repossessionTax(liquidated.value);
     const taxOut = outs[1]!;
@@ -82,7 +69,7 @@ export function repossessPlan(params: RepossessParams): BuiltPlan {
   const { takenSats, taxSats } = repossessionClaim(params.liquidated.value);
   const vaultSats = params.vault.value + takenSats;
   const debt = params.vault.unitDebt + params.liquidated.unitDebt;
-  const state = stateRecord(shape.code, params.state, debt, vaultSats);
+  const state = stateRecord('repossess', params.state, debt, vaultSats);
   const fields = {
     vaultScript: params.newVault.script,
     vaultSats,
@@ -103,11 +90,7 @@ export function buildRepossessPsbt(params: RepossessParams) {
   return assemble(repossessPlan(params));
 }
 
-export const repossess: ActionDeclaration<'repossess', RepossessParams, RepossessedVaultFields> = {
-  action: 'repossess',
-  shape,
-  method: 'vault.repossess',
-  spends: [LIQUIDATED_INPUT, VAULT_INPUT],
+export const repossess = declareAction('repossess', {
   outputs,
   plan: repossessPlan,
   build: (request) =>
@@ -129,4 +112,4 @@ export const repossess: ActionDeclaration<'repossess', RepossessParams, Reposses
     unit: need(ctx.liquidated, 'the liquidated vault').unitDebt,
   }),
   result: (txid) => ({ vault_txid: txid }),
-};
+});

@@ -1,6 +1,6 @@
 // The pieces the action declarations share: the vault and state-record slots every action's outputs
 // open and close with, the UNIT issue of open and borrow, the fixed inputs, and the payment plan.
-import { UNIT_POSTAGE_SATS, type VaultAction } from '@unit/protocol';
+import { ACTION_SHAPES, UNIT_POSTAGE_SATS, type VaultAction } from '@unit/protocol';
 import { equalBytes } from '@scure/btc-signer/utils.js';
 import {
   classifyTapLeaf,
@@ -23,6 +23,7 @@ import {
   check,
   type BuiltPlan,
   type InputRole,
+  type OutputCoder,
   type ParseContext,
   type VaultFields,
 } from './types';
@@ -31,12 +32,14 @@ export function positive(amount: bigint, what: string): void {
   if (amount <= 0n) throw new VaultTxError('bad_amount', `${what} must be positive`);
 }
 
+/** The state record `action` writes: its letter (docs/protocol.md) and the vault after it. */
 export function stateRecord(
-  action: StateRecord['action'],
+  vaultAction: VaultAction,
   fields: VaultStateFields,
   unitDebt: bigint,
   vaultSats: bigint,
 ): StateRecord {
+  const action = ACTION_SHAPES[vaultAction].code;
   const { vaultPubkey, quorumCommitment, ...rest } = fields;
   const key = action === 'o' && vaultPubkey ? { vaultPubkey } : {};
   const committed = quorumCommitment ? { quorumCommitment } : {};
@@ -69,9 +72,10 @@ export const stateSlot = (fields: VaultFields): PlannedOutput => ({
  */
 export function decodeVault(
   outputs: readonly PlannedOutput[],
-  code: StateRecord['action'],
+  action: VaultAction,
   ctx: ParseContext,
 ): VaultFields {
+  const code = ACTION_SHAPES[action].code;
   const vaultOut = outputs[0]!;
   check(equalBytes(vaultOut.script, ctx.newVaultScript), 'output 0 is not the expected vault');
   const stateOut = outputs[outputs.length - 1]!;
@@ -137,6 +141,34 @@ export function decodeIssue(
     treasuryValue: change.amount,
     unitRuneId: ctx.unitRuneId,
     amount,
+  };
+}
+
+/** What an issuing action reads from its vault before the issue: how much UNIT it issues. */
+export interface IssuingVault {
+  vault: VaultFields;
+  /** The debt the state record adds: the UNIT the runestone must issue. */
+  issued: bigint;
+  /** The BTC the user moved into the vault. */
+  btcAmount: bigint;
+}
+
+/**
+ * The outputs of an action that issues UNIT from the treasury (open, borrow): the vault, the UNIT
+ * postage to the runes address, the treasury change, the runestone and the state record.
+ * `decodeVaultPart` reads and checks the action's own part, the vault.
+ */
+export function issueCoder(
+  decodeVaultPart: (outputs: readonly PlannedOutput[], ctx: ParseContext) => IssuingVault,
+): OutputCoder<IssuedVaultFields> {
+  return {
+    slots: ['vault', 'postage', 'treasury change', 'runestone', 'state'],
+    encode: encodeIssue,
+    decode(outs, ctx) {
+      const { vault, issued, btcAmount } = decodeVaultPart(outs, ctx);
+      const issue = decodeIssue(outs, issued, ctx);
+      return { fields: { ...vault, issue }, btcAmount, unitAmount: issue.amount };
+    },
   };
 }
 
@@ -245,5 +277,16 @@ export function assemble({ plan, record }: BuiltPlan): BuiltVaultTx {
   return { ...assembleVaultTx(plan), state: record };
 }
 
-/** `vault.${action}`: the guardian's method of an action. */
-export const methodOf = <A extends VaultAction>(action: A): `vault.${A}` => `vault.${action}`;
+/**
+ * The PSBT builder of an action whose only check before its plan is that each amount it moves is
+ * above zero; `amounts` names each as a refusal says it ("deposit amount must be positive").
+ */
+export function amountsBuilder<P>(
+  plan: (params: P) => BuiltPlan,
+  amounts: (params: P) => Record<string, bigint>,
+): (params: P) => BuiltVaultTx {
+  return (params) => {
+    for (const [what, amount] of Object.entries(amounts(params))) positive(amount, what);
+    return assemble(plan(params));
+  };
+}

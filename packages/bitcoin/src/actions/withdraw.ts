@@ -1,30 +1,12 @@
 // withdraw `w` (docs/protocol.md): vault → vault, withdrawal to the sats address, S. The vault pays
 // the fee: no payment inputs, no change, and the fee is fixed for a given sats address type.
-import { ACTION_SHAPES } from '@unit/protocol';
 import type { VaultOutput } from '../core';
 import { planWeight, VaultTxError } from '../flows/vault-tx';
 import { feeFor, paymentScriptKind, weightToVsize } from '../flows/vsize';
-import { need, type VaultStateFields, type VaultUtxo, type VaultWallet } from './params';
-import {
-  assemble,
-  decodeVault,
-  positive,
-  stateRecord,
-  stateSlot,
-  vaultSlot,
-  vaultUpdateInput,
-  VAULT_INPUT,
-} from './slots';
-import {
-  check,
-  type ActionDeclaration,
-  type BuiltPlan,
-  type OutputCoder,
-  type VaultFields,
-} from './types';
-
-/** The SPEC-level facts of withdraw: its state-record letter among them. */
-const shape = ACTION_SHAPES.withdraw;
+import { declareAction, moved, decodeUpdate } from './declare';
+import { withVault, type VaultStateFields, type VaultUtxo, type VaultWallet } from './params';
+import { amountsBuilder, stateRecord, stateSlot, vaultSlot, vaultUpdateInput } from './slots';
+import { check, type BuiltPlan, type OutputCoder, type VaultFields } from './types';
 
 export interface WithdrawParams {
   wallet: Pick<VaultWallet, 'satsScript'>;
@@ -47,9 +29,7 @@ const outputs: OutputCoder<WithdrawnVaultFields> = {
     stateSlot(fields),
   ],
   decode(outs, ctx) {
-    const vault = decodeVault(outs, shape.code, ctx);
-    const before = ctx.vault;
-    check(before !== undefined, 'context has no vault');
+    const { vault, before } = decodeUpdate(outs, 'withdraw', ctx);
     check(vault.state.unitDebt === before.unitDebt, 'a withdraw changes no debt');
     const withdrawal = outs[1]!;
     check(paymentScriptKind(withdrawal.script) !== null, 'withdrawal: Unexpected script type');
@@ -66,7 +46,7 @@ function withdrawFields(params: WithdrawParams, vaultSats: bigint): WithdrawnVau
   return {
     vaultScript: params.newVault.script,
     vaultSats,
-    state: stateRecord(shape.code, params.state, params.vault.unitDebt, vaultSats),
+    state: stateRecord('withdraw', params.state, params.vault.unitDebt, vaultSats),
     withdrawal: { script: params.wallet.satsScript, amount: params.withdrawAmount },
   };
 }
@@ -97,28 +77,15 @@ export function withdrawPlan(params: WithdrawParams): BuiltPlan {
   };
 }
 
-export function buildWithdrawPsbt(params: WithdrawParams) {
-  positive(params.withdrawAmount, 'withdraw amount');
-  return assemble(withdrawPlan(params));
-}
+export const buildWithdrawPsbt = amountsBuilder(withdrawPlan, (params) => ({
+  'withdraw amount': params.withdrawAmount,
+}));
 
-export const withdraw: ActionDeclaration<'withdraw', WithdrawParams, WithdrawnVaultFields> = {
-  action: 'withdraw',
-  shape,
-  method: 'vault.withdraw',
-  spends: [VAULT_INPUT],
+export const withdraw = declareAction('withdraw', {
   outputs,
   plan: withdrawPlan,
-  build: (request) =>
-    buildWithdrawPsbt({
-      ...request,
-      vault: need(request.vault, 'the vault'),
-      withdrawAmount: request.btc,
-    }),
+  build: (request) => buildWithdrawPsbt({ ...withVault(request), withdrawAmount: request.btc }),
   payload: (form) => ({ change_amount: Number(form.btc), tx_feerate: form.feeRate }),
-  payloadAmounts: (payload) => [
-    { moved: 'btc', amount: payload.change_amount, what: 'the withdrawal' },
-  ],
-  historyAmounts: (tx) => ({ btc: tx.btcAmount, unit: tx.unitAmount }),
+  payloadAmounts: (payload) => [moved('btc', payload.change_amount, 'the withdrawal')],
   result: (txid) => ({ vault_txid: txid }),
-};
+});

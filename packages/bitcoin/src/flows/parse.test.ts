@@ -121,9 +121,9 @@ describe('parseVaultTransaction', () => {
     });
   });
 
-  it('checks a borrow issues exactly the recorded debt from the reserved treasury UTXO', () => {
-    const treasury = treasuryUtxo();
-    const borrow = buildBorrowPsbt({
+  /** A borrow of 200 UNIT from the vault on record, paid from one payment output. */
+  const borrowOf = (treasury: ReturnType<typeof treasuryUtxo>, postageSats?: bigint) =>
+    buildBorrowPsbt({
       wallet,
       utxos: [paymentUtxo(50_000n)],
       feeRate,
@@ -133,7 +133,12 @@ describe('parseVaultTransaction', () => {
       treasury,
       borrowAmount: 20_000n,
       unitRuneId,
+      ...(postageSats !== undefined ? { postageSats } : {}),
     });
+
+  it('checks a borrow issues exactly the recorded debt from the reserved treasury UTXO', () => {
+    const treasury = treasuryUtxo();
+    const borrow = borrowOf(treasury);
     const ctx = contextFor(vault, { treasury });
     expect(parseVaultTransaction('borrow', borrow.psbt, ctx)).toMatchObject({
       ok: true,
@@ -150,18 +155,7 @@ describe('parseVaultTransaction', () => {
 
   it("holds the account's UNIT outputs to its level's postage, the treasury's to the default", () => {
     const treasury = treasuryUtxo();
-    const borrow = buildBorrowPsbt({
-      wallet,
-      utxos: [paymentUtxo(50_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
-      vault,
-      treasury,
-      borrowAmount: 20_000n,
-      unitRuneId,
-      postageSats: 15_000n,
-    });
+    const borrow = borrowOf(treasury, 15_000n);
     expect(outputAmount(borrow.psbt, 1)).toBe(15_000n);
     const level = contextFor(vault, { treasury, postageSats: 15_000n });
     expect(parseVaultTransaction('borrow', borrow.psbt, level).ok).toBe(true);

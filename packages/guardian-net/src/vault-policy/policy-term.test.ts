@@ -3,11 +3,8 @@
 // TERM_TIP_TOLERANCE_BLOCKS, and the record must carry it; a layout 1 vault moves to layout 2 on its
 // next action, and a layout 2 vault is spent through its update leaf.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { schnorr } from '@noble/curves/secp256k1.js';
 import { hex } from '@scure/base';
 import { TEST_NETWORK } from '@scure/btc-signer';
-import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
-import { parseRuneId, thresholdSecret } from '@unit/bitcoin';
 import {
   DEVNET_TERM_CONFIG,
   TERM_TIP_TOLERANCE_BLOCKS,
@@ -23,36 +20,14 @@ import {
   type Draft,
   type OracleQuote,
 } from '../../test/vault-requests';
-import {
-  GROUP,
-  guardianPrice,
-  NOW,
-  ORACLE_KEY,
-  ORACLE_SECRET,
-  QUORUM_SET,
-  RUNE_ID,
-  StandInChain,
-  TREASURY_SCRIPT,
-  vaultOf,
-} from '../../test/policy-chain';
-import { quoteDigest } from './context';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import { GROUP, guardianPrice, QUORUM_SET, StandInChain, vaultOf } from '../../test/policy-chain';
+import type { PolicyEnv, VaultPolicy } from './policy';
+import { policyOn, requestBase, signedQuote } from '../../test/policy-world';
 
 const PRICE = 9_500_000;
 /** The term the app quotes: the protocol's at the tip the app read (none: layout 1). */
 let quotedTerm: VaultTerm | null;
-function quote(th: number, ts: number): OracleQuote {
-  const fields = { price_cents: PRICE, time: NOW, th, ts };
-  return {
-    ...fields,
-    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
-    quorum: [guardianPrice(1, PRICE), guardianPrice(2, PRICE)],
-    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
-    ...(quotedTerm
-      ? { term: { settle_height: quotedTerm.settleHeight, exit_height: quotedTerm.exitHeight } }
-      : {}),
-  };
-}
+const quote = (th: number, ts: number): OracleQuote => signedQuote(th, ts, { term: quotedTerm });
 
 let chain: StandInChain;
 let policy: VaultPolicy;
@@ -65,26 +40,10 @@ const env: PolicyEnv = {
 beforeEach(() => {
   quotedTerm = null;
   chain = new StandInChain();
-  policy = new VaultPolicy({
-    chain,
-    facts: {
-      network: 'devnet',
-      unitRuneId: RUNE_ID,
-      oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-    },
-    clock: () => NOW,
-  });
+  policy = policyOn(chain);
 });
 
-const base = (wallet: Wallet) => ({
-  wallet,
-  network: TEST_NETWORK,
-  groupKey: GROUP,
-  treasuryScript: TREASURY_SCRIPT,
-  unitRuneId: parseRuneId(RUNE_ID),
-  now: NOW,
-  quote,
-});
+const base = (wallet: Wallet) => requestBase(wallet, quote);
 
 const open = (wallet: Wallet) =>
   draftRequest({

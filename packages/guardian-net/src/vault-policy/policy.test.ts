@@ -5,8 +5,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
-import { parseRuneId, thresholdSecret } from '@unit/bitcoin';
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
+import { thresholdSecret } from '@unit/bitcoin';
 import type { OwnPrice } from '../price/own-price';
 import {
   draftRequest,
@@ -25,26 +25,16 @@ import {
   ORACLE_KEY,
   ORACLE_SECRET,
   QUORUM_SET,
-  RUNE_ID,
   StandInChain,
-  TREASURY_SCRIPT,
   vaultOf,
 } from '../../test/policy-chain';
 import type { SignedQuote } from '@unit/protocol/wire';
 import { quoteDigest } from './context';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import type { PolicyEnv, VaultPolicy } from './policy';
+import { policyOn, requestBase, signedQuote } from '../../test/policy-world';
 
 let priceCents = 9_500_000;
-function quote(th: number, ts: number): OracleQuote {
-  const fields = { price_cents: priceCents, time: NOW, th, ts };
-  return {
-    ...fields,
-    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
-    // Network mode's evidence: guardians 1 and 2 of the 2-of-3 set agree on the quote's price.
-    quorum: [guardianPrice(1, priceCents), guardianPrice(2, priceCents)],
-    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
-  };
-}
+const quote = (th: number, ts: number): OracleQuote => signedQuote(th, ts, { price: priceCents });
 
 const ownPrice = (cents: number): OwnPrice => ({
   fresh: true,
@@ -62,26 +52,10 @@ const env = (cents = priceCents): PolicyEnv => ({
 beforeEach(() => {
   priceCents = 9_500_000;
   chain = new StandInChain();
-  policy = new VaultPolicy({
-    chain,
-    facts: {
-      network: 'devnet',
-      unitRuneId: RUNE_ID,
-      oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-    },
-    clock: () => NOW,
-  });
+  policy = policyOn(chain);
 });
 
-const base = (wallet: Wallet) => ({
-  wallet,
-  network: TEST_NETWORK,
-  groupKey: GROUP,
-  treasuryScript: TREASURY_SCRIPT,
-  unitRuneId: parseRuneId(RUNE_ID),
-  now: NOW,
-  quote,
-});
+const base = (wallet: Wallet) => requestBase(wallet, quote);
 
 async function open(wallet: Wallet, btc = 1_000_000n, unit = 500_00n): Promise<Draft> {
   return draftRequest({ ...base(wallet), action: 'open', ...chain.fund(wallet), btc, unit });

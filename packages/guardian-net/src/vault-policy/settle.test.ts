@@ -2,15 +2,11 @@
 // term on this guardian's own chain, the vault unspent and of layout 2, the quote the set's price
 // quorum near this guardian's own price, and the transaction exactly the split that price makes.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
-  parseRuneId,
   planSettlement,
   settlementSighash,
-  thresholdSecret,
   type SettlementRequest,
   type VaultOutput,
   type VaultUtxo,
@@ -26,31 +22,18 @@ import {
   GROUP,
   guardianPrice,
   NOW,
-  ORACLE_KEY,
-  ORACLE_SECRET,
   QUORUM_SET,
-  RUNE_ID,
   StandInChain,
   TREASURY_SCRIPT,
   vaultOf,
 } from '../../test/policy-chain';
-import { quoteDigest } from './context';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import type { PolicyEnv, VaultPolicy } from './policy';
+import { policyOn, requestBase, signedQuote } from '../../test/policy-world';
 
 const PRICE = 9_500_000;
 let quotedTerm: VaultTerm | null;
-function quote(th: number, ts: number, price = PRICE): OracleQuote {
-  const fields = { price_cents: price, time: NOW, th, ts };
-  return {
-    ...fields,
-    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
-    quorum: [guardianPrice(1, price), guardianPrice(2, price)],
-    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
-    ...(quotedTerm
-      ? { term: { settle_height: quotedTerm.settleHeight, exit_height: quotedTerm.exitHeight } }
-      : {}),
-  };
-}
+const quote = (th: number, ts: number, price = PRICE): OracleQuote =>
+  signedQuote(th, ts, { price, term: quotedTerm });
 
 let chain: StandInChain;
 let policy: VaultPolicy;
@@ -63,23 +46,14 @@ const env: PolicyEnv = {
 beforeEach(() => {
   chain = new StandInChain();
   quotedTerm = vaultTermAt(chain.tip, DEVNET_TERM_CONFIG);
-  policy = new VaultPolicy({
-    chain,
-    facts: {
-      network: 'devnet',
-      unitRuneId: RUNE_ID,
-      oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-    },
-    clock: () => NOW,
-  });
+  policy = policyOn(chain);
 });
 
 /** A vault opened with 0.01 BTC and 500 UNIT of debt, confirmed on the guardian's chain. */
 type OpenedVault = VaultUtxo & { output: VaultOutput };
 async function openedVault(wallet: Wallet): Promise<OpenedVault> {
   const opened = await draftRequest({
-    ...{ wallet, network: TEST_NETWORK, groupKey: GROUP, treasuryScript: TREASURY_SCRIPT },
-    ...{ unitRuneId: parseRuneId(RUNE_ID), now: NOW, quote },
+    ...requestBase(wallet, quote),
     action: 'open',
     ...chain.fund(wallet),
     btc: 1_000_000n,

@@ -6,13 +6,12 @@ import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
-import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
+import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   addLiquidationWitness,
   cosignVaultInput,
   declarationOf,
   finalize,
-  parseRuneId,
   signUserInputs,
   speedUp,
   taprootSighash,
@@ -24,10 +23,7 @@ import type { SignedVaultRequest, VaultAction } from '@unit/protocol';
 import {
   GROUP,
   GROUP_KEY,
-  NOW,
-  ORACLE_KEY,
   ORACLE_SECRET,
-  RUNE_ID,
   StandInChain,
   TREASURY_SCRIPT,
   signTreasuryAsGroup,
@@ -42,20 +38,14 @@ import {
   type OracleQuote,
   type Role,
 } from '../../test/vault-requests';
-import { quoteDigest } from './context';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import type { PolicyEnv, VaultPolicy } from './policy';
+import { policyOn, requestBase, signedQuote } from '../../test/policy-world';
 
 const OPTS = { allowUnknownOutputs: true } as const;
 const PRICE_CENTS = 9_500_000;
 
-function quote(th: number, ts: number): OracleQuote {
-  const fields = { price_cents: PRICE_CENTS, time: NOW, th, ts };
-  return {
-    ...fields,
-    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
-    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
-  };
-}
+const quote = (th: number, ts: number): OracleQuote =>
+  signedQuote(th, ts, { price: PRICE_CENTS, quorum: false });
 
 // A speed-up reads no price: a guardian without feeds decides it all the same.
 const env: PolicyEnv = { groupKey: hex.encode(GROUP), ownPrice: null };
@@ -64,26 +54,10 @@ let policy: VaultPolicy;
 
 beforeEach(() => {
   chain = new StandInChain();
-  policy = new VaultPolicy({
-    chain,
-    facts: {
-      network: 'devnet',
-      unitRuneId: RUNE_ID,
-      oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
-    },
-    clock: () => NOW,
-  });
+  policy = policyOn(chain);
 });
 
-const base = (wallet: Wallet) => ({
-  wallet,
-  network: TEST_NETWORK,
-  groupKey: GROUP,
-  treasuryScript: TREASURY_SCRIPT,
-  unitRuneId: parseRuneId(RUNE_ID),
-  now: NOW,
-  quote,
-});
+const base = (wallet: Wallet) => requestBase(wallet, quote);
 
 /** A vault opened (confirmed), then a borrow of it broadcast: signed by all three, in the mempool. */
 async function pendingBorrow(wallet: Wallet): Promise<{ draft: Draft; txid: string }> {

@@ -3,10 +3,11 @@
 // holding set 1 (the treasury's) and set 2 approves a move of the set-1 treasury to `OP_1 <set 2
 // key>` with all its UNIT; every way of sending it elsewhere, or of moving nothing, is refused.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { base64, hex } from '@scure/base';
+import { askTreasuryInput, refusal } from '../../test/policy-world';
+import { hex } from '@scure/base';
 import { OutScript, p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
-import { encodeRunestone, parseRuneId, taprootSighash } from '@unit/bitcoin';
+import { encodeRunestone, parseRuneId } from '@unit/bitcoin';
 import { GROUP, RUNE_ID, StandInChain, TREASURY_SCRIPT } from '../../test/policy-chain';
 import { keyOf } from '../../test/vault-requests';
 import type { GuardianSet } from '../guardian-set';
@@ -74,25 +75,8 @@ function move(shape: MoveShape = {}): Transaction {
   return tx;
 }
 
-function ask(tx: Transaction, input: number, asked: PolicyEnv = env) {
-  const prevouts = Array.from({ length: tx.inputsLength }, (_, i) => {
-    const utxo = tx.getInput(i).witnessUtxo!;
-    return { script: utxo.script, amount: utxo.amount };
-  });
-  return policy.decide(
-    {
-      sessionId: `${tx.id}:${input}`,
-      message: taprootSighash(tx, prevouts, input, null),
-      context: { kind: 'treasury-move', psbt: base64.encode(tx.toPSBT(0)), input },
-    },
-    asked,
-  );
-}
-
-const refusal = (reason: string | RegExp) => ({
-  approve: false,
-  reason: typeof reason === 'string' ? reason : expect.stringMatching(reason),
-});
+const ask = (tx: Transaction, input: number, asked: PolicyEnv = env) =>
+  askTreasuryInput(policy, asked, 'treasury-move', tx, input);
 
 describe("a guardian's check of the operator's treasury move", () => {
   it('approves every input of an honest move: set 1 treasury in, set 2 treasury out, all UNIT', async () => {

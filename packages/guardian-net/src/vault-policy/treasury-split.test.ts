@@ -3,7 +3,8 @@
 // approved on every input; each way of moving the treasury's sats or UNIT elsewhere is refused
 // with its reason.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { base64, hex } from '@scure/base';
+import { askTreasuryInput, refusal } from '../../test/policy-world';
+import { hex } from '@scure/base';
 import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { encodeRunestone, parseRuneId, taprootSighash, type Edict } from '@unit/bitcoin';
@@ -75,25 +76,8 @@ function split(shape: SplitShape = {}): Transaction {
   return tx;
 }
 
-function ask(tx: Transaction, input: number, message?: Uint8Array) {
-  const prevouts = Array.from({ length: tx.inputsLength }, (_, i) => {
-    const utxo = tx.getInput(i).witnessUtxo!;
-    return { script: utxo.script, amount: utxo.amount };
-  });
-  return policy.decide(
-    {
-      sessionId: `${tx.id}:${input}`,
-      message: message ?? taprootSighash(tx, prevouts, input, null),
-      context: { kind: 'treasury-split', psbt: base64.encode(tx.toPSBT(0)), input },
-    },
-    env,
-  );
-}
-
-const refusal = (reason: string | RegExp) => ({
-  approve: false,
-  reason: typeof reason === 'string' ? reason : expect.stringMatching(reason),
-});
+const ask = (tx: Transaction, input: number, message?: Uint8Array) =>
+  askTreasuryInput(policy, env, 'treasury-split', tx, input, message);
 
 describe("a guardian's check of the operator's treasury split", () => {
   it('approves every input of an honest split: treasury in, treasury out, UNIT moved among them', async () => {

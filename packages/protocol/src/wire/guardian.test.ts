@@ -1,6 +1,6 @@
 // The wire contract's guardian methods: every method's params refuse the hostile shapes the
-// guardian's own schemas refused before they moved here (the cases of refusals, reserve and
-// socket-limits tests), well-formed params and results parse, and a malformed result is refused.
+// guardian must refuse (the cases of the refusals, reserve and socket-limits tests), well-formed
+// params and results parse, and a malformed result is refused.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { GUARDIAN_METHODS, type GuardianMethod } from './guardian';

@@ -1,6 +1,7 @@
 // The route table's account routes (routes.ts): sign-in with Bitcoin, account links, missions,
 // users and referrals, Telegram links. Each write needs the session of the address it is about.
 import * as z from 'zod';
+import { keyLookups } from './route-lookups';
 import {
   authChallengeSchema,
   authSessionSchema,
@@ -28,6 +29,13 @@ const anyUserSchema = userSchema.partial({
   referral_code: true,
   referred_by: true,
 });
+
+const userOfAddress = keyLookups(
+  'The user of an address',
+  'it never registered',
+  z.object({ address: addressSchema }),
+  anyUserSchema,
+);
 
 export const ACCOUNT_ROUTES = {
   authChallenge: {
@@ -78,16 +86,8 @@ export const ACCOUNT_ROUTES = {
     body: verifyMissionBodySchema,
     response: missionSchema,
   },
-  users: {
-    summary: 'The user of an address, as a list of zero or one.',
-    query: z.object({ address: addressSchema }),
-    response: z.array(anyUserSchema),
-  },
-  user: {
-    summary: 'The user of an address; 404 when it never registered.',
-    params: z.object({ address: addressSchema }),
-    response: anyUserSchema,
-  },
+  users: userOfAddress.inQuery,
+  user: userOfAddress.inPath,
   userCommunity: {
     summary: 'A user’s community roles and badges.',
     params: z.object({ address: addressSchema }),

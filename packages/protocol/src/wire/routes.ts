@@ -4,6 +4,7 @@
 // the web app calls through it, the tests check answers against it, and /api/openapi.json is
 // generated from it.
 import * as z from 'zod';
+import { keyLookups } from './route-lookups';
 import { hexOf, timePeriodSchema, vaultActionSchema } from './fields';
 import {
   bitcoinPriceSchema,
@@ -33,6 +34,13 @@ export const HISTORY_PAGE_DEFAULT = 20;
 /** A key as hex in either case, read in lower case. */
 const pubkeyParam = hexOf(32).transform((s) => s.toLowerCase());
 const vaultIdParam = z.string().min(1).max(100);
+
+const vaultOfKey = keyLookups(
+  'The vault of a key',
+  'it has none',
+  z.object({ pubkey: pubkeyParam }),
+  vaultSchema,
+);
 
 /** A history cursor is `<timestamp>.<id>` of a page's oldest record (its `next`). */
 export const historyCursorSchema = z
@@ -77,16 +85,8 @@ const HOT_ROUTES = {
     }),
     response: oracleQuoteSchema,
   },
-  vaults: {
-    summary: 'The vault of a key, as a list of zero or one.',
-    query: z.object({ pubkey: pubkeyParam }),
-    response: z.array(vaultSchema),
-  },
-  vaultByPubkey: {
-    summary: 'The vault of a key; 404 when it has none.',
-    params: z.object({ pubkey: pubkeyParam }),
-    response: vaultSchema,
-  },
+  vaults: vaultOfKey.inQuery,
+  vaultByPubkey: vaultOfKey.inPath,
   vaultHistory: {
     summary: 'One page of a vault’s history, newest first; `before` is an earlier page’s `next`.',
     params: z.object({ vaultId: vaultIdParam }),
