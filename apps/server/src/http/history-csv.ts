@@ -25,6 +25,7 @@ import { getVault, toHistoryDto, type VaultHistoryRow } from '../store/vaults';
 import { notFound } from './errors';
 import { tableRoute } from './table-route';
 import { clientKey } from './client-key';
+import { takeTurns } from './turns';
 
 export const HISTORY_CSV_BATCH = 500;
 
@@ -123,32 +124,8 @@ function explorerRoot(explorerUrl: string, request: FastifyRequest): string {
   return root.startsWith('/') ? `${request.protocol}://${request.host}${root}` : root;
 }
 
-/**
- * Turns for the exports: each waiter is let go on a turn of the event loop of its own (a
- * setImmediate each), in the order they asked, so ten exports run one batch between two polls for
- * I/O, not ten, and the server's other requests are answered in between.
- */
-export function exportTurns(): () => Promise<void> {
-  const waiting: Array<() => void> = [];
-  let pumping = false;
-  const pump = () => {
-    const next = waiting.shift();
-    if (!next) {
-      pumping = false;
-      return;
-    }
-    next();
-    setImmediate(pump);
-  };
-  return () =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      if (!pumping) {
-        pumping = true;
-        setImmediate(pump);
-      }
-    });
-}
+/** Turns for the exports: one batch of one export per turn of the event loop (turns.ts). */
+export { takeTurns as exportTurns } from './turns';
 
 /** Cuts off a reader that takes too little in a window, or holds the export too long. */
 function watchReader(res: ServerResponse, limits: Required<CsvExportLimits>): () => void {
@@ -181,7 +158,7 @@ export function registerHistoryCsvRoute(
   let active = 0;
   let rowsRead = 0;
   let refused = 0;
-  const turn = exportTurns();
+  const turn = takeTurns();
 
   const release = (client: string) => {
     active--;
