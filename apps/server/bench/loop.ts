@@ -7,7 +7,12 @@
 //   statistics (/proc/self/task/<pid>/schedstat, in nanoseconds): the time the loop was held by
 //   the app's work, garbage collection included, without the waits for a CPU.
 import fs from 'node:fs';
-import { createHistogram, monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import {
+  PerformanceObserver,
+  createHistogram,
+  monitorEventLoopDelay,
+  performance,
+} from 'node:perf_hooks';
 
 export interface LoopPauses {
   /** monitorEventLoopDelay's longest delay, by the clock (ms) */
@@ -69,6 +74,15 @@ export function watchLoop(label: string): (reset?: boolean) => LoopPauses {
     lastAt = at;
     lastCpu = cpu;
   }, TURN_MS).unref();
+  // With BENCH_TRACE, garbage collections over 10 ms too: a hold that is one of them is V8's.
+  if (process.env.BENCH_TRACE)
+    new PerformanceObserver((list) => {
+      for (const gc of list.getEntries())
+        if (gc.duration > 10)
+          console.error(
+            `gc ${gc.duration.toFixed(1)} ms ${label} (kind ${(gc.detail as { kind?: number } | undefined)?.kind})`,
+          );
+    }).observe({ entryTypes: ['gc'] });
   return (reset = false) => {
     const pauses: LoopPauses = {
       wallMs: delay.max / 1e6,
