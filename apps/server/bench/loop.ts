@@ -80,7 +80,7 @@ export function watchLoop(label: string): (reset?: boolean) => LoopPauses {
       for (const gc of list.getEntries())
         if (gc.duration > 10)
           console.error(
-            `gc ${gc.duration.toFixed(1)} ms ${label} (kind ${(gc.detail as { kind?: number } | undefined)?.kind})`,
+            `gc ${gc.duration.toFixed(1)} ms ${label} (kind ${(gc as { detail?: { kind?: number } }).detail?.kind})`,
           );
     }).observe({ entryTypes: ['gc'] });
   return (reset = false) => {
