@@ -105,7 +105,8 @@ async function readFigures(fresh: Child, year: Child, bare: Child, yearDeep: str
   });
 
   // The hot read routes against bare Fastify answering the same bodies (framework.ts).
-  figures.push(...(await frameworkFigures(fresh, bare)));
+  const framework = await frameworkFigures(fresh, bare);
+  figures.push(...framework.figures);
   // The pages with their first data, drawn by the server, among the read routes (loop-figures.ts).
   await loadReads(fresh, 2);
 
@@ -115,7 +116,8 @@ async function readFigures(fresh: Child, year: Child, bare: Child, yearDeep: str
   const [yearPause, freshPause, barePause] = pauses as [LoopPauses, LoopPauses, LoopPauses];
   const worse = yearPause.busyMs >= freshPause.busyMs ? yearPause : freshPause;
   figures.push(loopFigure('the reads above and the pages', worse));
-  return { figures, loopLine: loopClockLine('the reads and the pages', worse, barePause) };
+  const loopLine = loopClockLine('the reads and the pages', worse, barePause);
+  return { figures, loopLine, frameworkLines: framework.lines };
 }
 
 /** The figures under load, on a server of its own (its pauses are not the figures above's). */
@@ -146,7 +148,7 @@ async function exportFigures(exporter: Child) {
 function report(
   figures: Figure[],
   assets: { ok: boolean; detail: string },
-  reads: { loopLine: string },
+  reads: { loopLine: string; frameworkLines: string[] },
   exports: Awaited<ReturnType<typeof exportFigures>>,
 ): boolean {
   const { load, exporterPause } = exports;
@@ -170,6 +172,7 @@ function report(
   console.log(`  ${assets.detail}`);
   // The loop's holds by the clock (monitorEventLoopDelay), printed and not judged: on a machine
   // shared with other work they count the time the process waited for a CPU (loop.ts).
+  for (const line of reads.frameworkLines) console.log(line);
   console.log(reads.loopLine);
   console.log(loopClockLine(`${EXPORT_CLIENTS} CSV exports`, exporterPause));
   console.log(
