@@ -29,6 +29,7 @@ export function startChild(role: string, ...args: string[]): Promise<Child> {
       '--import',
       'tsx',
       '--expose-gc',
+      // BENCH_PROF=<folder>: each child writes a CPU profile there when it is stopped.
       ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
