@@ -14,7 +14,7 @@ try {
   seedHistory(await migratedDatabase(dir), 1_000, Math.floor(Date.now() / 1000));
   const [app, bare] = await Promise.all([startChild('app', dir), startChild('bare')]);
   children.push(app, bare);
-  const figures = await frameworkFigures(app, bare);
+  const { figures, lines } = await frameworkFigures(app, bare);
   let failed = false;
   for (const f of figures) {
     const v = verdict(f);
@@ -25,6 +25,7 @@ try {
         ` (noise ${(f.noise * 100).toFixed(0)}%)`,
     );
   }
+  for (const line of lines) console.log(line);
   const load = os.loadavg().map((x) => x.toFixed(1));
   console.log(`load average ${load.join(' ')} on ${os.cpus().length} cores`);
   process.exitCode = failed ? 1 : 0;

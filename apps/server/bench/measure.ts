@@ -25,7 +25,13 @@ export interface Child {
 
 export function startChild(role: string, ...args: string[]): Promise<Child> {
   const child = fork(CHILD, [role, ...args], {
-    execArgv: ['--import', 'tsx', '--expose-gc'],
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      // BENCH_PROF=<folder>: each child writes a CPU profile there when it is stopped.
+      ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -42,17 +48,23 @@ export function startChild(role: string, ...args: string[]): Promise<Child> {
   });
 }
 
-/** Requests per second over LOAD_SECONDS; every answer must be a 200. */
-export async function throughput(url: string, paths: string[]): Promise<number> {
+/** A request of a load: a path to GET, or a GET with headers of its own. */
+export type LoadRequest =
+  string | { method: 'GET'; path: string; headers?: Record<string, string> };
+
+/** Requests per second over LOAD_SECONDS, cycling through `paths`; every answer must be a 200. */
+export async function throughput(url: string, paths: LoadRequest[]): Promise<number> {
   const result = await autocannon({
     url,
     connections: CONNECTIONS,
     duration: LOAD_SECONDS,
-    requests: paths.map((p) => ({ method: 'GET', path: p })),
+    requests: paths.map((p) => (typeof p === 'string' ? { method: 'GET', path: p } : p)),
     headers: { 'accept-encoding': 'identity' },
   });
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${url}${paths[0]}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    throw new Error(
+      `${url} ${JSON.stringify(paths[0])}: ${result.non2xx} non-2xx, ${result.errors} errors`,
+    );
   }
   return result.requests.average;
 }

@@ -298,11 +298,25 @@ describe('operation quotes, notify, missions and the rest of the surface', () =>
   });
 
   it('sends security headers with a CSP that allows WebSocket connections to self', async () => {
-    const res = await fetch(`${server.url}/api/health`);
+    const res = await fetch(`${server.url}/liquidations`);
+    await res.arrayBuffer();
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
     expect(csp).toMatch(/connect-src 'self' ws:/);
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+  });
+
+  it("sends the API's answers the short set of security headers meant for data", async () => {
+    const res = await fetch(`${server.url}/api/health`);
+    await res.arrayBuffer();
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+    expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.headers.get('referrer-policy')).toBeNull();
   });
 
   it('rate-limits writes with a rate_limited error', async () => {

@@ -243,7 +243,9 @@ describe('the content security policy', () => {
       ?.slice(1) ?? [];
 
   it('names only this origin and the configured service origins for connections and images', async () => {
-    const res = await fetch(`${server.url}/api/health`);
+    // A page's policy: the API's answers carry one that allows nothing (security.ts, API_HEADERS).
+    const res = await fetch(`${server.url}/liquidations`);
+    await res.arrayBuffer();
     const csp = res.headers.get('content-security-policy') ?? '';
     const host = new URL(server.url).host;
     const services = [

@@ -11,7 +11,7 @@ import fastifyHelmet from '@fastify/helmet';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import precomputedHelmet from '../src/http/precomputed-helmet';
-import { installSecurity } from '../src/http/security';
+import { API_HEADERS, installSecurity } from '../src/http/security';
 import { HASHED_ASSET_CACHE, registerStatic } from '../src/http/static';
 import { requestLogging, SLOW_REQUEST_MS } from '../src/logger';
 
@@ -42,6 +42,28 @@ describe('security headers computed once', () => {
     expect(ours).toEqual(theirs);
     expect(ours['content-security-policy']).toContain("connect-src 'self' ws:");
     expect(ours['strict-transport-security']).toBeUndefined();
+  });
+
+  it("gives the API's routes their own set, and a page or an unmatched URL helmet's", async () => {
+    const app = Fastify();
+    await installSecurity(app);
+    app.get('/api/x', async () => ({ ok: true }));
+    app.get('/page', async () => 'page');
+    const api = await app.inject({ url: '/api/x' });
+    const page = await app.inject({ url: '/page' });
+    // A spelling of an API URL that matches no route is not an API answer.
+    const unmatched = await app.inject({ url: '/api/x/..' });
+    await app.close();
+    const { date: _date, connection: _connection, ...apiHeaders } = api.headers;
+    expect(apiHeaders).toEqual({
+      ...API_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': '11',
+    });
+    for (const res of [page, unmatched]) {
+      expect(res.headers['content-security-policy']).toContain("script-src 'self'");
+      expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    }
   });
 
   it('puts them on 404s too, through the app security set-up', async () => {

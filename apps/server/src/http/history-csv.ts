@@ -25,8 +25,9 @@ import { getVault, toHistoryDto, type VaultHistoryRow } from '../store/vaults';
 import { notFound } from './errors';
 import { tableRoute } from './table-route';
 import { clientKey } from './client-key';
+import { takeTurns } from './turns';
 
-export const HISTORY_CSV_BATCH = 500;
+export const HISTORY_CSV_BATCH = 200;
 
 export interface CsvExportLimits {
   /** Exports one client address (IPv6: its /64) may run at once. */
@@ -97,6 +98,10 @@ export async function* historyCsvLines(
   const next = historyRowStepper();
   let cursor: { timestamp: number; id: number } | null = null;
   for (;;) {
+    // SQLite answers synchronously and a fast reader never pushes back: without a turn before each
+    // batch a long export would run to its end in one go, and exports started together would read
+    // their first batches in one go, while every other request waited.
+    await turn();
     const rows = await historyBatch(db, vaultId, cursor, batchSize);
     onRows(rows.length);
     let chunk = '';
@@ -111,10 +116,16 @@ export async function* historyCsvLines(
     if (rows.length < batchSize) return;
     const last = rows[rows.length - 1]!;
     cursor = { timestamp: Number(last.timestamp), id: Number(last.id) };
-    // SQLite answers synchronously and a fast reader never pushes back: without this turn a long
-    // export would run to its end in one go, and every other request would wait for it.
-    await turn();
   }
+}
+
+/**
+ * The lines as bytes: a chunk waiting in the stream's or the socket's buffer is then outside V8's
+ * young heap, which every minor garbage collection copies. As text, ten exports' buffered chunks
+ * made those collections hold the event loop for 40 ms and more.
+ */
+async function* asBytes(lines: AsyncIterable<string>): AsyncGenerator<Buffer> {
+  for await (const text of lines) yield Buffer.from(text, 'utf8');
 }
 
 function explorerRoot(explorerUrl: string, request: FastifyRequest): string {
@@ -123,32 +134,8 @@ function explorerRoot(explorerUrl: string, request: FastifyRequest): string {
   return root.startsWith('/') ? `${request.protocol}://${request.host}${root}` : root;
 }
 
-/**
- * Turns for the exports: each waiter is let go on a turn of the event loop of its own (a
- * setImmediate each), in the order they asked, so ten exports run one batch between two polls for
- * I/O, not ten, and the server's other requests are answered in between.
- */
-export function exportTurns(): () => Promise<void> {
-  const waiting: Array<() => void> = [];
-  let pumping = false;
-  const pump = () => {
-    const next = waiting.shift();
-    if (!next) {
-      pumping = false;
-      return;
-    }
-    next();
-    setImmediate(pump);
-  };
-  return () =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      if (!pumping) {
-        pumping = true;
-        setImmediate(pump);
-      }
-    });
-}
+/** Turns for the exports: one batch of one export per turn of the event loop (turns.ts). */
+export { takeTurns as exportTurns } from './turns';
 
 /** Cuts off a reader that takes too little in a window, or holds the export too long. */
 function watchReader(res: ServerResponse, limits: Required<CsvExportLimits>): () => void {
@@ -181,7 +168,7 @@ export function registerHistoryCsvRoute(
   let active = 0;
   let rowsRead = 0;
   let refused = 0;
-  const turn = exportTurns();
+  const turn = takeTurns();
 
   const release = (client: string) => {
     active--;
@@ -233,7 +220,12 @@ export function registerHistoryCsvRoute(
           `attachment; filename="vault-${vault.vault_tag}-history.csv"`,
         )
         .header('Cache-Control', 'no-store')
-        .send(Readable.from(lines, { objectMode: false, highWaterMark: STREAM_BUFFER_BYTES }));
+        .send(
+          Readable.from(asBytes(lines), {
+            objectMode: false,
+            highWaterMark: STREAM_BUFFER_BYTES,
+          }),
+        );
     } catch (err) {
       releaseOnce();
       throw err;

@@ -2,7 +2,8 @@
 // request (the CSP string included), which cost a third of the throughput of the hot JSON routes;
 // the headers depend only on the options, so this plugin asks helmet for them at start-up and sets
 // the same ones on every reply. It takes helmet's options unchanged: security.ts registers it in
-// @fastify/helmet's place with the same CSP directives.
+// @fastify/helmet's place with the same CSP directives, and may give the API's data answers a
+// shorter set of their own (security.ts, API_HEADERS).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginCallback } from 'fastify';
 import fp from 'fastify-plugin';
@@ -37,7 +38,19 @@ export function helmetHeaders(
 /** Hosts whose headers are kept; a deployment answers to a handful of names. */
 const MAX_CACHED_HOSTS = 16;
 
-const precomputedHelmet: FastifyPluginCallback<HelmetOptions> = (app, options, done) => {
+export type PrecomputedHelmetOptions = HelmetOptions & {
+  /**
+   * The routes whose pattern starts with `prefix` answer data, never a page (JSON, CSV, an event
+   * stream): they get `headers` instead of helmet's set, which is written for HTML documents.
+   */
+  api?: { prefix: string; headers: Readonly<Record<string, string>> };
+};
+
+const precomputedHelmet: FastifyPluginCallback<PrecomputedHelmetOptions> = (
+  app,
+  { api, ...options },
+  done,
+) => {
   // CSP directives may name the page's own host (its WebSocket origin), so the headers are
   // computed once per Host header rather than once in all; any other input is not read.
   const byHost = new Map<string, Record<string, string>>();
@@ -50,7 +63,12 @@ const precomputedHelmet: FastifyPluginCallback<HelmetOptions> = (app, options, d
     return headers;
   };
   app.addHook('onRequest', (request, reply, next) => {
-    reply.headers(headersFor(request.headers.host));
+    // The matched route's pattern, not the raw URL: no spelling of a page's URL reaches the
+    // shorter set, and an unmatched one (the page, a 404) keeps the full one.
+    const route = api && request.routeOptions.url;
+    reply.headers(
+      route && route.startsWith(api.prefix) ? api.headers : headersFor(request.headers.host),
+    );
     next();
   });
   done();

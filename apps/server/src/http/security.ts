@@ -151,6 +151,28 @@ export function crossSiteWriteRefusal(
   return { error: CROSS_SITE_WRITE, code: 'forbidden' };
 }
 
+/**
+ * The security headers of the API's answers (JSON, the history's CSV, the event stream): data a
+ * script reads, never a document a browser renders, so helmet's set (written for HTML pages,
+ * about 620 bytes with the page's CSP) is cut to what still protects data:
+ * - nosniff: the answer is only ever read as its declared type (never JSON as HTML or script),
+ *   which is also what lets the browser keep another site's no-cors request from reading it (ORB);
+ * - Cross-Origin-Resource-Policy same-origin: another site cannot pull the answer into its own
+ *   page's process (an <img> or <script> of it), where a side channel could read it;
+ * - a CSP that allows nothing and no framing: an answer opened as a document (a link to the URL)
+ *   runs nothing, loads nothing and cannot be framed, whatever its text holds.
+ * Left to the pages: X-Frame-Options (frame-ancestors says it to every browser with CSP 2),
+ * Referrer-Policy (data has no links to send a referrer from), Cross-Origin-Opener-Policy,
+ * Origin-Agent-Cluster and X-DNS-Prefetch-Control (settings of a document's window, which data
+ * has none of), X-XSS-Protection: 0 (turns off an old browser's filter of HTML), X-Download-Options
+ * (Internet Explorer 8's) and X-Permitted-Cross-Domain-Policies (Flash's policy files).
+ */
+export const API_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'cross-origin-resource-policy': 'same-origin',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+};
+
 export async function installSecurity(
   app: FastifyInstance,
   options: SecurityOptions = {},
@@ -175,6 +197,7 @@ export async function installSecurity(
     },
     // The app is reached over plain HTTP on loopback; HSTS would break that.
     hsts: false,
+    api: { prefix: '/api/', headers: API_HEADERS },
   });
 
   // A client that hung up before its request reached the hooks has no address left (Node forgets
@@ -195,14 +218,10 @@ export async function installSecurity(
   const publicOrigin = options.publicOrigin ?? (() => '');
   app.addHook('onRequest', (request, reply, done) => {
     // The matched route's pattern, so no spelling of the URL gets past; the devnet controls keep
-    // their own, stricter rule (below).
+    // their own, stricter rule (below). Reads leave at once, before the pattern is looked up.
+    if (!WRITE_METHODS.has(request.method)) return done();
     const route = request.routeOptions.url ?? request.url;
-    if (
-      !WRITE_METHODS.has(request.method) ||
-      !route.startsWith('/api/') ||
-      route.startsWith(DEVNET_CONTROLS)
-    )
-      return done();
+    if (!route.startsWith('/api/') || route.startsWith(DEVNET_CONTROLS)) return done();
     const refused = crossSiteWriteRefusal(request, publicOrigin());
     if (refused) return void reply.code(403).send(refused);
     done();
@@ -227,9 +246,12 @@ export async function installSecurity(
   });
 
   const loopbackOnly = isLoopbackName(options.listenHost ?? '127.0.0.1');
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method !== 'POST' || !request.routeOptions.url?.startsWith(DEVNET_CONTROLS)) return;
+  // A callback hook, not an async one: a read passes it without a promise made and awaited.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.method !== 'POST' || !request.routeOptions.url?.startsWith(DEVNET_CONTROLS))
+      return done();
     const refused = devnetControlRefusal(request, { loopbackOnly });
-    if (refused) return reply.code(refused.status).send(refused.body);
+    if (refused) return void reply.code(refused.status).send(refused.body);
+    done();
   });
 }
