@@ -6,7 +6,12 @@
 // conditional update), never a read followed by a write here.
 import type { OracleEnv } from './oracle/threshold-oracle';
 import type { OwnPrice } from './price/own-price';
-import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
+import type {
+  FrostPublic,
+  FrostSecret,
+  NonceCommitments,
+  Nonces,
+} from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';
 import { ProtocolError } from './envelope';
 import {
@@ -18,6 +23,7 @@ import {
 } from './frost';
 import type { GuardianSet, GuardianSetBody } from './guardian-set';
 import { shareKey, signShare, type ShareKey } from './sign-share';
+import { PreprocessedNonces } from './preprocess';
 import type { SessionStore } from './store';
 import type { MessageBody } from './messages';
 
@@ -87,7 +93,7 @@ const NONCE_POOL = 4;
 const POOL_REFILL_IDLE_MS = 25;
 
 /** A signing's session and attempt (their JSON types checked by the message table). */
-function parseSession(b: { sessionId: string; attempt?: number | undefined }): {
+export function parseSession(b: { sessionId: string; attempt?: number | undefined }): {
   sessionId: string;
   attempt: number;
 } {
@@ -116,6 +122,36 @@ async function decide(validate: Validator, req: SignRequest): Promise<Decision> 
   }
 }
 
+/**
+ * A session's commitment list, checked: exactly t entries, of distinct guardians of the set, this
+ * guardian's own among them; a `malformed` or `refused` error saying what is wrong.
+ */
+export function signingList(
+  list: readonly unknown[],
+  set: GuardianSet,
+  own: string,
+): NonceCommitments[] {
+  if (list.length !== set.t)
+    throw new ProtocolError('malformed', `signing needs exactly ${set.t} commitments`);
+  const commitments = list.map((c) => {
+    try {
+      return commitmentsFromJson(c);
+    } catch (e) {
+      throw new ProtocolError('malformed', (e as Error).message);
+    }
+  });
+  const ids = new Set(commitments.map((c) => c.identifier));
+  const allowed = new Set(set.members.map((m) => frostIdentifier(m.id)));
+  if (ids.size !== commitments.length || [...ids].some((i) => !allowed.has(i)))
+    throw new ProtocolError(
+      'malformed',
+      'commitments must come from distinct guardians of the set',
+    );
+  if (!ids.has(own))
+    throw new ProtocolError('refused', 'the list does not carry this guardian’s commitment');
+  return commitments;
+}
+
 export class SigningRounds {
   /** round-1 nonces, in memory only: a restart loses them for good (store.abandonIssuedNonces) */
   private readonly nonces = new Map<
@@ -131,9 +167,14 @@ export class SigningRounds {
   /** the share with what each signing needs of it computed once (sign-share.ts) */
   private key?: { of: FrostSecret; key: ShareKey };
 
-  constructor(private readonly o: SigningOptions) {}
+  /** nonces handed out ahead of any request (preprocess.ts), for one-round signing (one-round.ts) */
+  readonly pre: PreprocessedNonces;
 
-  private keyOf(share: FrostSecret, pub: FrostPublic): ShareKey {
+  constructor(readonly o: SigningOptions) {
+    this.pre = new PreprocessedNonces(o.store);
+  }
+
+  keyOf(share: FrostSecret, pub: FrostPublic): ShareKey {
     if (this.key?.of !== share) this.key = { of: share, key: shareKey(share, pub) };
     return this.key.key;
   }
@@ -158,9 +199,23 @@ export class SigningRounds {
 
   async propose(body: MessageBody<'sign/propose'>): Promise<unknown> {
     this.o.ready();
-    const { store } = this.o;
     const { sessionId } = parseSession(body);
     const message = parseHex(body.message, 32, 'message');
+    const answer = await this.decided(sessionId, message, body.context);
+    return await this.withCommitment(answer, body);
+  }
+
+  /**
+   * This guardian's decision on a session: an approval already on record stands (no second
+   * validation); else its policy decides and the store records it. A session id already used for
+   * another message is refused.
+   */
+  async decided(
+    sessionId: string,
+    message: Uint8Array,
+    context: unknown,
+  ): Promise<{ approved: boolean; reason: string | null }> {
+    const { store } = this.o;
     const messageHex = bytesToHex(message);
     const earlier = await store.session(sessionId);
     if (earlier) {
@@ -169,10 +224,8 @@ export class SigningRounds {
       // An approval stands. A refusal holds nothing (no nonce was issued for it), so the same
       // message asked again is decided again: a request refused for a passing reason (a stale
       // price, a chain read that timed out) goes through when the user sends it again.
-      if (earlier.approved === 1)
-        return await this.withCommitment({ approved: true, reason: earlier.reason }, body);
+      if (earlier.approved === 1) return { approved: true, reason: earlier.reason };
     }
-    const { context } = body;
     const decision = await decide(this.o.validate, { sessionId, message, context });
     const row = await store.recordDecision(
       sessionId,
@@ -181,7 +234,7 @@ export class SigningRounds {
       decision.approve ? null : decision.reason,
     );
     this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
-    return await this.withCommitment({ approved: row.approved === 1, reason: row.reason }, body);
+    return { approved: row.approved === 1, reason: row.reason };
   }
 
   /**
@@ -267,31 +320,10 @@ export class SigningRounds {
     const { store } = this.o;
     const { sessionId, attempt } = parseSession(body);
     const session = await this.approvedSession(sessionId);
-    const list = body.commitments;
-    if (list.length !== set.t)
-      throw new ProtocolError('malformed', `signing needs exactly ${set.t} commitments`);
-    const commitments = list.map((c) => {
-      try {
-        return commitmentsFromJson(c);
-      } catch (e) {
-        throw new ProtocolError('malformed', (e as Error).message);
-      }
-    });
-    const ids = new Set(commitments.map((c) => c.identifier));
-    const allowed = new Set(set.members.map((m) => frostIdentifier(m.id)));
-    if (ids.size !== commitments.length || [...ids].some((i) => !allowed.has(i)))
-      throw new ProtocolError(
-        'malformed',
-        'commitments must come from distinct guardians of the set',
-      );
-    const mine = commitments.find((c) => c.identifier === share.identifier);
+    const commitments = signingList(body.commitments, set, share.identifier);
+    const mine = commitments.find((c) => c.identifier === share.identifier)!;
     const row = await store.nonce(sessionId, attempt);
-    if (
-      !mine ||
-      !row ||
-      bytesToHex(mine.hiding) !== row.hiding ||
-      bytesToHex(mine.binding) !== row.binding
-    )
+    if (!row || bytesToHex(mine.hiding) !== row.hiding || bytesToHex(mine.binding) !== row.binding)
       throw new ProtocolError(
         'refused',
         'the list does not carry this guardian’s commitment for this attempt',
