@@ -260,10 +260,11 @@ export class SigningRun {
         this.ctx.pool?.drop(m.id);
         this.noPool.add(m.id);
         this.sched.retry(m.id, `no signature share: ${describe(e)}`);
-      } else {
-        if (!this.decided.has(m.id)) await this.decide(m, false, describe(e));
-        this.sched.failed(m.id, causeOf(e), `no signature share: ${describe(e)}`);
-      }
+      } else if (!this.decided.has(m.id)) {
+        // Failed before it decided: named as a failed decision is on the two-round path.
+        await this.decide(m, false, describe(e));
+        this.sched.failed(m.id, causeOf(e), describe(e));
+      } else this.sched.failed(m.id, causeOf(e), `no signature share: ${describe(e)}`);
     }
     this.pump();
   }
