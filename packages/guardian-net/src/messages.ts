@@ -105,7 +105,7 @@ export const MESSAGES = {
     body: z.looseObject({ ...signSession, commitments: z.array(json) }),
     answer: z.object({ share: hex, rx: hex }),
   },
-  // ---- one-round co-signing over preprocessed commitments (preprocess.ts, one-round.ts)
+  // ---- one-round co-signing over preprocessed commitments (preprocess.ts, signing-rounds.ts)
   'sign/preprocess': {
     body: z.looseObject({ count: z.number().int().min(1).max(1000) }),
     answer: z.object({ epoch: z.string().max(64), commitments: z.array(commitments).max(1000) }),

@@ -33,7 +33,6 @@ import { FRESH_PRICE_MESSAGE } from './price/quorum';
 import { keepApproved } from './price/kept-prices';
 import { PublicRoutes } from './public-routes';
 import { SigningRounds, type Ready } from './signing-rounds';
-import { preprocess, signOnce } from './one-round';
 import { needDkg, needReady, type Context, type Installed } from './node-context';
 import { loadInstalledSets, writeInstalledSet } from './set-files';
 import type { NodeOptions } from './node-options';
@@ -297,8 +296,8 @@ export class GuardianNode {
       'sign/commit': (b) => needReady(ctx).signing.commit(b),
       'sign/share': (b) => needReady(ctx).signing.share(b),
       // Preprocessed commitments are bound to the coordinator they were issued to.
-      'sign/preprocess': (b) => preprocess(needReady(ctx).signing, from, b),
-      'sign/once': (b) => signOnce(needReady(ctx).signing, from, b),
+      'sign/preprocess': (b) => needReady(ctx).signing.preprocess(from, b),
+      'sign/once': (b) => needReady(ctx).signing.once(from, b),
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
       'set/handover': (b) =>
         handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),

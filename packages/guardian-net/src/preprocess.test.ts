@@ -12,8 +12,7 @@ import { bytesToHex, parseHex, type Json } from './canonical';
 import { groupCommitmentX, signatureOf } from './aggregate';
 import { frostIdentifier, publicFromJson, type CommitmentsJson } from './frost';
 import { newIdentity } from './identity';
-import { preprocess, signOnce } from './one-round';
-import { MAX_PREPROCESSED, preprocessedRow } from './preprocess';
+import { MAX_PREPROCESSED, preprocessedAttempt, preprocessedRow } from './preprocess';
 import { SigningRounds, type Decision } from './signing-rounds';
 import { GuardianStore } from './store';
 import { dealSet, identities } from '../test/guardian-dir';
@@ -54,7 +53,7 @@ function guardian(
 type G = ReturnType<typeof guardian>;
 
 async function batch(g: G, count: number, owner = coordinator.publicKey) {
-  const r = (await preprocess(g.rounds, owner, { count })) as {
+  const r = (await g.rounds.preprocess(owner, { count })) as {
     epoch: string;
     commitments: CommitmentsJson[];
   };
@@ -68,7 +67,7 @@ function once(
   list: CommitmentsJson[],
   from = coordinator.publicKey,
 ) {
-  return signOnce(g.rounds, from, {
+  return g.rounds.once(from, {
     sessionId,
     message: bytesToHex(message),
     context: {},
@@ -96,9 +95,13 @@ describe('preprocessed nonces (one-round signing)', () => {
       answers.map((a) => parseHex(a.share, 32)),
     );
     expect(schnorr.verify(signature, message, parseHex(set.groupKey, 32))).toBe(true);
-    // Recorded spent in the store, and gone: the same list again (a replay) is refused.
-    const row = preprocessedRow(b1.commitments[0]!.hiding);
-    expect(g1.store.nonce(row.sessionId, row.attempt)?.status).toBe('spent');
+    // Recorded spent in the store, filed under the session it signed, and gone: the same list
+    // again (a replay) is refused.
+    const hiding = b1.commitments[0]!.hiding;
+    const row = preprocessedRow(hiding);
+    expect(g1.store.nonce(row.sessionId, row.attempt)).toBeUndefined();
+    expect(g1.store.nonce(id, preprocessedAttempt(hiding))).toMatchObject({ status: 'spent', hiding }); // prettier-ignore
+    expect(g1.store.session(id)?.signed_at).not.toBeNull();
     const replay = await once(g1, id, message, list).catch((e: unknown) => e);
     expect(code(replay)).toBe('nonce-unavailable');
     const other = await once(g1, session(), randomBytes(32), list).catch((e: unknown) => e);

@@ -5,12 +5,12 @@
 // it is taken out of memory and recorded spent before the share exists, or burned when the request
 // is refused. A restart loses every pair in memory and marks every issued row abandoned
 // (store.abandonIssuedNonces), so a commitment handed out before a crash can never be signed with.
-import type { Nonces } from '@noble/curves/abstract/frost.js';
+import type { FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
 import { randomBytes } from '@noble/hashes/utils.js';
 import { bytesToHex } from './canonical';
 import { ProtocolError } from './envelope';
 import { commitmentsToJson, frost, type CommitmentsJson } from './frost';
-import type { Ready } from './signing-rounds';
+import { MAX_ATTEMPT } from './signing-checks';
 import type { SessionStore } from './store';
 
 /** A batch is at most this many commitments. */
@@ -23,6 +23,14 @@ export const PREPROCESSED_TTL_MS = 30 * 60_000;
 /** The store row of a preprocessed nonce: its own "session", attempt 0, keyed by its commitment. */
 export function preprocessedRow(hiding: string): { sessionId: string; attempt: number } {
   return { sessionId: `pre:${hiding}`, attempt: 0 };
+}
+
+/**
+ * The attempt a spent preprocessed nonce is filed under in its session's rows: past every attempt
+ * of the two-round path (which refuses any above MAX_ATTEMPT), told apart by its commitment.
+ */
+export function preprocessedAttempt(hiding: string): number {
+  return MAX_ATTEMPT + 1 + Number.parseInt(hiding.slice(2, 8), 16);
 }
 
 interface Held {
@@ -51,14 +59,14 @@ export class PreprocessedNonces {
   }
 
   /** `count` fresh commitments for `owner`, each recorded issued before this returns. */
-  async batch(ready: Ready, owner: string, count: number): Promise<CommitmentsJson[]> {
+  async batch(share: FrostSecret, owner: string, count: number): Promise<CommitmentsJson[]> {
     if (!Number.isInteger(count) || count < 1 || count > MAX_PREPROCESS_BATCH)
       throw new ProtocolError('malformed', `count must be 1..${MAX_PREPROCESS_BATCH}`);
     await this.expire();
     await this.makeRoom(owner, count);
     const out: CommitmentsJson[] = [];
     for (let i = 0; i < count; i++) {
-      const gen = frost.commit(ready.share);
+      const gen = frost.commit(share);
       const c = commitmentsToJson(gen.commitments);
       const row = preprocessedRow(c.hiding);
       // Recorded before the commitment leaves: a crash from here on burns it (abandoned at start).
@@ -77,16 +85,22 @@ export class PreprocessedNonces {
   }
 
   /**
-   * Takes the nonce pair of `c` out of memory and records it spent; throws `nonce-unavailable`
-   * when it is not an unused commitment this guardian issued to `owner`. The pair leaves memory
-   * before the first await, so two requests naming it can never both have it.
+   * Takes the nonce pair of `c` out of memory and records it spent for `sessionId` (its row filed
+   * under that session); throws `nonce-unavailable` when it is not an unused commitment this
+   * guardian issued to `owner`. The pair leaves memory before the first await, so two requests
+   * naming it can never both have it.
    */
-  async spend(owner: string, c: { hiding: string; binding: string }): Promise<Nonces> {
+  async spend(
+    owner: string,
+    c: { hiding: string; binding: string },
+    sessionId: string,
+  ): Promise<Nonces> {
     const h = this.held.get(c.hiding);
     if (!h || h.owner !== owner || h.binding !== c.binding || this.stale(h)) throw unavailable();
     this.held.delete(c.hiding);
-    const row = preprocessedRow(c.hiding);
-    if (!(await this.store.spendNonce(row.sessionId, row.attempt))) throw unavailable();
+    const { sessionId: pre } = preprocessedRow(c.hiding);
+    const filed = preprocessedAttempt(c.hiding);
+    if (!(await this.store.spendPreprocessed(pre, sessionId, filed))) throw unavailable();
     return h.nonces;
   }
 

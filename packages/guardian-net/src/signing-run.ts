@@ -93,7 +93,7 @@ export class SigningRun {
     const now = Date.now();
     this.proposals = this.ctx.set.members.map((m) => {
       // A preprocessed commitment makes a guardian ready at once: its decision and its share come
-      // in the one answer to `sign/once` (one-round.ts). Without one, the two-round path.
+      // in the one answer to `sign/once` (signing-rounds.ts `once`). Without one, the two-round path.
       const c = this.waitForAll ? undefined : pool?.take(m.id);
       if (c === undefined) return this.propose(m);
       this.pooled.set(c, m.id);
@@ -234,7 +234,7 @@ export class SigningRun {
     }
   }
 
-  /** One round trip: `m` decides and, approving, signs over the list (one-round.ts). */
+  /** One round trip: `m` decides and, approving, signs over the list (signing-rounds.ts `once`). */
   private async askOnce(no: number, session: Session, m: Member, commitments: unknown[]) {
     try {
       const { payload } = await this.ctx.call(m, 'sign/once', {
