@@ -18,7 +18,7 @@ export interface PoolOptions {
    * the guardian may have burned it.
    */
   maxAgeMs?: number;
-  /** the first retry of a failed refill (default 1 s), doubling up to 30 s */
+  /** the first retry of a failed refill (default 1 s), doubling up to 5 s */
   retryMs?: number;
   clock?: () => number;
 }
@@ -45,7 +45,8 @@ interface Guardian {
   retry?: NodeJS.Timeout;
 }
 
-const MAX_RETRY_MS = 30_000;
+/** A guardian back after an outage has its pool again within this (a failed call costs little). */
+const MAX_RETRY_MS = 5_000;
 const BATCH_LIMIT = 64;
 
 export class CommitmentPool {
@@ -102,6 +103,10 @@ export class CommitmentPool {
     if (!g) return;
     g.entries = [];
     g.epoch = null;
+    // It answered just now: fetch at once, whatever back-off an earlier outage left.
+    clearTimeout(g.retry);
+    delete g.retry;
+    g.failures = 0;
     void this.refill(g);
   }
 
