@@ -120,6 +120,8 @@ export interface GuardianNetworkConfig {
    * or move may pay; absent, the guardians' default (500).
    */
   maxFeeRate?: number;
+  /** GUARDIAN_ONE_ROUND: sign over preprocessed commitments in one round trip (absent: on). */
+  oneRound?: boolean;
 }
 
 /** Limits at the HTTP edge; they hold for every client address, loopback included. */
@@ -240,6 +242,7 @@ export function loadConfig(
       t: e.GUARDIAN_T,
       basePort: e.GUARDIAN_BASE_PORT,
       ...(e.GUARDIAN_MAX_FEE_RATE !== undefined ? { maxFeeRate: e.GUARDIAN_MAX_FEE_RATE } : {}),
+      oneRound: e.GUARDIAN_ONE_ROUND === 'on',
     },
     unitRuneId: onDevnet ? null : (e.UNIT_RUNE_ID ?? null),
     runesApi: e.RUNES_API,

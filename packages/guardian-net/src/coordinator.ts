@@ -15,10 +15,12 @@ import { collectPriceQuorum, type PriceQuote } from './price/quorum';
 import type { Exclusion } from './roast';
 import { SigningRun, type SignEvent, type SignResult } from './signing-run';
 import { callParty, type CallResult } from './transport';
+import { CommitmentPool, type PoolOptions } from './commitment-pool';
 import type { MessageType } from './messages';
 
 export { QuorumError, type SignEvent, type SignResult } from './signing-run';
 export type { Exclusion, ExclusionCause } from './roast';
+export { CommitmentPool, type PoolOptions } from './commitment-pool';
 
 const MAX_SEEN_COMMITMENTS = 200_000;
 
@@ -53,7 +55,20 @@ export interface SignOptions {
    * the shares one by one, name who cheated and sign again without them.
    */
   check?: (signature: Uint8Array) => boolean | Promise<boolean>;
+  /** each call this signing makes to a guardian, as it is sent (round trips, for tests and benches) */
+  onCall?: (guardian: number, type: MessageType) => void;
 }
+
+export interface CoordinatorOptions {
+  /**
+   * Keep a pool of each guardian's preprocessed commitments (commitment-pool.ts), so that a
+   * request is decided and signed in one round trip; an empty pool falls back to two.
+   */
+  preprocess?: PoolOptions | boolean;
+}
+
+/** With a pool, a session none of whose members answered is stalled after this: it validates too. */
+const ONE_ROUND_STALL_MS = 4_500;
 
 export class Coordinator {
   private readonly pub: FrostPublic;
@@ -61,15 +76,39 @@ export class Coordinator {
   /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
   private readonly seenCommitments = new Set<string>();
 
+  /** each guardian's preprocessed commitments, when the coordinator keeps them */
+  readonly pool: CommitmentPool | undefined;
+
   constructor(
     readonly set: GuardianSet,
     private readonly identity: Identity,
     private readonly timeoutMs = 5_000,
+    options: CoordinatorOptions = {},
   ) {
     if (!set.coordinators.some((c) => c.identityKey === identity.publicKey))
       throw new Error('this identity is not a coordinator of the guardian set');
     this.pub = publicFromJson(set.frost!, set.t, set.n);
     this.groupKey = parseHex(set.groupKey!, 32, 'group key');
+    const { preprocess } = options;
+    if (preprocess)
+      this.pool = new CommitmentPool(
+        set.members,
+        (m, count) => this.batch(m, count),
+        preprocess === true ? {} : preprocess,
+      );
+  }
+
+  /** A guardian's batch of preprocessed commitments, each checked as its own and never seen. */
+  private async batch(m: Member, count: number) {
+    const { payload } = await this.call(m, 'sign/preprocess', { count });
+    const { epoch, commitments } = payload.body;
+    if (commitments.length > count) throw new Error('more commitments than asked for');
+    return { epoch, commitments: commitments.map((c) => this.commitment(m, c)) };
+  }
+
+  /** Stops the pool's background refills. */
+  close(): void {
+    this.pool?.close();
   }
 
   /**
@@ -131,13 +170,17 @@ export class Coordinator {
       {
         set: this.set,
         pub: this.pub,
-        call: (m, type, body) => this.call(m, type, body),
+        call: (m, type, body) => {
+          options.onCall?.(m.id, type);
+          return this.call(m, type, body);
+        },
         commitment: (m, json) => this.commitment(m, json),
         check:
           options.check ??
           ((signature: Uint8Array) => schnorr.verify(signature, message, this.groupKey)),
         onEvent,
         ...(options.onExclusion ? { onExclusion: options.onExclusion } : {}),
+        ...(this.pool ? { pool: this.pool } : {}),
       },
       sessionId,
       message,
@@ -147,7 +190,11 @@ export class Coordinator {
         waitForAll: options.waitForAll === true,
         ...(options.prefer ? { prefer: options.prefer } : {}),
         ...(options.patienceMs !== undefined ? { patienceMs: options.patienceMs } : {}),
-        ...(options.stallMs !== undefined ? { stallMs: options.stallMs } : {}),
+        ...(options.stallMs !== undefined
+          ? { stallMs: options.stallMs }
+          : this.pool
+            ? { stallMs: ONE_ROUND_STALL_MS }
+            : {}),
       },
     );
     return run.run();

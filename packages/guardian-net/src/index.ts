@@ -4,8 +4,11 @@ export * from './envelope';
 export * from './identity';
 export {
   attemptsPerSigning,
+  CommitmentPool,
   Coordinator,
   QuorumError,
+  type CoordinatorOptions,
+  type PoolOptions,
   runDkg,
   type Exclusion,
   type ExclusionCause,

@@ -105,6 +105,25 @@ export const MESSAGES = {
     body: z.looseObject({ ...signSession, commitments: z.array(json) }),
     answer: z.object({ share: hex, rx: hex }),
   },
+  // ---- one-round co-signing over preprocessed commitments (preprocess.ts, signing-rounds.ts)
+  'sign/preprocess': {
+    body: z.looseObject({ count: z.number().int().min(1).max(1000) }),
+    answer: z.object({ epoch: z.string().max(64), commitments: z.array(commitments).max(1000) }),
+  },
+  'sign/once': {
+    body: z.looseObject({
+      sessionId: signSession.sessionId,
+      message: hex,
+      context: z.unknown().optional(),
+      commitments: z.array(json).max(1000),
+    }),
+    answer: z.object({
+      approved: z.boolean(),
+      reason: z.string().nullable(),
+      share: hex.optional(),
+      rx: hex.optional(),
+    }),
+  },
   // ---- a fresh price (price/quorum.ts)
   'price/fresh': { body: nothing, answer: object },
   // ---- resharing (reshare-node.ts, reshare-rounds.ts, reshare-run.ts)

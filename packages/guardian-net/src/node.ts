@@ -277,14 +277,14 @@ export class GuardianNode {
     }
     if (type === 'reshare/deal' && peer) return this.reshare.deal(peer.identityKey, parseMessageBody(type, p.body)); // prettier-ignore
     if ((type === 'repair/piece' || type === 'repair/sum') && peer) return this.repair.fromPeer(type, peer.identityKey, parseMessageBody(type, p.body)); // prettier-ignore
-    const handler = messageHandler(this.coordinatorHandlers(ctx), type);
+    const handler = messageHandler(this.coordinatorHandlers(ctx, p.from), type);
     if (!handler) throw new ProtocolError('malformed', `unknown message type ${type}`);
     if (!fromCoordinator)
       throw new ProtocolError('not-allowed', `${type} is for the coordinator only`, 403);
     return handler(p.body);
   }
 
-  private coordinatorHandlers(ctx: Context): MessageHandlers {
+  private coordinatorHandlers(ctx: Context, from: string): MessageHandlers {
     return {
       'dkg/round1': () => needDkg(ctx).round1(),
       'dkg/round2': (b) => needDkg(ctx).round2(b),
@@ -295,6 +295,9 @@ export class GuardianNode {
       'sign/propose': (b) => needReady(ctx).signing.propose(b),
       'sign/commit': (b) => needReady(ctx).signing.commit(b),
       'sign/share': (b) => needReady(ctx).signing.share(b),
+      // Preprocessed commitments are bound to the coordinator they were issued to.
+      'sign/preprocess': (b) => needReady(ctx).signing.preprocess(from, b),
+      'sign/once': (b) => needReady(ctx).signing.once(from, b),
       'rotate/roster': (b) => this.rotateRoster(ctx, b),
       'set/handover': (b) =>
         handoverFor(this.needCurrent(ctx).set, this.identity, b, this.dkg, this.approvals()),

@@ -87,8 +87,9 @@ export class RoastScheduler<C> {
   private readonly sessions: SessionState[] = [];
   private readonly queue: RoastAction<C>[] = [];
   readonly exclusions: Exclusion[] = [];
-  /** the most sessions this signing may take: n - t + 1 */
-  readonly maxSessions: number;
+  /** the most sessions this signing may take: n - t + 1, and one more per `retry` */
+  maxSessions: number;
+  private readonly retried = new Set<number>();
   private finished = false;
 
   constructor(private readonly o: RoastOptions) {
@@ -167,6 +168,28 @@ export class RoastScheduler<C> {
     const m = this.member(id);
     if (this.finished && m.phase !== 'deciding') return;
     this.exclude(m, cause, reason);
+  }
+
+  /**
+   * `id`, busy in a session, could not sign with the commitment it was given there (a preprocessed
+   * commitment it no longer holds: it restarted). That session cannot complete; `id` is asked for
+   * a fresh commitment instead, and the signing may take one session more for it. Once per
+   * guardian per signing: a second time excludes it.
+   */
+  retry(id: number, reason: string): void {
+    const m = this.member(id);
+    if (this.finished || m.phase !== 'busy') return;
+    const s = this.sessions[m.session! - 1];
+    if (this.retried.has(id) || m.slotsLeft <= 0) {
+      this.exclude(m, 'bad-commitment', reason);
+      return;
+    }
+    this.retried.add(id);
+    if (s) s.failed = true;
+    this.maxSessions++;
+    delete m.session;
+    m.phase = 'committing';
+    this.queue.push({ kind: 'commit', guardian: id, slot: this.useSlot(m) });
   }
 
   /** `id`'s share for `session` arrived (not verified yet). */

@@ -1,7 +1,9 @@
 // A guardian's side of a FROST signing session: its own decision (`sign/propose`), then round 1
 // (`sign/commit`, one nonce per attempt, recorded before the commitment leaves) and round 2
-// (`sign/share`, the nonce recorded spent before the share exists). Nonces live in memory only, so
-// a restart abandons every nonce it had issued and none is ever used twice. The store may answer
+// (`sign/share`, the nonce recorded spent before the share exists); or, over commitments it handed
+// out ahead of time (`sign/preprocess`, preprocess.ts), decision and share in one message
+// (`sign/once`). Nonces live in memory only, so a restart abandons every nonce it had issued and
+// none is ever used twice. The store may answer
 // later (PostgreSQL): every check that two requests could race is the store's own (a unique key, a
 // conditional update), never a read followed by a write here.
 import type { OracleEnv } from './oracle/threshold-oracle';
@@ -9,28 +11,29 @@ import type { OwnPrice } from './price/own-price';
 import type { FrostPublic, FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
 import { bytesToHex, parseHex } from './canonical';
 import { ProtocolError } from './envelope';
-import {
-  commitmentsFromJson,
-  commitmentsToJson,
-  type CommitmentsJson,
-  frost,
-  frostIdentifier,
-} from './frost';
+import { commitmentsToJson, type CommitmentsJson, frost } from './frost';
 import type { GuardianSet, GuardianSetBody } from './guardian-set';
 import { shareKey, signShare, type ShareKey } from './sign-share';
+import { PreprocessedNonces } from './preprocess';
 import type { SessionStore } from './store';
 import type { MessageBody } from './messages';
+import {
+  decide,
+  parseSession,
+  signingList,
+  type Decision,
+  type SignRequest,
+  type Validator,
+} from './signing-checks';
 
-export interface SignRequest {
-  sessionId: string;
-  /** the 32-byte digest to sign (a BIP-341 sighash in the vault flows) */
-  message: Uint8Array;
-  /** what the coordinator says the digest is for; the guardian checks it against its own view */
-  context: unknown;
-}
-
-export type Decision = { approve: true } | { approve: false; reason: string };
-export type Validator = (req: SignRequest) => Decision | Promise<Decision>;
+export {
+  MAX_ATTEMPT,
+  parseSession,
+  signingList,
+  type Decision,
+  type SignRequest,
+  type Validator,
+} from './signing-checks';
 
 /** What a node gives its policy with each request: the set's group key and its own price. */
 export interface ValidatorEnv {
@@ -64,20 +67,10 @@ export interface SigningOptions {
   log: (event: Record<string, unknown>) => void;
 }
 
-// 32 random bytes, or a vault request's nonce (16..32 bytes) and the input it signs: `<hex>:<n>`.
-const SESSION_ID = /^(?:[0-9a-f]{64}|[0-9a-f]{32,64}:[0-9]{1,4})$/;
-/**
- * The highest attempt number: a coordinator numbers each signing's commitments from a base that
- * moves with time (up to n - t + 2 per guardian under ROAST), so a request signed again never
- * meets a nonce it used.
- */
-export const MAX_ATTEMPT = 100_000;
 /** A round-1 nonce waits this long for its round 2; a coordinator retries with a fresh one. */
 const NONCE_TTL_MS = 2 * 60_000;
 /** Open attempts a guardian holds at once, so a coordinator cannot make it hoard nonces. */
 const MAX_OPEN_NONCES = 1024;
-/** A decision must come before the coordinator's own time-out (5 s) gives up on this guardian. */
-const VALIDATE_TIMEOUT_MS = 4_000;
 /**
  * Nonce pairs made ahead, in memory: a commitment costs two base-point multiplications (~2 ms
  * here), which an approval would otherwise wait for. A pair is only random numbers until it is
@@ -85,36 +78,6 @@ const VALIDATE_TIMEOUT_MS = 4_000;
  */
 const NONCE_POOL = 4;
 const POOL_REFILL_IDLE_MS = 25;
-
-/** A signing's session and attempt (their JSON types checked by the message table). */
-function parseSession(b: { sessionId: string; attempt?: number | undefined }): {
-  sessionId: string;
-  attempt: number;
-} {
-  if (!SESSION_ID.test(b.sessionId))
-    throw new ProtocolError('malformed', 'sessionId must be 32 bytes of hex or <nonce>:<input>');
-  const attempt = b.attempt ?? 0;
-  if (attempt > MAX_ATTEMPT)
-    throw new ProtocolError('malformed', `attempt must be 0..${MAX_ATTEMPT}`);
-  return { sessionId: b.sessionId, attempt };
-}
-
-/** The decision within VALIDATE_TIMEOUT_MS; a throw or a time-out is a refusal. */
-async function decide(validate: Validator, req: SignRequest): Promise<Decision> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      Promise.resolve(validate(req)),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('timed out')), VALIDATE_TIMEOUT_MS);
-      }),
-    ]);
-  } catch (e) {
-    return { approve: false, reason: `validation failed: ${(e as Error).message}` };
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export class SigningRounds {
   /** round-1 nonces, in memory only: a restart loses them for good (store.abandonIssuedNonces) */
@@ -131,9 +94,14 @@ export class SigningRounds {
   /** the share with what each signing needs of it computed once (sign-share.ts) */
   private key?: { of: FrostSecret; key: ShareKey };
 
-  constructor(private readonly o: SigningOptions) {}
+  /** nonces handed out ahead of any request (preprocess.ts), for one-round signing (signing-rounds.ts `once`) */
+  readonly pre: PreprocessedNonces;
 
-  private keyOf(share: FrostSecret, pub: FrostPublic): ShareKey {
+  constructor(readonly o: SigningOptions) {
+    this.pre = new PreprocessedNonces(o.store);
+  }
+
+  keyOf(share: FrostSecret, pub: FrostPublic): ShareKey {
     if (this.key?.of !== share) this.key = { of: share, key: shareKey(share, pub) };
     return this.key.key;
   }
@@ -158,9 +126,23 @@ export class SigningRounds {
 
   async propose(body: MessageBody<'sign/propose'>): Promise<unknown> {
     this.o.ready();
-    const { store } = this.o;
     const { sessionId } = parseSession(body);
     const message = parseHex(body.message, 32, 'message');
+    const answer = await this.decided(sessionId, message, body.context);
+    return await this.withCommitment(answer, body);
+  }
+
+  /**
+   * This guardian's decision on a session: an approval already on record stands (no second
+   * validation); else its policy decides and the store records it. A session id already used for
+   * another message is refused.
+   */
+  async decided(
+    sessionId: string,
+    message: Uint8Array,
+    context: unknown,
+  ): Promise<{ approved: boolean; reason: string | null }> {
+    const { store } = this.o;
     const messageHex = bytesToHex(message);
     const earlier = await store.session(sessionId);
     if (earlier) {
@@ -169,10 +151,8 @@ export class SigningRounds {
       // An approval stands. A refusal holds nothing (no nonce was issued for it), so the same
       // message asked again is decided again: a request refused for a passing reason (a stale
       // price, a chain read that timed out) goes through when the user sends it again.
-      if (earlier.approved === 1)
-        return await this.withCommitment({ approved: true, reason: earlier.reason }, body);
+      if (earlier.approved === 1) return { approved: true, reason: earlier.reason };
     }
-    const { context } = body;
     const decision = await decide(this.o.validate, { sessionId, message, context });
     const row = await store.recordDecision(
       sessionId,
@@ -181,7 +161,7 @@ export class SigningRounds {
       decision.approve ? null : decision.reason,
     );
     this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
-    return await this.withCommitment({ approved: row.approved === 1, reason: row.reason }, body);
+    return { approved: row.approved === 1, reason: row.reason };
   }
 
   /**
@@ -208,6 +188,50 @@ export class SigningRounds {
     } catch {
       return answer; // e.g. too many open attempts: the coordinator asks with sign/commit
     }
+  }
+
+  /** `sign/preprocess`: a batch of fresh commitments for the coordinator `from` (preprocess.ts). */
+  async preprocess(from: string, body: MessageBody<'sign/preprocess'>): Promise<unknown> {
+    const { share } = this.o.ready();
+    const commitments = await this.pre.batch(share, from, body.count);
+    const { tamperCommitments } = this.o;
+    return {
+      epoch: this.pre.epoch,
+      commitments: tamperCommitments ? commitments.map(tamperCommitments) : commitments,
+    };
+  }
+
+  /**
+   * `sign/once`: decided and, approved, signed over the list in the one answer. Cheapest first:
+   * the list; its own entry an unused commitment it preprocessed for this coordinator; its
+   * decision (one per session: an approval on record stands); the nonce out of memory and spent on
+   * disk; only then the share. A refusal burns the commitment.
+   */
+  async once(from: string, body: MessageBody<'sign/once'>): Promise<unknown> {
+    const { share, pub, set } = this.o.ready();
+    const { sessionId } = parseSession(body);
+    const message = parseHex(body.message, 32, 'message');
+    const commitments = signingList(body.commitments, set, share.identifier);
+    const mine = commitmentsToJson(commitments.find((c) => c.identifier === share.identifier)!);
+    if (!this.pre.holds(from, mine))
+      throw new ProtocolError(
+        'nonce-unavailable',
+        'the list does not carry an unused commitment this guardian preprocessed for this coordinator',
+        409,
+      );
+    const answer = await this.decided(sessionId, message, body.context);
+    if (!answer.approved) {
+      await this.pre.burn(from, mine);
+      return answer;
+    }
+    // Spent on disk before the share exists: a crash from here on can only lose the share.
+    const nonces = await this.pre.spend(from, mine, sessionId);
+    const signed = signShare(this.keyOf(share, pub), nonces, commitments, message);
+    const { tamperShare } = this.o;
+    this.lastShareAt = Date.now();
+    this.o.log({ event: 'share', sessionId, attempt: 'preprocessed' });
+    const sigShare = tamperShare ? tamperShare(signed.share) : signed.share;
+    return { approved: true, reason: null, share: bytesToHex(sigShare), rx: bytesToHex(signed.rx) };
   }
 
   private async approvedSession(sessionId: string) {
@@ -267,31 +291,10 @@ export class SigningRounds {
     const { store } = this.o;
     const { sessionId, attempt } = parseSession(body);
     const session = await this.approvedSession(sessionId);
-    const list = body.commitments;
-    if (list.length !== set.t)
-      throw new ProtocolError('malformed', `signing needs exactly ${set.t} commitments`);
-    const commitments = list.map((c) => {
-      try {
-        return commitmentsFromJson(c);
-      } catch (e) {
-        throw new ProtocolError('malformed', (e as Error).message);
-      }
-    });
-    const ids = new Set(commitments.map((c) => c.identifier));
-    const allowed = new Set(set.members.map((m) => frostIdentifier(m.id)));
-    if (ids.size !== commitments.length || [...ids].some((i) => !allowed.has(i)))
-      throw new ProtocolError(
-        'malformed',
-        'commitments must come from distinct guardians of the set',
-      );
-    const mine = commitments.find((c) => c.identifier === share.identifier);
+    const commitments = signingList(body.commitments, set, share.identifier);
+    const mine = commitments.find((c) => c.identifier === share.identifier)!;
     const row = await store.nonce(sessionId, attempt);
-    if (
-      !mine ||
-      !row ||
-      bytesToHex(mine.hiding) !== row.hiding ||
-      bytesToHex(mine.binding) !== row.binding
-    )
+    if (!row || bytesToHex(mine.hiding) !== row.hiding || bytesToHex(mine.binding) !== row.binding)
       throw new ProtocolError(
         'refused',
         'the list does not carry this guardian’s commitment for this attempt',

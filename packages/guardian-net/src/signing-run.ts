@@ -1,11 +1,13 @@
 // One signing by the coordinator: the calls ROAST's scheduler (roast.ts) asks for, and their
-// results reported back to it. Every guardian is asked to decide at once (`sign/propose`, its
-// approval carrying the commitment of its first slot); sessions ask their members for shares
-// (`sign/share`, each member under the slot its commitment was issued for); a stalled session's
-// answered members are verified share by share and asked for fresh commitments (`sign/commit`), so
-// a session of others starts while the first keeps running; whichever completes first signs.
+// results reported back to it. A guardian with a preprocessed commitment in the coordinator's pool
+// (commitment-pool.ts) is ready at once and asked in a session to decide and sign in one message
+// (`sign/once`); every other guardian is asked to decide (`sign/propose`, its approval carrying the
+// commitment of its first slot) and, in a session, for its share (`sign/share`, under the slot its
+// commitment was issued for). A stalled session's answered members are verified share by share and
+// given fresh commitments (from the pool, else `sign/commit`), so a session of others starts while
+// the first keeps running; whichever completes first signs.
 import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
-import { groupCommitmentX, signatureOf } from './aggregate';
+import { sessionSignature } from './session-signature';
 import { bytesToHex, parseHex } from './canonical';
 import { commitmentsToJson, frostIdentifier } from './frost';
 import type { GuardianSet, Member } from './guardian-set';
@@ -17,52 +19,12 @@ import {
   type RoastOptions,
 } from './roast';
 import { RemoteError, type CallResult } from './transport';
+import { causeOf, describe, QuorumError, type SignEvent, type SignResult } from './sign-result';
+
+export { causeOf, describe, QuorumError, type SignEvent, type SignResult } from './sign-result';
 import { shareChecker } from './verify-share';
 import type { MessageType } from './messages';
-
-export type SignEvent =
-  | { kind: 'decision'; guardian: number; approved: boolean; reason: string | null }
-  | { kind: 'committed'; sessionId: string; attempt: number; signers: number[] }
-  | { kind: 'excluded'; attempt: number; guardian: number; reason: string; cause: ExclusionCause }
-  | { kind: 'signed'; attempt: number; signers: number[] };
-
-export interface SignResult {
-  /** BIP-340 signature (64 bytes) under the group key */
-  signature: Uint8Array;
-  signers: number[];
-  /** the ROAST sessions started (at most n - t + 1) */
-  attempts: number;
-  /** guardians named and left out, with why */
-  excluded: Exclusion[];
-  decisions: { guardian: number; approved: boolean; reason: string | null }[];
-}
-
-/** Not enough guardians approved or stayed for a signature; nothing was signed. */
-export class QuorumError extends Error {
-  constructor(
-    message: string,
-    readonly sessionId: string,
-    readonly decisions: SignResult['decisions'],
-    readonly excluded: SignResult['excluded'],
-  ) {
-    super(message);
-  }
-}
-
-export function describe(e: unknown): string {
-  const err = e as Error & { code?: string };
-  if (err.name === 'TimeoutError') return 'timed out';
-  const cause = (err as { cause?: { code?: string } }).cause;
-  if (cause?.code) return `unreachable (${cause.code})`;
-  return err.code ? `${err.code}: ${err.message}` : err.message;
-}
-
-/** What a failed call says of its guardian. */
-export function causeOf(e: unknown): ExclusionCause {
-  if ((e as Error).name === 'TimeoutError') return 'stalled';
-  if (e instanceof RemoteError) return 'refused';
-  return 'unreachable';
-}
+import type { CommitmentPool } from './commitment-pool';
 
 /** What a signing needs of its coordinator: its calls and its checks. */
 export interface RunContext {
@@ -75,6 +37,8 @@ export interface RunContext {
   onEvent(e: SignEvent): void | Promise<void>;
   /** every exclusion, also those that come after the result (a late refusal or time-out) */
   onExclusion?: (e: Exclusion) => void;
+  /** preprocessed commitments (commitment-pool.ts): the guardians with one sign in one round trip */
+  pool?: CommitmentPool;
 }
 
 interface Session {
@@ -92,7 +56,14 @@ export class SigningRun {
   private settle!: { resolve: (r: SignResult) => void; reject: (e: Error) => void };
   private over = false;
   private readonly firstSlot: number;
+  private readonly waitForAll: boolean;
   private proposals: Promise<void>[] = [];
+  /** commitments taken from the pool, until a session's list carries them or they go back */
+  private readonly pooled = new Map<NonceCommitments, number>();
+  /** guardians with this session approved on record (their decision reported once) */
+  private readonly decided = new Set<number>();
+  /** guardians asked by the two-round path only (a preprocessed commitment of theirs failed) */
+  private readonly noPool = new Set<number>();
 
   constructor(
     private readonly ctx: RunContext,
@@ -102,6 +73,7 @@ export class SigningRun {
     options: Omit<RoastOptions, 'ids' | 't'>,
   ) {
     this.firstSlot = options.firstSlot;
+    this.waitForAll = options.waitForAll === true;
     this.sched = new RoastScheduler({
       ...options,
       ids: ctx.set.members.map((m) => m.id),
@@ -117,11 +89,22 @@ export class SigningRun {
     const done = new Promise<SignResult>((resolve, reject) => {
       this.settle = { resolve, reject };
     });
-    this.proposals = this.ctx.set.members.map((m) => this.propose(m));
+    const { pool } = this.ctx;
+    const now = Date.now();
+    this.proposals = this.ctx.set.members.map((m) => {
+      // A preprocessed commitment makes a guardian ready at once: its decision and its share come
+      // in the one answer to `sign/once` (signing-rounds.ts `once`). Without one, the two-round path.
+      const c = this.waitForAll ? undefined : pool?.take(m.id);
+      if (c === undefined) return this.propose(m);
+      this.pooled.set(c, m.id);
+      this.sched.approved(m.id, now, c);
+      return Promise.resolve();
+    });
+    this.pump();
     return done;
   }
 
-  private async propose(m: Member): Promise<void> {
+  private async propose(m: Member, slot = this.firstSlot, retried = false, commit = true) {
     let approved = false;
     let reason: string | null = null;
     let cause: ExclusionCause = 'refused';
@@ -131,7 +114,7 @@ export class SigningRun {
         sessionId: this.sessionId,
         message: bytesToHex(this.message),
         context: this.context,
-        commitAttempt: this.firstSlot,
+        ...(commit ? { commitAttempt: slot } : {}),
       });
       const b = payload.body;
       approved = b.approved;
@@ -148,11 +131,26 @@ export class SigningRun {
       reason = describe(e);
       cause = causeOf(e);
     }
-    this.decisions.push({ guardian: m.id, approved, reason });
-    await this.ctx.onEvent({ kind: 'decision', guardian: m.id, approved, reason });
+    await this.decide(m, approved, reason);
+    if (retried) {
+      // Asked again after its preprocessed commitment failed, or for its decision alone at the end.
+      if (this.over) return;
+      if (!approved) this.sched.failed(m.id, cause, reason!);
+      else if (early) this.sched.committed(m.id, slot, early, Date.now());
+      else return this.commit(m, slot);
+      return this.pump();
+    }
     if (approved) this.sched.approved(m.id, Date.now(), early);
     else this.sched.failed(m.id, cause, reason!);
     this.pump();
+  }
+
+  /** Reports `m`'s decision, once. */
+  private async decide(m: Member, approved: boolean, reason: string | null): Promise<void> {
+    if (this.decided.has(m.id) || this.decisions.some((d) => d.guardian === m.id)) return;
+    if (approved) this.decided.add(m.id);
+    this.decisions.push({ guardian: m.id, approved, reason });
+    await this.ctx.onEvent({ kind: 'decision', guardian: m.id, approved, reason });
   }
 
   /** Performs what the scheduler asks now, and wakes it for its next stall check. */
@@ -187,6 +185,14 @@ export class SigningRun {
   }
 
   private async commit(m: Member, slot: number): Promise<void> {
+    const c = this.noPool.has(m.id) ? undefined : this.ctx.pool?.take(m.id);
+    if (c !== undefined) {
+      this.pooled.set(c, m.id);
+      this.sched.committed(m.id, slot, c, Date.now());
+      return this.pump();
+    }
+    // Not decided on record yet (its preprocessed commitment failed before its policy ran).
+    if (!this.decided.has(m.id)) return this.propose(m, slot, true);
     try {
       const { payload } = await this.ctx.call(m, 'sign/commit', {
         sessionId: this.sessionId,
@@ -219,9 +225,48 @@ export class SigningRun {
     this.sessions.set(no, session);
     const signers = members.map((x) => x.guardian);
     await this.ctx.onEvent({ kind: 'committed', sessionId: this.sessionId, attempt: no, signers });
+    if (this.over) return;
     const commitments = session.list.map(commitmentsToJson);
-    for (const { m, slot } of session.members)
-      void this.askShare(no, session, m, slot, commitments);
+    for (const { m, slot, c } of session.members) {
+      const preprocessed = this.pooled.delete(c);
+      if (preprocessed) void this.askOnce(no, session, m, commitments);
+      else void this.askShare(no, session, m, slot, commitments);
+    }
+  }
+
+  /** One round trip: `m` decides and, approving, signs over the list (signing-rounds.ts `once`). */
+  private async askOnce(no: number, session: Session, m: Member, commitments: unknown[]) {
+    try {
+      const { payload } = await this.ctx.call(m, 'sign/once', {
+        sessionId: this.sessionId,
+        message: bytesToHex(this.message),
+        context: this.context,
+        commitments,
+      });
+      const { approved, reason, share, rx } = payload.body;
+      if (!approved || share === undefined) {
+        const why = approved ? 'approved without a signature share' : String(reason ?? 'refused');
+        await this.decide(m, false, why);
+        this.sched.failed(m.id, 'refused', why);
+        return this.pump();
+      }
+      await this.decide(m, true, null);
+      session.shares.set(m.id, { share: parseHex(share, 32, 'signature share'), rx: rx ?? null });
+      this.sched.shareIn(no, m.id, Date.now());
+    } catch (e) {
+      if (this.over) return;
+      if (e instanceof RemoteError && e.code === 'nonce-unavailable') {
+        // It no longer holds that commitment (it restarted): none of its pool is any good.
+        this.ctx.pool?.drop(m.id);
+        this.noPool.add(m.id);
+        this.sched.retry(m.id, `no signature share: ${describe(e)}`);
+      } else if (!this.decided.has(m.id)) {
+        // Failed before it decided: named as a failed decision is on the two-round path.
+        await this.decide(m, false, describe(e));
+        this.sched.failed(m.id, causeOf(e), describe(e));
+      } else this.sched.failed(m.id, causeOf(e), `no signature share: ${describe(e)}`);
+    }
+    this.pump();
   }
 
   private async askShare(
@@ -269,38 +314,11 @@ export class SigningRun {
     queueMicrotask(() => this.pump());
   }
 
-  /**
-   * The signature: R's x coordinate and the shares' sum (aggregate.ts), checked once by `check`.
-   * Each guardian sends R's x beside its share; when all agree the signature takes it, else (or
-   * when it fails) this process computes R itself. Only when that fails too is each share
-   * verified, to name who cheated (RFC 9591, section 5.3).
-   */
+  /** The session's signature (session-signature.ts); when none checks, each share is verified. */
   private async aggregate(no: number): Promise<void> {
     const session = this.sessions.get(no)!;
-    const ordered = session.members.map(({ m }) => session.shares.get(m.id)!);
-    const sum = ordered.map((s) => s.share);
-    const first = ordered[0]!.rx;
-    const told =
-      first !== null && /^[0-9a-f]{64}$/.test(first) && ordered.every((s) => s.rx === first)
-        ? first
-        : null;
-    let signature: Uint8Array | null = null;
-    if (told !== null) {
-      const candidate = signatureOf(parseHex(told, 32), sum);
-      if (await this.ctx.check(candidate)) signature = candidate;
-    }
-    if (signature === null) {
-      let rx: string | null = null;
-      try {
-        rx = bytesToHex(groupCommitmentX(this.ctx.set.groupKey!, session.list, this.message));
-      } catch {
-        rx = null;
-      }
-      if (rx !== null && rx !== told) {
-        const candidate = signatureOf(parseHex(rx, 32), sum);
-        if (await this.ctx.check(candidate)) signature = candidate;
-      }
-    }
+    const shares = session.members.map(({ m }) => session.shares.get(m.id)!);
+    const signature = await sessionSignature(this.ctx, shares, session.list, this.message);
     if (this.over) return;
     if (signature !== null) return this.succeed(no, session, signature);
     const results = new Map(session.members.map(({ m }) => [m.id, this.shareOk(session, m.id)]));
@@ -334,9 +352,16 @@ export class SigningRun {
 
   /** Nothing can be signed: once every guardian decided (each call has its time-out), says why. */
   private fail(): void {
+    // A guardian ready from the pool and never put in a session has not decided: it is asked now,
+    // so the refusal names every guardian's reason as the two-round path does.
+    const pooled = new Set(this.pooled.values());
+    const unasked = this.ctx.set.members.filter(
+      (m) => pooled.has(m.id) && !this.decisions.some((d) => d.guardian === m.id),
+    );
     this.finish();
     const { t, n } = this.ctx.set;
-    void Promise.allSettled(this.proposals).then(() => {
+    const late = unasked.map((m) => this.propose(m, this.firstSlot, true, false));
+    void Promise.allSettled([...this.proposals, ...late]).then(() => {
       const why = this.sched.exclusions.map((x) => `guardian ${x.guardian}: ${x.reason}`);
       this.settle.reject(
         new QuorumError(
@@ -352,5 +377,8 @@ export class SigningRun {
   private finish(): void {
     this.over = true;
     clearTimeout(this.timer);
+    // Taken from the pool and never in a session's list: no guardian saw them used; usable again.
+    for (const [c, id] of this.pooled) this.ctx.pool?.giveBack(id, c);
+    this.pooled.clear();
   }
 }

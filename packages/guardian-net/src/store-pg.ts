@@ -190,6 +190,21 @@ export class PgGuardianStore implements NodeStore {
     return r.rows[0]?.spent === 1;
   }
 
+  /** One statement: the preprocessed nonce spent, filed under its session, and it stamped. */
+  async spendPreprocessed(preId: string, sessionId: string, attempt: number): Promise<boolean> {
+    const r = await this.q(
+      `WITH spent AS (
+         UPDATE ${this.t.nonces} SET status = 'spent', session_id = $2, attempt = $3
+         WHERE session_id = $1 AND attempt = 0 AND status = 'issued' RETURNING session_id),
+       stamped AS (
+         UPDATE ${this.t.sessions} SET signed_at = $4
+         WHERE id = $2 AND EXISTS (SELECT 1 FROM spent) RETURNING id)
+       SELECT (SELECT count(*) FROM spent)::int AS spent, (SELECT count(*) FROM stamped)::int AS n`,
+      [preId, sessionId, attempt, Date.now()],
+    );
+    return r.rows[0]?.spent === 1;
+  }
+
   async allNonces(): Promise<NonceRow[]> {
     const r = await this.q(
       `SELECT * FROM ${this.t.nonces} ORDER BY created_at, session_id, attempt`,

@@ -67,6 +67,23 @@ describe.each(backends)('a guardian store on %s and its nonce states', (_name, b
     await store.close();
   });
 
+  it('spends a preprocessed nonce once, filed under the session it signs, and stamps the session', async () => {
+    const store = await b.open(b.fresh());
+    const pre = 'pre:02aa';
+    expect(await store.recordIssuedNonce(pre, 0, '02aa', '02bb')).toBe(true);
+    await store.recordDecision(S, '00', true, null);
+    expect(await store.spendPreprocessed(pre, S, 100_170)).toBe(true);
+    expect(await store.spendPreprocessed(pre, S, 100_171)).toBe(false);
+    expect(await store.nonce(pre, 0)).toBeUndefined();
+    expect(await store.nonce(S, 100_170)).toMatchObject({ status: 'spent', hiding: '02aa' });
+    expect(await store.lastSignedAt()).not.toBeNull();
+    // Burned (abandoned), it can no longer be spent.
+    await store.recordIssuedNonce('pre:02cc', 0, '02cc', '02dd');
+    await store.abandonNonce('pre:02cc', 0);
+    expect(await store.spendPreprocessed('pre:02cc', S, 100_204)).toBe(false);
+    await store.close();
+  });
+
   it('abandons every issued nonce on restart, and an abandoned one cannot be spent', async () => {
     const where = b.fresh();
     const before = await b.open(where);

@@ -58,6 +58,12 @@ export interface NodeStore {
   ): MaybePromise<boolean>;
   /** issued -> spent, committed before the signature share is computed; false if not issued. */
   spendNonce(sessionId: string, attempt: number): MaybePromise<boolean>;
+  /**
+   * A preprocessed nonce's row (`preId`, attempt 0: preprocess.ts) issued -> spent, filed under the
+   * session and attempt it signs, so a session's rows show every nonce that signed for it; committed
+   * before the share is computed; false if not issued.
+   */
+  spendPreprocessed(preId: string, sessionId: string, attempt: number): MaybePromise<boolean>;
   allNonces(): MaybePromise<NonceRow[]>;
   /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
   fact(key: string): MaybePromise<string | null>;
@@ -232,6 +238,18 @@ export class GuardianStore implements NodeStore {
     });
   }
 
+  spendPreprocessed(preId: string, sessionId: string, attempt: number): boolean {
+    return this.unsynced(() => {
+      const changed = this.sql(
+        `UPDATE nonces SET status = 'spent', session_id = ?, attempt = ?
+           WHERE session_id = ? AND attempt = 0 AND status = 'issued'`,
+      ).run(sessionId, attempt, preId).changes;
+      if (changed === 1)
+        this.sql('UPDATE sessions SET signed_at = ? WHERE id = ?').run(Date.now(), sessionId);
+      return changed === 1;
+    });
+  }
+
   /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
   fact(key: string): string | null {
     const row = this.sql('SELECT value FROM facts WHERE key = ?').get(key) as
@@ -272,7 +290,13 @@ export class GuardianStore implements NodeStore {
 /** What a signing session needs of the store. */
 export type SessionStore = Pick<
   NodeStore,
-  'session' | 'recordDecision' | 'nonce' | 'recordIssuedNonce' | 'spendNonce' | 'abandonNonce'
+  | 'session'
+  | 'recordDecision'
+  | 'nonce'
+  | 'recordIssuedNonce'
+  | 'spendNonce'
+  | 'spendPreprocessed'
+  | 'abandonNonce'
 >;
 
 /**
@@ -290,6 +314,7 @@ export function scopedSessions(store: NodeStore, prefix: string): SessionStore {
     recordIssuedNonce: (s, attempt, hiding, binding) =>
       store.recordIssuedNonce(id(s), attempt, hiding, binding),
     spendNonce: (s, attempt) => store.spendNonce(id(s), attempt),
+    spendPreprocessed: (pre, s, attempt) => store.spendPreprocessed(id(pre), id(s), attempt),
     abandonNonce: (s, attempt) => store.abandonNonce(id(s), attempt),
   };
 }

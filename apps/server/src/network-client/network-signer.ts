@@ -12,7 +12,13 @@ import { OutScript, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { tapLeafHash } from '@scure/btc-signer/payment.js';
 import { equalBytes, hash160 } from '@scure/btc-signer/utils.js';
 import { classifyTapLeaf, TAPSCRIPT_LEAF_VERSION } from '@unit/bitcoin';
-import { Coordinator, QuorumError, type GuardianSet, type SignEvent } from '@unit/guardian-net';
+import {
+  Coordinator,
+  QuorumError,
+  type GuardianSet,
+  type PoolOptions,
+  type SignEvent,
+} from '@unit/guardian-net';
 import { DomainError } from '../errors';
 import type { CosignJob, GuardianSigner } from '../cosign/signer';
 import { ExclusionLog } from './exclusion-log';
@@ -156,6 +162,8 @@ export interface NetworkSignerOptions extends Omit<GuardianNetworkFiles, 'older'
   timeoutMs?: number;
   /** Where each guardian left out of a signing is recorded (default a log of its own). */
   exclusions?: ExclusionLog;
+  /** The coordinators' pools of preprocessed commitments (default on); false: two round trips. */
+  preprocess?: PoolOptions | boolean;
 }
 
 export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
@@ -165,9 +173,15 @@ export function networkSigner(options: NetworkSignerOptions): GuardianSigner {
   const signers: SetSigner[] = signingSets([...(options.older ?? []), set]).map((s) => ({
     set: s,
     key: hex.decode(s.groupKey!),
-    coordinator: new Coordinator(s, identity, options.callTimeoutMs ?? 5_000),
+    // Each guardian's commitments preprocessed (commitment-pool.ts): a request decided and signed
+    // in one round trip; a guardian whose pool is empty is asked by the two-round path.
+    coordinator: new Coordinator(s, identity, options.callTimeoutMs ?? 5_000, {
+      preprocess: options.preprocess ?? true,
+    }),
   }));
   const newest = signers.at(-1)!;
+  // The newest set signs every new vault: its pools fill now (retried until its guardians answer).
+  void newest.coordinator.pool?.fill();
   // The settlement leaf of a vault names its set's key: that set signs it (settle-cosign.ts).
   const settlers = new Map(
     signers.map((s) => [hex.encode(s.key), settlementCosigner(s.set, identity, options)]),

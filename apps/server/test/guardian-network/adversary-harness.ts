@@ -107,7 +107,10 @@ export async function guardiansSee(w: World, ids: number[], cents: number): Prom
 export { chainVerdict } from './signer-harness';
 
 /** Guardians 1..3 of a 2-of-3 set, honest unless `evil` names them with the fixture's mode. */
-export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<World> {
+export async function startWorld(
+  evil: Record<number, EvilMode> = {},
+  appEnv: Record<string, string> = {},
+): Promise<World> {
   // On PostgreSQL (FLOW_DATABASE_URL) each guardian's own store is there too, a database each.
   const flowPg = process.env.FLOW_DATABASE_URL;
   const network = await startGuardianNetwork({
@@ -127,6 +130,7 @@ export async function startWorld(evil: Record<number, EvilMode> = {}): Promise<W
       GUARDIAN_NETWORK: 'external',
       GUARDIAN_DIR: network.dir,
       ...(flowPg ? { DATABASE_URL: flowPg } : {}),
+      ...appEnv,
     },
     flowPg ? { databaseSchema: schema } : {},
   );

@@ -75,12 +75,13 @@ const guardiansSee = (ids: number[], cents: number) => seeing(w, ids, cents);
 
 /** Nothing of `nonce`'s request was signed, broadcast or left holding the vault. */
 async function nothingHappened(nonce: string, vaultTxid: string) {
-  // A guardian that approved may hold a nonce from its approval (the commitment rides on it),
-  // never spent: no signature share of this request exists anywhere.
+  // No signature of this request can exist: fewer than t guardians gave a share for it. (Over a
+  // preprocessed commitment a guardian that approves signs in the same answer, before it knows
+  // whether t others do: a lone share makes no signature, and its nonce is spent, never reused.)
+  const gave: number[] = [];
   for (const id of [1, 2, 3])
-    expect((await sessionRows(id, `${nonce}:0`)).filter((row) => row.status === 'spent')).toEqual(
-      [],
-    );
+    if ((await sessionRows(id, `${nonce}:0`)).some((row) => row.status === 'spent')) gave.push(id);
+  expect(gave.length).toBeLessThan(2);
   const vault = (await getVaultByPubkey(w.app.store.db, alice.vaultPubkey))!;
   expect(vault.vault_txid).toBe(vaultTxid);
   expect((await w.app.chain.output(vault.vault_txid, vault.vault_vout))!.spent).toBe(false);

@@ -69,6 +69,7 @@ import { checkTreasurySplit, isTreasurySplit, MAX_TREASURY_FEE_RATE } from './tr
 import { checkTreasuryMove, isTreasuryMove } from './treasury-move';
 import { checkSettle, isSettle } from './settle';
 import { newVaultHashes } from './oracle-hashes';
+import { RequestCache, requestDigest } from './request-cache';
 
 /** The app's limit on a request's lifetime (apps/server/src/cosign/pipeline.ts). */
 export const MAX_REQUEST_LIFETIME_SECONDS = 600;
@@ -98,6 +99,17 @@ export interface VaultPolicyOptions {
 }
 
 type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
+
+/** A vault request as one session read it: what the request's own check (once) needs. */
+interface RequestParts {
+  c: VaultInputContext;
+  declaration: Declaration;
+  tx: Transaction;
+  inputs: ClaimedInput[];
+  bytes: Uint8Array;
+  keys: SetKeys & { vault: Uint8Array };
+  treasuryScript: Uint8Array;
+}
 /** The contract's role names against the declaration's (`liquidated` is `liquidation` there). */
 const ROLE_OF = { vault: 'vault', treasury: 'treasury', liquidated: 'liquidation' } as const;
 const PSBT_OPTS = { allowUnknownOutputs: true } as const;
@@ -158,9 +170,12 @@ export class VaultPolicy {
   private readonly clock: () => number;
   private readonly runeId;
   private readonly network;
+  /** each request checked once for all of its sessions (request-cache.ts) */
+  readonly requests: RequestCache;
 
   constructor(private readonly o: VaultPolicyOptions) {
     this.clock = o.clock ?? (() => Math.floor(Date.now() / 1000));
+    this.requests = new RequestCache(this.clock);
     this.runeId = parseRuneId(o.facts.unitRuneId);
     // Only addresses depend on it; the scripts checked here are the same on every network.
     this.network = o.facts.network === 'mainnet' ? NETWORK : TEST_NETWORK;
@@ -230,6 +245,31 @@ export class VaultPolicy {
       const keys = { vaultPubkey: vaultKey, guardPubkey: vaultGuard, network: this.network };
       return checkSpeedUp({ chain: this.o.chain, c, declaration, bytes, tx, inputs, keys });
     }
+    // Which key each of the request's set inputs is under, as this session's role sees it; then
+    // the request's own check, once for all of its sessions (request-cache.ts).
+    const keys = { ...setKeys, vault: vaultGuard };
+    const treasuryScript = treasuryScriptOf(setKeys, declaration, inputs, c.role === 'treasury');
+    const key = requestDigest({
+      action: c.action,
+      request: c.request,
+      // A liquidation input's role needs the secret (leafOf): with the secret, both roles check it.
+      secret: c.secret ?? null,
+      keys: [group, setKeys.newest, vaultGuard, treasuryScript, ...setKeys.known].map(hex.encode),
+      // Its own price as it checks it: a price that moved between sessions is checked again.
+      own: env.ownPrice?.fresh ? env.ownPrice.price.priceCents : null,
+    });
+    const { quote } = c.request;
+    const until = Math.min(
+      c.request.expires_at,
+      Math.min(quote.time, quote.ts) + ORACLE_QUOTE_MAX_AGE_SECONDS,
+    );
+    const request = { c, declaration, tx, inputs, bytes, keys, treasuryScript };
+    return this.requests.run(key, until, () => this.checkRequest(request, env));
+  }
+
+  /** The checks of the request as a whole: the same for each of its sessions. */
+  private async checkRequest(r: RequestParts, env: PolicyEnv): Promise<void> {
+    const { c, declaration, inputs, bytes, keys } = r;
     const now = this.clock();
     checkEnvelope(c, this.o.facts.oraclePubkey, now);
     // Prices are signed under the newest set this guardian holds, whichever set signs this input
@@ -245,14 +285,13 @@ export class VaultPolicy {
       newVaultHashes(this.o.chain, env.oracle, quote.th, quote.ts),
       this.checkedTerm(quote),
     ]);
-    const keys = { ...setKeys, vault: vaultGuard };
-    const context = await this.parseContext(c, declaration, tx, inputs, txs, keys, ownCents);
+    const context = await this.parseContext(r, txs, ownCents);
     // The new vault commits to the requester's key, the newest set's group key (the move, for a
     // vault under an older set) and the set's oracles' threshold hashes (oracle-hashes.ts).
     // With a term (layout 2) it also commits to the heights this guardian checked against its tip.
     const newVault = vaultOutput({
       vaultPubkey: hex.decode(c.request.vault_pubkey),
-      guardPubkey: setKeys.newest,
+      guardPubkey: keys.newest,
       thresholdHash: newVaultHash,
       network: this.network,
       ...(term ? { term } : {}),
@@ -294,22 +333,18 @@ export class VaultPolicy {
 
   /** The ParseContext the app builds (readKnown), from this guardian's own chain view. */
   private async parseContext(
-    c: VaultInputContext,
-    declaration: Declaration,
-    tx: Transaction,
-    inputs: ClaimedInput[],
+    r: RequestParts,
     txs: ChainTxs,
-    setKeys: SetKeys & { vault: Uint8Array },
     ownCents: number,
   ): Promise<ParseContext> {
+    const { c, declaration, tx, inputs, keys: setKeys, treasuryScript } = r;
     const { chain } = this.o;
     const vaultPubkey = hex.decode(c.request.vault_pubkey);
     const keys = { vaultPubkey, guardPubkey: setKeys.vault, network: this.network };
     const postage = walletPostage(declaration, tx);
     // The treasury is a group key's own output, `OP_1 <group key>` (no further tweak: the DKG key
-    // already is a BIP-341 output key) of a set this guardian knows, whatever the app says.
-    const signsTreasury = c.role === 'treasury';
-    const treasuryScript = treasuryScriptOf(setKeys, declaration, inputs, signsTreasury);
+    // already is a BIP-341 output key) of a set this guardian knows, whatever the app says: the
+    // caller found it (treasuryScriptOf).
     const context: ParseContext = {
       treasuryScript,
       newVaultScript: new Uint8Array(), // set by the caller
