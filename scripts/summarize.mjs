@@ -24,7 +24,10 @@ if (existsSync(playwright)) {
 if (failedSteps.length > 0) {
   console.log(`failed steps: ${failedSteps.join(', ')}`);
   // A failed step with no failing test of its own (lint, types, build) still fails the run.
-  failed += failedSteps.filter((s) => !s.startsWith('vitest') && s !== 'e2e').length;
+  // So does a runner that failed without leaving its report (stopped, or crashed before writing it).
+  const reported = (s) =>
+    s === 'e2e' ? existsSync(playwright) : s === 'vitest' && existsSync(join(dir, 'vitest.json'));
+  failed += failedSteps.filter((s) => !reported(s)).length;
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 || failedSteps.length > 0 ? 1 : 0);

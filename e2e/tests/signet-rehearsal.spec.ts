@@ -3,7 +3,7 @@
 // the product as an operator runs it on signet (README "Operate on signet": NETWORK=signet, keys
 // from files, PRICE_SOURCE=feeds, RUNES_API=ord), its treasury funded with the operator's own
 // commands run as the README says. A user with an extension wallet (Unisat-shaped, signing for
-// real) opens a vault, borrows while the network loses the broadcast's answer, meets a 30 s outage
+// real) opens a vault, borrows while the network loses the broadcast's answer, meets a 20 s outage
 // with a clear message, repays after it, is liquidated when the exchanges' price falls, and a
 // second user repossesses the vault; every step is read back from the network's own esplora.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +26,9 @@ import {
   type ProductProcess,
 } from '../support/rehearsal/deployment';
 
-const OUTAGE_MS = 30_000;
+// Several times the network's 3 s time-out (CHAIN_TIMEOUT below): long enough to be told, and to
+// open the second user's wallet meanwhile.
+const OUTAGE_MS = 20_000;
 
 async function call<T>(url: string, body?: unknown): Promise<T> {
   const res = await fetch(url, {
@@ -189,7 +191,7 @@ test('an operator deploys on signet; a user borrows, repays, is liquidated and r
     // 500 UNIT owed on 0.01 BTC: liquidation at 500 x 1.35 / 0.01 = $67,500.00.
     await expect(page.getByText('$67,500.00').first()).toBeVisible();
 
-    // 30 s of a network that refuses every connection: the user is told, nothing is stuck.
+    // 20 s of a network that refuses every connection: the user is told, nothing is stuck.
     await call(`${control}/outage`, { ms: OUTAGE_MS });
     const outageEnds = Date.now() + OUTAGE_MS;
     drawer = await openAction(page, 'Repay');

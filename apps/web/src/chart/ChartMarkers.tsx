@@ -104,7 +104,10 @@ export function ChartMarkers({
         const many = g.markers.length > 1;
         return (
           <button
-            key={`${latest.action}-${latest.timestamp}`}
+            // Keyed by place, as the tooltip and the tab stop are (indices above): a marker whose
+            // record moves in time (a pending action confirmed in a block) or joins a group stays
+            // the same element, so the history's refresh every block never takes its focus away.
+            key={i}
             type="button"
             className={`chart__marker chart__marker--${many ? 'many' : ACTION_COLOURS[latest.action]}`}
             style={{ left: g.px - SIZE / 2, top: g.py - SIZE / 2 }}
