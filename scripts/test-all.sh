@@ -17,7 +17,9 @@ declare -A step_pids=()
 
 start_step() {
   local name=$1; shift
-  /usr/bin/time -f '%e %U %S' -o "$out/$name.time" "$@" >"$out/$name.log" 2>&1 &
+  # Bash's own `time` (wall, user and system seconds of the step and every process it waited for):
+  # /usr/bin/time is a package a fresh Debian may not have.
+  { TIMEFORMAT='%R %U %S'; time "$@" >"$out/$name.log" 2>&1; } 2>"$out/$name.time" &
   step_pids[$name]=$!
 }
 step_times() {
