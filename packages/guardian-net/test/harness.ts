@@ -45,8 +45,13 @@ export function run(script: string, args: string[], options: RunOptions = {}): P
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
+  // Settles once its last lines are read too (a failure's message is often its last line), or
+  // half a second after it exits when a process it left behind holds its pipes open.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
+    child.once('exit', (code) => {
+      const timer = setTimeout(() => resolve(code), 500);
+      child.once('close', () => (clearTimeout(timer), resolve(code)));
+    }),
   );
   return { child, exited, output: () => out };
 }

@@ -158,7 +158,7 @@ describe('a malicious guardian that approves everything', () => {
 
   /**
    * A borrow where guardian 3 is certainly among the first two approvers: guardian 2 is held
-   * (SIGSTOP) until guardians 1 and 3 approved every session, or one of them was left out (its
+   * (its link held) until guardians 1 and 3 approved every session, or one of them was left out (its
    * session then needs guardian 2), then let go to decide for the retry.
    */
   /** `untilExcluded`: guardian 2 stays paused until the cheater is excluded (every session has it). */
