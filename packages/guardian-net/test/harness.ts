@@ -128,7 +128,8 @@ export async function waitHealthy(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const res = await readGuardian(at, '/v1/health', 1_000);
+      // A TLS handshake on a loaded machine can take more than a second: a read gets five.
+      const res = await readGuardian(at, '/v1/health', Math.max(1_000, Math.min(5_000, deadline - Date.now()))); // prettier-ignore
       if (res.status === 200) return res.body as Record<string, unknown>;
     } catch {
       // not up yet
