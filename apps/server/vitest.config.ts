@@ -18,8 +18,7 @@ export default defineConfig({
     isolate: false,
     exclude: ['test/guardian-network/**', '**/node_modules/**'],
     environment: 'node',
-    // Harnesses start guardians on http:// loopback URLs; the TLS links have their own suite.
-    env: { UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1' },
+    // No plain-HTTP flag: the guardians the harnesses start speak TLS pinned to the set's keys.
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -11,10 +11,7 @@ export default defineConfig({
     // As the server project's: one worker's files share their imports.
     isolate: false,
     environment: 'node',
-    env: {
-      UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1',
-      FLOW_DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
-    },
+    env: { FLOW_DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' },
     include: ['test/guardian/**/*.test.ts', 'test/guardian-network/kill-every-flow.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -2,12 +2,13 @@ import { defineConfig } from 'vitest/config';
 
 // The app against real guardian processes (test/guardian-network), each file in a fresh worker as
 // Vitest's default: they stay out of the server project's shared imports (vitest.config.ts here).
-// The environment, time-outs and global setup are the server project's.
+// The environment, time-outs and global setup are the server project's. Every link is TLS pinned
+// to the set's identity keys, as in production: no plain-HTTP flag here (the capture test sets it
+// for its own plain run, to show what plain HTTP would expose).
 export default defineConfig({
   test: {
     name: 'server-network',
     environment: 'node',
-    env: { UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1' },
     include: ['test/guardian-network/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,

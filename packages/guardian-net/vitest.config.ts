@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// The network suites start real guardian processes on loopback ports, so they get generous time-outs;
+// The network suites start real guardian processes on loopback ports, every link TLS pinned to the
+// set's identity keys as in production (plain HTTP only where a test is about that mode), so they get generous time-outs;
 // the programs they start are bundled once before the first file runs (test/bins.ts).
 //
 // One worker's files share their imports (isolate: false): no file mocks a module, and the one that
@@ -10,8 +11,6 @@ export default defineConfig({
     name: 'guardian-net',
     isolate: false,
     environment: 'node',
-    // Harnesses start guardians on http:// loopback URLs; the TLS links have their own suite.
-    env: { UNIT_GUARDIAN_INSECURE_PLAIN_HTTP: '1' },
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -15,6 +15,7 @@ import { parseSetBody, verifySet, type GuardianSet, type GuardianSetBody } from 
 import { ensureIdentity, type Identity } from './identity';
 import { freeLoopbackPorts, onParentGone, stopChildren } from './local-process';
 import { localUrl } from './node-http';
+import { HEALTH_MAX_BYTES, readPublic, type PublicTarget } from './public-read';
 
 export interface DkgDeps {
   spawnGuardian: (dir: string, id: number, port: number, extra: string[]) => ChildProcess;
@@ -137,12 +138,13 @@ export interface RetryOptions {
 /** Resolves once every member answers its health check waiting for a roster; throws at the deadline. */
 async function allWaiting(roster: GuardianSetBody, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
-  const waiting = async (url: string) => {
-    const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(2_000) });
-    return ((await res.json()) as { state?: unknown }).state === 'waiting';
+  // Over the member's own link: TLS pinned to its identity key on an https URL.
+  const waiting = async (m: PublicTarget) => {
+    const res = await readPublic(m, '/v1/health', { timeoutMs: 2_000, maxBytes: HEALTH_MAX_BYTES });
+    return (res.body as { state?: unknown } | null)?.state === 'waiting';
   };
   for (;;) {
-    const states = await Promise.all(roster.members.map((m) => waiting(m.url).catch(() => false)));
+    const states = await Promise.all(roster.members.map((m) => waiting(m).catch(() => false)));
     if (states.every(Boolean)) return;
     if (Date.now() > deadline)
       throw new Error(`guardian ${roster.members.filter((_, i) => !states[i]).map((m) => m.id).join(', ')} did not come back waiting for a roster within ${Math.round(waitMs / 1000)} s.`); // prettier-ignore

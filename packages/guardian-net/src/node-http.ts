@@ -66,6 +66,8 @@ function senderOverLink(req: IncomingMessage, raw: string): string {
   } catch {
     throw new ProtocolError('malformed', 'message is not a signed envelope');
   }
+  if (typeof from !== 'string')
+    throw new ProtocolError('malformed', 'message is not a signed envelope');
   if (from !== peer)
     throw new ProtocolError('bad-certificate', 'The message’s sender is not the party whose TLS certificate this connection presented; each party sends only its own messages.', 403); // prettier-ignore
   return raw;

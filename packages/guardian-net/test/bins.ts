@@ -58,6 +58,9 @@ function defines(p: Program): Record<string, string> {
   return p === SERVER ? { GUARDIAN_CLI_BUILD: JSON.stringify(bundleOf(GUARDIAN_CLI)) } : {};
 }
 
+/** The packages bundled with the workspace's code (the rest stay imports from node_modules). */
+const INTO_BUNDLE = /^(@peculiar\/|reflect-metadata$|tsyringe$|asn1js$|pvtsutils$|pvutils$|tslib$)/;
+
 /** Bundles every program whose bundle is missing or stale (the suites' global setup). */
 export async function buildTestBins(): Promise<void> {
   const { build } = await import('esbuild');
@@ -85,9 +88,13 @@ export async function buildTestBins(): Promise<void> {
             name: 'workspace-only',
             setup(b) {
               // Packages stay imports, resolved when the bundle runs: only the workspace's own
-              // code (relative paths, @unit/*) goes into it.
+              // code (relative paths, @unit/*) goes into it, and the certificate library each
+              // TLS party loads at its start (a hundred small modules, a third of its load time
+              // saved in one file).
               b.onResolve({ filter: /^[^./]/ }, (a) =>
-                a.path.startsWith('@unit/') ? undefined : { path: a.path, external: true },
+                a.path.startsWith('@unit/') || INTO_BUNDLE.test(a.path)
+                  ? undefined
+                  : { path: a.path, external: true },
               );
               // Each module keeps its source file's URL (the server finds the repository from
               // it), but the entry's is the bundle: the guardian CLI starts its guardians from it.

@@ -78,7 +78,7 @@ describe('a first DKG that a crash and a lost disk do not break', () => {
     const base = await freePorts(3);
     for (const [i, name] of ['org-a', 'org-b', 'org-c'].entries()) {
       const dir = join(root, name);
-      const url = `http://127.0.0.1:${base + i}`;
+      const url = `https://127.0.0.1:${base + i}`;
       const part = (await cli(['init', '--dir', dir, '--url', url, '--name', name], 0)).trim().split('\n').at(-1)!; // prettier-ignore
       orgs.push({ name, dir, url, part });
     }

@@ -1,5 +1,5 @@
 // The DKG messages against a coordinator that lies: three guardian nodes in this process (each
-// with its own directory, store and port), driven over loopback HTTP.
+// with its own directory, store and port), driven over loopback TLS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +23,7 @@ beforeAll(async () => {
     id,
     name: `guardian-${id}`,
     identityKey: ensureIdentity(join(dir, `g${id}`, 'identity.json')).publicKey,
-    url: `http://127.0.0.1:${base + id - 1}`,
+    url: `https://127.0.0.1:${base + id - 1}`,
   }));
   roster = parseSetBody({
     kind: 'unit/guardian-set',

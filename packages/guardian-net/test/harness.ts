@@ -4,6 +4,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { getJson, postJson } from '../src/http-post';
+import type { Identity } from '../src/identity';
+import { linkCredentials } from '../src/tls-link';
+import { MESSAGE_PATH } from '../src/transport';
 import { nodeArgs } from './bins';
 
 export const PACKAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -41,8 +45,13 @@ export function run(script: string, args: string[], options: RunOptions = {}): P
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
+  // Settles once its last lines are read too (a failure's message is often its last line), or
+  // half a second after it exits when a process it left behind holds its pipes open.
   const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
+    child.once('exit', (code) => {
+      const timer = setTimeout(() => resolve(code), 500);
+      child.once('close', () => (clearTimeout(timer), resolve(code)));
+    }),
   );
   return { child, exited, output: () => out };
 }
@@ -67,20 +76,66 @@ export async function freePorts(n: number): Promise<number> {
   }
 }
 
+/**
+ * A guardian as the tests reach it: a member of a set (its URL and the identity key its TLS
+ * certificate must be bound to), or a bare URL (over https, any certificate bound to an identity
+ * key, for a guardian whose key the test does not hold yet).
+ */
+export type GuardianAt = string | { url: string; identityKey: string };
+
+const linkOf = (at: GuardianAt) =>
+  typeof at === 'string' ? { url: at, expect: undefined } : { url: at.url, expect: at.identityKey };
+
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+};
+
+/** GET `path` of a guardian over its real link (TLS pinned as `at` says, or plain HTTP). */
+export async function readGuardian(
+  at: GuardianAt,
+  path: string,
+  timeoutMs = 5_000,
+): Promise<{ status: number; body: unknown }> {
+  const { url, expect } = linkOf(at);
+  const { status, text } = await getJson(url + path, timeoutMs, { expect });
+  return { status, body: parsed(text) };
+}
+
+/**
+ * POSTs `raw` to a guardian's message endpoint as `sender` would: over TLS with `sender`'s own
+ * certificate (a guardian takes a message only from the party its connection is bound to).
+ */
+export async function postRaw(
+  at: GuardianAt,
+  raw: string,
+  sender: Identity,
+  timeoutMs = 5_000,
+): Promise<{ status: number; body: unknown }> {
+  const { url, expect } = linkOf(at);
+  const tls = url.startsWith('https:') ? { credentials: await linkCredentials(sender), expect } : undefined; // prettier-ignore
+  const { status, text } = await postJson(url + MESSAGE_PATH, raw, timeoutMs, tls);
+  return { status, body: parsed(text) };
+}
+
 export async function waitHealthy(
-  url: string,
+  at: GuardianAt,
   timeoutMs = 30_000,
 ): Promise<Record<string, unknown>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      const res = await fetch(`${url}/v1/health`, { signal: AbortSignal.timeout(1_000) });
-      if (res.ok) return (await res.json()) as Record<string, unknown>;
+      // A TLS handshake on a loaded machine can take more than a second: a read gets five.
+      const res = await readGuardian(at, '/v1/health', Math.max(1_000, Math.min(5_000, deadline - Date.now()))); // prettier-ignore
+      if (res.status === 200) return res.body as Record<string, unknown>;
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
-    await new Promise((r) => setTimeout(r, 100));
+    if (Date.now() > deadline) throw new Error(`${linkOf(at).url} did not come up`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

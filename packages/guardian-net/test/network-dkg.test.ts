@@ -21,7 +21,18 @@ import { runFirstDkg } from '../src/dkg-coordinator';
 import { ensureIdentity, newIdentity } from '../src/identity';
 import { MAX_MESSAGE_BYTES, sealMessage } from '../src/envelope';
 import { approveFirstRoster } from '../src/approve-first';
-import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  allOutput,
+  CLI,
+  EVIL,
+  freePorts,
+  kill9,
+  postRaw,
+  readGuardian,
+  run,
+  waitHealthy,
+  type Proc,
+} from './harness';
 
 const root = mkdtempSync(join(tmpdir(), 'guardian-orgs-'));
 const running: Proc[] = [];
@@ -39,7 +50,7 @@ interface Org {
 
 async function init(name: string, port: number): Promise<Org> {
   const dir = join(root, name);
-  const url = `http://127.0.0.1:${port}`;
+  const url = `https://127.0.0.1:${port}`;
   const p = run(CLI, ['init', '--dir', dir, '--url', url, '--name', name]);
   expect(await p.exited, p.output()).toBe(0);
   const part = JSON.parse(p.output().trim().split('\n').at(-1)!) as Org['part'];
@@ -55,7 +66,7 @@ async function start(org: Org, evilMode?: string, flags: string[] = []): Promise
   const exited = p.exited.then((code) => {
     throw new Error(`guardian exited (${code}) before it came up: ${p.output()}`);
   });
-  const health = await Promise.race([waitHealthy(org.url, 90_000), exited]);
+  const health = await Promise.race([waitHealthy(org.part, 90_000), exited]);
   exited.catch(() => {});
   expect(health).toMatchObject({ state: 'waiting', identityKey: org.part.identityKey });
   return p;
@@ -88,7 +99,7 @@ async function coordinate(net: string, orgs: Org[], t = 2, approved = true): Pro
 }
 
 const health = async (org: Org) =>
-  (await (await fetch(`${org.url}/v1/health`)).json()) as Record<string, unknown>;
+  (await readGuardian(org.part, '/v1/health')).body as Record<string, unknown>;
 
 /** Every file under `dir`, recursively. */
 function filesUnder(dir: string): string[] {
@@ -221,12 +232,15 @@ describe('guardians of three organisations', () => {
     const session = randomBytes(16).toString('hex');
     const wire = (from: string, signer: Uint8Array, body: unknown, setVersion = 0) =>
       JSON.stringify(sealMessage({ type: 'dkg/roster', from, to, setVersion, body: body as never }, signer)); // prettier-ignore
+    const stranger = newIdentity();
+    // Over TLS with the certificate of the party the message names (the coordinator's unless a
+    // stranger's), so each refusal below is the envelope's or the roster's check, not the link's.
     const post = async (body: string) => {
-      const res = await fetch(`${orgs[0]!.url}/v1/message`, { method: 'POST', body, headers: { 'content-type': 'application/json' } }); // prettier-ignore
-      const error = ((await res.json()) as { error?: { code?: string; message?: string } }).error;
+      const named = body.includes(stranger.publicKey) ? stranger : coordinator;
+      const res = await postRaw(orgs[0]!.part, body, named);
+      const error = (res.body as { error?: { code?: string; message?: string } }).error;
       return `${res.status} ${error?.code}: ${error?.message}`;
     };
-    const stranger = newIdentity();
     const key = coordinator.publicKey;
     expect(await post(JSON.stringify({ payload: 'x'.repeat(MAX_MESSAGE_BYTES + 1), sig: '' }))).toMatch(/^413 too-large/); // prettier-ignore
     expect(await post('{"payload": 5}')).toMatch(/^400 malformed/);

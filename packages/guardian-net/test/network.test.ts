@@ -15,9 +15,20 @@ import { frostIdentifier } from '../src/frost';
 import { verifySet, type GuardianSet } from '../src/guardian-set';
 import { loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { macOf, pairwiseKey } from '../src/pairwise-mac';
-import { callParty, MESSAGE_PATH, RemoteError } from '../src/transport';
+import { callParty, RemoteError } from '../src/transport';
 import { vaultSpend } from './vault-spend';
-import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  allOutput,
+  CLI,
+  EVIL,
+  freePorts,
+  kill9,
+  postRaw,
+  readGuardian,
+  run,
+  waitHealthy,
+  type Proc,
+} from './harness';
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-net-'));
 const gdir = (id: number) => join(dir, `guardian-${id}`);
@@ -27,9 +38,9 @@ let coordinatorId: Identity;
 let coordinator: Coordinator;
 const procs = new Map<number, Proc>();
 
-function url(id: number): string {
-  return `http://127.0.0.1:${basePort + id - 1}`;
-}
+/** Guardian `id` as the set lists it: its https URL and the identity key its link is pinned to. */
+const member = (id: number) => set.members[id - 1]!;
+const url = (id: number) => member(id).url;
 
 async function startGuardian(id: number, policy = 'approve-all'): Promise<Proc> {
   const p = run(CLI, [
@@ -44,7 +55,7 @@ async function startGuardian(id: number, policy = 'approve-all'): Promise<Proc> 
     policy,
   ]);
   procs.set(id, p);
-  await waitHealthy(url(id));
+  await waitHealthy(member(id));
   return p;
 }
 
@@ -60,7 +71,7 @@ async function startEvil(id: number, mode = 'bad-share'): Promise<Proc> {
     mode,
   ]);
   procs.set(id, p);
-  await waitHealthy(url(id));
+  await waitHealthy(member(id));
   return p;
 }
 
@@ -127,7 +138,7 @@ describe('guardian network on loopback (real processes)', () => {
     expect(set.n).toBe(3);
     expect(set.groupKey).toMatch(/^[0-9a-f]{64}$/);
     for (const id of [1, 2, 3]) {
-      const served = (await (await fetch(`${url(id)}/v1/set`)).json()) as GuardianSet;
+      const served = (await readGuardian(member(id), '/v1/set')).body as GuardianSet;
       expect(verifySet(served, set.groupKey).signatures).toEqual(set.signatures);
       expect(statSync(join(gdir(id), 'share.json')).mode & 0o777).toBe(0o600);
       expect(statSync(join(gdir(id), 'identity.json')).mode & 0o777).toBe(0o600);
@@ -371,16 +382,10 @@ describe('guardian network on loopback (real processes)', () => {
 
   it('forged, replayed, oversized and out-of-set messages are refused and change nothing', async () => {
     const g1 = set.members[0]!;
-    const post = async (body: string) => {
-      const res = await fetch(url(1) + MESSAGE_PATH, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'application/json' },
-      });
-      return {
-        status: res.status,
-        json: (await res.json()) as { error?: { code: string; message: string } },
-      };
+    // Each over TLS with the sender's own certificate, so the envelope's checks are what refuse.
+    const post = async (body: string, sender: Identity) => {
+      const res = await postRaw(g1, body, sender);
+      return { status: res.status, json: res.body as { error?: { code: string; message: string } } }; // prettier-ignore
     };
     const propose = (from: Identity, signer = from) =>
       JSON.stringify(
@@ -398,19 +403,24 @@ describe('guardian network on loopback (real processes)', () => {
     const before = { seen: storeRows(1, 'seen_messages'), sessions: storeRows(1, 'sessions') };
 
     const stranger = newIdentity();
-    const outOfSet = await post(propose(stranger));
+    const outOfSet = await post(propose(stranger), stranger);
     expect(outOfSet.status).toBe(403);
     expect(outOfSet.json.error).toEqual({
       code: 'sender-not-in-set',
       message: expect.stringMatching(/not in the published guardian set/),
     });
 
-    const forged = await post(propose(coordinatorId, stranger));
+    // The coordinator's name signed by another: on the stranger's own link, refused by the link;
+    // on the coordinator's, by the envelope's signature check.
+    const onItsLink = await post(propose(coordinatorId, stranger), stranger);
+    expect([onItsLink.status, onItsLink.json.error?.code]).toEqual([403, 'bad-certificate']);
+    const forged = await post(propose(coordinatorId, stranger), coordinatorId);
     expect(forged.status).toBe(401);
     expect(forged.json.error?.code).toBe('bad-signature');
 
     const oversized = await post(
       JSON.stringify({ payload: 'x'.repeat(MAX_MESSAGE_BYTES + 1), sig: '' }),
+      stranger,
     );
     expect(oversized.status).toBe(413);
     expect(oversized.json.error?.code).toBe('too-large');
@@ -428,11 +438,11 @@ describe('guardian network on loopback (real processes)', () => {
         coordinatorId.secretKey,
       ),
     );
-    expect((await post(stale)).json.error?.code).toBe('stale');
+    expect((await post(stale, coordinatorId)).json.error?.code).toBe('stale');
 
     // A guardian of the set may not ask another for a signature share: only a coordinator may.
     const g2 = loadIdentity(join(gdir(2), 'identity.json'));
-    const fromPeer = await post(propose(g2));
+    const fromPeer = await post(propose(g2), g2);
     expect(fromPeer.status).toBe(403);
     expect(fromPeer.json.error?.code).toBe('not-allowed');
 
@@ -441,9 +451,9 @@ describe('guardian network on loopback (real processes)', () => {
     expect(storeRows(1, 'seen_messages')).toBe(before.seen + 1);
 
     const valid = propose(coordinatorId);
-    expect((await post(valid)).status).toBe(200);
+    expect((await post(valid, coordinatorId)).status).toBe(200);
     const sessions = storeRows(1, 'sessions');
-    const replayed = await post(valid);
+    const replayed = await post(valid, coordinatorId);
     expect(replayed.status).toBe(409);
     expect(replayed.json.error?.code).toBe('replayed');
     expect(storeRows(1, 'sessions')).toBe(sessions);
@@ -452,15 +462,8 @@ describe('guardian network on loopback (real processes)', () => {
   it('a MAC’d proposal is answered MAC’d; one under another pair’s key or replayed is refused and changes nothing', async () => {
     const g1 = set.members[0]!;
     const post = async (wire: unknown) => {
-      const res = await fetch(url(1) + MESSAGE_PATH, {
-        method: 'POST',
-        body: JSON.stringify(wire),
-        headers: { 'content-type': 'application/json' },
-      });
-      return {
-        status: res.status,
-        json: (await res.json()) as { error?: { code: string }; mac?: string; sig?: string },
-      };
+      const res = await postRaw(g1, JSON.stringify(wire), coordinatorId);
+      return { status: res.status, json: res.body as { error?: { code: string }; mac?: string; sig?: string } }; // prettier-ignore
     };
     const propose = () =>
       sealMessage(
@@ -513,7 +516,7 @@ describe('guardian network on loopback (real processes)', () => {
 
   it('no share ever appears in a log, a health answer or the published set', async () => {
     const logs = allOutput.join('');
-    const served = [1, 2, 3].map(async (id) => JSON.stringify(await waitHealthy(url(id))));
+    const served = [1, 2, 3].map(async (id) => JSON.stringify(await waitHealthy(member(id))));
     const answers = (await Promise.all(served)).join('') + JSON.stringify(set);
     for (const id of [1, 2, 3]) {
       const secret = (

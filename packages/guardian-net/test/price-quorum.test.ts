@@ -15,7 +15,7 @@ import { parseSetBody, type GuardianSet } from '../src/guardian-set';
 import { ensureIdentity } from '../src/identity';
 import { collectPriceQuorum, PRICE_PATH } from '../src/price/quorum';
 import { priceQuorumCommitment, signedPriceProblem } from '../src/price/signed-price';
-import { CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import { CLI, freePorts, kill9, readGuardian, run, waitHealthy, type Proc } from './harness';
 import { startFakeFeed, type FakeFeed } from './price-feeds';
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-price-'));
@@ -25,7 +25,7 @@ let coordinator: Coordinator;
 const procs: Proc[] = [];
 /** Each guardian's own two exchanges. */
 const feeds = new Map<number, FakeFeed[]>();
-const url = (id: number) => `http://127.0.0.1:${basePort + id - 1}`;
+const url = (id: number) => `https://127.0.0.1:${basePort + id - 1}`;
 const liquidation = { kind: 'liquidation', thresholdCents: 9_000_000 };
 
 function setPrice(id: number, usd: string): void {
@@ -36,8 +36,8 @@ function setPrice(id: number, usd: string): void {
 async function untilPrice(id: number, cents: number | null): Promise<Record<string, unknown>> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const res = await fetch(url(id) + PRICE_PATH, { signal: AbortSignal.timeout(2_000) });
-    const json = (await res.json()) as Record<string, unknown>;
+    const res = await readGuardian(set.members[id - 1]!, PRICE_PATH, 2_000);
+    const json = res.body as Record<string, unknown>;
     if (cents === null ? res.status === 503 : json.priceCents === cents) return json;
     if (Date.now() > deadline) throw new Error(`guardian ${id} serves ${JSON.stringify(json)}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -45,7 +45,7 @@ async function untilPrice(id: number, cents: number | null): Promise<Record<stri
 }
 
 async function health(id: number): Promise<Record<string, unknown>> {
-  return (await (await fetch(url(id) + '/v1/health')).json()) as Record<string, unknown>;
+  return (await readGuardian(set.members[id - 1]!, '/v1/health')).body as Record<string, unknown>;
 }
 
 beforeAll(async () => {

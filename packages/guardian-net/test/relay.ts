@@ -3,7 +3,9 @@
 // direction; with `loss`, a chunk is lost once and arrives a retransmission time-out later, with
 // every chunk behind it on that connection waiting for it, as TCP delivers after a lost segment.
 // `stall` swallows every byte from then on (a member that holds its connections and never
-// answers) until `heal`; `cut` refuses and resets every connection (a partition) until `heal`.
+// answers) until `heal`; `cut` refuses and resets every connection (a partition) until `heal`;
+// `hold` keeps every byte back, in order, until `release` delivers it (a member whose link is slow
+// for a while, while the member itself keeps running: its own timers and reads go on).
 import net from 'node:net';
 
 export interface RelayEnds {
@@ -38,9 +40,11 @@ export class Relay {
   target: number;
   /** where it listens, once it does */
   port = 0;
-  /** chunks relayed and chunks lost, since the start */
-  readonly counts = { chunks: 0, lost: 0 };
-  private state: 'open' | 'stalled' | 'cut' = 'open';
+  /** connections taken, chunks relayed and chunks lost, since the start */
+  readonly counts = { connections: 0, chunks: 0, lost: 0 };
+  private state: 'open' | 'stalled' | 'cut' | 'held' = 'open';
+  /** what `hold` kept back, in the order it came */
+  private held: (() => void)[] = [];
   private readonly sockets = new Set<net.Socket>();
   private readonly server = net.createServer((client) => this.pipe(client));
   private readonly random: () => number;
@@ -52,11 +56,14 @@ export class Relay {
     this.random = draws(ends.seed ?? 1);
   }
 
-  /** Listens; resolves with its port. */
-  listen(): Promise<number> {
+  private closed: Promise<void> = Promise.resolve();
+
+  /** Listens (again, on the same port, after `close`); resolves with its port. */
+  async listen(): Promise<number> {
+    await this.closed;
     return new Promise((resolve, reject) => {
       this.server.once('error', reject);
-      this.server.listen(this.ends.port ?? 0, this.ends.host ?? '127.0.0.1', () => {
+      this.server.listen(this.port || (this.ends.port ?? 0), this.ends.host ?? '127.0.0.1', () => {
         this.port = (this.server.address() as net.AddressInfo).port;
         resolve(this.port);
       });
@@ -65,6 +72,7 @@ export class Relay {
 
   private pipe(client: net.Socket): void {
     if (this.state === 'cut') return void client.resetAndDestroy();
+    this.counts.connections++;
     const upstream = net.connect(this.target, this.ends.targetHost ?? '127.0.0.1');
     for (const s of [client, upstream]) {
       this.sockets.add(s);
@@ -84,6 +92,7 @@ export class Relay {
   private forward(to: net.Socket): (chunk: Buffer) => void {
     let lastAt = 0;
     return (chunk) => {
+      if (this.state === 'held') return void this.held.push(() => !to.destroyed && to.write(chunk));
       if (this.state !== 'open') return;
       this.counts.chunks++;
       const lost = this.loss > 0 && this.random() < this.loss;
@@ -103,6 +112,23 @@ export class Relay {
     if (this.state === 'open') this.state = 'stalled';
   }
 
+  /** Keeps every byte back from now on, both ways, until `release`. */
+  hold(): void {
+    if (this.state === 'open') this.state = 'held';
+  }
+
+  /** Delivers what `hold` kept back, in order, and relays as before. */
+  release(): void {
+    if (this.state !== 'held') return;
+    this.state = 'open';
+    for (const write of this.held.splice(0)) write();
+  }
+
+  /** Closes every connection open now; new ones are taken as before. */
+  drop(): void {
+    for (const s of this.sockets) s.destroy();
+  }
+
   /** Resets every connection and refuses new ones, as a partition does. */
   cut(): void {
     this.state = 'cut';
@@ -116,8 +142,10 @@ export class Relay {
     for (const s of this.sockets) s.destroy();
   }
 
+  /** Closes every connection and stops listening: a caller is refused, as by a stopped member. */
   close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    this.closed = new Promise((resolve) => this.server.close(() => resolve()));
+    return this.closed;
   }
 }

@@ -63,7 +63,7 @@ const resume = (id: number) => procs.get(id)?.child.kill('SIGCONT');
 
 beforeAll(async () => {
   const base = await freePorts(N);
-  const urls = Array.from({ length: N }, (_, i) => `http://127.0.0.1:${base + i}`);
+  const urls = Array.from({ length: N }, (_, i) => `https://127.0.0.1:${base + i}`);
   const dealt = dealSetAt(urls, T, coordinatorId);
   set = dealt.set;
   for (let id = 1; id <= N; id++) writeGuardianDir(join(dir, `g${id}`), id, [dealt]);

@@ -67,7 +67,7 @@ async function startGuardian(key: string, id: number, gdir: string, port: number
     ]),
   );
   procs.set(key, p);
-  await waitHealthy(`http://127.0.0.1:${port}`);
+  await waitHealthy(`https://127.0.0.1:${port}`);
 }
 
 async function stop(key: string): Promise<void> {
@@ -108,7 +108,7 @@ function strangersSet(prev = set1): GuardianSet {
       id: i + 1,
       name: `stranger-${i + 1}`,
       identityKey: k.publicKey,
-      url: `http://127.0.0.1:${newPort + 10 + i}`,
+      url: `https://127.0.0.1:${newPort + 10 + i}`,
     })),
     coordinators: set1.coordinators,
     frost: pub,
@@ -245,7 +245,7 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
     expect(set2.groupKey).not.toBe(set1.groupKey);
     expect(set2.members.slice(0, 2)).toEqual(set1.members.slice(0, 2));
     expect(set2.members[2]!.identityKey).not.toBe(set1.members[2]!.identityKey);
-    expect(set2.members[2]!.url).toBe(`http://127.0.0.1:${newPort}`);
+    expect(set2.members[2]!.url).toBe(`https://127.0.0.1:${newPort}`);
     expect(set2.previous).toEqual(previousOf(set1));
     // Guardian 3 of set 1 (replaced, not in set 2's DKG) refused; guardians 1 and 2 handed over.
     expect(Object.keys(set2.handover!).sort()).toEqual(['1', '2']);
@@ -416,13 +416,13 @@ describe('guardian rotation: a new DKG for the next set, handed over by the curr
       ...['--roster', join(dir4, 'roster.json')],
     ]);
     procs.set('set4-4', p);
-    await waitHealthy(`http://127.0.0.1:${port}`);
+    await waitHealthy(`https://127.0.0.1:${port}`);
     for (const id of [1, 2, 3]) approveRoster(join(dir, 'next3', `guardian-${id}`), roster4, true);
     const refusals: string[] = [];
     const lying: typeof collectHandover = async (current, next, identity, timeoutMs) => {
       const { '1': _dropped, ...fewer } = next.signatures;
       refusals.push(await codeOf(ask(current, 2, 'set/handover', { ...next, signatures: fewer })));
-      const urls = next.members.map((m) => (m.id === 4 ? { ...m, url: 'http://127.0.0.1:1' } : m));
+      const urls = next.members.map((m) => (m.id === 4 ? { ...m, url: 'https://127.0.0.1:1' } : m));
       refusals.push(await codeOf(ask(current, 3, 'set/handover', { ...next, members: urls })));
       refusals.push(await codeOf(ask(current, 3, 'set/handover', strangersSet(current))));
       return collectHandover(current, next, identity, timeoutMs);

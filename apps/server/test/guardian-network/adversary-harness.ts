@@ -2,7 +2,9 @@
 // external) on its devnet, and each guardian as its own process: honest ones with `--policy vault`
 // (their own chain view and price, read from the app's public routes), or the malicious/crashing
 // fixture (packages/guardian-net/test/fixtures/evil-guardian.ts) holding the same guardian's real
-// share. Plus what the tests read back: each guardian's nonce rows, the chain's verdict on a
+// share. Each guardian is reached through a TCP relay at the URL the set lists (it listens on a
+// port of its own behind it), so a test can hold its link back for a while as the guardian keeps
+// running. Plus what the tests read back: each guardian's nonce rows, the chain's verdict on a
 // transaction, and the flow harness's wallets.
 import { expect } from 'vitest';
 import { randomBytes } from 'node:crypto';
@@ -21,10 +23,13 @@ import {
   startGuardianNetwork,
   type TestGuardianNetwork,
 } from './signer-harness';
+import { Relay } from '../../../../packages/guardian-net/test/relay';
 import {
   CLI,
   EVIL,
+  freePorts,
   kill9,
+  readGuardian,
   run,
   waitHealthy,
   type Proc,
@@ -62,6 +67,11 @@ export interface World {
   /** Settles when guardian `id`'s present process exits. */
   gone(id: number): Promise<unknown>;
   pid(id: number): number;
+  /**
+   * Holds back every byte to and from guardian `id` (its relay), until `resume` delivers them:
+   * it decides nothing meanwhile, while its own price reads go on, unlike a stopped process
+   * whose reads time out the moment it runs again.
+   */
   pause(id: number): void;
   resume(id: number): void;
   nonces(id: number): Promise<NonceRow[]>;
@@ -90,9 +100,9 @@ export const lastApprovals = (ctx: { progress: ProgressNotification[] }) =>
 /** Until each of `ids` signs `cents` as its own latest price (read from the app every 500 ms). */
 export async function guardiansSee(w: World, ids: number[], cents: number): Promise<void> {
   const priceOf = async (id: number) => {
-    const res = await fetch(`${w.url(id)}/v1/health`, { signal: AbortSignal.timeout(2_000) });
+    const res = await readGuardian(w.set.members[id - 1]!, '/v1/health', 2_000);
     // A restarted guardian shows its stored last price until it reads afresh: fresh ones only.
-    const body = (await res.json()) as {
+    const body = res.body as {
       lastPrice?: { priceCents: number } | null;
       priceFresh?: boolean;
     };
@@ -137,13 +147,21 @@ export async function startWorld(
   const procs = new Map<number, Proc>();
   const gdir = (id: number) => join(network.dir, `guardian-${id}`);
   const url = (id: number) => set.members[id - 1]!.url;
-  const port = (id: number) => new URL(url(id)).port;
+  const listenBase = await freePorts(3);
+  const port = (id: number) => String(listenBase + id - 1);
+  const relays = new Map<number, Relay>();
+  for (const m of set.members)
+    relays.set(m.id, new Relay({ port: Number(new URL(m.url).port), target: listenBase + m.id - 1 })); // prettier-ignore
   const flags = ['--chain', `${app.url}/esplora`, '--app', app.url, '--network', 'devnet'];
   const feeds = ['--feeds', `devnet@${app.url}`, '--price-tick', '500'];
   const up = async (id: number, proc: Proc, needPrice = true) => {
     procs.set(id, proc);
+    // Its relay listens while it runs: a caller of a stopped guardian is refused (ECONNREFUSED).
+    const relay = relays.get(id)!;
+    await relay.listen();
+    void proc.exited.then(() => relay.close());
     const deadline = Date.now() + 45_000;
-    while (!(await waitHealthy(url(id), 45_000)).priceFresh && needPrice) {
+    while (!(await waitHealthy(set.members[id - 1]!, 45_000)).priceFresh && needPrice) {
       if (Date.now() > deadline) throw new Error(`guardian ${id}: no price\n${proc.output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -199,11 +217,12 @@ export async function startWorld(
     },
     gone: (id) => procs.get(id)!.exited,
     pid: (id) => procs.get(id)!.child.pid!,
-    pause: (id) => procs.get(id)?.child.kill('SIGSTOP'),
-    resume: (id) => procs.get(id)?.child.kill('SIGCONT'),
+    pause: (id) => relays.get(id)!.hold(),
+    resume: (id) => relays.get(id)!.release(),
     nonces: (id) => guardianNonceRows(gdir(id), network.databaseUrls?.[id - 1]),
     close: async () => {
       await Promise.all([...procs.keys()].map((id) => world.kill(id)));
+      await Promise.all([...relays.values()].map((r) => r.close()));
       await app.stop();
       if (flowPg) await dropSchema(flowPg, schema);
       await network.close();

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { base64, hex } from '@scure/base';
 import { loadIdentity, newIdentity, sealMessage, type Identity } from '@unit/guardian-net';
-import { MESSAGE_PATH } from '../../../../packages/guardian-net/src/transport';
+import { postRaw } from '../../../../packages/guardian-net/test/harness';
 import { MAX_CONTEXT_BYTES } from '../../../../packages/guardian-net/src/vault-policy/context';
 import type { TestWallet } from '../guardian/harness';
 import type { World } from './adversary-harness';
@@ -27,14 +27,10 @@ export function hostileMessageTests(get: () => { w: World; alice: TestWallet }):
   const g1 = () => get().w.set.members[0]!;
   const coordinator = () => loadIdentity(join(get().w.network.dir, 'coordinator', 'identity.json'));
 
-  const post = async (body: string): Promise<Answer> => {
-    const res = await fetch(get().w.url(1) + MESSAGE_PATH, {
-      method: 'POST',
-      body,
-      headers: { 'content-type': 'application/json' },
-      signal: AbortSignal.timeout(10_000),
-    });
-    return { status: res.status, json: (await res.json()) as Answer['json'] };
+  /** Over TLS with `sender`'s own certificate: what refuses is the envelope's check, not the link. */
+  const post = async (body: string, sender: Identity = coordinator()): Promise<Answer> => {
+    const res = await postRaw(g1(), body, sender, 10_000);
+    return { status: res.status, json: res.body as Answer['json'] };
   };
   const proposal = (
     body: unknown,
@@ -100,8 +96,12 @@ export function hostileMessageTests(get: () => { w: World; alice: TestWallet }):
     const before = { sessions: count('sessions'), seen: count('seen_messages') };
     const stranger = newIdentity();
 
-    const outOfSet = await post(proposal(body, stranger));
+    const outOfSet = await post(proposal(body, stranger), stranger);
     expect([outOfSet.status, outOfSet.json.error?.code]).toEqual([403, 'sender-not-in-set']);
+    // The coordinator's name signed by a stranger: refused by the link on the stranger's own
+    // connection, and by the envelope's signature check on the coordinator's.
+    const onItsLink = await post(proposal(body, coordinator(), stranger), stranger);
+    expect([onItsLink.status, onItsLink.json.error?.code]).toEqual([403, 'bad-certificate']);
     const forged = await post(proposal(body, coordinator(), stranger));
     expect([forged.status, forged.json.error?.code]).toEqual([401, 'bad-signature']);
     const huge = { ...body, context: { ...body.context, padding: 'x'.repeat(70_000) } };
@@ -112,7 +112,7 @@ export function hostileMessageTests(get: () => { w: World; alice: TestWallet }):
 
     // A guardian of the set may not propose: its message is recorded as seen, nothing else.
     const peer = loadIdentity(join(get().w.gdir(2), 'identity.json'));
-    const fromPeer = await post(proposal(body, peer));
+    const fromPeer = await post(proposal(body, peer), peer);
     expect([fromPeer.status, fromPeer.json.error?.code]).toEqual([403, 'not-allowed']);
     expect(count('sessions')).toBe(before.sessions);
 

@@ -159,7 +159,7 @@ describe('a malicious guardian that approves everything', () => {
 
   /**
    * A borrow where guardian 3 is certainly among the first two approvers: guardian 2 is held
-   * (SIGSTOP) until guardians 1 and 3 approved every session, or one of them was left out (its
+   * (its link held) until guardians 1 and 3 approved every session, or one of them was left out (its
    * session then needs guardian 2), then let go to decide for the retry.
    */
   /** `untilExcluded`: guardian 2 stays paused until the cheater is excluded (every session has it). */
@@ -188,7 +188,10 @@ describe('a malicious guardian that approves everything', () => {
       reason: 'bad signature share',
     });
     expect(states(approvals).slice(0, 2)).toEqual(['approved', 'approved']);
-    for (const id of [1, 2]) expect((await sessionRows(id, session)).at(-1)?.status).toBe('spent');
+    // Each honest guardian gave a share (a nonce spent); the one held may also hold a commitment
+    // it gave with its late approval, never used, so not necessarily its last row.
+    for (const id of [1, 2])
+      expect((await sessionRows(id, session)).map((r) => r.status)).toContain('spent');
   }, 60_000);
 
   it('replays a nonce commitment: it is named excluded, the honest two sign', async () => {

@@ -1,5 +1,6 @@
-// A world whose every link to a guardian passes a TCP relay that records its bytes: `guardian dkg`
-// makes a 2-of-3 set whose URLs are the relays' ports, each guardian then listens on a port of its
+// A world whose every link to a guardian passes a TCP relay that records its bytes: a 2-of-3 set
+// whose URLs are the relays' ports (its network directory as `guardian dkg` leaves it, the key
+// dealt in-process: dealt-at.ts), each guardian then listens on a port of its
 // own behind its relay, and the real app coordinates the set (GUARDIAN_NETWORK external). So every
 // byte between the app and a guardian, and between guardians, is in the capture. Over TLS (the
 // default) or plain HTTP (UNIT_GUARDIAN_INSECURE_PLAIN_HTTP=1, local development only), chosen
@@ -19,6 +20,7 @@ import {
 import type { Harness } from '../guardian/harness';
 import { startTestApp, type RunningApp } from '../support';
 import { appHarness, appReadingFlags, quorumAt } from './signer-harness';
+import { dealNetworkDir } from '../../../../packages/guardian-net/test/dealt-at';
 import {
   CLI,
   freePorts,
@@ -98,8 +100,7 @@ export async function startCaptureWorld(plain: boolean): Promise<CaptureWorld> {
   };
   try {
     const [urlBase, listenBase] = [await freePorts(3), await freePorts(3)];
-    const dkg = run(CLI, ['dkg', '--dir', dir, '--n', '3', '--t', '2', '--base-port', `${urlBase}`]); // prettier-ignore
-    if ((await dkg.exited) !== 0) throw new Error(`guardian dkg failed:\n${dkg.output()}`);
+    dealNetworkDir(dir, 3, 2, urlBase, plain ? 'http' : 'https');
     const set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
     app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir });
     for (const m of set.members) {

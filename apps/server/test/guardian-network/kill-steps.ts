@@ -42,7 +42,7 @@ export interface KillRun {
 
 /**
  * Sends `method` with `request` through the app while guardian `id` dies at `step`. Past its
- * decision it must be one of the two signers to die as one: `hold` is paused (SIGSTOP) until `id`
+ * decision it must be one of the two signers to die as one: `hold` is held (its link) until `id`
  * is gone, then let go to carry the retry.
  */
 export async function sendWithKill(
@@ -122,7 +122,7 @@ export async function expectRestarted(
 ): Promise<void> {
   await w.kill(id);
   await w.honest(id);
-  expect((await waitHealthy(w.url(id))).state).toBe('ready');
+  expect((await waitHealthy(w.set.members[id - 1]!)).state).toBe('ready');
   const all = await w.nonces(id);
   expect(all.filter((r) => r.status === 'issued')).toEqual([]);
   expect(new Set(all.map((r) => r.hiding)).size).toBe(all.length);

@@ -1,11 +1,12 @@
-// GET /api/network against real guardian processes: the CLI's DKG into a temporary directory, three
+// GET /api/network against real guardian processes: a network directory (its key dealt), three
 // `guardian start` processes, and the real app with GUARDIAN_NETWORK=external reading that
-// directory. Each guardian is reached through a small counting proxy at the URL the set publishes
-// (the guardian itself listens on another port, `--port`), so the test counts the health reads the
-// app makes: concurrent callers must share one.
+// directory, every link TLS pinned to the set's identity keys. Each guardian is reached through a
+// TCP relay at the URL the set publishes (the guardian itself listens on another port, `--port`),
+// which counts the connections the app opens: with the relay's connections closed before a burst,
+// concurrent callers must share one health read, so one new connection to each guardian.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STOPPED_FILE, recordStopped, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { guardianNetworkSchema, type GuardianNetworkDto } from '@unit/protocol/wire';
 import { HEALTH_TIMEOUT_MS, STOPPED } from '../../src/http/network-routes';
-import { freePorts } from '../../../../packages/guardian-net/test/harness';
+import { freePorts, waitHealthy } from '../../../../packages/guardian-net/test/harness';
+import { Relay } from '../../../../packages/guardian-net/test/relay';
+import { dealNetworkDir } from '../../../../packages/guardian-net/test/dealt-at';
 import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { startTestApp, type RunningApp } from '../support';
 
@@ -41,55 +44,12 @@ function run(args: string[]): Proc {
   return { child, exited, output: () => out };
 }
 
-/** Forwards every request to `target`, counting the /v1/health ones. */
-function countingProxy(port: number, target: number) {
-  const counter = { health: 0, server: null as Server | null };
-  const server = createServer((req, res) => {
-    if (req.url === '/v1/health') counter.health++;
-    const upstream = request(
-      { host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
-    upstream.on('error', () => {
-      if (!res.headersSent) res.writeHead(502);
-      res.end();
-    });
-    req.pipe(upstream);
-  });
-  counter.server = server;
-  return new Promise<typeof counter>((resolve) =>
-    server.listen(port, '127.0.0.1', () => resolve(counter)),
-  );
-}
-
-async function waitHealthy(port: number): Promise<void> {
+/** Until guardian `m` (over its pinned TLS link) has read a price of its own. */
+async function waitPriced(m: GuardianSet['members'][number]): Promise<void> {
   const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/v1/health`, {
-        signal: AbortSignal.timeout(1_000),
-      });
-      if (res.ok) return;
-    } catch {
-      // not up yet
-    }
-    if (Date.now() > deadline) throw new Error(`guardian on ${port} did not come up`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Until the guardian on `port` has read a price of its own. */
-async function waitPriced(port: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const res = await fetch(`http://127.0.0.1:${port}/v1/health`);
-    if (((await res.json()) as { lastPrice?: unknown }).lastPrice) return;
-    if (Date.now() > deadline) throw new Error(`guardian on ${port} read no price`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  while (!(await waitHealthy(m)).lastPrice)
+    if (Date.now() > deadline) throw new Error(`guardian ${m.id} read no price`);
+    else await new Promise((r) => setTimeout(r, 100));
 }
 
 async function network(app: RunningApp): Promise<{ status: number; body: unknown }> {
@@ -127,15 +87,15 @@ describe('GET /api/network with a guardian network', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'unit-network-route-'));
   const setFile = path.join(dir, 'guardian-set.json');
   const guardians = new Map<number, Proc>();
-  const proxies: Array<Awaited<ReturnType<typeof countingProxy>>> = [];
+  const relays: Relay[] = [];
   let set: GuardianSet;
   let app: RunningApp;
   let tickers: Server;
 
   beforeAll(async () => {
     const setPort = await freePorts(3);
-    const dkg = run(['dkg', '--dir', dir, '--n', '3', '--t', '2', '--base-port', String(setPort)]);
-    expect(await dkg.exited, dkg.output()).toBe(0);
+    // The network's directory as `guardian dkg` leaves it, its key dealt in-process (dealt-at.ts).
+    dealNetworkDir(dir, 3, 2, setPort);
     set = verifySet(JSON.parse(readFileSync(setFile, 'utf8')));
     tickers = await fakeTickers();
     const t = `http://127.0.0.1:${(tickers.address() as { port: number }).port}`;
@@ -147,11 +107,13 @@ describe('GET /api/network with a guardian network', () => {
       // Only guardian 1 reads feeds, so the page shows a price and a guardian without one.
       const feeds = id === 1 ? ['--feeds', `mempool@${t},coinbase@${t}`] : [];
       guardians.set(id, run([...args, '--policy', 'approve-all', ...feeds]));
-      proxies.push(await countingProxy(setPort + id - 1, port));
+      const relay = new Relay({ port: setPort + id - 1, target: port });
+      relays.push(relay);
+      await relay.listen();
     }
-    await Promise.all([1, 2, 3].map((id) => waitHealthy(ownPort + id - 1)));
+    await Promise.all(set.members.map((m) => waitHealthy(m)));
     // Guardian 1 up is not guardian 1 with a price: its first read of the feeds comes after.
-    await waitPriced(ownPort);
+    await waitPriced(set.members[0]!);
     app = await startTestApp(
       { GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir },
       { network: { cacheMs: CACHE_MS } },
@@ -162,7 +124,7 @@ describe('GET /api/network with a guardian network', () => {
     await app?.stop();
     for (const g of guardians.values()) g.child.kill('SIGKILL');
     await Promise.all([...guardians.values()].map((g) => g.exited));
-    await Promise.all(proxies.map((p) => new Promise((r) => p.server!.close(r))));
+    await Promise.all(relays.map((r) => r.close()));
     await new Promise((r) => tickers?.close(r));
     rmSync(dir, { recursive: true, force: true });
   });
@@ -219,14 +181,27 @@ describe('GET /api/network with a guardian network', () => {
   });
 
   it('shares one read among concurrent callers, and keeps it for a cache period', async () => {
+    /** The connections `f` made the app open to each guardian, its kept-alive ones closed first. */
+    const opened = async (f: () => Promise<unknown>) => {
+      for (const r of relays) r.drop();
+      const before = relays.map((r) => r.counts.connections);
+      await f();
+      return relays.map((r, i) => r.counts.connections - before[i]!);
+    };
     await sleep(PAST_CACHE_MS);
-    const before = proxies.map((p) => p.health);
-    const answers = await Promise.all(Array.from({ length: 25 }, () => networkDto(app)));
+    const one = await opened(() => networkDto(app));
+    expect(one.every((n) => n > 0)).toBe(true);
+    await sleep(PAST_CACHE_MS);
+    let answers: GuardianNetworkDto[] = [];
+    const burst = await opened(async () => {
+      answers = await Promise.all(Array.from({ length: 25 }, () => networkDto(app)));
+    });
+    // Twenty-five callers at once cost each guardian what one caller does: one read, shared.
+    expect(burst).toEqual(one);
     expect(new Set(answers.map((a) => a.checked_at)).size).toBe(1);
-    expect(proxies.map((p, i) => p.health - before[i]!)).toEqual([1, 1, 1]);
     // Callers within the cache period get the kept answer: the guardians are not asked again.
-    await Promise.all(Array.from({ length: 10 }, () => networkDto(app)));
-    expect(proxies.map((p, i) => p.health - before[i]!)).toEqual([1, 1, 1]);
+    const kept = await opened(() => Promise.all(Array.from({ length: 10 }, () => networkDto(app))));
+    expect(kept).toEqual([0, 0, 0]);
   });
 
   it('shows a killed guardian offline within a cache period, the others online', async () => {

@@ -20,6 +20,7 @@ import {
 import { getGuardianRequest, getVaultByPubkey, termOf } from '../../src/store';
 import { putSetting } from '../../src/store/settings';
 import type { RunningApp } from '../support';
+import { readGuardian } from '../../../../packages/guardian-net/test/harness';
 import { call, FEE_RATE, type Harness } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
 import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
@@ -37,7 +38,13 @@ afterAll(async () => {
   await network?.close();
 });
 
+/** A GET of the app, or of a guardian over its TLS link (its certificate bound to an identity key). */
 async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { origin, pathname, search } = new URL(url);
+  if (origin.startsWith('https:')) {
+    const answer = await readGuardian(origin, pathname + search);
+    return { status: answer.status, body: answer.body as Record<string, unknown> };
+  }
   const res = await fetch(url, { signal: AbortSignal.timeout(5_000) });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }

@@ -106,7 +106,7 @@ beforeAll(async () => {
   // Each guardian up, with its own fresh price read from the app.
   for (const [i, m] of set.members.entries()) {
     const deadline = Date.now() + 30_000;
-    while (!(await waitHealthy(m.url)).priceFresh) {
+    while (!(await waitHealthy(m)).priceFresh) {
       if (Date.now() > deadline)
         throw new Error(`guardian ${m.id}: no price\n${procs[i]!.output()}`);
       await new Promise((r) => setTimeout(r, 200));
@@ -338,7 +338,7 @@ describe('three guardians validate vault requests on their own', () => {
       const localGroup = hex.decode(localSet.groupKey!);
       for (const m of localSet.members) {
         const deadline = Date.now() + 30_000;
-        while (!(await waitHealthy(m.url)).priceFresh)
+        while (!(await waitHealthy(m)).priceFresh)
           if (Date.now() > deadline) throw new Error(`no price\n${local.output()}`);
           else await new Promise((r) => setTimeout(r, 200));
       }

@@ -53,7 +53,7 @@ const feeds = new Map<number, FakeFeed[]>();
 /** The quorum commitments the second test read from the chain's records. */
 const committed: Uint8Array[] = [];
 
-const health = (id: number) => waitHealthy(set.members[id - 1]!.url, 5_000);
+const health = (id: number) => waitHealthy(set.members[id - 1]!, 5_000);
 
 /** Until each of `ids` says its own price is (or is not) fresh. */
 async function untilEvery(ids: number[], fresh: boolean): Promise<void> {

@@ -1,6 +1,7 @@
-// A real guardian network for the app's tests: `guardian dkg` into a temporary directory, then each
-// guardian as its own process (`guardian start --id i --policy <policy>`), which a test can kill -9
-// and start again. The policy is a parameter, so the same tests can run under the real `vault`
+// A real guardian network for the app's tests: a network directory as `guardian dkg` leaves it, its
+// key dealt in-process (dealt-at.ts: these suites test what a network does, the DKG among processes
+// has suites of its own), then each guardian as its own process (`guardian start --id i --policy
+// <policy>`) on its https URL, which a test can kill -9 and start again. The policy is a parameter, so the same tests can run under the real `vault`
 // policy once it exists.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { OutScript, type Transaction } from '@scure/btc-signer';
@@ -33,6 +34,7 @@ import {
 } from '@unit/guardian-net';
 import { startTestApp, type RunningApp } from '../support';
 import { guardianDatabases } from './guardian-stores';
+import { dealNetworkDir } from '../../../../packages/guardian-net/test/dealt-at';
 
 export interface TestGuardianNetwork {
   /** GUARDIAN_DIR: the published set and the coordinator's identity. */
@@ -87,20 +89,7 @@ export async function startGuardianNetwork(
   const dir = mkdtempSync(join(tmpdir(), 'guardian-network-'));
   const basePort = await freePorts(n);
   const databases = options.databaseUrl && (await guardianDatabases(options.databaseUrl, dir, n));
-  const dkg = run(CLI, [
-    'dkg',
-    '--dir',
-    dir,
-    '--n',
-    String(n),
-    '--t',
-    String(t),
-    '--base-port',
-    String(basePort),
-  ]);
-  if ((await dkg.exited) !== 0) throw new Error(`guardian dkg failed:\n${dkg.output()}`);
-  // http:// under the suites (plain HTTP allowed), https:// where it is not (the benchmark).
-  const members = (JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')) as GuardianSet).members; // prettier-ignore
+  const { members } = dealNetworkDir(dir, n, t, basePort).set;
   const running = new Map<number, Proc>();
   let extraArgs = options.extraArgs ?? [];
   const logs = new Map<number, string>();

@@ -20,6 +20,7 @@ import { Address, TEST_NETWORK } from '@scure/btc-signer';
 import { getGuardianRequest, getVaultByPubkey, termOf } from '../../src/store';
 import type { RpcContext } from '../../src/rpc/json-rpc';
 import { startTestApp, type RunningApp } from '../support';
+import { readGuardian } from '../../../../packages/guardian-net/test/harness';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
 import {
   appHarness,
@@ -57,20 +58,20 @@ const policyFlags = (url: string) => [
 async function guardiansSeePrice(dir: string, atMostCents: number): Promise<void> {
   if (POLICY !== 'vault') return;
   const set = JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')) as {
-    members: { url: string }[];
+    members: { url: string; identityKey: string }[];
   };
   await expect
     .poll(
       async () => {
         const seen = await Promise.all(
           set.members.map(async (m) => {
-            const health = await fetch(`${m.url}/v1/health`, { signal: AbortSignal.timeout(1_000) })
+            const health = await readGuardian(m, '/v1/health', 1_000)
               .then(
                 (r) =>
-                  r.json() as Promise<{
+                  r.body as {
                     lastPrice?: { priceCents: number } | null;
                     priceFresh?: boolean;
-                  }>,
+                  },
               )
               .catch(() => null);
             return (

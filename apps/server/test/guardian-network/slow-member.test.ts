@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadIdentity, newIdentity, type GuardianSet } from '@unit/guardian-net';
 import { callParty } from '../../../../packages/guardian-net/src/transport';
 import type { RunningApp } from '../support';
+import { readGuardian } from '../../../../packages/guardian-net/test/harness';
 import { call, type Harness } from '../guardian/harness';
 import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
 import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
@@ -66,7 +67,7 @@ async function timedPriceMove(usd: number) {
 }
 
 const healthOf = async (id: number) =>
-  (await (await fetch(`${set.members[id - 1]!.url}/v1/health`)).json()) as Record<string, number>;
+  (await readGuardian(set.members[id - 1]!, '/v1/health')).body as Record<string, number>;
 
 /** The flooder (flooder.ts) in its own process; resolves with its counts when it is done. */
 function flood(urls: string[], sources: string[], perSource: number) {
@@ -120,9 +121,9 @@ describe("a guardian's public routes under a flood", () => {
 describe('a fresh price read', () => {
   it('is refused on the public route and to anyone but a coordinator', async () => {
     const m = set.members[0]!;
-    const res = await fetch(`${m.url}/v1/price?fresh=1`);
+    const res = await readGuardian(m, '/v1/price?fresh=1');
     expect(res.status).toBe(403);
-    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not-allowed');
+    expect((res.body as { error: { code: string } }).error.code).toBe('not-allowed');
     const ask = (identity: ReturnType<typeof newIdentity>) =>
       callParty({ url: m.url, identity, to: m.identityKey, setVersion: set.version, type: 'price/fresh', body: {}, auth: 'mac' }); // prettier-ignore
     await expect(ask(newIdentity())).rejects.toMatchObject({ code: 'sender-not-in-set' });
