@@ -77,8 +77,9 @@ function readerEnded(this: Socket) {
  * when the socket is already closing or this Node keeps its connections otherwise than expected.
  */
 function takeFromServer(socket: Socket, res: ServerResponse): void {
-  const parser = (socket as Socket & { parser?: NodeParser | null }).parser;
-  if (socket.destroyed || !parser) return;
+  const held = socket as Socket & { parser?: NodeParser | null; _httpMessage?: unknown };
+  const parser = held.parser;
+  if (socket.destroyed || !parser || held._httpMessage !== res) return;
   const found = SERVER_LISTENERS.map(([event, name]) => serverListener(socket, event, name));
   if (found.some((listener) => listener === undefined)) return;
   res.detachSocket(socket);

@@ -165,8 +165,14 @@ export function registerEventRoutes(
     streams.delete(this);
     holders.delete(open.address, this);
   }
-  /** Ends a stream with `last` written, once it is sent; a reader too far behind at once. */
-  const close = (socket: Socket, last?: Buffer) => {
+  /**
+   * Ends a stream with `last` written, once it is sent (a reader too far behind at once), and
+   * forgets it now, not when its socket closes: nothing more is written to it, and a newcomer
+   * may take its place at once.
+   */
+  const close = (socket: Socket, address: string, last?: Buffer) => {
+    streams.delete(socket);
+    holders.delete(address, socket);
     if (socket.writableLength > MAX_BUFFERED_BYTES) return void socket.destroy();
     if (last) socket.write(last);
     socket.destroySoon();
@@ -200,7 +206,9 @@ export function registerEventRoutes(
   const heartbeat = setInterval(
     () => {
       const now = Date.now();
-      walk((socket, open) => (open.endsAt <= now ? close(socket) : send(socket, PING)));
+      walk((socket, open) =>
+        open.endsAt <= now ? close(socket, open.address) : send(socket, PING),
+      );
     },
     Math.min(limits.heartbeatMs, limits.maxAgeMs),
   );
@@ -216,10 +224,7 @@ export function registerEventRoutes(
   const evictedRetry = Buffer.from(`retry: ${limits.evictedRetryMs}\n\n`);
   const evict = ({ address, stream }: { address: string; stream: Socket }) => {
     evictions++;
-    // Forgotten now, not when its socket closes: the newcomer takes its place in this call.
-    streams.delete(stream);
-    holders.delete(address, stream);
-    close(stream, evictedRetry);
+    close(stream, address, evictedRetry);
   };
 
   const retry = `retry: ${limits.retryMs}\n\n`;
