@@ -4,13 +4,15 @@
 // it does holds a resource for long: connections are capped per address and in all, a reader too
 // slow to take its events is dropped, and every stream ends after a while (EventSource reconnects).
 // The cap in all cannot be used to starve anyone: when it is reached, the address holding the most
-// streams gives up its oldest one to a newcomer holding fewer (LiveStreamHolders below).
+// streams gives up its oldest one to a newcomer holding fewer (LiveStreamHolders below). An open
+// stream is held by its socket alone (events-socket.ts).
 import type { FastifyInstance } from 'fastify';
-import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { LiveEvent } from '@unit/protocol';
 import type { EventBus } from '../cluster';
 import { DomainError } from '../errors';
 import { clientKey } from './client-key';
+import { holdStream, STREAM_HEAD, STREAM_HEADERS } from './events-socket';
 import { tableRoute } from './table-route';
 
 export interface LiveStreamOptions {
@@ -47,33 +49,15 @@ export const MAX_BUFFERED_BYTES = 16 * 1024;
 /** Streams written to in one turn of the event loop (a few ms of work) before others' turn. */
 const FANOUT_SLICE = 500;
 
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  // nginx and similar proxies buffer responses unless told not to.
-  'x-accel-buffering': 'no',
-  'x-content-type-options': 'nosniff',
-};
-
 interface OpenStream {
   address: string;
   /** When the beat ends it (Date.now() ms). */
   endsAt: number;
 }
 
-/**
- * Fastify times and logs each response from its 'finish' (and 'error'), with a listener that holds
- * the request, the reply and the request's logger: a stream finishes only when it ends, so they
- * would be held all that while, most of what a stream costs. A stream's whole life is no
- * request's latency, so it is left out of those figures; its count is `unit_live_streams`.
- */
-function releaseRequest(res: ServerResponse): void {
-  for (const event of ['finish', 'error'] as const)
-    for (const listener of res.listeners(event))
-      if (listener.name === 'onResFinished') res.removeListener(event, listener as () => void);
-}
-
-const frame = (event: LiveEvent) => `event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+const frame = (event: LiveEvent) =>
+  Buffer.from(`event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`);
+const PING = Buffer.from(': ping\n\n');
 
 /**
  * Who holds the open streams, for the fair cap: each address's streams oldest first, and the
@@ -163,40 +147,49 @@ export function registerEventRoutes(
   },
 ): LiveStreams {
   const limits = { ...LIVE_DEFAULTS, ...deps.options };
-  const holders = new LiveStreamHolders<ServerResponse>();
-  // Each open stream costs its socket and response, one entry here and one in `holders`: no
-  // closure, timer or listener of its own (the memory figure of `npm run bench:streams`).
-  // In order of opening, so the oldest come first when the beat ends those past their age.
-  const streams = new Map<ServerResponse, OpenStream>();
+  const holders = new LiveStreamHolders<Socket>();
+  // Each open stream costs its socket, one entry here and one in `holders`: no closure, timer or
+  // listener of its own (the memory figure of `npm run bench:streams`). In order of opening, so
+  // the oldest come first when the beat ends those past their age.
+  const streams = new Map<Socket, OpenStream>();
   let evictions = 0;
 
-  const send = (res: ServerResponse, text: string) => {
-    if (res.writableLength > MAX_BUFFERED_BYTES) {
-      res.destroy();
-      return;
-    }
-    res.write(text);
+  const send = (socket: Socket, bytes: Buffer) => {
+    if (socket.writableLength > MAX_BUFFERED_BYTES) socket.destroy();
+    else socket.write(bytes);
   };
-  /** The one 'close' listener of every stream (`this` is its response). */
-  function forget(this: ServerResponse) {
+  /** The one 'close' and 'error' listener of every stream (`this` is its socket). */
+  function forget(this: Socket) {
     const open = streams.get(this);
     if (!open) return;
     streams.delete(this);
     holders.delete(open.address, this);
   }
+  /**
+   * Ends a stream with `last` written, once it is sent (a reader too far behind at once), and
+   * forgets it now, not when its socket closes: nothing more is written to it, and a newcomer
+   * may take its place at once.
+   */
+  const close = (socket: Socket, address: string, last?: Buffer) => {
+    streams.delete(socket);
+    holders.delete(address, socket);
+    if (socket.writableLength > MAX_BUFFERED_BYTES) return void socket.destroy();
+    if (last) socket.write(last);
+    socket.destroySoon();
+  };
 
   /**
    * Visits the streams open now, a slice per turn of the event loop, so ten thousand writes do
    * not hold it from other requests. Events keep their order on every stream: a later walk
    * starts after an earlier one and moves as fast, so it never overtakes it.
    */
-  const walk = (visit: (res: ServerResponse, open: OpenStream) => void) => {
+  const walk = (visit: (socket: Socket, open: OpenStream) => void) => {
     const open = [...streams];
     let at = 0;
     const step = () => {
       for (const end = Math.min(at + FANOUT_SLICE, open.length); at < end; at++) {
-        const [res, entry] = open[at]!;
-        if (streams.has(res)) visit(res, entry);
+        const [socket, entry] = open[at]!;
+        if (streams.has(socket)) visit(socket, entry);
       }
       if (at < open.length) setImmediate(step);
     };
@@ -204,37 +197,40 @@ export function registerEventRoutes(
   };
 
   const unsubscribe = deps.bus.subscribe((event) => {
-    // Serialised once, the same string written to every stream.
-    const text = frame(event);
-    walk((res) => send(res, text));
+    // Serialised once, the same bytes written to every stream.
+    const bytes = frame(event);
+    walk((socket) => send(socket, bytes));
   });
   // One timer for all: each beat ends the streams past their age (within one beat) and keeps
   // the others alive through proxies that close a quiet connection.
   const heartbeat = setInterval(
     () => {
       const now = Date.now();
-      walk((res, open) => (open.endsAt <= now ? res.end() : send(res, ': ping\n\n')));
+      walk((socket, open) =>
+        open.endsAt <= now ? close(socket, open.address) : send(socket, PING),
+      );
     },
     Math.min(limits.heartbeatMs, limits.maxAgeMs),
   );
   heartbeat.unref();
-  app.addHook('onClose', async () => {
+  // Before the server closes: its streams are no longer its connections, so it would wait for them.
+  app.addHook('preClose', async () => {
     unsubscribe();
     clearInterval(heartbeat);
-    for (const res of streams.keys()) res.end();
+    for (const socket of streams.keys()) socket.destroy();
   });
 
   /** Closes a stream at once, telling its browser to come back later than usual. */
-  const evict = ({ address, stream: res }: { address: string; stream: ServerResponse }) => {
+  const evictedRetry = Buffer.from(`retry: ${limits.evictedRetryMs}\n\n`);
+  const evict = ({ address, stream }: { address: string; stream: Socket }) => {
     evictions++;
-    // Forgotten now, not when its socket closes: the newcomer takes its place in this call.
-    streams.delete(res);
-    holders.delete(address, res);
-    if (res.writableLength <= MAX_BUFFERED_BYTES) res.end(`retry: ${limits.evictedRetryMs}\n\n`);
-    else res.destroy();
+    close(stream, address, evictedRetry);
   };
 
+  const retry = `retry: ${limits.retryMs}\n\n`;
   tableRoute(app, 'events', ({ request, reply }) => {
+    // HEAD tells what a stream would be without holding one.
+    if (request.method === 'HEAD') return reply.headers(STREAM_HEADERS).send();
     const address = clientKey(request.ip);
     // Cheap refusals first: nothing is held for a caller over its share.
     if (holders.held(address) >= limits.maxPerAddress)
@@ -251,24 +247,15 @@ export function registerEventRoutes(
         );
       evict(victim);
     }
-    const res = reply.raw;
     reply.hijack();
-    // The document headers set by the hooks (CSP and the like: a kilobyte held per response for
-    // as long as it is open) mean nothing to an event stream; its own few replace them.
-    for (const name of res.getHeaderNames()) res.removeHeader(name);
-    // Node keeps the head it wrote for as long as the response is open: only the lines needed.
-    res.sendDate = false;
-    res.writeHead(200, SSE_HEADERS);
-    // No idle timer per socket: the beat writes to every stream, and a reader that stops taking
-    // what is written is dropped by its unsent bytes (send).
-    res.socket?.setTimeout(0);
-    streams.set(res, { address, endsAt: Date.now() + limits.maxAgeMs });
-    holders.add(address, res);
-    res.on('close', forget);
-    res.on('error', forget);
-    releaseRequest(res);
-    res.write(`retry: ${limits.retryMs}\n\n`);
-    for (const event of deps.initial()) send(res, frame(event));
+    // The head with its own few headers (the document headers the hooks set, CSP and the like,
+    // mean nothing to an event stream), the retry interval and the state now, in one write.
+    const first = Buffer.concat([STREAM_HEAD, Buffer.from(retry), ...deps.initial().map(frame)]);
+    const socket = holdStream(reply.raw, first, forget);
+    if (socket) {
+      streams.set(socket, { address, endsAt: Date.now() + limits.maxAgeMs });
+      holders.add(address, socket);
+    }
     return reply;
   });
 
