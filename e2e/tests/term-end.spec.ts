@@ -88,6 +88,8 @@ test('a vault left alone is settled at its term, and its dashboard says so', asy
   await expect(page.getByText('Settled at Term').first()).toBeAttached();
   const { vaultPubkey } = await walletOf(page);
   expect((await vaultOf(baseURL!, vaultPubkey)).status).toBe('settled');
+  // It holds nothing: its gauge has no marker to read.
+  await expect(page.getByTestId('gauge-marker')).toHaveCount(0);
   await checkA11y(page);
   await snap(page, '72-term-settled');
 });
@@ -153,6 +155,7 @@ test('a vault its owner left by the exit is closed, and its dashboard says where
   await expect(page.getByRole('row').filter({ hasText: 'Exited by Owner' }).first()).toContainText(
     '0.02 BTC',
   );
+  await expect(page.getByTestId('gauge-marker')).toHaveCount(0);
   await checkA11y(page);
   await snap(page, '73-vault-exited');
 });

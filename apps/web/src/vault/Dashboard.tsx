@@ -132,6 +132,8 @@ export function Dashboard(props: {
   const walletUnit = position.runeCents ?? toUnitCents(0);
   const bar = unitBarReading(walletUnit, position.debtCents);
   const repossessed = liquidation.stage === 'repossessed';
+  // Settled at its term or left by its exit: it holds nothing, so its gauge has no marker either.
+  const closed = vault.status === 'settled' || vault.status === 'exited';
   // A liquidated vault's cards say what is true of it: nothing owed, and where the collateral goes.
   const gone =
     liquidation.stage === 'none'
@@ -249,9 +251,9 @@ export function Dashboard(props: {
           onDeposit={() => flows.openFlow('deposit')}
           deposit={states.deposit}
           // a liquidated vault cannot be saved by a deposit: no shortcut, and once repossessed
-          // no marker either (its ratio means nothing any more)
+          // or closed no marker either (its ratio means nothing any more)
           liquidated={liquidated || liquidation.stage !== 'none'}
-          repossessed={repossessed}
+          repossessed={repossessed || closed}
         />
         <section className="card" aria-labelledby="liq-card">
           <h2 id="liq-card" className="card__title">
