@@ -1,5 +1,6 @@
 // Real guardian processes on loopback for the network tests: spawn, wait until healthy, kill -9,
 // and keep every line they log so a test can check no secret ever appears there.
+import { afterAll, beforeAll } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -142,4 +143,23 @@ export async function waitHealthy(
 export async function kill9(p: Proc): Promise<void> {
   p.child.kill('SIGKILL');
   await p.exited;
+}
+
+/**
+ * For a file whose subject is not the links (membership changes, one-round signing): its guardian
+ * processes speak plain HTTP on loopback, as the development flag allows, set from before the
+ * file's first hook to after its last, so no other file in the same worker inherits it. The
+ * links themselves are tested over pinned TLS (network, tls-links, link-capture).
+ */
+export function plainLinksInThisFile(): void {
+  const flag = 'UNIT_GUARDIAN_INSECURE_PLAIN_HTTP';
+  let before: string | undefined;
+  beforeAll(() => {
+    before = process.env[flag];
+    process.env[flag] = '1';
+  });
+  afterAll(() => {
+    if (before === undefined) delete process.env[flag];
+    else process.env[flag] = before;
+  });
 }

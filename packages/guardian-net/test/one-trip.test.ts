@@ -18,7 +18,17 @@ import { newIdentity } from '../src/identity';
 import type { MessageType } from '../src/messages';
 import { dealSetAt } from './dealt-at';
 import { writeGuardianDir } from './guardian-dir';
-import { CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+  plainLinksInThisFile,
+} from './harness';
+
+plainLinksInThisFile();
 
 const N = 3;
 const T = 2;

@@ -21,7 +21,18 @@ import { refreshRoster } from '../src/cli-refresh';
 import { runReshare } from '../src/reshare-run';
 import { callParty, RemoteError } from '../src/transport';
 import { vaultSpend } from './vault-spend';
-import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  allOutput,
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+  plainLinksInThisFile,
+} from './harness';
+
+plainLinksInThisFile();
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-refresh-'));
 const g = (id: number) => join(dir, `guardian-${id}`);

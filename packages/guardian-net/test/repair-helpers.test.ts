@@ -20,7 +20,18 @@ import { RemoteError } from '../src/transport';
 import { PartyRun } from '../src/party-run';
 import { repairRoster } from '../src/repair-roster';
 import { runRepair } from '../src/repair-run';
-import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  allOutput,
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+  plainLinksInThisFile,
+} from './harness';
+
+plainLinksInThisFile();
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-repair-helpers-'));
 const g = (id: number) => join(dir, `guardian-${id}`);

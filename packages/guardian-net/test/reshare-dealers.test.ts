@@ -22,7 +22,19 @@ import { loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { PartyRun } from '../src/party-run';
 import { runReshare, type ReshareDeals } from '../src/reshare-run';
 import { RemoteError } from '../src/transport';
-import { allOutput, CLI, EVIL, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  allOutput,
+  CLI,
+  EVIL,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+  plainLinksInThisFile,
+} from './harness';
+
+plainLinksInThisFile();
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-reshare-dealers-'));
 const g = (id: number) => join(dir, `guardian-${id}`);

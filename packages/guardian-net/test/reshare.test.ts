@@ -18,7 +18,18 @@ import { loadIdentity, newIdentity, type Identity } from '../src/identity';
 import { dealBodies } from '../src/reshare-rounds';
 import { runReshare } from '../src/reshare-run';
 import { callParty, RemoteError } from '../src/transport';
-import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  allOutput,
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+  plainLinksInThisFile,
+} from './harness';
+
+plainLinksInThisFile();
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-reshare-'));
 const newDir = join(dir, 'newcomer');

@@ -8,7 +8,17 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { parseSetBody, type GuardianSetBody } from '../src/guardian-set';
 import { newIdentity } from '../src/identity';
-import { CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import {
+  CLI,
+  freePorts,
+  kill9,
+  run,
+  waitHealthy,
+  type Proc,
+  plainLinksInThisFile,
+} from './harness';
+
+plainLinksInThisFile();
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-start-roster-'));
 const procs: Proc[] = [];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { findStateRecord, parseTransaction } from '@unit/bitcoin';
-import { verifySet, type GuardianSet } from '@unit/guardian-net';
+import { readPublic, verifySet, type GuardianSet } from '@unit/guardian-net';
 import { parseValidatorArgs, runValidator, type ValidatorArgs } from '../../src/validator/cli';
 import type { RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
@@ -20,6 +20,8 @@ import {
   type TestGuardianNetwork,
 } from '../guardian-network/signer-harness';
 
+/** A guardian's public read: the pinned link's time-out and size cap. */
+const READ = { timeoutMs: 5_000, maxBytes: 64 * 1024 };
 let network: TestGuardianNetwork;
 let unit: RunningApp;
 let h: Harness;
@@ -88,11 +90,10 @@ describe('the validator checks each record with the prices its guardians kept', 
       expect(keptFiles(commitment).length).toBeGreaterThanOrEqual(set.t);
       for (const m of set.members) {
         const file = join(network.dir, `guardian-${m.id}`, 'prices', `${commitment}.json`);
-        const res = await fetch(`${m.url}/v1/prices/${commitment}`);
+        // Over the guardian's own link, pinned to its identity key as the validator reads it.
+        const res = await readPublic(m, `/v1/prices/${commitment}`, READ);
         expect(res.status).toBe(existsSync(file) ? 200 : 404);
-        if (existsSync(file))
-          expect(await res.json()).toEqual(JSON.parse(readFileSync(file, 'utf8')));
-        else await res.body?.cancel();
+        if (existsSync(file)) expect(res.body).toEqual(JSON.parse(readFileSync(file, 'utf8')));
       }
     }
     const lines: string[] = [];

@@ -33,11 +33,15 @@ import { LiquidationOutcome } from './LiquidationOutcome';
 import { PendingBanner } from './PendingBanner';
 import { PricePausedBanner } from './PricePausedBanner';
 import { TermSettledBanner, TermWarningBanner } from './TermWarningBanner';
-import { VaultExitedBanner } from './VaultExitedBanner';
 import { useCardReadings } from '../api/card-readings';
 import { RatioSketch } from '../chart/RatioSketch';
 
 // The chart's code loads after the cards (bundle budget); its line is sketched meanwhile.
+// Only a vault left by its exit shows it, and it reads the exit's address with the bitcoin
+// package: loaded when such a vault is shown, so every other dashboard ships none of that code.
+const VaultExitedBanner = lazy(async () => ({
+  default: (await import('./VaultExitedBanner')).VaultExitedBanner,
+}));
 const RatioChart = lazy(async () => ({
   default: (await import('../chart/RatioChart')).RatioChart,
 }));
@@ -146,7 +150,11 @@ export function Dashboard(props: {
       <PricePausedBanner />
       <TermWarningBanner vault={vault} />
       <TermSettledBanner vault={vault} />
-      <VaultExitedBanner vault={vault} />
+      {vault.status === 'exited' && (
+        <Suspense fallback={null}>
+          <VaultExitedBanner vault={vault} />
+        </Suspense>
+      )}
       <header className="dashboard__head">
         <h1>
           {vault.name}
