@@ -51,6 +51,8 @@ export interface FakeXverse {
   connected: boolean;
   calls: Array<{ method: string; params: unknown }>;
   emit(event: 'accountChange' | 'networkChange'): void;
+  /** whether the app listens for `event` yet (it subscribes once sats-connect has loaded) */
+  listens(event: 'accountChange' | 'networkChange'): boolean;
   uninstall(): void;
 }
 
@@ -67,6 +69,7 @@ export function installFakeXverse(
     connected: false,
     calls: [],
     emit: (event) => listeners.get(event)?.forEach((cb) => cb()),
+    listens: (event) => (listeners.get(event)?.size ?? 0) > 0,
     uninstall: () => {
       delete (window as { XverseProviders?: unknown }).XverseProviders;
     },

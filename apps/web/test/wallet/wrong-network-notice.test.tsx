@@ -64,6 +64,8 @@ describe('wrong network notice', () => {
     );
     await user.click(screen.getByRole('button', { name: 'Connect' }));
     await screen.findByText('connected');
+    // The app subscribes once sats-connect has loaded: an event before that reaches no one.
+    await waitFor(() => expect(fake.listens('networkChange')).toBe(true));
 
     fake.network = 'Mainnet';
     act(() => fake.emit('networkChange'));
