@@ -12,6 +12,11 @@ export default defineConfig({
     include: ['test/guardian-network/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // One retry, as the browser journeys have: these suites time real processes against each
+    // other, and the test command runs them beside the journeys and the other suites on 2 cores,
+    // where a ROAST session can time out once (a second session, a guardian judged slow). The
+    // flakes it covers are listed in the README's Tests section, to be fixed at their cause.
+    retry: 1,
     globalSetup: ['../../packages/guardian-net/test/global-setup.ts'],
   },
 });
