@@ -40,6 +40,7 @@ import {
 } from '../src/store';
 import { devnetMigrations } from '../src/devnet/migrations';
 import { coreMigrations, isPostgres } from '../src/store/migrations';
+import { liquidationMigrations } from '../src/store/liquidation-migrations';
 import { scaleMigrations } from '../src/store/scale-migrations';
 import { oracleHashesKey, putSetting } from '../src/store/settings';
 import { Migrator, sql } from 'kysely';
@@ -143,9 +144,10 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
     try {
       const db = fresh.store.db;
       const before = Object.fromEntries(
-        Object.entries({ ...coreMigrations, ...scaleMigrations, ...devnetMigrations }).filter(
-          ([name]) => name !== '0500_one_live_vault_per_key',
-        ),
+        Object.entries({
+          ...{ ...coreMigrations, ...scaleMigrations, ...liquidationMigrations },
+          ...devnetMigrations,
+        }).filter(([name]) => name !== '0500_one_live_vault_per_key'),
       );
       const schema = isPostgres(db)
         ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]

@@ -43,12 +43,17 @@ import { checkVaultSignature, cosign, outputScript, readPsbt } from './cosign';
 import type { Effects, VaultAfter } from './effects';
 import { claimLock, vaultLock } from './locks';
 import type { Prechecked, Prepared } from './pipeline';
+import { exitOf } from './exits';
 import { refuseSecondVault } from './reserve';
 
 /** Each action's payload and result: the wire contract's inferred types (@unit/protocol/wire). */
 export type { ActionPayloads, ActionResults };
 
 type Declaration = ActionDeclaration<VaultAction, never, VaultFields>;
+
+/** A repossess of a liquidated vault whose owner took it back by the exit leaf first. */
+export const EXITED_CLAIM =
+  'Its owner took this vault back through its exit leaf after its exit height, before anyone repossessed it, so there is nothing left to repossess. Choose another vault from the liquidations list.';
 
 /** The vault a repossess claims, named by its payload; null for every other action. */
 function claimedVaultId(declaration: Declaration, payload: unknown): string | null {
@@ -146,15 +151,35 @@ async function readKnown(
   if (claimed !== null) {
     liquidated = await getVault(g.db, claimed);
     if (!liquidated) throw new DomainError('not_found', 'No such liquidated vault');
+    if (liquidated.status === 'exited') throw new DomainError('not_liquidated', EXITED_CLAIM);
     if (liquidated.status !== 'liquidated' || liquidated.vault_id === own?.vault_id)
       throw new DomainError('not_liquidated', 'This vault is not liquidated');
     secret = await g.oracle.revealSecret(BigInt(liquidated.threshold_cents), liquidated.stamp);
     if (!secret)
       throw new DomainError('not_liquidated', 'The oracle has not revealed this vault’s threshold');
-    context.liquidated = await vaultUtxo(g, liquidated);
+    context.liquidated = await claimedUtxo(g, liquidated);
   }
   const written = term && newVault.exitBranch ? { ...term, exitBranch: newVault.exitBranch } : null;
   return { context, existing, own, account, treasury, liquidated, secret, term: written };
+}
+
+/**
+ * The liquidated vault's output a repossess spends. When its owner's exit spent it first (in a
+ * block the exit pass has not read yet, or waiting in the mempool), the repossess is refused in
+ * the words it gets once the pass closed the vault.
+ */
+async function claimedUtxo(g: GuardianContext, liquidated: VaultRow) {
+  try {
+    return await vaultUtxo(g, liquidated);
+  } catch (error) {
+    if (
+      error instanceof DomainError &&
+      error.code === 'vault_busy' &&
+      (await exitOf(g.chain, liquidated, { mined: false }))
+    )
+      throw new DomainError('not_liquidated', EXITED_CLAIM);
+    throw error;
+  }
 }
 
 /** What the store records once the transaction is out: the vault after it and its history row. */

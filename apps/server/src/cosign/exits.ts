@@ -1,18 +1,19 @@
 // The owner's exit, as the app learns of it (docs/protocol.md, "Leaving without the guardians"):
 // no request of ours and no record, only a transaction that spends the vault's output through its
-// exit leaf once the chain passed the exit height. On each block the active vaults whose exit
-// height the tip reached are looked at, a bounded batch at a time, and a vault whose output a
-// confirmed transaction spent by the exit leaf (its witness names the leaf at the row's exit
-// height and the row's key) is closed: `exited`, nothing left in it, history `e`. A reindex and an
-// open validator tell the same spend the same way (spendsExitLeaf), so the three agree.
+// exit leaf once the chain passed the exit height. On each block the vaults whose exit height the
+// tip reached and whose output is still theirs (active, or liquidated with no claimant yet) are
+// looked at, a bounded batch at a time, and a vault whose output a confirmed transaction spent by
+// the exit leaf (its witness names the leaf at the row's exit height and the row's key) is closed:
+// `exited`, nothing left in it, history `e`, and a liquidation it waited in ends `exited`. A
+// reindex and an open validator tell the same spend the same way (spendsExitLeaf), so the three
+// agree.
 import { hex } from '@scure/base';
 import type { Kysely } from 'kysely';
 import { parseTransaction, spendsExitLeaf } from '@unit/bitcoin';
 import type { Chain, ChainSpender } from '../chain/port';
 import {
-  appendVaultHistory,
+  closeVaultByExit,
   EXIT_CHECK_BATCH,
-  exitHistory,
   vaultsPastExit,
   type Database,
   type VaultRow,
@@ -24,14 +25,19 @@ export interface ExitCheckDeps {
   vaultChanged: (vaultId: string) => void;
 }
 
-/** The exit that spent `row`'s output: its transaction, time and payout, or null. */
+type ExitRow = Pick<VaultRow, 'vault_txid' | 'vault_vout' | 'exit_height' | 'vault_pubkey'>;
+
+/**
+ * The exit that spent `row`'s output: its transaction, time and payout, or null. Only a mined exit
+ * by default (only it closes the vault: one in the mempool may still be replaced by another).
+ */
 export async function exitOf(
   chain: Pick<Chain, 'spender' | 'txHex'>,
-  row: Pick<VaultRow, 'vault_txid' | 'vault_vout' | 'exit_height' | 'vault_pubkey'>,
+  row: ExitRow,
+  { mined = true } = {},
 ): Promise<{ spender: ChainSpender; script: string } | null> {
   const spender = await chain.spender(row.vault_txid, row.vault_vout);
-  // Only a mined exit closes the vault: one in the mempool may still be replaced by another.
-  if (!spender?.status.confirmed) return null;
+  if (!spender || (mined && !spender.status.confirmed)) return null;
   const raw = await chain.txHex(spender.txid);
   if (!raw) return null;
   const tx = parseTransaction(raw);
@@ -42,8 +48,9 @@ export async function exitOf(
 }
 
 /**
- * Checks the active vaults past their exit height, from `after` (a vault id) on in id order, at
- * most `limit`; answers the vaults it closed and where the next pass goes on ('' from the start).
+ * Checks the active and liquidated vaults past their exit height, from `after` (a vault id) on in
+ * id order, at most `limit`; answers the vaults it closed and where the next pass goes on ('' from
+ * the start).
  */
 export async function recordExits(
   d: ExitCheckDeps,
@@ -65,24 +72,12 @@ export async function recordExits(
 }
 
 /** Closes the vault if its row still names the output the exit spent; false when it moved. */
-async function closeByExit(
+function closeByExit(
   db: Kysely<Database>,
   row: VaultRow,
   exit: { spender: ChainSpender; script: string },
 ): Promise<boolean> {
   const { txid, status } = exit.spender;
   const timestamp = status.block_time ?? Math.floor(Date.now() / 1000);
-  return db.transaction().execute(async (trx) => {
-    const closed = await trx
-      .updateTable('vaults')
-      .set({ status: 'exited', btc_locked: 0, unit_borrowed: 0, updated_at: timestamp })
-      .where('vault_id', '=', row.vault_id)
-      .where('status', '=', 'active')
-      .where('vault_txid', '=', row.vault_txid)
-      .where('vault_vout', '=', row.vault_vout)
-      .executeTakeFirst();
-    if (Number(closed.numUpdatedRows) !== 1) return false;
-    await appendVaultHistory(trx, exitHistory(row.vault_id, row, txid, exit.script, timestamp));
-    return true;
-  });
+  return closeVaultByExit(db, row, { txid, payoutScript: exit.script, timestamp });
 }

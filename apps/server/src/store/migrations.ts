@@ -10,6 +10,7 @@ import {
   type MigrationResultSet,
   sql,
 } from 'kysely';
+import { liquidationMigrations } from './liquidation-migrations';
 import { scaleMigrations } from './scale-migrations';
 
 /** True on PostgreSQL: the few DDL differences (identity columns) branch on it. */
@@ -366,12 +367,11 @@ export async function migrateToLatest<DB>(
   db: Kysely<DB>,
   extraMigrations: Record<string, Migration> = {},
 ): Promise<string[]> {
+  const ours = { ...coreMigrations, ...scaleMigrations, ...liquidationMigrations };
   for (const name of Object.keys(extraMigrations)) {
-    if (Object.hasOwn(coreMigrations, name) || Object.hasOwn(scaleMigrations, name)) {
-      throw new Error(`Migration name ${name} is used twice`);
-    }
+    if (Object.hasOwn(ours, name)) throw new Error(`Migration name ${name} is used twice`);
   }
-  const migrations = { ...coreMigrations, ...scaleMigrations, ...extraMigrations };
+  const migrations = { ...ours, ...extraMigrations };
   // On PostgreSQL, Kysely looks its bookkeeping tables up in information_schema without a schema
   // filter unless told one: with several schemas in one database (instances side by side, tests)
   // it would find another schema's lock table and never create its own.

@@ -145,6 +145,8 @@ export interface GuardianUnansweredReplacementsTable {
   created_at: Int64;
 }
 
+export type LiquidationStatus = 'liquidated' | 'repossessed' | 'exited';
+
 export interface LiquidationsTable {
   vault_id: string;
   liquidated_at: Int64;
@@ -153,8 +155,11 @@ export interface LiquidationsTable {
   price_cents: Int64;
   btc_locked: Int64;
   unit_borrowed: Int64;
-  status: 'liquidated' | 'repossessed';
+  /** `exited`: its owner took it back through the exit leaf before anyone repossessed it. */
+  status: LiquidationStatus;
+  /** The claimant's vault; null until repossessed, and for good once its owner exited. */
   claimed_by: string | null;
+  /** The transaction that took the liquidated output: the repossession's, or the owner's exit. */
   claim_txid: string | null;
 }
 

@@ -205,7 +205,8 @@ export const historyPointSchema = z.object({
 });
 export type HistoryPointDto = z.infer<typeof historyPointSchema>;
 
-const closedStatusSchema = z.enum(['liquidated', 'repossessed']);
+/** `exited`: its owner took it back through the exit leaf before anyone repossessed it. */
+const closedStatusSchema = z.enum(['liquidated', 'repossessed', 'exited']);
 
 /** GET /api/liquidations */
 export const liquidatedVaultSchema = z.object({
@@ -251,6 +252,7 @@ export const vaultLiquidationSchema = z.object({
   status: closedStatusSchema,
   /** the vault that repossessed it, once claimed */
   claimant: z.object({ vault_id: z.string(), vault_tag: z.string(), name: z.string() }).nullable(),
+  /** the transaction that took the vault: the repossession, or its owner's exit (`exited`) */
   claim_txid: nullableString,
 });
 export type VaultLiquidationDto = z.infer<typeof vaultLiquidationSchema>;
