@@ -130,6 +130,64 @@ describe('liquidationStage', () => {
   });
 });
 
+// No one repossessed it before its exit height: its owner's exit took the vault back.
+const exited = record('e', 9_500, {
+  btc_amt: 10_000_000,
+  unit_amt: 700_000,
+  oracle_price: 0,
+  transaction_id: '7'.repeat(64),
+  utxo_script: `0014${'11'.repeat(20)}`,
+});
+
+describe('a liquidated vault its owner took back by the exit', () => {
+  it('ends exited, with the exit, the collateral not lost and the debt still kept', () => {
+    const outcome = liquidationOutcome([exited, liquidated, opened])!;
+    expect(outcome).toMatchObject({
+      ...{ stage: 'exited', claim: null, collateralSats: 10_000_000n, debtCents: 700_000n },
+      exit: { at: 9_500, txid: '7'.repeat(64), utxoScript: `0014${'11'.repeat(20)}` },
+      ...{ keptUnitCents: 700_000n, lostSats: 0n },
+    });
+    // An exit before the liquidation is no end of it (a vault is liquidated once, after it).
+    expect(liquidationOutcome([{ ...exited, timestamp: 4_000 }, liquidated])?.stage).toBe(
+      'pending',
+    );
+  });
+
+  it('is the stage once any source says so, and only for a vault that was liquidated', () => {
+    const none = {
+      liquidated: false,
+      vaultStatus: 'active',
+      listedStatus: null,
+      outcome: null,
+    } as const;
+    expect(liquidationStage({ ...none, listedStatus: 'exited' })).toBe('exited');
+    expect(liquidationStage({ ...none, outcome: liquidationOutcome([liquidated, exited]) })).toBe(
+      'exited',
+    );
+    expect(liquidationStage({ ...none, vaultStatus: 'exited', listedStatus: 'liquidated' })).toBe(
+      'exited',
+    );
+    // A vault left by its exit that was never liquidated has no liquidation stage.
+    expect(liquidationStage({ ...none, vaultStatus: 'exited' })).toBe('none');
+  });
+
+  it('says on the cards that nothing is left or owed, and which transaction took it', () => {
+    const cards = liquidatedCards('exited', liquidationOutcome([liquidated, exited]), {
+      sats: sats(0),
+      debtCents: unitCents(0),
+    });
+    expect(cards.owedCents).toBe(0n);
+    expect(cards.collateralSats).toBe(0n);
+    expect(cards.collateralNote).toBe(
+      `Taken back by its owner's exit: no one repossessed the vault before its exit height, so the vault key alone took its 0.1 BTC, less the network fee, in transaction ${'7'.repeat(64)}.`,
+    );
+    expect(cards.debtNote).toBe(
+      'Nothing is owed on this closed vault: its 7,000.00 UNIT debt was not repaid, and the UNIT you borrowed stays with you.',
+    );
+    expect(cards.priceNote).toBe('The vault is closed: it has no liquidation price any more.');
+  });
+});
+
 describe('keyMayOpenVault (one live vault per key)', () => {
   it('lets a key open its first vault, and a new one once the last is closed', () => {
     expect(keyMayOpenVault(null)).toBe(true);

@@ -1,5 +1,6 @@
 // What happened to a liquidated vault, from its own history (SPEC §3 action codes `l` and `x`,
-// §4 Liquidated state): the figures its owner is shown once the vault is liquidated.
+// §4 Liquidated state, and the owner's exit `e`: docs/protocol.md, "Leaving without the
+// guardians"): the figures its owner is shown once the vault is liquidated.
 import type { VaultDto, VaultHistoryRecordDto } from './api';
 import { REPOSSESSION_TAX_PERCENT as TAX } from './constants';
 import { collateralRatio } from './ratio';
@@ -15,7 +16,12 @@ import {
 } from './units';
 import { repossessionClaim } from './vault';
 
-export type LiquidationStage = 'pending' | 'repossessed';
+/**
+ * `pending` until a claimant repossesses it (`repossessed`), or until its owner takes it back
+ * through the exit leaf once the chain reached its exit height, no one having repossessed it
+ * (`exited`).
+ */
+export type LiquidationStage = 'pending' | 'repossessed' | 'exited';
 
 export interface LiquidationOutcome {
   stage: LiquidationStage;
@@ -41,9 +47,17 @@ export interface LiquidationOutcome {
     claimantSats: Sats;
     taxSats: Sats;
   } | null;
+  /** the owner's exit that took the vault back before any claimant did (the `e` record) */
+  exit: {
+    at: number;
+    txid: string;
+    /** the exit's output 0: where the collateral went */
+    utxoScript: string;
+  } | null;
   /**
    * The borrowed UNIT is the owner's to keep: the debt moved to the claimant with the collateral,
-   * so nothing is owed any more. What is lost is the collateral.
+   * so nothing is owed any more. What is lost is the collateral, unless the owner's exit took it
+   * back.
    */
   keptUnitCents: UnitCents;
   lostSats: Sats;
@@ -60,11 +74,12 @@ export function liquidationOutcome(
   const l = byTime.findLast((r) => r.action === 'l');
   if (!l) return null;
   const x = byTime.findLast((r) => r.action === 'x' && r.timestamp >= l.timestamp);
+  const e = x ? undefined : byTime.findLast((r) => r.action === 'e' && r.timestamp >= l.timestamp);
   const collateralSats = sats(l.vault_amount);
   const debtCents = unitCents(l.amount_borrowed);
   const split = x ? repossessionClaim(x.btc_amt) : null;
   return {
-    stage: x ? 'repossessed' : 'pending',
+    stage: x ? 'repossessed' : e ? 'exited' : 'pending',
     liquidatedAt: l.timestamp,
     thresholdCents: BigInt(l.liquidation_threshold ?? 0),
     oraclePriceUsd: l.oracle_price,
@@ -82,22 +97,24 @@ export function liquidationOutcome(
             taxSats: split.taxSats,
           }
         : null,
+    exit: e ? { at: e.timestamp, txid: e.transaction_id, utxoScript: e.utxo_script } : null,
     keptUnitCents: debtCents,
-    lostSats: collateralSats,
+    lostSats: e ? sats(0) : collateralSats,
   };
 }
 
 /**
  * Where a vault stands (SPEC §4 Liquidated state): 'pending' from the moment it is liquidated until
- * a claimant repossesses it, then 'repossessed' for good; the 'Vault in Liquidation' modal and the
- * 'Liquidating...' badge belong to 'pending' only. Any source that knows of the repossession wins.
+ * a claimant repossesses it, then 'repossessed' for good; or 'exited' for good once its owner took
+ * it back through the exit leaf, no one having repossessed it. The 'Vault in Liquidation' modal and
+ * the 'Liquidating...' badge belong to 'pending' only. Any source that knows of the end wins.
  */
 export function liquidationStage(input: {
   /** SPEC §4's liquidated state: listed, ratio at or under 135, or the session marker */
   liquidated: boolean;
   vaultStatus: VaultDto['status'] | null;
   /** the vault's status in the liquidated list, null when not listed */
-  listedStatus: 'liquidated' | 'repossessed' | null;
+  listedStatus: 'liquidated' | 'repossessed' | 'exited' | null;
   outcome: LiquidationOutcome | null;
 }): LiquidationStage | 'none' {
   if (
@@ -106,14 +123,19 @@ export function liquidationStage(input: {
     input.outcome?.stage === 'repossessed'
   )
     return 'repossessed';
-  if (
+  const liquidated =
     input.liquidated ||
     input.vaultStatus === 'liquidated' ||
     input.listedStatus != null ||
-    input.outcome != null
+    input.outcome != null;
+  // A vault left by its exit that was never liquidated is no liquidation's business.
+  if (
+    input.listedStatus === 'exited' ||
+    input.outcome?.stage === 'exited' ||
+    (liquidated && input.vaultStatus === 'exited')
   )
-    return 'pending';
-  return 'none';
+    return 'exited';
+  return liquidated ? 'pending' : 'none';
 }
 
 /**
@@ -154,7 +176,7 @@ export interface LiquidatedCards {
 /**
  * The cards of a liquidated vault (docs/protocol.md, repossess): the debt moves to the claimant with
  * 85% of the collateral and 15% goes to the treasury, so the owner owes nothing and keeps the UNIT
- * borrowed. The figures come from the `l` record when the history has it, else from the vault as
+ * borrowed; a vault its owner took back by the exit before any claimant holds nothing either. The figures come from the `l` record when the history has it, else from the vault as
  * it stands (SPEC §4's liquidated state can come before the guardian records the `l`).
  */
 export function liquidatedCards(
@@ -169,6 +191,19 @@ export function liquidatedCards(
     : repossessionClaim(collateral);
   const btc = (value: bigint) => `${satsToBtcString(value)} BTC`;
   const debtText = `${centsToUnitString(debt)} UNIT`;
+  if (stage === 'exited') {
+    const by = outcome?.exit ? `, in transaction ${outcome.exit.txid}` : '';
+    return {
+      owedCents: unitCents(0),
+      collateralSats: sats(0),
+      collateralNote: `Taken back by its owner's exit: no one repossessed the vault before its exit height, so the vault key alone took its ${btc(collateral)}, less the network fee${by}.`,
+      debtNote:
+        debt > 0n
+          ? `Nothing is owed on this closed vault: its ${debtText} debt was not repaid, and the UNIT you borrowed stays with you.`
+          : 'Nothing is owed on this closed vault.',
+      priceNote: 'The vault is closed: it has no liquidation price any more.',
+    };
+  }
   if (stage === 'repossessed') {
     const went =
       collateral > 0n

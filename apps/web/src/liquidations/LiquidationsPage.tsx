@@ -80,6 +80,9 @@ export function LiquidationsPage() {
                 <td role="cell" className="liquidations__action">
                   {v.status === 'repossessed' ? (
                     <span className="muted">Repossessed</span>
+                  ) : v.status === 'exited' ? (
+                    // No one claimed it before its exit height: its owner took it back.
+                    <span className="muted">Taken back by its owner</span>
                   ) : (
                     <ReasonButton
                       enabled={canClaim && !flows.activeAction}

@@ -24,7 +24,8 @@ const when = (seconds: number) => WHEN.format(new Date(seconds * 1000));
 /**
  * What happened to a liquidated vault, with figures and links: the price that liquidated it, its
  * collateral and debt then, the transactions; after a repossess, who claimed it, what the owner
- * keeps, and how to open a new vault.
+ * keeps, and how to open a new vault; after its owner took it back by the exit leaf, no one having
+ * repossessed it, when and by which transaction.
  */
 export function LiquidationOutcome({
   outcome,
@@ -48,11 +49,19 @@ export function LiquidationOutcome({
   const collateral = `${satsToBtcString(outcome.collateralSats)} BTC`;
   const claim = outcome.claim;
   const claimant = record?.claimant ?? null;
+  // The history's `e` record, or the server's record of the liquidation's end before it loads.
+  const exitTxid =
+    outcome.exit?.txid ?? (record?.status === 'exited' ? (record.claim_txid ?? null) : null);
+  const exited = exitTxid !== null;
 
   return (
     <section className="card liquidation" aria-labelledby={titleId}>
       <h2 id={titleId} className="liquidation__title">
-        {claim ? 'This vault was liquidated and repossessed' : 'What happened to this vault'}
+        {claim
+          ? 'This vault was liquidated and repossessed'
+          : exited
+            ? 'This vault was liquidated, then taken back by its exit'
+            : 'What happened to this vault'}
       </h2>
       <p>
         On {when(outcome.liquidatedAt)} the oracle price of BTC fell to <strong>{price}</strong>, at
@@ -83,6 +92,12 @@ export function LiquidationOutcome({
             <dd>{when(claim.at)}</dd>
           </div>
         )}
+        {outcome.exit && (
+          <div>
+            <dt>Taken back by its exit</dt>
+            <dd>{when(outcome.exit.at)}</dd>
+          </div>
+        )}
         {claim && (
           <div>
             <dt>Claimed by</dt>
@@ -98,9 +113,15 @@ export function LiquidationOutcome({
         {/* the liquidation has no transaction of its own: this is the output the claim spends,
             made by the vault's last transaction before it */}
         <li>
-          {claim ? 'Vault output claimed' : 'Vault output being claimed'} (made by the vault&apos;s
-          last transaction before the liquidation): <TxLink txid={outcome.vaultTxid} />
+          {claim ? 'Vault output claimed' : exited ? 'Vault output' : 'Vault output being claimed'}{' '}
+          (made by the vault&apos;s last transaction before the liquidation):{' '}
+          <TxLink txid={outcome.vaultTxid} />
         </li>
+        {exitTxid && (
+          <li>
+            Owner&apos;s exit: <TxLink txid={exitTxid} />
+          </li>
+        )}
         {claim && (
           <li>
             Repossession{claim.confirmed ? '' : ' (awaiting a block)'}: <TxLink txid={claim.txid} />
@@ -120,6 +141,17 @@ export function LiquidationOutcome({
           </p>
           {offerNewVault && <NewVault />}
         </>
+      ) : exited ? (
+        <>
+          <h3 className="liquidation__subtitle">Where the collateral went</h3>
+          <p>
+            No one repossessed this vault before its exit height, so its owner&apos;s exit took it
+            back: the vault key alone took the whole {collateral}, less the network fee, in
+            transaction {exitTxid}. The {debt} of debt was not repaid, and the UNIT borrowed stays
+            with its owner. Nothing is left in the vault and no one can repossess it any more.
+          </p>
+          {offerNewVault && <NewVault />}
+        </>
       ) : (
         <>
           <h3 className="liquidation__subtitle">What happens next</h3>
@@ -134,7 +166,8 @@ export function LiquidationOutcome({
 }
 
 /**
- * docs/protocol.md, Vault keys: one live vault per key, and this vault is closed (repossessed), so
+ * docs/protocol.md, Vault keys: one live vault per key, and this vault is closed (repossessed or
+ * taken back by its exit), so
  * this wallet may open a new one (keyMayOpenVault). The create flow runs with the wallet as it is;
  * this vault keeps its row, history and outcome under its own id.
  */

@@ -43,7 +43,7 @@ export function useLiquidatedState(vaultId: string | null, ratio: number): boole
 
 export interface VaultLiquidation {
   stage: LiquidationStage | 'none';
-  /** the figures from the vault's `l` and `x` records; null before the guardian records an `l` */
+  /** the figures from the vault's `l` and `x` (or `e`) records; null before the guardian records an `l` */
   outcome: LiquidationOutcome | null;
   /** the server's record: the exact oracle price and the claimant */
   record: VaultLiquidationDto | null;
@@ -66,7 +66,11 @@ export function useVaultLiquidation(vault: VaultDto | null, liquidated: boolean)
   });
   const record = useVaultLiquidationRecord(stage !== 'none' ? (vault?.vault_id ?? null) : null);
   return {
-    stage: record.data?.status === 'repossessed' ? 'repossessed' : stage,
+    // The server's record knows how the liquidation ended before the history may show it.
+    stage:
+      record.data?.status === 'repossessed' || record.data?.status === 'exited'
+        ? record.data.status
+        : stage,
     outcome,
     record: record.data ?? null,
   };
