@@ -8,7 +8,7 @@
 // owner's key may open a new vault. A vault that was liquidated and that no one repossessed before
 // its exit height is left the same way: closed `exited` with history `e`, its liquidation ended
 // `exited` (no longer offered, a repossess of it refused), its owner told on Telegram, and the
-// validator and a reindex see it as the app does. Runs on SQLite, and on PostgreSQL with
+// validator and a reindex see it as the app does (/network's comparison: they agree). Runs on SQLite, and on PostgreSQL with
 // FLOW_DATABASE_URL.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +32,7 @@ import { EXITED_CLAIM } from '../../src/cosign/actions';
 import { DomainError } from '../../src/errors';
 import { registerLedgerRoute } from '../../src/http/ledger';
 import { registerLiquidationRoutes } from '../../src/http/liquidation';
+import { validatorAgreement } from '../../src/http/validator-agreement';
 import { TelegramHistory } from '../../src/notify/telegram-history';
 import { TelegramOutbox } from '../../src/notify/telegram-outbox';
 import { reindexFromChain, timedFetch } from '../../src/operator/reindex';
@@ -47,6 +48,7 @@ import {
 } from '../../src/store';
 import { subscribeTelegram } from '../../src/store/telegram';
 import { runValidator } from '../../src/validator/cli';
+import { serveLedger } from '../../src/validator/serve';
 import {
   call,
   GUARDIAN_KEY,
@@ -115,6 +117,7 @@ describe("an owner's exit, as the app, a validator and a reindex see it", () => 
   let claimant: TestWallet;
   let exitTxid: string;
   let server: FastifyInstance;
+  let ledgerAt: (height: number) => Promise<{ digest: string }>;
   let base: string;
 
   beforeAll(async () => {
@@ -141,7 +144,7 @@ describe("an owner's exit, as the app, a validator and a reindex see it", () => 
     ]);
     server = Fastify();
     registerEsploraRoutes(server, h.devnet, '/esplora', () => true);
-    registerLedgerRoute(server, { db: h.store.db, chain: h.chain });
+    ledgerAt = registerLedgerRoute(server, { db: h.store.db, chain: h.chain });
     registerLiquidationRoutes(server, h.store.db);
     await server.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
@@ -289,6 +292,26 @@ describe("an owner's exit, as the app, a validator and a reindex see it", () => 
     };
     expect(validator.digestAt(exitHeight - 1)).toBe(before.digest);
     expect(lines.filter((l) => /DISAGREES|broken-rule|unparseable/.test(l))).toEqual([]);
+    // What /network says of a validator serving that ledger: it agrees with the app.
+    const served = serveLedger(validator, 0);
+    try {
+      await new Promise<void>((r) => served.once('listening', () => r()));
+      const url = `http://127.0.0.1:${(served.address() as AddressInfo).port}`;
+      const agreement = validatorAgreement(
+        [url],
+        {
+          tip: async () => (await h.chain.tip()).height,
+          digestAt: async (at) => (await ledgerAt(at)).digest,
+        },
+        { cacheMs: 0, timeoutMs: 5_000 },
+      );
+      expect(await agreement()).toEqual([
+        expect.objectContaining({ url, state: 'agrees', height: tip, problem: null }),
+      ]);
+    } finally {
+      served.closeAllConnections();
+      served.close();
+    }
   }, 120_000);
 
   it('is rebuilt as exited by a reindex from the chain on an empty database', async () => {
