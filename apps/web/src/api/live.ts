@@ -7,6 +7,7 @@ import {
   LIVE_EVENT_TYPES,
   parseLiveEvent,
   type BitcoinPriceDto,
+  type LiquidatedVaultDto,
   type LiveEvent,
   type VaultDto,
 } from '@unit/protocol';
@@ -61,7 +62,11 @@ export function applyLiveEvent(client: QueryClient, event: LiveEvent): void {
       });
       void client.invalidateQueries({ queryKey: ['vault-history', vault_id] });
       void client.invalidateQueries({ queryKey: ['vault-points', vault_id] });
-      if (kind === 'liquidation') void client.invalidateQueries({ queryKey: ['liquidations'] });
+      // The list refetches for a new liquidation and for any change of a vault it lists (a
+      // repossession, or its owner taking it back through the exit leaf, announced as an action).
+      const listed = client.getQueryData<LiquidatedVaultDto[]>(['liquidations']);
+      if (kind === 'liquidation' || listed?.some((vault) => vault.vault_id === vault_id))
+        void client.invalidateQueries({ queryKey: ['liquidations'] });
       return;
     }
   }
