@@ -68,7 +68,7 @@ describe('the migrations send the recorded SQL', () => {
   it('on SQLite', async () => {
     const store = await openStore();
     try {
-      await expect(await migrationSql(store)).toMatchFileSnapshot('./schema/sqlite-migrations.sql');
+      await expect(await migrationSql(store)).toMatchFileSnapshot('./schema/sqlite-migrations.txt');
       await expect(await sqliteSchema(store.db)).toMatchFileSnapshot('./schema/sqlite-schema.txt');
     } finally {
       await store.close();
@@ -83,7 +83,7 @@ describe('the migrations send the recorded SQL', () => {
       const store = await openStore({ databaseUrl: pgUrl!, schema });
       try {
         const sent = (await migrationSql(store)).replaceAll(schema, '<schema>');
-        await expect(sent).toMatchFileSnapshot('./schema/postgres-migrations.sql');
+        await expect(sent).toMatchFileSnapshot('./schema/postgres-migrations.txt');
         await expect(await postgresSchema(store.db, schema)).toMatchFileSnapshot(
           './schema/postgres-schema.txt',
         );
