@@ -30,6 +30,7 @@ import {
   type GuardianSet,
 } from '@unit/guardian-net';
 import {
+  cliDkg,
   CLI,
   freePorts,
   kill9,
@@ -58,21 +59,18 @@ let coordinator: Coordinator;
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** Waits (30 s at most) until guardian `m` is up with a fresh price of its own. */
+async function untilPriced(m: GuardianSet['members'][number], proc: Proc): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await waitHealthy(m)).priceFresh) {
+    if (Date.now() > deadline) throw new Error(`guardian ${m.id}: no price\n${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 beforeAll(async () => {
   const basePort = await freePorts(3);
-  const dkg = run(CLI, [
-    'dkg',
-    '--dir',
-    dir,
-    '--n',
-    '3',
-    '--t',
-    '2',
-    '--base-port',
-    String(basePort),
-  ]);
-  expect(await dkg.exited, dkg.output()).toBe(0);
-  set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  set = await cliDkg(dir, basePort);
   group = hex.decode(set.groupKey!);
   // The app coordinates this set, so its treasury is the group key's `OP_1 <group key>`.
   app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir });
@@ -104,14 +102,7 @@ beforeAll(async () => {
       ]),
     );
   // Each guardian up, with its own fresh price read from the app.
-  for (const [i, m] of set.members.entries()) {
-    const deadline = Date.now() + 30_000;
-    while (!(await waitHealthy(m)).priceFresh) {
-      if (Date.now() > deadline)
-        throw new Error(`guardian ${m.id}: no price\n${procs[i]!.output()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  for (const [i, m] of set.members.entries()) await untilPriced(m, procs[i]!);
 }, 120_000);
 
 afterAll(async () => {
@@ -336,12 +327,7 @@ describe('three guardians validate vault requests on their own', () => {
     try {
       const localSet = verifySet(await waitForFile(join(localDir, 'guardian-set.json'), local));
       const localGroup = hex.decode(localSet.groupKey!);
-      for (const m of localSet.members) {
-        const deadline = Date.now() + 30_000;
-        while (!(await waitHealthy(m)).priceFresh)
-          if (Date.now() > deadline) throw new Error(`no price\n${local.output()}`);
-          else await new Promise((r) => setTimeout(r, 200));
-      }
+      for (const m of localSet.members) await untilPriced(m, local);
       const localCoordinator = new Coordinator(
         localSet,
         loadIdentity(join(localDir, 'coordinator', 'identity.json')),
