@@ -44,6 +44,7 @@ import { signPrice } from '@unit/guardian-net/price';
 import { getPriceQuorum, priceQuorumHex, recordPriceQuorum } from '../src/store/price-quorums';
 import { guardianMigrations } from '../src/cosign/migrations';
 import { fileStore, pgUrl, postgresStore } from './dialect-stores';
+import { historyEntry } from './rows';
 
 function vault(overrides: Partial<NewVault> = {}): NewVault {
   return {
@@ -192,19 +193,16 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
   it('records vault history newest first and updates the vault state', async () => {
     const v = vault();
     await insertVault(store.db, v);
-    const base = {
-      vault_id: v.vault_id,
-      btc_amt: 100_000_000,
-      unit_amt: 0,
-      vault_amount: 100_000_000,
-      amount_borrowed: 0,
-      oracle_price: 9_500_000,
-      utxo: `${v.vault_txid}:0`,
-      utxo_script: '5120' + '00'.repeat(32),
-      liquidation_hash: null,
-      liquidation_threshold: null,
+    // What every entry below shares: 1 BTC in the vault, no debt, unconfirmed, at the opening's output.
+    const base = historyEntry({
+      ...{
+        vault_id: v.vault_id,
+        transaction_id: v.vault_txid,
+        utxo_script: '5120' + '00'.repeat(32),
+      },
+      ...{ btc_amt: 100_000_000, unit_amt: 0, vault_amount: 100_000_000, amount_borrowed: 0 },
       confirmed: 0,
-    };
+    });
     await appendVaultHistory(store.db, {
       ...base,
       timestamp: 10,

@@ -59,6 +59,12 @@ let coordinator: Coordinator;
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** A `--policy vault` guardian's flags on the app's devnet: its chain, price and rune routes. */
+const vaultPolicyFlags = () => [
+  ...['--policy', 'vault', '--chain', `${app.url}/esplora`, '--app', app.url],
+  ...['--network', 'devnet', '--feeds', `devnet@${app.url}`],
+];
+
 /** Waits (30 s at most) until guardian `m` is up with a fresh price of its own. */
 async function untilPriced(m: GuardianSet['members'][number], proc: Proc): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -89,16 +95,7 @@ beforeAll(async () => {
         join(dir, `guardian-${id}`),
         '--port',
         String(basePort + id - 1),
-        '--policy',
-        'vault',
-        '--chain',
-        `${app.url}/esplora`,
-        '--app',
-        app.url,
-        '--network',
-        'devnet',
-        '--feeds',
-        `devnet@${app.url}`,
+        ...vaultPolicyFlags(),
       ]),
     );
   // Each guardian up, with its own fresh price read from the app.
@@ -313,16 +310,7 @@ describe('three guardians validate vault requests on their own', () => {
       localDir,
       '--base-port',
       String(port),
-      '--policy',
-      'vault',
-      '--chain',
-      `${app.url}/esplora`,
-      '--app',
-      app.url,
-      '--network',
-      'devnet',
-      '--feeds',
-      `devnet@${app.url}`,
+      ...vaultPolicyFlags(),
     ]);
     try {
       const localSet = verifySet(await waitForFile(join(localDir, 'guardian-set.json'), local));
