@@ -45,6 +45,39 @@ const serverLayerRules = SERVER_LAYERS.slice(1).map(([name, path], index) => ({
   to: { path: anyOf(SERVER_LAYERS.slice(0, index + 1)) },
 }));
 
+const WEB = '^apps/web/src/';
+const WEB_PAGES = '(vault|liquidations|missions)/';
+
+// The web app's folders from the top: the app shell, the pages, the widgets pages use, and what
+// serves every page. Each imports none of those listed before it.
+const WEB_LAYERS = [
+  ['app', 'The app shell.', '(app)/'],
+  ['pages', 'A page (vault, liquidations, missions) does not import the app shell.', WEB_PAGES],
+  [
+    'widgets',
+    'The chart, the transactions table and the layout are used by pages, not the reverse.',
+    '(chart|transactions|layout)/',
+  ],
+  [
+    'shared',
+    'api, ui, wallet, auth and flows serve every page: they import no page, widget or the app shell.',
+    '(api|ui|wallet|auth|flows|styles)/',
+  ],
+];
+
+/** One rule per web layer below the top: it imports none of the layers above it. */
+const webLayerRules = WEB_LAYERS.slice(1).map(([name, comment, path], index) => ({
+  name: `web-layer-${name}`,
+  severity: 'error',
+  comment,
+  from: { path: `${WEB}${path}` },
+  to: {
+    path: `${WEB}(${WEB_LAYERS.slice(0, index + 1)
+      .map(([, , above]) => above)
+      .join('|')})`,
+  },
+}));
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -84,32 +117,13 @@ module.exports = {
       from: { path: '^apps/server/src/validator/' },
       to: { path: '^apps/server/src/(?!validator/)' },
     },
-    {
-      name: 'web-shared-knows-no-feature',
-      severity: 'error',
-      comment:
-        'api, ui, wallet, auth and flows serve every page: they import no page, widget or the app shell.',
-      from: { path: '^apps/web/src/(api|ui|wallet|auth|flows|styles)/' },
-      to: { path: '^apps/web/src/(app|vault|liquidations|missions|layout|chart|transactions)/' },
-    },
-    {
-      name: 'web-widgets-know-no-page',
-      severity: 'error',
-      comment:
-        'The chart, the transactions table and the layout are used by pages, not the reverse.',
-      from: { path: '^apps/web/src/(chart|transactions|layout)/' },
-      to: { path: '^apps/web/src/(app|vault|liquidations|missions)/' },
-    },
+    ...webLayerRules,
     {
       name: 'web-pages-apart',
       severity: 'error',
-      comment:
-        'A page (vault, liquidations, missions) imports no other page and not the app shell.',
-      from: { path: '^apps/web/src/(vault|liquidations|missions)/' },
-      to: {
-        path: '^apps/web/src/(app|vault|liquidations|missions)/',
-        pathNot: '^apps/web/src/$1/',
-      },
+      comment: 'A page (vault, liquidations, missions) imports no other page.',
+      from: { path: `${WEB}${WEB_PAGES}` },
+      to: { path: `${WEB}${WEB_PAGES}`, pathNot: `${WEB}$1/` },
     },
   ],
   options: {

@@ -154,6 +154,28 @@ export function printFigure(f: Figure): boolean {
   return ok;
 }
 
+/**
+ * A bench file's own entry (`npm run bench:<name> -w @unit/server`): when `moduleUrl` is the script
+ * run, prints what `measure` found and sets the exit code by whether every figure holds.
+ */
+export async function runAlone(
+  moduleUrl: string,
+  measure: () => Promise<{ figures: Figure[]; lines: string[] }>,
+): Promise<void> {
+  if (moduleUrl !== pathToFileURL(process.argv[1] ?? '').href) return;
+  try {
+    const { figures, lines } = await measure();
+    for (const line of lines) console.log(line);
+    console.log('');
+    let ok = true;
+    for (const f of figures) ok = printFigure(f) && ok;
+    process.exitCode = ok ? 0 : 1;
+  } catch (err) {
+    console.error(err);
+    process.exitCode = 1;
+  }
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const network = await startGuardianNetwork({ policy: 'approve-all' });
   try {

@@ -8,7 +8,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { schnorr } from '@noble/curves/secp256k1.js';
@@ -16,7 +15,7 @@ import { hex } from '@scure/base';
 import { Coordinator, loadIdentity, verifySet } from '@unit/guardian-net';
 import { CLI, freePorts, kill9, run, type Proc } from '../../../packages/guardian-net/test/harness';
 import { Relay } from '../../../packages/guardian-net/test/relay';
-import { printFigure } from './cosign';
+import { runAlone } from './cosign';
 import { cli, DELAY_MS, guardianEnv, until } from './membership';
 import type { Figure } from './measure';
 
@@ -93,16 +92,4 @@ export async function dkgFigures(): Promise<{ figures: Figure[]; lines: string[]
   };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    const { figures, lines } = await dkgFigures();
-    for (const line of lines) console.log(line);
-    console.log('');
-    let ok = true;
-    for (const f of figures) ok = printFigure(f) && ok;
-    process.exitCode = ok ? 0 : 1;
-  } catch (err) {
-    console.error(err);
-    process.exitCode = 1;
-  }
-}
+await runAlone(import.meta.url, dkgFigures);

@@ -3,6 +3,7 @@
 // 127/8 to loopback), as separate users would, so the per-client limits do not refuse them.
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { askHealth } from './measure';
 
 /** One GET from `localAddress`, read to its end and thrown away; resolves to its status and size. */
 function download(
@@ -38,20 +39,6 @@ export interface ExportLoad {
   healthChecks: number;
   /** The worst of as many /api/health asked just before, with no export running. */
   idleHealthWorstMs: number;
-}
-
-/** Asks /api/health one after another, 20 ms apart, until `stop()` says so; their times in ms. */
-async function askHealth(baseUrl: string, stop: () => boolean): Promise<number[]> {
-  const times: number[] = [];
-  while (!stop()) {
-    const at = performance.now();
-    const res = await fetch(`${baseUrl}/api/health`);
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`/api/health answered ${res.status}`);
-    times.push(performance.now() - at);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return times.sort((a, b) => a - b);
 }
 
 /** `clients` concurrent exports of `csvPath`, with /api/health asked one after another meanwhile. */

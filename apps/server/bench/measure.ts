@@ -180,3 +180,17 @@ export function verdict(f: Figure): { text: string; failed: boolean } {
   const failed = f.value < f.goal.min * (1 - tolerance);
   return { text: failed ? 'MISSED' : 'within noise', failed };
 }
+
+/** Asks /api/health one after another, 20 ms apart, until `stop()` says so; their times in ms. */
+export async function askHealth(baseUrl: string, stop: () => boolean): Promise<number[]> {
+  const times: number[] = [];
+  while (!stop()) {
+    const at = performance.now();
+    const res = await fetch(`${baseUrl}/api/health`);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`/api/health answered ${res.status}`);
+    times.push(performance.now() - at);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return times.sort((a, b) => a - b);
+}

@@ -10,7 +10,6 @@
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { schnorr } from '@noble/curves/secp256k1.js';
@@ -27,7 +26,7 @@ import {
 } from '@unit/guardian-net';
 import { CLI, freePorts, kill9, run, type Proc } from '../../../packages/guardian-net/test/harness';
 import { Relay } from '../../../packages/guardian-net/test/relay';
-import { printFigure } from './cosign';
+import { runAlone } from './cosign';
 import type { Figure } from './measure';
 
 export const DELAY_MS = 50;
@@ -197,16 +196,4 @@ export async function membershipFigures(): Promise<{ figures: Figure[]; lines: s
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    const { figures, lines } = await membershipFigures();
-    for (const line of lines) console.log(line);
-    console.log('');
-    let ok = true;
-    for (const f of figures) ok = printFigure(f) && ok;
-    process.exitCode = ok ? 0 : 1;
-  } catch (err) {
-    console.error(err);
-    process.exitCode = 1;
-  }
-}
+await runAlone(import.meta.url, membershipFigures);

@@ -10,7 +10,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { schnorr } from '@noble/curves/secp256k1.js';
@@ -19,7 +18,7 @@ import { Coordinator, GuardianNode, newIdentity, type SignEvent } from '@unit/gu
 import { dealSetAt } from '../../../packages/guardian-net/test/dealt-at';
 import { writeGuardianDir } from '../../../packages/guardian-net/test/guardian-dir';
 import { Relay } from '../../../packages/guardian-net/test/relay';
-import { printFigure } from './cosign';
+import { runAlone } from './cosign';
 import type { Figure } from './measure';
 
 const P99_GOAL_MS = 1_000;
@@ -182,16 +181,4 @@ export async function roastFigures(rounds = Number(process.env.BENCH_ROAST_ROUND
   return { figures, lines };
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  try {
-    const { figures, lines } = await roastFigures();
-    for (const line of lines) console.log(line);
-    console.log('');
-    let ok = true;
-    for (const f of figures) ok = printFigure(f) && ok;
-    process.exitCode = ok ? 0 : 1;
-  } catch (err) {
-    console.error(err);
-    process.exitCode = 1;
-  }
-}
+await runAlone(import.meta.url, roastFigures);

@@ -10,10 +10,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { performance } from 'node:perf_hooks';
 import { openStore } from '../src/store';
 import type { AppExtras } from './children';
-import { startChild, verdict, type Child, type Figure } from './measure';
+import { askHealth, startChild, verdict, type Child, type Figure } from './measure';
 import { migratedDatabase } from './seed';
 import type { Arrivals, Opened, ToClients } from './stream-clients';
 
@@ -53,20 +52,6 @@ const quantile = (sorted: number[], q: number) =>
   sorted.length === 0
     ? Infinity
     : sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-
-/** Asks /api/health every 20 ms until `stop()`; the times in ms, sorted. */
-async function healthWhile(baseUrl: string, stop: () => boolean): Promise<number[]> {
-  const times: number[] = [];
-  while (!stop()) {
-    const at = performance.now();
-    const res = await fetch(`${baseUrl}/api/health`);
-    await res.arrayBuffer();
-    if (res.status !== 200) throw new Error(`/api/health answered ${res.status}`);
-    times.push(performance.now() - at);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return times.sort((a, b) => a - b);
-}
 
 /** One tick on `via`: when it reached each stream, in ms after it was asked for (-1: never). */
 async function tickOnce(via: Child, clients: Clients): Promise<Arrivals & { ms: number[] }> {
@@ -108,7 +93,7 @@ async function oneInstance(root: string): Promise<{ figures: Figure[]; lines: st
     const opened = await clients.ask<Opened>({ cmd: 'open', urls: [app.url], count: LIVE_SCREENS });
     const during = await app.ask<{ bytes: number; streams: number }>({ cmd: 'memory' });
     let ticking = true;
-    const health = healthWhile(app.url, () => !ticking);
+    const health = askHealth(app.url, () => !ticking);
     const delays: number[] = [];
     let missed = 0;
     let ended = 0;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertVault, setVaultStatus } from '../src/store';
 import { getJson, startTestApp, type RunningApp } from './support';
+import { smallVault } from './rows';
 
 const key = '3c'.repeat(32);
 const vaultId = '4d'.repeat(32);
@@ -11,22 +12,7 @@ let web: RunningApp;
 
 beforeAll(async () => {
   web = await startTestApp();
-  await insertVault(web.store.db, {
-    vault_id: vaultId,
-    vault_tag: 'tag',
-    vault_pubkey: key,
-    name: 'Cached',
-    creation_account: 'tb1qowner',
-    runes_account: 'tb1powner',
-    btc_locked: 10_000_000,
-    unit_borrowed: 200_000,
-    vault_txid: vaultId,
-    vault_vout: 0,
-    threshold_cents: 0,
-    stamp: 0,
-    status: 'active',
-    created_at: 1_700_000_000,
-  });
+  await insertVault(web.store.db, smallVault(vaultId, key, 'Cached'));
 });
 afterAll(() => web.stop());
 

@@ -17,6 +17,7 @@ import { operationCostSats } from '@unit/protocol';
 import { appendVaultHistory, insertVault } from '../src/store';
 import { createOracleKeyFile } from '../src/oracle/keys';
 import { getJson, postJson, startTestApp, type RunningApp } from './support';
+import { historyEntry, savingsVault } from './rows';
 
 let server: RunningApp;
 
@@ -83,38 +84,11 @@ describe('vaults over HTTP', () => {
   const vaultId = 'cd'.repeat(32);
 
   beforeAll(async () => {
-    await insertVault(server.store.db, {
-      vault_id: vaultId,
-      vault_tag: 'tag',
-      vault_pubkey: pubkey,
-      name: 'Savings',
-      creation_account: 'tb1qowner000000000000000000000000000000',
-      runes_account: 'tb1powner000000000000000000000000000000',
-      btc_locked: 50_000_000,
-      unit_borrowed: 1_000_000,
-      vault_txid: vaultId,
-      vault_vout: 0,
-      threshold_cents: 2_700_000,
-      stamp: 1_700_000_000,
-      status: 'active',
-      created_at: 1_700_000_000,
-    });
-    await appendVaultHistory(server.store.db, {
-      vault_id: vaultId,
-      timestamp: 1_700_000_000,
-      action: 'o',
-      btc_amt: 50_000_000,
-      unit_amt: 1_000_000,
-      vault_amount: 50_000_000,
-      amount_borrowed: 1_000_000,
-      oracle_price: 9_500_000,
-      transaction_id: vaultId,
-      utxo: `${vaultId}:0`,
-      utxo_script: '5120' + 'ee'.repeat(32),
-      liquidation_hash: null,
-      liquidation_threshold: null,
-      confirmed: 1,
-    });
+    await insertVault(server.store.db, savingsVault({ vault_id: vaultId, vault_pubkey: pubkey }));
+    await appendVaultHistory(
+      server.store.db,
+      historyEntry({ vault_id: vaultId, transaction_id: vaultId }),
+    );
   });
 
   it('finds a vault by pubkey with the guardian key filled in', async () => {

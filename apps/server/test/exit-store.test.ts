@@ -5,8 +5,7 @@
 // vault's key may open a new vault, as a settled one's may; closing a vault by its exit, a
 // liquidated one's liquidation with it (ended `exited`, no longer claimable), once; and the
 // liquidation states the database accepts.
-import { randomBytes } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import {
   closeVaultByExit,
@@ -18,15 +17,12 @@ import {
   recordLiquidation,
   recordRepossession,
   vaultHistory,
-  migrateToLatest,
-  openStore,
   vaultsPastExit,
-  type Store,
 } from '../src/store';
 import { guardianMigrations } from '../src/cosign/migrations';
+import { storeDialects, storePerTest, termedVaultRow } from './dialect-stores';
 
-const pgUrl = process.env.TEST_DATABASE_URL;
-
+/** Vault `n`, its exit at 120 + n unless given (null: layout 1, no exit leaf). */
 function row(
   n: number,
   over: {
@@ -35,52 +31,12 @@ function row(
     pubkey?: string;
   } = {},
 ) {
-  const id = n.toString(16).padStart(64, '0');
   const exit = over.exit === undefined ? 120 + n : over.exit;
-  return {
-    ...{ vault_id: id, vault_tag: id.slice(0, 8), vault_pubkey: over.pubkey ?? id, name: 'v' },
-    ...{ creation_account: 'tb1q', runes_account: 'tb1q', btc_locked: 1_000, unit_borrowed: 0 },
-    ...{ vault_txid: id, vault_vout: 0, threshold_cents: 0, stamp: 1, created_at: 1 },
-    settle_height: exit === null ? null : exit - 20,
-    exit_height: exit,
-    status: over.status ?? 'active',
-  };
+  return termedVaultRow(n, { ...over, settle: exit === null ? null : exit - 20 });
 }
 
-type Opened = { store: Store; cleanup: () => Promise<void> };
-const sqlite = async (): Promise<Opened> => ({
-  store: await openStore({ file: ':memory:' }),
-  cleanup: () => Promise.resolve(),
-});
-const postgres = async (): Promise<Opened> => {
-  const schema = `exit_${process.pid}_${randomBytes(4).toString('hex')}`;
-  return {
-    store: await openStore({ databaseUrl: pgUrl!, schema }),
-    cleanup: async () => {
-      const admin = await openStore({ databaseUrl: pgUrl! });
-      await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
-      await admin.close();
-    },
-  };
-};
-const dialects = [
-  ['SQLite', sqlite],
-  ...(pgUrl ? [['PostgreSQL', postgres] as const] : []),
-] as const;
-
-describe.each(dialects)('vaults past their exit height on %s', (dialect, open) => {
-  let opened: Opened | null = null;
-  afterEach(async () => {
-    await opened?.store.close();
-    await opened?.cleanup();
-    opened = null;
-  });
-
-  async function openedStore(): Promise<Store> {
-    opened = await open();
-    await migrateToLatest(opened.store.db, guardianMigrations);
-    return opened.store;
-  }
+describe.each(storeDialects('exit'))('vaults past their exit height on %s', (dialect, open) => {
+  const openedStore = storePerTest(open, guardianMigrations);
 
   it('reads active and unclaimed liquidated vaults at or past their exit, in id order from a cursor, bounded', async () => {
     const { db } = await openedStore();

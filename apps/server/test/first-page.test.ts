@@ -9,6 +9,7 @@ import { formatUsd } from '@unit/protocol';
 import { insertVault } from '../src/store';
 import { vaultKeyCookie, withPrice, VAULT_KEY_COOKIE } from '../src/http/first-page';
 import { getJson, startTestApp, type RunningApp } from './support';
+import { smallVault } from './rows';
 
 const SLOT = '<span class="skeleton" data-first-price="" style="width:7ch"></span>';
 const WELCOME = '<main class="main"><section class="welcome">Welcome</section></main>';
@@ -28,22 +29,7 @@ beforeAll(async () => {
     JSON.stringify({ 'src/chart/RatioChart.tsx': { file: 'assets/RatioChart-abc.js' } }),
   );
   web = await startTestApp({}, { webDistDir: dist });
-  await insertVault(web.store.db, {
-    vault_id: vaultId,
-    vault_tag: 'tag',
-    vault_pubkey: key,
-    name: '</script><script>alert(1)</script>',
-    creation_account: 'tb1qowner',
-    runes_account: 'tb1powner',
-    btc_locked: 10_000_000,
-    unit_borrowed: 200_000,
-    vault_txid: vaultId,
-    vault_vout: 0,
-    threshold_cents: 0,
-    stamp: 0,
-    status: 'active',
-    created_at: 1_700_000_000,
-  });
+  await insertVault(web.store.db, smallVault(vaultId, key, '</script><script>alert(1)</script>'));
 });
 afterAll(async () => {
   await web.stop();

@@ -19,6 +19,7 @@ import {
   type FakeBotApi,
 } from './fake-bot-api';
 import { postJson, startTestApp, type RunningApp } from './support';
+import { historyEntry, savingsVault } from './rows';
 
 const owner = testAccount(0x31);
 const CHAT = 777;
@@ -165,38 +166,28 @@ describe('linking a chat through the bot', () => {
     // The guardian's store writes a vault and its deposit: the app's own loop announces it.
     const vaultId = 'ef'.repeat(32);
     const depositTx = '12'.repeat(32);
-    await insertVault(server.store.db, {
-      vault_id: vaultId,
-      vault_tag: 'efefefef',
-      vault_pubkey: 'ab'.repeat(32),
-      name: 'Savings',
-      creation_account: owner.address,
-      runes_account: owner.taprootAddress,
-      btc_locked: 50_000_000,
-      unit_borrowed: 1_000_000,
-      vault_txid: vaultId,
-      vault_vout: 0,
-      threshold_cents: 2_700_000,
-      stamp: 1_700_000_000,
-      status: 'active',
-      created_at: 1_700_000_000,
-    });
-    await appendVaultHistory(server.store.db, {
-      vault_id: vaultId,
-      timestamp: 1_700_000_100,
-      action: 'd',
-      btc_amt: 10_000_000,
-      unit_amt: 0,
-      vault_amount: 50_000_000,
-      amount_borrowed: 1_000_000,
-      oracle_price: 95_000,
-      transaction_id: depositTx,
-      utxo: `${depositTx}:0`,
-      utxo_script: '5120' + 'ee'.repeat(32),
-      liquidation_hash: null,
-      liquidation_threshold: null,
-      confirmed: 0,
-    });
+    await insertVault(
+      server.store.db,
+      savingsVault({
+        vault_id: vaultId,
+        vault_tag: 'efefefef',
+        creation_account: owner.address,
+        runes_account: owner.taprootAddress,
+      }),
+    );
+    await appendVaultHistory(
+      server.store.db,
+      historyEntry({
+        vault_id: vaultId,
+        timestamp: 1_700_000_100,
+        action: 'd',
+        btc_amt: 10_000_000,
+        unit_amt: 0,
+        oracle_price: 95_000,
+        transaction_id: depositTx,
+        confirmed: 0,
+      }),
+    );
     const deposit = await bot.waitForMessage(CHAT, 'BTC deposit submitted');
     expect(deposit).toContain('BTC: 0.1');
     expect(deposit).toContain(`/explorer/tx/${depositTx}`);

@@ -3,19 +3,16 @@
 // price; no quorum is a stale price (no quote); a round that finds none leaves the last quorum to
 // age out by the 60 s rule its prices are held to. The guardians' answers are the edge: a stand-in
 // source gives what `collectPriceQuorum` would.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import type { PriceQuote, SignedPrice } from '@unit/guardian-net/price';
-import { SimulatedPriceSource } from '../src/oracle/price-source';
-import { loadOracleKeys, verifyQuote } from '../src/oracle/keys';
+import { verifyQuote } from '../src/oracle/keys';
 import { Oracle, StalePriceError } from '../src/oracle/oracle';
 import { PriceQuorumFeed } from '../src/oracle/quorum';
 import { migrateToLatest, openStore, type PricePoint } from '../src/store';
 import { devnetMigrations } from '../src/devnet/migrations';
 import { DevnetMarket } from '../src/devnet/market';
+import { testOracleParts } from './oracle-fixture';
 
 const NOW = 1_767_225_600;
 const price = (guardian: number, priceCents: number, time: number): SignedPrice => ({
@@ -43,15 +40,8 @@ async function networkOracle(answers: (() => PriceQuote)[], { devnet = false } =
   await migrateToLatest(store.db, devnetMigrations);
   const market = devnet ? new DevnetMarket(store.db) : null;
   const oracle = new Oracle({
-    db: store.db,
-    source: new SimulatedPriceSource(7),
-    keys: await loadOracleKeys(store.db, {
-      file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'unit-oracle-')), 'oracle.key'),
-      network: 'devnet',
-    }),
+    ...(await testOracleParts(store.db)),
     startPriceCents: 9_000_000,
-    tickMs: 0,
-    log: pino({ level: 'silent' }),
     clock,
     quorum,
     market,

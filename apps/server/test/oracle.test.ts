@@ -1,17 +1,14 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import pino from 'pino';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { aggregateBuckets, backfillTimestamps, TIME_PERIODS } from '../src/oracle/intervals';
 import { SimulatedPriceSource } from '../src/oracle/price-source';
-import { loadOracleKeys, verifyQuote } from '../src/oracle/keys';
+import { verifyQuote } from '../src/oracle/keys';
 import { Oracle } from '../src/oracle/oracle';
 import { migrateToLatest, openStore, countPricePoints } from '../src/store';
+import { testOracleParts } from './oracle-fixture';
 
 const NOW = 1_767_225_600; // 2026-01-01T00:00:00Z
 
@@ -19,15 +16,8 @@ async function startedOracle(clock: () => number = () => NOW) {
   const store = await openStore({ file: ':memory:' });
   await migrateToLatest(store.db);
   const oracle = new Oracle({
-    db: store.db,
-    source: new SimulatedPriceSource(7),
-    keys: await loadOracleKeys(store.db, {
-      file: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'unit-oracle-')), 'oracle.key'),
-      network: 'devnet',
-    }),
+    ...(await testOracleParts(store.db)),
     startPriceCents: 9_500_000,
-    tickMs: 0,
-    log: pino({ level: 'silent' }),
     clock,
   });
   await oracle.start();

@@ -1,8 +1,5 @@
 // History pages, chart points by period, price closes and their migration from an older database:
 // one suite, on SQLite always and on PostgreSQL when TEST_DATABASE_URL is set (as store.test.ts).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,7 +12,6 @@ import {
   insertVault,
   isPostgres,
   migrateToLatest,
-  openStore,
   vaultHistoryPage,
   vaultPointsBetween,
   type HistoryCursor,
@@ -27,8 +23,8 @@ import {
 import { devnetMigrations } from '../src/devnet/migrations';
 import { aggregateBuckets, periodRange, TIME_PERIODS } from '../src/oracle/intervals';
 import { PriceHistory } from '../src/oracle/price-history';
+import { fileStore, pgUrl, postgresStore } from './dialect-stores';
 
-const pgUrl = process.env.TEST_DATABASE_URL;
 const NOW = 1_767_225_600; // 2026-01-01T00:00:00Z
 const PERIODS: TimePeriod[] = ['24h', '7d', '30d', '1y'];
 
@@ -259,29 +255,12 @@ function scaleSuite(open: () => Promise<{ store: Store; cleanup(): Promise<void>
 }
 
 describe('history pages and price closes on SQLite (temp file)', () => {
-  scaleSuite(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-scale-'));
-    const store = await openStore({ file: path.join(dir, 'unit.db') });
-    return { store, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  });
+  scaleSuite(() => fileStore('scale'));
 });
 
 describe.runIf(pgUrl)(
   'history pages and price closes on PostgreSQL (needs TEST_DATABASE_URL)',
   () => {
-    const fileSchema = `scale_test_${process.pid}_${Date.now()}`;
-    let counter = 0;
-    scaleSuite(async () => {
-      const schema = `${fileSchema}_${counter++}`;
-      const store = await openStore({ databaseUrl: pgUrl, schema });
-      return {
-        store,
-        cleanup: async () => {
-          const admin = await openStore({ databaseUrl: pgUrl });
-          await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
-          await admin.close();
-        },
-      };
-    });
+    scaleSuite(() => postgresStore('scale_test'));
   },
 );

@@ -1,8 +1,5 @@
 // One storage suite, run on SQLite always and on PostgreSQL when TEST_DATABASE_URL is set (the
 // test script starts a throwaway cluster). Each PostgreSQL run gets a fresh schema.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -25,7 +22,6 @@ import {
   listLiquidations,
   markOutboxFailed,
   migrateToLatest,
-  openStore,
   pricePointsBetween,
   recordGuardianRequest,
   recordLiquidation,
@@ -48,8 +44,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { signPrice } from '@unit/guardian-net/price';
 import { getPriceQuorum, priceQuorumHex, recordPriceQuorum } from '../src/store/price-quorums';
 import { guardianMigrations } from '../src/cosign/migrations';
-
-const pgUrl = process.env.TEST_DATABASE_URL;
+import { fileStore, pgUrl, postgresStore } from './dialect-stores';
+import { historyEntry } from './rows';
 
 function vault(overrides: Partial<NewVault> = {}): NewVault {
   return {
@@ -199,19 +195,16 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
   it('records vault history newest first and updates the vault state', async () => {
     const v = vault();
     await insertVault(store.db, v);
-    const base = {
-      vault_id: v.vault_id,
-      btc_amt: 100_000_000,
-      unit_amt: 0,
-      vault_amount: 100_000_000,
-      amount_borrowed: 0,
-      oracle_price: 9_500_000,
-      utxo: `${v.vault_txid}:0`,
-      utxo_script: '5120' + '00'.repeat(32),
-      liquidation_hash: null,
-      liquidation_threshold: null,
+    // What every entry below shares: 1 BTC in the vault, no debt, unconfirmed, at the opening's output.
+    const base = historyEntry({
+      ...{
+        vault_id: v.vault_id,
+        transaction_id: v.vault_txid,
+        utxo_script: '5120' + '00'.repeat(32),
+      },
+      ...{ btc_amt: 100_000_000, unit_amt: 0, vault_amount: 100_000_000, amount_borrowed: 0 },
       confirmed: 0,
-    };
+    });
     await appendVaultHistory(store.db, {
       ...base,
       timestamp: 10,
@@ -365,26 +358,9 @@ function storageSuite(open: () => Promise<{ store: Store; cleanup(): Promise<voi
 }
 
 describe('storage on SQLite (temp file)', () => {
-  storageSuite(async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-store-'));
-    const store = await openStore({ file: path.join(dir, 'unit.db') });
-    return { store, cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-  });
+  storageSuite(() => fileStore('store'));
 });
 
 describe.runIf(pgUrl)('storage on PostgreSQL (needs TEST_DATABASE_URL)', () => {
-  const fileSchema = `store_test_${process.pid}_${Date.now()}`;
-  let counter = 0;
-  storageSuite(async () => {
-    const schema = `${fileSchema}_${counter++}`;
-    const store = await openStore({ databaseUrl: pgUrl, schema });
-    return {
-      store,
-      cleanup: async () => {
-        const admin = await openStore({ databaseUrl: pgUrl });
-        await admin.db.schema.dropSchema(schema).ifExists().cascade().execute();
-        await admin.close();
-      },
-    };
-  });
+  storageSuite(() => postgresStore('store_test'));
 });

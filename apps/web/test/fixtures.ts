@@ -1,5 +1,6 @@
 import type {
   BitcoinPriceDto,
+  PendingTransaction,
   ConfigDto,
   LiquidatedVaultDto,
   PriceHistoryDto,
@@ -123,3 +124,12 @@ export const liquidated: LiquidatedVaultDto = {
   guard_pubkey: '6'.repeat(64),
   oracles: 1,
 };
+
+/** A deposit in progress as the app keeps it in localStorage (the fields a test changes given). */
+export const pendingDeposit = (over: Partial<PendingTransaction>): PendingTransaction => ({
+  ...{ date: 1, type: 'deposit', amount: '1000', amountUnit: 'BTC', status: 'In Progress' },
+  ...{ transactionId: '3'.repeat(64), vault_txid: null, btcInVault: '1000', unitInVault: '0' },
+  ...{ healthFactorBefore: null, healthFactorAfter: null },
+  ...{ healthStatusBefore: null, healthStatusAfter: null, isFullRepay: false },
+  ...over,
+});

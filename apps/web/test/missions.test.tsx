@@ -7,11 +7,10 @@ import {
   MISSION_REASONS,
   pendingStorageKey,
   type MissionDto,
-  type PendingTransaction,
   type UserDto,
 } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { config } from './fixtures';
+import { config, pendingDeposit } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
@@ -385,22 +384,7 @@ describe('missions page', () => {
   });
 
   it('disables every mission while a transaction is pending', async () => {
-    const pending: PendingTransaction = {
-      date: 1,
-      type: 'deposit',
-      amount: '1000',
-      amountUnit: 'BTC',
-      status: 'In Progress',
-      transactionId: '3'.repeat(64),
-      vault_txid: null,
-      btcInVault: '1000',
-      unitInVault: '0',
-      healthFactorBefore: null,
-      healthFactorAfter: null,
-      healthStatusBefore: null,
-      healthStatusAfter: null,
-      isFullRepay: false,
-    };
+    const pending = pendingDeposit({});
     localStorage.setItem(pendingStorageKey(ADDRESS), JSON.stringify([pending]));
     fakeWallet.connectAs();
     renderApp('/missions');

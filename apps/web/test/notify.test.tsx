@@ -2,14 +2,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
-import {
-  pendingStorageKey,
-  type PendingTransaction,
-  type TelegramNotifyDto,
-  type UserDto,
-} from '@unit/protocol';
+import { pendingStorageKey, type TelegramNotifyDto, type UserDto } from '@unit/protocol';
 import { FAKE_ACCOUNT, fakeWallet } from './fake-wallet';
-import { config, vault } from './fixtures';
+import { config, pendingDeposit, vault } from './fixtures';
 import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario, server } from './server';
@@ -317,22 +312,11 @@ describe('Enable Telegram Notification', () => {
   });
 
   it('offers the same link on the pending-transaction banner', async () => {
-    const pending: PendingTransaction = {
-      date: 1,
-      type: 'deposit',
+    const pending = pendingDeposit({
       amount: '10000000',
-      amountUnit: 'BTC',
-      status: 'In Progress',
-      transactionId: '3'.repeat(64),
-      vault_txid: null,
       btcInVault: '110000000',
       unitInVault: '5000000',
-      healthFactorBefore: null,
-      healthFactorAfter: null,
-      healthStatusBefore: null,
-      healthStatusAfter: null,
-      isFullRepay: false,
-    };
+    });
     localStorage.setItem(pendingStorageKey(FAKE_ACCOUNT.satsAddress), JSON.stringify([pending]));
     fakeWallet.connectAs();
     renderApp('/', { routes: [{ path: '/', element: <PendingBanner /> }] });

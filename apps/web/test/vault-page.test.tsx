@@ -15,6 +15,17 @@ vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).wa
 
 withNetworkEdge();
 
+/** Creates the vault "Treasure" through the form: 0.5 BTC in, 1000 UNIT borrowed, confirmed. */
+async function createTreasure(user: ReturnType<typeof userEvent.setup>): Promise<void> {
+  await user.click(await screen.findByRole('button', { name: 'Create Vault' }));
+  await user.type(await screen.findByLabelText('Vault name'), 'Treasure');
+  await user.click(screen.getByRole('button', { name: 'Continue' }));
+  await user.type(await screen.findByLabelText('Deposit BTC'), '0.5');
+  await user.type(screen.getByLabelText('Borrow UNIT'), '1000');
+  await user.click(screen.getByRole('button', { name: 'Preview' }));
+  await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+}
+
 describe('vault page states', () => {
   it('shows the welcome screen with Create Vault and social links when no wallet is connected', async () => {
     renderApp('/');
@@ -70,13 +81,7 @@ describe('vault page states', () => {
     };
     const user = userEvent.setup();
     const { queryClient } = renderApp('/', { execute });
-    await user.click(await screen.findByRole('button', { name: 'Create Vault' }));
-    await user.type(await screen.findByLabelText('Vault name'), 'Treasure');
-    await user.click(screen.getByRole('button', { name: 'Continue' }));
-    await user.type(await screen.findByLabelText('Deposit BTC'), '0.5');
-    await user.type(screen.getByLabelText('Borrow UNIT'), '1000');
-    await user.click(screen.getByRole('button', { name: 'Preview' }));
-    await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+    await createTreasure(user);
 
     expect(
       await screen.findByText(
@@ -137,13 +142,7 @@ describe('vault page states', () => {
     };
     const user = userEvent.setup();
     const { queryClient } = renderApp('/', { execute });
-    await user.click(await screen.findByRole('button', { name: 'Create Vault' }));
-    await user.type(await screen.findByLabelText('Vault name'), 'Treasure');
-    await user.click(screen.getByRole('button', { name: 'Continue' }));
-    await user.type(await screen.findByLabelText('Deposit BTC'), '0.5');
-    await user.type(screen.getByLabelText('Borrow UNIT'), '1000');
-    await user.click(screen.getByRole('button', { name: 'Preview' }));
-    await user.click(await screen.findByRole('button', { name: 'Confirm' }));
+    await createTreasure(user);
     await screen.findByText(/Your vault is under construction/);
     server.use(
       http.get(

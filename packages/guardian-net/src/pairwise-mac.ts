@@ -1,5 +1,5 @@
 // A message's authentication by a MAC instead of a BIP-340 signature, for the co-signing rounds
-// between the coordinator and a guardian (docs/guardian-network.md, "Messages authenticated by a
+// between the coordinator and a guardian (docs/guardian-protocol.md, "Messages authenticated by a
 // MAC"). Each ordered pair of parties of the published set shares a key: the x coordinate of the
 // ECDH of their identity keys, through HKDF-SHA256 with a domain tag and the pair's direction, so
 // a key from A to B never authenticates B to A. Only the two parties can compute it; unlike a

@@ -1,10 +1,12 @@
 // Real guardian processes on loopback for the network tests: spawn, wait until healthy, kill -9,
 // and keep every line they log so a test can check no secret ever appears there.
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { verifySet, type GuardianSet } from '../src/guardian-set';
 import { getJson, postJson } from '../src/http-post';
 import type { Identity } from '../src/identity';
 import { linkCredentials } from '../src/tls-link';
@@ -162,4 +164,15 @@ export function plainLinksInThisFile(): void {
     if (before === undefined) delete process.env[flag];
     else process.env[flag] = before;
   });
+}
+
+/**
+ * The CLI's DKG of a 2-of-3 set into `dir`, its guardians from `basePort` (it starts three guardian
+ * processes, runs the rounds and stops them); the set it wrote, verified.
+ */
+export async function cliDkg(dir: string, basePort: number): Promise<GuardianSet> {
+  const args = ['--dir', dir, '--n', '3', '--t', '2', '--base-port', String(basePort)];
+  const dkg = run(CLI, ['dkg', ...args]);
+  expect(await dkg.exited, dkg.output()).toBe(0);
+  return verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
 }

@@ -19,6 +19,7 @@ import { callParty, RemoteError } from '../src/transport';
 import { vaultSpend } from './vault-spend';
 import {
   allOutput,
+  cliDkg,
   CLI,
   EVIL,
   freePorts,
@@ -42,38 +43,19 @@ const procs = new Map<number, Proc>();
 const member = (id: number) => set.members[id - 1]!;
 const url = (id: number) => member(id).url;
 
-async function startGuardian(id: number, policy = 'approve-all'): Promise<Proc> {
-  const p = run(CLI, [
-    'start',
-    '--id',
-    String(id),
-    '--dir',
-    gdir(id),
-    '--port',
-    String(basePort + id - 1),
-    '--policy',
-    policy,
-  ]);
+/** Runs `script` as guardian `id` from its directory on its port, once it answers healthy. */
+async function startAs(id: number, script: string, first: string[], last: string[]): Promise<Proc> {
+  const at = ['--id', String(id), '--dir', gdir(id), '--port', String(basePort + id - 1)];
+  const p = run(script, [...first, ...at, ...last]);
   procs.set(id, p);
   await waitHealthy(member(id));
   return p;
 }
 
-async function startEvil(id: number, mode = 'bad-share'): Promise<Proc> {
-  const p = run(EVIL, [
-    '--id',
-    String(id),
-    '--dir',
-    gdir(id),
-    '--port',
-    String(basePort + id - 1),
-    '--mode',
-    mode,
-  ]);
-  procs.set(id, p);
-  await waitHealthy(member(id));
-  return p;
-}
+const startGuardian = (id: number, policy = 'approve-all') =>
+  startAs(id, CLI, ['start'], ['--policy', policy]);
+
+const startEvil = (id: number, mode = 'bad-share') => startAs(id, EVIL, [], ['--mode', mode]);
 
 async function stop(id: number): Promise<void> {
   const p = procs.get(id);
@@ -107,20 +89,7 @@ const groupKey = () => hexToBytes(set.groupKey!);
 beforeAll(async () => {
   basePort = await freePorts(3);
   // The CLI's DKG: it starts three guardian processes in DKG mode, runs the rounds, stops them.
-  const dkg = run(CLI, [
-    'dkg',
-    '--dir',
-    dir,
-    '--n',
-    '3',
-    '--t',
-    '2',
-    '--base-port',
-    String(basePort),
-  ]);
-  const code = await dkg.exited;
-  expect(code, dkg.output()).toBe(0);
-  set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  set = await cliDkg(dir, basePort);
   coordinatorId = loadIdentity(join(dir, 'coordinator', 'identity.json'));
   // Generous time-outs for a shared machine; a killed guardian fails at once anyway.
   coordinator = new Coordinator(set, coordinatorId, 10_000);

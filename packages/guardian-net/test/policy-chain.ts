@@ -15,6 +15,7 @@ import {
 import type { ChainTx, ChainTxOutput, ChainView } from '../src/vault-policy/chain-view';
 import { signPrice, type SignedPrice } from '../src/price/signed-price';
 import type { QuorumSet } from '../src/vault-policy/quote-quorum';
+import { VaultPolicy } from '../src/vault-policy/policy';
 import { keyOf, type Draft, type DraftParams, type Wallet } from './vault-requests';
 
 export const NOW = Math.floor(Date.now() / 1000);
@@ -167,4 +168,30 @@ export function signTreasuryAsGroup(psbt: Uint8Array, index: number): Uint8Array
   );
   tx.updateInput(index, { tapKeySig: schnorr.sign(sighash, GROUP_KEY) }, true);
   return tx.toPSBT();
+}
+
+/**
+ * A stand-in chain funding the treasury (two outputs of 10,000 sats holding `units` UNIT and one of
+ * 100,000 plain sats) and a devnet vault policy reading it, which lets a treasury move or split pay
+ * at most 50 sat/vB; the funding's txid.
+ */
+export function fundedTreasury(units: bigint[]): {
+  chain: StandInChain;
+  policy: VaultPolicy;
+  txid: string;
+} {
+  const chain = new StandInChain();
+  const policy = new VaultPolicy({
+    chain,
+    facts: { network: 'devnet', unitRuneId: RUNE_ID, oraclePubkey: '00'.repeat(32) },
+    maxTreasuryFeeRate: 50,
+  });
+  const txid = hex.encode(keyOf(`treasury funding ${Math.random()}`));
+  chain.txs.set(txid, [
+    { script: TREASURY_SCRIPT, value: 10_000n, address: 'treasury' },
+    { script: TREASURY_SCRIPT, value: 10_000n, address: 'treasury' },
+    { script: TREASURY_SCRIPT, value: 100_000n, address: 'treasury' },
+  ]);
+  units.forEach((amount, vout) => chain.units.set(`${txid}:${vout}`, amount));
+  return { chain, policy, txid };
 }

@@ -45,7 +45,7 @@ import { approveRoster } from '../src/approve';
 import { approveFirstRoster } from '../src/approve-first';
 import { collectHandover, nextRoster, runRotation } from '../src/rotate';
 import { callParty, RemoteError } from '../src/transport';
-import { allOutput, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
+import { allOutput, cliDkg, CLI, freePorts, kill9, run, waitHealthy, type Proc } from './harness';
 import { vaultMove } from './vault-move';
 
 const dir = mkdtempSync(join(tmpdir(), 'guardian-rot-'));
@@ -125,19 +125,7 @@ beforeAll(async () => {
   basePort = await freePorts(3);
   do newPort = await freePorts(1);
   while (newPort >= basePort - 1 && newPort <= basePort + 3);
-  const dkg = run(CLI, [
-    'dkg',
-    '--dir',
-    dir,
-    '--n',
-    '3',
-    '--t',
-    '2',
-    '--base-port',
-    String(basePort),
-  ]);
-  expect(await dkg.exited, dkg.output()).toBe(0);
-  set1 = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  set1 = await cliDkg(dir, basePort);
   coordinatorId = loadIdentity(join(dir, 'coordinator', 'identity.json'));
   await Promise.all(
     [1, 2, 3].map((id) =>

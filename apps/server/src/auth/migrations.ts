@@ -2,52 +2,47 @@
 // never collide with another module's migrations; the table types live beside their queries
 // (store/users.ts, store/telegram.ts).
 import { sql, type Kysely, type Migration } from 'kysely';
+import { columns, createIndexOn, createTableOf } from '../store/columns';
 
 export const accountMigrations: Record<string, Migration> = {
   '0400_accounts': {
     async up(db: Kysely<unknown>) {
       // One row per challenge handed out; used_at set once, by the verify that wins the race.
-      await db.schema
-        .createTable('auth_challenges')
-        .addColumn('nonce', 'text', (c) => c.primaryKey())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('message', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('used_at', 'bigint')
-        .execute();
-      await db.schema
-        .createIndex('auth_challenges_expiry')
-        .on('auth_challenges')
-        .column('expires_at')
-        .execute();
+      await createTableOf(
+        db,
+        'auth_challenges',
+        `
+            nonce text primary key, address text not null, message text not null,
+            expires_at bigint not null, used_at bigint`,
+      );
+      await createIndexOn(db, 'auth_challenges_expiry', 'auth_challenges', ['expires_at']);
 
       // The cookie holds a random token; only its SHA-256 is stored, so a leaked table signs no one in.
-      await db.schema
-        .createTable('sessions')
-        .addColumn('token_hash', 'text', (c) => c.primaryKey())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('sessions_address').on('sessions').column('address').execute();
+      await createTableOf(
+        db,
+        'sessions',
+        `
+            token_hash text primary key, address text not null, created_at bigint not null,
+            expires_at bigint not null`,
+      );
+      await createIndexOn(db, 'sessions_address', 'sessions', ['address']);
 
-      await db.schema
-        .createTable('telegram_link_codes')
-        .addColumn('code', 'text', (c) => c.primaryKey())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .addColumn('used_at', 'bigint')
-        .execute();
+      await createTableOf(
+        db,
+        'telegram_link_codes',
+        `
+            code text primary key, address text not null, expires_at bigint not null,
+            used_at bigint`,
+      );
 
       // OAuth2 state of a Discord or Twitter link in progress (PKCE verifier kept server-side).
-      await db.schema
-        .createTable('oauth_states')
-        .addColumn('state', 'text', (c) => c.primaryKey())
-        .addColumn('provider', 'text', (c) => c.notNull())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('code_verifier', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .execute();
+      await createTableOf(
+        db,
+        'oauth_states',
+        `
+            state text primary key, provider text not null, address text not null,
+            code_verifier text not null, expires_at bigint not null`,
+      );
 
       // A message the server composes itself carries a key, so a restart or a second path (the
       // browser's POST /api/notify) never queues it twice.
@@ -62,11 +57,7 @@ export const accountMigrations: Record<string, Migration> = {
         .alterTable('telegram_subscriptions')
         .addColumn('risk_alerts', 'integer', (c) => c.notNull().defaultTo(1))
         .execute();
-      await db.schema
-        .createIndex('telegram_subscriptions_chat')
-        .on('telegram_subscriptions')
-        .column('chat_id')
-        .execute();
+      await createIndexOn(db, 'telegram_subscriptions_chat', 'telegram_subscriptions', ['chat_id']);
 
       // History records of followed vaults whose confirmation is still to be announced.
       await db.schema
@@ -79,10 +70,11 @@ export const accountMigrations: Record<string, Migration> = {
       // nothing new.
       await db.schema
         .createTable('telegram_alert_bands')
-        .addColumn('chat_id', 'text', (c) => c.notNull())
-        .addColumn('vault_id', 'text', (c) => c.notNull())
-        .addColumn('band', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .$call(
+          columns(`
+            chat_id text not null, vault_id text not null, band text not null,
+            updated_at bigint not null`),
+        )
         .addPrimaryKeyConstraint('telegram_alert_bands_pk', ['chat_id', 'vault_id'])
         .execute();
     },

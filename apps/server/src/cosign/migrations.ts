@@ -6,6 +6,7 @@ import type { Kysely, Migration } from 'kysely';
 import { speedUpMigrations } from './speedup';
 import { unansweredReplacementMigrations } from './speedup-settle';
 import { priceQuorumMigrations } from '../store/price-quorums';
+import { createIndexOn, createTableOf } from '../store/columns';
 
 export const guardianMigrations: Record<string, Migration> = {
   guardian_0001_request_effects: {
@@ -21,17 +22,13 @@ export const guardianMigrations: Record<string, Migration> = {
   // 'claim:<vault id>', 'treasury:<txid>:<vout>') and expires, so a crashed holder frees it.
   guardian_0002_locks: {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('guardian_locks')
-        .addColumn('lock_key', 'text', (c) => c.primaryKey())
-        .addColumn('owner', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('guardian_locks_owner')
-        .on('guardian_locks')
-        .column('owner')
-        .execute();
+      await createTableOf(
+        db,
+        'guardian_locks',
+        `
+            lock_key text primary key, owner text not null, expires_at bigint not null`,
+      );
+      await createIndexOn(db, 'guardian_locks_owner', 'guardian_locks', ['owner']);
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('guardian_locks').execute();
@@ -43,11 +40,10 @@ export const guardianMigrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable('reservations').addColumn('connection_id', 'text').execute();
       await db.schema.alterTable('reservations').addColumn('client_address', 'text').execute();
-      await db.schema
-        .createIndex('reservations_connection')
-        .on('reservations')
-        .columns(['connection_id', 'status'])
-        .execute();
+      await createIndexOn(db, 'reservations_connection', 'reservations', [
+        'connection_id',
+        'status',
+      ]);
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropIndex('reservations_connection').execute();

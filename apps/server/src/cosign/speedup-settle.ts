@@ -12,27 +12,26 @@ import type { GuardianContext } from './context';
 import { acquireLocks, lockOwner, releaseLocks, vaultLock } from './locks';
 import { findOrSend } from './broadcast';
 import { followReplacement, rememberReplacement } from './replacement-records';
+import { createIndexOn, createTableOf } from '../store/columns';
 
 export const unansweredReplacementMigrations: Record<string, Migration> = {
   guardian_0006_unanswered_replacements: {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('guardian_unanswered_replacements')
-        .addColumn('txid', 'text', (c) => c.primaryKey())
-        .addColumn('raw_hex', 'text', (c) => c.notNull())
-        .addColumn('original_txid', 'text', (c) => c.notNull())
-        .addColumn('original_hex', 'text', (c) => c.notNull())
-        .addColumn('nonce', 'text', (c) => c.notNull())
-        .addColumn('vault_pubkey', 'text', (c) => c.notNull())
-        .addColumn('error', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
+      await createTableOf(
+        db,
+        'guardian_unanswered_replacements',
+        `
+            txid text primary key, raw_hex text not null, original_txid text not null,
+            original_hex text not null, nonce text not null, vault_pubkey text not null,
+            error text not null, created_at bigint not null`,
+      );
       // The next request on a vault looks for its vault's: an indexed read.
-      await db.schema
-        .createIndex('guardian_unanswered_replacements_vault')
-        .on('guardian_unanswered_replacements')
-        .column('vault_pubkey')
-        .execute();
+      await createIndexOn(
+        db,
+        'guardian_unanswered_replacements_vault',
+        'guardian_unanswered_replacements',
+        ['vault_pubkey'],
+      );
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('guardian_unanswered_replacements').execute();

@@ -31,6 +31,7 @@ import { type Effects } from './effects';
 import { sendOrFind } from './broadcast';
 import { followReplacement, rememberReplacement } from './replacement-records';
 import { handOffReplacement } from './speedup-settle';
+import { columns } from '../store/columns';
 
 /**
  * Replacements whose original may still be mined instead (on a real network a miner may hold the
@@ -41,11 +42,11 @@ export const speedUpMigrations: Record<string, Migration> = {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema
         .createTable('guardian_replacements')
-        .addColumn('txid', 'text', (c) => c.notNull())
-        .addColumn('replaced_txid', 'text', (c) => c.notNull())
-        .addColumn('replaced_hex', 'text', (c) => c.notNull())
-        .addColumn('nonce', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .$call(
+          columns(`
+            txid text not null, replaced_txid text not null, replaced_hex text not null,
+            nonce text not null, created_at bigint not null`),
+        )
         .addPrimaryKeyConstraint('guardian_replacements_pk', ['txid', 'replaced_txid'])
         .execute();
       // A speed-up finds its original by txid and moves every row that names it: indexed reads.

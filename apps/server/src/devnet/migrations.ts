@@ -2,6 +2,7 @@
 // and PostgreSQL when configured, so only portable SQL: amounts and heights as bigint, bytes as hex
 // text. Names carry the 'devnet_' prefix so they sort apart from the core's migrations.
 import type { Kysely, Migration } from 'kysely';
+import { columns, createIndexOn, createTableOf } from '../store/columns';
 
 export const devnetMigrations: Record<string, Migration> = {
   devnet_0001_chain: {
@@ -12,59 +13,40 @@ export const devnetMigrations: Record<string, Migration> = {
         .addColumn('value', 'text', (c) => c.notNull())
         .execute();
 
-      await db.schema
-        .createTable('devnet_blocks')
-        .addColumn('height', 'bigint', (c) => c.primaryKey())
-        .addColumn('hash', 'text', (c) => c.notNull().unique())
-        .addColumn('prev_hash', 'text', (c) => c.notNull())
-        .addColumn('time', 'bigint', (c) => c.notNull())
-        .addColumn('tx_count', 'integer', (c) => c.notNull())
-        .execute();
+      await createTableOf(
+        db,
+        'devnet_blocks',
+        `
+            height bigint primary key, hash text not null unique, prev_hash text not null,
+            time bigint not null, tx_count integer not null`,
+      );
 
       // block_height null = waiting in the mempool; seq keeps acceptance order, so a child is always
       // mined after its parent.
-      await db.schema
-        .createTable('devnet_txs')
-        .addColumn('txid', 'text', (c) => c.primaryKey())
-        .addColumn('hex', 'text', (c) => c.notNull())
-        .addColumn('seq', 'bigint', (c) => c.notNull().unique())
-        .addColumn('block_height', 'bigint')
-        .addColumn('block_index', 'integer')
-        .addColumn('fee', 'bigint', (c) => c.notNull())
-        .addColumn('vsize', 'bigint', (c) => c.notNull())
-        .addColumn('weight', 'bigint', (c) => c.notNull())
-        .addColumn('first_seen', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema
-        .createIndex('devnet_txs_block_height')
-        .on('devnet_txs')
-        .column('block_height')
-        .execute();
+      await createTableOf(
+        db,
+        'devnet_txs',
+        `
+            txid text primary key, hex text not null, seq bigint not null unique,
+            block_height bigint, block_index integer, fee bigint not null, vsize bigint not null,
+            weight bigint not null, first_seen bigint not null`,
+      );
+      await createIndexOn(db, 'devnet_txs_block_height', 'devnet_txs', ['block_height']);
 
       // Every output ever created, with the UNIT it carries and who spent it: the UTXO set is the
       // rows with spent_txid null.
       await db.schema
         .createTable('devnet_outputs')
-        .addColumn('txid', 'text', (c) => c.notNull())
-        .addColumn('vout', 'integer', (c) => c.notNull())
-        .addColumn('value', 'bigint', (c) => c.notNull())
-        .addColumn('script_hex', 'text', (c) => c.notNull())
-        .addColumn('address', 'text')
-        .addColumn('unit_amount', 'bigint', (c) => c.notNull())
-        .addColumn('spent_txid', 'text')
-        .addColumn('spent_vin', 'integer')
+        .$call(
+          columns(`
+            txid text not null, vout integer not null, value bigint not null,
+            script_hex text not null, address text, unit_amount bigint not null, spent_txid text,
+            spent_vin integer`),
+        )
         .addPrimaryKeyConstraint('devnet_outputs_pk', ['txid', 'vout'])
         .execute();
-      await db.schema
-        .createIndex('devnet_outputs_address')
-        .on('devnet_outputs')
-        .column('address')
-        .execute();
-      await db.schema
-        .createIndex('devnet_outputs_spent_txid')
-        .on('devnet_outputs')
-        .column('spent_txid')
-        .execute();
+      await createIndexOn(db, 'devnet_outputs_address', 'devnet_outputs', ['address']);
+      await createIndexOn(db, 'devnet_outputs_spent_txid', 'devnet_outputs', ['spent_txid']);
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('devnet_outputs').execute();
@@ -77,12 +59,11 @@ export const devnetMigrations: Record<string, Migration> = {
   // explorer can send a reader of the old txid to the new one.
   devnet_0002_replacements: {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('devnet_replaced')
-        .addColumn('txid', 'text', (c) => c.primaryKey())
-        .addColumn('replaced_by', 'text', (c) => c.notNull())
-        .addColumn('time', 'bigint', (c) => c.notNull())
-        .execute();
+      await createTableOf(
+        db,
+        'devnet_replaced',
+        'txid text primary key, replaced_by text not null, time bigint not null',
+      );
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('devnet_replaced').execute();

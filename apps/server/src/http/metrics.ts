@@ -113,51 +113,41 @@ export class UnitMetrics {
       },
     });
     registerGuardianGauges(this.registry, () => self().sources?.guardians);
-    new Gauge({
-      name: 'unit_price_stale',
-      help: '1 while the price may not be relied on (no quotes are signed), else 0',
-      registers,
-      collect() {
-        const s = self().sources;
-        if (s) this.set(s.oracle.stale ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'unit_live_streams',
-      help: 'Open GET /api/events streams on this instance',
-      registers,
-      collect() {
-        const s = self().sources;
-        if (s) this.set(s.live.count());
-      },
-    });
-    new Gauge({
-      name: 'unit_live_stream_evictions',
-      help: 'Live streams closed so far to make room for a lighter holder',
-      registers,
-      collect() {
-        const s = self().sources;
-        if (s) this.set(s.live.evictions());
-      },
-    });
-    new Gauge({
-      name: 'unit_csv_exports_active',
-      help: 'History CSV exports running on this instance',
-      registers,
-      collect() {
-        const s = self().sources;
-        if (s) this.set(s.exports.active());
-      },
-    });
-    new Gauge({
-      name: 'unit_csv_exports_refused',
-      help: 'History CSV exports refused for the limits so far',
-      registers,
-      collect() {
-        const s = self().sources;
-        if (s) this.set(s.exports.refused());
-      },
-    });
+    // Gauges read straight off the attached sources when scraped; nothing until they are attached.
+    const sourceGauges: [name: string, help: string, read: (s: MetricsSources) => number][] = [
+      [
+        'unit_price_stale',
+        '1 while the price may not be relied on (no quotes are signed), else 0',
+        (s) => (s.oracle.stale ? 1 : 0),
+      ],
+      ['unit_live_streams', 'Open GET /api/events streams on this instance', (s) => s.live.count()],
+      [
+        'unit_live_stream_evictions',
+        'Live streams closed so far to make room for a lighter holder',
+        (s) => s.live.evictions(),
+      ],
+      [
+        'unit_csv_exports_active',
+        'History CSV exports running on this instance',
+        (s) => s.exports.active(),
+      ],
+      [
+        'unit_csv_exports_refused',
+        'History CSV exports refused for the limits so far',
+        (s) => s.exports.refused(),
+      ],
+    ];
+    for (const [name, help, read] of sourceGauges) {
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          const s = self().sources;
+          if (s) this.set(read(s));
+        },
+      });
+    }
     new Gauge({
       name: 'unit_telegram_outbox_pending',
       help: 'Telegram messages waiting in the outbox',

@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import { liquidationMigrations } from './liquidation-migrations';
 import { scaleMigrations } from './scale-migrations';
+import { columns, createIndexOn, createTableOf } from './columns';
 
 /** True on PostgreSQL: the few DDL differences (identity columns) branch on it. */
 export function isPostgres<DB>(db: Kysely<DB>): boolean {
@@ -32,12 +33,12 @@ export function addSerialId<T extends string>(
 
 /** 0001_core, first half: the settings, prices, vaults and their history, and the guardian's work. */
 async function createVaultTables(db: Kysely<unknown>): Promise<void> {
-  await db.schema
-    .createTable('settings')
-    .addColumn('key', 'text', (c) => c.primaryKey())
-    .addColumn('value', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull().defaultTo(0))
-    .execute();
+  await createTableOf(
+    db,
+    'settings',
+    `
+        key text primary key, value text not null, updated_at bigint not null default 0`,
+  );
 
   await db.schema
     .createTable('price_points')
@@ -45,156 +46,97 @@ async function createVaultTables(db: Kysely<unknown>): Promise<void> {
     .addColumn('price_cents', 'bigint', (c) => c.notNull())
     .execute();
 
-  await db.schema
-    .createTable('vaults')
-    .addColumn('vault_id', 'text', (c) => c.primaryKey())
-    .addColumn('vault_tag', 'text', (c) => c.notNull())
-    .addColumn('vault_pubkey', 'text', (c) => c.notNull().unique())
-    .addColumn('name', 'text', (c) => c.notNull())
-    .addColumn('creation_account', 'text', (c) => c.notNull())
-    .addColumn('runes_account', 'text', (c) => c.notNull())
-    .addColumn('btc_locked', 'bigint', (c) => c.notNull())
-    .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
-    .addColumn('vault_txid', 'text', (c) => c.notNull())
-    .addColumn('vault_vout', 'integer', (c) => c.notNull())
-    .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
-    .addColumn('stamp', 'bigint', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTableOf(
+    db,
+    'vaults',
+    `
+        vault_id text primary key, vault_tag text not null, vault_pubkey text not null unique,
+        name text not null, creation_account text not null, runes_account text not null,
+        btc_locked bigint not null, unit_borrowed bigint not null, vault_txid text not null,
+        vault_vout integer not null, threshold_cents bigint not null, stamp bigint not null,
+        status text not null, created_at bigint not null, updated_at bigint not null`,
+  );
   // The liquidation sweep asks "which vaults have threshold >= price" on every tick.
-  await db.schema
-    .createIndex('vaults_status_threshold')
-    .on('vaults')
-    .columns(['status', 'threshold_cents'])
-    .execute();
-  await db.schema
-    .createIndex('vaults_creation_account')
-    .on('vaults')
-    .column('creation_account')
-    .execute();
+  await createIndexOn(db, 'vaults_status_threshold', 'vaults', ['status', 'threshold_cents']);
+  await createIndexOn(db, 'vaults_creation_account', 'vaults', ['creation_account']);
 
   await addSerialId(db, db.schema.createTable('vault_history'))
-    .addColumn('vault_id', 'text', (c) => c.notNull())
-    .addColumn('timestamp', 'bigint', (c) => c.notNull())
-    .addColumn('action', 'text', (c) => c.notNull())
-    .addColumn('btc_amt', 'bigint', (c) => c.notNull())
-    .addColumn('unit_amt', 'bigint', (c) => c.notNull())
-    .addColumn('vault_amount', 'bigint', (c) => c.notNull())
-    .addColumn('amount_borrowed', 'bigint', (c) => c.notNull())
-    .addColumn('oracle_price', 'bigint', (c) => c.notNull())
-    .addColumn('transaction_id', 'text', (c) => c.notNull())
-    .addColumn('utxo', 'text', (c) => c.notNull())
-    .addColumn('utxo_script', 'text', (c) => c.notNull())
-    .addColumn('liquidation_hash', 'text')
-    .addColumn('liquidation_threshold', 'bigint')
-    .addColumn('confirmed', 'integer', (c) => c.notNull().defaultTo(0))
+    .$call(
+      columns(`
+        vault_id text not null, timestamp bigint not null, action text not null,
+        btc_amt bigint not null, unit_amt bigint not null, vault_amount bigint not null,
+        amount_borrowed bigint not null, oracle_price bigint not null, transaction_id text not null,
+        utxo text not null, utxo_script text not null, liquidation_hash text,
+        liquidation_threshold bigint, confirmed integer not null default 0`),
+    )
     .execute();
-  await db.schema
-    .createIndex('vault_history_vault_time')
-    .on('vault_history')
-    .columns(['vault_id', 'timestamp'])
-    .execute();
-  await db.schema
-    .createIndex('vault_history_txid')
-    .on('vault_history')
-    .column('transaction_id')
-    .execute();
+  await createIndexOn(db, 'vault_history_vault_time', 'vault_history', ['vault_id', 'timestamp']);
+  await createIndexOn(db, 'vault_history_txid', 'vault_history', ['transaction_id']);
 
-  await db.schema
-    .createTable('guardian_requests')
-    .addColumn('nonce', 'text', (c) => c.primaryKey())
-    .addColumn('method', 'text', (c) => c.notNull())
-    .addColumn('vault_id', 'text')
-    .addColumn('vault_pubkey', 'text', (c) => c.notNull())
-    .addColumn('state', 'text', (c) => c.notNull())
-    .addColumn('txid', 'text')
-    .addColumn('raw_hex', 'text')
-    .addColumn('error', 'text')
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .execute();
+  await createTableOf(
+    db,
+    'guardian_requests',
+    `
+        nonce text primary key, method text not null, vault_id text, vault_pubkey text not null,
+        state text not null, txid text, raw_hex text, error text, expires_at bigint not null,
+        created_at bigint not null, updated_at bigint not null`,
+  );
 
-  await db.schema
-    .createTable('reservations')
-    .addColumn('reservation_id', 'text', (c) => c.primaryKey())
-    .addColumn('vault_pubkey', 'text', (c) => c.notNull())
-    .addColumn('vault_action', 'text', (c) => c.notNull())
-    .addColumn('unit_amount', 'bigint', (c) => c.notNull())
-    .addColumn('treasury_txid', 'text')
-    .addColumn('treasury_vout', 'integer')
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('expires_at', 'bigint', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .execute();
-  await db.schema
-    .createIndex('reservations_status_expiry')
-    .on('reservations')
-    .columns(['status', 'expires_at'])
-    .execute();
+  await createTableOf(
+    db,
+    'reservations',
+    `
+        reservation_id text primary key, vault_pubkey text not null, vault_action text not null,
+        unit_amount bigint not null, treasury_txid text, treasury_vout integer,
+        status text not null, expires_at bigint not null, created_at bigint not null`,
+  );
+  await createIndexOn(db, 'reservations_status_expiry', 'reservations', ['status', 'expires_at']);
 
-  await db.schema
-    .createTable('liquidations')
-    .addColumn('vault_id', 'text', (c) => c.primaryKey())
-    .addColumn('liquidated_at', 'bigint', (c) => c.notNull())
-    .addColumn('liquidation_hash', 'text', (c) => c.notNull())
-    .addColumn('threshold_cents', 'bigint', (c) => c.notNull())
-    .addColumn('price_cents', 'bigint', (c) => c.notNull())
-    .addColumn('btc_locked', 'bigint', (c) => c.notNull())
-    .addColumn('unit_borrowed', 'bigint', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('claimed_by', 'text')
-    .addColumn('claim_txid', 'text')
-    .execute();
+  await createTableOf(
+    db,
+    'liquidations',
+    `
+        vault_id text primary key, liquidated_at bigint not null, liquidation_hash text not null,
+        threshold_cents bigint not null, price_cents bigint not null, btc_locked bigint not null,
+        unit_borrowed bigint not null, status text not null, claimed_by text, claim_txid text`,
+  );
 }
 
 /** 0001_core, second half: Telegram's subscriptions and outbox, users and their missions. */
 async function createCommunityTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('telegram_subscriptions')
-    .addColumn('address', 'text', (c) => c.notNull())
-    .addColumn('chat_id', 'text', (c) => c.notNull())
-    .addColumn('network', 'text', (c) => c.notNull())
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .$call(
+      columns(`
+        address text not null, chat_id text not null, network text not null,
+        created_at bigint not null`),
+    )
     .addPrimaryKeyConstraint('telegram_subscriptions_pk', ['address', 'chat_id'])
     .execute();
 
   await addSerialId(db, db.schema.createTable('telegram_outbox'))
-    .addColumn('chat_id', 'text', (c) => c.notNull())
-    .addColumn('text', 'text', (c) => c.notNull())
-    .addColumn('status', 'text', (c) => c.notNull())
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
-    .addColumn('max_attempts', 'integer', (c) => c.notNull())
-    .addColumn('retry_delay_ms', 'bigint', (c) => c.notNull())
-    .addColumn('next_attempt_at', 'bigint', (c) => c.notNull())
-    .addColumn('last_error', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .$call(
+      columns(`
+        chat_id text not null, text text not null, status text not null,
+        attempts integer not null default 0, max_attempts integer not null,
+        retry_delay_ms bigint not null, next_attempt_at bigint not null, last_error text,
+        created_at bigint not null`),
+    )
     .execute();
-  await db.schema
-    .createIndex('telegram_outbox_due')
-    .on('telegram_outbox')
-    .columns(['status', 'next_attempt_at'])
-    .execute();
+  await createIndexOn(db, 'telegram_outbox_due', 'telegram_outbox', ['status', 'next_attempt_at']);
 
-  await db.schema
-    .createTable('users')
-    .addColumn('address', 'text', (c) => c.primaryKey())
-    .addColumn('discord_id', 'text')
-    .addColumn('twitter_id', 'text')
-    .addColumn('telegram_id', 'text')
-    .addColumn('referral_code', 'text', (c) => c.notNull().unique())
-    .addColumn('referred_by', 'text')
-    .addColumn('created_at', 'bigint', (c) => c.notNull())
-    .execute();
-  await db.schema.createIndex('users_referred_by').on('users').column('referred_by').execute();
+  await createTableOf(
+    db,
+    'users',
+    `
+        address text primary key, discord_id text, twitter_id text, telegram_id text,
+        referral_code text not null unique, referred_by text, created_at bigint not null`,
+  );
+  await createIndexOn(db, 'users_referred_by', 'users', ['referred_by']);
 
   await db.schema
     .createTable('mission_completions')
-    .addColumn('address', 'text', (c) => c.notNull())
-    .addColumn('mission_id', 'text', (c) => c.notNull())
-    .addColumn('completed_at', 'bigint', (c) => c.notNull())
+    .$call(columns('address text not null, mission_id text not null, completed_at bigint not null'))
     .addPrimaryKeyConstraint('mission_completions_pk', ['address', 'mission_id'])
     .execute();
 }
@@ -241,11 +183,7 @@ export const coreMigrations: Record<string, Migration> = {
       await sql`create unique index vaults_live_pubkey on vaults (vault_pubkey) where status <> 'repossessed'`.execute(
         db,
       );
-      await db.schema
-        .createIndex('vaults_pubkey_created')
-        .on('vaults')
-        .columns(['vault_pubkey', 'created_at'])
-        .execute();
+      await createIndexOn(db, 'vaults_pubkey_created', 'vaults', ['vault_pubkey', 'created_at']);
     },
     async down(db: Kysely<unknown>) {
       // Only possible while no key has had two vaults.
@@ -273,11 +211,7 @@ export const coreMigrations: Record<string, Migration> = {
   // repossessed one is, so its key may open a new vault: the one-live-vault index leaves both out.
   '0700_term_settlement': {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createIndex('vaults_status_settle_height')
-        .on('vaults')
-        .columns(['status', 'settle_height'])
-        .execute();
+      await createIndexOn(db, 'vaults_status_settle_height', 'vaults', ['status', 'settle_height']);
       // A name of its own: 0500 makes the narrower one (run after this only where a module's
       // migrations come unordered), which this replaces.
       await db.schema.dropIndex('vaults_live_pubkey').ifExists().execute();
@@ -299,11 +233,7 @@ export const coreMigrations: Record<string, Migration> = {
   // reads the active vaults whose exit height the tip reached (cosign/exits.ts) by this index.
   '0800_vault_exit': {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .createIndex('vaults_status_exit_height')
-        .on('vaults')
-        .columns(['status', 'exit_height'])
-        .execute();
+      await createIndexOn(db, 'vaults_status_exit_height', 'vaults', ['status', 'exit_height']);
       await db.schema.dropIndex('vaults_open_pubkey').execute();
       await sql`create unique index vaults_open_pubkey on vaults (vault_pubkey) where status not in ('repossessed', 'settled', 'exited')`.execute(
         db,

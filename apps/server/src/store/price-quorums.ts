@@ -12,16 +12,17 @@ import {
   type GuardianPriceDto,
 } from '@unit/protocol/wire';
 import type { Database } from './schema';
+import { createTableOf } from './columns';
 
 export const priceQuorumMigrations: Record<string, Migration> = {
   guardian_0006_price_quorums: {
     async up(db: Kysely<unknown>): Promise<void> {
-      await db.schema
-        .createTable('price_quorums')
-        .addColumn('commitment', 'text', (c) => c.primaryKey())
-        .addColumn('prices_json', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'bigint', (c) => c.notNull())
-        .execute();
+      await createTableOf(
+        db,
+        'price_quorums',
+        `
+            commitment text primary key, prices_json text not null, created_at bigint not null`,
+      );
     },
     async down(db: Kysely<unknown>): Promise<void> {
       await db.schema.dropTable('price_quorums').execute();

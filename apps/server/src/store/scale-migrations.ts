@@ -1,17 +1,18 @@
 // Migrations for a year of data: keyset paging of vault history and per-bucket price
 // closes. Each builds its rows from the data already there, so an upgrade keeps history and prices.
 import { type Kysely, type Migration, sql } from 'kysely';
+import { columns, createIndexOn } from './columns';
 
 export const scaleMigrations: Record<string, Migration> = {
   '0300_history_keyset': {
     async up(db: Kysely<unknown>) {
       // History pages walk (vault_id, timestamp, id) newest first; the old (vault_id, timestamp)
       // index is a prefix of it and goes.
-      await db.schema
-        .createIndex('vault_history_vault_time_id')
-        .on('vault_history')
-        .columns(['vault_id', 'timestamp', 'id'])
-        .execute();
+      await createIndexOn(db, 'vault_history_vault_time_id', 'vault_history', [
+        'vault_id',
+        'timestamp',
+        'id',
+      ]);
       await db.schema.dropIndex('vault_history_vault_time').ifExists().execute();
       // The guardian looks for unconfirmed records on every block: without this it reads every
       // record ever written. Partial indexes exist on both SQLite and PostgreSQL.
@@ -24,11 +25,10 @@ export const scaleMigrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropIndex('vault_history_unconfirmed').ifExists().execute();
-      await db.schema
-        .createIndex('vault_history_vault_time')
-        .on('vault_history')
-        .columns(['vault_id', 'timestamp'])
-        .execute();
+      await createIndexOn(db, 'vault_history_vault_time', 'vault_history', [
+        'vault_id',
+        'timestamp',
+      ]);
       await db.schema.dropIndex('vault_history_vault_time_id').ifExists().execute();
     },
   },
@@ -38,10 +38,11 @@ export const scaleMigrations: Record<string, Migration> = {
       // arrive, so a period's answer reads at most its bucket count of rows.
       await db.schema
         .createTable('price_closes')
-        .addColumn('interval_seconds', 'integer', (c) => c.notNull())
-        .addColumn('bucket', 'bigint', (c) => c.notNull())
-        .addColumn('timestamp', 'bigint', (c) => c.notNull())
-        .addColumn('price_cents', 'bigint', (c) => c.notNull())
+        .$call(
+          columns(`
+            interval_seconds integer not null, bucket bigint not null, timestamp bigint not null,
+            price_cents bigint not null`),
+        )
         .addPrimaryKeyConstraint('price_closes_pk', ['interval_seconds', 'bucket'])
         .execute();
       // Built from the stored points: each bucket's close is its latest point. Integer division

@@ -30,6 +30,7 @@ import {
   type GuardianSet,
 } from '@unit/guardian-net';
 import {
+  cliDkg,
   CLI,
   freePorts,
   kill9,
@@ -58,21 +59,24 @@ let coordinator: Coordinator;
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** A `--policy vault` guardian's flags on the app's devnet: its chain, price and rune routes. */
+const vaultPolicyFlags = () => [
+  ...['--policy', 'vault', '--chain', `${app.url}/esplora`, '--app', app.url],
+  ...['--network', 'devnet', '--feeds', `devnet@${app.url}`],
+];
+
+/** Waits (30 s at most) until guardian `m` is up with a fresh price of its own. */
+async function untilPriced(m: GuardianSet['members'][number], proc: Proc): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await waitHealthy(m)).priceFresh) {
+    if (Date.now() > deadline) throw new Error(`guardian ${m.id}: no price\n${proc.output()}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 beforeAll(async () => {
   const basePort = await freePorts(3);
-  const dkg = run(CLI, [
-    'dkg',
-    '--dir',
-    dir,
-    '--n',
-    '3',
-    '--t',
-    '2',
-    '--base-port',
-    String(basePort),
-  ]);
-  expect(await dkg.exited, dkg.output()).toBe(0);
-  set = verifySet(JSON.parse(readFileSync(join(dir, 'guardian-set.json'), 'utf8')));
+  set = await cliDkg(dir, basePort);
   group = hex.decode(set.groupKey!);
   // The app coordinates this set, so its treasury is the group key's `OP_1 <group key>`.
   app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: dir });
@@ -91,27 +95,11 @@ beforeAll(async () => {
         join(dir, `guardian-${id}`),
         '--port',
         String(basePort + id - 1),
-        '--policy',
-        'vault',
-        '--chain',
-        `${app.url}/esplora`,
-        '--app',
-        app.url,
-        '--network',
-        'devnet',
-        '--feeds',
-        `devnet@${app.url}`,
+        ...vaultPolicyFlags(),
       ]),
     );
   // Each guardian up, with its own fresh price read from the app.
-  for (const [i, m] of set.members.entries()) {
-    const deadline = Date.now() + 30_000;
-    while (!(await waitHealthy(m)).priceFresh) {
-      if (Date.now() > deadline)
-        throw new Error(`guardian ${m.id}: no price\n${procs[i]!.output()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  for (const [i, m] of set.members.entries()) await untilPriced(m, procs[i]!);
 }, 120_000);
 
 afterAll(async () => {
@@ -322,26 +310,12 @@ describe('three guardians validate vault requests on their own', () => {
       localDir,
       '--base-port',
       String(port),
-      '--policy',
-      'vault',
-      '--chain',
-      `${app.url}/esplora`,
-      '--app',
-      app.url,
-      '--network',
-      'devnet',
-      '--feeds',
-      `devnet@${app.url}`,
+      ...vaultPolicyFlags(),
     ]);
     try {
       const localSet = verifySet(await waitForFile(join(localDir, 'guardian-set.json'), local));
       const localGroup = hex.decode(localSet.groupKey!);
-      for (const m of localSet.members) {
-        const deadline = Date.now() + 30_000;
-        while (!(await waitHealthy(m)).priceFresh)
-          if (Date.now() > deadline) throw new Error(`no price\n${local.output()}`);
-          else await new Promise((r) => setTimeout(r, 200));
-      }
+      for (const m of localSet.members) await untilPriced(m, local);
       const localCoordinator = new Coordinator(
         localSet,
         loadIdentity(join(localDir, 'coordinator', 'identity.json')),

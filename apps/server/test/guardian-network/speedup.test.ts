@@ -18,7 +18,6 @@ import {
   TAPSCRIPT_LEAF_VERSION,
   updateLeafScript,
   verifyInputs,
-  type Prevout,
   type VaultUtxo,
 } from '@unit/bitcoin';
 import type { SpeedUpResult } from '@unit/protocol';
@@ -26,6 +25,7 @@ import { getGuardianRequest } from '../../src/store';
 import { loadGuardianNetwork, networkSigner } from '../../src/network-client/network-signer';
 import { startTestApp, type RunningApp } from '../support';
 import { call, type Harness, type TestWallet } from '../guardian/harness';
+import { originalOf } from '../guardian/original-tx';
 import { appHarness, startGuardianNetwork, type TestGuardianNetwork } from './signer-harness';
 
 const OPTS = { allowUnknownOutputs: true } as const;
@@ -69,17 +69,7 @@ describe('a speed-up through guardians that validate it themselves (--policy vau
   });
 
   /** The original's raw hex and prevouts, as the chain has them. */
-  async function originalOf(txid: string) {
-    const raw = (await unit.chain.txHex(txid))!;
-    const tx = parseTransaction(raw);
-    const prevouts: Prevout[] = [];
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      const output = (await unit.chain.output(hex.encode(input.txid!), input.index!))!;
-      prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
-    }
-    return { hex: raw, prevouts };
-  }
+  const originalOfTx = (txid: string) => originalOf(unit.chain, txid);
 
   /** The wallet's replacement of a deposit at `feeRate`, signed; `tamper` edits it first. */
   async function replacement(
@@ -90,7 +80,7 @@ describe('a speed-up through guardians that validate it themselves (--policy vau
   ): Promise<string> {
     const built = buildSpeedUpPsbt({
       action: 'deposit',
-      original: await originalOf(txid),
+      original: await originalOfTx(txid),
       wallet: alice.vaultWallet,
       vaults: [{ output: spent.output, leaf: 'update' }],
       utxos: await alice.paymentUtxos(),
@@ -130,7 +120,7 @@ describe('a speed-up through guardians that validate it themselves (--policy vau
     expect(result.replaced_txid).toBe(original.txid);
     expect(await unit.devnet!.mempoolTxids()).toEqual([result.vault_txid]);
     // The replacement's vault input carries the group's signature over its own sighash.
-    const { hex: raw, prevouts } = await originalOf(result.vault_txid);
+    const { hex: raw, prevouts } = await originalOfTx(result.vault_txid);
     expect(verifyInputs(raw, prevouts)).toEqual({ ok: true });
     const tx = parseTransaction(raw);
     const [signature, , leaf] = tx.getInput(0).finalScriptWitness!;

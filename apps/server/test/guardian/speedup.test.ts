@@ -2,13 +2,14 @@
 // fee, the store follows the new txid (one history record, confirmed with the replacement), and
 // anything else — a moved amount, a rewritten state, too little fee, a confirmed original — is refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64, hex } from '@scure/base';
+import { base64 } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
-import { buildSpeedUpPsbt, parseTransaction, signUserInputs, type VaultUtxo } from '@unit/bitcoin';
+import { buildSpeedUpPsbt, signUserInputs, type VaultUtxo } from '@unit/bitcoin';
 import type { SpeedUpResult } from '@unit/protocol';
 import { getVaultByPubkey, vaultHistory } from '../../src/store';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { call, codeOf, startHarness, TREASURY_KEY, type Harness, type TestWallet } from './harness';
+import { originalOf } from './original-tx';
 
 const OPTS = { allowUnknownOutputs: true } as const;
 
@@ -56,17 +57,10 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
     feeRate: number,
     tamper?: (tx: Transaction) => unknown,
   ): Promise<string> {
-    const rawHex = (await h.chain.txHex(original.txid))!;
-    const tx = parseTransaction(rawHex);
-    const prevouts = [];
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
-      prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
-    }
+    const originalTx = await originalOf(h.chain, original.txid);
     const built = buildSpeedUpPsbt({
       action: 'deposit',
-      original: { hex: rawHex, prevouts },
+      original: originalTx,
       wallet: alice.vaultWallet,
       vaults: [{ output: original.spent.output, leaf: 'update' }],
       utxos: await alice.paymentUtxos(),
@@ -192,19 +186,12 @@ describe('guardian speed-up (BIP-125 replacement)', () => {
       vault_id: string;
       vault_txid: string;
     }>(h.guardian, 'vault.open', (await bob.open(500_000n, 20_000n)).request);
-    const rawHex = (await h.chain.txHex(opening))!;
-    const tx = parseTransaction(rawHex);
-    const prevouts = [];
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
-      prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
-    }
+    const originalTx = await originalOf(h.chain, opening);
     const built = buildSpeedUpPsbt({
       action: 'open',
-      original: { hex: rawHex, prevouts },
+      original: originalTx,
       wallet: bob.vaultWallet,
-      treasury: { script: prevouts[0]!.script, internalKey: pubSchnorr(TREASURY_KEY) },
+      treasury: { script: originalTx.prevouts[0]!.script, internalKey: pubSchnorr(TREASURY_KEY) },
       utxos: await bob.paymentUtxos(),
       feeRate: 10,
     });
@@ -271,17 +258,10 @@ describe('a speed-up whose original is mined instead', () => {
       'vault.deposit',
       request,
     );
-    const rawHex = (await h.chain.txHex(original))!;
-    const tx = parseTransaction(rawHex);
-    const prevouts = [];
-    for (let i = 0; i < tx.inputsLength; i++) {
-      const input = tx.getInput(i);
-      const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
-      prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
-    }
+    const originalTx = await originalOf(h.chain, original);
     const built = buildSpeedUpPsbt({
       action: 'deposit',
-      original: { hex: rawHex, prevouts },
+      original: originalTx,
       wallet: carol.vaultWallet,
       vaults: [{ output: spent.output, leaf: 'update' }],
       utxos: await carol.paymentUtxos(),

@@ -5,11 +5,11 @@
 // disagree and names the vault; a malformed record on chain is named and skipped.
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
-import { base64, hex } from '@scure/base';
+import { base64 } from '@scure/base';
 import { p2tr } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSpeedUpPsbt, parseRuneId, parseTransaction, signUserInputs } from '@unit/bitcoin';
+import { buildSpeedUpPsbt, parseRuneId, signUserInputs } from '@unit/bitcoin';
 import type { SpeedUpResult } from '@unit/protocol';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
 import { registerLedgerRoute } from '../../src/http/ledger';
@@ -24,22 +24,16 @@ import {
   type Harness,
   type TestWallet,
 } from '../guardian/harness';
+import { originalOf } from '../guardian/original-tx';
 
 /** The wallet's fee bump of its pending opening, co-signed (as the speed-up suite does it). */
 async function speedUpOpening(h: Harness, wallet: TestWallet, opening: string): Promise<string> {
-  const rawHex = (await h.chain.txHex(opening))!;
-  const tx = parseTransaction(rawHex);
-  const prevouts = [];
-  for (let i = 0; i < tx.inputsLength; i++) {
-    const input = tx.getInput(i);
-    const output = (await h.chain.output(hex.encode(input.txid!), input.index!))!;
-    prevouts.push({ script: hex.decode(output.script_hex), amount: BigInt(output.value) });
-  }
+  const originalTx = await originalOf(h.chain, opening);
   const built = buildSpeedUpPsbt({
     action: 'open',
-    original: { hex: rawHex, prevouts },
+    original: originalTx,
     wallet: wallet.vaultWallet,
-    treasury: { script: prevouts[0]!.script, internalKey: pubSchnorr(TREASURY_KEY) },
+    treasury: { script: originalTx.prevouts[0]!.script, internalKey: pubSchnorr(TREASURY_KEY) },
     utxos: await wallet.paymentUtxos(),
     feeRate: 10,
   });

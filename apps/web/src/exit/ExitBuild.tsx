@@ -1,7 +1,15 @@
 // Step 3 of /exit: the owner's key, where the vault goes and the fee rate; the exit is built against
 // the chain's height read again at that moment (refused before its height, with the blocks left),
 // signed by this browser's devnet wallet or by any wallet through a PSBT, and sent to the esplora.
-import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import {
+  useEffect,
+  useId,
+  useRef,
+  useState,
+  type FormEvent,
+  type InputHTMLAttributes,
+  type ReactNode,
+} from 'react';
 import { hex } from '@scure/base';
 import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
@@ -31,23 +39,32 @@ const message = (error: unknown) =>
 
 const KEY_HEX = /^[0-9a-fA-F]{64}$/;
 
-/** A labelled input with its hint below, the hint read as the input's description. */
-export function ExitField({
+/** A labelled text input with its hint below, the hint read as the input's description. */
+export function ExitInput({
   label,
   hint,
-  children,
+  value,
+  onChange,
+  ...input
 }: {
   label: string;
   hint: ReactNode;
-  children: (props: { id: string; 'aria-describedby': string }) => ReactNode;
-}) {
+  value: string;
+  onChange: (value: string) => void;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'value' | 'onChange'>) {
   const id = useId();
   return (
     <div className="exit__field">
       <label htmlFor={id} className="field-label">
         {label}
       </label>
-      {children({ id, 'aria-describedby': `${id}-hint` })}
+      <input
+        {...input}
+        id={id}
+        aria-describedby={`${id}-hint`}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
       <span id={`${id}-hint`} className="field-hint">
         {hint}
       </span>
@@ -167,7 +184,7 @@ export function ExitBuild({ read, onTip }: { read: Read; onTip: (tipHeight: numb
     <section className="card exit__section" aria-labelledby="exit-build-heading">
       <h2 id="exit-build-heading">3. Build, sign and send the exit</h2>
       <form className="exit__form" onSubmit={(e) => void build(e)} noValidate>
-        <ExitField
+        <ExitInput
           label="Vault key (x-only public key, 64 hex characters)"
           hint={
             read.facts.openingKey
@@ -176,48 +193,30 @@ export function ExitBuild({ read, onTip }: { read: Read; onTip: (tipHeight: numb
                 ? "Filled in from this browser's devnet wallet."
                 : 'Your wallet shows it as the vault key; the exit checks it against the vault on the chain.'
           }
-        >
-          {(props) => (
-            <input
-              {...props}
-              className="text-input exit__mono"
-              value={pubkey}
-              onChange={(e) => edit(setPubkey)(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-            />
-          )}
-        </ExitField>
-        <ExitField
+          className="text-input exit__mono"
+          value={pubkey}
+          onChange={edit(setPubkey)}
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <ExitInput
           label="Send the whole vault to"
           hint={`An address of ${read.facts.networkName}, the network the vault is on.`}
-        >
-          {(props) => (
-            <input
-              {...props}
-              className="text-input exit__mono"
-              value={to}
-              onChange={(e) => edit(setTo)(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-            />
-          )}
-        </ExitField>
-        <ExitField
+          className="text-input exit__mono"
+          value={to}
+          onChange={edit(setTo)}
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <ExitInput
           label="Fee rate (sat/vB)"
           hint={`A whole number from 1 to ${EXIT_MAX_FEE_RATE.toLocaleString('en-US')}: check the esplora's fee estimates.`}
-        >
-          {(props) => (
-            <input
-              {...props}
-              className="text-input exit__fee"
-              value={feeRate}
-              inputMode="numeric"
-              onChange={(e) => edit(setFeeRate)(e.target.value)}
-              autoComplete="off"
-            />
-          )}
-        </ExitField>
+          className="text-input exit__fee"
+          value={feeRate}
+          inputMode="numeric"
+          onChange={edit(setFeeRate)}
+          autoComplete="off"
+        />
         <button
           type="submit"
           className="btn btn--primary"

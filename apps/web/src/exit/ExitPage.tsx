@@ -4,7 +4,7 @@
 // exit opens, and builds the exit for the wallet to sign, then broadcasts it to that esplora.
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { ExitEsplora, readVaultExit } from '@unit/bitcoin';
-import { ExitBuild, ExitField, type Read } from './ExitBuild';
+import { ExitBuild, ExitInput, type Read } from './ExitBuild';
 import { ExitFacts } from './ExitFacts';
 import '../styles/tokens.css';
 import '../styles/ui.css';
@@ -45,38 +45,26 @@ function ReadForm({ onRead }: { onRead: (read: Read | null) => void }) {
     <section className="card exit__section" aria-labelledby="exit-read-heading">
       <h2 id="exit-read-heading">1. Find the vault on the chain</h2>
       <form className="exit__form" onSubmit={(e) => void submit(e)} noValidate aria-busy={busy}>
-        <ExitField
+        <ExitInput
           label="Esplora URL of the chain"
           hint="Any esplora API of the vault's network: yours, or a public one such as mempool.space or blockstream.info."
-        >
-          {(props) => (
-            <input
-              {...props}
-              className="text-input"
-              value={chainUrl}
-              onChange={(e) => setChainUrl(e.target.value)}
-              placeholder="https://mempool.space/api"
-              inputMode="url"
-              autoComplete="url"
-              spellCheck={false}
-            />
-          )}
-        </ExitField>
-        <ExitField
+          className="text-input"
+          value={chainUrl}
+          onChange={setChainUrl}
+          placeholder="https://mempool.space/api"
+          inputMode="url"
+          autoComplete="url"
+          spellCheck={false}
+        />
+        <ExitInput
           label="Vault id or vault address"
           hint="The vault id is the transaction that opened it (64 hexadecimal characters)."
-        >
-          {(props) => (
-            <input
-              {...props}
-              className="text-input exit__mono"
-              value={vault}
-              onChange={(e) => setVault(e.target.value)}
-              autoComplete="off"
-              spellCheck={false}
-            />
-          )}
-        </ExitField>
+          className="text-input exit__mono"
+          value={vault}
+          onChange={setVault}
+          autoComplete="off"
+          spellCheck={false}
+        />
         <button type="submit" className="btn btn--primary" disabled={busy}>
           {busy ? 'Reading the chain…' : 'Read the vault'}
         </button>

@@ -8,10 +8,16 @@ import { hex } from '@scure/base';
 import { OutScript, p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { encodeRunestone, parseRuneId } from '@unit/bitcoin';
-import { GROUP, RUNE_ID, StandInChain, TREASURY_SCRIPT } from '../../test/policy-chain';
+import {
+  fundedTreasury,
+  GROUP,
+  RUNE_ID,
+  TREASURY_SCRIPT,
+  type StandInChain,
+} from '../../test/policy-chain';
 import { keyOf } from '../../test/vault-requests';
 import type { GuardianSet } from '../guardian-set';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import type { PolicyEnv, VaultPolicy } from './policy';
 
 const UNIT = parseRuneId(RUNE_ID);
 const POSTAGE = 10_000n;
@@ -33,20 +39,9 @@ let policy: VaultPolicy;
 let inputs: { txid: string; vout: number; value: bigint }[];
 
 beforeEach(() => {
-  chain = new StandInChain();
-  policy = new VaultPolicy({
-    chain,
-    facts: { network: 'devnet', unitRuneId: RUNE_ID, oraclePubkey: '00'.repeat(32) },
-    maxTreasuryFeeRate: 50,
-  });
   // Set 1's treasury: two UNIT outputs and one of plain sats.
-  const txid = hex.encode(keyOf(`treasury funding ${Math.random()}`));
-  chain.txs.set(txid, [
-    { script: TREASURY_SCRIPT, value: POSTAGE, address: 'treasury' },
-    { script: TREASURY_SCRIPT, value: POSTAGE, address: 'treasury' },
-    { script: TREASURY_SCRIPT, value: 100_000n, address: 'treasury' },
-  ]);
-  chain.units.set(`${txid}:0`, 700_00n);
+  let txid: string;
+  ({ chain, policy, txid } = fundedTreasury([700_00n]));
   inputs = [0, 1, 2].map((vout) => ({ txid, vout, value: chain.txs.get(txid)![vout]!.value }));
 });
 

@@ -8,9 +8,15 @@ import { hex } from '@scure/base';
 import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { encodeRunestone, parseRuneId, taprootSighash, type Edict } from '@unit/bitcoin';
-import { GROUP, RUNE_ID, StandInChain, TREASURY_SCRIPT } from '../../test/policy-chain';
+import {
+  fundedTreasury,
+  GROUP,
+  RUNE_ID,
+  TREASURY_SCRIPT,
+  type StandInChain,
+} from '../../test/policy-chain';
 import { keyOf } from '../../test/vault-requests';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import type { PolicyEnv, VaultPolicy } from './policy';
 
 const UNIT = parseRuneId(RUNE_ID);
 const POSTAGE = 10_000n;
@@ -22,21 +28,9 @@ let policy: VaultPolicy;
 let inputs: { txid: string; vout: number; value: bigint; script: Uint8Array }[];
 
 beforeEach(() => {
-  chain = new StandInChain();
-  policy = new VaultPolicy({
-    chain,
-    facts: { network: 'devnet', unitRuneId: RUNE_ID, oraclePubkey: '00'.repeat(32) },
-    maxTreasuryFeeRate: 50,
-  });
   // The treasury: two UNIT outputs and one of plain sats for the fee.
-  const txid = hex.encode(keyOf(`treasury funding ${Math.random()}`));
-  chain.txs.set(txid, [
-    { script: TREASURY_SCRIPT, value: POSTAGE, address: 'treasury' },
-    { script: TREASURY_SCRIPT, value: POSTAGE, address: 'treasury' },
-    { script: TREASURY_SCRIPT, value: 100_000n, address: 'treasury' },
-  ]);
-  chain.units.set(`${txid}:0`, 700_00n);
-  chain.units.set(`${txid}:1`, 300_01n);
+  let txid: string;
+  ({ chain, policy, txid } = fundedTreasury([700_00n, 300_01n]));
   inputs = [0, 1, 2].map((vout) => ({
     txid,
     vout,
