@@ -64,6 +64,8 @@ export class SigningRun {
   private readonly decided = new Set<number>();
   /** guardians asked by the two-round path only (a preprocessed commitment of theirs failed) */
   private readonly noPool = new Set<number>();
+  /** guardians sent a call about this signing (not one ready from the pool and never in a session) */
+  private readonly asked = new Set<number>();
 
   constructor(
     private readonly ctx: RunContext,
@@ -109,6 +111,7 @@ export class SigningRun {
     let reason: string | null = null;
     let cause: ExclusionCause = 'refused';
     let early: NonceCommitments | undefined;
+    this.ask(m);
     try {
       const { payload } = await this.ctx.call(m, 'sign/propose', {
         sessionId: this.sessionId,
@@ -143,6 +146,15 @@ export class SigningRun {
     if (approved) this.sched.approved(m.id, Date.now(), early);
     else this.sched.failed(m.id, cause, reason!);
     this.pump();
+  }
+
+  /** Reports that `m` is asked about this signing, once: a guardian not asked never is silent. */
+  private ask(m: Member): void {
+    if (this.asked.has(m.id)) return;
+    this.asked.add(m.id);
+    void Promise.resolve(this.ctx.onEvent({ kind: 'asked', guardian: m.id })).catch(
+      () => undefined,
+    );
   }
 
   /** Reports `m`'s decision, once. */
@@ -236,6 +248,7 @@ export class SigningRun {
 
   /** One round trip: `m` decides and, approving, signs over the list (signing-rounds.ts `once`). */
   private async askOnce(no: number, session: Session, m: Member, commitments: unknown[]) {
+    this.ask(m);
     try {
       const { payload } = await this.ctx.call(m, 'sign/once', {
         sessionId: this.sessionId,
