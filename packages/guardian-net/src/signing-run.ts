@@ -140,7 +140,7 @@ export class SigningRun {
       if (this.over) return;
       if (!approved) this.sched.failed(m.id, cause, reason!);
       else if (early) this.sched.committed(m.id, slot, early, Date.now());
-      else return this.commit(m, slot);
+      else if (commit) return this.commit(m, slot);
       return this.pump();
     }
     if (approved) this.sched.approved(m.id, Date.now(), early);
@@ -168,6 +168,7 @@ export class SigningRun {
   /** Performs what the scheduler asks now, and wakes it for its next stall check. */
   private pump(): void {
     for (const a of this.sched.take(Date.now())) this.perform(a);
+    if (!this.over && this.sched.blocked) this.proposals.push(...this.askUnasked());
     clearTimeout(this.timer);
     const at = this.over ? null : this.sched.wakeAt();
     if (at !== null) this.timer = setTimeout(() => this.pump(), Math.max(0, at - Date.now()) + 1);
@@ -363,17 +364,19 @@ export class SigningRun {
       );
   }
 
+  /** Blocked or failed (roast.ts `blocked`): the pooled guardians not asked yet decide, no share. */
+  private askUnasked(): Promise<void>[] {
+    const pooled = new Set(this.pooled.values());
+    return this.ctx.set.members
+      .filter((m) => pooled.has(m.id) && !this.asked.has(m.id))
+      .map((m) => this.propose(m, this.firstSlot, true, false));
+  }
+
   /** Nothing can be signed: once every guardian decided (each call has its time-out), says why. */
   private fail(): void {
-    // A guardian ready from the pool and never put in a session has not decided: it is asked now,
-    // so the refusal names every guardian's reason as the two-round path does.
-    const pooled = new Set(this.pooled.values());
-    const unasked = this.ctx.set.members.filter(
-      (m) => pooled.has(m.id) && !this.decisions.some((d) => d.guardian === m.id),
-    );
+    const late = this.askUnasked();
     this.finish();
     const { t, n } = this.ctx.set;
-    const late = unasked.map((m) => this.propose(m, this.firstSlot, true, false));
     void Promise.allSettled([...this.proposals, ...late]).then(() => {
       const why = this.sched.exclusions.map((x) => `guardian ${x.guardian}: ${x.reason}`);
       this.settle.reject(
