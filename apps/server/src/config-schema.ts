@@ -185,13 +185,11 @@ export const envSchema = z.object({
   // The most a local guardian lets an operator's treasury split or move pay, in sat/vB (each
   // guardian's --max-fee-rate); unset keeps the guardians' own default, 500.
   GUARDIAN_MAX_FEE_RATE: optionalInt('GUARDIAN_MAX_FEE_RATE (sat/vB)', 1, 100_000),
-  // `on`: the coordinator keeps each guardian's preprocessed commitments and a request is signed
-  // in one round trip; `off` (the default): two round trips (approvals, then shares). Off until
-  // the approvals board names a guardian a one-round signing did not need as such (it can read
-  // `unreachable`) and a lying member is sure to be asked, and so named, at a distance.
+  // `on` (the default): the coordinator keeps each guardian's preprocessed commitments and a
+  // request is signed in one round trip; `off`: two round trips (approvals, then shares).
   GUARDIAN_ONE_ROUND: z.preprocess(
     blankToUndefined,
-    z.enum(['on', 'off'], { error: 'GUARDIAN_ONE_ROUND must be on or off' }).default('off'),
+    z.enum(['on', 'off'], { error: 'GUARDIAN_ONE_ROUND must be on or off' }).default('on'),
   ),
   GUARDIAN_ORIGINS: z.preprocess(
     blankToUndefined,

@@ -120,7 +120,7 @@ export interface GuardianNetworkConfig {
    * or move may pay; absent, the guardians' default (500).
    */
   maxFeeRate?: number;
-  /** GUARDIAN_ONE_ROUND: sign over preprocessed commitments in one round trip (absent: off). */
+  /** GUARDIAN_ONE_ROUND: sign over preprocessed commitments in one round trip (absent: on). */
   oneRound?: boolean;
 }
 

@@ -1,7 +1,8 @@
-// The scheduler's `retry`: a guardian that could not sign with the preprocessed commitment it was
+// The scheduler's `retry` and `blocked`. `retry`: a guardian that could not sign with the preprocessed commitment it was
 // given in a session (it restarted) costs that session, not its place in the signing: it is asked
 // for a fresh commitment and the signing may take one session more for it, once; a second time it
-// is excluded. The bound on sessions otherwise stands (roast.test.ts).
+// is excluded. The bound on sessions otherwise stands (roast.test.ts). `blocked`: when the coordinator
+// asks the guardians it has not asked for their decision.
 import { describe, expect, it } from 'vitest';
 import { RoastScheduler, type RoastAction } from './roast';
 
@@ -45,5 +46,29 @@ describe('ROAST with preprocessed commitments: retry', () => {
     s.retry(1, 'late');
     expect(s.maxSessions).toBe(2);
     expect(s.exclusions).toEqual([]);
+  });
+});
+
+describe('ROAST with preprocessed commitments: blocked', () => {
+  it('is blocked once a member is out and fewer than t others are free of a silent session', () => {
+    const s = new RoastScheduler<string>({ ids: [1, 2, 3], t: 2, firstSlot: 1 });
+    for (const id of [1, 2, 3]) s.approved(id, 0, `c${id}`);
+    started(s.take(0));
+    // Guardians 1 and 2 asked, 3 waiting in the pool: not blocked, only waiting.
+    expect(s.blocked).toBe(false);
+    // 2 refuses while 1 is silent: only 3 is free, no session can start.
+    s.failed(2, 'refused', 'policy');
+    s.take(1);
+    expect(s.blocked).toBe(true);
+  });
+
+  it('is not blocked when a member is out but t others can form the next session', () => {
+    const s = new RoastScheduler<string>({ ids: [1, 2, 3], t: 2, firstSlot: 1 });
+    for (const id of [1, 2, 3]) s.approved(id, 0, `c${id}`);
+    started(s.take(0));
+    s.shareIn(1, 1, 1);
+    s.failed(2, 'unreachable', 'unreachable (ECONNRESET)');
+    s.take(2);
+    expect(s.blocked).toBe(false);
   });
 });

@@ -233,6 +233,16 @@ export class RoastScheduler<C> {
     }
   }
 
+  /**
+   * A guardian is out and fewer than t others are free of an unanswered session: no session can
+   * start until a silent member answers (the coordinator then asks the guardians it has not asked).
+   */
+  get blocked(): boolean {
+    const all = [...this.members.values()];
+    const free = all.filter((m) => m.phase !== 'out' && m.phase !== 'busy');
+    return !this.finished && free.length < this.o.t && all.some((m) => m.phase === 'out');
+  }
+
   /** When `take` should run again though nothing was reported (a stall to notice), or null. */
   wakeAt(): number | null {
     let at: number | null = null;

@@ -4,6 +4,8 @@ import type { Exclusion, ExclusionCause } from './roast';
 import { RemoteError } from './transport';
 
 export type SignEvent =
+  /** `guardian` is sent its first call about this signing (a decision, or decision and share) */
+  | { kind: 'asked'; guardian: number }
   | { kind: 'decision'; guardian: number; approved: boolean; reason: string | null }
   | { kind: 'committed'; sessionId: string; attempt: number; signers: number[] }
   | { kind: 'excluded'; attempt: number; guardian: number; reason: string; cause: ExclusionCause }

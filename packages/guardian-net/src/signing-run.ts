@@ -64,6 +64,8 @@ export class SigningRun {
   private readonly decided = new Set<number>();
   /** guardians asked by the two-round path only (a preprocessed commitment of theirs failed) */
   private readonly noPool = new Set<number>();
+  /** guardians sent a call about this signing (not one ready from the pool and never in a session) */
+  private readonly asked = new Set<number>();
 
   constructor(
     private readonly ctx: RunContext,
@@ -109,6 +111,7 @@ export class SigningRun {
     let reason: string | null = null;
     let cause: ExclusionCause = 'refused';
     let early: NonceCommitments | undefined;
+    this.ask(m);
     try {
       const { payload } = await this.ctx.call(m, 'sign/propose', {
         sessionId: this.sessionId,
@@ -137,12 +140,21 @@ export class SigningRun {
       if (this.over) return;
       if (!approved) this.sched.failed(m.id, cause, reason!);
       else if (early) this.sched.committed(m.id, slot, early, Date.now());
-      else return this.commit(m, slot);
+      else if (commit) return this.commit(m, slot);
       return this.pump();
     }
     if (approved) this.sched.approved(m.id, Date.now(), early);
     else this.sched.failed(m.id, cause, reason!);
     this.pump();
+  }
+
+  /** Reports that `m` is asked about this signing, once: a guardian not asked never is silent. */
+  private ask(m: Member): void {
+    if (this.asked.has(m.id)) return;
+    this.asked.add(m.id);
+    void Promise.resolve(this.ctx.onEvent({ kind: 'asked', guardian: m.id })).catch(
+      () => undefined,
+    );
   }
 
   /** Reports `m`'s decision, once. */
@@ -156,6 +168,7 @@ export class SigningRun {
   /** Performs what the scheduler asks now, and wakes it for its next stall check. */
   private pump(): void {
     for (const a of this.sched.take(Date.now())) this.perform(a);
+    if (!this.over && this.sched.blocked) this.proposals.push(...this.askUnasked());
     clearTimeout(this.timer);
     const at = this.over ? null : this.sched.wakeAt();
     if (at !== null) this.timer = setTimeout(() => this.pump(), Math.max(0, at - Date.now()) + 1);
@@ -236,6 +249,7 @@ export class SigningRun {
 
   /** One round trip: `m` decides and, approving, signs over the list (signing-rounds.ts `once`). */
   private async askOnce(no: number, session: Session, m: Member, commitments: unknown[]) {
+    this.ask(m);
     try {
       const { payload } = await this.ctx.call(m, 'sign/once', {
         sessionId: this.sessionId,
@@ -350,17 +364,19 @@ export class SigningRun {
       );
   }
 
+  /** Blocked or failed (roast.ts `blocked`): the pooled guardians not asked yet decide, no share. */
+  private askUnasked(): Promise<void>[] {
+    const pooled = new Set(this.pooled.values());
+    return this.ctx.set.members
+      .filter((m) => pooled.has(m.id) && !this.asked.has(m.id))
+      .map((m) => this.propose(m, this.firstSlot, true, false));
+  }
+
   /** Nothing can be signed: once every guardian decided (each call has its time-out), says why. */
   private fail(): void {
-    // A guardian ready from the pool and never put in a session has not decided: it is asked now,
-    // so the refusal names every guardian's reason as the two-round path does.
-    const pooled = new Set(this.pooled.values());
-    const unasked = this.ctx.set.members.filter(
-      (m) => pooled.has(m.id) && !this.decisions.some((d) => d.guardian === m.id),
-    );
+    const late = this.askUnasked();
     this.finish();
     const { t, n } = this.ctx.set;
-    const late = unasked.map((m) => this.propose(m, this.firstSlot, true, false));
     void Promise.allSettled([...this.proposals, ...late]).then(() => {
       const why = this.sched.exclusions.map((x) => `guardian ${x.guardian}: ${x.reason}`);
       this.settle.reject(

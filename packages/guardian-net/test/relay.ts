@@ -74,24 +74,30 @@ export class Relay {
     if (this.state === 'cut') return void client.resetAndDestroy();
     this.counts.connections++;
     const upstream = net.connect(this.target, this.ends.targetHost ?? '127.0.0.1');
-    for (const s of [client, upstream]) {
-      this.sockets.add(s);
-      s.setNoDelay(true);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        this.sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
+    const ways = [
+      { from: client, to: upstream, forward: this.forward(upstream) },
+      { from: upstream, to: client, forward: this.forward(client) },
+    ];
+    for (const { from, to, forward } of ways) {
+      this.sockets.add(from);
+      from.setNoDelay(true);
+      from.on('error', () => undefined);
+      from.on('data', forward.chunk);
+      // As TCP closes a connection after the data it carried: what one side sent before it closed
+      // still arrives (a guardian's error answer, sent with `connection: close`), then the other
+      // side is closed.
+      from.on('close', () => {
+        this.sockets.delete(from);
+        const pending = Math.max(0, forward.until() - Date.now());
+        setTimeout(() => to.end(() => to.destroy()), pending + 1);
       });
     }
-    client.on('data', this.forward(upstream));
-    upstream.on('data', this.forward(client));
   }
 
   /** One direction of one connection: in order, each chunk after the delay (and any loss). */
-  private forward(to: net.Socket): (chunk: Buffer) => void {
+  private forward(to: net.Socket): { chunk: (chunk: Buffer) => void; until: () => number } {
     let lastAt = 0;
-    return (chunk) => {
+    const chunk = (chunk: Buffer) => {
       if (this.state === 'held') return void this.held.push(() => !to.destroyed && to.write(chunk));
       if (this.state !== 'open') return;
       this.counts.chunks++;
@@ -105,6 +111,7 @@ export class Relay {
         lastAt - Date.now(),
       );
     };
+    return { chunk, until: () => lastAt };
   }
 
   /** Swallows every byte from now on: callers wait on open connections until their time-outs. */

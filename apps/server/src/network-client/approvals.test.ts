@@ -7,25 +7,36 @@ import { ATTEMPTS_PER_SIGNING, firstAttempt } from './network-signer';
 
 const members = [1, 2, 3].map((id) => ({ id, name: `guardian-${id}` }));
 
+const asked = (guardian: number) => ({ kind: 'asked', guardian }) as const;
+const yes = (guardian: number) =>
+  ({ kind: 'decision', guardian, approved: true, reason: null }) as const;
+
+/** Each guardian asked in each of `sessions` sessions, as the two-round path asks them all. */
+function twoRound(board: ApprovalBoard, sessions: number): void {
+  for (let s = 0; s < sessions; s++) for (const m of members) board.record(asked(m.id));
+}
+
 describe('the approvals board', () => {
-  it('counts a guardian as approved only once it approved every session', () => {
-    const board = new ApprovalBoard(members, 2, 2);
+  it('counts a guardian as approved only once it approved every session it was asked in', () => {
+    const board = new ApprovalBoard(members, 2);
+    twoRound(board, 2);
     expect(board.snapshot()).toEqual({
       approved: 0,
       needed: 2,
       total: 3,
       guardians: members.map((m) => ({ ...m, state: 'pending' })),
     });
-    board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
+    board.record(yes(1));
     expect(board.snapshot().guardians[0]!.state).toBe('pending');
-    board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
+    board.record(yes(1));
     expect(board.snapshot()).toMatchObject({ approved: 1 });
     expect(board.snapshot().guardians[0]!.state).toBe('approved');
   });
 
   it('keeps a guardian’s first refusal, tells unreachable from refused, and names them', () => {
-    const board = new ApprovalBoard(members, 2, 1);
-    board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
+    const board = new ApprovalBoard(members, 2);
+    twoRound(board, 1);
+    board.record(yes(1));
     board.record({ kind: 'decision', guardian: 2, approved: false, reason: 'price too far' });
     board.record({
       kind: 'excluded',
@@ -53,9 +64,10 @@ describe('the approvals board', () => {
   });
 
   it('marks an approver left out of the signing as excluded, and the silent as unreachable', () => {
-    const board = new ApprovalBoard(members, 2, 1);
-    board.record({ kind: 'decision', guardian: 1, approved: true, reason: null });
-    board.record({ kind: 'decision', guardian: 2, approved: true, reason: null });
+    const board = new ApprovalBoard(members, 2);
+    twoRound(board, 1);
+    board.record(yes(1));
+    board.record(yes(2));
     board.record({
       kind: 'excluded',
       attempt: 1,
@@ -71,8 +83,46 @@ describe('the approvals board', () => {
     ]);
   });
 
+  it('in one round trip: a guardian the sessions did not ask is never unreachable, even when time runs out', () => {
+    // A borrow's two sessions, each over preprocessed commitments of guardians 1 and 2 only.
+    const board = new ApprovalBoard(members, 2);
+    for (const id of [1, 2, 1, 2]) board.record(asked(id));
+    board.record(yes(1));
+    board.record(yes(2));
+    board.record(yes(1));
+    // Guardian 2 has not answered its second session when the network's time runs out.
+    board.giveUp('no answer within 20 s');
+    const { guardians, approved } = approvalsSchema.parse(board.snapshot());
+    expect(guardians.map((g) => [g.state, g.reason])).toEqual([
+      ['approved', undefined],
+      ['unreachable', 'no answer within 20 s'],
+      ['pending', undefined],
+    ]);
+    expect(approved).toBe(1);
+    expect(board.refusalMessage()).toBe(
+      '1 of 3 guardians refused this request. guardian-2: no answer within 20 s',
+    );
+  });
+
+  it('in one round trip: a guardian asked in one session of two counts as approved once it approved it', () => {
+    // The vault input's session signed by 1 and 2; the treasury's, after 2 stalled, by 1 and 3.
+    const board = new ApprovalBoard(members, 2);
+    board.record(asked(1));
+    board.record(asked(2));
+    board.record(asked(1));
+    board.record(asked(3));
+    for (const id of [1, 2, 1]) board.record(yes(id));
+    expect(board.snapshot().guardians.map((g) => g.state)).toEqual([
+      'approved',
+      'approved',
+      'pending',
+    ]);
+    board.record(yes(3));
+    expect(board.snapshot()).toMatchObject({ approved: 3 });
+  });
+
   it('clips a reason to the wire’s 300 characters', () => {
-    const board = new ApprovalBoard(members, 2, 1);
+    const board = new ApprovalBoard(members, 2);
     board.record({ kind: 'decision', guardian: 2, approved: false, reason: 'x'.repeat(5_000) });
     expect(() => approvalsSchema.parse(board.snapshot())).not.toThrow();
   });

@@ -1,7 +1,7 @@
 // Tracker step 4 for a request whose inputs span two guardian sets (after a rotation: a borrow of a
 // vault already moved to set v+1, whose treasury input is still set v's): one ApprovalBoard per set,
-// each counting its own sessions, and the step shows the set whose quorum is furthest from done.
-// With one set (every request before a rotation) it is exactly that set's board.
+// each counting its own sessions' decisions, and the step shows the set whose quorum is furthest
+// from done. With one set (every request before a rotation) it is exactly that set's board.
 import type { GuardianSet, SignEvent } from '@unit/guardian-net';
 import type { Approvals } from '@unit/protocol/wire';
 import { ApprovalBoard } from './approvals';
@@ -11,10 +11,8 @@ export class SetBoards {
 
   /** `sessions`: the set of each signing session of the request. */
   constructor(sessions: readonly GuardianSet[]) {
-    for (const set of new Set(sessions)) {
-      const count = sessions.filter((s) => s === set).length;
-      this.boards.set(set.version, { set, board: new ApprovalBoard(set.members, set.t, count) });
-    }
+    for (const set of new Set(sessions))
+      this.boards.set(set.version, { set, board: new ApprovalBoard(set.members, set.t) });
   }
 
   record(set: GuardianSet, event: SignEvent): boolean {

@@ -69,7 +69,7 @@ export function settlementCosigner(
   return async ({ plan, request, vaultPubkey, quote }) => {
     const message = settlementSighash(plan, request);
     const context = settleContext(plan, request, vaultPubkey, quote);
-    const board = new ApprovalBoard(set.members, set.t, 1);
+    const board = new ApprovalBoard(set.members, set.t);
     const onEvent = (event: SignEvent) => void board.record(event);
     const signing = coordinator.sign(message, context, onEvent, {
       sessionId: `${plan.tx.id}:0`,

@@ -65,7 +65,7 @@ export async function guardianSignerOf(
   const files = await pinnedNetwork(dir, db);
   // The treasury's set: the first until the operator moves it (treasury-set.ts).
   const treasury = await treasurySetOf(db, [...files.older, files.set]);
-  const signer = networkSigner({ ...files, preprocess: config.guardianNetwork.oneRound === true });
+  const signer = networkSigner({ ...files, preprocess: config.guardianNetwork.oneRound !== false });
   return { ...signer, treasuryPubkey: hex.decode(treasury.groupKey!) };
 }
 

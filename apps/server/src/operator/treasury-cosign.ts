@@ -63,7 +63,7 @@ export function treasuryCosigner(
     const messages = scripts.map((_, i) =>
       tx.preimageWitnessV1(i, scripts, SIGHASH_DEFAULT, amounts),
     );
-    const board = new ApprovalBoard(set.members, set.t, messages.length);
+    const board = new ApprovalBoard(set.members, set.t);
     const onEvent = (event: SignEvent) => void board.record(event);
     const attempt = firstAttempt(Date.now());
     const signing = Promise.all(

@@ -195,7 +195,9 @@ export async function startDistanceWorld(d: Distance): Promise<DistanceWorld> {
     const coordinator = ['--coordinator', key.output().trim()];
     const { net, set } = await firstDkg(root, members, env, coordinator);
     // The app on the set, then each guardian again, with the vault policy reading the app.
-    app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: net });
+    // One round trip over preprocessed commitments (the default, named: the bad-share case's
+    // assertions are about which members a session takes from the pool).
+    app = await startTestApp({ GUARDIAN_NETWORK: 'external', GUARDIAN_DIR: net, GUARDIAN_ONE_ROUND: 'on' }); // prettier-ignore
     const unit = app;
     for (const m of members) m.appRelay.target = Number(new URL(unit.url).port);
     const fresh = (h: Record<string, unknown>) => h.state === 'ready' && h.priceFresh === true;
