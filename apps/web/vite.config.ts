@@ -2,6 +2,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { createServer, defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { criticalStyles } from './scripts/critical-styles.ts';
 import { renderDocPages } from './scripts/docs-pages.ts';
 
 /**
@@ -35,7 +36,7 @@ function prerenderShell(): Plugin {
           const markup = renderToStaticMarkup(createElement(shell.Shell));
           const root = '<div id="root"></div>';
           if (!html.includes(root)) throw new Error('index.html has no empty #root');
-          return inlineStyles(
+          return criticalStyles(
             html.replace(root, `${root}<div id="${ids.SHELL_ID}">${markup}</div>`),
             ctx.bundle ?? {},
           );
@@ -62,32 +63,11 @@ function docsPages(): Plugin {
   };
 }
 
-/**
- * The stylesheet goes into the page itself: a linked one waited for its turn behind the scripts on
- * a slow link, and the shell cannot paint before its styles (the CSP allows inline styles). One
- * stylesheet for the whole app (cssCodeSplit: false), so no lazy chunk asks for a sheet the page
- * no longer links.
- */
-function inlineStyles(html: string, bundle: Record<string, { type: string; source?: unknown }>) {
-  return html.replace(
-    /<link rel="stylesheet"[^>]*href="\/([^"]+\.css)"[^>]*>/g,
-    (tag, file: string) => {
-      const asset = bundle[file];
-      if (asset?.type !== 'asset' || asset.source == null) return tag;
-      const css =
-        typeof asset.source === 'string'
-          ? asset.source
-          : new TextDecoder().decode(asset.source as Uint8Array);
-      // the page carries it now: the file would only be an orphan in dist/
-      delete bundle[file];
-      return `<style>${css.replaceAll('</style', '<\\/style')}</style>`;
-    },
-  );
-}
-
 export default defineConfig({
   plugins: [react(), prerenderShell(), docsPages()],
   // manifest: scripts/bundle-size.mjs reads which chunks the entry loads statically.
+  // One stylesheet for the whole app (cssCodeSplit: false): the page inlines the shell's rules and
+  // links it (scripts/critical-styles.ts), and no lazy chunk asks for a sheet of its own.
   build: {
     outDir: 'dist',
     sourcemap: true,

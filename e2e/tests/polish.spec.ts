@@ -32,7 +32,10 @@ test('a healthy page is quiet, paints its shell from the HTML and links its own 
   expect(html).toContain('id="app-shell"');
   expect(html).toContain('Borrow UNIT against your Bitcoin');
   expect(html).toMatch(/<a class="btn btn--primary btn--large" href="\/\?action=create-vault">/);
-  expect(html).toContain('<style>');
+  // Only the shell's own rules are inline; the whole stylesheet is linked after the shell.
+  expect(html.match(/<style>([\s\S]*?)<\/style>/)?.[1]?.length).toBeLessThan(16_000);
+  const sheet = html.search(/<link rel="stylesheet"[^>]*href="\/assets\/[\w.-]+\.css"/);
+  expect(sheet).toBeGreaterThan(html.indexOf('id="app-shell"'));
 
   const noise = listenForNoise(page);
   for (const path of ['/', '/missions', '/liquidations']) {
@@ -152,8 +155,17 @@ test('create, deposit and price: connect in the step, one compact banner, the ke
   await expect(banner).not.toContainText('Telegram');
   // Measured in the app's own font: the fallback's wider text wraps one more line.
   await page.evaluate(() => document.fonts.ready.then(() => undefined));
+  const before = (await banner.boundingBox())!.height;
+  // Speed up comes with the wallet's account, sometimes after the banner: its line was kept, and
+  // the explorer link gives way to it on a phone rather than push it onto a line of its own.
+  const speedUp = banner.getByRole('button', { name: 'Speed up' });
+  await expect(speedUp).toBeVisible();
   const height = (await banner.boundingBox())!.height;
   expect(height, 'banner height').toBeLessThan(phone() ? 170 : 110);
+  expect(height, 'banner height once Speed up is there').toBe(before);
+  const link = banner.getByRole('link', { name: /^View transaction / });
+  const [linkBox, buttonBox] = [(await link.boundingBox())!, (await speedUp.boundingBox())!];
+  expect(buttonBox.y, 'Speed up beside the explorer link').toBeLessThan(linkBox.y + linkBox.height);
   await checkA11y(page);
   await snap(page, 'p2-pending-banner');
   await devnet.mine(1);

@@ -13,7 +13,11 @@ import { smallVault } from './rows';
 
 const SLOT = '<span class="skeleton" data-first-price="" style="width:7ch"></span>';
 const WELCOME = '<main class="main"><section class="welcome">Welcome</section></main>';
-const PAGE = `<!doctype html><html><head><title>UNIT</title></head><body><div id="root"></div>${SLOT}${WELCOME}</body></html>`;
+// The build inlines the shell's rules and links the whole stylesheet at the end of the body.
+const SHELL_STYLE = '<style>.welcome{margin:0}</style>';
+const SHEET_LINK = '<link rel="stylesheet" crossorigin href="/assets/style-abc.css">';
+const WHOLE_SHEET = '.welcome{margin:0}.card{padding:0}';
+const PAGE = `<!doctype html><html><head><title>UNIT</title>${SHELL_STYLE}</head><body><div id="root"></div>${SLOT}${WELCOME}${SHEET_LINK}</body></html>`;
 const key = '5a'.repeat(32);
 const vaultId = '6b'.repeat(32);
 
@@ -24,6 +28,8 @@ beforeAll(async () => {
   dist = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-dist-'));
   fs.mkdirSync(path.join(dist, '.vite'));
   fs.writeFileSync(path.join(dist, 'index.html'), PAGE);
+  fs.mkdirSync(path.join(dist, 'assets'));
+  fs.writeFileSync(path.join(dist, 'assets', 'style-abc.css'), WHOLE_SHEET);
   fs.writeFileSync(
     path.join(dist, '.vite', 'manifest.json'),
     JSON.stringify({ 'src/chart/RatioChart.tsx': { file: 'assets/RatioChart-abc.js' } }),
@@ -65,6 +71,9 @@ describe('the first page', () => {
     expect(html).not.toContain('data-first-price');
     // no vault: no chart to preload
     expect(html).not.toContain('modulepreload');
+    // the shell's rules, the whole stylesheet after it
+    expect(html).toContain(SHELL_STYLE);
+    expect(html).toContain(SHEET_LINK);
   });
 
   it("carries the cookie's vault, its history and chart points, and preloads the chart", async () => {
@@ -94,6 +103,10 @@ describe('the first page', () => {
     expect(html).toContain('data-testid="unit-debt">2,000.00<!-- --> UNIT</p>');
     const price = data['/api/bitcoin-price'] as { USD: number };
     expect(html).toContain(`data-testid="btc-price-now">${formatUsd(price.USD)}</dd>`);
+    // the cards paint with the whole stylesheet, inline in place of the shell's rules
+    expect(html).toContain(`<style>${WHOLE_SHEET}</style>`);
+    expect(html).not.toContain(SHELL_STYLE);
+    expect(html).not.toContain('rel="stylesheet"');
   });
 
   it('asks nothing more for a key without a vault, or a cookie that is not a key', async () => {
@@ -103,6 +116,7 @@ describe('the first page', () => {
       const data = firstData(html);
       expect(Object.keys(data).filter((url) => url.startsWith('/api/vaults/'))).toEqual([]);
       expect(html).toContain(WELCOME);
+      expect(html).toContain(SHEET_LINK);
     }
   });
 });

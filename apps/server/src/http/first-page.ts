@@ -137,6 +137,11 @@ const BROTLI_WINDOW_BITS = 18;
 
 export interface PageTemplate {
   html: string;
+  /**
+   * The page with the app's whole stylesheet inline instead of the shell's rules and the link at
+   * its end: a returning wallet's dashboard, drawn in the page, paints with it at once.
+   */
+  dashboardHtml: string;
   /** a modulepreload of the chart's code, for a page that will show a vault's chart */
   chartPreload: string | null;
 }
@@ -152,7 +157,8 @@ export async function sendFirstPage(
     vaultKeyCookie(request.headers.cookie),
   );
   await pageTurn();
-  let html = withPrice(template.html, data['/api/bitcoin-price'] as BitcoinPriceDto | undefined);
+  const page = dashboard === null ? template.html : template.dashboardHtml;
+  let html = withPrice(page, data['/api/bitcoin-price'] as BitcoinPriceDto | undefined);
   html = withDashboard(html, dashboard);
   html = html.replace('</body>', `${dataScript(data)}</body>`);
   if (hasVault && template.chartPreload)
@@ -184,8 +190,28 @@ export async function sendFirstPage(
 /** The chart's chunk as the build's manifest names it (vite.config.ts writes the manifest). */
 const CHART_SOURCE = 'src/chart/RatioChart.tsx';
 
+/**
+ * The built page inlines the rules of its prerendered shell in its head and links the app's
+ * stylesheet at the end of its body (apps/web/scripts/critical-styles.ts).
+ */
+const SHELL_STYLE = /<style>[\s\S]*?<\/style>/;
+const STYLESHEET_LINK = /<link rel="stylesheet"[^>]*href="\/(assets\/[\w.-]+\.css)"[^>]*>/;
+
+/** The page with the whole stylesheet inline (readAsset reads a file of the build, or null). */
+function withWholeStylesheet(html: string, readAsset: (file: string) => string | null): string {
+  const link = html.match(STYLESHEET_LINK);
+  const css = link ? readAsset(link[1]!) : null;
+  if (!link || css === null || !SHELL_STYLE.test(html)) return html;
+  const style = `<style>${css.replaceAll('</style', '<\\/style')}</style>`;
+  return html.replace(link[0], '').replace(SHELL_STYLE, () => style);
+}
+
 /** The built page, and the chart's code to preload when it will show; read once at start. */
-export function loadPageTemplate(html: string, manifestJson: string | null): PageTemplate {
+export function loadPageTemplate(
+  html: string,
+  manifestJson: string | null,
+  readAsset: (file: string) => string | null = () => null,
+): PageTemplate {
   let chartPreload: string | null = null;
   try {
     const manifest = manifestJson
@@ -197,5 +223,5 @@ export function loadPageTemplate(html: string, manifestJson: string | null): Pag
   } catch {
     // no manifest, or not one of this build's: the chart loads when the dashboard asks for it
   }
-  return { html, chartPreload };
+  return { html, dashboardHtml: withWholeStylesheet(html, readAsset), chartPreload };
 }

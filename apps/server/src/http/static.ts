@@ -40,6 +40,10 @@ export async function registerStatic(app: FastifyInstance, distDir: string): Pro
     ? loadPageTemplate(
         fs.readFileSync(indexFile, 'utf8'),
         fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : null,
+        (file) => {
+          const asset = path.join(distDir, file);
+          return fs.existsSync(asset) ? fs.readFileSync(asset, 'utf8') : null;
+        },
       )
     : null;
   if (built) {

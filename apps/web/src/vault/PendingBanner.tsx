@@ -88,7 +88,7 @@ export function PendingBanner() {
           />
         )}
         {(txid || latest) && (
-          <div className="banner__actions">
+          <div className={latest ? 'banner__actions banner__actions--pending' : 'banner__actions'}>
             {txid && <TxLink txid={txid} />}
             {latest && config.telegramBot && <EnableTelegram />}
             {latest && (
