@@ -127,8 +127,8 @@ async function reshare(w: World, set1: GuardianSet, coordinator: Identity) {
   // Seat 3's URL is the newcomer's relay from now on.
   const roster = join(w.dir, 'reshare-roster.json');
   await cli(['reshare', '--dir', w.dir, '--roster', roster, '--replace', '3', '--with', partFile], 1); // prettier-ignore
-  for (const id of [1, 2])
-    await cli(['approve', '--kind', 'reshare', '--dir', join(w.dir, `guardian-${id}`), '--roster', roster, '--yes']); // prettier-ignore
+  for (const d of [1, 2].map((id) => join(w.dir, `guardian-${id}`)).concat(newDir))
+    await cli(['approve', '--kind', 'reshare', '--dir', d, '--roster', roster, '--yes']);
   const started = performance.now();
   await cli(['reshare', '--dir', w.dir, '--roster', roster]);
   const set2 = readSet(w.dir, set1);

@@ -64,6 +64,37 @@ export function approveFirstRoster(dir: string, roster: GuardianSetBody, write: 
 }
 
 /**
+ * A new member's approval of a resharing's roster (`approve --kind reshare` in a directory with no
+ * set): the roster names its previous set, carries no key, names this guardian with its identity
+ * key and its own URL. It joins that resharing, or takes its catch-up, only for exactly this roster
+ * (reshare-node.ts); the rules no approval lifts are checked there against the set it follows.
+ */
+export function approveNewMember(dir: string, roster: GuardianSetBody, write: boolean): Approval {
+  const identity = loadIdentity(join(dir, 'identity.json'));
+  if (roster.frost || roster.groupKey || !roster.previous)
+    throw new Error(
+      'This roster cannot be approved as a resharing: it names the set it follows (previous) and carries no group key.',
+    );
+  const me = roster.members.find((m) => m.identityKey === identity.publicKey);
+  if (!me)
+    throw new Error(
+      `This roster cannot be approved: it does not name the guardian of ${dir} (identity key ${identity.publicKey}).`,
+    );
+  const own = readPublicPart(dir);
+  if (own && own.url !== me.url)
+    throw new Error(
+      `This roster cannot be approved: it gives this guardian the URL ${me.url}, but its own is ${own.url}.`,
+    );
+  const lines = [
+    `Guardian ${me.id} of the roster (${dir}), a new member with no set yet.`,
+    `Resharing of guardian set ${roster.previous.version} to set ${roster.version} (the same group key ${roster.previous.groupKey}; this guardian is dealt a share of it) of a ${roster.t}-of-${roster.n} network, roster digest ${rosterDigest(roster)}:`,
+    ...describeFirstRoster(roster).slice(1),
+  ];
+  const record = approvalRecord('reshare', roster.previous.version, me, roster);
+  return { id: me.id, lines, record, ...(write ? { path: writeApproval(dir, record) } : {}) };
+}
+
+/**
  * Why the guardian of `dir` must not join `roster` given on its own command line (`guardian start
  * --roster`): without a set, it joins only a roster its operator approved as a DKG here (`approve
  * --kind dkg`), exactly as a first roster sent by a coordinator. Null: approved, or the directory

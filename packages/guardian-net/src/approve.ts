@@ -18,7 +18,7 @@ import {
   type MembershipChange,
 } from './approval';
 import { writeApproval } from './approval-files';
-import { approveFirstRoster } from './approve-first';
+import { approveFirstRoster, approveNewMember } from './approve-first';
 import { parseSetBody, type GuardianSet, type GuardianSetBody, type Member } from './guardian-set';
 import { checkFollows } from './handover';
 import { loadIdentity } from './identity';
@@ -82,6 +82,7 @@ export function approveRoster(
 ): Approval {
   const identity = loadIdentity(join(dir, 'identity.json'));
   const current = loadInstalledSets(dir).at(-1)?.set;
+  if (!current && change === 'reshare') return approveNewMember(dir, roster, write);
   if (!current) throw new Error(`${dir} holds no installed guardian set and share.`);
   const me = current.members.find((m) => m.identityKey === identity.publicKey);
   if (!me) throw new Error(`The guardian of ${dir} is not a member of its set ${current.version}.`);

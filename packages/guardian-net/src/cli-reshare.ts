@@ -94,7 +94,8 @@ export async function reshareCommand(
   const setPath = join(dir, 'guardian-set.json');
   const current = verifySet(JSON.parse(readFileSync(setPath, 'utf8')));
   const roster = rosterFrom(current, rosterPath, values.replace, values.with);
-  for (const m of stayingSeats(current, roster))
+  // Every member of the roster approves it on its own machine: a new one as it joins, too.
+  for (const m of roster.members)
     log({ event: 'operator-approval', guardian: m.id, command: approveCommand(m.id, rosterPath) });
   const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
   const timeoutMs = values.timeout === undefined ? 15_000 : Number(values.timeout);
@@ -142,8 +143,9 @@ export function keepDeals(dir: string): (set: GuardianSet, deals: ReshareDeals) 
 }
 
 /**
- * `reshare|refresh --dir <network dir> --install <id>`: the published set sent to a staying member
- * that missed its install, with its own signed deals; it rebuilds its new share from them.
+ * `reshare|refresh --dir <network dir> --install <id>`: the published set sent to a member that
+ * missed its install, with its own signed deals; it rebuilds its new share from them. A new member
+ * (no set yet) is also sent the set it was dealt from, which names this coordinator.
  */
 export async function sendCatchUp(
   dir: string,
@@ -154,13 +156,16 @@ export async function sendCatchUp(
   const before = join(dir, `guardian-set-v${set.version - 1}.json`);
   const previous = verifySet(JSON.parse(readFileSync(before, 'utf8')));
   verifySet(set, { previous });
-  const member = stayingSeats(previous, set).find((m) => m.id === id);
-  if (!member)
-    throw new Error(`--install takes the id of a member of set ${previous.version} that keeps its seat in set ${set.version}, not ${id}.`); // prettier-ignore
+  const member = set.members.find((m) => m.id === id);
+  const staying = stayingSeats(previous, set).some((m) => m.id === id);
+  const isNew = !previous.members.some((m) => m.identityKey === member?.identityKey);
+  if (!member || (!staying && !isNew))
+    throw new Error(`--install takes the id of a member of set ${set.version} that kept its seat of set ${previous.version} or is new in it, not ${id}.`); // prettier-ignore
   const record = JSON.parse(readFileSync(dealsFile(dir, set.version), 'utf8')) as ReshareDeals;
   if (record.kind !== 'unit/reshare-deals' || record.version !== set.version)
     throw new Error(`${dealsFile(dir, set.version)} holds no deals of set ${set.version}.`);
-  const body = { session: record.session, set, dealers: record.dealers, deals: record.deals[String(id)] ?? [] }; // prettier-ignore
+  const deals = record.deals[String(id)] ?? [];
+  const body = { session: record.session, set, ...(isNew ? { current: previous } : {}), dealers: record.dealers, deals }; // prettier-ignore
   const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
   await new PartyRun('resharing', previous, coordinator, 15_000).call(member, 'reshare/catch-up', body as never); // prettier-ignore
   log({ event: 'reshare-install-sent', guardian: id, version: set.version });

@@ -6,10 +6,8 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { termConfigFromEnv } from '@unit/protocol';
 import { bytesToHex, parseHex } from './canonical';
 import { coordinatorKeyCommand, guardianDir, initCommand, localDkg, membersDkg } from './cli-dkg';
-import { Coordinator } from './coordinator';
 import { parseSetBody, verifySet } from './guardian-set';
 import { loadIdentity } from './identity';
 import * as lp from './local-process';
@@ -20,19 +18,14 @@ import {
   plainHttpAllowed,
   plainSetProblem,
 } from './node-http';
-import { GuardianNode, type NodePriceOptions } from './node';
+import type { GuardianNode, NodePriceOptions } from './node';
 import type { NodeValidator } from './signing-rounds';
-import { collectPriceQuorum } from './price/quorum';
-import { rotate } from './rotate';
 import { approve } from './approve';
 import { startRosterProblem } from './approve-first';
 import { reshareCommand } from './cli-reshare';
 import { refreshCommand } from './cli-refresh';
 import { repairCommand } from './cli-repair';
 import { recoverCommand } from './cli-recover';
-import { HttpChainView } from './vault-policy/chain-view';
-import { vaultFacts } from './vault-policy/pinned-facts';
-import { VaultPolicy } from './vault-policy/policy';
 import { USAGE, UsageError } from './cli-usage';
 import { positiveInt, priceOptions } from './cli-price';
 
@@ -83,6 +76,8 @@ async function vaultPolicy(
   values: Partial<Record<(typeof START_FLAGS)[number], string>>,
   price: NodePriceOptions | undefined,
 ) {
+  // Loaded here, not with the CLI: every other command (a DKG, a resharing) starts without them.
+  const [{ termConfigFromEnv }, { HttpChainView }, { vaultFacts }, { VaultPolicy }] = await Promise.all([import('@unit/protocol'), import('./vault-policy/chain-view'), import('./vault-policy/pinned-facts'), import('./vault-policy/policy')]); // prettier-ignore
   const pinned = await vaultFacts(values, price?.feeds.map((f) => f.kind) ?? []);
   const policy = new VaultPolicy({
     chain: new HttpChainView({ esplora: pinned.chain, app: values.app! }),
@@ -143,7 +138,8 @@ async function start(args: string[]): Promise<void> {
     throw new Error(`This guardian does not join the roster of ${values.roster}: ${refused}.`);
   // A guardian started without --id learns its id from its set, or from its first roster.
   let node: GuardianNode | undefined = undefined;
-  node = new GuardianNode({
+  const { GuardianNode: Node } = await import('./node');
+  node = new Node({
     ...(id === undefined ? {} : { id }),
     dir: values.dir,
     namedInSet: values['named-in-set'] === true,
@@ -284,6 +280,7 @@ async function local(args: string[]): Promise<void> {
 async function sign(args: string[]): Promise<void> {
   const o = networkOptions(args);
   const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  const { Coordinator } = await import('./coordinator');
   const coordinator = new Coordinator(
     set,
     loadIdentity(join(o.dir, 'coordinator', 'identity.json')),
@@ -307,6 +304,7 @@ async function sign(args: string[]): Promise<void> {
 async function price(args: string[]): Promise<void> {
   const o = networkOptions(args);
   const set = verifySet(JSON.parse(readFileSync(join(o.dir, 'guardian-set.json'), 'utf8')));
+  const { collectPriceQuorum } = await import('./price/quorum');
   const quote = await collectPriceQuorum(set);
   for (const a of quote.answers)
     log(
@@ -343,7 +341,7 @@ async function main(): Promise<void> {
   if (command === 'sign') return sign(rest);
   if (command === 'price') return price(rest);
   if (command === 'rotate')
-    return rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log });
+    return (await import('./rotate')).rotate(rest, { spawnGuardian, waitHealthy: lp.waitHealthy, log }); // prettier-ignore
   if (command === 'approve') return approve(rest, (line) => process.stdout.write(`${line}\n`));
   if (command === 'reshare') return reshareCommand(rest, log);
   if (command === 'refresh') return refreshCommand(rest, log);

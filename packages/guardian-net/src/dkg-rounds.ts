@@ -25,6 +25,8 @@ import { parseMessageAnswer, type MessageBody } from './messages';
 
 interface DkgState {
   secret: DKG_Secret;
+  /** each peer's share key of this session (an ECDH), made once for sealing and opening */
+  keys: Map<string, Uint8Array>;
   round1: DKG_Round1[];
   /** each sender's signed `dkg/share` message, by guardian id, kept as evidence */
   received: Map<number, { wire: Wire; box: unknown }>;
@@ -74,7 +76,7 @@ export class DkgRounds {
       const r1 = this.session
         ? seededRound1(this.identity, this.id, this.session, roster)
         : frost.DKG.round1(frostIdentifier(this.id), { min: roster.t, max: roster.n });
-      this.state = { secret: r1.secret, round1: [r1.public], received: new Map() };
+      this.state = { secret: r1.secret, keys: new Map(), round1: [r1.public], received: new Map() }; // prettier-ignore
     }
     return { package: round1ToJson(this.state.round1[0]!) };
   }
@@ -106,7 +108,7 @@ export class DkgRounds {
     await Promise.all(
       others.map((m) => {
         const share = toSend[frostIdentifier(m.id)]!.signingShare;
-        const key = shareKey(this.identity, m.identityKey, this.session);
+        const key = this.keyOf(dkg, m.identityKey);
         const plain = this.tamper ? this.tamper(share, m.id) : share;
         return callParty({
           url: m.url,
@@ -138,9 +140,15 @@ export class DkgRounds {
     return { received: true };
   }
 
+  private keyOf(dkg: DkgState, peer: string): Uint8Array {
+    let key = dkg.keys.get(peer);
+    if (!key) dkg.keys.set(peer, (key = shareKey(this.identity, peer, this.session)));
+    return key;
+  }
+
   /**
-   * Each received share opened and checked against its sender's round-1 commitment; the first
-   * that fails is answered as evidence naming its sender (dkg-share-box.ts), not as a share.
+   * Each received share opened; one that does not open is answered as evidence naming its sender
+   * (dkg-share-box.ts), not as a share.
    */
   private openShares(
     dkg: DkgState,
@@ -148,14 +156,27 @@ export class DkgRounds {
     const shares = [];
     for (const m of this.roster.members.filter((x) => x.id !== this.id)) {
       const got = dkg.received.get(m.id)!;
-      const key = shareKey(this.identity, m.identityKey, this.session);
+      const key = this.keyOf(dkg, m.identityKey);
       const plain = open(key, m.identityKey, this.identity.publicKey, got.box);
-      const commitment = dkg.round1.find((r) => r.identifier === frostIdentifier(m.id))!.commitment;
-      if (!plain || !shareHolds(this.id, commitment, plain))
-        return { blame: evidence(m.id, got.wire, key) };
+      if (!plain) return { blame: evidence(m.id, got.wire, key) };
       shares.push({ identifier: frostIdentifier(m.id), signingShare: plain });
     }
     return { shares };
+  }
+
+  /** The first sender whose share fails its own round-1 commitment, as evidence; else none. */
+  private badShare(
+    dkg: DkgState,
+    shares: { signingShare: Uint8Array }[],
+  ): BlameEvidence | undefined {
+    // prettier-ignore
+    const others = this.roster.members.filter((x) => x.id !== this.id);
+    const i = others.findIndex((m, k) => {
+      const commitment = dkg.round1.find((r) => r.identifier === frostIdentifier(m.id))!.commitment; // prettier-ignore
+      return !shareHolds(this.id, commitment, shares[k]!.signingShare);
+    });
+    const m = others[i];
+    return m && evidence(m.id, dkg.received.get(m.id)!.wire, this.keyOf(dkg, m.identityKey));
   }
 
   finish(): unknown {
@@ -166,7 +187,15 @@ export class DkgRounds {
     if (!dkg.result) {
       const opened = this.openShares(dkg);
       if ('blame' in opened) return opened;
-      dkg.result = frost.DKG.round3(dkg.secret, dkg.round1.slice(1), opened.shares);
+      // Round 3 checks every share against its sender's commitment (RFC 9591's vss_verify) and
+      // throws on the first that fails; only then is each checked again here to name its sender.
+      try {
+        dkg.result = frost.DKG.round3(dkg.secret, dkg.round1.slice(1), opened.shares);
+      } catch (e) {
+        const blame = this.badShare(dkg, opened.shares);
+        if (blame) return { blame };
+        throw e;
+      }
     }
     const pub = publicToJson(dkg.result.public);
     // The signed share messages it received (each sealed to it) go into the public transcript.

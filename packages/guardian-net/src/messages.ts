@@ -152,7 +152,7 @@ export const MESSAGES = {
   'reshare/install': { body: withSet, answer: z.object({ installed: z.literal(true) }) },
   'reshare/abort': { body: abort, answer: z.object({ aborted: z.literal(true) }) },
   'reshare/catch-up': {
-    body: z.looseObject({ session, set: object, dealers: z.array(guardianId).max(1000), deals: z.array(wire).max(1000) }), // prettier-ignore
+    body: z.looseObject({ session, set: object, current: object.optional(), dealers: z.array(guardianId).max(1000), deals: z.array(wire).max(1000) }), // prettier-ignore
     answer: z.object({ installed: z.literal(true) }),
   },
   // ---- repair of a lost share (repair-node.ts, repair-rounds.ts, repair-run.ts)

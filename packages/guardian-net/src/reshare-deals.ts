@@ -93,40 +93,45 @@ export function judgeDeal(
 }
 
 /**
- * `reshare/catch-up` {session, set, dealers, deals} to a member of `own` that missed a resharing's
- * install: the set must follow `own` (t signatures, t of the handover, the same group key) and keep
- * this guardian's seat, `approved` must accept its roster, and its share is rebuilt from its own
- * deals, each signed by its dealer and checked as in the run; the set's package must be exactly
- * what they make, so the share is its verifying share there.
+ * `reshare/catch-up` {session, set, dealers, deals} to a guardian that missed a resharing's
+ * install: `dealtFrom` is the set the resharing was dealt from (a staying member's own set; a new
+ * member's, the verified `current` the message carries). The set must follow it (t signatures, t
+ * of the handover, the same group key) and keep a staying member in its seat, `approved` must
+ * accept its roster, and the share is rebuilt from this guardian's own deals, each signed by its
+ * dealer and checked as in the run; the set's package must be exactly what they make, so the share
+ * is its verifying share there.
  */
 export function catchUpShare(
   identity: Identity,
-  own: GuardianSet,
+  dealtFrom: GuardianSet,
   raw: MessageBody<'reshare/catch-up'>,
   approved: (roster: GuardianSetBody) => void,
 ): { set: GuardianSet; id: number; secret: FrostSecret } {
   let set: GuardianSet;
   try {
-    set = verifySet(raw.set, { previous: own });
+    set = verifySet(raw.set, { previous: dealtFrom });
   } catch (e) {
     throw refused(`the next set does not verify: ${(e as Error).message}`);
   }
   const me = identity.publicKey;
-  const id = own.members.find((m) => m.identityKey === me)?.id;
-  const seat = set.members.find((m) => m.id === id);
-  if (id === undefined || seat?.identityKey !== me)
+  const seat = set.members.find((m) => m.identityKey === me);
+  const before = dealtFrom.members.find((m) => m.identityKey === me);
+  if (!seat) throw refused(`set ${set.version} does not name this guardian`);
+  if (before && before.id !== seat.id)
     throw refused(`set ${set.version} does not keep this guardian in its seat`);
-  if (set.groupKey !== own.groupKey) throw refused(`set ${set.version} has another group key`);
+  if (set.groupKey !== dealtFrom.groupKey)
+    throw refused(`set ${set.version} has another group key`);
   const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...rest } = set;
   const roster = parseSetBody(rest);
   approved(roster);
   if (raw.deals.length !== raw.dealers.length)
     throw new ProtocolError('malformed', 'a catch-up carries one deal per dealer');
-  const spec = { session: raw.session, current: own, next: roster, dealers: raw.dealers };
+  const spec = { session: raw.session, current: dealtFrom, next: roster, dealers: raw.dealers };
   const recipient = new ReshareRecipient(identity, spec);
+  const setVersion = dealtFrom.version;
   raw.dealers.forEach((d, i) => {
-    const dealer = own.members.find((m) => m.id === d)!;
-    const body = openDeal(raw.deals[i], { dealer, to: seat, setVersion: own.version, session: raw.session }); // prettier-ignore
+    const dealer = dealtFrom.members.find((m) => m.id === d)!;
+    const body = openDeal(raw.deals[i], { dealer, to: seat, setVersion, session: raw.session });
     recipient.receive(dealer.identityKey, body);
   });
   const done = recipient.finish();
@@ -134,5 +139,5 @@ export function catchUpShare(
   if (!sameJson(done.public, set.frost))
     throw refused(`set ${set.version} is not the package its deals make`);
   const signingShare = Uint8Array.from(done.signingShare);
-  return { set, id, secret: { identifier: frostIdentifier(id), signingShare } };
+  return { set, id: seat.id, secret: { identifier: frostIdentifier(seat.id), signingShare } };
 }

@@ -134,6 +134,24 @@ export class GuardianReshare {
     if (problem) refuse(problem);
   }
 
+  /**
+   * A new member's (no set yet) check of a roster dealt from `current`: it follows `current`,
+   * names this guardian, keeps the rules no approval lifts, and its operator approved exactly it
+   * as a `reshare` (`approve --kind reshare` on its own machine, approve-first.ts).
+   */
+  private checkNewMember(current: GuardianSet, next: GuardianSetBody): void {
+    const me = this.host.identity().publicKey;
+    if (current.members.some((m) => m.identityKey === me))
+      refuse('this guardian lost its set; it is repaired, not dealt a new share');
+    checkFollows(next, current);
+    const rule = membershipRuleProblem(current, next);
+    if (rule) refuse(`this guardian refuses the roster of set ${next.version}: ${rule}`);
+    if (!next.members.some((m) => m.identityKey === me)) return;
+    const ask = { change: 'reshare' as const, setVersion: current.version, roster: next };
+    const problem = approvalProblem(this.host.approvals('reshare'), { ...ask, identityKey: me });
+    if (problem) refuse(problem);
+  }
+
   /** `reshare/roster`: takes part in this resharing (a new session replaces one under way). */
   private roster(raw: MessageBody<'reshare/roster'>): unknown {
     const spec = parseSpec(raw);
@@ -146,9 +164,8 @@ export class GuardianReshare {
       if (seat(spec.next) !== seat(own))
         refuse('a resharing keeps this guardian in its seat, or it takes no part');
       this.checkApproved(own, spec.next);
-    } else if (spec.current.members.some((m) => m.identityKey === me))
-      refuse('this guardian lost its set; it is repaired, not dealt a new share');
-    checkFollows(spec.next, spec.current);
+      checkFollows(spec.next, spec.current);
+    } else this.checkNewMember(spec.current, spec.next);
     const inNext = spec.next.members.some((m) => m.identityKey === me);
     const recipient = inNext ? new ReshareRecipient(this.host.identity(), spec) : undefined;
     if (this.under?.spec.session !== spec.session) {
@@ -276,14 +293,28 @@ export class GuardianReshare {
   }
 
   /**
-   * `reshare/catch-up`: a staying member that missed the install (down, or left out of the run)
-   * takes the installed set with the share its own deals make, for a roster its operator approved.
+   * `reshare/catch-up`: a member that missed the install (down, or left out of the run) takes the
+   * installed set with the share its own deals make, for a roster its operator approved. A staying
+   * member deals from its own set; a new member (no set) from the set the message carries as
+   * `current`, verified by its members' signatures and sent by one of its coordinators (the
+   * node's `openWaitingReshare`).
    */
   private catchUp(raw: MessageBody<'reshare/catch-up'>): unknown {
     const own = this.host.current()?.set;
-    if (!own) refuse('this guardian holds no set to catch up from');
-    const approved = (roster: GuardianSetBody) => this.checkApproved(own, roster);
-    const { set, id, secret } = catchUpShare(this.host.identity(), own, raw, approved);
+    let from: GuardianSet;
+    let approved: (roster: GuardianSetBody) => void;
+    if (own) {
+      from = own;
+      approved = (roster) => this.checkApproved(own, roster);
+    } else {
+      try {
+        from = verifySet(raw.current);
+      } catch (e) {
+        return refuse(`bad catch-up: ${(e as Error).message}`);
+      }
+      approved = (roster) => this.checkNewMember(from, roster);
+    }
+    const { set, id, secret } = catchUpShare(this.host.identity(), from, raw, approved);
     this.host.install(set, id, secret);
     if (this.under?.spec.next.version === set.version) this.under = undefined;
     this.host.log({ event: 'reshare-caught-up', version: set.version, groupKey: set.groupKey });
@@ -301,7 +332,7 @@ export class GuardianReshare {
 }
 
 /** The first messages of a change with the same key that a guardian with no set may take. */
-export const WAITING_TYPES = ['reshare/roster', 'repair/roster'];
+export const WAITING_TYPES = ['reshare/roster', 'repair/roster', 'reshare/catch-up'];
 
 /**
  * Opens a `reshare/roster` or `repair/roster` to a guardian with no set: its sender must be a
@@ -315,8 +346,11 @@ export function openWaitingReshare(
   let senders: string[] = [];
   try {
     const wire = JSON.parse(raw) as { payload: string };
-    const payload = JSON.parse(wire.payload) as { body?: { current?: unknown } };
-    senders = verifySet(payload.body?.current).coordinators.map((c) => c.identityKey);
+    const payload = JSON.parse(wire.payload) as { setVersion?: unknown; body?: { current?: unknown } }; // prettier-ignore
+    const current = verifySet(payload.body?.current);
+    // Every message of the change names the set it starts from.
+    if (payload.setVersion === current.version)
+      senders = current.coordinators.map((c) => c.identityKey);
   } catch {
     // openEnvelope names what is wrong with it
   }

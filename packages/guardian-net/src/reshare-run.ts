@@ -25,6 +25,7 @@ import {
   PartyRun,
   responsiveMembers,
 } from './party-run';
+import { HEALTH_MAX_BYTES, readPublic } from './public-read';
 import { judgeDeal, openDeal } from './reshare-deals';
 import type { CallResult } from './transport';
 
@@ -201,10 +202,32 @@ class Run extends PartyRun {
   }
 }
 
-/** The next members that take part: every new one, and the staying ones among `candidates`. */
-function partiesOf(current: GuardianSet, next: GuardianSetBody, candidates: number[]): Member[] {
+/** The next members that take part: those among `candidates` (staying and new ones that answer). */
+function partiesOf(next: GuardianSetBody, candidates: number[]): Member[] {
+  return next.members.filter((m) => candidates.includes(m.id));
+}
+
+/**
+ * The new members of `next` (no seat of `current`) that answer their health in `probeMs` with
+ * their own identity key; the others, each with why. A new member that is down is left out of the
+ * run and takes its share later from its deals (`reshare/catch-up`).
+ */
+async function responsiveNew(current: GuardianSet, next: GuardianSetBody, probeMs: number) {
   const staying = stayingSeats(current, next).map((m) => m.id);
-  return next.members.filter((m) => !staying.includes(m.id) || candidates.includes(m.id));
+  const fresh = next.members.filter((m) => !staying.includes(m.id));
+  const answers = await Promise.allSettled(
+    fresh.map((m) => readPublic(m, '/v1/health', { timeoutMs: probeMs, maxBytes: HEALTH_MAX_BYTES })), // prettier-ignore
+  );
+  const responsive: number[] = [];
+  const silent: string[] = [];
+  answers.forEach((a, i) => {
+    const m = fresh[i]!;
+    if (a.status === 'rejected') return silent.push(`guardian ${m.id}: ${describe(a.reason)}`);
+    const h = (a.value.body ?? {}) as { identityKey?: unknown };
+    if (h.identityKey === m.identityKey) responsive.push(m.id);
+    else silent.push(`guardian ${m.id}: answers with another identity key`);
+  });
+  return { responsive, silent };
 }
 
 /** The install on every party; the staying members it did not reach, or that took no part. */
@@ -222,10 +245,11 @@ async function install(run: Run, set: GuardianSet): Promise<number[]> {
  * every member taking part. The dealers are t staying members that answer: each staying member's
  * health is read first, one that then does not answer a step in time is left out, and a dealer
  * proven to deal badly is named and left out; each such case runs again in a new session, until
- * fewer than t staying members are left. A staying member left out gets its share later from its
- * signed deals (`onCertified`, `reshare/catch-up`). A failure before the install is a
- * ReshareFailure, after every party was told to drop the attempt. Each staying member's operator
- * must have approved `roster` as a `reshare` (a `refresh` when it keeps every seat).
+ * fewer than t staying members are left. A new member whose health does not answer, or that then
+ * does not answer a step in time, is left out the same way. A member left out gets its share later
+ * from its signed deals (`onCertified`, `reshare/catch-up`). A failure before the install is a
+ * ReshareFailure, after every party was told to drop the attempt. Each member's operator must have
+ * approved `roster` as a `reshare` (a `refresh` when it keeps every seat), a new member's too.
  */
 export async function runReshare(
   current: GuardianSet,
@@ -235,17 +259,21 @@ export async function runReshare(
 ): Promise<GuardianSet | undefined> {
   const next = checkReshareRoster(current, roster);
   const staying = stayingSeats(current, next);
-  const probe = await responsiveMembers(current, undefined, o.probeMs ?? 3_000);
+  const probeMs = o.probeMs ?? 3_000;
+  const [probe, fresh] = await Promise.all([responsiveMembers(current, undefined, probeMs), responsiveNew(current, next, probeMs)]); // prettier-ignore
   let candidates = probe.responsive.filter((id) => staying.some((m) => m.id === id));
+  let newcomers = fresh.responsive;
   const notDealing = new Set<number>();
   o.log?.({ event: 'reshare-responsive', members: candidates, silent: probe.silent });
+  if (fresh.responsive.length + fresh.silent.length > 0)
+    o.log?.({ event: 'reshare-new-members', members: fresh.responsive, silent: fresh.silent });
   for (let attempt = 1; ; attempt++) {
     const dealers = candidates.filter((id) => !notDealing.has(id)).slice(0, current.t);
     if (dealers.length < current.t)
       throw new MembershipFailure(
         `the resharing needs ${current.t} staying members that answer and deal honestly, and only ${dealers.length} of set ${current.version} are left (${dealers.map((id) => `guardian ${id}`).join(', ') || 'none'}); start the others and run it again`,
       );
-    const run = new Run(current, next, coordinator, o, dealers, partiesOf(current, next, candidates)); // prettier-ignore
+    const run = new Run(current, next, coordinator, o, dealers, partiesOf(next, [...candidates, ...newcomers])); // prettier-ignore
     await o.onSession?.(dealers);
     let set: GuardianSet | undefined;
     try {
@@ -254,12 +282,14 @@ export async function runReshare(
       await run.abort(describe(e));
       const failure = e instanceof MembershipFailure ? e : new MembershipFailure(describe(e));
       const leftOut = [...failure.silent, ...failure.accusers];
-      // A staying member that did not answer or lied is left out, a dealer proven bad deals no
-      // more; a refusal, a missing approval or a new member's failure stops the run.
-      const retry = failure.blamed.length > 0 || (leftOut.length > 0 && leftOut.every((id) => candidates.includes(id))); // prettier-ignore
+      // A member that did not answer (or a staying one that lied) is left out, a dealer proven bad
+      // deals no more; a refusal, a missing approval or a new member's lie stops the run.
+      const silentNew = failure.silent.filter((id) => newcomers.includes(id));
+      const retry = failure.blamed.length > 0 || (leftOut.length > 0 && leftOut.every((id) => candidates.includes(id) || silentNew.includes(id))); // prettier-ignore
       if (!retry || failure.notApproved.length > 0) throw failure;
       failure.blamed.forEach((id) => notDealing.add(id));
       candidates = candidates.filter((id) => !leftOut.includes(id));
+      newcomers = newcomers.filter((id) => !silentNew.includes(id));
       o.log?.({ event: 'reshare-retry', attempt, leftOut, blamed: failure.blamed, reason: failure.message }); // prettier-ignore
       continue;
     }

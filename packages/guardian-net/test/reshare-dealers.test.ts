@@ -4,11 +4,12 @@
 // takes set 2 with its own new share from its signed deals (`refresh --install 3`). A dealer that
 // stops answering once chosen (SIGSTOP) is left out and the refresh runs again with another; a
 // dealer that deals a bad sub-share (the malicious fixture) is named and left out, and the refresh
-// completes with the honest ones. Last, a resharing that adds a member completes with a staying
-// member killed, which then catches up from its deals.
+// completes with the honest ones. Then a resharing that adds a member completes with a staying
+// member killed, which then catches up from its deals; last, one that adds a member down during
+// the run, which its operator started afterwards and which takes its share from its own deals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bytesToHex, hexToBytes } from '../src/canonical';
@@ -217,6 +218,8 @@ describe('a resharing dealt by the staying members that answer', () => {
     const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = set4;
     const roster = parseSetBody({ ...body, version: 5, n: 4, members: [...set4.members, { id: 4, ...part }], previous: previousOf(set4) }); // prettier-ignore
     for (const id of [1, 2, 3]) approveRoster(g(id), roster, true, 'reshare');
+    // The newcomer's own operator approves the roster too, as a new member with no set.
+    expect(approveRoster(nd, roster, true, 'reshare').lines.join('\n')).toMatch(/a new member with no set yet/); // prettier-ignore
     await stop(3);
     const events: Record<string, unknown>[] = [];
     let deals: ReshareDeals | undefined;
@@ -234,5 +237,70 @@ describe('a resharing dealt by the staying members that answer', () => {
     expect(await waitHealthy(url(3))).toMatchObject({ sets: [5] });
     shareOf(3, set5);
     expect(await onlySign(set5, 6, [3, 4])).toEqual([3, 4]);
+    latest = set5;
+  }, 180_000);
+
+  it('a new member down during the resharing that adds it is caught up later from its deals', async () => {
+    const set5 = latest;
+    const port = await freePorts(1);
+    const nd = join(dir, 'late');
+    const part = JSON.parse((await cli(['init', '--dir', nd, '--url', `http://127.0.0.1:${port}`, '--name', 'late'], 0)).trim().split('\n').at(-1)!) as Record<string, string>; // prettier-ignore
+    const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = set5;
+    const roster = parseSetBody({ ...body, version: 6, n: 5, members: [...set5.members, { id: 5, ...part }], previous: previousOf(set5) }); // prettier-ignore
+    const rosterFile = join(dir, 'roster-v6.json');
+    writeFileSync(rosterFile, JSON.stringify(roster));
+    for (const id of [1, 2, 3]) approveRoster(g(id), roster, true, 'reshare');
+    approveRoster(join(dir, 'newcomer'), roster, true, 'reshare');
+    // Its operator approves it on its own machine, with the guardian not started yet.
+    expect(await cli(['approve', '--kind', 'reshare', '--dir', nd, '--roster', rosterFile, '--yes'], 0)).toMatch(/Resharing of guardian set 5 to set 6 \(the same group key/); // prettier-ignore
+    // The coordinator's command, from the network directory holding set 5; guardian 5 is down.
+    writeFileSync(join(dir, 'guardian-set.json'), JSON.stringify(set5));
+    const out = await cli(['reshare', '--dir', dir, '--roster', rosterFile, '--timeout', '8000'], 0); // prettier-ignore
+    expect(out).toMatch(/"event":"reshare-new-members","members":\[\],"silent":\["guardian 5: unreachable/); // prettier-ignore
+    expect(out).toMatch(/"event":"reshare-installed",.*"missed":\[5\]/);
+    const set6 = verifySet(readSet(), { previous: set5 });
+    expect([set6.groupKey, set6.n, set6.t]).toEqual([set1.groupKey, 5, 2]);
+    expect(await onlySign(set6, 7, [1, 4])).toEqual([1, 4]);
+
+    procs.set(5, run(CLI, ['start', '--dir', nd, '--policy', 'approve-all']));
+    expect(await waitHealthy(part.url!)).toMatchObject({ state: 'waiting', sets: [] });
+    const member5 = set6.members[4]!;
+    const record = JSON.parse(readFileSync(join(dir, 'reshare-deals-v6.json'), 'utf8')) as ReshareDeals; // prettier-ignore
+    const deals = record.deals['5']!;
+    const catchUp = { session: record.session, set: set6, current: set5, dealers: record.dealers, deals }; // prettier-ignore
+    const send = (b: object, identity = coordinatorId, from = set5) =>
+      codeOf(new PartyRun('resharing', from, identity, 8_000).call(member5, 'reshare/catch-up', b as never)); // prettier-ignore
+    // What it refuses, staying without a set: a stranger, a catch-up that names no set it was
+    // dealt from or another one, a deal altered after its dealer signed it, deals swapped between
+    // dealers, another member's deals, a set without its handover, the roster while its
+    // operator's approval is away, and the same signed message twice.
+    expect(await send(catchUp, newIdentity())).toMatch(/^sender-not-in-set: /);
+    const { current: _c, ...bare } = catchUp;
+    expect(await send(bare)).toMatch(/^sender-not-in-set: /);
+    expect(await send({ ...catchUp, current: set1 })).toMatch(/^sender-not-in-set: /);
+    expect(await send({ ...catchUp, current: set1 }, coordinatorId, set1)).toMatch(/^refused: the next set does not verify: /); // prettier-ignore
+    const altered = (w: Wire): Wire => ({ ...w, payload: w.payload.replace(/"ct":"(.)/, (_, c: string) => `"ct":"${c === '0' ? '1' : '0'}`) }); // prettier-ignore
+    expect(await send({ ...catchUp, deals: [altered(deals[0]!), deals[1]!] })).toMatch(new RegExp(`^refused: the deal of guardian ${record.dealers[0]} to guardian 5 is not signed by its dealer`)); // prettier-ignore
+    expect(await send({ ...catchUp, deals: [deals[1]!, deals[0]!] })).toMatch(/^refused: the deal of guardian \d to guardian 5 is addressed otherwise/); // prettier-ignore
+    expect(await send({ ...catchUp, deals: record.deals['4'] })).toMatch(/^refused: the deal of guardian \d to guardian 5 is addressed otherwise/); // prettier-ignore
+    const { handover: _hh, ...unhanded } = set6;
+    expect(await send({ ...catchUp, set: unhanded })).toMatch(/^refused: the next set does not verify: /); // prettier-ignore
+    renameSync(join(nd, 'approvals'), join(dir, 'approvals-late'));
+    expect(await send(catchUp)).toMatch(/^refused: not approved: this guardian’s operator has not approved the reshare to set 6/); // prettier-ignore
+    renameSync(join(dir, 'approvals-late'), join(nd, 'approvals'));
+    const wire = JSON.stringify(sealMessage({ type: 'reshare/catch-up', from: coordinatorId.publicKey, to: member5.identityKey, setVersion: 5, body: { ...catchUp, set: unhanded } as never }, coordinatorId.secretKey)); // prettier-ignore
+    const post = async () => (await fetch(`${member5.url}/v1/message`, { method: 'POST', body: wire, headers: { 'content-type': 'application/json' } })).status; // prettier-ignore
+    expect([await post(), await post()]).toEqual([400, 409]);
+    expect(await waitHealthy(part.url!)).toMatchObject({ state: 'waiting', sets: [] });
+
+    // The coordinator's catch-up: guardian 5 takes set 6 with its share of the same key, and signs.
+    expect(await cli(['reshare', '--dir', dir, '--install', '5'], 0)).toMatch(/"event":"reshare-install-sent","guardian":5,"version":6/); // prettier-ignore
+    expect(await waitHealthy(part.url!)).toMatchObject({ state: 'ready', sets: [6], groupKey: set1.groupKey }); // prettier-ignore
+    const secret = readShareFile(join(nd, 'share.json')).secret;
+    frost.validateSecret(secret, publicFromJson(set6.frost!, set6.t, set6.n));
+    expect(allOutput.some((line) => line.includes(bytesToHex(secret.signingShare)))).toBe(false);
+    expect(await onlySign(set6, 8, [2, 5])).toEqual([2, 5]);
+    // The same catch-up again is for a set it no longer follows.
+    expect(await send(catchUp)).toMatch(/^refused: guardian set version 6 expected/);
   }, 180_000);
 });

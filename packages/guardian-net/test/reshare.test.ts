@@ -1,7 +1,7 @@
 // Resharing among real processes on loopback: a 2-of-3 network made by the CLI's DKG, a new
 // guardian made by `guardian init` in its own directory, and `guardian reshare --replace 3` once
-// the operators of guardians 1 and 2 approved the roster as a reshare. The group key stays; the new
-// set (1, 2 and the newcomer) signs under it; the replaced guardian's old share signs nothing for
+// the operators of guardians 1 and 2 and the newcomer approved the roster as a reshare. The group
+// key stays; the new set (1, 2 and the newcomer) signs under it; the replaced guardian's old share signs nothing for
 // the new set; a run stopped between the deals and the install leaves every member on set 1; and
 // forged, replayed and out-of-set resharing messages are refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,7 +118,7 @@ describe('a member replaced with the same group key', () => {
     const cmd = run(CLI, ['reshare', '--dir', dir, '--roster', rosterPath, '--replace', '3', '--with', partFile]); // prettier-ignore
     expect(await cmd.exited, cmd.output()).toBe(1);
     expect(cmd.output()).toMatch(
-      /The resharing did not start: guardian 1, guardian 2 have not approved this roster as a reshare/,
+      /The resharing did not start: guardian 1, guardian 2, guardian 3 have not approved this roster as a reshare/,
     );
     expect(cmd.output()).toContain(
       `npm run guardian -- approve --kind reshare --dir <guardian 1's own directory> --roster ${rosterPath}`,
@@ -140,6 +140,10 @@ describe('a member replaced with the same group key', () => {
       expect(await a.exited, a.output()).toBe(0);
       expect(a.output()).toContain('Resharing (the same group key; no vault moves)');
     }
+    // The newcomer's operator approves it on its own machine, as a new member with no set.
+    const a3 = run(CLI, ['approve', '--kind', 'reshare', '--dir', newDir, '--roster', rosterPath, '--yes']); // prettier-ignore
+    expect(await a3.exited, a3.output()).toBe(0);
+    expect(a3.output()).toContain('a new member with no set yet');
     const roster = JSON.parse(readFileSync(rosterPath, 'utf8')) as GuardianSetBody;
     let session = '';
     const log = (e: Record<string, unknown>) => {
