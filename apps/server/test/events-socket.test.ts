@@ -75,6 +75,29 @@ describe('GET /api/events held by its socket', () => {
     expect(reader.text().split('HTTP/1.1').length - 1).toBe(1);
   });
 
+  // The hand-over uses Node's own internals (its parser release and its listeners' names): if a
+  // Node release changed them, streams would silently stay with the HTTP server, each holding its
+  // request, response and parser again. The server's public closeAllConnections() closes every
+  // connection it still holds, so a stream it still held would be closed here.
+  it('takes the socket from the HTTP server once the head is written', async () => {
+    const reader = rawRequest(unit.url, GET);
+    let closed = false;
+    void reader.closed.then(() => (closed = true));
+    await until(() => reader.text().includes('event: price'));
+    await new Promise((r) => setTimeout(r, 50));
+    unit.app.server.closeAllConnections();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(closed).toBe(false);
+    expect(unit.live.count()).toBe(1);
+    // Still a stream: the next beat reaches it.
+    const before = reader.text().length;
+    await until(() => reader.text().length > before);
+    expect(reader.text().slice(before)).toContain(': ping\n\n');
+    reader.socket.end();
+    await reader.closed;
+    await until(() => unit.live.count() === 0);
+  });
+
   it('forgets a stream whose reader hangs up', async () => {
     const reader = rawRequest(unit.url, GET);
     await until(() => unit.live.count() === 1);

@@ -66,6 +66,20 @@ describe('security headers computed once', () => {
     }
   });
 
+  it('puts them on a write refused by the checks that come after them', async () => {
+    const app = Fastify();
+    await installSecurity(app);
+    app.post('/api/w', async () => ({ ok: true }));
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/w',
+      headers: { origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+    });
+    await app.close();
+    expect(res.statusCode).toBe(403);
+    for (const [name, value] of Object.entries(API_HEADERS)) expect(res.headers[name]).toBe(value);
+  });
+
   it('puts them on 404s too, through the app security set-up', async () => {
     const app = Fastify();
     await installSecurity(app);
@@ -166,5 +180,53 @@ describe('request log', () => {
     const slow = await logged('info', SLOW_REQUEST_MS + 20);
     expect(slow).toMatchObject([{ level: 40, msg: 'slow request', status: 200 }]);
     expect(await logged('debug', 0)).toMatchObject([{ level: 20, msg: 'request' }]);
+  });
+
+  it("makes a request's logger only when it logs a line, every line with the request's id", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const parent = pino({ level: 'info' }, stream);
+    let children = 0;
+    const child = parent.child.bind(parent);
+    parent.child = ((...args: Parameters<typeof child>) => {
+      children++;
+      return child(...args);
+    }) as typeof parent.child;
+    const app = Fastify({ loggerInstance: parent, ...requestLogging() });
+    app.get('/quiet', async (request) => {
+      request.log.debug('below the level');
+      return { ok: true };
+    });
+    app.get('/says', async (request) => {
+      request.log.info({ n: 1 }, 'first');
+      request.log.warn('second');
+      return { ok: true };
+    });
+    await app.ready();
+    children = 0;
+    await app.inject({ url: '/quiet' });
+    expect(children).toBe(0);
+    await app.inject({ url: '/says' });
+    await app.inject({ url: '/says' });
+    await app.close();
+    expect(children).toBe(2);
+    const said = lines.filter((l) => l.msg === 'first' || l.msg === 'second');
+    expect(said.map((l) => [l.msg, l.level])).toEqual([
+      ['first', 30],
+      ['second', 40],
+      ['first', 30],
+      ['second', 40],
+    ]);
+    expect(said[0]).toMatchObject({ n: 1 });
+    const ids = said.map((l) => l.reqId);
+    expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    expect(ids[0]).toBe(ids[1]);
+    expect(ids[2]).toBe(ids[3]);
+    expect(ids[0]).not.toBe(ids[2]);
   });
 });

@@ -58,6 +58,8 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
 
   it('serves every figure the operator needs, from the running server', async () => {
     await fetch(`${unit.url}/api/health`);
+    await fetch(`${unit.url}/api/vaults/${'ab'.repeat(32)}/liquidation`);
+    await fetch(`${unit.url}/api/no-such-route`);
     // A guardian call that succeeds and one the guardian refuses.
     const reserve = (vault_action: string, pubkey: string) =>
       guardianCall(unit.url, 'unit.reserve', {
@@ -80,6 +82,19 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
         'unit_http_request_duration_seconds_count{method="GET",route="/api/health",status_code="200"}',
       ),
     ).toBeGreaterThanOrEqual(1);
+    // A route's template with its parameter unfilled, and what matched no route.
+    expect(
+      sample(
+        text,
+        'unit_http_request_duration_seconds_count{method="GET",route="/api/vaults/:vaultId/liquidation",status_code="404"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        text,
+        'unit_http_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"}',
+      ),
+    ).toBe(1);
     // Guardian requests by outcome.
     expect(sample(text, 'unit_guardian_requests_total{method="unit.reserve",outcome="ok"}')).toBe(
       1,

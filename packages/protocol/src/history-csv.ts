@@ -27,9 +27,13 @@ export const HISTORY_CSV_HEADER: readonly string[] = [
  * Every cell is then quoted when it holds a comma, a quote or a line break (RFC 4180).
  */
 export function csvCell(value: string): string {
+  // One test for the common cell that needs neither (every cell of every line is passed here).
+  if (!NEEDS_CARE.test(value)) return value;
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
+
+const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/;
 
 /** A CSV line of cells, ended by CRLF (RFC 4180). */
 export function csvLine(cells: readonly string[]): string {
@@ -38,7 +42,9 @@ export function csvLine(cells: readonly string[]): string {
 
 /** ISO 8601 UTC to the second: 2026-11-23T15:04:05Z. */
 export function isoUtc(unixSeconds: number): string {
-  return new Date(unixSeconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const iso = new Date(unixSeconds * 1000).toISOString();
+  // YYYY-MM-DDTHH:mm:ss.sssZ for years 0 to 9999; a six-digit year keeps the general rule.
+  return iso.length === 24 ? `${iso.slice(0, 19)}Z` : iso.replace(/\.\d{3}Z$/, 'Z');
 }
 
 /** A ratio in whole percent; empty with no debt (Infinity) or no known price (NaN). */

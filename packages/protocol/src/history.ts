@@ -135,9 +135,22 @@ export function deriveHistoryRows(
  * The same derivation one record at a time, oldest first: each call's "before" is the previous
  * call's "after". For readers that stream a long history (the CSV export) instead of holding it.
  */
+/** What a history row is derived from: the record's own fields, without its outputs and hashes. */
+export type HistoryStepRecord = Pick<
+  VaultHistoryRecordDto,
+  | 'timestamp'
+  | 'action'
+  | 'btc_amt'
+  | 'unit_amt'
+  | 'vault_amount'
+  | 'amount_borrowed'
+  | 'transaction_id'
+  | 'confirmed'
+>;
+
 export function historyRowStepper(
   stateBefore: VaultStateDto | null = null,
-): (record: VaultHistoryRecordDto, priceUsd: PriceInput) => HistoryRow {
+): (record: HistoryStepRecord, priceUsd: PriceInput) => HistoryRow {
   let before = stateBefore
     ? { btc: sats(stateBefore.vault_amount), debt: unitCents(stateBefore.amount_borrowed) }
     : { btc: 0n as Sats, debt: 0n as UnitCents };

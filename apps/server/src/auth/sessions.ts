@@ -184,13 +184,22 @@ export async function verifyChallenge(
   return { token, expires_at: expiresAt };
 }
 
+/**
+ * The token of the request's session cookie. Parsed here, by the routes that ask for a session,
+ * rather than by a hook on every request (http/auth.ts registers the cookie plugin without one).
+ */
+function sessionToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header ? request.server.parseCookie(header)[SESSION_COOKIE] : undefined;
+}
+
 /** The address whose session the request's cookie carries, or null. */
 export async function sessionAddress(
   db: Kysely<Database>,
   request: FastifyRequest,
   now = nowS(),
 ): Promise<string | null> {
-  const token = request.cookies[SESSION_COOKIE];
+  const token = sessionToken(request);
   if (!token || token.length > 100) return null;
   const row = await db
     .selectFrom('sessions')
@@ -218,7 +227,7 @@ export async function requireSession(
 }
 
 export async function endSession(db: Kysely<Database>, request: FastifyRequest): Promise<void> {
-  const token = request.cookies[SESSION_COOKIE];
+  const token = sessionToken(request);
   if (token) await db.deleteFrom('sessions').where('token_hash', '=', sha256(token)).execute();
 }
 

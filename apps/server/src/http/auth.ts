@@ -21,7 +21,8 @@ import { WRITE_LIMIT } from './security';
 import { tableRoute } from './table-route';
 
 /**
- * Registers the cookie parser (for every route) and the /api/auth routes. `site` is the configured
+ * Registers the cookie plugin (its parser runs only where a session is read, auth/sessions.ts, not
+ * on every request; it writes the cookies a reply sets) and the /api/auth routes. `site` is the configured
  * public origin and network (http/public-origin.ts): the challenge names them whatever `Host` or
  * `X-Forwarded-Host` a request carries, so a page elsewhere that relays our challenge gets one that
  * names us, and a message it rewrites to name itself is refused.
@@ -31,7 +32,7 @@ export async function registerAuthRoutes(
   db: Kysely<Database>,
   site: () => SignInSite,
 ) {
-  await app.register(cookie);
+  await app.register(cookie, { hook: false });
 
   tableRoute(app, 'authChallenge', async ({ body }) => createChallenge(db, site(), body.address), {
     config: WRITE_LIMIT,

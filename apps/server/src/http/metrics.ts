@@ -4,7 +4,7 @@
 // the token too when one is set) is configured. Each figure that needs the database or a chain
 // service is read at scrape time under a time-out, so a scrape never hangs on a service that does.
 import { timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Chain } from '../chain/port';
@@ -224,19 +224,30 @@ export class UnitMetrics {
     return value;
   }
 
-  /** Times every request by its route template (never the raw URL: that would be unbounded). */
+  /**
+   * Times every request by its route template (never the raw URL: that would be unbounded): each
+   * route gets a hook of its own that knows its template, and what matched no route is counted as
+   * 'unmatched'. Callback hooks: an async one costs every answer a promise made and awaited.
+   */
   instrument(app: FastifyInstance): void {
-    // A callback hook: an async one costs every answer a promise made and awaited.
+    const timer =
+      (route: string) =>
+      (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+        this.requestSeconds.observe(
+          { method: request.method, route, status_code: String(reply.statusCode) },
+          reply.elapsedTime / 1000,
+        );
+        done();
+      };
+    app.addHook('onRoute', (route) => {
+      const hooks = route.onResponse;
+      const own = Array.isArray(hooks) ? hooks : hooks ? [hooks] : [];
+      route.onResponse = [...own, timer(route.url)];
+    });
+    const unmatched = timer('unmatched');
     app.addHook('onResponse', (request, reply, done) => {
-      this.requestSeconds.observe(
-        {
-          method: request.method,
-          route: request.routeOptions.url ?? 'unmatched',
-          status_code: String(reply.statusCode),
-        },
-        reply.elapsedTime / 1000,
-      );
-      done();
+      if (request.is404) unmatched(request, reply, done);
+      else done();
     });
   }
 

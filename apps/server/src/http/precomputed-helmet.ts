@@ -5,7 +5,7 @@
 // @fastify/helmet's place with the same CSP directives, and may give the API's data answers a
 // shorter set of their own (security.ts, API_HEADERS).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyPluginCallback } from 'fastify';
+import type { FastifyPluginCallback, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import helmet, { type HelmetOptions } from 'helmet';
 
@@ -46,6 +46,19 @@ export type PrecomputedHelmetOptions = HelmetOptions & {
   api?: { prefix: string; headers: Readonly<Record<string, string>> };
 };
 
+/** A route's onRequest hooks as an array, whichever way they were given. */
+export function routeHooks(hooks: unknown): onRequestHookHandler[] {
+  if (Array.isArray(hooks)) return hooks as onRequestHookHandler[];
+  return typeof hooks === 'function' ? [hooks as onRequestHookHandler] : [];
+}
+
+const fixedHeaders =
+  (headers: Readonly<Record<string, string>>): onRequestHookHandler =>
+  (_request, reply, next) => {
+    reply.headers(headers);
+    next();
+  };
+
 const precomputedHelmet: FastifyPluginCallback<PrecomputedHelmetOptions> = (
   app,
   { api, ...options },
@@ -62,13 +75,24 @@ const precomputedHelmet: FastifyPluginCallback<PrecomputedHelmetOptions> = (
     if (byHost.size < MAX_CACHED_HOSTS) byHost.set(key, headers);
     return headers;
   };
+  const pageHeaders: onRequestHookHandler = (request, reply, next) => {
+    reply.headers(headersFor(request.headers.host));
+    next();
+  };
+  const apiRoutes = api && { prefix: api.prefix, hook: fixedHeaders(api.headers) };
+  // Each route gets its set as a hook of its own, chosen once by its pattern (never the raw URL:
+  // no spelling of a page's URL reaches the shorter set), and first among its hooks, so every
+  // answer carries it, a refusal by a later hook included. A per-request look-up of the matched
+  // route (request.routeOptions builds an object each time) cost the hot routes more than this.
+  app.addHook('onRoute', (route) => {
+    const hook = apiRoutes && route.url.startsWith(apiRoutes.prefix) ? apiRoutes.hook : pageHeaders;
+    const hooks = routeHooks(route.onRequest);
+    // The HEAD route Fastify adds for a GET may come with the GET's hooks already.
+    if (!hooks.includes(hook)) route.onRequest = [hook, ...hooks];
+  });
+  // What matched no route (a 404, the page the not-found handler serves) has no hooks of its own.
   app.addHook('onRequest', (request, reply, next) => {
-    // The matched route's pattern, not the raw URL: no spelling of a page's URL reaches the
-    // shorter set, and an unmatched one (the page, a 404) keeps the full one.
-    const route = api && request.routeOptions.url;
-    reply.headers(
-      route && route.startsWith(api.prefix) ? api.headers : headersFor(request.headers.host),
-    );
+    if (request.is404) reply.headers(headersFor(request.headers.host));
     next();
   });
   done();

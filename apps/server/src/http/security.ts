@@ -3,9 +3,9 @@
 // script), and connections and images only to this origin and the configured chain services.
 // The headers are computed once per host (precomputed-helmet.ts), not on every request.
 import type { IncomingMessage } from 'node:http';
-import helmet from './precomputed-helmet';
+import helmet, { routeHooks } from './precomputed-helmet';
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { ApiErrorDto } from '@unit/protocol';
 import type { ServiceUrls } from '../config';
 import { sharedRateLimitStore, type HitCounter } from './shared-rate-limits';
@@ -40,6 +40,9 @@ export interface SecurityOptions {
   /** This app's public origin (http/public-origin.ts): a write's Origin may name it. */
   publicOrigin?: () => string;
 }
+
+const methodsOf = (route: RouteOptions): string[] =>
+  Array.isArray(route.method) ? route.method : [route.method];
 
 const isLoopbackName = (hostname: string): boolean =>
   hostname === 'localhost' ||
@@ -214,17 +217,31 @@ export async function installSecurity(
   // Every write under /api from a browser must come from this app's own pages, with or without a
   // body and whichever module registers it: cookie-authenticated writes (register, verify, links,
   // logout, notify) and the sign-in that sets the cookie. Before the body is read and any limit
-  // is counted.
+  // is counted. A hook on each write route, chosen by its pattern so no spelling of the URL gets
+  // past, and none on the reads: they pass no check of this kind at all. The devnet controls keep
+  // their own, stricter rule (below).
   const publicOrigin = options.publicOrigin ?? (() => '');
-  app.addHook('onRequest', (request, reply, done) => {
-    // The matched route's pattern, so no spelling of the URL gets past; the devnet controls keep
-    // their own, stricter rule (below). Reads leave at once, before the pattern is looked up.
+  const crossSiteCheck: onRequestHookHandler = (request, reply, done) => {
     if (!WRITE_METHODS.has(request.method)) return done();
-    const route = request.routeOptions.url ?? request.url;
-    if (!route.startsWith('/api/') || route.startsWith(DEVNET_CONTROLS)) return done();
     const refused = crossSiteWriteRefusal(request, publicOrigin());
     if (refused) return void reply.code(403).send(refused);
     done();
+  };
+  const loopbackOnly = isLoopbackName(options.listenHost ?? '127.0.0.1');
+  const devnetCheck: onRequestHookHandler = (request, reply, done) => {
+    if (request.method !== 'POST') return done();
+    const refused = devnetControlRefusal(request, { loopbackOnly });
+    if (refused) return void reply.code(refused.status).send(refused.body);
+    done();
+  };
+  // Registered before the rate limiter, whose own hook then comes after these on each route; the
+  // security headers' hook (precomputed-helmet.ts) is put before them all.
+  app.addHook('onRoute', (route) => {
+    if (!methodsOf(route).some((method) => WRITE_METHODS.has(method))) return;
+    if (!route.url.startsWith('/api/')) return;
+    const check = route.url.startsWith(DEVNET_CONTROLS) ? devnetCheck : crossSiteCheck;
+    const hooks = routeHooks(route.onRequest);
+    if (!hooks.includes(check)) route.onRequest = [...hooks, check];
   });
 
   // Every write route gets a limit per client address, whichever module registers it, so a new
@@ -233,8 +250,7 @@ export async function installSecurity(
   const writes = options.writesPerMinute ?? DEFAULT_WRITES_PER_MINUTE;
   const devnetWrites = options.devnetWritesPerMinute ?? DEFAULT_DEVNET_WRITES_PER_MINUTE;
   app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    if (!methods.some((method) => WRITE_METHODS.has(method))) return;
+    if (!methodsOf(route).some((method) => WRITE_METHODS.has(method))) return;
     const max = route.url.startsWith(DEVNET_CONTROLS) ? devnetWrites : writes;
     route.config = { ...route.config, rateLimit: { max } };
   });
@@ -243,15 +259,5 @@ export async function installSecurity(
     max: writes,
     timeWindow: '1 minute',
     ...(options.sharedLimits ? { store: sharedRateLimitStore(options.sharedLimits) } : {}),
-  });
-
-  const loopbackOnly = isLoopbackName(options.listenHost ?? '127.0.0.1');
-  // A callback hook, not an async one: a read passes it without a promise made and awaited.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.method !== 'POST' || !request.routeOptions.url?.startsWith(DEVNET_CONTROLS))
-      return done();
-    const refused = devnetControlRefusal(request, { loopbackOnly });
-    if (refused) return void reply.code(refused.status).send(refused.body);
-    done();
   });
 }
