@@ -73,7 +73,7 @@ export function storePerTest(
 export function termedVaultRow(
   n: number,
   over: {
-    status?: 'active' | 'liquidated' | 'settled' | 'exited';
+    status?: 'active' | 'liquidated' | 'repossessed' | 'settled' | 'exited';
     settle?: number | null;
     pubkey?: string;
   } = {},
