@@ -8,6 +8,8 @@ import {
   installFakeXverse,
 } from '../../../apps/web/test/wallet/fake-providers';
 import { injectedWalletKeys, type InjectedWalletKind } from './keys';
+// The app's adapter declares window.unisat; its declarations come into this program with it.
+import type {} from '../../../apps/web/src/wallet/adapters/unisat';
 
 export interface InjectedWalletOptions {
   kind: InjectedWalletKind;
