@@ -125,34 +125,53 @@ describe('one-round signing over preprocessed commitments', () => {
 
   it('a guardian killed in the middle of a request: the other two sign it in a new session, one round trip each', async () => {
     let killed = 0;
-    const { result, calls } = await counted(
-      coordinator,
-      randomBytes(32),
-      `${requestNonce()}:0`,
-      {},
-      async (e) => {
-        if (e.kind !== 'committed' || killed !== 0) return;
-        killed = e.signers[0]!;
-        // Stopped with the request on its socket, then killed: its answer never comes.
-        const p = procs.get(killed)!;
-        procs.delete(killed);
-        p.child.kill('SIGSTOP');
-        setTimeout(() => void kill9(p), 100);
-      },
-    );
-    expect(killed).toBeGreaterThan(0);
-    expect(result.signers).not.toContain(killed);
-    expect(result.signers).toHaveLength(2);
-    expect(result.attempts).toBe(2);
-    // Named as stalled when the other session signed first, else as unreachable once it died.
-    expect(result.excluded).toHaveLength(1);
-    expect(result.excluded[0]!.guardian).toBe(killed);
-    expect(['stalled', 'unreachable']).toContain(result.excluded[0]!.cause);
-    // Both sessions were one round: preprocessed commitments only, no propose, commit or share.
-    expect(new Set(calls.map((c) => c.type))).toEqual(new Set(['sign/once']));
-    expect(calls).toHaveLength(4);
-    await start(killed);
-    await coordinator.pool!.fill();
+    let firstSession: number[] = [];
+    try {
+      await killedMidRequest();
+    } finally {
+      // Started again whatever failed above, so that the next test (or this one's retry) has three.
+      if (killed && !procs.has(killed)) await start(killed);
+      await coordinator.pool!.fill();
+    }
+
+    async function killedMidRequest() {
+      const { result, calls } = await counted(
+        coordinator,
+        randomBytes(32),
+        `${requestNonce()}:0`,
+        {},
+        async (e) => {
+          if (e.kind !== 'committed' || killed !== 0) return;
+          firstSession = [...e.signers];
+          killed = e.signers[0]!;
+          // Stopped with the request on its socket, then killed: its answer never comes.
+          const p = procs.get(killed)!;
+          procs.delete(killed);
+          p.child.kill('SIGSTOP');
+          setTimeout(() => void kill9(p), 100);
+        },
+      );
+      expect(killed).toBeGreaterThan(0);
+      expect(result.signers).not.toContain(killed);
+      expect(result.signers).toHaveLength(2);
+      expect(result.attempts).toBe(2);
+      // Named as stalled when the other session signed first, else as unreachable once it died.
+      expect(result.excluded).toHaveLength(1);
+      expect(result.excluded[0]!.guardian).toBe(killed);
+      expect(['stalled', 'unreachable']).toContain(result.excluded[0]!.cause);
+      // Both sessions were one round: every share came by `sign/once` over a preprocessed
+      // commitment, two per session, never by the two-round path (no commit or share call).
+      expect(calls.filter((c) => c.type === 'sign/once')).toHaveLength(4);
+      // When the killed guardian's link fails before its partner's share is in, no session can
+      // start yet, and the guardian not asked is asked for its decision alone (roast.ts `blocked`):
+      // at most that one call, never to a member of the first session.
+      const others = calls.filter((c) => c.type !== 'sign/once');
+      expect(others.length).toBeLessThanOrEqual(1);
+      for (const c of others) {
+        expect(c.type).toBe('sign/propose');
+        expect(firstSession).not.toContain(c.guardian);
+      }
+    }
   });
 
   it('kill -9 after handing out commitments: they are burned at the next start, and the stale one costs a round trip, not the request', async () => {
