@@ -68,7 +68,9 @@ async function startNetwork(n: number, t: number): Promise<Network> {
     nodes.push(node);
   }
   return {
-    coordinator: new Coordinator(dealt.set, coordinatorId, 5_000),
+    // As the app signs by default (GUARDIAN_ONE_ROUND): over preprocessed commitments, one round
+    // trip a session; a quiet machine's two-round figures are in docs/guardian-network.md beside.
+    coordinator: new Coordinator(dealt.set, coordinatorId, 5_000, { preprocess: { target: 8 } }),
     groupKey: hex.decode(dealt.set.groupKey!),
     relays,
     badShares,
