@@ -32,6 +32,24 @@ export function describeFirstRoster(roster: GuardianSetBody): string[] {
 }
 
 /**
+ * The seat of the guardian of `dir` in `roster`: the member named by its identity key, at the URL
+ * of its own public part (when it has one). Refused, saying why, otherwise.
+ */
+function ownSeat(dir: string, roster: GuardianSetBody, identityKey: string): Member {
+  const me = roster.members.find((m) => m.identityKey === identityKey);
+  if (!me)
+    throw new Error(
+      `This roster cannot be approved: it does not name the guardian of ${dir} (identity key ${identityKey}).`,
+    );
+  const own = readPublicPart(dir);
+  if (own && own.url !== me.url)
+    throw new Error(
+      `This roster cannot be approved: it gives this guardian the URL ${me.url}, but its own is ${own.url}.`,
+    );
+  return me;
+}
+
+/**
  * The approval by the guardian of `dir` of the first roster `roster`: refused (an Error saying why)
  * when the directory already holds a set, the roster is not a first roster, does not name this
  * guardian with its identity key, or gives it another URL than its public part. Written into
@@ -48,16 +66,7 @@ export function approveFirstRoster(dir: string, roster: GuardianSetBody, write: 
     throw new Error(
       "This roster cannot be approved as a DKG: a first roster is version 0, with no group key and no previous set (a rotation's, which a new member joins, names its previous set).",
     );
-  const me = roster.members.find((m) => m.identityKey === identity.publicKey);
-  if (!me)
-    throw new Error(
-      `This roster cannot be approved: it does not name the guardian of ${dir} (identity key ${identity.publicKey}).`,
-    );
-  const own = readPublicPart(dir);
-  if (own && own.url !== me.url)
-    throw new Error(
-      `This roster cannot be approved: it gives this guardian the URL ${me.url}, but its own is ${own.url}.`,
-    );
+  const me = ownSeat(dir, roster, identity.publicKey);
   const lines = [`Guardian ${me.id} of the roster (${dir}).`, ...describeFirstRoster(roster)];
   const record = approvalRecord('dkg', dkgFrom(roster), me, roster);
   return { id: me.id, lines, record, ...(write ? { path: writeApproval(dir, record) } : {}) };
@@ -75,16 +84,7 @@ export function approveNewMember(dir: string, roster: GuardianSetBody, write: bo
     throw new Error(
       'This roster cannot be approved as a resharing: it names the set it follows (previous) and carries no group key.',
     );
-  const me = roster.members.find((m) => m.identityKey === identity.publicKey);
-  if (!me)
-    throw new Error(
-      `This roster cannot be approved: it does not name the guardian of ${dir} (identity key ${identity.publicKey}).`,
-    );
-  const own = readPublicPart(dir);
-  if (own && own.url !== me.url)
-    throw new Error(
-      `This roster cannot be approved: it gives this guardian the URL ${me.url}, but its own is ${own.url}.`,
-    );
+  const me = ownSeat(dir, roster, identity.publicKey);
   const lines = [
     `Guardian ${me.id} of the roster (${dir}), a new member with no set yet.`,
     `Resharing of guardian set ${roster.previous.version} to set ${roster.version} (the same group key ${roster.previous.groupKey}; this guardian is dealt a share of it) of a ${roster.t}-of-${roster.n} network, roster digest ${rosterDigest(roster)}:`,
