@@ -144,6 +144,7 @@ export async function startHarness(
       vaultTerm: DEVNET_TERM_CONFIG,
     });
   const guardian = makeGuardian(chainWrapper ? chainWrapper(chain) : chain);
+  const labels = new Map<string, number>();
   const harness: Harness = {
     dir,
     store,
@@ -155,7 +156,11 @@ export async function startHarness(
     ...(keys ? { keys } : {}),
     restart: (c = chain) => makeGuardian(c),
     wallet: async (label) => {
-      const wallet = new TestWallet(label, harness);
+      // A label asked for again (a retried test, whose first attempt's vault is still on this
+      // devnet and in this store) gets keys of its own: one live vault per key.
+      const uses = (labels.get(label) ?? 0) + 1;
+      labels.set(label, uses);
+      const wallet = new TestWallet(uses === 1 ? label : `${label} #${uses}`, harness);
       await devnet.fund(wallet.paymentAddress, 20_000_000n);
       await devnet.mine(1);
       return wallet;
