@@ -351,7 +351,7 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       await unit.guardian.onPriceTick(7_800_000, Math.floor(Date.now() / 1000));
       await expect
         .poll(async () => (await getVaultByPubkey(unit.store.db, carol.vaultPubkey))!.status, {
-          timeout: 10_000,
+          timeout: 30_000,
         })
         .toBe('liquidated');
 
@@ -374,8 +374,8 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
       await exchangesAt(1, '79500');
       await quorumAt(unit, 7_925_000);
       expect(await appPrice()).toMatchObject({ USD: 79_250, stale: false });
-      await events.next((e) => e.type === 'price' && e.data.USD === 79_250, 10_000);
-      await expect.poll(() => status(dave), { timeout: 10_000 }).toBe('liquidated');
+      await events.next((e) => e.type === 'price' && e.data.USD === 79_250, 30_000);
+      await expect.poll(() => status(dave), { timeout: 30_000 }).toBe('liquidated');
       const prices = events.events.flatMap((e) => (e.type === 'price' ? [e.data.USD] : []));
       expect(new Set(prices)).toEqual(new Set([95_000, 79_250]));
       events.close();
