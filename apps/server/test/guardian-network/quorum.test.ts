@@ -355,15 +355,29 @@ describe("the app's quote is the guardians' price quorum, and each guardian chec
         })
         .toBe('liquidated');
 
-      // Only guardian 3's exchanges are under it: guardians 1 and 2 refuse on their own price.
+      // Only guardian 3's exchanges are under it: guardians 1 and 2 refuse on their own price, and
+      // guardian 3 refuses the quote itself, 17% from its own. Two refusals decide it, so the
+      // message names whichever two answered first, each with its reason.
       const early = await send(
         'vault.repossess',
         (await bob.repossess(carol.vaultPubkey, claimed.vault_id)).request,
       );
       expect(early.error?.code).toBe('guardians_refused');
-      const above =
-        "this guardian's price $95,000.00 is above the claimed vault's threshold $79,650.00";
-      for (const id of [1, 2]) expect(early.error!.message).toContain(`guardian-${id}: ${above}`);
+      const reasons: Record<string, string> = {
+        'guardian-1':
+          "this guardian's price $95,000.00 is above the claimed vault's threshold $79,650.00",
+        'guardian-2':
+          "this guardian's price $95,000.00 is above the claimed vault's threshold $79,650.00",
+        'guardian-3':
+          "the quote's price $95,000.00 is more than 3% from this guardian's $79,000.00",
+      };
+      const refused = early.approvals.guardians.filter((g) => g.state === 'refused');
+      expect(refused.length).toBeGreaterThanOrEqual(2);
+      expect(early.approvals.guardians.some((g) => g.state === 'approved')).toBe(false);
+      for (const g of refused) {
+        expect(g.reason, g.name).toBe(reasons[g.name]);
+        expect(early.error!.message).toContain(`${g.name}: ${reasons[g.name]}`);
+      }
 
       // Dave's threshold, $79,515, is between the quorum's $95,000 and its next $79,250.
       expect((await send('vault.open', (await dave.open(1_000_000n, 58_900n)).request)).error).toBeNull(); // prettier-ignore

@@ -25,7 +25,7 @@ import {
   type Proc,
 } from '../../../../packages/guardian-net/test/harness';
 import { hex } from '@scure/base';
-import { TestWallet, type Harness } from '../guardian/harness';
+import { freshLabels, TestWallet, type Harness } from '../guardian/harness';
 import {
   HEALTH_MAX_BYTES,
   readPublic,
@@ -159,6 +159,7 @@ export async function quorumAt(unit: RunningApp, cents?: number): Promise<void> 
 
 /** The real app as the flow harness's wallets expect it, on the real clock. */
 export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
+  const fresh = freshLabels();
   const harness: Harness = {
     dir: '',
     store: unit.store,
@@ -181,7 +182,7 @@ export function appHarness(unit: RunningApp, groupKey: Uint8Array): Harness {
     wallet: async (label) => {
       // Its first quote needs the guardians' quorum (their feeds read the app's devnet price).
       await quorumAt(unit);
-      const wallet = new TestWallet(label, harness);
+      const wallet = new TestWallet(fresh(label), harness);
       await unit.devnet!.fund(wallet.paymentAddress, 20_000_000n);
       await unit.devnet!.mine(1);
       return wallet;

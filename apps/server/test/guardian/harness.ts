@@ -85,6 +85,19 @@ export interface HarnessSigning {
   groupKey: Uint8Array;
 }
 
+/**
+ * A wallet label asked for again in one harness (a retried test, whose first attempt's vault is
+ * still on this devnet and in this store) gets keys of its own: one live vault per key.
+ */
+export function freshLabels(): (label: string) => string {
+  const uses = new Map<string, number>();
+  return (label) => {
+    const n = (uses.get(label) ?? 0) + 1;
+    uses.set(label, n);
+    return n === 1 ? label : `${label} #${n}`;
+  };
+}
+
 export async function startHarness(
   chainWrapper?: (chain: Chain) => Chain,
   signing?: HarnessSigning,
@@ -144,7 +157,7 @@ export async function startHarness(
       vaultTerm: DEVNET_TERM_CONFIG,
     });
   const guardian = makeGuardian(chainWrapper ? chainWrapper(chain) : chain);
-  const labels = new Map<string, number>();
+  const fresh = freshLabels();
   const harness: Harness = {
     dir,
     store,
@@ -156,11 +169,7 @@ export async function startHarness(
     ...(keys ? { keys } : {}),
     restart: (c = chain) => makeGuardian(c),
     wallet: async (label) => {
-      // A label asked for again (a retried test, whose first attempt's vault is still on this
-      // devnet and in this store) gets keys of its own: one live vault per key.
-      const uses = (labels.get(label) ?? 0) + 1;
-      labels.set(label, uses);
-      const wallet = new TestWallet(uses === 1 ? label : `${label} #${uses}`, harness);
+      const wallet = new TestWallet(fresh(label), harness);
       await devnet.fund(wallet.paymentAddress, 20_000_000n);
       await devnet.mine(1);
       return wallet;
