@@ -129,7 +129,8 @@ export function createGuardian(deps: GuardianDeps): Guardian {
       for (const vaultId of exits.exited) deps.vaultClosed?.(vaultId);
       const races = await followRepossessions(g, raceCursor);
       raceCursor = races.next;
-      for (const vaultId of [...races.exited, ...races.claimants]) deps.vaultClosed?.(vaultId);
+      for (const vaultId of [...races.exited, ...races.reopened, ...races.claimants])
+        deps.vaultClosed?.(vaultId);
       return confirmHistory(g);
     },
     recover: () => recoverRequests(g),

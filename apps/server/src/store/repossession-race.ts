@@ -115,7 +115,7 @@ export function closeRepossessionByExit(
       trx,
       exitHistory(race.vault_id, race, exit.txid, exit.payoutScript, exit.timestamp),
     );
-    await undoClaimant(trx, race, before, exit.timestamp);
+    await undoClaimant(trx, race, before, exit.timestamp, EXIT_WON_REASON);
     return true;
   });
 }
@@ -124,12 +124,57 @@ export function closeRepossessionByExit(
 export const EXIT_WON_REASON =
   "the liquidated vault's owner left by the exit leaf: the repossession was never mined";
 
+/** Why a repossession's request failed when another mined transaction spent one of its inputs. */
+export const INPUT_SPENT_REASON =
+  'another mined transaction spent one of its inputs: the repossession can never be mined';
+
+/**
+ * The repossession can never be mined (another mined transaction spent one of its inputs) and the
+ * liquidated output is still unspent: in one database transaction the vault and its liquidation are
+ * `liquidated` again (offered to claimants, its exit leaf open to its owner), the claim's records
+ * go, and the claimant's vault returns to `before`. False when the row moved on.
+ */
+export function reopenLiquidation(
+  db: Kysely<Database>,
+  race: PendingRepossession,
+  before: ClaimantState | null,
+  now: number,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const reopened = await trx
+      .updateTable('liquidations')
+      .set({ status: 'liquidated', claim_txid: null, claimed_by: null })
+      .where('vault_id', '=', race.vault_id)
+      .where('status', '=', 'repossessed')
+      .where('claim_txid', '=', race.claim_txid)
+      .executeTakeFirst();
+    if (Number(reopened.numUpdatedRows) !== 1) return false;
+    await trx
+      .updateTable('vaults')
+      .set({
+        ...{ status: 'liquidated', btc_locked: race.btc_locked },
+        ...{ unit_borrowed: race.unit_borrowed, updated_at: now },
+      })
+      .where('vault_id', '=', race.vault_id)
+      .execute();
+    await trx
+      .deleteFrom('vault_history')
+      .where('vault_id', '=', race.vault_id)
+      .where('transaction_id', '=', race.claim_txid)
+      .where('confirmed', '=', 0)
+      .execute();
+    await undoClaimant(trx, race, before, now, INPUT_SPENT_REASON);
+    return true;
+  });
+}
+
 /** The claimant's side of a repossession that will never be mined; inside the caller's transaction. */
 async function undoClaimant(
   trx: Kysely<Database>,
   race: PendingRepossession,
   before: ClaimantState | null,
   now: number,
+  reason: string,
 ): Promise<void> {
   const first = await trx
     .selectFrom('vault_history')
@@ -154,7 +199,7 @@ async function undoClaimant(
       .execute();
   await trx
     .updateTable('guardian_requests')
-    .set({ state: 'failed', error: EXIT_WON_REASON, updated_at: now })
+    .set({ state: 'failed', error: reason, updated_at: now })
     .where('txid', '=', race.claim_txid)
     .execute();
   // A speed-up of the repossession waits on nothing any more.
@@ -165,17 +210,22 @@ async function undoClaimant(
     .execute();
 }
 
-/** The claimant's state the repossession's request kept, or null (a request from before it did). */
-export async function claimantBefore(
+/**
+ * What the repossession's request kept: the transaction as sent, and the claimant's state before
+ * it (null from a request made before requests kept it).
+ */
+export async function repossessionRequest(
   db: Kysely<Database>,
   claimTxid: string,
-): Promise<ClaimantState | null> {
+): Promise<{ rawHex: string | null; before: ClaimantState | null }> {
   const row = await db
     .selectFrom('guardian_requests')
-    .select('effects')
+    .select(['effects', 'raw_hex'])
     .where('txid', '=', claimTxid)
     .executeTakeFirst();
-  if (!row?.effects) return null;
-  const effects = JSON.parse(row.effects) as { kind?: string; before?: ClaimantState };
-  return effects.kind === 'repossess' && effects.before ? effects.before : null;
+  const effects = row?.effects
+    ? (JSON.parse(row.effects) as { kind?: string; before?: ClaimantState })
+    : null;
+  const before = effects?.kind === 'repossess' && effects.before ? effects.before : null;
+  return { rawHex: row?.raw_hex ?? null, before };
 }

@@ -11,13 +11,14 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { hex } from '@scure/base';
-import { p2tr } from '@scure/btc-signer';
+import { p2tr, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRuneId } from '@unit/bitcoin';
+import { parseRuneId, parseTransaction } from '@unit/bitcoin';
 import type { VaultTxResult } from '@unit/protocol';
 import { accountMigrations } from '../../src/auth/migrations';
+import { ChainUnavailableError, type Chain } from '../../src/chain/port';
 import { guardianMigrations } from '../../src/cosign';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
@@ -56,6 +57,40 @@ const onChain = (row: VaultRow | null) => ({
   ...{ settle_height: row?.settle_height, exit_height: row?.exit_height },
 });
 
+/** Outputs whose spender the chain does not tell the guardian (a time-out of the outspend read). */
+const unanswered = new Set<string>();
+/** What the guardian logged, warnings and worse. */
+const logs: string[] = [];
+
+/** The devnet as the guardian reads it, but silent on the outspend of the outputs in `unanswered`. */
+const silentOn = (chain: Chain): Chain =>
+  new Proxy(chain, {
+    get(target, prop, receiver) {
+      if (prop === 'spender')
+        return async (txid: string, vout: number) => {
+          if (unanswered.has(`${txid}:${vout}`))
+            throw new ChainUnavailableError(`GET /tx/${txid}/outspend/${vout}: timed out`);
+          return target.spender(txid, vout);
+        };
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+
+/** A spend of the wallet's payment coin `txid:vout` back to itself at a high fee (BIP-125). */
+async function spendCoin(h: Harness, wallet: TestWallet, txid: string, vout: number) {
+  const coin = (await h.chain.output(txid, vout))!;
+  const tx = new Transaction();
+  tx.addInput({
+    ...{ txid, index: vout, sequence: 0xfffffffd },
+    witnessUtxo: { script: wallet.vaultWallet.satsScript, amount: BigInt(coin.value) },
+  });
+  tx.addOutput({ script: wallet.vaultWallet.satsScript, amount: BigInt(coin.value) - 100_000n });
+  tx.signIdx(wallet.paymentKey, 0);
+  tx.finalize();
+  return h.chain.broadcast(tx.hex);
+}
+
 describe("a repossession and the owner's exit race for a liquidated vault", () => {
   let h: Harness;
   let raced: TestWallet;
@@ -67,7 +102,11 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
   let base: string;
 
   beforeAll(async () => {
-    h = await startHarness();
+    h = await startHarness(
+      silentOn,
+      undefined,
+      pino({ level: 'warn' }, { write: (l) => logs.push(l) }),
+    );
     await migrateToLatest(h.store.db, {
       ...{ ...devnetMigrations, ...guardianMigrations, ...accountMigrations },
     });
@@ -135,6 +174,18 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
     expect((await getVault(h.store.db, racedVault.vault_id))?.status).toBe('repossessed');
 
     await h.devnet.mine(1);
+    // The chain does not say who spent the output: nothing changes, the log says why.
+    const output = `${racedVault.vault_txid}:${racedVault.vault_vout}`;
+    unanswered.add(output);
+    await h.guardian.onBlock();
+    unanswered.delete(output);
+    expect((await getVault(h.store.db, racedVault.vault_id))?.status).toBe('repossessed');
+    const silent = logs.map((l) => JSON.parse(l) as Record<string, unknown>).at(-1)!;
+    expect(silent).toMatchObject({ vault: racedVault.vault_id, claim: claimTxid });
+    expect(silent.msg).toMatch(/did not answer, asked again next block/);
+    for (const key of [claimant.vaultKey, claimant.paymentKey, raced.vaultKey])
+      expect(logs.join('\n')).not.toContain(hex.encode(key));
+
     await h.guardian.onBlock();
     expect(await getVault(h.store.db, racedVault.vault_id)).toMatchObject({
       ...{ status: 'exited', btc_locked: 0, unit_borrowed: 0 },
@@ -177,7 +228,46 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
     expect((await vaultHistory(h.store.db, racedVault.vault_id)).length).toBe(history.length);
   }, 120_000);
 
-  it('keeps a repossession that was mined, and the claimant spends from the output it has', async () => {
+  it('offers the vault again when another mined spend of its input undid the repossession', async () => {
+    const before = (await getVaultByPubkey(h.store.db, claimant.vaultPubkey))!;
+    const { request } = await claimant.repossess(kept.vaultPubkey, keptVault.vault_id);
+    const { vault_txid: claimTxid } = await call<VaultTxResult>(
+      h.guardian,
+      'vault.repossess',
+      request,
+    );
+    // The claimant's wallet spends the coin that paid the repossession, at a higher fee.
+    const sent = parseTransaction((await h.chain.txHex(claimTxid))!);
+    const paid = [...Array(sent.inputsLength).keys()].map((i) => sent.getInput(i));
+    const coins = await Promise.all(paid.map((i) => h.chain.output(hex.encode(i.txid!), i.index!)));
+    const coin = paid[coins.findIndex((c) => c?.address === claimant.paymentAddress)]!;
+    await spendCoin(h, claimant, hex.encode(coin.txid!), coin.index!);
+    expect(await h.chain.txStatus(claimTxid)).toBeNull();
+    // Waiting in the mempool, the spend may still go: the repossession is sent again, refused.
+    await h.guardian.onBlock();
+    expect((await getVault(h.store.db, keptVault.vault_id))?.status).toBe('repossessed');
+    expect(logs.at(-1)).toMatch(/gone from the mempool, its inputs unspent: sent again/);
+
+    await h.devnet.mine(1);
+    await h.guardian.onBlock();
+    expect(await getVault(h.store.db, keptVault.vault_id)).toMatchObject({
+      ...{ status: 'liquidated', btc_locked: Number(COLLATERAL), unit_borrowed: Number(DEBT) },
+      vault_txid: keptVault.vault_txid,
+    });
+    expect(await getLiquidation(h.store.db, keptVault.vault_id)).toMatchObject({
+      ...{ status: 'liquidated', claimed_by: null, claim_txid: null },
+    });
+    expect(
+      (await vaultHistory(h.store.db, keptVault.vault_id)).filter((r) => r.action === 'x'),
+    ).toEqual([]);
+    expect(onChain(await getVault(h.store.db, before.vault_id))).toEqual(onChain(before));
+    // The next block changes nothing: the race is settled once.
+    await h.devnet.mine(1);
+    await h.guardian.onBlock();
+    expect((await getLiquidation(h.store.db, keptVault.vault_id))?.status).toBe('liquidated');
+  }, 120_000);
+
+  it('keeps a repossession that was mined, built on the output the chain holds', async () => {
     const { request } = await claimant.repossess(kept.vaultPubkey, keptVault.vault_id);
     const { vault_txid: txid } = await call<VaultTxResult>(h.guardian, 'vault.repossess', request);
     await h.guardian.onBlock();
