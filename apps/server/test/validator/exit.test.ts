@@ -18,7 +18,7 @@ import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseRuneId } from '@unit/bitcoin';
-import { signedExit } from './exit-fixtures';
+import { signedExit } from '../guardian/exit-fixtures';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { guardianMigrations } from '../../src/cosign';

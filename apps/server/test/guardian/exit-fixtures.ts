@@ -4,7 +4,7 @@ import { TEST_NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { parseStateRecordScript, parseTransaction, planExit, signExit } from '@unit/bitcoin';
 import type { VaultRow } from '../../src/store';
-import type { Harness, TestWallet } from '../guardian/harness';
+import type { Harness, TestWallet } from './harness';
 
 /**
  * The owner's exit of `row`, signed with its vault key alone, from what the chain holds, at

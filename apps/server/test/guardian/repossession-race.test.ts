@@ -3,11 +3,13 @@
 // liquidated and the chain passes their exit height. A claimant repossesses the first, which the
 // app records when the transaction is sent; its owner's exit, at a higher fee, replaces the
 // repossession in the devnet's mempool (BIP-125) and is mined. The block watcher's pass then
-// settles the race from the chain: the vault `exited` with history `e`, its liquidation `exited`
-// with the exit and no claimant, the claimant's vault back on the output it still has. The
-// claimant then repossesses the second vault, and that repossession, mined, stays. An open
-// validator rebuilt from the chain agrees with the app's ledger. Runs on SQLite, and on PostgreSQL
-// with FLOW_DATABASE_URL.
+// settles the race from the chain (not while the chain does not answer): the vault `exited` with
+// history `e`, its liquidation `exited` with the exit and no claimant, the claimant's vault back on
+// the output it still has. The claimant's repossession of the second vault is undone by its own
+// wallet spending the coin that paid it: once that spend is mined the vault is offered again, and
+// the claimant's next repossession of it, mined, stays. An open validator rebuilt from the chain
+// agrees with the app's ledger. Runs on SQLite, and on PostgreSQL with FLOW_DATABASE_URL (the
+// flows-postgres project).
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { hex } from '@scure/base';
@@ -37,13 +39,7 @@ import {
 } from '../../src/store';
 import { subscribeTelegram } from '../../src/store/telegram';
 import { runValidator } from '../../src/validator/cli';
-import {
-  call,
-  startHarness,
-  TREASURY_KEY,
-  type Harness,
-  type TestWallet,
-} from '../guardian/harness';
+import { call, startHarness, TREASURY_KEY, type Harness, type TestWallet } from './harness';
 import { signedExit } from './exit-fixtures';
 
 const COLLATERAL = 1_000_000n;
