@@ -84,11 +84,12 @@ async function readRace(g: GuardianContext, race: PendingRepossession): Promise<
     if (other && other.txid !== race.claim_txid && other.status.confirmed)
       return { kind: 'input-spent', spender: other.txid };
   }
-  // Every input still free: the claimant signed it to be sent, so it is sent once more.
+  // No input taken by a mined transaction: the claimant signed it to be sent, so it is sent once
+  // more (refused while a conflicting spend waits in the mempool; the outcome is logged).
   const sent = await findOrSend(g.chain, race.claim_txid, rawHex);
   g.log.warn(
     { vault: race.vault_id, claim: race.claim_txid, outcome: sent.outcome },
-    'a repossession gone from the mempool, its inputs unspent: sent again',
+    'a repossession gone from the mempool, none of its inputs spent in a block: sent again',
   );
   return { kind: 'waiting' };
 }

@@ -242,7 +242,10 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
     // Waiting in the mempool, the spend may still go: the repossession is sent again, refused.
     await h.guardian.onBlock();
     expect((await getVault(h.store.db, keptVault.vault_id))?.status).toBe('repossessed');
-    expect(logs.at(-1)).toMatch(/gone from the mempool, its inputs unspent: sent again/);
+    expect(JSON.parse(logs.at(-1)!)).toMatchObject({
+      ...{ vault: keptVault.vault_id, claim: claimTxid, outcome: 'refused' },
+      msg: expect.stringMatching(/gone from the mempool, none of its inputs spent in a block/),
+    });
 
     await h.devnet.mine(1);
     await h.guardian.onBlock();
