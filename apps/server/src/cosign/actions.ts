@@ -227,9 +227,10 @@ function effectsOf(
     };
   if (vault === 'claims') {
     const taken = context.liquidated!;
+    const own = known.own!;
     return {
       kind: 'repossess',
-      vault_id: known.own!.vault_id,
+      vault_id: own.vault_id,
       after,
       history,
       liquidated: {
@@ -237,6 +238,12 @@ function effectsOf(
         btc_amt: Number(taken.value),
         unit_amt: Number(taken.unitDebt),
         utxo_script: hex.encode(taken.script),
+      },
+      before: {
+        ...{ vault_txid: own.vault_txid, vault_vout: own.vault_vout },
+        ...{ btc_locked: Number(own.btc_locked), unit_borrowed: Number(own.unit_borrowed) },
+        ...{ threshold_cents: Number(own.threshold_cents), stamp: Number(own.stamp) },
+        ...{ settle_height: own.settle_height, exit_height: own.exit_height },
       },
     };
   }

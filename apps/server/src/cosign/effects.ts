@@ -2,7 +2,7 @@
 // It is written with the request before the broadcast, so the same effects can be committed by the
 // request itself or, after a crash between broadcast and commit, by recover.ts.
 import type { Kysely } from 'kysely';
-import type { ActionCodeColumn, Database } from '../store';
+import type { ActionCodeColumn, ClaimantState, Database } from '../store';
 import { appendVaultHistory, insertVault, updateVaultState } from '../store';
 
 /** The vault's state after the transaction; its output is always vout 0 (docs/protocol.md). */
@@ -50,6 +50,11 @@ export type Effects =
       after: VaultAfter;
       history: HistoryEffect;
       liquidated: { vault_id: string; btc_amt: number; unit_amt: number; utxo_script: string };
+      /**
+       * The claimant's vault before the repossession, to go back to should the repossession never
+       * be mined (its owner's exit took the liquidated output); absent from older requests.
+       */
+      before?: ClaimantState;
     }
   | SettleEffects;
 

@@ -38,6 +38,16 @@ export async function exitOf(
 ): Promise<{ spender: ChainSpender; script: string } | null> {
   const spender = await chain.spender(row.vault_txid, row.vault_vout);
   if (!spender || (mined && !spender.status.confirmed)) return null;
+  return exitBy(chain, row, spender);
+}
+
+/** `spender` as an exit of `row`'s output (its witness opens the exit leaf), or null. */
+export async function exitBy(
+  chain: Pick<Chain, 'txHex'>,
+  row: ExitRow,
+  spender: ChainSpender,
+): Promise<{ spender: ChainSpender; script: string } | null> {
+  if (row.exit_height === null) return null;
   const raw = await chain.txHex(spender.txid);
   if (!raw) return null;
   const tx = parseTransaction(raw);

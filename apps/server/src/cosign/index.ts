@@ -24,6 +24,7 @@ import { confirmHistory, liquidationSweep } from './sweep';
 import { settleReplacements, speedUp } from './speedup';
 import { settleUnansweredReplacements } from './speedup-settle';
 import { recordExits } from './exits';
+import { followRepossessions } from './repossession-race';
 import { settleAtTerm } from './term-settle-guardian';
 import type { SettleRoundResult } from './term-settle-round';
 
@@ -74,6 +75,8 @@ export function createGuardian(deps: GuardianDeps): Guardian {
   const g = guardianContext(deps);
   /** Where the next block's exit check goes on (exits.ts): every vault past its exit in turn. */
   let exitCursor = '';
+  /** Where the next block's look at repossessions not yet mined goes on (repossession-race.ts). */
+  let raceCursor = '';
 
   const vaultMethod =
     <A extends VaultAction>(action: A) =>
@@ -116,13 +119,18 @@ export function createGuardian(deps: GuardianDeps): Guardian {
     methods,
     onPriceTick: (priceCents, time) => liquidationSweep(g, priceCents, time),
     // A sped-up transaction whose original was mined instead is followed back first; a vault its
-    // owner left by the exit is closed before the confirmations.
+    // owner left by the exit, and a repossession the owner's exit beat, are settled before the
+    // confirmations.
     onBlock: async () => {
       await settleUnansweredReplacements(g);
       await settleReplacements(g);
       const exits = await recordExits(g, exitCursor);
       exitCursor = exits.next;
       for (const vaultId of exits.exited) deps.vaultClosed?.(vaultId);
+      const races = await followRepossessions(g, raceCursor);
+      raceCursor = races.next;
+      for (const vaultId of [...races.exited, ...races.reopened, ...races.claimants])
+        deps.vaultClosed?.(vaultId);
       return confirmHistory(g);
     },
     recover: () => recoverRequests(g),

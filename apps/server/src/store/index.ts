@@ -6,6 +6,7 @@ export * from './settings';
 export * from './prices';
 export * from './vaults';
 export * from './exits';
+export * from './repossession-race';
 export * from './guardian-requests';
 export * from './price-quorums';
 export * from './reservations';

@@ -17,13 +17,8 @@ import { p2tr, TEST_NETWORK } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  parseRuneId,
-  parseStateRecordScript,
-  parseTransaction,
-  planExit,
-  signExit,
-} from '@unit/bitcoin';
+import { parseRuneId } from '@unit/bitcoin';
+import { signedExit } from '../guardian/exit-fixtures';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { guardianMigrations } from '../../src/cosign';
@@ -60,7 +55,6 @@ import {
 
 const COLLATERAL = 1_000_000n;
 const DEBT = 50_000n;
-const FEE_RATE = 2;
 
 /** The history `e` as both sides write it. */
 const exitRecords = (db: Harness['store']['db'], vaultId: string) =>
@@ -71,30 +65,6 @@ const exitRecords = (db: Harness['store']['db'], vaultId: string) =>
     .where('vault_id', '=', vaultId)
     .where('action', '=', 'e')
     .execute();
-
-/** The owner's exit of `row`, signed with its vault key alone, from what the chain holds. */
-async function signedExit(h: Harness, wallet: TestWallet, row: VaultRow) {
-  // The opening's record carries the exit leaf's sibling: the chain alone gives the exit.
-  const opening = parseTransaction((await h.chain.txHex(row.vault_txid))!);
-  const record = [...Array(opening.outputsLength).keys()]
-    .map((i) => parseStateRecordScript(opening.getOutput(i).script!))
-    .find((r) => r !== null)!;
-  const output = (await h.chain.output(row.vault_txid, row.vault_vout))!;
-  const plan = planExit({
-    vaultPubkey: pubSchnorr(wallet.vaultKey),
-    exitHeight: row.exit_height!,
-    exitBranch: record.term!.exitBranch,
-    utxo: {
-      ...{ txid: row.vault_txid, vout: row.vault_vout },
-      ...{ script: hex.decode(output.script_hex), amount: BigInt(output.value) },
-    },
-    toAddress: wallet.paymentAddress,
-    feeRate: FEE_RATE,
-    tipHeight: (await h.chain.tip()).height,
-    network: TEST_NETWORK,
-  });
-  return signExit(plan, wallet.vaultKey);
-}
 
 /** The code and words a guardian refused a request with. */
 async function refusalOf(request: Promise<unknown>): Promise<{ code: string; message: string }> {
