@@ -74,17 +74,23 @@ function liquidationSpend(
   return tx;
 }
 
-/** An update-leaf spend of the vault's coin to Bob, signed by the vault key and the guardian. */
-function updateSpend(coin: { txid: string; vout: number; amount: bigint }): Transaction {
-  const tx = new Transaction();
+/**
+ * An update-leaf spend of the vault's coin to Bob, signed by the guardian and the leaf's owner:
+ * the vault's own leaf and key unless a test gives another.
+ */
+function updateSpend(
+  coin: { txid: string; vout: number; amount: bigint },
+  { leaf = vault.tapLeafScript[0]!, owner = ALICE, opts = {} } = {},
+): Transaction {
+  const tx = new Transaction(opts);
   tx.addInput({
     txid: coin.txid,
     index: coin.vout,
     witnessUtxo: { script: vault.script, amount: coin.amount },
-    tapLeafScript: [vault.tapLeafScript[0]!],
+    tapLeafScript: [leaf],
   });
   tx.addOutput({ script: BOB.script, amount: coin.amount - 1_000n });
-  tx.signIdx(ALICE.secret, 0);
+  tx.signIdx(owner.secret, 0);
   tx.signIdx(GUARDIAN.secret, 0);
   tx.finalize();
   return tx;
@@ -125,17 +131,8 @@ describe('devnet vault script paths', () => {
       thresholdHash: hash160(SECRET),
       network: { bech32: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
     });
-    const tx = new Transaction({ disableScriptCheck: true });
-    tx.addInput({
-      txid: coin.txid,
-      index: coin.vout,
-      witnessUtxo: { script: vault.script, amount: coin.amount },
-      tapLeafScript: [bobVault.tapLeafScript[0]!],
-    });
-    tx.addOutput({ script: BOB.script, amount: coin.amount - 1_000n });
-    tx.signIdx(BOB.secret, 0);
-    tx.signIdx(GUARDIAN.secret, 0);
-    tx.finalize();
+    const leaf = bobVault.tapLeafScript[0]!;
+    const tx = updateSpend(coin, { leaf, owner: BOB, opts: { disableScriptCheck: true } });
     expect(await refusal(devnet.broadcast(tx.hex))).toBe(
       'mandatory-script-verify-flag-failed (input 0: bad-control-block)',
     );
