@@ -30,6 +30,19 @@ async function runAction(
   await expect(page.getByText('Finalizing...')).toHaveCount(0, { timeout: 60_000 });
 }
 
+/** A borrow or a repay through its drawer; then the ratio, liquidation price and wallet it moved. */
+async function moveDebt(
+  page: Page,
+  devnet: Devnet,
+  drawer: Locator,
+  step: Parameters<typeof runAction>[3] & { ratio: string; liquidation: string; inWallet: string },
+) {
+  await runAction(page, devnet, drawer, step);
+  await expect(page.getByRole('group', { name: `Collateral ratio ${step.ratio}, Healthy` })).toBeVisible(); // prettier-ignore
+  await expect(page.getByText(step.liquidation).first()).toBeVisible();
+  await expect(page.getByText(`In wallet: ${step.inWallet}`)).toBeVisible({ timeout: 30_000 });
+}
+
 test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, checkA11y, snap }) => {
   const phone = test.info().project.name.startsWith('phone');
   await connectDevnetWallet(page, devnet);
@@ -43,27 +56,19 @@ test('borrow, repay and withdraw from the dashboard', async ({ page, devnet, che
   await expect(drawer.getByRole('button', { name: 'Cancel' })).toBeVisible();
   await snap(page, '20-borrow-form');
   await checkA11y(page);
-  await runAction(page, devnet, drawer, {
-    action: 'Borrow',
-    amount: '200',
-    title: 'Vault Borrow Submitted!',
+  await moveDebt(page, devnet, drawer, {
+    ...{ action: 'Borrow', amount: '200', title: 'Vault Borrow Submitted!' },
+    ...{ ratio: '380%', liquidation: '$33,750.00', inWallet: '500.00 UNIT' },
   });
-  await expect(page.getByRole('group', { name: 'Collateral ratio 380%, Healthy' })).toBeVisible();
-  await expect(page.getByText('$33,750.00').first()).toBeVisible();
-  await expect(page.getByText('In wallet: 500.00 UNIT')).toBeVisible({ timeout: 30_000 });
   await checkA11y(page);
   await snap(page, '21-borrowed');
 
   // Repay 100 UNIT: 400 UNIT owed, 475%, liquidation at $27,000.00.
   drawer = await openDrawer(page, 'Repay');
-  await runAction(page, devnet, drawer, {
-    action: 'Repay',
-    amount: '100',
-    title: 'UNIT Repayment Submitted',
+  await moveDebt(page, devnet, drawer, {
+    ...{ action: 'Repay', amount: '100', title: 'UNIT Repayment Submitted' },
+    ...{ ratio: '475%', liquidation: '$27,000.00', inWallet: '400.00 UNIT' },
   });
-  await expect(page.getByRole('group', { name: 'Collateral ratio 475%, Healthy' })).toBeVisible();
-  await expect(page.getByText('$27,000.00').first()).toBeVisible();
-  await expect(page.getByText('In wallet: 400.00 UNIT')).toBeVisible({ timeout: 30_000 });
   await checkA11y(page);
   await snap(page, '22-repaid');
 

@@ -5,7 +5,7 @@
 // its badges drawn, its referral link whole, and a referred user is told who invited them.
 import type { Page } from '@playwright/test';
 import { test, expect } from '../support/fixtures';
-import { confirmCreation, FUNDED_KEY } from '../support/journey';
+import { FUNDED_KEY, openVault } from '../support/journey';
 
 const phone = () => test.info().project.name.startsWith('phone');
 
@@ -106,18 +106,7 @@ test('create, deposit and price: connect in the step, one compact banner, the ke
   await checkA11y(page);
   await snap(page, 'p2-funds-arrived');
 
-  await page.getByRole('button', { name: 'Create Vault' }).first().click();
-  await page.getByLabel('Vault name').fill('Polish');
-  await page.getByRole('button', { name: 'Continue' }).click();
-  const amounts = page.locator('.sheet input[inputmode="decimal"]');
-  await expect(page.getByText(/Available: 0\.99/)).toBeVisible();
-  await amounts.nth(0).fill('0.02');
-  await amounts.nth(1).fill('300');
-  await page.getByRole('button', { name: 'Preview' }).click();
-  await page.getByRole('button', { name: 'Confirm' }).click();
-  await confirmCreation(page, devnet);
-  await page.getByRole('button', { name: 'Go to Vault' }).click();
-  await expect(page.getByRole('group', { name: /^Collateral ratio / })).toBeVisible();
+  await openVault(page, devnet, { name: 'Polish', btc: '0.02', unit: '300' });
 
   // Keyboard: Deposit opened with Enter lands on its amount; Tab never leaves the dialog.
   const deposit = page.getByRole('button', { name: 'Deposit', exact: true }).first();

@@ -53,3 +53,23 @@ export function smallVault(vault_id: string, vault_pubkey: string, name: string)
     ...{ btc_locked: 10_000_000, unit_borrowed: 200_000 },
   });
 }
+
+/** A vault of layout 2 whose term ends at `settleHeight` (its exit 20 blocks later), or of layout 1. */
+export function termVault(
+  id: string,
+  settleHeight: number | null,
+  status: VaultInsert['status'],
+  over: Partial<VaultInsert> = {},
+): VaultInsert {
+  return savingsVault({
+    ...{
+      vault_id: id.repeat(64),
+      vault_tag: `tag${id}`,
+      vault_pubkey: id.repeat(64),
+      name: 'Term',
+    },
+    ...{ threshold_cents: 4_050_000, status, settle_height: settleHeight },
+    exit_height: settleHeight === null ? null : settleHeight + 20,
+    ...over,
+  });
+}

@@ -12,6 +12,7 @@ import { withNetworkEdge } from './network-edge';
 import { renderApp } from './render-app';
 import { scenario } from './server';
 import type { ExecuteFlow } from '../src/flows/flow-types';
+import type { GuardianDecision } from '@unit/protocol/wire';
 
 vi.mock('../src/wallet', async () => (await import('./fake-wallet')).walletModule);
 vi.mock('../src/wallet/controls', async () => (await import('./fake-wallet')).walletModule);
@@ -51,6 +52,12 @@ const rowsOf = (dialog: HTMLElement) =>
     .getAllByRole('listitem')
     .map((row) => row.textContent);
 
+/** Step 4 as the guardian client reports it, guardian i + 1 in `states[i]`. */
+const atStep4 = (
+  report: ReturnType<typeof heldExecute>['report'],
+  ...states: GuardianDecision['state'][]
+) => act(() => report(4, approvalsOf(...states.map((state, i) => guardian(i + 1, state)))));
+
 describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
   it('counts approvals at create step 4: 0, 2 then 3 of 3, announced once per phase', async () => {
     scenario.vault = null;
@@ -68,12 +75,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
     expect(live).toBeEmptyDOMElement();
 
     act(() => report(3));
-    act(() =>
-      report(
-        4,
-        approvalsOf(guardian(1, 'pending'), guardian(2, 'pending'), guardian(3, 'pending')),
-      ),
-    );
+    atStep4(report, 'pending', 'pending', 'pending');
     expect(line).toHaveAttribute('aria-current', 'step');
     expect(count).toHaveTextContent('0 of 3 guardians approved, 2 needed');
     expect(live).toHaveTextContent('Waiting for 2 of 3 guardians to approve.');
@@ -84,21 +86,11 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
     ]);
 
     // One approval: the count moves, the announcement does not (no word per guardian).
-    act(() =>
-      report(
-        4,
-        approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'pending')),
-      ),
-    );
+    atStep4(report, 'approved', 'pending', 'pending');
     expect(count).toHaveTextContent('1 of 3 guardians approved, 2 needed');
     expect(live).toHaveTextContent('Waiting for 2 of 3 guardians to approve.');
 
-    act(() =>
-      report(
-        4,
-        approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'approved')),
-      ),
-    );
+    atStep4(report, 'approved', 'pending', 'approved');
     expect(within(line).getByText('2 of 3 guardians approved')).toBeVisible();
     expect(count).toHaveTextContent('2 of 3 guardians approved, enough to sign');
     expect(count).toHaveClass('approvals__count--done');
@@ -109,12 +101,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
       'guardian-3: approved',
     ]);
 
-    act(() =>
-      report(
-        4,
-        approvalsOf(guardian(1, 'approved'), guardian(2, 'approved'), guardian(3, 'approved')),
-      ),
-    );
+    atStep4(report, 'approved', 'approved', 'approved');
     expect(count).toHaveTextContent('3 of 3 guardians approved, enough to sign');
     expect(live).toHaveTextContent('Enough guardians approved to sign.');
     // One voice in the whole page: the creation screen behind the drawer counts them too, silently
@@ -154,12 +141,7 @@ describe('guardian approvals in the tracker', { timeout: 60_000 }, () => {
     renderApp('/', { execute });
     const user = await confirmCreate();
     act(() => report(3));
-    act(() =>
-      report(
-        4,
-        approvalsOf(guardian(1, 'approved'), guardian(2, 'pending'), guardian(3, 'approved')),
-      ),
-    );
+    atStep4(report, 'approved', 'pending', 'approved');
     // The creation screen, where the user waits once the drawer closed, counts them too.
     const screenCount = await screen.findByText('2 of 3 guardians approved', {}, SLOW);
     expect(screenCount.closest('.approvals__count')).toHaveTextContent(

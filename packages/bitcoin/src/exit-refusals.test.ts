@@ -5,8 +5,8 @@
 // that is no address or one of another network, a key that is not the vault's. The esplora is a
 // fake at fetch, the edge of this unit test (the command's test runs the real devnet).
 import { describe, expect, it, vi } from 'vitest';
-import { hex } from '@scure/base';
 import { NETWORK, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
+import { exitVault } from '../test/exit-fixture';
 import { fakeTxid, guardianKey, strangerKey, testKey, userKey } from '../test/testKeys';
 import {
   EsploraError,
@@ -16,18 +16,19 @@ import {
   type FetchLike,
 } from './exit-chain';
 import { ExitError, planExit, type ExitRequest } from './exit-spend';
-import { stateRecordScript } from './state-record';
 import { thresholdHash, vaultOutput } from './vault-script';
 
 const TERM = { settleHeight: 1_040, exitHeight: 1_060 };
-const vault = vaultOutput({
-  vaultPubkey: userKey.xOnly,
-  guardPubkey: guardianKey.xOnly,
-  thresholdHash: thresholdHash(new Uint8Array(32).fill(3)),
-  network: TEST_NETWORK,
-  term: TERM,
-});
 const TXID = fakeTxid(1);
+const { vault, tx: vaultTx } = exitVault(
+  {
+    vaultPubkey: userKey.xOnly,
+    guardPubkey: guardianKey.xOnly,
+    secret: new Uint8Array(32).fill(3),
+  },
+  TERM,
+  TXID,
+);
 const PAY_TO = p2wpkh(testKey('recipient').compressed, TEST_NETWORK).address!;
 const MAINNET_TO = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 
@@ -126,26 +127,6 @@ function esplora(answers: Record<string, unknown>) {
   });
   return { chain: new ExitEsplora('http://chain.test/api', fetchImpl as FetchLike, 200), asked };
 }
-
-const record = stateRecordScript({
-  action: 'd',
-  unitDebt: 0n,
-  vaultSats: 90_000n,
-  quotePriceCents: 1n,
-  thresholdCents: 0n,
-  quoteStamp: 1,
-  nonce: new Uint8Array(16),
-  expiry: 2,
-  term: { ...TERM, exitBranch: vault.exitBranch! },
-});
-const vaultTx = {
-  txid: TXID,
-  vout: [
-    { scriptpubkey: hex.encode(vault.script), scriptpubkey_address: vault.address, value: 90_000 },
-    { scriptpubkey: hex.encode(record), value: 0 },
-  ],
-  status: { confirmed: true },
-};
 
 describe('reading the vault refuses before anything is signed', () => {
   it('a vault id or address that is neither, without asking the esplora', async () => {

@@ -44,6 +44,23 @@ function spendTo(tx: Transaction): void {
   tx.addOutput({ script: PAY_TO.script, amount: AMOUNT - 1_000n });
 }
 
+type SpentInput = Omit<Parameters<Transaction['addInput']>[0], 'witnessUtxo'>;
+
+/** One input spending AMOUNT at `script` (`input` says how) to PAY_TO, signed by the user's key. */
+function signedSpend(
+  script: Uint8Array,
+  input: SpentInput,
+  options: { sighash?: number; tx?: ConstructorParameters<typeof Transaction>[0] } = {},
+): { tx: Transaction; prevouts: Prevout[] } {
+  const prevouts: Prevout[] = [{ script, amount: AMOUNT }];
+  const tx = new Transaction(options.tx);
+  tx.addInput({ ...input, witnessUtxo: prevouts[0]! });
+  spendTo(tx);
+  tx.sign(userKey.privateKey, options.sighash === undefined ? undefined : [options.sighash]);
+  tx.finalize();
+  return { tx, prevouts };
+}
+
 /** Replaces one witness element of input `idx` and returns the new raw hex. */
 function withWitness(rawHex: string, idx: number, edit: (w: Uint8Array[]) => Uint8Array[]): string {
   const tx = parseTransaction(rawHex);
@@ -60,12 +77,7 @@ function flipSignatureByte(w: Uint8Array[]): Uint8Array[] {
 
 describe('verifyInputs: P2WPKH', () => {
   const payment = p2wpkh(userKey.compressed, TEST_NETWORK);
-  const prevouts: Prevout[] = [{ script: payment.script, amount: AMOUNT }];
-  const tx = new Transaction();
-  tx.addInput({ txid: fakeTxid(1), index: 0, witnessUtxo: prevouts[0]! });
-  spendTo(tx);
-  tx.sign(userKey.privateKey);
-  tx.finalize();
+  const { tx, prevouts } = signedSpend(payment.script, { txid: fakeTxid(1), index: 0 });
 
   it('accepts a spend signed by the key', () => {
     expect(verifyInputs(tx.hex, prevouts)).toEqual({ ok: true });
@@ -111,17 +123,8 @@ describe('verifyInputs: P2WPKH', () => {
 
 describe('verifyInputs: P2SH-P2WPKH', () => {
   const nested = p2sh(p2wpkh(userKey.compressed, TEST_NETWORK), TEST_NETWORK);
-  const prevouts: Prevout[] = [{ script: nested.script, amount: AMOUNT }];
-  const tx = new Transaction();
-  tx.addInput({
-    txid: fakeTxid(2),
-    index: 1,
-    witnessUtxo: prevouts[0]!,
-    redeemScript: nested.redeemScript,
-  });
-  spendTo(tx);
-  tx.sign(userKey.privateKey);
-  tx.finalize();
+  const input = { txid: fakeTxid(2), index: 1, redeemScript: nested.redeemScript };
+  const { tx, prevouts } = signedSpend(nested.script, input);
 
   it('accepts a nested segwit spend', () => {
     expect(verifyInputs(tx.hex, prevouts)).toEqual({ ok: true });
@@ -165,18 +168,13 @@ describe('verifyInputs: P2TR key path', () => {
   const prevouts: Prevout[] = [{ script: taproot.script, amount: AMOUNT }];
 
   function keySpend(sighash?: number): Transaction {
-    const tx = new Transaction();
-    tx.addInput({
+    const input = {
       txid: fakeTxid(3),
       index: 0,
-      witnessUtxo: prevouts[0]!,
       tapInternalKey: userKey.xOnly,
       ...(sighash === undefined ? {} : { sighashType: sighash }),
-    });
-    spendTo(tx);
-    tx.sign(userKey.privateKey, sighash === undefined ? undefined : [sighash]);
-    tx.finalize();
-    return tx;
+    };
+    return signedSpend(taproot.script, input, { sighash }).tx;
   }
 
   it('accepts SIGHASH_DEFAULT (64-byte signature)', () => {
@@ -385,44 +383,25 @@ describe('verifyInputs: anything else is non-standard', () => {
       [{ script: OutScript.encode({ type: 'tr_ns', pubkeys: [userKey.xOnly] }) }],
       TEST_NETWORK,
     );
-    const prevouts: Prevout[] = [{ script: lone.script, amount: AMOUNT }];
-    const tx = new Transaction();
-    tx.addInput({
-      txid: fakeTxid(7),
-      index: 0,
-      witnessUtxo: prevouts[0]!,
-      tapLeafScript: lone.tapLeafScript,
-    });
-    spendTo(tx);
-    tx.sign(userKey.privateKey);
-    tx.finalize();
+    const input = { txid: fakeTxid(7), index: 0, tapLeafScript: lone.tapLeafScript };
+    const { tx, prevouts } = signedSpend(lone.script, input);
     expect(verifyInputs(tx.hex, prevouts)).toEqual({ ok: false, input: 0, reason: 'non-standard' });
   });
 
   it('refuses a P2PKH prevout', () => {
     const legacy = p2pkh(userKey.compressed, TEST_NETWORK);
-    const prevouts: Prevout[] = [{ script: legacy.script, amount: AMOUNT }];
-    const tx = new Transaction({ allowLegacyWitnessUtxo: true });
-    tx.addInput({ txid: fakeTxid(8), index: 0, witnessUtxo: prevouts[0]! });
-    spendTo(tx);
-    tx.sign(userKey.privateKey);
-    tx.finalize();
+    const { tx, prevouts } = signedSpend(
+      legacy.script,
+      { txid: fakeTxid(8), index: 0 },
+      { tx: { allowLegacyWitnessUtxo: true } },
+    );
     expect(verifyInputs(tx.hex, prevouts)).toEqual({ ok: false, input: 0, reason: 'non-standard' });
   });
 
   it('refuses an annex on a key-path spend', () => {
     const taproot = p2tr(userKey.xOnly, undefined, TEST_NETWORK);
-    const prevouts: Prevout[] = [{ script: taproot.script, amount: AMOUNT }];
-    const tx = new Transaction();
-    tx.addInput({
-      txid: fakeTxid(9),
-      index: 0,
-      witnessUtxo: prevouts[0]!,
-      tapInternalKey: userKey.xOnly,
-    });
-    spendTo(tx);
-    tx.sign(userKey.privateKey);
-    tx.finalize();
+    const input = { txid: fakeTxid(9), index: 0, tapInternalKey: userKey.xOnly };
+    const { tx, prevouts } = signedSpend(taproot.script, input);
     const hex = withWitness(tx.hex, 0, (w) => [...w, Uint8Array.of(0x50, 1)]);
     expect(verifyInputs(hex, prevouts)).toMatchObject({ ok: false, reason: 'non-standard' });
   });

@@ -68,8 +68,58 @@ function rosterFrom(current: GuardianSet, path: string, replace?: string, withPa
   return roster;
 }
 
-const approveCommand = (id: number, path: string) =>
-  `npm run guardian -- approve --kind reshare --dir <guardian ${id}'s own directory> --roster ${path}`;
+/** The options `reshare` and `refresh` both take. */
+export const CHANGE_OPTIONS = {
+  dir: { type: 'string' },
+  roster: { type: 'string' },
+  timeout: { type: 'string' },
+  install: { type: 'string' },
+} as const;
+
+/** A resharing with the same key as the operators approve it: a `reshare`, or a `refresh`. */
+export interface KeptKeyChange {
+  kind: 'reshare' | 'refresh';
+  /** how its messages name it */
+  noun: string;
+  dir: string;
+  current: GuardianSet;
+  roster: GuardianSetBody;
+  rosterPath: string;
+  /** the members whose operators approve the roster on their own machines */
+  approvers: readonly { id: number }[];
+  timeout: string | undefined;
+}
+
+const approveCommand = (kind: string, id: number, path: string) =>
+  `npm run guardian -- approve --kind ${kind} --dir <guardian ${id}'s own directory> --roster ${path}`;
+
+/**
+ * Prints what each approver's operator runs, deals `roster` from `current`, and publishes the new
+ * set; it stops before any deal, saying who has not approved and what they run, until all have.
+ */
+export async function runKeptKeyChange(
+  change: KeptKeyChange,
+  log: (event: Record<string, unknown>) => void,
+): Promise<void> {
+  const { kind, noun, dir, current, roster, rosterPath } = change;
+  for (const m of change.approvers)
+    log({ event: 'operator-approval', guardian: m.id, command: approveCommand(kind, m.id, rosterPath) }); // prettier-ignore
+  const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
+  const timeoutMs = change.timeout === undefined ? 15_000 : Number(change.timeout);
+  if (!(timeoutMs > 0)) throw new Error('--timeout is a number of milliseconds.');
+  let next: GuardianSet | undefined;
+  try {
+    next = await runReshare(current, roster, coordinator, { timeoutMs, log, onCertified: keepDeals(dir) }); // prettier-ignore
+  } catch (e) {
+    if (!(e instanceof ReshareFailure) || e.notApproved.length === 0) throw e;
+    const ids = e.notApproved;
+    const commands = ids.map((id) => `guardian ${id}: ${approveCommand(kind, id, rosterPath)}`);
+    throw new Error(
+      `The ${noun} did not start: ${ids.map((id) => `guardian ${id}`).join(', ')} ${ids.length === 1 ? 'has' : 'have'} not approved this roster as a ${kind}. Each one's operator reads and approves it on that guardian's own machine (${commands.join('; ')}; add --yes once the summary is right), then run this ${kind} command again (${e.message}).`,
+    );
+  }
+  publishSet(dir, current, next!, log, `${kind}-complete`);
+}
 
 export async function reshareCommand(
   args: string[],
@@ -77,14 +127,7 @@ export async function reshareCommand(
 ): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: {
-      dir: { type: 'string' },
-      roster: { type: 'string' },
-      replace: { type: 'string' },
-      with: { type: 'string' },
-      timeout: { type: 'string' },
-      install: { type: 'string' },
-    },
+    options: { ...CHANGE_OPTIONS, replace: { type: 'string' }, with: { type: 'string' } },
   });
   if (values.dir && values.install) return sendCatchUp(resolve(values.dir), Number(values.install), log); // prettier-ignore
   if (!values.dir || !values.roster)
@@ -95,21 +138,10 @@ export async function reshareCommand(
   const current = verifySet(JSON.parse(readFileSync(setPath, 'utf8')));
   const roster = rosterFrom(current, rosterPath, values.replace, values.with);
   // Every member of the roster approves it on its own machine: a new one as it joins, too.
-  for (const m of roster.members)
-    log({ event: 'operator-approval', guardian: m.id, command: approveCommand(m.id, rosterPath) });
-  const coordinator = loadIdentity(join(dir, 'coordinator', 'identity.json'));
-  const timeoutMs = values.timeout === undefined ? 15_000 : Number(values.timeout);
-  let next: GuardianSet | undefined;
-  try {
-    next = await runReshare(current, roster, coordinator, { timeoutMs, log, onCertified: keepDeals(dir) }); // prettier-ignore
-  } catch (e) {
-    if (!(e instanceof ReshareFailure) || e.notApproved.length === 0) throw e;
-    const commands = e.notApproved.map((id) => `guardian ${id}: ${approveCommand(id, rosterPath)}`);
-    throw new Error(
-      `The resharing did not start: ${e.notApproved.map((id) => `guardian ${id}`).join(', ')} ${e.notApproved.length === 1 ? 'has' : 'have'} not approved this roster as a reshare. Each one's operator reads and approves it on that guardian's own machine (${commands.join('; ')}; add --yes once the summary is right), then run this reshare command again (${e.message}).`,
-    );
-  }
-  publishSet(dir, current, next!, log);
+  const approvers = roster.members;
+  const { timeout } = values;
+  const change = { kind: 'reshare', noun: 'resharing', dir, current, roster, rosterPath, approvers, timeout } as const; // prettier-ignore
+  await runKeptKeyChange(change, log);
 }
 
 /** The network directory's `guardian-set.json` becomes `next`; the one it replaces is kept. */

@@ -9,23 +9,16 @@ import {
   type GuardianSetBody,
 } from './guardian-set';
 import { newIdentity } from './identity';
+import { rosterBody } from '../test/guardian-dir';
 
 const identities = [newIdentity(), newIdentity(), newIdentity()];
 const coordinator = newIdentity();
 const dealt = frost.trustedDealer({ min: 2, max: 3 }, [1, 2, 3].map(frostIdentifier));
 const pub = publicToJson(dealt.public);
 const body: GuardianSetBody = {
-  kind: 'unit/guardian-set',
-  version: 1,
-  t: 2,
-  n: 3,
-  members: identities.map((id, i) => ({
-    id: i + 1,
-    name: `guardian-${i + 1}`,
-    identityKey: id.publicKey,
-    url: `http://127.0.0.1:${7401 + i}`,
-  })),
-  coordinators: [{ name: 'coordinator', identityKey: coordinator.publicKey }],
+  ...rosterBody(1, 2, identities, 7401, [
+    { name: 'coordinator', identityKey: coordinator.publicKey },
+  ]),
   frost: pub,
   groupKey: groupKeyXOnly(pub),
 };

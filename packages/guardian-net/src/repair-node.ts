@@ -11,7 +11,7 @@
 import type { FrostSecret } from '@noble/curves/abstract/frost.js';
 import { approvalProblem } from './approval';
 import type { Json } from './canonical';
-import { parseRosterHead, refuse, sameJson } from './roster-change';
+import { parseRosterHead, refuse, RosterChangeSide, sameJson } from './roster-change';
 import { ProtocolError } from './envelope';
 import { frostIdentifier } from './frost';
 import {
@@ -67,18 +67,10 @@ function parseSpec(raw: unknown): WireSpec {
   return { session, current, next, helpers: helpers as number[], lost: lost as number };
 }
 
-export class GuardianRepair {
-  private under?: Under;
-
-  constructor(private readonly host: RepairHost) {}
-
-  get underWay(): boolean {
-    return this.under !== undefined;
-  }
-
-  /** The installed set a repair message names, for the lost guardian (it holds none). */
-  body(version: number): GuardianSetBody | undefined {
-    return this.under?.spec.current.version === version ? this.under.spec.current : undefined;
+/** A guardian's side of a repair; `body` gives the lost guardian (it holds none) the installed set. */
+export class GuardianRepair extends RosterChangeSide<'repair', Under, RepairHost> {
+  constructor(host: RepairHost) {
+    super(host, 'repair', 'repair');
   }
 
   parties(): string[] {
@@ -87,17 +79,8 @@ export class GuardianRepair {
     return [...s.current.members, ...s.current.coordinators].map((p) => p.identityKey);
   }
 
-  handlers(): MessageHandlers {
-    return {
-      'repair/roster': (b) => this.roster(b),
-      'repair/send': (b) => this.send(b),
-      'repair/forward': (b) => this.forward(b),
-      'repair/finish': (b) => this.finish(b),
-      'repair/sign': (b) => this.sign(b),
-      'repair/handover': (b) => this.handover(b),
-      'repair/install': (b) => this.install(b),
-      'repair/abort': (b) => this.abort(b),
-    };
+  protected ownHandlers(): MessageHandlers {
+    return { 'repair/forward': (b) => this.forward(b) };
   }
 
   /** `repair/piece` from a helper, `repair/sum` to the lost guardian (sender checked by the envelope). */
@@ -126,7 +109,7 @@ export class GuardianRepair {
   }
 
   /** `repair/roster`: a staying member with its operator's approval, or the guardian repaired. */
-  private roster(raw: MessageBody<'repair/roster'>): unknown {
+  protected roster(raw: MessageBody<'repair/roster'>): unknown {
     const spec = parseSpec(raw);
     const own = this.host.current();
     const seat = spec.next.members.find((m) => m.id === spec.lost)!;
@@ -157,13 +140,6 @@ export class GuardianRepair {
     return { joined: spec.next.version };
   }
 
-  private need(raw: { session: string }): Under {
-    const { session } = raw;
-    if (!this.under) throw new ProtocolError('not-ready', 'this guardian takes part in no repair');
-    if (session !== this.under.spec.session) refuse('this message belongs to another repair session'); // prettier-ignore
-    return this.under;
-  }
-
   private needHelper(raw: { session: string }): { under: Under; helper: RepairHelper } {
     const under = this.need(raw);
     if (!under.helper) refuse('this guardian is no helper of this repair');
@@ -177,7 +153,7 @@ export class GuardianRepair {
   }
 
   /** `repair/send` {session}: its masked pieces, each to the helper it is for, directly. */
-  private async send(raw: MessageBody<'repair/send'>): Promise<unknown> {
+  protected async send(raw: MessageBody<'repair/send'>): Promise<unknown> {
     const { under, helper } = this.needHelper(raw);
     const bodies = helper.pieceBodies();
     await Promise.all([...bodies].map(([id, body]) => this.post(under, id, 'repair/piece', body)));
@@ -192,7 +168,7 @@ export class GuardianRepair {
   }
 
   /** `repair/finish` {session}: the lost guardian's share rebuilt and checked, or a helper named. */
-  private finish(raw: MessageBody<'repair/finish'>): unknown {
+  protected finish(raw: MessageBody<'repair/finish'>): unknown {
     const under = this.need(raw);
     if (!under.target) refuse('this guardian is not the one repaired');
     const done = under.target.finish();
@@ -229,7 +205,7 @@ export class GuardianRepair {
   }
 
   /** `repair/sign` {session, set}: its signature over the next set, once it holds its share. */
-  private sign(raw: MessageBody<'repair/sign'>): unknown {
+  protected sign(raw: MessageBody<'repair/sign'>): unknown {
     const under = this.need(raw);
     this.share(under);
     const body = this.ownSet(under, raw.set);
@@ -237,7 +213,7 @@ export class GuardianRepair {
   }
 
   /** `repair/handover` {session, set}: a staying member of the installed set hands over. */
-  private handover(raw: MessageBody<'repair/handover'>): unknown {
+  protected handover(raw: MessageBody<'repair/handover'>): unknown {
     const under = this.need(raw);
     const own = this.host.current()?.set;
     if (!own || under.target) refuse('this guardian holds no set to hand over');
@@ -253,7 +229,7 @@ export class GuardianRepair {
   }
 
   /** `repair/install` {session, set}: the next set with t signatures and t of the handover. */
-  private install(raw: MessageBody<'repair/install'>): unknown {
+  protected install(raw: MessageBody<'repair/install'>): unknown {
     if (this.host.current() && this.under?.spec.session !== raw.session)
       return this.installMissed(raw);
     const under = this.need(raw);
@@ -300,14 +276,5 @@ export class GuardianRepair {
     this.host.install(set, id, secret);
     this.host.log({ event: 'repair-complete', version: set.version, missed: true });
     return { installed: true };
-  }
-
-  /** `repair/abort` {session, reason}: the coordinator gave up; nothing was written. */
-  private abort(raw: MessageBody<'repair/abort'>): unknown {
-    this.need(raw);
-    this.under = undefined;
-    const reason = String(raw.reason).slice(0, 300);
-    this.host.log({ event: 'repair-aborted', reason });
-    return { aborted: true };
   }
 }

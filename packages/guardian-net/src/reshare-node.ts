@@ -16,7 +16,7 @@ import {
   type FoundApproval,
   type MembershipChange,
 } from './approval';
-import { parseRosterHead, refuse, sameJson } from './roster-change';
+import { parseRosterHead, refuse, RosterChangeSide, sameJson } from './roster-change';
 import {
   openEnvelope,
   ProtocolError,
@@ -75,18 +75,9 @@ function parseSpec(raw: unknown): ReshareSpec {
   return { session, current, next, dealers: dealers as number[], absent: absent as number[] };
 }
 
-export class GuardianReshare {
-  private under?: Under;
-
-  constructor(private readonly host: ReshareHost) {}
-
-  get underWay(): boolean {
-    return this.under !== undefined;
-  }
-
-  /** The installed set a resharing message names, for a guardian that has none of that version. */
-  body(version: number): GuardianSetBody | undefined {
-    return this.under?.spec.current.version === version ? this.under.spec.current : undefined;
+export class GuardianReshare extends RosterChangeSide<'reshare', Under, ReshareHost> {
+  constructor(host: ReshareHost) {
+    super(host, 'resharing', 'reshare');
   }
 
   /** The parties of a resharing under way (the node's envelope check knows them). */
@@ -98,17 +89,8 @@ export class GuardianReshare {
     );
   }
 
-  handlers(): MessageHandlers {
-    return {
-      'reshare/roster': (b) => this.roster(b),
-      'reshare/send': (b) => this.send(b),
-      'reshare/finish': (b) => this.finish(b),
-      'reshare/sign': (b) => this.sign(b),
-      'reshare/handover': (b) => this.handover(b),
-      'reshare/install': (b) => this.install(b),
-      'reshare/abort': (b) => this.abort(b),
-      'reshare/catch-up': (b) => this.catchUp(b),
-    };
+  protected ownHandlers(): MessageHandlers {
+    return { 'reshare/catch-up': (b) => this.catchUp(b) };
   }
 
   /** `reshare/deal` from a dealer (its identity key checked by the envelope). */
@@ -153,7 +135,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/roster`: takes part in this resharing (a new session replaces one under way). */
-  private roster(raw: MessageBody<'reshare/roster'>): unknown {
+  protected roster(raw: MessageBody<'reshare/roster'>): unknown {
     const spec = parseSpec(raw);
     const own = this.host.current()?.set;
     const me = this.host.identity().publicKey;
@@ -175,21 +157,12 @@ export class GuardianReshare {
     return { joined: spec.next.version };
   }
 
-  private need(raw: { session: string }): Under {
-    const { session } = raw;
-    if (!this.under)
-      throw new ProtocolError('not-ready', 'this guardian takes part in no resharing');
-    if (session !== this.under.spec.session)
-      refuse('this message belongs to another resharing session');
-    return this.under;
-  }
-
   /**
    * `reshare/send` {session}: deals its weighted share to every next member, each directly but the
    * absent ones, and answers every deal it signed (each sealed to its recipient) with the members
    * it could not reach: the coordinator keeps them for a member that misses the install.
    */
-  private async send(raw: MessageBody<'reshare/send'>): Promise<unknown> {
+  protected async send(raw: MessageBody<'reshare/send'>): Promise<unknown> {
     const { spec, recipient } = this.need(raw);
     const own = this.host.current();
     const identity = this.host.identity();
@@ -218,7 +191,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/finish` {session}: the next set's public package, or the dealer whose deal failed. */
-  private finish(raw: MessageBody<'reshare/finish'>): unknown {
+  protected finish(raw: MessageBody<'reshare/finish'>): unknown {
     const under = this.need(raw);
     if (!under.recipient) refuse('this guardian is not in the next roster');
     const done = under.recipient.finish();
@@ -245,7 +218,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/sign` {session, set}: its signature over the next set it computed itself. */
-  private sign(raw: MessageBody<'reshare/sign'>): unknown {
+  protected sign(raw: MessageBody<'reshare/sign'>): unknown {
     const under = this.need(raw);
     const body = this.ownSet(under, raw.set);
     return { signature: signSet(body, this.host.identity().secretKey) };
@@ -255,7 +228,7 @@ export class GuardianReshare {
    * `reshare/handover` {session, set}: a staying member of the installed set hands over to a set
    * signed by t of its members, with the same group key, the roster its operator approved.
    */
-  private handover(raw: MessageBody<'reshare/handover'>): unknown {
+  protected handover(raw: MessageBody<'reshare/handover'>): unknown {
     const under = this.need(raw);
     const own = this.host.current()?.set;
     if (!own) refuse('this guardian holds no set to hand over');
@@ -272,7 +245,7 @@ export class GuardianReshare {
   }
 
   /** `reshare/install` {session, set}: the next set with t signatures and t of the handover. */
-  private install(raw: MessageBody<'reshare/install'>): unknown {
+  protected install(raw: MessageBody<'reshare/install'>): unknown {
     const under = this.need(raw);
     let set: GuardianSet;
     try {
@@ -319,15 +292,6 @@ export class GuardianReshare {
     if (this.under?.spec.next.version === set.version) this.under = undefined;
     this.host.log({ event: 'reshare-caught-up', version: set.version, groupKey: set.groupKey });
     return { installed: true };
-  }
-
-  /** `reshare/abort` {session, reason}: the coordinator gave up; nothing was written. */
-  private abort(raw: MessageBody<'reshare/abort'>): unknown {
-    this.need(raw);
-    this.under = undefined;
-    const reason = String(raw.reason).slice(0, 300);
-    this.host.log({ event: 'reshare-aborted', reason });
-    return { aborted: true };
   }
 }
 

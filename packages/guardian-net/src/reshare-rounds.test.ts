@@ -3,7 +3,7 @@
 // coordinator's judgement of a blame holds only on proof.
 import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { dealSet } from '../test/guardian-dir';
+import { dealSet, rosterBody } from '../test/guardian-dir';
 import { hexToBytes, type Json } from './canonical';
 import { frost, frostIdentifier } from './frost';
 import type { GuardianSetBody } from './guardian-set';
@@ -20,19 +20,7 @@ const old = dealSet(1, 2, [newIdentity(), newIdentity(), newIdentity()], coordin
 const newcomer = newIdentity();
 /** Seat 2 goes to a new identity: guardian 2 leaves, the newcomer joins with id 2. */
 const nextIdentities = [old.identities[0]!, newcomer, old.identities[2]!];
-const next: GuardianSetBody = {
-  kind: 'unit/guardian-set',
-  version: 2,
-  t: 2,
-  n: 3,
-  members: nextIdentities.map((k, i) => ({
-    id: i + 1,
-    name: `guardian-${i + 1}`,
-    identityKey: k.publicKey,
-    url: `http://127.0.0.1:${42_000 + i}`,
-  })),
-  coordinators: old.set.coordinators,
-};
+const next: GuardianSetBody = rosterBody(2, 2, nextIdentities, 42_000, old.set.coordinators);
 const spec: ReshareSpec = {
   session: 'ab'.repeat(16),
   current: old.set,

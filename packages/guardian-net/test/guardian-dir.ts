@@ -23,6 +23,32 @@ export interface DealtSet {
   secrets: Record<string, ReturnType<typeof frost.trustedDealer>['secretShares'][string]>;
 }
 
+/**
+ * A set's roster with no FROST package: guardian i + 1 holds `identities[i]` and listens on loopback
+ * at `basePort + i`.
+ */
+export function rosterBody(
+  version: number,
+  t: number,
+  identities: Identity[],
+  basePort: number,
+  coordinators: GuardianSetBody['coordinators'],
+): GuardianSetBody {
+  return {
+    kind: 'unit/guardian-set',
+    version,
+    t,
+    n: identities.length,
+    members: identities.map((k, i) => ({
+      id: i + 1,
+      name: `guardian-${i + 1}`,
+      identityKey: k.publicKey,
+      url: `http://127.0.0.1:${basePort + i}`,
+    })),
+    coordinators,
+  };
+}
+
 /** A set of `identities.length` members, t of them signing, coordinated by `coordinator`. */
 export function dealSet(
   version: number,
@@ -37,18 +63,9 @@ export function dealSet(
     identities.map((_, i) => frostIdentifier(i + 1)),
   );
   const pub = publicToJson(dealt.public);
+  const coordinators = [{ name: 'coordinator', identityKey: coordinator.publicKey }];
   const body: GuardianSetBody = {
-    kind: 'unit/guardian-set',
-    version,
-    t,
-    n,
-    members: identities.map((k, i) => ({
-      id: i + 1,
-      name: `guardian-${i + 1}`,
-      identityKey: k.publicKey,
-      url: `http://127.0.0.1:${41_000 + version * 100 + i}`,
-    })),
-    coordinators: [{ name: 'coordinator', identityKey: coordinator.publicKey }],
+    ...rosterBody(version, t, identities, 41_000 + version * 100, coordinators),
     frost: pub,
     groupKey: groupKeyXOnly(pub),
     ...(previous ? { previous: previousOf(previous) } : {}),

@@ -17,6 +17,7 @@ import {
   NOW,
   ORACLE_KEY,
   ORACLE_SECRET,
+  QUORUM_SET,
   RUNE_ID,
   TREASURY_SCRIPT,
   type StandInChain,
@@ -48,7 +49,7 @@ export function signedQuote(th: number, ts: number, terms: QuoteTerms = {}): Ora
 }
 
 /** The policy of a guardian reading `chain`, on the devnet with the app's oracle key. */
-export function policyOn(chain: StandInChain): VaultPolicy {
+export function policyOn(chain: StandInChain, clock: () => number = () => NOW): VaultPolicy {
   return new VaultPolicy({
     chain,
     facts: {
@@ -56,9 +57,19 @@ export function policyOn(chain: StandInChain): VaultPolicy {
       unitRuneId: RUNE_ID,
       oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)),
     },
-    clock: () => NOW,
+    clock,
   });
 }
+
+/** What the policy decides under: the group key, guardian 1's own fresh price, the quorum's set. */
+export const policyEnv = (cents = QUOTE_PRICE): PolicyEnv => ({
+  groupKey: hex.encode(GROUP),
+  ownPrice: {
+    fresh: true,
+    price: { guardian: 1, setVersion: 1, priceCents: cents, time: NOW, sig: '00' },
+  },
+  set: QUORUM_SET,
+});
 
 /** What every request a test drafts carries besides its action and amounts. */
 export const requestBase = (wallet: Wallet, quote: (th: number, ts: number) => OracleQuote) => ({

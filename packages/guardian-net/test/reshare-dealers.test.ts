@@ -93,6 +93,35 @@ function shareOf(id: number, set: GuardianSet): string {
   return hex;
 }
 
+/** Guardian `id`, still on `from`, takes `to` with the share its own `deals` make, checked. */
+async function catchUpFromDeals(
+  id: number,
+  from: GuardianSet,
+  to: GuardianSet,
+  deals: ReshareDeals,
+) {
+  expect(await waitHealthy(url(id))).toMatchObject({ sets: [from.version] });
+  const body = { session: deals.session, set: to, dealers: deals.dealers, deals: deals.deals[String(id)] }; // prettier-ignore
+  await new PartyRun('resharing', from, coordinatorId, 10_000).call(from.members[id - 1]!, 'reshare/catch-up', body as never); // prettier-ignore
+  expect(await waitHealthy(url(id))).toMatchObject({ sets: [to.version] });
+  shareOf(id, to);
+}
+
+/** A guardian made by `guardian init` in its own directory under `dir`: the directory and its public part. */
+async function newGuardian(name: string): Promise<{ nd: string; part: Record<string, string> }> {
+  const port = await freePorts(1);
+  const nd = join(dir, name);
+  const part = JSON.parse((await cli(['init', '--dir', nd, '--url', `http://127.0.0.1:${port}`, '--name', name], 0)).trim().split('\n').at(-1)!) as Record<string, string>; // prettier-ignore
+  return { nd, part };
+}
+
+/** The roster of `set` with the guardian of `part` added in the next seat, one version on. */
+function rosterAdding(set: GuardianSet, part: Record<string, string>) {
+  const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = set;
+  const members = [...set.members, { id: set.n + 1, ...part }];
+  return parseSetBody({ ...body, version: set.version + 1, n: set.n + 1, members, previous: previousOf(set) }); // prettier-ignore
+}
+
 beforeAll(async () => {
   const base = await freePorts(3);
   await cli(['dkg', '--dir', dir, '--n', '3', '--t', '2', '--base-port', String(base)], 0);
@@ -181,11 +210,7 @@ describe('a resharing dealt by the staying members that answer', () => {
     // Thawed, guardian 1 is still on set 2 until it is sent its deals.
     procs.get(1)!.child.kill('SIGCONT');
     frozen.delete(1);
-    expect(await waitHealthy(url(1))).toMatchObject({ sets: [2] });
-    const body = { session: deals!.session, set: set3, dealers: deals!.dealers, deals: deals!.deals['1'] }; // prettier-ignore
-    await new PartyRun('resharing', set2, coordinatorId, 10_000).call(set2.members[0]!, 'reshare/catch-up', body as never); // prettier-ignore
-    expect(await waitHealthy(url(1))).toMatchObject({ sets: [3] });
-    shareOf(1, set3);
+    await catchUpFromDeals(1, set2, set3, deals!);
     expect(await onlySign(set3, 4, [1, 2])).toEqual([1, 2]);
     latest = set3;
   }, 180_000);
@@ -210,13 +235,10 @@ describe('a resharing dealt by the staying members that answer', () => {
     const set4 = latest;
     await stop(1);
     await start(1);
-    const port = await freePorts(1);
-    const nd = join(dir, 'newcomer');
-    const part = JSON.parse((await cli(['init', '--dir', nd, '--url', `http://127.0.0.1:${port}`, '--name', 'newcomer'], 0)).trim().split('\n').at(-1)!) as Record<string, string>; // prettier-ignore
+    const { nd, part } = await newGuardian('newcomer');
     procs.set(4, run(CLI, ['start', '--dir', nd, '--policy', 'approve-all']));
     expect(await waitHealthy(part.url!)).toMatchObject({ state: 'waiting' });
-    const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = set4;
-    const roster = parseSetBody({ ...body, version: 5, n: 4, members: [...set4.members, { id: 4, ...part }], previous: previousOf(set4) }); // prettier-ignore
+    const roster = rosterAdding(set4, part);
     for (const id of [1, 2, 3]) approveRoster(g(id), roster, true, 'reshare');
     // The newcomer's own operator approves the roster too, as a new member with no set.
     expect(approveRoster(nd, roster, true, 'reshare').lines.join('\n')).toMatch(/a new member with no set yet/); // prettier-ignore
@@ -231,22 +253,15 @@ describe('a resharing dealt by the staying members that answer', () => {
     expect(await waitHealthy(part.url!)).toMatchObject({ state: 'ready', sets: [5] });
     // Guardian 3 back on set 4 takes set 5 from its own deals, and signs with the newcomer.
     await start(3);
-    expect(await waitHealthy(url(3))).toMatchObject({ sets: [4] });
-    const catchUp = { session: deals!.session, set: set5, dealers: deals!.dealers, deals: deals!.deals['3'] }; // prettier-ignore
-    await new PartyRun('resharing', set4, coordinatorId, 10_000).call(set4.members[2]!, 'reshare/catch-up', catchUp as never); // prettier-ignore
-    expect(await waitHealthy(url(3))).toMatchObject({ sets: [5] });
-    shareOf(3, set5);
+    await catchUpFromDeals(3, set4, set5, deals!);
     expect(await onlySign(set5, 6, [3, 4])).toEqual([3, 4]);
     latest = set5;
   }, 180_000);
 
   it('a new member down during the resharing that adds it is caught up later from its deals', async () => {
     const set5 = latest;
-    const port = await freePorts(1);
-    const nd = join(dir, 'late');
-    const part = JSON.parse((await cli(['init', '--dir', nd, '--url', `http://127.0.0.1:${port}`, '--name', 'late'], 0)).trim().split('\n').at(-1)!) as Record<string, string>; // prettier-ignore
-    const { frost: _f, groupKey: _g, signatures: _s, handover: _h, ...body } = set5;
-    const roster = parseSetBody({ ...body, version: 6, n: 5, members: [...set5.members, { id: 5, ...part }], previous: previousOf(set5) }); // prettier-ignore
+    const { nd, part } = await newGuardian('late');
+    const roster = rosterAdding(set5, part);
     const rosterFile = join(dir, 'roster-v6.json');
     writeFileSync(rosterFile, JSON.stringify(roster));
     for (const id of [1, 2, 3]) approveRoster(g(id), roster, true, 'reshare');

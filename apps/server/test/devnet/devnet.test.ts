@@ -2,16 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { Transaction } from '@scure/btc-signer';
 import { decodeRunestone, transactionOutputs } from '@unit/bitcoin';
-import { BroadcastError } from '../../src/chain/port';
 import {
   ALICE,
   BOB,
+  type Devnet,
   GUARDIAN,
   openTestDevnet,
+  refusal,
   signedSpend,
   TEST_FAUCET_SECRET,
   TREASURY,
-  type Devnet,
 } from './fixtures';
 
 const opReturn = (data: string) =>
@@ -40,16 +40,6 @@ async function fundedOutput(devnet: Devnet, key: typeof ALICE, sats: bigint) {
   const tx = await devnet.getTx(txid);
   const vout = tx!.outputs.findIndex((o) => o.address === key.address);
   return { txid, vout, value: sats, key };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(BroadcastError);
-    return (error as Error).message;
-  }
-  throw new Error('the transaction was accepted');
 }
 
 describe('devnet genesis', () => {

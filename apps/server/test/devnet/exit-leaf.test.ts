@@ -2,19 +2,14 @@
 // without the guardians"): a spend whose nLockTime is below the exit height fails the script check
 // (OP_CHECKLOCKTIMEVERIFY), one at the exit height waits as non-final until the chain reaches it, and
 // then the owner's key alone moves the whole vault.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { planExit, signExit, thresholdHash, vaultOutput, type ExitRequest } from '@unit/bitcoin';
-import { BroadcastError } from '../../src/chain/port';
-import { ALICE, openTestDevnet } from './fixtures';
+import { ALICE, devnetPerTest, refusal } from './fixtures';
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const openDevnet = devnetPerTest();
 
 const owner = sha256(new TextEncoder().encode('exit-leaf owner'));
 const guardian = sha256(new TextEncoder().encode('exit-leaf guardian'));
@@ -27,24 +22,9 @@ function withLockTime(tx: Transaction, lockTime: number): Transaction {
   return copy;
 }
 
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(BroadcastError);
-    return (error as Error).message;
-  }
-  throw new Error('the transaction was accepted');
-}
-
 describe("a vault's exit on the devnet", () => {
   it('is refused by the script check and by finality before its height, taken from it', async () => {
-    const { devnet, store } = await openTestDevnet();
-    cleanups.push(async () => {
-      devnet.stop();
-      await store.close();
-      store.cleanup();
-    });
+    const { devnet } = await openDevnet();
     const tip = (await devnet.tip()).height;
     const term = { settleHeight: tip + 3, exitHeight: tip + 5 };
     const vault = vaultOutput({

@@ -17,6 +17,8 @@ import pg from 'pg';
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { p2tr, p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
+import { afterEach, expect } from 'vitest';
+import { BroadcastError } from '../../src/chain/port';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { createDevnet, type Devnet } from '../../src/devnet/devnet';
 
@@ -122,6 +124,40 @@ export async function openTestDevnet(opts: { dir?: string; now?: () => number } 
     ...(opts.now ? { now: opts.now } : {}),
   });
   return { devnet, store };
+}
+
+/**
+ * Opens a devnet of its own for each test that asks (`const fresh = devnetPerTest()` at the top of a
+ * file): stopped, its database closed and removed after that test.
+ */
+export function devnetPerTest(): (opts?: {
+  now?: () => number;
+}) => ReturnType<typeof openTestDevnet> {
+  let cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups) await cleanup();
+    cleanups = [];
+  });
+  return async (opts = {}) => {
+    const opened = await openTestDevnet(opts);
+    cleanups.push(async () => {
+      opened.devnet.stop();
+      await opened.store.close();
+      opened.store.cleanup();
+    });
+    return opened;
+  };
+}
+
+/** Why the devnet refused a transaction: the reason its BroadcastError gives. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(BroadcastError);
+    return (error as Error).message;
+  }
+  throw new Error('the transaction was accepted');
 }
 
 export interface SpendInput {

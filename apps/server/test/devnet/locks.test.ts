@@ -1,27 +1,17 @@
 // The devnet's mempool takes only what Bitcoin Core would: a transaction final in the next block
 // (nLockTime against height and median time past), its BIP-68 relative locks met, and its chain of
 // unconfirmed ancestors and descendants within Core's default limits, each refused with Core's reason.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Transaction } from '@scure/btc-signer';
-import { BroadcastError } from '../../src/chain/port';
-import { ALICE, BOB, openTestDevnet, type Devnet } from './fixtures';
+import { ALICE, BOB, devnetPerTest, refusal, type Devnet } from './fixtures';
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const openDevnet = devnetPerTest();
 
 const START_MS = Date.UTC(2026, 0, 1);
 
 async function fresh() {
   let now = START_MS;
-  const { devnet, store } = await openTestDevnet({ now: () => now });
-  cleanups.push(async () => {
-    devnet.stop();
-    await store.close();
-    store.cleanup();
-  });
+  const { devnet } = await openDevnet({ now: () => now });
   /** Mines `n` blocks, the clock `stepS` seconds further for each. */
   const mine = async (n = 1, stepS = 600) => {
     for (let i = 0; i < n; i++) {
@@ -99,16 +89,6 @@ const coinsOf = (tx: Transaction): Coin[] =>
     vout,
     value: tx.getOutput(vout).amount!,
   })).filter((c) => c.value > 0n);
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(BroadcastError);
-    return (error as Error).message;
-  }
-  throw new Error('the transaction was accepted');
-}
 
 describe('nLockTime finality', () => {
   it('refuses a height lock not below the next block, takes one that is', async () => {

@@ -14,28 +14,32 @@ import {
   openPostgresTestDb,
   signedSpend,
   TREASURY,
+  type TestDb,
 } from './fixtures';
 
 const pgUrl = process.env.TEST_DATABASE_URL;
 /** The faucet's key file: the devnet keeps the key there, never in its tables. */
 const faucetKeyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'devnet-pg-')), 'faucet.key');
 
+/** The devnet over `db`, its faucet key in the file above. */
+const openDevnet = (db: TestDb['db']) =>
+  createDevnet({ db, treasuryScript: TREASURY.trScript, blockIntervalMs: 0, faucetKeyFile });
+
+/** A devnet over `db` where Alice holds `sats` in a block: the devnet and her coin. */
+async function fundedAlice(db: TestDb['db'], sats: bigint) {
+  const devnet = await openDevnet(db);
+  const funding = await devnet.fund(ALICE.address, sats);
+  await devnet.mine(1);
+  const vout = (await devnet.getTx(funding))!.outputs.findIndex((o) => o.address === ALICE.address);
+  return { devnet, funding, vout };
+}
+
 describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
   it('moves BTC and UNIT, refuses a double spend, and survives a restart', async () => {
     const url = pgUrl!;
     const first = await openPostgresTestDb(url);
     try {
-      const devnet = await createDevnet({
-        db: first.db,
-        treasuryScript: TREASURY.trScript,
-        blockIntervalMs: 0,
-        faucetKeyFile,
-      });
-      const funding = await devnet.fund(ALICE.address, 80_000n);
-      await devnet.mine(1);
-      const vout = (await devnet.getTx(funding))!.outputs.findIndex(
-        (o) => o.address === ALICE.address,
-      );
+      const { devnet, funding, vout } = await fundedAlice(first.db, 80_000n);
       const [treasury] = await devnet.unitOutputs(TREASURY.trAddress);
       const transfer = signedSpend(
         [
@@ -72,12 +76,7 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
       await first.close();
 
       const second = await openPostgresTestDb(url, first.schema);
-      const after = await createDevnet({
-        db: second.db,
-        treasuryScript: TREASURY.trScript,
-        blockIntervalMs: 0,
-        faucetKeyFile,
-      });
+      const after = await openDevnet(second.db);
       expect(await after.tip()).toEqual(tip);
       expect((await after.unitOutputs(BOB.address)).map((o) => o.unit_amount)).toEqual([2_500]);
       // Genesis splits the supply over 8 outputs; the spent one's change holds its share less 2,500.
@@ -109,17 +108,7 @@ describe.runIf(pgUrl)('devnet on PostgreSQL', () => {
     const url = pgUrl!;
     const store = await openPostgresTestDb(url);
     try {
-      const devnet = await createDevnet({
-        db: store.db,
-        treasuryScript: TREASURY.trScript,
-        blockIntervalMs: 0,
-        faucetKeyFile,
-      });
-      const funding = await devnet.fund(ALICE.address, 1_000_000n);
-      await devnet.mine(1);
-      const vout = (await devnet.getTx(funding))!.outputs.findIndex(
-        (o) => o.address === ALICE.address,
-      );
+      const { devnet, funding, vout } = await fundedAlice(store.db, 1_000_000n);
       const tip = (await devnet.tip()).height;
       const first = { txid: funding, vout, value: 1_000_000n, key: ALICE };
       const locked = (lockTime: number, sequence: number) => {

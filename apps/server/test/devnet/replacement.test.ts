@@ -3,9 +3,8 @@
 // leave the mempool, the UTXO set and the esplora routes, while the explorer points to the new one.
 import { afterEach, describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
-import { BroadcastError } from '../../src/chain/port';
 import { registerDevnetRoutes } from '../../src/devnet/http';
-import { ALICE, BOB, openTestDevnet, signedSpend, type Devnet } from './fixtures';
+import { ALICE, BOB, type Devnet, openTestDevnet, refusal, signedSpend } from './fixtures';
 
 const RBF = 0xfffffffd;
 
@@ -30,16 +29,6 @@ async function coin(devnet: Devnet, sats: bigint) {
   await devnet.mine(1);
   const vout = (await devnet.getTx(txid))!.outputs.findIndex((o) => o.address === ALICE.address);
   return { txid, vout, value: sats, key: ALICE };
-}
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(BroadcastError);
-    return (error as Error).message;
-  }
-  throw new Error('the replacement was accepted');
 }
 
 describe('BIP-125 replacement in the devnet mempool', () => {

@@ -1,44 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { Transaction } from '@scure/btc-signer';
 import { hash160 } from '@scure/btc-signer/utils.js';
 import { encodeRunestone, parseRuneId, vaultOutput } from '@unit/bitcoin';
-import { BroadcastError } from '../../src/chain/port';
 import {
   ALICE,
   BOB,
   GUARDIAN,
-  openTestDevnet,
+  devnetPerTest,
+  refusal,
   signedSpend,
   TREASURY,
   type Devnet,
 } from './fixtures';
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
-
-async function fresh() {
-  const { devnet, store } = await openTestDevnet();
-  cleanups.push(async () => {
-    await store.close();
-    store.cleanup();
-  });
-  return devnet;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(BroadcastError);
-    return (error as Error).message;
-  }
-  throw new Error('the transaction was accepted');
-}
+const openDevnet = devnetPerTest();
+const fresh = async () => (await openDevnet()).devnet;
 
 const SECRET = new TextEncoder().encode('threshold secret of the test vault');
 const vault = vaultOutput({
@@ -96,38 +74,40 @@ function liquidationSpend(
   return tx;
 }
 
+/**
+ * An update-leaf spend of the vault's coin to Bob, signed by the guardian and the leaf's owner:
+ * the vault's own leaf and key unless a test gives another.
+ */
+function updateSpend(
+  coin: { txid: string; vout: number; amount: bigint },
+  { leaf = vault.tapLeafScript[0]!, owner = ALICE, opts = {} } = {},
+): Transaction {
+  const tx = new Transaction(opts);
+  tx.addInput({
+    txid: coin.txid,
+    index: coin.vout,
+    witnessUtxo: { script: vault.script, amount: coin.amount },
+    tapLeafScript: [leaf],
+  });
+  tx.addOutput({ script: BOB.script, amount: coin.amount - 1_000n });
+  tx.signIdx(owner.secret, 0);
+  tx.signIdx(GUARDIAN.secret, 0);
+  tx.finalize();
+  return tx;
+}
+
 describe('devnet vault script paths', () => {
   it('accepts an update-leaf spend signed by the vault key and the guardian', async () => {
     const devnet = await fresh();
     const coin = await fundVault(devnet);
-    const tx = new Transaction();
-    tx.addInput({
-      txid: coin.txid,
-      index: coin.vout,
-      witnessUtxo: { script: vault.script, amount: coin.amount },
-      tapLeafScript: [vault.tapLeafScript[0]!],
-    });
-    tx.addOutput({ script: BOB.script, amount: coin.amount - 1_000n });
-    tx.signIdx(ALICE.secret, 0);
-    tx.signIdx(GUARDIAN.secret, 0);
-    tx.finalize();
+    const tx = updateSpend(coin);
     expect(await devnet.broadcast(tx.hex)).toBe(tx.id);
   });
 
   it('refuses an update-leaf spend that lacks the guardian signature', async () => {
     const devnet = await fresh();
     const coin = await fundVault(devnet);
-    const signed = new Transaction();
-    signed.addInput({
-      txid: coin.txid,
-      index: coin.vout,
-      witnessUtxo: { script: vault.script, amount: coin.amount },
-      tapLeafScript: [vault.tapLeafScript[0]!],
-    });
-    signed.addOutput({ script: BOB.script, amount: coin.amount - 1_000n });
-    signed.signIdx(ALICE.secret, 0);
-    signed.signIdx(GUARDIAN.secret, 0);
-    signed.finalize();
+    const signed = updateSpend(coin);
     // Swap the guardian's signature for Alice's own over the same sighash.
     const [guardSig, aliceSig, script, control] = signed.getInput(0).finalScriptWitness!;
     expect(guardSig).toHaveLength(64);
@@ -151,17 +131,8 @@ describe('devnet vault script paths', () => {
       thresholdHash: hash160(SECRET),
       network: { bech32: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
     });
-    const tx = new Transaction({ disableScriptCheck: true });
-    tx.addInput({
-      txid: coin.txid,
-      index: coin.vout,
-      witnessUtxo: { script: vault.script, amount: coin.amount },
-      tapLeafScript: [bobVault.tapLeafScript[0]!],
-    });
-    tx.addOutput({ script: BOB.script, amount: coin.amount - 1_000n });
-    tx.signIdx(BOB.secret, 0);
-    tx.signIdx(GUARDIAN.secret, 0);
-    tx.finalize();
+    const leaf = bobVault.tapLeafScript[0]!;
+    const tx = updateSpend(coin, { leaf, owner: BOB, opts: { disableScriptCheck: true } });
     expect(await refusal(devnet.broadcast(tx.hex))).toBe(
       'mandatory-script-verify-flag-failed (input 0: bad-control-block)',
     );

@@ -2,7 +2,7 @@
 // on (not before: the script check and finality refuse it), and the treasury and the owner get what
 // the design says, to the sat. The group key here is one key standing for the guardians' FROST key:
 // the chain sees one BIP-340 signature either way.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { TEST_NETWORK, p2tr } from '@scure/btc-signer';
@@ -18,13 +18,9 @@ import {
   type SettlementRequest,
 } from '@unit/bitcoin';
 import { BroadcastError } from '../../src/chain/port';
-import { openTestDevnet } from './fixtures';
+import { devnetPerTest } from './fixtures';
 
-let cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups) await cleanup();
-  cleanups = [];
-});
+const openDevnet = devnetPerTest();
 
 const owner = schnorr.getPublicKey(sha256(new TextEncoder().encode('settlement owner')));
 const group = sha256(new TextEncoder().encode('settlement group key'));
@@ -36,12 +32,7 @@ const treasuryScript = p2tr(
 
 describe('a vault that reaches its term with the network running', () => {
   it('is settled from the settlement height: debt and tax to the treasury, the rest to the owner, to the sat', async () => {
-    const { devnet, store } = await openTestDevnet();
-    cleanups.push(async () => {
-      devnet.stop();
-      await store.close();
-      store.cleanup();
-    });
+    const { devnet } = await openDevnet();
     const tip = (await devnet.tip()).height;
     const term = { settleHeight: tip + 3, exitHeight: tip + 6 };
     const vault = vaultOutput({

@@ -3,7 +3,7 @@
 // vault commits to one liquidation leaf per guardian oracle, a guardian reveals its threshold
 // secret only on its own price, a repossess spends the leaf whose secret one guardian revealed,
 // and a vault output carrying a hash that is not a guardian's is refused by every guardian.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
 import { TEST_NETWORK, TaprootControlBlock, Transaction } from '@scure/btc-signer';
 import { hash160 } from '@scure/btc-signer/utils.js';
@@ -23,20 +23,14 @@ import type { RunningApp } from '../support';
 import { readGuardian } from '../../../../packages/guardian-net/test/harness';
 import { call, FEE_RATE, type Harness } from '../guardian/harness';
 import { lastApprovals, progressRecorder } from './adversary-harness';
-import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
+import { quorumAt, vaultPolicyWorldPerFile, type TestGuardianNetwork } from './signer-harness';
 
 let network: TestGuardianNetwork;
 let unit: RunningApp;
 let h: Harness;
 let set: GuardianSet;
 
-beforeAll(async () => {
-  ({ network, unit, h, set } = await startVaultPolicyWorld());
-}, 120_000);
-afterAll(async () => {
-  await unit?.stop();
-  await network?.close();
-});
+vaultPolicyWorldPerFile((world) => ({ network, unit, h, set } = world), 120_000);
 
 /** A GET of the app, or of a guardian over its TLS link (its certificate bound to an identity key). */
 async function getJson(url: string): Promise<{ status: number; body: Record<string, unknown> }> {

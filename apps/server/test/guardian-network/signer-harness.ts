@@ -5,7 +5,7 @@
 // policy once it exists.
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { OutScript, type Transaction } from '@scure/btc-signer';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import {
   parseTransaction,
   TAPSCRIPT_LEAF_VERSION,
@@ -261,4 +261,22 @@ export async function startVaultPolicyWorld() {
   const h = appHarness(unit, hex.decode(set.groupKey!));
   await unit.oracle.setPrice(9_500_000);
   return { network, unit, h, set };
+}
+
+type VaultPolicyWorld = Awaited<ReturnType<typeof startVaultPolicyWorld>>;
+
+/** The vault-policy world of the calling file: given to `take` before its tests, stopped after them. */
+export function vaultPolicyWorldPerFile(
+  take: (world: VaultPolicyWorld) => void,
+  timeoutMs: number,
+): void {
+  let world: VaultPolicyWorld | undefined;
+  beforeAll(async () => {
+    world = await startVaultPolicyWorld();
+    take(world);
+  }, timeoutMs);
+  afterAll(async () => {
+    await world?.unit.stop();
+    await world?.network.close();
+  });
 }

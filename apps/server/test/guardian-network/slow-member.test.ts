@@ -10,27 +10,21 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadIdentity, newIdentity, type GuardianSet } from '@unit/guardian-net';
 import { callParty } from '../../../../packages/guardian-net/src/transport';
 import type { RunningApp } from '../support';
 import { readGuardian } from '../../../../packages/guardian-net/test/harness';
 import { call, type Harness } from '../guardian/harness';
 import { nodeArgs } from '../../../../packages/guardian-net/test/bins';
-import { quorumAt, startVaultPolicyWorld, type TestGuardianNetwork } from './signer-harness';
+import { quorumAt, vaultPolicyWorldPerFile, type TestGuardianNetwork } from './signer-harness';
 
 let network: TestGuardianNetwork;
 let unit: RunningApp;
 let h: Harness;
 let set: GuardianSet;
 
-beforeAll(async () => {
-  ({ network, unit, h, set } = await startVaultPolicyWorld());
-}, 180_000);
-afterAll(async () => {
-  await unit?.stop();
-  await network?.close();
-});
+vaultPolicyWorldPerFile((world) => ({ network, unit, h, set } = world), 180_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

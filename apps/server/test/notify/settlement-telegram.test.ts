@@ -2,47 +2,31 @@
 // from the history record the settlement writes: once when it is sent, once when it is in a block,
 // in plain words (what the vault held, what was repaid, where the rest went), and never twice; and
 // of its exit once, from the record `e` the block watcher writes when the exit is mined.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { hex } from '@scure/base';
 import { TEST_NETWORK } from '@scure/btc-signer';
 import { scriptToAddress } from '@unit/bitcoin';
-import {
-  appendVaultHistory,
-  insertVault,
-  markHistoryConfirmed,
-  migrateToLatest,
-  openStore,
-  type Store,
-} from '../../src/store';
-import { accountMigrations } from '../../src/auth/migrations';
-import { devnetMigrations } from '../../src/devnet/migrations';
+import { appendVaultHistory, insertVault, markHistoryConfirmed, type Store } from '../../src/store';
 import { subscribeTelegram } from '../../src/store/telegram';
 import { TelegramHistory } from '../../src/notify/telegram-history';
 import { TelegramOutbox } from '../../src/notify/telegram-outbox';
+import { closeTempStore, openTempStore } from '../temp-store';
 
 const OWNER = 'tb1qowneraddress000000000000000000000000000';
 const VAULT = 'ab'.repeat(32);
 const TXID = 'cd'.repeat(32);
 
 describe('a settlement at the term and an exit on Telegram', () => {
-  let dir: string;
   let store: Store;
   beforeEach(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unit-settle-tg-'));
-    store = await openStore({ file: path.join(dir, 'unit.db') });
-    await migrateToLatest(store.db, { ...devnetMigrations, ...accountMigrations });
+    store = await openTempStore('unit-settle-tg-');
     await subscribeTelegram(store.db, { address: OWNER, chat_id: '42', network: 'devnet' });
   });
-  afterEach(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => closeTempStore(store));
 
-  it('queues the settlement sent and then confirmed, each once', async () => {
+  /** The outbox's history scan, begun, after a vault of a term ended at 140 that is now `status`. */
+  async function endedVault(name: string, status: 'settled' | 'exited'): Promise<TelegramHistory> {
     const history = new TelegramHistory({
       db: store.db,
       network: 'devnet',
@@ -51,11 +35,22 @@ describe('a settlement at the term and an exit on Telegram', () => {
     });
     await history.begin();
     await insertVault(store.db, {
-      ...{ vault_id: VAULT, vault_tag: 'abababab', vault_pubkey: VAULT, name: 'Term' },
+      ...{ vault_id: VAULT, vault_tag: 'abababab', vault_pubkey: VAULT, name },
       ...{ creation_account: OWNER, runes_account: OWNER, btc_locked: 0, unit_borrowed: 0 },
       ...{ vault_txid: VAULT, vault_vout: 0, threshold_cents: 0, stamp: 1, created_at: 1 },
-      ...{ settle_height: 140, exit_height: 160, status: 'settled' as const },
+      ...{ settle_height: 140, exit_height: 160, status },
     });
+    return history;
+  }
+
+  /** The texts queued for Telegram, oldest first. */
+  const queued = async () =>
+    (await store.db.selectFrom('telegram_outbox').select('text').orderBy('id').execute()).map(
+      (r) => r.text,
+    );
+
+  it('queues the settlement sent and then confirmed, each once', async () => {
+    const history = await endedVault('Term', 'settled');
     await appendVaultHistory(store.db, {
       ...{ vault_id: VAULT, timestamp: 2, action: 's', btc_amt: 1_000_000, unit_amt: 50_000 },
       ...{ vault_amount: 0, amount_borrowed: 0, oracle_price: 95_000, transaction_id: TXID },
@@ -67,9 +62,7 @@ describe('a settlement at the term and an exit on Telegram', () => {
     await markHistoryConfirmed(store.db, TXID);
     await history.scan();
     await history.scan();
-    const texts = (
-      await store.db.selectFrom('telegram_outbox').select('text').orderBy('id').execute()
-    ).map((r) => r.text);
+    const texts = await queued();
     // The dashboard's own words (@unit/protocol termSettledText), at the recorded price.
     const body = [
       'The guardians settled this vault at its term.',
@@ -92,19 +85,7 @@ describe('a settlement at the term and an exit on Telegram', () => {
   });
 
   it("queues the exit once, in the dashboard's words, with the address it paid", async () => {
-    const history = new TelegramHistory({
-      db: store.db,
-      network: 'devnet',
-      explorerUrl: 'https://mempool.example',
-      outbox: new TelegramOutbox(null as never, store.db, pino({ level: 'silent' }), 10),
-    });
-    await history.begin();
-    await insertVault(store.db, {
-      ...{ vault_id: VAULT, vault_tag: 'abababab', vault_pubkey: VAULT, name: 'Exit' },
-      ...{ creation_account: OWNER, runes_account: OWNER, btc_locked: 0, unit_borrowed: 0 },
-      ...{ vault_txid: VAULT, vault_vout: 0, threshold_cents: 0, stamp: 1, created_at: 1 },
-      ...{ settle_height: 140, exit_height: 160, status: 'exited' as const },
-    });
+    const history = await endedVault('Exit', 'exited');
     // A P2WPKH payout: its address is told from the script.
     const payout = `0014${'11'.repeat(20)}`;
     const address = scriptToAddress(hex.decode(payout), TEST_NETWORK)!;
@@ -116,9 +97,7 @@ describe('a settlement at the term and an exit on Telegram', () => {
     });
     await history.scan();
     await history.scan();
-    const texts = (
-      await store.db.selectFrom('telegram_outbox').select('text').orderBy('id').execute()
-    ).map((r) => r.text);
+    const texts = await queued();
     expect(texts).toEqual([
       [
         'Vault exit confirmed',

@@ -9,55 +9,30 @@ import userEvent from '@testing-library/user-event';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import {
-  planExit,
-  stateRecordScript,
-  thresholdHash,
-  vaultOutput,
-  verifyInputs,
-} from '@unit/bitcoin';
+import { planExit, verifyInputs } from '@unit/bitcoin';
 import { ExitPage } from './ExitPage';
 import { exitPsbtBase64, finishFromSignedPsbt } from './exit-signing';
+import { exitVault } from '../../../../packages/bitcoin/test/exit-fixture';
 
 const owner = new Uint8Array(32).fill(11);
 const ownerPub = schnorr.getPublicKey(owner);
 const TERM = { settleHeight: 300, exitHeight: 320 };
-const vault = vaultOutput({
-  vaultPubkey: ownerPub,
-  guardPubkey: schnorr.getPublicKey(new Uint8Array(32).fill(12)),
-  thresholdHash: thresholdHash(new Uint8Array(32).fill(13)),
-  network: TEST_NETWORK,
-  term: TERM,
-});
 const TXID = 'ab'.repeat(32);
-const record = stateRecordScript({
-  action: 'd',
-  unitDebt: 0n,
-  vaultSats: 90_000n,
-  quotePriceCents: 1n,
-  thresholdCents: 0n,
-  quoteStamp: 1,
-  nonce: new Uint8Array(16),
-  expiry: 2,
-  term: { ...TERM, exitBranch: vault.exitBranch! },
-});
+const { vault, tx: vaultTx } = exitVault(
+  {
+    vaultPubkey: ownerPub,
+    guardPubkey: schnorr.getPublicKey(new Uint8Array(32).fill(12)),
+    secret: new Uint8Array(32).fill(13),
+  },
+  TERM,
+  TXID,
+);
 const to = p2wpkh(new Uint8Array(33).fill(2), TEST_NETWORK).address!;
 
 function fakeEsplora(tip: number | (() => number)) {
   const answers: Record<string, unknown> = {
     [`/address/${vault.address}/utxo`]: [{ txid: TXID, vout: 0 }],
-    [`/tx/${TXID}`]: {
-      txid: TXID,
-      vout: [
-        {
-          scriptpubkey: hex.encode(vault.script),
-          scriptpubkey_address: vault.address,
-          value: 90_000,
-        },
-        { scriptpubkey: hex.encode(record), value: 0 },
-      ],
-      status: { confirmed: true },
-    },
+    [`/tx/${TXID}`]: vaultTx,
   };
   return vi.fn(async (url: string, _init?: RequestInit) => {
     const path = new URL(url).pathname.replace(/^\/api/, '');

@@ -33,6 +33,7 @@ import {
   keys,
   nestedWallet,
   newVault,
+  paidFrom,
   paymentUtxo,
   stateFields,
   treasuryScript,
@@ -145,11 +146,7 @@ describe('buildDepositPsbt', () => {
   it('adds the deposit to the vault, spending the update leaf with vault and guardian keys', () => {
     const vault = vaultUtxo(200_000n, 60_000n);
     const built = buildDepositPsbt({
-      wallet,
-      utxos: [paymentUtxo(150_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(150_000n)], feeRate),
       vault,
       depositAmount: 100_000n,
     });
@@ -170,11 +167,7 @@ describe('buildDepositPsbt', () => {
   it('pays from a P2SH-P2WPKH address as Xverse does', () => {
     const vault = vaultUtxo(200_000n, 0n);
     const built = buildDepositPsbt({
-      wallet: nestedWallet,
-      utxos: [paymentUtxo(150_000n, nestedWallet.satsScript)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(150_000n, nestedWallet.satsScript)], feeRate, nestedWallet),
       vault,
       depositAmount: 100_000n,
     });
@@ -184,22 +177,14 @@ describe('buildDepositPsbt', () => {
   it('leaves the change out when it would be dust, giving the remainder to the fee', () => {
     const vault = vaultUtxo(200_000n, 0n);
     const probe = buildDepositPsbt({
-      wallet,
-      utxos: [paymentUtxo(500_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(500_000n)], feeRate),
       vault,
       depositAmount: 100_000n,
     });
     // One UTXO worth the deposit, the fee without change and 300 sats: change would be dust.
     const exactFeeNoChange = probe.fee - BigInt(31 * feeRate);
     const built = buildDepositPsbt({
-      wallet,
-      utxos: [paymentUtxo(100_000n + exactFeeNoChange + 300n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(100_000n + exactFeeNoChange + 300n)], feeRate),
       vault,
       depositAmount: 100_000n,
     });
@@ -213,11 +198,7 @@ describe('buildDepositPsbt', () => {
   it('refuses a wallet that cannot pay the deposit and fee', () => {
     const build = () =>
       buildDepositPsbt({
-        wallet,
-        utxos: [paymentUtxo(100_000n)],
-        feeRate,
-        state: stateFields,
-        newVault,
+        ...paidFrom([paymentUtxo(100_000n)], feeRate),
         vault: vaultUtxo(200_000n, 0n),
         depositAmount: 100_000n,
       });
@@ -231,11 +212,7 @@ describe('buildBorrowPsbt', () => {
     const vault = vaultUtxo(400_000n, 60_000n);
     const treasury = treasuryUtxo();
     const built = buildBorrowPsbt({
-      wallet,
-      utxos: [paymentUtxo(50_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(50_000n)], feeRate),
       vault,
       treasury,
       borrowAmount: 20_000n,
@@ -268,11 +245,7 @@ describe('buildRepayPsbt', () => {
       unitAmount: 70_000n,
     };
     const built = buildRepayPsbt({
-      wallet,
-      utxos: [paymentUtxo(50_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(50_000n)], feeRate),
       vault,
       repayAmount: 25_000n,
       unitUtxos: [unitUtxo],
@@ -298,11 +271,7 @@ describe('buildRepayPsbt', () => {
   it('refuses to repay more than the debt', () => {
     expect(() =>
       buildRepayPsbt({
-        wallet,
-        utxos: [paymentUtxo(50_000n)],
-        feeRate,
-        state: stateFields,
-        newVault,
+        ...paidFrom([paymentUtxo(50_000n)], feeRate),
         vault: vaultUtxo(400_000n, 10_000n),
         repayAmount: 25_000n,
         unitUtxos: [],
@@ -381,11 +350,7 @@ describe('buildRepossessPsbt', () => {
     const liquidated = vaultUtxo(300_000n, 200_000n, 9_000_000n, vaultPub);
     const claimant = vaultUtxo(500_000n, 10_000n, 5_000_000n, claimantPub);
     const built = buildRepossessPsbt({
-      wallet,
-      utxos: [paymentUtxo(40_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(40_000n)], feeRate),
       vault: claimant,
       liquidated,
       treasuryScript,
@@ -409,11 +374,7 @@ describe('buildRepossessPsbt', () => {
     const liquidated = vaultUtxo(300_000n, 200_000n, 9_000_000n);
     const claimant = vaultUtxo(500_000n, 10_000n, 5_000_000n, pubSchnorr(keys.claimantVault));
     const built = buildRepossessPsbt({
-      wallet,
-      utxos: [paymentUtxo(40_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(40_000n)], feeRate),
       vault: claimant,
       liquidated,
       treasuryScript,

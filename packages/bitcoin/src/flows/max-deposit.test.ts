@@ -6,18 +6,18 @@ import {
   maxVaultDeposit,
   refineMaxDeposit,
 } from './max-deposit';
-import {
-  newVault,
-  paymentUtxo,
-  stateFields,
-  treasuryUtxo,
-  unitRuneId,
-  vaultUtxo,
-  wallet,
-} from './test-fixtures';
+import { paidFrom, paymentUtxo, treasuryUtxo, unitRuneId, vaultUtxo } from './test-fixtures';
+import type { PaymentUtxo } from './coin-select';
 import { feeFor, inputWeight, weightToVsize } from './vsize';
 
 const feeRate = 4;
+
+/** Max for a vault of 50,000 sats paid from `utxos`, and the deposit of exactly it, built. */
+function maxDeposit(utxos: PaymentUtxo[]) {
+  const params = { ...paidFrom(utxos, feeRate), vault: vaultUtxo(50_000n, 0n) };
+  const max = maxVaultDeposit(params);
+  return { params, max, built: buildDepositPsbt({ ...params, depositAmount: max }) };
+}
 
 describe('refineMaxDeposit', () => {
   it('spends every UTXO with no change: the sum less the fee of exactly that transaction', () => {
@@ -57,17 +57,7 @@ describe('refineMaxDeposit', () => {
   });
 
   it('gives a deposit the builder can pay exactly, with no change left over', () => {
-    const utxos = [paymentUtxo(120_000n), paymentUtxo(33_333n)];
-    const params = {
-      wallet,
-      utxos,
-      feeRate,
-      state: stateFields,
-      newVault,
-      vault: vaultUtxo(50_000n, 0n),
-    };
-    const max = maxVaultDeposit(params);
-    const built = buildDepositPsbt({ ...params, depositAmount: max });
+    const { params, max, built } = maxDeposit([paymentUtxo(120_000n), paymentUtxo(33_333n)]);
     expect(built.change).toBe(0n);
     expect(built.fee).toBeGreaterThanOrEqual(feeFor(built.vsize, feeRate));
     expect(() => buildDepositPsbt({ ...params, depositAmount: max + 1_000n })).toThrow(/needs/);
@@ -76,28 +66,14 @@ describe('refineMaxDeposit', () => {
   it('gives a deposit the builder can pay when the wallet also holds a crumb', () => {
     // 150 sats cannot pay the 272 sats it costs to spend at 4 sat/vB: Max leaves it out, and
     // coin selection must not need it either.
-    const utxos = [paymentUtxo(120_000n), paymentUtxo(150n)];
-    const params = {
-      wallet,
-      utxos,
-      feeRate,
-      state: stateFields,
-      newVault,
-      vault: vaultUtxo(50_000n, 0n),
-    };
-    const max = maxVaultDeposit(params);
-    const built = buildDepositPsbt({ ...params, depositAmount: max });
+    const { built } = maxDeposit([paymentUtxo(120_000n), paymentUtxo(150n)]);
     expect(built.fee).toBeGreaterThanOrEqual(feeFor(built.vsize, feeRate));
   });
 
   it('accounts for the UNIT postage when opening a vault', () => {
     const utxos = [paymentUtxo(200_000n)];
     const params = {
-      wallet,
-      utxos,
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom(utxos, feeRate),
       borrowAmount: 10_000n,
       treasury: treasuryUtxo(),
       unitRuneId,

@@ -13,6 +13,7 @@ import { signUserInputs } from './sign';
 import {
   keys,
   newVault,
+  paidFrom,
   paymentUtxo,
   stateFields,
   treasuryScript,
@@ -59,11 +60,7 @@ function tamper(
 describe('parseVaultTransaction', () => {
   const vault = vaultUtxo(200_000n, 60_000n);
   const deposit = buildDepositPsbt({
-    wallet,
-    utxos: [paymentUtxo(150_000n)],
-    feeRate,
-    state: stateFields,
-    newVault,
+    ...paidFrom([paymentUtxo(150_000n)], feeRate),
     vault,
     depositAmount: 100_000n,
   });
@@ -124,11 +121,7 @@ describe('parseVaultTransaction', () => {
   /** A borrow of 200 UNIT from the vault on record, paid from one payment output. */
   const borrowOf = (treasury: ReturnType<typeof treasuryUtxo>, postageSats?: bigint) =>
     buildBorrowPsbt({
-      wallet,
-      utxos: [paymentUtxo(50_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(50_000n)], feeRate),
       vault,
       treasury,
       borrowAmount: 20_000n,
@@ -167,11 +160,7 @@ describe('parseVaultTransaction', () => {
     });
 
     const repay = buildRepayPsbt({
-      wallet,
-      utxos: [paymentUtxo(50_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(50_000n)], feeRate),
       vault,
       repayAmount: 10_000n,
       unitUtxos: [

@@ -106,3 +106,12 @@ export const stateFields: VaultStateFields = {
 
 /** The vault output after an action, committing to the state's threshold. */
 export const newVault = vaultAt(stateFields.thresholdCents, stateFields.quoteStamp).output;
+
+/** What every built vault transaction of the tests carries: the payer's `utxos` at `feeRate`, to `newVault`. */
+export const paidFrom = (utxos: PaymentUtxo[], feeRate: number, payer = wallet) => ({
+  wallet: payer,
+  utxos,
+  feeRate,
+  state: stateFields,
+  newVault,
+});

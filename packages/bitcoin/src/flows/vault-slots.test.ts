@@ -25,6 +25,7 @@ import {
   keys,
   network,
   newVault,
+  paidFrom,
   paymentUtxo,
   secretKey,
   stateFields,
@@ -76,11 +77,7 @@ function spentControlBlock(rawHex: string, index: number): Uint8Array {
 
 function deposit(vault: VaultUtxo) {
   return buildDepositPsbt({
-    wallet,
-    utxos: [paymentUtxo(150_000n)],
-    feeRate,
-    state: stateFields,
-    newVault,
+    ...paidFrom([paymentUtxo(150_000n)], feeRate),
     vault,
     depositAmount: 100_000n,
   });
@@ -149,11 +146,7 @@ describe('liquidation leaf of a chosen (slot, oracle)', () => {
     const claimant = vaultUtxo(500_000n, 10_000n, 5_000_000n, pubSchnorr(keys.claimantVault));
     const liquidated = { ...twoKeyVault(300_000n, 200_000n), spendPath };
     const built = buildRepossessPsbt({
-      wallet,
-      utxos: [paymentUtxo(40_000n)],
-      feeRate,
-      state: stateFields,
-      newVault,
+      ...paidFrom([paymentUtxo(40_000n)], feeRate),
       vault: claimant,
       liquidated,
       treasuryScript,

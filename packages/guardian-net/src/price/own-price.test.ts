@@ -11,27 +11,38 @@ describe('OwnPriceOracle.readFresh', () => {
   const closing: (() => Promise<void>)[] = [];
   afterAll(() => Promise.all(closing.map((close) => close())));
 
-  it('answers the price the feed has now, not the last tick; the plain route keeps the tick', async () => {
-    // The devnet market's shape; each answer is the price when asked, sent 300 ms later.
-    let usd = 95_000;
-    let asked = 0;
-    const server = http.createServer((req, res) => {
-      asked++;
-      const body = JSON.stringify({ USD: usd, time: Math.floor(Date.now() / 1000), stale: false });
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), 300);
-    });
+  /** A devnet-shaped feed on loopback answered by `answer`: its base URL, closed after the file. */
+  async function serve(answer: http.RequestListener): Promise<string> {
+    const server = http.createServer(answer);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     closing.push(() => new Promise((r) => server.close(() => r())));
-    const { port } = server.address() as AddressInfo;
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  /** Guardian `guardian`'s oracle over that one feed, ticking too rarely to matter here. */
+  function oracleOver(baseUrl: string, guardian: number, key: number): OwnPriceOracle {
     const oracle = new OwnPriceOracle({
-      guardian: 1,
-      secretKey: new Uint8Array(32).fill(7),
+      guardian,
+      secretKey: new Uint8Array(32).fill(key),
       setVersion: () => 1,
-      feeds: [{ kind: 'devnet', baseUrl: `http://127.0.0.1:${port}` }],
+      feeds: [{ kind: 'devnet', baseUrl }],
       tickMs: 3_600_000,
       log: () => undefined,
     });
     closing.push(() => oracle.stop());
+    return oracle;
+  }
+
+  it('answers the price the feed has now, not the last tick; the plain route keeps the tick', async () => {
+    // The devnet market's shape; each answer is the price when asked, sent 300 ms later.
+    let usd = 95_000;
+    let asked = 0;
+    const baseUrl = await serve((_req, res) => {
+      asked++;
+      const body = JSON.stringify({ USD: usd, time: Math.floor(Date.now() / 1000), stale: false });
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(body), 300);
+    });
+    const oracle = oracleOver(baseUrl, 1, 7);
     await oracle.readFresh();
     expect((await priceAnswer(oracle, false)).json).toMatchObject({ priceCents: 9_500_000 });
 
@@ -50,7 +61,7 @@ describe('OwnPriceOracle.readFresh', () => {
 
   it('starts at most one round on demand per MIN_FRESH_READ_MS, however often it is asked', async () => {
     let asked = 0;
-    const server = http.createServer((_req, res) => {
+    const baseUrl = await serve((_req, res) => {
       asked++;
       const body = JSON.stringify({
         USD: 95_000,
@@ -59,18 +70,7 @@ describe('OwnPriceOracle.readFresh', () => {
       });
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    closing.push(() => new Promise((r) => server.close(() => r())));
-    const { port } = server.address() as AddressInfo;
-    const oracle = new OwnPriceOracle({
-      guardian: 3,
-      secretKey: new Uint8Array(32).fill(5),
-      setVersion: () => 1,
-      feeds: [{ kind: 'devnet', baseUrl: `http://127.0.0.1:${port}` }],
-      tickMs: 3_600_000,
-      log: () => undefined,
-    });
-    closing.push(() => oracle.stop());
+    const oracle = oracleOver(baseUrl, 3, 5);
     const first = Date.now();
     // Fifty asks at once: one round, and one more for those asked after it began (the same
     // millisecond shares it).
@@ -86,15 +86,7 @@ describe('OwnPriceOracle.readFresh', () => {
   it('answers 503 no-price when the fresh round finds no price', async () => {
     const feed = await startFakeFeed('devnet', { answer: 'price', usd: '95000' });
     closing.push(() => feed.close());
-    const oracle = new OwnPriceOracle({
-      guardian: 2,
-      secretKey: new Uint8Array(32).fill(9),
-      setVersion: () => 1,
-      feeds: [{ kind: 'devnet', baseUrl: feed.entry.slice('devnet@'.length) }],
-      tickMs: 3_600_000,
-      log: () => undefined,
-    });
-    closing.push(() => oracle.stop());
+    const oracle = oracleOver(feed.entry.slice('devnet@'.length), 2, 9);
     await oracle.readFresh();
     feed.behave({ answer: 'http500' });
     const answer = await priceAnswer(oracle, true);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bytesToHex, canonicalJson, taggedDigest, type Json } from '../canonical';
 import type { GuardianSetBody } from '../guardian-set';
 import { newIdentity } from '../identity';
+import { rosterBody } from '../../test/guardian-dir';
 import {
   parseSignedPrice,
   priceQuorumCommitment,
@@ -13,19 +14,7 @@ import {
 import { liquidationDecision } from './liquidation';
 
 const ids = [newIdentity(), newIdentity(), newIdentity()];
-const set: GuardianSetBody = {
-  kind: 'unit/guardian-set',
-  version: 1,
-  t: 2,
-  n: 3,
-  members: ids.map((id, i) => ({
-    id: i + 1,
-    name: `guardian-${i + 1}`,
-    identityKey: id.publicKey,
-    url: `http://127.0.0.1:${7401 + i}`,
-  })),
-  coordinators: [],
-};
+const set: GuardianSetBody = rosterBody(1, 2, ids, 7401, []);
 const fields = { guardian: 2, setVersion: 1, priceCents: 9_500_000, time: 1_800_000_000 };
 
 describe('a guardian’s signed price', () => {

@@ -7,7 +7,6 @@ import { base64, hex } from '@scure/base';
 import { p2tr, TEST_NETWORK, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import { thresholdSecret } from '@unit/bitcoin';
-import type { OwnPrice } from '../price/own-price';
 import {
   draftRequest,
   fixedInputs,
@@ -21,7 +20,6 @@ import {
 import {
   GROUP,
   guardianPrice,
-  NOW,
   ORACLE_KEY,
   ORACLE_SECRET,
   QUORUM_SET,
@@ -31,23 +29,14 @@ import {
 import type { SignedQuote } from '@unit/protocol/wire';
 import { quoteDigest } from './context';
 import type { PolicyEnv, VaultPolicy } from './policy';
-import { policyOn, requestBase, signedQuote } from '../../test/policy-world';
+import { policyEnv, policyOn, requestBase, signedQuote } from '../../test/policy-world';
 
 let priceCents = 9_500_000;
 const quote = (th: number, ts: number): OracleQuote => signedQuote(th, ts, { price: priceCents });
 
-const ownPrice = (cents: number): OwnPrice => ({
-  fresh: true,
-  price: { guardian: 1, setVersion: 1, priceCents: cents, time: NOW, sig: '00' },
-});
-
 let chain: StandInChain;
 let policy: VaultPolicy;
-const env = (cents = priceCents): PolicyEnv => ({
-  groupKey: hex.encode(GROUP),
-  ownPrice: ownPrice(cents),
-  set: QUORUM_SET,
-});
+const env = (cents = priceCents): PolicyEnv => policyEnv(cents);
 
 beforeEach(() => {
   priceCents = 9_500_000;

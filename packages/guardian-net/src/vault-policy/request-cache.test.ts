@@ -3,11 +3,7 @@
 // what differs per input (the sighash, the role) is still checked for each; a refusal is not kept,
 // and a kept approval ends when the request's quote ages out.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { schnorr } from '@noble/curves/secp256k1.js';
-import { hex } from '@scure/base';
 import { TEST_NETWORK } from '@scure/btc-signer';
-import { hash160, pubSchnorr } from '@scure/btc-signer/utils.js';
-import { parseRuneId, thresholdSecret } from '@unit/bitcoin';
 import { ORACLE_QUOTE_MAX_AGE_SECONDS } from '@unit/protocol';
 import {
   draftRequest,
@@ -16,42 +12,12 @@ import {
   inputMessage,
   Wallet,
   type Draft,
-  type OracleQuote,
 } from '../../test/vault-requests';
-import {
-  GROUP,
-  guardianPrice,
-  NOW,
-  ORACLE_KEY,
-  ORACLE_SECRET,
-  QUORUM_SET,
-  RUNE_ID,
-  StandInChain,
-  TREASURY_SCRIPT,
-  vaultOf,
-} from '../../test/policy-chain';
-import { quoteDigest } from './context';
-import { VaultPolicy, type PolicyEnv } from './policy';
+import { GROUP, NOW, StandInChain, vaultOf } from '../../test/policy-chain';
+import { policyEnv, policyOn, requestBase, signedQuote } from '../../test/policy-world';
+import type { VaultPolicy } from './policy';
 
-const PRICE = 9_500_000;
-function quote(th: number, ts: number): OracleQuote {
-  const fields = { price_cents: PRICE, time: NOW, th, ts };
-  return {
-    ...fields,
-    signature: hex.encode(schnorr.sign(quoteDigest(fields), ORACLE_KEY)),
-    quorum: [guardianPrice(1, PRICE), guardianPrice(2, PRICE)],
-    threshold_hash: hex.encode(hash160(thresholdSecret(ORACLE_SECRET, BigInt(th), ts))),
-  };
-}
-
-const env: PolicyEnv = {
-  groupKey: hex.encode(GROUP),
-  ownPrice: {
-    fresh: true,
-    price: { guardian: 1, setVersion: 1, priceCents: PRICE, time: NOW, sig: '00' },
-  },
-  set: QUORUM_SET,
-};
+const env = policyEnv();
 
 /** The chain view, counting its reads of previous outputs. */
 class CountingChain extends StandInChain {
@@ -68,22 +34,10 @@ let now = NOW;
 beforeEach(() => {
   now = NOW;
   chain = new CountingChain();
-  policy = new VaultPolicy({
-    chain,
-    facts: { network: 'devnet', unitRuneId: RUNE_ID, oraclePubkey: hex.encode(pubSchnorr(ORACLE_KEY)) }, // prettier-ignore
-    clock: () => now,
-  });
+  policy = policyOn(chain, () => now);
 });
 
-const base = (wallet: Wallet) => ({
-  wallet,
-  network: TEST_NETWORK,
-  groupKey: GROUP,
-  treasuryScript: TREASURY_SCRIPT,
-  unitRuneId: parseRuneId(RUNE_ID),
-  now: NOW,
-  quote,
-});
+const base = (wallet: Wallet) => requestBase(wallet, signedQuote);
 
 async function borrow(): Promise<Draft> {
   const wallet = new Wallet('carol', TEST_NETWORK);
