@@ -177,14 +177,15 @@ describe('each guardian is an oracle', () => {
     );
     expect(error?.code).toBe('guardians_refused');
     const reason = 'threshold hash 3 is not the one guardian-3 signed';
+    // Every guardian refuses; two refusals decide it, so the third may not be in yet.
+    const board = lastApprovals(ctx)!.guardians;
+    const refused = board.filter((g) => g.state === 'refused');
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(board.some((g) => g.state === 'approved')).toBe(false);
     expect(error!.message).toBe(
-      `3 of 3 guardians refused this request. guardian-1: ${reason}; guardian-2: ${reason}; guardian-3: ${reason}`,
+      `${refused.length} of 3 guardians refused this request. ` +
+        refused.map((g) => `${g.name}: ${reason}`).join('; '),
     );
-    expect(lastApprovals(ctx)!.guardians.map((g) => g.state)).toEqual([
-      'refused',
-      'refused',
-      'refused',
-    ]);
     expect((await getGuardianRequest(unit.store.db, request.nonce))!.state).toBe('failed');
     expect(await getVaultByPubkey(unit.store.db, dave.vaultPubkey)).toBeNull();
   }, 90_000);
