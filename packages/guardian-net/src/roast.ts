@@ -12,11 +12,15 @@
 // session can start: never more than n-t+1 sessions, whatever n-t guardians do, and with t honest
 // guardians that answer one session of honest members completes.
 //
-// Unlike the paper's coordinator, which starts a session whenever t guardians are ready, this one
-// starts another only when no open session is still healthy: one whose pending members are past
-// their patience (stalled), or one with a bad share. An honest signing thus costs one session,
-// and a share is verified one by one only where it matters (a session that stalled or whose
-// signature failed; RFC 9591 section 5.3), which keeps the bound above: it only starts fewer.
+// The paper's coordinator starts a session as soon as t guardians are ready, and a guardian that
+// returned a share is ready again at once with its next commitment. This one does the same once no
+// open session can still complete on time: one that holds a bad share or an excluded member, or
+// whose pending members are late (no share a quarter of the time its first share took after that
+// first share, at least `patienceMs`; no share at all after `stallMs`). A signing whose members
+// answer together costs one session, and an adversary (silent, late or lying) costs a quarter of
+// a round trip and one more session's round trip, never a time-out. Shares are verified one by one
+// only where it matters (a late session, or one whose signature failed; RFC 9591 section 5.3),
+// which keeps the bound above: it only starts fewer.
 
 export type ExclusionCause = 'refused' | 'unreachable' | 'stalled' | 'bad-share' | 'bad-commitment';
 
@@ -52,6 +56,8 @@ interface MemberState<C> {
   session?: number;
   /** when it became ready, for "fastest first" */
   readyAt: number;
+  /** it was silent in a session that went late: chosen last for the rest of this signing */
+  late: boolean;
 }
 
 interface SessionState {
@@ -69,7 +75,10 @@ export interface RoastOptions {
   t: number;
   /** the first slot (attempt) each guardian's commitments are numbered from */
   firstSlot: number;
-  /** a pending member is stalled this long after a first member of its session answered, at least */
+  /**
+   * a pending member is late this long after the first share of its session, at least (and a
+   * quarter of the time that first share took)
+   */
   patienceMs?: number;
   /** a session none of whose members answered is stalled after this */
   stallMs?: number;
@@ -79,7 +88,9 @@ export interface RoastOptions {
   prefer?: readonly number[];
 }
 
-export const DEFAULT_PATIENCE_MS = 75;
+export const DEFAULT_PATIENCE_MS = 20;
+/** How late past a session's first share, as a share of the time that share took, counts as late. */
+export const PATIENCE_SHARE = 0.25;
 export const DEFAULT_STALL_MS = 1_500;
 
 export class RoastScheduler<C> {
@@ -103,6 +114,7 @@ export class RoastScheduler<C> {
         // One commitment to begin with, and a fresh one after each session it answers.
         slotsLeft: this.maxSessions + 1,
         readyAt: 0,
+        late: false,
       });
   }
 
@@ -257,7 +269,8 @@ export class RoastScheduler<C> {
   private stallDeadline(s: SessionState): number {
     const first = Math.min(...s.answered.values());
     if (!Number.isFinite(first)) return s.started + (this.o.stallMs ?? DEFAULT_STALL_MS);
-    return first + Math.max(this.o.patienceMs ?? DEFAULT_PATIENCE_MS, first - s.started);
+    const floor = this.o.patienceMs ?? DEFAULT_PATIENCE_MS;
+    return first + Math.max(floor, (first - s.started) * PATIENCE_SHARE);
   }
 
   /** Everything to do now. */
@@ -274,8 +287,10 @@ export class RoastScheduler<C> {
   /** Notices a stall, asks for the shares to verify that a stalled session holds, or aggregates. */
   private review(s: SessionState, now: number): void {
     const pending = s.members.filter((id) => this.member(id).phase === 'busy');
-    if (!s.stalled && !s.failed && pending.length > 0 && now >= this.stallDeadline(s))
+    if (!s.stalled && !s.failed && pending.length > 0 && now >= this.stallDeadline(s)) {
       s.stalled = true;
+      for (const id of pending) this.member(id).late = true;
+    }
     // Every share in (some of its members may have moved on to later sessions since): it signs.
     if (s.answered.size === s.members.length && !s.aggregating && !s.failed) {
       s.aggregating = true;
@@ -310,8 +325,9 @@ export class RoastScheduler<C> {
       const i = this.o.prefer?.indexOf(m.id) ?? -1;
       return i === -1 ? Number.MAX_SAFE_INTEGER : i;
     };
+    // The responsive first: a guardian late in this signing only where no other is ready.
     const chosen = ready
-      .sort((a, b) => rank(a) - rank(b) || a.readyAt - b.readyAt)
+      .sort((a, b) => Number(a.late) - Number(b.late) || rank(a) - rank(b) || a.readyAt - b.readyAt)
       .slice(0, this.o.t)
       .sort((a, b) => a.id - b.id);
     const no = this.sessions.length + 1;
