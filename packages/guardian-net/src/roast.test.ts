@@ -36,6 +36,7 @@ function simulate(
     prefer?: number[];
     /** every guardian ready at once with a preprocessed commitment, deciding with its share */
     pooled?: boolean;
+    patienceMs?: number;
   } = {},
 ): Outcome {
   const ids = behaviours.map((_, i) => i + 1);
@@ -46,6 +47,7 @@ function simulate(
     firstSlot: 1,
     ...(opts.waitForAll ? { waitForAll: true } : {}),
     ...(opts.prefer ? { prefer: opts.prefer } : {}),
+    ...(opts.patienceMs !== undefined ? { patienceMs: opts.patienceMs } : {}),
   });
   const latency = (id: number) => (opts.latency?.(id) ?? 10) + (of(id) === 'slow' ? 400 : 0);
   const events: { at: number; run: () => void }[] = [];
@@ -261,22 +263,24 @@ describe('ROAST scheduler', () => {
 
 /**
  * The paper's rule: a new session as soon as t guardians are ready, once the open one cannot
- * complete on time. 7-of-10, every guardian ready at once from the pool, 100 ms a round trip: an
- * adversary costs a quarter of a round trip past the first share and one more session's round
- * trip, where waiting out a full round trip of patience signed at 300 ms.
+ * complete on time. 7-of-10, every guardian ready at once from the pool, 100 ms a round trip, a
+ * coordinator that learned its honest shares come within 20 ms of each other (share-spread.ts):
+ * an adversary costs those 20 ms past the first share and one more session's round trip, where
+ * waiting out a whole round trip of patience signed at 300 ms.
  */
 describe('ROAST scheduler: an adversary costs one more round trip, not a time-out', () => {
   const RTT = 100;
+  const SPREAD = 20;
   const honest = (k: number): Behaviour[] => Array.from({ length: k }, () => 'honest');
   const run = (behaviours: Behaviour[], prefer: number[]) =>
-    simulate(7, behaviours, { latency: () => RTT, prefer, pooled: true });
-  /** the first share at RTT, a quarter of it late, then one session's round trip */
-  const LATEST = RTT + RTT / 4 + RTT;
+    simulate(7, behaviours, { latency: () => RTT, prefer, pooled: true, patienceMs: SPREAD });
+  /** the first share at RTT, the learned spread, then one session's round trip */
+  const LATEST = RTT + SPREAD + RTT;
 
-  it('one that withholds its share: the next session starts a quarter round trip after the first share', () => {
+  it('one that withholds its share: the next session starts the learned spread after the first share', () => {
     const o = run(['stall-share', ...honest(9)], [1]);
     expect(o.startedWith[0]).toContain(1);
-    expect(o.startedAt[1]).toBeLessThanOrEqual(RTT + RTT / 4);
+    expect(o.startedAt[1]).toBeLessThanOrEqual(RTT + SPREAD);
     expect(o.startedWith[1]).not.toContain(1);
     expect(o).toMatchObject({ signed: 2, sessions: 2 });
     expect(o.signedAt).toBeLessThanOrEqual(LATEST);
@@ -285,7 +289,7 @@ describe('ROAST scheduler: an adversary costs one more round trip, not a time-ou
 
   it('one that answers late: signed without it, before its share comes, and named', () => {
     const o = run(['slow', ...honest(9)], [1]);
-    expect(o.startedAt[1]).toBeLessThanOrEqual(RTT + RTT / 4);
+    expect(o.startedAt[1]).toBeLessThanOrEqual(RTT + SPREAD);
     expect(o.signed).toBe(2);
     expect(o.signedAt).toBeLessThanOrEqual(LATEST);
     expect(o.signedAt).toBeLessThan(RTT + 400);
@@ -295,13 +299,13 @@ describe('ROAST scheduler: an adversary costs one more round trip, not a time-ou
   it('one that sends a bad share beside a late one: excluded for good, the next session at once', () => {
     const o = run(['bad-share', 'slow', ...honest(8)], [1, 2]);
     expect(o.startedWith[0]).toEqual(expect.arrayContaining([1, 2]));
-    expect(o.startedAt[1]).toBeLessThanOrEqual(RTT + RTT / 4);
+    expect(o.startedAt[1]).toBeLessThanOrEqual(RTT + SPREAD);
     expect(o.startedWith[1]).not.toContain(1);
     expect(o.signedAt).toBeLessThanOrEqual(LATEST);
     expect(causes(o)).toEqual({ 1: 'bad-share', 2: 'stalled' });
   });
 
-  it('three adversaries at once (silent, lying, late): one more session, within 2.25 round trips', () => {
+  it('three adversaries at once (silent, lying, late): one more session, within two round trips and the spread', () => {
     const o = run(['stall-share', 'bad-share', 'slow', ...honest(7)], [1, 2, 3]);
     expect(o).toMatchObject({ signed: 2, sessions: 2 });
     expect(o.signedAt).toBeLessThanOrEqual(LATEST);
@@ -315,8 +319,29 @@ describe('ROAST scheduler: an adversary costs one more round trip, not a time-ou
     expect(causes(o)).toEqual({ 1: 'bad-share' });
   });
 
-  it('honest members answering a little apart: one session, no second one started', () => {
-    const o = simulate(7, honest(10), { latency: (id) => RTT + id * 2, pooled: true });
+  it('honest members answering within the spread: one session, no second one started', () => {
+    const o = simulate(7, honest(10), {
+      latency: (id) => RTT + id * 2,
+      pooled: true,
+      patienceMs: SPREAD,
+    });
     expect(o).toMatchObject({ signed: 1, sessions: 1, exclusions: [] });
+  });
+
+  it('before any spread is learned, the wait is the first share’s time (at least 75 ms)', () => {
+    const short = simulate(3, honest(5), { latency: (id) => id * 12, pooled: true });
+    expect(short).toMatchObject({ signed: 1, sessions: 1, exclusions: [] });
+    const o = simulate(7, ['stall-share', ...honest(9)], { latency: () => RTT, prefer: [1], pooled: true }); // prettier-ignore
+    expect(o.startedAt[1]).toBe(2 * RTT);
+  });
+
+  it('a spread learned larger than the first share’s time is capped by it', () => {
+    const o = simulate(7, ['stall-share', ...honest(9)], {
+      latency: () => RTT,
+      prefer: [1],
+      pooled: true,
+      patienceMs: 10 * RTT,
+    });
+    expect(o.startedAt[1]).toBe(2 * RTT);
   });
 });

@@ -15,12 +15,15 @@
 // The paper's coordinator starts a session as soon as t guardians are ready, and a guardian that
 // returned a share is ready again at once with its next commitment. This one does the same once no
 // open session can still complete on time: one that holds a bad share or an excluded member, or
-// whose pending members are late (no share a quarter of the time its first share took after that
-// first share, at least `patienceMs`; no share at all after `stallMs`). A signing whose members
-// answer together costs one session, and an adversary (silent, late or lying) costs a quarter of
-// a round trip and one more session's round trip, never a time-out. Shares are verified one by one
-// only where it matters (a late session, or one whose signature failed; RFC 9591 section 5.3),
-// which keeps the bound above: it only starts fewer.
+// whose pending members are late. Late is past the spread the coordinator learned between the
+// first and last shares of its sessions that completed (`patienceMs`, share-spread.ts), after the
+// session's first share, and never later than the time that first share took (at least 75 ms),
+// which is also the wait before anything was learned; or no share at all after `stallMs`. So a
+// signing whose members answer together costs one session, and an adversary (silent, late or
+// lying) costs that spread and one more session's round trip, never a time-out. Guardians late in
+// a signing are chosen last for its next sessions. Shares are verified one by one only where it
+// matters (a late session, or one whose signature failed; RFC 9591 section 5.3), which keeps the
+// bound above: it only starts fewer.
 
 export type ExclusionCause = 'refused' | 'unreachable' | 'stalled' | 'bad-share' | 'bad-commitment';
 
@@ -76,10 +79,13 @@ export interface RoastOptions {
   /** the first slot (attempt) each guardian's commitments are numbered from */
   firstSlot: number;
   /**
-   * a pending member is late this long after the first share of its session, at least (and a
-   * quarter of the time that first share took)
+   * how far apart an honest session's shares come (share-spread.ts): a pending member is late this
+   * long after its session's first share, capped by the time that first share took (at least
+   * `DEFAULT_PATIENCE_MS`), which is also the wait without it
    */
   patienceMs?: number;
+  /** a completed session's spread, first share to last, for the next signings' `patienceMs` */
+  onSpread?: (ms: number) => void;
   /** a session none of whose members answered is stalled after this */
   stallMs?: number;
   /** start the first session only once every guardian decided */
@@ -88,9 +94,7 @@ export interface RoastOptions {
   prefer?: readonly number[];
 }
 
-export const DEFAULT_PATIENCE_MS = 20;
-/** How late past a session's first share, as a share of the time that share took, counts as late. */
-export const PATIENCE_SHARE = 0.25;
+export const DEFAULT_PATIENCE_MS = 75;
 export const DEFAULT_STALL_MS = 1_500;
 
 export class RoastScheduler<C> {
@@ -234,6 +238,8 @@ export class RoastScheduler<C> {
   /** `session`'s signature was made: the signing is over; `take` answers the last exclusions. */
   complete(session: number): void {
     this.finished = true;
+    const times = [...(this.sessions[session - 1]?.answered.values() ?? [])];
+    if (times.length > 0) this.o.onSpread?.(Math.max(...times) - Math.min(...times));
     // A member still silent in a stalled session cost a session: it is named as stalled.
     for (const s of this.sessions) {
       if (s.no === session || !s.stalled) continue;
@@ -269,8 +275,8 @@ export class RoastScheduler<C> {
   private stallDeadline(s: SessionState): number {
     const first = Math.min(...s.answered.values());
     if (!Number.isFinite(first)) return s.started + (this.o.stallMs ?? DEFAULT_STALL_MS);
-    const floor = this.o.patienceMs ?? DEFAULT_PATIENCE_MS;
-    return first + Math.max(floor, (first - s.started) * PATIENCE_SHARE);
+    const cap = Math.max(DEFAULT_PATIENCE_MS, first - s.started);
+    return first + Math.min(cap, this.o.patienceMs ?? cap);
   }
 
   /** Everything to do now. */

@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { MIN_PATIENCE_MS, ShareSpread } from './share-spread';
+
+describe('ShareSpread', () => {
+  it('learns nothing before a session completed', () => {
+    expect(new ShareSpread().patienceMs()).toBeUndefined();
+  });
+
+  it('waits the mean spread plus four deviations, at least 20 ms', () => {
+    const s = new ShareSpread();
+    s.record(2);
+    expect(s.patienceMs()).toBe(MIN_PATIENCE_MS);
+    for (let i = 0; i < 50; i++) s.record(30);
+    // Steady at 30 ms: the deviation dies away, the wait comes down to the spread itself.
+    expect(s.patienceMs()).toBeGreaterThanOrEqual(30);
+    expect(s.patienceMs()).toBeLessThan(35);
+  });
+
+  it('grows at once when shares come far apart (a loaded host), and ignores nonsense', () => {
+    const s = new ShareSpread();
+    for (let i = 0; i < 20; i++) s.record(10);
+    const quiet = s.patienceMs()!;
+    s.record(200);
+    expect(s.patienceMs()!).toBeGreaterThan(quiet + 150);
+    const before = s.patienceMs();
+    s.record(Number.NaN);
+    s.record(-5);
+    expect(s.patienceMs()).toBe(before);
+  });
+});
