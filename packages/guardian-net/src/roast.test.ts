@@ -344,4 +344,21 @@ describe('ROAST scheduler: an adversary costs one more round trip, not a time-ou
     });
     expect(o.startedAt[1]).toBe(2 * RTT);
   });
+
+  it('a guardian silent in a late session is chosen last, preferred or not, for the next ones', () => {
+    // Guardian 1 answers in 150 ms (after its session went late), guardians 2 and 4 never.
+    const o = simulate(3, ['honest', 'stall-share', 'honest', 'stall-share', 'honest', 'honest'], {
+      latency: (id) => (id === 1 ? 150 : RTT),
+      prefer: [1, 2],
+      pooled: true,
+      patienceMs: SPREAD,
+    });
+    expect(o.startedWith).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+      [3, 5, 6],
+    ]);
+    expect(o.signedAt).toBe(2 * (RTT + SPREAD) + RTT);
+    expect(causes(o)).toEqual({ 2: 'stalled', 4: 'stalled' });
+  });
 });

@@ -59,7 +59,7 @@ interface MemberState<C> {
   session?: number;
   /** when it became ready, for "fastest first" */
   readyAt: number;
-  /** it was silent in a session that went late: chosen last for the rest of this signing */
+  /** silent or late in a session that went late: chosen last for the rest of this signing */
   late: boolean;
 }
 
@@ -213,6 +213,8 @@ export class RoastScheduler<C> {
     const s = this.sessions[session - 1];
     const m = this.member(id);
     if (!s || m.session !== session || m.phase !== 'busy') return;
+    // Past the wait for its session's last shares: chosen last for the next sessions, as a silent one.
+    if (s.answered.size > 0 && now > this.stallDeadline(s)) m.late = true;
     s.answered.set(id, now);
     m.phase = 'answered';
   }
@@ -336,6 +338,9 @@ export class RoastScheduler<C> {
       .sort((a, b) => Number(a.late) - Number(b.late) || rank(a) - rank(b) || a.readyAt - b.readyAt)
       .slice(0, this.o.t)
       .sort((a, b) => a.id - b.id);
+    // A late one only when no responsive guardian is about to be ready (its commitment asked for).
+    const soon = [...this.members.values()].some((m) => m.phase === 'committing' && !m.late);
+    if (soon && chosen.some((m) => m.late)) return;
     const no = this.sessions.length + 1;
     this.sessions.push({
       no,

@@ -22,8 +22,11 @@ export class ShareSpread {
       this.dev = ms / 2;
       return;
     }
-    this.dev = 0.75 * this.dev + 0.25 * Math.abs(ms - this.mean);
-    this.mean = 0.875 * this.mean + 0.125 * ms;
+    // A sample past twice the wait counts as twice the wait: a guardian that is slow on purpose,
+    // and answered before its session was given up, moves the wait a step, not to its own pace.
+    const x = Math.min(ms, 2 * this.patienceMs()!);
+    this.dev = 0.75 * this.dev + 0.25 * Math.abs(x - this.mean);
+    this.mean = 0.875 * this.mean + 0.125 * x;
   }
 
   /** The wait past a first share, or undefined before any session completed. */
