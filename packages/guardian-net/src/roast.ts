@@ -84,7 +84,10 @@ export interface RoastOptions {
    * `DEFAULT_PATIENCE_MS`), which is also the wait without it
    */
   patienceMs?: number;
-  /** a completed session's spread, first share to last, for the next signings' `patienceMs` */
+  /**
+   * a completed session's spread, first share to last (to the last but one with three shares or
+   * more), for the next signings' `patienceMs`
+   */
   onSpread?: (ms: number) => void;
   /** a session none of whose members answered is stalled after this */
   stallMs?: number;
@@ -240,8 +243,10 @@ export class RoastScheduler<C> {
   /** `session`'s signature was made: the signing is over; `take` answers the last exclusions. */
   complete(session: number): void {
     this.finished = true;
-    const times = [...(this.sessions[session - 1]?.answered.values() ?? [])];
-    if (times.length > 0) this.o.onSpread?.(Math.max(...times) - Math.min(...times));
+    // The spread without the last share (of three or more): one slow guardian does not set the wait.
+    const times = [...(this.sessions[session - 1]?.answered.values() ?? [])].sort((a, b) => a - b);
+    if (times.length > 2) times.pop();
+    if (times.length > 0) this.o.onSpread?.(times.at(-1)! - times[0]!);
     // A member still silent in a stalled session cost a session: it is named as stalled.
     for (const s of this.sessions) {
       if (s.no === session || !s.stalled) continue;
