@@ -264,13 +264,13 @@ describe('ROAST scheduler', () => {
 /**
  * The paper's rule: a new session as soon as t guardians are ready, once the open one cannot
  * complete on time. 7-of-10, every guardian ready at once from the pool, 100 ms a round trip, a
- * coordinator that learned its honest shares come within 20 ms of each other (share-spread.ts):
- * an adversary costs those 20 ms past the first share and one more session's round trip, where
+ * coordinator that learned its honest shares come within 50 ms of each other (share-spread.ts,
+ * its least): an adversary costs those 50 ms past the first share and one more session's round trip, where
  * waiting out a whole round trip of patience signed at 300 ms.
  */
 describe('ROAST scheduler: an adversary costs one more round trip, not a time-out', () => {
   const RTT = 100;
-  const SPREAD = 20;
+  const SPREAD = 50;
   const honest = (k: number): Behaviour[] => Array.from({ length: k }, () => 'honest');
   const run = (behaviours: Behaviour[], prefer: number[]) =>
     simulate(7, behaviours, { latency: () => RTT, prefer, pooled: true, patienceMs: SPREAD });
@@ -346,9 +346,9 @@ describe('ROAST scheduler: an adversary costs one more round trip, not a time-ou
   });
 
   it('a guardian silent in a late session is chosen last, preferred or not, for the next ones', () => {
-    // Guardian 1 answers in 150 ms (after its session went late), guardians 2 and 4 never.
+    // Guardian 1 answers in 170 ms (after its session went late), guardians 2 and 4 never.
     const o = simulate(3, ['honest', 'stall-share', 'honest', 'stall-share', 'honest', 'honest'], {
-      latency: (id) => (id === 1 ? 150 : RTT),
+      latency: (id) => (id === 1 ? 170 : RTT),
       prefer: [1, 2],
       pooled: true,
       patienceMs: SPREAD,

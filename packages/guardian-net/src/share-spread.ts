@@ -2,13 +2,13 @@
 // completed: the time from a session's first share to its last, smoothed as TCP smooths a round
 // trip (RFC 6298: a mean and a mean deviation, each moved an eighth and a quarter of the way to a
 // new sample). The scheduler waits that long past a session's first share (mean plus four
-// deviations, at least 20 ms) before it counts the session late and starts another (roast.ts): on
+// deviations, at least 50 ms) before it counts the session late and starts another (roast.ts): on
 // a quiet link a silent or late guardian costs a few milliseconds more than one session's round
 // trip, while on a loaded machine, where the shares of honest guardians come far apart, the wait
 // grows with them and an honest signing stays one session.
 
 /** The least wait past a first share: below it, the spread is the host's scheduling noise. */
-export const MIN_PATIENCE_MS = 20;
+export const MIN_PATIENCE_MS = 50;
 
 export class ShareSpread {
   private mean: number | null = null;
