@@ -14,6 +14,7 @@ import type { Identity } from './identity';
 import { collectPriceQuorum, type PriceQuote } from './price/quorum';
 import type { Exclusion } from './roast';
 import { SigningRun, type SignEvent, type SignResult } from './signing-run';
+import { ShareSpread } from './share-spread';
 import { callParty, type CallResult } from './transport';
 import { CommitmentPool, type PoolOptions } from './commitment-pool';
 import type { MessageType } from './messages';
@@ -42,7 +43,10 @@ export interface SignOptions {
    * guardian gives one nonce per (session, attempt), ever.
    */
   firstAttempt?: number;
-  /** a session's pending member is stalled this long after its first member answered, at least */
+  /**
+   * a session's pending member is late this long after its first share (capped by the time that
+   * first share took); default: the spread this coordinator learned (share-spread.ts)
+   */
   patienceMs?: number;
   /** a session none of whose members answered is stalled after this */
   stallMs?: number;
@@ -75,6 +79,9 @@ export class Coordinator {
   private readonly groupKey: Uint8Array;
   /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
   private readonly seenCommitments = new Set<string>();
+
+  /** how far apart the shares of its sessions come: how long a session waits for its last ones */
+  private readonly spread = new ShareSpread();
 
   /** each guardian's preprocessed commitments, when the coordinator keeps them */
   readonly pool: CommitmentPool | undefined;
@@ -189,7 +196,12 @@ export class Coordinator {
         firstSlot: options.firstAttempt ?? 1,
         waitForAll: options.waitForAll === true,
         ...(options.prefer ? { prefer: options.prefer } : {}),
-        ...(options.patienceMs !== undefined ? { patienceMs: options.patienceMs } : {}),
+        ...(options.patienceMs !== undefined
+          ? { patienceMs: options.patienceMs }
+          : this.spread.patienceMs() !== undefined
+            ? { patienceMs: this.spread.patienceMs()! }
+            : {}),
+        onSpread: (ms: number) => this.spread.record(ms),
         ...(options.stallMs !== undefined
           ? { stallMs: options.stallMs }
           : this.pool
