@@ -86,21 +86,30 @@ export class PreprocessedNonces {
 
   /**
    * Takes the nonce pair of `c` out of memory and records it spent for `sessionId` (its row filed
-   * under that session); throws `nonce-unavailable` when it is not an unused commitment this
-   * guardian issued to `owner`. The pair leaves memory before the first await, so two requests
-   * naming it can never both have it.
+   * under that session), with, given `approving` (the message, hex), the session's approval in the
+   * same write (store.approveAndSpend); throws `nonce-unavailable` when it is not an unused
+   * commitment this guardian issued to `owner`, and `refused` when the session id turned out to
+   * hold another message. The pair leaves memory before the first await, so two requests naming it
+   * can never both have it.
    */
   async spend(
     owner: string,
     c: { hiding: string; binding: string },
     sessionId: string,
+    approving?: string,
   ): Promise<Nonces> {
     const h = this.held.get(c.hiding);
     if (!h || h.owner !== owner || h.binding !== c.binding || this.stale(h)) throw unavailable();
     this.held.delete(c.hiding);
     const { sessionId: pre } = preprocessedRow(c.hiding);
     const filed = preprocessedAttempt(c.hiding);
-    if (!(await this.store.spendPreprocessed(pre, sessionId, filed))) throw unavailable();
+    const done =
+      approving === undefined
+        ? (await this.store.spendPreprocessed(pre, sessionId, filed)) && 'spent'
+        : await this.store.approveAndSpend(pre, sessionId, filed, approving);
+    if (done === 'other-message')
+      throw new ProtocolError('refused', 'session id already used for another message', 409);
+    if (done !== 'spent') throw unavailable();
     return h.nonces;
   }
 
