@@ -142,8 +142,8 @@ export class SigningRounds {
     message: Uint8Array,
     context: unknown,
   ): Promise<{ approved: boolean; reason: string | null }> {
-    const fresh = await this.decision(sessionId, message, context);
-    return fresh.onRecord ? fresh : this.record(sessionId, bytesToHex(message), fresh);
+    const { approved, reason, onRecord } = await this.decision(sessionId, message, context);
+    return onRecord ? { approved, reason } : this.record(sessionId, bytesToHex(message), { approved, reason }); // prettier-ignore
   }
 
   /** decided's decision, not yet recorded unless an approval was on record already (`onRecord`). */
