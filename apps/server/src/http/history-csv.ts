@@ -237,6 +237,9 @@ export function registerHistoryCsvRoute(
     // The slot is the response's until it is done, however it ends (sent, refused, cut off).
     reply.raw.once('close', releaseOnce);
     try {
+      // Exports asked together start a turn each: ten requests in one read of the sockets would
+      // otherwise each look up their vault and set up their stream in the same turn.
+      await turn();
       const vault = await getVault(db, vaultId);
       if (!vault) throw notFound('No such vault');
       const root = explorerRoot(explorerUrl, request);
