@@ -284,19 +284,69 @@ async function fromAddress(chain: ExitEsplora, address: string, network: string)
         );
       throw error;
     });
-  if (!Array.isArray(utxos) || utxos.length === 0)
+  if (!Array.isArray(utxos) || utxos.length === 0) {
+    // An esplora leaves out an output a mempool transaction spends: a claim may be waiting.
+    const claimed = await claimedOutputOf(chain, address).catch(notAnswered);
+    if (claimed) return claimed;
     throw new ExitError(
       'not-a-vault',
       'That address holds nothing on this chain: check the address and the chain URL.',
     );
+  }
   for (const utxo of utxos.slice(0, 20)) {
     if (!TXID.test(String(utxo.txid))) continue;
     const tx = await chain.json<EsploraTxShape>(`/tx/${utxo.txid}`);
     const found = vaultOutputOf(tx);
-    if (found && found.vout === utxo.vout)
-      return { tx, found, openingKey: found.record.vaultPubkey };
+    if (found && found.vout === utxo.vout) {
+      // An esplora that lists an output a mempool transaction spends: a claim may be waiting; one
+      // that cannot say who spends it leaves the output as it is.
+      const pendingClaim = await waitingClaimOf(chain, tx.txid, found.vout).catch(notAnswered);
+      return {
+        ...{ tx, found, openingKey: found.record.vaultPubkey },
+        ...(pendingClaim ? { pendingClaim } : {}),
+      };
+    }
   }
   throw notAVault(`Address ${address}`);
+}
+
+/** An esplora that refused a lookup of a waiting claim: none is known (a time-out is thrown). */
+const notAnswered = (error: unknown): null => {
+  if (error instanceof EsploraError && error.status !== 0) return null;
+  throw error;
+};
+
+/** Transactions of an address looked at for a vault output a waiting claim spends. */
+const CLAIMED_LOOKUP_TXS = 10;
+
+/**
+ * The vault output at `address` that a repossession waiting in the mempool spends, read from the
+ * address's newest transactions (the mempool's first); null when there is none.
+ */
+async function claimedOutputOf(chain: ExitEsplora, address: string): Promise<Walked | null> {
+  const txs = await chain.json<EsploraTxShape[]>(`/address/${encodeURIComponent(address)}/txs`);
+  if (!Array.isArray(txs)) return null;
+  for (const tx of txs.slice(0, CLAIMED_LOOKUP_TXS)) {
+    if (!TXID.test(String(tx?.txid)) || !Array.isArray(tx.vout)) continue;
+    const found = vaultOutputOf(tx);
+    if (!found || tx.vout[found.vout]!.scriptpubkey_address !== address) continue;
+    const pendingClaim = await waitingClaimOf(chain, tx.txid, found.vout);
+    if (pendingClaim) return { tx, found, openingKey: found.record.vaultPubkey, pendingClaim };
+  }
+  return null;
+}
+
+/** The repossession waiting in the mempool that spends an output, or null. */
+async function waitingClaimOf(
+  chain: ExitEsplora,
+  txid: string,
+  vout: number,
+): Promise<PendingClaim | null> {
+  const spend = await chain.json<{ spent: boolean; txid?: string }>(`/tx/${txid}/outspend/${vout}`);
+  if (!spend.spent || !spend.txid || !TXID.test(spend.txid)) return null;
+  const next = await chain.json<EsploraTxShape>(`/tx/${spend.txid}`);
+  const claim = vaultOutputOf(next)?.record.action === 'x' && next.status?.confirmed !== true;
+  return claim ? claimOf(next) : null;
 }
 
 /** Everything the exit needs from the chain, for a vault id (64 hex) or a vault address. */

@@ -121,6 +121,50 @@ describe('the exit while a claim of the vault waits for a block', () => {
   });
 });
 
+describe('the exit by the vault address while a claim waits', () => {
+  it('finds the output the esplora leaves out of the address’s unspent ones', async () => {
+    const opening = txOf(OPENING, owner, 90_000, 'o', true);
+    const claimTx = txOf(CLAIM, claimant, 150_000, 'x', false);
+    const chain = esplora({
+      [`/address/${owner.address}/utxo`]: [],
+      // the mempool's first: the claim spends the address's output, then the opening wrote it
+      [`/address/${owner.address}/txs`]: [claimTx, opening],
+      [`/tx/${OPENING}/outspend/0`]: { spent: true, txid: CLAIM, status: { confirmed: false } },
+      [`/tx/${CLAIM}`]: claimTx,
+      '/blocks/tip/height': 1_070,
+    });
+    const facts = await readVaultExit(chain, owner.address);
+    expect(facts.utxo).toMatchObject({ txid: OPENING, vout: 0, amount: 90_000n });
+    expect(facts.pendingClaim).toEqual({ txid: CLAIM, feeRate: 50, feeSats: 17_500 });
+  });
+
+  it('names the claim too where the esplora still lists the output it spends', async () => {
+    const claimTx = txOf(CLAIM, claimant, 150_000, 'x', false);
+    const chain = esplora({
+      [`/address/${owner.address}/utxo`]: [{ txid: OPENING, vout: 0 }],
+      [`/tx/${OPENING}`]: txOf(OPENING, owner, 90_000, 'o', true),
+      [`/tx/${OPENING}/outspend/0`]: { spent: true, txid: CLAIM, status: { confirmed: false } },
+      [`/tx/${CLAIM}`]: claimTx,
+      '/blocks/tip/height': 1_070,
+    });
+    const facts = await readVaultExit(chain, owner.address);
+    expect(facts.utxo.txid).toBe(OPENING);
+    expect(facts.pendingClaim?.txid).toBe(CLAIM);
+  });
+
+  it('still says an address holds nothing when no claim spends it', async () => {
+    const chain = esplora({
+      [`/address/${owner.address}/utxo`]: [],
+      [`/address/${owner.address}/txs`]: [txOf(OPENING, owner, 90_000, 'o', true)],
+      [`/tx/${OPENING}/outspend/0`]: { spent: true, txid: CLAIM, status: { confirmed: true } },
+      [`/tx/${CLAIM}`]: txOf(CLAIM, claimant, 150_000, 'x', true),
+    });
+    await expect(readVaultExit(chain, owner.address)).rejects.toThrow(
+      'That address holds nothing on this chain: check the address and the chain URL.',
+    );
+  });
+});
+
 describe('feeRateAboveClaim', () => {
   it('is a whole rate above the claim’s, and high enough that the fee beats the claim’s', () => {
     // a small claim: the rate decides

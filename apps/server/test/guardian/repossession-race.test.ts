@@ -17,7 +17,13 @@ import { p2tr, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitEsplora, parseRuneId, parseTransaction, readVaultExit } from '@unit/bitcoin';
+import {
+  ExitEsplora,
+  parseRuneId,
+  parseTransaction,
+  pendingClaimSentence,
+  readVaultExit,
+} from '@unit/bitcoin';
 import type { VaultTxResult } from '@unit/protocol';
 import { accountMigrations } from '../../src/auth/migrations';
 import { ChainUnavailableError, type Chain } from '../../src/chain/port';
@@ -26,6 +32,7 @@ import { devnetMigrations } from '../../src/devnet/migrations';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
 import { registerLedgerRoute } from '../../src/http/ledger';
 import { registerTransactionFateRoute } from '../../src/http/transaction-fate';
+import { runExit } from '../../src/exit/run';
 import { TelegramHistory } from '../../src/notify/telegram-history';
 import { TelegramOutbox } from '../../src/notify/telegram-outbox';
 import {
@@ -162,6 +169,18 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
     // the exit below outbids it at 50 sat/vB
     expect(read.pendingClaim?.feeRate).toBeGreaterThan(0);
     expect(read.pendingClaim!.feeRate!).toBeLessThan(50);
+    const byAddress = await readVaultExit(new ExitEsplora(`${base}/esplora`), read.address);
+    expect(byAddress.pendingClaim?.txid).toBe(claimTxid);
+    expect(byAddress.utxo.txid).toBe(racedVault.vault_txid);
+    // The command says the claim waits, and that 2 sat/vB would not replace it.
+    const { lines } = await runExit({
+      ...{ chain: `${base}/esplora`, vault: racedVault.vault_id, pubkey: raced.vaultPubkey },
+      to: raced.paymentAddress,
+    });
+    expect(lines).toContain(`claim          ${pendingClaimSentence(read.pendingClaim!)}`);
+    expect(lines.at(-1)).toMatch(
+      /^replaces {7}not the waiting claim at this fee rate: give --fee-rate \d+ or more, or the chain keeps the claim\.$/,
+    );
 
     const telegram = new TelegramHistory({
       ...{ db: h.store.db, network: 'devnet', explorerUrl: 'https://mempool.example' },
