@@ -12,6 +12,7 @@ import { REPO_ROOT, type ServerConfig } from './config';
 import { createLogger } from './logger';
 import type { Store } from './store/open';
 import type { GuardianKeys } from './store/keys';
+import type { FailedClaim } from './store/repossession-race';
 import type { Oracle } from './oracle/oracle';
 import type { TelegramNotifier } from './notify/telegram';
 import { registerTelegramRoutes } from './http/telegram-link';
@@ -163,10 +164,32 @@ function leadVaultJobs(
 }
 
 /**
- * What the guardian tells of a vault it changed: this instance's cached answers go; a vault a block
- * closed with no request (its owner's exit) is announced to the pages that show it.
+ * A claim a block showed can never be mined is told on Telegram; the notifier starts after the
+ * guardian recovered, so a claim settled before then is not told.
  */
-const vaultHooks = (answers: AnswerCache, bus: EventBus, log: Logger) => ({
+function claimNotices(log: Logger) {
+  let notifier: TelegramNotifier | null = null;
+  return {
+    told: (claim: FailedClaim) =>
+      void notifier
+        ?.claimFailed(claim)
+        .catch((err: unknown) => log.error({ err }, 'failed claim not told on Telegram')),
+    started: (started: TelegramNotifier) => (notifier = started),
+  };
+}
+
+/**
+ * What the guardian tells of a vault it changed: this instance's cached answers go; a vault a block
+ * closed with no request (its owner's exit) is announced to the pages that show it; a claim that
+ * can never be mined is told to its claimant.
+ */
+const vaultHooks = (
+  answers: AnswerCache,
+  bus: EventBus,
+  log: Logger,
+  claims: ReturnType<typeof claimNotices>,
+) => ({
+  claimFailed: claims.told,
   vaultChanged: (vaultId: string) => answers.forgetVault(vaultId),
   vaultClosed: (vaultId: string) =>
     announceVaultChange(bus, { vault_id: vaultId, kind: 'action' }, log),
@@ -214,11 +237,11 @@ export async function buildApp(
     const unitRuneId = unitRuneIdOf(config, devnet);
     const chain = openChain(config, devnet, unitRuneId);
     if (devnet) lead(devnetMinerJob(devnet));
-    // Hot per-vault answers, forgotten on this instance's commits and through the bus.
-    const answers = new AnswerCache();
+    // Hot per-vault answers, forgotten on this instance's commits and through the bus; failed claims.
+    const [answers, claims] = [new AnswerCache(), claimNotices(log)];
     stops.push(answers.follow(bus));
     const guardian = createGuardian({
-      ...vaultHooks(answers, bus, log),
+      ...vaultHooks(answers, bus, log, claims),
       db: store.db,
       chain,
       oracle,
@@ -236,7 +259,7 @@ export async function buildApp(
     await guardian.recover();
     const again = await startupReindex(config, { store, keys, oracle, log, devnet, exclusive });
 
-    const notifier = await startNotifier(config, options, { store, log });
+    const notifier = claims.started(await startNotifier(config, options, { store, log }));
     const jobs = { bus, guardian, oracle, notifier, metrics, chain, devnet, log };
     leadVaultJobs(lead, jobs, options.recoveryIntervalMs);
 

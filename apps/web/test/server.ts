@@ -108,6 +108,10 @@ export const server = setupServer(
   http.get('*/api/vaults/:id/liquidation', () =>
     HttpResponse.json({ error: 'Not liquidated', code: 'not_found' }, { status: 404 }),
   ),
+  // A co-signed transaction waits for its block unless a test says it failed.
+  http.get('*/api/transactions/:txid', ({ params }) =>
+    HttpResponse.json({ txid: params.txid, status: 'pending', cause: null, reason: null }),
+  ),
   http.get('*/esplora/blocks/tip/height', () => HttpResponse.json(scenario.tipHeight)),
   http.get('*/esplora/address/:address', ({ params }) =>
     HttpResponse.json({

@@ -14,4 +14,5 @@ export * from './vault-signature';
 export * from './term-leaves';
 export * from './exit-spend';
 export * from './exit-chain';
+export * from './exit-describe';
 export * from './term-settlement';

@@ -6,7 +6,6 @@
 import { hex } from '@scure/base';
 import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
 import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
-import { termStage } from '@unit/protocol';
 import { addressNetworkOf } from './address';
 import { ExitError } from './exit-spend';
 import { parseStateRecordScript, type StateRecord } from './state-record';
@@ -25,6 +24,9 @@ interface EsploraTxShape {
   txid: string;
   vout: EsploraOut[];
   status?: { confirmed: boolean; block_height?: number };
+  /** sats, and weight units: esplora gives both; another server may not */
+  fee?: number;
+  weight?: number;
 }
 
 export interface VaultExitFacts {
@@ -39,6 +41,26 @@ export interface VaultExitFacts {
   tipHeight: number;
   /** Whether the transaction that wrote the output is confirmed. */
   confirmed: boolean;
+  /**
+   * A repossession of this vault waiting in the mempool: the exit spends the same output, so it
+   * replaces the claim only at a higher fee rate and a higher fee (BIP-125). `feeRate` in sat/vB
+   * and `feeSats`, when the esplora gives the claim's fee and weight.
+   */
+  pendingClaim?: PendingClaim;
+}
+
+export interface PendingClaim {
+  txid: string;
+  feeRate: number | null;
+  feeSats: number | null;
+}
+
+/** Where a walk ends: the vault's output, the transaction that wrote it, and a waiting claim. */
+interface Walked {
+  tx: EsploraTxShape;
+  found: { vout: number; record: StateRecord };
+  openingKey?: Uint8Array | undefined;
+  pendingClaim?: PendingClaim;
 }
 
 export type FetchLike = (
@@ -196,8 +218,23 @@ const notAVault = (what: string) =>
     `${what} is not a vault output on this chain: check the vault id or address and the chain URL.`,
   );
 
-/** From a vault id (its opening's txid), follows the vault to its unspent output. */
-async function walkFromOpening(chain: ExitEsplora, txid: string) {
+/** A waiting claim's txid, fee rate (sat/vB, up to a tenth) and fee, when the esplora gives them. */
+function claimOf(tx: EsploraTxShape): PendingClaim {
+  const { fee, weight } = tx;
+  const known =
+    Number.isSafeInteger(fee) && Number.isSafeInteger(weight) && fee! >= 0 && weight! > 0;
+  return {
+    txid: tx.txid,
+    feeRate: known ? Math.ceil((fee! * 40) / weight!) / 10 : null,
+    feeSats: known ? fee! : null,
+  };
+}
+
+/**
+ * From a vault id (its opening's txid), follows the vault to its unspent output, or to the output
+ * a repossession waiting in the mempool spends.
+ */
+async function walkFromOpening(chain: ExitEsplora, txid: string): Promise<Walked> {
   let tx = await chain.json<EsploraTxShape>(`/tx/${txid}`).catch((error: unknown) => {
     if (error instanceof EsploraError && (error.status === 404 || error.status === 400))
       throw new ExitError(
@@ -217,6 +254,10 @@ async function walkFromOpening(chain: ExitEsplora, txid: string) {
     if (!spend.txid || !TXID.test(spend.txid)) throw notAVault(`The spend of ${tx.txid}`);
     const next = await chain.json<EsploraTxShape>(`/tx/${spend.txid}`);
     const nextFound = vaultOutputOf(next);
+    // A repossession not yet mined writes the claimant's vault, not this one: the owner's output
+    // is still this one, and the exit may yet replace the claim.
+    if (nextFound?.record.action === 'x' && next.status?.confirmed !== true)
+      return { tx, found, openingKey, pendingClaim: claimOf(next) };
     if (!nextFound)
       throw new ExitError(
         'not-a-vault',
@@ -232,7 +273,7 @@ async function walkFromOpening(chain: ExitEsplora, txid: string) {
 }
 
 /** From a vault address, its one unspent output and the transaction that wrote it. */
-async function fromAddress(chain: ExitEsplora, address: string, network: string) {
+async function fromAddress(chain: ExitEsplora, address: string, network: string): Promise<Walked> {
   const utxos = await chain
     .json<Array<{ txid: string; vout: number }>>(`/address/${encodeURIComponent(address)}/utxo`)
     .catch((error: unknown) => {
@@ -243,19 +284,69 @@ async function fromAddress(chain: ExitEsplora, address: string, network: string)
         );
       throw error;
     });
-  if (!Array.isArray(utxos) || utxos.length === 0)
+  if (!Array.isArray(utxos) || utxos.length === 0) {
+    // An esplora leaves out an output a mempool transaction spends: a claim may be waiting.
+    const claimed = await claimedOutputOf(chain, address).catch(notAnswered);
+    if (claimed) return claimed;
     throw new ExitError(
       'not-a-vault',
       'That address holds nothing on this chain: check the address and the chain URL.',
     );
+  }
   for (const utxo of utxos.slice(0, 20)) {
     if (!TXID.test(String(utxo.txid))) continue;
     const tx = await chain.json<EsploraTxShape>(`/tx/${utxo.txid}`);
     const found = vaultOutputOf(tx);
-    if (found && found.vout === utxo.vout)
-      return { tx, found, openingKey: found.record.vaultPubkey };
+    if (found && found.vout === utxo.vout) {
+      // An esplora that lists an output a mempool transaction spends: a claim may be waiting; one
+      // that cannot say who spends it leaves the output as it is.
+      const pendingClaim = await waitingClaimOf(chain, tx.txid, found.vout).catch(notAnswered);
+      return {
+        ...{ tx, found, openingKey: found.record.vaultPubkey },
+        ...(pendingClaim ? { pendingClaim } : {}),
+      };
+    }
   }
   throw notAVault(`Address ${address}`);
+}
+
+/** An esplora that refused a lookup of a waiting claim: none is known (a time-out is thrown). */
+const notAnswered = (error: unknown): null => {
+  if (error instanceof EsploraError && error.status !== 0) return null;
+  throw error;
+};
+
+/** Transactions of an address looked at for a vault output a waiting claim spends. */
+const CLAIMED_LOOKUP_TXS = 10;
+
+/**
+ * The vault output at `address` that a repossession waiting in the mempool spends, read from the
+ * address's newest transactions (the mempool's first); null when there is none.
+ */
+async function claimedOutputOf(chain: ExitEsplora, address: string): Promise<Walked | null> {
+  const txs = await chain.json<EsploraTxShape[]>(`/address/${encodeURIComponent(address)}/txs`);
+  if (!Array.isArray(txs)) return null;
+  for (const tx of txs.slice(0, CLAIMED_LOOKUP_TXS)) {
+    if (!TXID.test(String(tx?.txid)) || !Array.isArray(tx.vout)) continue;
+    const found = vaultOutputOf(tx);
+    if (!found || tx.vout[found.vout]!.scriptpubkey_address !== address) continue;
+    const pendingClaim = await waitingClaimOf(chain, tx.txid, found.vout);
+    if (pendingClaim) return { tx, found, openingKey: found.record.vaultPubkey, pendingClaim };
+  }
+  return null;
+}
+
+/** The repossession waiting in the mempool that spends an output, or null. */
+async function waitingClaimOf(
+  chain: ExitEsplora,
+  txid: string,
+  vout: number,
+): Promise<PendingClaim | null> {
+  const spend = await chain.json<{ spent: boolean; txid?: string }>(`/tx/${txid}/outspend/${vout}`);
+  if (!spend.spent || !spend.txid || !TXID.test(spend.txid)) return null;
+  const next = await chain.json<EsploraTxShape>(`/tx/${spend.txid}`);
+  const claim = vaultOutputOf(next)?.record.action === 'x' && next.status?.confirmed !== true;
+  return claim ? claimOf(next) : null;
 }
 
 /** Everything the exit needs from the chain, for a vault id (64 hex) or a vault address. */
@@ -268,7 +359,7 @@ export async function readVaultExit(chain: ExitEsplora, vault: string): Promise<
       'not-a-vault',
       'That is neither a vault id (64 hexadecimal characters) nor a Bitcoin address: copy the vault id or the vault address again.',
     );
-  const { tx, found, openingKey } = isId
+  const { tx, found, openingKey, pendingClaim } = isId
     ? await walkFromOpening(chain, id.toLowerCase())
     : await fromAddress(chain, id, addressNetwork!);
   const out = tx.vout[found.vout]!;
@@ -292,43 +383,6 @@ export async function readVaultExit(chain: ExitEsplora, vault: string): Promise<
     ...(openingKey ? { openingKey } : {}),
     tipHeight: await chain.tipHeight(),
     confirmed: tx.status?.confirmed === true,
+    ...(pendingClaim ? { pendingClaim } : {}),
   };
-}
-
-/** Bitcoin's target time between blocks: the date a height is reached is an estimate from it. */
-export const BLOCK_TARGET_MS = 10 * 60_000;
-
-/** When the chain should reach a height `blocks` above its tip, at 10 minutes a block. */
-export function estimatedDateOf(blocks: number, now = Date.now()): Date {
-  return new Date(now + Math.max(0, blocks) * BLOCK_TARGET_MS);
-}
-
-/** A date as the owner reads it in any locale: `2026-11-29 12:30 UTC`. */
-export const utcMinute = (date: Date): string =>
-  `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-
-/** What the chain shows of the vault, in lines for the owner. */
-export function describeVaultExit(facts: VaultExitFacts, now = Date.now()): string[] {
-  const { record, utxo, tipHeight } = facts;
-  const lines = [
-    `vault output   ${utxo.txid}:${utxo.vout} (${facts.address}, ${facts.networkName})`,
-    `holds          ${utxo.amount} sats; debt ${record.unitDebt} UNIT hundredths`,
-    `chain height   ${tipHeight}`,
-  ];
-  const term = record.term;
-  if (!term) {
-    lines.push(
-      'leaves         update and liquidation only (layout 1): this vault has no exit of its own yet; it gets one on its next action.',
-    );
-    return lines;
-  }
-  const stage = termStage(tipHeight, term);
-  lines.push(
-    `leaves         exit: <${term.exitHeight}> OP_CHECKLOCKTIMEVERIFY OP_DROP <owner key> OP_CHECKSIG; beside it ${hex.encode(term.exitBranch)} (update, liquidation and settlement leaves)`,
-    `settlement     the guardians may settle from block ${term.settleHeight}`,
-    stage === 'exit'
-      ? `exit           open since block ${term.exitHeight}`
-      : `exit           opens at block ${term.exitHeight}, in ${term.exitHeight - tipHeight} blocks (around ${utcMinute(estimatedDateOf(term.exitHeight - tipHeight, now))} at 10 minutes a block)`,
-  );
-  return lines;
 }

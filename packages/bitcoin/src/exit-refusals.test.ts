@@ -8,13 +8,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { NETWORK, p2wpkh, TEST_NETWORK } from '@scure/btc-signer';
 import { exitVault } from '../test/exit-fixture';
 import { fakeTxid, guardianKey, strangerKey, testKey, userKey } from '../test/testKeys';
-import {
-  EsploraError,
-  ExitEsplora,
-  describeVaultExit,
-  readVaultExit,
-  type FetchLike,
-} from './exit-chain';
+import { EsploraError, ExitEsplora, readVaultExit, type FetchLike } from './exit-chain';
+import { describeVaultExit } from './exit-describe';
 import { ExitError, planExit, type ExitRequest } from './exit-spend';
 import { thresholdHash, vaultOutput } from './vault-script';
 

@@ -23,6 +23,8 @@ export type {
   PriceStaleReason,
   TelegramNotifyAcceptedDto,
   TelegramNotifyDto,
+  TransactionFailureCause,
+  TransactionFateDto,
   VaultDto,
   VaultHistoryPageDto,
   VaultHistoryRecordDto,

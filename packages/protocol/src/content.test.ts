@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTENT, confirmedSentence, pendingSentence } from './content';
+import { CONTENT, confirmedSentence, failedSentence, pendingSentence } from './content';
 import * as constants from './constants';
 
 describe('content', () => {
@@ -101,6 +101,32 @@ describe('confirmedSentence', () => {
     );
     expect(CONTENT.walletFunds.faucetPaying('1 BTC')).toBe(
       'The devnet faucet is sending you 1 BTC.',
+    );
+  });
+});
+
+describe('failedSentence', () => {
+  it('tells a claimant their claim lost to the owner’s exit, and that nothing was taken', () => {
+    expect(failedSentence('repossess', 'exit', 'anything')).toBe(
+      'Your claim of a liquidated vault did not go through: its owner took the vault back by its exit first. Your vault is as it was before the claim.',
+    );
+    expect(failedSentence('repossess', 'input_spent', null)).toBe(
+      'Your claim of a liquidated vault did not go through: another transaction spent one of its inputs first, so it can never be mined. Your vault is as it was before the claim, and the liquidated vault can be claimed again.',
+    );
+  });
+
+  it('says any other failure with its reason, in one sentence', () => {
+    expect(
+      failedSentence('deposit', 'other', 'the chain refused it: bad-txns-inputs-missingorspent.'),
+    ).toBe(
+      'Your deposit did not go through, because the chain refused it: bad-txns-inputs-missingorspent. It will never be mined, so nothing left your wallet or your vault: you can try again.',
+    );
+    expect(failedSentence('borrow', null, '  ')).toBe(
+      'Your borrow did not go through. It will never be mined, so nothing left your wallet or your vault: you can try again.',
+    );
+    // a cause of a claim's said for another action reads as the generic sentence
+    expect(failedSentence('withdraw', 'exit', null)).toMatch(
+      /^Your withdrawal did not go through\./,
     );
   });
 });

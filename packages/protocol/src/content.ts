@@ -200,3 +200,25 @@ export function confirmedSentence(
   const noun = type ? PENDING_NOUNS[type] : 'transaction';
   return amount ? `Your ${noun} of ${amount} is confirmed.` : `Your ${noun} is confirmed.`;
 }
+
+/** The title of the banner that says a pending transaction will never be mined. */
+export const PENDING_FAILED_TITLE = 'Transaction did not go through';
+
+/**
+ * A pending transaction the app learnt will never be mined, said once: what did not happen, why,
+ * and that nothing was taken (a transaction never mined moves nothing). `cause` is the server's
+ * (GET /api/transactions/:txid); `reason` its words for any other failure.
+ */
+export function failedSentence(
+  type: keyof typeof PENDING_NOUNS,
+  cause: 'exit' | 'input_spent' | 'other' | null,
+  reason: string | null,
+): string {
+  if (type === 'repossess' && cause === 'exit')
+    return 'Your claim of a liquidated vault did not go through: its owner took the vault back by its exit first. Your vault is as it was before the claim.';
+  if (type === 'repossess' && cause === 'input_spent')
+    return 'Your claim of a liquidated vault did not go through: another transaction spent one of its inputs first, so it can never be mined. Your vault is as it was before the claim, and the liquidated vault can be claimed again.';
+  const why = reason?.trim().replace(/[.\s]+$/, '');
+  const said = why ? `, because ${why}` : '';
+  return `Your ${PENDING_NOUNS[type]} did not go through${said}. It will never be mined, so nothing left your wallet or your vault: you can try again.`;
+}

@@ -10,7 +10,7 @@ import {
   type TermConfig,
 } from '@unit/protocol';
 import type { Chain } from '../chain/port';
-import type { Database } from '../store';
+import type { Database, FailedClaim } from '../store';
 import { soleInstance, type GuardianInstance } from './ownership';
 import { localSigner, type GuardianSigner } from './signer';
 import { treasuryOutput } from './treasury-output';
@@ -69,6 +69,8 @@ export interface GuardianDeps {
    * committed: the app announces it to the browsers that show it. Nothing by default.
    */
   vaultClosed?: (vaultId: string) => void;
+  /** Told of each repossession a block showed can never be mined, once settled. Nothing by default. */
+  claimFailed?: (claim: FailedClaim) => void;
 }
 
 export interface GuardianContext extends PipelineDeps {

@@ -131,6 +131,7 @@ export function createGuardian(deps: GuardianDeps): Guardian {
       raceCursor = races.next;
       for (const vaultId of [...races.exited, ...races.reopened, ...races.claimants])
         deps.vaultClosed?.(vaultId);
+      for (const claim of races.failed) deps.claimFailed?.(claim);
       return confirmHistory(g);
     },
     recover: () => recoverRequests(g),

@@ -16,6 +16,7 @@ import {
   repossessionRequest,
   REPOSSESSION_CHECK_BATCH,
   unconfirmedRepossessions,
+  type FailedClaim,
   type PendingRepossession,
 } from '../store';
 import type { GuardianContext } from './context';
@@ -134,23 +135,32 @@ async function settleRace(
 /**
  * Each block: the repossessions not yet mined, from the liquidated vault id `after` on, at most
  * `limit`; answers the liquidated vaults their owner's exit closed, those offered again (their
- * repossession can never be mined), the claimants' vaults that changed with them, and where the
- * next pass goes on ('' from the start).
+ * repossession can never be mined), the claimants' vaults that changed with them, each claim that
+ * failed and why (its claimant is told), and where the next pass goes on ('' from the start).
  */
 export async function followRepossessions(
   g: GuardianContext,
   after = '',
   limit = REPOSSESSION_CHECK_BATCH,
-): Promise<{ exited: string[]; reopened: string[]; claimants: string[]; next: string }> {
+): Promise<{
+  exited: string[];
+  reopened: string[];
+  claimants: string[];
+  failed: FailedClaim[];
+  next: string;
+}> {
   const rows = await unconfirmedRepossessions(g.db, after, limit);
   const settled = { exited: [] as string[], reopened: [] as string[], claimants: [] as string[] };
+  const failed: FailedClaim[] = [];
   for (const race of rows) {
     const outcome = await followOne(g, race);
     if (outcome !== 'exited' && outcome !== 'reopened') continue;
     settled[outcome].push(race.vault_id);
     settled.claimants.push(race.claimed_by);
+    const cause = outcome === 'exited' ? 'exit' : 'input_spent';
+    failed.push({ claimant: race.claimed_by, txid: race.claim_txid, cause });
     g.vaultChanged(race.vault_id);
     g.vaultChanged(race.claimed_by);
   }
-  return { ...settled, next: rows.length < limit ? '' : rows.at(-1)!.vault_id };
+  return { ...settled, failed, next: rows.length < limit ? '' : rows.at(-1)!.vault_id };
 }

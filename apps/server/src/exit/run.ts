@@ -7,6 +7,7 @@ import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   ExitError,
   describeVaultExit,
+  feeRateAboveClaim,
   ExitEsplora,
   planExit,
   readVaultExit,
@@ -82,6 +83,11 @@ export async function runExit(options: ExitOptions): Promise<ExitResult> {
   lines.push(
     `exit           ${plan.sendSats} sats to ${options.to}, fee ${plan.feeSats} sats (${plan.vsize} vB)`,
   );
+  const least = facts.pendingClaim ? feeRateAboveClaim(facts.pendingClaim, plan.vsize) : null;
+  if (least !== null && (options.feeRate ?? 2) < least)
+    lines.push(
+      `replaces       not the waiting claim at this fee rate: give --fee-rate ${least} or more, or the chain keeps the claim.`,
+    );
   if (!secret) return { lines, psbtBase64: Buffer.from(plan.tx.toPSBT()).toString('base64') };
   const tx = signExit(plan, secret);
   if (!options.broadcast) return { lines, txHex: tx.hex };

@@ -42,6 +42,7 @@ import { WRITE_LIMIT } from './security';
 import { requireSession } from '../auth/sessions';
 import { registerNetworkRoutes, type NetworkRouteOptions } from './network-routes';
 import { registerPriceQuorumRoute, setsFromDir } from './price-quorum';
+import { registerTransactionFateRoute } from './transaction-fate';
 
 export interface ApiDeps {
   config: ServerConfig;
@@ -150,6 +151,7 @@ export function registerApiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     ...(deps.recentExclusions ? { recentExclusions: deps.recentExclusions } : {}),
   });
   registerPriceQuorumRoute(app, db, setsFromDir(config.guardianNetwork));
+  registerTransactionFateRoute(app, db);
 
   // The hottest route (every open page polls it): serialised by its schema.
   tableRoute(app, 'bitcoinPrice', () => {

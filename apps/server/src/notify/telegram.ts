@@ -18,6 +18,7 @@ import { installCommands, newLink } from './telegram-commands';
 import { TelegramHistory } from './telegram-history';
 import { explorerBase, RISK_ALERT_RETRIES } from './telegram-messages';
 import { TelegramOutbox } from './telegram-outbox';
+import { queueClaimFailed, type FailedClaim } from './telegram-claim-failed';
 import { queueTermWarnings } from './telegram-term-warnings';
 import { DEFAULT_TELEGRAM_TIMEOUT_MS } from '../config-schema';
 import { callTimeout, initDeadline } from './telegram-timeout';
@@ -173,6 +174,17 @@ export class TelegramNotifier {
       tipHeight,
       term: options.vaultTerm,
       policy: parts.outbox.policy(RISK_ALERT_RETRIES),
+    });
+  }
+
+  /** A claim a block showed can never be mined: its claimant's chats are told once. */
+  async claimFailed(claim: FailedClaim): Promise<void> {
+    const { parts, options } = this;
+    if (!parts) return;
+    await queueClaimFailed(options.db, {
+      network: options.network,
+      policy: parts.outbox.policy(RISK_ALERT_RETRIES),
+      claim,
     });
   }
 

@@ -120,6 +120,13 @@ export function closeRepossessionByExit(
   });
 }
 
+/** A repossession a block showed can never be mined: the claimant's vault, the claim and why. */
+export interface FailedClaim {
+  claimant: string;
+  txid: string;
+  cause: 'exit' | 'input_spent';
+}
+
 /** Why a repossession's request failed when the owner's exit was mined instead. */
 export const EXIT_WON_REASON =
   "the liquidated vault's owner left by the exit leaf: the repossession was never mined";

@@ -17,7 +17,13 @@ import { p2tr, Transaction } from '@scure/btc-signer';
 import { pubSchnorr } from '@scure/btc-signer/utils.js';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseRuneId, parseTransaction } from '@unit/bitcoin';
+import {
+  ExitEsplora,
+  parseRuneId,
+  parseTransaction,
+  pendingClaimSentence,
+  readVaultExit,
+} from '@unit/bitcoin';
 import type { VaultTxResult } from '@unit/protocol';
 import { accountMigrations } from '../../src/auth/migrations';
 import { ChainUnavailableError, type Chain } from '../../src/chain/port';
@@ -25,6 +31,8 @@ import { guardianMigrations } from '../../src/cosign';
 import { devnetMigrations } from '../../src/devnet/migrations';
 import { registerEsploraRoutes } from '../../src/devnet/esplora-routes';
 import { registerLedgerRoute } from '../../src/http/ledger';
+import { registerTransactionFateRoute } from '../../src/http/transaction-fate';
+import { runExit } from '../../src/exit/run';
 import { TelegramHistory } from '../../src/notify/telegram-history';
 import { TelegramOutbox } from '../../src/notify/telegram-outbox';
 import {
@@ -131,6 +139,7 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
     server = Fastify();
     registerEsploraRoutes(server, h.devnet, '/esplora', () => true);
     registerLedgerRoute(server, { db: h.store.db, chain: h.chain });
+    registerTransactionFateRoute(server, h.store.db);
     await server.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(server.server.address() as AddressInfo).port}`;
   }, 240_000);
@@ -151,6 +160,27 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
     expect((await getVault(h.store.db, racedVault.vault_id))?.status).toBe('repossessed');
     expect((await getVault(h.store.db, before.vault_id))?.vault_txid).toBe(claimTxid);
     expect(await h.chain.txStatus(claimTxid)).toMatchObject({ confirmed: false });
+    const fate = async () => (await fetch(`${base}/api/transactions/${claimTxid}`)).json();
+    expect(await fate()).toMatchObject({ status: 'pending', cause: null });
+    // The owner's exit tool stops at the vault's output and names the claim it must outbid.
+    const read = await readVaultExit(new ExitEsplora(`${base}/esplora`), racedVault.vault_id);
+    expect(read.utxo).toMatchObject({ txid: racedVault.vault_txid, vout: racedVault.vault_vout });
+    expect(read.pendingClaim?.txid).toBe(claimTxid);
+    // the exit below outbids it at 50 sat/vB
+    expect(read.pendingClaim?.feeRate).toBeGreaterThan(0);
+    expect(read.pendingClaim!.feeRate!).toBeLessThan(50);
+    const byAddress = await readVaultExit(new ExitEsplora(`${base}/esplora`), read.address);
+    expect(byAddress.pendingClaim?.txid).toBe(claimTxid);
+    expect(byAddress.utxo.txid).toBe(racedVault.vault_txid);
+    // The command says the claim waits, and that 2 sat/vB would not replace it.
+    const { lines } = await runExit({
+      ...{ chain: `${base}/esplora`, vault: racedVault.vault_id, pubkey: raced.vaultPubkey },
+      to: raced.paymentAddress,
+    });
+    expect(lines).toContain(`claim          ${pendingClaimSentence(read.pendingClaim!)}`);
+    expect(lines.at(-1)).toMatch(
+      /^replaces {7}not the waiting claim at this fee rate: give --fee-rate \d+ or more, or the chain keeps the claim\.$/,
+    );
 
     const telegram = new TelegramHistory({
       ...{ db: h.store.db, network: 'devnet', explorerUrl: 'https://mempool.example' },
@@ -209,6 +239,10 @@ describe("a repossession and the owner's exit race for a liquidated vault", () =
       .where('txid', '=', claimTxid)
       .executeTakeFirst();
     expect(requestRow).toEqual({ state: 'failed', error: EXIT_WON_REASON });
+    // The claimant's browser learns it, and drops its pending entry.
+    expect(await fate()).toEqual({
+      ...{ txid: claimTxid, status: 'failed', cause: 'exit', reason: EXIT_WON_REASON },
+    });
     // Listed as ended by the exit, not repossessed.
     expect(
       (await listLiquidations(h.store.db)).find((l) => l.vault_id === racedVault.vault_id),

@@ -14,6 +14,7 @@ import { hex } from '@scure/base';
 import { equalBytes, pubSchnorr } from '@scure/btc-signer/utils.js';
 import {
   EXIT_MAX_FEE_RATE,
+  feeRateAboveClaim,
   planExit,
   type ExitEsplora,
   type ExitPlan,
@@ -116,13 +117,37 @@ function PsbtSigning({
   );
 }
 
+/** Says when the exit built would not replace the claim waiting for a block, and what would. */
+function ClaimWarning({
+  claim,
+  plan,
+  feeRate,
+}: {
+  claim: VaultExitFacts['pendingClaim'];
+  plan: ExitPlan;
+  feeRate: number;
+}) {
+  const least = claim ? feeRateAboveClaim(claim, plan.vsize) : null;
+  if (least === null || feeRate >= least) return null;
+  return (
+    <p role="alert" className="exit__error">
+      At {feeRate} sat/vB this exit does not replace the claim waiting for a block, and the chain
+      would keep the claim: set the fee rate to {least} sat/vB or more and build it again.
+    </p>
+  );
+}
+
 export function ExitBuild({ read, onTip }: { read: Read; onTip: (tipHeight: number) => void }) {
   const devnetKey = devnetVaultKey();
   const devnetPub = devnetKey ? pubSchnorr(devnetKey) : null;
   const known = read.facts.openingKey ?? devnetPub;
   const [pubkey, setPubkey] = useState(known ? hex.encode(known) : '');
   const [to, setTo] = useState('');
-  const [feeRate, setFeeRate] = useState('2');
+  // A claim waiting for a block is replaced only by a higher fee rate: the form starts above it.
+  const claim = read.facts.pendingClaim;
+  const [feeRate, setFeeRate] = useState(
+    String(claim?.feeRate != null ? Math.floor(claim.feeRate) + 1 : 2),
+  );
   const [plan, setPlan] = useState<ExitPlan | null>(null);
   const [busy, setBusy] = useState<'building' | 'sending' | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -232,6 +257,7 @@ export function ExitBuild({ read, onTip }: { read: Read; onTip: (tipHeight: numb
             {plan.feeSats.toLocaleString('en-US')} sats ({plan.vsize} vB at {feeRate.trim()}{' '}
             sat/vB). Nothing is signed yet.
           </p>
+          <ClaimWarning claim={claim} plan={plan} feeRate={Number(feeRate)} />
           {devnetSigns && (
             <button
               type="button"

@@ -2,7 +2,12 @@
 // of all, whether its exit is open, and if not at which block and around which date.
 import { forwardRef } from 'react';
 import { hex } from '@scure/base';
-import { estimatedDateOf, utcMinute, type VaultExitFacts } from '@unit/bitcoin';
+import {
+  estimatedDateOf,
+  pendingClaimSentence,
+  utcMinute,
+  type VaultExitFacts,
+} from '@unit/bitcoin';
 import { termStage } from '@unit/protocol';
 import { formatAmount } from '../ui/format';
 
@@ -45,6 +50,11 @@ export const ExitFacts = forwardRef<HTMLHeadingElement, { facts: VaultExitFacts;
           2. The vault on the chain
         </h2>
         <ExitStatus facts={facts} now={now} />
+        {facts.pendingClaim && (
+          <p className="exit__status exit__status--claim">
+            {pendingClaimSentence(facts.pendingClaim)}
+          </p>
+        )}
         <dl className="exit__facts">
           <dt>Holds</dt>
           <dd>

@@ -29,8 +29,9 @@ const { vault, tx: vaultTx } = exitVault(
 );
 const to = p2wpkh(new Uint8Array(33).fill(2), TEST_NETWORK).address!;
 
-function fakeEsplora(tip: number | (() => number)) {
+function fakeEsplora(tip: number | (() => number), more: Record<string, unknown> = {}) {
   const answers: Record<string, unknown> = {
+    ...more,
     [`/address/${vault.address}/utxo`]: [{ txid: TXID, vout: 0 }],
     [`/tx/${TXID}`]: vaultTx,
   };
@@ -223,5 +224,76 @@ describe("the wallet's signed PSBT", () => {
     expect(() => finishFromSignedPsbt(p, base64.encode(changed.toPSBT()))).toThrow(
       /changed the exit/,
     );
+  });
+});
+
+describe('/exit while a claim of the vault waits for a block', () => {
+  const CLAIM = 'cd'.repeat(32);
+  const claimant = vaultOutput({
+    vaultPubkey: schnorr.getPublicKey(new Uint8Array(32).fill(14)),
+    guardPubkey: schnorr.getPublicKey(new Uint8Array(32).fill(12)),
+    thresholdHash: thresholdHash(new Uint8Array(32).fill(13)),
+    network: TEST_NETWORK,
+    term: TERM,
+  });
+  const claimRecord = stateRecordScript({
+    ...{ action: 'x', unitDebt: 59_000n, vaultSats: 150_000n, quotePriceCents: 1n },
+    ...{ thresholdCents: 0n, quoteStamp: 1, nonce: new Uint8Array(16), expiry: 2 },
+    term: { ...TERM, exitBranch: claimant.exitBranch! },
+  });
+  const claimTx = {
+    txid: CLAIM,
+    vout: [
+      {
+        scriptpubkey: hex.encode(claimant.script),
+        scriptpubkey_address: claimant.address,
+        value: 150_000,
+      },
+      { scriptpubkey: hex.encode(claimRecord), value: 0 },
+    ],
+    status: { confirmed: false },
+    // 350 vB paying 17,500 sats: 50 sat/vB
+    fee: 17_500,
+    weight: 1_400,
+  };
+
+  it('reads the vault, not the claimant’s, says the claim waits, and asks a fee that beats it', async () => {
+    vi.stubGlobal(
+      'fetch',
+      fakeEsplora(330, {
+        [`/tx/${TXID}/outspend/0`]: { spent: true, txid: CLAIM, status: { confirmed: false } },
+        [`/tx/${CLAIM}`]: claimTx,
+      }),
+    );
+    const user = userEvent.setup();
+    render(<ExitPage />);
+    await readVault(user, TXID);
+    expect(
+      await screen.findByText(
+        `A claim of this vault, transaction ${CLAIM}, is waiting for a block: your exit replaces it only if it pays a higher fee rate and a higher fee than the claim's (50 sat/vB, 17500 sats), so choose a fee rate above it.`,
+      ),
+    ).toBeTruthy();
+    expect(screen.getByText('0.0009 BTC (90,000 sats)')).toBeTruthy();
+    const fee = screen.getByLabelText('Fee rate (sat/vB)');
+    expect((fee as HTMLInputElement).value).toBe('51');
+
+    await fill(user, screen.getByLabelText(/^Vault key/), hex.encode(ownerPub));
+    await fill(user, screen.getByLabelText('Send the whole vault to'), to);
+    await user.click(screen.getByRole('button', { name: 'Build the exit' }));
+    const warning = await screen.findByRole('alert');
+    const least = Number(/to (\d+) sat\/vB or more/.exec(warning.textContent ?? '')?.[1]);
+    expect(warning.textContent).toBe(
+      `At 51 sat/vB this exit does not replace the claim waiting for a block, and the chain would keep the claim: set the fee rate to ${least} sat/vB or more and build it again.`,
+    );
+    // the exit is smaller than the claim: its fee, not its rate, must beat the claim's
+    expect(least).toBeGreaterThan(51);
+    await fill(user, fee, String(least));
+    await user.click(screen.getByRole('button', { name: 'Build the exit' }));
+    const summary = await screen.findByText(/^The exit sends/);
+    const paid = Number(
+      /the fee is ([\d,]+) sats/.exec(summary.textContent ?? '')![1]!.replace(/,/g, ''),
+    );
+    expect(paid).toBeGreaterThan(17_500);
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

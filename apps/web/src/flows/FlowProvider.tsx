@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { ERROR_MESSAGES, type PendingTransaction } from '@unit/protocol';
+import { ERROR_MESSAGES, failedSentence, type PendingTransaction } from '@unit/protocol';
 import type { Approvals } from '@unit/protocol/wire';
 import { useToasts } from '../ui/toasts';
 import { useWallet } from '../wallet';
@@ -10,6 +10,7 @@ import type { FlowEvent, FlowState } from './engine';
 import type { ExecuteFlow, FlowInput } from './flow-types';
 import { useFlowBanner, type FlowBanner } from './flow-banner';
 import { useFlowMachine, type FlowRunEffects } from './flow-machine';
+import { usePendingFates, type FailedPending } from './pending-fates';
 import { usePendingStore } from './pending-store';
 import type { FlowPreview } from './preview';
 import { useCreation, type CreationStage } from './use-creation';
@@ -108,9 +109,22 @@ export function FlowProvider({
   );
   const machine = useFlowMachine(execute, effects);
 
-  const { reconcile } = store;
+  const { reconcile, forget, pending } = store;
+  // A transaction that will never be mined: its entry goes, the user is told once why, and the
+  // vault and wallet are read again (the server put the vault back as it was).
+  const onNotMined = useCallback<FailedPending>(
+    (entry, fate) => {
+      forget(entry.transactionId);
+      showBanner.notMined(entry.type, failedSentence(entry.type, fate.cause, fate.reason));
+      for (const key of ['vault', 'balance', 'unit-outputs'])
+        void queryClient.invalidateQueries({ queryKey: [key] });
+    },
+    [forget, showBanner, queryClient],
+  );
+  const checkFates = usePendingFates(onNotMined);
   const syncPending = useCallback(
     (history: { transaction_id: string; confirmed?: boolean }[]) => {
+      checkFates(pending, history);
       const completed = reconcile(history);
       if (!completed) return;
       showBanner.completed(completed);
@@ -119,7 +133,7 @@ export function FlowProvider({
       for (const key of ['balance', 'unit-outputs', 'vault-points'])
         void queryClient.invalidateQueries({ queryKey: [key] });
     },
-    [reconcile, showBanner, queryClient],
+    [checkFates, pending, reconcile, showBanner, queryClient],
   );
 
   const { flow, drawerOpen } = machine;

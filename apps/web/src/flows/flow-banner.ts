@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { flowErrorWords, isPricePaused, isRefusal } from './refusal';
+import { PENDING_FAILED_TITLE } from '@unit/protocol';
 import type { Approvals } from '@unit/protocol/wire';
 import type { FlowAction, FlowDecl } from './declarations';
 
@@ -16,6 +17,8 @@ export interface FlowBanner {
   approvals: Approvals | null;
   /** a refusal by the guardians (`guardians_refused`): its message, which names each reason */
   refusal: string | null;
+  /** a full sentence under the title: what became of a transaction that was never mined */
+  detail?: string;
 }
 
 export interface FlowBannerActions {
@@ -27,6 +30,8 @@ export interface FlowBannerActions {
   submitted(decl: FlowDecl, txid: string): void;
   /** SPEC §8: an error banner beside the generic toast */
   failed(decl: FlowDecl, error?: unknown): void;
+  /** A pending transaction that will never be mined was dropped: the sentence says why */
+  notMined(action: FlowAction, sentence: string): void;
   /** SPEC §4: the banner becomes success once a block confirms its transaction */
   completed(txids: ReadonlySet<string>): void;
   dismiss(): void;
@@ -70,6 +75,11 @@ export function useFlowBanner(): [FlowBanner | null, FlowBannerActions] {
           // a refusal's reasons, or why actions are paused: the banner says the cause too
           refusal: isRefusal(error) || isPricePaused(error) ? flowErrorWords(error) : null,
         })),
+      notMined: (action, sentence) =>
+        setBanner({
+          ...{ tone: 'error', action, text: PENDING_FAILED_TITLE, txid: null },
+          ...{ approvals: null, refusal: null, detail: sentence },
+        }),
       completed: (txids) =>
         setBanner((b) =>
           b && b.tone === 'info' && b.txid && txids.has(b.txid) ? { ...b, tone: 'success' } : b,

@@ -79,6 +79,7 @@ export function PendingBanner() {
         )}
         {/* A refusal names each guardian's reason, whole, wrapping on a phone */}
         {banner?.refusal && <p className="banner__text banner__refusal">{banner.refusal}</p>}
+        {banner?.detail && <p className="banner__text">{banner.detail}</p>}
         {banner?.approvals && (
           <BannerApprovals
             approvals={banner.approvals}

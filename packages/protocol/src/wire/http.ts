@@ -257,6 +257,26 @@ export const vaultLiquidationSchema = z.object({
 });
 export type VaultLiquidationDto = z.infer<typeof vaultLiquidationSchema>;
 
+/** Why a request whose transaction was sent failed afterwards (GET /api/transactions/:txid). */
+export const TRANSACTION_FAILURE_CAUSES = ['exit', 'input_spent', 'other'] as const;
+export type TransactionFailureCause = (typeof TRANSACTION_FAILURE_CAUSES)[number];
+
+/**
+ * GET /api/transactions/:txid: the fate of a transaction the guardians co-signed, read from the
+ * request the app keeps: `pending` until a block holds it, `confirmed`, or `failed` (it will never
+ * be mined: a repossession its liquidated vault's owner beat by the exit, one whose input another
+ * mined transaction spent, a broadcast refused) with why.
+ */
+export const transactionFateSchema = z.object({
+  txid: z.string(),
+  status: z.enum(['pending', 'confirmed', 'failed']),
+  /** set when failed: what the app knows of why */
+  cause: z.enum(TRANSACTION_FAILURE_CAUSES).nullable(),
+  /** set when failed: the reason the app recorded, in words */
+  reason: nullableString,
+});
+export type TransactionFateDto = z.infer<typeof transactionFateSchema>;
+
 /** GET /api/vaults/by-pubkey/:pubkey/closed: a key's closed (repossessed) vaults, newest first. */
 export const closedVaultSchema = z.object({
   vault_id: z.string(),

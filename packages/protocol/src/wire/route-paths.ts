@@ -18,6 +18,7 @@ export const ROUTE_PATHS = {
   thresholdHash: { method: 'GET', path: '/api/oracle/threshold-hash' },
   priceQuorum: { method: 'GET', path: '/api/price-quorum/:commitment' },
   vaultLiquidation: { method: 'GET', path: '/api/vaults/:vaultId/liquidation' },
+  transactionFate: { method: 'GET', path: '/api/transactions/:txid' },
   closedVaults: { method: 'GET', path: '/api/vaults/by-pubkey/:pubkey/closed' },
   historyCsv: { method: 'GET', path: '/api/vaults/:vaultId/history.csv' },
   ledger: { method: 'GET', path: '/api/ledger/:height' },

@@ -11,6 +11,7 @@ import {
   oracleQuoteSchema,
   priceQuorumAuditSchema,
   priceStaleReasonSchema,
+  transactionFateSchema,
   vaultLiquidationSchema,
 } from './http';
 import type { RouteSchemas } from './route-schema';
@@ -56,6 +57,17 @@ export const OPS_ROUTES = {
       'A liquidated vault’s claimant and exact oracle price; 404 when it was not liquidated.',
     params: z.object({ vaultId: vaultIdParam }),
     response: vaultLiquidationSchema,
+  },
+  transactionFate: {
+    summary:
+      'Whether a transaction the guardians co-signed waits, confirmed or failed, and why; 404 when unknown.',
+    params: z.object({
+      txid: z
+        .string()
+        .regex(/^[0-9a-fA-F]{64}$/, 'expected a transaction id as 64 hex characters')
+        .transform((s) => s.toLowerCase()),
+    }),
+    response: transactionFateSchema,
   },
   closedVaults: {
     summary: 'A key’s repossessed vaults, newest first.',
