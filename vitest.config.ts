@@ -12,6 +12,7 @@ export default defineConfig({
       'apps/server',
       'apps/server/vitest.network.config.ts',
       'apps/web',
+      'apps/web/vitest.logic.config.ts',
       ...(process.env.TEST_DATABASE_URL ? ['apps/server/vitest.flows-postgres.config.ts'] : []),
     ],
   },

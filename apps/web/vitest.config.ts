@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+import { LOGIC_TESTS } from './vitest.logic.config';
 
 export default defineConfig({
   plugins: [react()],
@@ -7,6 +8,8 @@ export default defineConfig({
     name: 'web',
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}', 'test/**/*.test.{ts,tsx}'],
+    // The pure logic runs in Node without a DOM: the project web-logic (vitest.logic.config.ts).
+    exclude: ['**/node_modules/**', ...LOGIC_TESTS],
     setupFiles: ['./test/setup.ts'],
     testTimeout: 20_000,
   },
