@@ -13,6 +13,7 @@ export default defineConfig({
       'apps/server/vitest.network.config.ts',
       'apps/web',
       'apps/web/vitest.logic.config.ts',
+      'apps/web/vitest.app.config.ts',
       ...(process.env.TEST_DATABASE_URL ? ['apps/server/vitest.flows-postgres.config.ts'] : []),
     ],
   },
