@@ -55,7 +55,9 @@ wait "${step_pids[build]}"; build_status=$?
 # The timed figures are `npm run bench`'s, on a machine doing nothing else (README, Tests).
 if [ "$build_status" = 0 ]; then
   start_step bundle-budget npm run bench -w @unit/web
-  start_step e2e bash scripts/test-e2e.sh "$out/playwright.json"
+  # The journeys' screenshots are for a person to look at (npm run test:e2e keeps them); here a
+  # failed journey keeps its own screenshot and trace, and the rest are not taken.
+  E2E_SCREENSHOTS=0 start_step e2e bash scripts/test-e2e.sh "$out/playwright.json"
 fi
 
 finish_step lint

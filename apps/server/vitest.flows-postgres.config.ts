@@ -13,6 +13,16 @@ export default defineConfig({
     environment: 'node',
     env: { FLOW_DATABASE_URL: process.env.TEST_DATABASE_URL ?? '' },
     include: ['test/guardian/**/*.test.ts', 'test/guardian-network/kill-every-flow.test.ts'],
+    // Files that never reach FLOW_DATABASE_URL would run here exactly as in the server project:
+    // the settlement rules on a SQLite store of their own, the socket limits on startTestApp's
+    // SQLite, and the kill drill, which covers PostgreSQL itself through TEST_DATABASE_URL and
+    // skips all of its cases here.
+    exclude: [
+      'test/guardian/term-settle.test.ts',
+      'test/guardian/term-settle-round.test.ts',
+      'test/guardian/socket-limits.test.ts',
+      'test/guardian/kill-drill.test.ts',
+    ],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     globalSetup: ['../../packages/guardian-net/test/global-setup.ts'],

@@ -86,6 +86,10 @@ export const test = base.extend<Fixtures, WorkerFixtures>({
   checkA11y: async ({}, use) => use(expectNoSeriousA11yViolations),
   snap: async ({}, use, testInfo: TestInfo) =>
     use(async (page, name) => {
+      // The screenshots are for a person to look at and no journey reads them: the test command,
+      // which keeps a failed journey's own screenshot and trace, sets E2E_SCREENSHOTS=0 and skips
+      // their capture and PNG encoding.
+      if (process.env.E2E_SCREENSHOTS === '0') return;
       const dir = resolve(screenshotRoot, testInfo.project.name);
       mkdirSync(dir, { recursive: true });
       // At CSS pixels: a phone's device scale of 2 would make each full page four times the

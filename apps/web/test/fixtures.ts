@@ -8,7 +8,8 @@ import type {
   VaultHistoryRecordDto,
 } from '@unit/protocol';
 
-export const NOW_S = Math.floor(Date.now() / 1000);
+/** The clock the fixtures' times are set from: read when a test file starts (freshClock). */
+export let NOW_S = Math.floor(Date.now() / 1000);
 
 export const config: ConfigDto = {
   network: 'devnet',
@@ -133,3 +134,17 @@ export const pendingDeposit = (over: Partial<PendingTransaction>): PendingTransa
   ...{ healthStatusBefore: null, healthStatusAfter: null, isFullRepay: false },
   ...over,
 });
+
+/**
+ * Reads the clock again and moves the fixtures' times with it: a file of the project web-app, whose
+ * files share one import of this module, starts with times as fresh as a file importing it anew
+ * (test/fresh-page.ts).
+ */
+export function freshClock(): void {
+  NOW_S = Math.floor(Date.now() / 1000);
+  price.time = NOW_S;
+  vault.stamp = NOW_S;
+  vault.created_at = NOW_S - 86_400 * 60;
+  liquidated.stamp = NOW_S - 7200;
+  liquidated.liquidated_at = NOW_S - 3600;
+}

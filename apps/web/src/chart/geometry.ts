@@ -18,3 +18,5 @@ export {
 let lastSize: { width: number; height: number } | null = null;
 export const knownSize = () => lastSize;
 export const keepSize = (size: { width: number; height: number }) => (lastSize = size);
+/** Tests: forget the measured size, as a new page would not know it. */
+export const forgetSize = () => void (lastSize = null);
