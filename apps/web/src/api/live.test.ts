@@ -34,3 +34,16 @@ describe('a pushed vault change and the liquidations list', () => {
     expect(invalidated(client)).toBe(false);
   });
 });
+
+describe("a pushed vault change and that vault's liquidation", () => {
+  it("refetches the vault's own liquidation outcome, and no other vault's", () => {
+    const client = new QueryClient();
+    client.setQueryData(['vault-liquidation', listed], { state: 'repossessed' });
+    client.setQueryData(['vault-liquidation', other], { state: 'repossessed' });
+    applyLiveEvent(client, { type: 'vault', data: { vault_id: listed, kind: 'action' } });
+    const stale = (id: string) =>
+      client.getQueryCache().find({ queryKey: ['vault-liquidation', id] })!.state.isInvalidated;
+    expect(stale(listed)).toBe(true);
+    expect(stale(other)).toBe(false);
+  });
+});

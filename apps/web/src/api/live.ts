@@ -62,6 +62,9 @@ export function applyLiveEvent(client: QueryClient, event: LiveEvent): void {
       });
       void client.invalidateQueries({ queryKey: ['vault-history', vault_id] });
       void client.invalidateQueries({ queryKey: ['vault-points', vault_id] });
+      // Its liquidation's outcome too: a repossession the owner's exit beat to the chain turns
+      // from repossessed to taken back by the exit, with no new liquidation.
+      void client.invalidateQueries({ queryKey: ['vault-liquidation', vault_id] });
       // The list refetches for a new liquidation and for any change of a vault it lists (a
       // repossession, or its owner taking it back through the exit leaf, announced as an action).
       const listed = client.getQueryData<LiquidatedVaultDto[]>(['liquidations']);
