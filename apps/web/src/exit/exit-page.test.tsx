@@ -9,7 +9,13 @@ import userEvent from '@testing-library/user-event';
 import { schnorr } from '@noble/curves/secp256k1.js';
 import { base64, hex } from '@scure/base';
 import { p2wpkh, TEST_NETWORK, Transaction } from '@scure/btc-signer';
-import { planExit, verifyInputs } from '@unit/bitcoin';
+import {
+  planExit,
+  stateRecordScript,
+  thresholdHash,
+  vaultOutput,
+  verifyInputs,
+} from '@unit/bitcoin';
 import { ExitPage } from './ExitPage';
 import { exitPsbtBase64, finishFromSignedPsbt } from './exit-signing';
 import { exitVault } from '../../../../packages/bitcoin/test/exit-fixture';
