@@ -5,7 +5,7 @@
 // (their own directories, stores and TLS servers, as every guardian's) in this process; each sits
 // behind a relay (packages/guardian-net/test/relay.ts) that holds every chunk for the delay, in
 // each direction. A stall is the relay going dark mid-signing (it drops every byte from then on)
-// until the next round. BENCH_ROAST_TRACE=1 prints each signing's events and calls, timed.
+// until the next round.
 // `npm run bench:roast -w @unit/server` runs it alone; BENCH_ROAST_ROUNDS sets the rounds.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,19 +117,17 @@ async function measure(
     for (const r of net.relays) r.heal();
     const message = randomBytes(32);
     const t0 = performance.now();
-    const trace = (what: unknown) =>
-      process.env.BENCH_ROAST_TRACE && console.log((performance.now() - t0).toFixed(0), what);
     const onEvent = (e: SignEvent) => {
-      trace(JSON.stringify({ ...e, sessionId: undefined }));
+      if (process.env.BENCH_ROAST_TRACE)
+        console.log(
+          (performance.now() - t0).toFixed(0),
+          JSON.stringify({ ...e, sessionId: undefined }),
+        );
       if (adversaries.includes(1) && e.kind === 'committed' && e.signers.includes(1))
         net.relays[0]!.stall();
     };
     const started = performance.now();
-    const result = await net.coordinator.sign(message, {}, onEvent, {
-      prefer: adversaries,
-      // Each call as it is sent, and how many preprocessed commitments of its guardian are left.
-      onCall: (g, type) => trace(`call ${g} ${type} (pool ${net.coordinator.pool?.size(g)})`),
-    });
+    const result = await net.coordinator.sign(message, {}, onEvent, { prefer: adversaries });
     const elapsed = performance.now() - started;
     if (!schnorr.verify(result.signature, message, net.groupKey))
       throw new Error('the network signed something that does not verify');

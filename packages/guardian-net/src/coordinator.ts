@@ -14,7 +14,6 @@ import type { Identity } from './identity';
 import { collectPriceQuorum, type PriceQuote } from './price/quorum';
 import type { Exclusion } from './roast';
 import { SigningRun, type SignEvent, type SignResult } from './signing-run';
-import { ShareSpread } from './share-spread';
 import { callParty, type CallResult } from './transport';
 import { CommitmentPool, type PoolOptions } from './commitment-pool';
 import type { MessageType } from './messages';
@@ -43,10 +42,7 @@ export interface SignOptions {
    * guardian gives one nonce per (session, attempt), ever.
    */
   firstAttempt?: number;
-  /**
-   * a session's pending member is late this long after its first share (capped by the time that
-   * first share took); default: the spread this coordinator learned (share-spread.ts)
-   */
+  /** a session's pending member is stalled this long after its first member answered, at least */
   patienceMs?: number;
   /** a session none of whose members answered is stalled after this */
   stallMs?: number;
@@ -79,9 +75,6 @@ export class Coordinator {
   private readonly groupKey: Uint8Array;
   /** Every nonce commitment seen: a guardian that sends one twice reuses a nonce and is named. */
   private readonly seenCommitments = new Set<string>();
-
-  /** how far apart the shares of its sessions come: how long a session waits for its last ones */
-  private readonly spread = new ShareSpread();
 
   /** each guardian's preprocessed commitments, when the coordinator keeps them */
   readonly pool: CommitmentPool | undefined;
@@ -196,12 +189,7 @@ export class Coordinator {
         firstSlot: options.firstAttempt ?? 1,
         waitForAll: options.waitForAll === true,
         ...(options.prefer ? { prefer: options.prefer } : {}),
-        ...(options.patienceMs !== undefined
-          ? { patienceMs: options.patienceMs }
-          : this.spread.patienceMs() !== undefined
-            ? { patienceMs: this.spread.patienceMs()! }
-            : {}),
-        onSpread: (ms: number) => this.spread.record(ms),
+        ...(options.patienceMs !== undefined ? { patienceMs: options.patienceMs } : {}),
         ...(options.stallMs !== undefined
           ? { stallMs: options.stallMs }
           : this.pool

@@ -12,18 +12,11 @@
 // session can start: never more than n-t+1 sessions, whatever n-t guardians do, and with t honest
 // guardians that answer one session of honest members completes.
 //
-// The paper's coordinator starts a session as soon as t guardians are ready, and a guardian that
-// returned a share is ready again at once with its next commitment. This one does the same once no
-// open session can still complete on time: one that holds a bad share or an excluded member, or
-// whose pending members are late. Late is past the spread the coordinator learned between the
-// first and last shares of its sessions that completed (`patienceMs`, share-spread.ts), after the
-// session's first share, and never later than the time that first share took (at least 75 ms),
-// which is also the wait before anything was learned; or no share at all after `stallMs`. So a
-// signing whose members answer together costs one session, and an adversary (silent, late or
-// lying) costs that spread and one more session's round trip, never a time-out. Guardians late in
-// a signing are chosen last for its next sessions. Shares are verified one by one only where it
-// matters (a late session, or one whose signature failed; RFC 9591 section 5.3), which keeps the
-// bound above: it only starts fewer.
+// Unlike the paper's coordinator, which starts a session whenever t guardians are ready, this one
+// starts another only when no open session is still healthy: one whose pending members are past
+// their patience (stalled), or one with a bad share. An honest signing thus costs one session,
+// and a share is verified one by one only where it matters (a session that stalled or whose
+// signature failed; RFC 9591 section 5.3), which keeps the bound above: it only starts fewer.
 
 export type ExclusionCause = 'refused' | 'unreachable' | 'stalled' | 'bad-share' | 'bad-commitment';
 
@@ -59,8 +52,6 @@ interface MemberState<C> {
   session?: number;
   /** when it became ready, for "fastest first" */
   readyAt: number;
-  /** silent or late in a session that went late: chosen last for the rest of this signing */
-  late: boolean;
 }
 
 interface SessionState {
@@ -78,17 +69,8 @@ export interface RoastOptions {
   t: number;
   /** the first slot (attempt) each guardian's commitments are numbered from */
   firstSlot: number;
-  /**
-   * how far apart an honest session's shares come (share-spread.ts): a pending member is late this
-   * long after its session's first share, capped by the time that first share took (at least
-   * `DEFAULT_PATIENCE_MS`), which is also the wait without it
-   */
+  /** a pending member is stalled this long after a first member of its session answered, at least */
   patienceMs?: number;
-  /**
-   * a completed session's spread, first share to last (to the last but one with three shares or
-   * more), for the next signings' `patienceMs`
-   */
-  onSpread?: (ms: number) => void;
   /** a session none of whose members answered is stalled after this */
   stallMs?: number;
   /** start the first session only once every guardian decided */
@@ -121,7 +103,6 @@ export class RoastScheduler<C> {
         // One commitment to begin with, and a fresh one after each session it answers.
         slotsLeft: this.maxSessions + 1,
         readyAt: 0,
-        late: false,
       });
   }
 
@@ -216,8 +197,6 @@ export class RoastScheduler<C> {
     const s = this.sessions[session - 1];
     const m = this.member(id);
     if (!s || m.session !== session || m.phase !== 'busy') return;
-    // Past the wait for its session's last shares: chosen last for the next sessions, as a silent one.
-    if (s.answered.size > 0 && now > this.stallDeadline(s)) m.late = true;
     s.answered.set(id, now);
     m.phase = 'answered';
   }
@@ -243,10 +222,6 @@ export class RoastScheduler<C> {
   /** `session`'s signature was made: the signing is over; `take` answers the last exclusions. */
   complete(session: number): void {
     this.finished = true;
-    // The spread without the last share (of three or more): one slow guardian does not set the wait.
-    const times = [...(this.sessions[session - 1]?.answered.values() ?? [])].sort((a, b) => a - b);
-    if (times.length > 2) times.pop();
-    if (times.length > 0) this.o.onSpread?.(times.at(-1)! - times[0]!);
     // A member still silent in a stalled session cost a session: it is named as stalled.
     for (const s of this.sessions) {
       if (s.no === session || !s.stalled) continue;
@@ -282,8 +257,7 @@ export class RoastScheduler<C> {
   private stallDeadline(s: SessionState): number {
     const first = Math.min(...s.answered.values());
     if (!Number.isFinite(first)) return s.started + (this.o.stallMs ?? DEFAULT_STALL_MS);
-    const cap = Math.max(DEFAULT_PATIENCE_MS, first - s.started);
-    return first + Math.min(cap, this.o.patienceMs ?? cap);
+    return first + Math.max(this.o.patienceMs ?? DEFAULT_PATIENCE_MS, first - s.started);
   }
 
   /** Everything to do now. */
@@ -300,10 +274,8 @@ export class RoastScheduler<C> {
   /** Notices a stall, asks for the shares to verify that a stalled session holds, or aggregates. */
   private review(s: SessionState, now: number): void {
     const pending = s.members.filter((id) => this.member(id).phase === 'busy');
-    if (!s.stalled && !s.failed && pending.length > 0 && now >= this.stallDeadline(s)) {
+    if (!s.stalled && !s.failed && pending.length > 0 && now >= this.stallDeadline(s))
       s.stalled = true;
-      for (const id of pending) this.member(id).late = true;
-    }
     // Every share in (some of its members may have moved on to later sessions since): it signs.
     if (s.answered.size === s.members.length && !s.aggregating && !s.failed) {
       s.aggregating = true;
@@ -338,14 +310,10 @@ export class RoastScheduler<C> {
       const i = this.o.prefer?.indexOf(m.id) ?? -1;
       return i === -1 ? Number.MAX_SAFE_INTEGER : i;
     };
-    // The responsive first: a guardian late in this signing only where no other is ready.
     const chosen = ready
-      .sort((a, b) => Number(a.late) - Number(b.late) || rank(a) - rank(b) || a.readyAt - b.readyAt)
+      .sort((a, b) => rank(a) - rank(b) || a.readyAt - b.readyAt)
       .slice(0, this.o.t)
       .sort((a, b) => a.id - b.id);
-    // A late one only when no responsive guardian is about to be ready (its commitment asked for).
-    const soon = [...this.members.values()].some((m) => m.phase === 'committing' && !m.late);
-    if (soon && chosen.some((m) => m.late)) return;
     const no = this.sessions.length + 1;
     this.sessions.push({
       no,

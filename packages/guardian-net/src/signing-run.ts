@@ -20,6 +20,7 @@ import {
 } from './roast';
 import { RemoteError, type CallResult } from './transport';
 import { causeOf, describe, QuorumError, type SignEvent, type SignResult } from './sign-result';
+
 export { causeOf, describe, QuorumError, type SignEvent, type SignResult } from './sign-result';
 import { shareChecker } from './verify-share';
 import type { MessageType } from './messages';
@@ -235,18 +236,14 @@ export class SigningRun {
       shares: new Map(),
     };
     this.sessions.set(no, session);
-    // Out of `pooled` before the await: a guardian in a session is not asked to decide alone.
-    const preprocessed = new Set(session.members.filter(({ c }) => this.pooled.delete(c)));
     const signers = members.map((x) => x.guardian);
     await this.ctx.onEvent({ kind: 'committed', sessionId: this.sessionId, attempt: no, signers });
-    if (this.over) {
-      for (const { m, c } of preprocessed) this.ctx.pool?.giveBack(m.id, c);
-      return;
-    }
+    if (this.over) return;
     const commitments = session.list.map(commitmentsToJson);
-    for (const x of session.members) {
-      if (preprocessed.has(x)) void this.askOnce(no, session, x.m, commitments);
-      else void this.askShare(no, session, x.m, x.slot, commitments);
+    for (const { m, slot, c } of session.members) {
+      const preprocessed = this.pooled.delete(c);
+      if (preprocessed) void this.askOnce(no, session, m, commitments);
+      else void this.askShare(no, session, m, slot, commitments);
     }
   }
 
@@ -309,7 +306,10 @@ export class SigningRun {
     this.pump();
   }
 
-  /** FROST's check of one share (RFC 9591, 5.4), R computed once a session (verify-share.ts). */
+  /**
+   * FROST's check of one share against its guardian's verifying share (RFC 9591, 5.4), with the
+   * session's group commitment computed once (verify-share.ts).
+   */
   private shareOk(session: Session, id: number): boolean {
     const s = session.shares.get(id);
     if (!s) return false;

@@ -7,7 +7,6 @@
 // where r = -1 when R has an odd y (the signers negated their nonces) and k = -1 when the group
 // key has an odd y (they negated their shares), else 1: what sign-share.ts computes, in points.
 // All of it is public, so variable-time arithmetic. verify-share.test.ts compares it with noble's.
-import { mulAddUnsafe } from '@noble/curves/abstract/curve.js';
 import type { FrostPublic, NonceCommitments } from '@noble/curves/abstract/frost.js';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToNumberBE } from '@noble/curves/utils.js';
@@ -46,16 +45,13 @@ export function shareChecker(
       const z = bytesToNumberBE(share);
       if (z >= Fn.ORDER) return false;
       const id = Fn.fromBytes(parseHex(own.identifier, 32, 'identifier'));
+      const term = Point.fromBytes(own.hiding).add(Point.fromBytes(own.binding).multiply(rho));
       const lambda = lagrange(ids, id);
-      // r·D_i = z_i·G − r·ρ_i·E_i − k·λ_i·c·Y_i, in one multi-scalar product (a shared chain of
-      // doublings) instead of three products.
-      const right = mulAddUnsafe(
-        Point,
-        [Point.BASE, Point.fromBytes(own.binding), Point.fromBytes(verifying)],
-        [z, Fn.neg(Fn.mul(r, rho)), Fn.neg(Fn.mul(Fn.mul(k, lambda), c))],
-      );
-      const hiding = Point.fromBytes(own.hiding);
-      return right.equals(r === Fn.ONE ? hiding : hiding.negate());
+      const expected = term
+        .multiply(r)
+        .add(Point.fromBytes(verifying).multiply(Fn.mul(Fn.mul(k, lambda), c)));
+      const left = z === 0n ? Point.ZERO : Point.BASE.multiply(z);
+      return left.equals(expected);
     } catch {
       return false;
     }
