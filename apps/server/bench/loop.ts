@@ -68,7 +68,7 @@ export function watchLoop(label: string): (reset?: boolean) => LoopPauses {
     if (process.env.BENCH_TRACE && busy > 10) {
       console.error(
         `held ${busy.toFixed(1)} ms (clock ${(at - lastAt).toFixed(1)} ms) ${label} at ` +
-          `${new Date().toISOString().slice(11, 23)}, from ${lastAt.toFixed(1)} to ${at.toFixed(1)}`,
+          new Date().toISOString().slice(11, 23),
       );
     }
     lastAt = at;
@@ -80,8 +80,7 @@ export function watchLoop(label: string): (reset?: boolean) => LoopPauses {
       for (const gc of list.getEntries())
         if (gc.duration > 10)
           console.error(
-            `gc ${gc.duration.toFixed(1)} ms ${label} (kind ${(gc as { detail?: { kind?: number } }).detail?.kind}) ` +
-              `from ${gc.startTime.toFixed(1)}`,
+            `gc ${gc.duration.toFixed(1)} ms ${label} (kind ${(gc as { detail?: { kind?: number } }).detail?.kind})`,
           );
     }).observe({ entryTypes: ['gc'] });
   return (reset = false) => {

@@ -29,8 +29,6 @@ export function startChild(role: string, ...args: string[]): Promise<Child> {
       '--import',
       'tsx',
       '--expose-gc',
-      // BENCH_NODE_FLAGS='--trace-gc': more flags for each child (what its collections did).
-      ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
       // BENCH_PROF=<folder>: each child writes a CPU profile there when it is stopped.
       ...(process.env.BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROF}`] : []),
     ],

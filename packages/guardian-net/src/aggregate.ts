@@ -89,10 +89,7 @@ export function groupCommitment(
     points.push(c.binding);
     scalars.push(factors[i]!);
   });
-  // One point (a guardian's partner in a 2-of-n signing): its own multiplication, which splits the
-  // scalar by the curve's endomorphism, costs about two thirds of a multi-scalar one of one point.
-  if (points.length === 1) R = R.add(points[0]!.multiplyUnsafe(scalars[0]!));
-  else if (points.length > 1) R = R.add(mulAddUnsafe(Point, points, scalars));
+  if (points.length > 0) R = R.add(mulAddUnsafe(Point, points, scalars));
   return {
     R,
     ids: list.map((c) => c.id),

@@ -170,27 +170,4 @@ describe('preprocessed nonces (one-round signing)', () => {
     expect(g.store.nonce(oldest.sessionId, oldest.attempt)?.status).toBe('abandoned');
     expect(code(await batch(g, 65).catch((e) => e))).toBe('malformed');
   });
-
-  it('makes a batch a commitment per turn, so a signing asked meanwhile is answered before it ends', async () => {
-    const [g1, g2] = [guardian(1), guardian(2)];
-    const [b1, b2] = [await batch(g1, 1), await batch(g2, 1)];
-    const list = [b1.commitments[0]!, b2.commitments[0]!];
-    const order: string[] = [];
-    const refill = batch(g1, 16).then(() => order.push('batch'));
-    // A request read from the network a turn later: answered before the batch is done.
-    setImmediate(
-      () =>
-        void once(g1, session(), randomBytes(32), list).then((a) => {
-          order.push(a.approved ? 'share' : 'refused');
-        }),
-    );
-    await refill;
-    expect(order).toEqual(['share', 'batch']);
-    // Batches asked together run one after the other, each sized against the cap as it starts.
-    await Promise.all(Array.from({ length: 6 }, () => batch(g1, 64)));
-    let mine = 0;
-    for (const r of g1.store.allNonces()) if (r.status === 'issued') mine++;
-    expect(mine).toBe(MAX_PREPROCESSED);
-    expect(g1.rounds.pre.size).toBe(MAX_PREPROCESSED);
-  });
 });

@@ -6,7 +6,6 @@
 // is refused. A restart loses every pair in memory and marks every issued row abandoned
 // (store.abandonIssuedNonces), so a commitment handed out before a crash can never be signed with.
 import type { FrostSecret, Nonces } from '@noble/curves/abstract/frost.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { randomBytes } from '@noble/hashes/utils.js';
 import { bytesToHex } from './canonical';
 import { ProtocolError } from './envelope';
@@ -59,35 +58,14 @@ export class PreprocessedNonces {
     return this.held.size;
   }
 
-  /**
-   * `count` fresh commitments for `owner`, each recorded issued before this returns. A commitment
-   * costs two blinded base-point multiplications (2 to 3 ms here): a batch makes one per turn of the
-   * event loop, so a signing that arrives meanwhile (the coordinator asks for a refill as it takes
-   * commitments for one) waits for one of them, not the whole batch; batches run one at a time, so
-   * each is sized against MAX_PREPROCESSED as it starts.
-   */
-  batch(share: FrostSecret, owner: string, count: number): Promise<CommitmentsJson[]> {
+  /** `count` fresh commitments for `owner`, each recorded issued before this returns. */
+  async batch(share: FrostSecret, owner: string, count: number): Promise<CommitmentsJson[]> {
     if (!Number.isInteger(count) || count < 1 || count > MAX_PREPROCESS_BATCH)
-      return Promise.reject(
-        new ProtocolError('malformed', `count must be 1..${MAX_PREPROCESS_BATCH}`),
-      );
-    const run = this.batches.then(() => this.makeBatch(share, owner, count));
-    this.batches = run.catch(() => undefined);
-    return run;
-  }
-
-  private batches: Promise<unknown> = Promise.resolve();
-
-  private async makeBatch(
-    share: FrostSecret,
-    owner: string,
-    count: number,
-  ): Promise<CommitmentsJson[]> {
+      throw new ProtocolError('malformed', `count must be 1..${MAX_PREPROCESS_BATCH}`);
     await this.expire();
     await this.makeRoom(owner, count);
     const out: CommitmentsJson[] = [];
     for (let i = 0; i < count; i++) {
-      if (i > 0) await nextTurn();
       const gen = frost.commit(share);
       const c = commitmentsToJson(gen.commitments);
       const row = preprocessedRow(c.hiding);
@@ -108,30 +86,21 @@ export class PreprocessedNonces {
 
   /**
    * Takes the nonce pair of `c` out of memory and records it spent for `sessionId` (its row filed
-   * under that session), with, given `approving` (the message, hex), the session's approval in the
-   * same write (store.approveAndSpend); throws `nonce-unavailable` when it is not an unused
-   * commitment this guardian issued to `owner`, and `refused` when the session id turned out to
-   * hold another message. The pair leaves memory before the first await, so two requests naming it
-   * can never both have it.
+   * under that session); throws `nonce-unavailable` when it is not an unused commitment this
+   * guardian issued to `owner`. The pair leaves memory before the first await, so two requests
+   * naming it can never both have it.
    */
   async spend(
     owner: string,
     c: { hiding: string; binding: string },
     sessionId: string,
-    approving?: string,
   ): Promise<Nonces> {
     const h = this.held.get(c.hiding);
     if (!h || h.owner !== owner || h.binding !== c.binding || this.stale(h)) throw unavailable();
     this.held.delete(c.hiding);
     const { sessionId: pre } = preprocessedRow(c.hiding);
     const filed = preprocessedAttempt(c.hiding);
-    const done =
-      approving === undefined
-        ? (await this.store.spendPreprocessed(pre, sessionId, filed)) && 'spent'
-        : await this.store.approveAndSpend(pre, sessionId, filed, approving);
-    if (done === 'other-message')
-      throw new ProtocolError('refused', 'session id already used for another message', 409);
-    if (done !== 'spent') throw unavailable();
+    if (!(await this.store.spendPreprocessed(pre, sessionId, filed))) throw unavailable();
     return h.nonces;
   }
 

@@ -142,43 +142,26 @@ export class SigningRounds {
     message: Uint8Array,
     context: unknown,
   ): Promise<{ approved: boolean; reason: string | null }> {
-    const { approved, reason, onRecord } = await this.decision(sessionId, message, context);
-    return onRecord ? { approved, reason } : this.record(sessionId, bytesToHex(message), { approved, reason }); // prettier-ignore
-  }
-
-  /** decided's decision, not yet recorded unless an approval was on record already (`onRecord`). */
-  private async decision(
-    sessionId: string,
-    message: Uint8Array,
-    context: unknown,
-  ): Promise<{ approved: boolean; reason: string | null; onRecord: boolean }> {
-    const earlier = await this.o.store.session(sessionId);
+    const { store } = this.o;
+    const messageHex = bytesToHex(message);
+    const earlier = await store.session(sessionId);
     if (earlier) {
-      if (earlier.message !== bytesToHex(message))
+      if (earlier.message !== messageHex)
         throw new ProtocolError('refused', 'session id already used for another message', 409);
       // An approval stands. A refusal holds nothing (no nonce was issued for it), so the same
       // message asked again is decided again: a request refused for a passing reason (a stale
       // price, a chain read that timed out) goes through when the user sends it again.
-      if (earlier.approved === 1) return { approved: true, reason: earlier.reason, onRecord: true };
+      if (earlier.approved === 1) return { approved: true, reason: earlier.reason };
     }
     const decision = await decide(this.o.validate, { sessionId, message, context });
-    const reason = decision.approve ? null : decision.reason;
-    return { approved: decision.approve, reason, onRecord: false };
-  }
-
-  private async record(
-    sessionId: string,
-    messageHex: string,
-    decision: { approved: boolean; reason: string | null },
-  ): Promise<{ approved: boolean; reason: string | null }> {
-    const { approved, reason } = decision;
-    const row = await this.o.store.recordDecision(sessionId, messageHex, approved, reason);
-    this.logDecision(sessionId, row.approved === 1, row.reason);
+    const row = await store.recordDecision(
+      sessionId,
+      messageHex,
+      decision.approve,
+      decision.approve ? null : decision.reason,
+    );
+    this.o.log({ event: 'decision', sessionId, approved: row.approved === 1, reason: row.reason });
     return { approved: row.approved === 1, reason: row.reason };
-  }
-
-  private logDecision(sessionId: string, approved: boolean, reason: string | null): void {
-    this.o.log({ event: 'decision', sessionId, approved, reason });
   }
 
   /**
@@ -222,8 +205,7 @@ export class SigningRounds {
    * `sign/once`: decided and, approved, signed over the list in the one answer. Cheapest first:
    * the list; its own entry an unused commitment it preprocessed for this coordinator; its
    * decision (one per session: an approval on record stands); the nonce out of memory and spent on
-   * disk, a new approval recorded in the same write; only then the share. A refusal burns the
-   * commitment.
+   * disk; only then the share. A refusal burns the commitment.
    */
   async once(from: string, body: MessageBody<'sign/once'>): Promise<unknown> {
     const { share, pub, set } = this.o.ready();
@@ -237,19 +219,13 @@ export class SigningRounds {
         'the list does not carry an unused commitment this guardian preprocessed for this coordinator',
         409,
       );
-    const messageHex = bytesToHex(message);
-    const fresh = await this.decision(sessionId, message, body.context);
-    // A refusal is recorded at once; its row still says approved when another request's approval
-    // of the same message was recorded meanwhile (an approval stands).
-    const answer = fresh.approved ? fresh : await this.record(sessionId, messageHex, fresh);
+    const answer = await this.decided(sessionId, message, body.context);
     if (!answer.approved) {
       await this.pre.burn(from, mine);
       return answer;
     }
-    const approving = fresh.approved && !fresh.onRecord ? messageHex : undefined;
     // Spent on disk before the share exists: a crash from here on can only lose the share.
-    const nonces = await this.pre.spend(from, mine, sessionId, approving);
-    if (approving) this.logDecision(sessionId, true, null);
+    const nonces = await this.pre.spend(from, mine, sessionId);
     const signed = signShare(this.keyOf(share, pub), nonces, commitments, message);
     const { tamperShare } = this.o;
     this.lastShareAt = Date.now();

@@ -9,13 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { MAX_CLOCK_SKEW_MS } from './envelope';
-import {
-  GuardianStore,
-  type ApproveAndSpend,
-  type NodeStore,
-  type NonceRow,
-  type SessionRow,
-} from './store';
+import { GuardianStore, type NodeStore, type NonceRow, type SessionRow } from './store';
 
 type NodeRow = Record<string, unknown>;
 
@@ -209,21 +203,6 @@ export class PgGuardianStore implements NodeStore {
       [preId, sessionId, attempt, Date.now()],
     );
     return r.rows[0]?.spent === 1;
-  }
-
-  /** Two commits, in the order one commit makes them on SQLite (store.ts): the approval first. */
-  async approveAndSpend(
-    preId: string,
-    sessionId: string,
-    attempt: number,
-    message: string,
-  ): Promise<ApproveAndSpend> {
-    const row = await this.recordDecision(sessionId, message, true, null);
-    if (row.message !== message || row.approved !== 1) {
-      await this.abandonNonce(preId, 0);
-      return 'other-message';
-    }
-    return (await this.spendPreprocessed(preId, sessionId, attempt)) ? 'spent' : 'not-issued';
   }
 
   async allNonces(): Promise<NonceRow[]> {

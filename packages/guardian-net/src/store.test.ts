@@ -84,29 +84,6 @@ describe.each(backends)('a guardian store on %s and its nonce states', (_name, b
     await store.close();
   });
 
-  it('records an approval and spends its preprocessed nonce in one write, never for another message', async () => {
-    const store = await b.open(b.fresh());
-    await store.recordIssuedNonce('pre:02aa', 0, '02aa', '02bb');
-    expect(await store.approveAndSpend('pre:02aa', S, 100_170, '00')).toBe('spent');
-    expect(await store.session(S)).toMatchObject({ approved: 1, message: '00', reason: null });
-    expect((await store.session(S))!.signed_at).not.toBeNull();
-    expect(await store.nonce(S, 100_170)).toMatchObject({ status: 'spent', hiding: '02aa' });
-    // Spent, never again; the approval stands.
-    expect(await store.approveAndSpend('pre:02aa', S, 100_171, '00')).toBe('not-issued');
-    // A session id that holds another message: nothing spent, the nonce burned.
-    await store.recordIssuedNonce('pre:02cc', 0, '02cc', '02dd');
-    expect(await store.approveAndSpend('pre:02cc', S, 100_204, '11')).toBe('other-message');
-    expect(await store.nonce('pre:02cc', 0)).toMatchObject({ status: 'abandoned' });
-    expect(await store.session(S)).toMatchObject({ approved: 1, message: '00' });
-    // An earlier refusal of the same message gives way to the approval, as recordDecision's does.
-    const T = 'cd'.repeat(32);
-    await store.recordDecision(T, '22', false, 'stale price');
-    await store.recordIssuedNonce('pre:02ee', 0, '02ee', '02ff');
-    expect(await store.approveAndSpend('pre:02ee', T, 100_238, '22')).toBe('spent');
-    expect(await store.session(T)).toMatchObject({ approved: 1, reason: null });
-    await store.close();
-  });
-
   it('abandons every issued nonce on restart, and an abandoned one cannot be spent', async () => {
     const where = b.fresh();
     const before = await b.open(where);

@@ -25,12 +25,6 @@ export interface SessionRow {
   signed_at: number | null;
 }
 
-/**
- * What `approveAndSpend` did: the nonce spent for the approval; or nothing spent, as the session id
- * holds another message (the nonce abandoned), or the nonce was not issued (the approval stands).
- */
-export type ApproveAndSpend = 'spent' | 'other-message' | 'not-issued';
-
 /** A value now (SQLite, synchronous and cheap) or later (PostgreSQL). */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -70,17 +64,6 @@ export interface NodeStore {
    * before the share is computed; false if not issued.
    */
   spendPreprocessed(preId: string, sessionId: string, attempt: number): MaybePromise<boolean>;
-  /**
-   * `sign/once`'s approval and its nonce's spend, committed before the share is computed:
-   * recordDecision(approved), then, when the session's row is this approval, spendPreprocessed;
-   * else the nonce abandoned. SQLite commits both at once; PostgreSQL one after the other.
-   */
-  approveAndSpend(
-    preId: string,
-    sessionId: string,
-    attempt: number,
-    message: string,
-  ): MaybePromise<ApproveAndSpend>;
   allNonces(): MaybePromise<NonceRow[]>;
   /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
   fact(key: string): MaybePromise<string | null>;
@@ -149,10 +132,6 @@ export class GuardianStore implements NodeStore {
   }
 
   abandonNonce(sessionId: string, attempt: number): void {
-    this.abandon(sessionId, attempt);
-  }
-
-  private abandon(sessionId: string, attempt: number): void {
     this.sql(
       `UPDATE nonces SET status = 'abandoned'
          WHERE session_id = ? AND attempt = ? AND status = 'issued'`,
@@ -217,39 +196,15 @@ export class GuardianStore implements NodeStore {
     approved: boolean,
     reason: string | null,
   ): SessionRow {
-    this.unsynced(() => this.decision(id, message, approved, reason));
+    this.unsynced(() =>
+      this.sql(
+        `INSERT INTO sessions (id, message, approved, reason, created_at)
+           VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason
+           WHERE sessions.approved = 0 AND sessions.message = excluded.message`,
+      ).run(id, message, approved ? 1 : 0, reason, Date.now()),
+    );
     return this.session(id)!;
-  }
-
-  private decision(id: string, message: string, approved: boolean, reason: string | null): void {
-    this.sql(
-      `INSERT INTO sessions (id, message, approved, reason, created_at)
-         VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET approved = excluded.approved, reason = excluded.reason
-         WHERE sessions.approved = 0 AND sessions.message = excluded.message`,
-    ).run(id, message, approved ? 1 : 0, reason, Date.now());
-  }
-
-  /**
-   * One commit where there were two (each commit is a write of its pages to the log): the
-   * approval's row and the nonce's spend are durable together, or neither is, and the share is
-   * computed only after both.
-   */
-  approveAndSpend(
-    preId: string,
-    sessionId: string,
-    attempt: number,
-    message: string,
-  ): ApproveAndSpend {
-    return this.unsynced(() => {
-      this.decision(sessionId, message, true, null);
-      const row = this.session(sessionId)!;
-      if (row.message !== message || row.approved !== 1) {
-        this.abandon(preId, 0);
-        return 'other-message';
-      }
-      return this.spendPre(preId, sessionId, attempt) ? 'spent' : 'not-issued';
-    });
   }
 
   nonce(sessionId: string, attempt: number): NonceRow | undefined {
@@ -284,17 +239,15 @@ export class GuardianStore implements NodeStore {
   }
 
   spendPreprocessed(preId: string, sessionId: string, attempt: number): boolean {
-    return this.unsynced(() => this.spendPre(preId, sessionId, attempt));
-  }
-
-  private spendPre(preId: string, sessionId: string, attempt: number): boolean {
-    const changed = this.sql(
-      `UPDATE nonces SET status = 'spent', session_id = ?, attempt = ?
-         WHERE session_id = ? AND attempt = 0 AND status = 'issued'`,
-    ).run(sessionId, attempt, preId).changes;
-    if (changed === 1)
-      this.sql('UPDATE sessions SET signed_at = ? WHERE id = ?').run(Date.now(), sessionId);
-    return changed === 1;
+    return this.unsynced(() => {
+      const changed = this.sql(
+        `UPDATE nonces SET status = 'spent', session_id = ?, attempt = ?
+           WHERE session_id = ? AND attempt = 0 AND status = 'issued'`,
+      ).run(sessionId, attempt, preId).changes;
+      if (changed === 1)
+        this.sql('UPDATE sessions SET signed_at = ? WHERE id = ?').run(Date.now(), sessionId);
+      return changed === 1;
+    });
   }
 
   /** A small public fact this guardian shows on /v1/health (its last price), kept across restarts. */
@@ -343,7 +296,6 @@ export type SessionStore = Pick<
   | 'recordIssuedNonce'
   | 'spendNonce'
   | 'spendPreprocessed'
-  | 'approveAndSpend'
   | 'abandonNonce'
 >;
 
@@ -363,8 +315,6 @@ export function scopedSessions(store: NodeStore, prefix: string): SessionStore {
       store.recordIssuedNonce(id(s), attempt, hiding, binding),
     spendNonce: (s, attempt) => store.spendNonce(id(s), attempt),
     spendPreprocessed: (pre, s, attempt) => store.spendPreprocessed(id(pre), id(s), attempt),
-    approveAndSpend: (pre, s, attempt, message) =>
-      store.approveAndSpend(id(pre), id(s), attempt, message),
     abandonNonce: (s, attempt) => store.abandonNonce(id(s), attempt),
   };
 }

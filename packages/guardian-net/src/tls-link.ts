@@ -126,27 +126,9 @@ export function serverTlsOptions(credentials: TlsCredentials): https.ServerOptio
   };
 }
 
-/**
- * Each connection's client certificate once it held, with its validity: TLS 1.3 has no
- * renegotiation, so a connection keeps the certificate of its handshake for its life. Parsing it
- * and checking its binding signature was a quarter of a guardian's CPU per co-signing message when
- * done for each message on a kept-alive link; the dates are still checked at each message.
- */
-const bound = new WeakMap<TLSSocket, { identityKey: string; from: number; to: number }>();
-
 /** The identity a client's connection is bound to, or the reason it is not. */
-export function clientIdentity(socket: TLSSocket, now = Date.now()): string {
-  const known = bound.get(socket);
-  if (known && now >= known.from && now <= known.to) return known.identityKey;
-  const cert = socket.getPeerCertificate(false);
-  // Past its dates (or never checked), the whole check again: it names the reason.
-  const identityKey = peerIdentity(cert?.raw, () => true, now);
-  bound.set(socket, {
-    identityKey,
-    from: Date.parse(cert.valid_from),
-    to: Date.parse(cert.valid_to),
-  });
-  return identityKey;
+export function clientIdentity(socket: TLSSocket): string {
+  return peerIdentity(socket.getPeerCertificate(false)?.raw, () => true);
 }
 
 export { TlsPeerError };

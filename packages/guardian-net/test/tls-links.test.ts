@@ -7,7 +7,6 @@ import { X509Certificate } from 'node:crypto';
 import { createServer as createPlainServer, request as plainRequest } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import net from 'node:net';
-import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMessage, sealMessage, type Wire } from '../src/envelope';
@@ -22,7 +21,7 @@ import {
 import { readPublic } from '../src/public-read';
 import type { PublicRoutes } from '../src/public-routes';
 import { makeTlsCredentials, peerIdentity, TlsPeerError } from '../src/tls-identity';
-import { clientIdentity, registerTlsCredentials, serverTlsOptions } from '../src/tls-link';
+import { registerTlsCredentials, serverTlsOptions } from '../src/tls-link';
 import { callParty } from '../src/transport';
 
 const PSBT = 'cHNidP8BAHECAAAAAQ' + 'A'.repeat(40);
@@ -189,22 +188,6 @@ describe('a peer certificate', () => {
     expect(codeOf(() => peerIdentity(Buffer.from('not a certificate'), () => true))).toBe('malformed'); // prettier-ignore
     const old = new X509Certificate((await makeTlsCredentials(a, Date.now() - 3 * 86_400_000)).cert); // prettier-ignore
     expect(codeOf(() => peerIdentity(old.raw, () => true))).toBe('expired');
-  });
-
-  it('is checked once per connection, and its dates again at every message', async () => {
-    const a = newIdentity();
-    const cert = new X509Certificate((await makeTlsCredentials(a)).cert);
-    let reads = 0;
-    const peer = { raw: cert.raw, valid_from: cert.validFrom, valid_to: cert.validTo };
-    const socket = { getPeerCertificate: () => (reads++, peer) } as unknown as TLSSocket;
-    expect(clientIdentity(socket)).toBe(a.publicKey);
-    expect(clientIdentity(socket)).toBe(a.publicKey);
-    expect(reads).toBe(1);
-    // Past its end on the same kept-alive connection: refused, saying why.
-    expect(codeOf(() => clientIdentity(socket, Date.parse(cert.validTo) + 1_000))).toBe('expired');
-    // Another connection is checked on its own.
-    const other = { getPeerCertificate: () => ({ ...peer, raw: Buffer.from('not a certificate') }) }; // prettier-ignore
-    expect(codeOf(() => clientIdentity(other as unknown as TLSSocket))).toBe('malformed');
   });
 
   it('is refused when its binding names an identity that did not sign its key (a wrong pin)', async () => {

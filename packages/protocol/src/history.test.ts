@@ -163,31 +163,6 @@ describe('history CSV cells', () => {
     expect(csvCell('0.5 BTC')).toBe('0.5 BTC');
     expect(csvLine(['a', 'b,c'])).toBe('a,"b,c"\r\n');
   });
-
-  it('writes dates as Date does, to the second, whichever day came before', async () => {
-    const { isoUtc } = await import('./history-csv');
-    const byDate = (s: number) => new Date(Math.floor(s) * 1000).toISOString().slice(0, 19) + 'Z';
-    const day = 1_795_996_800; // a UTC midnight
-    const seconds = [
-      ...[0, 1, 59, 60, 3_599, 3_600, 86_399, 86_400, 86_401, 43_200].map((s) => day + s),
-      day - 1, // back across midnight
-      day + 7 * 86_400 + 12_345,
-      -1, // before 1970: the day starts at -86,400
-      -86_400,
-      0,
-      day + 0.5, // not a whole second: Date's own rule
-      day + 100,
-    ];
-    for (const s of seconds) expect(isoUtc(s), String(s)).toBe(byDate(s));
-    expect(isoUtc(253_402_300_800)).toBe('+010000-01-01T00:00:00Z');
-  });
-
-  it('writes UNIT amounts without thousands separators', async () => {
-    const { centsToPlainUnitString } = await import('./units');
-    expect(centsToPlainUnitString(123_456_789n)).toBe('1234567.89');
-    expect(centsToPlainUnitString(5n)).toBe('0.05');
-    expect(centsToPlainUnitString(-100_000n)).toBe('-1000.00');
-  });
 });
 
 describe("a liquidation's transaction id", () => {

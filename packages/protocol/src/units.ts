@@ -124,12 +124,6 @@ export function centsToUnitString(amount: UnitCentsInput | bigint): string {
   return `${sign}${groupThousands(int)}.${frac}`;
 }
 
-/** The same without thousands separators, for a spreadsheet's number: 123456789 -> '1234567.89'. */
-export function centsToPlainUnitString(amount: UnitCentsInput | bigint): string {
-  const { sign, int, frac } = formatFixed(toInteger(amount, 'UNIT hundredths'), UNIT_DECIMALS);
-  return `${sign}${int}.${frac}`;
-}
-
 /** '1,234.5' -> 123450 hundredths; null when not a number or finer than 0.01 UNIT. */
 export function unitStringToCents(text: string): UnitCents | null {
   const v = parseDecimal(text, UNIT_DECIMALS, true);

@@ -4,7 +4,7 @@
 // records are ~48 MB), so it is made cheap for the server: the next batch is read only when the
 // client has taken the last (the response is piped, so the socket's drain paces the reads), the
 // exports take turns with the rest of the server (one piece of one export per turn of the event
-// loop, a small batch read and written, so a request waits for at most one piece), a client may run few exports at once and the server
+// loop, a batch's read or a slice of its lines, so a request waits for at most one piece), a client may run few exports at once and the server
 // a bounded number in all (429 with Retry-After beyond), and a reader that takes the file too
 // slowly, or for too long, is cut off.
 import { Readable } from 'node:stream';
@@ -28,13 +28,9 @@ import { tableRoute } from './table-route';
 import { clientKey } from './client-key';
 import { takeTurns } from './turns';
 
-/**
- * Records read and written in one turn of the event loop (a fraction of a millisecond): a batch is
- * read and made into lines in the same turn, so its rows never outlive it. Rows kept across turns
- * (a batch of 200 read in one turn, written in four more) lived long enough for the young
- * generation's collections to copy them, ten exports' worth, and to move them to the old one.
- */
-export const HISTORY_CSV_BATCH = 50;
+export const HISTORY_CSV_BATCH = 200;
+/** Lines written in one turn of the event loop: a batch's read and its lines are a turn's work each. */
+const CSV_SLICE = 50;
 
 export interface CsvExportLimits {
   /** Exports one client address (IPv6: its /64) may run at once. */
@@ -136,20 +132,24 @@ export async function* historyCsvLines(
   let cursor: { timestamp: number; id: number } | null = null;
   for (;;) {
     // SQLite answers synchronously and a fast reader never pushes back: without a turn before each
-    // batch a long export would run to its end in one go, and exports started together would read
-    // their first batches in one go, while every other request waited.
+    // piece of work a long export would run to its end in one go, and exports started together
+    // would read their first batches in one go, while every other request waited. A batch's read
+    // takes a turn, and its lines are written a slice per turn after it.
     await turn();
     const rows = await historyBatch(db, vaultId, cursor, batchSize);
     onRows(rows.length);
-    let chunk = '';
-    for (const row of rows) {
-      // The record's own oracle price (whole USD); 0 means none was known then.
-      const price = Number(row.oracle_price) > 0 ? Number(row.oracle_price) : currentPriceUsd;
-      chunk += csvLine(
-        historyCsvCells(next(stepRecord(row), price), explorerTxUrl(row.transaction_id)),
-      );
+    for (let from = 0; from < rows.length; from += CSV_SLICE) {
+      await turn();
+      let chunk = '';
+      for (const row of rows.slice(from, from + CSV_SLICE)) {
+        // The record's own oracle price (whole USD); 0 means none was known then.
+        const price = Number(row.oracle_price) > 0 ? Number(row.oracle_price) : currentPriceUsd;
+        chunk += csvLine(
+          historyCsvCells(next(stepRecord(row), price), explorerTxUrl(row.transaction_id)),
+        );
+      }
+      yield chunk;
     }
-    if (chunk) yield chunk;
     if (rows.length < batchSize) return;
     const last = rows[rows.length - 1]!;
     cursor = { timestamp: Number(last.timestamp), id: Number(last.id) };
@@ -237,9 +237,6 @@ export function registerHistoryCsvRoute(
     // The slot is the response's until it is done, however it ends (sent, refused, cut off).
     reply.raw.once('close', releaseOnce);
     try {
-      // Exports asked together start a turn each: ten requests in one read of the sockets would
-      // otherwise each look up their vault and set up their stream in the same turn.
-      await turn();
       const vault = await getVault(db, vaultId);
       if (!vault) throw notFound('No such vault');
       const root = explorerRoot(explorerUrl, request);
