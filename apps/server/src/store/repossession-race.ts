@@ -4,7 +4,7 @@
 // block watcher follows (repossessions whose record is not confirmed yet) and the one database
 // transaction that settles a race the exit won: the liquidated vault `exited` (history `e`, its
 // liquidation ended `exited`), and the claimant's vault back on the output it still has.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from './schema';
 import { exitHistory } from './exits';
 import { appendVaultHistory } from './vaults';
@@ -105,12 +105,7 @@ export function closeRepossessionByExit(
       .set({ status: 'exited', btc_locked: 0, unit_borrowed: 0, updated_at: exit.timestamp })
       .where('vault_id', '=', race.vault_id)
       .execute();
-    await trx
-      .deleteFrom('vault_history')
-      .where('vault_id', '=', race.vault_id)
-      .where('transaction_id', '=', race.claim_txid)
-      .where('confirmed', '=', 0)
-      .execute();
+    await dropClaimRecords(trx, race);
     await appendVaultHistory(
       trx,
       exitHistory(race.vault_id, race, exit.txid, exit.payoutScript, exit.timestamp),
@@ -118,6 +113,16 @@ export function closeRepossessionByExit(
     await undoClaimant(trx, race, before, exit.timestamp, EXIT_WON_REASON);
     return true;
   });
+}
+
+/** The liquidated vault's unconfirmed records of the claim that lost. */
+function dropClaimRecords(trx: Transaction<Database>, race: PendingRepossession) {
+  return trx
+    .deleteFrom('vault_history')
+    .where('vault_id', '=', race.vault_id)
+    .where('transaction_id', '=', race.claim_txid)
+    .where('confirmed', '=', 0)
+    .execute();
 }
 
 /** A repossession a block showed can never be mined: the claimant's vault, the claim and why. */
@@ -164,12 +169,7 @@ export function reopenLiquidation(
       })
       .where('vault_id', '=', race.vault_id)
       .execute();
-    await trx
-      .deleteFrom('vault_history')
-      .where('vault_id', '=', race.vault_id)
-      .where('transaction_id', '=', race.claim_txid)
-      .where('confirmed', '=', 0)
-      .execute();
+    await dropClaimRecords(trx, race);
     await undoClaimant(trx, race, before, now, INPUT_SPENT_REASON);
     return true;
   });
